@@ -1,0 +1,171 @@
+/*
+ * bot.h — one interface for every bot: created from a spec string, asked
+ * for a move under a budget, game-agnostic.
+ *
+ * A spec names a bot and its options: "mcts:k=0.5,sims=400,reward=scorediff".
+ * Every bot accepts the common options below plus its own (see `tessera
+ * bots`). A bot is created for one game and plays any seat of it; it keeps
+ * whatever it learns between decisions (e.g. a reusable tree) inside its
+ * private part.
+ *
+ * Budgets: a decision stops when its simulation budget is spent, when its
+ * wall-clock budget runs out, or when the external stop flag is raised —
+ * whichever comes first — and returns the best move found so far. With a
+ * simulation budget and a seed a bot is deterministic: the same states give
+ * the same moves. Every bot is anytime: even a decision stopped at once
+ * returns a legal move.
+ *
+ * Threads: a bot is used by one thread at a time; different bots may run on
+ * different threads at once. Bots never touch sockets or JSON.
+ */
+#ifndef TESSERA_BOTS_BOT_H
+#define TESSERA_BOTS_BOT_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "engine/eng.h"
+
+#define BOT_MAX_PARAMS 24     /* most options one bot type declares */
+#define BOT_SPEC_MAX 512      /* longest accepted spec string */
+#define BOT_INFO_MAX 1024     /* bytes of bot-specific text in bot_stats.info */
+
+typedef enum bot_param_kind {
+    BOT_INT,   /* an integer in [min, max] */
+    BOT_REAL,  /* a real number in [min, max] */
+    BOT_ENUM,  /* one of `choices`; the value is the index */
+    BOT_BOOL,  /* true/false (also 1/0, on/off) */
+    BOT_LIST,  /* a '/'-separated list of reals, e.g. "0.25/0.5/1" (K set) */
+} bot_param_kind;
+
+#define BOT_LIST_MAX 16 /* most values in a BOT_LIST option */
+
+/* One option a bot type declares. */
+typedef struct bot_param {
+    const char *name;            /* "k" */
+    bot_param_kind kind;
+    double def, min, max;        /* default and range (INT, REAL; ENUM/BOOL: def index) */
+    const char *const *choices;  /* ENUM: NULL-terminated names */
+    const char *def_list;        /* LIST: default text, e.g. "0.25/0.5/1/2/3/5/7/10" */
+    const char *help;            /* one line for `tessera bots` */
+} bot_param;
+
+/* The value of one option after parsing. */
+typedef struct bot_value {
+    double v;                    /* INT, REAL, BOOL (0/1), ENUM (index) */
+    int n;                       /* LIST: number of values */
+    double list[BOT_LIST_MAX];   /* LIST: the values */
+} bot_value;
+
+/* What one decision may spend. Zero fields mean "no limit of this kind";
+ * at least one limit must be set (bot_choose falls back to the spec's). */
+typedef struct bot_budget {
+    int64_t sims;                /* simulations (playouts) */
+    int64_t ms;                  /* wall-clock milliseconds */
+    const atomic_bool *stop;     /* raised by another thread to stop now; may be NULL */
+} bot_budget;
+
+/* What one decision did. */
+typedef struct bot_stats {
+    int64_t sims;                /* simulations run */
+    double ms;                   /* wall-clock time used */
+    int64_t nodes;               /* tree nodes / positions searched */
+    size_t mem_bytes;            /* search memory used (arena) */
+    bool mem_full;               /* the arena filled up (search kept simulating) */
+    double value;                /* estimated value of the chosen move (bot's reward units) */
+    char info[BOT_INFO_MAX];     /* bot-specific text, e.g. the evolved formula in infix */
+} bot_stats;
+
+typedef struct bot bot;
+
+/* A bot type: the vtable every bot file exports. */
+typedef struct bot_type {
+    const char *name;            /* spec name: "mcts" */
+    const char *summary;         /* one line for `tessera bots` */
+    const bot_param *params;     /* its own options (the common ones are added by bot.c) */
+    int nparams;
+
+    /* Allocate private state after the options are parsed (b->impl).
+     * Returns 0 or a negative error with a reason in err. */
+    int (*init)(bot *b, char *err, size_t errcap);
+    /* Choose a move for the seat to move in `st` (never chance/terminal).
+     * Must return a legal move, whatever the budget. Fills *stats. */
+    eng_move (*choose)(bot *b, const void *st, const bot_budget *budget, bot_stats *stats);
+    /* A move (or chance outcome) m is about to be applied to `st` in the game
+     * this bot plays, by anyone. Lets a bot keep its tree between turns.
+     * Optional; callers report every move of the game, in order. */
+    void (*observe)(bot *b, const void *st, eng_move m);
+    /* Forget everything learned during a game (tree reuse), keep options. Optional. */
+    void (*reset)(bot *b);
+    /* Free private state. Optional. */
+    void (*close)(bot *b);
+} bot_type;
+
+/* A bot instance. Fields are read-only outside bots/. */
+struct bot {
+    const bot_type *type;
+    const eng_game *game;
+    char spec[BOT_SPEC_MAX];         /* the spec as given */
+    bot_value val[BOT_MAX_PARAMS];   /* own options, in type->params order */
+    int64_t sims;                    /* common option sims= (0 = unset) */
+    int64_t ms;                      /* common option ms= (0 = unset) */
+    int64_t mem_mb;                  /* common option mem=: arena size per search, MiB */
+    uint64_t seed;                   /* seed of rng (option seed= or the creator's) */
+    eng_rng rng;                     /* the bot's own random stream */
+    void *impl;                      /* private to the bot type */
+};
+
+/* The registered bot types; *n receives their number. */
+const bot_type *const *bot_types(int *n);
+const bot_type *bot_find_type(const char *name);
+
+/* Create a bot for game g from a spec. `seed` seeds its RNG unless the spec
+ * has seed=. Returns NULL with a reason in err (unknown bot, unknown option,
+ * bad value: "mcts: option 'k' needs a number from 0 to 100, got 'x'"). */
+bot *bot_create(const char *spec, const eng_game *g, uint64_t seed, char *err, size_t errcap);
+/* Check a spec without keeping the bot. Returns 0 or ENG_EUNKNOWN_BOT /
+ * ENG_EBAD_BOT_SPEC with the reason in err. */
+int bot_check_spec(const char *spec, const eng_game *g, char *err, size_t errcap);
+void bot_destroy(bot *b);
+
+/* Decide. `budget` may be NULL (use the spec's sims=/ms=, or the type's
+ * default); fields set in it override the spec. stats may be NULL. */
+eng_move bot_choose(bot *b, const void *st, const bot_budget *budget, bot_stats *stats);
+/* Report a move about to be applied to st in the game (every move, in order,
+ * chance outcomes included). Cheap; bots without tree reuse ignore it. */
+void bot_observe(bot *b, const void *st, eng_move m);
+/* Start a new game (drops reusable trees). */
+void bot_reset(bot *b);
+
+/* Value of one of the bot's own options by name (asserts it exists). */
+double bot_opt(const bot *b, const char *name);
+const bot_value *bot_opt_value(const bot *b, const char *name);
+
+/* Write the spec of a bot with every option spelled out (defaults included)
+ * into buf; returns the length. */
+int bot_describe(const bot *b, char *buf, size_t cap);
+/* Print the catalogue (every type, its options and defaults) — `tessera bots`. */
+int bot_catalogue(char *buf, size_t cap);
+
+/* ---- the budget clock, shared by all bots -------------------------------- */
+
+/* Monotonic milliseconds. */
+double bot_now_ms(void);
+
+typedef struct bot_clock {
+    double start_ms;     /* when the decision started */
+    double end_ms;       /* deadline (infinite when no ms budget) */
+    int64_t max_sims;    /* simulation budget (INT64_MAX when none) */
+    const atomic_bool *stop;
+    int64_t sims;        /* simulations done so far */
+} bot_clock;
+
+/* Start a clock for a budget, applying the bot's spec defaults and
+ * `default_sims` when neither the budget nor the spec sets a limit. */
+void bot_clock_start(bot_clock *c, const bot *b, const bot_budget *budget, int64_t default_sims);
+/* Should the search stop now (budget spent, deadline passed, or stop raised)? */
+bool bot_clock_done(bot_clock *c);
+
+#endif

@@ -1,0 +1,839 @@
+/*
+ * mcts.c — the UCT engine (see mcts.h) and the bots built directly on it:
+ * `mcts` (UCT with chance nodes, seed 002 Alg. 5 / seed 000), `rave`
+ * (MCTS-RAVE, seed 000 §IV-B), `flatmc` (flat Monte Carlo) and `ucb1`
+ * (1-ply UCB), the last two as the engine restricted to the current turn.
+ *
+ * One simulation: copy the root state, walk down the tree (chance nodes by
+ * sampling the bag; decision nodes by trying every child once in a random
+ * order, then by the selection formula), expand the first node visited for
+ * the second time, play out (random or epsilon-greedy over the heuristic,
+ * optionally cut off early), and add the reward vector along the path.
+ */
+#include "mcts.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *const mcts_uct_names[] = {"galvan", "thesis", NULL};
+const char *const mcts_reward_names[] = {"winloss", "scorediff", "portion", "scorediff-norm",
+                                         "heyden", NULL};
+const char *const mcts_playout_names[] = {"random", "egreedy", NULL};
+const char *const mcts_final_names[] = {"value", "visits", NULL};
+
+#define SEEN_SIZE 1024u /* RAVE hash set; > 4 x the longest game (Carcassonne: 213 plies) */
+
+/* ---- the tree ------------------------------------------------------------- */
+
+int mcts_tree_alloc(mcts_tree *t, size_t bytes, bool rave)
+{
+    memset(t, 0, sizeof *t);
+    size_t per = sizeof(mcts_node) + (rave ? sizeof(mcts_amaf) : 0);
+    size_t cap = bytes / per;
+    if (cap < 64)
+        cap = 64;
+    if (cap > UINT32_MAX - 1)
+        cap = UINT32_MAX - 1;
+    /* Pages are touched only as nodes are used, so a large arena costs
+     * address space, not memory, until a search fills it. */
+    t->node = malloc(cap * sizeof(mcts_node));
+    if (rave)
+        t->amaf = malloc(cap * sizeof(mcts_amaf));
+    if (!t->node || (rave && !t->amaf)) {
+        mcts_tree_free(t);
+        return ENG_ENOMEM;
+    }
+    t->cap = (uint32_t)cap;
+    mcts_tree_clear(t);
+    return 0;
+}
+
+void mcts_tree_free(mcts_tree *t)
+{
+    free(t->node);
+    free(t->amaf);
+    memset(t, 0, sizeof *t);
+}
+
+void mcts_tree_clear(mcts_tree *t)
+{
+    memset(&t->node[0], 0, 2 * sizeof(mcts_node));
+    t->node[MCTS_ROOT].mover = -1;
+    if (t->amaf)
+        memset(&t->amaf[0], 0, 2 * sizeof(mcts_amaf));
+    t->used = 2;
+    t->full = false;
+}
+
+void mcts_tree_copy(mcts_tree *dst, const mcts_tree *src)
+{
+    memcpy(dst->node, src->node, src->used * sizeof(mcts_node));
+    if (dst->amaf && src->amaf)
+        memcpy(dst->amaf, src->amaf, src->used * sizeof(mcts_amaf));
+    dst->used = src->used;
+    dst->full = src->full;
+}
+
+size_t mcts_tree_bytes(const mcts_tree *t)
+{
+    return (size_t)t->used * (sizeof(mcts_node) + (t->amaf ? sizeof(mcts_amaf) : 0));
+}
+
+/* Copy the subtree of src rooted at `from` into dst with `from` as root.
+ * Breadth-first, so every child block stays contiguous. Nodes that do not
+ * fit are left unexpanded. */
+static void tree_extract(mcts_tree *dst, const mcts_tree *src, uint32_t from)
+{
+    mcts_tree_clear(dst);
+    dst->node[MCTS_ROOT] = src->node[from];
+    dst->node[MCTS_ROOT].child = 0;
+    dst->node[MCTS_ROOT].nchild = 0;
+    dst->node[MCTS_ROOT].tried = 0;
+    dst->node[MCTS_ROOT].kind = MCTS_LEAF;
+    if (dst->amaf && src->amaf)
+        dst->amaf[MCTS_ROOT] = src->amaf[from];
+    /* queue of (dst index, src index): dst nodes are appended in order, so
+     * the queue is the dst array itself plus a parallel source map. */
+    uint32_t *srcof = malloc((size_t)dst->cap * sizeof(uint32_t));
+    if (!srcof)
+        return;
+    srcof[MCTS_ROOT] = from;
+    for (uint32_t d = MCTS_ROOT; d < dst->used; d++) {
+        const mcts_node *sn = &src->node[srcof[d]];
+        if (!sn->child)
+            continue;
+        if ((uint64_t)dst->used + sn->nchild > dst->cap) {
+            dst->full = true;
+            continue;
+        }
+        uint32_t first = dst->used;
+        memcpy(&dst->node[first], &src->node[sn->child], sn->nchild * sizeof(mcts_node));
+        if (dst->amaf && src->amaf)
+            memcpy(&dst->amaf[first], &src->amaf[sn->child], sn->nchild * sizeof(mcts_amaf));
+        for (uint32_t i = 0; i < sn->nchild; i++) {
+            srcof[first + i] = sn->child + i;
+            dst->node[first + i].child = 0; /* fixed when the child is dequeued */
+        }
+        dst->used += sn->nchild;
+        dst->node[d].child = first;
+        dst->node[d].nchild = sn->nchild;
+        dst->node[d].tried = sn->tried;
+        dst->node[d].kind = sn->kind;
+    }
+    free(srcof);
+}
+
+/* ---- context ---------------------------------------------------------------- */
+
+int mcts_ctx_init(mcts_ctx *c, const eng_game *g, const mcts_cfg *cfg, eng_rng *rng,
+                  mcts_tree *tree)
+{
+    memset(c, 0, sizeof *c);
+    c->g = g;
+    c->cfg = cfg;
+    c->rng = rng;
+    c->tree = tree;
+    c->backup = true;
+    c->expand = true;
+    int cap = g->max_moves > g->max_chance ? g->max_moves : g->max_chance;
+    c->scratch = malloc(g->state_size);
+    c->moves = malloc((size_t)cap * sizeof(eng_move));
+    c->rates = malloc((size_t)cap * sizeof(double));
+    c->path = malloc(((size_t)g->max_plies + 2) * sizeof(uint32_t));
+    c->played_key = malloc(((size_t)g->max_plies + 2) * sizeof(int32_t));
+    c->seen = malloc(SEEN_SIZE * sizeof(uint32_t));
+    c->seen_gen = calloc(SEEN_SIZE, sizeof(uint32_t));
+    if (!c->scratch || !c->moves || !c->rates || !c->path || !c->played_key || !c->seen ||
+        !c->seen_gen) {
+        mcts_ctx_free(c);
+        return ENG_ENOMEM;
+    }
+    return 0;
+}
+
+void mcts_ctx_free(mcts_ctx *c)
+{
+    free(c->scratch);
+    free(c->moves);
+    free(c->rates);
+    free(c->path);
+    free(c->played_key);
+    free(c->seen);
+    free(c->seen_gen);
+    c->scratch = NULL;
+    c->moves = NULL;
+    c->rates = NULL;
+    c->path = NULL;
+    c->played_key = NULL;
+    c->seen = NULL;
+    c->seen_gen = NULL;
+}
+
+/* ---- rewards ------------------------------------------------------------------ */
+
+void mcts_rewards(const mcts_ctx *c, const void *st, bool terminal, double *out)
+{
+    const eng_game *g = c->g;
+    const mcts_cfg *cfg = c->cfg;
+    int np = eng_num_players(st);
+    if (cfg->reward == MCTS_R_HEYDEN && cfg->heyden >= 0) {
+        for (int p = 0; p < np; p++)
+            out[p] = g->evaluate_named(st, p, cfg->heyden);
+        return;
+    }
+    double sc[ENG_MAX_PLAYERS], sum = 0;
+    g->scores(st, sc);
+    for (int p = 0; p < np; p++)
+        sum += sc[p];
+    for (int p = 0; p < np; p++) {
+        double d;
+        if (terminal) {
+            double best = -INFINITY;
+            for (int q = 0; q < np; q++)
+                if (q != p && sc[q] > best)
+                    best = sc[q];
+            d = sc[p] - best;
+        } else {
+            d = g->evaluate(st, p); /* the game's estimate of p's lead */
+        }
+        switch (cfg->reward) {
+        case MCTS_R_WINLOSS: out[p] = d > 0 ? 1.0 : d < 0 ? -1.0 : 0.0; break;
+        case MCTS_R_PORTION: out[p] = sum > 0 ? sc[p] / sum : 1.0 / np; break;
+        case MCTS_R_SCOREDIFF_NORM: {
+            double v = d / cfg->norm;
+            out[p] = v > 1 ? 1 : v < -1 ? -1 : v;
+            break;
+        }
+        default: out[p] = d; break;
+        }
+    }
+}
+
+/* ---- one simulation ---------------------------------------------------------- */
+
+static inline int32_t amaf_key(int seat, eng_move m)
+{
+    return (int32_t)(((uint32_t)seat << 24) ^ (uint32_t)m);
+}
+
+static bool expand(mcts_ctx *c, uint32_t n, const void *s, int p)
+{
+    mcts_tree *t = c->tree;
+    int cnt;
+    if (p == ENG_CHANCE) {
+        double prob[c->g->max_chance > 0 ? c->g->max_chance : 1];
+        cnt = c->g->chance_outcomes(s, c->moves, prob);
+    } else {
+        cnt = c->g->legal_moves(s, c->moves);
+        /* a random order of first visits removes any bias of move order */
+        for (int i = cnt - 1; i > 0; i--) {
+            int j = (int)eng_rng_below(c->rng, (uint32_t)i + 1);
+            eng_move tmp = c->moves[i];
+            c->moves[i] = c->moves[j];
+            c->moves[j] = tmp;
+        }
+    }
+    if (cnt <= 0 || (uint64_t)t->used + (uint64_t)cnt > t->cap || cnt > UINT16_MAX) {
+        t->full = true;
+        return false;
+    }
+    uint32_t first = t->used;
+    t->used += (uint32_t)cnt;
+    int8_t mover = (int8_t)(p == ENG_CHANCE ? -1 : p);
+    for (int i = 0; i < cnt; i++) {
+        mcts_node *ch = &t->node[first + (uint32_t)i];
+        memset(ch, 0, sizeof *ch);
+        ch->move = c->moves[i];
+        ch->mover = mover;
+    }
+    if (t->amaf)
+        memset(&t->amaf[first], 0, (size_t)cnt * sizeof(mcts_amaf));
+    mcts_node *nd = &t->node[n];
+    nd->child = first;
+    nd->nchild = (uint16_t)cnt;
+    nd->tried = 0;
+    nd->kind = p == ENG_CHANCE ? MCTS_CHANCE : MCTS_DECISION;
+    return true;
+}
+
+static uint32_t chance_child(mcts_ctx *c, const mcts_node *nd, const void *s)
+{
+    eng_move o = eng_sample_chance(c->g, s, c->rng);
+    const mcts_node *ch = &c->tree->node[nd->child];
+    for (uint32_t i = 0; i < nd->nchild; i++)
+        if (ch[i].move == o)
+            return nd->child + i;
+    return 0; /* cannot happen: the outcomes were listed from this state */
+}
+
+static uint32_t select_child(mcts_ctx *c, uint32_t n)
+{
+    mcts_tree *t = c->tree;
+    mcts_node *nd = &t->node[n];
+    const mcts_cfg *cfg = c->cfg;
+    if (nd->tried < nd->nchild) {
+        /* an untried child: the next one in the (shuffled) block */
+        uint32_t ch = nd->child + nd->tried;
+        if (c->backup)
+            nd->tried++;
+        return ch;
+    }
+    const mcts_node *ch = &t->node[nd->child];
+    uint32_t best = 0;
+    double best_v = -INFINITY;
+    if (cfg->select == MCTS_S_UNIFORM) {
+        /* flat Monte Carlo: the least visited child (round robin) */
+        uint32_t least = UINT32_MAX;
+        for (uint32_t i = 0; i < nd->nchild; i++)
+            if (ch[i].visits < least) {
+                least = ch[i].visits;
+                best = i;
+            }
+        return nd->child + best;
+    }
+    double N = (double)nd->visits;
+    double logn = log(N > 1 ? N : 1);
+    for (uint32_t i = 0; i < nd->nchild; i++) {
+        double nj = (double)ch[i].visits;
+        double q = ch[i].value / nj, v;
+        if (c->score) {
+            v = c->score(c->score_ud, q, N, nj);
+        } else {
+            if (t->amaf) {
+                const mcts_amaf *a = &t->amaf[nd->child + i];
+                if (a->n) {
+                    double na = (double)a->n, b = cfg->rave_b;
+                    double beta = na / (nj + na + 4.0 * nj * na * b * b);
+                    q = (1 - beta) * q + beta * a->v;
+                }
+            }
+            if (cfg->uct == MCTS_UCT_GALVAN)
+                v = q + 2.0 * cfg->k * sqrt(2.0 * logn / nj);
+            else
+                v = q + cfg->cp * sqrt(logn / nj);
+        }
+        if (v > best_v) {
+            best_v = v;
+            best = i;
+        }
+    }
+    return nd->child + best;
+}
+
+/* Mark a (seat, move) pair as played in this simulation's RAVE set. */
+static void seen_add(mcts_ctx *c, int32_t key)
+{
+    uint32_t h = ((uint32_t)key * 2654435761u) & (SEEN_SIZE - 1);
+    while (c->seen_gen[h] == c->gen) {
+        if (c->seen[h] == (uint32_t)key)
+            return;
+        h = (h + 1) & (SEEN_SIZE - 1);
+    }
+    c->seen_gen[h] = c->gen;
+    c->seen[h] = (uint32_t)key;
+}
+
+static bool seen_has(const mcts_ctx *c, int32_t key)
+{
+    uint32_t h = ((uint32_t)key * 2654435761u) & (SEEN_SIZE - 1);
+    while (c->seen_gen[h] == c->gen) {
+        if (c->seen[h] == (uint32_t)key)
+            return true;
+        h = (h + 1) & (SEEN_SIZE - 1);
+    }
+    return false;
+}
+
+static void rave_backup(mcts_ctx *c, int depth)
+{
+    mcts_tree *t = c->tree;
+    if (++c->gen == 0) { /* wrapped: reset the stamps */
+        memset(c->seen_gen, 0, SEEN_SIZE * sizeof(uint32_t));
+        c->gen = 1;
+    }
+    for (int i = 0; i < c->nplayed; i++)
+        seen_add(c, c->played_key[i]);
+    for (int i = depth - 2; i >= 0; i--) {
+        const mcts_node *below = &t->node[c->path[i + 1]];
+        if (below->mover >= 0)
+            seen_add(c, amaf_key(below->mover, below->move));
+        const mcts_node *nd = &t->node[c->path[i]];
+        if (nd->kind != MCTS_DECISION)
+            continue;
+        for (uint32_t k = 0; k < nd->nchild; k++) {
+            const mcts_node *ch = &t->node[nd->child + k];
+            if (!seen_has(c, amaf_key(ch->mover, ch->move)))
+                continue;
+            mcts_amaf *a = &t->amaf[nd->child + k];
+            a->n++;
+            a->v += (float)((c->reward[ch->mover] - a->v) / a->n);
+        }
+    }
+}
+
+void mcts_simulate(mcts_ctx *c)
+{
+    const eng_game *g = c->g;
+    const mcts_cfg *cfg = c->cfg;
+    mcts_tree *t = c->tree;
+    unsigned char *s = c->scratch;
+    memcpy(s, c->root_state, g->state_size);
+    int root_player = g->current_player(s);
+    bool in_root_turn = true;
+
+    int depth = 0;
+    uint32_t n = MCTS_ROOT;
+    c->path[depth++] = n;
+    int p;
+    for (;;) {
+        p = g->current_player(s);
+        if (p == ENG_TERMINAL) {
+            t->node[n].kind = MCTS_TERMINAL;
+            break;
+        }
+        mcts_node *nd = &t->node[n];
+        if (!nd->child) {
+            bool fresh = nd->visits == 0 && n != MCTS_ROOT;
+            if (fresh || !c->expand || (cfg->flat && !in_root_turn))
+                break;
+            if (!expand(c, n, s, p))
+                break;
+            nd = &t->node[n];
+        }
+        uint32_t ch = p == ENG_CHANCE ? chance_child(c, nd, s) : select_child(c, n);
+        if (!ch)
+            break;
+        g->apply(s, t->node[ch].move);
+        c->path[depth++] = ch;
+        n = ch;
+        if (in_root_turn && g->current_player(s) != root_player)
+            in_root_turn = false;
+        if (!c->backup && t->node[n].visits == 0)
+            break; /* read-only walk: an untried child ends the tree part */
+    }
+
+    /* playout */
+    c->nplayed = 0;
+    int decisions = 0;
+    bool terminal = false;
+    for (;;) {
+        p = g->current_player(s);
+        if (p == ENG_TERMINAL) {
+            terminal = true;
+            break;
+        }
+        if (p == ENG_CHANCE) {
+            g->apply(s, eng_sample_chance(g, s, c->rng));
+            continue;
+        }
+        if (cfg->cutoff && decisions >= cfg->cutoff)
+            break;
+        eng_move m;
+        if (cfg->playout == MCTS_P_EGREEDY && eng_rng_double(c->rng) >= cfg->eps)
+            m = eng_greedy_move(g, s, c->rng);
+        else
+            m = eng_random_move(g, s, c->rng);
+        if (cfg->rave)
+            c->played_key[c->nplayed++] = amaf_key(p, m);
+        g->apply(s, m);
+        decisions++;
+    }
+    mcts_rewards(c, s, terminal, c->reward);
+
+    if (!c->backup)
+        return;
+    for (int i = 0; i < depth; i++) {
+        mcts_node *nd = &t->node[c->path[i]];
+        nd->visits++;
+        if (nd->mover >= 0)
+            nd->value += c->reward[nd->mover];
+    }
+    if (cfg->rave && t->amaf)
+        rave_backup(c, depth);
+}
+
+uint32_t mcts_best_child(const mcts_tree *t, uint32_t node, int final)
+{
+    const mcts_node *nd = &t->node[node];
+    uint32_t best = 0;
+    double bq = -INFINITY;
+    uint32_t bv = 0;
+    for (uint32_t i = 0; i < nd->nchild; i++) {
+        const mcts_node *ch = &t->node[nd->child + i];
+        if (!ch->visits)
+            continue;
+        double q = ch->value / ch->visits;
+        bool better = final == MCTS_F_VISITS
+                          ? (ch->visits > bv || (ch->visits == bv && q > bq))
+                          : (q > bq || (q == bq && ch->visits > bv));
+        if (better) {
+            best = nd->child + i;
+            bq = q;
+            bv = ch->visits;
+        }
+    }
+    return best;
+}
+
+/* ---- configuration ---------------------------------------------------------------- */
+
+static double opt_or(const bot *b, const char *name, double def)
+{
+    const bot_value *v = bot_opt_value(b, name);
+    return v ? v->v : def;
+}
+
+void mcts_cfg_from_bot(mcts_cfg *cfg, const bot *b)
+{
+    memset(cfg, 0, sizeof *cfg);
+    cfg->uct = (int)opt_or(b, "uct", MCTS_UCT_GALVAN);
+    cfg->k = opt_or(b, "k", 1.41421356);
+    cfg->cp = opt_or(b, "cp", 0.5);
+    cfg->select = MCTS_S_UCT;
+    cfg->reward = (int)opt_or(b, "reward", MCTS_R_SCOREDIFF);
+    cfg->norm = opt_or(b, "norm", 282);
+    cfg->playout = (int)opt_or(b, "playout", MCTS_P_RANDOM);
+    cfg->eps = opt_or(b, "eps", 0.1);
+    cfg->cutoff = (int)opt_or(b, "cutoff", 0);
+    cfg->final = (int)opt_or(b, "final", MCTS_F_VALUE);
+    cfg->rave_b = opt_or(b, "b", 10);
+    cfg->heyden = eng_eval_index(b->game, "heyden");
+}
+
+/* ---- the decision driver ------------------------------------------------------------ */
+
+int mcts_bot_init(mcts_bot *mb, bot *b, const mcts_family *fam, char *err, size_t errcap)
+{
+    memset(mb, 0, sizeof *mb);
+    mcts_cfg_from_bot(&mb->cfg, b);
+    mb->cfg.rave = fam->rave;
+    mb->cfg.flat = fam->flat;
+    mb->cfg.select = fam->select;
+    if (mb->cfg.reward == MCTS_R_HEYDEN && mb->cfg.heyden < 0) {
+        snprintf(err, errcap, "%s: reward=heyden needs a game with Heyden's evaluation; %s has none",
+                 b->type->name, b->game->name);
+        return ENG_EBAD_BOT_SPEC;
+    }
+    mb->default_sims = fam->default_sims;
+    size_t bytes = (size_t)b->mem_mb << 20;
+    bool reuse = opt_or(b, "reuse", 0) != 0;
+    if (mcts_tree_alloc(&mb->tree, reuse ? bytes / 2 : bytes, mb->cfg.rave) ||
+        (reuse && mcts_tree_alloc(&mb->spare, bytes / 2, mb->cfg.rave)) ||
+        mcts_ctx_init(&mb->ctx, b->game, &mb->cfg, &b->rng, &mb->tree)) {
+        mcts_bot_free(mb);
+        snprintf(err, errcap, "%s: out of memory for a %lld MiB search", b->type->name,
+                 (long long)b->mem_mb);
+        return ENG_ENOMEM;
+    }
+    mb->plan_state = malloc(b->game->state_size);
+    mb->tree_state = malloc(b->game->state_size);
+    if (!mb->plan_state || !mb->tree_state) {
+        mcts_bot_free(mb);
+        snprintf(err, errcap, "%s: out of memory", b->type->name);
+        return ENG_ENOMEM;
+    }
+    return 0;
+}
+
+void mcts_bot_free(mcts_bot *mb)
+{
+    mcts_ctx_free(&mb->ctx);
+    mcts_tree_free(&mb->tree);
+    mcts_tree_free(&mb->spare);
+    free(mb->plan_state);
+    free(mb->tree_state);
+    mb->plan_state = mb->tree_state = NULL;
+}
+
+void mcts_bot_reset(mcts_bot *mb)
+{
+    mb->has_plan = false;
+    mb->tree_valid = false;
+    mcts_tree_clear(&mb->tree);
+}
+
+bool mcts_bot_begin(mcts_bot *mb, bot *b, const void *st, eng_move *m)
+{
+    size_t sz = b->game->state_size;
+    if (mb->has_plan && memcmp(st, mb->plan_state, sz) == 0) {
+        mb->has_plan = false;
+        *m = mb->plan;
+        return true;
+    }
+    mb->has_plan = false;
+    bool reuse = opt_or(b, "reuse", 0) != 0;
+    if (reuse && mb->tree_valid && memcmp(st, mb->tree_state, sz) == 0 &&
+        mb->tree_root != MCTS_ROOT) {
+        tree_extract(&mb->spare, &mb->tree, mb->tree_root);
+        mcts_tree tmp = mb->tree;
+        mb->tree = mb->spare;
+        mb->spare = tmp;
+        mb->ctx.tree = &mb->tree;
+    } else if (!(reuse && mb->tree_valid && memcmp(st, mb->tree_state, sz) == 0)) {
+        mcts_tree_clear(&mb->tree);
+    }
+    mb->tree_valid = false;
+    mb->ctx.root_state = st;
+    mb->ctx.score = NULL;
+    mb->ctx.backup = true;
+    mb->ctx.expand = true;
+    return false;
+}
+
+eng_move mcts_bot_end(mcts_bot *mb, bot *b, const void *st, bot_stats *stats)
+{
+    const eng_game *g = b->game;
+    mcts_tree *t = &mb->tree;
+    uint32_t best = mcts_best_child(t, MCTS_ROOT, mb->cfg.final);
+    eng_move m;
+    if (best) {
+        m = t->node[best].move;
+        stats->value = t->node[best].value / t->node[best].visits;
+    } else {
+        m = eng_random_move(g, st, &b->rng); /* stopped before any simulation */
+    }
+    stats->nodes = t->used - 1;
+    stats->mem_bytes = mcts_tree_bytes(t);
+    stats->mem_full = t->full;
+
+    bool joint = opt_or(b, "joint", 1) != 0;
+    if (joint && best) {
+        /* Seed 002 Alg. 5: the seat's next decision in the same turn (the
+         * meeple after the placement) is read from the same search. */
+        memcpy(mb->plan_state, st, g->state_size);
+        g->apply(mb->plan_state, m);
+        if (g->current_player(mb->plan_state) == g->current_player(st)) {
+            uint32_t next = mcts_best_child(t, best, mb->cfg.final);
+            if (next) {
+                mb->plan = t->node[next].move;
+                mb->has_plan = true;
+            }
+        }
+    }
+    if (opt_or(b, "reuse", 0) != 0) {
+        memcpy(mb->tree_state, st, g->state_size);
+        mb->tree_root = MCTS_ROOT;
+        mb->tree_valid = true;
+    }
+    char ms[ENG_MOVE_STR_MAX] = "?";
+    g->move_to_str(st, m, ms, sizeof ms);
+    snprintf(stats->info, sizeof stats->info, "move %s, value %.3f, visits %u of %u, tree %u nodes%s",
+             ms, stats->value, best ? t->node[best].visits : 0, t->node[MCTS_ROOT].visits,
+             t->used - 1, t->full ? " (memory full)" : "");
+    return m;
+}
+
+void mcts_bot_observe(mcts_bot *mb, bot *b, const void *st, eng_move m)
+{
+    if (!mb->tree_valid)
+        return;
+    const eng_game *g = b->game;
+    if (memcmp(st, mb->tree_state, g->state_size) != 0) {
+        mb->tree_valid = false;
+        return;
+    }
+    const mcts_node *nd = &mb->tree.node[mb->tree_root];
+    uint32_t found = 0;
+    for (uint32_t i = 0; i < nd->nchild; i++)
+        if (mb->tree.node[nd->child + i].move == m) {
+            found = nd->child + i;
+            break;
+        }
+    if (!found) {
+        mb->tree_valid = false;
+        return;
+    }
+    mb->tree_root = found;
+    g->apply(mb->tree_state, m);
+}
+
+/* ---- the bots ------------------------------------------------------------------------ */
+
+typedef struct mcts_impl {
+    mcts_bot mb;
+} mcts_impl;
+
+static int family_init(bot *b, char *err, size_t cap, int64_t default_sims, bool rave, bool flat,
+                       int select)
+{
+    mcts_impl *im = calloc(1, sizeof *im);
+    if (!im) {
+        snprintf(err, cap, "%s: out of memory", b->type->name);
+        return ENG_ENOMEM;
+    }
+    mcts_family fam = {.default_sims = default_sims, .rave = rave, .flat = flat, .select = select};
+    int rc = mcts_bot_init(&im->mb, b, &fam, err, cap);
+    if (rc) {
+        free(im);
+        return rc;
+    }
+    b->impl = im;
+    return 0;
+}
+
+static eng_move family_choose(bot *b, const void *st, const bot_budget *budget, bot_stats *stats)
+{
+    mcts_impl *im = b->impl;
+    eng_move m;
+    if (b->game->current_player(st) == ENG_CHANCE)
+        return eng_sample_chance(b->game, st, &b->rng); /* not a decision; be safe */
+    if (mcts_bot_begin(&im->mb, b, st, &m)) {
+        snprintf(stats->info, sizeof stats->info, "second decision of the turn, from the search");
+        return m;
+    }
+    bot_clock clk;
+    bot_clock_start(&clk, b, budget, im->mb.default_sims);
+    while (!bot_clock_done(&clk)) {
+        mcts_simulate(&im->mb.ctx);
+        clk.sims++;
+    }
+    stats->sims = clk.sims;
+    return mcts_bot_end(&im->mb, b, st, stats);
+}
+
+static void family_observe(bot *b, const void *st, eng_move m)
+{
+    mcts_impl *im = b->impl;
+    mcts_bot_observe(&im->mb, b, st, m);
+}
+
+static void family_reset(bot *b)
+{
+    mcts_impl *im = b->impl;
+    mcts_bot_reset(&im->mb);
+}
+
+static void family_close(bot *b)
+{
+    mcts_impl *im = b->impl;
+    if (!im)
+        return;
+    mcts_bot_free(&im->mb);
+    free(im);
+    b->impl = NULL;
+}
+
+static int mcts_init(bot *b, char *err, size_t cap)
+{
+    return family_init(b, err, cap, 2800, false, false, MCTS_S_UCT);
+}
+static int rave_init(bot *b, char *err, size_t cap)
+{
+    return family_init(b, err, cap, 2800, true, false, MCTS_S_UCT);
+}
+static int flatmc_init(bot *b, char *err, size_t cap)
+{
+    return family_init(b, err, cap, 2800, false, true, MCTS_S_UNIFORM);
+}
+static int ucb1_init(bot *b, char *err, size_t cap)
+{
+    return family_init(b, err, cap, 2800, false, true, MCTS_S_UCT);
+}
+
+static const bot_param mcts_params[] = {MCTS_COMMON_PARAMS};
+
+static const bot_param rave_params[] = {
+    {"uct", BOT_ENUM, 0, 0, 1, mcts_uct_names, NULL,
+     "selection formula: galvan Q+2K*sqrt(2ln n/nj), thesis Q+Cp*sqrt(ln n/nj)"},
+    {"k", BOT_REAL, 0.5, 0, 1000, NULL, NULL, "K of the galvan formula"},
+    {"cp", BOT_REAL, 0.5, 0, 1000, NULL, NULL, "Cp of the thesis formula"},
+    {"b", BOT_REAL, 10, 0, 1e6, NULL, NULL,
+     "RAVE equivalence parameter b~: beta = N~/(N + N~ + 4 N N~ b~^2)"},
+    {"reward", BOT_ENUM, 1, 0, 4, mcts_reward_names, NULL,
+     "reward: winloss, scorediff, portion, scorediff-norm, heyden"},
+    {"norm", BOT_REAL, 282, 1, 100000, NULL, NULL, "bound dividing scorediff-norm"},
+    {"playout", BOT_ENUM, 0, 0, 1, mcts_playout_names, NULL,
+     "playout policy: random, egreedy (heuristic player with prob. 1-eps)"},
+    {"eps", BOT_REAL, 0.1, 0, 1, NULL, NULL, "random-move probability of egreedy playouts"},
+    {"cutoff", BOT_INT, 0, 0, 100000, NULL, NULL,
+     "end playouts after this many decisions, value by evaluation (0: play to the end)"},
+    {"final", BOT_ENUM, 0, 0, 1, mcts_final_names, NULL,
+     "move played: value (best mean) or visits (most visited)"},
+    {"reuse", BOT_BOOL, 0, 0, 1, NULL, NULL, "keep the subtree between decisions"},
+    {"joint", BOT_BOOL, 1, 0, 1, NULL, NULL,
+     "one search per turn: the seat's next decision in the same turn is read from the tree"},
+};
+
+static const bot_param flat_params[] = {
+    {"reward", BOT_ENUM, 1, 0, 4, mcts_reward_names, NULL,
+     "reward: winloss, scorediff, portion, scorediff-norm, heyden"},
+    {"norm", BOT_REAL, 282, 1, 100000, NULL, NULL, "bound dividing scorediff-norm"},
+    {"playout", BOT_ENUM, 0, 0, 1, mcts_playout_names, NULL,
+     "playout policy: random, egreedy (heuristic player with prob. 1-eps)"},
+    {"eps", BOT_REAL, 0.1, 0, 1, NULL, NULL, "random-move probability of egreedy playouts"},
+    {"cutoff", BOT_INT, 0, 0, 100000, NULL, NULL,
+     "end playouts after this many decisions, value by evaluation (0: play to the end)"},
+    {"joint", BOT_BOOL, 1, 0, 1, NULL, NULL,
+     "one search per turn: the seat's next decision in the same turn is read from the tree"},
+};
+
+static const bot_param ucb1_params[] = {
+    {"uct", BOT_ENUM, 1, 0, 1, mcts_uct_names, NULL,
+     "selection formula: galvan Q+2K*sqrt(2ln n/nj), thesis Q+Cp*sqrt(ln n/nj)"},
+    {"k", BOT_REAL, 1.41421356, 0, 1000, NULL, NULL, "K of the galvan formula"},
+    {"cp", BOT_REAL, 0.5, 0, 1000, NULL, NULL, "Cp of the thesis formula"},
+    {"reward", BOT_ENUM, 1, 0, 4, mcts_reward_names, NULL,
+     "reward: winloss, scorediff, portion, scorediff-norm, heyden"},
+    {"norm", BOT_REAL, 282, 1, 100000, NULL, NULL, "bound dividing scorediff-norm"},
+    {"playout", BOT_ENUM, 0, 0, 1, mcts_playout_names, NULL,
+     "playout policy: random, egreedy (heuristic player with prob. 1-eps)"},
+    {"eps", BOT_REAL, 0.1, 0, 1, NULL, NULL, "random-move probability of egreedy playouts"},
+    {"cutoff", BOT_INT, 0, 0, 100000, NULL, NULL,
+     "end playouts after this many decisions, value by evaluation (0: play to the end)"},
+    {"final", BOT_ENUM, 0, 0, 1, mcts_final_names, NULL,
+     "move played: value (best mean) or visits (most visited)"},
+    {"joint", BOT_BOOL, 1, 0, 1, NULL, NULL,
+     "one search per turn: the seat's next decision in the same turn is read from the tree"},
+};
+
+#define NPARAMS(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+const bot_type bot_mcts_type = {
+    .name = "mcts",
+    .summary = "UCT with chance nodes and the decomposed turn (seed 002 Alg. 5; default 2800 sims)",
+    .params = mcts_params,
+    .nparams = NPARAMS(mcts_params),
+    .init = mcts_init,
+    .choose = family_choose,
+    .observe = family_observe,
+    .reset = family_reset,
+    .close = family_close,
+};
+
+const bot_type bot_rave_type = {
+    .name = "rave",
+    .summary = "MCTS-RAVE: UCT blended with all-moves-as-first statistics (seed 000 §IV-B)",
+    .params = rave_params,
+    .nparams = NPARAMS(rave_params),
+    .init = rave_init,
+    .choose = family_choose,
+    .observe = family_observe,
+    .reset = family_reset,
+    .close = family_close,
+};
+
+const bot_type bot_flatmc_type = {
+    .name = "flatmc",
+    .summary = "flat Monte Carlo: playouts spread evenly over the moves of this turn (seed 002 §5.1)",
+    .params = flat_params,
+    .nparams = NPARAMS(flat_params),
+    .init = flatmc_init,
+    .choose = family_choose,
+    .observe = family_observe,
+    .reset = family_reset,
+    .close = family_close,
+};
+
+const bot_type bot_ucb1_type = {
+    .name = "ucb1",
+    .summary = "1-ply search choosing playouts by UCB over the moves of this turn (seed 002 §5.1.4)",
+    .params = ucb1_params,
+    .nparams = NPARAMS(ucb1_params),
+    .init = ucb1_init,
+    .choose = family_choose,
+    .observe = family_observe,
+    .reset = family_reset,
+    .close = family_close,
+};

@@ -1,0 +1,62 @@
+/*
+ * cli.h — shared pieces of the `tessera` command-line program: the
+ * subcommand table and the argument helpers every subcommand uses, so that
+ * every bad argument gets the same kind of message ("tessera play: --players
+ * needs an integer from 2 to 5, got 'x'") and exit code.
+ */
+#ifndef TESSERA_CLI_H
+#define TESSERA_CLI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "engine/eng.h"
+
+/* Exit codes of every subcommand. */
+enum {
+    CLI_OK = 0,      /* success */
+    CLI_FAIL = 1,    /* the work failed (I/O, resources) */
+    CLI_USAGE = 2,   /* bad arguments or invalid input (e.g. an illegal record) */
+};
+
+typedef struct cli_command {
+    const char *name;    /* "play" */
+    const char *summary; /* one line for `tessera --help` */
+    const char *usage;   /* full text for `tessera play --help` */
+    int (*run)(int argc, char **argv); /* argv[0] is the subcommand name */
+} cli_command;
+
+/* The subcommands, NULL-name terminated. */
+extern const cli_command cli_commands[];
+
+/* Print "tessera CMD: <message>" and a hint to stderr; returns CLI_USAGE. */
+int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Print the usage text of a command to stdout. */
+void cli_print_usage(const char *cmd);
+
+/* Parse an integer option value in [min, max]; on failure print an error
+ * naming the option and return -1. */
+int cli_int(const char *cmd, const char *opt, const char *val, long long min, long long max,
+            long long *out);
+/* Parse a 64-bit seed (decimal, any value of uint64). */
+int cli_seed(const char *cmd, const char *val, uint64_t *out);
+/* Look up a game by name or print the list of games; NULL on failure. */
+const eng_game *cli_game(const char *cmd, const char *name);
+/* Apply one --rule K=V (or players=) to rules; prints the reason on failure. */
+int cli_rule(const char *cmd, const eng_game *g, eng_rules *r, const char *kv);
+/* Final check of the rules (cross-option rules). */
+int cli_rules_check(const char *cmd, const eng_game *g, const eng_rules *r);
+
+/* Seconds on a monotonic clock. */
+double cli_now(void);
+
+int cmd_play(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
+int cmd_games(int argc, char **argv);
+int cmd_replay(int argc, char **argv);
+int cmd_match(int argc, char **argv);
+int cmd_bots(int argc, char **argv);
+/* `tessera bench GAME --bot SPEC`: the bot benchmark (cmd_bench_bot.c). */
+int cmd_bench_bot(int argc, char **argv);
+
+#endif

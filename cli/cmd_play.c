@@ -1,0 +1,144 @@
+/*
+ * cmd_play.c — `tessera play`: one game with the uniform random policy for
+ * every seat; prints the moves (--trace), the final board (--render), the
+ * scores, and writes the game record (--record).
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+#include "protocol/record.h"
+
+int cmd_play(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"players", required_argument, NULL, 'p'}, {"seed", required_argument, NULL, 's'},
+        {"rule", required_argument, NULL, 'r'},    {"record", required_argument, NULL, 'o'},
+        {"render", no_argument, NULL, 'R'},        {"trace", no_argument, NULL, 't'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *cmd = "play";
+    const char *players = NULL, *record = NULL;
+    const char *rules_kv[64];
+    int nrules = 0;
+    bool render = false, trace = false, seeded = false;
+    uint64_t seed = 0;
+    long long v;
+
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+        switch (c) {
+        case 'p': players = optarg; break;
+        case 's':
+            if (cli_seed(cmd, optarg, &seed))
+                return CLI_USAGE;
+            seeded = true;
+            break;
+        case 'r':
+            if (nrules == (int)(sizeof rules_kv / sizeof rules_kv[0]))
+                return cli_usage_error(cmd, "too many --rule options");
+            rules_kv[nrules++] = optarg;
+            break;
+        case 'o': record = optarg; break;
+        case 'R': render = true; break;
+        case 't': trace = true; break;
+        case ':': return cli_usage_error(cmd, "%s needs a value", argv[optind - 1]);
+        default: return cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind >= argc)
+        return cli_usage_error(cmd, "which game? (see `tessera games`)");
+    if (argc - optind > 1)
+        return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind + 1]);
+    const eng_game *g = cli_game(cmd, argv[optind]);
+    if (!g)
+        return CLI_USAGE;
+    eng_rules rules;
+    eng_rules_default(g, &rules);
+    if (players) {
+        if (cli_int(cmd, "--players", players, g->min_players, g->max_players, &v))
+            return CLI_USAGE;
+        rules.players = (int32_t)v;
+    }
+    for (int i = 0; i < nrules; i++)
+        if (cli_rule(cmd, g, &rules, rules_kv[i]))
+            return CLI_USAGE;
+    if (cli_rules_check(cmd, g, &rules))
+        return CLI_USAGE;
+    if (!seeded)
+        seed = (uint64_t)time(NULL) ^ ((uint64_t)clock() << 32);
+
+    void *st = calloc(1, g->state_size);
+    eng_move *moves = calloc((size_t)g->max_plies + 1, sizeof *moves);
+    if (!st || !moves) {
+        free(st);
+        free(moves);
+        fprintf(stderr, "tessera play: out of memory\n");
+        return CLI_FAIL;
+    }
+    g->init(st, &rules);
+    eng_rng rng;
+    eng_rng_seed(&rng, seed);
+    printf("%s, %d players, seed %llu\n", g->title, (int)rules.players, (unsigned long long)seed);
+
+    int n = 0;
+    for (int p; (p = g->current_player(st)) != ENG_TERMINAL && n < g->max_plies;) {
+        eng_move m = p == ENG_CHANCE ? eng_sample_chance(g, st, &rng) : eng_random_move(g, st, &rng);
+        if (trace) {
+            char s[ENG_MOVE_STR_MAX];
+            if (g->move_to_str(st, m, s, sizeof s) < 0)
+                snprintf(s, sizeof s, "#%d", (int)m);
+            if (p == ENG_CHANCE)
+                printf("%4d chance  %s\n", n + 1, s);
+            else
+                printf("%4d P%d      %s\n", n + 1, p + 1, s);
+        }
+        g->apply(st, m);
+        moves[n++] = m;
+    }
+
+    int rc = CLI_OK;
+    if (render) {
+        int need = g->render(st, NULL, 0);
+        char *buf = malloc((size_t)need + 1);
+        if (buf) {
+            g->render(st, buf, (size_t)need + 1);
+            fputs(buf, stdout);
+            free(buf);
+        }
+    }
+    double sc[ENG_MAX_PLAYERS];
+    g->scores(st, sc);
+    printf("final scores:");
+    for (int p = 0; p < rules.players; p++)
+        printf(" P%d=%g", p + 1, sc[p]);
+    printf("\n");
+
+    if (record) {
+        char err[256];
+        json_t *rec = rec_build(g, &rules, moves, n, err, sizeof err);
+        if (!rec) {
+            fprintf(stderr, "tessera play: cannot build the record: %s\n", err);
+            rc = CLI_FAIL;
+        } else {
+            int dr = strcmp(record, "-") == 0
+                         ? json_dumpf(rec, stdout, JSON_COMPACT) || (fputc('\n', stdout) == EOF)
+                         : json_dump_file(rec, record, JSON_COMPACT);
+            if (dr) {
+                fprintf(stderr, "tessera play: cannot write the record to '%s'\n", record);
+                rc = CLI_FAIL;
+            } else if (strcmp(record, "-") != 0) {
+                printf("record written to %s\n", record);
+            }
+            json_decref(rec);
+        }
+    }
+    free(st);
+    free(moves);
+    return rc;
+}

@@ -1,0 +1,239 @@
+/*
+ * main.c — `tessera`, the user's front door: dispatches subcommands and
+ * prints help. Each subcommand lives in its own cmd_*.c file.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+
+const cli_command cli_commands[] = {
+    {"play", "play a game with uniformly random players; print, render or record it",
+     "usage: tessera play GAME [--players P] [--seed S] [--rule K=V]... [--record FILE]\n"
+     "                         [--render] [--trace]\n"
+     "\n"
+     "Plays one game of GAME with the uniform random policy for every seat.\n"
+     "  --players P    number of seats (game default if omitted)\n"
+     "  --seed S       random seed (default: from the clock; printed)\n"
+     "  --rule K=V     a rule option, repeatable (see `tessera games`)\n"
+     "  --record FILE  write the game record (JSON, docs/records.md) to FILE ('-' = stdout)\n"
+     "  --render       draw the final board as text\n"
+     "  --trace        print every move as it is played\n",
+     cmd_play},
+    {"replay", "check a game record against the rules and print its scores",
+     "usage: tessera replay FILE [--trace] [--json]\n"
+     "\n"
+     "Checks every turn of the game record FILE ('-' reads standard input) against\n"
+     "the rules and prints the final scores. A malformed or illegal record is\n"
+     "reported with the turn number and the reason, and the exit code is 2.\n"
+     "  --trace        print the scores after every turn\n"
+     "  --json         print the result as one JSON object (last line)\n",
+     cmd_replay},
+    {"bench", "measure engine speed (random games/s) or a bot's speed (--bot)",
+     "usage: tessera bench GAME [--players P] [--games N] [--seed S] [--rule K=V]...\n"
+     "                          [--repeat R] [--json]\n"
+     "\n"
+     "Plays N full games with the uniform random policy on one thread, R times over\n"
+     "(the same N games each time), and prints the median games per second, the mean\n"
+     "score per seat, the mean total score per game and the dead tiles per game.\n"
+     "  --games N      games per round (default 20000)\n"
+     "  --repeat R     rounds; the median round is reported (default 5)\n"
+     "  --json         print one JSON object as the last line\n"
+     "\n"
+     "usage: tessera bench GAME --bot SPEC [--positions N] [--players P] [--seed S]\n"
+     "                          [--rule K=V]... [--json]\n"
+     "\n"
+     "Bot benchmark: runs the bot's decision on N positions, each drawn uniformly from\n"
+     "the decision points of a seeded random game (openings, middle games and endings\n"
+     "as often as they occur), on one thread. Prints the median ms per decision, the\n"
+     "simulations per second (total sims / total time, and the median over positions),\n"
+     "the same per phase (first, middle, last third of a game), and with ms= in the\n"
+     "spec how far past its budget each decision returned (median and max).\n"
+     "  --bot SPEC     the bot to measure (see `tessera bots`)\n"
+     "  --positions N  positions to decide (default 100)\n"
+     "  --seed S       seed of the random games and of the bot (default 1)\n"
+     "  --json         print one JSON object as the last line: bot, positions,\n"
+     "                 sims_per_sec, ms_per_move, phases, budget_overshoot_ms, ...\n",
+     cmd_bench},
+    {"match", "play many games between bots and rank them (rotated seats, shared tiles)",
+     "usage: tessera match GAME BOT_A BOT_B [BOT_C...] [--games N] [--seed S]\n"
+     "                     [--rule K=V]... [--players P] [--threads T] [--json]\n"
+     "\n"
+     "Plays N games of GAME, one bot per seat: the number of bot specs is the number\n"
+     "of seats. Games come in rotation groups of one game per seat count: within a\n"
+     "group every bot sits in every seat once and every game sees the same chance\n"
+     "outcomes (tile order), so seat advantage and luck cancel. N is rounded up to a\n"
+     "multiple of the seat count. Results depend only on the seed, not on --threads.\n"
+     "Prints per bot: wins, losses, draws (tied for the best score), mean score,\n"
+     "mean point difference to the best other score (PD), the scoring rate\n"
+     "(W + D/2)/N with its 90% confidence bound, and league points (4 per league\n"
+     "match won, 2 drawn, bonus win/loss points; docs/league.md). See docs/match.md.\n"
+     "  BOT            a bot spec, e.g. random or random:seed=3 (see `tessera bots`)\n"
+     "  --games N      games to play (default 100), rounded up to a multiple of seats\n"
+     "  --seed S       seed of the tiles and the bots (default 1)\n"
+     "  --rule K=V     a rule option, repeatable (see `tessera games`)\n"
+     "  --players P    optional check: must equal the number of bots\n"
+     "  --threads T    worker threads (default: the number of online CPUs)\n"
+     "  --json         print one JSON object as the last line: games, bots (spec,\n"
+     "                 wins, losses, draws, mean_score, pd, scoring_rate, conf90,\n"
+     "                 points, league, ms_per_move, sims_per_move), ...\n"
+     "A progress bar is drawn on stderr when it is a terminal.\n",
+     cmd_match},
+    {"bots", "list the bots, their options and defaults",
+     "usage: tessera bots\n"
+     "\n"
+     "Lists every registered bot with its options, their defaults and ranges, and\n"
+     "the options every bot accepts (sims, ms, seed, mem). A bot is named by a spec:\n"
+     "NAME or NAME:KEY=VALUE,KEY=VALUE,...\n",
+     cmd_bots},
+    {"games", "list the games and their rule options", "usage: tessera games\n", cmd_games},
+    {NULL, NULL, NULL, NULL},
+};
+
+static void print_help(FILE *f)
+{
+    fprintf(f, "tessera — a game server where AI bots play board games\n\n"
+               "usage: tessera COMMAND [ARGS...]\n"
+               "       tessera COMMAND --help\n\ncommands:\n");
+    for (const cli_command *c = cli_commands; c->name; c++)
+        fprintf(f, "  %-8s %s\n", c->name, c->summary);
+}
+
+static const cli_command *find_command(const char *name)
+{
+    for (const cli_command *c = cli_commands; c->name; c++)
+        if (strcmp(c->name, name) == 0)
+            return c;
+    return NULL;
+}
+
+void cli_print_usage(const char *cmd)
+{
+    const cli_command *c = find_command(cmd);
+    if (c && c->usage)
+        fputs(c->usage, stdout);
+}
+
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "tessera %s: ", cmd);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\n(see `tessera %s --help`)\n", cmd);
+    return CLI_USAGE;
+}
+
+int cli_int(const char *cmd, const char *opt, const char *val, long long min, long long max,
+            long long *out)
+{
+    char *end;
+    long long v;
+    if (!val || !*val)
+        goto bad;
+    v = strtoll(val, &end, 10);
+    if (*end || v < min || v > max)
+        goto bad;
+    *out = v;
+    return 0;
+bad:
+    cli_usage_error(cmd, "%s needs an integer from %lld to %lld, got '%s'", opt, min, max,
+                    val ? val : "");
+    return -1;
+}
+
+int cli_seed(const char *cmd, const char *val, uint64_t *out)
+{
+    char *end;
+    if (val && *val && *val != '-') {
+        unsigned long long v = strtoull(val, &end, 10);
+        if (!*end) {
+            *out = v;
+            return 0;
+        }
+    }
+    cli_usage_error(cmd, "--seed needs a non-negative integer, got '%s'", val ? val : "");
+    return -1;
+}
+
+const eng_game *cli_game(const char *cmd, const char *name)
+{
+    const eng_game *g = eng_find_game(name);
+    if (g)
+        return g;
+    int n;
+    const eng_game *const *all = eng_games(&n);
+    fprintf(stderr, "tessera %s: unknown game '%s'; games:", cmd, name ? name : "");
+    for (int i = 0; i < n; i++)
+        fprintf(stderr, " %s", all[i]->name);
+    fprintf(stderr, "\n");
+    return NULL;
+}
+
+int cli_rule(const char *cmd, const eng_game *g, eng_rules *r, const char *kv)
+{
+    char err[160];
+    if (eng_rules_set(g, r, kv, err, sizeof err) != 0) {
+        cli_usage_error(cmd, "%s", err);
+        return -1;
+    }
+    return 0;
+}
+
+int cli_rules_check(const char *cmd, const eng_game *g, const eng_rules *r)
+{
+    char err[160];
+    if (eng_rules_check(g, r, err, sizeof err) != 0) {
+        cli_usage_error(cmd, "%s", err);
+        return -1;
+    }
+    return 0;
+}
+
+double cli_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        print_help(stderr);
+        return CLI_USAGE;
+    }
+    const char *name = argv[1];
+    if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0 || strcmp(name, "help") == 0) {
+        if (argc > 2 && strcmp(name, "help") == 0) {
+            if (!find_command(argv[2])) {
+                fprintf(stderr, "tessera: unknown command '%s'\n", argv[2]);
+                return CLI_USAGE;
+            }
+            cli_print_usage(argv[2]);
+            return CLI_OK;
+        }
+        print_help(stdout);
+        return CLI_OK;
+    }
+    if (strcmp(name, "--version") == 0) {
+        printf("tessera 0.1.0\n");
+        return CLI_OK;
+    }
+    const cli_command *c = find_command(name);
+    if (!c) {
+        fprintf(stderr, "tessera: unknown command '%s'\n\n", name);
+        print_help(stderr);
+        return CLI_USAGE;
+    }
+    for (int i = 2; i < argc; i++)
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            cli_print_usage(c->name);
+            return CLI_OK;
+        }
+    return c->run(argc - 1, argv + 1);
+}

@@ -1,0 +1,272 @@
+/*
+ * carcassonne.c (protocol) — the Carcassonne turn in game records.
+ *
+ * One record turn is one draw: the chance outcome (the tile letter), then
+ * either the placement and the meeple, or the discard of a tile that fits
+ * nowhere (the same player then draws again):
+ *
+ *   {"player":0,"tile":"V","x":1,"y":0,"rot":1,"meeple":"S"}
+ *   {"player":0,"tile":"V","x":1,"y":0,"rot":1}             (no meeple; "meeple":null too)
+ *   {"player":1,"tile":"H","discarded":true}
+ *
+ * Writing uses the engine's canonical rotation and preferred port; reading
+ * accepts any rotation that gives the same tile on the board and any port of
+ * the chosen feature (carc_place_move / carc_meeple_move map them). Reading
+ * checks every value before it touches the engine, and when the engine says
+ * "illegal" it works out why (occupied, not adjacent, which edge clashes,
+ * feature taken, no meeple left, ...) so a user can fix the record.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "codec.h"
+#include "engine/carcassonne/carcassonne.h"
+
+/* Board coordinates any reachable cell can have: 71 tiles from the start
+ * tile reach at most 71 cells away, and the engine stores int8 coordinates. */
+#define COORD_MAX 127
+
+static const char *const kind_names[] = {"nothing", "city", "road", "field", "cloister"};
+static const char *const side_names[4] = {"N", "E", "S", "W"};
+
+static const char *kind_name(int k)
+{
+    return k >= 0 && k <= CARC_CLOISTER ? kind_names[k] : "?";
+}
+
+/* ---- writing --------------------------------------------------------------- */
+
+static json_t *carc_encode_turn(void *st, const eng_move *moves, int n, int *pos, char *err,
+                                size_t errcap)
+{
+    carc_state *s = st;
+    const carc_type *types = carc_types();
+    int i = *pos;
+    if (s->phase != CARC_DRAW)
+        return rec__fail(err, errcap, ENG_EINVAL, "move %d: not at a draw", i + 1), NULL;
+    int player = s->player;
+    eng_move t = moves[i];
+    if (t < 0 || t >= CARC_NTYPES || s->bag[t] == 0) {
+        rec__fail(err, errcap, ENG_EINVAL, "move %d: %d is not a tile in the bag", i + 1, (int)t);
+        return NULL;
+    }
+    char letter[2] = {types[t].letter, 0};
+    bool placeable = carc_count_placements(s, t) > 0;
+    carc_game.apply(s, t);
+    if (!placeable) {
+        *pos = i + 1;
+        return json_pack("{s:i, s:s, s:b}", "player", player, "tile", letter, "discarded", 1);
+    }
+
+    int x, y, rot;
+    if (i + 2 >= n) {
+        rec__fail(err, errcap, ENG_EINVAL, "the moves end inside the turn that drew move %d",
+                  i + 1);
+        return NULL;
+    }
+    if (!eng_is_legal(&carc_game, s, moves[i + 1]) ||
+        carc_decode_place(s, moves[i + 1], &x, &y, &rot) != 0) {
+        rec__fail(err, errcap, ENG_EINVAL, "move %d: %d is not a legal placement", i + 2,
+                  (int)moves[i + 1]);
+        return NULL;
+    }
+    rot = types[t].canon[rot];
+    carc_game.apply(s, moves[i + 1]);
+    if (!eng_is_legal(&carc_game, s, moves[i + 2])) {
+        rec__fail(err, errcap, ENG_EINVAL, "move %d: %d is not a legal meeple move", i + 3,
+                  (int)moves[i + 2]);
+        return NULL;
+    }
+    int port = carc_decode_meeple(s, moves[i + 2]);
+    carc_game.apply(s, moves[i + 2]);
+    *pos = i + 3;
+
+    json_t *turn = json_pack("{s:i, s:s, s:i, s:i, s:i}", "player", player, "tile", letter, "x",
+                             x, "y", y, "rot", rot);
+    if (turn && port >= 0 && json_object_set_new(turn, "meeple", json_string(carc_port_name(port)))) {
+        json_decref(turn);
+        turn = NULL;
+    }
+    if (!turn)
+        rec__fail(err, errcap, ENG_ENOMEM, "out of memory");
+    return turn;
+}
+
+/* ---- reading --------------------------------------------------------------- */
+
+/* An integer member (present, checked by the caller) as a long long. */
+static int get_int(const json_t *v, const char *name, long long *out, char *err, size_t errcap)
+{
+    if (!json_is_integer(v))
+        return rec__fail(err, errcap, ENG_EBAD_RECORD, "%s must be an integer, not %s", name,
+                         rec__type_name(v));
+    *out = (long long)json_integer_value(v);
+    return 0;
+}
+
+/* Why placing tile t at (x, y) in rotation rot is illegal. */
+static int explain_place(const carc_state *s, int t, long long x, long long y, int rot,
+                         char *err, size_t errcap)
+{
+    const carc_type *ty = &carc_types()[t];
+    if (x < -COORD_MAX || x > COORD_MAX || y < -COORD_MAX || y > COORD_MAX)
+        return rec__fail(err, errcap, ENG_EILLEGAL_MOVE,
+                         "tile %c at (%lld, %lld): not next to any tile", ty->letter, x, y);
+    const carc_placed *pl = carc_tile_at(s, (int)x, (int)y);
+    if (pl)
+        return rec__fail(err, errcap, ENG_EILLEGAL_MOVE,
+                         "tile %c at (%lld, %lld): the cell is occupied by tile %c", ty->letter, x,
+                         y, carc_types()[pl->type].letter);
+    uint8_t g = s->grid[carc_cell((int)x, (int)y)];
+    const carc_open *o = NULL;
+    if (g >= CARC_CELL_OPEN0 && g - CARC_CELL_OPEN0 < s->nopen) {
+        o = &s->opens[g - CARC_CELL_OPEN0];
+        if (o->x != x || o->y != y)
+            o = NULL;
+    }
+    if (!o)
+        return rec__fail(err, errcap, ENG_EILLEGAL_MOVE,
+                         "tile %c at (%lld, %lld): not next to any tile", ty->letter, x, y);
+    const carc_tile *rt = &ty->rot[rot];
+    for (int d = 0; d < 4; d++) {
+        int need = (o->pattern >> (2 * d)) & 3;
+        if (need && need != rt->edge[d])
+            return rec__fail(err, errcap, ENG_EILLEGAL_MOVE,
+                             "tile %c rot %d at (%lld, %lld): its %s edge (%s) meets a %s",
+                             ty->letter, rot, x, y, side_names[d], kind_name(rt->edge[d]),
+                             kind_name(need));
+    }
+    /* Unreachable if the engine and this check agree; say so rather than guess. */
+    return rec__fail(err, errcap, ENG_EILLEGAL_MOVE, "tile %c rot %d does not fit at (%lld, %lld)",
+                     ty->letter, rot, x, y);
+}
+
+/* Why a meeple on `port` of the tile just placed is illegal. */
+static int explain_meeple(const carc_state *s, int port, char *err, size_t errcap)
+{
+    const carc_placed *pl = &s->placed[s->nplaced - 1];
+    const carc_type *ty = &carc_types()[pl->type];
+    const char *pn = carc_port_name(port);
+    uint8_t seg = ty->rot[pl->rot].seg[port];
+    if (seg == 0xff)
+        return rec__fail(err, errcap, ENG_EILLEGAL_MOVE, "meeple %s: tile %c has no feature there",
+                         pn, ty->letter);
+    if (s->supply[s->player] == 0)
+        return rec__fail(err, errcap, ENG_EILLEGAL_MOVE,
+                         "meeple %s: player %d has no meeples left", pn, s->player);
+    if (ty->kind[seg] == CARC_FIELD && !s->rules.opt[CARC_OPT_FARMS])
+        return rec__fail(err, errcap, ENG_EILLEGAL_MOVE,
+                         "meeple %s: no meeple may stand on a field when farms is false", pn);
+    if (s->mee[carc_root(s, pl->node0 + seg)] != 0)
+        return rec__fail(err, errcap, ENG_EILLEGAL_MOVE,
+                         "meeple %s: the %s there already has a meeple", pn,
+                         kind_name(ty->kind[seg]));
+    return rec__fail(err, errcap, ENG_EILLEGAL_MOVE, "meeple %s: not a legal meeple placement",
+                     pn);
+}
+
+static int carc_apply_turn(void *st, const json_t *turn, char *err, size_t errcap)
+{
+    carc_state *s = st;
+    json_t *jplayer = NULL, *jtile = NULL, *jx = NULL, *jy = NULL, *jrot = NULL;
+    json_t *jmeeple = NULL, *jdiscarded = NULL;
+    json_error_t jerr;
+    char shape[REC_SHAPE_MAX];
+
+    /* Shape: exactly these keys, player and tile required. */
+    if (json_unpack_ex((json_t *)turn, &jerr, JSON_STRICT, "{s:o, s:o, s?o, s?o, s?o, s?o, s?o}",
+                       "player", &jplayer, "tile", &jtile, "x", &jx, "y", &jy, "rot", &jrot,
+                       "meeple", &jmeeple, "discarded", &jdiscarded) != 0)
+        return rec__fail(err, errcap, ENG_EBAD_RECORD, "turn: %s",
+                         rec__shape_error(&jerr, shape));
+
+    /* Types. */
+    long long player = 0, x = 0, y = 0, rot = 0;
+    int rc = get_int(jplayer, "player", &player, err, errcap);
+    if (rc)
+        return rc;
+    if (!json_is_string(jtile))
+        return rec__fail(err, errcap, ENG_EBAD_RECORD, "tile must be a string, not %s",
+                         rec__type_name(jtile));
+    if (jdiscarded && !json_is_boolean(jdiscarded))
+        return rec__fail(err, errcap, ENG_EBAD_RECORD, "discarded must be true or false, not %s",
+                         rec__type_name(jdiscarded));
+    bool discarded = jdiscarded && json_is_true(jdiscarded);
+    if (discarded) {
+        if (jx || jy || jrot || jmeeple)
+            return rec__fail(err, errcap, ENG_EBAD_RECORD,
+                             "a discard turn has no x, y, rot or meeple");
+    } else {
+        if (!jx || !jy || !jrot)
+            return rec__fail(err, errcap, ENG_EBAD_RECORD,
+                             "a placed tile needs x, y and rot (or \"discarded\": true)");
+        if ((rc = get_int(jx, "x", &x, err, errcap)) || (rc = get_int(jy, "y", &y, err, errcap)) ||
+            (rc = get_int(jrot, "rot", &rot, err, errcap)))
+            return rc;
+        if (jmeeple && !json_is_string(jmeeple) && !json_is_null(jmeeple))
+            return rec__fail(err, errcap, ENG_EBAD_RECORD,
+                             "meeple must be a port name or null, not %s",
+                             rec__type_name(jmeeple));
+    }
+
+    /* Values: the tile letter, the rotation, the port name, all canonical. */
+    char q[REC_QUOTE_MAX];
+    const char *ts = json_string_value(jtile);
+    int t = json_string_length(jtile) == 1 && ts[0] >= 'A' && ts[0] <= 'X'
+                ? carc_type_of_letter(ts[0])
+                : -1;
+    if (t < 0)
+        return rec__fail(err, errcap, ENG_EBAD_MOVE,
+                         "tile %s is not a tile letter (upper case A to X)", rec__quote(jtile, q));
+    if (!discarded && (rot < 0 || rot > 3))
+        return rec__fail(err, errcap, ENG_EBAD_MOVE, "rot must be 0, 1, 2 or 3, not %lld", rot);
+    int port = -1;
+    if (jmeeple && json_is_string(jmeeple)) {
+        const char *ps = json_string_value(jmeeple);
+        port = json_string_length(jmeeple) <= 2 ? carc_port_of_name(ps) : -1;
+        if (port < 0 || strcmp(ps, carc_port_name(port)) != 0)
+            return rec__fail(err, errcap, ENG_EBAD_MOVE,
+                             "meeple %s is not a port name (upper case: N E S W, NW NE "
+                             "EN ES SE SW WS WN, C)",
+                             rec__quote(jmeeple, q));
+    }
+
+    /* Rules: the draw. */
+    if (player != s->player)
+        return rec__fail(err, errcap, ENG_EILLEGAL_MOVE, "player %lld is not to move (player %d is)",
+                         player, s->player);
+    if (s->bag[t] == 0)
+        return rec__fail(err, errcap, ENG_EILLEGAL_MOVE,
+                         "tile %c is not in the bag (all %d drawn)", ts[0],
+                         carc_types()[t].count);
+    int fits = carc_count_placements(s, t);
+    if (discarded && fits > 0)
+        return rec__fail(err, errcap, ENG_EILLEGAL_MOVE,
+                         "tile %c cannot be discarded: it fits in %d place%s", ts[0], fits,
+                         fits == 1 ? "" : "s");
+    if (!discarded && fits == 0)
+        return rec__fail(err, errcap, ENG_EILLEGAL_MOVE,
+                         "tile %c fits nowhere on the board; the turn must discard it", ts[0]);
+    carc_game.apply(s, t);
+    if (discarded)
+        return 0;
+
+    /* The placement. */
+    eng_move m;
+    if (x < -COORD_MAX || x > COORD_MAX || y < -COORD_MAX || y > COORD_MAX ||
+        carc_place_move(s, (int)x, (int)y, (int)rot, &m) != 0)
+        return explain_place(s, t, x, y, (int)rot, err, errcap);
+    carc_game.apply(s, m);
+
+    /* The meeple. */
+    if (carc_meeple_move(s, port, &m) != 0)
+        return explain_meeple(s, port, err, errcap);
+    carc_game.apply(s, m);
+    return 0;
+}
+
+const rec_codec rec_codec_carcassonne = {
+    .game = "carcassonne",
+    .encode_turn = carc_encode_turn,
+    .apply_turn = carc_apply_turn,
+};

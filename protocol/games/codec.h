@@ -1,0 +1,74 @@
+/*
+ * codec.h — private to protocol/: the per-game half of game records.
+ *
+ * record.c knows the envelope of a record (format, version, game, rules,
+ * turns, result) but not what one turn is: for Carcassonne a turn is a draw,
+ * a placement and a meeple (or a discard), for Reversi a single move. Each
+ * game that can be recorded provides a rec_codec that turns the engine moves
+ * of one turn into one JSON turn object, and applies one JSON turn to a
+ * state with full checking. Codecs are found by the game's registry name;
+ * a registered game without a codec cannot be recorded (unknown_game).
+ *
+ * Error convention (docs/records.md): a turn whose JSON shape is wrong
+ * (unknown key, wrong type, missing key) is ENG_EBAD_RECORD; a value of the
+ * right type that names nothing (tile "Z", port "Q", rot 7, square "z9") is
+ * ENG_EBAD_MOVE; a well-formed turn that breaks the rules is
+ * ENG_EILLEGAL_MOVE. The reason is written to err without the "turn N: "
+ * prefix, which record.c adds.
+ */
+#ifndef TESSERA_PROTOCOL_GAMES_CODEC_H
+#define TESSERA_PROTOCOL_GAMES_CODEC_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "engine/eng.h"
+
+typedef struct rec_codec {
+    const char *game; /* eng_game name this codec handles */
+
+    /* Encode the turn that starts at moves[*pos] in state st (the game is
+     * not over). Applies the turn's moves to st, advances *pos past them
+     * and returns a new reference to the turn object. The moves come from
+     * the caller's game and are checked for legality all the same: on an
+     * illegal move or a turn cut short by the end of moves[0..n), returns
+     * NULL with a reason in err (st is then unspecified). */
+    json_t *(*encode_turn)(void *st, const eng_move *moves, int n, int *pos, char *err,
+                           size_t errcap);
+
+    /* Check one turn object (borrowed) against the rules in state st, which
+     * is not over, and apply it. Returns 0, or ENG_EBAD_RECORD /
+     * ENG_EBAD_MOVE / ENG_EILLEGAL_MOVE with a reason in err (st is then
+     * unspecified). Never trusts anything in the turn. */
+    int (*apply_turn)(void *st, const json_t *turn, char *err, size_t errcap);
+} rec_codec;
+
+extern const rec_codec rec_codec_carcassonne;
+extern const rec_codec rec_codec_reversi;
+
+/* The codec of the game registered as `name`, or NULL. */
+const rec_codec *rec_codec_find(const char *name);
+
+/* Shared by the codecs: write a printf-style reason to err (if any) and
+ * return code. */
+int rec__fail(char *err, size_t errcap, int code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* Shared by the codecs: the JSON type name of v ("string", "integer", ...)
+ * for messages such as "x must be an integer, not a string". */
+const char *rec__type_name(const json_t *v);
+
+/* Shared by the codecs: a short, printable excerpt of a JSON string for a
+ * message, in double quotes: at most 16 characters, anything outside
+ * printable ASCII shown as '?', "..." when cut. Untrusted text never
+ * reaches a terminal or a log unfiltered. Writes to buf, returns buf. */
+#define REC_QUOTE_MAX 24
+const char *rec__quote(const json_t *str, char buf[REC_QUOTE_MAX]);
+
+/* Shared by the codecs: jansson's strict-unpack message in our words
+ * ("unknown key(s): meeple2", "missing key: tile"). Writes to buf, returns
+ * buf. */
+#define REC_SHAPE_MAX 200
+const char *rec__shape_error(const json_error_t *e, char buf[REC_SHAPE_MAX]);
+
+#endif

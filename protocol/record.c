@@ -1,0 +1,453 @@
+/*
+ * record.c — game records: building them from engine moves and replaying
+ * them with every rule checked (contract in record.h, format in
+ * docs/records.md).
+ *
+ * This file is game-agnostic. It owns the envelope of a record — format,
+ * version, game, rules, the turns array, the result — and hands each turn to
+ * the game's rec_codec (protocol/games/). Reading goes in three steps, as
+ * for every untrusted input in tessera: parse (jansson, duplicate keys
+ * rejected, size capped), check the shape (strict unpacking: no unknown or
+ * missing keys, right JSON types), then check the rules turn by turn. The
+ * first problem stops the replay and is reported with its 1-based turn
+ * number (0 outside the turns), a code from engine/errors.h and a reason.
+ * Nothing is ever allocated from a size the input claims: the only buffers
+ * are one game state (the game's declared size) and what jansson builds
+ * from at most REC_MAX_BYTES of text.
+ */
+#include "record.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "games/codec.h"
+
+/* ---- helpers shared with the codecs ------------------------------------- */
+
+static const rec_codec *const codecs[] = {
+    &rec_codec_carcassonne,
+    &rec_codec_reversi,
+};
+
+const rec_codec *rec_codec_find(const char *name)
+{
+    if (!name)
+        return NULL;
+    for (size_t i = 0; i < sizeof codecs / sizeof codecs[0]; i++)
+        if (strcmp(codecs[i]->game, name) == 0)
+            return codecs[i];
+    return NULL;
+}
+
+int rec__fail(char *err, size_t errcap, int code, const char *fmt, ...)
+{
+    if (err && errcap) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, errcap, fmt, ap);
+        va_end(ap);
+    }
+    return code;
+}
+
+const char *rec__type_name(const json_t *v)
+{
+    switch (json_typeof(v)) {
+    case JSON_OBJECT: return "an object";
+    case JSON_ARRAY: return "an array";
+    case JSON_STRING: return "a string";
+    case JSON_INTEGER: return "an integer";
+    case JSON_REAL: return "a real number";
+    case JSON_TRUE:
+    case JSON_FALSE: return "a boolean";
+    case JSON_NULL: return "null";
+    }
+    return "?";
+}
+
+static const char *quote_bytes(const char *s, size_t len, char buf[REC_QUOTE_MAX])
+{
+    enum { SHOWN = 16 };
+    size_t o = 0;
+    buf[o++] = '"';
+    for (size_t i = 0; i < len && i < SHOWN; i++) {
+        unsigned char c = (unsigned char)s[i];
+        buf[o++] = c >= 0x20 && c < 0x7f && c != '"' && c != '\\' ? (char)c : '?';
+    }
+    buf[o++] = '"';
+    if (len > SHOWN) {
+        memcpy(buf + o, "...", 3);
+        o += 3;
+    }
+    buf[o] = 0;
+    return buf;
+}
+
+const char *rec__quote(const json_t *str, char buf[REC_QUOTE_MAX])
+{
+    if (!json_is_string(str))
+        return quote_bytes("", 0, buf);
+    return quote_bytes(json_string_value(str), json_string_length(str), buf);
+}
+
+const char *rec__shape_error(const json_error_t *e, char buf[REC_SHAPE_MAX])
+{
+    static const char unpacked[] = " object item(s) left unpacked: ";
+    static const char not_found[] = "Object item not found: ";
+    const char *u = strstr(e->text, unpacked);
+    if (u)
+        snprintf(buf, REC_SHAPE_MAX, "unknown key(s): %s", u + strlen(unpacked));
+    else if (strncmp(e->text, not_found, strlen(not_found)) == 0)
+        snprintf(buf, REC_SHAPE_MAX, "missing key: %s", e->text + strlen(not_found));
+    else
+        snprintf(buf, REC_SHAPE_MAX, "%s", e->text);
+    return buf;
+}
+
+/* ---- rules ----------------------------------------------------------------- */
+
+/* {"players":2,"tiny_city":4,"farms":true}: every option, in the game's
+ * order, booleans as true/false. New reference or NULL. */
+static json_t *rules_to_json(const eng_game *g, const eng_rules *r)
+{
+    json_t *o = json_object();
+    if (!o || json_object_set_new(o, "players", json_integer(r->players)))
+        goto fail;
+    for (int i = 0; i < g->n_options; i++) {
+        const eng_option *op = &g->options[i];
+        json_t *v = op->boolean ? json_boolean(r->opt[i] != 0) : json_integer(r->opt[i]);
+        if (json_object_set_new(o, op->name, v))
+            goto fail;
+    }
+    return o;
+fail:
+    json_decref(o);
+    return NULL;
+}
+
+/* Read the rules object (borrowed) into *r: players required, options
+ * optional (defaults), nothing else allowed. */
+static int rules_from_json(const eng_game *g, const json_t *jr, eng_rules *r, char *err,
+                           size_t errcap)
+{
+    char q[REC_QUOTE_MAX];
+    eng_rules_default(g, r);
+    if (!json_is_object(jr))
+        return rec__fail(err, errcap, ENG_EBAD_RECORD, "rules must be an object, not %s",
+                         rec__type_name(jr));
+    const json_t *jp = json_object_get(jr, "players");
+    if (!jp)
+        return rec__fail(err, errcap, ENG_EBAD_PLAYERS, "rules: \"players\" is missing");
+    if (!json_is_integer(jp))
+        return rec__fail(err, errcap, ENG_EBAD_PLAYERS, "rules: players must be an integer, not %s",
+                         rec__type_name(jp));
+    json_int_t np = json_integer_value(jp);
+    if (np < g->min_players || np > g->max_players)
+        return rec__fail(err, errcap, ENG_EBAD_PLAYERS, "rules: %s takes %d to %d players, not %lld",
+                         g->name, g->min_players, g->max_players, (long long)np);
+    r->players = (int32_t)np;
+
+    const char *key;
+    json_t *v;
+    json_object_foreach((json_t *)jr, key, v)
+    {
+        if (strcmp(key, "players") == 0)
+            continue;
+        int i = eng_option_index(g, key);
+        if (i < 0)
+            return rec__fail(err, errcap, ENG_EBAD_RULE, "rules: %s has no rule %s", g->name,
+                             quote_bytes(key, strlen(key), q));
+        const eng_option *op = &g->options[i];
+        long long val;
+        if (op->boolean) {
+            if (!json_is_boolean(v))
+                return rec__fail(err, errcap, ENG_EBAD_RULE,
+                                 "rules: %s must be true or false, not %s", op->name,
+                                 rec__type_name(v));
+            val = json_is_true(v);
+        } else {
+            if (!json_is_integer(v))
+                return rec__fail(err, errcap, ENG_EBAD_RULE, "rules: %s must be an integer, not %s",
+                                 op->name, rec__type_name(v));
+            val = (long long)json_integer_value(v);
+        }
+        if (val < op->min || val > op->max)
+            return rec__fail(err, errcap, ENG_EBAD_RULE, "rules: %s takes %d to %d, not %lld",
+                             op->name, (int)op->min, (int)op->max, val);
+        r->opt[i] = (int32_t)val;
+    }
+    char why[200];
+    int rc = eng_rules_check(g, r, why, sizeof why);
+    if (rc)
+        return rec__fail(err, errcap, rc, "rules: %s", why);
+    return 0;
+}
+
+/* ---- building ------------------------------------------------------------- */
+
+/* A score as JSON: an integer when it is one (every registered game's
+ * points are), else a real. New reference or NULL. */
+static json_t *score_json(double v)
+{
+    if (v == floor(v) && fabs(v) < 9007199254740992.0)
+        return json_integer((json_int_t)v);
+    return json_real(v);
+}
+
+static json_t *scores_json(const double *sc, int n)
+{
+    json_t *a = json_array();
+    for (int p = 0; a && p < n; p++)
+        if (json_array_append_new(a, score_json(sc[p]))) {
+            json_decref(a);
+            a = NULL;
+        }
+    return a;
+}
+
+json_t *rec_build(const eng_game *g, const eng_rules *rules, const eng_move *moves, int n,
+                  char *err, size_t errcap)
+{
+    if (!g || !rules || n < 0 || (n > 0 && !moves)) {
+        rec__fail(err, errcap, ENG_EINVAL, "rec_build: invalid arguments");
+        return NULL;
+    }
+    const rec_codec *codec = rec_codec_find(g->name);
+    if (!codec) {
+        rec__fail(err, errcap, ENG_EUNKNOWN_GAME, "game '%s' has no record format", g->name);
+        return NULL;
+    }
+    char why[200];
+    if (eng_rules_check(g, rules, why, sizeof why) != 0) {
+        rec__fail(err, errcap, ENG_EBAD_RULE, "%s", why);
+        return NULL;
+    }
+
+    json_t *rec = NULL, *turns = NULL;
+    void *st = malloc(g->state_size);
+    if (!st)
+        goto nomem;
+    g->init(st, rules);
+
+    rec = json_object();
+    turns = json_array();
+    if (!rec || !turns || json_object_set_new(rec, "format", json_string(REC_FORMAT)) ||
+        json_object_set_new(rec, "version", json_integer(REC_VERSION)) ||
+        json_object_set_new(rec, "game", json_string(g->name)) ||
+        json_object_set_new(rec, "rules", rules_to_json(g, rules)))
+        goto nomem;
+
+    for (int pos = 0; pos < n;) {
+        if (g->current_player(st) == ENG_TERMINAL) {
+            rec__fail(err, errcap, ENG_EINVAL, "move %d comes after the end of the game", pos + 1);
+            goto fail;
+        }
+        json_t *turn = codec->encode_turn(st, moves, n, &pos, err, errcap);
+        if (!turn)
+            goto fail;
+        if (json_array_append_new(turns, turn))
+            goto nomem;
+    }
+    if (json_object_set(rec, "turns", turns))
+        goto nomem;
+
+    if (g->current_player(st) == ENG_TERMINAL) {
+        double sc[ENG_MAX_PLAYERS];
+        g->scores(st, sc);
+        json_t *res = json_object();
+        if (!res || json_object_set_new(res, "scores", scores_json(sc, rules->players)) ||
+            json_object_set_new(rec, "result", res)) {
+            goto nomem;
+        }
+    }
+    json_decref(turns);
+    free(st);
+    return rec;
+
+nomem:
+    rec__fail(err, errcap, ENG_ENOMEM, "out of memory");
+fail:
+    json_decref(turns);
+    json_decref(rec);
+    free(st);
+    return NULL;
+}
+
+/* ---- replaying ------------------------------------------------------------ */
+
+/* Fill out's failure fields; returns code. The reason may quote the input
+ * (jansson's messages name keys and tokens), so anything outside printable
+ * ASCII is replaced before it can reach a terminal or a log. */
+__attribute__((format(printf, 4, 5))) static int bad(rec_replay *out, int code, int turn,
+                                                     const char *fmt, ...)
+{
+    out->bad_turn = turn;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(out->reason, sizeof out->reason, fmt, ap);
+    va_end(ap);
+    for (char *c = out->reason; *c; c++)
+        if ((unsigned char)*c < 0x20 || (unsigned char)*c >= 0x7f)
+            *c = '?';
+    return code;
+}
+
+/* Check the shape of "result": {"scores": [n numbers]} and nothing else. */
+static int check_result_shape(const json_t *res, int players, rec_replay *out)
+{
+    json_t *sc = NULL;
+    json_error_t jerr;
+    char shape[REC_SHAPE_MAX];
+    if (!json_is_object(res))
+        return bad(out, ENG_EBAD_RECORD, 0, "result must be an object, not %s",
+                   rec__type_name(res));
+    if (json_unpack_ex((json_t *)res, &jerr, JSON_STRICT, "{s:o}", "scores", &sc) != 0)
+        return bad(out, ENG_EBAD_RECORD, 0, "result: %s", rec__shape_error(&jerr, shape));
+    if (!json_is_array(sc))
+        return bad(out, ENG_EBAD_RECORD, 0, "result: scores must be an array, not %s",
+                   rec__type_name(sc));
+    if (json_array_size(sc) != (size_t)players)
+        return bad(out, ENG_EBAD_RECORD, 0, "result: %zu scores for %d players",
+                   json_array_size(sc), players);
+    for (int p = 0; p < players; p++) {
+        const json_t *v = json_array_get(sc, (size_t)p);
+        if (!json_is_number(v))
+            return bad(out, ENG_EBAD_RECORD, 0, "result: scores[%d] must be a number, not %s", p,
+                       rec__type_name(v));
+    }
+    return 0;
+}
+
+int rec_replay_json(const json_t *rec, rec_turn_fn fn, void *ud, rec_replay *out)
+{
+    rec_replay scratch;
+    if (!out)
+        out = &scratch;
+    memset(out, 0, sizeof *out);
+    char q[REC_QUOTE_MAX], shape[REC_SHAPE_MAX];
+
+    /* Envelope: say "not a record" before anything more specific. */
+    if (!json_is_object(rec))
+        return bad(out, ENG_EBAD_RECORD, 0, "a record is a JSON object, not %s",
+                   rec ? rec__type_name(rec) : "nothing");
+    const json_t *jformat = json_object_get(rec, "format");
+    if (!jformat)
+        return bad(out, ENG_EBAD_RECORD, 0, "not a game record: \"format\" is missing");
+    if (!json_is_string(jformat) || strcmp(json_string_value(jformat), REC_FORMAT) != 0)
+        return bad(out, ENG_EBAD_RECORD, 0, "format must be \"%s\", not %s", REC_FORMAT,
+                   json_is_string(jformat) ? rec__quote(jformat, q) : rec__type_name(jformat));
+
+    json_t *jf, *jversion, *jgame, *jrules, *jturns, *jresult = NULL;
+    json_error_t jerr;
+    if (json_unpack_ex((json_t *)rec, &jerr, JSON_STRICT, "{s:o, s:o, s:o, s:o, s:o, s?o}",
+                       "format", &jf, "version", &jversion, "game", &jgame, "rules", &jrules,
+                       "turns", &jturns, "result", &jresult) != 0)
+        return bad(out, ENG_EBAD_RECORD, 0, "record: %s", rec__shape_error(&jerr, shape));
+    if (!json_is_integer(jversion))
+        return bad(out, ENG_EBAD_RECORD, 0, "version must be an integer, not %s",
+                   rec__type_name(jversion));
+    if (json_integer_value(jversion) != REC_VERSION)
+        return bad(out, ENG_EBAD_VERSION, 0, "record version %lld is not supported (this build "
+                   "reads version %d)", (long long)json_integer_value(jversion), REC_VERSION);
+    if (!json_is_string(jgame))
+        return bad(out, ENG_EBAD_RECORD, 0, "game must be a string, not %s",
+                   rec__type_name(jgame));
+    const char *gname = json_string_value(jgame);
+    const eng_game *g = eng_find_game(gname);
+    if (!g || strlen(gname) != json_string_length(jgame))
+        return bad(out, ENG_EUNKNOWN_GAME, 0, "unknown game %s", rec__quote(jgame, q));
+    const rec_codec *codec = rec_codec_find(g->name);
+    if (!codec)
+        return bad(out, ENG_EUNKNOWN_GAME, 0, "game %s has no record format", g->name);
+    out->game = g;
+    char why[sizeof out->reason];
+    int rc = rules_from_json(g, jrules, &out->rules, why, sizeof why);
+    if (rc)
+        return bad(out, rc, 0, "%s", why);
+    if (!json_is_array(jturns))
+        return bad(out, ENG_EBAD_RECORD, 0, "turns must be an array, not %s",
+                   rec__type_name(jturns));
+    if (jresult && (rc = check_result_shape(jresult, out->rules.players, out)))
+        return rc;
+
+    /* The turns, against the rules. */
+    void *st = malloc(g->state_size);
+    if (!st)
+        return bad(out, ENG_ENOMEM, 0, "out of memory");
+    g->init(st, &out->rules);
+    g->scores(st, out->scores);
+    size_t nturns = json_array_size(jturns);
+    for (size_t i = 0; i < nturns; i++) {
+        int turn_no = (int)i + 1; /* i < max_plies + 1, see below */
+        const json_t *turn = json_array_get(jturns, i);
+        if (g->current_player(st) == ENG_TERMINAL || i >= (size_t)g->max_plies) {
+            rc = bad(out, ENG_EILLEGAL_MOVE, turn_no,
+                     "the game is already over: it ended after turn %d (%zu turns given)",
+                     turn_no - 1, nturns);
+            goto done;
+        }
+        if (!json_is_object(turn)) {
+            rc = bad(out, ENG_EBAD_RECORD, turn_no, "a turn must be an object, not %s",
+                     rec__type_name(turn));
+            goto done;
+        }
+        rc = codec->apply_turn(st, turn, why, sizeof why);
+        if (rc) {
+            bad(out, rc, turn_no, "%s", why);
+            goto done;
+        }
+        out->turns = turn_no;
+        g->scores(st, out->scores);
+        if (fn)
+            fn(ud, turn_no, turn, st);
+    }
+    out->finished = g->current_player(st) == ENG_TERMINAL;
+
+    /* The result must agree with the replay; it exists only for a finished game. */
+    if (jresult) {
+        if (!out->finished) {
+            rc = bad(out, ENG_EBAD_RECORD, 0,
+                     "the record has a result but its %d turns do not finish the game",
+                     out->turns);
+            goto done;
+        }
+        const json_t *sc = json_object_get(jresult, "scores");
+        for (int p = 0; p < out->rules.players; p++) {
+            double claimed = json_number_value(json_array_get(sc, (size_t)p));
+            if (claimed != out->scores[p]) {
+                rc = bad(out, ENG_EBAD_RECORD, 0,
+                         "result: player %d's score is %.17g, but the turns give %.17g", p,
+                         claimed, out->scores[p]);
+                goto done;
+            }
+        }
+    }
+    rc = 0;
+done:
+    free(st);
+    return rc;
+}
+
+int rec_replay_buffer(const char *buf, size_t len, rec_turn_fn fn, void *ud, rec_replay *out)
+{
+    rec_replay scratch;
+    if (!out)
+        out = &scratch;
+    memset(out, 0, sizeof *out);
+    if (!buf && len > 0)
+        return bad(out, ENG_EINVAL, 0, "no input");
+    if (len > REC_MAX_BYTES)
+        return bad(out, ENG_ETOO_LARGE, 0, "the record is %zu bytes; the limit is %d", len,
+                   REC_MAX_BYTES);
+    json_error_t jerr;
+    json_t *rec = json_loadb(buf ? buf : "", len, JSON_REJECT_DUPLICATES, &jerr);
+    if (!rec)
+        return bad(out, ENG_EBAD_JSON, 0, "invalid JSON at line %d, column %d: %s", jerr.line,
+                   jerr.column, jerr.text);
+    int rc = rec_replay_json(rec, fn, ud, out);
+    json_decref(rec);
+    return rc;
+}

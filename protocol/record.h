@@ -1,0 +1,69 @@
+/*
+ * record.h — game records: the JSON form of a whole game (docs/records.md).
+ *
+ *   {"format":"tessera-record","version":1,"game":"carcassonne",
+ *    "rules":{"players":2,"tiny_city":4,"farms":true},
+ *    "turns":[{"player":0,"tile":"V","x":1,"y":0,"rot":1,"meeple":"S"},
+ *             {"player":1,"tile":"H","discarded":true}, ...],
+ *    "result":{"scores":[...]}}
+ *
+ * A record is built from the exact sequence of engine moves a game applied
+ * (chance outcomes included), and replayed by checking every turn against
+ * the rules. What a "turn" is, and its JSON form, is game-specific and lives
+ * in protocol/games/ behind rec_codec; this file is game-agnostic.
+ *
+ * Untrusted input: records come from files and the network. Reading never
+ * trusts sizes, types or values; every failure is a negative code from
+ * engine/errors.h with the 1-based turn number (0 = not inside a turn) and a
+ * reason, never a crash and never a silently wrong score.
+ */
+#ifndef TESSERA_PROTOCOL_RECORD_H
+#define TESSERA_PROTOCOL_RECORD_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "engine/eng.h"
+
+#define REC_FORMAT "tessera-record"
+#define REC_VERSION 1
+
+/* Largest raw record rec_replay_buffer() accepts. A finished Carcassonne
+ * game is about 4 KB of compact JSON and a Reversi game about 3 KB; the
+ * limit leaves room for pretty-printed records while bounding what hostile
+ * input can make the JSON parser allocate. */
+#define REC_MAX_BYTES (1024 * 1024)
+
+/* Build the record of a game: `moves[0..n)` are the moves and chance
+ * outcomes applied, in order, from g->init(rules). The result object holds
+ * the scores of the final state (and is omitted if the game is unfinished).
+ * Returns a new reference, or NULL with a reason in err. */
+json_t *rec_build(const eng_game *g, const eng_rules *rules, const eng_move *moves, int n,
+                  char *err, size_t errcap);
+
+/* What a replay reports. */
+typedef struct rec_replay {
+    const eng_game *game;                 /* the record's game */
+    eng_rules rules;                      /* its rules */
+    int turns;                            /* turns checked */
+    bool finished;                        /* the record reaches the end of the game */
+    double scores[ENG_MAX_PLAYERS];       /* scores after the last turn */
+    int bad_turn;                         /* on failure: 1-based turn, 0 = outside the turns */
+    char reason[256];                     /* on failure: why */
+} rec_replay;
+
+/* Called after each turn with the state reached (g->state_size bytes). */
+typedef void (*rec_turn_fn)(void *ud, int turn, const json_t *turn_json, const void *state);
+
+/* Check a record against the rules, turn by turn. Returns 0, or a negative
+ * code (ENG_EBAD_RECORD, ENG_EILLEGAL_MOVE, ENG_EUNKNOWN_GAME, ENG_EBAD_RULE,
+ * ...) with out->bad_turn and out->reason filled in. A record of an
+ * unfinished game is valid; if it has a result, the result must match. */
+int rec_replay_json(const json_t *rec, rec_turn_fn fn, void *ud, rec_replay *out);
+
+/* The same from raw bytes (rejects invalid JSON, duplicate keys and
+ * oversized input with ENG_EBAD_JSON / ENG_ETOO_LARGE). */
+int rec_replay_buffer(const char *buf, size_t len, rec_turn_fn fn, void *ud, rec_replay *out);
+
+#endif

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# deps.sh — install the Debian packages tessera needs, only those missing.
+# Unattended: apt-get update first, then a non-interactive install; uses sudo
+# only when not root. Usage: scripts/deps.sh [build|test|fuzz]...
+set -euo pipefail
+
+build_pkgs=(gcc make cmake pkg-config libjansson-dev)
+test_pkgs=(libcmocka-dev valgrind)
+fuzz_pkgs=(clang libclang-rt-14-dev)
+
+want=()
+for group in "${@:-build}"; do
+  case "$group" in
+    build) want+=("${build_pkgs[@]}") ;;
+    test) want+=("${build_pkgs[@]}" "${test_pkgs[@]}") ;;
+    fuzz) want+=("${fuzz_pkgs[@]}") ;;
+    *) echo "deps.sh: unknown group '$group' (build, test, fuzz)" >&2; exit 2 ;;
+  esac
+done
+
+missing=()
+for p in "${want[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+# de-duplicate
+if [ ${#missing[@]} -gt 0 ]; then
+  mapfile -t missing < <(printf '%s\n' "${missing[@]}" | sort -u)
+fi
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then
+  command -v sudo >/dev/null || { echo "deps.sh: need root or sudo to install: ${missing[*]}" >&2; exit 1; }
+  sudo="sudo"
+fi
+echo "deps.sh: installing ${missing[*]}"
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

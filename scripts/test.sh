@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# test.sh — the test command: install what is missing, build with warnings as
+# errors, run the test suites under CTest (slow suites excluded), then build
+# again with AddressSanitizer + UndefinedBehaviorSanitizer and run them again,
+# then give each fuzz target a short run.
+#   TESSERA_TEST_SLOW=1   also run the suites labelled `slow`
+#   TESSERA_NO_SANITIZE=1 skip the sanitizer pass
+#   TESSERA_FUZZ_SECONDS  seconds per fuzz target (default 30, 0 skips)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/deps.sh test fuzz
+
+jobs=$(nproc)
+label_args=(-LE slow)
+[ "${TESSERA_TEST_SLOW:-0}" = 1 ] && label_args=()
+
+echo "== build (warnings as errors) and test"
+cmake -S . -B build-ci -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTESSERA_WERROR=ON >/dev/null
+cmake --build build-ci -j"$jobs"
+(cd build-ci && ctest --output-on-failure -j"$jobs" "${label_args[@]}")
+
+if [ "${TESSERA_NO_SANITIZE:-0}" != 1 ]; then
+  echo "== AddressSanitizer + UndefinedBehaviorSanitizer"
+  cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DTESSERA_WERROR=ON -DTESSERA_SANITIZE=ON >/dev/null
+  cmake --build build-asan -j"$jobs"
+  (cd build-asan && TESSERA_SANITIZED=1 ctest --output-on-failure -j"$jobs" "${label_args[@]}")
+fi
+
+secs=${TESSERA_FUZZ_SECONDS:-30}
+if [ "$secs" != 0 ] && [ -x scripts/fuzz.sh ]; then
+  echo "== fuzz (${secs}s per target)"
+  scripts/fuzz.sh "$secs"
+fi
+echo "== all tests passed"
