@@ -445,12 +445,17 @@ double bot_now_ms(void)
 
 void bot_clock_start(bot_clock *c, const bot *b, const bot_budget *budget, int64_t default_sims)
 {
+    /* A caller's budget caps the spec's: the smaller limit of each kind
+     * wins, and the bot's default simulation count applies only when neither
+     * the spec nor the caller limits simulations and the spec sets no time. */
     int64_t sims = b->sims, ms = b->ms;
-    if (budget && (budget->sims > 0 || budget->ms > 0)) {
-        sims = budget->sims;
-        ms = budget->ms;
-    }
-    if (sims <= 0 && ms <= 0)
+    if (budget && budget->sims > 0)
+        sims = sims > 0 && sims < budget->sims ? sims : budget->sims;
+    bool own_time = ms > 0;
+    if (budget && budget->ms > 0)
+        ms = ms > 0 && ms < budget->ms ? ms : budget->ms;
+    if (sims <= 0 && !own_time && !(budget && budget->sims > 0) &&
+        !(budget && budget->ms > 0 && !budget->cap_only))
         sims = default_sims;
     c->start_ms = bot_now_ms();
     c->end_ms = ms > 0 ? c->start_ms + (double)ms : INFINITY;

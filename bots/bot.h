@@ -59,11 +59,16 @@ typedef struct bot_value {
     double list[BOT_LIST_MAX];   /* LIST: the values */
 } bot_value;
 
-/* What one decision may spend. Zero fields mean "no limit of this kind";
- * at least one limit must be set (bot_choose falls back to the spec's). */
+/* What one decision may spend, on top of the spec's own sims=/ms=. Each
+ * limit set here caps the spec's limit of the same kind (the smaller wins);
+ * zero means "no limit of this kind from the caller". When neither the spec
+ * nor the caller limits simulations and the spec sets no time, the bot's
+ * default simulation budget applies — unless `cap_only` is false and the
+ * caller gives a time, in which case the bot thinks for that whole time. */
 typedef struct bot_budget {
     int64_t sims;                /* simulations (playouts) */
     int64_t ms;                  /* wall-clock milliseconds */
+    bool cap_only;               /* ms only caps the spec's budget (server deadlines) */
     const atomic_bool *stop;     /* raised by another thread to stop now; may be NULL */
 } bot_budget;
 

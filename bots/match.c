@@ -25,7 +25,7 @@
 /* Stream tags: the chance generators and the bot seeds of one match seed
  * come from disjoint families of streams. */
 #define TAG_CHANCE 0x6368616e63650000ULL /* "chance" */
-#define TAG_BOT 0x626f747365656400ULL    /* "botseed" */
+#define TAG_BOT    0x626f747365656400ULL /* "botseed" */
 
 __attribute__((format(printf, 4, 5))) static int fail(char *err, size_t cap, int code,
                                                       const char *fmt, ...)
@@ -210,8 +210,8 @@ int match_check(const match_config *cfg, char *err, size_t errcap)
                     cfg->nbots);
     if (cfg->nbots < g->min_players || cfg->nbots > g->max_players) {
         if (g->min_players == g->max_players)
-            return fail(err, errcap, ENG_EBAD_PLAYERS, "%s takes %d players, got %d bots",
-                        g->name, g->min_players, cfg->nbots);
+            return fail(err, errcap, ENG_EBAD_PLAYERS, "%s takes %d players, got %d bots", g->name,
+                        g->min_players, cfg->nbots);
         return fail(err, errcap, ENG_EBAD_PLAYERS, "%s takes %d to %d players, got %d bots",
                     g->name, g->min_players, g->max_players, cfg->nbots);
     }
@@ -242,19 +242,20 @@ int match_check(const match_config *cfg, char *err, size_t errcap)
 
 typedef struct run {
     const match_config *cfg;
-    int k;                      /* seats */
-    int64_t total;              /* games to play */
-    atomic_llong next;          /* next game index to hand out */
-    atomic_bool failed;         /* a worker failed: everyone stops */
-    double *scores;             /* [total * k], by bot */
-    int64_t *decisions, *sims;  /* [total * k] */
-    double *ms;                 /* [total * k] */
+    int k;              /* seats */
+    int64_t total;      /* games to play */
+    atomic_llong next;  /* next game index to hand out */
+    atomic_bool failed; /* a worker failed: everyone stops */
+    double *scores;     /* [total * k]: final score of bot i in game n at n * k + i */
 
-    pthread_mutex_t lock;       /* guards done, err, and on_game calls */
-    pthread_cond_t cond;        /* signalled when done changes or a worker fails */
-    int64_t done;               /* games finished */
-    int rc;                     /* first failure */
-    char err[256];              /* its reason */
+    pthread_mutex_t lock;               /* guards everything below, and on_game calls */
+    pthread_cond_t cond;                /* signalled when done changes or a worker fails */
+    int64_t done;                       /* games finished */
+    int64_t decisions[ENG_MAX_PLAYERS]; /* per bot, summed over finished games */
+    int64_t sims[ENG_MAX_PLAYERS];      /* (sums of integers: the same in any order) */
+    double ms[ENG_MAX_PLAYERS];         /* timing: not deterministic anyway */
+    int rc;                             /* first failure */
+    char err[256];                      /* its reason */
 } run;
 
 static void run_fail(run *R, int rc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -316,8 +317,8 @@ static int play_game(run *R, int64_t index, void *st, eng_move *moves)
     int n = 0;
     for (int p; (p = g->current_player(st)) != ENG_TERMINAL;) {
         if (n >= g->max_plies) {
-            run_fail(R, ENG_EINTERNAL, "game %lld did not end within %d plies",
-                     (long long)index, g->max_plies);
+            run_fail(R, ENG_EINTERNAL, "game %lld did not end within %d plies", (long long)index,
+                     g->max_plies);
             rc = -1;
             goto out;
         }
@@ -349,11 +350,7 @@ static int play_game(run *R, int64_t index, void *st, eng_move *moves)
     g->scores(st, sc);
     for (int i = 0; i < k; i++) {
         mg.score[i] = sc[mg.seat_of[i]];
-        size_t slot = (size_t)index * (size_t)k + (size_t)i;
-        R->scores[slot] = mg.score[i];
-        R->decisions[slot] = mg.decisions[i];
-        R->sims[slot] = mg.sims[i];
-        R->ms[slot] = mg.ms[i];
+        R->scores[(size_t)index * (size_t)k + (size_t)i] = mg.score[i];
     }
     mg.moves = moves;
     mg.nmoves = n;
@@ -361,6 +358,11 @@ static int play_game(run *R, int64_t index, void *st, eng_move *moves)
     pthread_mutex_lock(&R->lock);
     if (cfg->on_game)
         cfg->on_game(&mg, cfg->on_game_user);
+    for (int i = 0; i < k; i++) {
+        R->decisions[i] += mg.decisions[i];
+        R->sims[i] += mg.sims[i];
+        R->ms[i] += mg.ms[i];
+    }
     R->done++;
     pthread_cond_broadcast(&R->cond);
     pthread_mutex_unlock(&R->lock);
@@ -407,15 +409,11 @@ int match_run(const match_config *cfg, match_result *out, char *err, size_t errc
     atomic_init(&R.failed, false);
     size_t slots = (size_t)R.total * (size_t)R.k;
     R.scores = malloc(slots * sizeof *R.scores);
-    R.decisions = malloc(slots * sizeof *R.decisions);
-    R.sims = malloc(slots * sizeof *R.sims);
-    R.ms = malloc(slots * sizeof *R.ms);
     pthread_t *tid = NULL;
     int nthreads = cfg->threads > 0 ? cfg->threads : online_cpus();
     if (nthreads > R.total)
         nthreads = (int)R.total;
-    if (!R.scores || !R.decisions || !R.sims || !R.ms ||
-        !(tid = malloc((size_t)nthreads * sizeof *tid))) {
+    if (!R.scores || !(tid = malloc((size_t)nthreads * sizeof *tid))) {
         rc = fail(err, errcap, ENG_ENOMEM, "out of memory for %lld games", (long long)R.total);
         goto out;
     }
@@ -464,20 +462,14 @@ int match_run(const match_config *cfg, match_result *out, char *err, size_t errc
     for (int i = 0; i < R.k; i++) {
         match_bot_result *b = &out->bot[i];
         b->spec = cfg->specs[i];
-        for (int64_t n = 0; n < R.total; n++) {
-            size_t slot = (size_t)n * (size_t)R.k + (size_t)i;
-            b->decisions += R.decisions[slot];
-            b->sims += R.sims[slot];
-            b->ms += R.ms[slot];
-        }
+        b->decisions = R.decisions[i];
+        b->sims = R.sims[i];
+        b->ms = R.ms[i];
         b->ms_per_move = b->decisions ? b->ms / (double)b->decisions : 0.0;
         b->sims_per_move = b->decisions ? (double)b->sims / (double)b->decisions : 0.0;
     }
 out:
     free(tid);
     free(R.scores);
-    free(R.decisions);
-    free(R.sims);
-    free(R.ms);
     return rc;
 }

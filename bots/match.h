@@ -36,25 +36,25 @@
 #include "bots/bot.h"
 #include "engine/eng.h"
 
-#define MATCH_MAX_GAMES 10000000 /* bounds the per-game result arrays (~1 GB at 5 seats) */
-#define MATCH_MAX_THREADS 256    /* more workers than this only cost memory */
-#define MATCH_Z90 1.645          /* upper critical value of N(0,1) for 90% (seed 002 §5.2) */
+#define MATCH_MAX_GAMES   10000000 /* bounds the per-game scores (400 MB at 5 seats) */
+#define MATCH_MAX_THREADS 256      /* more workers than this only cost memory */
+#define MATCH_Z90         1.645    /* upper critical value of N(0,1) for 90% (seed 002 §5.2) */
 
 /* One finished game, handed to match_config.on_game. Everything is indexed
  * by bot (the order of match_config.specs), not by seat, except moves. */
 typedef struct match_game {
-    int64_t index;                          /* game number in the match, 0-based */
-    int64_t group;                          /* rotation group: index / seats */
-    int rotation;                           /* index % seats */
-    int seats;                              /* number of seats = number of bots */
-    int seat_of[ENG_MAX_PLAYERS];           /* seat of bot i: (i + rotation) % seats */
-    double score[ENG_MAX_PLAYERS];          /* final score of bot i (game points) */
-    int64_t decisions[ENG_MAX_PLAYERS];     /* decisions bot i made */
-    int64_t sims[ENG_MAX_PLAYERS];          /* simulations bot i reported in total */
-    double ms[ENG_MAX_PLAYERS];             /* wall-clock milliseconds bot i spent deciding */
-    const eng_move *moves;                  /* every move and chance outcome applied, in order,
-                                               from init(rules); borrowed, valid during the call */
-    int nmoves;                             /* length of moves */
+    int64_t index;                      /* game number in the match, 0-based */
+    int64_t group;                      /* rotation group: index / seats */
+    int rotation;                       /* index % seats */
+    int seats;                          /* number of seats = number of bots */
+    int seat_of[ENG_MAX_PLAYERS];       /* seat of bot i: (i + rotation) % seats */
+    double score[ENG_MAX_PLAYERS];      /* final score of bot i (game points) */
+    int64_t decisions[ENG_MAX_PLAYERS]; /* decisions bot i made */
+    int64_t sims[ENG_MAX_PLAYERS];      /* simulations bot i reported in total */
+    double ms[ENG_MAX_PLAYERS];         /* wall-clock milliseconds bot i spent deciding */
+    const eng_move *moves;              /* every move and chance outcome applied, in order,
+                                           from init(rules); borrowed, valid during the call */
+    int nmoves;                         /* length of moves */
 } match_game;
 
 /* Called on the thread that runs match_run() each time games finish;
@@ -75,7 +75,7 @@ typedef struct match_config {
     int threads;                        /* worker threads; 0 = online CPUs */
     match_progress_fn progress;         /* optional */
     void *progress_user;
-    match_game_fn on_game;              /* optional: every finished game, e.g. to record it */
+    match_game_fn on_game; /* optional: every finished game, e.g. to record it */
     void *on_game_user;
 } match_config;
 
@@ -83,43 +83,43 @@ typedef struct match_config {
  * "match" in the league sense is the set of games in which a pair of bots
  * sat in fixed seats; see match_summarise(). */
 typedef struct match_league {
-    int matches;        /* league matches played */
+    int matches;          /* league matches played */
     int won, lost, drawn; /* league matches won, lost, drawn */
-    int bwp;            /* bonus win points: matches won with >= 75% of the decisive games */
-    int blp;            /* bonus loss points: matches lost with the winner at <= 55% */
-    int points;         /* 4*won + 2*drawn + bwp + blp */
-    double pd;          /* sum over its matches of the match's mean score difference */
+    int bwp;              /* bonus win points: matches won with >= 75% of the decisive games */
+    int blp;              /* bonus loss points: matches lost with the winner at <= 55% */
+    int points;           /* 4*won + 2*drawn + bwp + blp */
+    double pd;            /* sum over its matches of the match's mean score difference */
 } match_league;
 
 /* The summary for one bot. */
 typedef struct match_bot_result {
-    const char *spec;       /* the spec as given (borrowed from the config) */
-    int64_t games;          /* games played (every bot plays every game) */
-    int64_t wins;           /* games with the sole best score */
-    int64_t losses;         /* games with someone else strictly better */
-    int64_t draws;          /* games tied for the best score */
-    double mean_score;      /* mean final score */
-    double pd;              /* mean of (own score - best score of the others) */
-    double scoring_rate;    /* (wins + draws/2) / games */
-    double conf90;          /* 1.645 * sqrt(w(1-w)/games) */
-    match_league league;    /* league points and their parts */
-    int64_t decisions;      /* decisions made */
-    int64_t sims;           /* simulations reported by bot_choose */
-    double ms;              /* milliseconds spent in bot_choose */
-    double ms_per_move;     /* ms / decisions (not deterministic: wall clock) */
-    double sims_per_move;   /* sims / decisions */
+    const char *spec;     /* the spec as given (borrowed from the config) */
+    int64_t games;        /* games played (every bot plays every game) */
+    int64_t wins;         /* games with the sole best score */
+    int64_t losses;       /* games with someone else strictly better */
+    int64_t draws;        /* games tied for the best score */
+    double mean_score;    /* mean final score */
+    double pd;            /* mean of (own score - best score of the others) */
+    double scoring_rate;  /* (wins + draws/2) / games */
+    double conf90;        /* 1.645 * sqrt(w(1-w)/games) */
+    match_league league;  /* league points and their parts */
+    int64_t decisions;    /* decisions made */
+    int64_t sims;         /* simulations reported by bot_choose */
+    double ms;            /* milliseconds spent in bot_choose */
+    double ms_per_move;   /* ms / decisions (not deterministic: wall clock) */
+    double sims_per_move; /* sims / decisions */
 } match_bot_result;
 
 typedef struct match_result {
-    int64_t games_requested;                /* match_config.games */
-    int64_t games;                          /* games played: requested, rounded up to seats */
-    int64_t groups;                         /* games / seats */
-    int seats;                              /* = number of bots */
-    int threads;                            /* worker threads used */
-    double seconds;                         /* wall-clock time of the whole match */
-    double seat_mean_score[ENG_MAX_PLAYERS];/* mean score of whoever sat in seat s */
-    int64_t seat_wins[ENG_MAX_PLAYERS];     /* games won (sole best) from seat s */
-    match_bot_result bot[ENG_MAX_PLAYERS];  /* in the order of match_config.specs */
+    int64_t games_requested;                 /* match_config.games */
+    int64_t games;                           /* games played: requested, rounded up to seats */
+    int64_t groups;                          /* games / seats */
+    int seats;                               /* = number of bots */
+    int threads;                             /* worker threads used */
+    double seconds;                          /* wall-clock time of the whole match */
+    double seat_mean_score[ENG_MAX_PLAYERS]; /* mean score of whoever sat in seat s */
+    int64_t seat_wins[ENG_MAX_PLAYERS];      /* games won (sole best) from seat s */
+    match_bot_result bot[ENG_MAX_PLAYERS];   /* in the order of match_config.specs */
 } match_result;
 
 /* Check a configuration without playing: game, seat count against the

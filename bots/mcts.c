@@ -517,7 +517,7 @@ int mcts_bot_init(mcts_bot *mb, bot *b, const mcts_family *fam, char *err, size_
         return ENG_EBAD_BOT_SPEC;
     }
     mb->default_sims = fam->default_sims;
-    size_t bytes = (size_t)b->mem_mb << 20;
+    size_t bytes = fam->mem_bytes ? fam->mem_bytes : (size_t)b->mem_mb << 20;
     bool reuse = opt_or(b, "reuse", 0) != 0;
     if (mcts_tree_alloc(&mb->tree, reuse ? bytes / 2 : bytes, mb->cfg.rave) ||
         (reuse && mcts_tree_alloc(&mb->spare, bytes / 2, mb->cfg.rave)) ||

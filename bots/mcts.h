@@ -193,6 +193,8 @@ typedef struct mcts_family {
     bool rave;            /* MCTS-RAVE statistics */
     bool flat;            /* expand only the root seat's current turn */
     int select;           /* enum mcts_select */
+    size_t mem_bytes;     /* tree memory to use instead of mem= (0: mem=); ea-mcts
+                             keeps the other part of mem= for its tree copy */
 } mcts_family;
 
 /* Parse the bot's options and allocate the tree (mem= MiB) and buffers.

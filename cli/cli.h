@@ -54,6 +54,7 @@ int cmd_play(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_games(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
+int cmd_serve(int argc, char **argv);
 int cmd_match(int argc, char **argv);
 int cmd_bots(int argc, char **argv);
 /* `tessera bench GAME --bot SPEC`: the bot benchmark (cmd_bench_bot.c). */

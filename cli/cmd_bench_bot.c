@@ -33,9 +33,9 @@ enum { PH_OPENING, PH_MIDDLE, PH_END, NPHASE };
 static const char *const phase_name[NPHASE] = {"opening", "middle", "end"};
 
 typedef struct sample {
-    double ms;      /* wall-clock time of the decision */
-    int64_t sims;   /* simulations reported */
-    int phase;      /* PH_* */
+    double ms;    /* wall-clock time of the decision */
+    int64_t sims; /* simulations reported */
+    int phase;    /* PH_* */
 } sample;
 
 static int cmp_double(const void *a, const void *b)
@@ -55,15 +55,15 @@ static double median(double *v, size_t n)
 
 /* Figures over the samples of one phase (phase < 0: all of them). */
 typedef struct figures {
-    size_t n;              /* positions */
-    double ms_median;      /* median ms per decision */
-    double ms_mean;        /* mean ms per decision */
-    double ms_max;         /* slowest decision */
-    double sims_median;    /* median sims per decision */
-    double sps_median;     /* median over positions of sims / seconds */
-    double sps_mean;       /* total sims / total seconds */
-    int64_t sims;          /* total sims */
-    double seconds;        /* total seconds */
+    size_t n;           /* positions */
+    double ms_median;   /* median ms per decision */
+    double ms_mean;     /* mean ms per decision */
+    double ms_max;      /* slowest decision */
+    double sims_median; /* median sims per decision */
+    double sps_median;  /* median over positions of sims / seconds */
+    double sps_mean;    /* total sims / total seconds */
+    int64_t sims;       /* total sims */
+    double seconds;     /* total seconds */
 } figures;
 
 static figures compute(const sample *s, size_t n, int phase, double *scratch)
@@ -142,9 +142,12 @@ static json_t *figures_json(const figures *f)
 int cmd_bench_bot(int argc, char **argv)
 {
     static const struct option opts[] = {
-        {"bot", required_argument, NULL, 'b'},  {"positions", required_argument, NULL, 'n'},
-        {"players", required_argument, NULL, 'p'}, {"seed", required_argument, NULL, 's'},
-        {"rule", required_argument, NULL, 'r'}, {"json", no_argument, NULL, 'j'},
+        {"bot", required_argument, NULL, 'b'},
+        {"positions", required_argument, NULL, 'n'},
+        {"players", required_argument, NULL, 'p'},
+        {"seed", required_argument, NULL, 's'},
+        {"rule", required_argument, NULL, 'r'},
+        {"json", no_argument, NULL, 'j'},
         {NULL, 0, NULL, 0},
     };
     const char *cmd = "bench";
@@ -178,8 +181,10 @@ int cmd_bench_bot(int argc, char **argv)
         case 'j': json = true; break;
         case ':': return cli_usage_error(cmd, "%s needs a value", argv[optind - 1]);
         default:
-            return cli_usage_error(cmd, "unknown option '%s' (with --bot: --positions, "
-                                        "--players, --seed, --rule, --json)", argv[optind - 1]);
+            return cli_usage_error(cmd,
+                                   "unknown option '%s' (with --bot: --positions, "
+                                   "--players, --seed, --rule, --json)",
+                                   argv[optind - 1]);
         }
     }
     if (!spec)
@@ -245,8 +250,8 @@ int cmd_bench_bot(int argc, char **argv)
         bot_stats stats;
         eng_move m = bot_choose(b, replay, NULL, &stats);
         if (!eng_is_legal(g, replay, m)) {
-            fprintf(stderr, "tessera bench: %s chose the illegal move %d at position %lld\n",
-                    spec, (int)m, i);
+            fprintf(stderr, "tessera bench: %s chose the illegal move %d at position %lld\n", spec,
+                    (int)m, i);
             rc = CLI_FAIL;
             goto out;
         }
@@ -268,38 +273,36 @@ int cmd_bench_bot(int argc, char **argv)
     printf("%s, %d players, bot %s (%s), %lld positions from seeded random games, seed %llu, "
            "1 thread\n",
            g->title, (int)rules.players, spec, full, npos, (unsigned long long)seed);
-    printf("ms per decision:    median %.3f, mean %.3f, max %.3f\n", all.ms_median, all.ms_mean,
+    printf("ms per decision:    median %.4f, mean %.4f, max %.4f\n", all.ms_median, all.ms_mean,
            all.ms_max);
-    printf("sims per decision:  median %.0f (total %lld)\n", all.sims_median,
-           (long long)all.sims);
+    printf("sims per decision:  median %.0f (total %lld)\n", all.sims_median, (long long)all.sims);
     printf("sims per second:    %.0f (total sims / total time), median over positions %.0f\n",
            all.sps_mean, all.sps_median);
-    printf("\n%-8s %9s %14s %14s %12s %12s\n", "phase", "positions", "ms/move(med)",
-           "ms/move(max)", "sims/s", "sims/s(med)");
+    printf("\n%-8s %9s %14s %14s %12s %12s\n", "phase", "positions", "ms/move(med)", "ms/move(max)",
+           "sims/s", "sims/s(med)");
     for (int p = 0; p < NPHASE; p++)
-        printf("%-8s %9zu %14.3f %14.3f %12.0f %12.0f\n", phase_name[p], ph[p].n, ph[p].ms_median,
+        printf("%-8s %9zu %14.4f %14.4f %12.0f %12.0f\n", phase_name[p], ph[p].n, ph[p].ms_median,
                ph[p].ms_max, ph[p].sps_mean, ph[p].sps_median);
     if (nover)
-        printf("\nms budget %lld: overshoot (time used - budget) median %+.3f ms, max %+.3f ms\n",
+        printf("\nms budget %lld: overshoot (time used - budget) median %+.4f ms, max %+.4f ms\n",
                (long long)b->ms, over_median, over_max);
 
     if (json) {
         json_t *phases = json_object();
         for (int p = 0; p < NPHASE; p++)
             json_object_set_new(phases, phase_name[p], figures_json(&ph[p]));
-        json_t *overshoot =
-            nover ? json_pack("{s:I, s:f, s:f}", "budget_ms", (json_int_t)b->ms, "median",
-                              r6(over_median), "max", r6(over_max))
-                  : json_null();
+        json_t *overshoot = nover ? json_pack("{s:I, s:f, s:f}", "budget_ms", (json_int_t)b->ms,
+                                              "median", r6(over_median), "max", r6(over_max))
+                                  : json_null();
         o = json_pack("{s:s, s:s, s:s, s:i, s:I, s:f, s:f, s:f, s:f, s:f, s:f, s:I, s:f, s:o, "
                       "s:o}",
-                      "game", g->name, "bot", spec, "bot_full", full, "players",
-                      (int)rules.players, "positions", (json_int_t)npos, "sims_per_sec",
-                      r6(all.sps_mean), "sims_per_sec_median", r6(all.sps_median), "ms_per_move",
-                      r6(all.ms_median), "ms_per_move_mean", r6(all.ms_mean), "ms_per_move_max",
-                      r6(all.ms_max), "sims_per_move", r6(all.sims_median), "sims_total",
-                      (json_int_t)all.sims, "seconds_total", r6(all.seconds), "phases", phases,
-                      "budget_overshoot_ms", overshoot);
+                      "game", g->name, "bot", spec, "bot_full", full, "players", (int)rules.players,
+                      "positions", (json_int_t)npos, "sims_per_sec", r6(all.sps_mean),
+                      "sims_per_sec_median", r6(all.sps_median), "ms_per_move", r6(all.ms_median),
+                      "ms_per_move_mean", r6(all.ms_mean), "ms_per_move_max", r6(all.ms_max),
+                      "sims_per_move", r6(all.sims_median), "sims_total", (json_int_t)all.sims,
+                      "seconds_total", r6(all.seconds), "phases", phases, "budget_overshoot_ms",
+                      overshoot);
         char *text =
             o ? json_dumps(o, JSON_COMPACT | JSON_ENSURE_ASCII | JSON_REAL_PRECISION(12)) : NULL;
         if (!text) {

@@ -22,9 +22,9 @@
 /* ---- progress bar ------------------------------------------------------------ */
 
 typedef struct progress {
-    double t0;      /* seconds when the match started */
-    double last;    /* seconds of the last redraw */
-    bool drawn;     /* something is on the line and must be cleared */
+    double t0;   /* seconds when the match started */
+    double last; /* seconds of the last redraw */
+    bool drawn;  /* something is on the line and must be cleared */
 } progress;
 
 static void progress_draw(int64_t done, int64_t total, void *user)
@@ -71,8 +71,7 @@ static void print_table(const eng_game *g, const match_config *cfg, const match_
     printf("%s, %d seats, %lld games in %lld rotation groups of %d, seed %llu, %d thread%s, "
            "%.2f s\n",
            g->title, res->seats, (long long)res->games, (long long)res->groups, res->seats,
-           (unsigned long long)cfg->seed, res->threads, res->threads == 1 ? "" : "s",
-           res->seconds);
+           (unsigned long long)cfg->seed, res->threads, res->threads == 1 ? "" : "s", res->seconds);
     if (res->games != res->games_requested)
         printf("note: %lld games requested, %lld played (rounded up to a multiple of %d seats so "
                "that every bot sits in every seat equally often)\n",
@@ -87,19 +86,20 @@ static void print_table(const eng_game *g, const match_config *cfg, const match_
         printf("%-3c %6lld %6lld %6lld %8.2f %+8.2f %6.1f%% %5.1f%% %4d %8s %3d %3d %10.4f %10.0f  "
                "%s\n",
                'A' + i, (long long)b->wins, (long long)b->losses, (long long)b->draws,
-               b->mean_score, b->pd, 100 * b->scoring_rate, 100 * b->conf90, b->league.points,
-               wdl, b->league.bwp, b->league.blp, b->ms_per_move, b->sims_per_move, b->spec);
+               b->mean_score, b->pd, 100 * b->scoring_rate, 100 * b->conf90, b->league.points, wdl,
+               b->league.bwp, b->league.blp, b->ms_per_move, b->sims_per_move, b->spec);
     }
     printf("\nseat   mean score  wins (sole best)\n");
     for (int s = 0; s < res->seats; s++)
         printf("%-6d %10.2f  %lld\n", s + 1, res->seat_mean_score[s], (long long)res->seat_wins[s]);
-    printf("\nW/L/D: games won (sole best score), lost, drawn (tied for the best score).\n"
-           "score: mean final score. PD: mean of (own score - best score of the others).\n"
-           "rate: (W + D/2) / games; conf90: the 90%% bound 1.645*sqrt(rate*(1-rate)/games)\n"
-           "(seed 002, 5.2): the true rate lies in rate +- conf90 with 90%% confidence.\n"
-           "pts: league points (seeds 000/004, docs/league.md) over %d league matches per bot\n"
-           "(m:W-D-L = matches won-drawn-lost): 4 per match won, 2 per match drawn, BWP/BLP bonus.\n",
-           res->seats > 0 ? res->bot[0].league.matches : 0);
+    printf(
+        "\nW/L/D: games won (sole best score), lost, drawn (tied for the best score).\n"
+        "score: mean final score. PD: mean of (own score - best score of the others).\n"
+        "rate: (W + D/2) / games; conf90: the 90%% bound 1.645*sqrt(rate*(1-rate)/games)\n"
+        "(seed 002, 5.2): the true rate lies in rate +- conf90 with 90%% confidence.\n"
+        "pts: league points (seeds 000/004, docs/league.md) over %d league matches per bot\n"
+        "(m:W-D-L = matches won-drawn-lost): 4 per match won, 2 per match drawn, BWP/BLP bonus.\n",
+        res->seats > 0 ? res->bot[0].league.matches : 0);
 }
 
 static int print_json(const eng_game *g, const match_config *cfg, const match_result *res)
@@ -128,15 +128,15 @@ static int print_json(const eng_game *g, const match_config *cfg, const match_re
     char seedtext[24];
     snprintf(seedtext, sizeof seedtext, "%llu", (unsigned long long)cfg->seed);
     json_t *seed = cfg->seed <= (uint64_t)INT64_MAX ? json_integer((json_int_t)cfg->seed)
-                                                     : json_string(seedtext);
-    json_t *o = json_pack("{s:s, s:i, s:I, s:I, s:I, s:o, s:i, s:f, s:o, s:o, s:o}", "game",
-                          g->name, "seats", res->seats, "games", (json_int_t)res->games,
-                          "games_requested", (json_int_t)res->games_requested, "groups",
-                          (json_int_t)res->groups, "seed", seed, "threads", res->threads,
-                          "seconds", r6(res->seconds), "seat_mean_score", seat_mean, "seat_wins",
-                          seat_wins, "bots", bots);
-    char *text = o ? json_dumps(o, JSON_COMPACT | JSON_ENSURE_ASCII | JSON_REAL_PRECISION(12))
-                   : NULL;
+                                                    : json_string(seedtext);
+    json_t *o =
+        json_pack("{s:s, s:i, s:I, s:I, s:I, s:o, s:i, s:f, s:o, s:o, s:o}", "game", g->name,
+                  "seats", res->seats, "games", (json_int_t)res->games, "games_requested",
+                  (json_int_t)res->games_requested, "groups", (json_int_t)res->groups, "seed", seed,
+                  "threads", res->threads, "seconds", r6(res->seconds), "seat_mean_score",
+                  seat_mean, "seat_wins", seat_wins, "bots", bots);
+    char *text =
+        o ? json_dumps(o, JSON_COMPACT | JSON_ENSURE_ASCII | JSON_REAL_PRECISION(12)) : NULL;
     json_decref(o);
     if (!text) {
         fprintf(stderr, "tessera match: cannot format the JSON result\n");
@@ -152,9 +152,12 @@ static int print_json(const eng_game *g, const match_config *cfg, const match_re
 int cmd_match(int argc, char **argv)
 {
     static const struct option opts[] = {
-        {"games", required_argument, NULL, 'n'},   {"seed", required_argument, NULL, 's'},
-        {"rule", required_argument, NULL, 'r'},    {"players", required_argument, NULL, 'p'},
-        {"threads", required_argument, NULL, 't'}, {"json", no_argument, NULL, 'j'},
+        {"games", required_argument, NULL, 'n'},
+        {"seed", required_argument, NULL, 's'},
+        {"rule", required_argument, NULL, 'r'},
+        {"players", required_argument, NULL, 'p'},
+        {"threads", required_argument, NULL, 't'},
+        {"json", no_argument, NULL, 'j'},
         {NULL, 0, NULL, 0},
     };
     const char *cmd = "match";
@@ -200,11 +203,14 @@ int cmd_match(int argc, char **argv)
         return CLI_USAGE;
     int nbots = argc - optind - 1;
     if (nbots < 2)
-        return cli_usage_error(cmd, "a match needs at least two bots, one per seat, got %d "
-                                    "(see `tessera bots`)", nbots);
-    if (nbots < g->min_players || nbots > g->max_players)
+        return cli_usage_error(cmd, "a match needs at least two bots, one per seat, got %d", nbots);
+    if (nbots < g->min_players || nbots > g->max_players) {
+        if (g->min_players == g->max_players)
+            return cli_usage_error(cmd, "%s takes %d players, got %d bots (one bot per seat)",
+                                   g->name, g->min_players, nbots);
         return cli_usage_error(cmd, "%s takes %d to %d players, got %d bots (one bot per seat)",
                                g->name, g->min_players, g->max_players, nbots);
+    }
 
     eng_rules rules;
     eng_rules_default(g, &rules);

@@ -89,6 +89,25 @@ const cli_command cli_commands[] = {
      "the options every bot accepts (sims, ms, seed, mem). A bot is named by a spec:\n"
      "NAME or NAME:KEY=VALUE,KEY=VALUE,...\n",
      cmd_bots},
+    {"serve", "run the match server (WebSocket protocol + web UI)",
+     "usage: tessera serve [--port P] [--host ADDR] [--db FILE] [--web DIR | --no-web]\n"
+     "                     [--demo[=BOT,BOT]] [--durable] [--max-conns N]\n"
+     "                     [--log-level debug|info|warn|error] [--port-file FILE]\n"
+     "\n"
+     "Runs the match server: the JSON WebSocket protocol of docs/protocol.md on ws://HOST:P/\n"
+     "and the browser UI over HTTP on http://HOST:P/. Every move is journaled to the SQLite\n"
+     "file before it is announced; a restarted server resumes its unfinished matches.\n"
+     "  --port P       TCP port (default 8080; 0 picks a free one)\n"
+     "  --host ADDR    address to bind (default: all)\n"
+     "  --db FILE      SQLite journal (default tessera.db)\n"
+     "  --web DIR      directory served over HTTP (default: the source tree's web/)\n"
+     "  --demo[=SPECS] keep a live bot-vs-bot Carcassonne match going\n"
+     "                 (default mcts:ms=1000,heuristic)\n"
+     "  --durable      fsync every move (survive power loss, not only crashes)\n"
+     "  --max-conns N  concurrent connections (default 8192)\n"
+     "  --port-file F  write the port once listening (for scripts and tests)\n"
+     "Logs are JSON lines on stderr. SIGINT/SIGTERM shut down gracefully.\n",
+     cmd_serve},
     {"games", "list the games and their rule options", "usage: tessera games\n", cmd_games},
     {NULL, NULL, NULL, NULL},
 };

@@ -34,17 +34,17 @@
 
 #define H_MY_BONUS 1.0       /* MyBonus: weight of our own points */
 #define H_OPP_BONUS_2P 1.0   /* OppBonus with two players; 2/players with more */
-#define H_OPEN_PENALTY 0.25  /* OpenPenalty: unowned feature we grow for others */
+#define H_OPEN_PENALTY 0.25  /* OpenPenalty: an unowned feature we grow for others */
 #define H_MEEPLE_COST 0.4    /* MeeplePenalty per open side with a full hand (7) */
 #define H_ENDGAME_TILES 12.0 /* MeeplePenalty fades linearly over the last tiles */
 #define H_CLOISTER_OPEN (1.0 / 3.0) /* a cloister's empty neighbour, in open sides */
 #define H_FIELD_LOCK 3.0     /* a field meeple never returns: open sides it counts as */
-#define H_FIELD_HOPE 1.0     /* points per incomplete city a field touches */
-#define H_RETURN 1.0         /* a meeple returned by a completion, in MeeplePenalty units */
-#define H_TB_CITY 1.25       /* TypeBonus per kind */
+#define H_FIELD_HOPE 0.5     /* points per incomplete city a field touches */
+#define H_RETURN 3.0         /* a meeple returned by a completion, in MeeplePenalty units */
+#define H_TB_CITY 2.5        /* TypeBonus per kind */
 #define H_TB_ROAD 1.0
 #define H_TB_CLOISTER 1.25
-#define H_TB_FIELD 1.0
+#define H_TB_FIELD 0.5
 
 static const double type_bonus[5] = {0.0, H_TB_CITY, H_TB_ROAD, H_TB_FIELD, H_TB_CLOISTER};
 
@@ -61,6 +61,16 @@ static inline int wrap(int c)
     else if (c >= CARC_CELLS)
         c -= CARC_CELLS;
     return c;
+}
+
+/* Bit count without relying on a popcount instruction (the default target
+ * has none, and the libgcc fallback is a call). */
+static inline int pop64(uint64_t x)
+{
+    x = x - ((x >> 1) & 0x5555555555555555ULL);
+    x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
+    x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0fULL;
+    return (int)((x * 0x0101010101010101ULL) >> 56);
 }
 
 static inline int find(const carc_state *s, int n)
@@ -95,6 +105,8 @@ typedef struct hctx {
     uint64_t tmask[CARC_MAX_NODES][2];  /* root: set of tiles (placed[] indices) */
     uint64_t fdone[CARC_MAX_NODES][4];  /* field root: completed city roots it touches */
     uint64_t fopen[CARC_MAX_NODES][4];  /* field root: incomplete city roots it touches */
+    uint8_t fdone_n[CARC_MAX_NODES];    /* field root: bits in fdone */
+    uint8_t fopen_n[CARC_MAX_NODES];    /* field root: bits in fopen */
 } hctx;
 
 static void ctx_init(hctx *c, const carc_state *s)
@@ -164,6 +176,8 @@ static void field_cities(hctx *c, int r)
         }
         n = s->nxt[n];
     } while (n != r);
+    c->fdone_n[r] = (uint8_t)(pop64(done[0]) + pop64(done[1]) + pop64(done[2]) + pop64(done[3]));
+    c->fopen_n[r] = (uint8_t)(pop64(open[0]) + pop64(open[1]) + pop64(open[2]) + pop64(open[3]));
     c->field_ok[r] = 1;
 }
 
@@ -290,7 +304,7 @@ static int predict(hctx *c, eng_move m, carc__hfeat *out)
     /* One summary per feature, in order of its lowest element. */
     int nf = 0;
     int8_t fidx[CARC_MAX_SEGS];
-    uint64_t tm[CARC__HFEAT_MAX][2];
+    int matched[CARC__HFEAT_MAX];
     for (int g = 0; g < ty->nseg; g++) {
         int k = ty->kind[g];
         int rep = uf_find(l.uf, g);
@@ -298,12 +312,12 @@ static int predict(hctx *c, eng_move m, carc__hfeat *out)
             fidx[g] = -1;
             continue;
         }
-        if (rep != g) {
-            fidx[g] = fidx[rep];
-            carc__hfeat *f = &out[fidx[g]];
+        if (rep != g) { /* rep < g: its feature exists */
+            carc__hfeat *f = &out[fidx[g] = fidx[rep]];
             f->segs |= (uint8_t)(1u << g);
             f->open = (uint8_t)(f->open + ty->edges[g]);
             f->pen = (uint8_t)(f->pen + ty->pennant[g]);
+            matched[fidx[g]] += l.matched[g];
             continue;
         }
         fidx[g] = (int8_t)nf;
@@ -313,87 +327,102 @@ static int predict(hctx *c, eng_move m, carc__hfeat *out)
         f->segs = (uint8_t)(1u << g);
         f->open = ty->edges[g];
         f->pen = ty->pennant[g];
-        tm[nf][0] = tm[nf][1] = 0;
+        matched[nf] = l.matched[g];
         nf++;
     }
-    int matched[CARC__HFEAT_MAX] = {0};
-    for (int g = 0; g < ty->nseg; g++)
-        if (fidx[g] >= 0)
-            matched[fidx[g]] += l.matched[g];
+
+    /* The neighbour roots each feature joins (distinct by construction). */
+    uint8_t fr[CARC__HFEAT_MAX][12];
+    int nfr[CARC__HFEAT_MAX];
+    for (int fi = 0; fi < nf; fi++)
+        nfr[fi] = 0;
     for (int i = 0; i < l.n; i++) {
         int fi = fidx[uf_find(l.uf, l.seg[i])];
+        fr[fi][nfr[fi]++] = l.root[i];
+    }
+
+    for (int fi = 0; fi < nf; fi++) {
         carc__hfeat *f = &out[fi];
-        int r = l.root[i];
-        const uint64_t *t = tiles_of(c, r);
-        tm[fi][0] |= t[0];
-        tm[fi][1] |= t[1];
-        add_meeples(c, r, f);
-        if (f->kind != CARC_FIELD) {
+        int nr = nfr[fi];
+        uint64_t t0 = 0, t1 = 0;
+        for (int i = 0; i < nr; i++) {
+            int r = fr[fi][i];
+            const uint64_t *t = tiles_of(c, r);
+            t0 |= t[0];
+            t1 |= t[1];
+            add_meeples(c, r, f);
             f->open = (uint8_t)(f->open + s->open[r]);
             f->pen = (uint8_t)(f->pen + s->pen[r]);
         }
-    }
-    for (int fi = 0; fi < nf; fi++) {
-        carc__hfeat *f = &out[fi];
-        f->tiles = (uint8_t)(1 + __builtin_popcountll(tm[fi][0]) + __builtin_popcountll(tm[fi][1]));
+        f->tiles = (uint8_t)(1 + (nr ? pop64(t0) + pop64(t1) : 0));
         if (f->kind == CARC_CITY || f->kind == CARC_ROAD) {
             f->open = (uint8_t)(f->open - 2 * matched[fi]);
             f->complete = f->open == 0;
         } else if (f->kind == CARC_CLOISTER) {
             f->open = (uint8_t)(8 - h->filled);
             f->complete = h->filled == 8;
+        } else {
+            f->open = 0; /* fields have no sides to close */
+            f->pen = 0;
         }
     }
 
-    /* Fields: the cities their roots touch, with the cities this tile
-     * extends counted once and with their predicted completion. */
+    /* Fields: the cities their roots touch, with every city this tile
+     * extends counted once and with its predicted completion. A city this
+     * tile joins was incomplete (a complete one has no side to join), so
+     * only the incomplete sets can hold its roots. */
     if (c->farms)
         for (int fi = 0; fi < nf; fi++) {
             carc__hfeat *f = &out[fi];
             if (f->kind != CARC_FIELD)
                 continue;
-            uint64_t done[4] = {0, 0, 0, 0}, open[4] = {0, 0, 0, 0};
-            for (int i = 0; i < l.n; i++) {
-                if (fidx[uf_find(l.uf, l.seg[i])] != fi)
-                    continue;
-                int r = l.root[i];
+            int nr = nfr[fi], nd = 0, no = 0;
+            uint64_t uopen[4];
+            const uint64_t *open = uopen;
+            if (nr == 1) {
+                int r = fr[fi][0];
                 field_cities(c, r);
+                open = c->fopen[r];
+                nd = c->fdone_n[r];
+                no = c->fopen_n[r];
+            } else if (nr > 1) {
+                uint64_t udone[4] = {0, 0, 0, 0};
+                uopen[0] = uopen[1] = uopen[2] = uopen[3] = 0;
+                for (int i = 0; i < nr; i++) {
+                    int r = fr[fi][i];
+                    field_cities(c, r);
+                    for (int w = 0; w < 4; w++) {
+                        udone[w] |= c->fdone[r][w];
+                        uopen[w] |= c->fopen[r][w];
+                    }
+                }
                 for (int w = 0; w < 4; w++) {
-                    done[w] |= c->fdone[r][w];
-                    open[w] |= c->fopen[r][w];
+                    nd += pop64(udone[w]);
+                    no += pop64(uopen[w]);
                 }
             }
             unsigned local = 0; /* tile cities the field's own elements touch */
             for (unsigned sg = f->segs; sg; sg &= sg - 1)
                 local |= ty->cities[__builtin_ctz(sg)];
-            int extra_done = 0, extra_open = 0;
             for (int ci = 0; ci < nf; ci++) {
                 const carc__hfeat *cf = &out[ci];
                 if (cf->kind != CARC_CITY)
                     continue;
                 int touched = (local & cf->segs) != 0;
-                for (int i = 0; i < l.n; i++) {
-                    if (fidx[uf_find(l.uf, l.seg[i])] != ci)
-                        continue;
-                    int r = l.root[i];
-                    uint64_t bit = 1ULL << (r & 63);
-                    if ((done[r >> 6] | open[r >> 6]) & bit) {
-                        touched = 1;
-                        done[r >> 6] &= ~bit;
-                        open[r >> 6] &= ~bit;
+                if (nr > 0)
+                    for (int i = 0; i < nfr[ci]; i++) {
+                        int r = fr[ci][i];
+                        if (open[r >> 6] & (1ULL << (r & 63))) {
+                            touched = 1;
+                            no--; /* counted below as part of the merged city */
+                        }
                     }
-                }
                 if (touched) {
                     if (cf->complete)
-                        extra_done++;
+                        nd++;
                     else
-                        extra_open++;
+                        no++;
                 }
-            }
-            int nd = extra_done, no = extra_open;
-            for (int w = 0; w < 4; w++) {
-                nd += __builtin_popcountll(done[w]);
-                no += __builtin_popcountll(open[w]);
             }
             f->cities_done = (uint8_t)nd;
             f->cities_open = (uint8_t)no;
@@ -434,14 +463,14 @@ static int actual(hctx *c, carc__hfeat *out)
         f->kind = (uint8_t)k;
         f->segs = (uint8_t)(1u << g);
         const uint64_t *t = tiles_of(c, r);
-        f->tiles = (uint8_t)(__builtin_popcountll(t[0]) + __builtin_popcountll(t[1]));
+        f->tiles = (uint8_t)(pop64(t[0]) + pop64(t[1]));
         add_meeples(c, r, f);
         if (k == CARC_FIELD) {
             field_cities(c, r);
             int nd = 0, no = 0;
             for (int w = 0; w < 4; w++) {
-                nd += __builtin_popcountll(c->fdone[r][w]);
-                no += __builtin_popcountll(c->fopen[r][w]);
+                nd += pop64(c->fdone[r][w]);
+                no += pop64(c->fopen[r][w]);
             }
             f->cities_done = (uint8_t)nd;
             f->cities_open = (uint8_t)no;

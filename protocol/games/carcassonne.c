@@ -223,7 +223,8 @@ static int carc_apply_turn(void *st, const json_t *turn, char *err, size_t errca
     int port = -1;
     if (jmeeple && json_is_string(jmeeple)) {
         const char *ps = json_string_value(jmeeple);
-        port = json_string_length(jmeeple) <= 2 ? carc_port_of_name(ps) : -1;
+        /* strlen: a string built in C (not parsed) may hold a NUL */
+        port = json_string_length(jmeeple) == strlen(ps) ? carc_port_of_name(ps) : -1;
         if (port < 0 || strcmp(ps, carc_port_name(port)) != 0)
             return rec__fail(err, errcap, ENG_EBAD_MOVE,
                              "meeple %s is not a port name (upper case: N E S W, NW NE "

@@ -40,9 +40,9 @@ typedef struct feat_spec {
 
 typedef struct tile_spec {
     char letter;
-    int count;        /* copies in the game, start tile included */
-    const char *edges; /* N E S W: C city, R road, F field */
-    int distinct;     /* distinct rotations, from the tile's symmetry */
+    int count;                      /* copies in the game, start tile included */
+    const char *edges;              /* N E S W: C city, R road, F field */
+    int distinct;                   /* distinct rotations, from the tile's symmetry */
     feat_spec f[CARC_MAX_SEGS + 1]; /* ends with kind 0 */
 } tile_spec;
 
@@ -56,6 +56,7 @@ typedef struct tile_spec {
  * (B, C, X) has 1; one that looks the same after a half turn (F, G, H, U) has
  * 2; every other tile has 4 (A: the road picks a side; I: the two cities are
  * on adjacent sides, so a half turn moves them to S and E). */
+/* clang-format off */
 static const tile_spec spec[CARC_NTYPES] = {
     {'A', 2, "FFRF", 4,
      {{'k', "C", false, NULL},
@@ -165,6 +166,7 @@ static const tile_spec spec[CARC_NTYPES] = {
       {'f', "ES SE", false, ""},
       {'f', "SW WS", false, ""}}},
 };
+/* clang-format on */
 
 /* ---- helpers --------------------------------------------------------------- */
 
@@ -216,9 +218,12 @@ static unsigned turn_mask(unsigned m, int rot)
 static int kind_of(char k)
 {
     switch (k) {
-    case 'c': case 'C': return CARC_CITY;
-    case 'r': case 'R': return CARC_ROAD;
-    case 'f': case 'F': return CARC_FIELD;
+    case 'c':
+    case 'C': return CARC_CITY;
+    case 'r':
+    case 'R': return CARC_ROAD;
+    case 'f':
+    case 'F': return CARC_FIELD;
     case 'k': return CARC_CLOISTER;
     default: fail_msg("bad kind '%c' in the test table", k); return -1;
     }
@@ -437,8 +442,8 @@ static void test_distinct_rotations(void **state)
 /* ---- a few types written out rotation by rotation (no formula) ------------ */
 
 typedef struct rot_spec {
-    const char *edges;               /* N E S W after the rotation */
-    feat_spec f[CARC_MAX_SEGS + 1];  /* board ports after the rotation */
+    const char *edges;              /* N E S W after the rotation */
+    feat_spec f[CARC_MAX_SEGS + 1]; /* board ports after the rotation */
 } rot_spec;
 
 static void check_rotation(char letter, int rot, const rot_spec *rs)
@@ -476,16 +481,24 @@ static void test_rotations_d(void **state)
     /* D: city N, road W-E; rotating once puts the city east, the road N-S. */
     static const rot_spec d[4] = {
         {"CRFR",
-         {{'c', "NW N NE", 0, 0}, {'r', "W E", 0, 0}, {'f', "WN EN", 0, "N"},
+         {{'c', "NW N NE", 0, 0},
+          {'r', "W E", 0, 0},
+          {'f', "WN EN", 0, "N"},
           {'f', "WS SW S SE ES", 0, ""}}},
         {"RCRF",
-         {{'c', "EN E ES", 0, 0}, {'r', "N S", 0, 0}, {'f', "NE SE", 0, "E"},
+         {{'c', "EN E ES", 0, 0},
+          {'r', "N S", 0, 0},
+          {'f', "NE SE", 0, "E"},
           {'f', "SW WS W WN NW", 0, ""}}},
         {"FRCR",
-         {{'c', "SE S SW", 0, 0}, {'r', "E W", 0, 0}, {'f', "ES WS", 0, "S"},
+         {{'c', "SE S SW", 0, 0},
+          {'r', "E W", 0, 0},
+          {'f', "ES WS", 0, "S"},
           {'f', "WN NW N NE EN", 0, ""}}},
         {"RFRC",
-         {{'c', "WS W WN", 0, 0}, {'r', "N S", 0, 0}, {'f', "NW SW", 0, "W"},
+         {{'c', "WS W WN", 0, 0},
+          {'r', "N S", 0, 0},
+          {'f', "NW SW", 0, "W"},
           {'f', "NE EN E ES SE", 0, ""}}},
     };
     for (int r = 0; r < 4; r++)
@@ -497,10 +510,14 @@ static void test_rotations_v(void **state)
     (void)state;
     /* V: a road curve S-W, turning clockwise W-N, N-E, E-S. */
     static const rot_spec v[4] = {
-        {"FFRR", {{'r', "S W", 0, 0}, {'f', "SW WS", 0, ""}, {'f', "WN NW N NE EN E ES SE", 0, ""}}},
-        {"RFFR", {{'r', "W N", 0, 0}, {'f', "WN NW", 0, ""}, {'f', "NE EN E ES SE S SW WS", 0, ""}}},
-        {"RRFF", {{'r', "N E", 0, 0}, {'f', "NE EN", 0, ""}, {'f', "ES SE S SW WS W WN NW", 0, ""}}},
-        {"FRRF", {{'r', "E S", 0, 0}, {'f', "ES SE", 0, ""}, {'f', "SW WS W WN NW N NE EN", 0, ""}}},
+        {"FFRR",
+         {{'r', "S W", 0, 0}, {'f', "SW WS", 0, ""}, {'f', "WN NW N NE EN E ES SE", 0, ""}}},
+        {"RFFR",
+         {{'r', "W N", 0, 0}, {'f', "WN NW", 0, ""}, {'f', "NE EN E ES SE S SW WS", 0, ""}}},
+        {"RRFF",
+         {{'r', "N E", 0, 0}, {'f', "NE EN", 0, ""}, {'f', "ES SE S SW WS W WN NW", 0, ""}}},
+        {"FRRF",
+         {{'r', "E S", 0, 0}, {'f', "ES SE", 0, ""}, {'f', "SW WS W WN NW N NE EN", 0, ""}}},
     };
     for (int r = 0; r < 4; r++)
         check_rotation('V', r, &v[r]);
@@ -511,10 +528,14 @@ static void test_rotations_i(void **state)
     (void)state;
     /* I: two separate cities on adjacent sides N and W. */
     static const rot_spec v[4] = {
-        {"CFFC", {{'c', "NW N NE", 0, 0}, {'c', "WS W WN", 0, 0}, {'f', "EN E ES SE S SW", 0, "N W"}}},
-        {"CCFF", {{'c', "NW N NE", 0, 0}, {'c', "EN E ES", 0, 0}, {'f', "SE S SW WS W WN", 0, "N E"}}},
-        {"FCCF", {{'c', "EN E ES", 0, 0}, {'c', "SE S SW", 0, 0}, {'f', "WS W WN NW N NE", 0, "E S"}}},
-        {"FFCC", {{'c', "SE S SW", 0, 0}, {'c', "WS W WN", 0, 0}, {'f', "NW N NE EN E ES", 0, "S W"}}},
+        {"CFFC",
+         {{'c', "NW N NE", 0, 0}, {'c', "WS W WN", 0, 0}, {'f', "EN E ES SE S SW", 0, "N W"}}},
+        {"CCFF",
+         {{'c', "NW N NE", 0, 0}, {'c', "EN E ES", 0, 0}, {'f', "SE S SW WS W WN", 0, "N E"}}},
+        {"FCCF",
+         {{'c', "EN E ES", 0, 0}, {'c', "SE S SW", 0, 0}, {'f', "WS W WN NW N NE", 0, "E S"}}},
+        {"FFCC",
+         {{'c', "SE S SW", 0, 0}, {'c', "WS W WN", 0, 0}, {'f', "NW N NE EN E ES", 0, "S W"}}},
     };
     for (int r = 0; r < 4; r++)
         check_rotation('I', r, &v[r]);
@@ -527,16 +548,24 @@ static void test_rotations_s(void **state)
      * ending at the city, a small field either side of the road. */
     static const rot_spec v[4] = {
         {"CCRC",
-         {{'c', "NW N NE EN E ES WS W WN", 1, 0}, {'r', "S", 0, 0}, {'f', "SE", 0, "E"},
+         {{'c', "NW N NE EN E ES WS W WN", 1, 0},
+          {'r', "S", 0, 0},
+          {'f', "SE", 0, "E"},
           {'f', "SW", 0, "W"}}},
         {"CCCR",
-         {{'c', "NW N NE EN E ES SE S SW", 1, 0}, {'r', "W", 0, 0}, {'f', "WS", 0, "S"},
+         {{'c', "NW N NE EN E ES SE S SW", 1, 0},
+          {'r', "W", 0, 0},
+          {'f', "WS", 0, "S"},
           {'f', "WN", 0, "N"}}},
         {"RCCC",
-         {{'c', "EN E ES SE S SW WS W WN", 1, 0}, {'r', "N", 0, 0}, {'f', "NW", 0, "W"},
+         {{'c', "EN E ES SE S SW WS W WN", 1, 0},
+          {'r', "N", 0, 0},
+          {'f', "NW", 0, "W"},
           {'f', "NE", 0, "E"}}},
         {"CRCC",
-         {{'c', "NW N NE SE S SW WS W WN", 1, 0}, {'r', "E", 0, 0}, {'f', "EN", 0, "N"},
+         {{'c', "NW N NE SE S SW WS W WN", 1, 0},
+          {'r', "E", 0, 0},
+          {'f', "EN", 0, "N"},
           {'f', "ES", 0, "S"}}},
     };
     for (int r = 0; r < 4; r++)
@@ -548,20 +577,28 @@ static void test_rotations_a_and_h(void **state)
     (void)state;
     /* A: the cloister stays at C, the road turns S, W, N, E. */
     static const rot_spec a[4] = {
-        {"FFRF", {{'k', "C", 0, 0}, {'r', "S", 0, 0}, {'f', "NW N NE EN E ES SE SW WS W WN", 0, ""}}},
-        {"FFFR", {{'k', "C", 0, 0}, {'r', "W", 0, 0}, {'f', "NW N NE EN E ES SE S SW WS WN", 0, ""}}},
-        {"RFFF", {{'k', "C", 0, 0}, {'r', "N", 0, 0}, {'f', "NW NE EN E ES SE S SW WS W WN", 0, ""}}},
-        {"FRFF", {{'k', "C", 0, 0}, {'r', "E", 0, 0}, {'f', "NW N NE EN ES SE S SW WS W WN", 0, ""}}},
+        {"FFRF",
+         {{'k', "C", 0, 0}, {'r', "S", 0, 0}, {'f', "NW N NE EN E ES SE SW WS W WN", 0, ""}}},
+        {"FFFR",
+         {{'k', "C", 0, 0}, {'r', "W", 0, 0}, {'f', "NW N NE EN E ES SE S SW WS WN", 0, ""}}},
+        {"RFFF",
+         {{'k', "C", 0, 0}, {'r', "N", 0, 0}, {'f', "NW NE EN E ES SE S SW WS W WN", 0, ""}}},
+        {"FRFF",
+         {{'k', "C", 0, 0}, {'r', "E", 0, 0}, {'f', "NW N NE EN ES SE S SW WS W WN", 0, ""}}},
     };
     for (int r = 0; r < 4; r++)
         check_rotation('A', r, &a[r]);
     /* H: cities N and S; once turned they are E and W; a half turn is the
      * same tile again (canon 0), three quarters the same as one (canon 1). */
     static const rot_spec h[4] = {
-        {"CFCF", {{'c', "NW N NE", 0, 0}, {'c', "SE S SW", 0, 0}, {'f', "EN E ES WS W WN", 0, "N S"}}},
-        {"FCFC", {{'c', "EN E ES", 0, 0}, {'c', "WS W WN", 0, 0}, {'f', "NW N NE SE S SW", 0, "E W"}}},
-        {"CFCF", {{'c', "NW N NE", 0, 0}, {'c', "SE S SW", 0, 0}, {'f', "EN E ES WS W WN", 0, "N S"}}},
-        {"FCFC", {{'c', "EN E ES", 0, 0}, {'c', "WS W WN", 0, 0}, {'f', "NW N NE SE S SW", 0, "E W"}}},
+        {"CFCF",
+         {{'c', "NW N NE", 0, 0}, {'c', "SE S SW", 0, 0}, {'f', "EN E ES WS W WN", 0, "N S"}}},
+        {"FCFC",
+         {{'c', "EN E ES", 0, 0}, {'c', "WS W WN", 0, 0}, {'f', "NW N NE SE S SW", 0, "E W"}}},
+        {"CFCF",
+         {{'c', "NW N NE", 0, 0}, {'c', "SE S SW", 0, 0}, {'f', "EN E ES WS W WN", 0, "N S"}}},
+        {"FCFC",
+         {{'c', "EN E ES", 0, 0}, {'c', "WS W WN", 0, 0}, {'f', "NW N NE SE S SW", 0, "E W"}}},
     };
     for (int r = 0; r < 4; r++)
         check_rotation('H', r, &h[r]);
@@ -586,16 +623,11 @@ static void test_feature_port_names(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_table_is_well_formed),
-        cmocka_unit_test(test_counts),
-        cmocka_unit_test(test_letters_and_ports),
-        cmocka_unit_test(test_features_all_rotations),
-        cmocka_unit_test(test_distinct_rotations),
-        cmocka_unit_test(test_rotations_d),
-        cmocka_unit_test(test_rotations_v),
-        cmocka_unit_test(test_rotations_i),
-        cmocka_unit_test(test_rotations_s),
-        cmocka_unit_test(test_rotations_a_and_h),
+        cmocka_unit_test(test_table_is_well_formed), cmocka_unit_test(test_counts),
+        cmocka_unit_test(test_letters_and_ports),    cmocka_unit_test(test_features_all_rotations),
+        cmocka_unit_test(test_distinct_rotations),   cmocka_unit_test(test_rotations_d),
+        cmocka_unit_test(test_rotations_v),          cmocka_unit_test(test_rotations_i),
+        cmocka_unit_test(test_rotations_s),          cmocka_unit_test(test_rotations_a_and_h),
         cmocka_unit_test(test_feature_port_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,769 @@
+/*
+ * messages.c — the client messages of docs/protocol.md read into C, and the
+ * small builders of server replies (contract in messages.h).
+ *
+ * Everything a client sends is untrusted. Decoding goes in the three steps
+ * used for every input in tessera:
+ *   1. parse: at most PROTO_MAX_MESSAGE bytes, by jansson, duplicate keys
+ *      rejected, depth capped by jansson (JSON_PARSER_MAX_DEPTH);
+ *   2. shape: the exact fields of each message type (strict unpacking:
+ *      unknown and missing fields are errors) and their JSON types;
+ *   3. ranges: ids, names, tokens, numbers, enum strings.
+ * Game-specific parts (`rules`, `move.move`) are only checked to be objects
+ * here; the server reads them with the game's codec.
+ *
+ * Reasons are written in our own words, printable ASCII only: untrusted text
+ * (keys, values, jansson's parse messages that quote the input) appears only
+ * through quote(), which shows at most 16 characters and turns anything
+ * outside printable ASCII into '?'. A reason names the message type and the
+ * field ("join: seat must be 0 to 4, not 9"), so a client can fix its code.
+ *
+ * Decoding never allocates from a size the input claims: jansson builds the
+ * tree from at most PROTO_MAX_MESSAGE bytes, and everything else is fixed
+ * fields of proto_msg or pointers borrowed from that tree.
+ */
+#include "messages.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "games/codec.h"
+
+/* ---- names ------------------------------------------------------------- */
+
+static const char *const type_names[PROTO_NTYPES] = {
+    [PROTO_HELLO] = "hello",
+    [PROTO_PING] = "ping",
+    [PROTO_LIST_GAMES] = "list_games",
+    [PROTO_LIST_BOTS] = "list_bots",
+    [PROTO_LIST_MATCHES] = "list_matches",
+    [PROTO_CREATE_MATCH] = "create_match",
+    [PROTO_JOIN] = "join",
+    [PROTO_SPECTATE] = "spectate",
+    [PROTO_UNSPECTATE] = "unspectate",
+    [PROTO_MOVE] = "move",
+    [PROTO_RESIGN] = "resign",
+    [PROTO_RESUME] = "resume",
+};
+
+/* Indexed by the enums of messages.h; NULL-terminated for enum_of(). */
+static const char *const timeout_names[] = {"forfeit", "random_move", "grace", NULL};
+static const char *const illegal_names[] = {"reject", "forfeit", "random_move", NULL};
+static const char *const disconnect_names[] = {"forfeit", "random_move", NULL};
+static const char *const status_names[] = {"all", "live", "finished", NULL};
+
+/* "unknown" for a value outside the table, so a caller's printf never gets NULL. */
+static const char *name_in(const char *const *names, int n, int v)
+{
+    return v >= 0 && v < n && names[v] ? names[v] : "unknown";
+}
+
+const char *proto_type_name(proto_type t)
+{
+    return name_in(type_names, PROTO_NTYPES, (int)t);
+}
+
+const char *proto_timeout_name(int v)
+{
+    return name_in(timeout_names, 3, v);
+}
+
+const char *proto_illegal_name(int v)
+{
+    return name_in(illegal_names, 3, v);
+}
+
+const char *proto_disconnect_name(int v)
+{
+    return name_in(disconnect_names, 2, v);
+}
+
+/* ---- replies ----------------------------------------------------------- */
+
+json_t *proto_reply(const char *type, const json_t *id)
+{
+    if (!type)
+        return NULL;
+    json_t *r = json_object();
+    if (!r || json_object_set_new(r, "type", json_string(type)))
+        goto fail;
+    /* A copy, not a shared reference: the reply may outlive the message and
+     * be serialised on another thread. */
+    if (id && json_object_set_new(r, "id", json_deep_copy(id)))
+        goto fail;
+    return r;
+fail:
+    json_decref(r);
+    return NULL;
+}
+
+json_t *proto_error(int code, const char *message, const json_t *id)
+{
+    json_t *r = json_object();
+    if (!r || json_object_set_new(r, "type", json_string("error")) ||
+        json_object_set_new(r, "code", json_string(eng_err_code(code))))
+        goto fail;
+    /* json_string() refuses invalid UTF-8: fall back to the table's message
+     * rather than send no message at all. */
+    json_t *text = message && message[0] ? json_string(message) : NULL;
+    if (!text)
+        text = json_string(eng_err_message(code));
+    if (json_object_set_new(r, "message", text))
+        goto fail;
+    if (id && json_object_set_new(r, "id", json_deep_copy(id)))
+        goto fail;
+    return r;
+fail:
+    json_decref(r);
+    return NULL;
+}
+
+/* ---- reasons ----------------------------------------------------------- */
+
+/* State of one decode: where the reason goes and which message it is about. */
+typedef struct dctx {
+    char *err;        /* reason buffer (may be NULL) */
+    size_t errcap;    /* its size */
+    const char *what; /* message type name for the prefix, NULL before it is known */
+} dctx;
+
+static int fail(dctx *c, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* Write "<type>: <reason>" to the reason buffer and return code. */
+static int fail(dctx *c, int code, const char *fmt, ...)
+{
+    if (!c->err || !c->errcap)
+        return code;
+    char text[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    if (c->what)
+        snprintf(c->err, c->errcap, "%s: %s", c->what, text);
+    else
+        snprintf(c->err, c->errcap, "%s", text);
+    return code;
+}
+
+/* A printable excerpt of untrusted bytes, in double quotes: at most 16
+ * characters, anything outside printable ASCII (and the quote and backslash,
+ * so the excerpt reads unambiguously) as '?', "..." when cut. Looks like
+ * rec__quote(), which takes a JSON string; this one takes bytes (keys). */
+static const char *quote(const char *s, size_t len, char buf[REC_QUOTE_MAX])
+{
+    enum { SHOWN = 16 };
+    size_t o = 0;
+    buf[o++] = '"';
+    for (size_t i = 0; i < len && i < SHOWN; i++) {
+        unsigned char ch = (unsigned char)s[i];
+        buf[o++] = ch >= 0x20 && ch < 0x7f && ch != '"' && ch != '\\' ? (char)ch : '?';
+    }
+    buf[o++] = '"';
+    if (len > SHOWN) {
+        memcpy(buf + o, "...", 3);
+        o += 3;
+    }
+    buf[o] = 0;
+    return buf;
+}
+
+/* jansson's parse message in printable ASCII, cut to fit: it quotes the
+ * input near the error ("invalid token near 'tru'"). */
+static void sanitize(const char *in, char *out, size_t cap)
+{
+    size_t o = 0;
+    for (size_t i = 0; in[i] && o + 1 < cap; i++) {
+        unsigned char ch = (unsigned char)in[i];
+        out[o++] = ch >= 0x20 && ch < 0x7f ? (char)ch : '?';
+    }
+    out[o] = 0;
+}
+
+/* ---- field checks ------------------------------------------------------ */
+
+/* The fields one object may hold: name, and whether it must be present. */
+typedef struct field {
+    const char *name;
+    bool required;
+} field;
+
+/* Explain why strict unpacking of obj failed, in our words: the first field
+ * not in fields[0..n), else the first required one missing. `where` names
+ * the object inside the message ("time_control"), or NULL for the message
+ * itself. */
+static int shape_fail(dctx *c, json_t *obj, const char *where, const field *fields, int n,
+                      const json_error_t *e)
+{
+    char q[REC_QUOTE_MAX];
+    const char *key;
+    json_t *v;
+    if (json_error_code(e) == json_error_out_of_memory)
+        return fail(c, ENG_ENOMEM, "out of memory while reading the message");
+    json_object_foreach(obj, key, v)
+    {
+        int i = 0;
+        while (i < n && strcmp(fields[i].name, key) != 0)
+            i++;
+        if (i == n)
+            return where ? fail(c, ENG_EBAD_MESSAGE, "unknown field %s in %s",
+                                quote(key, strlen(key), q), where)
+                         : fail(c, ENG_EBAD_MESSAGE, "unknown field %s", quote(key, strlen(key), q));
+    }
+    for (int i = 0; i < n; i++)
+        if (fields[i].required && !json_object_get(obj, fields[i].name))
+            return where ? fail(c, ENG_EBAD_MESSAGE, "missing field \"%s\" in %s", fields[i].name,
+                                where)
+                         : fail(c, ENG_EBAD_MESSAGE, "missing field \"%s\"", fields[i].name);
+    /* Not reached while the fields match the unpack format; stay safe. */
+    char text[80];
+    sanitize(e->text, text, sizeof text);
+    return fail(c, ENG_EBAD_MESSAGE, "%s", text);
+}
+
+/* Characters (Unicode code points) of a JSON string: jansson has checked
+ * the UTF-8, so counting the bytes that start a character is enough. */
+static size_t utf8_chars(const char *s, size_t len)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < len; i++)
+        n += ((unsigned char)s[i] & 0xc0) != 0x80;
+    return n;
+}
+
+/* An integer in [lo, hi] into *out. Reals (1.0, 1e300) are refused: a field
+ * that counts something is written as a JSON integer. */
+static int want_int(dctx *c, const json_t *v, const char *name, long long lo, long long hi,
+                    long long *out)
+{
+    if (!json_is_integer(v))
+        return fail(c, ENG_EBAD_MESSAGE, "%s must be an integer, not %s", name, rec__type_name(v));
+    long long x = (long long)json_integer_value(v);
+    if (x < lo || x > hi)
+        return fail(c, ENG_EBAD_MESSAGE, "%s must be %lld to %lld, not %lld", name, lo, hi, x);
+    *out = x;
+    return 0;
+}
+
+/* A string of 1..max characters [A-Za-z0-9_-]: match ids and tokens. */
+static int want_ident(dctx *c, const json_t *v, const char *name, size_t max, const char **out)
+{
+    char q[REC_QUOTE_MAX];
+    if (!json_is_string(v))
+        return fail(c, ENG_EBAD_MESSAGE, "%s must be a string, not %s", name, rec__type_name(v));
+    const char *s = json_string_value(v);
+    size_t len = json_string_length(v);
+    if (len == 0)
+        return fail(c, ENG_EBAD_MESSAGE, "%s must not be empty", name);
+    if (len > max)
+        return fail(c, ENG_EBAD_MESSAGE, "%s is too long (%zu bytes, at most %zu)", name, len, max);
+    for (size_t i = 0; i < len; i++) {
+        unsigned char ch = (unsigned char)s[i];
+        if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+              ch == '_' || ch == '-'))
+            return fail(c, ENG_EBAD_MESSAGE, "%s may hold only A-Z a-z 0-9 _ -, not %s", name,
+                        rec__quote(v, q));
+    }
+    *out = s;
+    return 0;
+}
+
+/* A string of 1..max printable ASCII characters (space to '~'): names,
+ * client, game, bot specs. ASCII keeps names safe to print anywhere and lets
+ * a name of PROTO_NAME_MAX characters fit proto_seat_spec's buffer. */
+static int want_text(dctx *c, const json_t *v, const char *name, size_t max, const char **out)
+{
+    char q[REC_QUOTE_MAX];
+    if (!json_is_string(v))
+        return fail(c, ENG_EBAD_MESSAGE, "%s must be a string, not %s", name, rec__type_name(v));
+    const char *s = json_string_value(v);
+    size_t len = json_string_length(v);
+    if (len == 0)
+        return fail(c, ENG_EBAD_MESSAGE, "%s must not be empty", name);
+    if (len > max)
+        return fail(c, ENG_EBAD_MESSAGE, "%s is too long (%zu bytes, at most %zu)", name, len, max);
+    for (size_t i = 0; i < len; i++) {
+        unsigned char ch = (unsigned char)s[i];
+        if (ch < 0x20 || ch > 0x7e)
+            return fail(c, ENG_EBAD_MESSAGE,
+                        "%s may hold only printable ASCII characters, not %s (byte %zu)", name,
+                        rec__quote(v, q), i);
+    }
+    *out = s;
+    return 0;
+}
+
+/* One of the strings names[] (NULL-terminated); its index into *out. */
+static int want_enum(dctx *c, const json_t *v, const char *name, const char *const *names,
+                     int *out)
+{
+    char q[REC_QUOTE_MAX];
+    if (!json_is_string(v))
+        return fail(c, ENG_EBAD_MESSAGE, "%s must be a string, not %s", name, rec__type_name(v));
+    const char *s = json_string_value(v);
+    for (int i = 0; names[i]; i++)
+        if (strcmp(s, names[i]) == 0 && strlen(names[i]) == json_string_length(v)) {
+            *out = i;
+            return 0;
+        }
+    char choices[128] = "";
+    size_t o = 0;
+    for (int i = 0; names[i]; i++)
+        o += (size_t)snprintf(choices + o, sizeof choices - o, "%s%s", i ? ", " : "", names[i]);
+    return fail(c, ENG_EBAD_MESSAGE, "%s must be one of %s, not %s", name, choices,
+                rec__quote(v, q));
+}
+
+static int want_object(dctx *c, const json_t *v, const char *name)
+{
+    if (!json_is_object(v))
+        return fail(c, ENG_EBAD_MESSAGE, "%s must be an object, not %s", name, rec__type_name(v));
+    return 0;
+}
+
+/* ---- message bodies ---------------------------------------------------- */
+
+/* Common to every message: "type" and "id" (checked before the body). */
+#define COMMON_FIELDS {"type", true}, {"id", false}
+#define NFIELDS(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+/* ping, list_games, list_bots: nothing but type and id. */
+static int dec_bare(dctx *c, proto_msg *m)
+{
+    static const field fields[] = {COMMON_FIELDS};
+    json_error_t e;
+    json_t *t, *id = NULL;
+    if (json_unpack_ex(m->root, &e, JSON_STRICT, "{s:o, s?o}", "type", &t, "id", &id))
+        return shape_fail(c, m->root, NULL, fields, NFIELDS(fields), &e);
+    return 0;
+}
+
+static int dec_hello(dctx *c, proto_msg *m)
+{
+    static const field fields[] = {COMMON_FIELDS, {"protocol", true}, {"client", false}};
+    json_error_t e;
+    json_t *t, *id = NULL, *proto = NULL, *client = NULL;
+    /* The version first: a client of another protocol version may well send
+     * fields this one does not know, and deserves to hear about the version. */
+    proto = json_object_get(m->root, "protocol");
+    if (json_is_integer(proto) && json_integer_value(proto) != PROTO_VERSION)
+        return fail(c, ENG_EBAD_VERSION, "protocol %lld is not supported; this server speaks %d",
+                    (long long)json_integer_value(proto), PROTO_VERSION);
+    if (json_unpack_ex(m->root, &e, JSON_STRICT, "{s:o, s?o, s:o, s?o}", "type", &t, "id", &id,
+                       "protocol", &proto, "client", &client))
+        return shape_fail(c, m->root, NULL, fields, NFIELDS(fields), &e);
+    long long v;
+    int rc = want_int(c, proto, "protocol", PROTO_VERSION, PROTO_VERSION, &v);
+    if (rc)
+        return rc;
+    m->protocol = v;
+    if (client && (rc = want_text(c, client, "client", PROTO_NAME_MAX, &m->client)))
+        return rc;
+    return 0;
+}
+
+static int dec_list_matches(dctx *c, proto_msg *m)
+{
+    static const field fields[] = {COMMON_FIELDS, {"status", false}};
+    json_error_t e;
+    json_t *t, *id = NULL, *status = NULL;
+    if (json_unpack_ex(m->root, &e, JSON_STRICT, "{s:o, s?o, s?o}", "type", &t, "id", &id,
+                       "status", &status))
+        return shape_fail(c, m->root, NULL, fields, NFIELDS(fields), &e);
+    m->status = PROTO_LIST_ALL;
+    if (status)
+        return want_enum(c, status, "status", status_names, &m->status);
+    return 0;
+}
+
+/* join: match, seat and token, all required. */
+static int dec_join(dctx *c, proto_msg *m)
+{
+    static const field fields[] = {COMMON_FIELDS, {"match", true}, {"seat", true}, {"token", true}};
+    json_error_t e;
+    json_t *t, *id = NULL, *match, *seat, *token;
+    if (json_unpack_ex(m->root, &e, JSON_STRICT, "{s:o, s?o, s:o, s:o, s:o}", "type", &t, "id",
+                       &id, "match", &match, "seat", &seat, "token", &token))
+        return shape_fail(c, m->root, NULL, fields, NFIELDS(fields), &e);
+    long long v;
+    int rc;
+    if ((rc = want_ident(c, match, "match", PROTO_MATCH_ID_MAX, &m->match)) ||
+        (rc = want_int(c, seat, "seat", 0, ENG_MAX_PLAYERS - 1, &v)) ||
+        (rc = want_ident(c, token, "token", PROTO_TOKEN_MAX, &m->token)))
+        return rc;
+    m->seat = (int)v;
+    return 0;
+}
+
+/* spectate, unspectate: the match, required. */
+static int dec_match_only(dctx *c, proto_msg *m)
+{
+    static const field fields[] = {COMMON_FIELDS, {"match", true}};
+    json_error_t e;
+    json_t *t, *id = NULL, *match;
+    if (json_unpack_ex(m->root, &e, JSON_STRICT, "{s:o, s?o, s:o}", "type", &t, "id", &id,
+                       "match", &match))
+        return shape_fail(c, m->root, NULL, fields, NFIELDS(fields), &e);
+    return want_ident(c, match, "match", PROTO_MATCH_ID_MAX, &m->match);
+}
+
+/* resign: the match is optional (the server picks the only match the
+ * connection plays in). */
+static int dec_resign(dctx *c, proto_msg *m)
+{
+    static const field fields[] = {COMMON_FIELDS, {"match", false}};
+    json_error_t e;
+    json_t *t, *id = NULL, *match = NULL;
+    if (json_unpack_ex(m->root, &e, JSON_STRICT, "{s:o, s?o, s?o}", "type", &t, "id", &id,
+                       "match", &match))
+        return shape_fail(c, m->root, NULL, fields, NFIELDS(fields), &e);
+    if (match)
+        return want_ident(c, match, "match", PROTO_MATCH_ID_MAX, &m->match);
+    return 0;
+}
+
+static int dec_move(dctx *c, proto_msg *m)
+{
+    static const field fields[] = {
+        COMMON_FIELDS, {"match", false}, {"turn", false}, {"move", true}};
+    json_error_t e;
+    json_t *t, *id = NULL, *match = NULL, *turn = NULL, *move;
+    if (json_unpack_ex(m->root, &e, JSON_STRICT, "{s:o, s?o, s?o, s?o, s:o}", "type", &t, "id",
+                       &id, "match", &match, "turn", &turn, "move", &move))
+        return shape_fail(c, m->root, NULL, fields, NFIELDS(fields), &e);
+    int rc;
+    if (match && (rc = want_ident(c, match, "match", PROTO_MATCH_ID_MAX, &m->match)))
+        return rc;
+    if (turn) {
+        long long v;
+        if ((rc = want_int(c, turn, "turn", 1, INT64_MAX, &v)))
+            return rc;
+        m->has_turn = true;
+        m->turn = v;
+    }
+    if ((rc = want_object(c, move, "move")))
+        return rc;
+    m->move = move;
+    return 0;
+}
+
+static int dec_resume(dctx *c, proto_msg *m)
+{
+    static const field fields[] = {COMMON_FIELDS, {"resume_token", true}};
+    json_error_t e;
+    json_t *t, *id = NULL, *token;
+    if (json_unpack_ex(m->root, &e, JSON_STRICT, "{s:o, s?o, s:o}", "type", &t, "id", &id,
+                       "resume_token", &token))
+        return shape_fail(c, m->root, NULL, fields, NFIELDS(fields), &e);
+    return want_ident(c, token, "resume_token", PROTO_TOKEN_MAX, &m->resume_token);
+}
+
+/* ---- create_match ------------------------------------------------------ */
+
+/* One entry of "seats": exactly {"bot":SPEC} or {"open":true}, plus an
+ * optional "name". */
+static int dec_seat(dctx *c, json_t *js, int i, proto_seat_spec *s)
+{
+    static const field fields[] = {{"bot", false}, {"open", false}, {"name", false}};
+    char where[32], name[48];
+    snprintf(where, sizeof where, "seats[%d]", i);
+    int rc = want_object(c, js, where);
+    if (rc)
+        return rc;
+    json_error_t e;
+    json_t *bot = NULL, *open = NULL, *jname = NULL;
+    if (json_unpack_ex(js, &e, JSON_STRICT, "{s?o, s?o, s?o}", "bot", &bot, "open", &open, "name",
+                       &jname))
+        return shape_fail(c, js, where, fields, NFIELDS(fields), &e);
+    if (bot && open)
+        return fail(c, ENG_EBAD_MESSAGE, "%s has both \"bot\" and \"open\"; give one", where);
+    if (!bot && !open)
+        return fail(c, ENG_EBAD_MESSAGE, "%s needs \"bot\": SPEC or \"open\": true", where);
+    const char *str;
+    if (open) {
+        if (!json_is_boolean(open))
+            return fail(c, ENG_EBAD_MESSAGE, "%s.open must be true, not %s", where,
+                        rec__type_name(open));
+        if (!json_is_true(open))
+            return fail(c, ENG_EBAD_MESSAGE,
+                        "%s.open must be true (a bot seat gives \"bot\" instead)", where);
+        s->open = true;
+    } else {
+        snprintf(name, sizeof name, "%s.bot", where);
+        if ((rc = want_text(c, bot, name, PROTO_SPEC_MAX, &str)))
+            return rc;
+        memcpy(s->bot, str, strlen(str) + 1); /* fits: at most PROTO_SPEC_MAX bytes */
+    }
+    if (jname) {
+        snprintf(name, sizeof name, "%s.name", where);
+        if ((rc = want_text(c, jname, name, PROTO_NAME_MAX, &str)))
+            return rc;
+        memcpy(s->name, str, strlen(str) + 1); /* fits: at most PROTO_NAME_MAX bytes */
+    }
+    return 0;
+}
+
+static int dec_time_control(dctx *c, json_t *jtc, proto_time_control *tc)
+{
+    static const field fields[] = {
+        {"move_ms", false}, {"first_move_ms", false}, {"bank_ms", false}, {"increment_ms", false}};
+    tc->move_ms = 10000;
+    tc->first_move_ms = -1; /* 3 x move_ms unless given */
+    tc->bank_ms = 0;
+    tc->increment_ms = 0;
+    int rc;
+    if (jtc) {
+        if ((rc = want_object(c, jtc, "time_control")))
+            return rc;
+        json_error_t e;
+        json_t *mv = NULL, *first = NULL, *bank = NULL, *inc = NULL;
+        if (json_unpack_ex(jtc, &e, JSON_STRICT, "{s?o, s?o, s?o, s?o}", "move_ms", &mv,
+                           "first_move_ms", &first, "bank_ms", &bank, "increment_ms", &inc))
+            return shape_fail(c, jtc, "time_control", fields, NFIELDS(fields), &e);
+        long long v;
+        if (mv) {
+            if ((rc = want_int(c, mv, "time_control.move_ms", PROTO_MIN_MOVE_MS, PROTO_MAX_MS, &v)))
+                return rc;
+            tc->move_ms = v;
+        }
+        if (first) {
+            if ((rc = want_int(c, first, "time_control.first_move_ms", PROTO_MIN_MOVE_MS,
+                               PROTO_MAX_MS, &v)))
+                return rc;
+            tc->first_move_ms = v;
+        }
+        if (bank) {
+            if ((rc = want_int(c, bank, "time_control.bank_ms", 0, PROTO_MAX_MS, &v)))
+                return rc;
+            tc->bank_ms = v;
+        }
+        if (inc) {
+            if ((rc = want_int(c, inc, "time_control.increment_ms", 0, PROTO_MAX_MS, &v)))
+                return rc;
+            tc->increment_ms = v;
+        }
+    }
+    if (tc->first_move_ms < 0)
+        tc->first_move_ms = tc->move_ms <= PROTO_MAX_MS / 3 ? 3 * tc->move_ms : PROTO_MAX_MS;
+    return 0;
+}
+
+static int dec_policies(dctx *c, json_t *jp, proto_policies *p)
+{
+    static const field fields[] = {{"timeout", false},    {"illegal", false},
+                                   {"max_illegal", false}, {"disconnect", false},
+                                   {"reconnect_grace_ms", false}, {"grace_ms", false}};
+    p->timeout = PROTO_TIMEOUT_FORFEIT;
+    p->illegal = PROTO_ILLEGAL_REJECT;
+    p->max_illegal = 3;
+    p->disconnect = PROTO_DISCONNECT_FORFEIT;
+    p->reconnect_grace_ms = 30000;
+    p->grace_ms = 10000;
+    if (!jp)
+        return 0;
+    int rc = want_object(c, jp, "policies");
+    if (rc)
+        return rc;
+    json_error_t e;
+    json_t *timeout = NULL, *illegal = NULL, *maxill = NULL, *disc = NULL, *recon = NULL,
+           *grace = NULL;
+    if (json_unpack_ex(jp, &e, JSON_STRICT, "{s?o, s?o, s?o, s?o, s?o, s?o}", "timeout", &timeout,
+                       "illegal", &illegal, "max_illegal", &maxill, "disconnect", &disc,
+                       "reconnect_grace_ms", &recon, "grace_ms", &grace))
+        return shape_fail(c, jp, "policies", fields, NFIELDS(fields), &e);
+    long long v;
+    if (timeout && (rc = want_enum(c, timeout, "policies.timeout", timeout_names, &p->timeout)))
+        return rc;
+    if (illegal && (rc = want_enum(c, illegal, "policies.illegal", illegal_names, &p->illegal)))
+        return rc;
+    if (maxill) {
+        if ((rc = want_int(c, maxill, "policies.max_illegal", 1, PROTO_MAX_ILLEGAL, &v)))
+            return rc;
+        p->max_illegal = (int)v;
+    }
+    if (disc &&
+        (rc = want_enum(c, disc, "policies.disconnect", disconnect_names, &p->disconnect)))
+        return rc;
+    if (recon) {
+        if ((rc = want_int(c, recon, "policies.reconnect_grace_ms", 0, PROTO_MAX_MS, &v)))
+            return rc;
+        p->reconnect_grace_ms = v;
+    }
+    if (grace) {
+        if ((rc = want_int(c, grace, "policies.grace_ms", 0, PROTO_MAX_MS, &v)))
+            return rc;
+        p->grace_ms = v;
+    }
+    return 0;
+}
+
+static int dec_create_match(dctx *c, proto_msg *m)
+{
+    static const field fields[] = {COMMON_FIELDS,         {"game", true},
+                                   {"rules", false},      {"seats", true},
+                                   {"time_control", false}, {"policies", false}};
+    json_error_t e;
+    json_t *t, *id = NULL, *game, *rules = NULL, *seats, *tc = NULL, *pol = NULL;
+    if (json_unpack_ex(m->root, &e, JSON_STRICT, "{s:o, s?o, s:o, s?o, s:o, s?o, s?o}", "type", &t,
+                       "id", &id, "game", &game, "rules", &rules, "seats", &seats, "time_control",
+                       &tc, "policies", &pol))
+        return shape_fail(c, m->root, NULL, fields, NFIELDS(fields), &e);
+    int rc;
+    if ((rc = want_text(c, game, "game", PROTO_NAME_MAX, &m->game)))
+        return rc;
+    if (rules) {
+        if ((rc = want_object(c, rules, "rules")))
+            return rc;
+        m->rules = rules;
+    }
+    if (!json_is_array(seats))
+        return fail(c, ENG_EBAD_MESSAGE, "seats must be an array, not %s", rec__type_name(seats));
+    size_t n = json_array_size(seats);
+    if (n < 1 || n > ENG_MAX_PLAYERS)
+        return fail(c, ENG_EBAD_MESSAGE, "seats must have 1 to %d entries, not %zu",
+                    ENG_MAX_PLAYERS, n);
+    for (size_t i = 0; i < n; i++)
+        if ((rc = dec_seat(c, json_array_get(seats, i), (int)i, &m->seats[i])))
+            return rc;
+    m->nseats = (int)n;
+    if ((rc = dec_time_control(c, tc, &m->tc)) || (rc = dec_policies(c, pol, &m->pol)))
+        return rc;
+    return 0;
+}
+
+/* ---- decode ------------------------------------------------------------ */
+
+typedef int (*decoder)(dctx *c, proto_msg *m);
+
+static const decoder decoders[PROTO_NTYPES] = {
+    [PROTO_HELLO] = dec_hello,
+    [PROTO_PING] = dec_bare,
+    [PROTO_LIST_GAMES] = dec_bare,
+    [PROTO_LIST_BOTS] = dec_bare,
+    [PROTO_LIST_MATCHES] = dec_list_matches,
+    [PROTO_CREATE_MATCH] = dec_create_match,
+    [PROTO_JOIN] = dec_join,
+    [PROTO_SPECTATE] = dec_match_only,
+    [PROTO_UNSPECTATE] = dec_match_only,
+    [PROTO_MOVE] = dec_move,
+    [PROTO_RESIGN] = dec_resign,
+    [PROTO_RESUME] = dec_resume,
+};
+
+/* A parse failure in our words. Numbers out of range are valid JSON that we
+ * cannot represent: a message error (bad_message), not bad_json. */
+static int parse_fail(dctx *c, const json_error_t *e)
+{
+    char text[80];
+    sanitize(e->text, text, sizeof text);
+    switch (json_error_code(e)) {
+    case json_error_numeric_overflow:
+        return fail(c, ENG_EBAD_MESSAGE,
+                    "number out of range at line %d, column %d (integers must fit in 64 bits)",
+                    e->line, e->column);
+    case json_error_stack_overflow:
+        return fail(c, ENG_EBAD_JSON, "invalid JSON: nested deeper than %d levels",
+                    JSON_PARSER_MAX_DEPTH);
+    case json_error_out_of_memory:
+        return fail(c, ENG_ENOMEM, "out of memory while parsing the message");
+    default:
+        return fail(c, ENG_EBAD_JSON, "invalid JSON at line %d, column %d: %s", e->line, e->column,
+                    text);
+    }
+}
+
+/* The "id" field: a string of at most PROTO_ID_MAX characters, or an integer. */
+static int check_id(dctx *c, const json_t *id)
+{
+    if (json_is_integer(id))
+        return 0;
+    if (!json_is_string(id))
+        return fail(c, ENG_EBAD_MESSAGE, "id must be a string or an integer, not %s",
+                    rec__type_name(id));
+    size_t n = utf8_chars(json_string_value(id), json_string_length(id));
+    if (n > PROTO_ID_MAX)
+        return fail(c, ENG_EBAD_MESSAGE, "id is too long (%zu characters, at most %d)", n,
+                    PROTO_ID_MAX);
+    return 0;
+}
+
+int proto_decode(const char *buf, size_t len, proto_msg *m, json_t **id_out, char *err,
+                 size_t errcap)
+{
+    dctx c = {err, errcap, NULL};
+    if (id_out)
+        *id_out = NULL;
+    if (err && errcap)
+        err[0] = 0;
+    if (!m || (!buf && len))
+        return fail(&c, ENG_EINVAL, "proto_decode: no message or no buffer");
+    memset(m, 0, sizeof *m);
+
+    /* 1. parse */
+    if (len > PROTO_MAX_MESSAGE)
+        return fail(&c, ENG_ETOO_LARGE, "the message has %zu bytes; the limit is %d", len,
+                    PROTO_MAX_MESSAGE);
+    if (len == 0)
+        return fail(&c, ENG_EBAD_JSON, "the message is empty");
+    json_error_t e;
+    json_t *root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &e);
+    if (!root)
+        return parse_fail(&c, &e);
+    int rc;
+    if (!json_is_object(root)) {
+        rc = fail(&c, ENG_EBAD_JSON, "a message must be one JSON object, not %s",
+                  rec__type_name(root));
+        json_decref(root);
+        return rc;
+    }
+
+    /* 2. shape, starting with what every message has: id, then type */
+    json_t *id = json_object_get(root, "id");
+    if (id && (rc = check_id(&c, id))) {
+        json_decref(root);
+        return rc;
+    }
+    m->root = root;
+    m->id = id;
+    const json_t *jt = json_object_get(root, "type");
+    char q[REC_QUOTE_MAX];
+    if (!jt) {
+        rc = fail(&c, ENG_EBAD_MESSAGE, "missing field \"type\"");
+        goto fail;
+    }
+    if (!json_is_string(jt)) {
+        rc = fail(&c, ENG_EBAD_MESSAGE, "type must be a string, not %s", rec__type_name(jt));
+        goto fail;
+    }
+    int t = 0;
+    while (t < PROTO_NTYPES && (strcmp(type_names[t], json_string_value(jt)) != 0 ||
+                                strlen(type_names[t]) != json_string_length(jt)))
+        t++;
+    if (t == PROTO_NTYPES) {
+        rc = fail(&c, ENG_EUNKNOWN_TYPE, "unknown message type %s", rec__quote(jt, q));
+        goto fail;
+    }
+    m->type = (proto_type)t;
+    c.what = type_names[t];
+
+    /* 2 and 3 for the body of this type */
+    if ((rc = decoders[t](&c, m)))
+        goto fail;
+    return 0;
+
+fail:
+    if (id_out && id)
+        *id_out = json_incref(id);
+    json_decref(root);
+    memset(m, 0, sizeof *m);
+    return rc;
+}
+
+void proto_msg_free(proto_msg *m)
+{
+    if (!m)
+        return;
+    json_decref(m->root);
+    memset(m, 0, sizeof *m);
+}

@@ -1,0 +1,134 @@
+/*
+ * messages.h — the wire protocol's messages (docs/protocol.md) in C:
+ * decoding what clients send, with every shape and range checked, and
+ * building what the server sends.
+ *
+ * Decoding follows the three steps used for every untrusted input: parse
+ * (jansson, duplicate keys rejected, at most PROTO_MAX_MESSAGE bytes), check
+ * the shape (exact fields and JSON types per message type: unknown fields
+ * are errors), check ranges (ids, names, numbers). Game rules are checked
+ * later by the server with the game's wire codec. A decoded message owns its
+ * parsed JSON; its string fields borrow from it until proto_msg_free().
+ */
+#ifndef TESSERA_PROTOCOL_MESSAGES_H
+#define TESSERA_PROTOCOL_MESSAGES_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "engine/eng.h"
+
+#define PROTO_VERSION 1
+#define PROTO_MAX_MESSAGE 65536   /* bytes of one client message (server/limits.h repeats it) */
+#define PROTO_ID_MAX 64           /* characters of a string `id` */
+#define PROTO_NAME_MAX 64         /* characters of a seat/client name */
+#define PROTO_MATCH_ID_MAX 32     /* characters of a match id */
+#define PROTO_TOKEN_MAX 64        /* characters of a seat or resume token */
+#define PROTO_SPEC_MAX 511        /* characters of a bot spec */
+#define PROTO_MAX_MS 86400000LL   /* largest duration accepted: one day */
+#define PROTO_MIN_MOVE_MS 1       /* smallest move_ms / first_move_ms: a zero allowance could
+                                   * only forfeit; anything shorter than a network round trip
+                                   * suits in-process bots only, which is the creator's choice */
+#define PROTO_MAX_ILLEGAL 1000    /* largest policies.max_illegal: beyond it "reject" never ends */
+
+typedef enum proto_type {
+    PROTO_HELLO,
+    PROTO_PING,
+    PROTO_LIST_GAMES,
+    PROTO_LIST_BOTS,
+    PROTO_LIST_MATCHES,
+    PROTO_CREATE_MATCH,
+    PROTO_JOIN,
+    PROTO_SPECTATE,
+    PROTO_UNSPECTATE,
+    PROTO_MOVE,
+    PROTO_RESIGN,
+    PROTO_RESUME,
+    PROTO_NTYPES
+} proto_type;
+
+enum proto_timeout_policy { PROTO_TIMEOUT_FORFEIT, PROTO_TIMEOUT_RANDOM, PROTO_TIMEOUT_GRACE };
+enum proto_illegal_policy { PROTO_ILLEGAL_REJECT, PROTO_ILLEGAL_FORFEIT, PROTO_ILLEGAL_RANDOM };
+enum proto_disconnect_policy { PROTO_DISCONNECT_FORFEIT, PROTO_DISCONNECT_RANDOM };
+enum proto_list_status { PROTO_LIST_ALL, PROTO_LIST_LIVE, PROTO_LIST_FINISHED };
+
+typedef struct proto_time_control {
+    int64_t move_ms;        /* per-move limit (default 10000) */
+    int64_t first_move_ms;  /* a seat's first move (default 3 x move_ms) */
+    int64_t bank_ms;        /* bank each seat starts with (default 0) */
+    int64_t increment_ms;   /* added to the bank after each move (default 0) */
+} proto_time_control;
+
+typedef struct proto_policies {
+    int timeout;                 /* enum proto_timeout_policy (default forfeit) */
+    int illegal;                 /* enum proto_illegal_policy (default reject) */
+    int max_illegal;             /* illegal moves tolerated under reject (default 3) */
+    int disconnect;              /* enum proto_disconnect_policy (default forfeit) */
+    int64_t reconnect_grace_ms;  /* time to resume after a drop (default 30000) */
+    int64_t grace_ms;            /* one-off grace bank of the grace timeout policy (default 10000) */
+} proto_policies;
+
+typedef struct proto_seat_spec {
+    bool open;                          /* a seat a client joins */
+    char name[PROTO_NAME_MAX + 1];      /* display name ("" if none) */
+    char bot[PROTO_SPEC_MAX + 1];       /* in-process bot spec when !open */
+} proto_seat_spec;
+
+/* A decoded client message. */
+typedef struct proto_msg {
+    proto_type type;
+    json_t *root;             /* owned: the whole message */
+    const json_t *id;         /* borrowed: "id" or NULL */
+    /* hello */
+    int64_t protocol;
+    const char *client;       /* may be NULL */
+    /* list_matches */
+    int status;               /* enum proto_list_status */
+    /* join, spectate, unspectate, move, resign, resume */
+    const char *match;        /* NULL when absent (resign/move may name it or not) */
+    int seat;                 /* join */
+    const char *token;        /* join */
+    const char *resume_token; /* resume */
+    bool has_turn;            /* move: "turn" given */
+    int64_t turn;
+    const json_t *move;       /* move: borrowed object */
+    /* create_match */
+    const char *game;
+    const json_t *rules;      /* borrowed object or NULL */
+    int nseats;
+    proto_seat_spec seats[ENG_MAX_PLAYERS];
+    proto_time_control tc;
+    proto_policies pol;
+} proto_msg;
+
+/* Decode one client message. Returns 0 and fills *m (free with
+ * proto_msg_free), or a negative code — ENG_ETOO_LARGE, ENG_EBAD_JSON,
+ * ENG_EBAD_MESSAGE, ENG_EUNKNOWN_TYPE, ENG_EBAD_VERSION (ENG_ENOMEM if
+ * jansson runs out of memory, ENG_EINVAL if m is NULL) — with a reason in
+ * err (printable ASCII, safe to log and to send back), and *m zeroed so
+ * that nothing needs freeing. On error, *id_out (if not NULL) receives a new
+ * reference to the message's `id` when the message was an object with a
+ * valid id, so the error reply can echo it, else NULL; on success it is set
+ * to NULL (use m->id). A number outside the 64-bit range is bad_message
+ * (valid JSON, unreadable value); see docs/protocol.md for every limit. */
+int proto_decode(const char *buf, size_t len, proto_msg *m, json_t **id_out, char *err,
+                 size_t errcap);
+void proto_msg_free(proto_msg *m);
+
+/* Name of a message type ("create_match"); "unknown" out of range. */
+const char *proto_type_name(proto_type t);
+/* Names of policy values ("forfeit", "random_move", ...); "unknown" out of
+ * range. */
+const char *proto_timeout_name(int v);
+const char *proto_illegal_name(int v);
+const char *proto_disconnect_name(int v);
+
+/* {"type":"error","code":...,"message":...,"id":...} — new reference; id
+ * borrowed and may be NULL. */
+json_t *proto_error(int code, const char *message, const json_t *id);
+/* A new object {"type": type} with "id" copied when id is not NULL. */
+json_t *proto_reply(const char *type, const json_t *id);
+
+#endif

@@ -1,0 +1,335 @@
+/*
+ * handlers.c — one function per client message (docs/protocol.md).
+ *
+ * Every message is decoded and shape-checked by protocol/messages.c first;
+ * handlers check what only the server knows (does the match exist, does the
+ * token match, is it this seat's turn) and reply with a structured error on
+ * any problem. A protocol violation (bad JSON, no hello) closes the
+ * connection after the reply; everything else keeps it open.
+ */
+#include <string.h>
+
+#include "internal.h"
+
+static void reply_welcome(conn *c, const proto_msg *m)
+{
+    json_t *r = proto_reply("welcome", m->id);
+    json_object_set_new(r, "protocol", json_integer(PROTO_VERSION));
+    json_object_set_new(r, "server", json_string("tessera 0.1.0"));
+    json_object_set_new(r, "capabilities",
+                        json_pack("[s,s,s,s,s]", "play", "spectate", "create", "resume", "list"));
+    json_object_set_new(r, "limits",
+                        json_pack("{s:i, s:i, s:i, s:i}", "max_message_bytes", SRV_MAX_MESSAGE,
+                                  "messages_per_second", SRV_RATE_PER_SEC, "burst", SRV_RATE_BURST,
+                                  "idle_timeout_ms", SRV_HANGUP_IDLE_S * 1000));
+    conn_send(c, r);
+}
+
+static void reply_games(conn *c, const proto_msg *m)
+{
+    int n;
+    const eng_game *const *all = eng_games(&n);
+    json_t *arr = json_array();
+    for (int i = 0; i < n; i++)
+        if (wire_find(all[i]->name))
+            json_array_append_new(arr, wire_game_entry(all[i]));
+    json_t *r = proto_reply("games", m->id);
+    json_object_set_new(r, "games", arr);
+    conn_send(c, r);
+}
+
+static const char *kind_name(bot_param_kind k)
+{
+    switch (k) {
+    case BOT_INT: return "int";
+    case BOT_REAL: return "real";
+    case BOT_ENUM: return "enum";
+    case BOT_BOOL: return "bool";
+    case BOT_LIST: return "list";
+    }
+    return "?";
+}
+
+static void reply_bots(conn *c, const proto_msg *m)
+{
+    int n;
+    const bot_type *const *all = bot_types(&n);
+    json_t *arr = json_array();
+    for (int i = 0; i < n; i++) {
+        json_t *opts = json_array();
+        for (int k = 0; k < all[i]->nparams; k++) {
+            const bot_param *p = &all[i]->params[k];
+            json_t *o = json_pack("{s:s, s:s, s:s}", "name", p->name, "kind", kind_name(p->kind),
+                                  "help", p->help);
+            if (p->kind == BOT_ENUM) {
+                json_t *ch = json_array();
+                for (int j = 0; p->choices[j]; j++)
+                    json_array_append_new(ch, json_string(p->choices[j]));
+                json_object_set_new(o, "choices", ch);
+                json_object_set_new(o, "default", json_string(p->choices[(int)p->def]));
+            } else if (p->kind == BOT_BOOL) {
+                json_object_set_new(o, "default", json_boolean(p->def != 0));
+            } else if (p->kind == BOT_LIST) {
+                json_object_set_new(o, "default", json_string(p->def_list ? p->def_list : ""));
+            } else {
+                json_object_set_new(o, "default", json_real(p->def));
+                json_object_set_new(o, "min", json_real(p->min));
+                json_object_set_new(o, "max", json_real(p->max));
+            }
+            json_array_append_new(opts, o);
+        }
+        json_array_append_new(arr, json_pack("{s:s, s:s, s:o}", "name", all[i]->name, "summary",
+                                             all[i]->summary, "options", opts));
+    }
+    json_t *r = proto_reply("bots", m->id);
+    json_object_set_new(r, "bots", arr);
+    conn_send(c, r);
+}
+
+static void reply_matches(conn *c, const proto_msg *m)
+{
+    json_t *arr = json_array();
+    /* newest first */
+    for (match *x = c->srv->matches; x; x = x->next) {
+        bool finished = x->status == MATCH_FINISHED;
+        if ((m->status == PROTO_LIST_LIVE && finished) ||
+            (m->status == PROTO_LIST_FINISHED && !finished))
+            continue;
+        json_array_append_new(arr, match_summary(x));
+    }
+    json_t *r = proto_reply("matches", m->id);
+    json_object_set_new(r, "matches", arr);
+    conn_send(c, r);
+}
+
+static void create(conn *c, const proto_msg *m)
+{
+    int code = 0;
+    char err[256];
+    match *x = match_create(c->srv, m, &code, err, sizeof err);
+    if (!x) {
+        conn_error(c, code, err, m->id);
+        return;
+    }
+    json_t *r = proto_reply("match_created", m->id);
+    json_object_set_new(r, "match", json_string(x->id));
+    json_t *seats = json_array();
+    for (int i = 0; i < x->nseats; i++)
+        if (x->seats[i].kind == SEAT_OPEN)
+            json_array_append_new(seats,
+                                  json_pack("{s:i, s:s}", "seat", i, "token", x->seats[i].token));
+    json_object_set_new(r, "seats", seats);
+    conn_send(c, r);
+    match_advance(x);
+}
+
+/* Look up a match or reply unknown_match. */
+static match *need_match(conn *c, const char *id, const json_t *msg_id)
+{
+    match *x = id ? match_find(c->srv, id) : NULL;
+    if (!x)
+        conn_error(c, ENG_EUNKNOWN_MATCH, "no match with that id", msg_id);
+    return x;
+}
+
+/* Take a seat for this connection: the previous holder, if any, is told
+ * and loses it (resume always wins). */
+static void take_seat(conn *c, match *x, int seat, const char *type, const json_t *id)
+{
+    struct seat *t = &x->seats[seat];
+    if (t->conn && t->conn != c) {
+        conn_error(t->conn, ENG_ESEAT_TAKEN, "another connection resumed this seat", NULL);
+        conn_sub_remove(t->conn, x, seat);
+        t->conn = NULL;
+    }
+    if (!t->resume[0])
+        srv_random_token(t->resume, SRV_TOKEN_LEN);
+    conn_sub_add(c, x, seat);
+    conn_send(c, match_table_view(x, type, seat, id));
+    match_seat_connected(x, seat, c);
+}
+
+static void join(conn *c, const proto_msg *m)
+{
+    match *x = need_match(c, m->match, m->id);
+    if (!x)
+        return;
+    if (m->seat < 0 || m->seat >= x->nseats || x->seats[m->seat].kind != SEAT_OPEN) {
+        conn_error(c, ENG_ENO_SUCH_SEAT, "no open seat with that number in this match", m->id);
+        return;
+    }
+    struct seat *t = &x->seats[m->seat];
+    if (strcmp(t->token, m->token) != 0) {
+        conn_error(c, ENG_EBAD_TOKEN, "the token does not match this seat", m->id);
+        return;
+    }
+    if (x->status == MATCH_FINISHED) {
+        conn_error(c, ENG_EMATCH_OVER, "the match has already ended", m->id);
+        return;
+    }
+    if (t->conn && t->conn != c) {
+        conn_error(c, ENG_ESEAT_TAKEN,
+                   "another connection holds this seat; use resume with the resume token", m->id);
+        return;
+    }
+    take_seat(c, x, m->seat, "joined", m->id);
+}
+
+static void resume(conn *c, const proto_msg *m)
+{
+    for (match *x = c->srv->matches; x; x = x->next)
+        for (int i = 0; i < x->nseats; i++)
+            if (x->seats[i].kind == SEAT_OPEN && x->seats[i].resume[0] &&
+                strcmp(x->seats[i].resume, m->resume_token) == 0) {
+                if (x->status == MATCH_FINISHED) {
+                    conn_error(c, ENG_EMATCH_OVER, "the match has already ended", m->id);
+                    return;
+                }
+                take_seat(c, x, i, "resumed", m->id);
+                return;
+            }
+    conn_error(c, ENG_EBAD_TOKEN, "no seat has that resume token", m->id);
+}
+
+static void spectate(conn *c, const proto_msg *m)
+{
+    match *x = need_match(c, m->match, m->id);
+    if (!x)
+        return;
+    int watching = 0;
+    for (int i = 0; i < c->nsubs; i++)
+        watching += c->subs[i].seat < 0;
+    if (watching >= SRV_MAX_SPECTATING) {
+        conn_error(c, ENG_ETOO_MANY, "this connection spectates too many matches", m->id);
+        return;
+    }
+    if (x->nspect >= SRV_MAX_SPECTATORS) {
+        conn_error(c, ENG_ETOO_MANY, "this match has its maximum of spectators", m->id);
+        return;
+    }
+    match_add_spectator(x, c);
+    conn_send(c, match_table_view(x, "spectating", -1, m->id));
+}
+
+static void unspectate(conn *c, const proto_msg *m)
+{
+    match *x = need_match(c, m->match, m->id);
+    if (!x)
+        return;
+    match_remove_spectator(x, c);
+    conn_send(c, proto_reply("unspectated", m->id));
+}
+
+/* The seat this connection plays in a match: given by name, or the only
+ * match it plays. Replies with an error and returns NULL if none. */
+static match *played_match(conn *c, const proto_msg *m, int *seat)
+{
+    match *x = NULL;
+    int count = 0;
+    for (int i = 0; i < c->nsubs; i++) {
+        if (c->subs[i].seat < 0)
+            continue;
+        if (m->match && strcmp(c->subs[i].m->id, m->match) != 0)
+            continue;
+        x = c->subs[i].m;
+        *seat = c->subs[i].seat;
+        count++;
+    }
+    if (count == 1)
+        return x;
+    if (count > 1) {
+        conn_error(c, ENG_EBAD_MESSAGE, "this connection plays several matches: name the match",
+                   m->id);
+        return NULL;
+    }
+    if (m->match && !match_find(c->srv, m->match))
+        conn_error(c, ENG_EUNKNOWN_MATCH, "no match with that id", m->id);
+    else if (m->match)
+        conn_error(c, ENG_EWRONG_SEAT, "this connection holds no seat in that match", m->id);
+    else
+        conn_error(c, ENG_ENOT_JOINED, "join a seat before sending moves", m->id);
+    return NULL;
+}
+
+static void move(conn *c, const proto_msg *m)
+{
+    int seat;
+    match *x = played_match(c, m, &seat);
+    if (x)
+        match_remote_move(x, seat, c, m);
+}
+
+static void resign(conn *c, const proto_msg *m)
+{
+    int seat;
+    match *x = played_match(c, m, &seat);
+    if (!x)
+        return;
+    if (x->status == MATCH_FINISHED) {
+        conn_error(c, ENG_EMATCH_OVER, "the match has already ended", m->id);
+        return;
+    }
+    conn_send(c, proto_reply("resigned", m->id));
+    match_resign(x, seat);
+}
+
+void handle_message(conn *c, const char *buf, size_t len)
+{
+    proto_msg m;
+    json_t *id = NULL;
+    char err[256];
+    int rc = proto_decode(buf, len, &m, &id, err, sizeof err);
+    if (rc) {
+        conn_error(c, rc, err, id);
+        json_decref(id);
+        if (rc == ENG_EBAD_JSON || rc == ENG_EBAD_VERSION || rc == ENG_ETOO_LARGE || !c->hello)
+            conn_close_after(c, LWS_CLOSE_STATUS_POLICY_VIOLATION, eng_err_code(rc));
+        return;
+    }
+    if (!c->hello && m.type != PROTO_HELLO) {
+        conn_error(c, ENG_EBAD_MESSAGE, "the first message must be hello", m.id);
+        conn_close_after(c, LWS_CLOSE_STATUS_POLICY_VIOLATION, "hello first");
+        proto_msg_free(&m);
+        return;
+    }
+    if (c->srv->stopping && m.type != PROTO_PING) {
+        conn_error(c, ENG_ESHUTTING_DOWN, "the server is shutting down", m.id);
+        proto_msg_free(&m);
+        return;
+    }
+    switch (m.type) {
+    case PROTO_HELLO:
+        if (c->hello) {
+            conn_error(c, ENG_EBAD_MESSAGE, "hello was already received", m.id);
+            break;
+        }
+        c->hello = true;
+        lws_set_timeout(c->wsi, NO_PENDING_TIMEOUT, 0);
+        reply_welcome(c, &m);
+        break;
+    case PROTO_PING: conn_send(c, proto_reply("pong", m.id)); break;
+    case PROTO_LIST_GAMES: reply_games(c, &m); break;
+    case PROTO_LIST_BOTS: reply_bots(c, &m); break;
+    case PROTO_LIST_MATCHES: reply_matches(c, &m); break;
+    case PROTO_CREATE_MATCH: create(c, &m); break;
+    case PROTO_JOIN: join(c, &m); break;
+    case PROTO_SPECTATE: spectate(c, &m); break;
+    case PROTO_UNSPECTATE: unspectate(c, &m); break;
+    case PROTO_MOVE: move(c, &m); break;
+    case PROTO_RESIGN: resign(c, &m); break;
+    case PROTO_RESUME: resume(c, &m); break;
+    default: conn_error(c, ENG_EUNKNOWN_TYPE, "unknown message type", m.id); break;
+    }
+    proto_msg_free(&m);
+}
+
+void handle_conn_closed(conn *c)
+{
+    while (c->nsubs > 0) {
+        conn_sub sub = c->subs[--c->nsubs];
+        if (sub.seat < 0)
+            match_remove_spectator(sub.m, c);
+        else if (sub.m->seats[sub.seat].conn == c)
+            match_seat_dropped(sub.m, sub.seat);
+    }
+}

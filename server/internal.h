@@ -1,0 +1,255 @@
+/*
+ * internal.h — private to server/: the server's objects and how the files
+ * share them.
+ *
+ *   net.c       libwebsockets on the libuv loop: connections, framing,
+ *               output queues, limits
+ *   handlers.c  one function per client message type
+ *   match.c     matches: seats, turns, clocks, policies, broadcasting
+ *   agents.c    in-process bots on the libuv thread pool
+ *   store.c     the SQLite journal
+ *   log.c       structured (JSON lines) logs
+ *   server.c    start-up, recovery, the demo match, shutdown
+ *
+ * Threads: everything here runs on the loop thread except the body of an
+ * agent's search (agents.c), which works on its own copies and hands its
+ * result back through uv_queue_work's completion callback.
+ */
+#ifndef TESSERA_SERVER_INTERNAL_H
+#define TESSERA_SERVER_INTERNAL_H
+
+#include <uv.h>
+/* uv.h must come before libwebsockets.h */
+#include <libwebsockets.h>
+
+#include <jansson.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "bots/bot.h"
+#include "engine/eng.h"
+#include "limits.h"
+#include "protocol/messages.h"
+#include "protocol/wire.h"
+#include "server.h"
+
+typedef struct srv srv;
+typedef struct conn conn;
+typedef struct match match;
+typedef struct seat seat_t;
+typedef struct agent_job agent_job;
+typedef struct store store;
+
+/* ---- connections ------------------------------------------------------------ */
+
+typedef struct outmsg {
+    struct outmsg *next;
+    size_t len;                  /* payload bytes after the LWS_PRE headroom */
+    unsigned char buf[];         /* LWS_PRE + len bytes */
+} outmsg;
+
+/* A spectated or played match, as held by a connection. */
+typedef struct conn_sub {
+    match *m;
+    int seat;                    /* >= 0: plays this seat; -1: spectates */
+} conn_sub;
+
+struct conn {
+    struct lws *wsi;             /* NULL once lws closed it */
+    srv *srv;
+    uint64_t id;                 /* for logs */
+    char peer[64];               /* remote address, for logs */
+    bool hello;                  /* hello received */
+    bool closing;                /* close after the queue drains */
+    int close_status;            /* WebSocket close code to send */
+    char close_reason[124];
+    /* receive */
+    char *rx;                    /* message being assembled */
+    size_t rx_len, rx_cap;
+    bool rx_skip;                /* discarding the rest of an oversized/binary message */
+    /* send */
+    outmsg *head, *tail;
+    size_t queued;               /* bytes in the queue */
+    /* rate limit */
+    double tokens;
+    uint64_t tokens_at_ms;
+    int floods;
+    /* matches this connection plays or watches */
+    conn_sub subs[SRV_MAX_SPECTATING + ENG_MAX_PLAYERS];
+    int nsubs;
+    conn *prev, *next;           /* srv->conns list */
+};
+
+/* Queue a JSON message (steals the reference) for a connection. */
+void conn_send(conn *c, json_t *msg);
+/* Queue an error reply. */
+void conn_error(conn *c, int code, const char *message, const json_t *id);
+/* Send what is queued, then close with this status and reason. */
+void conn_close_after(conn *c, int status, const char *reason);
+void conn_sub_add(conn *c, match *m, int seat);
+void conn_sub_remove(conn *c, match *m, int seat);
+
+/* ---- matches --------------------------------------------------------------------- */
+
+enum seat_kind { SEAT_BOT, SEAT_OPEN };
+enum match_status { MATCH_WAITING, MATCH_LIVE, MATCH_FINISHED };
+
+struct seat {
+    int kind;                         /* enum seat_kind */
+    char name[PROTO_NAME_MAX + 1];
+    char spec[PROTO_SPEC_MAX + 1];    /* bot spec (SEAT_BOT) */
+    bot *bot;                         /* in-process bot (SEAT_BOT) */
+    char token[SRV_TOKEN_LEN + 1];    /* join token (SEAT_OPEN) */
+    char resume[SRV_TOKEN_LEN + 1];   /* resume token, set at the first join */
+    conn *conn;                       /* connection playing it now, or NULL */
+    bool joined;                      /* joined at least once */
+    bool takeover;                    /* the server plays random moves for it */
+    int64_t bank_ms;                  /* time bank left */
+    int64_t grace_ms;                 /* grace bank left (grace timeout policy) */
+    int moves;                        /* turns played */
+    int illegal;                      /* illegal moves so far */
+    uint64_t gone_since;              /* loop ms when the connection dropped (0: none) */
+    bool in_grace;                    /* the current move runs on the grace bank */
+};
+
+struct match {
+    char id[SRV_MATCH_ID_LEN + 1];
+    srv *srv;
+    const eng_game *g;
+    const wire_game *wire;
+    eng_rules rules;
+    uint64_t seed;                    /* secret: seeds the chance RNG */
+    eng_rng chance;                   /* secret: draws the tiles */
+    void *st;                         /* current state */
+    void *turn_start;                 /* state at the start of the current turn (before the draw) */
+    int status;                       /* enum match_status */
+    int nseats;
+    seat_t seats[ENG_MAX_PLAYERS];
+    proto_time_control tc;
+    proto_policies pol;
+    /* journal: every engine move applied, chance outcomes included */
+    eng_move *moves;
+    int nmoves, capmoves;
+    int turn_first;                   /* index in moves[] where the current turn began */
+    int turns;                        /* completed turns (record turns) */
+    json_t *history;                  /* record turns, for join/resume/spectate */
+    /* the decision in progress */
+    int to_move;                      /* seat to move, -1 when none */
+    uint64_t turn_started;            /* loop ms when the seat was asked */
+    uint64_t deadline;                /* loop ms by which the move must arrive */
+    uv_timer_t timer;                 /* fires at the deadline / reconnect grace end */
+    agent_job *job;                   /* running (or cancelled, still returning) search */
+    int job_seat;                     /* the seat whose bot that search uses */
+    /* spectators */
+    conn **spect;
+    int nspect, capspect;
+    /* result */
+    json_t *result;                   /* {"reason":..., "winners":[...], ...} once finished */
+    double final_scores[ENG_MAX_PLAYERS];
+    int64_t created_ms, finished_ms;  /* wall clock, epoch ms */
+    bool demo;                        /* the server's own showcase match */
+    bool closing;                     /* being freed (timer closing) */
+    match *prev, *next;               /* srv->matches list */
+};
+
+/* Create a match from a decoded create_match (validated here). On success
+ * returns the match (already journaled and started), else NULL with an
+ * error code and reason. */
+match *match_create(srv *s, const proto_msg *msg, int *code, char *err, size_t errcap);
+/* Rebuild a match from the journal at start-up (moves replayed). */
+match *match_restore(srv *s, const char *id, const char *game, const char *rules_json,
+                     const char *seats_json, const char *tc_json, const char *pol_json,
+                     uint64_t seed, int status, const char *result_json, int64_t created_ms,
+                     int64_t finished_ms, const eng_move *moves, int nmoves, char *err,
+                     size_t errcap);
+match *match_find(srv *s, const char *id);
+/* JSON summary for list_matches (new reference). */
+json_t *match_summary(const match *m);
+/* Full table view for joined/resumed/spectating (new reference). */
+json_t *match_table_view(const match *m, const char *type, int seat, const json_t *id);
+/* A seat's connection joined / resumed / dropped. */
+void match_seat_connected(match *m, int seat, conn *c);
+void match_seat_dropped(match *m, int seat);
+/* A move from a remote seat (borrowed JSON). Replies on c. */
+void match_remote_move(match *m, int seat, conn *c, const proto_msg *msg);
+void match_resign(match *m, int seat);
+/* Start or continue play: draws, asks the seat to move, or finishes. */
+void match_advance(match *m);
+/* The result of an in-process search (called on the loop thread). */
+void match_agent_done(match *m, int seat, const eng_move *moves, int n, const bot_stats *st);
+/* Stop every timer and search; free once they have closed. */
+void match_close(match *m);
+void match_add_spectator(match *m, conn *c);
+void match_remove_spectator(match *m, conn *c);
+/* Clock view per seat (new reference). */
+json_t *match_clocks(const match *m);
+
+/* ---- agents -------------------------------------------------------------------- */
+
+/* Start an in-process search for the seat to move; the result arrives via
+ * match_agent_done. Returns 0 or ENG_ENOMEM. */
+int agent_start(match *m, int seat, int64_t time_ms);
+/* Ask a running search to stop; its result will be discarded. */
+void agent_cancel(match *m);
+
+/* ---- storage -------------------------------------------------------------------- */
+
+int store_open(srv *s, const char *path, bool durable, char *err, size_t errcap);
+void store_close(srv *s);
+int store_create_match(srv *s, const match *m);
+/* Append moves[from..to) of the match and its clocks, in one transaction. */
+int store_append(srv *s, const match *m, int from, int to, const char *by, const char *reason);
+int store_update_seats(srv *s, const match *m);
+int store_finish(srv *s, const match *m);
+/* Restore every stored match (unfinished ones become live again, the latest
+ * finished ones are kept for listing). */
+int store_load(srv *s, char *err, size_t errcap);
+
+/* ---- logging ------------------------------------------------------------------------- */
+
+enum { LOG_DEBUG, LOG_INFO, LOG_WARN, LOG_ERROR };
+/* Log one event as a JSON line; `fields` is a jansson pack format for the
+ * extra fields (may be NULL), followed by its arguments. */
+void srv_log(int level, const char *event, const char *fields, ...);
+void srv_log_set_level(int level);
+
+/* ---- the server ------------------------------------------------------------------------ */
+
+struct srv {
+    srv_config cfg;
+    uv_loop_t *loop;
+    struct lws_context *ctx;
+    uv_signal_t sigint, sigterm;
+    uv_timer_t demo_timer;
+    bool stopping;
+    conn *conns;
+    int nconns;
+    uint64_t next_conn_id;
+    match *matches;
+    int nlive;                        /* waiting + live */
+    int nfinished;
+    store *db;
+    int jobs;                         /* in-process searches running */
+    /* web/ mount */
+    struct lws_http_mount mount;
+    char web_root[512];
+};
+
+/* Milliseconds on the loop's monotonic clock. */
+uint64_t srv_now(const srv *s);
+/* Wall clock, epoch milliseconds. */
+int64_t srv_epoch_ms(void);
+/* Random token of n base32 characters into out (n + 1 bytes). */
+void srv_random_token(char *out, int n);
+/* Make sure at least one live demo match exists (when --demo). */
+void srv_demo_check(srv *s);
+
+/* net.c */
+int net_start(srv *s, char *err, size_t errcap);
+void net_stop(srv *s);
+/* handlers.c */
+void handle_message(conn *c, const char *buf, size_t len);
+void handle_conn_closed(conn *c);
+
+#endif

@@ -1,0 +1,71 @@
+/*
+ * limits.h — every limit of the server, each with the reason it exists.
+ *
+ * The server faces the network: any number a peer can make us spend memory
+ * or time on is bounded here. Replies to a breach are structured errors
+ * (docs/protocol.md); the limits that concern clients are announced in
+ * `welcome.limits`.
+ */
+#ifndef TESSERA_SERVER_LIMITS_H
+#define TESSERA_SERVER_LIMITS_H
+
+#include "protocol/messages.h"
+
+/* Largest client message (bytes). Our biggest legitimate message, a
+ * create_match with five long bot specs, is under 4 KiB; 64 KiB leaves room
+ * for future fields while keeping a hostile sender from making us buffer
+ * megabytes per connection. */
+#define SRV_MAX_MESSAGE PROTO_MAX_MESSAGE
+
+/* Token bucket per connection: sustained messages per second and burst.
+ * A bot needs about one message per move; a browser a few per second. The
+ * bucket stops a flood from starving other connections of the loop thread. */
+#define SRV_RATE_PER_SEC 50
+#define SRV_RATE_BURST 100
+/* Floods (messages refused by the bucket) tolerated before the connection is
+ * closed: a client that keeps flooding after being told is broken or hostile. */
+#define SRV_MAX_FLOODS 200
+
+/* Concurrent WebSocket connections. Each costs a few KiB plus its queue;
+ * past this we refuse new ones rather than degrade every match. Settable
+ * with `tessera serve --max-conns`. */
+#define SRV_MAX_CONNS_DEFAULT 8192
+
+/* Matches held in memory (live and waiting). Each holds a game state and,
+ * for bot seats, a bot whose search memory is bounded by its mem= option. */
+#define SRV_MAX_LIVE_MATCHES 5000
+
+/* Finished matches kept in memory for `list_matches` (the database keeps all). */
+#define SRV_MAX_FINISHED_KEPT 200
+
+/* Bytes queued for one connection that does not read. Larger than any
+ * burst of legitimate traffic (a full history is ~20 KiB); a client that
+ * lets its queue grow past this is disconnected so that it cannot make the
+ * server buffer without bound. */
+#define SRV_MAX_QUEUED_BYTES (4u << 20)
+
+/* Spectators per match: each update is copied to every one of them. */
+#define SRV_MAX_SPECTATORS 1000
+/* Matches one connection may spectate at once. */
+#define SRV_MAX_SPECTATING 64
+
+/* A connection must say hello within this time, or it is closed: a TCP
+ * connection that never speaks only holds a slot. */
+#define SRV_HELLO_TIMEOUT_S 10
+
+/* WebSocket keep-alive: ping a connection idle this long, and drop it when
+ * nothing valid arrived for the second figure (half-open connections). */
+#define SRV_PING_IDLE_S 15
+#define SRV_HANGUP_IDLE_S 45
+
+/* Safety margin subtracted from an in-process bot's time so that it answers
+ * before its deadline even on a loaded machine. */
+#define SRV_BOT_MARGIN_MS 50
+
+/* Open seats one create_match may declare is bounded by the game (<= 5). */
+
+/* Lengths of generated ids and tokens (random base32 characters). */
+#define SRV_MATCH_ID_LEN 8
+#define SRV_TOKEN_LEN 24
+
+#endif

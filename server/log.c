@@ -1,0 +1,53 @@
+/*
+ * log.c — structured logs: one JSON object per line on stderr, e.g.
+ *   {"ts":"2026-11-22T02:41:07.123Z","level":"info","event":"match_created","match":"ab12cd34"}
+ * Fields are built with jansson's pack formats, so untrusted strings are
+ * escaped, never interpreted.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <sys/time.h>
+#include <time.h>
+
+#include "internal.h"
+
+static int min_level = LOG_INFO;
+static const char *const level_names[] = {"debug", "info", "warn", "error"};
+
+void srv_log_set_level(int level)
+{
+    min_level = level;
+}
+
+void srv_log(int level, const char *event, const char *fields, ...)
+{
+    if (level < min_level)
+        return;
+    json_t *o = NULL;
+    if (fields) {
+        va_list ap;
+        va_start(ap, fields);
+        json_error_t e;
+        o = json_vpack_ex(&e, 0, fields, ap);
+        va_end(ap);
+    }
+    if (!o)
+        o = json_object();
+    struct timeval tv;
+    gettimeofday(&tv, NULL);
+    struct tm tm;
+    gmtime_r(&tv.tv_sec, &tm);
+    char ts[64];
+    snprintf(ts, sizeof ts, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1,
+             tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (int)(tv.tv_usec / 1000));
+    json_t *line = json_pack("{s:s, s:s, s:s}", "ts", ts, "level", level_names[level & 3], "event",
+                             event);
+    json_object_update(line, o);
+    char *text = json_dumps(line, JSON_COMPACT);
+    if (text) {
+        fprintf(stderr, "%s\n", text);
+        free(text);
+    }
+    json_decref(line);
+    json_decref(o);
+}

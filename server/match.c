@@ -1,0 +1,1013 @@
+/*
+ * match.c — a match from creation to result: seats, turns, clocks, policies,
+ * the journal and what everyone at the table is told.
+ *
+ * The flow of one turn:
+ *   1. a chance event (Carcassonne's draw) is sampled with the match's
+ *      secret RNG, applied, and journaled;
+ *   2. the seat to move is asked: a remote seat gets `your_turn`, an
+ *      in-process bot gets a search on a worker thread; a one-shot timer is
+ *      armed for the seat's absolute deadline;
+ *   3. the seat's move (or the one a policy plays for it) is checked,
+ *      journaled, applied; the clocks are charged;
+ *   4. the turn is written in record form to the history and broadcast as
+ *      `update`, after the next draw so that everyone sees what comes next.
+ * Journal first, broadcast second: a restarted server never un-says a move.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "protocol/record.h"
+
+/* ---- helpers ------------------------------------------------------------------ */
+
+match *match_find(srv *s, const char *id)
+{
+    for (match *m = s->matches; m; m = m->next)
+        if (strcmp(m->id, id) == 0)
+            return m;
+    return NULL;
+}
+
+static void each_at_table(match *m, json_t *msg)
+{
+    /* one serialisation, many queues */
+    for (int i = 0; i < m->nseats; i++)
+        if (m->seats[i].conn)
+            conn_send(m->seats[i].conn, json_incref(msg));
+    for (int i = 0; i < m->nspect; i++)
+        conn_send(m->spect[i], json_incref(msg));
+    json_decref(msg);
+}
+
+static json_t *scores_json(const match *m)
+{
+    double sc[ENG_MAX_PLAYERS];
+    m->g->scores(m->st, sc);
+    json_t *a = json_array();
+    for (int i = 0; i < m->nseats; i++)
+        json_array_append_new(a, json_integer((json_int_t)llround(sc[i])));
+    return a;
+}
+
+static const char *status_name(int s)
+{
+    return s == MATCH_WAITING ? "waiting" : s == MATCH_LIVE ? "live" : "finished";
+}
+
+static int64_t base_allowance(const match *m, const seat_t *t)
+{
+    return t->moves == 0 ? m->tc.first_move_ms : m->tc.move_ms;
+}
+
+json_t *match_clocks(const match *m)
+{
+    json_t *a = json_array();
+    uint64_t now = srv_now(m->srv);
+    for (int i = 0; i < m->nseats; i++) {
+        const seat_t *t = &m->seats[i];
+        json_t *o = json_pack("{s:i, s:I}", "seat", i, "bank_ms", (json_int_t)t->bank_ms);
+        if (m->pol.timeout == PROTO_TIMEOUT_GRACE)
+            json_object_set_new(o, "grace_ms", json_integer(t->grace_ms));
+        if (m->to_move == i && m->status == MATCH_LIVE)
+            json_object_set_new(o, "time_left_ms",
+                                json_integer(m->deadline > now ? (json_int_t)(m->deadline - now) : 0));
+        json_array_append_new(a, o);
+    }
+    return a;
+}
+
+static json_t *seats_json(const match *m)
+{
+    json_t *a = json_array();
+    for (int i = 0; i < m->nseats; i++) {
+        const seat_t *t = &m->seats[i];
+        json_t *o = json_pack("{s:i, s:s, s:s, s:b}", "seat", i, "kind",
+                              t->kind == SEAT_BOT ? "bot" : "open", "name",
+                              t->kind == SEAT_BOT ? t->spec : t->name, "connected",
+                              t->kind == SEAT_BOT || t->conn != NULL);
+        if (t->takeover)
+            json_object_set_new(o, "takeover", json_true());
+        json_array_append_new(a, o);
+    }
+    return a;
+}
+
+json_t *match_summary(const match *m)
+{
+    json_t *o = json_pack("{s:s, s:s, s:o, s:s, s:i, s:o, s:o, s:I}", "match", m->id, "game",
+                          m->g->name, "rules", wire_rules_json(m->g, &m->rules), "status",
+                          status_name(m->status), "turn", m->turns, "scores", scores_json(m),
+                          "seats", seats_json(m), "created", (json_int_t)m->created_ms);
+    int p = m->g->current_player(m->st);
+    json_object_set_new(o, "to_move", m->status == MATCH_LIVE && p >= 0 ? json_integer(p) : json_null());
+    json_object_set_new(o, "result", m->result ? json_incref(m->result) : json_null());
+    if (m->demo)
+        json_object_set_new(o, "demo", json_true());
+    return o;
+}
+
+json_t *match_table_view(const match *m, const char *type, int seat, const json_t *id)
+{
+    json_t *r = proto_reply(type, id);
+    json_object_set_new(r, "match", json_string(m->id));
+    if (seat >= 0) {
+        json_object_set_new(r, "seat", json_integer(seat));
+        json_object_set_new(r, "resume_token", json_string(m->seats[seat].resume));
+    }
+    json_object_set_new(r, "game", json_string(m->g->name));
+    json_object_set_new(r, "rules", wire_rules_json(m->g, &m->rules));
+    json_object_set_new(r, "status", json_string(status_name(m->status)));
+    json_object_set_new(r, "seats", seats_json(m));
+    json_object_set_new(r, "history", json_incref(m->history));
+    json_object_set_new(r, "state", m->wire->state(m->st));
+    json_object_set_new(r, "clocks", match_clocks(m));
+    json_object_set_new(r, "result", m->result ? json_incref(m->result) : json_null());
+    return r;
+}
+
+/* ---- the journal of engine moves ----------------------------------------------- */
+
+static int push_move(match *m, eng_move mv)
+{
+    if (m->nmoves == m->capmoves) {
+        int cap = m->capmoves ? m->capmoves * 2 : 64;
+        eng_move *p = realloc(m->moves, (size_t)cap * sizeof *p);
+        if (!p)
+            return ENG_ENOMEM;
+        m->moves = p;
+        m->capmoves = cap;
+    }
+    m->moves[m->nmoves++] = mv;
+    return 0;
+}
+
+/* Let every idle in-process bot of the match see a move before it is applied. */
+static void observe(match *m, eng_move mv)
+{
+    for (int i = 0; i < m->nseats; i++) {
+        seat_t *t = &m->seats[i];
+        if (t->bot && !(m->job && i == m->job_seat))
+            bot_observe(t->bot, m->st, mv);
+    }
+}
+
+/* Journal moves[from..nmoves), then apply them. On a storage failure the
+ * moves are dropped and the state is untouched. */
+static int commit_moves(match *m, int from, const char *by, const char *reason)
+{
+    int rc = m->srv->db ? store_append(m->srv, m, from, m->nmoves, by, reason) : 0;
+    if (rc) {
+        m->nmoves = from;
+        return rc;
+    }
+    for (int i = from; i < m->nmoves; i++) {
+        observe(m, m->moves[i]);
+        m->g->apply(m->st, m->moves[i]);
+    }
+    return 0;
+}
+
+/* ---- result --------------------------------------------------------------------- */
+
+static void finish(match *m, const char *reason, int faulty, const char *detail)
+{
+    if (m->status == MATCH_FINISHED)
+        return;
+    agent_cancel(m);
+    uv_timer_stop(&m->timer);
+    m->status = MATCH_FINISHED;
+    m->to_move = -1;
+    m->finished_ms = srv_epoch_ms();
+    double sc[ENG_MAX_PLAYERS];
+    m->g->scores(m->st, sc);
+    for (int i = 0; i < m->nseats; i++)
+        m->final_scores[i] = sc[i];
+
+    /* ranking: by score, a faulty seat last */
+    int order[ENG_MAX_PLAYERS];
+    for (int i = 0; i < m->nseats; i++)
+        order[i] = i;
+    for (int i = 1; i < m->nseats; i++)
+        for (int j = i; j > 0; j--) {
+            int a = order[j - 1], b = order[j];
+            bool b_first = (a == faulty && b != faulty) ||
+                           (a != faulty && b != faulty && sc[b] > sc[a]);
+            if (!b_first)
+                break;
+            order[j - 1] = b;
+            order[j] = a;
+        }
+    json_t *ranking = json_array(), *winners = json_array();
+    for (int i = 0; i < m->nseats; i++)
+        json_array_append_new(ranking, json_integer(order[i]));
+    double best = -INFINITY;
+    for (int i = 0; i < m->nseats; i++)
+        if (i != faulty && sc[i] > best)
+            best = sc[i];
+    for (int i = 0; i < m->nseats; i++)
+        if (i != faulty && sc[i] == best)
+            json_array_append_new(winners, json_integer(i));
+    json_decref(m->result);
+    m->result = json_pack("{s:s, s:o, s:o, s:o}", "reason", reason, "winners", winners, "ranking",
+                          ranking, "scores", scores_json(m));
+    if (faulty >= 0)
+        json_object_set_new(m->result, "seat", json_integer(faulty));
+    if (detail)
+        json_object_set_new(m->result, "detail", json_string(detail));
+    if (m->srv->db)
+        store_finish(m->srv, m);
+    m->srv->nlive--;
+    m->srv->nfinished++;
+    srv_log(LOG_INFO, "match_finished", "{s:s, s:s, s:O}", "match", m->id, "reason", reason,
+            "scores", json_object_get(m->result, "scores"));
+
+    json_t *msg = json_pack("{s:s, s:s, s:O, s:O, s:O}", "type", "game_over", "match", m->id,
+                            "scores", json_object_get(m->result, "scores"), "ranking",
+                            json_object_get(m->result, "ranking"), "result", m->result);
+    each_at_table(m, msg);
+
+    /* keep a bounded number of finished matches in memory */
+    if (m->srv->nfinished > SRV_MAX_FINISHED_KEPT) {
+        match *oldest = NULL;
+        for (match *x = m->srv->matches; x; x = x->next)
+            if (x->status == MATCH_FINISHED && x != m && !x->closing)
+                oldest = x; /* the list is newest first */
+        if (oldest)
+            match_close(oldest);
+    }
+    if (m->demo)
+        srv_demo_check(m->srv);
+}
+
+/* ---- turns ---------------------------------------------------------------------- */
+
+static void advance(match *m);
+
+/* Announce what comes next: the next draw happens first (journaled), so
+ * the update can tell everyone which tile the next seat plays. */
+static void end_turn(match *m, const char *by, const char *reason)
+{
+    /* the turn in record form */
+    char err[256];
+    json_t *record = wire_record_turn(m->g, m->turn_start, m->moves + m->turn_first,
+                                    m->nmoves - m->turn_first, err, sizeof err);
+    if (!record) {
+        srv_log(LOG_ERROR, "record_failed", "{s:s, s:s}", "match", m->id, "reason", err);
+        record = json_object();
+    }
+    json_array_append(m->history, record);
+    m->turns++;
+    m->turn_first = m->nmoves;
+    memcpy(m->turn_start, m->st, m->g->state_size);
+
+    /* draw for the next turn now, so `next` can name the tile */
+    bool discard = false;
+    if (m->g->current_player(m->st) == ENG_CHANCE && m->status == MATCH_LIVE) {
+        int from = m->nmoves;
+        if (push_move(m, eng_sample_chance(m->g, m->st, &m->chance)) == 0 &&
+            commit_moves(m, from, "chance", NULL) == 0)
+            discard = m->g->current_player(m->st) < 0; /* no decision: a dead tile */
+    }
+
+    json_t *state = m->wire->state(m->st);
+    json_t *next = json_null();
+    int p = m->g->current_player(m->st);
+    if (p >= 0) {
+        next = json_pack("{s:i}", "seat", p);
+        json_t *tile = json_object_get(state, "tile");
+        if (tile)
+            json_object_set(next, "tile", tile);
+    }
+    json_t *msg = json_pack("{s:s, s:s, s:i, s:o, s:s, s:o, s:o, s:o, s:o}", "type", "update",
+                            "match", m->id, "turn", m->turns, "record", record, "by",
+                            by ? by : "player", "scores", scores_json(m), "next", next, "clocks",
+                            match_clocks(m), "state", state);
+    if (reason)
+        json_object_set_new(msg, "reason", json_string(reason));
+    each_at_table(m, msg);
+    if (discard)
+        end_turn(m, "server", "dead tile");
+}
+
+static void arm_timer(match *m);
+
+/* Apply a seat's whole turn (checked moves), charge its clock, announce it. */
+static int play_turn(match *m, int seat_no, const eng_move *mv, int n, const char *by,
+                     const char *reason)
+{
+    seat_t *t = &m->seats[seat_no];
+    uint64_t now = srv_now(m->srv);
+    int from = m->nmoves;
+    for (int i = 0; i < n; i++)
+        if (push_move(m, mv[i])) {
+            m->nmoves = from;
+            return ENG_ENOMEM;
+        }
+    /* the clock: time beyond the per-move allowance comes from the bank,
+     * then from the grace bank (a takeover move costs nothing: it is instant) */
+    int64_t used = (int64_t)(now - m->turn_started);
+    int64_t over = used - base_allowance(m, t);
+    if (over > 0) {
+        int64_t from_bank = over < t->bank_ms ? over : t->bank_ms;
+        t->bank_ms -= from_bank;
+        over -= from_bank;
+        if (over > 0)
+            t->grace_ms = over < t->grace_ms ? t->grace_ms - over : 0;
+    }
+    t->in_grace = false;
+    t->bank_ms += m->tc.increment_ms;
+    t->moves++;
+    int rc = commit_moves(m, from, by, reason);
+    if (rc) {
+        t->moves--;
+        t->bank_ms -= m->tc.increment_ms;
+        return rc;
+    }
+    m->to_move = -1;
+    uv_timer_stop(&m->timer);
+    end_turn(m, by, reason);
+    return 0;
+}
+
+/* The server plays a uniformly random legal turn for a seat (policies). */
+static void play_random(match *m, int seat_no, const char *reason)
+{
+    agent_cancel(m);
+    eng_move mv[WIRE_MAX_TURN_MOVES];
+    int n = 0;
+    unsigned char *tmp = malloc(m->g->state_size);
+    if (!tmp)
+        return;
+    memcpy(tmp, m->st, m->g->state_size);
+    eng_rng rng;
+    eng_rng_seed_stream(&rng, m->seed ^ 0x5eed, (uint64_t)m->nmoves);
+    while (n < WIRE_MAX_TURN_MOVES && m->g->current_player(tmp) == seat_no) {
+        mv[n] = eng_random_move(m->g, tmp, &rng);
+        m->g->apply(tmp, mv[n]);
+        n++;
+    }
+    free(tmp);
+    srv_log(LOG_INFO, "random_move", "{s:s, s:i, s:s}", "match", m->id, "seat", seat_no, "reason",
+            reason);
+    if (play_turn(m, seat_no, mv, n, "server", reason) == 0)
+        advance(m);
+    else
+        arm_timer(m); /* storage trouble: try again at the next timer */
+}
+
+static void send_your_turn(match *m, int seat_no)
+{
+    seat_t *t = &m->seats[seat_no];
+    if (!t->conn)
+        return;
+    uint64_t now = srv_now(m->srv);
+    int64_t left = m->deadline > now ? (int64_t)(m->deadline - now) : 0;
+    json_t *msg = json_pack("{s:s, s:s, s:i, s:i, s:o, s:o, s:I, s:I, s:o}", "type", "your_turn",
+                            "match", m->id, "seat", seat_no, "turn", m->turns + 1, "state",
+                            m->wire->state(m->st), "legal", m->wire->legal(m->st), "time_left_ms",
+                            (json_int_t)left, "deadline", (json_int_t)(srv_epoch_ms() + left),
+                            "clocks", match_clocks(m));
+    conn_send(t->conn, msg);
+}
+
+/* Ask the seat to move: arm its deadline, start its search or tell it. */
+static void ask(match *m, int p)
+{
+    seat_t *t = &m->seats[p];
+    uint64_t now = srv_now(m->srv);
+    m->to_move = p;
+    m->turn_started = now;
+    int64_t allow = base_allowance(m, t) + t->bank_ms;
+    m->deadline = now + (uint64_t)allow;
+    t->in_grace = false;
+    if (t->takeover) {
+        play_random(m, p, "disconnect");
+        return;
+    }
+    if (t->kind == SEAT_BOT) {
+        int64_t budget = allow - SRV_BOT_MARGIN_MS;
+        if (agent_start(m, p, budget > 1 ? budget : 1) != 0) {
+            play_random(m, p, "internal");
+            return;
+        }
+        arm_timer(m);
+        return;
+    }
+    arm_timer(m);
+    send_your_turn(m, p);
+}
+
+static void advance(match *m)
+{
+    while (m->status == MATCH_LIVE && !m->job && m->to_move < 0) {
+        int p = m->g->current_player(m->st);
+        if (p == ENG_TERMINAL) {
+            finish(m, "normal", -1, NULL);
+            return;
+        }
+        if (p == ENG_CHANCE) {
+            /* only at the very start (or after a restore at a draw) */
+            memcpy(m->turn_start, m->st, m->g->state_size);
+            m->turn_first = m->nmoves;
+            int from = m->nmoves;
+            if (push_move(m, eng_sample_chance(m->g, m->st, &m->chance)) ||
+                commit_moves(m, from, "chance", NULL)) {
+                arm_timer(m);
+                return;
+            }
+            if (m->g->current_player(m->st) < 0)
+                end_turn(m, "server", "dead tile");
+            continue;
+        }
+        ask(m, p);
+        return;
+    }
+}
+
+void match_advance(match *m)
+{
+    advance(m);
+}
+
+/* ---- the timer: deadlines and reconnect grace ------------------------------------ */
+
+static void on_timer(uv_timer_t *h);
+
+static void arm_timer(match *m)
+{
+    if (m->closing || m->status == MATCH_FINISHED)
+        return;
+    uint64_t now = srv_now(m->srv), next = UINT64_MAX;
+    if (m->to_move >= 0)
+        next = m->deadline;
+    for (int i = 0; i < m->nseats; i++) {
+        const seat_t *t = &m->seats[i];
+        if (t->gone_since && !t->takeover && m->status == MATCH_LIVE) {
+            uint64_t end = t->gone_since + (uint64_t)m->pol.reconnect_grace_ms;
+            if (end < next)
+                next = end;
+        }
+    }
+    if (m->to_move >= 0 && m->job == NULL && m->seats[m->to_move].kind == SEAT_BOT &&
+        now + 1000 < next)
+        next = now + 1000; /* a bot turn without a search: retry (storage trouble) */
+    if (m->to_move < 0 && m->status == MATCH_LIVE && m->g->current_player(m->st) == ENG_CHANCE &&
+        now + 1000 < next)
+        next = now + 1000; /* a draw that could not be journaled: retry */
+    if (next == UINT64_MAX) {
+        uv_timer_stop(&m->timer);
+        return;
+    }
+    uv_timer_start(&m->timer, on_timer, next > now ? next - now : 0, 0);
+}
+
+static void timeout(match *m)
+{
+    int p = m->to_move;
+    seat_t *t = &m->seats[p];
+    char detail[128];
+    snprintf(detail, sizeof detail, "seat %d did not move in time", p);
+    srv_log(LOG_INFO, "timeout", "{s:s, s:i, s:s}", "match", m->id, "seat", p, "policy",
+            proto_timeout_name(m->pol.timeout));
+    switch (m->pol.timeout) {
+    case PROTO_TIMEOUT_RANDOM: play_random(m, p, "timeout"); return;
+    case PROTO_TIMEOUT_GRACE:
+        if (t->grace_ms > 0 && !t->in_grace) {
+            /* draw on the one-off grace bank; what is used is charged when
+             * the move comes, and when it runs out too the seat forfeits */
+            m->deadline += (uint64_t)t->grace_ms;
+            t->in_grace = true;
+            arm_timer(m);
+            if (t->kind == SEAT_OPEN)
+                send_your_turn(m, p);
+            return;
+        }
+        t->grace_ms = 0;
+        __attribute__((fallthrough)); /* grace spent: forfeit */
+    default: finish(m, "timeout", p, detail); return;
+    }
+}
+
+static void on_timer(uv_timer_t *h)
+{
+    match *m = h->data;
+    if (m->closing || m->status != MATCH_LIVE)
+        return;
+    uint64_t now = srv_now(m->srv);
+    for (int i = 0; i < m->nseats && m->status == MATCH_LIVE; i++) {
+        seat_t *t = &m->seats[i];
+        if (!t->gone_since || t->takeover ||
+            now < t->gone_since + (uint64_t)m->pol.reconnect_grace_ms)
+            continue;
+        srv_log(LOG_INFO, "reconnect_grace_over", "{s:s, s:i, s:s}", "match", m->id, "seat", i,
+                "policy", proto_disconnect_name(m->pol.disconnect));
+        if (m->pol.disconnect == PROTO_DISCONNECT_RANDOM) {
+            t->takeover = true;
+            if (m->to_move == i) {
+                play_random(m, i, "disconnect");
+                return;
+            }
+        } else {
+            char detail[128];
+            snprintf(detail, sizeof detail, "seat %d left and did not come back in time", i);
+            finish(m, "disconnect", i, detail);
+            return;
+        }
+    }
+    if (m->status != MATCH_LIVE)
+        return;
+    if (m->to_move >= 0 && now >= m->deadline) {
+        timeout(m);
+        return;
+    }
+    if (m->to_move >= 0 && !m->job && m->seats[m->to_move].kind == SEAT_BOT) {
+        int p = m->to_move;
+        m->to_move = -1;
+        ask(m, p); /* retry after storage trouble */
+        return;
+    }
+    if (m->to_move < 0)
+        advance(m); /* a draw that could not be journaled */
+    arm_timer(m);
+}
+
+/* ---- events from connections and agents ------------------------------------------- */
+
+void match_seat_connected(match *m, int seat_no, conn *c)
+{
+    seat_t *t = &m->seats[seat_no];
+    t->conn = c;
+    t->joined = true;
+    t->gone_since = 0;
+    t->takeover = false;
+    if (m->srv->db)
+        store_update_seats(m->srv, m);
+    if (m->status == MATCH_WAITING) {
+        bool all = true;
+        for (int i = 0; i < m->nseats; i++)
+            if (m->seats[i].kind == SEAT_OPEN && !m->seats[i].joined)
+                all = false;
+        if (all) {
+            m->status = MATCH_LIVE;
+            if (m->srv->db)
+                store_update_seats(m->srv, m);
+            srv_log(LOG_INFO, "match_started", "{s:s}", "match", m->id);
+            advance(m);
+            return;
+        }
+    }
+    if (m->status == MATCH_LIVE && m->to_move == seat_no)
+        send_your_turn(m, seat_no);
+    arm_timer(m);
+}
+
+void match_seat_dropped(match *m, int seat_no)
+{
+    seat_t *t = &m->seats[seat_no];
+    t->conn = NULL;
+    if (m->status != MATCH_LIVE)
+        return;
+    t->gone_since = srv_now(m->srv);
+    srv_log(LOG_INFO, "seat_dropped", "{s:s, s:i}", "match", m->id, "seat", seat_no);
+    arm_timer(m);
+}
+
+void match_remote_move(match *m, int seat_no, conn *c, const proto_msg *msg)
+{
+    seat_t *t = &m->seats[seat_no];
+    if (m->status == MATCH_FINISHED) {
+        conn_error(c, ENG_EMATCH_OVER, "the match has already ended", msg->id);
+        return;
+    }
+    if (m->status == MATCH_WAITING) {
+        conn_error(c, ENG_ENOT_YOUR_TURN, "the match waits for its open seats to be joined",
+                   msg->id);
+        return;
+    }
+    if (m->to_move != seat_no) {
+        conn_error(c, ENG_ENOT_YOUR_TURN, "it is not this seat's turn", msg->id);
+        return;
+    }
+    if (msg->has_turn && msg->turn != m->turns + 1) {
+        char e[96];
+        snprintf(e, sizeof e, "this is turn %d, not turn %lld", m->turns + 1, (long long)msg->turn);
+        conn_error(c, ENG_ENOT_YOUR_TURN, e, msg->id);
+        return;
+    }
+    eng_move mv[WIRE_MAX_TURN_MOVES];
+    char err[256];
+    int n = m->wire->parse_move(m->st, msg->move, mv, err, sizeof err);
+    if (n == ENG_EBAD_MOVE) {
+        conn_error(c, ENG_EBAD_MOVE, err, msg->id);
+        return;
+    }
+    if (n < 0) {
+        t->illegal++;
+        conn_error(c, ENG_EILLEGAL_MOVE, err, msg->id);
+        srv_log(LOG_INFO, "illegal_move", "{s:s, s:i, s:s}", "match", m->id, "seat", seat_no,
+                "reason", err);
+        char detail[300];
+        snprintf(detail, sizeof detail, "illegal move: %s", err);
+        if (m->pol.illegal == PROTO_ILLEGAL_FORFEIT ||
+            (m->pol.illegal == PROTO_ILLEGAL_REJECT && t->illegal >= m->pol.max_illegal))
+            finish(m, "illegal", seat_no, detail);
+        else if (m->pol.illegal == PROTO_ILLEGAL_RANDOM)
+            play_random(m, seat_no, "illegal");
+        else if (m->srv->db)
+            store_update_seats(m->srv, m);
+        return;
+    }
+    json_t *ok = proto_reply("move_accepted", msg->id);
+    json_object_set_new(ok, "match", json_string(m->id));
+    json_object_set_new(ok, "turn", json_integer(m->turns + 1));
+    if (play_turn(m, seat_no, mv, n, "player", NULL) != 0) {
+        json_decref(ok);
+        conn_error(c, ENG_ESTORAGE, "the move could not be stored; send it again", msg->id);
+        return;
+    }
+    conn_send(c, ok);
+    advance(m);
+}
+
+void match_agent_done(match *m, int seat_no, const eng_move *mv, int n, const bot_stats *st)
+{
+    if (m->status != MATCH_LIVE || m->to_move != seat_no)
+        return;
+    srv_log(LOG_DEBUG, "bot_move", "{s:s, s:i, s:I, s:f}", "match", m->id, "seat", seat_no, "sims",
+            (json_int_t)st->sims, "ms", st->ms);
+    /* trust nothing, not even our own bots: the moves must form a legal turn */
+    unsigned char *tmp = malloc(m->g->state_size);
+    bool ok = tmp != NULL && n > 0;
+    if (ok) {
+        memcpy(tmp, m->st, m->g->state_size);
+        for (int i = 0; i < n && ok; i++) {
+            ok = m->g->current_player(tmp) == seat_no && eng_is_legal(m->g, tmp, mv[i]);
+            if (ok)
+                m->g->apply(tmp, mv[i]);
+        }
+        ok = ok && m->g->current_player(tmp) != seat_no;
+    }
+    free(tmp);
+    if (!ok) {
+        srv_log(LOG_ERROR, "bot_bad_move", "{s:s, s:i}", "match", m->id, "seat", seat_no);
+        play_random(m, seat_no, "illegal");
+        return;
+    }
+    if (play_turn(m, seat_no, mv, n, "player", NULL) != 0) {
+        arm_timer(m);
+        return;
+    }
+    advance(m);
+}
+
+void match_resign(match *m, int seat_no)
+{
+    char detail[64];
+    snprintf(detail, sizeof detail, "seat %d resigned", seat_no);
+    finish(m, "resignation", seat_no, detail);
+}
+
+void match_add_spectator(match *m, conn *c)
+{
+    for (int i = 0; i < m->nspect; i++)
+        if (m->spect[i] == c)
+            return;
+    if (m->nspect == m->capspect) {
+        int cap = m->capspect ? m->capspect * 2 : 4;
+        conn **p = realloc(m->spect, (size_t)cap * sizeof *p);
+        if (!p)
+            return;
+        m->spect = p;
+        m->capspect = cap;
+    }
+    m->spect[m->nspect++] = c;
+    conn_sub_add(c, m, -1);
+}
+
+void match_remove_spectator(match *m, conn *c)
+{
+    for (int i = 0; i < m->nspect; i++)
+        if (m->spect[i] == c) {
+            m->spect[i] = m->spect[--m->nspect];
+            break;
+        }
+    conn_sub_remove(c, m, -1);
+}
+
+/* ---- creation, restore, freeing --------------------------------------------------- */
+
+static match *alloc_match(srv *s, const eng_game *g, const wire_game *w, const eng_rules *r)
+{
+    match *m = calloc(1, sizeof *m);
+    if (!m)
+        return NULL;
+    m->srv = s;
+    m->g = g;
+    m->wire = w;
+    m->rules = *r;
+    m->st = malloc(g->state_size);
+    m->turn_start = malloc(g->state_size);
+    m->history = json_array();
+    m->to_move = -1;
+    if (!m->st || !m->turn_start || !m->history) {
+        free(m->st);
+        free(m->turn_start);
+        json_decref(m->history);
+        free(m);
+        return NULL;
+    }
+    g->init(m->st, r);
+    memcpy(m->turn_start, m->st, g->state_size);
+    uv_timer_init(s->loop, &m->timer);
+    m->timer.data = m;
+    return m;
+}
+
+static void link_match(srv *s, match *m)
+{
+    m->next = s->matches;
+    if (s->matches)
+        s->matches->prev = m;
+    s->matches = m;
+    if (m->status == MATCH_FINISHED)
+        s->nfinished++;
+    else
+        s->nlive++;
+}
+
+static void free_match(match *m)
+{
+    for (int i = 0; i < m->nseats; i++)
+        bot_destroy(m->seats[i].bot);
+    free(m->st);
+    free(m->turn_start);
+    free(m->moves);
+    free(m->spect);
+    json_decref(m->history);
+    json_decref(m->result);
+    free(m);
+}
+
+static void on_timer_closed(uv_handle_t *h)
+{
+    match *m = h->data;
+    if (m->job)
+        return; /* the search's completion frees the match */
+    free_match(m);
+}
+
+void match_close(match *m)
+{
+    if (m->closing)
+        return;
+    m->closing = true;
+    srv *s = m->srv;
+    /* unlink, detach everyone */
+    if (m->prev)
+        m->prev->next = m->next;
+    else
+        s->matches = m->next;
+    if (m->next)
+        m->next->prev = m->prev;
+    if (m->status == MATCH_FINISHED)
+        s->nfinished--;
+    else
+        s->nlive--;
+    for (int i = 0; i < m->nseats; i++)
+        if (m->seats[i].conn) {
+            conn_sub_remove(m->seats[i].conn, m, i);
+            m->seats[i].conn = NULL;
+        }
+    while (m->nspect > 0)
+        match_remove_spectator(m, m->spect[m->nspect - 1]);
+    agent_cancel(m);
+    uv_close((uv_handle_t *)&m->timer, on_timer_closed);
+}
+
+/* Called by agents.c when a cancelled search of a closing match returns. */
+void match_free_after_job(match *m);
+void match_free_after_job(match *m)
+{
+    if (m->closing && uv_is_closing((uv_handle_t *)&m->timer))
+        free_match(m);
+}
+
+static int make_bots(match *m, char *err, size_t errcap, int *code)
+{
+    for (int i = 0; i < m->nseats; i++) {
+        seat_t *t = &m->seats[i];
+        if (t->kind != SEAT_BOT)
+            continue;
+        uint64_t seed;
+        eng_rng r;
+        eng_rng_seed_stream(&r, m->seed, 1000 + (uint64_t)i);
+        seed = eng_rng_next(&r);
+        t->bot = bot_create(t->spec, m->g, seed, err, errcap);
+        if (!t->bot) {
+            *code = bot_find_type(t->spec) || strchr(t->spec, ':') ? ENG_EBAD_BOT_SPEC
+                                                                  : ENG_EUNKNOWN_BOT;
+            return -1;
+        }
+    }
+    return 0;
+}
+
+match *match_create(srv *s, const proto_msg *msg, int *code, char *err, size_t errcap)
+{
+    const eng_game *g = eng_find_game(msg->game);
+    const wire_game *w = g ? wire_find(g->name) : NULL;
+    if (!g || !w) {
+        *code = ENG_EUNKNOWN_GAME;
+        snprintf(err, errcap, "no game named '%.40s' (see list_games)", msg->game);
+        return NULL;
+    }
+    if (s->nlive >= SRV_MAX_LIVE_MATCHES) {
+        *code = ENG_ETOO_MANY;
+        snprintf(err, errcap, "the server runs its maximum of %d matches", SRV_MAX_LIVE_MATCHES);
+        return NULL;
+    }
+    eng_rules rules;
+    int rc = wire_rules_parse(g, msg->rules, msg->nseats, &rules, err, errcap);
+    if (rc) {
+        *code = rc;
+        return NULL;
+    }
+    for (int i = 0; i < msg->nseats; i++)
+        if (!msg->seats[i].open) {
+            char e[256];
+            int brc = bot_check_spec(msg->seats[i].bot, g, e, sizeof e);
+            if (brc) {
+                *code = brc;
+                snprintf(err, errcap, "seat %d: %s", i, e);
+                return NULL;
+            }
+        }
+    match *m = alloc_match(s, g, w, &rules);
+    if (!m) {
+        *code = ENG_ENOMEM;
+        snprintf(err, errcap, "out of memory");
+        return NULL;
+    }
+    srv_random_token(m->id, SRV_MATCH_ID_LEN);
+    while (match_find(s, m->id))
+        srv_random_token(m->id, SRV_MATCH_ID_LEN);
+    uint64_t seed = 0;
+    char tok[17];
+    srv_random_token(tok, 16);
+    for (int i = 0; i < 16; i++)
+        seed = seed * 33 + (unsigned char)tok[i];
+    m->seed = seed;
+    eng_rng_seed(&m->chance, seed);
+    m->tc = msg->tc;
+    m->pol = msg->pol;
+    m->nseats = msg->nseats;
+    bool open = false;
+    for (int i = 0; i < m->nseats; i++) {
+        seat_t *t = &m->seats[i];
+        t->kind = msg->seats[i].open ? SEAT_OPEN : SEAT_BOT;
+        snprintf(t->name, sizeof t->name, "%s", msg->seats[i].name);
+        snprintf(t->spec, sizeof t->spec, "%s", msg->seats[i].bot);
+        if (t->kind == SEAT_OPEN) {
+            srv_random_token(t->token, SRV_TOKEN_LEN);
+            open = true;
+        }
+        t->bank_ms = m->tc.bank_ms;
+        t->grace_ms = m->pol.timeout == PROTO_TIMEOUT_GRACE ? m->pol.grace_ms : 0;
+    }
+    if (make_bots(m, err, errcap, code)) {
+        m->closing = true;
+        uv_close((uv_handle_t *)&m->timer, on_timer_closed); /* frees m */
+        return NULL;
+    }
+    m->status = open ? MATCH_WAITING : MATCH_LIVE;
+    m->created_ms = srv_epoch_ms();
+    if (s->db && store_create_match(s, m) != 0) {
+        *code = ENG_ESTORAGE;
+        snprintf(err, errcap, "the match could not be stored");
+        m->closing = true;
+        uv_close((uv_handle_t *)&m->timer, on_timer_closed);
+        return NULL;
+    }
+    link_match(s, m);
+    srv_log(LOG_INFO, "match_created", "{s:s, s:s, s:i, s:s}", "match", m->id, "game", g->name,
+            "seats", m->nseats, "status", status_name(m->status));
+    return m;
+}
+
+match *match_restore(srv *s, const char *id, const char *game, const char *rules_json,
+                     const char *seats_json, const char *tc_json, const char *pol_json,
+                     uint64_t seed, int status, const char *result_json, int64_t created_ms,
+                     int64_t finished_ms, const eng_move *moves, int nmoves, char *err,
+                     size_t errcap)
+{
+    const eng_game *g = eng_find_game(game);
+    const wire_game *w = g ? wire_find(g->name) : NULL;
+    if (!g || !w) {
+        snprintf(err, errcap, "unknown game '%s'", game);
+        return NULL;
+    }
+    json_error_t je;
+    json_t *rj = json_loads(rules_json, 0, &je), *sj = json_loads(seats_json, 0, &je);
+    json_t *tj = json_loads(tc_json, 0, &je), *pj = json_loads(pol_json, 0, &je);
+    match *m = NULL;
+    eng_rules rules;
+    if (!rj || !sj || !tj || !pj || !json_is_array(sj) ||
+        wire_rules_parse(g, rj, (int)json_array_size(sj), &rules, err, errcap))
+        goto out;
+    m = alloc_match(s, g, w, &rules);
+    if (!m)
+        goto out;
+    snprintf(m->id, sizeof m->id, "%s", id);
+    m->seed = seed;
+    m->nseats = (int)json_array_size(sj);
+    json_int_t v;
+    m->tc.move_ms = json_unpack(tj, "{s:I}", "move_ms", &v) == 0 ? v : 10000;
+    m->tc.first_move_ms = json_unpack(tj, "{s:I}", "first_move_ms", &v) == 0 ? v : m->tc.move_ms;
+    m->tc.bank_ms = json_unpack(tj, "{s:I}", "bank_ms", &v) == 0 ? v : 0;
+    m->tc.increment_ms = json_unpack(tj, "{s:I}", "increment_ms", &v) == 0 ? v : 0;
+    json_unpack(pj, "{s:i, s:i, s:i, s:i, s:I, s:I}", "timeout", &m->pol.timeout, "illegal",
+                &m->pol.illegal, "max_illegal", &m->pol.max_illegal, "disconnect",
+                &m->pol.disconnect, "reconnect_grace_ms", &m->pol.reconnect_grace_ms, "grace_ms",
+                &m->pol.grace_ms);
+    for (int i = 0; i < m->nseats; i++) {
+        seat_t *t = &m->seats[i];
+        const char *kind = "", *name = "", *spec = "", *token = "", *res = "";
+        json_int_t bank = 0, grace = 0;
+        int joined = 0, takeover = 0;
+        json_unpack(json_array_get(sj, (size_t)i),
+                    "{s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:i, s:i, s:b, s:b}", "kind", &kind,
+                    "name", &name, "spec", &spec, "token", &token, "resume", &res, "bank_ms", &bank,
+                    "grace_ms", &grace, "illegal", &t->illegal, "moves", &t->moves, "joined",
+                    &joined, "takeover", &takeover);
+        t->kind = strcmp(kind, "bot") == 0 ? SEAT_BOT : SEAT_OPEN;
+        snprintf(t->name, sizeof t->name, "%s", name);
+        snprintf(t->spec, sizeof t->spec, "%s", spec);
+        snprintf(t->token, sizeof t->token, "%s", token);
+        snprintf(t->resume, sizeof t->resume, "%s", res);
+        t->bank_ms = bank;
+        t->grace_ms = grace;
+        t->joined = joined;
+        t->takeover = takeover;
+    }
+    int code;
+    if (status != MATCH_FINISHED && make_bots(m, err, errcap, &code))
+        goto fail;
+    /* replay the journal, rebuilding the history turn by turn */
+    m->status = MATCH_LIVE;
+    m->turn_first = 0;
+    for (int i = 0; i < nmoves; i++) {
+        int p = g->current_player(m->st);
+        if (p == ENG_TERMINAL || push_move(m, moves[i]) ||
+            (p == ENG_CHANCE && !eng_is_legal(g, m->st, moves[i])) ||
+            (p >= 0 && !eng_is_legal(g, m->st, moves[i]))) {
+            snprintf(err, errcap, "journal move %d does not fit the game", i);
+            goto fail;
+        }
+        g->apply(m->st, moves[i]);
+        /* a turn ends when the next thing is a draw, the end, or another seat */
+        int q = g->current_player(m->st);
+        bool ends = q == ENG_CHANCE || q == ENG_TERMINAL || (p >= 0 && q != p);
+        if (ends) {
+            char e2[128];
+            json_t *rec = wire_record_turn(g, m->turn_start, m->moves + m->turn_first,
+                                         m->nmoves - m->turn_first, e2, sizeof e2);
+            json_array_append_new(m->history, rec ? rec : json_object());
+            m->turns++;
+            m->turn_first = m->nmoves;
+            memcpy(m->turn_start, m->st, g->state_size);
+        }
+    }
+    /* future draws: a fresh secret stream (the old one's position is not kept) */
+    eng_rng_seed_stream(&m->chance, seed, (uint64_t)nmoves);
+    m->status = status;
+    m->created_ms = created_ms;
+    m->finished_ms = finished_ms;
+    if (status == MATCH_FINISHED) {
+        m->result = json_loads(result_json, 0, &je);
+        double sc[ENG_MAX_PLAYERS];
+        g->scores(m->st, sc);
+        for (int i = 0; i < m->nseats; i++)
+            m->final_scores[i] = sc[i];
+    } else {
+        /* everyone reconnects from scratch; the seat to move gets a fresh move */
+        for (int i = 0; i < m->nseats; i++)
+            if (m->seats[i].kind == SEAT_OPEN && m->seats[i].joined && status == MATCH_LIVE)
+                m->seats[i].gone_since = srv_now(s);
+    }
+    link_match(s, m);
+    goto out;
+fail:
+    m->closing = true;
+    uv_close((uv_handle_t *)&m->timer, on_timer_closed);
+    m = NULL;
+out:
+    json_decref(rj);
+    json_decref(sj);
+    json_decref(tj);
+    json_decref(pj);
+    return m;
+}

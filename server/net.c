@@ -1,0 +1,364 @@
+/*
+ * net.c — libwebsockets on the server's libuv loop: the WebSocket endpoint,
+ * static HTTP for web/, and everything about a connection that is not the
+ * protocol itself — assembling messages, refusing oversized and binary ones,
+ * the per-connection rate limit, bounded output queues, closing.
+ *
+ * lws rules we live by (DESIGN.md, STYLE.md): our protocol is the first in
+ * the list, so WebSocket clients that name no subprotocol land on it, and
+ * every HTTP event is passed on to lws_callback_http_dummy so the web/ mount
+ * and 404s keep working; we write only from the WRITEABLE callback, one
+ * message per callback, with LWS_PRE headroom; a connection is freed only in
+ * its CLOSED callback, never from inside our own handlers.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+static void conn_free_queue(conn *c)
+{
+    outmsg *o = c->head;
+    while (o) {
+        outmsg *n = o->next;
+        free(o);
+        o = n;
+    }
+    c->head = c->tail = NULL;
+    c->queued = 0;
+}
+
+/* A peer that lets its queue grow without reading is cut off at once: we
+ * cannot even send it a close frame. */
+static void conn_kill(conn *c, const char *why)
+{
+    if (!c->wsi || c->closing)
+        return;
+    srv_log(LOG_WARN, "conn_killed", "{s:I, s:s, s:s}", "conn", (json_int_t)c->id, "peer", c->peer,
+            "reason", why);
+    c->closing = true;
+    conn_free_queue(c);
+    lws_set_timeout(c->wsi, PENDING_TIMEOUT_CLOSE_SEND, LWS_TO_KILL_ASYNC);
+}
+
+static void conn_queue_text(conn *c, const char *text, size_t len)
+{
+    if (!c->wsi || c->closing)
+        return;
+    if (c->queued + len > SRV_MAX_QUEUED_BYTES) {
+        conn_kill(c, "output queue full: the client does not read");
+        return;
+    }
+    outmsg *o = malloc(sizeof *o + LWS_PRE + len);
+    if (!o) {
+        conn_kill(c, "out of memory");
+        return;
+    }
+    o->next = NULL;
+    o->len = len;
+    memcpy(o->buf + LWS_PRE, text, len);
+    if (c->tail)
+        c->tail->next = o;
+    else
+        c->head = o;
+    c->tail = o;
+    c->queued += len;
+    lws_callback_on_writable(c->wsi);
+}
+
+void conn_send(conn *c, json_t *msg)
+{
+    if (!msg)
+        return;
+    if (c && c->wsi && !c->closing) {
+        char *text = json_dumps(msg, JSON_COMPACT);
+        if (text) {
+            conn_queue_text(c, text, strlen(text));
+            free(text);
+        }
+    }
+    json_decref(msg);
+}
+
+void conn_error(conn *c, int code, const char *message, const json_t *id)
+{
+    conn_send(c, proto_error(code, message, id));
+}
+
+void conn_close_after(conn *c, int status, const char *reason)
+{
+    if (!c->wsi || c->closing)
+        return;
+    c->closing = true;
+    c->close_status = status;
+    snprintf(c->close_reason, sizeof c->close_reason, "%s", reason);
+    lws_callback_on_writable(c->wsi);
+}
+
+void conn_sub_add(conn *c, match *m, int seat)
+{
+    for (int i = 0; i < c->nsubs; i++)
+        if (c->subs[i].m == m && c->subs[i].seat == seat)
+            return;
+    if (c->nsubs < (int)(sizeof c->subs / sizeof c->subs[0]))
+        c->subs[c->nsubs++] = (conn_sub){m, seat};
+}
+
+void conn_sub_remove(conn *c, match *m, int seat)
+{
+    for (int i = 0; i < c->nsubs; i++)
+        if (c->subs[i].m == m && c->subs[i].seat == seat) {
+            c->subs[i] = c->subs[--c->nsubs];
+            return;
+        }
+}
+
+/* Token bucket: false when the message must be refused. */
+static bool rate_ok(conn *c)
+{
+    uint64_t now = srv_now(c->srv);
+    double add = (double)(now - c->tokens_at_ms) * SRV_RATE_PER_SEC / 1000.0;
+    c->tokens_at_ms = now;
+    c->tokens += add;
+    if (c->tokens > SRV_RATE_BURST)
+        c->tokens = SRV_RATE_BURST;
+    if (c->tokens < 1.0)
+        return false;
+    c->tokens -= 1.0;
+    return true;
+}
+
+static void on_message(conn *c)
+{
+    if (!rate_ok(c)) {
+        if (++c->floods > SRV_MAX_FLOODS) {
+            conn_error(c, ENG_ERATE, "too many messages; closing", NULL);
+            conn_close_after(c, LWS_CLOSE_STATUS_POLICY_VIOLATION, "rate limit");
+        } else if (c->floods == 1 || c->floods % 50 == 0) {
+            char msg[96];
+            snprintf(msg, sizeof msg, "more than %d messages per second; message dropped",
+                     SRV_RATE_PER_SEC);
+            conn_error(c, ENG_ERATE, msg, NULL);
+        }
+        return;
+    }
+    handle_message(c, c->rx, c->rx_len);
+}
+
+static int receive(conn *c, struct lws *wsi, const char *in, size_t len)
+{
+    if (c->closing)
+        return 0;
+    bool first = lws_is_first_fragment(wsi), final = lws_is_final_fragment(wsi) &&
+                                                   lws_remaining_packet_payload(wsi) == 0;
+    if (first)
+        c->rx_skip = false;
+    if (c->rx_skip) {
+        if (final)
+            c->rx_skip = false;
+        return 0;
+    }
+    if (lws_frame_is_binary(wsi)) {
+        c->rx_len = 0;
+        conn_error(c, ENG_EBINARY, "binary frames are not accepted; send JSON text", NULL);
+        conn_close_after(c, LWS_CLOSE_STATUS_UNACCEPTABLE_OPCODE, "binary frame");
+        c->rx_skip = !final;
+        return 0;
+    }
+    if (c->rx_len + len > SRV_MAX_MESSAGE) {
+        char msg[96];
+        snprintf(msg, sizeof msg, "a message may hold at most %d bytes", SRV_MAX_MESSAGE);
+        c->rx_len = 0;
+        conn_error(c, ENG_ETOO_LARGE, msg, NULL);
+        conn_close_after(c, LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE, "message too large");
+        c->rx_skip = !final;
+        return 0;
+    }
+    if (c->rx_len + len + 1 > c->rx_cap) {
+        size_t cap = c->rx_cap ? c->rx_cap : 1024;
+        while (cap < c->rx_len + len + 1)
+            cap *= 2;
+        char *p = realloc(c->rx, cap);
+        if (!p)
+            return -1;
+        c->rx = p;
+        c->rx_cap = cap;
+    }
+    memcpy(c->rx + c->rx_len, in, len);
+    c->rx_len += len;
+    c->rx[c->rx_len] = 0;
+    if (final) {
+        on_message(c);
+        c->rx_len = 0;
+        /* do not keep a large buffer for an idle connection */
+        if (c->rx_cap > 16384) {
+            free(c->rx);
+            c->rx = NULL;
+            c->rx_cap = 0;
+        }
+    }
+    return 0;
+}
+
+static int writeable(conn *c, struct lws *wsi)
+{
+    outmsg *o = c->head;
+    if (o) {
+        int n = lws_write(wsi, o->buf + LWS_PRE, o->len, LWS_WRITE_TEXT);
+        if (n < (int)o->len)
+            return -1;
+        c->head = o->next;
+        if (!c->head)
+            c->tail = NULL;
+        c->queued -= o->len;
+        free(o);
+        if (c->head) {
+            lws_callback_on_writable(wsi);
+            return 0;
+        }
+    }
+    if (c->closing) {
+        lws_close_reason(wsi, (enum lws_close_status)c->close_status,
+                         (unsigned char *)c->close_reason, strlen(c->close_reason));
+        return -1;
+    }
+    return 0;
+}
+
+static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in,
+                    size_t len)
+{
+    conn **pc = user;
+    struct lws_context *ctx = lws_get_context(wsi);
+    srv *s = lws_context_user(ctx);
+    switch (reason) {
+    case LWS_CALLBACK_ESTABLISHED: {
+        conn *c = calloc(1, sizeof *c);
+        if (!c)
+            return -1;
+        *pc = c;
+        c->wsi = wsi;
+        c->srv = s;
+        c->id = ++s->next_conn_id;
+        c->tokens = SRV_RATE_BURST;
+        c->tokens_at_ms = srv_now(s);
+        lws_get_peer_simple(wsi, c->peer, sizeof c->peer);
+        c->next = s->conns;
+        if (s->conns)
+            s->conns->prev = c;
+        s->conns = c;
+        s->nconns++;
+        srv_log(LOG_DEBUG, "conn_open", "{s:I, s:s}", "conn", (json_int_t)c->id, "peer", c->peer);
+        if (s->stopping) {
+            conn_error(c, ENG_ESHUTTING_DOWN, "the server is shutting down", NULL);
+            conn_close_after(c, LWS_CLOSE_STATUS_GOINGAWAY, "shutting down");
+        } else if (s->nconns > s->cfg.max_conns) {
+            char msg[96];
+            snprintf(msg, sizeof msg, "the server holds its maximum of %d connections",
+                     s->cfg.max_conns);
+            conn_error(c, ENG_ETOO_MANY, msg, NULL);
+            conn_close_after(c, 1013 /* try again later */, "too many connections");
+        } else {
+            lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, SRV_HELLO_TIMEOUT_S);
+        }
+        return 0;
+    }
+    case LWS_CALLBACK_RECEIVE:
+        if (!*pc)
+            return -1;
+        return receive(*pc, wsi, in, len);
+    case LWS_CALLBACK_SERVER_WRITEABLE:
+        if (!*pc)
+            return -1;
+        return writeable(*pc, wsi);
+    case LWS_CALLBACK_CLOSED: {
+        conn *c = *pc;
+        if (!c)
+            return 0;
+        srv_log(LOG_DEBUG, "conn_closed", "{s:I}", "conn", (json_int_t)c->id);
+        handle_conn_closed(c);
+        c->wsi = NULL;
+        if (c->prev)
+            c->prev->next = c->next;
+        else
+            s->conns = c->next;
+        if (c->next)
+            c->next->prev = c->prev;
+        s->nconns--;
+        conn_free_queue(c);
+        free(c->rx);
+        free(c);
+        *pc = NULL;
+        return 0;
+    }
+    default:
+        break;
+    }
+    return lws_callback_http_dummy(wsi, reason, user, in, len);
+}
+
+static struct lws_protocols protocols[] = {
+    /* first: WebSocket clients naming no subprotocol (browsers, most
+     * libraries) and plain HTTP both land here */
+    {"tessera", callback, sizeof(conn *), 4096, 0, NULL, 0},
+    {NULL, NULL, 0, 0, 0, NULL, 0}, /* lws 4.1: a zeroed entry ends the list */
+};
+
+static const lws_retry_bo_t retry = {
+    .secs_since_valid_ping = SRV_PING_IDLE_S,
+    .secs_since_valid_hangup = SRV_HANGUP_IDLE_S,
+};
+
+static void lws_log_to_ours(int level, const char *line)
+{
+    size_t n = strlen(line);
+    while (n && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+        n--;
+    srv_log(level == LLL_ERR ? LOG_ERROR : LOG_WARN, "lws", "{s:s%}", "message", line, n);
+}
+
+int net_start(srv *s, char *err, size_t errcap)
+{
+    lws_set_log_level(LLL_ERR | LLL_WARN, lws_log_to_ours);
+    struct lws_context_creation_info info;
+    memset(&info, 0, sizeof info);
+    void *loops[1] = {s->loop};
+    info.port = s->cfg.port;
+    info.iface = s->cfg.host;
+    info.protocols = protocols;
+    info.vhost_name = "tessera";
+    info.options = LWS_SERVER_OPTION_LIBUV;
+    info.foreign_loops = loops;
+    info.user = s;
+    info.retry_and_idle_policy = &retry;
+    info.timeout_secs = 10;
+    info.server_string = "tessera";
+    if (s->cfg.web_root) {
+        snprintf(s->web_root, sizeof s->web_root, "%s", s->cfg.web_root);
+        memset(&s->mount, 0, sizeof s->mount);
+        s->mount.mountpoint = "/";
+        s->mount.mountpoint_len = 1;
+        s->mount.origin = s->web_root;
+        s->mount.def = "index.html";
+        s->mount.origin_protocol = LWSMPRO_FILE;
+        s->mount.cache_max_age = 0;
+        info.mounts = &s->mount;
+    }
+    s->ctx = lws_create_context(&info);
+    if (!s->ctx) {
+        snprintf(err, errcap,
+                 "cannot listen on %s:%d (port in use? is libwebsockets-evlib-uv installed?)",
+                 s->cfg.host ? s->cfg.host : "*", s->cfg.port);
+        return ENG_EIO;
+    }
+    struct lws_vhost *vh = lws_get_vhost_by_name(s->ctx, "tessera");
+    int port = vh ? lws_get_vhost_listen_port(vh) : s->cfg.port;
+    s->cfg.port = port;
+    return 0;
+}
+
+void net_stop(srv *s)
+{
+    if (s->ctx)
+        lws_context_destroy(s->ctx);
+}

@@ -1,0 +1,225 @@
+/*
+ * server.c — start-up, recovery, the demo match and shutdown.
+ *
+ * Start: open the journal, restore every unfinished match (replaying its
+ * moves), start libwebsockets on our libuv loop, then run. SIGINT/SIGTERM:
+ * stop accepting work, tell every search to stop, close every connection
+ * with "going away", destroy the lws context (and again once the loop has
+ * drained, as lws requires with a foreign loop), close the journal.
+ * Unfinished matches stay unfinished in the journal and resume at the next
+ * start: a graceful shutdown loses nothing either.
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+uint64_t srv_now(const srv *s)
+{
+    return uv_now(s->loop);
+}
+
+int64_t srv_epoch_ms(void)
+{
+    struct timeval tv;
+    gettimeofday(&tv, NULL);
+    return (int64_t)tv.tv_sec * 1000 + tv.tv_usec / 1000;
+}
+
+void srv_random_token(char *out, int n)
+{
+    static const char alphabet[] = "abcdefghijkmnpqrstuvwxyz23456789"; /* 32, no look-alikes */
+    unsigned char raw[64];
+    if (n > (int)sizeof raw)
+        n = (int)sizeof raw;
+    size_t got = 0;
+    while (got < (size_t)n) {
+        ssize_t r = getrandom(raw + got, (size_t)n - got, 0);
+        if (r <= 0)
+            break;
+        got += (size_t)r;
+    }
+    for (int i = 0; i < n; i++)
+        out[i] = alphabet[raw[i] & 31];
+    out[n] = 0;
+}
+
+/* ---- the demo match ---------------------------------------------------------- */
+
+static void start_demo(srv *s)
+{
+    if (!s->cfg.demo || s->stopping)
+        return;
+    for (match *m = s->matches; m; m = m->next)
+        if (m->demo && m->status != MATCH_FINISHED)
+            return;
+    /* the demo spec is "BOT,BOT": one in-process bot per seat */
+    char specs[2 * PROTO_SPEC_MAX + 2];
+    snprintf(specs, sizeof specs, "%s", s->cfg.demo);
+    proto_msg msg;
+    memset(&msg, 0, sizeof msg);
+    msg.type = PROTO_CREATE_MATCH;
+    msg.game = "carcassonne";
+    /* split on the ',' that starts a new bot name: a bot's own options are
+     * separated by ',' too, so split before tokens that name a bot type */
+    char *p = specs;
+    msg.nseats = 0;
+    while (*p && msg.nseats < 2) {
+        char *start = p, *cut = NULL;
+        for (char *q = strchr(p, ','); q; q = strchr(q + 1, ',')) {
+            char name[64];
+            size_t k = strcspn(q + 1, ":,");
+            if (k < sizeof name) {
+                memcpy(name, q + 1, k);
+                name[k] = 0;
+                if (bot_find_type(name)) {
+                    cut = q;
+                    break;
+                }
+            }
+        }
+        if (cut) {
+            *cut = 0;
+            p = cut + 1;
+        } else {
+            p += strlen(p);
+        }
+        snprintf(msg.seats[msg.nseats].bot, sizeof msg.seats[0].bot, "%s", start);
+        msg.nseats++;
+    }
+    if (msg.nseats == 1) {
+        snprintf(msg.seats[1].bot, sizeof msg.seats[1].bot, "%s", msg.seats[0].bot);
+        msg.nseats = 2;
+    }
+    msg.tc.move_ms = 5000;
+    msg.tc.first_move_ms = 5000;
+    msg.pol.timeout = PROTO_TIMEOUT_RANDOM;
+    msg.pol.illegal = PROTO_ILLEGAL_RANDOM;
+    msg.pol.max_illegal = 3;
+    msg.pol.disconnect = PROTO_DISCONNECT_RANDOM;
+    msg.pol.reconnect_grace_ms = 30000;
+    int code;
+    char err[256];
+    match *m = match_create(s, &msg, &code, err, sizeof err);
+    if (!m) {
+        srv_log(LOG_ERROR, "demo_failed", "{s:s}", "reason", err);
+        return;
+    }
+    m->demo = true;
+    srv_log(LOG_INFO, "demo_started", "{s:s}", "match", m->id);
+    match_advance(m);
+}
+
+static void on_demo_timer(uv_timer_t *t)
+{
+    start_demo(t->data);
+}
+
+void srv_demo_check(srv *s)
+{
+    /* a pause between demo games so viewers see the final board */
+    if (s->cfg.demo && !s->stopping)
+        uv_timer_start(&s->demo_timer, on_demo_timer, 10000, 0);
+}
+
+/* ---- shutdown ------------------------------------------------------------------- */
+
+static void on_signal(uv_signal_t *h, int signum)
+{
+    srv *s = h->data;
+    if (s->stopping) {
+        srv_log(LOG_WARN, "shutdown_forced", "{s:i}", "signal", signum);
+        exit(1);
+    }
+    s->stopping = true;
+    srv_log(LOG_INFO, "shutdown", "{s:i, s:i, s:i}", "signal", signum, "connections", s->nconns,
+            "live_matches", s->nlive);
+    uv_timer_stop(&s->demo_timer);
+    uv_close((uv_handle_t *)&s->demo_timer, NULL);
+    uv_close((uv_handle_t *)&s->sigint, NULL);
+    uv_close((uv_handle_t *)&s->sigterm, NULL);
+    /* stop every search and timer; matches stay unfinished in the journal */
+    while (s->matches)
+        match_close(s->matches);
+    for (conn *c = s->conns; c; c = c->next) {
+        conn_error(c, ENG_ESHUTTING_DOWN, "the server is shutting down; resume later", NULL);
+        conn_close_after(c, LWS_CLOSE_STATUS_GOINGAWAY, "server shutting down");
+    }
+    net_stop(s);
+}
+
+int srv_run(const srv_config *cfg)
+{
+    srv s;
+    memset(&s, 0, sizeof s);
+    s.cfg = *cfg;
+    if (s.cfg.max_conns <= 0)
+        s.cfg.max_conns = SRV_MAX_CONNS_DEFAULT;
+    srv_log_set_level(cfg->log_level);
+    /* in-process searches share the libuv pool: one thread per core */
+    if (!getenv("UV_THREADPOOL_SIZE")) {
+        char n[24];
+        long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        snprintf(n, sizeof n, "%ld", cores > 0 ? cores : 2);
+        setenv("UV_THREADPOOL_SIZE", n, 0);
+    }
+    s.loop = uv_default_loop();
+    char err[512];
+    if (store_open(&s, cfg->db_path ? cfg->db_path : "tessera.db", cfg->durable, err, sizeof err)) {
+        srv_log(LOG_ERROR, "start_failed", "{s:s}", "reason", err);
+        fprintf(stderr, "tessera serve: %s\n", err);
+        return 1;
+    }
+    if (store_load(&s, err, sizeof err)) {
+        srv_log(LOG_ERROR, "start_failed", "{s:s}", "reason", err);
+        fprintf(stderr, "tessera serve: %s\n", err);
+        store_close(&s);
+        return 1;
+    }
+    if (net_start(&s, err, sizeof err)) {
+        srv_log(LOG_ERROR, "start_failed", "{s:s}", "reason", err);
+        fprintf(stderr, "tessera serve: %s\n", err);
+        while (s.matches)
+            match_close(s.matches);
+        uv_run(s.loop, UV_RUN_DEFAULT);
+        store_close(&s);
+        return 1;
+    }
+    uv_signal_init(s.loop, &s.sigint);
+    uv_signal_init(s.loop, &s.sigterm);
+    s.sigint.data = s.sigterm.data = &s;
+    uv_signal_start(&s.sigint, on_signal, SIGINT);
+    uv_signal_start(&s.sigterm, on_signal, SIGTERM);
+    uv_timer_init(s.loop, &s.demo_timer);
+    s.demo_timer.data = &s;
+
+    srv_log(LOG_INFO, "listening", "{s:s, s:i, s:s, s:s}", "host", cfg->host ? cfg->host : "*",
+            "port", s.cfg.port, "db", cfg->db_path ? cfg->db_path : "tessera.db", "web",
+            cfg->web_root ? cfg->web_root : "");
+    if (cfg->port_file) {
+        FILE *f = fopen(cfg->port_file, "w");
+        if (f) {
+            fprintf(f, "%d\n", s.cfg.port);
+            fclose(f);
+        }
+    }
+    /* resume what the journal had in flight */
+    for (match *m = s.matches; m; m = m->next)
+        if (m->status != MATCH_FINISHED)
+            match_advance(m);
+    start_demo(&s);
+
+    uv_run(s.loop, UV_RUN_DEFAULT);
+    /* lws with a foreign loop: destroy again once the loop has drained */
+    net_stop(&s);
+    uv_run(s.loop, UV_RUN_NOWAIT);
+    store_close(&s);
+    uv_loop_close(s.loop);
+    srv_log(LOG_INFO, "stopped", NULL);
+    return 0;
+}

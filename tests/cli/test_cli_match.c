@@ -1,0 +1,341 @@
+/*
+ * test_cli_match.c — `tessera match`, `tessera bots` and `tessera bench
+ * --bot`, run as a user would: the built binary (its path is argv[1]) in a
+ * child process, its exit code, its stderr message, and the JSON of its last
+ * stdout line parsed with jansson and checked key by key.
+ *
+ * Bad arguments must exit 2 with a message that names the problem; the
+ * runs that succeed are tiny (a few random games), so the suite takes well
+ * under a second. Timing figures are checked for presence and sign only.
+ */
+#include <fcntl.h>
+#include <jansson.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+static const char *tessera; /* path of the binary under test */
+
+#define OUT_MAX (256 * 1024)
+
+typedef struct run_out {
+    int code;          /* exit code, or -1 if it did not exit normally */
+    char out[OUT_MAX]; /* stdout */
+    char err[OUT_MAX]; /* stderr */
+} run_out;
+
+static void slurp(int fd, char *buf, size_t cap)
+{
+    size_t n = 0;
+    lseek(fd, 0, SEEK_SET);
+    for (ssize_t k; n + 1 < cap && (k = read(fd, buf + n, cap - 1 - n)) > 0;)
+        n += (size_t)k;
+    buf[n] = 0;
+}
+
+/* Run `tessera ARGS...` (NULL-terminated) with stdout and stderr captured
+ * in temporary files (no pipes: nothing can block on a full buffer). */
+static run_out *run(const char *first, ...)
+{
+    const char *argv[64];
+    int argc = 0;
+    argv[argc++] = tessera;
+    va_list ap;
+    va_start(ap, first);
+    for (const char *a = first; a && argc < 63; a = va_arg(ap, const char *))
+        argv[argc++] = a;
+    va_end(ap);
+    argv[argc] = NULL;
+
+    char out_name[] = "/tmp/tessera-cli-out-XXXXXX", err_name[] = "/tmp/tessera-cli-err-XXXXXX";
+    int fo = mkstemp(out_name), fe = mkstemp(err_name);
+    assert_true(fo >= 0 && fe >= 0);
+    unlink(out_name);
+    unlink(err_name);
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        dup2(fo, STDOUT_FILENO);
+        dup2(fe, STDERR_FILENO);
+        execv(tessera, (char *const *)argv);
+        _exit(127);
+    }
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    run_out *r = calloc(1, sizeof *r);
+    assert_non_null(r);
+    r->code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    slurp(fo, r->out, sizeof r->out);
+    slurp(fe, r->err, sizeof r->err);
+    close(fo);
+    close(fe);
+    return r;
+}
+
+/* Exit 2, with `needle` in the message on stderr and nothing on stdout. */
+static void expect_usage(run_out *r, const char *needle)
+{
+    if (r->code != 2 || !strstr(r->err, needle))
+        print_error("exit %d, stderr: %s\n(wanted exit 2 and '%s')\n", r->code, r->err, needle);
+    assert_int_equal(r->code, 2);
+    assert_non_null(strstr(r->err, needle));
+    assert_string_equal(r->out, "");
+    free(r);
+}
+
+/* The last line of stdout, parsed as one JSON object. */
+static json_t *last_json(const run_out *r)
+{
+    const char *text = r->out;
+    size_t len = strlen(text);
+    while (len > 0 && text[len - 1] == '\n')
+        len--;
+    size_t start = len;
+    while (start > 0 && text[start - 1] != '\n')
+        start--;
+    json_error_t jerr;
+    json_t *o = json_loadb(text + start, len - start, JSON_REJECT_DUPLICATES, &jerr);
+    if (!o)
+        print_error("not JSON (%s): %.*s\n", jerr.text, (int)(len - start), text + start);
+    assert_non_null(o);
+    assert_true(json_is_object(o));
+    return o;
+}
+
+static json_int_t get_int(const json_t *o, const char *key)
+{
+    const json_t *v = json_object_get(o, key);
+    if (!json_is_integer(v))
+        print_error("key '%s' is missing or not an integer\n", key);
+    assert_true(json_is_integer(v));
+    return json_integer_value(v);
+}
+
+static double get_num(const json_t *o, const char *key)
+{
+    const json_t *v = json_object_get(o, key);
+    if (!json_is_number(v))
+        print_error("key '%s' is missing or not a number\n", key);
+    assert_true(json_is_number(v));
+    return json_number_value(v);
+}
+
+/* ---- tessera match: bad arguments ---------------------------------------- */
+
+static void test_match_bad_arguments(void **state)
+{
+    (void)state;
+    expect_usage(run("match", "carcassonne", "random", "nosuchbot", NULL),
+                 "unknown bot 'nosuchbot'");
+    expect_usage(run("match", "carcassonne", "random", "random:sims=lots", NULL), "option 'sims'");
+    expect_usage(run("match", "carcassonne", "random", "random", "--games", "x", NULL),
+                 "--games needs an integer");
+    expect_usage(run("match", "carcassonne", "random", "random", "--games", "0", NULL),
+                 "--games needs an integer from 1");
+    expect_usage(run("match", "carcassonne", "random", "random", "--threads", "0", NULL),
+                 "--threads needs an integer");
+    expect_usage(run("match", "carcassonne", "random", "random", "--seed", "-4", NULL),
+                 "--seed needs a non-negative integer");
+    expect_usage(run("match", "carcassonne", "random", NULL), "at least two bots");
+    expect_usage(run("match", "carcassonne", NULL), "at least two bots");
+    expect_usage(run("match", NULL), "which game?");
+    expect_usage(run("match", "chess", "random", "random", NULL), "unknown game 'chess'");
+    expect_usage(run("match", "carcassonne", "random", "random", "random", "random", "random",
+                     "random", NULL),
+                 "carcassonne takes 2 to 5 players, got 6 bots");
+    expect_usage(run("match", "reversi", "random", "random", "random", NULL),
+                 "reversi takes 2 players, got 3 bots");
+    expect_usage(run("match", "carcassonne", "random", "random", "--players", "3", NULL),
+                 "--players 3, but 2 bots");
+    expect_usage(run("match", "carcassonne", "random", "random", "--rule", "players=3", NULL),
+                 "players=3, but 2 bots");
+    expect_usage(run("match", "carcassonne", "random", "random", "--rule", "tiny_city=9", NULL),
+                 "tiny_city");
+    expect_usage(run("match", "carcassonne", "random", "random", "--frobnicate", NULL),
+                 "unknown option '--frobnicate'");
+    expect_usage(run("match", "carcassonne", "random", "random", "--games", NULL), "needs a value");
+}
+
+/* ---- tessera match: a run, its JSON ------------------------------------------ */
+
+static void check_bot(const json_t *b, const char *spec, json_int_t games)
+{
+    assert_true(json_is_object(b));
+    assert_string_equal(json_string_value(json_object_get(b, "spec")), spec);
+    json_int_t w = get_int(b, "wins"), l = get_int(b, "losses"), d = get_int(b, "draws");
+    assert_true(w >= 0 && l >= 0 && d >= 0);
+    assert_int_equal(w + l + d, games);
+    double rate = get_num(b, "scoring_rate");
+    assert_true(rate >= 0 && rate <= 1);
+    assert_true(rate * (double)games > (double)w + 0.5 * (double)d - 1e-4);
+    assert_true(rate * (double)games < (double)w + 0.5 * (double)d + 1e-4);
+    assert_true(get_num(b, "mean_score") >= 0);
+    get_num(b, "pd");
+    assert_true(get_num(b, "conf90") >= 0);
+    assert_true(get_int(b, "points") >= 0);
+    assert_true(get_num(b, "ms_per_move") >= 0);
+    assert_true(get_num(b, "sims_per_move") == 0); /* random runs no simulations */
+    assert_true(json_is_object(json_object_get(b, "league")));
+}
+
+static void test_match_json(void **state)
+{
+    (void)state;
+    run_out *r = run("match", "carcassonne", "random", "random", "--games", "4", "--json", NULL);
+    if (r->code != 0)
+        print_error("stderr: %s\n", r->err);
+    assert_int_equal(r->code, 0);
+    assert_non_null(strstr(r->out, "Carcassonne"));
+    json_t *o = last_json(r);
+    assert_int_equal(get_int(o, "games"), 4);
+    const json_t *bots = json_object_get(o, "bots");
+    assert_true(json_is_array(bots));
+    assert_int_equal(json_array_size(bots), 2);
+    check_bot(json_array_get(bots, 0), "random", 4);
+    check_bot(json_array_get(bots, 1), "random", 4);
+    /* two players: one's wins are the other's losses, rates sum to 1 */
+    const json_t *a = json_array_get(bots, 0), *b = json_array_get(bots, 1);
+    assert_int_equal(get_int(a, "wins"), get_int(b, "losses"));
+    double sum = get_num(a, "scoring_rate") + get_num(b, "scoring_rate");
+    assert_true(sum > 1 - 1e-9 && sum < 1 + 1e-9);
+    json_decref(o);
+    free(r);
+}
+
+static void test_match_rounding_and_seats(void **state)
+{
+    (void)state;
+    run_out *r = run("match", "carcassonne", "random", "random:seed=3", "random", "--games", "4",
+                     "--threads", "2", "--seed", "11", "--json", NULL);
+    assert_int_equal(r->code, 0);
+    assert_non_null(strstr(r->out, "rounded up")); /* said in the text */
+    json_t *o = last_json(r);
+    assert_int_equal(get_int(o, "games"), 6);
+    assert_int_equal(get_int(o, "games_requested"), 4);
+    assert_int_equal(get_int(o, "seats"), 3);
+    const json_t *bots = json_object_get(o, "bots");
+    assert_int_equal(json_array_size(bots), 3);
+    check_bot(json_array_get(bots, 1), "random:seed=3", 6);
+    json_decref(o);
+    free(r);
+}
+
+/* The same seed gives the same results with 1 and 2 threads. */
+static void test_match_threads_deterministic(void **state)
+{
+    (void)state;
+    run_out *r1 = run("match", "carcassonne", "random", "random", "--games", "8", "--threads", "1",
+                      "--seed", "5", "--json", NULL);
+    run_out *r2 = run("match", "carcassonne", "random", "random", "--games", "8", "--threads", "2",
+                      "--seed", "5", "--json", NULL);
+    assert_int_equal(r1->code, 0);
+    assert_int_equal(r2->code, 0);
+    json_t *o1 = last_json(r1), *o2 = last_json(r2);
+    static const char *const keys[] = {"wins",         "losses", "draws",  "mean_score", "pd",
+                                       "scoring_rate", "points", "league", "decisions"};
+    for (size_t i = 0; i < 2; i++) {
+        const json_t *b1 = json_array_get(json_object_get(o1, "bots"), i);
+        const json_t *b2 = json_array_get(json_object_get(o2, "bots"), i);
+        for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
+            assert_true(json_equal(json_object_get(b1, keys[k]), json_object_get(b2, keys[k])));
+    }
+    json_decref(o1);
+    json_decref(o2);
+    free(r1);
+    free(r2);
+}
+
+/* ---- tessera bots -------------------------------------------------------------- */
+
+static void test_bots(void **state)
+{
+    (void)state;
+    run_out *r = run("bots", NULL);
+    assert_int_equal(r->code, 0);
+    assert_non_null(strstr(r->out, "random"));
+    assert_non_null(strstr(r->out, "sims=0"));
+    assert_non_null(strstr(r->out, "ms=0"));
+    free(r);
+    expect_usage(run("bots", "extra", NULL), "unexpected argument 'extra'");
+    r = run("match", "--help", NULL);
+    assert_int_equal(r->code, 0);
+    assert_non_null(strstr(r->out, "usage: tessera match"));
+    free(r);
+}
+
+/* ---- tessera bench --bot --------------------------------------------------------- */
+
+static void test_bench_bot(void **state)
+{
+    (void)state;
+    run_out *r =
+        run("bench", "carcassonne", "--bot", "random", "--positions", "30", "--json", NULL);
+    if (r->code != 0)
+        print_error("stderr: %s\n", r->err);
+    assert_int_equal(r->code, 0);
+    json_t *o = last_json(r);
+    assert_string_equal(json_string_value(json_object_get(o, "bot")), "random");
+    assert_int_equal(get_int(o, "positions"), 30);
+    assert_true(get_num(o, "sims_per_sec") == 0); /* no simulations, still measured */
+    assert_true(get_num(o, "ms_per_move") >= 0);
+    const json_t *ph = json_object_get(o, "phases");
+    assert_true(json_is_object(ph));
+    json_int_t total = get_int(json_object_get(ph, "opening"), "positions") +
+                       get_int(json_object_get(ph, "middle"), "positions") +
+                       get_int(json_object_get(ph, "end"), "positions");
+    assert_int_equal(total, 30);
+    assert_true(json_is_null(json_object_get(o, "budget_overshoot_ms")));
+    json_decref(o);
+    free(r);
+
+    /* with ms= in the spec, the overshoot is reported */
+    r = run("bench", "carcassonne", "--players", "3", "--bot", "random:ms=1", "--positions", "3",
+            "--json", NULL);
+    assert_int_equal(r->code, 0);
+    o = last_json(r);
+    const json_t *over = json_object_get(o, "budget_overshoot_ms");
+    assert_true(json_is_object(over));
+    assert_int_equal(get_int(over, "budget_ms"), 1);
+    get_num(over, "median");
+    get_num(over, "max");
+    json_decref(o);
+    free(r);
+
+    expect_usage(run("bench", "carcassonne", "--bot", "nosuchbot", NULL), "unknown bot");
+    expect_usage(run("bench", "carcassonne", "--bot", "random", "--positions", "0", NULL),
+                 "--positions needs an integer");
+    expect_usage(run("bench", "carcassonne", "--positions", "5", NULL), "add --bot SPEC");
+    expect_usage(run("bench", "--bot", "random", NULL), "which game?");
+    /* the engine benchmark still works without --bot */
+    r = run("bench", "reversi", "--games", "3", "--repeat", "1", NULL);
+    assert_int_equal(r->code, 0);
+    assert_non_null(strstr(r->out, "games per second"));
+    free(r);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "usage: %s PATH-TO-TESSERA\n", argv[0]);
+        return 2;
+    }
+    tessera = argv[1];
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_match_bad_arguments),
+        cmocka_unit_test(test_match_json),
+        cmocka_unit_test(test_match_rounding_and_seats),
+        cmocka_unit_test(test_match_threads_deterministic),
+        cmocka_unit_test(test_bots),
+        cmocka_unit_test(test_bench_bot),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
