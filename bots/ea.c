@@ -190,12 +190,12 @@ int ea_evolve(ea_evo *ev, mcts_ctx *ctx, int seat, bot_clock *clk, eng_rng *rng)
 enum ea_variant { EA_P_MCTS, EA_MCTS, SIEA_MCTS };
 
 typedef struct ea_impl {
-    mcts_bot mb;        /* the real tree and the decision driver */
+    mcts_bot mb; /* the real tree and the decision driver */
     ea_evo evo;
-    bool has_copy;      /* fitness simulations run on a copy of the tree */
-    mcts_tree copy;     /* the copy (has_copy) */
-    mcts_ctx copy_ctx;  /* a context searching the copy (has_copy) */
-    ea_report rep;      /* the last decision */
+    bool has_copy;     /* fitness simulations run on a copy of the tree */
+    mcts_tree copy;    /* the copy (has_copy) */
+    mcts_ctx copy_ctx; /* a context searching the copy (has_copy) */
+    ea_report rep;     /* the last decision */
 } ea_impl;
 
 extern const bot_type bot_ea_p_mcts_type, bot_ea_mcts_type, bot_siea_mcts_type;
@@ -354,8 +354,7 @@ static eng_move ea_choose(bot *b, const void *st, const bot_budget *budget, bot_
         evo_budget += S;
     double evo_deadline = clk.end_ms;
     if (isfinite(clk.end_ms)) {
-        double mcts_nominal =
-            (double)(clk.max_sims != INT64_MAX ? clk.max_sims : mb->default_sims);
+        double mcts_nominal = (double)(clk.max_sims != INT64_MAX ? clk.max_sims : mb->default_sims);
         double share = (double)evo_budget / ((double)evo_budget + mcts_nominal);
         evo_deadline = clk.start_ms + (clk.end_ms - clk.start_ms) * share;
     }
@@ -390,8 +389,11 @@ static eng_move ea_choose(bot *b, const void *st, const bot_budget *budget, bot_
 
     /* C: the evolution */
     if (!skipped) {
-        bot_clock ec = {.start_ms = bot_now_ms(), .end_ms = evo_deadline, .max_sims = evo_budget,
-                        .stop = clk.stop, .sims = 0};
+        bot_clock ec = {.start_ms = bot_now_ms(),
+                        .end_ms = evo_deadline,
+                        .max_sims = evo_budget,
+                        .stop = clk.stop,
+                        .sims = 0};
         mcts_ctx *fc = &mb->ctx;
         if (im->has_copy) {
             mcts_tree_copy(&im->copy, t); /* Alg. 2 line 5: one copy for all generations */
@@ -461,6 +463,8 @@ static void ea_reset(bot *b)
 
 /* ---- options ---------------------------------------------------------------------- */
 
+/* The option tables read best one option per entry. */
+/* clang-format off */
 #define EA_MCTS_PARAMS                                                                             \
     {"k", BOT_REAL, 1.41421356, 0, 1000, NULL, NULL,                                              \
      "K of the seeded UCT formula Q+2K*sqrt(2 ln N/Nj) (also used before the evolution)"},        \
@@ -505,6 +509,8 @@ static const bot_param siea_params[] = {
     {"alpha", BOT_REAL, 5, 0, 1e6, NULL, NULL, "semantic similarity lower bound: alpha < SSD"},
     {"beta", BOT_REAL, 10, 0, 1e6, NULL, NULL, "semantic similarity upper bound: SSD < beta"},
 };
+
+/* clang-format on */
 
 #define NPARAMS(a) ((int)(sizeof(a) / sizeof((a)[0])))
 

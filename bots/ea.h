@@ -36,7 +36,7 @@
 #include "gp.h"
 #include "mcts.h"
 
-#define EA_MAX_LAMBDA 16         /* most offspring per generation */
+#define EA_MAX_LAMBDA       16   /* most offspring per generation */
 #define EA_MAX_FITNESS_SIMS 1000 /* most simulations per fitness (semantics length) */
 
 /* Where an individual's fitness simulations run. */
@@ -53,37 +53,37 @@ enum ea_seed_eval {
 };
 
 typedef struct ea_params {
-    int lambda;          /* offspring per generation, 1..EA_MAX_LAMBDA */
-    int gens;            /* generations G */
-    int fitness_sims;    /* S, 1..EA_MAX_FITNESS_SIMS */
-    int max_depth;       /* deepest node allowed, GP_UCT_HEIGHT..GP_MAX_DEPTH */
-    int nk;              /* constants a mutation draws from */
+    int lambda;       /* offspring per generation, 1..EA_MAX_LAMBDA */
+    int gens;         /* generations G */
+    int fitness_sims; /* S, 1..EA_MAX_FITNESS_SIMS */
+    int max_depth;    /* deepest node allowed, GP_UCT_HEIGHT..GP_MAX_DEPTH */
+    int nk;           /* constants a mutation draws from */
     double kset[BOT_LIST_MAX];
-    double p_internal;   /* probability that a mutation picks an internal node */
-    double k;            /* K of the seeded UCT formula */
-    bool semantic;       /* SIEA: semantic selection among tied individuals */
-    double alpha, beta;  /* SIEA: SSi holds when alpha < SSD < beta */
-    int where;           /* enum ea_where */
-    int seed_eval;       /* enum ea_seed_eval */
+    double p_internal;  /* probability that a mutation picks an internal node */
+    double k;           /* K of the seeded UCT formula */
+    bool semantic;      /* SIEA: semantic selection among tied individuals */
+    double alpha, beta; /* SIEA: SSi holds when alpha < SSD < beta */
+    int where;          /* enum ea_where */
+    int seed_eval;      /* enum ea_seed_eval */
 } ea_params;
 
 /* One individual: a formula, its fitness and its semantics. */
 typedef struct ea_indiv {
     gp_expr expr;
-    int nsem;                         /* fitness cases recorded (S once evaluated) */
-    double sem[EA_MAX_FITNESS_SIMS];  /* the rewards, sorted ascending once evaluated */
-    double fitness;                   /* mean of sem (summed in ascending order) */
-    bool evaluated;                   /* all S cases are in */
+    int nsem;                        /* fitness cases recorded (S once evaluated) */
+    double sem[EA_MAX_FITNESS_SIMS]; /* the rewards, sorted ascending once evaluated */
+    double fitness;                  /* mean of sem (summed in ascending order) */
+    bool evaluated;                  /* all S cases are in */
 } ea_indiv;
 
 /* The evolution of one bot: the population lives here, allocated once. */
 typedef struct ea_evo {
     ea_params par;
-    ea_indiv *pop;   /* pop[0] the parent, pop[1..lambda] the offspring */
+    ea_indiv *pop; /* pop[0] the parent, pop[1..lambda] the offspring */
     /* results of the last ea_evolve() */
-    int gens_done;     /* complete generations */
-    int64_t sims;      /* fitness simulations run */
-    int evaluations;   /* individuals evaluated completely */
+    int gens_done;   /* complete generations */
+    int64_t sims;    /* fitness simulations run */
+    int evaluations; /* individuals evaluated completely */
 } ea_evo;
 
 /* Allocate the population for `par`. Returns 0 or ENG_ENOMEM. */
@@ -130,15 +130,15 @@ int ea_evolve(ea_evo *ev, mcts_ctx *ctx, int seat, bot_clock *clk, eng_rng *rng)
 
 /* What the last decision of an ea-* bot did (tests and benchmarks). */
 typedef struct ea_report {
-    bool evolved;              /* the evolution ran (step C) */
-    int64_t mcts_sims;         /* MCTS iterations on the real tree (A, B, D) */
-    int64_t evo_sims;          /* fitness simulations (C) */
-    int gens;                  /* complete generations */
-    double fitness;            /* fitness of the formula used in D */
-    gp_expr formula;           /* the formula used in D */
-    uint32_t root_visits_at_copy;   /* real root visits when the copy was taken */
-    uint32_t copy_root_visits;      /* the copy's root visits after the evolution */
-    double evo_ms;             /* wall-clock time of the evolution */
+    bool evolved;                 /* the evolution ran (step C) */
+    int64_t mcts_sims;            /* MCTS iterations on the real tree (A, B, D) */
+    int64_t evo_sims;             /* fitness simulations (C) */
+    int gens;                     /* complete generations */
+    double fitness;               /* fitness of the formula used in D */
+    gp_expr formula;              /* the formula used in D */
+    uint32_t root_visits_at_copy; /* real root visits when the copy was taken */
+    uint32_t copy_root_visits;    /* the copy's root visits after the evolution */
+    double evo_ms;                /* wall-clock time of the evolution */
 } ea_report;
 
 /* The report of an ea-p-mcts / ea-mcts / siea-mcts bot, NULL for others. */

@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const gp_names[GP_NOPS] = {"Q", "N", "Nj", "K", "+", "-", "*", "/",
-                                              "log", "sqrt"};
+static const char *const gp_names[GP_NOPS] = {"Q", "N", "Nj", "K",   "+",
+                                              "-", "*", "/",  "log", "sqrt"};
 
 int gp_arity(int op)
 {

@@ -39,19 +39,19 @@
 
 #include "engine/rng.h"
 
-#define GP_MAX_DEPTH 10                             /* largest max_depth accepted */
-#define GP_MAX_NODES ((1 << (GP_MAX_DEPTH + 1)) - 1) /* a full binary tree of that height */
-#define GP_SUB_MAX_HEIGHT 3                         /* subtree mutation inserts height 1..3 */
-#define GP_PROTECT 0.001 /* |divisor| below this gives 1; log's floor on |x| */
-#define GP_BIG 1e150     /* saturation bound: GP_BIG^2 is still a finite double */
-#define GP_UCT_HEIGHT 6  /* height of the seeded UCT tree */
+#define GP_MAX_DEPTH      10                              /* largest max_depth accepted */
+#define GP_MAX_NODES      ((1 << (GP_MAX_DEPTH + 1)) - 1) /* a full binary tree of that height */
+#define GP_SUB_MAX_HEIGHT 3                               /* subtree mutation inserts height 1..3 */
+#define GP_PROTECT        0.001 /* |divisor| below this gives 1; log's floor on |x| */
+#define GP_BIG            1e150 /* saturation bound: GP_BIG^2 is still a finite double */
+#define GP_UCT_HEIGHT     6     /* height of the seeded UCT tree */
 
 enum gp_op {
-    GP_Q,    /* terminal Q(s,a): the child's mean reward */
-    GP_N,    /* terminal N(s): the parent's visits */
-    GP_NJ,   /* terminal N(s,a): the child's visits */
-    GP_K,    /* terminal constant (value in gp_expr.k) */
-    GP_ADD,  /* binary */
+    GP_Q,   /* terminal Q(s,a): the child's mean reward */
+    GP_N,   /* terminal N(s): the parent's visits */
+    GP_NJ,  /* terminal N(s,a): the child's visits */
+    GP_K,   /* terminal constant (value in gp_expr.k) */
+    GP_ADD, /* binary */
     GP_SUB,
     GP_MUL,
     GP_DIV,  /* protected */
@@ -63,17 +63,17 @@ enum gp_op {
 #define GP_NFUNCTIONS 6 /* GP_ADD..GP_SQRT */
 
 typedef struct gp_expr {
-    uint16_t n;                /* nodes in use, 1..GP_MAX_NODES */
-    uint8_t op[GP_MAX_NODES];  /* enum gp_op, prefix order; op[0] is the root */
-    double k[GP_MAX_NODES];    /* value of GP_K nodes (unused elsewhere) */
+    uint16_t n;               /* nodes in use, 1..GP_MAX_NODES */
+    uint8_t op[GP_MAX_NODES]; /* enum gp_op, prefix order; op[0] is the root */
+    double k[GP_MAX_NODES];   /* value of GP_K nodes (unused elsewhere) */
 } gp_expr;
 
 /* What one mutation did (for tests and statistics). */
 typedef struct gp_mutation {
-    int at;      /* index of the replaced node (before mutation) */
-    int depth;   /* its depth */
-    bool leaf;   /* it was a terminal */
-    int height;  /* height of the inserted subtree, 1..GP_SUB_MAX_HEIGHT */
+    int at;     /* index of the replaced node (before mutation) */
+    int depth;  /* its depth */
+    bool leaf;  /* it was a terminal */
+    int height; /* height of the inserted subtree, 1..GP_SUB_MAX_HEIGHT */
 } gp_mutation;
 
 /* Arity of an operator: 0, 1 or 2. */

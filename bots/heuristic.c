@@ -16,8 +16,7 @@ static const bot_param heuristic_params[] = {
      "probability of a uniformly random move instead of the best-rated one"},
 };
 
-static eng_move heuristic_choose(bot *b, const void *st, const bot_budget *budget,
-                                 bot_stats *stats)
+static eng_move heuristic_choose(bot *b, const void *st, const bot_budget *budget, bot_stats *stats)
 {
     (void)budget;
     double eps = b->val[0].v;

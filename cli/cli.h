@@ -57,6 +57,8 @@ int cmd_replay(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
 int cmd_match(int argc, char **argv);
 int cmd_bots(int argc, char **argv);
+/* `tessera bot`: play a seat of a remote match (cmd_bot.c, client/botclient.h). */
+int cmd_bot(int argc, char **argv);
 /* `tessera bench GAME --bot SPEC`: the bot benchmark (cmd_bench_bot.c). */
 int cmd_bench_bot(int argc, char **argv);
 

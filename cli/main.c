@@ -108,6 +108,38 @@ const cli_command cli_commands[] = {
      "  --port-file F  write the port once listening (for scripts and tests)\n"
      "Logs are JSON lines on stderr. SIGINT/SIGTERM shut down gracefully.\n",
      cmd_serve},
+    {"bot", "play one seat of a match on a server with one of our bots",
+     "usage: tessera bot --url ws://HOST:PORT/ --match ID --seat N --token T --bot SPEC\n"
+     "                   [--resume-token R] [--token-file F] [--margin-ms M]\n"
+     "                   [--give-up-ms G] [--seed S] [--name NAME] [--quiet]\n"
+     "       tessera bot --url ws://HOST:PORT/ --resume-token R --bot SPEC [...]\n"
+     "\n"
+     "Joins seat N of match ID (the token comes from create_match) and plays it with\n"
+     "the bot SPEC until the match ends. The client follows the game itself (rules and\n"
+     "history from the server, every update applied and checked) and the bot thinks on\n"
+     "a worker thread for the time the server grants minus a margin. A dropped\n"
+     "connection is resumed with the resume token, retrying after 100 ms, doubling up\n"
+     "to 5 s. See docs/botclient.md.\n"
+     "  --url URL          the server (ws:// only)\n"
+     "  --match ID         the match id\n"
+     "  --seat N           the seat to play (0-based)\n"
+     "  --token T          the seat token\n"
+     "  --bot SPEC         the bot, e.g. mcts:sims=400 (see `tessera bots`)\n"
+     "  --resume-token R   take the seat back with resume instead of joining (after a\n"
+     "                     crash of this client); --seat/--token are then optional, and\n"
+     "                     --match lets the client report a match that ended meanwhile\n"
+     "  --token-file F     write the resume token to F whenever one is received\n"
+     "  --margin-ms M      kept back from the server's time_left_ms (default 200)\n"
+     "  --give-up-ms G     stop reconnecting after G ms without a seat (default 60000)\n"
+     "  --seed S           seed of the bot (unless SPEC has seed=) and of random fallbacks\n"
+     "  --name NAME        client name sent in hello (default tessera-bot/0.1.0)\n"
+     "  --quiet            log errors only (default: one line per own turn on stderr)\n"
+     "On game_over prints one line to stdout:\n"
+     "  game over: reason=R scores=A,B winners=W ranking=R turns=T match=ID seat=N ...\n"
+     "Exit status: 0 the match ended (game_over), 1 the connection could not be\n"
+     "(re)established or the server refused the seat (its error code and message are\n"
+     "printed), 2 bad arguments.\n",
+     cmd_bot},
     {"games", "list the games and their rule options", "usage: tessera games\n", cmd_games},
     {NULL, NULL, NULL, NULL},
 };

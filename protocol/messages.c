@@ -45,6 +45,8 @@ static const char *const type_names[PROTO_NTYPES] = {
     [PROTO_MOVE] = "move",
     [PROTO_RESIGN] = "resign",
     [PROTO_RESUME] = "resume",
+    [PROTO_REPLAY] = "replay",
+    [PROTO_SERVER_STATS] = "server_stats",
 };
 
 /* Indexed by the enums of messages.h; NULL-terminated for enum_of(). */
@@ -219,7 +221,7 @@ static int shape_fail(dctx *c, json_t *obj, const char *where, const field *fiel
     /* Not reached while the fields match the unpack format; stay safe. */
     char text[80];
     sanitize(e->text, text, sizeof text);
-    return fail(c, ENG_EBAD_MESSAGE, "%s", text);
+    return fail(c, ENG_EBAD_MESSAGE, "could not read the message (%s)", text);
 }
 
 /* Characters (Unicode code points) of a JSON string: jansson has checked
@@ -459,6 +461,27 @@ static int dec_resume(dctx *c, proto_msg *m)
     return want_ident(c, token, "resume_token", PROTO_TOKEN_MAX, &m->resume_token);
 }
 
+/* replay: a match by id, or a record sent along (checked later, turn by
+ * turn, by the record reader). Exactly one of the two. */
+static int dec_replay(dctx *c, proto_msg *m)
+{
+    static const field fields[] = {COMMON_FIELDS, {"match", false}, {"record", false}};
+    json_error_t e;
+    json_t *t, *id = NULL, *match = NULL, *record = NULL;
+    if (json_unpack_ex(m->root, &e, JSON_STRICT, "{s:o, s?o, s?o, s?o}", "type", &t, "id", &id,
+                       "match", &match, "record", &record))
+        return shape_fail(c, m->root, NULL, fields, NFIELDS(fields), &e);
+    if (!match == !record)
+        return fail(c, ENG_EBAD_MESSAGE, "replay takes exactly one of \"match\" and \"record\"");
+    if (match)
+        return want_ident(c, match, "match", PROTO_MATCH_ID_MAX, &m->match);
+    int rc = want_object(c, record, "record");
+    if (rc)
+        return rc;
+    m->record = record;
+    return 0;
+}
+
 /* ---- create_match ------------------------------------------------------ */
 
 /* One entry of "seats": exactly {"bot":SPEC} or {"open":true}, plus an
@@ -649,14 +672,20 @@ static const decoder decoders[PROTO_NTYPES] = {
     [PROTO_MOVE] = dec_move,
     [PROTO_RESIGN] = dec_resign,
     [PROTO_RESUME] = dec_resume,
+    [PROTO_REPLAY] = dec_replay,
+    [PROTO_SERVER_STATS] = dec_bare,
 };
 
 /* A parse failure in our words. Numbers out of range are valid JSON that we
- * cannot represent: a message error (bad_message), not bad_json. */
+ * cannot represent: a message error (bad_message), not bad_json. e was
+ * zeroed before parsing: jansson leaves it untouched (no text, no code) when
+ * an allocation fails before it could describe the problem. */
 static int parse_fail(dctx *c, const json_error_t *e)
 {
     char text[80];
     sanitize(e->text, text, sizeof text);
+    if (!e->text[0])
+        return fail(c, ENG_ENOMEM, "out of memory while parsing the message");
     switch (json_error_code(e)) {
     case json_error_numeric_overflow:
         return fail(c, ENG_EBAD_MESSAGE,
@@ -707,6 +736,7 @@ int proto_decode(const char *buf, size_t len, proto_msg *m, json_t **id_out, cha
     if (len == 0)
         return fail(&c, ENG_EBAD_JSON, "the message is empty");
     json_error_t e;
+    memset(&e, 0, sizeof e); /* see parse_fail() */
     json_t *root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &e);
     if (!root)
         return parse_fail(&c, &e);

@@ -46,6 +46,8 @@ typedef enum proto_type {
     PROTO_MOVE,
     PROTO_RESIGN,
     PROTO_RESUME,
+    PROTO_REPLAY,
+    PROTO_SERVER_STATS,
     PROTO_NTYPES
 } proto_type;
 
@@ -94,6 +96,8 @@ typedef struct proto_msg {
     bool has_turn;            /* move: "turn" given */
     int64_t turn;
     const json_t *move;       /* move: borrowed object */
+    /* replay: exactly one of match (above) and record */
+    const json_t *record;     /* replay: borrowed record object */
     /* create_match */
     const char *game;
     const json_t *rules;      /* borrowed object or NULL */

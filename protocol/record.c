@@ -394,7 +394,7 @@ int rec_replay_json(const json_t *rec, rec_turn_fn fn, void *ud, rec_replay *out
                      rec__type_name(turn));
             goto done;
         }
-        rc = codec->apply_turn(st, turn, why, sizeof why);
+        rc = codec->apply_turn(st, turn, NULL, NULL, why, sizeof why);
         if (rc) {
             bad(out, rc, turn_no, "%s", why);
             goto done;
@@ -449,5 +449,25 @@ int rec_replay_buffer(const char *buf, size_t len, rec_turn_fn fn, void *ud, rec
                    jerr.column, jerr.text);
     int rc = rec_replay_json(rec, fn, ud, out);
     json_decref(rec);
+    return rc;
+}
+
+int rec_apply_turn(const eng_game *g, void *st, const json_t *turn, eng_move *moves, int *nmoves,
+                   char *err, size_t errcap)
+{
+    int n = 0;
+    const rec_codec *codec = rec_codec_find(g->name);
+    if (nmoves)
+        *nmoves = 0;
+    if (!codec)
+        return rec__fail(err, errcap, ENG_EUNKNOWN_GAME, "game %s has no record format", g->name);
+    if (g->current_player(st) == ENG_TERMINAL)
+        return rec__fail(err, errcap, ENG_EILLEGAL_MOVE, "the game is already over");
+    if (!json_is_object(turn))
+        return rec__fail(err, errcap, ENG_EBAD_RECORD, "a turn must be an object, not %s",
+                         rec__type_name(turn));
+    int rc = codec->apply_turn(st, turn, moves, &n, err, errcap);
+    if (nmoves)
+        *nmoves = moves ? n : 0;
     return rc;
 }

@@ -30,7 +30,7 @@
 #define REC_VERSION 1
 
 /* Largest raw record rec_replay_buffer() accepts. A finished Carcassonne
- * game is about 4 KB of compact JSON and a Reversi game about 3 KB; the
+ * game is about 4 KB of compact JSON and a Reversi game about 2 KB; the
  * limit leaves room for pretty-printed records while bounding what hostile
  * input can make the JSON parser allocate. */
 #define REC_MAX_BYTES (1024 * 1024)
@@ -38,7 +38,11 @@
 /* Build the record of a game: `moves[0..n)` are the moves and chance
  * outcomes applied, in order, from g->init(rules). The result object holds
  * the scores of the final state (and is omitted if the game is unfinished).
- * Returns a new reference, or NULL with a reason in err. */
+ * Returns a new reference (the caller json_decref()s it), or NULL with a
+ * reason in err (err may be NULL): rules that fail eng_rules_check(), a
+ * game without a record codec, a move that is not legal where it stands,
+ * moves after the end of the game, or moves that stop inside a turn (a
+ * Carcassonne draw without its placement and meeple step). */
 json_t *rec_build(const eng_game *g, const eng_rules *rules, const eng_move *moves, int n,
                   char *err, size_t errcap);
 
@@ -53,17 +57,37 @@ typedef struct rec_replay {
     char reason[256];                     /* on failure: why */
 } rec_replay;
 
-/* Called after each turn with the state reached (g->state_size bytes). */
+/* Called after each turn with the state reached (g->state_size bytes).
+ * `turn` counts from 1; turn_json and state are borrowed and valid only
+ * during the call. */
 typedef void (*rec_turn_fn)(void *ud, int turn, const json_t *turn_json, const void *state);
 
 /* Check a record against the rules, turn by turn. Returns 0, or a negative
  * code (ENG_EBAD_RECORD, ENG_EILLEGAL_MOVE, ENG_EUNKNOWN_GAME, ENG_EBAD_RULE,
  * ...) with out->bad_turn and out->reason filled in. A record of an
- * unfinished game is valid; if it has a result, the result must match. */
+ * unfinished game is valid; if it has a result, the result must match, and
+ * a result on a record whose turns do not finish the game is refused.
+ * `rec` is borrowed and not modified; fn may be NULL; out may be NULL when
+ * only the code matters. On failure out->turns and out->scores describe the
+ * last turn that passed. Allocates one game state and frees it. */
 int rec_replay_json(const json_t *rec, rec_turn_fn fn, void *ud, rec_replay *out);
 
 /* The same from raw bytes (rejects invalid JSON, duplicate keys and
- * oversized input with ENG_EBAD_JSON / ENG_ETOO_LARGE). */
+ * oversized input with ENG_EBAD_JSON / ENG_ETOO_LARGE). buf need not be
+ * NUL-terminated; len > REC_MAX_BYTES is refused before parsing. */
 int rec_replay_buffer(const char *buf, size_t len, rec_turn_fn fn, void *ud, rec_replay *out);
+
+/* Most engine moves one turn applies (Carcassonne: draw, placement, meeple). */
+#define REC_TURN_MOVES_MAX 8
+
+/* Check one turn in record form (borrowed) against the rules in st (a state
+ * of g that is not over) and apply it, as a replay does. When `moves` is not
+ * NULL (it then holds REC_TURN_MOVES_MAX), the engine moves the turn applied
+ * are written to moves[0..*nmoves) — for callers that must report them, e.g.
+ * to bot_observe. Returns 0, or ENG_EUNKNOWN_GAME (no record codec),
+ * ENG_EBAD_RECORD / ENG_EBAD_MOVE / ENG_EILLEGAL_MOVE with a reason in err;
+ * on failure st is unspecified (apply to a copy when that matters). */
+int rec_apply_turn(const eng_game *g, void *st, const json_t *turn, eng_move *moves, int *nmoves,
+                   char *err, size_t errcap);
 
 #endif

@@ -10,6 +10,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh test fuzz
 
+# the server integration tests (tests/server) run on Node.js with the npm
+# package ws, pinned by tests/server/package-lock.json
+if command -v npm >/dev/null && [ ! -d tests/server/node_modules ]; then
+  echo "== npm ci (tests/server)"
+  (cd tests/server && npm ci --no-audit --no-fund)
+fi
+
 jobs=$(nproc)
 label_args=(-LE slow)
 [ "${TESSERA_TEST_SLOW:-0}" = 1 ] && label_args=()

@@ -7,9 +7,11 @@
  * any problem. A protocol violation (bad JSON, no hello) closes the
  * connection after the reply; everything else keeps it open.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
+#include "protocol/record.h"
 
 static void reply_welcome(conn *c, const proto_msg *m)
 {
@@ -188,7 +190,11 @@ static void resume(conn *c, const proto_msg *m)
                 take_seat(c, x, i, "resumed", m->id);
                 return;
             }
-    conn_error(c, ENG_EBAD_TOKEN, "no seat has that resume token", m->id);
+    /* a finished match may no longer be held in memory: ask the journal */
+    if (c->srv->db && store_resume_status(c->srv, m->resume_token) == MATCH_FINISHED)
+        conn_error(c, ENG_EMATCH_OVER, "the match has already ended", m->id);
+    else
+        conn_error(c, ENG_EBAD_TOKEN, "no seat has that resume token", m->id);
 }
 
 static void spectate(conn *c, const proto_msg *m)
@@ -273,6 +279,88 @@ static void resign(conn *c, const proto_msg *m)
     match_resign(x, seat);
 }
 
+/* ---- replay: every turn's public state, computed by the engine ---------------- */
+
+typedef struct replay_acc {
+    const wire_game *wire;
+    const eng_game *g;
+    json_t *turns;
+} replay_acc;
+
+static void replay_turn(void *ud, int turn, const json_t *turn_json, const void *state)
+{
+    (void)turn;
+    replay_acc *a = ud;
+    double sc[ENG_MAX_PLAYERS];
+    a->g->scores(state, sc);
+    json_t *scores = json_array();
+    for (int p = 0; p < eng_num_players(state); p++)
+        json_array_append_new(scores, json_integer((json_int_t)sc[p]));
+    json_array_append_new(a->turns, json_pack("{s:O, s:o, s:o}", "record", turn_json, "state",
+                                              a->wire->state(state), "scores", scores));
+}
+
+static void replay(conn *c, const proto_msg *m)
+{
+    json_t *rec = NULL;
+    const json_t *result = NULL;
+    if (m->match) {
+        match *x = need_match(c, m->match, m->id);
+        if (!x)
+            return;
+        /* the completed turns (a live match may be inside a turn) */
+        int n = x->status == MATCH_FINISHED ? x->nmoves : x->turn_first;
+        char err[256];
+        rec = rec_build(x->g, &x->rules, x->moves, n, err, sizeof err);
+        if (!rec) {
+            conn_error(c, ENG_EINTERNAL, err, m->id);
+            return;
+        }
+        result = x->result;
+    } else {
+        rec = json_incref((json_t *)m->record);
+    }
+    const char *game = json_string_value(json_object_get(rec, "game"));
+    const eng_game *g = eng_find_game(game);
+    const wire_game *w = g ? wire_find(g->name) : NULL;
+    replay_acc acc = {w, g, json_array()};
+    rec_replay out;
+    int rc = w ? rec_replay_json(rec, replay_turn, &acc, &out) : ENG_EUNKNOWN_GAME;
+    if (rc) {
+        char msg[320];
+        if (!w)
+            snprintf(msg, sizeof msg, "the record names no game this server plays");
+        else if (out.bad_turn > 0)
+            snprintf(msg, sizeof msg, "turn %d: %s", out.bad_turn, out.reason);
+        else
+            snprintf(msg, sizeof msg, "%s", out.reason);
+        conn_error(c, rc, msg, m->id);
+        json_decref(acc.turns);
+        json_decref(rec);
+        return;
+    }
+    unsigned char *st = malloc(g->state_size);
+    json_t *initial = json_null();
+    if (st) {
+        g->init(st, &out.rules);
+        initial = w->state(st);
+        free(st);
+    }
+    json_t *r = proto_reply("replayed", m->id);
+    json_object_set_new(r, "game", json_string(g->name));
+    json_object_set_new(r, "rules", wire_rules_json(g, &out.rules));
+    if (m->match)
+        json_object_set_new(r, "match", json_string(m->match));
+    json_object_set_new(r, "initial", initial);
+    json_object_set_new(r, "turns", acc.turns);
+    json_object_set_new(r, "finished", json_boolean(out.finished));
+    /* a match's own result says why it ended; a record has at most scores */
+    json_t *res = result ? (json_t *)result : json_object_get(rec, "result");
+    json_object_set_new(r, "result", res ? json_incref(res) : json_null());
+    conn_send(c, r);
+    json_decref(rec);
+}
+
 void handle_message(conn *c, const char *buf, size_t len)
 {
     proto_msg m;
@@ -318,6 +406,13 @@ void handle_message(conn *c, const char *buf, size_t len)
     case PROTO_MOVE: move(c, &m); break;
     case PROTO_RESIGN: resign(c, &m); break;
     case PROTO_RESUME: resume(c, &m); break;
+    case PROTO_REPLAY: replay(c, &m); break;
+    case PROTO_SERVER_STATS: {
+        json_t *r = proto_reply("stats", m.id);
+        json_object_update_new(r, srv_stats_json(c->srv));
+        conn_send(c, r);
+        break;
+    }
     default: conn_error(c, ENG_EUNKNOWN_TYPE, "unknown message type", m.id); break;
     }
     proto_msg_free(&m);

@@ -68,6 +68,7 @@ struct conn {
     char *rx;                    /* message being assembled */
     size_t rx_len, rx_cap;
     bool rx_skip;                /* discarding the rest of an oversized/binary message */
+    uint64_t rx_ns;              /* uv_hrtime() when the last message was complete */
     /* send */
     outmsg *head, *tail;
     size_t queued;               /* bytes in the queue */
@@ -148,6 +149,7 @@ struct match {
     json_t *result;                   /* {"reason":..., "winners":[...], ...} once finished */
     double final_scores[ENG_MAX_PLAYERS];
     int64_t created_ms, finished_ms;  /* wall clock, epoch ms */
+    uint64_t rx_ns;                   /* a remote move being handled: when it arrived */
     bool demo;                        /* the server's own showcase match */
     bool closing;                     /* being freed (timer closing) */
     match *prev, *next;               /* srv->matches list */
@@ -202,6 +204,8 @@ int store_create_match(srv *s, const match *m);
 int store_append(srv *s, const match *m, int from, int to, const char *by, const char *reason);
 int store_update_seats(srv *s, const match *m);
 int store_finish(srv *s, const match *m);
+/* Status of the stored match whose seat has this resume token, or -1. */
+int store_resume_status(srv *s, const char *token);
 /* Restore every stored match (unfinished ones become live again, the latest
  * finished ones are kept for listing). */
 int store_load(srv *s, char *err, size_t errcap);
@@ -213,6 +217,22 @@ enum { LOG_DEBUG, LOG_INFO, LOG_WARN, LOG_ERROR };
  * extra fields (may be NULL), followed by its arguments. */
 void srv_log(int level, const char *event, const char *fields, ...);
 void srv_log_set_level(int level);
+
+/* ---- statistics (docs/protocol.md: server_stats) ------------------------------------------ */
+
+#define STAT_BUCKETS 20000 /* 1 us buckets up to 20 ms; slower samples land in the last one */
+
+typedef struct srv_hist {
+    uint64_t count;
+    uint64_t max_us;
+    uint32_t bucket[STAT_BUCKETS];
+} srv_hist;
+
+void hist_add(srv_hist *h, uint64_t us);
+/* {"count":n,"p50_us":..,"p99_us":..,"max_us":..} (new reference) */
+json_t *hist_json(const srv_hist *h);
+/* The server's figures: connections, matches, moves, overhead, timeouts, memory. */
+json_t *srv_stats_json(const srv *s);
 
 /* ---- the server ------------------------------------------------------------------------ */
 
@@ -231,6 +251,10 @@ struct srv {
     int nfinished;
     store *db;
     int jobs;                         /* in-process searches running */
+    uint64_t moves;                   /* turns played since start */
+    uint64_t started_ms;              /* epoch ms at start */
+    srv_hist overhead;                /* remote move received -> next your_turn queued */
+    srv_hist timeout_late;            /* timeout applied after the deadline, by */
     /* web/ mount */
     struct lws_http_mount mount;
     char web_root[512];

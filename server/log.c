@@ -6,6 +6,7 @@
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <sys/resource.h>
 #include <sys/time.h>
 #include <time.h>
 
@@ -50,4 +51,46 @@ void srv_log(int level, const char *event, const char *fields, ...)
     }
     json_decref(line);
     json_decref(o);
+}
+
+/* ---- statistics ------------------------------------------------------------------ */
+
+void hist_add(srv_hist *h, uint64_t us)
+{
+    h->count++;
+    if (us > h->max_us)
+        h->max_us = us;
+    h->bucket[us < STAT_BUCKETS ? us : STAT_BUCKETS - 1]++;
+}
+
+static uint64_t percentile(const srv_hist *h, double q)
+{
+    if (!h->count)
+        return 0;
+    uint64_t want = (uint64_t)(q * (double)h->count), seen = 0;
+    for (uint64_t i = 0; i < STAT_BUCKETS; i++) {
+        seen += h->bucket[i];
+        if (seen > want)
+            return i == STAT_BUCKETS - 1 ? h->max_us : i;
+    }
+    return h->max_us;
+}
+
+json_t *hist_json(const srv_hist *h)
+{
+    return json_pack("{s:I, s:I, s:I, s:I}", "count", (json_int_t)h->count, "p50_us",
+                     (json_int_t)percentile(h, 0.50), "p99_us", (json_int_t)percentile(h, 0.99),
+                     "max_us", (json_int_t)h->max_us);
+}
+
+json_t *srv_stats_json(const srv *s)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return json_pack("{s:i, s:i, s:i, s:I, s:o, s:o, s:I, s:I, s:i}", "connections", s->nconns,
+                     "matches_live", s->nlive, "matches_finished", s->nfinished, "moves",
+                     (json_int_t)s->moves, "overhead", hist_json(&s->overhead), "timeout_late",
+                     hist_json(&s->timeout_late), "rss_peak_kb", (json_int_t)ru.ru_maxrss,
+                     "uptime_ms", (json_int_t)(srv_epoch_ms() - (int64_t)s->started_ms), "searches",
+                     s->jobs);
 }

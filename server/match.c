@@ -295,9 +295,12 @@ static void end_turn(match *m, const char *by, const char *reason)
 
 static void arm_timer(match *m);
 
-/* Apply a seat's whole turn (checked moves), charge its clock, announce it. */
+/* Apply a seat's whole turn (checked moves), charge its clock, announce it.
+ * `ack` (may be NULL) is sent once the turn is journaled, before the
+ * turn's update — a mover hears "accepted" first (steals the reference;
+ * dropped on failure). */
 static int play_turn(match *m, int seat_no, const eng_move *mv, int n, const char *by,
-                     const char *reason)
+                     const char *reason, conn *ack_to, json_t *ack)
 {
     seat_t *t = &m->seats[seat_no];
     uint64_t now = srv_now(m->srv);
@@ -321,12 +324,17 @@ static int play_turn(match *m, int seat_no, const eng_move *mv, int n, const cha
     t->in_grace = false;
     t->bank_ms += m->tc.increment_ms;
     t->moves++;
+    m->srv->moves++;
     int rc = commit_moves(m, from, by, reason);
     if (rc) {
         t->moves--;
         t->bank_ms -= m->tc.increment_ms;
+        m->srv->moves--;
+        json_decref(ack);
         return rc;
     }
+    if (ack)
+        conn_send(ack_to, ack);
     m->to_move = -1;
     uv_timer_stop(&m->timer);
     end_turn(m, by, reason);
@@ -353,7 +361,7 @@ static void play_random(match *m, int seat_no, const char *reason)
     free(tmp);
     srv_log(LOG_INFO, "random_move", "{s:s, s:i, s:s}", "match", m->id, "seat", seat_no, "reason",
             reason);
-    if (play_turn(m, seat_no, mv, n, "server", reason) == 0)
+    if (play_turn(m, seat_no, mv, n, "server", reason, NULL, NULL) == 0)
         advance(m);
     else
         arm_timer(m); /* storage trouble: try again at the next timer */
@@ -364,6 +372,7 @@ static void send_your_turn(match *m, int seat_no)
     seat_t *t = &m->seats[seat_no];
     if (!t->conn)
         return;
+
     uint64_t now = srv_now(m->srv);
     int64_t left = m->deadline > now ? (int64_t)(m->deadline - now) : 0;
     json_t *msg = json_pack("{s:s, s:s, s:i, s:i, s:o, s:o, s:I, s:I, s:o}", "type", "your_turn",
@@ -372,6 +381,12 @@ static void send_your_turn(match *m, int seat_no)
                             (json_int_t)left, "deadline", (json_int_t)(srv_epoch_ms() + left),
                             "clocks", match_clocks(m));
     conn_send(t->conn, msg);
+    if (m->rx_ns) {
+        /* the server's overhead for a remote move: its arrival to the next
+         * seat's your_turn, queued for sending */
+        hist_add(&m->srv->overhead, (uv_hrtime() - m->rx_ns) / 1000);
+        m->rx_ns = 0;
+    }
 }
 
 /* Ask the seat to move: arm its deadline, start its search or tell it. */
@@ -468,6 +483,9 @@ static void arm_timer(match *m)
 static void timeout(match *m)
 {
     int p = m->to_move;
+    /* how late the loop noticed the deadline (deadline is in loop ms) */
+    uint64_t now_us = uv_hrtime() / 1000, due_us = m->deadline * 1000;
+    hist_add(&m->srv->timeout_late, now_us > due_us ? now_us - due_us : 0);
     seat_t *t = &m->seats[p];
     char detail[128];
     snprintf(detail, sizeof detail, "seat %d did not move in time", p);
@@ -624,13 +642,14 @@ void match_remote_move(match *m, int seat_no, conn *c, const proto_msg *msg)
     json_t *ok = proto_reply("move_accepted", msg->id);
     json_object_set_new(ok, "match", json_string(m->id));
     json_object_set_new(ok, "turn", json_integer(m->turns + 1));
-    if (play_turn(m, seat_no, mv, n, "player", NULL) != 0) {
-        json_decref(ok);
+    m->rx_ns = c->rx_ns;
+    if (play_turn(m, seat_no, mv, n, "player", NULL, c, ok) != 0) {
+        m->rx_ns = 0;
         conn_error(c, ENG_ESTORAGE, "the move could not be stored; send it again", msg->id);
         return;
     }
-    conn_send(c, ok);
     advance(m);
+    m->rx_ns = 0; /* the next seat is not a remote one waiting now */
 }
 
 void match_agent_done(match *m, int seat_no, const eng_move *mv, int n, const bot_stats *st)
@@ -657,7 +676,7 @@ void match_agent_done(match *m, int seat_no, const eng_move *mv, int n, const bo
         play_random(m, seat_no, "illegal");
         return;
     }
-    if (play_turn(m, seat_no, mv, n, "player", NULL) != 0) {
+    if (play_turn(m, seat_no, mv, n, "player", NULL, NULL, NULL) != 0) {
         arm_timer(m);
         return;
     }

@@ -188,6 +188,7 @@ static int receive(conn *c, struct lws *wsi, const char *in, size_t len)
     c->rx_len += len;
     c->rx[c->rx_len] = 0;
     if (final) {
+        c->rx_ns = uv_hrtime();
         on_message(c);
         c->rx_len = 0;
         /* do not keep a large buffer for an idle connection */

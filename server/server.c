@@ -139,6 +139,7 @@ static void on_signal(uv_signal_t *h, int signum)
     s->stopping = true;
     srv_log(LOG_INFO, "shutdown", "{s:i, s:i, s:i}", "signal", signum, "connections", s->nconns,
             "live_matches", s->nlive);
+    srv_log(LOG_INFO, "stats", "{s:o}", "stats", srv_stats_json(s));
     uv_timer_stop(&s->demo_timer);
     uv_close((uv_handle_t *)&s->demo_timer, NULL);
     uv_close((uv_handle_t *)&s->sigint, NULL);
@@ -155,7 +156,7 @@ static void on_signal(uv_signal_t *h, int signum)
 
 int srv_run(const srv_config *cfg)
 {
-    srv s;
+    static srv s; /* one server per process; too big for the stack (histograms) */
     memset(&s, 0, sizeof s);
     s.cfg = *cfg;
     if (s.cfg.max_conns <= 0)
@@ -169,6 +170,7 @@ int srv_run(const srv_config *cfg)
         setenv("UV_THREADPOOL_SIZE", n, 0);
     }
     s.loop = uv_default_loop();
+    s.started_ms = (uint64_t)srv_epoch_ms();
     char err[512];
     if (store_open(&s, cfg->db_path ? cfg->db_path : "tessera.db", cfg->durable, err, sizeof err)) {
         srv_log(LOG_ERROR, "start_failed", "{s:s}", "reason", err);
@@ -201,6 +203,10 @@ int srv_run(const srv_config *cfg)
     srv_log(LOG_INFO, "listening", "{s:s, s:i, s:s, s:s}", "host", cfg->host ? cfg->host : "*",
             "port", s.cfg.port, "db", cfg->db_path ? cfg->db_path : "tessera.db", "web",
             cfg->web_root ? cfg->web_root : "");
+    printf("tessera is serving on http://%s:%d/ (WebSocket on the same address)%s — Ctrl-C stops it\n",
+           cfg->host ? cfg->host : "localhost", s.cfg.port,
+           cfg->demo ? ", with a live demo match" : "");
+    fflush(stdout);
     if (cfg->port_file) {
         FILE *f = fopen(cfg->port_file, "w");
         if (f) {

@@ -333,3 +333,23 @@ int store_load(srv *s, char *err, size_t errcap)
     srv_log(LOG_INFO, "restored", "{s:i, s:i}", "unfinished", live, "finished", done);
     return 0;
 }
+
+int store_resume_status(srv *s, const char *token)
+{
+    store *st = s->db;
+    if (!st || !token || !*token)
+        return -1;
+    /* rare path (a finished match no longer held in memory): a scan is fine;
+     * instr() with a bound pattern, so the token is never SQL or a LIKE pattern */
+    char pat[SRV_TOKEN_LEN + 32];
+    snprintf(pat, sizeof pat, "\"resume\":\"%s\"", token);
+    sqlite3_stmt *q = NULL;
+    int status = -1;
+    if (prep(st, &q, "SELECT status FROM matches WHERE instr(seats, ?) > 0 LIMIT 1") == SQLITE_OK) {
+        sqlite3_bind_text(q, 1, pat, -1, SQLITE_TRANSIENT);
+        if (sqlite3_step(q) == SQLITE_ROW)
+            status = sqlite3_column_int(q, 0);
+    }
+    sqlite3_finalize(q);
+    return status;
+}

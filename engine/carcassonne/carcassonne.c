@@ -54,7 +54,7 @@ int carc_cell(int x, int y)
 
 static inline const carc_type *T(void)
 {
-    return carc_types();
+    return carc__types; /* built by carc_init before any state exists */
 }
 
 /* ---- union-find over feature segments --------------------------------- */
@@ -104,8 +104,37 @@ static int unite(carc_state *s, int a, int b)
 
 /* ---- open cells -------------------------------------------------------- */
 
+/* Keep nfit[] (placements per tile type) in step with the open cells: a
+ * cell's pattern enters, leaves, or changes. Plain loops over 24 lanes,
+ * which the compiler turns into a few vector adds. */
+typedef uint16_t lanes8 __attribute__((vector_size(16))); /* 8 x u16, one SSE register */
+_Static_assert(CARC_NTYPES % 8 == 0, "nfit is updated 8 lanes at a time");
+
+static inline void nfit_update(carc_state *s, uint8_t pattern, bool add)
+{
+    const uint16_t *v = carc__nfit[pattern];
+    for (int k = 0; k < CARC_NTYPES; k += 8) {
+        lanes8 a, b;
+        memcpy(&a, s->nfit + k, sizeof a);
+        memcpy(&b, v + k, sizeof b);
+        a = add ? a + b : a - b;
+        memcpy(s->nfit + k, &a, sizeof a);
+    }
+}
+
+static inline void nfit_add(carc_state *s, uint8_t pattern)
+{
+    nfit_update(s, pattern, true);
+}
+
+static inline void nfit_sub(carc_state *s, uint8_t pattern)
+{
+    nfit_update(s, pattern, false);
+}
+
 static void open_remove(carc_state *s, int slot)
 {
+    nfit_sub(s, s->opens[slot].pattern);
     int last = --s->nopen;
     if (slot != last) {
         s->opens[slot] = s->opens[last];
@@ -121,6 +150,7 @@ static void open_add(carc_state *s, int cell, int x, int y, uint8_t pattern)
     s->opens[slot].y = (int8_t)y;
     s->opens[slot].pattern = pattern;
     s->grid[cell] = (uint8_t)(CARC_CELL_OPEN0 + slot);
+    nfit_add(s, pattern);
 }
 
 /* ---- placing a tile ------------------------------------------------------ */
@@ -177,7 +207,10 @@ static void place(carc_state *s, int type, int rot, int cell, int x, int y)
         if (nb == 0) {
             open_add(s, nc, x + dx[d], y + dy[d], (uint8_t)(ek << (2 * od)));
         } else if (nb >= CARC_CELL_OPEN0) {
-            s->opens[nb - CARC_CELL_OPEN0].pattern |= (uint8_t)(ek << (2 * od));
+            carc_open *o = &s->opens[nb - CARC_CELL_OPEN0];
+            nfit_sub(s, o->pattern);
+            o->pattern |= (uint8_t)(ek << (2 * od));
+            nfit_add(s, o->pattern);
         } else {
             const carc_placed *q = &s->placed[nb - 1];
             const carc_tile *qt = &T()[q->type].rot[q->rot];
@@ -396,10 +429,7 @@ static void end_game(carc_state *s)
 
 int carc_count_placements(const carc_state *s, int type)
 {
-    int n = 0;
-    for (int i = 0; i < s->nopen; i++)
-        n += __builtin_popcount(carc__fit[s->opens[i].pattern][type]);
-    return n;
+    return s->nfit[type]; /* kept up to date by the open-cell updates */
 }
 
 static void draw(carc_state *s, int type)
@@ -408,7 +438,7 @@ static void draw(carc_state *s, int type)
     s->bag_n--;
     s->turns++;
     s->drawn = (uint8_t)type;
-    if (carc_count_placements(s, type) > 0) {
+    if (s->nfit[type] > 0) {
         s->phase = CARC_PLACE;
         return;
     }
@@ -471,6 +501,7 @@ static int carc_check_rules(const eng_rules *r, char *err, size_t cap)
 static void carc_init(void *st, const eng_rules *rules)
 {
     carc_state *s = st;
+    carc__tables_init();
     const carc_type *ty = T();
     memset(s, 0, sizeof *s);
     s->rules = *rules;
@@ -592,11 +623,10 @@ static eng_move carc_random_move(const void *st, eng_rng *rng)
 {
     const carc_state *s = st;
     if (s->phase == CARC_PLACE) {
-        int total = carc_count_placements(s, s->drawn);
-        uint32_t k = eng_rng_below(rng, (uint32_t)total);
+        uint32_t k = eng_rng_below(rng, s->nfit[s->drawn]);
         for (int i = 0;; i++) {
             unsigned m = carc__fit[s->opens[i].pattern][s->drawn];
-            unsigned c = (unsigned)__builtin_popcount(m);
+            unsigned c = (unsigned)carc__nrot(m);
             if (k < c) {
                 while (k--)
                     m &= m - 1;

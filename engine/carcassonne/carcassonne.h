@@ -137,6 +137,7 @@ typedef struct carc_state {
     uint8_t ncomplete;           /* features completed by the last placement */
     uint8_t complete[16];        /* their nodes (roots, or cloister nodes) */
     uint8_t bag[CARC_NTYPES];    /* tiles of each type left in the bag */
+    uint16_t nfit[CARC_NTYPES];  /* distinct legal placements of each tile type now */
     uint8_t supply[ENG_MAX_PLAYERS]; /* meeples in hand */
     int16_t score[ENG_MAX_PLAYERS];  /* points so far */
     uint16_t turns;              /* draws so far (a discard is a draw) */

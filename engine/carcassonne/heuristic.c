@@ -13,17 +13,18 @@
  * open sides (own sides + the roots' open sides - 2 per matched edge; this
  * is exactly what place() in carcassonne.c will compute). A cloister counts
  * the tiles around the cell; a field counts the completed and incomplete
- * cities it will touch. Every touched feature then scores in the structure
- * of Algorithm 7: an owned feature +score*MyBonus, an opponent's
- * -score*OppBonus, an unowned one -score*OpenPenalty, each times the
- * TypeBonus of its kind, plus the best meeple option
- * (score*MyBonus - open*MeeplePenalty)*TypeBonus if it is positive.
- * At the meeple step the same valuation runs on the real merged features.
+ * cities it will touch; cloisters around the cell gain a neighbour. Every
+ * touched feature then scores in the structure of Algorithm 7: an owned
+ * feature +score*MyBonus, an opponent's -score*OppBonus, an unowned one
+ * -score*OpenPenalty, each times the TypeBonus of its kind, plus the best
+ * meeple option (score*MyBonus - open*MeeplePenalty)*TypeBonus if positive.
+ * At the meeple step the same valuation runs on the real merged features,
+ * so a placement's rating equals the best meeple-step rating after it.
  *
- * Cost: one rate_moves call sets up small caches on the stack (a few
- * hundred bytes cleared; per-root tile sets and field city sets filled on
- * first use, per-open-cell neighbour roots likewise), so every further
- * placement costs a few dozen table reads. No allocation.
+ * Cost: one rate_moves call clears about 1 KB of caches on the stack
+ * (about 26 KB in all: per-root tile sets and field city sets, per-open-cell
+ * neighbour roots, each filled on first use), then every placement costs a
+ * few dozen table reads. No allocation, no static mutable state.
  */
 #include <string.h>
 
@@ -32,27 +33,27 @@
 
 /* ---- parameters (docs/heuristic.md explains each) ------------------------ */
 
-#define H_MY_BONUS 1.0       /* MyBonus: weight of our own points */
-#define H_OPP_BONUS_2P 1.0   /* OppBonus with two players; 2/players with more */
-#define H_OPEN_PENALTY 0.25  /* OpenPenalty: an unowned feature we grow for others */
-#define H_MEEPLE_COST 0.4    /* MeeplePenalty per open side with a full hand (7) */
-#define H_ENDGAME_TILES 12.0 /* MeeplePenalty fades linearly over the last tiles */
+#define H_MY_BONUS      1.0         /* MyBonus: weight of our own points */
+#define H_OPP_BONUS_2P  1.0         /* OppBonus with two players; 2/players with more */
+#define H_OPEN_PENALTY  0.25        /* OpenPenalty: an unowned feature we grow for others */
+#define H_MEEPLE_COST   0.4         /* MeeplePenalty per open side with a full hand (7) */
+#define H_ENDGAME_TILES 12.0        /* MeeplePenalty fades linearly over the last tiles */
 #define H_CLOISTER_OPEN (1.0 / 3.0) /* a cloister's empty neighbour, in open sides */
-#define H_FIELD_LOCK 3.0     /* a field meeple never returns: open sides it counts as */
-#define H_FIELD_HOPE 0.5     /* points per incomplete city a field touches */
-#define H_RETURN 3.0         /* a meeple returned by a completion, in MeeplePenalty units */
-#define H_TB_CITY 2.5        /* TypeBonus per kind */
-#define H_TB_ROAD 1.0
-#define H_TB_CLOISTER 1.25
-#define H_TB_FIELD 0.5
+#define H_FIELD_LOCK    3.0         /* a field meeple never returns: open sides it counts as */
+#define H_FIELD_HOPE    0.5         /* points per incomplete city a field touches */
+#define H_RETURN        3.0         /* a meeple returned by a completion, in MeeplePenalty units */
+#define H_TB_CITY       2.5         /* TypeBonus per kind */
+#define H_TB_ROAD       1.0
+#define H_TB_CLOISTER   1.25
+#define H_TB_FIELD      0.5
 
 static const double type_bonus[5] = {0.0, H_TB_CITY, H_TB_ROAD, H_TB_FIELD, H_TB_CLOISTER};
 
 /* ---- geometry (as in carcassonne.c) -------------------------------------- */
 
 static const int dcell[4] = {-CARC_GW, 1, CARC_GW, -1};
-static const int dcell8[8] = {-CARC_GW - 1, -CARC_GW, -CARC_GW + 1, -1,
-                              1,            CARC_GW - 1, CARC_GW,   CARC_GW + 1};
+static const int dcell8[8] = {-CARC_GW - 1, -CARC_GW, -CARC_GW + 1, -1, 1,
+                              CARC_GW - 1,  CARC_GW,  CARC_GW + 1};
 
 static inline int wrap(int c)
 {
@@ -84,29 +85,30 @@ static inline int find(const carc_state *s, int n)
 
 /* What a placement on one open cell meets, whatever the tile and rotation. */
 typedef struct hslot {
-    uint8_t mid[4];  /* side d has a neighbour: root of its feature at our port 3d+1 */
-    uint8_t h0[4];   /* road side d: root of the neighbour's field at our port 3d */
-    uint8_t h2[4];   /* road side d: root of the neighbour's field at our port 3d+2 */
-    uint8_t filled;  /* tiles among the eight surrounding cells */
-    uint8_t ncl;     /* cloisters among them */
-    uint8_t cl[8];   /* their nodes, in dcell8 order */
+    uint8_t mid[4]; /* side d has a neighbour: root of its feature at our port 3d+1 */
+    uint8_t h0[4];  /* road side d: root of the neighbour's field at our port 3d */
+    uint8_t h2[4];  /* road side d: root of the neighbour's field at our port 3d+2 */
+    uint8_t filled; /* tiles among the eight surrounding cells */
+    uint8_t ncl;    /* cloisters among them */
+    uint8_t cl[8];  /* their nodes, in dcell8 order */
 } hslot;
 
 typedef struct hctx {
     const carc_state *s;
     const carc_type *ty;
     int farms;
-    uint8_t tiles_ok[CARC_MAX_NODES];  /* tmask[r] filled */
-    uint8_t field_ok[CARC_MAX_NODES];  /* fdone/fopen[r] filled */
-    uint8_t occ[CARC_MAX_NODES];       /* root -> row of cnt, 0xff: no meeple */
-    uint8_t slot_ok[CARC_MAX_OPEN];    /* slot[i] filled */
+    uint8_t tiles_ok[CARC_MAX_NODES]; /* tmask[r] filled */
+    uint8_t field_ok[CARC_MAX_NODES]; /* fdone/fopen[r] filled */
+    uint8_t occ[CARC_MAX_NODES];      /* root -> row of cnt, 0xff: no meeple */
+    uint8_t slot_ok[CARC_MAX_OPEN];   /* slot[i] filled */
     uint8_t cnt[ENG_MAX_PLAYERS * CARC_MEEPLES][ENG_MAX_PLAYERS]; /* meeples per root, player */
     hslot slot[CARC_MAX_OPEN];
-    uint64_t tmask[CARC_MAX_NODES][2];  /* root: set of tiles (placed[] indices) */
-    uint64_t fdone[CARC_MAX_NODES][4];  /* field root: completed city roots it touches */
-    uint64_t fopen[CARC_MAX_NODES][4];  /* field root: incomplete city roots it touches */
-    uint8_t fdone_n[CARC_MAX_NODES];    /* field root: bits in fdone */
-    uint8_t fopen_n[CARC_MAX_NODES];    /* field root: bits in fopen */
+    uint64_t tmask[CARC_MAX_NODES][2]; /* root: set of tiles (placed[] indices) */
+    uint64_t fdone[CARC_MAX_NODES][4]; /* field root: completed city roots it touches */
+    uint64_t fopen[CARC_MAX_NODES][4]; /* field root: incomplete city roots it touches */
+    uint8_t tiles_n[CARC_MAX_NODES];   /* root: bits in tmask */
+    uint8_t fdone_n[CARC_MAX_NODES];   /* field root: bits in fdone */
+    uint8_t fopen_n[CARC_MAX_NODES];   /* field root: bits in fopen */
 } hctx;
 
 static void ctx_init(hctx *c, const carc_state *s)
@@ -146,6 +148,7 @@ static const uint64_t *tiles_of(hctx *c, int r)
         } while (n != r);
         c->tmask[r][0] = m0;
         c->tmask[r][1] = m1;
+        c->tiles_n[r] = (uint8_t)(pop64(m0) + pop64(m1));
         c->tiles_ok[r] = 1;
     }
     return c->tmask[r];
@@ -250,13 +253,13 @@ static int uf_find(uint8_t *uf, int g)
 }
 
 typedef struct links {
-    uint8_t uf[CARC_MAX_SEGS];     /* tile elements that will be one feature */
+    uint8_t uf[CARC_MAX_SEGS];      /* tile elements that will be one feature */
     uint8_t matched[CARC_MAX_SEGS]; /* city/road edges of each element that meet a neighbour */
-    uint8_t root[12], seg[12];     /* distinct neighbour roots, and an element joining each */
+    uint8_t root[12], seg[12];      /* distinct neighbour roots, and an element joining each */
     int n;
 } links;
 
-static void link(links *l, int g, int r)
+static void join_root(links *l, int g, int r)
 {
     for (int i = 0; i < l->n; i++)
         if (l->root[i] == r) {
@@ -291,13 +294,13 @@ static int predict(hctx *c, eng_move m, carc__hfeat *out)
         if (kind == CARC_CITY || kind == CARC_ROAD) {
             int g = rt->seg[3 * d + 1];
             l.matched[g]++;
-            link(&l, g, h->mid[d]);
+            join_root(&l, g, h->mid[d]);
             if (kind == CARC_ROAD && c->farms) {
-                link(&l, rt->seg[3 * d], h->h0[d]);
-                link(&l, rt->seg[3 * d + 2], h->h2[d]);
+                join_root(&l, rt->seg[3 * d], h->h0[d]);
+                join_root(&l, rt->seg[3 * d + 2], h->h2[d]);
             }
         } else if (kind == CARC_FIELD && c->farms) {
-            link(&l, rt->seg[3 * d + 1], h->mid[d]);
+            join_root(&l, rt->seg[3 * d + 1], h->mid[d]);
         }
     }
 
@@ -354,7 +357,10 @@ static int predict(hctx *c, eng_move m, carc__hfeat *out)
             f->open = (uint8_t)(f->open + s->open[r]);
             f->pen = (uint8_t)(f->pen + s->pen[r]);
         }
-        f->tiles = (uint8_t)(1 + (nr ? pop64(t0) + pop64(t1) : 0));
+        /* the new tile is in no root's set; one root needs no union */
+        f->tiles = (uint8_t)(1 + (nr == 0   ? 0
+                                  : nr == 1 ? c->tiles_n[fr[fi][0]]
+                                            : pop64(t0) + pop64(t1)));
         if (f->kind == CARC_CITY || f->kind == CARC_ROAD) {
             f->open = (uint8_t)(f->open - 2 * matched[fi]);
             f->complete = f->open == 0;
@@ -462,8 +468,8 @@ static int actual(hctx *c, carc__hfeat *out)
         memset(f, 0, sizeof *f);
         f->kind = (uint8_t)k;
         f->segs = (uint8_t)(1u << g);
-        const uint64_t *t = tiles_of(c, r);
-        f->tiles = (uint8_t)(pop64(t[0]) + pop64(t[1]));
+        tiles_of(c, r);
+        f->tiles = c->tiles_n[r];
         add_meeples(c, r, f);
         if (k == CARC_FIELD) {
             field_cities(c, r);
@@ -507,11 +513,11 @@ int carc__heur_features(const carc_state *s, eng_move m, carc__hfeat *out)
 
 typedef struct hval {
     int me, players;
-    int can_meeple;  /* the mover has a meeple in hand */
+    int can_meeple; /* the mover has a meeple in hand */
     int farms;
-    int tiny_city;   /* points of a completed two-tile city */
-    double opp;      /* OppBonus */
-    double mp;       /* MeeplePenalty(meeples in hand, tiles left) */
+    int tiny_city; /* points of a completed two-tile city */
+    double opp;    /* OppBonus */
+    double mp;     /* MeeplePenalty(meeples in hand, tiles left) */
 } hval;
 
 static void val_init(hval *v, const carc_state *s)
@@ -548,44 +554,45 @@ static double feat_score(const hval *v, const carc__hfeat *f)
     }
 }
 
-/* ElementPoints * TypeBonus of one touched feature. */
-static double element_points(const hval *v, const carc__hfeat *f, double score)
+/* MeeplePoints of a feature that cannot take our meeple. */
+#define H_NO_OPTION (-1e300)
+
+/* One touched feature in Algorithm 7's terms: returns its ElementPoints
+ * times the TypeBonus of its kind, and sets *meeple to its MeeplePoints
+ * (times TypeBonus), or H_NO_OPTION when a meeple cannot go there. */
+static double feature_points(const hval *v, const carc__hfeat *f, double *meeple)
 {
-    int best = 0;
+    double score = feat_score(v, f), tb = type_bonus[f->kind];
+    int best = 0, mine = f->mee[v->me];
     for (int p = 0; p < v->players; p++)
         if (f->mee[p] > best)
             best = f->mee[p];
-    double pts = 0.0;
     if (best > 0) {
+        *meeple = H_NO_OPTION; /* occupied */
+        double pts = 0.0;
         for (int p = 0; p < v->players; p++)
             if (f->mee[p] == best)
                 pts += p == v->me ? score * H_MY_BONUS : -score * v->opp;
         if (f->complete)
-            pts += f->mee[v->me] * H_RETURN * v->mp;
-    } else if (!f->complete && f->kind != CARC_CLOISTER) {
-        /* an unowned cloister can never be claimed later */
-        pts = -score * H_OPEN_PENALTY;
+            pts += mine * H_RETURN * v->mp;
+        return pts * tb;
     }
-    return pts * type_bonus[f->kind];
-}
-
-/* MeeplePoints of putting a meeple on f, or a very low value when that is
- * not a legal meeple option. */
-#define H_NO_OPTION (-1e300)
-static double meeple_points(const hval *v, const carc__hfeat *f, double score)
-{
-    if (!v->can_meeple || f->segs == 0 || (f->kind == CARC_FIELD && !v->farms))
-        return H_NO_OPTION;
-    for (int p = 0; p < v->players; p++)
-        if (f->mee[p])
-            return H_NO_OPTION;
-    double open;
-    switch (f->kind) {
-    case CARC_FIELD: open = H_FIELD_LOCK; break;
-    case CARC_CLOISTER: open = f->open * H_CLOISTER_OPEN; break;
-    default: open = f->open; break;
+    if (!v->can_meeple || f->segs == 0 || (f->kind == CARC_FIELD && !v->farms)) {
+        *meeple = H_NO_OPTION;
+    } else {
+        double open;
+        switch (f->kind) {
+        case CARC_FIELD: open = H_FIELD_LOCK; break;
+        case CARC_CLOISTER: open = f->open * H_CLOISTER_OPEN; break;
+        default: open = f->open; break; /* 0 when complete: the meeple comes straight back */
+        }
+        *meeple = (score * H_MY_BONUS - open * v->mp) * tb;
     }
-    return (score * H_MY_BONUS - open * v->mp) * type_bonus[f->kind];
+    /* unowned: a prize for others, unless complete or a cloister (neither
+     * can be claimed later) */
+    if (f->complete || f->kind == CARC_CLOISTER)
+        return 0.0;
+    return -score * H_OPEN_PENALTY * tb;
 }
 
 /* Rate the placement whose features are f[0..n): the elements' points plus
@@ -594,9 +601,8 @@ static double rate_placement(const hval *v, const carc__hfeat *f, int n)
 {
     double pts = 0.0, best = 0.0;
     for (int i = 0; i < n; i++) {
-        double score = feat_score(v, &f[i]);
-        pts += element_points(v, &f[i], score);
-        double mp = meeple_points(v, &f[i], score);
+        double mp;
+        pts += feature_points(v, &f[i], &mp);
         if (mp > best)
             best = mp;
     }
@@ -639,9 +645,8 @@ void carc_rate_moves(const void *st, const eng_move *moves, int n, double *out)
     for (int g = 0; g < ty->nseg; g++)
         opt[g] = H_NO_OPTION;
     for (int i = 0; i < nf; i++) {
-        double score = feat_score(&v, &f[i]);
-        base += element_points(&v, &f[i], score);
-        double mp = meeple_points(&v, &f[i], score);
+        double mp;
+        base += feature_points(&v, &f[i], &mp);
         for (unsigned sg = f[i].segs; sg; sg &= sg - 1)
             opt[__builtin_ctz(sg)] = mp;
     }

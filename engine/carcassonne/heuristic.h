@@ -22,23 +22,23 @@
 /* One feature touched by a placement, as it is (or will be) after the
  * placed tile has merged with its neighbours. */
 typedef struct carc__hfeat {
-    uint8_t kind;                  /* enum carc_kind */
-    uint8_t segs;                  /* bit g: local feature g of the placed tile belongs to it;
-                                    * 0 for a neighbouring cloister */
-    uint8_t node;                  /* a neighbouring cloister: its node; else 0 */
-    uint8_t tiles;                 /* distinct tiles in the feature */
-    uint8_t open;                  /* city/road: unmatched sides; cloister: empty neighbours;
-                                    * field: 0 */
-    uint8_t pen;                   /* pennants (cities) */
-    uint8_t complete;              /* 1: a city, road or cloister completed by this placement */
-    uint8_t cities_done;           /* field: completed cities it touches */
-    uint8_t cities_open;           /* field: incomplete cities it touches */
-    uint8_t mee[ENG_MAX_PLAYERS];  /* meeples per player on the feature */
+    uint8_t kind;                 /* enum carc_kind */
+    uint8_t segs;                 /* bit g: local feature g of the placed tile belongs to it;
+                                   * 0 for a neighbouring cloister */
+    uint8_t node;                 /* a neighbouring cloister: its node; else 0 */
+    uint8_t tiles;                /* distinct tiles in the feature */
+    uint8_t open;                 /* city/road: unmatched sides; cloister: empty neighbours;
+                                   * field: 0 */
+    uint8_t pen;                  /* pennants (cities) */
+    uint8_t complete;             /* 1: a city, road or cloister completed by this placement */
+    uint8_t cities_done;          /* field: completed cities it touches */
+    uint8_t cities_open;          /* field: incomplete cities it touches */
+    uint8_t mee[ENG_MAX_PLAYERS]; /* meeples per player on the feature */
 } carc__hfeat;
 
 /* Summaries of the features a placement touches, in a fixed order (the
  * tile's features by lowest local index, then neighbouring cloisters
- * clockwise from the north-west). At CARC_PLACE: predicted for placement m
+ * in reading order from the north-west). At CARC_PLACE: predicted for placement m
  * (a legal placement move) without applying it. At CARC_MEEPLE: read from
  * the real state for the tile just placed (m is ignored). Fields are left
  * out when the rules have farms=false. Returns the number written to

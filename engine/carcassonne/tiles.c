@@ -48,10 +48,12 @@ static const struct {
     {'X', 1, "frg" "gsh" "hti" "iuf" ".", false},
 };
 
-static carc_type types[CARC_NTYPES];
+carc_type carc__types[CARC_NTYPES];
+#define types carc__types
 /* fit[pattern][type]: bit r set when distinct rotation r of the type meets
  * every constrained side of an open cell with that pattern. */
 uint8_t carc__fit[256][CARC_NTYPES];
+uint16_t carc__nfit[256][CARC_NTYPES];
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 static uint8_t kind_of_letter(char c)
@@ -177,6 +179,7 @@ static void build(void)
                     m |= (uint8_t)(1u << r);
             }
             carc__fit[pat][ti] = m;
+            carc__nfit[pat][ti] = (uint16_t)__builtin_popcount(m);
         }
 }
 

@@ -165,7 +165,8 @@ static int explain_meeple(const carc_state *s, int port, char *err, size_t errca
                      pn);
 }
 
-static int carc_apply_turn(void *st, const json_t *turn, char *err, size_t errcap)
+static int carc_apply_turn(void *st, const json_t *turn, eng_move *moves, int *nmoves,
+                           char *err, size_t errcap)
 {
     carc_state *s = st;
     json_t *jplayer = NULL, *jtile = NULL, *jx = NULL, *jy = NULL, *jrot = NULL;
@@ -238,7 +239,7 @@ static int carc_apply_turn(void *st, const json_t *turn, char *err, size_t errca
                          player, s->player);
     if (s->bag[t] == 0)
         return rec__fail(err, errcap, ENG_EILLEGAL_MOVE,
-                         "tile %c is not in the bag (all %d drawn)", ts[0],
+                         "no tile %c is left in the bag (the game has %d)", ts[0],
                          carc_types()[t].count);
     int fits = carc_count_placements(s, t);
     if (discarded && fits > 0)
@@ -248,6 +249,7 @@ static int carc_apply_turn(void *st, const json_t *turn, char *err, size_t errca
     if (!discarded && fits == 0)
         return rec__fail(err, errcap, ENG_EILLEGAL_MOVE,
                          "tile %c fits nowhere on the board; the turn must discard it", ts[0]);
+    rec__applied(moves, nmoves, t);
     carc_game.apply(s, t);
     if (discarded)
         return 0;
@@ -257,11 +259,13 @@ static int carc_apply_turn(void *st, const json_t *turn, char *err, size_t errca
     if (x < -COORD_MAX || x > COORD_MAX || y < -COORD_MAX || y > COORD_MAX ||
         carc_place_move(s, (int)x, (int)y, (int)rot, &m) != 0)
         return explain_place(s, t, x, y, (int)rot, err, errcap);
+    rec__applied(moves, nmoves, m);
     carc_game.apply(s, m);
 
     /* The meeple. */
     if (carc_meeple_move(s, port, &m) != 0)
         return explain_meeple(s, port, err, errcap);
+    rec__applied(moves, nmoves, m);
     carc_game.apply(s, m);
     return 0;
 }

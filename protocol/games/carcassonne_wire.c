@@ -139,15 +139,18 @@ static int carc_parse_move(const void *st, const json_t *move, eng_move *out, ch
     const carc_state *s = st;
     if (s->phase != CARC_PLACE)
         return rec__fail(err, errcap, ENG_EILLEGAL_MOVE, "no tile is waiting to be placed");
-    json_t *jx, *jy, *jrot, *jm = NULL;
+    json_t *jx, *jy, *jrot, *jm = NULL, *jopts = NULL;
     json_error_t e;
+    /* "meeples" is tolerated (and ignored) so that a `legal` entry echoed
+     * back unchanged is a valid move: that placement, no meeple */
     if (!json_is_object(move) ||
-        json_unpack_ex((json_t *)move, &e, JSON_STRICT, "{s:o, s:o, s:o, s?o}", "x", &jx, "y", &jy,
-                       "rot", &jrot, "meeple", &jm) != 0) {
+        json_unpack_ex((json_t *)move, &e, JSON_STRICT, "{s:o, s:o, s:o, s?o, s?o}", "x", &jx, "y",
+                       &jy, "rot", &jrot, "meeple", &jm, "meeples", &jopts) != 0) {
         char why[REC_SHAPE_MAX];
         return rec__fail(err, errcap, ENG_EBAD_MOVE, "a move is {\"x\",\"y\",\"rot\",\"meeple\"}: %s",
                          json_is_object(move) ? rec__shape_error(&e, why) : "not an object");
     }
+    (void)jopts;
     if (!json_is_integer(jx) || !json_is_integer(jy) || !json_is_integer(jrot))
         return rec__fail(err, errcap, ENG_EBAD_MOVE, "x, y and rot must be integers");
     json_int_t x = json_integer_value(jx), y = json_integer_value(jy), rot = json_integer_value(jrot);

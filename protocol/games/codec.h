@@ -23,6 +23,7 @@
 #include <stddef.h>
 
 #include "engine/eng.h"
+#include "protocol/record.h"
 
 typedef struct rec_codec {
     const char *game; /* eng_game name this codec handles */
@@ -39,9 +40,20 @@ typedef struct rec_codec {
     /* Check one turn object (borrowed) against the rules in state st, which
      * is not over, and apply it. Returns 0, or ENG_EBAD_RECORD /
      * ENG_EBAD_MOVE / ENG_EILLEGAL_MOVE with a reason in err (st is then
-     * unspecified). Never trusts anything in the turn. */
-    int (*apply_turn)(void *st, const json_t *turn, char *err, size_t errcap);
+     * unspecified). Never trusts anything in the turn. When `moves` is not
+     * NULL, the engine moves the turn applied (chance outcomes included) are
+     * written to moves[0..*nmoves), at most REC_TURN_MOVES_MAX (record.h);
+     * the network bot client reports them to its bot (bot_observe). */
+    int (*apply_turn)(void *st, const json_t *turn, eng_move *moves, int *nmoves, char *err,
+                      size_t errcap);
 } rec_codec;
+
+/* Shared by the codecs: append m to the optional out-array of apply_turn. */
+static inline void rec__applied(eng_move *moves, int *nmoves, eng_move m)
+{
+    if (moves && nmoves && *nmoves < REC_TURN_MOVES_MAX)
+        moves[(*nmoves)++] = m;
+}
 
 extern const rec_codec rec_codec_carcassonne;
 extern const rec_codec rec_codec_reversi;

@@ -34,7 +34,8 @@ static json_t *rev_encode_turn(void *st, const eng_move *moves, int n, int *pos,
     return turn;
 }
 
-static int rev_apply_turn(void *st, const json_t *turn, char *err, size_t errcap)
+static int rev_apply_turn(void *st, const json_t *turn, eng_move *moves, int *nmoves,
+                          char *err, size_t errcap)
 {
     rev_state *s = st;
     json_t *jplayer = NULL, *jmove = NULL;
@@ -85,6 +86,7 @@ static int rev_apply_turn(void *st, const json_t *turn, char *err, size_t errcap
         return rec__fail(err, errcap, ENG_EILLEGAL_MOVE, "%s flips no disc%s", ms,
                          legal ? "" : " (the player has no move and must pass)");
     }
+    rec__applied(moves, nmoves, m);
     rev_game.apply(s, m);
     return 0;
 }

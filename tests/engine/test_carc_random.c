@@ -24,7 +24,8 @@
  * to 1), and a first test checks that the policy's fast paths are uniform.
  *
  * Usage: test_carc_random [--games N] [--seed S]
- *   --games N: games per player count (default 10,000; ASan runs use fewer).
+ *   --games N: games per player count (default 10,000); the environment
+ *   variable TESSERA_CARC_GAMES=N does the same (e.g. for a quick ASan run).
  */
 #include <math.h>
 #include <setjmp.h>

@@ -1,0 +1,575 @@
+'use strict';
+/*
+ * lib.js — the shared harness of the server integration tests.
+ *
+ * Every test starts its own real `tessera serve` process on a free port
+ * (--port 0 --port-file) with a database in a fresh temporary folder, talks
+ * to it over WebSocket exactly as a third-party client would (docs/
+ * protocol.md, nothing else), and stops it at the end. The pieces:
+ *
+ *   Server        spawn, wait for the port file, stop (SIGTERM), kill -9,
+ *                 restart on the same database, the server's JSON log lines
+ *   Client        one WebSocket connection that keeps every message it gets:
+ *                 send, expect(predicate) with a timeout, request (id echo),
+ *                 the close event with its time
+ *   play helpers  answer every `your_turn` with a move from `legal` until
+ *                 `game_over`
+ *
+ * The binary under test is the first command-line argument (CTest passes
+ * $<TARGET_FILE:tessera>) or $TESSERA_BIN.
+ */
+const { spawn } = require('node:child_process');
+const fs = require('node:fs');
+const net = require('node:net');
+const os = require('node:os');
+const path = require('node:path');
+
+let WebSocket;
+try {
+  WebSocket = require('ws');
+} catch (e) {
+  console.error(
+    'tests/server: the npm package "ws" is missing.\n' +
+      '  Install it once with: (cd tests/server && npm ci)   (scripts/test.sh does this)');
+  process.exit(1);
+}
+
+const ROOT = path.resolve(__dirname, '..', '..');
+
+/* The tessera binary under test. */
+function binary() {
+  const bin = process.argv[2] || process.env.TESSERA_BIN;
+  if (!bin) {
+    console.error('usage: node ' + path.basename(process.argv[1]) + ' PATH/TO/tessera');
+    process.exit(2);
+  }
+  return path.resolve(bin);
+}
+
+/* Under AddressSanitizer everything is slower: widen the timing bounds. */
+const SLOW = process.env.TESSERA_SANITIZED === '1' ? 3 : 1;
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/* A small seeded RNG (mulberry32) so that failures can be replayed. */
+function rng(seed) {
+  let a = seed >>> 0;
+  const next = () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  next.int = (n) => Math.floor(next() * n);
+  next.pick = (arr) => arr[Math.floor(next() * arr.length)];
+  return next;
+}
+
+function tmpDir(tag) {
+  return fs.mkdtempSync(path.join(os.tmpdir(), 'tessera-itest-' + (tag || 'x') + '-'));
+}
+
+/* ---- the server process ------------------------------------------------------- */
+
+class Server {
+  /*
+   * Start `tessera serve` and resolve once it listens. opts: dir (temporary
+   * folder, made when absent), db (default DIR/tessera.db), args (extra
+   * serve options), bin.
+   */
+  static async start(opts = {}) {
+    const s = new Server();
+    s.bin = opts.bin || binary();
+    s.ownDir = !opts.dir;
+    s.dir = opts.dir || tmpDir(opts.tag);
+    s.db = opts.db || path.join(s.dir, 'tessera.db');
+    s.args = opts.args || [];
+    await s._spawn();
+    return s;
+  }
+
+  async _spawn() {
+    this.portFile = path.join(this.dir, 'port-' + process.hrtime.bigint());
+    this.logs = [];
+    this.stderr = '';
+    this.exit = null;
+    const args = ['serve', '--port', '0', '--port-file', this.portFile, '--db', this.db, '--no-web',
+      '--log-level', 'info', ...this.args];
+    const proc = spawn(this.bin, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    this.proc = proc;
+    this.exited = new Promise((resolve) => {
+      proc.on('exit', (code, signal) => {
+        this.exit = { code, signal };
+        resolve(this.exit);
+      });
+    });
+    let partial = '';
+    proc.stderr.on('data', (d) => {
+      const text = d.toString();
+      this.stderr += text;
+      partial += text;
+      let nl;
+      while ((nl = partial.indexOf('\n')) >= 0) {
+        const line = partial.slice(0, nl);
+        partial = partial.slice(nl + 1);
+        try {
+          this.logs.push(JSON.parse(line));
+        } catch {
+          this.logs.push({ raw: line });
+        }
+      }
+    });
+    const t0 = Date.now();
+    for (;;) {
+      if (this.exit)
+        throw new Error(`tessera serve exited (${JSON.stringify(this.exit)}) before listening:\n` +
+          this.stderr);
+      let text = '';
+      try {
+        text = fs.readFileSync(this.portFile, 'utf8');
+      } catch {}
+      if (/^\d+\s*$/.test(text) && +text > 0) {
+        this.port = +text;
+        break;
+      }
+      if (Date.now() - t0 > 15000 * SLOW) {
+        proc.kill('SIGKILL');
+        throw new Error('tessera serve did not write its port file in time:\n' + this.stderr);
+      }
+      await sleep(20);
+    }
+    this.url = `ws://127.0.0.1:${this.port}/`;
+  }
+
+  /* Log lines with this event name. */
+  events(name) {
+    return this.logs.filter((l) => l.event === name);
+  }
+
+  /* Graceful stop (SIGTERM); resolves with {code, signal}. */
+  async stop() {
+    if (this.exit)
+      return this.exit;
+    this.proc.kill('SIGTERM');
+    const t = setTimeout(() => this.proc.kill('SIGKILL'), 15000 * SLOW);
+    const e = await this.exited;
+    clearTimeout(t);
+    return e;
+  }
+
+  /* kill -9: no chance to flush or say goodbye. */
+  async kill9() {
+    if (this.exit)
+      return this.exit;
+    this.proc.kill('SIGKILL');
+    return this.exited;
+  }
+
+  /* Start again on the same database (after stop or kill9); a new port. */
+  async restart() {
+    if (!this.exit)
+      throw new Error('restart: the server is still running');
+    this.previousLogs = (this.previousLogs || []).concat(this.logs);
+    this.oldStderr = (this.oldStderr || '') + this.stderr;
+    await this._spawn();
+  }
+
+  /* What AddressSanitizer / UndefinedBehaviorSanitizer reported on stderr
+   * (every run of this server, restarts included), or null. */
+  sanitizerReport() {
+    const all = (this.oldStderr || '') + this.stderr;
+    const i = all.search(/ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:/);
+    return i < 0 ? null : all.slice(Math.max(0, i - 200), i + 3000);
+  }
+
+  /* Stop if running (gracefully, so that a sanitizer reports leaks too),
+   * remove the temporary folder, and fail if a sanitizer complained. */
+  async cleanup() {
+    await this.stop();
+    if (this.ownDir)
+      fs.rmSync(this.dir, { recursive: true, force: true });
+    const report = this.sanitizerReport();
+    if (report)
+      throw new Error('the server reported a memory or UB error:\n' + report);
+  }
+}
+
+/* ---- a WebSocket client ------------------------------------------------------- */
+
+let clientCount = 0;
+
+class Client {
+  /*
+   * Connect; with hello (the default) also say hello and wait for welcome.
+   * opts: hello (bool), name (for messages), timeout (ms).
+   */
+  static async connect(url, opts = {}) {
+    const c = new Client(url, opts.name);
+    await c._open(opts.timeout || 5000 * SLOW);
+    if (opts.hello !== false)
+      c.welcome = await c.request({ type: 'hello', protocol: 1, client: 'itest/' + c.name }, 'welcome');
+    return c;
+  }
+
+  constructor(url, name) {
+    this.name = name || 'c' + ++clientCount;
+    this.url = url;
+    this.all = [];       /* every message received, in order, with .at (ms) */
+    this.pending = [];   /* received and not yet taken by expect() */
+    this.waiters = [];
+    this.closeInfo = null;
+    this.nextId = 0;
+  }
+
+  _open(timeout) {
+    return new Promise((resolve, reject) => {
+      const ws = new WebSocket(this.url, { handshakeTimeout: timeout });
+      this.ws = ws;
+      this.closed = new Promise((res) => {
+        this._resolveClosed = res;
+      });
+      const timer = setTimeout(() => reject(new Error(this.name + ': connect timed out')), timeout);
+      ws.on('open', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+      ws.on('error', (e) => {
+        clearTimeout(timer);
+        this.lastError = e;
+        reject(e);
+      });
+      ws.on('message', (data, isBinary) => {
+        const text = data.toString();
+        let msg;
+        try {
+          msg = JSON.parse(text);
+        } catch {
+          msg = { type: '<unparsable>', text };
+        }
+        if (isBinary)
+          msg = { type: '<binary>', text };
+        Object.defineProperty(msg, 'at', { value: Date.now(), enumerable: false });
+        Object.defineProperty(msg, 'bytes', { value: text.length, enumerable: false });
+        this.all.push(msg);
+        this.pending.push(msg);
+        this._wake();
+      });
+      ws.on('close', (code, reason) => {
+        clearTimeout(timer);
+        this.closeInfo = { code, reason: reason.toString(), at: Date.now() };
+        this._resolveClosed(this.closeInfo);
+        this._wake();
+        reject(new Error(this.name + ': closed before open'));
+      });
+    });
+  }
+
+  _wake() {
+    const ws = this.waiters;
+    this.waiters = [];
+    for (const w of ws)
+      w();
+  }
+
+  get isOpen() {
+    return this.ws && this.ws.readyState === WebSocket.OPEN;
+  }
+
+  send(obj) {
+    this.ws.send(typeof obj === 'string' ? obj : JSON.stringify(obj));
+  }
+
+  /* Send raw bytes as one frame: text unless binary is set. */
+  sendRaw(data, binary = false) {
+    this.ws.send(data, { binary });
+  }
+
+  /*
+   * Take the first pending message that matches `what` (a type name or a
+   * predicate), waiting up to `timeout` ms. Messages that do not match stay
+   * pending for later expects. Rejects on timeout or when the connection
+   * closes first.
+   */
+  expect(what, timeout = 5000 * SLOW) {
+    const pred = typeof what === 'function' ? what : (m) => m.type === what;
+    const label = typeof what === 'function' ? (what.label || what.toString().slice(0, 120)) : what;
+    return new Promise((resolve, reject) => {
+      const t0 = Date.now();
+      const check = () => {
+        const i = this.pending.findIndex(pred);
+        if (i >= 0) {
+          const [m] = this.pending.splice(i, 1);
+          clearTimeout(timer);
+          resolve(m);
+          return;
+        }
+        if (this.closeInfo) {
+          clearTimeout(timer);
+          reject(new Error(`${this.name}: closed (${this.closeInfo.code}) while waiting for ${label}; ` +
+            `last messages: ${this.tail()}`));
+          return;
+        }
+        this.waiters.push(check);
+      };
+      const timer = setTimeout(() => {
+        this.waiters = this.waiters.filter((w) => w !== check);
+        reject(new Error(`${this.name}: no ${label} within ${Date.now() - t0} ms; last messages: ` +
+          this.tail()));
+      }, timeout);
+      check();
+    });
+  }
+
+  /* Send with a fresh id (unless given) and wait for the reply carrying it. */
+  async request(obj, replyType, timeout) {
+    if (obj.id === undefined)
+      obj = { ...obj, id: this.name + '-' + ++this.nextId };
+    this.send(obj);
+    const reply = await this.expect((m) => m.id === obj.id, timeout);
+    if (replyType && reply.type !== replyType)
+      throw new Error(`${this.name}: ${obj.type} got ${JSON.stringify(reply).slice(0, 400)}, ` +
+        `expected ${replyType}`);
+    return reply;
+  }
+
+  /* Resolve with {code, reason, at} once closed; reject after timeout. */
+  async waitClosed(timeout = 5000 * SLOW) {
+    let timer;
+    const t = new Promise((_, rej) => {
+      timer = setTimeout(() => rej(new Error(this.name + ': still open after ' + timeout + ' ms')), timeout);
+    });
+    try {
+      return await Promise.race([this.closed, t]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /* Forget pending messages (they stay in .all). */
+  drain() {
+    this.pending = [];
+  }
+
+  tail(n = 4) {
+    return this.all.slice(-n).map((m) => JSON.stringify(m).slice(0, 300)).join(' | ') || '(none)';
+  }
+
+  close() {
+    if (this.ws && this.ws.readyState <= WebSocket.OPEN)
+      this.ws.close();
+  }
+
+  /* Drop the TCP connection at once, no close frame (a crash or a cut cable). */
+  terminate() {
+    if (this.ws)
+      this.ws.terminate();
+  }
+}
+
+/* ---- protocol helpers --------------------------------------------------------- */
+
+/* A Carcassonne move from one `legal` entry, with a meeple port or none. */
+function carcMove(entry, meeple) {
+  const mv = { x: entry.x, y: entry.y, rot: entry.rot };
+  if (meeple)
+    mv.meeple = meeple;
+  return mv;
+}
+
+/* A uniformly random legal Carcassonne move (meeple: none half the time). */
+function randomMove(yt, r) {
+  const e = r.pick(yt.legal);
+  const meeple = e.meeples && e.meeples.length && r() < 0.5 ? r.pick(e.meeples) : null;
+  return carcMove(e, meeple);
+}
+
+/* A move that reads well but breaks the rules: far from every tile. */
+function illegalMove(yt) {
+  let maxX = 0;
+  for (const t of yt.state.board)
+    maxX = Math.max(maxX, t.x);
+  return { x: maxX + 5, y: 0, rot: 0 };
+}
+
+/* create_match for Carcassonne; seats like [{bot:'random'},{open:true}]. */
+async function createMatch(c, seats, extra = {}) {
+  const r = await c.request({ type: 'create_match', game: 'carcassonne', seats, ...extra });
+  if (r.type !== 'match_created')
+    throw new Error('create_match failed: ' + JSON.stringify(r));
+  return { match: r.match, tokens: Object.fromEntries(r.seats.map((s) => [s.seat, s.token])) };
+}
+
+/* Join a seat; resolves with the `joined` message. */
+function join(c, match, seat, token) {
+  return c.request({ type: 'join', match, seat, token }, 'joined');
+}
+
+/*
+ * Answer every `your_turn` with choose(yt) until `game_over`, which it
+ * returns. opts: choose, delayMs (think time), onTurn(yt) (may return
+ * 'skip' to leave that turn unanswered or 'stop' to return it), timeout
+ * (longest wait for the next message).
+ */
+async function playUntilOver(c, opts = {}) {
+  const r = opts.rng || rng(1);
+  const choose = opts.choose || ((yt) => randomMove(yt, r));
+  for (;;) {
+    const m = await c.expect((x) => x.type === 'your_turn' || x.type === 'game_over',
+      opts.timeout || 20000 * SLOW);
+    if (m.type === 'game_over')
+      return m;
+    if (opts.onTurn) {
+      const what = await opts.onTurn(m);
+      if (what === 'skip')
+        continue;
+      if (what === 'stop')
+        return m;
+    }
+    if (opts.delayMs)
+      await sleep(opts.delayMs);
+    c.send({ type: 'move', match: m.match, turn: m.turn, move: choose(m) });
+  }
+}
+
+/* Assert that m is a structured error with this code (and id, if given). */
+function isError(m, code, id) {
+  return m.type === 'error' && m.code === code && typeof m.message === 'string' &&
+    m.message.length > 0 && (id === undefined ? m.id === undefined : m.id === id);
+}
+
+/* A raw TCP connection (for handshakes that never finish). */
+function rawConnect(port) {
+  return new Promise((resolve, reject) => {
+    const s = net.connect(port, '127.0.0.1');
+    s.on('connect', () => resolve(s));
+    s.on('error', reject);
+  });
+}
+
+
+/*
+ * Check a finished history with `tessera replay` (every turn against the
+ * rules, the final scores). Resolves with the replay's JSON result.
+ */
+function replayHistory(bin, rules, history, scores) {
+  const record = { format: 'tessera-record', version: 1, game: 'carcassonne', rules, turns: history };
+  if (scores)
+    record.result = { scores };
+  return new Promise((resolve, reject) => {
+    const p = spawn(bin, ['replay', '-', '--json'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '', err = '';
+    p.stdout.on('data', (d) => (out += d));
+    p.stderr.on('data', (d) => (err += d));
+    p.on('exit', (code) => {
+      if (code !== 0)
+        return reject(new Error(`tessera replay exited ${code}: ${err}${out}`));
+      const lines = out.trim().split('\n');
+      resolve(JSON.parse(lines[lines.length - 1]));
+    });
+    p.stdin.end(JSON.stringify(record));
+  });
+}
+
+/* ---- what the server may tell a client: an allow-list ------------------------- */
+
+/*
+ * Every field a server message may carry, per message type, and inside the
+ * public Carcassonne state (docs/protocol.md). Anything else — a seed, the
+ * bag's order, a token meant for another seat — is a leak. `closed` in board
+ * entries is not in docs/protocol.md (which names a state-level `completed`
+ * instead); it is public (derived from the board) and allowed here, and
+ * reported as a documentation gap.
+ */
+const TOP = {
+  welcome: ['type', 'id', 'protocol', 'server', 'capabilities', 'limits'],
+  pong: ['type', 'id'],
+  error: ['type', 'id', 'code', 'message'],
+  match_created: ['type', 'id', 'match', 'seats'],
+  joined: ['type', 'id', 'match', 'seat', 'resume_token', 'game', 'rules', 'status', 'seats', 'history',
+    'state', 'clocks', 'result'],
+  spectating: ['type', 'id', 'match', 'game', 'rules', 'status', 'seats', 'history', 'state', 'clocks',
+    'result'],
+  unspectated: ['type', 'id'],
+  your_turn: ['type', 'id', 'match', 'seat', 'turn', 'state', 'legal', 'time_left_ms', 'deadline', 'clocks'],
+  move_accepted: ['type', 'id', 'match', 'turn'],
+  update: ['type', 'match', 'turn', 'record', 'by', 'reason', 'scores', 'next', 'clocks', 'state'],
+  game_over: ['type', 'match', 'scores', 'ranking', 'result'],
+  resigned: ['type', 'id'],
+};
+TOP.resumed = TOP.joined;
+const STATE = ['turn', 'to_move', 'tile', 'phase', 'board', 'meeples', 'scores', 'meeples_left', 'bag',
+  'bag_left', 'discards', 'completed'];
+const BOARD = ['x', 'y', 'tile', 'rot', 'closed'];
+const MEEPLE = ['x', 'y', 'port', 'seat'];
+const PORT = ['x', 'y', 'port'];
+const RECORD = ['player', 'tile', 'x', 'y', 'rot', 'meeple', 'discarded'];
+const CLOCK = ['seat', 'bank_ms', 'time_left_ms', 'grace_ms'];
+const SEAT = ['seat', 'kind', 'name', 'connected', 'takeover'];
+const LEGAL = ['x', 'y', 'rot', 'meeples'];
+const RESULT = ['reason', 'winners', 'ranking', 'scores', 'seat', 'detail'];
+const TILE = /^[A-X]$/;
+
+/* The fields of `msg` outside the allow-list, as "path: key" strings. */
+function leaks(msg) {
+  const out = [];
+  const only = (obj, allowed, where) => {
+    if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) {
+      out.push(`${where}: not an object`);
+      return false;
+    }
+    for (const k of Object.keys(obj))
+      if (!allowed.includes(k))
+        out.push(`${where}.${k}`);
+    return true;
+  };
+  const each = (arr, allowed, where) => {
+    if (!Array.isArray(arr)) {
+      out.push(`${where}: not an array`);
+      return;
+    }
+    arr.forEach((x, i) => only(x, allowed, `${where}[${i}]`));
+  };
+  const state = (st, where) => {
+    if (!only(st, STATE, where))
+      return;
+    each(st.board, BOARD, where + '.board');
+    each(st.meeples, MEEPLE, where + '.meeples');
+    if (st.completed !== undefined)
+      each(st.completed, PORT, where + '.completed');
+    for (const [k, v] of Object.entries(st.bag || {}))
+      if (!TILE.test(k) || !Number.isInteger(v) || v < 0)
+        out.push(`${where}.bag.${k}=${v}`);
+    if (st.tile !== null && st.tile !== undefined && !TILE.test(st.tile))
+      out.push(`${where}.tile=${st.tile}`);
+  };
+  const allowed = TOP[msg.type];
+  if (!allowed)
+    return [`unexpected message type ${msg.type}`];
+  only(msg, allowed, msg.type);
+  if (msg.state !== undefined)
+    state(msg.state, msg.type + '.state');
+  if (msg.clocks !== undefined)
+    each(msg.clocks, CLOCK, msg.type + '.clocks');
+  if (msg.type === 'joined' || msg.type === 'resumed' || msg.type === 'spectating') {
+    each(msg.seats, SEAT, msg.type + '.seats');
+    each(msg.history, RECORD, msg.type + '.history');
+    only(msg.rules, ['players', 'tiny_city', 'farms'], msg.type + '.rules');
+  }
+  if (msg.type === 'update') {
+    only(msg.record, RECORD, 'update.record');
+    if (msg.next !== null)
+      only(msg.next, ['seat', 'tile'], 'update.next');
+  }
+  if (msg.type === 'your_turn')
+    each(msg.legal, LEGAL, 'your_turn.legal');
+  if (msg.result !== undefined && msg.result !== null)
+    only(msg.result, RESULT, msg.type + '.result');
+  return out;
+}
+
+module.exports = {
+  leaks, replayHistory,
+  WebSocket, ROOT, SLOW, Server, Client, binary, sleep, rng, tmpDir,
+  carcMove, randomMove, illegalMove, createMatch, join, playUntilOver, isError, rawConnect,
+};

@@ -1,0 +1,524 @@
+'use strict';
+/*
+ * test_bad_input.js — hostile and broken clients (docs/protocol.md, "Errors").
+ *
+ * One server for the file, with a match running alongside all the time (an
+ * in-process bot against a client that takes ~20 ms a move, watched by a
+ * spectator; a new one starts when one ends). Each case sends something bad
+ * on a fresh connection and checks
+ *   - the structured reply {"type":"error","code":...,"message":...} with the
+ *     right code, and the `id` echoed when the message had a valid one;
+ *   - whether the connection is closed after it or kept (a kept one still
+ *     answers ping);
+ *   - that the server keeps serving everyone else: the match alongside keeps
+ *     producing updates to its spectator, and a fresh connection still gets
+ *     `welcome` and `pong`.
+ */
+const { describe, test, before, after } = require('node:test');
+const assert = require('node:assert/strict');
+const { Server, Client, SLOW, createMatch, join, playUntilOver, rng, randomMove, isError, rawConnect,
+  sleep } = require('./lib');
+
+/* ---- the match alongside -------------------------------------------------------- */
+
+class Background {
+  constructor(srv) {
+    this.srv = srv;
+    this.updates = 0;
+    this.matches = 0;
+    this.error = null;
+    this.stopped = false;
+  }
+
+  start() {
+    this.done = this._run().catch((e) => {
+      if (!this.stopped)
+        this.error = e;
+    });
+  }
+
+  async _run() {
+    while (!this.stopped) {
+      const host = await Client.connect(this.srv.url, { name: 'bg-host' });
+      const { match, tokens } = await createMatch(host, [{ bot: 'random' }, { open: true }],
+        { time_control: { move_ms: 30000 } });
+      const spect = await Client.connect(this.srv.url, { name: 'bg-spect' });
+      spect.ws.on('message', (d) => {
+        if (d.toString().startsWith('{"type":"update"'))
+          this.updates++;
+      });
+      await spect.request({ type: 'spectate', match }, 'spectating');
+      const player = await Client.connect(this.srv.url, { name: 'bg-player' });
+      await join(player, match, 1, tokens[1]);
+      this.clients = [host, spect, player];
+      const over = await playUntilOver(player, { rng: rng(++this.matches), delayMs: 20 });
+      if (over.result.reason !== 'normal')
+        throw new Error('the match alongside ended by ' + over.result.reason);
+      for (const c of this.clients)
+        c.close();
+    }
+  }
+
+  /* The match alongside moved on, and a new connection is served. */
+  async alive() {
+    if (this.error)
+      throw this.error;
+    const n = this.updates;
+    const t0 = Date.now();
+    while (this.updates <= n) {
+      if (this.error)
+        throw this.error;
+      if (Date.now() - t0 > 5000 * SLOW)
+        throw new Error('the match alongside made no progress for 5 s');
+      await sleep(10);
+    }
+    const c = await Client.connect(this.srv.url, { name: 'fresh' });
+    assert.equal(c.welcome.type, 'welcome');
+    assert.equal((await c.request({ type: 'ping' })).type, 'pong');
+    c.close();
+  }
+
+  async stop() {
+    this.stopped = true;
+    for (const c of this.clients || [])
+      c.terminate();
+    await this.done;
+  }
+}
+
+let srv, bg;
+
+/*
+ * One bad-input case. opts:
+ *   send     frames sent after hello (or instead of it): an object (sent as
+ *            JSON), a string (a raw text frame), {binary: Buffer}, or
+ *            {text: Buffer} (raw bytes in a text frame); or a function of
+ *            the setup's result giving them
+ *   hello    say hello first (default true)
+ *   setup    async (client) => context, before sending
+ *   code     the expected error code
+ *   id       the id the error must echo (undefined: none)
+ *   closes   the server must close the connection after the reply
+ */
+function badCase(name, opts) {
+  test(name, async () => {
+    const c = await Client.connect(srv.url, { hello: opts.hello !== false, name: 'bad' });
+    const ctx = opts.setup ? await opts.setup(c) : {};
+    let frames = typeof opts.send === 'function' ? await opts.send(ctx) : opts.send;
+    frames = Array.isArray(frames) ? frames : [frames];
+    for (const f of frames) {
+      if (typeof f === 'string')
+        c.sendRaw(f);
+      else if (f && f.binary)
+        c.sendRaw(f.binary, true);
+      else if (f && f.text)
+        c.sendRaw(f.text, false);
+      else
+        c.send(f);
+    }
+    const e = await c.expect('error');
+    assert.ok(isError(e, opts.code, opts.id),
+      `expected error ${opts.code} with id ${JSON.stringify(opts.id)}, got ${JSON.stringify(e)}`);
+    if (opts.closes) {
+      await c.waitClosed();
+    } else {
+      const pong = await c.request({ type: 'ping' });
+      assert.equal(pong.type, 'pong', 'the connection is kept');
+    }
+    if (opts.check)
+      await opts.check(c, ctx);
+    c.terminate();
+    await bg.alive();
+  });
+}
+
+/* A live match with two open seats: the client holds `seat`, another
+ * connection the other one; seat 0 is to move. */
+async function liveTable(c, seat) {
+  const host = await Client.connect(srv.url, { name: 'host' });
+  const { match, tokens } = await createMatch(host, [{ open: true }, { open: true }]);
+  const other = await Client.connect(srv.url, { name: 'other' });
+  await join(other, match, 1 - seat, tokens[1 - seat]);
+  await join(c, match, seat, tokens[seat]);
+  const yt = await (seat === 0 ? c : other).expect('your_turn');
+  assert.equal(yt.seat, 0);
+  return { match, tokens, other, yt };
+}
+
+/* A match [random bot, open seat 1] the client has joined. */
+async function botTable(c, extra) {
+  const { match, tokens } = await createMatch(c, [{ bot: 'random' }, { open: true }], extra);
+  const joined = await join(c, match, 1, tokens[1]);
+  return { match, tokens, joined };
+}
+
+const create = (extra) => ({ type: 'create_match', game: 'carcassonne', seats: [{ open: true }, { open: true }],
+  ...extra });
+const pad = (n) => ' '.repeat(n);
+
+describe('bad input', () => {
+  before(async () => {
+    srv = await Server.start({ tag: 'bad' });
+    bg = new Background(srv);
+    bg.start();
+    await bg.alive();
+  });
+  after(async () => {
+    await bg.stop();
+    assert.equal(srv.exit, null, 'the server is still running');
+    const e = await srv.stop();
+    await srv.cleanup();
+    assert.equal(e.code, 0, 'and stops cleanly');
+  });
+
+  /* -- framing and JSON -- */
+  badCase('invalid JSON', { send: '{"type":"ping",', code: 'bad_json', closes: true });
+  badCase('empty message', { send: '', code: 'bad_json', closes: true });
+  badCase('an array, not an object', { send: '[1,2]', code: 'bad_json', closes: true });
+  badCase('a bare string', { send: '"ping"', code: 'bad_json', closes: true });
+  badCase('two objects in one message', { send: '{"type":"ping"}{"type":"ping"}', code: 'bad_json',
+    closes: true });
+  badCase('duplicate keys', { send: '{"type":"ping","id":1,"id":2}', code: 'bad_json', closes: true });
+  badCase('nesting 3000 levels deep', { send: '{"type":"ping","x":' + '['.repeat(3000) + ']'.repeat(3000) + '}',
+    code: 'bad_json', closes: true });
+  badCase('a \\u0000 escape', { send: '{"type":"ping","id":"a\\u0000b"}', code: 'bad_json', closes: true });
+  badCase('a raw NUL byte inside a string', { send: { text: Buffer.from('{"type":"ping","id":"a\0b"}') },
+    code: 'bad_json', closes: true });
+  badCase('a raw NUL byte after the object', { send: { text: Buffer.from('{"type":"ping"}\0') },
+    code: 'bad_json', closes: true });
+  badCase('invalid UTF-8', { send: { text: Buffer.from([0x7b, 0x22, 0x74, 0x79, 0x70, 0x65, 0x22, 0x3a, 0x22,
+    0xff, 0xfe, 0x22, 0x7d]) }, code: 'bad_json', closes: true });
+  badCase('a lone surrogate escape', { send: '{"type":"ping","id":"\\ud800"}', code: 'bad_json', closes: true });
+  badCase('oversized message (64 KiB + 1)', {
+    send: '{"type":"ping","id":"big"' + pad(65536 - 26 + 1) + '}', code: 'message_too_large', closes: true,
+  });
+  badCase('oversized message (1 MiB)', { send: '{"type":"ping","x":"' + 'y'.repeat(1 << 20) + '"}',
+    code: 'message_too_large', closes: true });
+  badCase('binary frame', { send: { binary: Buffer.from('{"type":"ping"}') }, code: 'binary_frame', closes: true });
+  test('a message of exactly 64 KiB is accepted', async () => {
+    const c = await Client.connect(srv.url);
+    const text = '{"type":"ping","id":"edge"' + pad(65536 - 26 - 1) + '}';
+    assert.equal(Buffer.byteLength(text), 65536);
+    c.sendRaw(text);
+    assert.equal((await c.expect((m) => m.id === 'edge')).type, 'pong');
+    c.close();
+  });
+
+  /* -- session -- */
+  badCase('no hello first', { hello: false, send: { type: 'ping', id: 3 }, code: 'bad_message', id: 3,
+    closes: true });
+  badCase('no hello first: create_match', { hello: false, send: create({ id: 'c' }), code: 'bad_message',
+    id: 'c', closes: true });
+  badCase('hello twice', { send: { type: 'hello', protocol: 1, id: 'h2' }, code: 'bad_message', id: 'h2' });
+  badCase('protocol 2', { hello: false, send: { type: 'hello', protocol: 2, id: 1 }, code: 'unsupported_version',
+    id: 1, closes: true });
+  badCase('protocol 2 with unknown fields (version checked first)', { hello: false,
+    send: { type: 'hello', protocol: 2, shiny: true }, code: 'unsupported_version', closes: true });
+  badCase('hello without protocol', { hello: false, send: { type: 'hello', id: 9 }, code: 'bad_message', id: 9,
+    closes: true });
+  badCase('hello with protocol "1"', { hello: false, send: '{"type":"hello","protocol":"1"}',
+    code: 'bad_message', closes: true });
+  badCase('hello with client null (optional fields are left out, never null)', { hello: false,
+    send: '{"type":"hello","protocol":1,"client":null}', code: 'bad_message', closes: true });
+
+  /* -- shape -- */
+  badCase('unknown message type', { send: { type: 'dance', id: 'd' }, code: 'unknown_type', id: 'd' });
+  badCase('missing type', { send: { id: 3 }, code: 'bad_message', id: 3 });
+  badCase('type is a number', { send: { type: 5, id: 4 }, code: 'bad_message', id: 4 });
+  badCase('unknown field', { send: { type: 'ping', id: 1, foo: 1 }, code: 'bad_message', id: 1 });
+  badCase('id of the wrong type (not echoed)', { send: { type: 'ping', id: [1] }, code: 'bad_message' });
+  badCase('id of 65 characters (not echoed)', { send: { type: 'ping', id: 'a'.repeat(65) }, code: 'bad_message' });
+  badCase('id a real number (not echoed)', { send: '{"type":"ping","id":1.5}', code: 'bad_message' });
+  badCase('join: missing fields', { send: { type: 'join', id: 2 }, code: 'bad_message', id: 2 });
+  badCase('join: seat of the wrong type', { send: { type: 'join', match: 'abc', seat: '1', token: 't', id: 4 },
+    code: 'bad_message', id: 4 });
+  badCase('join: seat 1.0 (a real, not an integer)', {
+    send: '{"type":"join","match":"abc","seat":1.0,"token":"t","id":8}', code: 'bad_message', id: 8 });
+  badCase('join: seat 1e0', { send: '{"type":"join","match":"abc","seat":1e0,"token":"t","id":8}',
+    code: 'bad_message', id: 8 });
+  badCase('join: negative seat', { send: { type: 'join', match: 'abc', seat: -1, token: 't', id: 6 },
+    code: 'bad_message', id: 6 });
+  badCase('join: seat 2^40', { send: { type: 'join', match: 'abc', seat: 2 ** 40, token: 't', id: 7 },
+    code: 'bad_message', id: 7 });
+  badCase('join: seat beyond 64 bits', {
+    send: '{"type":"join","match":"abc","seat":99999999999999999999999,"token":"t"}', code: 'bad_message' });
+  badCase('ping: id 2^63 (beyond 64 bits)', { send: '{"type":"ping","id":9223372036854775808}',
+    code: 'bad_message' });
+  badCase('join: match id with a slash', { send: { type: 'join', match: 'a/b', seat: 0, token: 'x', id: 1 },
+    code: 'bad_message', id: 1 });
+  badCase('join: match id of 33 characters', {
+    send: { type: 'join', match: 'a'.repeat(33), seat: 0, token: 'x', id: 1 }, code: 'bad_message', id: 1 });
+  badCase('resume: token with a space', { send: { type: 'resume', resume_token: 'a b', id: 1 },
+    code: 'bad_message', id: 1 });
+  badCase('resume: empty token', { send: { type: 'resume', resume_token: '', id: 1 }, code: 'bad_message', id: 1 });
+  badCase('list_matches: unknown status', { send: { type: 'list_matches', status: 'bogus', id: 9 },
+    code: 'bad_message', id: 9 });
+  badCase('move: not an object', { send: { type: 'move', move: 'N', id: 1 }, code: 'bad_message', id: 1 });
+
+  /* -- create_match -- */
+  badCase('unknown game', { send: create({ game: 'chess', id: 1 }), code: 'unknown_game', id: 1 });
+  badCase('bad rules: unknown rule', { send: create({ rules: { nope: 1 }, id: 1 }), code: 'bad_rule', id: 1 });
+  badCase('bad rules: out of range', { send: create({ rules: { tiny_city: 7 }, id: 1 }), code: 'bad_rule', id: 1 });
+  badCase('bad rules: wrong type', { send: create({ rules: { farms: 3 }, id: 1 }), code: 'bad_rule', id: 1 });
+  badCase('players differ from the seats', { send: create({ rules: { players: 3 }, id: 1 }), code: 'bad_players',
+    id: 1 });
+  badCase('one seat', { send: create({ seats: [{ open: true }], id: 1 }), code: 'bad_players', id: 1 });
+  badCase('six seats', { send: create({ seats: Array(6).fill({ open: true }), id: 1 }), code: 'bad_message', id: 1 });
+  badCase('unknown bot', { send: create({ seats: [{ bot: 'deepblue' }, { open: true }], id: 1 }),
+    code: 'unknown_bot', id: 1 });
+  badCase('bad bot spec: unknown option', { send: create({ seats: [{ bot: 'mcts:zzz=1' }, { open: true }], id: 1 }),
+    code: 'bad_bot_spec', id: 1 });
+  badCase('bad bot spec: out of range', { send: create({ seats: [{ bot: 'mcts:k=-1' }, { open: true }], id: 1 }),
+    code: 'bad_bot_spec', id: 1 });
+  badCase('seat with both bot and open', { send: create({ seats: [{ bot: 'random', open: true }, { open: true }],
+    id: 1 }), code: 'bad_message', id: 1 });
+  badCase('move_ms 0', { send: create({ time_control: { move_ms: 0 }, id: 1 }), code: 'bad_message', id: 1 });
+  badCase('move_ms over a day', { send: create({ time_control: { move_ms: 86400001 }, id: 1 }), code: 'bad_message',
+    id: 1 });
+  badCase('unknown timeout policy', { send: create({ policies: { timeout: 'pray' }, id: 1 }), code: 'bad_message',
+    id: 1 });
+  badCase('max_illegal 0', { send: create({ policies: { max_illegal: 0 }, id: 1 }), code: 'bad_message', id: 1 });
+
+  /* -- matches, seats, tokens -- */
+  badCase('join an unknown match', { send: { type: 'join', match: 'nosuch', seat: 0, token: 'x', id: 1 },
+    code: 'unknown_match', id: 1 });
+  badCase('spectate an unknown match', { send: { type: 'spectate', match: 'nosuch', id: 'sp' },
+    code: 'unknown_match', id: 'sp' });
+  badCase('unspectate an unknown match', { send: { type: 'unspectate', match: 'nosuch', id: 1 },
+    code: 'unknown_match', id: 1 });
+  badCase('resume with a bad token', { send: { type: 'resume', resume_token: 'r_nosuchtoken', id: 'r' },
+    code: 'bad_token', id: 'r' });
+  badCase('join with a wrong token', {
+    setup: async (c) => createMatch(c, [{ bot: 'random' }, { open: true }]),
+    send: ({ match }) => ({ type: 'join', match, seat: 1, token: 'wrongtoken', id: 't' }),
+    code: 'bad_token', id: 't' });
+  badCase('join with another seat\'s token', {
+    setup: async (c) => createMatch(c, [{ open: true }, { open: true }]),
+    send: ({ match, tokens }) => ({ type: 'join', match, seat: 1, token: tokens[0], id: 't' }),
+    code: 'bad_token', id: 't' });
+  badCase('join a seat that does not exist', {
+    setup: async (c) => createMatch(c, [{ bot: 'random' }, { open: true }]),
+    send: ({ match, tokens }) => ({ type: 'join', match, seat: 3, token: tokens[1], id: 's' }),
+    code: 'no_such_seat', id: 's' });
+  badCase('join a bot\'s seat', {
+    setup: async (c) => createMatch(c, [{ bot: 'random' }, { open: true }]),
+    send: ({ match, tokens }) => ({ type: 'join', match, seat: 0, token: tokens[1], id: 's' }),
+    code: 'no_such_seat', id: 's' });
+  badCase('join a seat another live connection holds', {
+    setup: async (c) => {
+      const t = await createMatch(c, [{ bot: 'random' }, { open: true }]);
+      const holder = await Client.connect(srv.url, { name: 'holder' });
+      await join(holder, t.match, 1, t.tokens[1]);
+      return t;
+    },
+    send: ({ match, tokens }) => ({ type: 'join', match, seat: 1, token: tokens[1], id: 'full' }),
+    code: 'seat_taken', id: 'full' });
+
+  badCase('spectate a 65th match from one connection', {
+    setup: async (c) => {
+      const host = await Client.connect(srv.url, { name: 'host65' });
+      const ids = [];
+      for (let i = 0; i < 65; i++)
+        ids.push((await createMatch(host, [{ open: true }, { open: true }])).match);
+      for (let i = 0; i < 64; i++)
+        await c.request({ type: 'spectate', match: ids[i] }, 'spectating');
+      host.close();
+      return { ids };
+    },
+    send: ({ ids }) => ({ type: 'spectate', match: ids[64], id: '65th' }),
+    code: 'too_many', id: '65th',
+    check: async (c, { ids }) => {
+      /* one less, and there is room again */
+      await c.request({ type: 'unspectate', match: ids[0] }, 'unspectated');
+      await c.request({ type: 'spectate', match: ids[64] }, 'spectating');
+    },
+  });
+
+  /* -- moves -- */
+  badCase('move before join', { send: { type: 'move', move: { x: 0, y: 1, rot: 0 }, id: 1 }, code: 'not_joined',
+    id: 1 });
+  badCase('resign before join', { send: { type: 'resign', id: 2 }, code: 'not_joined', id: 2 });
+  badCase('move in an unknown match', { send: { type: 'move', match: 'nosuch', move: { x: 0, y: 1, rot: 0 }, id: 1 },
+    code: 'unknown_match', id: 1 });
+  badCase('move out of turn (the other seat is to move)', {
+    setup: (c) => liveTable(c, 1),
+    send: ({ match, yt }) => ({ type: 'move', match, move: randomMove(yt, rng(1)), id: 'oot' }),
+    code: 'not_your_turn', id: 'oot' });
+  badCase('move with a stale turn number', {
+    setup: (c) => liveTable(c, 0),
+    send: ({ match, yt }) => ({ type: 'move', match, turn: yt.turn + 1, move: randomMove(yt, rng(1)), id: 'st' }),
+    code: 'not_your_turn', id: 'st' });
+  badCase('move while the match waits for its seats', {
+    setup: async (c) => {
+      const t = await createMatch(c, [{ open: true }, { open: true }]);
+      await join(c, t.match, 0, t.tokens[0]);
+      return t;
+    },
+    send: ({ match }) => ({ type: 'move', match, move: { x: 0, y: 1, rot: 0 }, id: 'w' }),
+    code: 'not_your_turn', id: 'w' });
+  badCase('move for another match (no seat there)', {
+    setup: async (c) => {
+      const mine = await botTable(c);
+      const theirs = await createMatch(c, [{ bot: 'random' }, { open: true }]);
+      return { mine, theirs };
+    },
+    send: ({ theirs }) => ({ type: 'move', match: theirs.match, move: { x: 0, y: 1, rot: 0 }, id: 'ws' }),
+    code: 'wrong_seat', id: 'ws' });
+  badCase('move after game over', {
+    setup: async (c) => {
+      const t = await botTable(c);
+      const over = await playUntilOver(c, { rng: rng(2) });
+      assert.equal(over.result.reason, 'normal');
+      return t;
+    },
+    send: ({ match }) => ({ type: 'move', match, move: { x: 0, y: 1, rot: 0 }, id: 'late' }),
+    code: 'match_over', id: 'late',
+    check: async (c, { match, tokens, joined }) => {
+      assert.ok(isError(await c.request({ type: 'join', match, seat: 1, token: tokens[1], id: 'j' }),
+        'match_over', 'j'), 'join after the end');
+      const c2 = await Client.connect(srv.url);
+      assert.ok(isError(await c2.request({ type: 'resume', resume_token: joined.resume_token, id: 'r' }),
+        'match_over', 'r'), 'resume after the end');
+      c2.close();
+    },
+  });
+  badCase('resign, then move', {
+    setup: async (c) => {
+      const t = await botTable(c);
+      const yt = await c.expect('your_turn');
+      assert.equal((await c.request({ type: 'resign', match: t.match })).type, 'resigned');
+      const over = await c.expect('game_over');
+      assert.equal(over.result.reason, 'resignation');
+      assert.equal(over.result.seat, 1);
+      return { ...t, yt };
+    },
+    send: ({ match, yt }) => ({ type: 'move', match, move: randomMove(yt, rng(1)), id: 'rm' }),
+    code: 'match_over', id: 'rm',
+    check: async (c) => {
+      assert.ok(isError(await c.request({ type: 'resign', id: 'again' }), 'match_over', 'again'));
+    },
+  });
+
+  /* -- floods and idle connections -- */
+  test('a flood of messages: rate_limited, then closed; others unaffected', async () => {
+    const c = await Client.connect(srv.url, { name: 'flood' });
+    /* 20 pings every 5 ms (~4000/s) until the server hangs up. (All at once
+     * loses the replies: see the todo test "flood: replies and the final
+     * error reach the client" below.) */
+    let sent = 0;
+    while (!c.closeInfo && sent < 20000) {
+      for (let k = 0; k < 20 && c.isOpen; k++)
+        c.send({ type: 'ping', id: sent++ });
+      await sleep(5);
+    }
+    const closed = await c.waitClosed(10000 * SLOW);
+    const pongs = c.all.filter((m) => m.type === 'pong').length;
+    const limited = c.all.filter((m) => isError(m, 'rate_limited'));
+    assert.ok(closed, 'closed after repeated floods');
+    assert.ok(limited.length >= 1, `told rate_limited (got ${c.tail()})`);
+    assert.ok(pongs >= 90 && pongs < sent / 2, `the burst is served (${pongs} pongs of ${sent}), the rest refused`);
+    await bg.alive();
+    /* a polite client at the announced rate is never limited */
+    const p = await Client.connect(srv.url, { name: 'polite' });
+    for (let i = 0; i < 60; i++) {
+      p.send({ type: 'ping', id: i });
+      await sleep(25);
+    }
+    await p.expect((m) => m.id === 59);
+    assert.ok(!p.all.some((m) => m.type === 'error'), 'no error at 40 messages per second');
+    p.close();
+  });
+
+  test('half-open connections are dropped, and the server keeps serving', async () => {
+    /* a TCP client that never starts the handshake, one that stops half way,
+     * and a WebSocket client that never says hello */
+    const silent = await rawConnect(srv.port);
+    const half = await rawConnect(srv.port);
+    half.write('GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n');
+    const mute = await Client.connect(srv.url, { hello: false, name: 'mute' });
+    const t0 = Date.now();
+    const closedAt = (s) => new Promise((resolve) => s.on('close', () => resolve(Date.now() - t0)));
+    const waits = [closedAt(silent), closedAt(half), mute.closed.then(() => Date.now() - t0)];
+    silent.on('error', () => {});
+    half.on('error', () => {});
+    /* meanwhile the others are served */
+    for (let i = 0; i < 3; i++)
+      await bg.alive();
+    const times = await Promise.race([Promise.all(waits), sleep(30000 * SLOW).then(() => null)]);
+    assert.ok(times, 'every half-open connection was dropped within 30 s');
+    for (const ms of times)
+      assert.ok(ms >= 5000, `dropped after ${ms} ms: the server gives a slow client a few seconds`);
+    await bg.alive();
+  });
+
+  /* -- reported bugs: each a failing expectation, marked todo until fixed -- */
+  test('the id is echoed even when a number overflows elsewhere in the message', {
+    todo: 'BUG: an integer beyond 64 bits fails the whole JSON parse, so the valid id is not echoed',
+  }, async () => {
+    const c = await Client.connect(srv.url);
+    c.sendRaw('{"type":"join","match":"abc","seat":99999999999999999999999,"token":"t","id":5}');
+    const e = await c.expect('error');
+    c.terminate();
+    assert.ok(isError(e, 'bad_message', 5), JSON.stringify(e));
+  });
+
+  test('flood: the replies and the final error reach the client before the close', {
+    todo: 'BUG: a connection closed for flooding is reset with unread input: the client loses what was sent',
+  }, async () => {
+    const c = await Client.connect(srv.url, { name: 'flood2' });
+    for (let i = 0; i < 600; i++)
+      c.send({ type: 'ping', id: i });
+    await c.waitClosed(10000 * SLOW);
+    const pongs = c.all.filter((m) => m.type === 'pong').length;
+    const limited = c.all.filter((m) => isError(m, 'rate_limited'));
+    assert.ok(pongs >= 90, `${pongs} pongs of the first 100 pings arrived`);
+    assert.ok(limited.some((m) => /closing/.test(m.message)), 'the final rate_limited error arrived');
+    await bg.alive();
+  });
+
+  test('a protocol violation is closed with a WebSocket close frame', {
+    todo: 'BUG: the server drops the TCP connection without a close frame (clients see 1006)',
+  }, async () => {
+    const c = await Client.connect(srv.url);
+    c.sendRaw('{"type":"ping",');
+    await c.expect('error');
+    const info = await c.waitClosed();
+    assert.notEqual(info.code, 1006, 'a close frame with a status code (e.g. 1008)');
+  });
+});
+
+test('--max-conns: connections past the limit get too_many and are closed; slots come back', async (t) => {
+  const N = 64;
+  const s = await Server.start({ tag: 'maxconns', args: ['--max-conns', String(N)] });
+  t.after(() => s.cleanup());
+  const open = async () => {
+    const held = await Promise.all(Array.from({ length: N }, (_, i) => Client.connect(s.url, { name: 'held' + i })));
+    for (const c of held)
+      assert.equal(c.welcome.type, 'welcome');
+    return held;
+  };
+  const held = await open();
+  /* three more at once: each told too_many, each closed */
+  const extra = await Promise.all([0, 1, 2].map((i) => Client.connect(s.url, { hello: false, name: 'extra' + i })));
+  for (const c of extra) {
+    const e = await c.expect('error');
+    assert.ok(isError(e, 'too_many'), JSON.stringify(e));
+    await c.waitClosed();
+  }
+  /* those within the limit are still served */
+  await Promise.all(held.map(async (c) => assert.equal((await c.request({ type: 'ping' })).type, 'pong')));
+  /* a slot freed is a slot again */
+  held[0].close();
+  await held[0].waitClosed();
+  await sleep(100);
+  const again = await Client.connect(s.url, { name: 'again' });
+  assert.equal((await again.request({ type: 'ping' })).type, 'pong');
+  /* all gone, then all back: refused connections leaked no slot */
+  for (const c of [...held, again])
+    c.close();
+  await Promise.all([...held, again].map((c) => c.waitClosed()));
+  await sleep(200);
+  const back = await open();
+  for (const c of back)
+    c.close();
+});

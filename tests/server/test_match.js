@@ -1,0 +1,85 @@
+'use strict';
+/*
+ * test_match.js — a whole Carcassonne match between an in-process bot and a
+ * remote client, played over the protocol: it ends normally after 71 turns
+ * and what the client saw along the way adds up to the final result.
+ */
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const { Server, Client, createMatch, join, playUntilOver, rng, randomMove } = require('./lib');
+
+test('in-process bot vs remote client: a full match ends normally', async (t) => {
+  const srv = await Server.start({ tag: 'match' });
+  t.after(() => srv.cleanup());
+  const c = await Client.connect(srv.url, { name: 'player' });
+  assert.equal(c.welcome.protocol, 1);
+  assert.equal(c.welcome.limits.max_message_bytes, 65536);
+
+  const { match, tokens } = await createMatch(c, [{ bot: 'heuristic' }, { open: true, name: 'remote' }],
+    { time_control: { move_ms: 5000 } });
+  assert.match(match, /^[A-Za-z0-9_-]{1,32}$/);
+  assert.deepEqual(Object.keys(tokens), ['1']);
+
+  /* waiting until the open seat is joined */
+  const listed = await c.request({ type: 'list_matches', status: 'all' }, 'matches');
+  const mine = listed.matches.find((m) => m.match === match);
+  assert.equal(mine.status, 'waiting');
+
+  const joined = await join(c, match, 1, tokens[1]);
+  assert.equal(joined.seat, 1);
+  assert.match(joined.resume_token, /^[A-Za-z0-9_-]{1,64}$/);
+  assert.equal(joined.game, 'carcassonne');
+  assert.deepEqual(joined.history, []);
+
+  const r = rng(11);
+  const accepted = [];
+  const over = await playUntilOver(c, {
+    choose: (yt) => {
+      /* prefer a meeple on a city, else any legal move */
+      assert.equal(yt.seat, 1);
+      assert.ok(yt.legal.length > 0, 'your_turn lists at least one legal move');
+      return randomMove(yt, r);
+    },
+  });
+  for (const m of c.all)
+    if (m.type === 'move_accepted')
+      accepted.push(m.turn);
+
+  assert.equal(over.result.reason, 'normal');
+  assert.equal(over.match, match);
+  const updates = c.all.filter((m) => m.type === 'update');
+  assert.deepEqual(updates.map((u) => u.turn), Array.from({ length: 71 }, (_, i) => i + 1),
+    'the player hears of every turn, 1..71, once, in order');
+  const last = updates[updates.length - 1];
+  assert.equal(last.next, null, 'the last update names no next seat');
+  assert.deepEqual(last.scores, over.scores, 'the client\'s view of the scores is the final one');
+  assert.deepEqual(last.state.scores, over.scores);
+  assert.equal(last.state.phase, 'over');
+  assert.equal(last.state.bag_left, 0);
+
+  /* every turn the remote seat played was accepted exactly once */
+  const mine1 = updates.filter((u) => u.record.player === 1 && !u.record.discarded);
+  assert.deepEqual(accepted, mine1.map((u) => u.turn));
+  assert.ok(updates.every((u) => u.by === 'player' || u.reason === 'dead tile'),
+    'no policy played for anyone');
+
+  /* ranking and winners follow the scores */
+  assert.deepEqual([...over.ranking].sort(), [0, 1]);
+  assert.ok(over.scores[over.ranking[0]] >= over.scores[over.ranking[1]]);
+  const best = Math.max(...over.scores);
+  assert.deepEqual(over.result.winners, [0, 1].filter((s) => over.scores[s] === best));
+
+  /* the finished match: 71 turns in its history, the same records */
+  const view = await c.request({ type: 'spectate', match }, 'spectating');
+  assert.equal(view.history.length, 71);
+  assert.deepEqual(view.history, updates.map((u) => u.record));
+  assert.equal(view.result.reason, 'normal');
+  const fin = await c.request({ type: 'list_matches', status: 'finished' }, 'matches');
+  const f = fin.matches.find((m) => m.match === match);
+  assert.equal(f.status, 'finished');
+  assert.equal(f.turn, 71);
+  assert.deepEqual(f.scores, over.scores);
+  c.close();
+  const e = await srv.stop();
+  assert.equal(e.code, 0, 'graceful stop exits 0');
+});

@@ -1,0 +1,457 @@
+// End-to-end tests of the web UI (web/) in a real browser: Debian's chromium
+// driven by playwright-core, against a real `tessera serve`.
+//
+//   node ui.test.js --bin build/cli/tessera --web web --out DIR [--readme-shot docs/screenshot-live.png]
+//
+// Exit 77 (CTest: skipped) when chromium or the npm packages are missing.
+'use strict';
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+
+function arg(name, def) {
+  const i = process.argv.indexOf(name);
+  return i > 0 ? process.argv[i + 1] : def;
+}
+const BIN = path.resolve(arg('--bin', 'build/cli/tessera'));
+const WEB = path.resolve(arg('--web', path.join(__dirname, '../../web')));
+const OUT = path.resolve(arg('--out', path.join(os.tmpdir(), 'tessera-web-tests')));
+const README_SHOT = arg('--readme-shot', process.env.TESSERA_README_SHOT || '');
+const SHOTS = path.join(OUT, 'screenshots');
+
+function skip(why) {
+  console.log(`SKIP: ${why}`);
+  process.exit(77);
+}
+let lib;
+try {
+  require.resolve('playwright-core');
+  require.resolve('ws');
+  lib = require('./lib.js');
+} catch {
+  skip(`the npm packages of tests/web are not installed (run: npm ci --prefix ${__dirname})`);
+}
+if (!fs.existsSync(lib.CHROMIUM)) skip(`no chromium at ${lib.CHROMIUM} (Debian: apt-get install chromium)`);
+if (!fs.existsSync(BIN)) { console.error(`no tessera binary at ${BIN}`); process.exit(1); }
+
+const {test, before, after} = require('node:test');
+const assert = require('node:assert/strict');
+const {sleep, waitFor, startServer, wsClient, launchBrowser, openPage, boardSnapshot, compareWithState} = lib;
+
+fs.mkdirSync(SHOTS, {recursive: true});
+const work = fs.mkdtempSync(path.join(os.tmpdir(), 'tessera-web-'));
+let server, browser, client;
+const pages = [];
+
+async function page(url) {
+  const p = await openPage(browser.context, url);
+  pages.push(p);
+  return p;
+}
+async function shot(p, name) {
+  await p.page.screenshot({path: path.join(SHOTS, name)});
+}
+function noErrors(p) {
+  assert.deepEqual(p.errors, [], 'the page logged errors');
+}
+
+before(async () => {
+  server = await startServer({bin: BIN, web: WEB, dir: work, demo: true});
+  browser = await launchBrowser(work);
+  client = await wsClient(server.port);
+});
+
+after(async () => {
+  for (const p of pages) await p.page.close().catch(() => {});
+  await browser?.close();
+  client?.close();
+  await server?.stop();
+  if (!process.exitCode) fs.rmSync(work, {recursive: true, force: true});
+  else console.log(`server logs kept in ${work}`);
+});
+
+/** Create a match over the protocol; resolves with its id. */
+async function createMatch(game, seats, extra = {}) {
+  const r = await client.request({type: 'create_match', game, seats, ...extra});
+  assert.equal(r.type, 'match_created', JSON.stringify(r));
+  return r;
+}
+
+/** Watch a match over the protocol and remember the public state after each turn. */
+async function follow(match) {
+  const c = await wsClient(server.port);
+  const states = new Map();    // turns played -> {state, last}
+  let over = null;
+  const r = await c.request({type: 'spectate', match});
+  assert.equal(r.type, 'spectating');
+  states.set(r.history.length, {state: r.state, last: r.history[r.history.length - 1] || null});
+  const ws = c;
+  const poll = setInterval(() => {
+    for (const m of ws.inbox.splice(0)) {
+      if (m.type === 'update' && m.match === match) states.set(m.turn, {state: m.state, last: m.record});
+      if (m.type === 'game_over' && m.match === match) over = m;
+    }
+  }, 5);
+  return {c, states, get over() { return over; }, history: r.history, close() { clearInterval(poll); c.close(); }};
+}
+
+// A check of its own for symmetric tiles (not the UI's code): rotations that
+// give the same tile on the board, from the port map.
+function sameTileRotations(ports) {
+  const rotate = (r) => { let o = ''; for (let j = 0; j < 12; j++) o += ports[(j - 3 * r + 48) % 12]; return o + ports[12]; };
+  const canon = (str) => { const seen = new Map(); let n = 0; return [...str].map((c) => (c === '.' ? '.' : (seen.has(c) ? seen.get(c) : (seen.set(c, c.replace(/[cd]/, 'c').replace(/[rstu]/, 'r').replace(/[fghi]/, 'f') + n++), seen.get(c))))).join(' '); };
+  const c = [0, 1, 2, 3].map((r) => canon(rotate(r)));
+  return (a, b) => c[a] === c[b];
+}
+
+// ---------------------------------------------------------------------------
+
+test('the lobby lists a running bot match', async () => {
+  const live = await waitFor(async () => {
+    const r = await client.request({type: 'list_matches', status: 'live'});
+    return r.matches.find((m) => m.demo && m.status === 'live');
+  }, 'the demo match', 15000);
+  const p = await page(server.url);
+  const row = p.page.locator(`#live-matches tr[data-match="${live.match}"]`);
+  await row.waitFor({timeout: 10000});
+  assert.equal(await row.getAttribute('data-status'), 'live');
+  const text = await row.innerText();
+  for (const s of live.seats) assert.ok(text.includes(s.name), `the row names ${s.name}: ${text}`);
+  assert.ok(text.includes('Carcassonne'));
+  assert.ok(await row.locator('a.watch-link').count() === 1, 'a link to watch it');
+  // the create form offers the server's games and bots
+  const options = await p.page.locator('#seat-1 option').allTextContents();
+  assert.ok(options.some((o) => o.includes('random')) && options.some((o) => o.includes('me')));
+  await shot(p, 'lobby.png');
+  noErrors(p);
+});
+
+test('the live board follows the moves and matches the server state', async () => {
+  const {match} = await createMatch('carcassonne', [{bot: 'mcts:ms=40'}, {bot: 'heuristic'}]);
+  const f = await follow(match);
+  const p = await page(`${server.url}#/watch/${match}`);
+  const checked = new Set();
+  let readmeTaken = false;
+  const start = Date.now();
+  for (;;) {
+    const snap = await boardSnapshot(p.page);
+    const known = f.states.get(snap.synced);
+    if (known) {
+      const diffs = compareWithState(snap, known.state, known.last);
+      assert.deepEqual(diffs, [], `after turn ${snap.synced}`);
+      checked.add(snap.synced);
+      if (!readmeTaken && snap.synced >= 45) {
+        readmeTaken = true;
+        await shot(p, 'live-board.png');
+        if (README_SHOT) await p.page.screenshot({path: README_SHOT});
+      }
+    }
+    if (f.over && snap.synced === f.states.size - 1 + Math.min(...f.states.keys()) && checked.has(snap.synced)) break;
+    if (f.over && Math.max(...f.states.keys()) === snap.synced && checked.has(snap.synced)) break;
+    assert.ok(Date.now() - start < 40000, 'the game ends within 40 s');
+    await sleep(30);
+  }
+  assert.ok(checked.size >= 5, `compared at ${checked.size} different turns while the game went on`);
+  // the end: scores and result shown
+  const result = p.page.locator('#result');
+  await waitFor(async () => (await result.getAttribute('data-scores')) === f.over.scores.join(','), 'the final scores');
+  assert.ok((await p.page.locator('svg.board .meeple-at').count()) === (f.states.get(Math.max(...f.states.keys())).state.meeples || []).length);
+  await shot(p, 'finished-board.png');
+  f.close();
+  noErrors(p);
+});
+
+/** Create a match with seat 0 = me and seat 1 = random, through the lobby form. */
+async function createFromLobby(p) {
+  await p.page.goto(server.url);
+  await p.page.locator('#create-form').waitFor();
+  await p.page.selectOption('#game', 'carcassonne');
+  await p.page.selectOption('#seat-0', 'me');
+  await p.page.selectOption('#seat-1', 'bot:random');
+  await p.page.fill('#tc-move', '60');
+  await p.page.click('#create');
+  await p.page.waitForURL(/#\/play\//);
+  const match = p.page.url().split('#/play/')[1];
+  await p.page.locator('.table[data-mode="play"]').waitFor();
+  return match;
+}
+
+/** Wait for our turn (returns its number) or the end of the game (returns 0). */
+async function nextTurn(p, after) {
+  return waitFor(async () => {
+    return p.page.evaluate((prev) => {
+      const t = document.querySelector('.table');
+      if (document.querySelector('#result')?.dataset.scores) return 0;
+      const n = Number(t?.dataset.myTurn || 0);
+      if (n > prev && document.querySelector('svg.board .layer-cells .cell')) return n;
+      return null;
+    }, after).then((v) => (v === null ? null : {v}));
+  }, 'our turn', 20000, 20).then((o) => o.v);
+}
+
+test('a person plays a whole game against random with clicks and keys', async () => {
+  const t0 = Date.now();
+  const p = await page();
+  const match = await createFromLobby(p);
+  let turn = 0, turns = 0, meeples = 0, rotatedByKey = false, dropped = false;
+  for (;;) {
+    turn = await nextTurn(p, turn);
+    if (turn === 0) break;
+    turns++;
+    const drawn = p.page.locator('.drawn-tile');
+    if (turns === 1) {
+      // rotate with the keyboard: R clockwise, Shift+R back
+      const r0 = Number(await drawn.getAttribute('data-rot'));
+      await p.page.keyboard.press('r');
+      assert.equal(Number(await drawn.getAttribute('data-rot')), (r0 + 1) % 4, 'R turns the tile clockwise');
+      await p.page.keyboard.press('Shift+R');
+      assert.equal(Number(await drawn.getAttribute('data-rot')), r0, 'Shift+R turns it back');
+      await p.page.keyboard.press('ArrowRight');
+      rotatedByKey = true;
+      await shot(p, 'human-turn.png');
+    }
+    if (turns === 6 && !dropped) {
+      // drop the connection in the middle of our turn: the seat is resumed
+      dropped = true;
+      await p.page.evaluate(() => window.tessera.conn.drop());
+      await p.page.locator('body[data-conn="open"]').waitFor({timeout: 10000});
+      turn = turn - 1;
+      continue;
+    }
+    // rotate until some cell takes the tile as it is turned (at most 3 presses)
+    for (let i = 0; i < 4 && (await p.page.locator('.cell.legal').count()) === 0; i++) await p.page.keyboard.press('r');
+    const cells = p.page.locator('.cell.legal');
+    const n = await cells.count();
+    assert.ok(n > 0, 'some cell is highlighted');
+    await cells.nth((turns * 7) % n).click();
+    await p.page.locator('svg.board .ghost').waitFor();
+    if (turns % 5 === 2) await p.page.keyboard.press('r');   // another legal rotation there, if any
+    const spots = p.page.locator('svg.board .spot');
+    const k = await spots.count();
+    if (turns === 3 && k) await shot(p, 'meeple-choice.png');
+    if (k && turns % 3 === 0) {
+      await spots.nth(turns % k).click();
+      meeples++;
+    } else if (turns % 2) await p.page.keyboard.press('Enter');
+    else await p.page.click('#no-meeple');
+  }
+  const elapsed = (Date.now() - t0) / 1000;
+  // the server's account of the game
+  const list = await client.request({type: 'list_matches', status: 'finished'});
+  const m = list.matches.find((x) => x.match === match);
+  assert.ok(m, 'the match is finished');
+  assert.equal(m.result.reason, 'normal');
+  const shown = await p.page.locator('#result').getAttribute('data-scores');
+  assert.equal(shown, m.scores.join(','), 'the final scores shown are the server\'s');
+  const spec = await wsClient(server.port);
+  const view = await spec.request({type: 'spectate', match});
+  spec.close();
+  const mine = view.history.filter((r) => r.player === 0 && !r.discarded);
+  assert.ok(mine.every((r) => true), '');
+  const sentMoves = p.sent.filter((x) => x.type === 'move');
+  assert.equal(sentMoves.length, mine.length, 'one move sent per turn we played');
+  assert.ok(!view.history.some((r, i) => r.player === 0 && p.received.some((x) => x.type === 'update' && x.turn === i + 1 && x.by === 'server')), 'no move of ours was played by the server');
+  assert.ok(!p.received.some((x) => x.type === 'error' && x.id === 'move'), 'no move was refused');
+  assert.ok(rotatedByKey && meeples > 0, 'rotated with keys and placed meeples');
+  assert.ok(p.received.some((x) => x.type === 'resumed'), 'the seat was resumed after the drop');
+  assert.equal(view.state.bag_left, 0);
+  await shot(p, 'game-over.png');
+  console.log(`# a whole game through the UI: ${turns} turns, ${meeples} meeples by click, ${elapsed.toFixed(1)} s`);
+  assert.ok(elapsed < 60, `the game took ${elapsed} s`);
+  noErrors(p);
+});
+
+test('an illegal placement cannot be made from the UI', async () => {
+  const p = await page();
+  const match = await createFromLobby(p);
+  const turn = await nextTurn(p, 0);
+  assert.ok(turn > 0);
+  const yt = p.received.filter((x) => x.type === 'your_turn' && x.match === match).pop();
+  const legal = yt.legal;
+  const tileDefs = (await client.request({type: 'list_games'})).games.find((g) => g.name === 'carcassonne').tiles;
+  const same = sameTileRotations(tileDefs[yt.state.tile].ports);
+  const isLegal = (x, y, rot) => legal.some((e) => e.x === x && e.y === y && same(e.rot, rot));
+  const moves = () => p.sent.filter((x) => x.type === 'move').length;
+  const clickWorld = async (x, y) => {
+    const pt = await p.page.evaluate(([cx, cy]) => {
+      const svg = document.querySelector('svg.board');
+      const m = svg.getScreenCTM();
+      return {x: m.a * cx + m.c * cy + m.e, y: m.b * cx + m.d * cy + m.f};
+    }, [x * 100 + 50, y * 100 + 50]);
+    await p.page.mouse.click(pt.x, pt.y);
+  };
+  // a cell without a highlight: the start tile, and empty cells no placement uses
+  const cells = new Set(legal.map((e) => `${e.x},${e.y}`));
+  const empty = [[1, 1], [-1, -1], [1, -1], [-1, 1], [0, 0]].filter(([x, y]) => !cells.has(`${x},${y}`));
+  assert.ok(empty.length > 0);
+  for (const [x, y] of empty) {
+    await clickWorld(x, y);
+    assert.equal(await p.page.locator('svg.board .ghost').count(), 0, `clicking (${x},${y}) places nothing`);
+  }
+  // every rotation the UI offers at a cell is a legal one
+  const rot = Number(await p.page.locator('.drawn-tile').getAttribute('data-rot'));
+  const strong = await p.page.locator('.cell.legal').evaluateAll((els) => els.map((e) => [+e.dataset.x, +e.dataset.y]));
+  const hints = await p.page.locator('.cell.hint').evaluateAll((els) => els.map((e) => [+e.dataset.x, +e.dataset.y]));
+  for (const [x, y] of strong) assert.ok(isLegal(x, y, rot), `(${x},${y}) rot ${rot} is highlighted and legal`);
+  for (const [x, y] of hints) assert.ok(!isLegal(x, y, rot), `(${x},${y}) rot ${rot} is only a hint`);
+  const target = hints[0] || strong[0];
+  await p.page.locator(`.cell[data-x="${target[0]}"][data-y="${target[1]}"]`).click();
+  const ghost = p.page.locator('svg.board .ghost');
+  await ghost.waitFor();
+  const seen = new Set();
+  for (let i = 0; i < 5; i++) {
+    const r = Number(await ghost.getAttribute('data-rot'));
+    seen.add(r);
+    assert.ok(isLegal(target[0], target[1], r), `the tile stands at (${target}) only in legal rotations (rot ${r})`);
+    await p.page.keyboard.press(i % 2 ? 'Shift+R' : 'r');
+  }
+  // a meeple key beyond the spots does nothing
+  const nSpots = await p.page.locator('svg.board .spot').count();
+  if (nSpots < 9) await p.page.keyboard.press('9');
+  await p.page.keyboard.press('Escape');
+  assert.equal(await ghost.count(), 0, 'Escape takes the tile back');
+  assert.equal(moves(), 0, 'no move was sent by any of this');
+  // the UI never offered an illegal placement: a placement now sends one legal move
+  const firstStrong = p.page.locator('.cell.legal').first();
+  if ((await firstStrong.count()) === 0) await p.page.keyboard.press('r');
+  await p.page.locator('.cell.legal, .cell.hint').first().click();
+  await p.page.keyboard.press('Enter');
+  await waitFor(() => moves() === 1, 'one move');
+  const sent = p.sent.find((x) => x.type === 'move');
+  assert.ok(legal.some((e) => e.x === sent.move.x && e.y === sent.move.y && e.rot === sent.move.rot), `sent a legal placement ${JSON.stringify(sent.move)}`);
+  await waitFor(() => p.received.some((x) => x.type === 'move_accepted'), 'move_accepted');
+  assert.ok(!p.received.some((x) => x.type === 'error'), 'no error');
+  await p.page.locator('#resign').click({trial: true});
+  noErrors(p);
+  await p.page.close();
+});
+
+test('a replay steps to the end and shows the final scores', async () => {
+  const {match} = await createMatch('carcassonne', [{bot: 'random'}, {bot: 'heuristic'}]);
+  const f = await follow(match);
+  const over = await waitFor(() => f.over || f.c.inbox.find((m) => m.type === 'game_over'), 'the game to end', 20000)
+    .catch(async () => null);
+  const final = over || (await client.request({type: 'list_matches', status: 'finished'})).matches.find((m) => m.match === match);
+  f.close();
+  const spec = await wsClient(server.port);
+  const view = await spec.request({type: 'spectate', match});
+  spec.close();
+  const scores = final.scores.join(',');
+  const history = view.history;
+  const p = await page(`${server.url}#/replay/${match}`);
+  const table = p.page.locator('.table.replay');
+  await table.locator('[data-turns]').or(table).first().waitFor();
+  await waitFor(async () => (await table.getAttribute('data-turns')) === String(history.length), 'the replay loaded');
+  const tilesShown = () => p.page.locator('svg.board .layer-tiles g.tile').count();
+  assert.equal(await table.getAttribute('data-step'), '0');
+  assert.equal(await tilesShown(), 1, 'the start tile alone at step 0');
+  for (let i = 0; i < 3; i++) await p.page.click('#next');
+  assert.equal(await table.getAttribute('data-step'), '3');
+  const placed = (k) => 1 + history.slice(0, k).filter((r) => !r.discarded).length;
+  assert.equal(await tilesShown(), placed(3));
+  await p.page.keyboard.press('ArrowLeft');
+  assert.equal(await table.getAttribute('data-step'), '2');
+  assert.equal(await tilesShown(), placed(2));
+  // does the server send replays (the `replay` message)? then check the scores at a step
+  const rep = p.received.find((x) => x.type === 'replay');
+  if (rep) {
+    for (const k of [2, 10, 40]) {
+      await p.page.fill('#step-slider', String(k));
+      const row = await p.page.locator('#replay-scores tr').evaluateAll((els) => els.map((e) => e.dataset.score).join(','));
+      assert.equal(row, rep.turns[k - 1].scores.join(','), `scores after turn ${k}`);
+    }
+  }
+  await p.page.keyboard.press('End');
+  assert.equal(await table.getAttribute('data-step'), String(history.length));
+  assert.equal(await p.page.locator('#result').getAttribute('data-scores'), scores, 'final scores');
+  const rows = await p.page.locator('#replay-scores tr').evaluateAll((els) => els.map((e) => e.dataset.score).join(','));
+  assert.equal(rows, scores);
+  assert.equal(await tilesShown(), placed(history.length));
+  assert.equal(await p.page.locator('#chart svg path.series').count(), 2, 'a line per player in the chart');
+  await shot(p, 'replay.png');
+  // a record file, opened from the lobby
+  const rec = {format: 'tessera-record', version: 1, game: view.game, rules: view.rules, turns: history, result: {scores: final.scores}};
+  const file = path.join(work, 'game.json');
+  fs.writeFileSync(file, JSON.stringify(rec));
+  await p.page.goto(server.url);
+  await p.page.setInputFiles('#record-file', file);
+  await p.page.waitForURL(/#\/replay\/file/);
+  await waitFor(async () => (await table.getAttribute('data-turns')) === String(history.length), 'the record loaded');
+  await p.page.click('#last');
+  assert.equal(await p.page.locator('#result').getAttribute('data-scores'), scores, 'final scores of the record');
+  noErrors(p);
+});
+
+test('a dropped connection shows the trouble and resynchronises', async () => {
+  // (1) the page's socket is closed under it
+  const {match} = await createMatch('carcassonne', [{bot: 'mcts:ms=150'}, {bot: 'heuristic'}]);
+  const f = await follow(match);
+  const p = await page(`${server.url}#/watch/${match}`);
+  await waitFor(async () => (await boardSnapshot(p.page)).synced >= 2, 'a few turns');
+  await p.page.evaluate(() => window.tessera.conn.drop());
+  await p.page.locator('#banner[data-kind="down"]').waitFor({timeout: 3000});
+  assert.notEqual(await p.page.locator('body').getAttribute('data-conn'), 'open');
+  await shot(p, 'connection-lost.png');
+  await p.page.locator('body[data-conn="open"]').waitFor({timeout: 10000});
+  await p.page.locator('#banner[data-kind="ok"]').waitFor({timeout: 5000});
+  const check = async () => {
+    let last = null;
+    await waitFor(async () => {
+      const snap = await boardSnapshot(p.page);
+      const known = f.states.get(snap.synced);
+      if (!known) return false;
+      last = compareWithState(snap, known.state, known.last);
+      return last.length === 0;
+    }, 'the board to match the server again', 10000);
+  };
+  await check();
+  f.close();
+
+  // (2) the server restarts (same port, same database): the match goes on
+  const dir = fs.mkdtempSync(path.join(work, 'restart-'));
+  let s2 = await startServer({bin: BIN, web: WEB, dir});
+  const c2 = await wsClient(s2.port);
+  const created = await c2.request({type: 'create_match', game: 'carcassonne', seats: [{bot: 'mcts:ms=300'}, {bot: 'heuristic'}]});
+  c2.close();
+  const q = await page(`${s2.url}#/watch/${created.match}`);
+  await waitFor(async () => (await boardSnapshot(q.page)).synced >= 2, 'a few turns');
+  await s2.stop('SIGTERM');
+  await q.page.locator('#banner[data-kind="down"]').waitFor({timeout: 5000});
+  await waitFor(async () => /offline/.test(await q.page.locator('#conn').innerText()), 'the offline mark');
+  const before = await boardSnapshot(q.page);
+  assert.ok(before.tiles.length >= 3, 'the board stays while offline');
+  await shot(q, 'server-down.png');
+  s2 = await startServer({bin: BIN, web: WEB, dir, port: s2.port, db: s2.db});
+  await q.page.locator('body[data-conn="open"]').waitFor({timeout: 15000});
+  const f2 = await (async () => { const save = server; server = s2; try { return await follow(created.match); } finally { server = save; } })();
+  await waitFor(async () => {
+    const snap = await boardSnapshot(q.page);
+    const known = f2.states.get(snap.synced);
+    return known && snap.synced >= before.synced && compareWithState(snap, known.state, known.last).length === 0;
+  }, 'the board to match the restarted server', 15000);
+  f2.close();
+  await q.page.close();
+  await s2.stop();
+  noErrors(p);
+});
+
+test('a Reversi match is watchable', async () => {
+  const {match} = await createMatch('reversi', [{bot: 'random'}, {bot: 'random'}]);
+  const f = await follow(match);
+  await waitFor(() => f.over, 'the game to end', 10000).catch(() => {});
+  f.close();
+  const spec = await wsClient(server.port);
+  const view = await spec.request({type: 'spectate', match});
+  spec.close();
+  const p = await page(`${server.url}#/watch/${match}`);
+  await p.page.locator('svg.board[data-game="reversi"] .rv-disc').first().waitFor();
+  const discs = await p.page.locator('.rv-disc').evaluateAll((els) => els.map((e) => `${e.dataset.square}${e.dataset.colour}`).sort());
+  const want = [];
+  view.state.board.forEach((row, r) => [...row].forEach((v, c) => { if (v !== '.') want.push(`${'abcdefgh'[c]}${8 - r}${v}`); }));
+  assert.deepEqual(discs, want.sort());
+  assert.equal(await p.page.locator('.rv-cell').count(), 64);
+  const scores = await p.page.locator('.players .player').evaluateAll((els) => els.map((e) => +e.dataset.score));
+  assert.deepEqual(scores, view.state.scores);
+  await shot(p, 'reversi.png');
+  noErrors(p);
+});

@@ -1,0 +1,103 @@
+// The tessera web UI: one WebSocket (docs/protocol.md), a hash router and
+// three kinds of page — the lobby, a table (watch or play) and a replay.
+//   #/                  lobby
+//   #/watch/ID          spectate a match
+//   #/play/ID           play the seat this browser holds (join, then resume)
+//   #/replay/ID         replay a finished match
+//   #/replay/file       replay the record file chosen in the lobby
+
+import {h} from './util.js';
+import {Connection} from './conn.js';
+import {LobbyView} from './lobby.js';
+import {TableView} from './table.js';
+import {ReplayView} from './replay.js';
+
+class App {
+  constructor() {
+    const url = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/`;
+    this.conn = new Connection(url, 'tessera-web/1');
+    this.root = document.getElementById('app');
+    this.connEl = document.getElementById('conn');
+    this.bannerEl = document.getElementById('banner');
+    this.games = null;
+    this.bots = null;
+    this.view = null;
+    this.conn.addEventListener('status', () => this.showConnection());
+    this.conn.addEventListener('ready', (e) => {
+      this.catalogue = null;   // a restarted server may offer other games or bots
+      if (e.detail?.reconnected) this.banner('reconnected — back in sync', 'ok', 2500);
+      else this.hideBanner();
+    });
+    this.conn.addEventListener('down', () => this.banner('connection to the server lost — reconnecting…', 'down'));
+    window.addEventListener('hashchange', () => this.route());
+    this.statusTimer = setInterval(() => this.showConnection(), 500);
+  }
+
+  start() {
+    this.conn.connect();
+    this.route();
+  }
+
+  /** list_games and list_bots, once per connection. */
+  loadCatalogue() {
+    if (!this.catalogue) {
+      this.catalogue = (async () => {
+        await this.conn.whenReady();
+        const [g, b] = await Promise.all([this.conn.request({type: 'list_games'}), this.conn.request({type: 'list_bots'})]);
+        this.games = g.games || [];
+        this.bots = b.bots || [];
+      })().catch((e) => { this.catalogue = null; throw e; });
+    }
+    return this.catalogue;
+  }
+
+  game(name) { return (this.games || []).find((g) => g.name === name) || null; }
+
+  route() {
+    const parts = location.hash.replace(/^#\/?/, '').split('/').filter(Boolean);
+    this.view?.unmount();
+    this.view = null;
+    let view;
+    if (parts[0] === 'watch' && parts[1]) view = new TableView(this, parts[1], 'watch');
+    else if (parts[0] === 'play' && parts[1]) view = new TableView(this, parts[1], 'play');
+    else if (parts[0] === 'replay' && parts[1] === 'file') {
+      if (!this.pendingRecord) { location.hash = '#/'; return; }
+      view = new ReplayView(this, {record: this.pendingRecord});
+    } else if (parts[0] === 'replay' && parts[1]) view = new ReplayView(this, {match: parts[1]});
+    else view = new LobbyView(this);
+    document.body.dataset.page = parts[0] || 'lobby';
+    this.view = view;
+    view.mount(this.root);
+  }
+
+  showConnection() {
+    const c = this.conn;
+    const el = this.connEl;
+    el.className = c.state;
+    document.body.dataset.conn = c.state;
+    if (c.state === 'open') el.textContent = 'connected';
+    else if (c.state === 'connecting') el.textContent = 'connecting…';
+    else {
+      const secs = c.retryAt ? Math.max(0, Math.ceil((c.retryAt - Date.now()) / 1000)) : 0;
+      el.textContent = `offline — retry in ${secs} s`;
+    }
+  }
+
+  banner(text, kind = 'info', ms = 0) {
+    clearTimeout(this.bannerTimer);
+    this.bannerEl.replaceChildren(text, ' ');
+    if (kind === 'down') this.bannerEl.append(h('a', {href: '#', text: 'retry now', onclick: (e) => { e.preventDefault(); this.conn.retryNow(); }}));
+    this.bannerEl.className = 'show ' + (kind === 'ok' ? 'ok' : '');
+    this.bannerEl.dataset.kind = kind;
+    if (ms || kind === 'info' || kind === 'warn') this.bannerTimer = setTimeout(() => this.hideBanner(), ms || 6000);
+  }
+
+  hideBanner() {
+    this.bannerEl.className = '';
+    this.bannerEl.dataset.kind = '';
+  }
+}
+
+const app = new App();
+window.tessera = app;   // for the console and the browser tests
+app.start();

@@ -1,0 +1,121 @@
+// Reversi at a table: an 8×8 board from the public state (rank 8 first, X
+// Black = seat 0, O White = seat 1); a person clicks one of the legal squares
+// or passes when that is the only move.
+
+import {h, s} from './util.js';
+
+const C = 50;   // world units per square
+const FILES = 'abcdefgh';
+
+export class ReversiView {
+  constructor(game) {
+    this.game = game;
+    this.boardEl = h('div', {class: 'board-wrap'});
+    this.svg = s('svg', {class: 'board', 'data-game': 'reversi', viewBox: `-22 -22 ${8 * C + 30} ${8 * C + 30}`, preserveAspectRatio: 'xMidYMid meet'});
+    this.svg.style.cursor = 'default';
+    this.boardEl.append(this.svg);
+    this.msg = h('div', {class: 'board-msg'});
+    this.boardEl.append(this.msg);
+    this.actions = h('div', {class: 'actions'});
+    this.hint = h('div', {class: 'help'});
+    this.sideEl = h('div', {class: 'reversi-side'}, [this.hint, this.actions]);
+    this.turn = null;
+    this.onMove = null;
+    this.draw(null, null);
+  }
+
+  setMessage(text, mine) { this.msg.textContent = text || ''; this.msg.classList.toggle('mine', !!mine); }
+
+  playerInfo(seat) { return seat === 0 ? 'Black (X)' : seat === 1 ? 'White (O)' : ''; }
+
+  describe(rec, seats) {
+    const who = seats?.[rec.player]?.name || (rec.player === 0 ? 'Black' : 'White');
+    return rec.move === 'pass' ? `${who} passed` : `${who} played ${rec.move}`;
+  }
+
+  show(state, last) { this.state = state; this.last = last; this.draw(state, last); }
+
+  draw(state, last) {
+    this.svg.replaceChildren();
+    this.svg.append(s('rect', {class: 'rv-board', x: 0, y: 0, width: 8 * C, height: 8 * C, rx: 4}));
+    for (let i = 0; i < 8; i++) {
+      this.svg.append(s('text', {class: 'rv-label', x: i * C + C / 2, y: -10, text: FILES[i]}));
+      this.svg.append(s('text', {class: 'rv-label', x: -11, y: i * C + C / 2, text: String(8 - i)}));
+    }
+    const legal = new Set((this.turn?.legal || []).map((e) => e.move));
+    const rows = state?.board || [];
+    for (let r = 0; r < 8; r++) {
+      for (let c = 0; c < 8; c++) {
+        const sq = FILES[c] + (8 - r);
+        const cell = s('rect', {class: 'rv-cell' + (legal.has(sq) && !this.turn?.sent ? ' legal' : ''), x: c * C, y: r * C, width: C, height: C, dataset: {square: sq}});
+        if (legal.has(sq)) cell.addEventListener('click', () => this.send(sq));
+        this.svg.append(cell);
+        const v = rows[r]?.[c];
+        if (v === 'X' || v === 'O') this.svg.append(s('circle', {class: 'rv-disc ' + v, cx: c * C + C / 2, cy: r * C + C / 2, r: C * 0.4, dataset: {square: sq, colour: v}}));
+        else if (legal.has(sq) && !this.turn?.sent) this.svg.append(s('circle', {class: 'rv-hint', cx: c * C + C / 2, cy: r * C + C / 2, r: 5}));
+      }
+    }
+    if (last && last.move && last.move !== 'pass') {
+      const c = FILES.indexOf(last.move[0]), r = 8 - Number(last.move.slice(1));
+      this.svg.append(s('rect', {class: 'rv-last', x: c * C + 2, y: r * C + 2, width: C - 4, height: C - 4}));
+    }
+  }
+
+  startTurn(msg) {
+    this.turn = {turn: msg.turn, legal: msg.legal || [], sent: false};
+    this.refresh();
+  }
+
+  refresh() {
+    this.actions.replaceChildren();
+    const t = this.turn;
+    if (t && !t.sent) {
+      if (t.legal.some((e) => e.move === 'pass')) {
+        this.actions.append(h('button', {id: 'pass', class: 'primary', text: 'Pass', onclick: () => this.send('pass')}));
+        this.hint.textContent = 'You have no move: pass.';
+      } else this.hint.textContent = 'Click a marked square.';
+    } else this.hint.textContent = t?.sent ? 'move sent…' : '';
+    this.draw(this.state, this.last);
+  }
+
+  endTurn() { this.turn = null; this.refresh(); }
+
+  send(sq) {
+    const t = this.turn;
+    if (!t || t.sent || !t.legal.some((e) => e.move === sq)) return;
+    if (this.onMove && this.onMove(t.turn, {move: sq})) { t.sent = true; this.refresh(); }
+  }
+
+  moveRefused() { if (this.turn) { this.turn.sent = false; this.refresh(); } }
+  keydown() { return false; }
+  destroy() {}
+}
+
+/** Any other game: the state as JSON and the legal moves as buttons (the
+ *  protocol lets a client play any game by echoing an entry of `legal`). */
+export class GenericView {
+  constructor(game) {
+    this.game = game;
+    this.pre = h('pre');
+    this.boardEl = h('div', {class: 'board-wrap generic'}, [this.pre]);
+    this.boardEl.style.overflow = 'auto';
+    this.boardEl.style.padding = '1rem';
+    this.actions = h('div', {class: 'actions'});
+    this.sideEl = h('div', {}, [this.actions]);
+    this.onMove = null;
+  }
+  setMessage() {}
+  playerInfo() { return ''; }
+  describe(rec) { return JSON.stringify(rec); }
+  show(state) { this.pre.textContent = JSON.stringify(state, null, 1); }
+  startTurn(msg) {
+    this.turn = {turn: msg.turn};
+    this.actions.replaceChildren(...(msg.legal || []).map((e) => h('button', {text: JSON.stringify(e), onclick: () => {
+      if (this.onMove && this.onMove(msg.turn, e)) this.actions.replaceChildren();
+    }})));
+  }
+  endTurn() { this.actions.replaceChildren(); }
+  moveRefused() {}
+  keydown() { return false; }
+  destroy() {}
+}

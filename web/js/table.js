@@ -1,0 +1,356 @@
+// A match at the table: watching (spectate) or playing a seat (join/resume).
+// Everything comes from the server's messages: the full view (spectating,
+// joined, resumed) replaces what we show; each update moves it on by one turn;
+// your_turn hands the seat's move to the game view. When the connection drops
+// we say so, and when it is back we subscribe again and get the full view.
+
+import {h, fmtClock, seatStore, SEAT_COLOURS, buildRecord, download} from './util.js';
+import {CarcView} from './carc-view.js';
+import {ReversiView, GenericView} from './reversi-view.js';
+
+export function gameView(game) {
+  if (game?.name === 'carcassonne') return new CarcView(game);
+  if (game?.name === 'reversi') return new ReversiView(game);
+  return new GenericView(game || {});
+}
+
+export class TableView {
+  constructor(app, matchId, mode) {
+    this.app = app;
+    this.conn = app.conn;
+    this.id = matchId;
+    this.mode = mode;            // 'watch' | 'play'
+    this.seat = null;            // our seat when playing
+    this.history = [];
+    this.state = null;
+    this.seats = [];
+    this.result = null;
+    this.view = null;
+    this.clock = null;           // {seat, left, at} for the seat to move
+    this.el = h('div', {class: 'table', dataset: {match: matchId, mode}});
+    this.titleEl = h('h2', {text: `match ${matchId}`});
+    this.metaEl = h('div', {class: 'meta', text: 'loading…'});
+    this.playersEl = h('div', {class: 'players'});
+    this.resultEl = h('div', {class: 'result', id: 'result'});
+    this.gameSide = h('div');
+    this.tableActions = h('div', {class: 'actions'});
+    this.logEl = h('div', {class: 'log', id: 'log'});
+    this.side = h('aside', {class: 'side'}, [
+      this.titleEl, this.metaEl, h('h3', {text: 'Players'}), this.playersEl, this.resultEl,
+      this.gameSide, this.tableActions, h('h3', {text: 'Moves'}), this.logEl,
+    ]);
+    this.boardSlot = h('div', {class: 'board-wrap'});
+    this.el.append(this.boardSlot, this.side);
+    this.onMessage = (e) => this.message(e.detail);
+    this.onReady = () => this.subscribe();
+    this.onDown = () => this.connectionLost();
+    this.onKey = (e) => this.keydown(e);
+  }
+
+  mount(root) {
+    root.replaceChildren(this.el);
+    this.conn.addEventListener('message', this.onMessage);
+    this.conn.addEventListener('ready', this.onReady);
+    this.conn.addEventListener('down', this.onDown);
+    document.addEventListener('keydown', this.onKey);
+    this.ticker = setInterval(() => this.tick(), 100);
+    if (this.conn.ready) this.subscribe();
+  }
+
+  unmount() {
+    this.unmounted = true;
+    this.conn.removeEventListener('message', this.onMessage);
+    this.conn.removeEventListener('ready', this.onReady);
+    this.conn.removeEventListener('down', this.onDown);
+    document.removeEventListener('keydown', this.onKey);
+    clearInterval(this.ticker);
+    if (this.mode === 'watch' && this.conn.ready) this.conn.send({type: 'unspectate', match: this.id});
+    this.view?.destroy();
+  }
+
+  // ---- subscription --------------------------------------------------------
+
+  async subscribe() {
+    this.synced = false;
+    // the tile maps and rule names come first: the views draw from them
+    try { await this.app.loadCatalogue(); } catch { return; /* the connection dropped: 'ready' comes again */ }
+    if (!this.conn.ready || this.unmounted) return;
+    if (this.mode === 'play') {
+      const rec = seatStore.get(this.id);
+      if (rec?.resume_token) { this.conn.send({type: 'resume', resume_token: rec.resume_token, id: 'sub'}); return; }
+      if (rec?.token !== undefined && rec?.seat !== undefined) {
+        this.conn.send({type: 'join', match: this.id, seat: rec.seat, token: rec.token, id: 'sub'});
+        return;
+      }
+      this.note('This browser holds no seat in this match: watching instead.');
+      this.mode = 'watch';
+      this.el.dataset.mode = 'watch';
+    }
+    this.conn.send({type: 'spectate', match: this.id, id: 'sub'});
+  }
+
+  resync() {
+    // missed a turn somehow: ask for the full view again
+    if (this.mode === 'watch') this.conn.send({type: 'unspectate', match: this.id});
+    this.subscribe();
+  }
+
+  connectionLost() {
+    this.synced = false;
+    this.view?.setMessage('connection lost — reconnecting…');
+    if (this.view?.turn) this.view.endTurn();
+    delete this.el.dataset.myTurn;
+  }
+
+  // ---- messages --------------------------------------------------------------
+
+  message(m) {
+    if (m.match !== undefined && m.match !== this.id) return;
+    switch (m.type) {
+      case 'spectating': case 'joined': case 'resumed': this.fullView(m); break;
+      case 'update': this.update(m); break;
+      case 'your_turn': this.yourTurn(m); break;
+      case 'game_over': this.gameOver(m); break;
+      case 'move_accepted': break;
+      case 'error': this.error(m); break;
+      default: break;
+    }
+  }
+
+  fullView(m) {
+    if (m.type !== 'spectating') {
+      this.seat = m.seat;
+      const rec = seatStore.get(this.id) || {};
+      seatStore.set(this.id, {seat: m.seat, resume_token: m.resume_token, name: rec.name});
+    }
+    const game = this.app.game(m.game);
+    if (!this.view || this.view.game?.name !== m.game) {
+      this.view?.destroy();
+      this.view = gameView(game || {name: m.game});
+      this.view.onMove = (turn, move) => this.sendMove(turn, move);
+      this.boardSlot.replaceWith(this.view.boardEl);
+      this.boardSlot = this.view.boardEl;
+      this.gameSide.replaceChildren(this.view.sideEl);
+    }
+    this.gameName = m.game;
+    this.gameTitle = game?.title || m.game;
+    this.rules = m.rules;
+    this.seats = m.seats || [];
+    this.history = (m.history || []).slice();
+    this.state = m.state;
+    this.status = m.status;
+    this.result = m.result || null;
+    this.setClocks(m.clocks, this.toMove());
+    this.synced = true;
+    this.view.endTurn?.();
+    delete this.el.dataset.myTurn;
+    this.logEl.replaceChildren();
+    this.history.forEach((rec, i) => this.log(i + 1, rec));
+    this.render();
+    if (this.result) this.showResult({result: this.result, scores: this.result.scores || this.state?.scores});
+    this.el.dataset.synced = String(this.history.length);
+  }
+
+  update(m) {
+    if (!this.synced) return;
+    if (m.turn !== this.history.length + 1) { this.resync(); return; }
+    this.history.push(m.record);
+    this.state = m.state;
+    this.status = m.next ? 'live' : this.status;
+    this.log(m.turn, m.record, m.by === 'server' ? m.reason : null);
+    if (this.view?.turn && this.view.turn.turn <= m.turn) { this.view.endTurn(); delete this.el.dataset.myTurn; }
+    this.setClocks(m.clocks, m.next ? m.next.seat : null);
+    this.render();
+    this.el.dataset.synced = String(this.history.length);
+  }
+
+  yourTurn(m) {
+    if (!this.synced || !this.view) return;
+    if (m.state) this.state = m.state;
+    this.setClocks(m.clocks, m.seat);
+    if (Number.isFinite(m.time_left_ms)) this.clock = {seat: m.seat, left: m.time_left_ms, at: performance.now()};
+    this.view.startTurn(m);
+    this.el.dataset.myTurn = String(m.turn);
+    this.render();
+  }
+
+  gameOver(m) {
+    this.status = 'finished';
+    this.result = m.result || {};
+    if (this.view?.turn) this.view.endTurn();
+    delete this.el.dataset.myTurn;
+    this.clock = null;
+    this.showResult(m);
+    this.render();
+  }
+
+  error(m) {
+    if (m.id === 'sub') {
+      if (this.mode === 'play') {
+        const rec = seatStore.get(this.id);
+        if (m.code === 'match_over' || m.code === 'unknown_match') {
+          // nothing to play any more: show the match as it ended
+          this.mode = 'watch';
+          this.el.dataset.mode = 'watch';
+          if (m.code === 'unknown_match') { this.note(`unknown match ${this.id}`); return; }
+          this.conn.send({type: 'spectate', match: this.id, id: 'sub'});
+          return;
+        }
+        if (rec?.resume_token && m.code === 'bad_token' && rec.token) {
+          seatStore.set(this.id, {resume_token: undefined});
+          this.subscribe();
+          return;
+        }
+      }
+      this.note(`${m.code}: ${m.message || ''}`);
+      return;
+    }
+    if (m.id === 'move') {
+      this.note(`move refused — ${m.code}: ${m.message || ''}`, true);
+      this.view?.moveRefused();
+      return;
+    }
+    if (m.code) this.note(`${m.code}: ${m.message || ''}`, true);
+  }
+
+  sendMove(turn, move) {
+    return this.conn.send({type: 'move', match: this.id, turn, move, id: 'move'});
+  }
+
+  // ---- drawing ---------------------------------------------------------------
+
+  toMove() {
+    const st = this.state;
+    if (!st || this.status === 'finished') return null;
+    return Number.isInteger(st.to_move) ? st.to_move : null;
+  }
+
+  setClocks(clocks, toMove) {
+    this.clocks = clocks || [];
+    const c = this.clocks.find((x) => x.seat === toMove);
+    if (toMove === null || toMove === undefined) this.clock = null;
+    else if (c && Number.isFinite(c.time_left_ms)) this.clock = {seat: toMove, left: c.time_left_ms, at: performance.now()};
+    else if (!this.clock || this.clock.seat !== toMove || this.clock.left !== null) this.clock = {seat: toMove, left: null, at: performance.now()};
+  }
+
+  render() {
+    const st = this.state || {};
+    this.titleEl.textContent = `${this.gameTitle || ''} — ${this.id}`;
+    const rules = Object.entries(this.rules || {}).filter(([k]) => k !== 'players').map(([k, v]) => `${k}=${v}`).join(', ');
+    const turnNo = this.history.length;
+    this.metaEl.textContent = `${this.status || ''} · ${turnNo} turn${turnNo === 1 ? '' : 's'} played` + (rules ? ` · ${rules}` : '') +
+      (this.mode === 'play' && this.seat !== null ? ` · you play seat ${this.seat + 1}` : '');
+    this.metaEl.dataset.status = this.status || '';
+    this.renderPlayers();
+    const last = this.history[this.history.length - 1] || null;
+    this.view?.show(st, last);
+    this.renderMessage();
+    this.tableActions.replaceChildren();
+    if (this.mode === 'play' && this.status !== 'finished' && this.seat !== null) {
+      this.tableActions.append(h('button', {id: 'resign', text: 'Resign', onclick: () => {
+        if (confirm('Resign this match?')) this.conn.send({type: 'resign', match: this.id});
+      }}));
+    }
+    if (this.status === 'finished') {
+      this.tableActions.append(h('a', {href: `#/replay/${this.id}`, id: 'open-replay', text: 'Replay this match'}));
+    }
+    this.tableActions.append(h('button', {text: 'Download record', title: 'the game record so far (docs/records.md)', onclick: () =>
+      download(`${this.id}.json`, JSON.stringify(buildRecord(this.gameName, this.rules, this.history, this.status === 'finished' ? this.result : null)))}));
+  }
+
+  renderMessage() {
+    if (!this.view) return;
+    if (!this.conn.ready) { this.view.setMessage('connection lost — reconnecting…'); return; }
+    if (this.status === 'finished') { this.view.setMessage('game over'); return; }
+    if (this.status === 'waiting') { this.view.setMessage('waiting for players to join'); return; }
+    const tm = this.toMove();
+    if (tm === null) { this.view.setMessage(''); return; }
+    const mine = this.mode === 'play' && tm === this.seat;
+    const name = this.seats[tm]?.name || `seat ${tm + 1}`;
+    let t = mine ? 'Your turn' : `${name} to move`;
+    if (this.clock && this.clock.seat === tm) {
+      t += this.clock.left !== null ? ` — ${fmtClock(this.clock.left - (performance.now() - this.clock.at))}`
+        : ` — thinking ${fmtClock(performance.now() - this.clock.at)}`;
+    }
+    this.view.setMessage(t, mine);
+  }
+
+  renderPlayers() {
+    const st = this.state || {};
+    const scores = st.scores || [];
+    const tm = this.toMove();
+    const winners = new Set(this.status === 'finished' ? (this.result?.winners || []) : []);
+    this.playersEl.replaceChildren();
+    this.clockEls = [];
+    this.seats.forEach((seat, i) => {
+      const clockEl = h('div', {class: 'clock'});
+      this.clockEls[i] = clockEl;
+      const you = this.mode === 'play' && this.seat === i;
+      const kind = seat.kind === 'bot' ? 'bot' : you ? 'you' : seat.connected ? 'remote' : 'not connected';
+      const el = h('div', {class: 'player' + (tm === i ? ' to-move' : '') + (winners.has(i) ? ' winner' : '') + (seat.connected === false ? ' disconnected' : ''),
+        dataset: {seat: i, score: scores[i] ?? 0}}, [
+        h('span', {class: 'swatch', style: `background:${SEAT_COLOURS[i % 5]}`}),
+        h('span', {class: 'name', title: seat.name || '', text: `${seat.name || 'seat ' + (i + 1)}${you ? ' (you)' : ''}`}),
+        h('span', {class: 'score', text: String(scores[i] ?? 0)}),
+        h('span', {class: 'info', text: [kind, this.view?.playerInfo(i, st)].filter(Boolean).join(' · ')}),
+        clockEl,
+      ]);
+      this.playersEl.append(el);
+    });
+    this.tick();
+  }
+
+  tick() {
+    if (!this.clockEls) return;
+    const tm = this.toMove();
+    this.clocks?.forEach((c) => {
+      const el = this.clockEls[c.seat];
+      if (!el) return;
+      if (this.clock && this.clock.seat === c.seat && tm === c.seat) {
+        if (this.clock.left !== null) {
+          const left = this.clock.left - (performance.now() - this.clock.at);
+          el.textContent = fmtClock(left) + ' left';
+          el.classList.toggle('low', left < 5000);
+        } else el.textContent = fmtClock(performance.now() - this.clock.at) + ' so far';
+      } else {
+        el.textContent = c.bank_ms ? `bank ${fmtClock(c.bank_ms)}` : '';
+        el.classList.remove('low');
+      }
+    });
+    this.renderMessage();
+  }
+
+  showResult(m) {
+    const r = m.result || {};
+    const scores = m.scores || r.scores || this.state?.scores || [];
+    const winners = (r.winners || []).map((w) => this.seats[w]?.name || `seat ${w + 1}`);
+    const why = r.reason && r.reason !== 'normal' ? ` (${r.reason}${r.seat !== undefined ? ` of ${this.seats[r.seat]?.name || 'seat ' + (r.seat + 1)}` : ''})` : '';
+    this.resultEl.replaceChildren(
+      h('strong', {text: 'Game over' + why + '. '}),
+      winners.length > 1 ? `Draw between ${winners.join(' and ')}. ` : winners.length ? `${winners[0]} wins. ` : '',
+      `Final scores: ${scores.join(' : ')}.`);
+    this.resultEl.dataset.scores = scores.join(',');
+  }
+
+  log(turn, rec, serverReason) {
+    if (!this.view) return;
+    const text = `${turn}. ${this.view.describe(rec, this.seats)}` + (serverReason ? ` (server: ${serverReason})` : '');
+    this.logEl.prepend(h('div', {text}));
+    while (this.logEl.childElementCount > 200) this.logEl.lastElementChild.remove();
+  }
+
+  note(text, transient) {
+    this.app.banner(text, transient ? 'warn' : 'info');
+  }
+
+  keydown(e) {
+    if (e.target && /INPUT|SELECT|TEXTAREA/.test(e.target.tagName)) return;
+    if (e.ctrlKey || e.metaKey || e.altKey) return;
+    if (this.view?.keydown(e)) { e.preventDefault(); return; }
+    const b = this.view?.board;
+    if (!b) return;
+    if (e.key === '+' || e.key === '=') { b.pz.zoomBy(1 / 1.25); e.preventDefault(); }
+    else if (e.key === '-') { b.pz.zoomBy(1.25); e.preventDefault(); }
+    else if (e.key === 'f' || e.key === 'F' || e.key === '0') { b.fit(true); e.preventDefault(); }
+  }
+}
