@@ -38,7 +38,11 @@ const USAGE = `usage: node bench/load.js --tessera PATH [options]
   --tessera PATH          the tessera binary (e.g. build/cli/tessera)        [required]
   --matches N             concurrent matches of two remote random bots      [10]
   --game NAME             game to play                                      [carcassonne]
-  --move-delay-ms D       each bot waits D ms before answering your_turn    [0]
+  --move-delay-ms D       each bot waits before answering your_turn: a random
+                          time uniform in [D/2, 3D/2] ms (mean D), and the
+                          matches start spread over D ms                    [0]
+  --fixed-delay           wait exactly D ms and start every match at once
+                          (synchronised waves of moves: the worst case)
   --move-ms MS            time_control.move_ms of those matches             [10000]
   --timeout-matches K     extra matches where one seat never answers        [0]
   --timeout-move-ms MS    move_ms (and first_move_ms) of those matches      [200]
@@ -56,7 +60,7 @@ function parseArgs(argv) {
   const o = {
     tessera: null, matches: 10, game: 'carcassonne', moveDelayMs: 0, moveMs: 10000,
     timeoutMatches: 0, timeoutMoveMs: 200, durationS: 600, workers: 1, connectConcurrency: 200,
-    json: false, quiet: false, dbDir: os.tmpdir(), serverPrefix: [],
+    json: false, quiet: false, dbDir: os.tmpdir(), serverPrefix: [], fixedDelay: false,
   };
   const ints = {
     '--matches': ['matches', 1], '--move-delay-ms': ['moveDelayMs', 0], '--move-ms': ['moveMs', 1],
@@ -81,6 +85,7 @@ function parseArgs(argv) {
       process.exit(0);
     } else if (a === '--json') o.json = true;
     else if (a === '--quiet') o.quiet = true;
+    else if (a === '--fixed-delay') o.fixedDelay = true;
     else if (a === '--tessera') o.tessera = next();
     else if (a === '--game') o.game = next();
     else if (a === '--db-dir') o.dbDir = next();
@@ -148,6 +153,27 @@ function procSwitches(pid) {
   }
 }
 
+/* The scheduler's view of a process's main thread (Linux schedstat): time on a
+ * CPU and time runnable but waiting for one, in ms. */
+function procSched(pid) {
+  try {
+    const [run, wait] = fs.readFileSync(`/proc/${pid}/schedstat`, 'utf8').trim().split(/\s+/).map(Number);
+    return { run: run / 1e6, wait: wait / 1e6 };
+  } catch (e) {
+    return null;
+  }
+}
+
+/* CPU pressure of the machine (PSI): % of time some runnable task waited for a CPU. */
+function cpuPressure() {
+  try {
+    const m = /some avg10=([\d.]+) avg60=([\d.]+)/.exec(fs.readFileSync('/proc/pressure/cpu', 'utf8'));
+    return m ? { avg10: Number(m[1]), avg60: Number(m[2]) } : null;
+  } catch (e) {
+    return null;
+  }
+}
+
 function fdLimits() {
   const r = spawnSync('sh', ['-c', 'ulimit -n; ulimit -Hn'], { encoding: 'utf8' });
   const [soft, hard] = (r.stdout || '').trim().split('\n');
@@ -170,6 +196,7 @@ class Shard {
     this.seatSockets = [];
     this.rtt = [];
     this.gap = []; /* update -> your_turn on the same connection (the seat to move) */
+    this.acceptedLate = []; /* ms past the deadline of moves sent late yet accepted */
     this.timeoutErr = [];
     this.errors = {};
     this.errorSamples = [];
@@ -184,7 +211,7 @@ class Shard {
     const fail = (e) => this.send({ ev: 'fatal', error: String(e && e.message ? e.message : e) });
     if (msg.cmd === 'setup') this.setup(msg).catch(fail);
     else if (msg.cmd === 'go') this.go();
-    else if (msg.cmd === 'collect') this.collect();
+    else if (msg.cmd === 'collect') this.collect(msg).catch(fail);
     else if (msg.cmd === 'close') this.close();
   }
 
@@ -260,14 +287,14 @@ class Shard {
     const specs = msg.matches; /* [{idx, timeout}] */
     /* control connections: create_match requests with ids, answered in order */
     const nctl = Math.max(1, Math.ceil(specs.length / CREATES_PER_CONTROL));
-    const pending = new Map();
+    const pending = (this.pending = new Map());
     let reqId = 0;
     this.ctl = await this.openMany(nctl, () => (data) => {
       const m = JSON.parse(data.toString());
       const p = m.id !== undefined ? pending.get(m.id) : undefined;
       if (!p) return;
       pending.delete(m.id);
-      if (m.type === 'error') p.reject(new Error(`create_match: ${m.code}: ${m.message}`));
+      if (m.type === 'error') p.reject(new Error(`${p.what}: ${m.code}: ${m.message}`));
       else p.resolve(m);
     });
     const creates = specs.map((sp, i) => {
@@ -282,7 +309,7 @@ class Shard {
       };
       if (sp.timeout) req.policies = { timeout: 'random_move' };
       return new Promise((resolve, reject) => {
-        pending.set(id, { resolve, reject });
+        pending.set(id, { resolve, reject, what: 'create_match' });
         this.ctl[i % nctl].send(JSON.stringify(req));
       });
     });
@@ -303,6 +330,7 @@ class Shard {
       timeouts: 0,        /* timeouts of the silent seat */
       lateAnswers: 0,     /* timeouts of the answering seat (the client was too slow) */
       lateMoves: 0,       /* its moves refused because they came after the timeout */
+      sentLate: [0, 0],   /* per seat: ms past its deadline when its pending move was sent */
       over: null,
     }));
     this.normalLeft = this.matches.filter((m) => !m.timeout).length;
@@ -323,13 +351,22 @@ class Shard {
   go() {
     this.goAt = performance.now();
     this.cpu0 = process.cpuUsage();
+    this.sched0 = procSched(process.pid);
     this.eld = monitorEventLoopDelay({ resolution: 10 });
     this.eld.enable();
     if (this.normalLeft === 0) this.normalDone();
     if (this.allLeft === 0) this.allDone();
-    for (let seat = 0; seat < 2; seat++)
-      for (const m of this.matches)
-        m.ws[seat].send(JSON.stringify({ type: 'join', match: m.id, seat, token: m.tokens[seat] }));
+    /* a match starts when its second seat joins: with a move delay, spread
+     * the starts over that delay so that the moves do not come in waves */
+    const ramp = this.cfg.fixedDelay ? 0 : this.cfg.moveDelayMs;
+    const join = (m, seat) => {
+      if (!this.closing) m.ws[seat].send(JSON.stringify({ type: 'join', match: m.id, seat, token: m.tokens[seat] }));
+    };
+    for (const m of this.matches) join(m, 0);
+    for (const m of this.matches) {
+      if (ramp > 0 && !m.timeout) setTimeout(() => join(m, 1), Math.random() * ramp);
+      else join(m, 1);
+    }
   }
 
   onSeatMessage(m, seat, data) {
@@ -368,13 +405,18 @@ class Shard {
           }
         }
       }
+    } else if (type === 'move_accepted') {
+      if (m.sentLate[seat] > 0) this.acceptedLate.push(m.sentLate[seat]);
+      m.sentLate[seat] = 0;
     } else if (type === 'game_over') {
       if (seat !== 0) return;
       const msg = JSON.parse(data.toString());
       this.finishMatch(m, msg.result ? msg.result.reason : '?');
     } else if (type === 'error') {
       const msg = JSON.parse(data.toString());
-      if (m.timeout && msg.code === 'not_your_turn') m.lateMoves++; /* came after its timeout */
+      m.sentLate[seat] = 0;
+      if (m.timeout && (msg.code === 'not_your_turn' || msg.code === 'match_over'))
+        m.lateMoves++; /* the answering bot's move came after its own timeout */
       else this.noteError(msg.code, msg.message, `match ${m.id} seat ${seat}`);
     }
   }
@@ -398,11 +440,13 @@ class Shard {
       if (m.over) return;
       m.sentAt = performance.now();
       m.movesSent++;
+      m.sentLate[seat] = Math.max(0, epochNow() - msg.deadline);
       m.ws[seat].send(text);
     };
     /* the answering bot of a timeout match answers at once: a delay would
      * make it time out too */
-    const delay = m.timeout ? 0 : this.cfg.moveDelayMs;
+    const d = this.cfg.moveDelayMs;
+    const delay = m.timeout || d === 0 ? 0 : this.cfg.fixedDelay ? d : d / 2 + Math.random() * d;
     if (delay > 0) setTimeout(sendIt, delay);
     else sendIt();
   }
@@ -419,6 +463,7 @@ class Shard {
   normalDone() {
     this.normalAt = performance.now();
     this.cpuNormal = process.cpuUsage(this.cpu0);
+    this.schedNormal = procSched(process.pid);
     this.eld.disable();
     this.send({ ev: 'normalDone' });
   }
@@ -428,7 +473,27 @@ class Shard {
     this.send({ ev: 'allDone' });
   }
 
-  collect() {
+  /* The server's figures while it runs (protocol: server_stats), as a cross-check
+   * of the stats line it logs when stopped. */
+  serverStats() {
+    const ws = this.ctl[0];
+    if (!ws || ws.readyState !== WebSocket.OPEN) return Promise.resolve(null);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.pending.delete('stats');
+        resolve(null);
+      }, 5000);
+      const done = (v) => {
+        clearTimeout(timer);
+        resolve(v);
+      };
+      this.pending.set('stats', { resolve: done, reject: () => done(null), what: 'server_stats' });
+      ws.send('{"type":"server_stats","id":"stats"}');
+    });
+  }
+
+  async collect(msg) {
+    const live = msg.serverStats ? await this.serverStats() : null;
     this.closing = true; /* the server is stopped next: its closes are expected */
     const now = performance.now();
     const cpuAll = process.cpuUsage(this.cpu0);
@@ -451,8 +516,10 @@ class Shard {
     this.send({
       ev: 'results',
       pid: process.pid,
+      serverStats: live,
       rtt: this.rtt,
       gap: this.gap,
+      acceptedLate: this.acceptedLate,
       timeoutErr: this.timeoutErr,
       turnsNormal, turnsTimeout, movesSent, timeouts, lateAnswers, lateMoves, unfinished, reasons,
       errors: Object.assign({}, this.errors),
@@ -463,6 +530,8 @@ class Shard {
       cpuPlayMs: cpuMs(cpuPlay),
       cpuAllMs: cpuMs(cpuAll),
       allMs: (this.allAt || now) - this.goAt,
+      waitMs: this.sched0 && (this.schedNormal || procSched(process.pid))
+        ? (this.schedNormal || procSched(process.pid)).wait - this.sched0.wait : null,
       loopDelayP99Ms: this.eld.count ? this.eld.percentile(99) / 1e6 : null,
       loopDelayMaxMs: this.eld.count ? this.eld.max / 1e6 : null,
       rssKb: Math.round(process.memoryUsage().rss / 1024),
@@ -609,6 +678,7 @@ function serverPid(srv) {
 }
 
 async function stopServer(srv) {
+  srv.stopping = true;
   if (srv.exited) return srv.exited;
   try {
     process.kill(srv.pid, 'SIGTERM');
@@ -677,7 +747,7 @@ async function main() {
     /* shards: whole matches dealt round-robin */
     const cfg = {
       game: opts.game, moveMs: opts.moveMs, timeoutMoveMs: opts.timeoutMoveMs,
-      moveDelayMs: opts.moveDelayMs, connectConcurrency: Math.max(1, Math.floor(opts.connectConcurrency / W)),
+      moveDelayMs: opts.moveDelayMs, fixedDelay: opts.fixedDelay, connectConcurrency: Math.max(1, Math.floor(opts.connectConcurrency / W)),
     };
     const specs = Array.from({ length: W }, () => []);
     for (let i = 0; i < total; i++) specs[i % W].push({ idx: i, timeout: i >= N });
@@ -689,6 +759,13 @@ async function main() {
     }
     inbox.on('fatal', (w, m) => {
       failed = failed || `client ${w}: ${m.error}`;
+      inbox.emit('abort');
+    });
+    /* a server that dies under load is a finding, not something to wait out */
+    srv.exitPromise.then((x) => {
+      if (srv.stopping) return;
+      failed = failed || `the server exited during the run (${x.code !== null ? `status ${x.code}` : `signal ${x.sig}`}): ` +
+        (srv.stderrTail.concat(srv.warnSamples).slice(-3).join(' | ') || 'no message');
       inbox.emit('abort');
     });
     const waitAll = (ev, timeoutMs) => new Promise((resolve, reject) => {
@@ -731,6 +808,8 @@ async function main() {
     const load0 = os.loadavg();
     const srvCpu0 = procCpuMs(srv.pid);
     const srvSw0 = procSwitches(srv.pid);
+    const srvSched0 = procSched(srv.pid);
+    const psi0 = cpuPressure();
     const tGo = performance.now();
     const progress = setInterval(() => {
       log(`${fmt((performance.now() - tGo) / 1000, 0)} s: ${finished - finishedTimeout}/${N} matches ` +
@@ -739,10 +818,15 @@ async function main() {
     const normalP = waitAll('normalDone', opts.durationS * 1000);
     const allP = waitAll('allDone', opts.durationS * 1000);
     shards.forEach((s) => s.send({ cmd: 'go' }));
-    const normal = await normalP;
+    const normal = await normalP.catch((e) => {
+      throw new Error(`${e.message} (after ${fmt((performance.now() - tGo) / 1000, 1)} s of play, ` +
+        `${finished - finishedTimeout}/${N} matches finished)`);
+    });
     const tNormal = performance.now();
     const srvCpu1 = procCpuMs(srv.pid);
     const srvSw1 = procSwitches(srv.pid);
+    const srvSched1 = procSched(srv.pid);
+    const psi1 = cpuPressure();
     await allP.then((all) => all, () => null);
     const tAll = performance.now();
     clearInterval(progress);
@@ -750,7 +834,7 @@ async function main() {
 
     /* collect the clients' figures, then stop the server and read its stats */
     const resP = waitAll('results');
-    shards.forEach((s) => s.send({ cmd: 'collect' }));
+    shards.forEach((s, w) => s.send({ cmd: 'collect', serverStats: w === 0 }));
     const res = await resP;
     const load1 = os.loadavg();
     await stopServer(srv);
@@ -760,9 +844,12 @@ async function main() {
     for (const s of shards) s.kill();
 
     /* ---- the report ---- */
-    const st = srv.stats;
+    /* the stats line logged at SIGTERM; the live server_stats reply if it is missing */
+    const live = res[0].serverStats;
+    const st = srv.stats || (live ? Object.assign({}, live, { type: undefined }) : null);
     const rtt = summary([].concat(...res.map((r) => r.rtt)));
     const gap = summary([].concat(...res.map((r) => r.gap)));
+    const acceptedLate = summary([].concat(...res.map((r) => r.acceptedLate)));
     const terr = summary([].concat(...res.map((r) => r.timeoutErr)));
     const sum = (k) => res.reduce((a, r) => a + r[k], 0);
     const turnsNormal = sum('turnsNormal'), turnsTimeout = sum('turnsTimeout');
@@ -777,13 +864,15 @@ async function main() {
     const genCpuPct = res.map((r) => (100 * r.cpuPlayMs) / Math.max(1, r.playMs));
     const srvCpuPct = srvCpu0 !== null && srvCpu1 !== null ? (100 * (srvCpu1 - srvCpu0)) / playMs : null;
     const unfinished = sum('unfinished');
-    const us = (x) => (x === null || x === undefined ? null : x);
     const report = {
       date: new Date().toISOString(),
-      host: { cpus: os.cpus().length, loadavg_start: load0, loadavg_end: load1, node: process.version },
+      host: {
+        cpus: os.cpus().length, loadavg_start: load0, loadavg_end: load1, node: process.version,
+        cpu_pressure_start: psi0, cpu_pressure_end: psi1,
+      },
       config: {
         matches: N, timeout_matches: K, game: opts.game, move_delay_ms: opts.moveDelayMs,
-        move_ms: opts.moveMs, timeout_move_ms: opts.timeoutMoveMs, workers: W,
+        fixed_delay: opts.fixedDelay, move_ms: opts.moveMs, timeout_move_ms: opts.timeoutMoveMs, workers: W,
         max_conns: maxConns,
       },
       ok: !failed && !timedOut && unfinished === 0,
@@ -808,10 +897,12 @@ async function main() {
       answering_seat_late_moves: sum('lateMoves'),
       server_timeout_late_us: st && st.timeout_late.count ? { count: st.timeout_late.count, p50: st.timeout_late.p50_us, p99: st.timeout_late.p99_us, max: st.timeout_late.max_us } : null,
       client_timeout_error_ms: terr,
+      moves_accepted_after_deadline_ms: acceptedLate,
       server_rss_peak_kb: st ? st.rss_peak_kb : null,
       server_cpu_pct: srvCpuPct,
       server_cpu_us_per_move: srvCpu0 !== null && srvCpu1 !== null && turnsNormal
         ? (1000 * (srvCpu1 - srvCpu0)) / turnsNormal : null,
+      server_runqueue_wait_pct: srvSched0 && srvSched1 ? (100 * (srvSched1.wait - srvSched0.wait)) / playMs : null,
       server_ctxt_switches: srvSw0 && srvSw1 ? {
         voluntary: srvSw1.voluntary - srvSw0.voluntary,
         involuntary: srvSw1.involuntary - srvSw0.involuntary,
@@ -819,6 +910,7 @@ async function main() {
       generator: {
         cpu_ms: genCpuPlayMs,
         cpu_pct_per_process: genCpuPct,
+        runqueue_wait_pct_per_process: res.map((r) => (r.waitMs === null ? null : (100 * r.waitMs) / Math.max(1, r.playMs))),
         loop_delay_p99_ms: Math.max(...res.map((r) => r.loopDelayP99Ms || 0)),
         loop_delay_max_ms: Math.max(...res.map((r) => r.loopDelayMaxMs || 0)),
         rss_kb: res.map((r) => r.rssKb),
@@ -830,6 +922,8 @@ async function main() {
       server_warnings: srv.warnings,
       server_warning_samples: srv.warnSamples,
       server_stats: st,
+      server_stats_source: srv.stats ? 'log line at SIGTERM' : live ? 'server_stats message' : 'none',
+      server_stats_live: live,
       server_exit: srv.exited,
     };
     if (failed) report.error = failed;
@@ -859,10 +953,12 @@ function printTable(r) {
   const rows = [];
   const row = (k, v) => rows.push([k, v]);
   const o = r.server_overhead_us, t = r.server_timeout_late_us, c = r.client_timeout_error_ms;
-  row('date', `${r.date} (load avg ${r.host.loadavg_start.map((x) => x.toFixed(2)).join(' ')} at start, ` +
-    `${r.host.loadavg_end.map((x) => x.toFixed(2)).join(' ')} at end; ${r.host.cpus} cpus)`);
+  const psi = (p) => (p ? `, CPU pressure ${p.avg10} %` : '');
+  row('date', `${r.date} (load avg ${r.host.loadavg_start.map((x) => x.toFixed(2)).join(' ')}${psi(r.host.cpu_pressure_start)} at start, ` +
+    `${r.host.loadavg_end.map((x) => x.toFixed(2)).join(' ')}${psi(r.host.cpu_pressure_end)} at end; ${r.host.cpus} cpus)`);
   row('matches', `${r.config.matches} x 2 remote random bots (${r.config.game}, move delay ` +
-    `${r.config.move_delay_ms} ms) + ${r.config.timeout_matches} timeout matches; ${r.connections} connections`);
+    `${r.config.move_delay_ms ? `${r.config.fixed_delay ? '' : 'mean '}${r.config.move_delay_ms} ms` : '0'}) + ` +
+    `${r.config.timeout_matches} timeout matches; ${r.connections} connections`);
   row('finished', `${r.matches_finished} (${Object.entries(r.results).map(([k, v]) => `${k} ${v}`).join(', ') || 'none'})` +
     (r.unfinished ? `, ${r.unfinished} UNFINISHED` : ''));
   row('setup (create+connect)', `${fmt(r.setup_s, 2)} s`);
@@ -886,15 +982,22 @@ function printTable(r) {
   row('timeout late (server)', t ? hs(t) : '-');
   row('timeout error (client)', c.count ? `p50 ${fmt(c.p50, 2)} ms, p99 ${fmt(c.p99, 2)} ms, max ${fmt(c.max, 2)} ms (n=${c.count})` +
     (r.answering_seat_timeouts ? `; ${r.answering_seat_timeouts} of them were the answering bot, too slow under load` : '') : '-');
+  const al = r.moves_accepted_after_deadline_ms;
+  if (al.count)
+    row('late moves accepted', `${al.count} moves sent after their deadline were accepted (by p50 ${fmt(al.p50, 1)} ms, ` +
+      `max ${fmt(al.max, 1)} ms past it): the timer had not fired yet`);
   row('server peak RSS', r.server_rss_peak_kb !== null ? `${fmt(r.server_rss_peak_kb / 1024, 1)} MiB` : '-');
   const sw = r.server_ctxt_switches;
   row('server CPU (play)', r.server_cpu_pct !== null ? `${fmt(r.server_cpu_pct, 0)} % of one core, ` +
     `${fmt(r.server_cpu_us_per_move, 0)} us CPU per move` +
     (sw ? `; preempted ${sw.involuntary} times, ${sw.voluntary} voluntary switches` : '') : '-');
+  if (r.server_runqueue_wait_pct !== null)
+    row('server waited for a CPU', `${fmt(r.server_runqueue_wait_pct, 0)} % of the play time (runnable, not running: other processes had the cores)`);
   if (r.server_cpu_us_per_move)
     row('server capacity (est.)', `${fmt(1e6 / r.server_cpu_us_per_move, 0)} moves/s if it had one core to itself`);
   const g = r.generator;
-  row('generator CPU (play)', `${g.cpu_pct_per_process.map((p) => `${fmt(p, 0)} %`).join(' + ')} of one core ` +
+  row('generator CPU (play)', `${g.cpu_pct_per_process.map((p) => `${fmt(p, 0)} %`).join(' + ')} of one core, ` +
+    `waited for a CPU ${g.runqueue_wait_pct_per_process.map((p) => `${fmt(p, 0)} %`).join(' + ')} ` +
     `(event loop delay p99 ${fmt(g.loop_delay_p99_ms, 1)} ms, max ${fmt(g.loop_delay_max_ms, 1)} ms)` +
     (g.saturated ? '  <- SATURATED: use --workers' : ''));
   const errs = Object.entries(r.client_errors);

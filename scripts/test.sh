@@ -16,6 +16,12 @@ if command -v npm >/dev/null && [ ! -d tests/server/node_modules ]; then
   echo "== npm ci (tests/server)"
   (cd tests/server && npm ci --no-audit --no-fund)
 fi
+# the web UI tests (tests/web) drive Debian's chromium with the npm package
+# playwright-core (it downloads no browser), pinned by tests/web/package-lock.json
+if command -v npm >/dev/null && [ ! -d tests/web/node_modules ]; then
+  echo "== npm ci (tests/web)"
+  (cd tests/web && npm ci --no-audit --no-fund)
+fi
 
 jobs=$(nproc)
 label_args=(-LE slow)

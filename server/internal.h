@@ -84,6 +84,8 @@ struct conn {
 
 /* Queue a JSON message (steals the reference) for a connection. */
 void conn_send(conn *c, json_t *msg);
+/* Queue an already serialised message (copied). */
+void conn_send_text(conn *c, const char *text, size_t len);
 /* Queue an error reply. */
 void conn_error(conn *c, int code, const char *message, const json_t *id);
 /* Send what is queued, then close with this status and reason. */
@@ -135,6 +137,8 @@ struct match {
     int turn_first;                   /* index in moves[] where the current turn began */
     int turns;                        /* completed turns (record turns) */
     json_t *history;                  /* record turns, for join/resume/spectate */
+    json_t *state_cache;              /* public state JSON at state_cache_at moves */
+    int state_cache_at;
     /* the decision in progress */
     int to_move;                      /* seat to move, -1 when none */
     uint64_t turn_started;            /* loop ms when the seat was asked */
@@ -199,6 +203,10 @@ void agent_cancel(match *m);
 
 int store_open(srv *s, const char *path, bool durable, char *err, size_t errcap);
 void store_close(srv *s);
+/* Passive WAL checkpoints on the thread pool every second (start once the
+ * loop runs; stop before shutdown so the loop can drain). */
+void store_start_checkpoints(srv *s);
+void store_stop_checkpoints(srv *s);
 int store_create_match(srv *s, const match *m);
 /* Append moves[from..to) of the match and its clocks, in one transaction. */
 int store_append(srv *s, const match *m, int from, int to, const char *by, const char *reason);
@@ -212,7 +220,7 @@ int store_load(srv *s, char *err, size_t errcap);
 
 /* ---- logging ------------------------------------------------------------------------- */
 
-enum { LOG_DEBUG, LOG_INFO, LOG_WARN, LOG_ERROR };
+enum { LOG_DEBUG, LOG_INFO, LOG_WARN, LOG_ERROR, LOG_ALWAYS /* printed at any level, as info */ };
 /* Log one event as a JSON line; `fields` is a jansson pack format for the
  * extra fields (may be NULL), followed by its arguments. */
 void srv_log(int level, const char *event, const char *fields, ...);
@@ -220,7 +228,10 @@ void srv_log_set_level(int level);
 
 /* ---- statistics (docs/protocol.md: server_stats) ------------------------------------------ */
 
-#define STAT_BUCKETS 20000 /* 1 us buckets up to 20 ms; slower samples land in the last one */
+/* 1 us buckets below 10 ms, 100 us buckets from 10 ms to 1 s; slower
+ * samples land in the last bucket (and max_us keeps the true maximum). */
+#define STAT_FINE 10000
+#define STAT_BUCKETS (STAT_FINE + 9901)
 
 typedef struct srv_hist {
     uint64_t count;
@@ -242,6 +253,7 @@ struct srv {
     struct lws_context *ctx;
     uv_signal_t sigint, sigterm;
     uv_timer_t demo_timer;
+    uv_timer_t stop_timer;            /* lets goodbyes flush before lws stops */
     bool stopping;
     conn *conns;
     int nconns;

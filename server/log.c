@@ -13,7 +13,7 @@
 #include "internal.h"
 
 static int min_level = LOG_INFO;
-static const char *const level_names[] = {"debug", "info", "warn", "error"};
+static const char *const level_names[] = {"debug", "info", "warn", "error", "info"};
 
 void srv_log_set_level(int level)
 {
@@ -41,8 +41,9 @@ void srv_log(int level, const char *event, const char *fields, ...)
     char ts[64];
     snprintf(ts, sizeof ts, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1,
              tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (int)(tv.tv_usec / 1000));
-    json_t *line = json_pack("{s:s, s:s, s:s}", "ts", ts, "level", level_names[level & 3], "event",
-                             event);
+    json_t *line = json_pack("{s:s, s:s, s:s}", "ts", ts, "level",
+                             level_names[level >= 0 && level <= LOG_ALWAYS ? level : LOG_ERROR],
+                             "event", event);
     json_object_update(line, o);
     char *text = json_dumps(line, JSON_COMPACT);
     if (text) {
@@ -60,7 +61,14 @@ void hist_add(srv_hist *h, uint64_t us)
     h->count++;
     if (us > h->max_us)
         h->max_us = us;
-    h->bucket[us < STAT_BUCKETS ? us : STAT_BUCKETS - 1]++;
+    uint64_t i = us < STAT_FINE ? us : STAT_FINE + (us - STAT_FINE) / 100;
+    h->bucket[i < STAT_BUCKETS ? i : STAT_BUCKETS - 1]++;
+}
+
+/* The lower bound, in microseconds, of bucket i. */
+static uint64_t bucket_us(uint64_t i)
+{
+    return i < STAT_FINE ? i : STAT_FINE + (i - STAT_FINE) * 100;
 }
 
 static uint64_t percentile(const srv_hist *h, double q)
@@ -71,7 +79,7 @@ static uint64_t percentile(const srv_hist *h, double q)
     for (uint64_t i = 0; i < STAT_BUCKETS; i++) {
         seen += h->bucket[i];
         if (seen > want)
-            return i == STAT_BUCKETS - 1 ? h->max_us : i;
+            return i == STAT_BUCKETS - 1 ? h->max_us : bucket_us(i);
     }
     return h->max_us;
 }

@@ -35,12 +35,29 @@ match *match_find(srv *s, const char *id)
 static void each_at_table(match *m, json_t *msg)
 {
     /* one serialisation, many queues */
+    char *text = json_dumps(msg, JSON_COMPACT);
+    json_decref(msg);
+    if (!text)
+        return;
+    size_t len = strlen(text);
     for (int i = 0; i < m->nseats; i++)
         if (m->seats[i].conn)
-            conn_send(m->seats[i].conn, json_incref(msg));
+            conn_send_text(m->seats[i].conn, text, len);
     for (int i = 0; i < m->nspect; i++)
-        conn_send(m->spect[i], json_incref(msg));
-    json_decref(msg);
+        conn_send_text(m->spect[i], text, len);
+    free(text);
+}
+
+/* The public state, built once per position: the update and the next
+ * your_turn of a turn carry the same one (a new reference). */
+static json_t *state_json(match *m)
+{
+    if (!m->state_cache || m->state_cache_at != m->nmoves) {
+        json_decref(m->state_cache);
+        m->state_cache = m->wire->state(m->st);
+        m->state_cache_at = m->nmoves;
+    }
+    return json_incref(m->state_cache);
 }
 
 static json_t *scores_json(const match *m)
@@ -273,7 +290,7 @@ static void end_turn(match *m, const char *by, const char *reason)
             discard = m->g->current_player(m->st) < 0; /* no decision: a dead tile */
     }
 
-    json_t *state = m->wire->state(m->st);
+    json_t *state = state_json(m);
     json_t *next = json_null();
     int p = m->g->current_player(m->st);
     if (p >= 0) {
@@ -377,7 +394,7 @@ static void send_your_turn(match *m, int seat_no)
     int64_t left = m->deadline > now ? (int64_t)(m->deadline - now) : 0;
     json_t *msg = json_pack("{s:s, s:s, s:i, s:i, s:o, s:o, s:I, s:I, s:o}", "type", "your_turn",
                             "match", m->id, "seat", seat_no, "turn", m->turns + 1, "state",
-                            m->wire->state(m->st), "legal", m->wire->legal(m->st), "time_left_ms",
+                            state_json(m), "legal", m->wire->legal(m->st), "time_left_ms",
                             (json_int_t)left, "deadline", (json_int_t)(srv_epoch_ms() + left),
                             "clocks", match_clocks(m));
     conn_send(t->conn, msg);
@@ -610,6 +627,17 @@ void match_remote_move(match *m, int seat_no, conn *c, const proto_msg *msg)
         conn_error(c, ENG_ENOT_YOUR_TURN, "it is not this seat's turn", msg->id);
         return;
     }
+    /* A move that arrived after the deadline is late even if the deadline's
+     * timer has not run yet (a busy loop runs timers after I/O). */
+    uint64_t arrived = srv_now(m->srv);
+    if (arrived > m->deadline) {
+        char e[96];
+        snprintf(e, sizeof e, "the move arrived %llu ms after the deadline",
+                 (unsigned long long)(arrived - m->deadline));
+        conn_error(c, ENG_ENOT_YOUR_TURN, e, msg->id);
+        timeout(m);
+        return;
+    }
     if (msg->has_turn && msg->turn != m->turns + 1) {
         char e[96];
         snprintf(e, sizeof e, "this is turn %d, not turn %lld", m->turns + 1, (long long)msg->turn);
@@ -656,6 +684,10 @@ void match_agent_done(match *m, int seat_no, const eng_move *mv, int n, const bo
 {
     if (m->status != MATCH_LIVE || m->to_move != seat_no)
         return;
+    if (srv_now(m->srv) > m->deadline) {
+        timeout(m); /* the search overran and its deadline's timer has not run yet */
+        return;
+    }
     srv_log(LOG_DEBUG, "bot_move", "{s:s, s:i, s:I, s:f}", "match", m->id, "seat", seat_no, "sims",
             (json_int_t)st->sims, "ms", st->ms);
     /* trust nothing, not even our own bots: the moves must form a legal turn */
@@ -768,6 +800,7 @@ static void free_match(match *m)
     free(m->spect);
     json_decref(m->history);
     json_decref(m->result);
+    json_decref(m->state_cache);
     free(m);
 }
 

@@ -41,7 +41,7 @@ static void conn_kill(conn *c, const char *why)
     lws_set_timeout(c->wsi, PENDING_TIMEOUT_CLOSE_SEND, LWS_TO_KILL_ASYNC);
 }
 
-static void conn_queue_text(conn *c, const char *text, size_t len)
+void conn_send_text(conn *c, const char *text, size_t len)
 {
     if (!c->wsi || c->closing)
         return;
@@ -73,7 +73,7 @@ void conn_send(conn *c, json_t *msg)
     if (c && c->wsi && !c->closing) {
         char *text = json_dumps(msg, JSON_COMPACT);
         if (text) {
-            conn_queue_text(c, text, strlen(text));
+            conn_send_text(c, text, strlen(text));
             free(text);
         }
     }
@@ -201,10 +201,18 @@ static int receive(conn *c, struct lws *wsi, const char *in, size_t len)
     return 0;
 }
 
+/* Messages written per WRITEABLE callback at most: one turn typically
+ * queues two (update, then your_turn) for the seat to move; writing them in
+ * one callback spares the second a whole loop round. */
+#define WRITES_PER_CALLBACK 8
+
 static int writeable(conn *c, struct lws *wsi)
 {
-    outmsg *o = c->head;
-    if (o) {
+    for (int k = 0; c->head && k < WRITES_PER_CALLBACK; k++) {
+        /* after the first write, only while the socket takes more at once */
+        if (k > 0 && lws_send_pipe_choked(wsi))
+            break;
+        outmsg *o = c->head;
         int n = lws_write(wsi, o->buf + LWS_PRE, o->len, LWS_WRITE_TEXT);
         if (n < (int)o->len)
             return -1;
@@ -213,10 +221,10 @@ static int writeable(conn *c, struct lws *wsi)
             c->tail = NULL;
         c->queued -= o->len;
         free(o);
-        if (c->head) {
-            lws_callback_on_writable(wsi);
-            return 0;
-        }
+    }
+    if (c->head) {
+        lws_callback_on_writable(wsi);
+        return 0;
     }
     if (c->closing) {
         lws_close_reason(wsi, (enum lws_close_status)c->close_status,

@@ -129,6 +129,13 @@ void srv_demo_check(srv *s)
 
 /* ---- shutdown ------------------------------------------------------------------- */
 
+static void on_stop_timer(uv_timer_t *t)
+{
+    srv *s = t->data;
+    uv_close((uv_handle_t *)t, NULL);
+    net_stop(s);
+}
+
 static void on_signal(uv_signal_t *h, int signum)
 {
     srv *s = h->data;
@@ -139,7 +146,7 @@ static void on_signal(uv_signal_t *h, int signum)
     s->stopping = true;
     srv_log(LOG_INFO, "shutdown", "{s:i, s:i, s:i}", "signal", signum, "connections", s->nconns,
             "live_matches", s->nlive);
-    srv_log(LOG_INFO, "stats", "{s:o}", "stats", srv_stats_json(s));
+    srv_log(LOG_ALWAYS, "stats", "{s:o}", "stats", srv_stats_json(s));
     uv_timer_stop(&s->demo_timer);
     uv_close((uv_handle_t *)&s->demo_timer, NULL);
     uv_close((uv_handle_t *)&s->sigint, NULL);
@@ -147,11 +154,15 @@ static void on_signal(uv_signal_t *h, int signum)
     /* stop every search and timer; matches stay unfinished in the journal */
     while (s->matches)
         match_close(s->matches);
+    store_stop_checkpoints(s);
     for (conn *c = s->conns; c; c = c->next) {
         conn_error(c, ENG_ESHUTTING_DOWN, "the server is shutting down; resume later", NULL);
         conn_close_after(c, LWS_CLOSE_STATUS_GOINGAWAY, "server shutting down");
     }
-    net_stop(s);
+    /* give the goodbyes a moment to reach the wire, then stop lws */
+    uv_timer_init(s->loop, &s->stop_timer);
+    s->stop_timer.data = s;
+    uv_timer_start(&s->stop_timer, on_stop_timer, s->conns ? 300 : 0, 0);
 }
 
 int srv_run(const srv_config *cfg)
@@ -199,6 +210,7 @@ int srv_run(const srv_config *cfg)
     uv_signal_start(&s.sigterm, on_signal, SIGTERM);
     uv_timer_init(s.loop, &s.demo_timer);
     s.demo_timer.data = &s;
+    store_start_checkpoints(&s);
 
     srv_log(LOG_INFO, "listening", "{s:s, s:i, s:s, s:s}", "host", cfg->host ? cfg->host : "*",
             "port", s.cfg.port, "db", cfg->db_path ? cfg->db_path : "tessera.db", "web",

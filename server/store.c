@@ -12,6 +12,11 @@
  * is what the server must survive, and cheap enough (tens of microseconds)
  * for the loop thread. `--durable` switches to synchronous=FULL to survive
  * power loss as well, at the cost of an fsync per move.
+ *
+ * Checkpoints (copying the WAL into the database, with fsyncs that take
+ * milliseconds) never run on the loop thread: automatic checkpoints are off,
+ * and a timer hands a passive checkpoint on a second connection to the
+ * thread pool every second.
  */
 #include <sqlite3.h>
 #include <stdio.h>
@@ -22,6 +27,11 @@
 
 struct store {
     sqlite3 *db;
+    sqlite3 *ckpt_db;          /* used only by checkpoint work on the thread pool */
+    uv_timer_t ckpt_timer;
+    uv_work_t ckpt_req;
+    bool ckpt_busy;            /* a checkpoint is on the pool */
+    bool closing;
     sqlite3_stmt *ins_match, *ins_move, *upd_seats, *upd_finish, *begin, *commit, *rollback;
 };
 
@@ -62,6 +72,11 @@ int store_open(srv *s, const char *path, bool durable, char *err, size_t errcap)
         goto fail;
     if ((rc = sqlite3_exec(st->db, schema, NULL, NULL, NULL)) != SQLITE_OK)
         goto fail;
+    if ((rc = sqlite3_exec(st->db, "PRAGMA wal_autocheckpoint=0;", NULL, NULL, NULL)) != SQLITE_OK)
+        goto fail;
+    if ((rc = sqlite3_open_v2(path, &st->ckpt_db, SQLITE_OPEN_READWRITE, NULL)) != SQLITE_OK)
+        goto fail;
+    sqlite3_busy_timeout(st->ckpt_db, 5000);
     if ((rc = prep(st, &st->ins_match,
                    "INSERT INTO matches(id,game,rules,seats,time_control,policies,seed,status,"
                    "created,demo) VALUES(?,?,?,?,?,?,?,?,?,?)")) ||
@@ -77,10 +92,54 @@ int store_open(srv *s, const char *path, bool durable, char *err, size_t errcap)
     return 0;
 fail:
     snprintf(err, errcap, "database %s: %s", path, st->db ? sqlite3_errmsg(st->db) : "cannot open");
+    if (st->ckpt_db)
+        sqlite3_close_v2(st->ckpt_db);
     if (st->db)
         sqlite3_close_v2(st->db);
     free(st);
     return ENG_ESTORAGE;
+}
+
+static void ckpt_work(uv_work_t *req)
+{
+    store *st = req->data;
+    int log = 0, done = 0;
+    sqlite3_wal_checkpoint_v2(st->ckpt_db, NULL, SQLITE_CHECKPOINT_PASSIVE, &log, &done);
+}
+
+static void ckpt_done(uv_work_t *req, int status)
+{
+    (void)status;
+    store *st = req->data;
+    st->ckpt_busy = false;
+}
+
+static void ckpt_tick(uv_timer_t *t)
+{
+    store *st = t->data;
+    if (st->ckpt_busy || st->closing)
+        return;
+    st->ckpt_req.data = st;
+    if (uv_queue_work(t->loop, &st->ckpt_req, ckpt_work, ckpt_done) == 0)
+        st->ckpt_busy = true;
+}
+
+void store_start_checkpoints(srv *s)
+{
+    store *st = s->db;
+    uv_timer_init(s->loop, &st->ckpt_timer);
+    st->ckpt_timer.data = st;
+    uv_timer_start(&st->ckpt_timer, ckpt_tick, 1000, 1000);
+}
+
+void store_stop_checkpoints(srv *s)
+{
+    store *st = s->db;
+    if (!st || st->closing)
+        return;
+    st->closing = true;
+    uv_timer_stop(&st->ckpt_timer);
+    uv_close((uv_handle_t *)&st->ckpt_timer, NULL);
 }
 
 void store_close(srv *s)
@@ -95,7 +154,8 @@ void store_close(srv *s)
     sqlite3_finalize(st->begin);
     sqlite3_finalize(st->commit);
     sqlite3_finalize(st->rollback);
-    sqlite3_close_v2(st->db);
+    sqlite3_close_v2(st->ckpt_db); /* its work has drained with the loop */
+    sqlite3_close_v2(st->db);      /* the last connection checkpoints the WAL */
     free(st);
     s->db = NULL;
 }
@@ -198,15 +258,18 @@ int store_append(srv *s, const match *m, int from, int to, const char *by, const
         if (step(q) != SQLITE_DONE)
             goto fail;
     }
-    char *seats = seats_json(m);
-    if (!seats)
-        goto fail;
-    sqlite3_bind_text(st->upd_seats, 1, seats, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_int(st->upd_seats, 2, m->status);
-    sqlite3_bind_text(st->upd_seats, 3, m->id, -1, SQLITE_STATIC);
-    free(seats);
-    if (step(st->upd_seats) != SQLITE_DONE)
-        goto fail;
+    /* a draw changes no seat; a seat's move changes its clock and counters */
+    if (!by || strcmp(by, "chance") != 0) {
+        char *seats = seats_json(m);
+        if (!seats)
+            goto fail;
+        sqlite3_bind_text(st->upd_seats, 1, seats, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_int(st->upd_seats, 2, m->status);
+        sqlite3_bind_text(st->upd_seats, 3, m->id, -1, SQLITE_STATIC);
+        free(seats);
+        if (step(st->upd_seats) != SQLITE_DONE)
+            goto fail;
+    }
     if (step(st->commit) != SQLITE_DONE)
         goto fail;
     return 0;

@@ -186,6 +186,7 @@ async function session() {
 }
 
 let lastScores = null;
+let lastTurn = null; /* the latest your_turn, to retry after a refused move */
 let moves = 0, cityMeeples = 0;
 
 function onMessage(m) {
@@ -197,6 +198,7 @@ function onMessage(m) {
   }
   switch (m.type) {
   case 'your_turn': {
+    lastTurn = m;
     const move = chooseMove(m);
     moves++;
     if (move.meeple)
@@ -211,9 +213,15 @@ function onMessage(m) {
     lastScores = m.scores;
     break;
   case 'error':
-    /* e.g. illegal_move (under the reject policy we may try again: the
-     * next your_turn, if any, will tell), not_your_turn for a late move */
     log(`error ${m.code}: ${m.message}`);
+    /* Under the `reject` illegal policy a refused move may be tried again
+     * within the same time: fall back to a plain placement from the list.
+     * (not_your_turn means our move came late: nothing to do.) */
+    if ((m.code === 'illegal_move' || m.code === 'bad_move') && lastTurn && !lastTurn.retried) {
+      lastTurn.retried = true;
+      const e = lastTurn.legal[Math.floor(Math.random() * lastTurn.legal.length)];
+      send({ type: 'move', match: lastTurn.match, turn: lastTurn.turn, move: { x: e.x, y: e.y, rot: e.rot } });
+    }
     break;
   case 'game_over': {
     over = true;

@@ -438,7 +438,8 @@ static void draw(carc_state *s, int type)
     s->bag_n--;
     s->turns++;
     s->drawn = (uint8_t)type;
-    if (s->nfit[type] > 0) {
+    s->dead = s->nfit[type] == 0;
+    if (!s->dead) {
         s->phase = CARC_PLACE;
         return;
     }

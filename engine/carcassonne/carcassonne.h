@@ -127,7 +127,8 @@ typedef struct carc_state {
     eng_rules rules;             /* must come first (eng_state_rules) */
     uint8_t phase;               /* enum carc_phase */
     uint8_t player;              /* seat drawing / placing / placing a meeple */
-    uint8_t drawn;               /* tile type drawn this turn (PLACE, MEEPLE) */
+    uint8_t drawn;               /* tile type drawn this turn (PLACE, MEEPLE; DRAW if dead) */
+    uint8_t dead;                /* the last draw was a dead tile (discarded): drawn names it */
     uint8_t nplaced;             /* tiles on the board, start tile included */
     uint8_t nopen;               /* open cells */
     uint8_t nnodes;              /* feature segments allocated */

@@ -96,7 +96,8 @@ static json_t *carc_state_json(const void *st)
         char name[2] = {types[t].letter, 0};
         json_object_set_new(bag, name, json_integer(s->bag[t]));
     }
-    bool deciding = s->phase == CARC_PLACE || s->phase == CARC_MEEPLE;
+    /* the tile in play: being placed, or just drawn and discarded as dead */
+    bool deciding = s->phase == CARC_PLACE || s->phase == CARC_MEEPLE || s->dead;
     json_t *o = json_pack("{s:i, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:i}", "turn", s->turns,
                           "phase", phase_names[s->phase & 3], "board", board, "meeples", meeples,
                           "scores", scores, "meeples_left", left, "bag", bag, "tile",

@@ -51,15 +51,31 @@ const SLOW = process.env.TESSERA_SANITIZED === '1' ? 3 : 1;
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-/* A small seeded RNG (mulberry32) so that failures can be replayed. */
+/* The promise's value, or null once ms have passed (the timer is cleared
+ * either way, so that it cannot keep the process alive). */
+async function within(promise, ms) {
+  let timer;
+  const t = new Promise((resolve) => {
+    timer = setTimeout(() => resolve(null), ms);
+  });
+  try {
+    return await Promise.race([promise, t]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/* A small seeded RNG (Marsaglia's xorshift32) so that a failing game can be
+ * replayed: same seed, same moves. */
 function rng(seed) {
-  let a = seed >>> 0;
+  let x = (seed >>> 0) || 0x9e3779b9;
   const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    x ^= x << 13;
+    x >>>= 0;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    x >>>= 0;
+    return x / 4294967296;
   };
   next.int = (n) => Math.floor(next() * n);
   next.pick = (arr) => arr[Math.floor(next() * arr.length)];
@@ -71,6 +87,16 @@ function tmpDir(tag) {
 }
 
 /* ---- the server process ------------------------------------------------------- */
+
+/* Servers still running: killed if this process ends early (a failed
+ * assertion outside a test, Ctrl-C), so that none outlives its test. */
+const running = new Set();
+process.on('exit', () => {
+  for (const p of running)
+    p.kill('SIGKILL');
+});
+for (const sig of ['SIGINT', 'SIGTERM'])
+  process.on(sig, () => process.exit(128 + (sig === 'SIGINT' ? 2 : 15)));
 
 class Server {
   /*
@@ -98,8 +124,10 @@ class Server {
       '--log-level', 'info', ...this.args];
     const proc = spawn(this.bin, args, { stdio: ['ignore', 'ignore', 'pipe'] });
     this.proc = proc;
+    running.add(proc);
     this.exited = new Promise((resolve) => {
       proc.on('exit', (code, signal) => {
+        running.delete(proc);
         this.exit = { code, signal };
         resolve(this.exit);
       });
@@ -570,6 +598,6 @@ function leaks(msg) {
 
 module.exports = {
   leaks, replayHistory,
-  WebSocket, ROOT, SLOW, Server, Client, binary, sleep, rng, tmpDir,
+  WebSocket, ROOT, SLOW, Server, Client, binary, sleep, within, rng, tmpDir,
   carcMove, randomMove, illegalMove, createMatch, join, playUntilOver, isError, rawConnect,
 };

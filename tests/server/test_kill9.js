@@ -111,3 +111,32 @@ test('kill -9 at an arbitrary moment of a bot-vs-bot match', async (t) => {
   assert.deepEqual(m.scores, over.scores);
   assert.equal(m.result.reason, 'normal');
 });
+
+test('graceful restart (SIGTERM) mid-match: no game_over, the match resumes', async (t) => {
+  const srv = await Server.start({ tag: 'restart' });
+  t.after(() => srv.cleanup());
+  const c = await Client.connect(srv.url, { name: 'player' });
+  const { match, tokens } = await createMatch(c, [{ bot: 'heuristic' }, { open: true }], {
+    policies: { disconnect: 'forfeit', reconnect_grace_ms: 20000 },
+  });
+  const joined = await join(c, match, 1, tokens[1]);
+  const r = rng(31);
+  const stalled = await playUntilOver(c, { choose: (yt) => randomMove(yt, r), onTurn: (yt) => (yt.turn >= 40 ? 'stop' : null) });
+  assert.equal((await srv.stop()).code, 0);
+  await c.waitClosed();
+  assert.ok(!c.all.some((m) => m.type === 'game_over'), 'a graceful restart ends no match');
+  const sawShutdown = c.all.filter((m) => m.type === 'error').map((m) => m.code);
+  assert.ok(sawShutdown.every((code) => code === 'shutting_down'), 'at most a shutting_down notice: ' + sawShutdown);
+  await srv.restart();
+  const c2 = await Client.connect(srv.url, { name: 'player2' });
+  const resumed = await c2.request({ type: 'resume', resume_token: joined.resume_token }, 'resumed');
+  assert.equal(resumed.history.length, stalled.turn - 1);
+  const yt = await c2.expect('your_turn');
+  assert.equal(yt.turn, stalled.turn);
+  assert.equal(yt.state.tile, stalled.state.tile);
+  c2.send({ type: 'move', turn: yt.turn, move: randomMove(yt, r) });
+  const over = await playUntilOver(c2, { rng: rng(32) });
+  assert.equal(over.result.reason, 'normal');
+  const turns = [...c.all, ...c2.all].filter((m) => m.type === 'update').map((u) => u.turn);
+  assert.deepEqual(turns, range(1, 71));
+});

@@ -37,6 +37,9 @@ test('spectators get every update and never the tile order', async (t) => {
   assert.equal(view0.state.bag_left, 71);
   assert.equal(sum(view0.state.bag), 71);
 
+  /* spectating twice is harmless: still one update per turn (checked below) */
+  await early.request({ type: 'spectate', match }, 'spectating');
+
   const quitter = await Client.connect(srv.url, { name: 'quitter' });
   await quitter.request({ type: 'spectate', match }, 'spectating');
 
@@ -105,6 +108,11 @@ test('spectators get every update and never the tile order', async (t) => {
       assert.deepEqual(bad, [], `${c.name} got fields beyond the public state in ${m.type}: ` +
         JSON.stringify(m).slice(0, 300));
     }
+  /* spectators get nothing addressed to a seat */
+  for (const c of [early, late, quitter])
+    for (const m of c.all)
+      assert.ok(['welcome', 'spectating', 'update', 'game_over', 'unspectated'].includes(m.type),
+        `${c.name} got a ${m.type}`);
   /* the player's your_turn lists only placements of its own drawn tile */
   for (const yt of player.all.filter((m) => m.type === 'your_turn' && m.turn > 1))
     assert.equal(yt.state.tile, ups[yt.turn - 2].next.tile, `your_turn ${yt.turn}: the announced tile`);

@@ -17,7 +17,8 @@ const { Server, Client, SLOW, createMatch, join, playUntilOver, rng, randomMove,
 const EARLY = 30;
 const LATE = 1000 * SLOW;
 
-function assertOnTime(elapsed, allowed, what) {
+function assertOnTime(t, elapsed, allowed, what) {
+  t.diagnostic(`${what}: after ${elapsed} ms, allowed ${allowed} ms (${elapsed - allowed >= 0 ? '+' : ''}${elapsed - allowed})`);
   assert.ok(elapsed >= allowed - EARLY,
     `${what}: applied after ${elapsed} ms, before the ${allowed} ms the seat had`);
   assert.ok(elapsed <= allowed + LATE,
@@ -48,7 +49,7 @@ test('timeout policy forfeit: the silent seat loses on time, ranked last', async
   const yt = await yourTurn(c);
   assert.equal(yt.time_left_ms, 400, 'first move: first_move_ms, no bank');
   const over = await c.expect('game_over', 10000 * SLOW);
-  assertOnTime(over.at - yt.at, yt.time_left_ms, 'forfeit');
+  assertOnTime(t, over.at - yt.at, yt.time_left_ms, 'forfeit');
   assert.equal(over.match, match);
   assert.equal(over.result.reason, 'timeout');
   assert.equal(over.result.seat, 1);
@@ -75,7 +76,7 @@ test('timeout policy random_move: the server plays for the seat on time, the mat
       const yt = await yourTurn(c, last);
       last = yt.turn;
       const up = await c.expect((m) => m.type === 'update' && m.turn === yt.turn, 10000 * SLOW);
-      assertOnTime(up.at - yt.at, yt.time_left_ms, 'random_move #' + (k + 1));
+      assertOnTime(t, up.at - yt.at, yt.time_left_ms, 'random_move #' + (k + 1));
       assert.equal(up.by, 'server');
       assert.equal(up.reason, 'timeout');
       assert.equal(up.record.player, 1);
@@ -105,7 +106,7 @@ test('timeout policy grace: a move within the grace bank is accepted, a second s
     assert.equal(yt1.clocks[1].grace_ms, GRACE, 'clocks show the grace bank');
     /* the deadline passes: the seat is told it now runs on its grace bank */
     const g1 = await c.expect((m) => m.type === 'your_turn' && m.turn === yt1.turn, 10000 * SLOW);
-    assertOnTime(g1.at - yt1.at, yt1.time_left_ms, 'grace starts');
+    assertOnTime(t, g1.at - yt1.at, yt1.time_left_ms, 'grace starts');
     assert.ok(g1.time_left_ms > GRACE - 100 && g1.time_left_ms <= GRACE,
       `in grace, time_left_ms ${g1.time_left_ms} is the grace bank ${GRACE}`);
     assert.ok(!c.all.some((m) => m.type === 'game_over'), 'no forfeit while the grace lasts');
@@ -122,9 +123,9 @@ test('timeout policy grace: a move within the grace bank is accepted, a second s
     assert.ok(left < GRACE - 150 && left > GRACE - 600,
       `about 250 ms of grace spent: ${left} of ${GRACE} left`);
     const g2 = await c.expect((m) => m.type === 'your_turn' && m.turn === yt2.turn, 10000 * SLOW);
-    assertOnTime(g2.at - yt2.at, yt2.time_left_ms, 'grace starts again');
+    assertOnTime(t, g2.at - yt2.at, yt2.time_left_ms, 'grace starts again');
     const over = await c.expect('game_over', 10000 * SLOW);
-    assertOnTime(over.at - yt2.at, yt2.time_left_ms + left, 'forfeit when the grace is spent');
+    assertOnTime(t, over.at - yt2.at, yt2.time_left_ms + left, 'forfeit when the grace is spent');
     assert.equal(over.result.reason, 'timeout');
     assert.equal(over.result.seat, 1);
     assert.deepEqual(over.ranking, [0, 1]);
@@ -152,7 +153,7 @@ test('clocks: first-move allowance, per-move limit, bank and increment', async (
     const yt = await yourTurn(c, last);
     last = yt.turn;
     const allowance = (k === 0 ? FIRST : MOVE) + bank;
-    const tol = k >= 2 ? 60 : 15; /* our think time vs the server's measure of it */
+    const tol = k >= 2 ? 100 : 15; /* our think time vs the server's measure of it (loaded CI) */
     assert.ok(Math.abs(yt.time_left_ms - allowance) <= tol,
       `turn ${k + 1} of the seat: time_left_ms ${yt.time_left_ms}, expected ${allowance}`);
     assert.ok(Math.abs(yt.clocks[1].bank_ms - bank) <= tol,
@@ -172,7 +173,7 @@ test('clocks: first-move allowance, per-move limit, bank and increment', async (
   /* then stall: the last your_turn's time_left_ms is the whole budget */
   const yt = await yourTurn(c, last);
   const over = await c.expect('game_over', 10000 * SLOW);
-  assertOnTime(over.at - yt.at, yt.time_left_ms, 'forfeit after the bank is spent');
+  assertOnTime(t, over.at - yt.at, yt.time_left_ms, 'forfeit after the bank is spent');
   assert.equal(over.result.reason, 'timeout');
 });
 
@@ -184,4 +185,40 @@ test('clocks: first_move_ms defaults to 3 x move_ms', async (t) => {
   const yt2 = await yourTurn(c, yt1.turn);
   assert.equal(yt2.time_left_ms, 200, 'after the first move: move_ms (no bank)');
   assert.deepEqual(yt2.clocks.map((k) => k.bank_ms), [0, 0]);
+});
+
+test('in-process bots are held to the clock too: a slow bot is stopped in time', {
+  todo: 'BUG (intermittent, under CPU load): the server\'s own bot sometimes forfeits on time ' +
+    '("seat 0 did not move in time"): its budget keeps only SRV_BOT_MARGIN_MS = 50 ms, and a deadline ' +
+    'timer that fires first wins over a search result already on its way',
+}, async (t) => {
+  const MOVE = 300;
+  /* a bot that would think for a minute per move, in a 300 ms game */
+  const srv = await Server.start({ tag: 'botclock' });
+  t.after(() => srv.cleanup());
+  const c = await Client.connect(srv.url, { name: 'human' });
+  const { match, tokens } = await createMatch(c, [{ bot: 'mcts:ms=60000,sims=100000000' }, { open: true }], {
+    time_control: { move_ms: MOVE, first_move_ms: MOVE }, policies: { timeout: 'forfeit' },
+  });
+  await join(c, match, 1, tokens[1]);
+  const r = rng(12);
+  let last = 0;
+  for (let k = 0; k < 4; k++) {
+    const yt = await yourTurn(c, last);
+    last = yt.turn;
+    c.send({ type: 'move', turn: yt.turn, move: randomMove(yt, r) });
+    const mine = await c.expect((m) => m.type === 'update' && m.turn === yt.turn);
+    const theirs = await c.expect((m) => (m.type === 'update' && m.turn > yt.turn && m.record.player === 0) ||
+      m.type === 'game_over', 10000 * SLOW);
+    assert.notEqual(theirs.type, 'game_over', 'the bot lost on time: ' + JSON.stringify(theirs.result));
+    const took = theirs.at - mine.at;
+    t.diagnostic(`bot turn ${theirs.turn}: ${took} ms of ${MOVE}`);
+    assert.equal(theirs.by, 'player', 'the bot moved itself, no policy played for it');
+    assert.ok(took <= MOVE + 200 * SLOW, `the bot answered in ${took} ms, past its ${MOVE} ms`);
+  }
+  assert.ok(!c.all.some((m) => m.type === 'game_over'), 'the bot never lost on time');
+  assert.equal((await c.request({ type: 'resign' })).type, 'resigned');
+  const over = await c.expect('game_over');
+  assert.equal(over.result.reason, 'resignation');
+  assert.equal(over.result.seat, 1);
 });

@@ -46,18 +46,12 @@ export class CarcBoard {
     this.state = state;
     const seen = new Set();
     let x0 = 0, y0 = 0, x1 = 0, y1 = 0;
-    // completed features: board[].closed (ports per tile), and the
-    // documented `completed` list (one port per feature) if a server sends it
-    const extra = new Map();
-    for (const c of state.completed || []) {
-      const k = `${c.x},${c.y}`;
-      extra.set(k, [...(extra.get(k) || []), c.port]);
-    }
     for (const t of state.board || []) {
       const key = `${t.x},${t.y}`;
       seen.add(key);
       x0 = Math.min(x0, t.x); y0 = Math.min(y0, t.y); x1 = Math.max(x1, t.x); y1 = Math.max(y1, t.y);
-      const ports = [...new Set([...(t.closed || []), ...(extra.get(key) || [])])];
+      // completed features: board[].closed names one port of each, per tile
+      const ports = [...new Set(t.closed || [])];
       const closed = ports.sort().join(' ');
       let el = this.tileEls.get(key);
       if (el && el.dataset.tile === t.tile && el.dataset.rot === String(t.rot) && el.dataset.closed === closed) continue;

@@ -338,7 +338,7 @@ export function drawTile(type, def, rot, closed = new Set()) {
 export function drawMeeple(x, y, seat, kind, colour) {
   const body = 'M0 -11a4 4 0 0 1 4 4a4 4 0 0 1-1.6 3.2L9 -1.5c1.6 .8 1.2 3-.6 3H4.5L7 9.5c.3 1-.3 1.5-1.2 1.5H2L0 6.5L-2 11h-3.8c-.9 0-1.5-.5-1.2-1.5L-4.5 1.5h-3.9c-1.8 0-2.2-2.2-.6-3L-2.4 -3.8A4 4 0 0 1-4 -7a4 4 0 0 1 4-4z';
   const lying = kind === 'field';
-  return s('g', {class: 'meeple', transform: `translate(${f1(x)} ${f1(y)}) scale(.9)${lying ? ' rotate(-90)' : ''}`,
+  return s('g', {class: 'meeple', transform: `translate(${f1(x)} ${f1(y)}) scale(1.15)${lying ? ' rotate(-90)' : ''}`,
     'data-seat': seat}, [
     s('path', {d: body, fill: colour, class: 'meeple-body'}),
   ]);

@@ -3,7 +3,7 @@
 import {s, SEAT_COLOURS} from './util.js';
 
 /** points[k] = scores after step k (k = 0: before the first turn). */
-export function scoreChart(points, cursor, onPick) {
+export function scoreChart(points, cursor, onPick, colourOf) {
   const W = 320, H = 150, L = 30, R = 8, TOP = 8, B = 20;
   const n = Math.max(1, points.length - 1);
   const seats = Math.max(0, ...points.map((p) => (p ? p.length : 0)));
@@ -21,12 +21,22 @@ export function scoreChart(points, cursor, onPick) {
   svg.append(s('text', {x: W - R, y: H - 5, 'text-anchor': 'end', text: `turn ${n}`}));
   svg.append(s('text', {x: L, y: H - 5, text: '0'}));
   for (let seat = 0; seat < seats; seat++) {
-    let d = '';
+    const colour = colourOf?.(seat) || SEAT_COLOURS[seat % 5];
+    // a line through known points; unknown steps (null) break it, and a
+    // point with no known neighbour is a dot
+    let d = '', prev = false;
     points.forEach((p, k) => {
-      if (!p || p[seat] === undefined) return;
-      d += `${d ? 'L' : 'M'}${X(k).toFixed(1)} ${Y(p[seat]).toFixed(1)}`;
+      const known = p && p[seat] !== undefined;
+      if (known) {
+        d += `${prev ? 'L' : 'M'}${X(k).toFixed(1)} ${Y(p[seat]).toFixed(1)}`;
+        const next = points[k + 1];
+        if (!prev && !(next && next[seat] !== undefined)) {
+          svg.append(s('circle', {cx: X(k), cy: Y(p[seat]), r: 3, fill: colour, stroke: '#555', class: 'point', 'data-seat': seat}));
+        }
+      }
+      prev = known;
     });
-    if (d) svg.append(s('path', {d, fill: 'none', stroke: SEAT_COLOURS[seat % 5], 'stroke-width': 2, 'stroke-linejoin': 'round', class: 'series', 'data-seat': seat}));
+    if (d) svg.append(s('path', {d, fill: 'none', stroke: colour, 'stroke-width': 2, 'stroke-linejoin': 'round', class: 'series', 'data-seat': seat}));
   }
   if (cursor !== null && cursor !== undefined) {
     svg.append(s('line', {class: 'cursor', x1: X(cursor), x2: X(cursor), y1: TOP, y2: H - B}));

@@ -25,13 +25,13 @@ export class ReplayView {
     this.stepLabel = h('span', {id: 'step-label'});
     this.slider = h('input', {type: 'range', id: 'step-slider', min: 0, max: 0, value: 0, oninput: () => this.go(Number(this.slider.value))});
     const btn = (id, text, title, f) => h('button', {id, text, title, onclick: f});
-    this.playBtn = btn('play', '▶', 'play / pause (Space)', () => this.togglePlay());
+    this.playBtn = btn('play', 'play', 'play / pause (Space)', () => this.togglePlay());
     this.controls = h('div', {class: 'replay-controls'}, [
-      btn('first', '⏮', 'first (Home)', () => this.go(0)),
-      btn('prev', '◀', 'back one turn (←)', () => this.go(this.step - 1)),
+      btn('first', '«', 'the start (Home)', () => this.go(0)),
+      btn('prev', '‹ back', 'back one turn (←)', () => this.go(this.step - 1)),
       this.playBtn,
-      btn('next', '▶▶', 'forward one turn (→)', () => this.go(this.step + 1)),
-      btn('last', '⏭', 'last (End)', () => this.go(this.max)),
+      btn('next', 'next ›', 'forward one turn (→)', () => this.go(this.step + 1)),
+      btn('last', '»', 'the end (End)', () => this.go(this.max)),
     ]);
     this.scoresEl = h('table', {class: 'scores-table', id: 'replay-scores'});
     this.chartEl = h('div', {class: 'chart', id: 'chart'});
@@ -73,7 +73,7 @@ export class ReplayView {
       await this.app.loadCatalogue();
       const msg = this.source.match ? {type: 'replay', match: this.source.match} : {type: 'replay', record: this.source.record};
       let r = await this.conn.request(msg, 30000);
-      if (r.type === 'replay') {
+      if (r.type === 'replayed' || r.type === 'replay') {
         this.data = {game: r.game, rules: r.rules, initial: r.initial, turns: r.turns || [], result: r.result, seats: r.seats, full: true};
         if (!this.data.seats && this.source.match) this.data.seats = await this.seatNames();
       } else if (r.type === 'error' && (r.code === 'unknown_type' || r.code === 'bad_message')) {
@@ -178,11 +178,11 @@ export class ReplayView {
     for (let i = 0; i < this.players; i++) {
       const name = this.data.seats?.[i]?.name || `seat ${i + 1}`;
       this.scoresEl.append(h('tr', {dataset: {seat: i, score: scores ? scores[i] : ''}}, [
-        h('td', {}, [h('span', {class: 'dot', style: `background:${SEAT_COLOURS[i % 5]}`}), name]),
+        h('td', {}, [h('span', {class: 'dot', style: `background:${this.view.seatColour?.(i) || SEAT_COLOURS[i % 5]}`}), name]),
         h('td', {class: 'num', text: scores ? String(scores[i]) : '–'}),
       ]));
     }
-    this.chartEl.replaceChildren(scoreChart(this.series, k, (j) => this.go(j)));
+    this.chartEl.replaceChildren(scoreChart(this.series, k, (j) => this.go(j), (i) => this.view.seatColour?.(i)));
     this.resultEl.replaceChildren();
     delete this.resultEl.dataset.scores;
     if (k === this.max) {
@@ -196,9 +196,9 @@ export class ReplayView {
   }
 
   togglePlay() {
-    if (this.playTimer) { clearInterval(this.playTimer); this.playTimer = null; this.playBtn.textContent = '▶'; return; }
+    if (this.playTimer) { clearInterval(this.playTimer); this.playTimer = null; this.playBtn.textContent = 'play'; return; }
     if (this.step >= this.max) this.go(0);
-    this.playBtn.textContent = '⏸';
+    this.playBtn.textContent = 'pause';
     this.playTimer = setInterval(() => {
       if (this.step >= this.max) { this.togglePlay(); return; }
       this.go(this.step + 1);

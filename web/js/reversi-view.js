@@ -11,7 +11,7 @@ export class ReversiView {
   constructor(game) {
     this.game = game;
     this.boardEl = h('div', {class: 'board-wrap'});
-    this.svg = s('svg', {class: 'board', 'data-game': 'reversi', viewBox: `-22 -22 ${8 * C + 30} ${8 * C + 30}`, preserveAspectRatio: 'xMidYMid meet'});
+    this.svg = s('svg', {class: 'board', 'data-game': 'reversi', viewBox: `-22 -50 ${8 * C + 30} ${8 * C + 58}`, preserveAspectRatio: 'xMidYMid meet'});
     this.svg.style.cursor = 'default';
     this.boardEl.append(this.svg);
     this.msg = h('div', {class: 'board-msg'});
@@ -25,6 +25,8 @@ export class ReversiView {
   }
 
   setMessage(text, mine) { this.msg.textContent = text || ''; this.msg.classList.toggle('mine', !!mine); }
+
+  seatColour(seat) { return seat === 0 ? '#161616' : '#cfcfc4'; }
 
   playerInfo(seat) { return seat === 0 ? 'Black (X)' : seat === 1 ? 'White (O)' : ''; }
 

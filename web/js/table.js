@@ -156,7 +156,7 @@ export class TableView {
     if (m.turn !== this.history.length + 1) { this.resync(); return; }
     this.history.push(m.record);
     this.state = m.state;
-    this.status = m.next ? 'live' : this.status;
+    if (this.status !== 'finished') this.status = 'live';
     this.log(m.turn, m.record, m.by === 'server' ? m.reason : null);
     if (this.view?.turn && this.view.turn.turn <= m.turn) { this.view.endTurn(); delete this.el.dataset.myTurn; }
     this.setClocks(m.clocks, m.next ? m.next.seat : null);
@@ -167,6 +167,7 @@ export class TableView {
   yourTurn(m) {
     if (!this.synced || !this.view) return;
     if (m.state) this.state = m.state;
+    if (this.status !== 'finished') this.status = 'live';
     this.setClocks(m.clocks, m.seat);
     if (Number.isFinite(m.time_left_ms)) this.clock = {seat: m.seat, left: m.time_left_ms, at: performance.now()};
     this.view.startTurn(m);
@@ -246,6 +247,14 @@ export class TableView {
     this.view?.show(st, last);
     this.renderMessage();
     this.tableActions.replaceChildren();
+    const open = seatStore.get(this.id)?.open;
+    if (this.status === 'waiting' && open?.length) {
+      // this browser created the match: the tokens of the seats still to be joined
+      const url = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/`;
+      this.tableActions.append(h('div', {class: 'tokens'}, [h('div', {text: 'Open seats: hand each token to its bot.'}),
+        ...open.filter((o) => this.seats[o.seat] && !this.seats[o.seat].connected).map((o) => h('div', {}, [`seat ${o.seat + 1}: `,
+          h('code', {text: `tessera bot --url ${url} --match ${this.id} --seat ${o.seat} --token ${o.token} --bot SPEC`})]))]));
+    }
     if (this.mode === 'play' && this.status !== 'finished' && this.seat !== null) {
       this.tableActions.append(h('button', {id: 'resign', text: 'Resign', onclick: () => {
         if (confirm('Resign this match?')) this.conn.send({type: 'resign', match: this.id});
@@ -289,7 +298,7 @@ export class TableView {
       const kind = seat.kind === 'bot' ? 'bot' : you ? 'you' : seat.connected ? 'remote' : 'not connected';
       const el = h('div', {class: 'player' + (tm === i ? ' to-move' : '') + (winners.has(i) ? ' winner' : '') + (seat.connected === false ? ' disconnected' : ''),
         dataset: {seat: i, score: scores[i] ?? 0}}, [
-        h('span', {class: 'swatch', style: `background:${SEAT_COLOURS[i % 5]}`}),
+        h('span', {class: 'swatch', style: `background:${this.view?.seatColour?.(i) || SEAT_COLOURS[i % 5]}`}),
         h('span', {class: 'name', title: seat.name || '', text: `${seat.name || 'seat ' + (i + 1)}${you ? ' (you)' : ''}`}),
         h('span', {class: 'score', text: String(scores[i] ?? 0)}),
         h('span', {class: 'info', text: [kind, this.view?.playerInfo(i, st)].filter(Boolean).join(' · ')}),

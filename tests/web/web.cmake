@@ -1,0 +1,25 @@
+# Web UI tests: tests/web/ui.test.js drives Debian's chromium (/usr/bin/chromium,
+# never a downloaded browser) with the npm package playwright-core against a
+# real `tessera serve` (port 0 + port file, temporary database) serving web/.
+# npm packages are pinned in tests/web/package.json + package-lock.json
+# (scripts/test.sh runs `npm ci` there); scripts/deps.sh installs chromium.
+# Without node the test is registered as skipped with a message; without
+# chromium or the npm packages the script itself says SKIPPED and exits 77.
+# Screenshots go to <build>/tests/web/screenshots/. To refresh the README's
+# picture: node tests/web/ui.test.js --bin build/cli/tessera --web web
+#   --out /tmp/shots --readme-shot docs/screenshot-live.png
+find_program(TESSERA_NODE NAMES node nodejs)
+set(_web_out ${CMAKE_CURRENT_BINARY_DIR}/web)
+if(TESSERA_NODE)
+  add_test(NAME web_ui
+    COMMAND ${TESSERA_NODE} ${CMAKE_CURRENT_LIST_DIR}/ui.test.js
+      --bin $<TARGET_FILE:tessera> --web ${PROJECT_SOURCE_DIR}/web --out ${_web_out}
+    WORKING_DIRECTORY ${CMAKE_CURRENT_LIST_DIR})
+else()
+  message(STATUS "node not found: the web UI tests (tests/web) will be skipped")
+  add_test(NAME web_ui
+    COMMAND ${CMAKE_COMMAND} -E echo
+      "SKIPPED: node (Node.js) is not installed; scripts/deps.sh node installs it")
+endif()
+set_tests_properties(web_ui PROPERTIES LABELS "web" TIMEOUT 300
+  SKIP_RETURN_CODE 77 SKIP_REGULAR_EXPRESSION "SKIPPED: ")
