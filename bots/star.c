@@ -293,16 +293,31 @@ static double chance(star_search *s, int k, int d, double a, double b)
     const eng_game *g = s->g;
     const double L = s->L, U = s->U, eps = s->eps;
     int n = g->chance_outcomes(l->st, l->out, l->prob);
+    unsigned char *child = s->lv[k + 1].st;
+    /* Keep the outcomes that lead somewhere (a decision or the end), and
+     * renormalise: an outcome after which chance moves again (a dead tile,
+     * redrawn by the same seat) is folded away, as DESIGN.md's "every
+     * remaining tile type that can be placed, weighted by its count". Without
+     * this, chains of dead tiles cost no depth and the search explodes. */
     int m = 0;
-    for (int i = 0; i < n; i++) /* an outcome that never happens adds nothing */
-        if (l->prob[i] > 0.0) {
-            l->out[m] = l->out[i];
-            l->prob[m] = l->prob[i];
-            m++;
-        }
+    double live = 0.0;
+    for (int i = 0; i < n; i++) {
+        if (!(l->prob[i] > 0.0))
+            continue; /* an outcome that never happens adds nothing */
+        eng_copy(g, child, l->st);
+        g->apply(child, l->out[i]);
+        if (g->current_player(child) == ENG_CHANCE)
+            continue;
+        l->out[m] = l->out[i];
+        l->prob[m] = l->prob[i];
+        live += l->prob[i];
+        m++;
+    }
     n = m;
     if (n == 0)
         return leaf(s, l->st, false);
+    for (int i = 0; i < n; i++)
+        l->prob[i] /= live;
     s->interior++;
     double t = 0.0;
     for (int i = n - 1; i >= 0; i--) {
@@ -312,7 +327,6 @@ static double chance(star_search *s, int k, int d, double a, double b)
         l->hi[i] = U;
         l->exact[i] = 0;
     }
-    unsigned char *child = s->lv[k + 1].st;
 
     /* Probing phase: bounds for every child from its first `probe` moves.
      * plo/phi: sum over probed j < i of P_j lo_j (P_j hi_j). */

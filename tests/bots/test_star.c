@@ -270,7 +270,11 @@ static double ox_decision(oracle *o, const void *st, int d)
     return best;
 }
 
-/* A chance node: sum of prob * value, in outcome order. */
+/* A chance node: sum of prob * value over the outcomes that lead
+ * somewhere (a decision or the end), renormalised — an outcome after which
+ * chance moves again (a dead tile, redrawn) is folded away, as DESIGN.md's
+ * "every remaining tile type that can be placed, weighted by its count".
+ * If every outcome is dead, the node is a leaf. */
 static double ox_chance(oracle *o, const void *st, int d)
 {
     const eng_game *g = o->g;
@@ -279,18 +283,28 @@ static double ox_chance(oracle *o, const void *st, int d)
     unsigned char *c = malloc(g->state_size);
     assert_true(out && prob && c);
     int n = g->chance_outcomes(st, out, prob);
-    double v = 0.0;
+    /* first the live outcomes and their total, then the renormalised sum
+     * (dividing each probability first, as any careful implementation may) */
+    double live = 0.0;
     for (int i = 0; i < n; i++) {
+        memcpy(c, st, g->state_size);
+        g->apply(c, out[i]);
+        if (!(prob[i] > 0.0) || g->current_player(c) == ENG_CHANCE)
+            prob[i] = 0.0;
+        live += prob[i];
+    }
+    double v = 0.0;
+    for (int i = 0; i < n && live > 0.0; i++) {
         if (!(prob[i] > 0.0))
             continue;
         memcpy(c, st, g->state_size);
         g->apply(c, out[i]);
-        v += prob[i] * ox_node(o, c, d);
+        v += prob[i] / live * ox_node(o, c, d);
     }
     free(out);
     free(prob);
     free(c);
-    return v;
+    return live > 0.0 ? v : ox_leaf(o, st, false);
 }
 
 static double ox_node(oracle *o, const void *st, int d)
@@ -647,6 +661,34 @@ static void test_carcassonne_full_bag(void **state)
 
 /* ---- every game, every seat count: legal moves only ---------------------- */
 
+/* Regression (found by the strength experiments, docs/strength.md): after
+ * the K below closes the start tile's city, six tile types (C F G H Q R)
+ * fit nowhere at the next draw. The chance node used to enumerate each dead
+ * draw's redraw without spending depth, and star1/star2.5 spent 3 million
+ * leaves without finishing depth 2. Dead outcomes are now folded away. */
+static void test_dead_tiles_regression(void **state)
+{
+    (void)state;
+    const eng_game *g = eng_find_game("carcassonne");
+    eng_rules r;
+    eng_rules_default(g, &r);
+    carc_state st;
+    g->init(&st, &r);
+    static const char *const steps[] = {"U", "U 1 0 0", "E", "W", "W -1 0 0", "-",
+                                        "V", "V 0 1 0", "S", "K"};
+    for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+        eng_move m;
+        if (g->move_from_str(&st, steps[i], &m) != 0)
+            fail_msg("step %zu: '%s' not accepted", i, steps[i]);
+        g->apply(&st, m);
+    }
+    assert_int_equal(g->current_player(&st), 1);
+    tally t = {0};
+    compare_at(g, &st, 2, -100, 100, &t, "dead tiles after K");
+    /* far below the 3,000,000 leaves it used to exhaust without finishing */
+    assert_true(t.leaves[0] < 300000);
+}
+
 static void test_legal_in_every_game(void **state)
 {
     (void)state;
@@ -819,6 +861,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_carcassonne_endgames),
         cmocka_unit_test(test_carcassonne_small_bag),
         cmocka_unit_test(test_carcassonne_full_bag),
+        cmocka_unit_test(test_dead_tiles_regression),
         cmocka_unit_test(test_legal_in_every_game),
         cmocka_unit_test(test_deterministic),
         cmocka_unit_test(test_budget_and_stop),
