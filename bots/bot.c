@@ -77,18 +77,6 @@ static const bot_param common_params[] = {
 };
 #define NCOMMON ((int)(sizeof common_params / sizeof common_params[0]))
 
-__attribute__((format(printf, 4, 5))) static int fail(char *err, size_t cap, int code,
-                                                      const char *fmt, ...)
-{
-    if (err && cap) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, cap, fmt, ap);
-        va_end(ap);
-    }
-    return code;
-}
-
 static int parse_real(const char *s, double *out)
 {
     if (!*s)
@@ -114,7 +102,7 @@ static int parse_value(const char *bot_name, const bot_param *p, const char *s, 
         else if (!strcmp(s, "false") || !strcmp(s, "0") || !strcmp(s, "off") || !strcmp(s, "no"))
             val->v = 0;
         else
-            return fail(err, cap, ENG_EBAD_BOT_SPEC, "%s: option '%s' is true or false, got '%s'",
+            return eng_seterr(err, cap, ENG_EBAD_BOT_SPEC, "%s: option '%s' is true or false, got '%s'",
                         bot_name, p->name, s);
         return 0;
     case BOT_ENUM:
@@ -129,41 +117,41 @@ static int parse_value(const char *bot_name, const bot_param *p, const char *s, 
                 strncat(list, i ? "|" : "", sizeof list - strlen(list) - 1);
                 strncat(list, p->choices[i], sizeof list - strlen(list) - 1);
             }
-            return fail(err, cap, ENG_EBAD_BOT_SPEC, "%s: option '%s' is one of %s, got '%s'",
+            return eng_seterr(err, cap, ENG_EBAD_BOT_SPEC, "%s: option '%s' is one of %s, got '%s'",
                         bot_name, p->name, list, s);
         }
     case BOT_LIST: {
         char buf[256];
         if (strlen(s) >= sizeof buf)
-            return fail(err, cap, ENG_EBAD_BOT_SPEC, "%s: option '%s' is too long", bot_name,
+            return eng_seterr(err, cap, ENG_EBAD_BOT_SPEC, "%s: option '%s' is too long", bot_name,
                         p->name);
         strcpy(buf, s);
         val->n = 0;
         for (char *tok = strtok(buf, "/"); tok; tok = strtok(NULL, "/")) {
             if (val->n == BOT_LIST_MAX)
-                return fail(err, cap, ENG_EBAD_BOT_SPEC, "%s: option '%s' takes at most %d values",
+                return eng_seterr(err, cap, ENG_EBAD_BOT_SPEC, "%s: option '%s' takes at most %d values",
                             bot_name, p->name, BOT_LIST_MAX);
             if (parse_real(tok, &v) || v < p->min || v > p->max)
-                return fail(err, cap, ENG_EBAD_BOT_SPEC,
+                return eng_seterr(err, cap, ENG_EBAD_BOT_SPEC,
                             "%s: option '%s' needs numbers from %g to %g separated by '/', got '%s'",
                             bot_name, p->name, p->min, p->max, tok);
             val->list[val->n++] = v;
         }
         if (val->n == 0)
-            return fail(err, cap, ENG_EBAD_BOT_SPEC, "%s: option '%s' needs at least one value",
+            return eng_seterr(err, cap, ENG_EBAD_BOT_SPEC, "%s: option '%s' needs at least one value",
                         bot_name, p->name);
         return 0;
     }
     case BOT_INT:
         if (parse_real(s, &v) || v != floor(v) || v < p->min || v > p->max)
-            return fail(err, cap, ENG_EBAD_BOT_SPEC,
+            return eng_seterr(err, cap, ENG_EBAD_BOT_SPEC,
                         "%s: option '%s' needs an integer from %.0f to %.0f, got '%s'", bot_name,
                         p->name, p->min, p->max, s);
         val->v = v;
         return 0;
     case BOT_REAL:
         if (parse_real(s, &v) || v < p->min || v > p->max)
-            return fail(err, cap, ENG_EBAD_BOT_SPEC,
+            return eng_seterr(err, cap, ENG_EBAD_BOT_SPEC,
                         "%s: option '%s' needs a number from %g to %g, got '%s'", bot_name, p->name,
                         p->min, p->max, s);
         val->v = v;
@@ -184,10 +172,10 @@ static void set_default(const bot_param *p, bot_value *val)
 static int parse_spec(const char *spec, const eng_game *g, bot *b, char *err, size_t cap)
 {
     if (!spec || !*spec)
-        return fail(err, cap, ENG_EBAD_BOT_SPEC, "empty bot spec (see `tessera bots`)");
+        return eng_seterr(err, cap, ENG_EBAD_BOT_SPEC, "empty bot spec (see `tessera bots`)");
     size_t len = strlen(spec);
     if (len >= BOT_SPEC_MAX)
-        return fail(err, cap, ENG_EBAD_BOT_SPEC, "bot spec longer than %d characters",
+        return eng_seterr(err, cap, ENG_EBAD_BOT_SPEC, "bot spec longer than %d characters",
                     BOT_SPEC_MAX - 1);
     char buf[BOT_SPEC_MAX];
     memcpy(buf, spec, len + 1);
@@ -197,7 +185,7 @@ static int parse_spec(const char *spec, const eng_game *g, bot *b, char *err, si
         *opts++ = 0;
     const bot_type *t = bot_find_type(buf);
     if (!t)
-        return fail(err, cap, ENG_EUNKNOWN_BOT, "unknown bot '%.64s' (see `tessera bots`)", buf);
+        return eng_seterr(err, cap, ENG_EUNKNOWN_BOT, "unknown bot '%.64s' (see `tessera bots`)", buf);
     b->type = t;
     b->game = g;
     for (int i = 0; i < t->nparams; i++)
@@ -212,7 +200,7 @@ static int parse_spec(const char *spec, const eng_game *g, bot *b, char *err, si
         for (char *kv = strtok_r(opts, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
             char *eq = strchr(kv, '=');
             if (!eq || eq == kv)
-                return fail(err, cap, ENG_EBAD_BOT_SPEC, "%s: option '%s' is not key=value",
+                return eng_seterr(err, cap, ENG_EBAD_BOT_SPEC, "%s: option '%s' is not key=value",
                             t->name, kv);
             *eq = 0;
             const char *key = kv, *val = eq + 1;
@@ -243,7 +231,7 @@ static int parse_spec(const char *spec, const eng_game *g, bot *b, char *err, si
                 found = 1;
             }
             if (!found)
-                return fail(err, cap, ENG_EBAD_BOT_SPEC,
+                return eng_seterr(err, cap, ENG_EBAD_BOT_SPEC,
                             "%s: unknown option '%s' (see `tessera bots`)", t->name, key);
         }
     }
@@ -256,7 +244,7 @@ bot *bot_create(const char *spec, const eng_game *g, uint64_t seed, char *err, s
 {
     bot *b = calloc(1, sizeof *b);
     if (!b) {
-        fail(err, errcap, ENG_ENOMEM, "out of memory");
+        eng_seterr(err, errcap, ENG_ENOMEM, "out of memory");
         return NULL;
     }
     b->seed = seed;
@@ -276,7 +264,7 @@ int bot_check_spec(const char *spec, const eng_game *g, char *err, size_t errcap
 {
     bot *b = calloc(1, sizeof *b);
     if (!b)
-        return fail(err, errcap, ENG_ENOMEM, "out of memory");
+        return eng_seterr(err, errcap, ENG_ENOMEM, "out of memory");
     int rc = parse_spec(spec, g, b, err, errcap);
     if (rc == 0 && b->type->init) {
         rc = b->type->init(b, err, errcap);

@@ -466,21 +466,9 @@ static void ea_reset(bot *b)
 /* The option tables read best one option per entry. */
 /* clang-format off */
 #define EA_MCTS_PARAMS                                                                             \
-    {"k", BOT_REAL, 1.41421356, 0, 1000, NULL, NULL,                                              \
-     "K of the seeded UCT formula Q+2K*sqrt(2 ln N/Nj) (also used before the evolution)"},        \
-        {"reward", BOT_ENUM, 1, 0, 4, mcts_reward_names, NULL,                                     \
-         "reward (and fitness): winloss, scorediff, portion, scorediff-norm, heyden"},             \
-        {"norm", BOT_REAL, 282, 1, 100000, NULL, NULL, "bound dividing scorediff-norm"},           \
-        {"playout", BOT_ENUM, 0, 0, 1, mcts_playout_names, NULL,                                   \
-         "playout policy: random, egreedy (heuristic player with prob. 1-eps)"},                   \
-        {"eps", BOT_REAL, 0.1, 0, 1, NULL, NULL, "random-move probability of egreedy playouts"},   \
-        {"cutoff", BOT_INT, 0, 0, 100000, NULL, NULL,                                              \
-         "end playouts after this many decisions, value by evaluation (0: play to the end)"},      \
-        {"final", BOT_ENUM, 0, 0, 1, mcts_final_names, NULL,                                       \
-         "move played: value (best mean) or visits (most visited)"},                               \
-        {"reuse", BOT_BOOL, 0, 0, 1, NULL, NULL, "keep the subtree between decisions"},            \
-        {"joint", BOT_BOOL, 1, 0, 1, NULL, NULL,                                                   \
-         "one search per turn: the seat's next decision in the same turn is read from the tree"}
+    MCTS_OPT_K(1.41421356,                                                                         \
+               "K of the seeded UCT formula Q+2K*sqrt(2 ln N/Nj) (also used before the evolution)"), \
+        MCTS_PLAYOUT_OPTS, MCTS_OPT_FINAL, MCTS_OPT_REUSE, MCTS_OPT_JOINT
 
 #define EA_EVO_PARAMS                                                                              \
     {"lambda", BOT_INT, 4, 1, EA_MAX_LAMBDA, NULL, NULL, "offspring per generation ((1+lambda)-ES)"}, \

@@ -27,18 +27,6 @@
 #define TAG_CHANCE 0x6368616e63650000ULL /* "chance" */
 #define TAG_BOT    0x626f747365656400ULL /* "botseed" */
 
-__attribute__((format(printf, 4, 5))) static int fail(char *err, size_t cap, int code,
-                                                      const char *fmt, ...)
-{
-    if (err && cap) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, cap, fmt, ap);
-        va_end(ap);
-    }
-    return code;
-}
-
 /* ---- statistics ------------------------------------------------------------ */
 
 double match_scoring_rate(int64_t wins, int64_t draws, int64_t n)
@@ -203,20 +191,20 @@ static int online_cpus(void)
 int match_check(const match_config *cfg, char *err, size_t errcap)
 {
     if (!cfg || !cfg->game)
-        return fail(err, errcap, ENG_EINVAL, "no game");
+        return eng_seterr(err, errcap, ENG_EINVAL, "no game");
     const eng_game *g = cfg->game;
     if (cfg->nbots < 2)
-        return fail(err, errcap, ENG_EBAD_PLAYERS, "a match needs at least 2 bots, got %d",
+        return eng_seterr(err, errcap, ENG_EBAD_PLAYERS, "a match needs at least 2 bots, got %d",
                     cfg->nbots);
     if (cfg->nbots < g->min_players || cfg->nbots > g->max_players) {
         if (g->min_players == g->max_players)
-            return fail(err, errcap, ENG_EBAD_PLAYERS, "%s takes %d players, got %d bots", g->name,
+            return eng_seterr(err, errcap, ENG_EBAD_PLAYERS, "%s takes %d players, got %d bots", g->name,
                         g->min_players, cfg->nbots);
-        return fail(err, errcap, ENG_EBAD_PLAYERS, "%s takes %d to %d players, got %d bots",
+        return eng_seterr(err, errcap, ENG_EBAD_PLAYERS, "%s takes %d to %d players, got %d bots",
                     g->name, g->min_players, g->max_players, cfg->nbots);
     }
     if (cfg->rules.players != cfg->nbots)
-        return fail(err, errcap, ENG_EBAD_PLAYERS,
+        return eng_seterr(err, errcap, ENG_EBAD_PLAYERS,
                     "the rules say %d players but there are %d bots (one bot per seat)",
                     (int)cfg->rules.players, cfg->nbots);
     int rc = eng_rules_check(g, &cfg->rules, err, errcap);
@@ -224,16 +212,16 @@ int match_check(const match_config *cfg, char *err, size_t errcap)
         return rc;
     for (int i = 0; i < cfg->nbots; i++) {
         if (!cfg->specs[i])
-            return fail(err, errcap, ENG_EBAD_BOT_SPEC, "bot %d has no spec", i + 1);
+            return eng_seterr(err, errcap, ENG_EBAD_BOT_SPEC, "bot %d has no spec", i + 1);
         rc = bot_check_spec(cfg->specs[i], g, err, errcap);
         if (rc)
             return rc;
     }
     if (cfg->games < 1 || cfg->games > MATCH_MAX_GAMES)
-        return fail(err, errcap, ENG_EINVAL, "the number of games must be from 1 to %d, got %lld",
+        return eng_seterr(err, errcap, ENG_EINVAL, "the number of games must be from 1 to %d, got %lld",
                     MATCH_MAX_GAMES, (long long)cfg->games);
     if (cfg->threads < 0 || cfg->threads > MATCH_MAX_THREADS)
-        return fail(err, errcap, ENG_EINVAL, "the number of threads must be from 0 to %d, got %d",
+        return eng_seterr(err, errcap, ENG_EINVAL, "the number of threads must be from 0 to %d, got %d",
                     MATCH_MAX_THREADS, cfg->threads);
     return 0;
 }
@@ -414,7 +402,7 @@ int match_run(const match_config *cfg, match_result *out, char *err, size_t errc
     if (nthreads > R.total)
         nthreads = (int)R.total;
     if (!R.scores || !(tid = malloc((size_t)nthreads * sizeof *tid))) {
-        rc = fail(err, errcap, ENG_ENOMEM, "out of memory for %lld games", (long long)R.total);
+        rc = eng_seterr(err, errcap, ENG_ENOMEM, "out of memory for %lld games", (long long)R.total);
         goto out;
     }
     pthread_mutex_init(&R.lock, NULL);
@@ -426,7 +414,7 @@ int match_run(const match_config *cfg, match_result *out, char *err, size_t errc
         if (pthread_create(&tid[started], NULL, worker, &R) != 0)
             break;
     if (started == 0) {
-        rc = fail(err, errcap, ENG_EINTERNAL, "cannot start a worker thread");
+        rc = eng_seterr(err, errcap, ENG_EINTERNAL, "cannot start a worker thread");
     } else {
         int64_t reported = -1;
         pthread_mutex_lock(&R.lock);
@@ -448,7 +436,7 @@ int match_run(const match_config *cfg, match_result *out, char *err, size_t errc
         for (int i = 0; i < started; i++)
             pthread_join(tid[i], NULL);
         if (R.rc)
-            rc = fail(err, errcap, R.rc, "%s", R.err);
+            rc = eng_seterr(err, errcap, R.rc, "%s", R.err);
     }
     out->seconds = (bot_now_ms() - t0) / 1e3;
     out->threads = started;

@@ -732,60 +732,23 @@ static int ucb1_init(bot *b, char *err, size_t cap)
     return family_init(b, err, cap, 2800, false, true, MCTS_S_UCT);
 }
 
-static const bot_param mcts_params[] = {MCTS_COMMON_PARAMS};
+static const bot_param mcts_params[] = {
+    MCTS_OPT_UCT(0), MCTS_OPT_K(1.41421356, "K of the galvan formula"), MCTS_OPT_CP,
+    MCTS_PLAYOUT_OPTS, MCTS_OPT_FINAL, MCTS_OPT_REUSE, MCTS_OPT_JOINT,
+};
 
 static const bot_param rave_params[] = {
-    {"uct", BOT_ENUM, 0, 0, 1, mcts_uct_names, NULL,
-     "selection formula: galvan Q+2K*sqrt(2ln n/nj), thesis Q+Cp*sqrt(ln n/nj)"},
-    {"k", BOT_REAL, 0.5, 0, 1000, NULL, NULL, "K of the galvan formula"},
-    {"cp", BOT_REAL, 0.5, 0, 1000, NULL, NULL, "Cp of the thesis formula"},
+    MCTS_OPT_UCT(0), MCTS_OPT_K(0.5, "K of the galvan formula"), MCTS_OPT_CP,
     {"b", BOT_REAL, 10, 0, 1e6, NULL, NULL,
      "RAVE equivalence parameter b~: beta = N~/(N + N~ + 4 N N~ b~^2)"},
-    {"reward", BOT_ENUM, 1, 0, 4, mcts_reward_names, NULL,
-     "reward: winloss, scorediff, portion, scorediff-norm, heyden"},
-    {"norm", BOT_REAL, 282, 1, 100000, NULL, NULL, "bound dividing scorediff-norm"},
-    {"playout", BOT_ENUM, 0, 0, 1, mcts_playout_names, NULL,
-     "playout policy: random, egreedy (heuristic player with prob. 1-eps)"},
-    {"eps", BOT_REAL, 0.1, 0, 1, NULL, NULL, "random-move probability of egreedy playouts"},
-    {"cutoff", BOT_INT, 0, 0, 100000, NULL, NULL,
-     "end playouts after this many decisions, value by evaluation (0: play to the end)"},
-    {"final", BOT_ENUM, 0, 0, 1, mcts_final_names, NULL,
-     "move played: value (best mean) or visits (most visited)"},
-    {"reuse", BOT_BOOL, 0, 0, 1, NULL, NULL, "keep the subtree between decisions"},
-    {"joint", BOT_BOOL, 1, 0, 1, NULL, NULL,
-     "one search per turn: the seat's next decision in the same turn is read from the tree"},
+    MCTS_PLAYOUT_OPTS, MCTS_OPT_FINAL, MCTS_OPT_REUSE, MCTS_OPT_JOINT,
 };
 
-static const bot_param flat_params[] = {
-    {"reward", BOT_ENUM, 1, 0, 4, mcts_reward_names, NULL,
-     "reward: winloss, scorediff, portion, scorediff-norm, heyden"},
-    {"norm", BOT_REAL, 282, 1, 100000, NULL, NULL, "bound dividing scorediff-norm"},
-    {"playout", BOT_ENUM, 0, 0, 1, mcts_playout_names, NULL,
-     "playout policy: random, egreedy (heuristic player with prob. 1-eps)"},
-    {"eps", BOT_REAL, 0.1, 0, 1, NULL, NULL, "random-move probability of egreedy playouts"},
-    {"cutoff", BOT_INT, 0, 0, 100000, NULL, NULL,
-     "end playouts after this many decisions, value by evaluation (0: play to the end)"},
-    {"joint", BOT_BOOL, 1, 0, 1, NULL, NULL,
-     "one search per turn: the seat's next decision in the same turn is read from the tree"},
-};
+static const bot_param flat_params[] = {MCTS_PLAYOUT_OPTS, MCTS_OPT_JOINT};
 
 static const bot_param ucb1_params[] = {
-    {"uct", BOT_ENUM, 1, 0, 1, mcts_uct_names, NULL,
-     "selection formula: galvan Q+2K*sqrt(2ln n/nj), thesis Q+Cp*sqrt(ln n/nj)"},
-    {"k", BOT_REAL, 1.41421356, 0, 1000, NULL, NULL, "K of the galvan formula"},
-    {"cp", BOT_REAL, 0.5, 0, 1000, NULL, NULL, "Cp of the thesis formula"},
-    {"reward", BOT_ENUM, 1, 0, 4, mcts_reward_names, NULL,
-     "reward: winloss, scorediff, portion, scorediff-norm, heyden"},
-    {"norm", BOT_REAL, 282, 1, 100000, NULL, NULL, "bound dividing scorediff-norm"},
-    {"playout", BOT_ENUM, 0, 0, 1, mcts_playout_names, NULL,
-     "playout policy: random, egreedy (heuristic player with prob. 1-eps)"},
-    {"eps", BOT_REAL, 0.1, 0, 1, NULL, NULL, "random-move probability of egreedy playouts"},
-    {"cutoff", BOT_INT, 0, 0, 100000, NULL, NULL,
-     "end playouts after this many decisions, value by evaluation (0: play to the end)"},
-    {"final", BOT_ENUM, 0, 0, 1, mcts_final_names, NULL,
-     "move played: value (best mean) or visits (most visited)"},
-    {"joint", BOT_BOOL, 1, 0, 1, NULL, NULL,
-     "one search per turn: the seat's next decision in the same turn is read from the tree"},
+    MCTS_OPT_UCT(1), MCTS_OPT_K(1.41421356, "K of the galvan formula"), MCTS_OPT_CP,
+    MCTS_PLAYOUT_OPTS, MCTS_OPT_FINAL, MCTS_OPT_JOINT,
 };
 
 #define NPARAMS(a) ((int)(sizeof(a) / sizeof((a)[0])))

@@ -142,28 +142,29 @@ void mcts_rewards(const mcts_ctx *c, const void *st, bool terminal, double *out)
 /* Parse the shared MCTS options of a bot into cfg. */
 void mcts_cfg_from_bot(mcts_cfg *cfg, const bot *b);
 
-/* The option table entries shared by the MCTS family (for bots that embed
- * the engine with their own extra options). */
-#define MCTS_COMMON_PARAMS                                                                         \
-    {"uct", BOT_ENUM, 0, 0, 1, mcts_uct_names, NULL,                                              \
-     "selection formula: galvan Q+2K*sqrt(2ln n/nj), thesis Q+Cp*sqrt(ln n/nj)"},                  \
-        {"k", BOT_REAL, 1.41421356, 0, 1000, NULL, NULL, "K of the galvan formula"},               \
-        {"cp", BOT_REAL, 0.5, 0, 1000, NULL, NULL, "Cp of the thesis formula"},                    \
-        {"reward", BOT_ENUM, 1, 0, 4, mcts_reward_names, NULL,                                     \
-         "reward: winloss, scorediff, portion, scorediff-norm, heyden"},                           \
-        {"norm", BOT_REAL, 282, 1, 100000, NULL, NULL, "bound dividing scorediff-norm"},           \
-        {"playout", BOT_ENUM, 0, 0, 1, mcts_playout_names, NULL,                                   \
-         "playout policy: random, egreedy (heuristic player with prob. 1-eps)"},                   \
-        {"eps", BOT_REAL, 0.1, 0, 1, NULL, NULL, "random-move probability of egreedy playouts"},   \
-        {"cutoff", BOT_INT, 0, 0, 100000, NULL, NULL,                                              \
-         "end playouts after this many decisions, value by evaluation (0: play to the end)"},      \
-        {"final", BOT_ENUM, 0, 0, 1, mcts_final_names, NULL,                                       \
-         "move played: value (best mean) or visits (most visited)"},                               \
-        {"reuse", BOT_BOOL, 0, 0, 1, NULL, NULL, "keep the subtree between decisions"},            \
-    {                                                                                              \
-        "joint", BOT_BOOL, 1, 0, 1, NULL, NULL,                                                    \
-            "one search per turn: the seat's next decision in the same turn is read from the tree" \
-    }
+/* The MCTS family's options, one entry each, so that every bot's table
+ * (mcts, rave, flatmc, ucb1, the EA bots) is composed from the same lines. */
+/* clang-format off */
+#define MCTS_OPT_UCT(def) {"uct", BOT_ENUM, def, 0, 1, mcts_uct_names, NULL, \
+    "selection formula: galvan Q+2K*sqrt(2ln n/nj), thesis Q+Cp*sqrt(ln n/nj)"}
+#define MCTS_OPT_K(def, help) {"k", BOT_REAL, def, 0, 1000, NULL, NULL, help}
+#define MCTS_OPT_CP {"cp", BOT_REAL, 0.5, 0, 1000, NULL, NULL, "Cp of the thesis formula"}
+#define MCTS_OPT_REWARD {"reward", BOT_ENUM, 1, 0, 4, mcts_reward_names, NULL, \
+    "reward of a simulation (EA bots: also the fitness): winloss, scorediff, portion, scorediff-norm, heyden"}
+#define MCTS_OPT_NORM {"norm", BOT_REAL, 282, 1, 100000, NULL, NULL, "bound dividing scorediff-norm"}
+#define MCTS_OPT_PLAYOUT {"playout", BOT_ENUM, 0, 0, 1, mcts_playout_names, NULL, \
+    "playout policy: random, egreedy (heuristic player with prob. 1-eps)"}
+#define MCTS_OPT_EPS {"eps", BOT_REAL, 0.1, 0, 1, NULL, NULL, "random-move probability of egreedy playouts"}
+#define MCTS_OPT_CUTOFF {"cutoff", BOT_INT, 0, 0, 100000, NULL, NULL, \
+    "end playouts after this many decisions, value by evaluation (0: play to the end)"}
+#define MCTS_OPT_FINAL {"final", BOT_ENUM, 0, 0, 1, mcts_final_names, NULL, \
+    "move played: value (best mean) or visits (most visited)"}
+#define MCTS_OPT_REUSE {"reuse", BOT_BOOL, 0, 0, 1, NULL, NULL, "keep the subtree between decisions"}
+#define MCTS_OPT_JOINT {"joint", BOT_BOOL, 1, 0, 1, NULL, NULL, \
+    "one search per turn: the seat's next decision in the same turn is read from the tree"}
+/* rewards and playouts: every bot of the family takes these */
+#define MCTS_PLAYOUT_OPTS MCTS_OPT_REWARD, MCTS_OPT_NORM, MCTS_OPT_PLAYOUT, MCTS_OPT_EPS, MCTS_OPT_CUTOFF
+/* clang-format on */
 
 extern const char *const mcts_uct_names[];
 extern const char *const mcts_reward_names[];

@@ -44,6 +44,11 @@ int cli_seed(const char *cmd, const char *val, uint64_t *out);
 const eng_game *cli_game(const char *cmd, const char *name);
 /* Apply one --rule K=V (or players=) to rules; prints the reason on failure. */
 int cli_rule(const char *cmd, const eng_game *g, eng_rules *r, const char *kv);
+/* Resolve GAME and build its rules from --players (may be NULL) and the
+ * --rule K=V options, printing what is wrong. Returns the game, or NULL
+ * (the caller exits with CLI_USAGE). */
+const eng_game *cli_game_rules(const char *cmd, const char *name, const char *players,
+                               const char *const *rules_kv, int nrules, eng_rules *rules);
 /* Final check of the rules (cross-option rules). */
 int cli_rules_check(const char *cmd, const eng_game *g, const eng_rules *r);
 

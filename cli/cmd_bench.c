@@ -76,21 +76,9 @@ int cmd_bench(int argc, char **argv)
         return cli_usage_error(cmd, "which game? (see `tessera games`)");
     if (argc - optind > 1)
         return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind + 1]);
-    const eng_game *g = cli_game(cmd, argv[optind]);
-    if (!g)
-        return CLI_USAGE;
     eng_rules rules;
-    eng_rules_default(g, &rules);
-    if (players) {
-        long long v;
-        if (cli_int(cmd, "--players", players, g->min_players, g->max_players, &v))
-            return CLI_USAGE;
-        rules.players = (int32_t)v;
-    }
-    for (int i = 0; i < nrules; i++)
-        if (cli_rule(cmd, g, &rules, rules_kv[i]))
-            return CLI_USAGE;
-    if (cli_rules_check(cmd, g, &rules))
+    const eng_game *g = cli_game_rules(cmd, argv[optind], players, rules_kv, nrules, &rules);
+    if (!g)
         return CLI_USAGE;
 
     void *st = malloc(g->state_size);

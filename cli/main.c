@@ -235,6 +235,27 @@ int cli_rule(const char *cmd, const eng_game *g, eng_rules *r, const char *kv)
     return 0;
 }
 
+const eng_game *cli_game_rules(const char *cmd, const char *name, const char *players,
+                               const char *const *rules_kv, int nrules, eng_rules *rules)
+{
+    const eng_game *g = cli_game(cmd, name);
+    if (!g)
+        return NULL;
+    eng_rules_default(g, rules);
+    if (players) {
+        long long v;
+        if (cli_int(cmd, "--players", players, g->min_players, g->max_players, &v))
+            return NULL;
+        rules->players = (int32_t)v;
+    }
+    for (int i = 0; i < nrules; i++)
+        if (cli_rule(cmd, g, rules, rules_kv[i]))
+            return NULL;
+    if (cli_rules_check(cmd, g, rules))
+        return NULL;
+    return g;
+}
+
 int cli_rules_check(const char *cmd, const eng_game *g, const eng_rules *r)
 {
     char err[160];

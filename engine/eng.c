@@ -77,6 +77,17 @@ int eng_err_from_code(const char *wire)
     return 0;
 }
 
+int eng_seterr(char *err, size_t errcap, int code, const char *fmt, ...)
+{
+    if (err && errcap) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, errcap, fmt, ap);
+        va_end(ap);
+    }
+    return code;
+}
+
 /* ---- rules ------------------------------------------------------------- */
 
 void eng_rules_default(const eng_game *g, eng_rules *r)
@@ -101,18 +112,6 @@ int32_t eng_rules_get(const eng_game *g, const eng_rules *r, const char *name)
     return i < 0 ? 0 : r->opt[i];
 }
 
-__attribute__((format(printf, 4, 5))) static int fail(char *err, size_t cap, int code,
-                                                      const char *fmt, ...)
-{
-    if (err && cap) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, cap, fmt, ap);
-        va_end(ap);
-    }
-    return code;
-}
-
 /* Parse a decimal integer that must fill the whole string. */
 static int parse_int(const char *s, long *out)
 {
@@ -132,17 +131,17 @@ int eng_rules_set_value(const eng_game *g, eng_rules *r, const char *name, int32
 {
     if (strcmp(name, "players") == 0) {
         if (value < g->min_players || value > g->max_players)
-            return fail(err, errcap, ENG_EBAD_PLAYERS, "%s takes %d to %d players", g->name,
+            return eng_seterr(err, errcap, ENG_EBAD_PLAYERS, "%s takes %d to %d players", g->name,
                         g->min_players, g->max_players);
         r->players = value;
         return 0;
     }
     int i = eng_option_index(g, name);
     if (i < 0)
-        return fail(err, errcap, ENG_EBAD_RULE, "unknown rule '%s' (see `tessera games`)", name);
+        return eng_seterr(err, errcap, ENG_EBAD_RULE, "unknown rule '%s' (see `tessera games`)", name);
     const eng_option *o = &g->options[i];
     if (value < o->min || value > o->max)
-        return fail(err, errcap, ENG_EBAD_RULE, "rule '%s' takes a value from %d to %d", name,
+        return eng_seterr(err, errcap, ENG_EBAD_RULE, "rule '%s' takes a value from %d to %d", name,
                     (int)o->min, (int)o->max);
     r->opt[i] = value;
     return 0;
@@ -152,12 +151,12 @@ int eng_rules_set(const eng_game *g, eng_rules *r, const char *kv, char *err, si
 {
     const char *eq = kv ? strchr(kv, '=') : NULL;
     if (!eq || eq == kv)
-        return fail(err, errcap, ENG_EBAD_RULE, "rule '%s' is not of the form key=value",
+        return eng_seterr(err, errcap, ENG_EBAD_RULE, "rule '%s' is not of the form key=value",
                     kv ? kv : "");
     char key[64];
     size_t klen = (size_t)(eq - kv);
     if (klen >= sizeof key)
-        return fail(err, errcap, ENG_EBAD_RULE, "rule name too long: '%.60s'", kv);
+        return eng_seterr(err, errcap, ENG_EBAD_RULE, "rule name too long: '%.60s'", kv);
     memcpy(key, kv, klen);
     key[klen] = 0;
     const char *val = eq + 1;
@@ -173,11 +172,11 @@ int eng_rules_set(const eng_game *g, eng_rules *r, const char *kv, char *err, si
     else if (parse_int(val, &v) != 0 || v < INT32_MIN || v > INT32_MAX) {
         /* "players=two" is a bad seat count, like "players=9" (test_conformance) */
         if (strcmp(key, "players") == 0)
-            return fail(err, errcap, ENG_EBAD_PLAYERS, "%s takes %d to %d players, got '%.40s'",
+            return eng_seterr(err, errcap, ENG_EBAD_PLAYERS, "%s takes %d to %d players, got '%.40s'",
                         g->name, g->min_players, g->max_players, val);
         if (i < 0)
-            return fail(err, errcap, ENG_EBAD_RULE, "unknown rule '%s' (see `tessera games`)", key);
-        return fail(err, errcap, ENG_EBAD_RULE, "rule '%s' needs %s value, got '%.40s'", key,
+            return eng_seterr(err, errcap, ENG_EBAD_RULE, "unknown rule '%s' (see `tessera games`)", key);
+        return eng_seterr(err, errcap, ENG_EBAD_RULE, "rule '%s' needs %s value, got '%.40s'", key,
                     boolean ? "a true/false" : "an integer", val);
     }
     return eng_rules_set_value(g, r, key, (int32_t)v, err, errcap);
@@ -186,12 +185,12 @@ int eng_rules_set(const eng_game *g, eng_rules *r, const char *kv, char *err, si
 int eng_rules_check(const eng_game *g, const eng_rules *r, char *err, size_t errcap)
 {
     if (r->players < g->min_players || r->players > g->max_players)
-        return fail(err, errcap, ENG_EBAD_PLAYERS, "%s takes %d to %d players", g->name,
+        return eng_seterr(err, errcap, ENG_EBAD_PLAYERS, "%s takes %d to %d players", g->name,
                     g->min_players, g->max_players);
     for (int i = 0; i < g->n_options; i++) {
         const eng_option *o = &g->options[i];
         if (r->opt[i] < o->min || r->opt[i] > o->max)
-            return fail(err, errcap, ENG_EBAD_RULE, "rule '%s' takes a value from %d to %d",
+            return eng_seterr(err, errcap, ENG_EBAD_RULE, "rule '%s' takes a value from %d to %d",
                         o->name, (int)o->min, (int)o->max);
     }
     if (g->check_rules)

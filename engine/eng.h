@@ -143,6 +143,14 @@ struct eng_game {
     double (*evaluate_named)(const void *st, int player, int which);
 };
 
+/* ---- errors -------------------------------------------------------------- */
+
+/* Write a printf-style reason to err (when err and errcap are set) and
+ * return code: `return eng_seterr(err, cap, ENG_EBAD_RULE, "...", ...);`.
+ * Every layer reports errors this way. */
+int eng_seterr(char *err, size_t errcap, int code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
 /* ---- registry ---------------------------------------------------------- */
 
 /* The registered games, in a fixed order; *n receives their number. */

@@ -42,17 +42,6 @@ const rec_codec *rec_codec_find(const char *name)
     return NULL;
 }
 
-int rec__fail(char *err, size_t errcap, int code, const char *fmt, ...)
-{
-    if (err && errcap) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errcap, fmt, ap);
-        va_end(ap);
-    }
-    return code;
-}
-
 const char *rec__type_name(const json_t *v)
 {
     switch (json_typeof(v)) {
@@ -136,17 +125,17 @@ static int rules_from_json(const eng_game *g, const json_t *jr, eng_rules *r, ch
     char q[REC_QUOTE_MAX];
     eng_rules_default(g, r);
     if (!json_is_object(jr))
-        return rec__fail(err, errcap, ENG_EBAD_RECORD, "rules must be an object, not %s",
+        return eng_seterr(err, errcap, ENG_EBAD_RECORD, "rules must be an object, not %s",
                          rec__type_name(jr));
     const json_t *jp = json_object_get(jr, "players");
     if (!jp)
-        return rec__fail(err, errcap, ENG_EBAD_PLAYERS, "rules: \"players\" is missing");
+        return eng_seterr(err, errcap, ENG_EBAD_PLAYERS, "rules: \"players\" is missing");
     if (!json_is_integer(jp))
-        return rec__fail(err, errcap, ENG_EBAD_PLAYERS, "rules: players must be an integer, not %s",
+        return eng_seterr(err, errcap, ENG_EBAD_PLAYERS, "rules: players must be an integer, not %s",
                          rec__type_name(jp));
     json_int_t np = json_integer_value(jp);
     if (np < g->min_players || np > g->max_players)
-        return rec__fail(err, errcap, ENG_EBAD_PLAYERS, "rules: %s takes %d to %d players, not %lld",
+        return eng_seterr(err, errcap, ENG_EBAD_PLAYERS, "rules: %s takes %d to %d players, not %lld",
                          g->name, g->min_players, g->max_players, (long long)np);
     r->players = (int32_t)np;
 
@@ -158,31 +147,31 @@ static int rules_from_json(const eng_game *g, const json_t *jr, eng_rules *r, ch
             continue;
         int i = eng_option_index(g, key);
         if (i < 0)
-            return rec__fail(err, errcap, ENG_EBAD_RULE, "rules: %s has no rule %s", g->name,
+            return eng_seterr(err, errcap, ENG_EBAD_RULE, "rules: %s has no rule %s", g->name,
                              quote_bytes(key, strlen(key), q));
         const eng_option *op = &g->options[i];
         long long val;
         if (op->boolean) {
             if (!json_is_boolean(v))
-                return rec__fail(err, errcap, ENG_EBAD_RULE,
+                return eng_seterr(err, errcap, ENG_EBAD_RULE,
                                  "rules: %s must be true or false, not %s", op->name,
                                  rec__type_name(v));
             val = json_is_true(v);
         } else {
             if (!json_is_integer(v))
-                return rec__fail(err, errcap, ENG_EBAD_RULE, "rules: %s must be an integer, not %s",
+                return eng_seterr(err, errcap, ENG_EBAD_RULE, "rules: %s must be an integer, not %s",
                                  op->name, rec__type_name(v));
             val = (long long)json_integer_value(v);
         }
         if (val < op->min || val > op->max)
-            return rec__fail(err, errcap, ENG_EBAD_RULE, "rules: %s takes %d to %d, not %lld",
+            return eng_seterr(err, errcap, ENG_EBAD_RULE, "rules: %s takes %d to %d, not %lld",
                              op->name, (int)op->min, (int)op->max, val);
         r->opt[i] = (int32_t)val;
     }
     char why[200];
     int rc = eng_rules_check(g, r, why, sizeof why);
     if (rc)
-        return rec__fail(err, errcap, rc, "rules: %s", why);
+        return eng_seterr(err, errcap, rc, "rules: %s", why);
     return 0;
 }
 
@@ -212,17 +201,17 @@ json_t *rec_build(const eng_game *g, const eng_rules *rules, const eng_move *mov
                   char *err, size_t errcap)
 {
     if (!g || !rules || n < 0 || (n > 0 && !moves)) {
-        rec__fail(err, errcap, ENG_EINVAL, "rec_build: invalid arguments");
+        eng_seterr(err, errcap, ENG_EINVAL, "rec_build: invalid arguments");
         return NULL;
     }
     const rec_codec *codec = rec_codec_find(g->name);
     if (!codec) {
-        rec__fail(err, errcap, ENG_EUNKNOWN_GAME, "game '%s' has no record format", g->name);
+        eng_seterr(err, errcap, ENG_EUNKNOWN_GAME, "game '%s' has no record format", g->name);
         return NULL;
     }
     char why[200];
     if (eng_rules_check(g, rules, why, sizeof why) != 0) {
-        rec__fail(err, errcap, ENG_EBAD_RULE, "%s", why);
+        eng_seterr(err, errcap, ENG_EBAD_RULE, "%s", why);
         return NULL;
     }
 
@@ -242,7 +231,7 @@ json_t *rec_build(const eng_game *g, const eng_rules *rules, const eng_move *mov
 
     for (int pos = 0; pos < n;) {
         if (g->current_player(st) == ENG_TERMINAL) {
-            rec__fail(err, errcap, ENG_EINVAL, "move %d comes after the end of the game", pos + 1);
+            eng_seterr(err, errcap, ENG_EINVAL, "move %d comes after the end of the game", pos + 1);
             goto fail;
         }
         json_t *turn = codec->encode_turn(st, moves, n, &pos, err, errcap);
@@ -268,7 +257,7 @@ json_t *rec_build(const eng_game *g, const eng_rules *rules, const eng_move *mov
     return rec;
 
 nomem:
-    rec__fail(err, errcap, ENG_ENOMEM, "out of memory");
+    eng_seterr(err, errcap, ENG_ENOMEM, "out of memory");
 fail:
     json_decref(turns);
     json_decref(rec);
@@ -460,11 +449,11 @@ int rec_apply_turn(const eng_game *g, void *st, const json_t *turn, eng_move *mo
     if (nmoves)
         *nmoves = 0;
     if (!codec)
-        return rec__fail(err, errcap, ENG_EUNKNOWN_GAME, "game %s has no record format", g->name);
+        return eng_seterr(err, errcap, ENG_EUNKNOWN_GAME, "game %s has no record format", g->name);
     if (g->current_player(st) == ENG_TERMINAL)
-        return rec__fail(err, errcap, ENG_EILLEGAL_MOVE, "the game is already over");
+        return eng_seterr(err, errcap, ENG_EILLEGAL_MOVE, "the game is already over");
     if (!json_is_object(turn))
-        return rec__fail(err, errcap, ENG_EBAD_RECORD, "a turn must be an object, not %s",
+        return eng_seterr(err, errcap, ENG_EBAD_RECORD, "a turn must be an object, not %s",
                          rec__type_name(turn));
     int rc = codec->apply_turn(st, turn, moves, &n, err, errcap);
     if (nmoves)

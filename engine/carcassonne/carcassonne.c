@@ -407,6 +407,65 @@ static void end_points(const carc_state *s, int *pts)
     }
 }
 
+/* Heyden's evaluation (seed 002 §4.4.4), for `reward=heyden`: with o the
+ * best-scoring other seat,
+ *   100 x (score_p - score_o) + 10 x (meeples in hand_p - _o)
+ *   + 10 x (incomplete roads, cloisters and fields controlled, at their value now: p - o)
+ *   + 12.5 x (incomplete cities controlled, not doubled: p - o)
+ *   - 40 x (fields p controls that touch fewer than 3 completed cities).
+ * "Controls" means having the most meeples on the feature (ties: all of them). */
+double carc_heyden(const carc_state *s, int player)
+{
+    uint8_t slot[CARC_MAX_NODES];
+    uint8_t roots[ENG_MAX_PLAYERS * CARC_MEEPLES];
+    uint8_t cnt[ENG_MAX_PLAYERS * CARC_MEEPLES][ENG_MAX_PLAYERS];
+    int nr = 0, np = s->rules.players;
+    memset(slot, 0xff, sizeof slot);
+    for (int i = 0; i < s->nmeeples; i++) {
+        int r = find(s, s->meeple[i].node);
+        if (slot[r] == 0xff) {
+            slot[r] = (uint8_t)nr;
+            roots[nr] = (uint8_t)r;
+            memset(cnt[nr], 0, sizeof cnt[nr]);
+            nr++;
+        }
+        cnt[slot[r]][s->meeple[i].player]++;
+    }
+    double other[ENG_MAX_PLAYERS] = {0}, city[ENG_MAX_PLAYERS] = {0};
+    int thin_fields = 0;
+    for (int k = 0; k < nr; k++) {
+        int best = 0;
+        for (int p = 0; p < np; p++)
+            if (cnt[k][p] > best)
+                best = cnt[k][p];
+        int r = roots[k], v = value_of_root(s, r);
+        for (int p = 0; p < np; p++) {
+            if (cnt[k][p] != best)
+                continue;
+            if (s->kind[r] == CARC_CITY)
+                city[p] += v;
+            else
+                other[p] += v;
+            if (p == player && s->kind[r] == CARC_FIELD && v < 9)
+                thin_fields++;
+        }
+    }
+    int o = -1;
+    for (int p = 0; p < np; p++)
+        if (p != player && (o < 0 || s->score[p] > s->score[o]))
+            o = p;
+    return 100.0 * (s->score[player] - s->score[o]) + 10.0 * (s->supply[player] - s->supply[o]) +
+           10.0 * (other[player] - other[o]) + 12.5 * (city[player] - city[o]) -
+           40.0 * thin_fields;
+}
+
+static double carc_evaluate_named(const void *st, int player, int which)
+{
+    return which == 0 ? carc_heyden(st, player) : 0.0;
+}
+
+static const char *const carc_eval_names[] = {"heyden", NULL};
+
 void carc_virtual_scores(const carc_state *s, int *out)
 {
     int pts[ENG_MAX_PLAYERS] = {0};
@@ -963,5 +1022,7 @@ const eng_game carc_game = {
     .render = carc_render,
     .sample_chance = carc_sample_chance,
     .random_move = carc_random_move,
+    .eval_names = carc_eval_names,
+    .evaluate_named = carc_evaluate_named,
     .rate_moves = carc_rate_moves,
 };

@@ -43,11 +43,11 @@ static json_t *carc_encode_turn(void *st, const eng_move *moves, int n, int *pos
     const carc_type *types = carc_types();
     int i = *pos;
     if (s->phase != CARC_DRAW)
-        return rec__fail(err, errcap, ENG_EINVAL, "move %d: not at a draw", i + 1), NULL;
+        return eng_seterr(err, errcap, ENG_EINVAL, "move %d: not at a draw", i + 1), NULL;
     int player = s->player;
     eng_move t = moves[i];
     if (t < 0 || t >= CARC_NTYPES || s->bag[t] == 0) {
-        rec__fail(err, errcap, ENG_EINVAL, "move %d: %d is not a tile in the bag", i + 1, (int)t);
+        eng_seterr(err, errcap, ENG_EINVAL, "move %d: %d is not a tile in the bag", i + 1, (int)t);
         return NULL;
     }
     char letter[2] = {types[t].letter, 0};
@@ -60,20 +60,20 @@ static json_t *carc_encode_turn(void *st, const eng_move *moves, int n, int *pos
 
     int x, y, rot;
     if (i + 2 >= n) {
-        rec__fail(err, errcap, ENG_EINVAL, "the moves end inside the turn that drew move %d",
+        eng_seterr(err, errcap, ENG_EINVAL, "the moves end inside the turn that drew move %d",
                   i + 1);
         return NULL;
     }
     if (!eng_is_legal(&carc_game, s, moves[i + 1]) ||
         carc_decode_place(s, moves[i + 1], &x, &y, &rot) != 0) {
-        rec__fail(err, errcap, ENG_EINVAL, "move %d: %d is not a legal placement", i + 2,
+        eng_seterr(err, errcap, ENG_EINVAL, "move %d: %d is not a legal placement", i + 2,
                   (int)moves[i + 1]);
         return NULL;
     }
     rot = types[t].canon[rot];
     carc_game.apply(s, moves[i + 1]);
     if (!eng_is_legal(&carc_game, s, moves[i + 2])) {
-        rec__fail(err, errcap, ENG_EINVAL, "move %d: %d is not a legal meeple move", i + 3,
+        eng_seterr(err, errcap, ENG_EINVAL, "move %d: %d is not a legal meeple move", i + 3,
                   (int)moves[i + 2]);
         return NULL;
     }
@@ -88,7 +88,7 @@ static json_t *carc_encode_turn(void *st, const eng_move *moves, int n, int *pos
         turn = NULL;
     }
     if (!turn)
-        rec__fail(err, errcap, ENG_ENOMEM, "out of memory");
+        eng_seterr(err, errcap, ENG_ENOMEM, "out of memory");
     return turn;
 }
 
@@ -98,7 +98,7 @@ static json_t *carc_encode_turn(void *st, const eng_move *moves, int n, int *pos
 static int get_int(const json_t *v, const char *name, long long *out, char *err, size_t errcap)
 {
     if (!json_is_integer(v))
-        return rec__fail(err, errcap, ENG_EBAD_RECORD, "%s must be an integer, not %s", name,
+        return eng_seterr(err, errcap, ENG_EBAD_RECORD, "%s must be an integer, not %s", name,
                          rec__type_name(v));
     *out = (long long)json_integer_value(v);
     return 0;
@@ -110,11 +110,11 @@ static int explain_place(const carc_state *s, int t, long long x, long long y, i
 {
     const carc_type *ty = &carc_types()[t];
     if (x < -COORD_MAX || x > COORD_MAX || y < -COORD_MAX || y > COORD_MAX)
-        return rec__fail(err, errcap, ENG_EILLEGAL_MOVE,
+        return eng_seterr(err, errcap, ENG_EILLEGAL_MOVE,
                          "tile %c at (%lld, %lld): not next to any tile", ty->letter, x, y);
     const carc_placed *pl = carc_tile_at(s, (int)x, (int)y);
     if (pl)
-        return rec__fail(err, errcap, ENG_EILLEGAL_MOVE,
+        return eng_seterr(err, errcap, ENG_EILLEGAL_MOVE,
                          "tile %c at (%lld, %lld): the cell is occupied by tile %c", ty->letter, x,
                          y, carc_types()[pl->type].letter);
     uint8_t g = s->grid[carc_cell((int)x, (int)y)];
@@ -125,19 +125,19 @@ static int explain_place(const carc_state *s, int t, long long x, long long y, i
             o = NULL;
     }
     if (!o)
-        return rec__fail(err, errcap, ENG_EILLEGAL_MOVE,
+        return eng_seterr(err, errcap, ENG_EILLEGAL_MOVE,
                          "tile %c at (%lld, %lld): not next to any tile", ty->letter, x, y);
     const carc_tile *rt = &ty->rot[rot];
     for (int d = 0; d < 4; d++) {
         int need = (o->pattern >> (2 * d)) & 3;
         if (need && need != rt->edge[d])
-            return rec__fail(err, errcap, ENG_EILLEGAL_MOVE,
+            return eng_seterr(err, errcap, ENG_EILLEGAL_MOVE,
                              "tile %c rot %d at (%lld, %lld): its %s edge (%s) meets a %s",
                              ty->letter, rot, x, y, side_names[d], kind_name(rt->edge[d]),
                              kind_name(need));
     }
     /* Unreachable if the engine and this check agree; say so rather than guess. */
-    return rec__fail(err, errcap, ENG_EILLEGAL_MOVE, "tile %c rot %d does not fit at (%lld, %lld)",
+    return eng_seterr(err, errcap, ENG_EILLEGAL_MOVE, "tile %c rot %d does not fit at (%lld, %lld)",
                      ty->letter, rot, x, y);
 }
 
@@ -149,19 +149,19 @@ static int explain_meeple(const carc_state *s, int port, char *err, size_t errca
     const char *pn = carc_port_name(port);
     uint8_t seg = ty->rot[pl->rot].seg[port];
     if (seg == 0xff)
-        return rec__fail(err, errcap, ENG_EILLEGAL_MOVE, "meeple %s: tile %c has no feature there",
+        return eng_seterr(err, errcap, ENG_EILLEGAL_MOVE, "meeple %s: tile %c has no feature there",
                          pn, ty->letter);
     if (s->supply[s->player] == 0)
-        return rec__fail(err, errcap, ENG_EILLEGAL_MOVE,
+        return eng_seterr(err, errcap, ENG_EILLEGAL_MOVE,
                          "meeple %s: player %d has no meeples left", pn, s->player);
     if (ty->kind[seg] == CARC_FIELD && !s->rules.opt[CARC_OPT_FARMS])
-        return rec__fail(err, errcap, ENG_EILLEGAL_MOVE,
+        return eng_seterr(err, errcap, ENG_EILLEGAL_MOVE,
                          "meeple %s: no meeple may stand on a field when farms is false", pn);
     if (s->mee[carc_root(s, pl->node0 + seg)] != 0)
-        return rec__fail(err, errcap, ENG_EILLEGAL_MOVE,
+        return eng_seterr(err, errcap, ENG_EILLEGAL_MOVE,
                          "meeple %s: the %s there already has a meeple", pn,
                          kind_name(ty->kind[seg]));
-    return rec__fail(err, errcap, ENG_EILLEGAL_MOVE, "meeple %s: not a legal meeple placement",
+    return eng_seterr(err, errcap, ENG_EILLEGAL_MOVE, "meeple %s: not a legal meeple placement",
                      pn);
 }
 
@@ -178,7 +178,7 @@ static int carc_apply_turn(void *st, const json_t *turn, eng_move *moves, int *n
     if (json_unpack_ex((json_t *)turn, &jerr, JSON_STRICT, "{s:o, s:o, s?o, s?o, s?o, s?o, s?o}",
                        "player", &jplayer, "tile", &jtile, "x", &jx, "y", &jy, "rot", &jrot,
                        "meeple", &jmeeple, "discarded", &jdiscarded) != 0)
-        return rec__fail(err, errcap, ENG_EBAD_RECORD, "turn: %s",
+        return eng_seterr(err, errcap, ENG_EBAD_RECORD, "turn: %s",
                          rec__shape_error(&jerr, shape));
 
     /* Types. */
@@ -187,25 +187,25 @@ static int carc_apply_turn(void *st, const json_t *turn, eng_move *moves, int *n
     if (rc)
         return rc;
     if (!json_is_string(jtile))
-        return rec__fail(err, errcap, ENG_EBAD_RECORD, "tile must be a string, not %s",
+        return eng_seterr(err, errcap, ENG_EBAD_RECORD, "tile must be a string, not %s",
                          rec__type_name(jtile));
     if (jdiscarded && !json_is_boolean(jdiscarded))
-        return rec__fail(err, errcap, ENG_EBAD_RECORD, "discarded must be true or false, not %s",
+        return eng_seterr(err, errcap, ENG_EBAD_RECORD, "discarded must be true or false, not %s",
                          rec__type_name(jdiscarded));
     bool discarded = jdiscarded && json_is_true(jdiscarded);
     if (discarded) {
         if (jx || jy || jrot || jmeeple)
-            return rec__fail(err, errcap, ENG_EBAD_RECORD,
+            return eng_seterr(err, errcap, ENG_EBAD_RECORD,
                              "a discard turn has no x, y, rot or meeple");
     } else {
         if (!jx || !jy || !jrot)
-            return rec__fail(err, errcap, ENG_EBAD_RECORD,
+            return eng_seterr(err, errcap, ENG_EBAD_RECORD,
                              "a placed tile needs x, y and rot (or \"discarded\": true)");
         if ((rc = get_int(jx, "x", &x, err, errcap)) || (rc = get_int(jy, "y", &y, err, errcap)) ||
             (rc = get_int(jrot, "rot", &rot, err, errcap)))
             return rc;
         if (jmeeple && !json_is_string(jmeeple) && !json_is_null(jmeeple))
-            return rec__fail(err, errcap, ENG_EBAD_RECORD,
+            return eng_seterr(err, errcap, ENG_EBAD_RECORD,
                              "meeple must be a port name or null, not %s",
                              rec__type_name(jmeeple));
     }
@@ -217,17 +217,17 @@ static int carc_apply_turn(void *st, const json_t *turn, eng_move *moves, int *n
                 ? carc_type_of_letter(ts[0])
                 : -1;
     if (t < 0)
-        return rec__fail(err, errcap, ENG_EBAD_MOVE,
+        return eng_seterr(err, errcap, ENG_EBAD_MOVE,
                          "tile %s is not a tile letter (upper case A to X)", rec__quote(jtile, q));
     if (!discarded && (rot < 0 || rot > 3))
-        return rec__fail(err, errcap, ENG_EBAD_MOVE, "rot must be 0, 1, 2 or 3, not %lld", rot);
+        return eng_seterr(err, errcap, ENG_EBAD_MOVE, "rot must be 0, 1, 2 or 3, not %lld", rot);
     int port = -1;
     if (jmeeple && json_is_string(jmeeple)) {
         const char *ps = json_string_value(jmeeple);
         /* strlen: a string built in C (not parsed) may hold a NUL */
         port = json_string_length(jmeeple) == strlen(ps) ? carc_port_of_name(ps) : -1;
         if (port < 0 || strcmp(ps, carc_port_name(port)) != 0)
-            return rec__fail(err, errcap, ENG_EBAD_MOVE,
+            return eng_seterr(err, errcap, ENG_EBAD_MOVE,
                              "meeple %s is not a port name (upper case: N E S W, NW NE "
                              "EN ES SE SW WS WN, C)",
                              rec__quote(jmeeple, q));
@@ -235,19 +235,19 @@ static int carc_apply_turn(void *st, const json_t *turn, eng_move *moves, int *n
 
     /* Rules: the draw. */
     if (player != s->player)
-        return rec__fail(err, errcap, ENG_EILLEGAL_MOVE, "player %lld is not to move (player %d is)",
+        return eng_seterr(err, errcap, ENG_EILLEGAL_MOVE, "player %lld is not to move (player %d is)",
                          player, s->player);
     if (s->bag[t] == 0)
-        return rec__fail(err, errcap, ENG_EILLEGAL_MOVE,
+        return eng_seterr(err, errcap, ENG_EILLEGAL_MOVE,
                          "no tile %c is left in the bag (the game has %d)", ts[0],
                          carc_types()[t].count);
     int fits = carc_count_placements(s, t);
     if (discarded && fits > 0)
-        return rec__fail(err, errcap, ENG_EILLEGAL_MOVE,
+        return eng_seterr(err, errcap, ENG_EILLEGAL_MOVE,
                          "tile %c cannot be discarded: it fits in %d place%s", ts[0], fits,
                          fits == 1 ? "" : "s");
     if (!discarded && fits == 0)
-        return rec__fail(err, errcap, ENG_EILLEGAL_MOVE,
+        return eng_seterr(err, errcap, ENG_EILLEGAL_MOVE,
                          "tile %c fits nowhere on the board; the turn must discard it", ts[0]);
     rec__applied(moves, nmoves, t);
     carc_game.apply(s, t);

@@ -139,7 +139,7 @@ static int carc_parse_move(const void *st, const json_t *move, eng_move *out, ch
 {
     const carc_state *s = st;
     if (s->phase != CARC_PLACE)
-        return rec__fail(err, errcap, ENG_EILLEGAL_MOVE, "no tile is waiting to be placed");
+        return eng_seterr(err, errcap, ENG_EILLEGAL_MOVE, "no tile is waiting to be placed");
     json_t *jx, *jy, *jrot, *jm = NULL, *jopts = NULL;
     json_error_t e;
     /* "meeples" is tolerated (and ignored) so that a `legal` entry echoed
@@ -148,32 +148,32 @@ static int carc_parse_move(const void *st, const json_t *move, eng_move *out, ch
         json_unpack_ex((json_t *)move, &e, JSON_STRICT, "{s:o, s:o, s:o, s?o, s?o}", "x", &jx, "y",
                        &jy, "rot", &jrot, "meeple", &jm, "meeples", &jopts) != 0) {
         char why[REC_SHAPE_MAX];
-        return rec__fail(err, errcap, ENG_EBAD_MOVE, "a move is {\"x\",\"y\",\"rot\",\"meeple\"}: %s",
+        return eng_seterr(err, errcap, ENG_EBAD_MOVE, "a move is {\"x\",\"y\",\"rot\",\"meeple\"}: %s",
                          json_is_object(move) ? rec__shape_error(&e, why) : "not an object");
     }
     (void)jopts;
     if (!json_is_integer(jx) || !json_is_integer(jy) || !json_is_integer(jrot))
-        return rec__fail(err, errcap, ENG_EBAD_MOVE, "x, y and rot must be integers");
+        return eng_seterr(err, errcap, ENG_EBAD_MOVE, "x, y and rot must be integers");
     json_int_t x = json_integer_value(jx), y = json_integer_value(jy), rot = json_integer_value(jrot);
     if (rot < 0 || rot > 3)
-        return rec__fail(err, errcap, ENG_EBAD_MOVE, "rot is 0, 1, 2 or 3, not %lld", (long long)rot);
+        return eng_seterr(err, errcap, ENG_EBAD_MOVE, "rot is 0, 1, 2 or 3, not %lld", (long long)rot);
     if (x < -127 || x > 127 || y < -127 || y > 127)
-        return rec__fail(err, errcap, ENG_EILLEGAL_MOVE, "(%lld,%lld) is off any reachable board",
+        return eng_seterr(err, errcap, ENG_EILLEGAL_MOVE, "(%lld,%lld) is off any reachable board",
                          (long long)x, (long long)y);
     int port = -1;
     if (jm && !json_is_null(jm)) {
         char q[REC_QUOTE_MAX];
         if (!json_is_string(jm))
-            return rec__fail(err, errcap, ENG_EBAD_MOVE, "meeple must be a port name or null, not %s",
+            return eng_seterr(err, errcap, ENG_EBAD_MOVE, "meeple must be a port name or null, not %s",
                              rec__type_name(jm));
         port = carc_port_of_name(json_string_value(jm));
         if (port < 0)
-            return rec__fail(err, errcap, ENG_EBAD_MOVE, "meeple %s is not a port name",
+            return eng_seterr(err, errcap, ENG_EBAD_MOVE, "meeple %s is not a port name",
                              rec__quote(jm, q));
     }
     char letter = carc_types()[s->drawn].letter;
     if (carc_place_move(s, (int)x, (int)y, (int)rot, &out[0]) != 0)
-        return rec__fail(err, errcap, ENG_EILLEGAL_MOVE,
+        return eng_seterr(err, errcap, ENG_EILLEGAL_MOVE,
                          "tile %c cannot be placed at (%lld,%lld) with rot %lld: %s", letter,
                          (long long)x, (long long)y, (long long)rot,
                          carc_tile_at(s, (int)x, (int)y) ? "the cell is taken"
@@ -183,7 +183,7 @@ static int carc_parse_move(const void *st, const json_t *move, eng_move *out, ch
     memcpy(&tmp, s, sizeof tmp);
     carc_game.apply(&tmp, out[0]);
     if (carc_meeple_move(&tmp, port, &out[1]) != 0)
-        return rec__fail(err, errcap, ENG_EILLEGAL_MOVE,
+        return eng_seterr(err, errcap, ENG_EILLEGAL_MOVE,
                          tmp.supply[tmp.player] == 0
                              ? "no meeple left to place on %s"
                              : "no meeple may go on %s: no free feature of the placed tile there",

@@ -61,11 +61,6 @@ extern const rec_codec rec_codec_reversi;
 /* The codec of the game registered as `name`, or NULL. */
 const rec_codec *rec_codec_find(const char *name);
 
-/* Shared by the codecs: write a printf-style reason to err (if any) and
- * return code. */
-int rec__fail(char *err, size_t errcap, int code, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
 /* Shared by the codecs: the JSON type name of v ("string", "integer", ...)
  * for messages such as "x must be an integer, not a string". */
 const char *rec__type_name(const json_t *v);

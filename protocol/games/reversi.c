@@ -22,7 +22,7 @@ static json_t *rev_encode_turn(void *st, const eng_move *moves, int n, int *pos,
     eng_move m = moves[i];
     char text[ENG_MOVE_STR_MAX];
     if (!eng_is_legal(&rev_game, s, m) || rev_game.move_to_str(s, m, text, sizeof text) < 0) {
-        rec__fail(err, errcap, ENG_EINVAL, "move %d: %d is not a legal move", i + 1, (int)m);
+        eng_seterr(err, errcap, ENG_EINVAL, "move %d: %d is not a legal move", i + 1, (int)m);
         return NULL;
     }
     int player = s->to_move;
@@ -30,7 +30,7 @@ static json_t *rev_encode_turn(void *st, const eng_move *moves, int n, int *pos,
     *pos = i + 1;
     json_t *turn = json_pack("{s:i, s:s}", "player", player, "move", text);
     if (!turn)
-        rec__fail(err, errcap, ENG_ENOMEM, "out of memory");
+        eng_seterr(err, errcap, ENG_ENOMEM, "out of memory");
     return turn;
 }
 
@@ -45,13 +45,13 @@ static int rev_apply_turn(void *st, const json_t *turn, eng_move *moves, int *nm
 
     if (json_unpack_ex((json_t *)turn, &jerr, JSON_STRICT, "{s:o, s:o}", "player", &jplayer,
                        "move", &jmove) != 0)
-        return rec__fail(err, errcap, ENG_EBAD_RECORD, "turn: %s",
+        return eng_seterr(err, errcap, ENG_EBAD_RECORD, "turn: %s",
                          rec__shape_error(&jerr, shape));
     if (!json_is_integer(jplayer))
-        return rec__fail(err, errcap, ENG_EBAD_RECORD, "player must be an integer, not %s",
+        return eng_seterr(err, errcap, ENG_EBAD_RECORD, "player must be an integer, not %s",
                          rec__type_name(jplayer));
     if (!json_is_string(jmove))
-        return rec__fail(err, errcap, ENG_EBAD_RECORD, "move must be a string, not %s",
+        return eng_seterr(err, errcap, ENG_EBAD_RECORD, "move must be a string, not %s",
                          rec__type_name(jmove));
 
     /* The value: "pass" or a lower-case square. */
@@ -64,26 +64,26 @@ static int rev_apply_turn(void *st, const json_t *turn, eng_move *moves, int *nm
     else
         m = -1;
     if (m < 0)
-        return rec__fail(err, errcap, ENG_EBAD_MOVE,
+        return eng_seterr(err, errcap, ENG_EBAD_MOVE,
                          "move %s is neither a square (a1 to h8) nor \"pass\"",
                          rec__quote(jmove, q));
 
     /* The rules. */
     long long player = (long long)json_integer_value(jplayer);
     if (player != s->to_move)
-        return rec__fail(err, errcap, ENG_EILLEGAL_MOVE, "player %lld is not to move (player %d is)",
+        return eng_seterr(err, errcap, ENG_EILLEGAL_MOVE, "player %lld is not to move (player %d is)",
                          player, s->to_move);
     uint64_t me = s->disc[s->to_move], opp = s->disc[!s->to_move];
     uint64_t legal = rev_moves_mask(me, opp);
     if (m == REV_PASS) {
         if (legal)
-            return rec__fail(err, errcap, ENG_EILLEGAL_MOVE,
+            return eng_seterr(err, errcap, ENG_EILLEGAL_MOVE,
                              "player %d cannot pass: %d legal move%s", s->to_move,
                              __builtin_popcountll(legal), __builtin_popcountll(legal) == 1 ? "" : "s");
     } else if ((me | opp) & (1ULL << m)) {
-        return rec__fail(err, errcap, ENG_EILLEGAL_MOVE, "%s is already occupied", ms);
+        return eng_seterr(err, errcap, ENG_EILLEGAL_MOVE, "%s is already occupied", ms);
     } else if (!(legal & (1ULL << m))) {
-        return rec__fail(err, errcap, ENG_EILLEGAL_MOVE, "%s flips no disc%s", ms,
+        return eng_seterr(err, errcap, ENG_EILLEGAL_MOVE, "%s flips no disc%s", ms,
                          legal ? "" : " (the player has no move and must pass)");
     }
     rec__applied(moves, nmoves, m);

@@ -53,16 +53,16 @@ static int rev_parse_move(const void *st, const json_t *move, eng_move *out, cha
     json_error_t e;
     if (!json_is_object(move) ||
         json_unpack_ex((json_t *)move, &e, JSON_STRICT, "{s:s}", "move", &text) != 0)
-        return rec__fail(err, errcap, ENG_EBAD_MOVE,
+        return eng_seterr(err, errcap, ENG_EBAD_MOVE,
                          "a move is {\"move\":\"d3\"} or {\"move\":\"pass\"}");
     int rc = rev_game.move_from_str(st, text, out);
     if (rc == ENG_EBAD_MOVE) {
         char q[REC_QUOTE_MAX];
-        return rec__fail(err, errcap, ENG_EBAD_MOVE, "%s is not a square or pass",
+        return eng_seterr(err, errcap, ENG_EBAD_MOVE, "%s is not a square or pass",
                          rec__quote(json_object_get(move, "move"), q));
     }
     if (rc)
-        return rec__fail(err, errcap, ENG_EILLEGAL_MOVE, "%s is not a legal move now", text);
+        return eng_seterr(err, errcap, ENG_EILLEGAL_MOVE, "%s is not a legal move now", text);
     return 1;
 }
 

@@ -504,10 +504,7 @@ function replayHistory(bin, rules, history, scores) {
 /*
  * Every field a server message may carry, per message type, and inside the
  * public Carcassonne state (docs/protocol.md). Anything else — a seed, the
- * bag's order, a token meant for another seat — is a leak. `closed` in board
- * entries is not in docs/protocol.md (which names a state-level `completed`
- * instead); it is public (derived from the board) and allowed here, and
- * reported as a documentation gap.
+ * bag's order, a token meant for another seat — is a leak.
  */
 const TOP = {
   welcome: ['type', 'id', 'protocol', 'server', 'capabilities', 'limits'],
@@ -524,13 +521,15 @@ const TOP = {
   update: ['type', 'match', 'turn', 'record', 'by', 'reason', 'scores', 'next', 'clocks', 'state'],
   game_over: ['type', 'match', 'scores', 'ranking', 'result'],
   resigned: ['type', 'id'],
+  matches: ['type', 'id', 'matches'],
+  games: ['type', 'id', 'games'],
+  bots: ['type', 'id', 'bots'],
 };
 TOP.resumed = TOP.joined;
 const STATE = ['turn', 'to_move', 'tile', 'phase', 'board', 'meeples', 'scores', 'meeples_left', 'bag',
-  'bag_left', 'discards', 'completed'];
+  'bag_left', 'discards'];
 const BOARD = ['x', 'y', 'tile', 'rot', 'closed'];
 const MEEPLE = ['x', 'y', 'port', 'seat'];
-const PORT = ['x', 'y', 'port'];
 const RECORD = ['player', 'tile', 'x', 'y', 'rot', 'meeple', 'discarded'];
 const CLOCK = ['seat', 'bank_ms', 'time_left_ms', 'grace_ms'];
 const SEAT = ['seat', 'kind', 'name', 'connected', 'takeover'];
@@ -563,8 +562,6 @@ function leaks(msg) {
       return;
     each(st.board, BOARD, where + '.board');
     each(st.meeples, MEEPLE, where + '.meeples');
-    if (st.completed !== undefined)
-      each(st.completed, PORT, where + '.completed');
     for (const [k, v] of Object.entries(st.bag || {}))
       if (!TILE.test(k) || !Number.isInteger(v) || v < 0)
         out.push(`${where}.bag.${k}=${v}`);
