@@ -24,6 +24,7 @@
  */
 #include "messages.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -738,8 +739,27 @@ int proto_decode(const char *buf, size_t len, proto_msg *m, json_t **id_out, cha
     json_error_t e;
     memset(&e, 0, sizeof e); /* see parse_fail() */
     json_t *root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &e);
-    if (!root)
-        return parse_fail(&c, &e);
+    if (!root) {
+        int prc = parse_fail(&c, &e);
+        /* A number beyond 64 bits elsewhere in a valid message: read it once
+         * more with such numbers as reals, only to echo a valid id. */
+        if (prc == ENG_EBAD_MESSAGE && id_out) {
+            json_error_t e2;
+            json_t *again = json_loadb(buf, len, JSON_REJECT_DUPLICATES | JSON_DECODE_INT_AS_REAL,
+                                       &e2);
+            json_t *id = json_is_object(again) ? json_object_get(again, "id") : NULL;
+            dctx quiet = c;
+            quiet.err = NULL;
+            quiet.errcap = 0;
+            if (id && json_is_string(id) && check_id(&quiet, id) == 0)
+                *id_out = json_incref(id);
+            else if (id && json_is_real(id) && fabs(json_real_value(id)) < 9007199254740992.0 &&
+                     json_real_value(id) == floor(json_real_value(id)))
+                *id_out = json_integer((json_int_t)json_real_value(id)); /* an exact integer */
+            json_decref(again);
+        }
+        return prc;
+    }
     int rc;
     if (!json_is_object(root)) {
         rc = fail(&c, ENG_EBAD_JSON, "a message must be one JSON object, not %s",

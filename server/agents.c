@@ -104,6 +104,12 @@ int agent_start(match *m, int seat, int64_t time_ms)
     return 0;
 }
 
+void agent_stop(match *m)
+{
+    if (m->job && !m->job->cancelled)
+        atomic_store(&m->job->stop, true); /* its best move so far still counts */
+}
+
 void agent_cancel(match *m)
 {
     agent_job *j = m->job;

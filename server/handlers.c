@@ -147,8 +147,7 @@ static void take_seat(conn *c, match *x, int seat, const char *type, const json_
     if (!t->resume[0])
         srv_random_token(t->resume, SRV_TOKEN_LEN);
     conn_sub_add(c, x, seat);
-    conn_send(c, match_table_view(x, type, seat, id));
-    match_seat_connected(x, seat, c);
+    match_seat_connected(x, seat, c, type, id);
 }
 
 static void join(conn *c, const proto_msg *m)
@@ -226,12 +225,14 @@ static void unspectate(conn *c, const proto_msg *m)
     conn_send(c, proto_reply("unspectated", m->id));
 }
 
-/* The seat this connection plays in a match: given by name, or the only
- * match it plays. Replies with an error and returns NULL if none. */
+/* The seat this connection plays: in the match named, or the only match it
+ * plays; when it holds several seats (a person playing two seats of one
+ * match, or several matches), the one seat that is to move. Replies with an
+ * error and returns NULL if that does not single out a seat. */
 static match *played_match(conn *c, const proto_msg *m, int *seat)
 {
-    match *x = NULL;
-    int count = 0;
+    match *x = NULL, *moving = NULL;
+    int count = 0, nmoving = 0, moving_seat = -1;
     for (int i = 0; i < c->nsubs; i++) {
         if (c->subs[i].seat < 0)
             continue;
@@ -240,11 +241,26 @@ static match *played_match(conn *c, const proto_msg *m, int *seat)
         x = c->subs[i].m;
         *seat = c->subs[i].seat;
         count++;
+        if (x->to_move == c->subs[i].seat) {
+            moving = x;
+            moving_seat = c->subs[i].seat;
+            nmoving++;
+        }
     }
     if (count == 1)
         return x;
+    if (count > 1 && nmoving == 1) {
+        *seat = moving_seat;
+        return moving;
+    }
+    if (count > 1 && nmoving == 0) {
+        conn_error(c, ENG_ENOT_YOUR_TURN, "none of the seats this connection holds is to move",
+                   m->id);
+        return NULL;
+    }
     if (count > 1) {
-        conn_error(c, ENG_EBAD_MESSAGE, "this connection plays several matches: name the match",
+        conn_error(c, ENG_EBAD_MESSAGE,
+                   "this connection holds seats to move in several matches: name the match",
                    m->id);
         return NULL;
     }

@@ -62,6 +62,7 @@ struct conn {
     char peer[64];               /* remote address, for logs */
     bool hello;                  /* hello received */
     bool closing;                /* close after the queue drains */
+    bool close_sent;             /* our close frame is out; awaiting the peer's */
     int close_status;            /* WebSocket close code to send */
     char close_reason[124];
     /* receive */
@@ -114,6 +115,7 @@ struct seat {
     int illegal;                      /* illegal moves so far */
     uint64_t gone_since;              /* loop ms when the connection dropped (0: none) */
     bool in_grace;                    /* the current move runs on the grace bank */
+    bool bot_stopping;                /* its search was told to stop at the deadline */
 };
 
 struct match {
@@ -175,7 +177,9 @@ json_t *match_summary(const match *m);
 /* Full table view for joined/resumed/spectating (new reference). */
 json_t *match_table_view(const match *m, const char *type, int seat, const json_t *id);
 /* A seat's connection joined / resumed / dropped. */
-void match_seat_connected(match *m, int seat, conn *c);
+/* Attach a connection to a seat, reply to it with the table view (`type`
+ * joined/resumed, echoing id), then start or continue play. */
+void match_seat_connected(match *m, int seat, conn *c, const char *type, const json_t *id);
 void match_seat_dropped(match *m, int seat);
 /* A move from a remote seat (borrowed JSON). Replies on c. */
 void match_remote_move(match *m, int seat, conn *c, const proto_msg *msg);
@@ -198,6 +202,8 @@ json_t *match_clocks(const match *m);
 int agent_start(match *m, int seat, int64_t time_ms);
 /* Ask a running search to stop; its result will be discarded. */
 void agent_cancel(match *m);
+/* Ask a running search to stop now and deliver its best move so far. */
+void agent_stop(match *m);
 
 /* ---- storage -------------------------------------------------------------------- */
 

@@ -59,8 +59,13 @@
 #define SRV_HANGUP_IDLE_S 45
 
 /* Safety margin subtracted from an in-process bot's time so that it answers
- * before its deadline even on a loaded machine. */
+ * before its deadline even on a loaded machine: this many milliseconds, or
+ * a twentieth of the time, whichever is more. */
 #define SRV_BOT_MARGIN_MS 50
+/* An in-process search still running at its deadline (a starved thread) is
+ * told to stop and its best move is taken if it arrives within this grace:
+ * the server's own bots never lose on time because of the machine's load. */
+#define SRV_BOT_STOP_GRACE_MS 1000
 
 /* Open seats one create_match may declare is bounded by the game (<= 5). */
 

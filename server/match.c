@@ -293,6 +293,11 @@ static void end_turn(match *m, const char *by, const char *reason)
     json_t *state = state_json(m);
     json_t *next = json_null();
     int p = m->g->current_player(m->st);
+    if (p == ENG_CHANCE) {
+        /* a dead tile was drawn: its seat draws again (the state says whose) */
+        json_t *tm = json_object_get(state, "to_move");
+        p = json_is_integer(tm) ? (int)json_integer_value(tm) : -1;
+    }
     if (p >= 0) {
         next = json_pack("{s:i}", "seat", p);
         json_t *tile = json_object_get(state, "tile");
@@ -420,8 +425,10 @@ static void ask(match *m, int p)
         play_random(m, p, "disconnect");
         return;
     }
+    t->bot_stopping = false;
     if (t->kind == SEAT_BOT) {
-        int64_t budget = allow - SRV_BOT_MARGIN_MS;
+        int64_t margin = allow / 20 > SRV_BOT_MARGIN_MS ? allow / 20 : SRV_BOT_MARGIN_MS;
+        int64_t budget = allow - margin;
         if (agent_start(m, p, budget > 1 ? budget : 1) != 0) {
             play_random(m, p, "internal");
             return;
@@ -556,6 +563,16 @@ static void on_timer(uv_timer_t *h)
     if (m->status != MATCH_LIVE)
         return;
     if (m->to_move >= 0 && now >= m->deadline) {
+        seat_t *t = &m->seats[m->to_move];
+        if (m->job && t->kind == SEAT_BOT && !t->bot_stopping) {
+            /* our own search overran (a starved thread): stop it and take
+             * its best move if it comes within the grace */
+            t->bot_stopping = true;
+            agent_stop(m);
+            m->deadline = now + SRV_BOT_STOP_GRACE_MS;
+            arm_timer(m);
+            return;
+        }
         timeout(m);
         return;
     }
@@ -572,28 +589,31 @@ static void on_timer(uv_timer_t *h)
 
 /* ---- events from connections and agents ------------------------------------------- */
 
-void match_seat_connected(match *m, int seat_no, conn *c)
+void match_seat_connected(match *m, int seat_no, conn *c, const char *type, const json_t *id)
 {
     seat_t *t = &m->seats[seat_no];
     t->conn = c;
     t->joined = true;
     t->gone_since = 0;
     t->takeover = false;
-    if (m->srv->db)
-        store_update_seats(m->srv, m);
+    bool start = false;
     if (m->status == MATCH_WAITING) {
-        bool all = true;
+        start = true;
         for (int i = 0; i < m->nseats; i++)
             if (m->seats[i].kind == SEAT_OPEN && !m->seats[i].joined)
-                all = false;
-        if (all) {
+                start = false;
+        if (start)
             m->status = MATCH_LIVE;
-            if (m->srv->db)
-                store_update_seats(m->srv, m);
-            srv_log(LOG_INFO, "match_started", "{s:s}", "match", m->id);
-            advance(m);
-            return;
-        }
+    }
+    if (m->srv->db)
+        store_update_seats(m->srv, m);
+    /* the reply first, showing the seat connected (and the match live if
+     * this join starts it); then whatever play it unblocks */
+    conn_send(c, match_table_view(m, type, seat_no, id));
+    if (start) {
+        srv_log(LOG_INFO, "match_started", "{s:s}", "match", m->id);
+        advance(m);
+        return;
     }
     if (m->status == MATCH_LIVE && m->to_move == seat_no)
         send_your_turn(m, seat_no);

@@ -208,6 +208,7 @@ static int receive(conn *c, struct lws *wsi, const char *in, size_t len)
 
 static int writeable(conn *c, struct lws *wsi)
 {
+    bool wrote = false;
     for (int k = 0; c->head && k < WRITES_PER_CALLBACK; k++) {
         /* after the first write, only while the socket takes more at once */
         if (k > 0 && lws_send_pipe_choked(wsi))
@@ -221,15 +222,35 @@ static int writeable(conn *c, struct lws *wsi)
             c->tail = NULL;
         c->queued -= o->len;
         free(o);
+        wrote = true;
     }
     if (c->head) {
         lws_callback_on_writable(wsi);
         return 0;
     }
-    if (c->closing) {
-        lws_close_reason(wsi, (enum lws_close_status)c->close_status,
-                         (unsigned char *)c->close_reason, strlen(c->close_reason));
-        return -1;
+    if (c->closing && wrote) {
+        /* the close frame goes in a callback of its own, after the last
+         * message has fully left: the client reads every reply first */
+        lws_callback_on_writable(wsi);
+        return 0;
+    }
+    if (c->closing && !c->close_sent) {
+        /* lws 4.1 kills the socket without a close frame when a callback
+         * returns -1, so clients saw 1006 and could lose the last replies.
+         * We send the close frame ourselves (opcode 8; lws' internal
+         * LWS_WRITE_CLOSE is 4) and let the client answer it: lws then ends
+         * the connection cleanly. A client that never answers is dropped by
+         * the timeout. */
+        unsigned char frame[LWS_PRE + 2 + sizeof c->close_reason];
+        size_t n = strlen(c->close_reason);
+        frame[LWS_PRE] = (unsigned char)(c->close_status >> 8);
+        frame[LWS_PRE + 1] = (unsigned char)(c->close_status & 0xff);
+        memcpy(frame + LWS_PRE + 2, c->close_reason, n);
+        c->close_sent = true;
+        lws_set_timeout(wsi, PENDING_TIMEOUT_CLOSE_ACK, 3);
+        if (lws_write(wsi, frame + LWS_PRE, 2 + n, (enum lws_write_protocol)4) < (int)(2 + n))
+            return -1;
+        return 0;
     }
     return 0;
 }
@@ -328,7 +349,11 @@ static void lws_log_to_ours(int level, const char *line)
 
 int net_start(srv *s, char *err, size_t errcap)
 {
-    lws_set_log_level(LLL_ERR | LLL_WARN, lws_log_to_ours);
+    /* TESSERA_LWS_DEBUG=1 shows libwebsockets' own notices and info (debugging) */
+    const char *dbg = getenv("TESSERA_LWS_DEBUG");
+    lws_set_log_level(dbg && *dbg == '1' ? LLL_ERR | LLL_WARN | LLL_NOTICE | LLL_INFO
+                                         : LLL_ERR | LLL_WARN,
+                      lws_log_to_ours);
     struct lws_context_creation_info info;
     memset(&info, 0, sizeof info);
     void *loops[1] = {s->loop};
