@@ -89,11 +89,16 @@ static void start_demo(srv *s)
         } else {
             p += strlen(p);
         }
-        snprintf(msg.seats[msg.nseats].bot, sizeof msg.seats[0].bot, "%s", start);
+        size_t len = strlen(start);
+        if (len == 0 || len >= sizeof msg.seats[0].bot) {
+            srv_log(LOG_ERROR, "demo_failed", "{s:s}", "reason", "a demo bot spec is empty or too long");
+            return;
+        }
+        memcpy(msg.seats[msg.nseats].bot, start, len + 1);
         msg.nseats++;
     }
     if (msg.nseats == 1) {
-        snprintf(msg.seats[1].bot, sizeof msg.seats[1].bot, "%s", msg.seats[0].bot);
+        memcpy(msg.seats[1].bot, msg.seats[0].bot, sizeof msg.seats[1].bot);
         msg.nseats = 2;
     }
     msg.tc.move_ms = 5000;
