@@ -21,6 +21,9 @@
 
 uint64_t srv_now(const srv *s)
 {
+    /* the loop's cached time can be stale by a whole batch of I/O; clocks
+     * are charged from it, so refresh it (a vDSO clock read) */
+    uv_update_time(s->loop);
     return uv_now(s->loop);
 }
 

@@ -228,6 +228,8 @@ test('a person plays a whole game against random with clicks and keys', withShot
       // drop the connection in the middle of our turn: the seat is resumed
       dropped = true;
       await p.page.evaluate(() => window.tessera.conn.drop());
+      await p.page.locator('#banner[data-kind="down"]').waitFor({timeout: 5000});
+      assert.equal(await p.page.locator('svg.board .cell').count(), 0, 'no move can be made while offline');
       await p.page.locator('body[data-conn="open"]').waitFor({timeout: 10000});
       turn = turn - 1;
       continue;

@@ -21,5 +21,5 @@ else()
     COMMAND ${CMAKE_COMMAND} -E echo
       "SKIPPED: node (Node.js) is not installed; scripts/deps.sh node installs it")
 endif()
-set_tests_properties(web_ui PROPERTIES LABELS "web" TIMEOUT 300
+set_tests_properties(web_ui PROPERTIES LABELS "web" TIMEOUT 300 COST 60
   SKIP_RETURN_CODE 77 SKIP_REGULAR_EXPRESSION "SKIPPED: ")
