@@ -77,6 +77,12 @@ static const bot_param common_params[] = {
 };
 #define NCOMMON ((int)(sizeof common_params / sizeof common_params[0]))
 
+const bot_param *bot_common_params(int *n)
+{
+    *n = NCOMMON;
+    return common_params;
+}
+
 static int parse_real(const char *s, double *out)
 {
     if (!*s)

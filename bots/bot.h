@@ -122,6 +122,8 @@ struct bot {
     void *impl;                      /* private to the bot type */
 };
 
+/* The options every bot takes besides its own (sims, ms, seed, mem). */
+const bot_param *bot_common_params(int *n);
 /* The registered bot types; *n receives their number. */
 const bot_type *const *bot_types(int *n);
 const bot_type *bot_find_type(const char *name);

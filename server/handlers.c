@@ -52,40 +52,51 @@ static const char *kind_name(bot_param_kind k)
     return "?";
 }
 
+static json_t *param_json(const bot_param *p);
+
 static void reply_bots(conn *c, const proto_msg *m)
 {
-    int n;
+    int n, ncommon;
     const bot_type *const *all = bot_types(&n);
+    const bot_param *common = bot_common_params(&ncommon);
     json_t *arr = json_array();
     for (int i = 0; i < n; i++) {
         json_t *opts = json_array();
-        for (int k = 0; k < all[i]->nparams; k++) {
-            const bot_param *p = &all[i]->params[k];
-            json_t *o = json_pack("{s:s, s:s, s:s}", "name", p->name, "kind", kind_name(p->kind),
-                                  "help", p->help);
-            if (p->kind == BOT_ENUM) {
-                json_t *ch = json_array();
-                for (int j = 0; p->choices[j]; j++)
-                    json_array_append_new(ch, json_string(p->choices[j]));
-                json_object_set_new(o, "choices", ch);
-                json_object_set_new(o, "default", json_string(p->choices[(int)p->def]));
-            } else if (p->kind == BOT_BOOL) {
-                json_object_set_new(o, "default", json_boolean(p->def != 0));
-            } else if (p->kind == BOT_LIST) {
-                json_object_set_new(o, "default", json_string(p->def_list ? p->def_list : ""));
-            } else {
-                json_object_set_new(o, "default", json_real(p->def));
-                json_object_set_new(o, "min", json_real(p->min));
-                json_object_set_new(o, "max", json_real(p->max));
-            }
-            json_array_append_new(opts, o);
-        }
+        for (int k = 0; k < all[i]->nparams; k++)
+            json_array_append_new(opts, param_json(&all[i]->params[k]));
         json_array_append_new(arr, json_pack("{s:s, s:s, s:o}", "name", all[i]->name, "summary",
                                              all[i]->summary, "options", opts));
     }
+    json_t *copts = json_array();
+    for (int k = 0; k < ncommon; k++)
+        json_array_append_new(copts, param_json(&common[k]));
     json_t *r = proto_reply("bots", m->id);
     json_object_set_new(r, "bots", arr);
+    json_object_set_new(r, "common_options", copts); /* every bot takes these too */
     conn_send(c, r);
+}
+
+/* One bot option as `bots` lists it: name, kind, help, default, range/choices. */
+static json_t *param_json(const bot_param *p)
+{
+    json_t *o = json_pack("{s:s, s:s, s:s}", "name", p->name, "kind", kind_name(p->kind), "help",
+                          p->help);
+    if (p->kind == BOT_ENUM) {
+        json_t *ch = json_array();
+        for (int j = 0; p->choices[j]; j++)
+            json_array_append_new(ch, json_string(p->choices[j]));
+        json_object_set_new(o, "choices", ch);
+        json_object_set_new(o, "default", json_string(p->choices[(int)p->def]));
+    } else if (p->kind == BOT_BOOL) {
+        json_object_set_new(o, "default", json_boolean(p->def != 0));
+    } else if (p->kind == BOT_LIST) {
+        json_object_set_new(o, "default", json_string(p->def_list ? p->def_list : ""));
+    } else {
+        json_object_set_new(o, "default", json_real(p->def));
+        json_object_set_new(o, "min", json_real(p->min));
+        json_object_set_new(o, "max", json_real(p->max));
+    }
+    return o;
 }
 
 static void reply_matches(conn *c, const proto_msg *m)
@@ -320,8 +331,9 @@ static void replay(conn *c, const proto_msg *m)
 {
     json_t *rec = NULL;
     const json_t *result = NULL;
+    match *x = NULL;
     if (m->match) {
-        match *x = need_match(c, m->match, m->id);
+        x = need_match(c, m->match, m->id);
         if (!x)
             return;
         /* the completed turns (a live match may be inside a turn) */
@@ -365,8 +377,10 @@ static void replay(conn *c, const proto_msg *m)
     json_t *r = proto_reply("replayed", m->id);
     json_object_set_new(r, "game", json_string(g->name));
     json_object_set_new(r, "rules", wire_rules_json(g, &out.rules));
-    if (m->match)
+    if (m->match) {
         json_object_set_new(r, "match", json_string(m->match));
+        json_object_set_new(r, "seats", match_seats_json(x));
+    }
     json_object_set_new(r, "initial", initial);
     json_object_set_new(r, "turns", acc.turns);
     json_object_set_new(r, "finished", json_boolean(out.finished));

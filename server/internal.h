@@ -194,6 +194,8 @@ void match_add_spectator(match *m, conn *c);
 void match_remove_spectator(match *m, conn *c);
 /* Clock view per seat (new reference). */
 json_t *match_clocks(const match *m);
+/* Seats view: kind, name, connected (new reference). */
+json_t *match_seats_json(const match *m);
 
 /* ---- agents -------------------------------------------------------------------- */
 

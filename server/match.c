@@ -80,7 +80,10 @@ static int64_t base_allowance(const match *m, const seat_t *t)
     return t->moves == 0 ? m->tc.first_move_ms : m->tc.move_ms;
 }
 
-json_t *match_clocks(const match *m)
+/* The clocks. `next` >= 0 names the seat about to be asked (an update goes
+ * out just before its deadline is armed): its time left is its full
+ * allowance, so spectators can count down too. */
+static json_t *clocks_json(const match *m, int next)
 {
     json_t *a = json_array();
     uint64_t now = srv_now(m->srv);
@@ -89,15 +92,38 @@ json_t *match_clocks(const match *m)
         json_t *o = json_pack("{s:i, s:I}", "seat", i, "bank_ms", (json_int_t)t->bank_ms);
         if (m->pol.timeout == PROTO_TIMEOUT_GRACE)
             json_object_set_new(o, "grace_ms", json_integer(t->grace_ms));
-        if (m->to_move == i && m->status == MATCH_LIVE)
-            json_object_set_new(o, "time_left_ms",
-                                json_integer(m->deadline > now ? (json_int_t)(m->deadline - now) : 0));
+        if (m->status == MATCH_LIVE && (m->to_move == i || (m->to_move < 0 && next == i))) {
+            json_int_t left = m->to_move == i
+                                  ? (m->deadline > now ? (json_int_t)(m->deadline - now) : 0)
+                                  : (json_int_t)(base_allowance(m, t) + t->bank_ms);
+            json_object_set_new(o, "time_left_ms", json_integer(left));
+            json_object_set_new(o, "deadline", json_integer(srv_epoch_ms() + left));
+        }
         json_array_append_new(a, o);
     }
     return a;
 }
 
-static json_t *seats_json(const match *m)
+json_t *match_clocks(const match *m)
+{
+    return clocks_json(m, -1);
+}
+
+/* The time control and policies, as create_match takes them. */
+static json_t *rules_of_play(const match *m)
+{
+    return json_pack("{s:{s:I, s:I, s:I, s:I}, s:{s:s, s:s, s:i, s:s, s:I, s:I}}", "time_control",
+                     "move_ms", (json_int_t)m->tc.move_ms, "first_move_ms",
+                     (json_int_t)m->tc.first_move_ms, "bank_ms", (json_int_t)m->tc.bank_ms,
+                     "increment_ms", (json_int_t)m->tc.increment_ms, "policies", "timeout",
+                     proto_timeout_name(m->pol.timeout), "illegal",
+                     proto_illegal_name(m->pol.illegal), "max_illegal", m->pol.max_illegal,
+                     "disconnect", proto_disconnect_name(m->pol.disconnect), "reconnect_grace_ms",
+                     (json_int_t)m->pol.reconnect_grace_ms, "grace_ms",
+                     (json_int_t)m->pol.grace_ms);
+}
+
+json_t *match_seats_json(const match *m)
 {
     json_t *a = json_array();
     for (int i = 0; i < m->nseats; i++) {
@@ -118,12 +144,13 @@ json_t *match_summary(const match *m)
     json_t *o = json_pack("{s:s, s:s, s:o, s:s, s:i, s:o, s:o, s:I}", "match", m->id, "game",
                           m->g->name, "rules", wire_rules_json(m->g, &m->rules), "status",
                           status_name(m->status), "turn", m->turns, "scores", scores_json(m),
-                          "seats", seats_json(m), "created", (json_int_t)m->created_ms);
+                          "seats", match_seats_json(m), "created", (json_int_t)m->created_ms);
     int p = m->g->current_player(m->st);
     json_object_set_new(o, "to_move", m->status == MATCH_LIVE && p >= 0 ? json_integer(p) : json_null());
     json_object_set_new(o, "result", m->result ? json_incref(m->result) : json_null());
     if (m->demo)
         json_object_set_new(o, "demo", json_true());
+    json_object_update_new(o, rules_of_play(m));
     return o;
 }
 
@@ -138,11 +165,12 @@ json_t *match_table_view(const match *m, const char *type, int seat, const json_
     json_object_set_new(r, "game", json_string(m->g->name));
     json_object_set_new(r, "rules", wire_rules_json(m->g, &m->rules));
     json_object_set_new(r, "status", json_string(status_name(m->status)));
-    json_object_set_new(r, "seats", seats_json(m));
+    json_object_set_new(r, "seats", match_seats_json(m));
     json_object_set_new(r, "history", json_incref(m->history));
     json_object_set_new(r, "state", m->wire->state(m->st));
     json_object_set_new(r, "clocks", match_clocks(m));
     json_object_set_new(r, "result", m->result ? json_incref(m->result) : json_null());
+    json_object_update_new(r, rules_of_play(m));
     return r;
 }
 
@@ -307,7 +335,7 @@ static void end_turn(match *m, const char *by, const char *reason)
     json_t *msg = json_pack("{s:s, s:s, s:i, s:o, s:s, s:o, s:o, s:o, s:o}", "type", "update",
                             "match", m->id, "turn", m->turns, "record", record, "by",
                             by ? by : "player", "scores", scores_json(m), "next", next, "clocks",
-                            match_clocks(m), "state", state);
+                            clocks_json(m, p), "state", state);
     if (reason)
         json_object_set_new(msg, "reason", json_string(reason));
     each_at_table(m, msg);

@@ -512,9 +512,9 @@ const TOP = {
   error: ['type', 'id', 'code', 'message'],
   match_created: ['type', 'id', 'match', 'seats'],
   joined: ['type', 'id', 'match', 'seat', 'resume_token', 'game', 'rules', 'status', 'seats', 'history',
-    'state', 'clocks', 'result'],
+    'state', 'clocks', 'result', 'time_control', 'policies'],
   spectating: ['type', 'id', 'match', 'game', 'rules', 'status', 'seats', 'history', 'state', 'clocks',
-    'result'],
+    'result', 'time_control', 'policies'],
   unspectated: ['type', 'id'],
   your_turn: ['type', 'id', 'match', 'seat', 'turn', 'state', 'legal', 'time_left_ms', 'deadline', 'clocks'],
   move_accepted: ['type', 'id', 'match', 'turn'],
@@ -523,7 +523,7 @@ const TOP = {
   resigned: ['type', 'id'],
   matches: ['type', 'id', 'matches'],
   games: ['type', 'id', 'games'],
-  bots: ['type', 'id', 'bots'],
+  bots: ['type', 'id', 'bots', 'common_options'],
 };
 TOP.resumed = TOP.joined;
 const STATE = ['turn', 'to_move', 'tile', 'phase', 'board', 'meeples', 'scores', 'meeples_left', 'bag',
@@ -531,7 +531,7 @@ const STATE = ['turn', 'to_move', 'tile', 'phase', 'board', 'meeples', 'scores',
 const BOARD = ['x', 'y', 'tile', 'rot', 'closed'];
 const MEEPLE = ['x', 'y', 'port', 'seat'];
 const RECORD = ['player', 'tile', 'x', 'y', 'rot', 'meeple', 'discarded'];
-const CLOCK = ['seat', 'bank_ms', 'time_left_ms', 'grace_ms'];
+const CLOCK = ['seat', 'bank_ms', 'time_left_ms', 'deadline', 'grace_ms'];
 const SEAT = ['seat', 'kind', 'name', 'connected', 'takeover'];
 const LEGAL = ['x', 'y', 'rot', 'meeples'];
 const RESULT = ['reason', 'winners', 'ranking', 'scores', 'seat', 'detail'];
@@ -580,6 +580,11 @@ function leaks(msg) {
     each(msg.seats, SEAT, msg.type + '.seats');
     each(msg.history, RECORD, msg.type + '.history');
     only(msg.rules, ['players', 'tiny_city', 'farms'], msg.type + '.rules');
+    if (msg.time_control !== undefined)
+      only(msg.time_control, ['move_ms', 'first_move_ms', 'bank_ms', 'increment_ms'], msg.type + '.time_control');
+    if (msg.policies !== undefined)
+      only(msg.policies, ['timeout', 'illegal', 'max_illegal', 'disconnect', 'reconnect_grace_ms', 'grace_ms'],
+        msg.type + '.policies');
   }
   if (msg.type === 'update') {
     only(msg.record, RECORD, 'update.record');

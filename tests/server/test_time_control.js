@@ -138,6 +138,9 @@ test('clocks: first-move allowance, per-move limit, bank and increment', async (
     policies: { timeout: 'forfeit' },
   });
   assert.deepEqual(joined.clocks.map((k) => k.bank_ms), [BANK, BANK], 'every seat starts with the bank');
+  assert.deepEqual(joined.time_control, { move_ms: MOVE, first_move_ms: FIRST, bank_ms: BANK, increment_ms: INC },
+    'joined names the time control');
+  assert.equal(joined.policies.timeout, 'forfeit', 'joined names the policies');
   const r = rng(9);
   /* Think times: the first move is free, the second 150 ms over the limit,
    * the third 400 ms over. The server charges from when it sent your_turn
@@ -166,6 +169,14 @@ test('clocks: first-move allowance, per-move limit, bank and increment', async (
     c.send({ type: 'move', turn: yt.turn, move: randomMove(yt, r) });
     const up = await c.expect((m) => m.type === 'update' && m.turn === yt.turn);
     assert.equal(up.by, 'player', `turn ${yt.turn} played by the seat (not by a policy)`);
+    /* the update gives the seat asked next its whole allowance, so watchers can count down */
+    if (up.next) {
+      const nc = up.clocks[up.next.seat];
+      assert.ok(Number.isInteger(nc.time_left_ms) && nc.time_left_ms >= MOVE && nc.time_left_ms <= FIRST + nc.bank_ms,
+        `turn ${yt.turn}: the next seat's time_left_ms ${nc.time_left_ms} is its allowance plus bank`);
+      assert.ok(Math.abs(nc.deadline - (up.at + nc.time_left_ms)) < 1000, 'update deadline is epoch ms');
+      assert.equal(up.clocks[1 - up.next.seat].time_left_ms, undefined, 'only the seat asked next has time_left_ms');
+    }
     const usedMin = thinks[k], usedMax = up.at - sentPrev;
     const over = (used) => Math.max(0, used - base);
     const hi = bank - Math.min(bank, over(usedMin)) + INC; /* the least the server may charge */
