@@ -14,7 +14,7 @@
  *
  * Reasons are written in our own words, printable ASCII only: untrusted text
  * (keys, values, jansson's parse messages that quote the input) appears only
- * through quote(), which shows at most 16 characters and turns anything
+ * through rec__quote() and rec__quote_bytes(), which show at most 16 characters and turns anything
  * outside printable ASCII into '?'. A reason names the message type and the
  * field ("join: seat must be 0 to 4, not 9"), so a client can fix its code.
  *
@@ -150,28 +150,6 @@ static int fail(dctx *c, int code, const char *fmt, ...)
     return code;
 }
 
-/* A printable excerpt of untrusted bytes, in double quotes: at most 16
- * characters, anything outside printable ASCII (and the quote and backslash,
- * so the excerpt reads unambiguously) as '?', "..." when cut. Looks like
- * rec__quote(), which takes a JSON string; this one takes bytes (keys). */
-static const char *quote(const char *s, size_t len, char buf[REC_QUOTE_MAX])
-{
-    enum { SHOWN = 16 };
-    size_t o = 0;
-    buf[o++] = '"';
-    for (size_t i = 0; i < len && i < SHOWN; i++) {
-        unsigned char ch = (unsigned char)s[i];
-        buf[o++] = ch >= 0x20 && ch < 0x7f && ch != '"' && ch != '\\' ? (char)ch : '?';
-    }
-    buf[o++] = '"';
-    if (len > SHOWN) {
-        memcpy(buf + o, "...", 3);
-        o += 3;
-    }
-    buf[o] = 0;
-    return buf;
-}
-
 /* jansson's parse message in printable ASCII, cut to fit: it quotes the
  * input near the error ("invalid token near 'tru'"). */
 static void sanitize(const char *in, char *out, size_t cap)
@@ -211,8 +189,8 @@ static int shape_fail(dctx *c, json_t *obj, const char *where, const field *fiel
             i++;
         if (i == n)
             return where ? fail(c, ENG_EBAD_MESSAGE, "unknown field %s in %s",
-                                quote(key, strlen(key), q), where)
-                         : fail(c, ENG_EBAD_MESSAGE, "unknown field %s", quote(key, strlen(key), q));
+                                rec__quote_bytes(key, strlen(key), q), where)
+                         : fail(c, ENG_EBAD_MESSAGE, "unknown field %s", rec__quote_bytes(key, strlen(key), q));
     }
     for (int i = 0; i < n; i++)
         if (fields[i].required && !json_object_get(obj, fields[i].name))

@@ -57,7 +57,7 @@ const char *rec__type_name(const json_t *v)
     return "?";
 }
 
-static const char *quote_bytes(const char *s, size_t len, char buf[REC_QUOTE_MAX])
+const char *rec__quote_bytes(const char *s, size_t len, char buf[REC_QUOTE_MAX])
 {
     enum { SHOWN = 16 };
     size_t o = 0;
@@ -78,8 +78,8 @@ static const char *quote_bytes(const char *s, size_t len, char buf[REC_QUOTE_MAX
 const char *rec__quote(const json_t *str, char buf[REC_QUOTE_MAX])
 {
     if (!json_is_string(str))
-        return quote_bytes("", 0, buf);
-    return quote_bytes(json_string_value(str), json_string_length(str), buf);
+        return rec__quote_bytes("", 0, buf);
+    return rec__quote_bytes(json_string_value(str), json_string_length(str), buf);
 }
 
 const char *rec__shape_error(const json_error_t *e, char buf[REC_SHAPE_MAX])
@@ -148,7 +148,7 @@ static int rules_from_json(const eng_game *g, const json_t *jr, eng_rules *r, ch
         int i = eng_option_index(g, key);
         if (i < 0)
             return eng_seterr(err, errcap, ENG_EBAD_RULE, "rules: %s has no rule %s", g->name,
-                             quote_bytes(key, strlen(key), q));
+                             rec__quote_bytes(key, strlen(key), q));
         const eng_option *op = &g->options[i];
         long long val;
         if (op->boolean) {

@@ -376,13 +376,14 @@ static void score_and_return(carc_state *s, int r)
     s->mee[r] = 0;
 }
 
-/* Points every player would add if the game ended now: each occupied
- * feature once, to the players with the most meeples on it. */
-static void end_points(const carc_state *s, int *pts)
+/* The features with meeples on them: each one's root, and the seats with
+ * the most meeples on it as a bit mask (ties share). Returns how many. */
+enum { CARC_MAX_HELD = ENG_MAX_PLAYERS * CARC_MEEPLES };
+static int held_features(const carc_state *s, uint8_t roots[CARC_MAX_HELD],
+                         uint8_t holders[CARC_MAX_HELD])
 {
     uint8_t slot[CARC_MAX_NODES];
-    uint8_t roots[ENG_MAX_PLAYERS * CARC_MEEPLES];
-    uint8_t cnt[ENG_MAX_PLAYERS * CARC_MEEPLES][ENG_MAX_PLAYERS];
+    uint8_t cnt[CARC_MAX_HELD][ENG_MAX_PLAYERS];
     int nr = 0;
     memset(slot, 0xff, sizeof slot);
     for (int i = 0; i < s->nmeeples; i++) {
@@ -400,9 +401,24 @@ static void end_points(const carc_state *s, int *pts)
         for (int p = 0; p < s->rules.players; p++)
             if (cnt[k][p] > best)
                 best = cnt[k][p];
-        int v = value_of_root(s, roots[k]);
+        holders[k] = 0;
         for (int p = 0; p < s->rules.players; p++)
             if (cnt[k][p] == best)
+                holders[k] |= (uint8_t)(1u << p);
+    }
+    return nr;
+}
+
+/* Points every player would add if the game ended now: each occupied
+ * feature once, to the players with the most meeples on it. */
+static void end_points(const carc_state *s, int *pts)
+{
+    uint8_t roots[CARC_MAX_HELD], holders[CARC_MAX_HELD];
+    int nr = held_features(s, roots, holders);
+    for (int k = 0; k < nr; k++) {
+        int v = value_of_root(s, roots[k]);
+        for (int p = 0; p < s->rules.players; p++)
+            if (holders[k] >> p & 1)
                 pts[p] += v;
     }
 }
@@ -416,31 +432,14 @@ static void end_points(const carc_state *s, int *pts)
  * "Controls" means having the most meeples on the feature (ties: all of them). */
 double carc_heyden(const carc_state *s, int player)
 {
-    uint8_t slot[CARC_MAX_NODES];
-    uint8_t roots[ENG_MAX_PLAYERS * CARC_MEEPLES];
-    uint8_t cnt[ENG_MAX_PLAYERS * CARC_MEEPLES][ENG_MAX_PLAYERS];
-    int nr = 0, np = s->rules.players;
-    memset(slot, 0xff, sizeof slot);
-    for (int i = 0; i < s->nmeeples; i++) {
-        int r = find(s, s->meeple[i].node);
-        if (slot[r] == 0xff) {
-            slot[r] = (uint8_t)nr;
-            roots[nr] = (uint8_t)r;
-            memset(cnt[nr], 0, sizeof cnt[nr]);
-            nr++;
-        }
-        cnt[slot[r]][s->meeple[i].player]++;
-    }
+    uint8_t roots[CARC_MAX_HELD], holders[CARC_MAX_HELD];
+    int nr = held_features(s, roots, holders), np = s->rules.players;
     double other[ENG_MAX_PLAYERS] = {0}, city[ENG_MAX_PLAYERS] = {0};
     int thin_fields = 0;
     for (int k = 0; k < nr; k++) {
-        int best = 0;
-        for (int p = 0; p < np; p++)
-            if (cnt[k][p] > best)
-                best = cnt[k][p];
         int r = roots[k], v = value_of_root(s, r);
         for (int p = 0; p < np; p++) {
-            if (cnt[k][p] != best)
+            if (!(holders[k] >> p & 1))
                 continue;
             if (s->kind[r] == CARC_CITY)
                 city[p] += v;

@@ -71,6 +71,8 @@ const char *rec__type_name(const json_t *v);
  * reaches a terminal or a log unfiltered. Writes to buf, returns buf. */
 #define REC_QUOTE_MAX 24
 const char *rec__quote(const json_t *str, char buf[REC_QUOTE_MAX]);
+/* The same for untrusted bytes (an object key, say). */
+const char *rec__quote_bytes(const char *s, size_t len, char buf[REC_QUOTE_MAX]);
 
 /* Shared by the codecs: jansson's strict-unpack message in our words
  * ("unknown key(s): meeple2", "missing key: tile"). Writes to buf, returns

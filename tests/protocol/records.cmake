@@ -9,6 +9,6 @@ add_test(NAME test_records_slow COMMAND test_records 100000)
 set_tests_properties(test_records_slow PROPERTIES LABELS slow TIMEOUT 3600)
 
 tessera_add_test(test_record_cases
-  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_record_cases.c
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_record_cases.c ${CMAKE_CURRENT_LIST_DIR}/case_dirs.c
   LIBS tessera_protocol
   ARGS ${CMAKE_CURRENT_LIST_DIR}/cases)

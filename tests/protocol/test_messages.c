@@ -19,6 +19,8 @@
 
 #include <cmocka.h>
 
+#include "case_dirs.h"
+
 #include "protocol/messages.h"
 
 static const char *docs_dir;
@@ -58,28 +60,6 @@ static void decode_err(const char *text, size_t len, int code, const char *want)
         fail_msg("decode of %.80s: reason '%s' lacks '%s'", text, err, want);
     assert_null(m.root);
     json_decref(id);
-}
-
-static char *read_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = n >= 0 ? malloc((size_t)n + 1) : NULL;
-    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-        free(buf);
-        buf = NULL;
-    }
-    fclose(f);
-    if (buf) {
-        buf[n] = 0;
-        if (len)
-            *len = (size_t)n;
-    }
-    return buf;
 }
 
 static json_t *load_schema(const char *name)
@@ -1040,7 +1020,7 @@ static void test_doc_examples(void **state)
     (void)state;
     char path[4096];
     snprintf(path, sizeof path, "%s/protocol.md", docs_dir);
-    char *doc = read_file(path, NULL);
+    char *doc = case_slurp(path, NULL);
     if (!doc)
         fail_msg("cannot read %s", path);
     int count[PROTO_NTYPES] = {0};
@@ -1090,7 +1070,7 @@ static void test_corpus(void **state)
         char path[4096];
         snprintf(path, sizeof path, "%s/%s", corpus_dir, e->d_name);
         size_t len;
-        char *buf = read_file(path, &len);
+        char *buf = case_slurp(path, &len);
         assert_non_null(buf);
         proto_msg m;
         char err[256];

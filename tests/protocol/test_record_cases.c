@@ -10,7 +10,6 @@
  * case directory named `valid-*` must replay without error instead ("ok 0").
  * Cases found by fuzzing carry the prefix `fuzz-` and say so in a README.
  */
-#include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -20,42 +19,14 @@
 
 #include <cmocka.h>
 
+#include "case_dirs.h"
+
 #include "protocol/record.h"
 
 /* Fewer cases than this means the directory is wrong, not that all passed. */
 #define MIN_CASES 25
 
 static const char *cases_dir;
-
-/* Read a whole file into a new NUL-terminated buffer; NULL if it cannot. */
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    size_t cap = 4096, n = 0;
-    char *buf = malloc(cap + 1);
-    while (buf) {
-        size_t got = fread(buf + n, 1, cap - n, f);
-        n += got;
-        if (n < cap)
-            break;
-        char *nb = realloc(buf, 2 * cap + 1);
-        if (!nb) {
-            free(buf);
-            buf = NULL;
-            break;
-        }
-        buf = nb;
-        cap *= 2;
-    }
-    fclose(f);
-    if (buf) {
-        buf[n] = 0;
-        *len = n;
-    }
-    return buf;
-}
 
 static void run_case(void **state)
 {
@@ -64,7 +35,7 @@ static void run_case(void **state)
     size_t len, elen;
 
     snprintf(path, sizeof path, "%s/%s/expected", cases_dir, name);
-    char *expected = slurp(path, &elen);
+    char *expected = case_slurp(path, &elen);
     if (!expected)
         fail_msg("%s: cannot read", path);
     char code[64], want_text[512] = "";
@@ -81,7 +52,7 @@ static void run_case(void **state)
         fail_msg("%s: unknown error code '%s'", path, code);
 
     snprintf(path, sizeof path, "%s/%s/input.json", cases_dir, name);
-    char *input = slurp(path, &len);
+    char *input = case_slurp(path, &len);
     if (!input)
         fail_msg("%s: cannot read", path);
 
@@ -98,11 +69,6 @@ static void run_case(void **state)
     free(expected);
 }
 
-static int by_name(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -110,54 +76,5 @@ int main(int argc, char **argv)
         return 2;
     }
     cases_dir = argv[1];
-    DIR *d = opendir(cases_dir);
-    if (!d) {
-        perror(cases_dir);
-        return 1;
-    }
-    char **names = NULL;
-    size_t n = 0, cap = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        if (e->d_name[0] == '.')
-            continue;
-        char path[4096];
-        snprintf(path, sizeof path, "%s/%s/input.json", cases_dir, e->d_name);
-        FILE *f = fopen(path, "rb");
-        if (!f)
-            continue; /* not a case directory (a README, ...) */
-        fclose(f);
-        if (n == cap) {
-            cap = cap ? 2 * cap : 64;
-            char **nn = realloc(names, cap * sizeof *names);
-            if (!nn)
-                return 1;
-            names = nn;
-        }
-        names[n] = strdup(e->d_name);
-        if (!names[n])
-            return 1;
-        n++;
-    }
-    closedir(d);
-    if (n < MIN_CASES) {
-        fprintf(stderr, "%s: only %zu cases (expected at least %d)\n", cases_dir, n, MIN_CASES);
-        return 1;
-    }
-    qsort(names, n, sizeof *names, by_name);
-
-    struct CMUnitTest *tests = calloc(n, sizeof *tests);
-    if (!tests)
-        return 1;
-    for (size_t i = 0; i < n; i++) {
-        tests[i].name = names[i];
-        tests[i].test_func = run_case;
-        tests[i].initial_state = names[i];
-    }
-    int failed = _cmocka_run_group_tests("record_cases", tests, n, NULL, NULL);
-    free(tests);
-    for (size_t i = 0; i < n; i++)
-        free(names[i]);
-    free(names);
-    return failed;
+    return case_dirs_run("record_cases", cases_dir, "input.json", MIN_CASES, run_case);
 }
