@@ -268,7 +268,8 @@ struct srv {
     uint64_t next_conn_id;
     match *matches;
     int nlive;                        /* waiting + live */
-    int nfinished;
+    int nfinished;                    /* finished matches held in memory */
+    uint64_t finished;                /* matches finished since start */
     store *db;
     int jobs;                         /* in-process searches running */
     uint64_t moves;                   /* turns played since start */

@@ -267,6 +267,7 @@ static void finish(match *m, const char *reason, int faulty, const char *detail)
         store_finish(m->srv, m);
     m->srv->nlive--;
     m->srv->nfinished++;
+    m->srv->finished++;
     srv_log(LOG_INFO, "match_finished", "{s:s, s:s, s:O}", "match", m->id, "reason", reason,
             "scores", json_object_get(m->result, "scores"));
 

@@ -150,4 +150,16 @@ test('server_stats counts what happened', async (t) => {
   assert.ok(after.moves >= before.moves + 71, `moves ${before.moves} -> ${after.moves}`);
   assert.ok(after.uptime_ms >= before.uptime_ms);
   assert.ok(after.rss_peak_kb > 0);
+  assert.equal(after.matches_kept, before.matches_kept + 1, 'the finished match is kept in memory');
+
+  /* counters are since this process started; what is kept comes back from the journal */
+  await srv.stop();
+  await srv.restart();
+  const c2 = await Client.connect(srv.url, { name: 'operator2' });
+  const fresh = await c2.request({ type: 'server_stats' }, 'stats');
+  assert.equal(fresh.matches_finished, 0, 'no match has finished in this process yet');
+  assert.equal(fresh.moves, 0);
+  assert.ok(fresh.matches_kept >= 1, `the finished match is restored (${fresh.matches_kept} kept)`);
+  const listed = await c2.request({ type: 'list_matches', status: 'finished' }, 'matches');
+  assert.equal(listed.matches.length, fresh.matches_kept, 'matches_kept is what list_matches can show');
 });
