@@ -145,11 +145,37 @@ static match *need_match(conn *c, const char *id, const json_t *msg_id)
     return x;
 }
 
+/* Room for one more seat on this connection (SRV_MAX_SEATS_PER_CONN):
+ * seats in finished matches are let go first. */
+static bool seat_room(conn *c, match *x, int seat)
+{
+    int held = 0;
+    for (int i = 0; i < c->nsubs; i++) {
+        if (c->subs[i].m == x && c->subs[i].seat == seat)
+            return true; /* holds it already */
+        held += c->subs[i].seat >= 0;
+    }
+    for (int i = c->nsubs - 1; i >= 0 && held >= SRV_MAX_SEATS_PER_CONN; i--) {
+        conn_sub s = c->subs[i];
+        if (s.seat >= 0 && s.m->status == MATCH_FINISHED) {
+            s.m->seats[s.seat].conn = NULL;
+            conn_sub_remove(c, s.m, s.seat);
+            held--;
+        }
+    }
+    return held < SRV_MAX_SEATS_PER_CONN;
+}
+
 /* Take a seat for this connection: the previous holder, if any, is told
  * and loses it (resume always wins). */
 static void take_seat(conn *c, match *x, int seat, const char *type, const json_t *id)
 {
     struct seat *t = &x->seats[seat];
+    if (!seat_room(c, x, seat)) {
+        conn_error(c, ENG_ETOO_MANY, "this connection holds too many seats in matches not yet over",
+                   id);
+        return;
+    }
     if (t->conn && t->conn != c) {
         conn_error(t->conn, ENG_ESEAT_TAKEN, "another connection resumed this seat", NULL);
         conn_sub_remove(t->conn, x, seat);
@@ -157,7 +183,10 @@ static void take_seat(conn *c, match *x, int seat, const char *type, const json_
     }
     if (!t->resume[0])
         srv_random_token(t->resume, SRV_TOKEN_LEN);
-    conn_sub_add(c, x, seat);
+    if (!conn_sub_add(c, x, seat)) { /* not reached: seat_room() made room */
+        conn_error(c, ENG_EINTERNAL, "no room to hold the seat", id);
+        return;
+    }
     match_seat_connected(x, seat, c, type, id);
 }
 

@@ -78,7 +78,7 @@ struct conn {
     uint64_t tokens_at_ms;
     int floods;
     /* matches this connection plays or watches */
-    conn_sub subs[SRV_MAX_SPECTATING + ENG_MAX_PLAYERS];
+    conn_sub subs[SRV_MAX_SPECTATING + SRV_MAX_SEATS_PER_CONN];
     int nsubs;
     conn *prev, *next;           /* srv->conns list */
 };
@@ -91,7 +91,8 @@ void conn_send_text(conn *c, const char *text, size_t len);
 void conn_error(conn *c, int code, const char *message, const json_t *id);
 /* Send what is queued, then close with this status and reason. */
 void conn_close_after(conn *c, int status, const char *reason);
-void conn_sub_add(conn *c, match *m, int seat);
+/* false when the table is full (callers check their limits first). */
+bool conn_sub_add(conn *c, match *m, int seat);
 void conn_sub_remove(conn *c, match *m, int seat);
 
 /* ---- matches --------------------------------------------------------------------- */

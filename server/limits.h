@@ -48,6 +48,10 @@
 #define SRV_MAX_SPECTATORS 1000
 /* Matches one connection may spectate at once. */
 #define SRV_MAX_SPECTATING 64
+/* Seats one connection may hold at once in matches not yet over (a bot
+ * playing several matches on one connection); seats in finished matches
+ * are let go to make room. Bounds the per-connection subscription table. */
+#define SRV_MAX_SEATS_PER_CONN 32
 
 /* A connection must say hello within this time, or it is closed: a TCP
  * connection that never speaks only holds a slot. */

@@ -776,6 +776,8 @@ void match_add_spectator(match *m, conn *c)
     for (int i = 0; i < m->nspect; i++)
         if (m->spect[i] == c)
             return;
+    if (!conn_sub_add(c, m, -1))
+        return; /* not reached: spectate checks SRV_MAX_SPECTATING first */
     if (m->nspect == m->capspect) {
         int cap = m->capspect ? m->capspect * 2 : 4;
         conn **p = realloc(m->spect, (size_t)cap * sizeof *p);
@@ -785,7 +787,6 @@ void match_add_spectator(match *m, conn *c)
         m->capspect = cap;
     }
     m->spect[m->nspect++] = c;
-    conn_sub_add(c, m, -1);
 }
 
 void match_remove_spectator(match *m, conn *c)

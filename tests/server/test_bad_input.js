@@ -410,6 +410,48 @@ describe('bad input', () => {
   });
 
   /* -- floods and idle connections -- */
+  test('one connection holding seats and spectating past the limits: too_many, and closing it is safe', async () => {
+    /* 64 spectated matches + 32 seats fill the connection's table; the next
+     * seat is refused (it used to be attached without being tracked, and
+     * broadcast to after the connection was freed). A seat in a finished
+     * match is let go to make room. */
+    const SEATS = 32, WATCH = 64;
+    const host = await Client.connect(srv.url, { name: 'seathost' });
+    const made = [];
+    for (let i = 0; i < SEATS + WATCH + 1; i++) {
+      made.push(await createMatch(host, [{ open: true }, { open: true }], { time_control: { move_ms: 60000 } }));
+      if (i % 40 === 39)
+        await sleep(900); /* stay inside the rate limit */
+    }
+    const p = await Client.connect(srv.url, { name: 'seatholder' });
+    for (let i = 0; i < WATCH; i++)
+      await p.request({ type: 'spectate', match: made[SEATS + 1 + i].match }, 'spectating');
+    await sleep(1500);
+    for (let i = 0; i < SEATS; i++)
+      await join(p, made[i].match, 0, made[i].tokens[0]);
+    await sleep(1500);
+    const extra = made[SEATS];
+    const e = await p.request({ id: 'one-more', type: 'join', match: extra.match, seat: 0, token: extra.tokens[0] });
+    assert.ok(isError(e, 'too_many', 'one-more'), JSON.stringify(e));
+    /* finish one of the held matches: its seat is let go, and the join goes through */
+    await p.request({ type: 'resign', match: made[0].match }, 'resigned');
+    await join(p, extra.match, 0, extra.tokens[0]);
+    /* the refused and the held seats, then the connection goes away ... */
+    p.terminate();
+    await sleep(200);
+    /* ... and the matches it sat in go on: the other seat joins, updates go out */
+    const other = await Client.connect(srv.url, { name: 'seatother' });
+    for (const k of [1, SEATS - 1]) {
+      const j = await join(other, made[k].match, 1, made[k].tokens[1]);
+      assert.equal(j.seats[0].connected, false, 'the dropped seat shows as disconnected');
+    }
+    const ping = await other.request({ type: 'ping' });
+    assert.equal(ping.type, 'pong');
+    other.terminate();
+    host.terminate();
+    await bg.alive();
+  });
+
   test('a flood of messages: rate_limited, then closed; others unaffected', async () => {
     const c = await Client.connect(srv.url, { name: 'flood' });
     /* the burst and a little more: served, then told (and kept) */
