@@ -133,7 +133,8 @@ static int parse_value(const char *bot_name, const bot_param *p, const char *s, 
                         p->name);
         strcpy(buf, s);
         val->n = 0;
-        for (char *tok = strtok(buf, "/"); tok; tok = strtok(NULL, "/")) {
+        char *rest = NULL; /* strtok_r: bots are made on several threads at once */
+        for (char *tok = strtok_r(buf, "/", &rest); tok; tok = strtok_r(NULL, "/", &rest)) {
             if (val->n == BOT_LIST_MAX)
                 return eng_seterr(err, cap, ENG_EBAD_BOT_SPEC, "%s: option '%s' takes at most %d values",
                             bot_name, p->name, BOT_LIST_MAX);

@@ -337,6 +337,8 @@ static eng_move ea_choose(bot *b, const void *st, const bot_budget *budget, bot_
     eng_move m;
     if (g->current_player(st) == ENG_CHANCE)
         return eng_sample_chance(g, st, &b->rng); /* not a decision; be safe */
+    bot_clock clk; /* started first: reusing the tree counts against ms= too */
+    bot_clock_start(&clk, b, budget, mb->default_sims);
     if (mcts_bot_begin(mb, b, st, &m)) {
         snprintf(stats->info, sizeof stats->info, "second decision of the turn, from the search");
         return m;
@@ -344,8 +346,6 @@ static eng_move ea_choose(bot *b, const void *st, const bot_budget *budget, bot_
     int seat = g->current_player(st);
     int S = par->fitness_sims;
     mcts_tree *t = &mb->tree;
-    bot_clock clk;
-    bot_clock_start(&clk, b, budget, mb->default_sims);
 
     /* The evolution's own budget, and with ms= its share of the time: the
      * ratio of its simulations to the MCTS iterations (sims= or 400). */

@@ -227,17 +227,18 @@ static bool expand(mcts_ctx *c, uint32_t n, const void *s, int p)
         cnt = c->g->chance_outcomes(s, c->moves, prob);
     } else {
         cnt = c->g->legal_moves(s, c->moves);
-        /* a random order of first visits removes any bias of move order */
-        for (int i = cnt - 1; i > 0; i--) {
-            int j = (int)eng_rng_below(c->rng, (uint32_t)i + 1);
-            eng_move tmp = c->moves[i];
-            c->moves[i] = c->moves[j];
-            c->moves[j] = tmp;
-        }
     }
     if (cnt <= 0 || (uint64_t)t->used + (uint64_t)cnt > t->cap || cnt > UINT16_MAX) {
         t->full = true;
         return false;
+    }
+    /* a random order of first visits removes any bias of move order (after
+     * the capacity test: a full tree must not shuffle for nothing) */
+    for (int i = p == ENG_CHANCE ? 0 : cnt - 1; i > 0; i--) {
+        int j = (int)eng_rng_below(c->rng, (uint32_t)i + 1);
+        eng_move tmp = c->moves[i];
+        c->moves[i] = c->moves[j];
+        c->moves[j] = tmp;
     }
     uint32_t first = t->used;
     t->used += (uint32_t)cnt;
@@ -679,12 +680,12 @@ static eng_move family_choose(bot *b, const void *st, const bot_budget *budget, 
     eng_move m;
     if (b->game->current_player(st) == ENG_CHANCE)
         return eng_sample_chance(b->game, st, &b->rng); /* not a decision; be safe */
+    bot_clock clk; /* started first: reusing the tree counts against ms= too */
+    bot_clock_start(&clk, b, budget, im->mb.default_sims);
     if (mcts_bot_begin(&im->mb, b, st, &m)) {
         snprintf(stats->info, sizeof stats->info, "second decision of the turn, from the search");
         return m;
     }
-    bot_clock clk;
-    bot_clock_start(&clk, b, budget, im->mb.default_sims);
     while (!bot_clock_done(&clk)) {
         mcts_simulate(&im->mb.ctx);
         clk.sims++;

@@ -108,7 +108,10 @@ static double clampv(const star_search *s, double v)
  * the game, evaluate() elsewhere, clamped into [L, U]. Charges the budget. */
 static double leaf(star_search *s, const void *st, bool terminal)
 {
+    /* the stop flag at every leaf, the clock (a system call's worth) every
+     * STAR_CLOCK_EVERY leaves */
     if (s->clk.sims >= s->clk.max_sims ||
+        (s->clk.stop && atomic_load_explicit(s->clk.stop, memory_order_relaxed)) ||
         (s->clk.sims % STAR_CLOCK_EVERY == 0 && bot_clock_done(&s->clk))) {
         s->stop = true;
         return 0.0;

@@ -32,8 +32,6 @@ struct agent_job {
     double started_ms;
 };
 
-void match_free_after_job(match *m);
-
 static void work(uv_work_t *req)
 {
     agent_job *j = req->data;

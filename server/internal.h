@@ -159,6 +159,7 @@ struct match {
     uint64_t rx_ns;                   /* a remote move being handled: when it arrived */
     bool demo;                        /* the server's own showcase match */
     bool closing;                     /* being freed (timer closing) */
+    bool timer_closed;                /* the timer's close callback has run */
     match *prev, *next;               /* srv->matches list */
 };
 
@@ -205,6 +206,9 @@ json_t *match_seats_json(const match *m);
 int agent_start(match *m, int seat, int64_t time_ms);
 /* Ask a running search to stop; its result will be discarded. */
 void agent_cancel(match *m);
+/* agents.c calls this when the search of a closing match returns: the
+ * match is freed once both that and its timer's close have happened. */
+void match_free_after_job(match *m);
 /* Ask a running search to stop now and deliver its best move so far. */
 void agent_stop(match *m);
 

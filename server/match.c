@@ -854,9 +854,13 @@ static void free_match(match *m)
     free(m);
 }
 
+/* A closing match is freed by whichever comes last: its timer's close
+ * callback or the return of its search. (uv_is_closing() is true from
+ * uv_close() on, before libuv is done with the handle: not the test.) */
 static void on_timer_closed(uv_handle_t *h)
 {
     match *m = h->data;
+    m->timer_closed = true;
     if (m->job)
         return; /* the search's completion frees the match */
     free_match(m);
@@ -890,11 +894,9 @@ void match_close(match *m)
     uv_close((uv_handle_t *)&m->timer, on_timer_closed);
 }
 
-/* Called by agents.c when a cancelled search of a closing match returns. */
-void match_free_after_job(match *m);
 void match_free_after_job(match *m)
 {
-    if (m->closing && uv_is_closing((uv_handle_t *)&m->timer))
+    if (m->closing && m->timer_closed)
         free_match(m);
 }
 

@@ -6,7 +6,7 @@
  */
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const { Server, Client, createMatch, join, playUntilOver, rng, randomMove } = require('./lib');
+const { Server, Client, createMatch, join, playUntilOver, rng, randomMove, sleep } = require('./lib');
 
 test('in-process bot vs remote client: a full match ends normally', async (t) => {
   const srv = await Server.start({ tag: 'match' });
@@ -109,4 +109,28 @@ test('one connection holding two seats of a match can play the seat to move', as
   const yt = await c.expect('your_turn');
   const r = await c.request({ type: 'move', match, turn: yt.turn, move: randomMove(yt, rng(1)) });
   assert.equal(r.type, 'move_accepted', JSON.stringify(r));
+});
+
+test('SIGTERM while in-process searches run: a clean exit, and every match resumes after', async (t) => {
+  /* Stopping closes every match while its bot may be searching on the
+   * thread pool: the match must be freed exactly once, after both the
+   * search and its timer are done (run under ASan this catches a double
+   * free). Three rounds, to meet the search at different points. */
+  const srv = await Server.start({ tag: 'stopsearch' });
+  t.after(() => srv.cleanup());
+  let ids = [];
+  for (let round = 0; round < 3; round++) {
+    const c = await Client.connect(srv.url, { name: 'stopper' + round });
+    if (round === 0)
+      for (let i = 0; i < 6; i++)
+        ids.push((await createMatch(c, [{ bot: 'mcts:ms=40' }, { bot: 'flatmc:ms=30' }])).match);
+    const live = await c.request({ type: 'list_matches', status: 'live' }, 'matches');
+    assert.deepEqual(live.matches.map((m) => m.match).sort(), [...ids].sort(),
+      `round ${round}: every match is live (resumed after the restart)`);
+    await sleep(100 + 70 * round);
+    c.terminate();
+    const e = await srv.stop();
+    assert.equal(e.code, 0, `round ${round}: graceful stop exits 0 (${JSON.stringify(e)})`);
+    await srv.restart();
+  }
 });
