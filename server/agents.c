@@ -29,14 +29,13 @@ struct agent_job {
     eng_move moves[WIRE_MAX_TURN_MOVES];
     int n;
     bot_stats stats;
-    double started_ms;
+    double started_ms;                /* when queued: waiting for a worker counts */
 };
 
 static void work(uv_work_t *req)
 {
     agent_job *j = req->data;
     j->n = 0;
-    j->started_ms = bot_now_ms();
     memset(&j->stats, 0, sizeof j->stats);
     while (j->n < WIRE_MAX_TURN_MOVES && j->g->current_player(j->st) == j->seat) {
         double left = (double)j->ms - (bot_now_ms() - j->started_ms);
@@ -88,6 +87,7 @@ int agent_start(match *m, int seat, int64_t time_ms)
     j->bot = m->seats[seat].bot;
     j->g = m->g;
     j->ms = time_ms;
+    j->started_ms = bot_now_ms(); /* the seat's clock runs while the search waits for a worker */
     atomic_init(&j->stop, false);
     j->req.data = j;
     int rc = uv_queue_work(m->srv->loop, &j->req, work, done);

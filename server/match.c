@@ -597,6 +597,7 @@ static void on_timer(uv_timer_t *h)
             /* our own search overran (a starved thread): stop it and take
              * its best move if it comes within the grace */
             t->bot_stopping = true;
+            srv_log(LOG_WARN, "bot_overran", "{s:s, s:i}", "match", m->id, "seat", m->to_move);
             agent_stop(m);
             m->deadline = now + SRV_BOT_STOP_GRACE_MS;
             arm_timer(m);

@@ -102,7 +102,7 @@ class Server {
   /*
    * Start `tessera serve` and resolve once it listens. opts: dir (temporary
    * folder, made when absent), db (default DIR/tessera.db), args (extra
-   * serve options), bin.
+   * serve options), bin, env (extra environment variables).
    */
   static async start(opts = {}) {
     const s = new Server();
@@ -111,6 +111,7 @@ class Server {
     s.dir = opts.dir || tmpDir(opts.tag);
     s.db = opts.db || path.join(s.dir, 'tessera.db');
     s.args = opts.args || [];
+    s.env = opts.env || {};
     await s._spawn();
     return s;
   }
@@ -122,7 +123,7 @@ class Server {
     this.exit = null;
     const args = ['serve', '--port', '0', '--port-file', this.portFile, '--db', this.db, '--no-web',
       '--log-level', 'info', ...this.args];
-    const proc = spawn(this.bin, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    const proc = spawn(this.bin, args, { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...this.env } });
     this.proc = proc;
     running.add(proc);
     this.exited = new Promise((resolve) => {

@@ -238,3 +238,33 @@ test('in-process bots are held to the clock too: a slow bot is stopped in time',
   assert.equal(over.result.reason, 'resignation');
   assert.equal(over.result.seat, 1);
 });
+
+test('in-process bots waiting for a worker thread are not charged twice: no bot loses on time', async (t) => {
+  /* More searches than worker threads: a search that waited for a thread
+   * must spend only what is left of its seat's time, not a whole budget
+   * from when it started (which ran past the deadline and its grace). */
+  const MOVE = 300, N = 8;
+  const srv = await Server.start({ tag: 'botqueue', env: { UV_THREADPOOL_SIZE: '2' } });
+  t.after(() => srv.cleanup());
+  const c = await Client.connect(srv.url, { name: 'watcher' });
+  const ids = [];
+  for (let i = 0; i < N; i++) {
+    const { match } = await createMatch(c, [{ bot: 'mcts:ms=60000,sims=100000000' }, { bot: 'flatmc:ms=60000' }], {
+      time_control: { move_ms: MOVE, first_move_ms: MOVE }, policies: { timeout: 'forfeit' },
+    });
+    ids.push(match);
+    await c.request({ type: 'spectate', match }, 'spectating');
+  }
+  /* every match makes moves for a while; none may end on time */
+  await sleep(4000 * SLOW);
+  const overs = c.all.filter((m) => m.type === 'game_over');
+  assert.deepEqual(overs.map((o) => o.result.reason), [], 'no match ended: ' +
+    JSON.stringify(overs.map((o) => o.result)));
+  for (const id of ids) {
+    const ups = c.all.filter((m) => m.type === 'update' && m.match === id);
+    assert.ok(ups.length >= 2, `match ${id} made progress (${ups.length} turns)`);
+    assert.ok(ups.every((u) => u.by === 'player' || u.reason === 'dead tile'), `match ${id}: no policy played`);
+  }
+  /* and no search ran past its seat's deadline (the server had to stop none) */
+  assert.deepEqual(srv.events('bot_overran'), [], 'searches kept within the time their seat had left');
+});
