@@ -174,6 +174,12 @@ static int carc_apply_turn(void *st, const json_t *turn, eng_move *moves, int *n
     json_error_t jerr;
     char shape[REC_SHAPE_MAX];
 
+    /* A turn starts at a draw; a state inside a turn (after the draw or the
+     * placement) would be read as the wrong kind of move. */
+    if (s->phase != CARC_DRAW)
+        return eng_seterr(err, errcap, ENG_EILLEGAL_MOVE,
+                         "a turn must start from a draw, not from inside a turn");
+
     /* Shape: exactly these keys, player and tile required. */
     if (json_unpack_ex((json_t *)turn, &jerr, JSON_STRICT, "{s:o, s:o, s?o, s?o, s?o, s?o, s?o}",
                        "player", &jplayer, "tile", &jtile, "x", &jx, "y", &jy, "rot", &jrot,

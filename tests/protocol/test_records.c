@@ -493,6 +493,36 @@ static void test_rules_defaults(void **state)
     }
 }
 
+/* A turn applied to a state inside a turn (after the draw, or after the
+ * placement) is refused, never read as the wrong kind of move. */
+static void test_turn_inside_turn(void **state)
+{
+    (void)state;
+    eng_rules r;
+    carc_rules(&r, 2, 4, true);
+    carc_state st;
+    eng_rng rng;
+    eng_rng_seed(&rng, 5);
+    eng_move moves[REC_TURN_MOVES_MAX], legal[CARC_MAX_MOVES];
+    json_t *turn = json_pack("{s:i, s:s, s:i, s:i, s:i}", "player", 0, "tile", "V", "x", 1, "y", 0,
+                             "rot", 0);
+    for (int step = 0; step < 2; step++) {
+        carc_game.init(&st, &r);
+        carc_game.apply(&st, eng_sample_chance(&carc_game, &st, &rng)); /* the draw */
+        if (step == 1) { /* and the placement: at the meeple step */
+            assert_true(carc_game.legal_moves(&st, legal) > 0);
+            carc_game.apply(&st, legal[0]);
+        }
+        char err[256] = "";
+        int n = -1;
+        int rc = rec_apply_turn(&carc_game, &st, turn, moves, &n, err, sizeof err);
+        assert_int_equal(rc, ENG_EILLEGAL_MOVE);
+        assert_non_null(strstr(err, "draw"));
+        assert_int_equal(n, 0);
+    }
+    json_decref(turn);
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1) {
@@ -508,7 +538,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_carc_variants),    cmocka_unit_test(test_reversi),
         cmocka_unit_test(test_unfinished),       cmocka_unit_test(test_equivalent_spellings),
         cmocka_unit_test(test_size_limit),       cmocka_unit_test(test_build_refuses),
-        cmocka_unit_test(test_rules_defaults),
+        cmocka_unit_test(test_rules_defaults),   cmocka_unit_test(test_turn_inside_turn),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
