@@ -362,7 +362,10 @@ static int play_turn(match *m, int seat_no, const eng_move *mv, int n, const cha
             return ENG_ENOMEM;
         }
     /* the clock: time beyond the per-move allowance comes from the bank,
-     * then from the grace bank (a takeover move costs nothing: it is instant) */
+     * then from the grace bank (a takeover move costs nothing: it is instant);
+     * all of it is undone when the turn cannot be journaled */
+    const int64_t bank0 = t->bank_ms, grace0 = t->grace_ms;
+    const bool in_grace0 = t->in_grace;
     int64_t used = (int64_t)(now - m->turn_started);
     int64_t over = used - base_allowance(m, t);
     if (over > 0) {
@@ -379,7 +382,9 @@ static int play_turn(match *m, int seat_no, const eng_move *mv, int n, const cha
     int rc = commit_moves(m, from, by, reason);
     if (rc) {
         t->moves--;
-        t->bank_ms -= m->tc.increment_ms;
+        t->bank_ms = bank0;
+        t->grace_ms = grace0;
+        t->in_grace = in_grace0;
         m->srv->moves--;
         json_decref(ack);
         return rc;
