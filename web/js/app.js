@@ -46,6 +46,7 @@ class App {
         const [g, b] = await Promise.all([this.conn.request({type: 'list_games'}), this.conn.request({type: 'list_bots'})]);
         this.games = g.games || [];
         this.bots = b.bots || [];
+        this.commonOptions = b.common_options || []; // sims, ms, seed, mem: every bot takes them
       })().catch((e) => { this.catalogue = null; throw e; });
     }
     return this.catalogue;

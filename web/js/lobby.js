@@ -4,12 +4,6 @@
 
 import {h, fmtDate, seatStore, SEAT_COLOURS} from './util.js';
 
-// Options every bot takes (bots/bot.c); list_bots lists only each bot's own.
-const COMMON_BOT_OPTIONS = [
-  {name: 'sims', kind: 'int', default: 0, min: 0, max: 1e12, help: 'simulations per decision (0 = use ms or the bot\'s default)'},
-  {name: 'ms', kind: 'int', default: 0, min: 0, max: 86400000, help: 'milliseconds per decision (0 = no limit of its own; the match clock still applies)'},
-];
-
 export class LobbyView {
   constructor(app) {
     this.app = app;
@@ -216,7 +210,7 @@ export class LobbyView {
       const bot = sel.value.startsWith('bot:') ? this.botList.find((b) => 'bot:' + b.name === sel.value) : null;
       summary.textContent = bot ? bot.summary : sel.value === 'open' ? 'The creator gets a token to hand to the bot (tessera bot --token …).' : '';
       if (!bot) return;
-      const all = bot.name === 'random' ? [] : [...COMMON_BOT_OPTIONS, ...(bot.options || [])];
+      const all = [...(this.app.commonOptions || []), ...(bot.options || [])];
       for (const o of all) {
         let input;
         if (o.kind === 'enum') input = h('select', {}, (o.choices || []).map((c) => h('option', {value: c, text: c})));

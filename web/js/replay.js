@@ -2,10 +2,7 @@
 // backwards, with the scores after each turn and a chart of them.
 //
 // The server computes every state (`replay` message): the UI never applies
-// the rules itself. A server without `replay` (it answers unknown_type) still
-// gives the history and the final state through `spectate`; then the steps
-// show the tiles as placed (Carcassonne), and the scores and meeples only at
-// the end.
+// the rules itself.
 
 import {h, SEAT_COLOURS, buildRecord, download} from './util.js';
 import {gameView} from './table.js';
@@ -37,16 +34,15 @@ export class ReplayView {
     this.chartEl = h('div', {class: 'chart', id: 'chart'});
     this.moveEl = h('div', {class: 'meta', id: 'replay-move'});
     this.resultEl = h('div', {class: 'result', id: 'result'});
-    this.noteEl = h('div', {class: 'help'});
     this.gameSide = h('div');
     this.actions = h('div', {class: 'actions'});
     this.side = h('aside', {class: 'side'}, [
       this.titleEl, this.metaEl, this.controls, h('div', {class: 'replay-controls'}, [this.slider, this.stepLabel]),
-      this.moveEl, h('h3', {text: 'Scores'}), this.scoresEl, this.chartEl, this.resultEl, this.noteEl,
+      this.moveEl, h('h3', {text: 'Scores'}), this.scoresEl, this.chartEl, this.resultEl,
       this.gameSide, this.actions,
     ]);
     this.el.append(this.boardSlot, this.side);
-    this.onReady = () => { if (!this.data) this.load(); };
+    this.onReady = () => { if (!this.data && !this.failed) this.load(); };
     this.onKey = (e) => this.keydown(e);
   }
 
@@ -72,49 +68,34 @@ export class ReplayView {
     try {
       await this.app.loadCatalogue();
       const msg = this.source.match ? {type: 'replay', match: this.source.match} : {type: 'replay', record: this.source.record};
-      let r = await this.conn.request(msg, 30000);
-      if (r.type === 'replayed' || r.type === 'replay') {
-        this.data = {game: r.game, rules: r.rules, initial: r.initial, turns: r.turns || [], result: r.result, seats: r.seats, full: true};
-        if (!this.data.seats && this.source.match) this.data.seats = await this.seatNames();
-      } else if (r.type === 'error' && (r.code === 'unknown_type' || r.code === 'bad_message')) {
-        this.data = await this.fallback();
-      } else {
-        this.metaEl.textContent = `cannot replay: ${r.code}: ${r.message || ''}`;
-        this.metaEl.classList.add('error');
+      // the server closes a connection on a message over its limit: say so instead of sending it
+      const limit = this.conn.welcome?.limits?.max_message_bytes;
+      const size = new TextEncoder().encode(JSON.stringify({...msg, id: 'w000000000'})).length;
+      if (limit && size > limit) {
+        this.fail(`this record is ${size} bytes and the server takes messages of up to ${limit}: ` +
+          'check it with "tessera replay FILE" instead');
         return;
       }
-      if (!this.data) return;
+      const r = await this.conn.request(msg, 30000);
+      if (r.type !== 'replayed') {
+        this.fail(`cannot replay: ${r.code || r.type}: ${r.message || ''}`);
+        return;
+      }
+      this.data = {game: r.game, rules: r.rules, initial: r.initial, turns: r.turns, result: r.result, seats: r.seats};
       this.start();
     } catch (e) {
-      this.metaEl.textContent = `cannot replay: ${e.message}`;
+      // the connection dropped: 'ready' loads again once it is back
+      this.metaEl.textContent = `cannot replay yet: ${e.message}`;
     } finally {
       this.loading = false;
     }
   }
 
-  async seatNames() {
-    try {
-      const r = await this.conn.request({type: 'list_matches', status: 'finished'});
-      return (r.matches || []).find((m) => m.match === this.source.match)?.seats;
-    } catch { return undefined; }
-  }
-
-  /** Without the server's replay: the history and the final state. */
-  async fallback() {
-    if (this.source.match) {
-      const r = await this.conn.request({type: 'spectate', match: this.source.match});
-      this.conn.send({type: 'unspectate', match: this.source.match});
-      if (r.type !== 'spectating') {
-        this.metaEl.textContent = `cannot replay: ${r.code || r.type}: ${r.message || ''}`;
-        return null;
-      }
-      return {game: r.game, rules: r.rules, initial: null, turns: (r.history || []).map((record) => ({record})),
-        final: r.state, result: r.result, seats: r.seats, full: false};
-    }
-    const rec = this.source.record || {};
-    if (!Array.isArray(rec.turns)) { this.metaEl.textContent = 'cannot replay: not a game record'; return null; }
-    return {game: rec.game, rules: rec.rules, initial: null, turns: rec.turns.map((record) => ({record})),
-      final: null, result: rec.result ? {scores: rec.result.scores} : null, full: false};
+  /** A refusal that reconnecting will not change. */
+  fail(text) {
+    this.failed = true;
+    this.metaEl.textContent = text;
+    this.metaEl.classList.add('error');
   }
 
   start() {
@@ -131,17 +112,7 @@ export class ReplayView {
     this.metaEl.textContent = `${d.turns.length} turns · ${players} players` + (rules ? ` · ${rules}` : '');
     this.slider.max = String(d.turns.length);
     // scores after each step, for the chart
-    this.series = [];
-    if (d.full) {
-      this.series.push(d.initial?.scores || new Array(players).fill(0));
-      for (const t of d.turns) this.series.push(t.scores || t.state?.scores || null);
-    } else {
-      this.series = new Array(d.turns.length + 1).fill(null);
-      this.series[0] = new Array(players).fill(0);
-      const fin = d.final?.scores || d.result?.scores;
-      if (fin) this.series[d.turns.length] = fin;
-      this.noteEl.textContent = 'This server does not send replays yet: the scores after each turn (and the meeples) appear at the end only.';
-    }
+    this.series = [d.initial?.scores || new Array(players).fill(0), ...d.turns.map((t) => t.scores)];
     this.el.dataset.turns = String(d.turns.length);
     this.actions.replaceChildren(h('button', {text: 'Download record', onclick: () =>
       download(`${this.source.match || 'record'}.json`, JSON.stringify(buildRecord(d.game, d.rules, d.turns.map((t) => t.record), d.result && {reason: d.result.reason || 'normal', scores: d.result.scores})))}));
@@ -149,16 +120,7 @@ export class ReplayView {
   }
 
   stateAt(k) {
-    const d = this.data;
-    if (d.full) return k === 0 ? d.initial : d.turns[k - 1].state;
-    if (k === d.turns.length && d.final) return d.final;
-    if (d.game === 'carcassonne') {
-      // the tiles as placed, no meeples or scores (the server has the rules)
-      const board = [{x: 0, y: 0, tile: 'D', rot: 0}];
-      for (const t of d.turns.slice(0, k)) if (!t.record.discarded) board.push({x: t.record.x, y: t.record.y, tile: t.record.tile, rot: t.record.rot});
-      return {board, meeples: [], scores: this.series[k] || [], tile: d.turns[k]?.record?.tile ?? null, bag: null, bag_left: null};
-    }
-    return k === d.turns.length && d.final ? d.final : {};
+    return k === 0 ? this.data.initial : this.data.turns[k - 1].state;
   }
 
   go(k) {

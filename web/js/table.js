@@ -222,7 +222,7 @@ export class TableView {
 
   toMove() {
     const st = this.state;
-    if (!st || this.status === 'finished') return null;
+    if (!st || this.status === 'finished' || this.status === 'waiting') return null; // nobody's clock runs
     return Number.isInteger(st.to_move) ? st.to_move : null;
   }
 
