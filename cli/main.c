@@ -2,6 +2,8 @@
  * main.c — `tessera`, the user's front door: dispatches subcommands and
  * prints help. Each subcommand lives in its own cmd_*.c file.
  */
+#include <ctype.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -184,10 +186,13 @@ int cli_int(const char *cmd, const char *opt, const char *val, long long min, lo
 {
     char *end;
     long long v;
-    if (!val || !*val)
+    /* digits with an optional sign: no spaces, nothing after, no overflow */
+    if (!val || !(isdigit((unsigned char)val[0]) || ((val[0] == '-' || val[0] == '+') &&
+                                                     isdigit((unsigned char)val[1]))))
         goto bad;
+    errno = 0;
     v = strtoll(val, &end, 10);
-    if (*end || v < min || v > max)
+    if (*end || errno == ERANGE || v < min || v > max)
         goto bad;
     *out = v;
     return 0;
@@ -200,14 +205,15 @@ bad:
 int cli_seed(const char *cmd, const char *val, uint64_t *out)
 {
     char *end;
-    if (val && *val && *val != '-') {
+    if (val && isdigit((unsigned char)val[0])) {
+        errno = 0;
         unsigned long long v = strtoull(val, &end, 10);
-        if (!*end) {
+        if (!*end && errno != ERANGE) {
             *out = v;
             return 0;
         }
     }
-    cli_usage_error(cmd, "--seed needs a non-negative integer, got '%s'", val ? val : "");
+    cli_usage_error(cmd, "--seed needs a non-negative integer of at most 18446744073709551615, got '%s'", val ? val : "");
     return -1;
 }
 

@@ -145,6 +145,15 @@ static void test_match_bad_arguments(void **state)
                  "--threads needs an integer");
     expect_usage(run("match", "carcassonne", "random", "random", "--seed", "-4", NULL),
                  "--seed needs a non-negative integer");
+    expect_usage(run("match", "carcassonne", "random", "random", "--seed", "18446744073709551616", NULL),
+                 "--seed needs a non-negative integer"); /* one past the largest: no silent wrap */
+    expect_usage(run("match", "carcassonne", "random", "random", "--seed", " 5", NULL),
+                 "--seed needs a non-negative integer");
+    expect_usage(run("match", "carcassonne", "random", "random", "--games", " 3", NULL),
+                 "--games needs an integer");
+    expect_usage(run("match", "carcassonne", "random", "random", "--games", "99999999999999999999",
+                     NULL),
+                 "--games needs an integer");
     expect_usage(run("match", "carcassonne", "random", NULL), "at least two bots");
     expect_usage(run("match", "carcassonne", NULL), "at least two bots");
     expect_usage(run("match", NULL), "which game?");
