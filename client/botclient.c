@@ -127,6 +127,17 @@ struct botclient {
 
 /* ---- logging ---------------------------------------------------------------------- */
 
+/* Text from the server (codes, messages, names, close reasons) reaches the
+ * terminal only through here: control characters, which could drive the
+ * terminal, become '?'. In place; returns s. */
+static char *printable(char *s)
+{
+    for (unsigned char *p = (unsigned char *)s; *p; p++)
+        if (*p < 0x20 || *p == 0x7f)
+            *p = '?';
+    return s;
+}
+
 static void say(const botclient *bc, bool error, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
@@ -139,7 +150,7 @@ static void say(const botclient *bc, bool error, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "tessera bot: %s%s\n", error ? "error: " : "", line);
+    fprintf(stderr, "tessera bot: %s%s\n", error ? "error: " : "", printable(line));
 }
 
 static uint64_t now_ms(void)
@@ -232,8 +243,9 @@ static void print_result(botclient *bc, const json_t *result, const json_t *scor
     FILE *f = bc->cfg.out ? bc->cfg.out : stdout;
     const json_t *sc = json_object_get(result, "scores");
     const json_t *rk = json_object_get(result, "ranking");
-    fprintf(f, "game over: reason=%s scores=",
-            str_of(result, "reason")[0] ? str_of(result, "reason") : "?");
+    char reason[64];
+    snprintf(reason, sizeof reason, "%s", str_of(result, "reason")[0] ? str_of(result, "reason") : "?");
+    fprintf(f, "game over: reason=%s scores=", printable(reason));
     print_ints(f, sc ? sc : scores);
     fprintf(f, " winners=");
     print_ints(f, json_object_get(result, "winners"));
@@ -246,8 +258,11 @@ static void print_result(botclient *bc, const json_t *result, const json_t *scor
         fputc('?', f); /* resumed a finished match by token alone */
     if (json_is_integer(json_object_get(result, "seat")))
         fprintf(f, " faulty=%lld", int_of(result, "seat", -1));
-    if (json_is_string(json_object_get(result, "detail")))
-        fprintf(f, " detail=\"%s\"", str_of(result, "detail"));
+    if (json_is_string(json_object_get(result, "detail"))) {
+        char detail[256];
+        snprintf(detail, sizeof detail, "%s", str_of(result, "detail"));
+        fprintf(f, " detail=\"%s\"", printable(detail));
+    }
     fputc('\n', f);
     fflush(f);
 }
@@ -713,9 +728,11 @@ static void on_seat(botclient *bc, const json_t *msg, bool resumed)
     if (bc->match[0] && strcmp(bc->match, match) != 0)
         say(bc, true, "the server seated us in match %s, not %s", match, bc->match);
     snprintf(bc->match, sizeof bc->match, "%s", match);
+    printable(bc->match); /* printed in the result line */
     bc->seat = seat;
     if (res[0] && strcmp(res, bc->resume) != 0) {
         snprintf(bc->resume, sizeof bc->resume, "%s", res);
+        printable(bc->resume); /* written to the token file */
         write_token_file(bc);
     }
     if (setup_game(bc, msg) != 0)
