@@ -107,6 +107,8 @@ const cli_command cli_commands[] = {
      "                 (default mcts:ms=1000,heuristic)\n"
      "  --durable      fsync every move (survive power loss, not only crashes)\n"
      "  --max-conns N  concurrent connections (default 8192)\n"
+     "  --no-web       serve the WebSocket protocol only, no web UI\n"
+     "  --log-level L  least severe log lines printed: debug, info (default), warn, error\n"
      "  --port-file F  write the port once listening (for scripts and tests)\n"
      "Logs are JSON lines on stderr. SIGINT/SIGTERM shut down gracefully.\n",
      cmd_serve},
@@ -142,7 +144,11 @@ const cli_command cli_commands[] = {
      "(re)established or the server refused the seat (its error code and message are\n"
      "printed), 2 bad arguments.\n",
      cmd_bot},
-    {"games", "list the games and their rule options", "usage: tessera games\n", cmd_games},
+    {"games", "list the games and their rule options",
+     "usage: tessera games\n\n"
+     "Lists every game the server and the tools play, with its player counts and its\n"
+     "rule options (name, default, range): what --rule K=V and create_match's rules take.\n",
+     cmd_games},
     {NULL, NULL, NULL, NULL},
 };
 

@@ -1,7 +1,8 @@
 #!/bin/sh
-# fuzz.sh [SECONDS] — build every fuzz target (libFuzzer, clang, ASan+UBSan)
-# once and run each for SECONDS (default 60) on one job, with its seed
-# corpus. Exits non-zero if any target crashed (or its run failed).
+# fuzz.sh [SECONDS [TARGET...]] — build the fuzz targets (libFuzzer, clang,
+# ASan+UBSan; default every one: record messages) once and run each for
+# SECONDS (default 60) on one job, with its seed corpus. Exits non-zero if
+# any target crashed (or its run failed). E.g. `scripts/fuzz.sh 600 record`.
 #
 # Targets are tests/fuzz/fuzz_<name>.c, seeds tests/fuzz/corpus/<name>/,
 # an optional dictionary tests/fuzz/<name>.dict. The seed corpora are read
@@ -16,13 +17,20 @@ set -eu
 
 secs=${1:-60}
 case $secs in
-'' | *[!0-9]*) echo "usage: $0 [SECONDS]" >&2; exit 2 ;;
+'' | *[!0-9]*) echo "usage: $0 [SECONDS [TARGET...]]" >&2; exit 2 ;;
 esac
+[ $# -gt 0 ] && shift
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${TESSERA_FUZZ_BUILD:-$root/build-fuzz}
 jobs=${JOBS:-2}
-targets="record messages"
+targets=${*:-record messages}
+for t in $targets; do
+    if [ ! -f "$root/tests/fuzz/fuzz_$t.c" ]; then
+        echo "fuzz.sh: no fuzz target '$t' (there are: record messages)" >&2
+        exit 2
+    fi
+done
 
 CC=${CC:-clang} cmake -S "$root" -B "$build" -DTESSERA_FUZZ=ON -DTESSERA_SANITIZE=ON \
     -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null

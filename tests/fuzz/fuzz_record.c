@@ -10,7 +10,7 @@
  * number within the turns checked + 1; a success reports sane scores. A
  * broken contract aborts, so the fuzzer keeps the input.
  *
- * Build and run: scripts/fuzz-record.sh [SECONDS].
+ * Build and run: scripts/fuzz.sh [SECONDS] record.
  */
 #include <stddef.h>
 #include <stdint.h>
