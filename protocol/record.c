@@ -98,9 +98,7 @@ const char *rec__shape_error(const json_error_t *e, char buf[REC_SHAPE_MAX])
 
 /* ---- rules ----------------------------------------------------------------- */
 
-/* {"players":2,"tiny_city":4,"farms":true}: every option, in the game's
- * order, booleans as true/false. New reference or NULL. */
-static json_t *rules_to_json(const eng_game *g, const eng_rules *r)
+json_t *rec__rules_json(const eng_game *g, const eng_rules *r)
 {
     json_t *o = json_object();
     if (!o || json_object_set_new(o, "players", json_integer(r->players)))
@@ -117,61 +115,77 @@ fail:
     return NULL;
 }
 
-/* Read the rules object (borrowed) into *r: players required, options
- * optional (defaults), nothing else allowed. */
-static int rules_from_json(const eng_game *g, const json_t *jr, eng_rules *r, char *err,
-                           size_t errcap)
+static int read_players(const eng_game *g, const json_t *jp, const char *pre, int nseats,
+                        eng_rules *r, char *err, size_t errcap)
 {
+    if (!json_is_integer(jp))
+        return eng_seterr(err, errcap, ENG_EBAD_PLAYERS, "%splayers must be an integer, not %s",
+                         pre, rec__type_name(jp));
+    json_int_t np = json_integer_value(jp);
+    if (nseats > 0 && np != nseats)
+        return eng_seterr(err, errcap, ENG_EBAD_PLAYERS, "%splayers is %lld but %d seats were given",
+                         pre, (long long)np, nseats);
+    if (np < g->min_players || np > g->max_players)
+        return eng_seterr(err, errcap, ENG_EBAD_PLAYERS, "%s%s takes %d to %d players, not %lld",
+                         pre, g->name, g->min_players, g->max_players, (long long)np);
+    r->players = (int32_t)np;
+    return 0;
+}
+
+int rec__rules_parse(const eng_game *g, const json_t *jr, bool in_record, int nseats, eng_rules *r,
+                     char *err, size_t errcap)
+{
+    const char *pre = in_record ? "rules: " : "";
     char q[REC_QUOTE_MAX];
     eng_rules_default(g, r);
-    if (!json_is_object(jr))
-        return eng_seterr(err, errcap, ENG_EBAD_RECORD, "rules must be an object, not %s",
-                         rec__type_name(jr));
-    const json_t *jp = json_object_get(jr, "players");
-    if (!jp)
-        return eng_seterr(err, errcap, ENG_EBAD_PLAYERS, "rules: \"players\" is missing");
-    if (!json_is_integer(jp))
-        return eng_seterr(err, errcap, ENG_EBAD_PLAYERS, "rules: players must be an integer, not %s",
-                         rec__type_name(jp));
-    json_int_t np = json_integer_value(jp);
-    if (np < g->min_players || np > g->max_players)
-        return eng_seterr(err, errcap, ENG_EBAD_PLAYERS, "rules: %s takes %d to %d players, not %lld",
-                         g->name, g->min_players, g->max_players, (long long)np);
-    r->players = (int32_t)np;
-
-    const char *key;
-    json_t *v;
-    json_object_foreach((json_t *)jr, key, v)
-    {
-        if (strcmp(key, "players") == 0)
-            continue;
-        int i = eng_option_index(g, key);
-        if (i < 0)
-            return eng_seterr(err, errcap, ENG_EBAD_RULE, "rules: %s has no rule %s", g->name,
-                             rec__quote_bytes(key, strlen(key), q));
-        const eng_option *op = &g->options[i];
-        long long val;
-        if (op->boolean) {
-            if (!json_is_boolean(v))
-                return eng_seterr(err, errcap, ENG_EBAD_RULE,
-                                 "rules: %s must be true or false, not %s", op->name,
-                                 rec__type_name(v));
-            val = json_is_true(v);
-        } else {
-            if (!json_is_integer(v))
-                return eng_seterr(err, errcap, ENG_EBAD_RULE, "rules: %s must be an integer, not %s",
-                                 op->name, rec__type_name(v));
-            val = (long long)json_integer_value(v);
+    if (nseats > 0)
+        r->players = nseats;
+    if (jr || in_record) {
+        if (!json_is_object(jr))
+            return eng_seterr(err, errcap, in_record ? ENG_EBAD_RECORD : ENG_EBAD_RULE,
+                             "rules must be an object, not %s", rec__type_name(jr));
+        const json_t *jp = json_object_get(jr, "players");
+        if (!jp && in_record)
+            return eng_seterr(err, errcap, ENG_EBAD_PLAYERS, "rules: \"players\" is missing");
+        int rc = jp ? read_players(g, jp, pre, nseats, r, err, errcap) : 0;
+        if (rc)
+            return rc;
+        const char *key;
+        json_t *v;
+        json_object_foreach((json_t *)jr, key, v)
+        {
+            if (strcmp(key, "players") == 0)
+                continue;
+            int i = eng_option_index(g, key);
+            if (i < 0)
+                return eng_seterr(err, errcap, ENG_EBAD_RULE, "%s%s has no rule %s", pre, g->name,
+                                 rec__quote_bytes(key, strlen(key), q));
+            const eng_option *op = &g->options[i];
+            long long val;
+            if (op->boolean) {
+                if (!json_is_boolean(v))
+                    return eng_seterr(err, errcap, ENG_EBAD_RULE, "%s%s must be true or false, not %s",
+                                     pre, op->name, rec__type_name(v));
+                val = json_is_true(v);
+            } else {
+                if (!json_is_integer(v))
+                    return eng_seterr(err, errcap, ENG_EBAD_RULE, "%s%s must be an integer, not %s",
+                                     pre, op->name, rec__type_name(v));
+                val = (long long)json_integer_value(v);
+            }
+            if (val < op->min || val > op->max)
+                return eng_seterr(err, errcap, ENG_EBAD_RULE, "%s%s takes %d to %d, not %lld", pre,
+                                 op->name, (int)op->min, (int)op->max, val);
+            r->opt[i] = (int32_t)val;
         }
-        if (val < op->min || val > op->max)
-            return eng_seterr(err, errcap, ENG_EBAD_RULE, "rules: %s takes %d to %d, not %lld",
-                             op->name, (int)op->min, (int)op->max, val);
-        r->opt[i] = (int32_t)val;
     }
+    if (r->players < g->min_players || r->players > g->max_players) /* nseats out of range */
+        return eng_seterr(err, errcap, ENG_EBAD_PLAYERS, "%s%s takes %d to %d players, not %d", pre,
+                         g->name, g->min_players, g->max_players, (int)r->players);
     char why[200];
     int rc = eng_rules_check(g, r, why, sizeof why);
     if (rc)
-        return eng_seterr(err, errcap, rc, "rules: %s", why);
+        return eng_seterr(err, errcap, rc, "%s%s", pre, why);
     return 0;
 }
 
@@ -226,7 +240,7 @@ json_t *rec_build(const eng_game *g, const eng_rules *rules, const eng_move *mov
     if (!rec || !turns || json_object_set_new(rec, "format", json_string(REC_FORMAT)) ||
         json_object_set_new(rec, "version", json_integer(REC_VERSION)) ||
         json_object_set_new(rec, "game", json_string(g->name)) ||
-        json_object_set_new(rec, "rules", rules_to_json(g, rules)))
+        json_object_set_new(rec, "rules", rec__rules_json(g, rules)))
         goto nomem;
 
     for (int pos = 0; pos < n;) {
@@ -353,7 +367,7 @@ int rec_replay_json(const json_t *rec, rec_turn_fn fn, void *ud, rec_replay *out
         return bad(out, ENG_EUNKNOWN_GAME, 0, "game %s has no record format", g->name);
     out->game = g;
     char why[sizeof out->reason];
-    int rc = rules_from_json(g, jrules, &out->rules, why, sizeof why);
+    int rc = rec__rules_parse(g, jrules, true, 0, &out->rules, why, sizeof why);
     if (rc)
         return bad(out, rc, 0, "%s", why);
     if (!json_is_array(jturns))

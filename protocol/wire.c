@@ -32,74 +32,13 @@ const wire_game *wire_find(const char *game)
 
 json_t *wire_rules_json(const eng_game *g, const eng_rules *r)
 {
-    json_t *o = json_pack("{s:i}", "players", (int)r->players);
-    for (int i = 0; i < g->n_options; i++)
-        json_object_set_new(o, g->options[i].name,
-                            g->options[i].boolean ? json_boolean(r->opt[i] != 0)
-                                                  : json_integer(r->opt[i]));
-    return o;
+    return rec__rules_json(g, r);
 }
 
 int wire_rules_parse(const eng_game *g, const json_t *obj, int nseats, eng_rules *out, char *err,
                      size_t errcap)
 {
-    eng_rules_default(g, out);
-    if (nseats > 0)
-        out->players = nseats;
-    if (obj && !json_is_object(obj))
-        return eng_seterr(err, errcap, ENG_EBAD_RULE, "rules must be an object, not %s",
-                         rec__type_name(obj));
-    const char *key;
-    const json_t *v;
-    json_object_foreach((json_t *)obj, key, v)
-    {
-        char kq[REC_QUOTE_MAX];
-        json_t *ks = json_string(key);
-        rec__quote(ks, kq);
-        json_decref(ks);
-        if (strcmp(key, "players") == 0) {
-            if (!json_is_integer(v))
-                return eng_seterr(err, errcap, ENG_EBAD_PLAYERS, "players must be an integer, not %s",
-                                 rec__type_name(v));
-            json_int_t p = json_integer_value(v);
-            if (nseats > 0 && p != nseats)
-                return eng_seterr(err, errcap, ENG_EBAD_PLAYERS,
-                                 "players is %lld but %d seats were given", (long long)p, nseats);
-            if (p < g->min_players || p > g->max_players)
-                return eng_seterr(err, errcap, ENG_EBAD_PLAYERS, "%s takes %d to %d players, not %lld",
-                                 g->name, g->min_players, g->max_players, (long long)p);
-            out->players = (int32_t)p;
-            continue;
-        }
-        int i = eng_option_index(g, key);
-        if (i < 0)
-            return eng_seterr(err, errcap, ENG_EBAD_RULE, "%s has no rule %s", g->name, kq);
-        const eng_option *o = &g->options[i];
-        json_int_t val;
-        if (o->boolean) {
-            if (!json_is_boolean(v))
-                return eng_seterr(err, errcap, ENG_EBAD_RULE, "%s must be true or false, not %s",
-                                 o->name, rec__type_name(v));
-            val = json_is_true(v);
-        } else {
-            if (!json_is_integer(v))
-                return eng_seterr(err, errcap, ENG_EBAD_RULE, "%s must be an integer, not %s",
-                                 o->name, rec__type_name(v));
-            val = json_integer_value(v);
-            if (val < o->min || val > o->max)
-                return eng_seterr(err, errcap, ENG_EBAD_RULE, "%s takes %d to %d, not %lld", o->name,
-                                 (int)o->min, (int)o->max, (long long)val);
-        }
-        out->opt[i] = (int32_t)val;
-    }
-    if (out->players < g->min_players || out->players > g->max_players)
-        return eng_seterr(err, errcap, ENG_EBAD_PLAYERS, "%s takes %d to %d players, not %d", g->name,
-                         g->min_players, g->max_players, (int)out->players);
-    char why[200];
-    int rc = eng_rules_check(g, out, why, sizeof why);
-    if (rc)
-        return eng_seterr(err, errcap, rc, "%s", why);
-    return 0;
+    return rec__rules_parse(g, obj, false, nseats, out, err, errcap);
 }
 
 json_t *wire_game_entry(const eng_game *g)

@@ -71,6 +71,18 @@ const char *rec__type_name(const json_t *v);
  * reaches a terminal or a log unfiltered. Writes to buf, returns buf. */
 #define REC_QUOTE_MAX 24
 const char *rec__quote(const json_t *str, char buf[REC_QUOTE_MAX]);
+/* Rules as JSON ({"players":2,"tiny_city":4,"farms":true}: every option
+ * in the game's order, booleans as true/false). New reference or NULL. */
+json_t *rec__rules_json(const eng_game *g, const eng_rules *r);
+
+/* Read a rules object (borrowed; defaults first) into *r, checking names,
+ * types and ranges. As a record holds it (in_record): players required,
+ * reasons start with "rules: ", a non-object is ENG_EBAD_RECORD. Else (a
+ * create_match or a server message): players optional, the object may be
+ * NULL, and nseats > 0 fixes the number of players. */
+int rec__rules_parse(const eng_game *g, const json_t *jr, bool in_record, int nseats, eng_rules *r,
+                     char *err, size_t errcap);
+
 /* The same for untrusted bytes (an object key, say). */
 const char *rec__quote_bytes(const char *s, size_t len, char buf[REC_QUOTE_MAX]);
 
