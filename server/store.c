@@ -237,6 +237,18 @@ int store_create_match(srv *s, const match *m)
     return rc;
 }
 
+/* The seats row (clocks, counters, connections) and status of a match. */
+static int write_seats(store *st, const match *m)
+{
+    char *seats = seats_json(m);
+    if (!seats)
+        return SQLITE_NOMEM;
+    sqlite3_bind_text(st->upd_seats, 1, seats, -1, free); /* SQLite frees it */
+    sqlite3_bind_int(st->upd_seats, 2, m->status);
+    sqlite3_bind_text(st->upd_seats, 3, m->id, -1, SQLITE_STATIC);
+    return step(st->upd_seats);
+}
+
 int store_append(srv *s, const match *m, int from, int to, const char *by, const char *reason)
 {
     store *st = s->db;
@@ -259,17 +271,8 @@ int store_append(srv *s, const match *m, int from, int to, const char *by, const
             goto fail;
     }
     /* a draw changes no seat; a seat's move changes its clock and counters */
-    if (!by || strcmp(by, "chance") != 0) {
-        char *seats = seats_json(m);
-        if (!seats)
-            goto fail;
-        sqlite3_bind_text(st->upd_seats, 1, seats, -1, SQLITE_TRANSIENT);
-        sqlite3_bind_int(st->upd_seats, 2, m->status);
-        sqlite3_bind_text(st->upd_seats, 3, m->id, -1, SQLITE_STATIC);
-        free(seats);
-        if (step(st->upd_seats) != SQLITE_DONE)
-            goto fail;
-    }
+    if ((!by || strcmp(by, "chance") != 0) && write_seats(st, m) != SQLITE_DONE)
+        goto fail;
     if (step(st->commit) != SQLITE_DONE)
         goto fail;
     return 0;
@@ -282,14 +285,7 @@ fail:
 int store_update_seats(srv *s, const match *m)
 {
     store *st = s->db;
-    char *seats = seats_json(m);
-    if (!seats)
-        return ENG_ENOMEM;
-    sqlite3_bind_text(st->upd_seats, 1, seats, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_int(st->upd_seats, 2, m->status);
-    sqlite3_bind_text(st->upd_seats, 3, m->id, -1, SQLITE_STATIC);
-    free(seats);
-    if (step(st->upd_seats) != SQLITE_DONE) {
+    if (write_seats(st, m) != SQLITE_DONE) {
         log_db_error(st, "update_seats", m);
         return ENG_ESTORAGE;
     }
