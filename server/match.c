@@ -32,6 +32,17 @@ match *match_find(srv *s, const char *id)
     return NULL;
 }
 
+/* Does an earlier seat than `upto` (all seats: m->nseats) have this connection? */
+static bool holds_seat(const match *m, const conn *c, int upto)
+{
+    for (int i = 0; i < upto; i++)
+        if (m->seats[i].conn == c)
+            return true;
+    return false;
+}
+
+/* Everyone at the table, each connection once: one that holds several seats
+ * of the match, or plays and watches it, hears every message once. */
 static void each_at_table(match *m, json_t *msg)
 {
     /* one serialisation, many queues */
@@ -41,10 +52,11 @@ static void each_at_table(match *m, json_t *msg)
         return;
     size_t len = strlen(text);
     for (int i = 0; i < m->nseats; i++)
-        if (m->seats[i].conn)
+        if (m->seats[i].conn && !holds_seat(m, m->seats[i].conn, i))
             conn_send_text(m->seats[i].conn, text, len);
     for (int i = 0; i < m->nspect; i++)
-        conn_send_text(m->spect[i], text, len);
+        if (!holds_seat(m, m->spect[i], m->nseats))
+            conn_send_text(m->spect[i], text, len);
     free(text);
 }
 
