@@ -427,8 +427,8 @@ static int dec_move(dctx *c, proto_msg *m)
         COMMON_FIELDS, {"match", false}, {"seat", false}, {"turn", false}, {"move", true}};
     json_error_t e;
     json_t *t, *id = NULL, *match = NULL, *seat = NULL, *turn = NULL, *move;
-    if (json_unpack_ex(m->root, &e, JSON_STRICT, "{s:o, s?o, s?o, s?o, s?o, s:o}", "type", &t,
-                       "id", &id, "match", &match, "seat", &seat, "turn", &turn, "move", &move))
+    if (json_unpack_ex(m->root, &e, JSON_STRICT, "{s:o, s?o, s?o, s?o, s?o, s:o}", "type", &t, "id",
+                       &id, "match", &match, "seat", &seat, "turn", &turn, "move", &move))
         return shape_fail(c, m->root, NULL, fields, NFIELDS(fields), &e);
     int rc;
     if (match && (rc = want_ident(c, match, "match", PROTO_MATCH_ID_MAX, &m->match)))

@@ -19,8 +19,8 @@ static void reply_welcome(conn *c, const proto_msg *m)
     json_object_set_new(r, "protocol", json_integer(PROTO_VERSION));
     json_object_set_new(r, "server", json_string("tessera 0.1.0"));
     json_object_set_new(r, "capabilities",
-                        json_pack("[s,s,s,s,s,s,s]", "play", "spectate", "create", "resume",
-                                  "list", "replay", "record"));
+                        json_pack("[s,s,s,s,s,s,s]", "play", "spectate", "create", "resume", "list",
+                                  "replay", "record"));
     json_object_set_new(r, "limits",
                         json_pack("{s:i, s:i, s:i, s:i}", "max_message_bytes", SRV_MAX_MESSAGE,
                                   "messages_per_second", SRV_RATE_PER_SEC, "burst", SRV_RATE_BURST,
@@ -410,9 +410,10 @@ static void get_record(conn *c, const proto_msg *m)
         return;
     json_t *r = proto_reply("record", m->id);
     json_object_set_new(r, "match", json_string(x->id));
-    json_object_set_new(r, "status", json_string(x->status == MATCH_FINISHED ? "finished"
-                                                 : x->status == MATCH_LIVE   ? "live"
-                                                                             : "waiting"));
+    json_object_set_new(r, "status",
+                        json_string(x->status == MATCH_FINISHED ? "finished"
+                                    : x->status == MATCH_LIVE   ? "live"
+                                                                : "waiting"));
     json_object_set_new(r, "record", rec);
     json_object_set_new(r, "result", x->result ? json_incref(x->result) : json_null());
     conn_send(c, r);

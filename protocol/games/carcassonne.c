@@ -78,7 +78,7 @@ static json_t *carc_encode_turn(void *st, const eng_move *moves, int n, int *pos
     if (i + 2 >= n) {
         *cut = true;
         eng_seterr(err, errcap, ENG_EINVAL, "the moves end inside the turn that drew move %d",
-                  i + 1);
+                   i + 1);
         return NULL;
     }
     if (!eng_is_legal(&carc_game, s, moves[i + 2])) {

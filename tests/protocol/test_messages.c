@@ -28,9 +28,9 @@ static const char *corpus_dir;
 
 /* The client message types, as named on the wire. */
 static const char *const client_types[PROTO_NTYPES] = {
-    "hello", "ping",     "list_games", "list_bots", "list_matches", "create_match",
-    "join",  "spectate", "unspectate", "move",      "resign",       "resume",
-    "replay", "server_stats", "get_record",
+    "hello",        "ping",   "list_games", "list_bots",    "list_matches",
+    "create_match", "join",   "spectate",   "unspectate",   "move",
+    "resign",       "resume", "replay",     "server_stats", "get_record",
 };
 
 /* ---- helpers ------------------------------------------------------------ */
@@ -662,10 +662,9 @@ static void test_out_of_memory(void **state)
 /* ---- schemas ------------------------------------------------------------ */
 
 static const char *const server_types[] = {
-    "welcome", "pong",   "games",  "bots",          "matches",   "match_created",
-    "joined",  "spectating", "resumed", "move_accepted", "your_turn", "update",
-    "game_over", "error", "unspectated", "resigned", "replayed", "stats",
-    "record",
+    "welcome",     "pong",     "games",         "bots",      "matches", "match_created", "joined",
+    "spectating",  "resumed",  "move_accepted", "your_turn", "update",  "game_over",     "error",
+    "unspectated", "resigned", "replayed",      "stats",     "record",
 };
 #define N_SERVER_TYPES (sizeof server_types / sizeof server_types[0])
 

@@ -73,7 +73,8 @@ static void run_case(void **state)
     if (want_text[0] && !strstr(out.reason, want_text))
         fail_msg("%s: reason '%s' does not contain '%s'", name, out.reason, want_text);
 
-    json_t *rec = len <= REC_MAX_BYTES ? json_loadb(input, len, JSON_REJECT_DUPLICATES, NULL) : NULL;
+    json_t *rec =
+        len <= REC_MAX_BYTES ? json_loadb(input, len, JSON_REJECT_DUPLICATES, NULL) : NULL;
     if (rec) {
         int wcode = 0;
         char msg[320] = "";
@@ -89,7 +90,8 @@ static void run_case(void **state)
                          body ? "ok" : eng_err_code(wcode), msg, code);
             char prefix[32];
             snprintf(prefix, sizeof prefix, "turn %d: ", want_turn);
-            if (want_turn > 0 ? strncmp(msg, prefix, strlen(prefix)) != 0 : strncmp(msg, "turn ", 5) == 0)
+            if (want_turn > 0 ? strncmp(msg, prefix, strlen(prefix)) != 0
+                              : strncmp(msg, "turn ", 5) == 0)
                 fail_msg("%s: wire_replay's message '%s' (want the turn %d)", name, msg, want_turn);
             if (want_text[0] && !strstr(msg, want_text))
                 fail_msg("%s: wire_replay's message '%s' lacks '%s'", name, msg, want_text);

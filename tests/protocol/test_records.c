@@ -609,8 +609,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_carc_variants),    cmocka_unit_test(test_reversi),
         cmocka_unit_test(test_unfinished),       cmocka_unit_test(test_equivalent_spellings),
         cmocka_unit_test(test_size_limit),       cmocka_unit_test(test_build_refuses),
-        cmocka_unit_test(test_build_complete),
-        cmocka_unit_test(test_rules_defaults),   cmocka_unit_test(test_turn_inside_turn),
+        cmocka_unit_test(test_build_complete),   cmocka_unit_test(test_rules_defaults),
+        cmocka_unit_test(test_turn_inside_turn),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
