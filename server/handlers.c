@@ -177,13 +177,16 @@ static void take_seat(conn *c, match *x, int seat, const char *type, const json_
                    id);
         return;
     }
+    /* fail closed: no seat without a resume token from real random bytes */
+    if (!t->resume[0] && srv_random_token(t->resume, SRV_TOKEN_LEN) != 0) {
+        conn_error(c, ENG_EINTERNAL, "the server could not make a resume token; try again", id);
+        return;
+    }
     if (t->conn && t->conn != c) {
         conn_error(t->conn, ENG_ESEAT_TAKEN, "another connection resumed this seat", NULL);
         conn_sub_remove(t->conn, x, seat);
         t->conn = NULL;
     }
-    if (!t->resume[0])
-        srv_random_token(t->resume, SRV_TOKEN_LEN);
     if (!conn_sub_add(c, x, seat)) { /* not reached: seat_room() made room */
         conn_error(c, ENG_EINTERNAL, "no room to hold the seat", id);
         return;
