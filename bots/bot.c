@@ -17,9 +17,10 @@
 #include <string.h>
 #include <time.h>
 
-/* Bot types are weak references while the family is being written, so the
- * library links with any subset; missing ones are skipped at startup. */
-#define BOT_DECL(sym) extern const bot_type sym __attribute__((weak));
+/* Bot types are plain references: a bot whose object is missing from the
+ * link is a link error ("undefined reference to bot_..._type"), never a bot
+ * that silently disappears from the catalogue. */
+#define BOT_DECL(sym) extern const bot_type sym;
 BOT_DECL(bot_random_type)
 BOT_DECL(bot_flatmc_type)
 BOT_DECL(bot_ucb1_type)
@@ -47,8 +48,7 @@ static pthread_once_t registry_once = PTHREAD_ONCE_INIT;
 static void registry_build(void)
 {
     for (size_t i = 0; i < NCAND; i++)
-        if (candidates[i])
-            registry[nregistry++] = candidates[i];
+        registry[nregistry++] = candidates[i];
 }
 
 const bot_type *const *bot_types(int *n)
@@ -326,7 +326,14 @@ static int param_index(const bot *b, const char *name)
 double bot_opt(const bot *b, const char *name)
 {
     int i = param_index(b, name);
-    return i < 0 ? 0.0 : b->val[i].v;
+    if (i < 0) {
+        /* a misspelled option name in a bot's own code: a 0.0 would play on
+         * silently with a wrong parameter, so stop here in every build type */
+        fprintf(stderr, "tessera: bot_opt: bot '%s' has no option '%s' (a bug in its code)\n",
+                b->type->name, name ? name : "(null)");
+        abort();
+    }
+    return b->val[i].v;
 }
 
 const bot_value *bot_opt_value(const bot *b, const char *name)

@@ -146,8 +146,13 @@ void bot_observe(bot *b, const void *st, eng_move m);
 /* Start a new game (drops reusable trees). */
 void bot_reset(bot *b);
 
-/* Value of one of the bot's own options by name (asserts it exists). */
+/* Value of one of the bot's own options by name. The name must be one of
+ * its type's params: anything else is a bug in the bot's code, and the
+ * process aborts with a message naming the bot and the option (in every
+ * build type, never a silent 0.0). */
 double bot_opt(const bot *b, const char *name);
+/* The same as a bot_value (for lists), or NULL when the type has no option
+ * of that name — for options a type may or may not declare. */
 const bot_value *bot_opt_value(const bot *b, const char *name);
 
 /* Write the spec of a bot with every option spelled out (defaults included)

@@ -7,6 +7,7 @@
 #ifndef TESSERA_CLI_H
 #define TESSERA_CLI_H
 
+#include <jansson.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -66,5 +67,26 @@ int cmd_bots(int argc, char **argv);
 int cmd_bot(int argc, char **argv);
 /* `tessera bench GAME --bot SPEC`: the bot benchmark (cmd_bench_bot.c). */
 int cmd_bench_bot(int argc, char **argv);
+
+/* ---- subcommands that talk to a running server (remote.c) ---- */
+
+/* The server the remote subcommands talk to unless --url says otherwise:
+ * `tessera serve`'s default port on this machine. */
+#define CLI_DEFAULT_URL "ws://127.0.0.1:8080/"
+/* Send one protocol message (msg, borrowed) to the server at url; on
+ * success *reply is its reply (a new reference, never an `error`). On
+ * failure prints "tessera CMD: [ABOUT: ]..." naming the URL and returns
+ * CLI_FAIL (no server answers, or it failed on its side) or CLI_USAGE (a bad
+ * URL, or the server refused what was asked: an unknown match or bot, a bad
+ * rule). */
+int cli_request(const char *cmd, const char *url, const char *about, json_t *msg, json_t **reply);
+/* s as one shell word (quoted when it needs it), for command lines printed
+ * to be pasted. Writes to buf, returns buf. */
+const char *cli_shell_word(const char *s, char *buf, size_t cap);
+/* Usage texts and entry points (cmd_create.c, cmd_matches.c, cmd_export.c). */
+extern const char cmd_create_usage[], cmd_matches_usage[], cmd_export_usage[];
+int cmd_create(int argc, char **argv);
+int cmd_matches(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 
 #endif

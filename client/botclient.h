@@ -17,6 +17,7 @@
 #ifndef TESSERA_CLIENT_BOTCLIENT_H
 #define TESSERA_CLIENT_BOTCLIENT_H
 
+#include <jansson.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -67,5 +68,16 @@ int botclient_run(const botclient_config *cfg);
  * 2 on a bad URL. */
 int botclient_exchange(const char *url, const char *const *msgs, int n, const char *until,
                        int64_t timeout_ms, FILE *out);
+
+/* One request and its reply, for the CLI's one-shot commands (`tessera
+ * create`, `matches`, `export`): connect to url, say hello, send `msg` (a
+ * JSON object, borrowed; an "id" is added to a copy) once welcomed, and wait
+ * for the reply that echoes that id — other messages are skipped. Returns 0
+ * with *reply a new reference to it (an `error` reply included, for the
+ * caller to read; also an error the server sends instead of `welcome`), or
+ * 1 with a reason in err when the server cannot be reached, closes the
+ * connection or does not answer within timeout_ms, or 2 on a bad URL. */
+int botclient_request(const char *url, const json_t *msg, int64_t timeout_ms, json_t **reply,
+                      char *err, size_t errcap);
 
 #endif

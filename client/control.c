@@ -1,7 +1,9 @@
 /*
- * control.c — botclient_exchange: a one-shot conversation with a server
- * for scripts and tests (tests/cli/wsctl.c): hello, a few messages, print
- * what comes back, stop at a chosen message type or a timeout.
+ * control.c — one-shot conversations with a server: botclient_exchange for
+ * scripts and tests (tests/cli/wsctl.c): hello, a few messages, print what
+ * comes back, stop at a chosen message type or a timeout; and
+ * botclient_request for the CLI (`tessera create`, `matches`, `export`):
+ * hello, one request, its reply.
  *
  * It shares the WebSocket layer (link.c) with the bot client and has no
  * game logic: it prints the server's messages exactly as they arrived.
@@ -115,4 +117,119 @@ int botclient_exchange(const char *url, const char *const *msgs, int n, const ch
     cl_link_free(x.link);
     uv_loop_close(&x.loop);
     return x.status;
+}
+
+/* ---- one request, one reply ------------------------------------------------------ */
+
+typedef struct request {
+    uv_loop_t loop;
+    cl_link *link;
+    uv_timer_t timer;
+    char *text;    /* the request, serialised with its id */
+    json_t *id;    /* the id it carries */
+    json_t *reply; /* what came back */
+    bool welcomed, done;
+    int status;
+    char why[256];
+} request;
+
+static void req_stop(request *r, int status, const char *why)
+{
+    if (r->done)
+        return;
+    r->done = true;
+    r->status = status;
+    if (why)
+        snprintf(r->why, sizeof r->why, "%s", why);
+    uv_timer_stop(&r->timer);
+    uv_close((uv_handle_t *)&r->timer, NULL);
+    cl_link_shutdown(r->link);
+}
+
+static void req_opened(void *ud)
+{
+    request *r = ud;
+    static const char hello[] = "{\"type\":\"hello\",\"protocol\":1,\"client\":\"tessera-cli\"}";
+    cl_link_send(r->link, hello, sizeof hello - 1);
+}
+
+static void req_text(void *ud, const char *text, size_t len)
+{
+    request *r = ud;
+    if (r->done)
+        return;
+    json_t *msg = json_loadb(text, len, 0, NULL);
+    const char *type = json_string_value(json_object_get(msg, "type"));
+    if (!r->welcomed && type && strcmp(type, "welcome") == 0) {
+        r->welcomed = true;
+        cl_link_send(r->link, r->text, strlen(r->text));
+    } else if (type && ((!r->welcomed && strcmp(type, "error") == 0) ||
+                        (r->welcomed && json_equal(json_object_get(msg, "id"), r->id)))) {
+        r->reply = json_incref(msg);
+        req_stop(r, 0, NULL);
+    }
+    json_decref(msg);
+}
+
+static void req_closed(void *ud, const char *why)
+{
+    req_stop(ud, 1, why);
+}
+
+static void req_timeout(uv_timer_t *t)
+{
+    request *r = t->data;
+    req_stop(r, 1,
+             r->welcomed ? "the server did not answer in time"
+                         : "the server did not say welcome in time");
+}
+
+int botclient_request(const char *url, const json_t *msg, int64_t timeout_ms, json_t **reply,
+                      char *err, size_t errcap)
+{
+    *reply = NULL;
+    if (cl_url_check(url, err, errcap))
+        return 2;
+    request r;
+    memset(&r, 0, sizeof r);
+    json_t *copy = json_deep_copy(msg);
+    r.id = json_string("tessera-cli-1");
+    if (!copy || !r.id || json_object_set(copy, "id", r.id) ||
+        !(r.text = json_dumps(copy, JSON_COMPACT))) {
+        json_decref(copy);
+        json_decref(r.id);
+        snprintf(err, errcap, "out of memory");
+        return 1;
+    }
+    json_decref(copy);
+    if (uv_loop_init(&r.loop) != 0) {
+        snprintf(err, errcap, "cannot start an event loop");
+        free(r.text);
+        json_decref(r.id);
+        return 1;
+    }
+    static const cl_link_events ev = {req_opened, req_text, req_closed};
+    r.link = cl_link_create(&r.loop, url, &ev, &r, err, errcap);
+    if (!r.link) {
+        uv_loop_close(&r.loop);
+        free(r.text);
+        json_decref(r.id);
+        return 1;
+    }
+    uv_timer_init(&r.loop, &r.timer);
+    r.timer.data = &r;
+    uv_timer_start(&r.timer, req_timeout, (uint64_t)(timeout_ms > 0 ? timeout_ms : 1), 0);
+    cl_link_connect(r.link);
+    uv_run(&r.loop, UV_RUN_DEFAULT);
+    cl_link_free(r.link);
+    uv_loop_close(&r.loop);
+    free(r.text);
+    json_decref(r.id);
+    if (r.status == 0)
+        *reply = r.reply;
+    else {
+        json_decref(r.reply);
+        snprintf(err, errcap, "%s", r.why[0] ? r.why : "the connection failed");
+    }
+    return r.status;
 }

@@ -72,6 +72,11 @@ struct eng_game {
     /* identity */
     const char *name;  /* registry key, lower case: "carcassonne" */
     const char *title; /* human name: "Carcassonne" */
+    /* Version of what this game's move integers mean (>= 1). The server's
+     * journal stores moves as these integers with this number beside them:
+     * any change to the encoding (a new tile, a reordered move space) must
+     * bump it, so that old journals are refused instead of misread. */
+    int move_encoding;
 
     /* declared maxima: size every caller buffer from these */
     int min_players, max_players, default_players;

@@ -48,6 +48,7 @@ static const char *const type_names[PROTO_NTYPES] = {
     [PROTO_RESUME] = "resume",
     [PROTO_REPLAY] = "replay",
     [PROTO_SERVER_STATS] = "server_stats",
+    [PROTO_GET_RECORD] = "get_record",
 };
 
 /* Indexed by the enums of messages.h; NULL-terminated for enum_of(). */
@@ -377,7 +378,7 @@ static int dec_join(dctx *c, proto_msg *m)
     return 0;
 }
 
-/* spectate, unspectate: the match, required. */
+/* spectate, unspectate, get_record: the match, required. */
 static int dec_match_only(dctx *c, proto_msg *m)
 {
     static const field fields[] = {COMMON_FIELDS, {"match", true}};
@@ -389,32 +390,50 @@ static int dec_match_only(dctx *c, proto_msg *m)
     return want_ident(c, match, "match", PROTO_MATCH_ID_MAX, &m->match);
 }
 
-/* resign: the match is optional (the server picks the only match the
- * connection plays in). */
+/* The optional "seat" of move and resign: which of the connection's seats
+ * (needed only when it holds several that could be meant). */
+static int opt_seat(dctx *c, const json_t *seat, proto_msg *m)
+{
+    if (!seat)
+        return 0;
+    long long v;
+    int rc = want_int(c, seat, "seat", 0, ENG_MAX_PLAYERS - 1, &v);
+    if (rc)
+        return rc;
+    m->seat = (int)v;
+    m->has_seat = true;
+    return 0;
+}
+
+/* resign: the match and the seat are optional (the server picks the seat
+ * the connection holds, see played_match() in server/handlers.c). */
 static int dec_resign(dctx *c, proto_msg *m)
 {
-    static const field fields[] = {COMMON_FIELDS, {"match", false}};
+    static const field fields[] = {COMMON_FIELDS, {"match", false}, {"seat", false}};
     json_error_t e;
-    json_t *t, *id = NULL, *match = NULL;
-    if (json_unpack_ex(m->root, &e, JSON_STRICT, "{s:o, s?o, s?o}", "type", &t, "id", &id,
-                       "match", &match))
+    json_t *t, *id = NULL, *match = NULL, *seat = NULL;
+    if (json_unpack_ex(m->root, &e, JSON_STRICT, "{s:o, s?o, s?o, s?o}", "type", &t, "id", &id,
+                       "match", &match, "seat", &seat))
         return shape_fail(c, m->root, NULL, fields, NFIELDS(fields), &e);
-    if (match)
-        return want_ident(c, match, "match", PROTO_MATCH_ID_MAX, &m->match);
-    return 0;
+    int rc;
+    if (match && (rc = want_ident(c, match, "match", PROTO_MATCH_ID_MAX, &m->match)))
+        return rc;
+    return opt_seat(c, seat, m);
 }
 
 static int dec_move(dctx *c, proto_msg *m)
 {
     static const field fields[] = {
-        COMMON_FIELDS, {"match", false}, {"turn", false}, {"move", true}};
+        COMMON_FIELDS, {"match", false}, {"seat", false}, {"turn", false}, {"move", true}};
     json_error_t e;
-    json_t *t, *id = NULL, *match = NULL, *turn = NULL, *move;
-    if (json_unpack_ex(m->root, &e, JSON_STRICT, "{s:o, s?o, s?o, s?o, s:o}", "type", &t, "id",
-                       &id, "match", &match, "turn", &turn, "move", &move))
+    json_t *t, *id = NULL, *match = NULL, *seat = NULL, *turn = NULL, *move;
+    if (json_unpack_ex(m->root, &e, JSON_STRICT, "{s:o, s?o, s?o, s?o, s?o, s:o}", "type", &t, "id",
+                       &id, "match", &match, "seat", &seat, "turn", &turn, "move", &move))
         return shape_fail(c, m->root, NULL, fields, NFIELDS(fields), &e);
     int rc;
     if (match && (rc = want_ident(c, match, "match", PROTO_MATCH_ID_MAX, &m->match)))
+        return rc;
+    if ((rc = opt_seat(c, seat, m)))
         return rc;
     if (turn) {
         long long v;
@@ -653,6 +672,7 @@ static const decoder decoders[PROTO_NTYPES] = {
     [PROTO_RESUME] = dec_resume,
     [PROTO_REPLAY] = dec_replay,
     [PROTO_SERVER_STATS] = dec_bare,
+    [PROTO_GET_RECORD] = dec_match_only,
 };
 
 /* A parse failure in our words. Numbers out of range are valid JSON that we

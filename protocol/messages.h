@@ -48,6 +48,7 @@ typedef enum proto_type {
     PROTO_RESUME,
     PROTO_REPLAY,
     PROTO_SERVER_STATS,
+    PROTO_GET_RECORD,
     PROTO_NTYPES
 } proto_type;
 
@@ -88,9 +89,10 @@ typedef struct proto_msg {
     const char *client;       /* may be NULL */
     /* list_matches */
     int status;               /* enum proto_list_status */
-    /* join, spectate, unspectate, move, resign, resume */
+    /* join, spectate, unspectate, move, resign, resume, get_record */
     const char *match;        /* NULL when absent (resign/move may name it or not) */
-    int seat;                 /* join */
+    int seat;                 /* join; move and resign when has_seat */
+    bool has_seat;            /* move, resign: "seat" given (one of the connection's seats) */
     const char *token;        /* join */
     const char *resume_token; /* resume */
     bool has_turn;            /* move: "turn" given */

@@ -211,9 +211,13 @@ static json_t *scores_json(const double *sc, int n)
     return a;
 }
 
-json_t *rec_build(const eng_game *g, const eng_rules *rules, const eng_move *moves, int n,
-                  char *err, size_t errcap)
+/* rec_build() and rec_build_complete(): with `complete`, a last turn cut
+ * short by the end of moves[] is left out instead of refused. */
+static json_t *build(const eng_game *g, const eng_rules *rules, const eng_move *moves, int n,
+                     bool complete, int *used, char *err, size_t errcap)
 {
+    if (used)
+        *used = 0;
     if (!g || !rules || n < 0 || (n > 0 && !moves)) {
         eng_seterr(err, errcap, ENG_EINVAL, "rec_build: invalid arguments");
         return NULL;
@@ -243,12 +247,21 @@ json_t *rec_build(const eng_game *g, const eng_rules *rules, const eng_move *mov
         json_object_set_new(rec, "rules", rec__rules_json(g, rules)))
         goto nomem;
 
-    for (int pos = 0; pos < n;) {
+    int pos = 0;
+    while (pos < n) {
         if (g->current_player(st) == ENG_TERMINAL) {
             eng_seterr(err, errcap, ENG_EINVAL, "move %d comes after the end of the game", pos + 1);
             goto fail;
         }
-        json_t *turn = codec->encode_turn(st, moves, n, &pos, err, errcap);
+        bool cut = false;
+        int start = pos;
+        json_t *turn = codec->encode_turn(st, moves, n, &pos, &cut, err, errcap);
+        if (!turn && cut && complete) {
+            /* the moves stop inside this turn: the record ends before it (st
+             * holds part of the turn, which is never a finished game) */
+            pos = start;
+            break;
+        }
         if (!turn)
             goto fail;
         if (json_array_append_new(turns, turn))
@@ -268,6 +281,8 @@ json_t *rec_build(const eng_game *g, const eng_rules *rules, const eng_move *mov
     }
     json_decref(turns);
     free(st);
+    if (used)
+        *used = pos;
     return rec;
 
 nomem:
@@ -277,6 +292,18 @@ fail:
     json_decref(rec);
     free(st);
     return NULL;
+}
+
+json_t *rec_build(const eng_game *g, const eng_rules *rules, const eng_move *moves, int n,
+                  char *err, size_t errcap)
+{
+    return build(g, rules, moves, n, false, NULL, err, errcap);
+}
+
+json_t *rec_build_complete(const eng_game *g, const eng_rules *rules, const eng_move *moves, int n,
+                           int *used, char *err, size_t errcap)
+{
+    return build(g, rules, moves, n, true, used, err, errcap);
 }
 
 /* ---- replaying ------------------------------------------------------------ */

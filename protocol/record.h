@@ -46,6 +46,17 @@
 json_t *rec_build(const eng_game *g, const eng_rules *rules, const eng_move *moves, int n,
                   char *err, size_t errcap);
 
+/* The record of the complete turns among moves[0..n): as rec_build(), but
+ * when the moves stop inside a turn — a match that ended by resignation,
+ * timeout or disconnection while a seat held its drawn tile, or a live match
+ * between a draw and its placement — that last turn is left out instead of
+ * refused (the record then has no result: its turns do not finish the game).
+ * *used (may be NULL) receives how many of the moves the record covers, n
+ * unless a turn was cut short. Moves that are not legal are refused all the
+ * same (NULL, reason in err). */
+json_t *rec_build_complete(const eng_game *g, const eng_rules *rules, const eng_move *moves, int n,
+                           int *used, char *err, size_t errcap);
+
 /* What a replay reports. */
 typedef struct rec_replay {
     const eng_game *game;                 /* the record's game */

@@ -1,7 +1,8 @@
 /*
  * wire.c — the game-agnostic half of the wire protocol's game JSON: the
  * registry of per-game wire codecs, the `games` entry of a game, rules
- * to/from JSON, and one turn in record form for `update.record`.
+ * to/from JSON, one turn in record form for `update.record`, and the
+ * replay of a whole record with the public state after every turn.
  */
 #include "wire.h"
 
@@ -85,7 +86,8 @@ json_t *wire_record_turn(const eng_game *g, const void *turn_start, const eng_mo
     }
     memcpy(st, turn_start, g->state_size);
     int pos = 0;
-    json_t *t = c->encode_turn(st, moves, n, &pos, err, errcap);
+    bool cut = false;
+    json_t *t = c->encode_turn(st, moves, n, &pos, &cut, err, errcap);
     free(st);
     if (t && pos != n) {
         snprintf(err, errcap, "the moves hold more than one turn");
@@ -93,4 +95,88 @@ json_t *wire_record_turn(const eng_game *g, const void *turn_start, const eng_mo
         return NULL;
     }
     return t;
+}
+
+/* ---- replay: every turn's public state, computed by the engine ------------- */
+
+typedef struct replay_acc {
+    const rec_replay *out; /* its game is known before the first turn */
+    const wire_game *wire;
+    json_t *turns;
+    bool failed; /* no wire codec, or out of memory */
+} replay_acc;
+
+static void replay_turn(void *ud, int turn, const json_t *turn_json, const void *state)
+{
+    (void)turn;
+    replay_acc *a = ud;
+    const eng_game *g = a->out->game;
+    if (!a->wire)
+        a->wire = wire_find(g->name);
+    if (!a->wire || a->failed) {
+        a->failed = true;
+        return;
+    }
+    double sc[ENG_MAX_PLAYERS];
+    g->scores(state, sc);
+    json_t *scores = json_array();
+    for (int p = 0; p < eng_num_players(state); p++)
+        json_array_append_new(scores, json_integer((json_int_t)llround(sc[p])));
+    json_t *entry = json_pack("{s:O, s:o, s:o}", "record", turn_json, "state",
+                              a->wire->state(state), "scores", scores);
+    if (!entry || json_array_append_new(a->turns, entry))
+        a->failed = true;
+}
+
+json_t *wire_replay(const json_t *rec, rec_replay *out, int *code, char *msg, size_t msgcap)
+{
+    rec_replay scratch;
+    if (!out)
+        out = &scratch;
+    replay_acc acc = {out, NULL, json_array(), false};
+    if (!acc.turns) {
+        *code = ENG_ENOMEM;
+        snprintf(msg, msgcap, "out of memory");
+        return NULL;
+    }
+    int rc = rec_replay_json(rec, replay_turn, &acc, out);
+    if (rc) {
+        *code = rc;
+        if (out->bad_turn > 0)
+            snprintf(msg, msgcap, "turn %d: %s", out->bad_turn, out->reason);
+        else
+            snprintf(msg, msgcap, "%s", out->reason);
+        json_decref(acc.turns);
+        return NULL;
+    }
+    const eng_game *g = out->game;
+    const wire_game *w = acc.wire ? acc.wire : wire_find(g->name);
+    if (!w) {
+        *code = ENG_EUNKNOWN_GAME;
+        snprintf(msg, msgcap, "the server cannot show %s states", g->name);
+        json_decref(acc.turns);
+        return NULL;
+    }
+    unsigned char *st = malloc(g->state_size);
+    json_t *initial = NULL;
+    if (st) {
+        g->init(st, &out->rules);
+        initial = w->state(st);
+        free(st);
+    }
+    json_t *r = json_object();
+    bool ok = !acc.failed && initial && r &&
+              !json_object_set_new(r, "game", json_string(g->name)) &&
+              !json_object_set_new(r, "rules", rec__rules_json(g, &out->rules)) &&
+              !json_object_set(r, "initial", initial) && !json_object_set(r, "turns", acc.turns) &&
+              !json_object_set_new(r, "finished", json_boolean(out->finished));
+    json_decref(initial);
+    json_decref(acc.turns);
+    if (!ok) {
+        json_decref(r);
+        *code = ENG_ENOMEM;
+        snprintf(msg, msgcap, "out of memory");
+        return NULL;
+    }
+    return r;
 }

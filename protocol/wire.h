@@ -17,6 +17,7 @@
 #include <stddef.h>
 
 #include "engine/eng.h"
+#include "protocol/record.h"
 
 #define WIRE_MAX_TURN_MOVES 8 /* engine decisions in one protocol move (Carcassonne: 2) */
 
@@ -56,5 +57,17 @@ int wire_rules_parse(const eng_game *g, const json_t *obj, int nseats, eng_rules
  * reference, or NULL with a reason in err. */
 json_t *wire_record_turn(const eng_game *g, const void *turn_start, const eng_move *moves, int n,
                          char *err, size_t errcap);
+
+/* A game record (borrowed; docs/records.md) replayed for a client that knows
+ * no rules — the body of the `replayed` message: {"game", "rules",
+ * "initial": the public state before turn 1, "turns": [{"record", "state",
+ * "scores"}, ...] with the public state and scores after each turn,
+ * "finished"}. The record is checked as rec_replay_json() checks it, shape
+ * first: a record that is not one (no or a wrong `format`, `{}`) is
+ * bad_record whatever its `game` says. Returns a new reference, or NULL
+ * with *code set (ENG_EBAD_RECORD, ENG_EUNKNOWN_GAME, ENG_EILLEGAL_MOVE,
+ * ...) and a message in msg ("turn N: reason" for a problem inside a turn).
+ * out (may be NULL) receives the replay's summary. */
+json_t *wire_replay(const json_t *rec, rec_replay *out, int *code, char *msg, size_t msgcap);
 
 #endif

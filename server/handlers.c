@@ -19,7 +19,8 @@ static void reply_welcome(conn *c, const proto_msg *m)
     json_object_set_new(r, "protocol", json_integer(PROTO_VERSION));
     json_object_set_new(r, "server", json_string("tessera 0.1.0"));
     json_object_set_new(r, "capabilities",
-                        json_pack("[s,s,s,s,s]", "play", "spectate", "create", "resume", "list"));
+                        json_pack("[s,s,s,s,s,s,s]", "play", "spectate", "create", "resume", "list",
+                                  "replay", "record"));
     json_object_set_new(r, "limits",
                         json_pack("{s:i, s:i, s:i, s:i}", "max_message_bytes", SRV_MAX_MESSAGE,
                                   "messages_per_second", SRV_RATE_PER_SEC, "burst", SRV_RATE_BURST,
@@ -176,13 +177,16 @@ static void take_seat(conn *c, match *x, int seat, const char *type, const json_
                    id);
         return;
     }
+    /* fail closed: no seat without a resume token from real random bytes */
+    if (!t->resume[0] && srv_random_token(t->resume, SRV_TOKEN_LEN) != 0) {
+        conn_error(c, ENG_EINTERNAL, "the server could not make a resume token; try again", id);
+        return;
+    }
     if (t->conn && t->conn != c) {
         conn_error(t->conn, ENG_ESEAT_TAKEN, "another connection resumed this seat", NULL);
         conn_sub_remove(t->conn, x, seat);
         t->conn = NULL;
     }
-    if (!t->resume[0])
-        srv_random_token(t->resume, SRV_TOKEN_LEN);
     if (!conn_sub_add(c, x, seat)) { /* not reached: seat_room() made room */
         conn_error(c, ENG_EINTERNAL, "no room to hold the seat", id);
         return;
@@ -265,22 +269,27 @@ static void unspectate(conn *c, const proto_msg *m)
     conn_send(c, proto_reply("unspectated", m->id));
 }
 
-/* The seat this connection plays: in the match named, or the only match it
- * plays; when it holds several seats (a person playing two seats of one
- * match, or several matches), the one seat that is to move. Replies with an
- * error and returns NULL if that does not single out a seat. */
+/* The seat a move or resign is for (docs/protocol.md, "Several seats on one
+ * connection"): among the seats this connection holds — in the match named,
+ * if one is, and the seat named, if one is — the only one; or, when several
+ * remain, the one seat among them that is to move. Replies with an error
+ * and returns NULL if that does not single out a seat. */
 static match *played_match(conn *c, const proto_msg *m, int *seat)
 {
     match *x = NULL, *moving = NULL;
-    int count = 0, nmoving = 0, moving_seat = -1;
+    int count = 0, nmoving = 0, moving_seat = -1, held = 0, over = 0;
     for (int i = 0; i < c->nsubs; i++) {
         if (c->subs[i].seat < 0)
             continue;
         if (m->match && strcmp(c->subs[i].m->id, m->match) != 0)
             continue;
+        held++;
+        if (m->has_seat && c->subs[i].seat != m->seat)
+            continue;
         x = c->subs[i].m;
         *seat = c->subs[i].seat;
         count++;
+        over += x->status == MATCH_FINISHED;
         if (x->to_move == c->subs[i].seat) {
             moving = x;
             moving_seat = c->subs[i].seat;
@@ -293,9 +302,13 @@ static match *played_match(conn *c, const proto_msg *m, int *seat)
         *seat = moving_seat;
         return moving;
     }
+    if (count > 1 && over == count) {
+        conn_error(c, ENG_EMATCH_OVER, "the match has already ended", m->id);
+        return NULL;
+    }
     if (count > 1 && nmoving == 0) {
-        conn_error(c, ENG_ENOT_YOUR_TURN, "none of the seats this connection holds is to move",
-                   m->id);
+        conn_error(c, ENG_ENOT_YOUR_TURN,
+                   "none of the seats this connection holds is to move: name the seat", m->id);
         return NULL;
     }
     if (count > 1) {
@@ -304,9 +317,14 @@ static match *played_match(conn *c, const proto_msg *m, int *seat)
                    m->id);
         return NULL;
     }
+    char e[96];
     if (m->match && !match_find(c->srv, m->match))
         conn_error(c, ENG_EUNKNOWN_MATCH, "no match with that id", m->id);
-    else if (m->match)
+    else if (m->has_seat && held > 0) {
+        snprintf(e, sizeof e, "this connection does not hold seat %d%s", m->seat,
+                 m->match ? " in that match" : "");
+        conn_error(c, ENG_EWRONG_SEAT, e, m->id);
+    } else if (m->match)
         conn_error(c, ENG_EWRONG_SEAT, "this connection holds no seat in that match", m->id);
     else
         conn_error(c, ENG_ENOT_JOINED, "join a seat before sending moves", m->id);
@@ -335,89 +353,73 @@ static void resign(conn *c, const proto_msg *m)
     match_resign(x, seat);
 }
 
-/* ---- replay: every turn's public state, computed by the engine ---------------- */
+/* ---- replays and records ---------------------------------------------------------- */
 
-typedef struct replay_acc {
-    const wire_game *wire;
-    const eng_game *g;
-    json_t *turns;
-} replay_acc;
-
-static void replay_turn(void *ud, int turn, const json_t *turn_json, const void *state)
+/* The record of a match the server holds, up to its last complete turn: a
+ * match that ended while a seat held its drawn tile (a resignation, a
+ * timeout) or a live match inside a turn stops before that turn. New
+ * reference, or NULL after replying internal_error. */
+static json_t *match_record(conn *c, const match *x, const json_t *id)
 {
-    (void)turn;
-    replay_acc *a = ud;
-    double sc[ENG_MAX_PLAYERS];
-    a->g->scores(state, sc);
-    json_t *scores = json_array();
-    for (int p = 0; p < eng_num_players(state); p++)
-        json_array_append_new(scores, json_integer((json_int_t)sc[p]));
-    json_array_append_new(a->turns, json_pack("{s:O, s:o, s:o}", "record", turn_json, "state",
-                                              a->wire->state(state), "scores", scores));
+    char err[256];
+    json_t *rec = rec_build_complete(x->g, &x->rules, x->moves, x->nmoves, NULL, err, sizeof err);
+    if (!rec) {
+        srv_log(LOG_ERROR, "record_failed", "{s:s, s:s}", "match", x->id, "reason", err);
+        conn_error(c, ENG_EINTERNAL, err, id);
+    }
+    return rec;
 }
 
 static void replay(conn *c, const proto_msg *m)
 {
     json_t *rec = NULL;
-    const json_t *result = NULL;
     match *x = NULL;
     if (m->match) {
         x = need_match(c, m->match, m->id);
-        if (!x)
+        if (!x || !(rec = match_record(c, x, m->id)))
             return;
-        /* the completed turns (a live match may be inside a turn) */
-        int n = x->status == MATCH_FINISHED ? x->nmoves : x->turn_first;
-        char err[256];
-        rec = rec_build(x->g, &x->rules, x->moves, n, err, sizeof err);
-        if (!rec) {
-            conn_error(c, ENG_EINTERNAL, err, m->id);
-            return;
-        }
-        result = x->result;
     } else {
         rec = json_incref((json_t *)m->record);
     }
-    const char *game = json_string_value(json_object_get(rec, "game"));
-    const eng_game *g = eng_find_game(game);
-    const wire_game *w = g ? wire_find(g->name) : NULL;
-    replay_acc acc = {w, g, json_array()};
     rec_replay out;
-    int rc = w ? rec_replay_json(rec, replay_turn, &acc, &out) : ENG_EUNKNOWN_GAME;
-    if (rc) {
-        char msg[320];
-        if (!w)
-            snprintf(msg, sizeof msg, "the record names no game this server plays");
-        else if (out.bad_turn > 0)
-            snprintf(msg, sizeof msg, "turn %d: %s", out.bad_turn, out.reason);
-        else
-            snprintf(msg, sizeof msg, "%s", out.reason);
-        conn_error(c, rc, msg, m->id);
-        json_decref(acc.turns);
+    int code = 0;
+    char msg[320];
+    json_t *body = wire_replay(rec, &out, &code, msg, sizeof msg);
+    if (!body) {
+        conn_error(c, code, msg, m->id);
         json_decref(rec);
         return;
     }
-    unsigned char *st = malloc(g->state_size);
-    json_t *initial = json_null();
-    if (st) {
-        g->init(st, &out.rules);
-        initial = w->state(st);
-        free(st);
-    }
     json_t *r = proto_reply("replayed", m->id);
-    json_object_set_new(r, "game", json_string(g->name));
-    json_object_set_new(r, "rules", wire_rules_json(g, &out.rules));
-    if (m->match) {
-        json_object_set_new(r, "match", json_string(m->match));
+    json_object_update_new(r, body);
+    if (x) {
+        json_object_set_new(r, "match", json_string(x->id));
         json_object_set_new(r, "seats", match_seats_json(x));
     }
-    json_object_set_new(r, "initial", initial);
-    json_object_set_new(r, "turns", acc.turns);
-    json_object_set_new(r, "finished", json_boolean(out.finished));
     /* a match's own result says why it ended; a record has at most scores */
-    json_t *res = result ? (json_t *)result : json_object_get(rec, "result");
+    json_t *res = x ? x->result : json_object_get(rec, "result");
     json_object_set_new(r, "result", res ? json_incref(res) : json_null());
     conn_send(c, r);
     json_decref(rec);
+}
+
+/* get_record: a match as a game record (docs/records.md), ready for
+ * `tessera replay` or a file; its status and result beside it. */
+static void get_record(conn *c, const proto_msg *m)
+{
+    match *x = need_match(c, m->match, m->id);
+    json_t *rec = x ? match_record(c, x, m->id) : NULL;
+    if (!rec)
+        return;
+    json_t *r = proto_reply("record", m->id);
+    json_object_set_new(r, "match", json_string(x->id));
+    json_object_set_new(r, "status",
+                        json_string(x->status == MATCH_FINISHED ? "finished"
+                                    : x->status == MATCH_LIVE   ? "live"
+                                                                : "waiting"));
+    json_object_set_new(r, "record", rec);
+    json_object_set_new(r, "result", x->result ? json_incref(x->result) : json_null());
+    conn_send(c, r);
 }
 
 void handle_message(conn *c, const char *buf, size_t len)
@@ -466,6 +468,7 @@ void handle_message(conn *c, const char *buf, size_t len)
     case PROTO_RESIGN: resign(c, &m); break;
     case PROTO_RESUME: resume(c, &m); break;
     case PROTO_REPLAY: replay(c, &m); break;
+    case PROTO_GET_RECORD: get_record(c, &m); break;
     case PROTO_SERVER_STATS: {
         json_t *r = proto_reply("stats", m.id);
         json_object_update_new(r, srv_stats_json(c->srv));

@@ -26,6 +26,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "bots/bot.h"
 #include "engine/eng.h"
@@ -290,8 +291,12 @@ struct srv {
 uint64_t srv_now(const srv *s);
 /* Wall clock, epoch milliseconds. */
 int64_t srv_epoch_ms(void);
-/* Random token of n base32 characters into out (n + 1 bytes). */
-void srv_random_token(char *out, int n);
+/* Random token of n (1..64) base32 characters into out (n + 1 bytes), from
+ * getrandom(2). Returns 0, or ENG_EINTERNAL when no random bytes can be had
+ * (logged; out is then ""): callers fail closed, never use a guessable token. */
+int srv_random_token(char *out, int n);
+/* The source of random bytes: getrandom(2). A test hook (fault injection). */
+extern ssize_t (*srv__getrandom)(void *buf, size_t len, unsigned int flags);
 /* Make sure at least one live demo match exists (when --demo). */
 void srv_demo_check(srv *s);
 

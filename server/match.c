@@ -32,6 +32,17 @@ match *match_find(srv *s, const char *id)
     return NULL;
 }
 
+/* Does an earlier seat than `upto` (all seats: m->nseats) have this connection? */
+static bool holds_seat(const match *m, const conn *c, int upto)
+{
+    for (int i = 0; i < upto; i++)
+        if (m->seats[i].conn == c)
+            return true;
+    return false;
+}
+
+/* Everyone at the table, each connection once: one that holds several seats
+ * of the match, or plays and watches it, hears every message once. */
 static void each_at_table(match *m, json_t *msg)
 {
     /* one serialisation, many queues */
@@ -41,10 +52,11 @@ static void each_at_table(match *m, json_t *msg)
         return;
     size_t len = strlen(text);
     for (int i = 0; i < m->nseats; i++)
-        if (m->seats[i].conn)
+        if (m->seats[i].conn && !holds_seat(m, m->seats[i].conn, i))
             conn_send_text(m->seats[i].conn, text, len);
     for (int i = 0; i < m->nspect; i++)
-        conn_send_text(m->spect[i], text, len);
+        if (!holds_seat(m, m->spect[i], m->nseats))
+            conn_send_text(m->spect[i], text, len);
     free(text);
 }
 
@@ -962,13 +974,15 @@ match *match_create(srv *s, const proto_msg *msg, int *code, char *err, size_t e
         snprintf(err, errcap, "out of memory");
         return NULL;
     }
-    srv_random_token(m->id, SRV_MATCH_ID_LEN);
-    while (match_find(s, m->id))
-        srv_random_token(m->id, SRV_MATCH_ID_LEN);
+    /* the id, the secret seed and the seat tokens come from getrandom(2);
+     * without it the match is refused (fail closed) */
     uint64_t seed = 0;
     char tok[17];
-    srv_random_token(tok, 16);
-    for (int i = 0; i < 16; i++)
+    bool random_ok = srv_random_token(m->id, SRV_MATCH_ID_LEN) == 0;
+    while (random_ok && match_find(s, m->id))
+        random_ok = srv_random_token(m->id, SRV_MATCH_ID_LEN) == 0;
+    random_ok = random_ok && srv_random_token(tok, 16) == 0;
+    for (int i = 0; random_ok && i < 16; i++)
         seed = seed * 33 + (unsigned char)tok[i];
     m->seed = seed;
     eng_rng_seed(&m->chance, seed);
@@ -982,11 +996,18 @@ match *match_create(srv *s, const proto_msg *msg, int *code, char *err, size_t e
         snprintf(t->name, sizeof t->name, "%s", msg->seats[i].name);
         snprintf(t->spec, sizeof t->spec, "%s", msg->seats[i].bot);
         if (t->kind == SEAT_OPEN) {
-            srv_random_token(t->token, SRV_TOKEN_LEN);
+            random_ok = random_ok && srv_random_token(t->token, SRV_TOKEN_LEN) == 0;
             open = true;
         }
         t->bank_ms = m->tc.bank_ms;
         t->grace_ms = m->pol.timeout == PROTO_TIMEOUT_GRACE ? m->pol.grace_ms : 0;
+    }
+    if (!random_ok) {
+        *code = ENG_EINTERNAL;
+        snprintf(err, errcap, "the server could not get random bytes for the match's tokens");
+        m->closing = true;
+        uv_close((uv_handle_t *)&m->timer, on_timer_closed); /* frees m */
+        return NULL;
     }
     if (make_bots(m, err, errcap, code)) {
         m->closing = true;

@@ -9,6 +9,7 @@
  * Unfinished matches stay unfinished in the journal and resume at the next
  * start: a graceful shutdown loses nothing either.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,22 +35,32 @@ int64_t srv_epoch_ms(void)
     return (int64_t)tv.tv_sec * 1000 + tv.tv_usec / 1000;
 }
 
-void srv_random_token(char *out, int n)
+ssize_t (*srv__getrandom)(void *buf, size_t len, unsigned int flags) = getrandom;
+
+int srv_random_token(char *out, int n)
 {
     static const char alphabet[] = "abcdefghijkmnpqrstuvwxyz23456789"; /* 32, no look-alikes */
     unsigned char raw[64];
-    if (n > (int)sizeof raw)
-        n = (int)sizeof raw;
+    out[0] = 0;
+    if (n < 1 || n > (int)sizeof raw)
+        return ENG_EINVAL;
     size_t got = 0;
     while (got < (size_t)n) {
-        ssize_t r = getrandom(raw + got, (size_t)n - got, 0);
-        if (r <= 0)
-            break;
+        ssize_t r = srv__getrandom(raw + got, (size_t)n - got, 0);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0) {
+            /* fail closed: never a token from bytes that are not random */
+            srv_log(LOG_ERROR, "random_failed", "{s:s}", "reason",
+                    r < 0 ? strerror(errno) : "getrandom returned no bytes");
+            return ENG_EINTERNAL;
+        }
         got += (size_t)r;
     }
     for (int i = 0; i < n; i++)
         out[i] = alphabet[raw[i] & 31];
     out[n] = 0;
+    return 0;
 }
 
 /* ---- the demo match ---------------------------------------------------------- */

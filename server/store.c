@@ -17,8 +17,20 @@
  * milliseconds) never run on the loop thread: automatic checkpoints are off,
  * and a timer hands a passive checkpoint on a second connection to the
  * thread pool every second.
+ *
+ * Versions. Moves are stored as the engine's move integers, whose meaning is
+ * the game's (eng_game.move_encoding): every match row records the encoding
+ * its moves were written in, and a match whose encoding this build does not
+ * read is refused at restore (restore_failed) rather than misread. The
+ * tables' layout has a version of its own (meta 'schema', STORE_SCHEMA): an
+ * older database is migrated when opened (schema 1 had no move_encoding
+ * column; its matches are encoding 1), a newer one is refused with a message
+ * saying so. Restoring never truncates silently: a journal that cannot be
+ * read whole (more moves than the game can have, a gap in the plies, a move
+ * that is not an integer, an SQLite error) fails that match's restore, loudly.
  */
 #include <sqlite3.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,14 +47,16 @@ struct store {
     sqlite3_stmt *ins_match, *ins_move, *upd_seats, *upd_finish, *begin, *commit, *rollback;
 };
 
+/* The layout of the tables; bump with a migration in migrate() when it changes. */
+#define STORE_SCHEMA 2
+
+/* The tables at STORE_SCHEMA, for a new database. */
 static const char schema[] =
-    "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);"
-    "INSERT OR IGNORE INTO meta VALUES('schema','1');"
     "CREATE TABLE IF NOT EXISTS matches("
     "  id TEXT PRIMARY KEY, game TEXT NOT NULL, rules TEXT NOT NULL, seats TEXT NOT NULL,"
     "  time_control TEXT NOT NULL, policies TEXT NOT NULL, seed INTEGER NOT NULL,"
     "  status INTEGER NOT NULL, created INTEGER NOT NULL, finished INTEGER, result TEXT,"
-    "  demo INTEGER NOT NULL DEFAULT 0);"
+    "  demo INTEGER NOT NULL DEFAULT 0, move_encoding INTEGER NOT NULL DEFAULT 1);"
     "CREATE TABLE IF NOT EXISTS moves("
     "  match TEXT NOT NULL, ply INTEGER NOT NULL, move INTEGER NOT NULL, by TEXT, reason TEXT,"
     "  at INTEGER NOT NULL, PRIMARY KEY(match, ply)) WITHOUT ROWID;"
@@ -51,6 +65,94 @@ static const char schema[] =
 static int prep(store *st, sqlite3_stmt **out, const char *sql)
 {
     return sqlite3_prepare_v3(st->db, sql, -1, SQLITE_PREPARE_PERSISTENT, out, NULL);
+}
+
+/* One integer from a query (the first column of its first row), or `def`
+ * when there is no row. Returns an SQLite code. */
+static int query_int(sqlite3 *db, const char *sql, long long def, long long *out)
+{
+    sqlite3_stmt *q = NULL;
+    int rc = sqlite3_prepare_v2(db, sql, -1, &q, NULL);
+    if (rc != SQLITE_OK)
+        return rc;
+    *out = def;
+    rc = sqlite3_step(q);
+    if (rc == SQLITE_ROW) {
+        *out = sqlite3_column_int64(q, 0);
+        rc = SQLITE_OK;
+    } else if (rc == SQLITE_DONE) {
+        rc = SQLITE_OK;
+    }
+    sqlite3_finalize(q);
+    return rc;
+}
+
+/* Bring the tables to STORE_SCHEMA: create them in a new database, migrate
+ * an older one, refuse a newer one (or one whose version is not a number)
+ * with a message in err. Returns 0, ENG_ESTORAGE (an SQLite error: err is
+ * left for the caller) or ENG_EBAD_VERSION. */
+static int migrate(store *st, const char *path, char *err, size_t errcap)
+{
+    sqlite3 *db = st->db;
+    if (sqlite3_exec(db,
+                     "BEGIN IMMEDIATE;"
+                     "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);",
+                     NULL, NULL, NULL) != SQLITE_OK)
+        return ENG_ESTORAGE;
+    long long version = 0, has_matches = 0, numeric = 1;
+    int rc = query_int(db, "SELECT value FROM meta WHERE key='schema'", 0, &version);
+    if (rc == SQLITE_OK)
+        rc = query_int(db,
+                       "SELECT value GLOB '[1-9]*' AND value NOT GLOB '*[^0-9]*' FROM meta "
+                       "WHERE key='schema'",
+                       1, &numeric);
+    if (rc == SQLITE_OK)
+        rc = query_int(db,
+                       "SELECT count(*) FROM sqlite_master WHERE type='table' AND "
+                       "name='matches'",
+                       0, &has_matches);
+    if (rc != SQLITE_OK)
+        goto sqlite_fail;
+    if (!numeric || version > STORE_SCHEMA || (version < 1 && has_matches)) {
+        /* a newer layout, or a meta row that is not a version at all */
+        char shown[40] = "?";
+        sqlite3_stmt *q = NULL;
+        if (sqlite3_prepare_v2(db, "SELECT substr(value,1,32) FROM meta WHERE key='schema'", -1, &q,
+                               NULL) == SQLITE_OK &&
+            sqlite3_step(q) == SQLITE_ROW)
+            snprintf(shown, sizeof shown, "'%s'", (const char *)sqlite3_column_text(q, 0));
+        sqlite3_finalize(q);
+        for (char *ch = shown; *ch; ch++) /* it goes to a terminal */
+            if ((unsigned char)*ch < 0x20 || (unsigned char)*ch > 0x7e)
+                *ch = '?';
+        sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+        snprintf(err, errcap,
+                 "database %s has journal schema version %s; this tessera reads versions 1 to %d "
+                 "(was it written by a newer tessera?): refusing to open it rather than misread it",
+                 path, shown, STORE_SCHEMA);
+        return ENG_EBAD_VERSION;
+    }
+    if (version == 0) { /* a new database */
+        if (sqlite3_exec(db, schema, NULL, NULL, NULL) != SQLITE_OK)
+            goto sqlite_fail;
+    } else if (version == 1) {
+        /* schema 1: no move_encoding column; every match it holds is encoding 1 */
+        if (sqlite3_exec(db,
+                         "ALTER TABLE matches ADD COLUMN move_encoding INTEGER NOT NULL DEFAULT 1;",
+                         NULL, NULL, NULL) != SQLITE_OK)
+            goto sqlite_fail;
+        srv_log(LOG_INFO, "journal_migrated", "{s:s, s:i, s:i}", "db", path, "from", 1, "to",
+                STORE_SCHEMA);
+    }
+    char sql[96];
+    snprintf(sql, sizeof sql, "INSERT OR REPLACE INTO meta VALUES('schema','%d'); COMMIT;",
+             STORE_SCHEMA);
+    if (sqlite3_exec(db, sql, NULL, NULL, NULL) != SQLITE_OK)
+        goto sqlite_fail;
+    return 0;
+sqlite_fail:
+    sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+    return ENG_ESTORAGE;
 }
 
 int store_open(srv *s, const char *path, bool durable, char *err, size_t errcap)
@@ -70,8 +172,16 @@ int store_open(srv *s, const char *path, bool durable, char *err, size_t errcap)
              durable ? "FULL" : "NORMAL");
     if ((rc = sqlite3_exec(st->db, pragmas, NULL, NULL, NULL)) != SQLITE_OK)
         goto fail;
-    if ((rc = sqlite3_exec(st->db, schema, NULL, NULL, NULL)) != SQLITE_OK)
+    int vrc = migrate(st, path, err, errcap);
+    if (vrc == ENG_EBAD_VERSION) {
+        sqlite3_close_v2(st->db);
+        free(st);
+        return vrc;
+    }
+    if (vrc) {
+        rc = SQLITE_ERROR;
         goto fail;
+    }
     if ((rc = sqlite3_exec(st->db, "PRAGMA wal_autocheckpoint=0;", NULL, NULL, NULL)) != SQLITE_OK)
         goto fail;
     if ((rc = sqlite3_open_v2(path, &st->ckpt_db, SQLITE_OPEN_READWRITE, NULL)) != SQLITE_OK)
@@ -79,7 +189,7 @@ int store_open(srv *s, const char *path, bool durable, char *err, size_t errcap)
     sqlite3_busy_timeout(st->ckpt_db, 5000);
     if ((rc = prep(st, &st->ins_match,
                    "INSERT INTO matches(id,game,rules,seats,time_control,policies,seed,status,"
-                   "created,demo) VALUES(?,?,?,?,?,?,?,?,?,?)")) ||
+                   "created,demo,move_encoding) VALUES(?,?,?,?,?,?,?,?,?,?,?)")) ||
         (rc = prep(st, &st->ins_move,
                    "INSERT INTO moves(match,ply,move,by,reason,at) VALUES(?,?,?,?,?,?)")) ||
         (rc = prep(st, &st->upd_seats, "UPDATE matches SET seats=?, status=? WHERE id=?")) ||
@@ -226,6 +336,7 @@ int store_create_match(srv *s, const match *m)
         sqlite3_bind_int(q, 8, m->status);
         sqlite3_bind_int64(q, 9, m->created_ms);
         sqlite3_bind_int(q, 10, m->demo);
+        sqlite3_bind_int(q, 11, m->g->move_encoding);
         rc = step(q) == SQLITE_DONE ? 0 : ENG_ESTORAGE;
         if (rc)
             log_db_error(st, "create_match", m);
@@ -320,49 +431,109 @@ static const char *col_text(sqlite3_stmt *q, int i)
     return t ? (const char *)t : "";
 }
 
-/* Restore the matches selected by `sql` (one row per match). */
+/* The most moves any registered game can have: the size of the one buffer
+ * a restore reads a match's moves into (no growing, so no journal is ever
+ * cut short by a failed allocation). */
+static int max_plies_of_all_games(void)
+{
+    int n, most = 1;
+    const eng_game *const *all = eng_games(&n);
+    for (int i = 0; i < n; i++)
+        if (all[i]->max_plies > most)
+            most = all[i]->max_plies;
+    return most;
+}
+
+/* Read the moves of match `id` into moves[0..*n): every ply from 0 in order,
+ * each an integer, at most `most`. Returns 0, or -1 with the reason in why
+ * (the restore of that match fails: nothing is ever silently cut short). */
+static int read_moves(store *st, sqlite3_stmt *mv, const char *id, eng_move *moves, int most,
+                      int *n, char *why, size_t whycap)
+{
+    *n = 0;
+    sqlite3_bind_text(mv, 1, id, -1, SQLITE_TRANSIENT);
+    int rc;
+    while ((rc = sqlite3_step(mv)) == SQLITE_ROW) {
+        if (*n == most) {
+            snprintf(why, whycap,
+                     "the journal holds more than %d moves, more than the game can have", most);
+            goto fail;
+        }
+        if (sqlite3_column_type(mv, 0) != SQLITE_INTEGER || sqlite3_column_int64(mv, 0) != *n) {
+            snprintf(why, whycap, "the journal's move %d is missing (plies must run 0, 1, 2, ...)",
+                     *n);
+            goto fail;
+        }
+        sqlite3_int64 v = sqlite3_column_int64(mv, 1);
+        if (sqlite3_column_type(mv, 1) != SQLITE_INTEGER || v < INT32_MIN || v > INT32_MAX) {
+            snprintf(why, whycap, "the journal's move %d is not a move integer", *n);
+            goto fail;
+        }
+        moves[(*n)++] = (eng_move)v;
+    }
+    if (rc != SQLITE_DONE) {
+        snprintf(why, whycap, "reading its moves: %s", sqlite3_errmsg(st->db));
+        goto fail;
+    }
+    sqlite3_reset(mv);
+    return 0;
+fail:
+    sqlite3_reset(mv);
+    return -1;
+}
+
+/* Restore the matches selected by `sql` (one row per match). A match that
+ * cannot be restored is logged (restore_failed, with the reason) and left
+ * in the journal; the others are restored. Returns 0, or a negative code
+ * with err when the journal cannot be read at all. */
 static int load_rows(srv *s, const char *sql, int *count, char *err, size_t errcap)
 {
     store *st = s->db;
     sqlite3_stmt *q = NULL, *mv = NULL;
-    int rc = 0;
-    if (prep(st, &q, sql) || prep(st, &mv, "SELECT move FROM moves WHERE match=? ORDER BY ply")) {
+    if (prep(st, &q, sql) ||
+        prep(st, &mv, "SELECT ply, move FROM moves WHERE match=? ORDER BY ply")) {
         snprintf(err, errcap, "database: %s", sqlite3_errmsg(st->db));
         sqlite3_finalize(q);
         sqlite3_finalize(mv);
         return ENG_ESTORAGE;
     }
-    int cap = 256;
-    eng_move *moves = malloc((size_t)cap * sizeof *moves);
-    while (moves && sqlite3_step(q) == SQLITE_ROW) {
-        const char *id = col_text(q, 0);
-        int n = 0;
-        sqlite3_bind_text(mv, 1, id, -1, SQLITE_TRANSIENT);
-        while (sqlite3_step(mv) == SQLITE_ROW) {
-            if (n == cap) {
-                eng_move *bigger = realloc(moves, (size_t)cap * 2 * sizeof *moves);
-                if (!bigger)
-                    break;
-                moves = bigger;
-                cap *= 2;
-            }
-            moves[n++] = sqlite3_column_int(mv, 0);
-        }
-        sqlite3_reset(mv);
+    int most = max_plies_of_all_games();
+    eng_move *moves = malloc((size_t)most * sizeof *moves);
+    if (!moves) {
+        snprintf(err, errcap, "out of memory for the journal's moves");
+        sqlite3_finalize(q);
+        sqlite3_finalize(mv);
+        return ENG_ENOMEM;
+    }
+    int rc = 0, step;
+    while ((step = sqlite3_step(q)) == SQLITE_ROW) {
+        const char *id = col_text(q, 0), *game = col_text(q, 1);
+        const eng_game *g = eng_find_game(game);
+        long long encoding = sqlite3_column_int64(q, 12);
         char why[256];
-        match *m = match_restore(s, id, col_text(q, 1), col_text(q, 2), col_text(q, 3),
-                                 col_text(q, 4), col_text(q, 5), (uint64_t)sqlite3_column_int64(q, 6),
-                                 sqlite3_column_int(q, 7), col_text(q, 8), sqlite3_column_int64(q, 9),
-                                 sqlite3_column_int64(q, 10), moves, n, why, sizeof why);
-        if (!m)
+        int n = 0;
+        match *m = NULL;
+        if (g && encoding != g->move_encoding)
+            snprintf(why, sizeof why,
+                     "its moves were journaled in %s move encoding %lld; this tessera reads "
+                     "encoding %d, and will not misread them",
+                     g->name, encoding, g->move_encoding);
+        else if (read_moves(st, mv, id, moves, g ? g->max_plies : most, &n, why, sizeof why) == 0)
+            m = match_restore(s, id, game, col_text(q, 2), col_text(q, 3), col_text(q, 4),
+                              col_text(q, 5), (uint64_t)sqlite3_column_int64(q, 6),
+                              sqlite3_column_int(q, 7), col_text(q, 8), sqlite3_column_int64(q, 9),
+                              sqlite3_column_int64(q, 10), moves, n, why, sizeof why);
+        if (!m) {
             srv_log(LOG_ERROR, "restore_failed", "{s:s, s:s}", "match", id, "reason", why);
-        else {
+        } else {
             m->demo = sqlite3_column_int(q, 11) != 0;
             (*count)++;
         }
     }
-    if (!moves)
-        rc = ENG_ENOMEM;
+    if (step != SQLITE_DONE) {
+        snprintf(err, errcap, "database: reading the matches: %s", sqlite3_errmsg(st->db));
+        rc = ENG_ESTORAGE;
+    }
     free(moves);
     sqlite3_finalize(q);
     sqlite3_finalize(mv);
@@ -376,15 +547,15 @@ int store_load(srv *s, char *err, size_t errcap)
     /* the latest finished ones first, so that the list shows them */
     snprintf(sql, sizeof sql,
              "SELECT id,game,rules,seats,time_control,policies,seed,status,result,created,"
-             "finished,demo FROM (SELECT * FROM matches WHERE status=%d ORDER BY created DESC "
-             "LIMIT %d) ORDER BY created",
+             "finished,demo,move_encoding FROM (SELECT * FROM matches WHERE status=%d "
+             "ORDER BY created DESC LIMIT %d) ORDER BY created",
              MATCH_FINISHED, SRV_MAX_FINISHED_KEPT);
     int rc = load_rows(s, sql, &done, err, errcap);
     if (rc)
         return rc;
     snprintf(sql, sizeof sql,
              "SELECT id,game,rules,seats,time_control,policies,seed,status,result,created,"
-             "finished,demo FROM matches WHERE status<>%d ORDER BY created",
+             "finished,demo,move_encoding FROM matches WHERE status<>%d ORDER BY created",
              MATCH_FINISHED);
     rc = load_rows(s, sql, &live, err, errcap);
     if (rc)

@@ -998,6 +998,7 @@ static int carc_render(const void *st, char *buf, size_t cap)
 const eng_game carc_game = {
     .name = "carcassonne",
     .title = "Carcassonne",
+    .move_encoding = 1,
     .min_players = 2,
     .max_players = 5,
     .default_players = 2,

@@ -224,6 +224,7 @@ static int rev_render(const void *st, char *buf, size_t cap)
 const eng_game rev_game = {
     .name = "reversi",
     .title = "Reversi 8x8",
+    .move_encoding = 1,
     .min_players = 2,
     .max_players = 2,
     .default_players = 2,

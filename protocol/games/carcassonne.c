@@ -36,8 +36,8 @@ static const char *kind_name(int k)
 
 /* ---- writing --------------------------------------------------------------- */
 
-static json_t *carc_encode_turn(void *st, const eng_move *moves, int n, int *pos, char *err,
-                                size_t errcap)
+static json_t *carc_encode_turn(void *st, const eng_move *moves, int n, int *pos, bool *cut,
+                                char *err, size_t errcap)
 {
     carc_state *s = st;
     const carc_type *types = carc_types();
@@ -58,8 +58,11 @@ static json_t *carc_encode_turn(void *st, const eng_move *moves, int n, int *pos
         return json_pack("{s:i, s:s, s:b}", "player", player, "tile", letter, "discarded", 1);
     }
 
+    /* The turn goes on: a placement, then a meeple step. Moves that stop
+     * inside it are a turn cut short, reported after checking those given. */
     int x, y, rot;
-    if (i + 2 >= n) {
+    if (i + 1 >= n) {
+        *cut = true;
         eng_seterr(err, errcap, ENG_EINVAL, "the moves end inside the turn that drew move %d",
                   i + 1);
         return NULL;
@@ -72,6 +75,12 @@ static json_t *carc_encode_turn(void *st, const eng_move *moves, int n, int *pos
     }
     rot = types[t].canon[rot];
     carc_game.apply(s, moves[i + 1]);
+    if (i + 2 >= n) {
+        *cut = true;
+        eng_seterr(err, errcap, ENG_EINVAL, "the moves end inside the turn that drew move %d",
+                   i + 1);
+        return NULL;
+    }
     if (!eng_is_legal(&carc_game, s, moves[i + 2])) {
         eng_seterr(err, errcap, ENG_EINVAL, "move %d: %d is not a legal meeple move", i + 3,
                   (int)moves[i + 2]);

@@ -33,8 +33,11 @@ typedef struct rec_codec {
      * and returns a new reference to the turn object. The moves come from
      * the caller's game and are checked for legality all the same: on an
      * illegal move or a turn cut short by the end of moves[0..n), returns
-     * NULL with a reason in err (st is then unspecified). */
-    json_t *(*encode_turn)(void *st, const eng_move *moves, int n, int *pos, char *err,
+     * NULL with a reason in err (st is then unspecified). A turn cut short
+     * also sets *cut to true (it is left alone otherwise), so that a caller
+     * can tell a match that stopped inside a turn (a resignation while a
+     * seat held its drawn tile) from moves that are wrong. */
+    json_t *(*encode_turn)(void *st, const eng_move *moves, int n, int *pos, bool *cut, char *err,
                            size_t errcap);
 
     /* Check one turn object (borrowed) against the rules in state st, which

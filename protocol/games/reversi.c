@@ -13,12 +13,13 @@
 #include "codec.h"
 #include "engine/reversi/reversi.h"
 
-static json_t *rev_encode_turn(void *st, const eng_move *moves, int n, int *pos, char *err,
-                               size_t errcap)
+static json_t *rev_encode_turn(void *st, const eng_move *moves, int n, int *pos, bool *cut,
+                               char *err, size_t errcap)
 {
     rev_state *s = st;
     int i = *pos;
-    (void)n; /* one move per turn: the caller guarantees moves[*pos] exists */
+    (void)n;   /* one move per turn: the caller guarantees moves[*pos] exists */
+    (void)cut; /* so a turn is never cut short */
     eng_move m = moves[i];
     char text[ENG_MOVE_STR_MAX];
     if (!eng_is_legal(&rev_game, s, m) || rev_game.move_to_str(s, m, text, sizeof text) < 0) {

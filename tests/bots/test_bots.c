@@ -17,6 +17,8 @@
  *     is raised by another thread in the middle of a huge search;
  *   - time: an ms= budget is honoured loosely (the machine may be shared; the
  *     precise figures come from `tessera bench --bot`);
+ *   - bot_opt() of an undeclared name aborts, naming bot and option (a
+ *     death test in a child process);
  *   - specs: unknown bots are ENG_EUNKNOWN_BOT, bad options and values
  *     ENG_EBAD_BOT_SPEC, each with a message naming the culprit;
  *   - strength (`--strength`, its own CTest test): mcts:sims=400 wins at
@@ -33,6 +35,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stddef.h>
@@ -40,7 +43,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -260,6 +265,47 @@ static void positions_reach(const positions *ps, int i, const eng_game *g, void 
 }
 
 /* ---- the registry ----------------------------------------------------------- */
+
+/* bot_opt() with a name its type does not declare is a bug in the bot's
+ * code: the process stops with a message naming the bot and the option, in
+ * every build type (it used to return 0.0 and play on). A death test: the
+ * call runs in a child process. */
+static void test_opt_unknown_aborts(void **state)
+{
+    (void)state;
+    const eng_game *g = eng_find_game("carcassonne");
+    char err[256];
+    bot *b = bot_create("star2", g, 1, err, sizeof err);
+    assert_non_null(b);
+    assert_true(bot_opt(b, "depth") >= 1); /* a declared option reads */
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        dup2(fds[1], 2);
+        close(fds[0]);
+        double v = bot_opt(b, "dpeth"); /* misspelled */
+        fprintf(stderr, "returned %g\n", v);
+        _exit(0);
+    }
+    close(fds[1]);
+    char out[512] = "";
+    size_t got = 0;
+    ssize_t r;
+    while (got + 1 < sizeof out && (r = read(fds[0], out + got, sizeof out - 1 - got)) > 0)
+        got += (size_t)r;
+    out[got] = 0;
+    close(fds[0]);
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    if (!WIFSIGNALED(status) || WTERMSIG(status) != SIGABRT)
+        fail_msg("bot_opt on a misspelled name did not abort (status %d): %s", status, out);
+    if (!strstr(out, "star2") || !strstr(out, "'dpeth'"))
+        fail_msg("the message does not name the bot and the option: %s", out);
+    bot_destroy(b);
+}
 
 static void test_registry(void **state)
 {
@@ -836,11 +882,9 @@ int main(int argc, char **argv)
         return cmocka_run_group_tests(strong, NULL, NULL);
     }
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_registry),
-        cmocka_unit_test(test_bad_specs),
-        cmocka_unit_test(test_legal_every_game),
-        cmocka_unit_test(test_deterministic),
-        cmocka_unit_test(test_stop_flag),
+        cmocka_unit_test(test_registry),      cmocka_unit_test(test_opt_unknown_aborts),
+        cmocka_unit_test(test_bad_specs),     cmocka_unit_test(test_legal_every_game),
+        cmocka_unit_test(test_deterministic), cmocka_unit_test(test_stop_flag),
         cmocka_unit_test(test_ms_budget),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -545,6 +545,7 @@ static void test_registry(void **unused)
         for (int j = 0; j < i; j++)
             assert_string_not_equal(games[j]->name, g->name);
         assert_true(g->title && g->title[0]);
+        assert_true(g->move_encoding >= 1); /* the journal stores it with every match */
 
         assert_true(g->min_players >= 1);
         assert_true(g->min_players <= g->default_players);

@@ -26,11 +26,11 @@
 static const char *docs_dir;
 static const char *corpus_dir;
 
-/* The twelve client message types, as named on the wire. */
+/* The client message types, as named on the wire. */
 static const char *const client_types[PROTO_NTYPES] = {
-    "hello", "ping",     "list_games", "list_bots", "list_matches", "create_match",
-    "join",  "spectate", "unspectate", "move",      "resign",       "resume",
-    "replay", "server_stats",
+    "hello",        "ping",   "list_games", "list_bots",    "list_matches",
+    "create_match", "join",   "spectate",   "unspectate",   "move",
+    "resign",       "resume", "replay",     "server_stats", "get_record",
 };
 
 /* ---- helpers ------------------------------------------------------------ */
@@ -662,9 +662,9 @@ static void test_out_of_memory(void **state)
 /* ---- schemas ------------------------------------------------------------ */
 
 static const char *const server_types[] = {
-    "welcome", "pong",   "games",  "bots",          "matches",   "match_created",
-    "joined",  "spectating", "resumed", "move_accepted", "your_turn", "update",
-    "game_over", "error", "unspectated", "resigned", "replayed", "stats",
+    "welcome",     "pong",     "games",         "bots",      "matches", "match_created", "joined",
+    "spectating",  "resumed",  "move_accepted", "your_turn", "update",  "game_over",     "error",
+    "unspectated", "resigned", "replayed",      "stats",     "record",
 };
 #define N_SERVER_TYPES (sizeof server_types / sizeof server_types[0])
 
@@ -741,13 +741,14 @@ static const char *const full_messages[PROTO_NTYPES] = {
     [PROTO_JOIN] = "{\"type\":\"join\",\"id\":1,\"match\":\"m\",\"seat\":0,\"token\":\"t\"}",
     [PROTO_SPECTATE] = "{\"type\":\"spectate\",\"id\":1,\"match\":\"m\"}",
     [PROTO_UNSPECTATE] = "{\"type\":\"unspectate\",\"id\":1,\"match\":\"m\"}",
-    [PROTO_MOVE] = "{\"type\":\"move\",\"id\":1,\"match\":\"m\",\"turn\":2,\"move\":{}}",
-    [PROTO_RESIGN] = "{\"type\":\"resign\",\"id\":1,\"match\":\"m\"}",
+    [PROTO_MOVE] = "{\"type\":\"move\",\"id\":1,\"match\":\"m\",\"seat\":1,\"turn\":2,\"move\":{}}",
+    [PROTO_RESIGN] = "{\"type\":\"resign\",\"id\":1,\"match\":\"m\",\"seat\":0}",
     [PROTO_RESUME] = "{\"type\":\"resume\",\"id\":1,\"resume_token\":\"r\"}",
     /* replay takes match or record, never both: its full form is checked
      * specially in test_schemas_match_decoder */
     [PROTO_REPLAY] = "{\"type\":\"replay\",\"id\":1,\"match\":\"m\"}",
     [PROTO_SERVER_STATS] = "{\"type\":\"server_stats\",\"id\":1}",
+    [PROTO_GET_RECORD] = "{\"type\":\"get_record\",\"id\":1,\"match\":\"m\"}",
 };
 
 static int decode_json(json_t *msg, char *err, size_t errcap)

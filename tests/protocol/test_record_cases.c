@@ -9,6 +9,12 @@
  * cmocka test named after its directory, so a failure names the case. A
  * case directory named `valid-*` must replay without error instead ("ok 0").
  * Cases found by fuzzing carry the prefix `fuzz-` and say so in a README.
+ *
+ * Every case that is JSON also goes through wire_replay() (the server's
+ * `replay` of a record sent along): the same code and, inside the turns, a
+ * message that starts "turn N:". The server once looked up the record's
+ * game before checking that it was a record at all, so `{}` was
+ * unknown_game there and bad_record here (issue 15, item 6).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -22,6 +28,7 @@
 #include "case_dirs.h"
 
 #include "protocol/record.h"
+#include "protocol/wire.h"
 
 /* Fewer cases than this means the directory is wrong, not that all passed. */
 #define MIN_CASES 25
@@ -65,6 +72,33 @@ static void run_case(void **state)
         assert_true(out.reason[0] != 0);
     if (want_text[0] && !strstr(out.reason, want_text))
         fail_msg("%s: reason '%s' does not contain '%s'", name, out.reason, want_text);
+
+    json_t *rec =
+        len <= REC_MAX_BYTES ? json_loadb(input, len, JSON_REJECT_DUPLICATES, NULL) : NULL;
+    if (rec) {
+        int wcode = 0;
+        char msg[320] = "";
+        json_t *body = wire_replay(rec, NULL, &wcode, msg, sizeof msg);
+        if (want_rc == 0) {
+            if (!body)
+                fail_msg("%s: wire_replay: %s (%s)", name, eng_err_code(wcode), msg);
+            assert_int_equal(json_array_size(json_object_get(body, "turns")), out.turns);
+            assert_true(json_is_object(json_object_get(body, "initial")));
+        } else {
+            if (body || wcode != want_rc)
+                fail_msg("%s: wire_replay gave %s (%s), the record reader %s", name,
+                         body ? "ok" : eng_err_code(wcode), msg, code);
+            char prefix[32];
+            snprintf(prefix, sizeof prefix, "turn %d: ", want_turn);
+            if (want_turn > 0 ? strncmp(msg, prefix, strlen(prefix)) != 0
+                              : strncmp(msg, "turn ", 5) == 0)
+                fail_msg("%s: wire_replay's message '%s' (want the turn %d)", name, msg, want_turn);
+            if (want_text[0] && !strstr(msg, want_text))
+                fail_msg("%s: wire_replay's message '%s' lacks '%s'", name, msg, want_text);
+        }
+        json_decref(body);
+        json_decref(rec);
+    }
     free(input);
     free(expected);
 }

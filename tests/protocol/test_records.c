@@ -9,7 +9,8 @@
  * round trip this file checks the reader's documented leniencies (any
  * equivalent rotation, any port of a feature, meeple null), unfinished
  * records, the text path (dump + rec_replay_buffer), the size limit and
- * rec_build()'s refusals.
+ * rec_build()'s refusals, and rec_build_complete() on matches that stopped
+ * inside a turn.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -450,6 +451,76 @@ static void test_build_refuses(void **state)
     free(pg);
 }
 
+/* A match that ended inside a turn (a resignation or a timeout while a seat
+ * held its drawn tile; issue 15, item 5): rec_build_complete() leaves the
+ * cut turn out and says how many moves the record covers, at every length
+ * of a Carcassonne game (draw only, draw + placement) and for Reversi; the
+ * record replays to the scores after the last complete turn. */
+static void test_build_complete(void **state)
+{
+    (void)state;
+    played *pg = calloc(1, sizeof *pg);
+    assert_non_null(pg);
+    eng_rules r;
+    carc_rules(&r, 2, 4, true);
+    play(pg, &carc_game, &r, 24, MAX_TURNS, false); /* seed 24 has a discard */
+    assert_true(pg->finished);
+    char err[256];
+    int checked_cut = 0;
+    for (int n = 0; n <= pg->nmoves; n++) {
+        int k = 0; /* complete turns within the first n moves */
+        while (k < pg->nturns && pg->turn_end[k] <= n)
+            k++;
+        int want_used = k ? pg->turn_end[k - 1] : 0;
+        int used = -1;
+        err[0] = 0;
+        json_t *rec = rec_build_complete(&carc_game, &r, pg->moves, n, &used, err, sizeof err);
+        if (!rec)
+            fail_msg("%d moves: %s", n, err);
+        assert_int_equal(used, want_used);
+        assert_int_equal(json_array_size(json_object_get(rec, "turns")), k);
+        assert_int_equal(json_object_get(rec, "result") != NULL, k == pg->nturns);
+        rec_replay out;
+        if (rec_replay_json(rec, NULL, NULL, &out) != 0)
+            fail_msg("%d moves: the record does not replay: turn %d: %s", n, out.bad_turn,
+                     out.reason);
+        assert_int_equal(out.turns, k);
+        assert_int_equal(out.finished, k == pg->nturns);
+        for (int p = 0; p < r.players; p++)
+            assert_true(out.scores[p] == (k ? pg->scores[k - 1][p] : 0));
+        json_decref(rec);
+        /* rec_build() still refuses a turn cut short */
+        if (n != want_used) {
+            checked_cut++;
+            json_t *strict = rec_build(&carc_game, &r, pg->moves, n, err, sizeof err);
+            assert_null(strict);
+            assert_non_null(strstr(err, "inside the turn"));
+        }
+    }
+    assert_true(checked_cut > 100); /* most turns are draw, placement, meeple */
+
+    /* Illegal moves are refused all the same, cut turn or not. */
+    eng_move saved = pg->moves[1];
+    pg->moves[1] = carc_cell(40, 40) * 4;
+    assert_null(rec_build_complete(&carc_game, &r, pg->moves, 2, NULL, err, sizeof err));
+    assert_non_null(strstr(err, "not a legal placement"));
+    pg->moves[1] = saved;
+
+    /* Reversi: every move is a turn, nothing is ever cut. */
+    eng_rules rr;
+    eng_rules_default(&rev_game, &rr);
+    play(pg, &rev_game, &rr, 3, MAX_TURNS, false);
+    for (int n = 0; n <= pg->nmoves; n += 7) {
+        int used = -1;
+        json_t *rec = rec_build_complete(&rev_game, &rr, pg->moves, n, &used, err, sizeof err);
+        assert_non_null(rec);
+        assert_int_equal(used, n);
+        assert_int_equal(json_array_size(json_object_get(rec, "turns")), n);
+        json_decref(rec);
+    }
+    free(pg);
+}
+
 /* The rules object: options default when missing, unknown ones are refused. */
 static void test_rules_defaults(void **state)
 {
@@ -538,7 +609,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_carc_variants),    cmocka_unit_test(test_reversi),
         cmocka_unit_test(test_unfinished),       cmocka_unit_test(test_equivalent_spellings),
         cmocka_unit_test(test_size_limit),       cmocka_unit_test(test_build_refuses),
-        cmocka_unit_test(test_rules_defaults),   cmocka_unit_test(test_turn_inside_turn),
+        cmocka_unit_test(test_build_complete),   cmocka_unit_test(test_rules_defaults),
+        cmocka_unit_test(test_turn_inside_turn),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

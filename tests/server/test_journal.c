@@ -1,0 +1,448 @@
+/*
+ * test_journal.c — contracts of the server's journal and tokens, in one
+ * process against the server library (issue 15, item 18):
+ *
+ *   - srv_random_token() fails closed: with no random bytes (a fault
+ *     injected through srv__getrandom) it returns an error and an empty
+ *     token, and create_match / join refuse with internal_error rather than
+ *     hand out a guessable token;
+ *   - the journal records the move encoding of every match: a database of
+ *     schema 1 (no such column) is migrated and its matches restored as
+ *     encoding 1; a match of an unknown encoding is not restored
+ *     (restore_failed, saying why) while the others are; a database of an
+ *     unknown schema version is refused when opened, with a message naming
+ *     the version — and `tessera serve` on it exits non-zero saying so;
+ *   - a journal that cannot be read whole (more moves than the game can
+ *     have, a gap in the plies, a move that is not an integer) fails that
+ *     match's restore loudly instead of restoring it cut short.
+ *
+ * Usage: test_journal PATH/TO/tessera (for the end-to-end check).
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <sqlite3.h>
+
+#include "server/internal.h"
+
+static const char *tessera_bin;
+static char tmpdir[256];
+
+/* ---- a server without a network: the loop, the journal, the matches ------ */
+
+static srv S; /* too big for the stack (histograms) */
+static uv_loop_t loop;
+
+static int srv_open(const char *db, char *err, size_t errcap)
+{
+    memset(&S, 0, sizeof S);
+    assert_int_equal(uv_loop_init(&loop), 0);
+    S.loop = &loop;
+    return store_open(&S, db, false, err, errcap);
+}
+
+static void srv_close(void)
+{
+    while (S.matches)
+        match_close(S.matches);
+    uv_run(&loop, UV_RUN_DEFAULT); /* the matches' timers close, they are freed */
+    store_close(&S);
+    assert_int_equal(uv_loop_close(&loop), 0);
+}
+
+/* store_load() with stderr (the JSON log lines) captured into log[]. */
+static int load_logged(char *log, size_t cap)
+{
+    char path[300];
+    snprintf(path, sizeof path, "%s/log.txt", tmpdir);
+    fflush(stderr);
+    int saved = dup(2);
+    FILE *f = fopen(path, "w+");
+    assert_non_null(f);
+    dup2(fileno(f), 2);
+    char err[512] = "";
+    int rc = store_load(&S, err, sizeof err);
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    rewind(f);
+    size_t n = fread(log, 1, cap - 1, f);
+    log[n] = 0;
+    fclose(f);
+    if (rc)
+        fprintf(stderr, "store_load: %s\n", err);
+    return rc;
+}
+
+static proto_msg decode(const char *text)
+{
+    proto_msg m;
+    char err[256];
+    if (proto_decode(text, strlen(text), &m, NULL, err, sizeof err) != 0)
+        fail_msg("%s: %s", text, err);
+    return m;
+}
+
+/* ---- random tokens ------------------------------------------------------------ */
+
+static int calls;
+static ssize_t rnd_fail(void *buf, size_t len, unsigned int flags)
+{
+    (void)buf, (void)len, (void)flags;
+    calls++;
+    errno = ENOSYS;
+    return -1;
+}
+static ssize_t rnd_zero(void *buf, size_t len, unsigned int flags)
+{
+    (void)buf, (void)len, (void)flags;
+    calls++;
+    return 0;
+}
+/* one byte at a time, after an EINTR: slow but real */
+static ssize_t rnd_trickle(void *buf, size_t len, unsigned int flags)
+{
+    if (calls++ == 0) {
+        errno = EINTR;
+        return -1;
+    }
+    return getrandom(buf, len < 1 ? len : 1, flags);
+}
+/* the first `budget` calls work, then it fails */
+static int budget;
+static ssize_t rnd_budget(void *buf, size_t len, unsigned int flags)
+{
+    if (budget-- <= 0) {
+        errno = EIO;
+        return -1;
+    }
+    return getrandom(buf, len, flags);
+}
+
+static ssize_t (*const real_getrandom)(void *, size_t, unsigned int) = getrandom;
+
+static void test_random_token(void **state)
+{
+    (void)state;
+    char a[SRV_TOKEN_LEN + 1], b[SRV_TOKEN_LEN + 1];
+    srv__getrandom = real_getrandom;
+    assert_int_equal(srv_random_token(a, SRV_TOKEN_LEN), 0);
+    assert_int_equal(srv_random_token(b, SRV_TOKEN_LEN), 0);
+    assert_int_equal(strlen(a), SRV_TOKEN_LEN);
+    assert_string_not_equal(a, b);
+    assert_int_equal(strspn(a, "abcdefghijkmnpqrstuvwxyz23456789"), SRV_TOKEN_LEN);
+
+    calls = 0;
+    srv__getrandom = rnd_trickle;
+    assert_int_equal(srv_random_token(a, SRV_TOKEN_LEN), 0);
+    assert_int_equal(strlen(a), SRV_TOKEN_LEN);
+    assert_int_equal(calls, SRV_TOKEN_LEN + 1);
+
+    ssize_t (*const broken[])(void *, size_t, unsigned int) = {rnd_fail, rnd_zero};
+    for (size_t i = 0; i < 2; i++) {
+        memset(a, 'x', sizeof a);
+        srv__getrandom = broken[i];
+        assert_int_equal(srv_random_token(a, SRV_TOKEN_LEN), ENG_EINTERNAL);
+        assert_string_equal(a, ""); /* never a token from bytes that are not random */
+    }
+    srv__getrandom = real_getrandom;
+    assert_int_equal(srv_random_token(a, 0), ENG_EINVAL);
+    assert_int_equal(srv_random_token(a, 65), ENG_EINVAL);
+}
+
+/* create_match and join refuse (internal_error) when no random bytes come. */
+static void test_fail_closed(void **state)
+{
+    (void)state;
+    char db[300], err[512];
+    snprintf(db, sizeof db, "%s/closed.db", tmpdir);
+    assert_int_equal(srv_open(db, err, sizeof err), 0);
+    proto_msg create = decode("{\"type\":\"create_match\",\"game\":\"reversi\","
+                              "\"seats\":[{\"open\":true},{\"bot\":\"random\"}]}");
+    /* no random bytes at all, or none left for the seat token */
+    for (int b = 0; b < 3; b++) {
+        budget = b;
+        srv__getrandom = b == 0 ? rnd_fail : rnd_budget;
+        int code = 0;
+        err[0] = 0;
+        assert_null(match_create(&S, &create, &code, err, sizeof err));
+        assert_int_equal(code, ENG_EINTERNAL);
+        assert_non_null(strstr(err, "random"));
+        assert_null(S.matches);
+        assert_int_equal(S.nlive, 0);
+    }
+    srv__getrandom = real_getrandom;
+    int code = 0;
+    match *m = match_create(&S, &create, &code, err, sizeof err);
+    assert_non_null(m);
+    assert_int_equal(strlen(m->seats[0].token), SRV_TOKEN_LEN);
+    proto_msg_free(&create);
+
+    /* join: the seat's resume token is made at the first join */
+    conn c;
+    memset(&c, 0, sizeof c); /* no socket: replies are dropped, the state tells */
+    c.srv = &S;
+    c.hello = true;
+    char join[256];
+    snprintf(join, sizeof join, "{\"type\":\"join\",\"match\":\"%s\",\"seat\":0,\"token\":\"%s\"}",
+             m->id, m->seats[0].token);
+    srv__getrandom = rnd_fail;
+    handle_message(&c, join, strlen(join));
+    assert_null(m->seats[0].conn);
+    assert_string_equal(m->seats[0].resume, "");
+    assert_int_equal(c.nsubs, 0);
+    assert_int_equal(m->status, MATCH_WAITING);
+    srv__getrandom = real_getrandom;
+    handle_message(&c, join, strlen(join));
+    assert_ptr_equal(m->seats[0].conn, &c);
+    assert_int_equal(strlen(m->seats[0].resume), SRV_TOKEN_LEN);
+    assert_int_equal(m->status, MATCH_LIVE);
+    srv_close();
+}
+
+/* ---- the journal's versions ------------------------------------------------------ */
+
+/* The tables as schema 1 made them (before move_encoding). */
+static const char schema1[] =
+    "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+    "INSERT INTO meta VALUES('schema','1');"
+    "CREATE TABLE matches("
+    "  id TEXT PRIMARY KEY, game TEXT NOT NULL, rules TEXT NOT NULL, seats TEXT NOT NULL,"
+    "  time_control TEXT NOT NULL, policies TEXT NOT NULL, seed INTEGER NOT NULL,"
+    "  status INTEGER NOT NULL, created INTEGER NOT NULL, finished INTEGER, result TEXT,"
+    "  demo INTEGER NOT NULL DEFAULT 0);"
+    "CREATE TABLE moves("
+    "  match TEXT NOT NULL, ply INTEGER NOT NULL, move INTEGER NOT NULL, by TEXT, reason TEXT,"
+    "  at INTEGER NOT NULL, PRIMARY KEY(match, ply)) WITHOUT ROWID;"
+    "CREATE INDEX matches_status ON matches(status, created);";
+
+static void exec(sqlite3 *db, const char *sql)
+{
+    char *e = NULL;
+    if (sqlite3_exec(db, sql, NULL, NULL, &e) != SQLITE_OK)
+        fail_msg("%s: %s", sql, e);
+}
+
+/* A finished Reversi match `id` between two random bots, with the first n
+ * moves of a real game (the first legal move each time) journaled. */
+static void insert_reversi(sqlite3 *db, const char *id, int n)
+{
+    char sql[1024];
+    snprintf(sql, sizeof sql,
+             "INSERT INTO matches(id,game,rules,seats,time_control,policies,seed,status,created,"
+             "finished,result) VALUES('%s','reversi','{\"players\":2}',"
+             "'[{\"kind\":\"bot\",\"name\":\"\",\"spec\":\"random\"},"
+             "{\"kind\":\"bot\",\"name\":\"\",\"spec\":\"random\"}]',"
+             "'{\"move_ms\":1000}','{}',7,%d,1,2,'{\"reason\":\"resignation\",\"seat\":1}')",
+             id, MATCH_FINISHED);
+    exec(db, sql);
+    const eng_game *g = eng_find_game("reversi");
+    unsigned char st[4096];
+    assert_true(g->state_size <= sizeof st);
+    eng_rules r;
+    eng_rules_default(g, &r);
+    g->init(st, &r);
+    eng_move legal[64];
+    for (int i = 0; i < n; i++) {
+        assert_true(g->legal_moves(st, legal) > 0);
+        snprintf(sql, sizeof sql, "INSERT INTO moves VALUES('%s',%d,%d,'player',NULL,3)", id, i,
+                 (int)legal[0]);
+        exec(db, sql);
+        g->apply(st, legal[0]);
+    }
+}
+
+static sqlite3 *raw_open(const char *path)
+{
+    sqlite3 *db = NULL;
+    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    return db;
+}
+
+static long long raw_int(sqlite3 *db, const char *sql)
+{
+    sqlite3_stmt *q = NULL;
+    assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &q, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_step(q), SQLITE_ROW);
+    long long v = sqlite3_column_int64(q, 0);
+    sqlite3_finalize(q);
+    return v;
+}
+
+static void test_new_db(void **state)
+{
+    (void)state;
+    char db[300], err[512];
+    snprintf(db, sizeof db, "%s/new.db", tmpdir);
+    assert_int_equal(srv_open(db, err, sizeof err), 0);
+    proto_msg create = decode("{\"type\":\"create_match\",\"game\":\"carcassonne\","
+                              "\"seats\":[{\"open\":true},{\"open\":true}]}");
+    int code;
+    match *m = match_create(&S, &create, &code, err, sizeof err);
+    assert_non_null(m);
+    proto_msg_free(&create);
+    srv_close();
+    sqlite3 *raw = raw_open(db);
+    assert_int_equal(raw_int(raw, "SELECT value FROM meta WHERE key='schema'"), 2);
+    assert_int_equal(raw_int(raw, "SELECT move_encoding FROM matches"),
+                     eng_find_game("carcassonne")->move_encoding);
+    sqlite3_close(raw);
+}
+
+static void test_migrate_and_encodings(void **state)
+{
+    (void)state;
+    char db[300], err[512], log[8192];
+    snprintf(db, sizeof db, "%s/v1.db", tmpdir);
+    sqlite3 *raw = raw_open(db);
+    exec(raw, schema1);
+    insert_reversi(raw, "old", 6);
+    sqlite3_close(raw);
+
+    /* schema 1: migrated, its match restored as encoding 1 */
+    assert_int_equal(srv_open(db, err, sizeof err), 0);
+    assert_int_equal(load_logged(log, sizeof log), 0);
+    match *m = match_find(&S, "old");
+    if (!m)
+        fail_msg("the schema-1 match was not restored: %s", log);
+    assert_int_equal(m->nmoves, 6);
+    assert_int_equal(m->turns, 6);
+    assert_int_equal(m->status, MATCH_FINISHED);
+    srv_close();
+    raw = raw_open(db);
+    assert_int_equal(raw_int(raw, "SELECT value FROM meta WHERE key='schema'"), 2);
+    assert_int_equal(raw_int(raw, "SELECT move_encoding FROM matches WHERE id='old'"), 1);
+
+    /* matches whose journal cannot be read as it is: each refused, loudly,
+     * and the others restored */
+    insert_reversi(raw, "future", 4);
+    exec(raw, "UPDATE matches SET move_encoding=99 WHERE id='future'");
+    insert_reversi(raw, "toolong", 10);
+    for (int i = 10; i <= eng_find_game("reversi")->max_plies; i++) {
+        char sql[160];
+        snprintf(sql, sizeof sql, "INSERT INTO moves VALUES('toolong',%d,19,NULL,NULL,3)", i);
+        exec(raw, sql);
+    }
+    insert_reversi(raw, "gap", 5);
+    exec(raw, "DELETE FROM moves WHERE match='gap' AND ply=2");
+    insert_reversi(raw, "text", 5);
+    exec(raw, "UPDATE moves SET move='d3' WHERE match='text' AND ply=3");
+    insert_reversi(raw, "ok2", 3);
+    sqlite3_close(raw);
+
+    assert_int_equal(srv_open(db, err, sizeof err), 0);
+    assert_int_equal(load_logged(log, sizeof log), 0);
+    assert_non_null(match_find(&S, "old"));
+    assert_non_null(match_find(&S, "ok2"));
+    static const struct {
+        const char *id, *why;
+    } refused[] = {
+        {"future", "reversi move encoding 99; this tessera reads encoding 1"},
+        {"toolong", "more than 120 moves"},
+        {"gap", "move 2 is missing"},
+        {"text", "move 3 is not a move integer"},
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        if (match_find(&S, refused[i].id))
+            fail_msg("match %s was restored", refused[i].id);
+        /* its log line: {"...","event":"restore_failed","match":ID,"reason":WHY} */
+        char want[200];
+        snprintf(want, sizeof want, "\"match\":\"%s\"", refused[i].id);
+        bool found = false;
+        for (const char *line = log; *line && !found;) {
+            const char *eol = strchr(line, '\n');
+            size_t len = eol ? (size_t)(eol - line) : strlen(line);
+            char one[1024];
+            snprintf(one, sizeof one, "%.*s", (int)len, line);
+            found = strstr(one, want) && strstr(one, "\"event\":\"restore_failed\"") &&
+                    strstr(one, refused[i].why);
+            line += len + (eol != NULL);
+        }
+        if (!found)
+            fail_msg("no restore_failed for %s saying '%s' in:\n%s", refused[i].id, refused[i].why,
+                     log);
+    }
+    srv_close();
+}
+
+static void test_unknown_schema(void **state)
+{
+    (void)state;
+    static const char *const versions[] = {"3", "99", "abc", "\x01x"};
+    for (size_t i = 0; i < sizeof versions / sizeof versions[0]; i++) {
+        char db[300], err[512] = "", sql[200];
+        snprintf(db, sizeof db, "%s/future%zu.db", tmpdir, i);
+        sqlite3 *raw = raw_open(db);
+        exec(raw, schema1);
+        snprintf(sql, sizeof sql, "UPDATE meta SET value='%s' WHERE key='schema'", versions[i]);
+        exec(raw, sql);
+        insert_reversi(raw, "m", 2);
+        sqlite3_close(raw);
+        memset(&S, 0, sizeof S);
+        assert_int_equal(store_open(&S, db, false, err, sizeof err), ENG_EBAD_VERSION);
+        assert_null(S.db);
+        char want[64];
+        snprintf(want, sizeof want, "schema version '%s'", i == 3 ? "?x" : versions[i]);
+        if (!strstr(err, want) || !strstr(err, db) || !strstr(err, "reads versions 1 to 2"))
+            fail_msg("store_open's message: %s", err);
+        /* nothing was changed in it */
+        raw = raw_open(db);
+        assert_int_equal(raw_int(raw, "SELECT count(*) FROM pragma_table_info('matches') WHERE "
+                                      "name='move_encoding'"),
+                         0);
+        sqlite3_close(raw);
+    }
+    /* `tessera serve` on such a database: a clear error, a non-zero exit */
+    char cmd[1200], out[300];
+    snprintf(out, sizeof out, "%s/serve.txt", tmpdir);
+    snprintf(cmd, sizeof cmd, "'%s' serve --port 0 --no-web --db '%s/future1.db' >'%s' 2>&1",
+             tessera_bin, tmpdir, out);
+    int status = system(cmd);
+    assert_true(WIFEXITED(status));
+    assert_int_not_equal(WEXITSTATUS(status), 0);
+    FILE *f = fopen(out, "r");
+    assert_non_null(f);
+    char text[4096];
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    text[n] = 0;
+    fclose(f);
+    if (!strstr(text, "schema version '99'") || !strstr(text, "tessera serve:"))
+        fail_msg("tessera serve said:\n%s", text);
+    if (strstr(text, "serving"))
+        fail_msg("tessera serve claims to serve:\n%s", text);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: %s PATH/TO/tessera\n", argv[0]);
+        return 2;
+    }
+    tessera_bin = argv[1];
+    snprintf(tmpdir, sizeof tmpdir, "%s/tessera-journal-XXXXXX",
+             getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+    if (!mkdtemp(tmpdir)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_random_token),   cmocka_unit_test(test_fail_closed),
+        cmocka_unit_test(test_new_db),         cmocka_unit_test(test_migrate_and_encodings),
+        cmocka_unit_test(test_unknown_schema),
+    };
+    int rc = cmocka_run_group_tests(tests, NULL, NULL);
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "could not remove %s\n", tmpdir);
+    return rc;
+}
