@@ -152,7 +152,8 @@ char *tour_report_markdown(const tour *t, const tour_standings *s)
         sb_md(&b, sp->label);
         sb_printf(&b, ": ");
     }
-    sb_printf(&b, "%s %s, %d participants\n\n", sp->game->title, tour_format_name(sp->format), n);
+    sb_printf(&b, "%s of %s, %d participants\n\n", tour_format_name(sp->format), sp->game->title,
+              n);
     sb_rules(&b, t);
     switch (sp->format) {
     case TOUR_ROUND_ROBIN:
@@ -371,7 +372,7 @@ json_t *tour_report_json(const tour *t, const tour_standings *s, bool with_games
         const tour_row *r = &s->rows[i];
         json_t *o = json_pack(
             "{s:i, s:i, s:s, s:s, s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, "
-            "s:o, s:o, s:o, s:I, s:o, s:I, s:I}",
+            "s:o, s:o, s:I, s:o, s:I, s:I}",
             "place", r->place, "participant", r->participant, "name", pname(t, r->participant),
             "spec", t->spec->participants[r->participant].spec, "games", (json_int_t)r->games,
             "wins", (json_int_t)r->wins, "draws", (json_int_t)r->draws, "losses",
@@ -641,18 +642,11 @@ char *tour_svg_crosstable(const tour *t, const tour_standings *s)
             }
             double rate = s->cross_points[i * n + j] / g;
             /* red (0) - white (1/2) - green (1) */
-            int rr, gg, bb;
-            if (rate < 0.5) {
-                double f = rate / 0.5;
-                rr = 214;
-                gg = (int)(96 + f * (255 - 96));
-                bb = (int)(77 + f * (255 - 77));
-            } else {
-                double f = (rate - 0.5) / 0.5;
-                rr = (int)(255 - f * (255 - 44));
-                gg = (int)(255 - f * (255 - 160));
-                bb = (int)(255 - f * (255 - 44));
-            }
+            double lo[3] = {214, 96, 77}, hi[3] = {44, 160, 44}, c[3];
+            for (int q = 0; q < 3; q++) /* white at 1/2 */
+                c[q] = rate < 0.5 ? lo[q] + (255 - lo[q]) * (rate / 0.5)
+                                  : 255 + (hi[q] - 255) * ((rate - 0.5) / 0.5);
+            int rr = (int)c[0], gg = (int)c[1], bb = (int)c[2];
             sb_printf(&b,
                       "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"rgb(%d,%d,%d)\" "
                       "stroke=\"#fff\"><title>%g/%g</title></rect>\n",

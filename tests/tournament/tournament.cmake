@@ -9,3 +9,19 @@ tessera_add_test(test_tour_schedule
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_schedule.c
   LIBS tessera_tournament
   TIMEOUT 120)
+tessera_add_test(test_tour_stats
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_stats.c
+  LIBS tessera_tournament
+  TIMEOUT 300)
+tessera_add_test(test_tour_standings
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_standings.c
+  LIBS tessera_tournament
+  TIMEOUT 60)
+tessera_add_test(test_tour_store
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_store.c
+  LIBS tessera_tournament
+  TIMEOUT 120)
+tessera_add_test(test_tour_report
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_report.c
+  LIBS tessera_tournament
+  TIMEOUT 60)
