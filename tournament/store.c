@@ -263,13 +263,10 @@ static int step_reset(sqlite3_stmt *s)
     return rc == SQLITE_DONE ? SQLITE_OK : rc;
 }
 
-int tour__store_write(tour *t)
+/* The journal's rows, inside the caller's transaction; an SQLite code. */
+static int write_journal(tour *t)
 {
     tour_store *st = t->store;
-    sqlite3 *db = st->db;
-    bool outer = sqlite3_get_autocommit(db) != 0;
-    if (sqlite3_exec(db, outer ? "BEGIN IMMEDIATE" : "SAVEPOINT tour_write", NULL, NULL, NULL))
-        return ENG_ESTORAGE;
     int rc = SQLITE_OK, k = t->k;
     for (int64_t p = t->j_pair; p < t->npair && rc == SQLITE_OK; p++) {
         const tour__pairing *pr = &t->pair[p];
@@ -325,6 +322,21 @@ int tour__store_write(tour *t)
         else
             sqlite3_reset(s);
     }
+    return rc;
+}
+
+/* One transaction (a savepoint when the caller's connection is already in
+ * one): BEGIN IMMEDIATE takes the write lock up front, so a busy database
+ * waits in the busy handler instead of failing half-way. */
+static bool tx_begin(sqlite3 *db, bool *outer)
+{
+    *outer = sqlite3_get_autocommit(db) != 0;
+    return sqlite3_exec(db, *outer ? "BEGIN IMMEDIATE" : "SAVEPOINT tour_write", NULL, NULL,
+                        NULL) == SQLITE_OK;
+}
+
+static int tx_end(sqlite3 *db, bool outer, int rc)
+{
     if (rc == SQLITE_OK &&
         sqlite3_exec(db, outer ? "COMMIT" : "RELEASE tour_write", NULL, NULL, NULL) == SQLITE_OK)
         return 0;
@@ -333,6 +345,14 @@ int tour__store_write(tour *t)
     else
         sqlite3_exec(db, "ROLLBACK TO tour_write; RELEASE tour_write", NULL, NULL, NULL);
     return ENG_ESTORAGE;
+}
+
+int tour__store_write(tour *t)
+{
+    bool outer;
+    if (!tx_begin(t->store->db, &outer))
+        return ENG_ESTORAGE;
+    return tx_end(t->store->db, outer, write_journal(t));
 }
 
 /* ---- create, find, load ---------------------------------------------------------------- */
@@ -352,6 +372,13 @@ int tour_store_create(tour_store *st, tour *t, int64_t *id, char *err, size_t er
     char *text = spec_text(t->spec);
     if (!text)
         return eng_seterr(err, errcap, ENG_ENOMEM, "out of memory");
+    bool outer;
+    if (!tx_begin(st->db, &outer)) {
+        free(text);
+        return fail(st, err, errcap, "saving the tournament");
+    }
+    /* the tournament row and its whole schedule in one transaction: a kill
+     * leaves either both or neither */
     sqlite3_stmt *s = NULL;
     int64_t now = (int64_t)time(NULL);
     int rc = sqlite3_prepare_v2(st->db,
@@ -368,27 +395,24 @@ int tour_store_create(tour_store *st, tour *t, int64_t *id, char *err, size_t er
     }
     sqlite3_finalize(s);
     free(text);
-    if (rc != SQLITE_OK)
-        return fail(st, err, errcap, "saving the tournament");
-    t->store = st;
-    t->store_id = sqlite3_last_insert_rowid(st->db);
-    /* everything scheduled so far is new to the database */
-    t->j_pair = 0;
-    t->j_group = 0;
-    t->nj_games = 0;
-    t->j_flags = true;
-    if (tour__store_write(t)) {
-        int r = fail(st, err, errcap, "saving the schedule");
-        sqlite3_stmt *d = NULL;
-        if (sqlite3_prepare_v2(st->db, "DELETE FROM tour_tournaments WHERE id=?", -1, &d, NULL) ==
-            SQLITE_OK) {
-            sqlite3_bind_int64(d, 1, t->store_id);
-            sqlite3_step(d);
-        }
-        sqlite3_finalize(d);
+    if (rc == SQLITE_OK) {
+        t->store = st;
+        t->store_id = sqlite3_last_insert_rowid(st->db);
+        /* everything scheduled so far is new to the database */
+        t->j_pair = 0;
+        t->j_group = 0;
+        t->nj_games = 0;
+        t->j_flags = true;
+        rc = write_journal(t);
+    }
+    char why[200];
+    snprintf(why, sizeof why, "%s", sqlite3_errmsg(st->db));
+    if (tx_end(st->db, outer, rc)) {
         t->store = NULL;
+        t->store_id = -1;
         tour__journal_reset(t);
-        return r;
+        return eng_seterr(err, errcap, ENG_ESTORAGE,
+                          "tournament database: saving the tournament: %s", why);
     }
     tour__journal_reset(t);
     *id = t->store_id;
@@ -577,8 +601,12 @@ int tour_store_load(tour_store *st, int64_t id, tour_resume_mode mode, tour **ou
         rc = damaged(err, errcap, id, "the last group is incomplete", tour__ngames(t));
         goto out;
     }
+    if (t->npair == 0) { /* every format schedules its first games at creation */
+        rc = damaged(err, errcap, id, "nothing is scheduled", 0);
+        goto out;
+    }
     for (int64_t p = 0; p < t->npair; p++)
-        if (t->pair[p].ngrp == 0 && t->spec->format != TOUR_KNOCKOUT) {
+        if (t->pair[p].ngrp == 0) {
             rc = damaged(err, errcap, id, "a pairing has no games", p);
             goto out;
         }
