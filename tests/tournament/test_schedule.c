@@ -38,6 +38,9 @@ static tour *make(spec_fixture *f)
 static void check_groups(const tour_game *g, int64_t n, int k)
 {
     for (int64_t i = 0; i < n; i++) {
+        for (int a = 0; a < k; a++) /* nobody twice at a table */
+            for (int b = 0; b < a; b++)
+                assert_int_not_equal(g[i].table[a], g[i].table[b]);
         assert_int_equal(g[i].id, i);
         assert_int_equal(g[i].group, i / k);
         assert_int_equal(g[i].rotation, i % k);
@@ -218,6 +221,28 @@ static void test_gauntlet(void **state)
     check_groups(g, ng, 3);
     for (int64_t i = 0; i < ng; i++)
         assert_true(g[i].table[0] == 0 || g[i].table[1] == 0 || g[i].table[2] == 0);
+    tour_destroy(t);
+
+    /* 20 at 5 seats: C(19,4) = 3876 tables is too many; ceil(19/4) = 5 tables
+     * per cycle, the others drawn in passes: over 2 cycles each plays 2 or 3 */
+    fixture(&f, TOUR_GAUNTLET, "carcassonne", 5, 20, 5);
+    f.spec.cycles = 2;
+    t = make(&f);
+    all_games(t, g, 400, &ng);
+    assert_int_equal(ng, 2 * 5 * 5);
+    check_groups(g, ng, 5);
+    int plays[20] = {0};
+    for (int64_t i = 0; i < ng; i += 5) {
+        bool has0 = false;
+        for (int s = 0; s < 5; s++) {
+            has0 |= g[i].table[s] == 0;
+            plays[g[i].table[s]]++;
+        }
+        assert_true(has0);
+    }
+    assert_int_equal(plays[0], 10);
+    for (int p = 1; p < 20; p++)
+        assert_true(plays[p] == 2 || plays[p] == 3);
     tour_destroy(t);
 }
 
