@@ -1,0 +1,27 @@
+# The tournament engine (tournament/): every format's schedule and bad
+# specs (test_tour_schedule), standings and league points on hand-built
+# results (test_tour_standings), the rating fit, Wilson, SPRT and ladder
+# against independent references (test_tour_stats), SQLite persistence with
+# a real kill -9 (test_tour_store), and the reports (test_tour_report).
+# Results come from a synthetic model with a fixed generator: no game is
+# played and nothing looks at a clock.
+tessera_add_test(test_tour_schedule
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_schedule.c
+  LIBS tessera_tournament
+  TIMEOUT 120)
+tessera_add_test(test_tour_stats
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_stats.c
+  LIBS tessera_tournament
+  TIMEOUT 300)
+tessera_add_test(test_tour_standings
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_standings.c
+  LIBS tessera_tournament
+  TIMEOUT 60)
+tessera_add_test(test_tour_store
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_store.c
+  LIBS tessera_tournament
+  TIMEOUT 120)
+tessera_add_test(test_tour_report
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_report.c
+  LIBS tessera_tournament
+  TIMEOUT 60)
