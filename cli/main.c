@@ -103,14 +103,17 @@ const cli_command cli_commands[] = {
      "  --host ADDR    address to bind (default: all)\n"
      "  --db FILE      SQLite journal (default tessera.db)\n"
      "  --web DIR      directory served over HTTP (default: the source tree's web/)\n"
-     "  --demo[=SPECS] keep a live bot-vs-bot Carcassonne match going\n"
-     "                 (default mcts:ms=1000,heuristic)\n"
+     "  --demo[=SPECS] keep a live bot-vs-bot Carcassonne match going: one bot spec\n"
+     "                 (both seats) or two separated by ',' (default mcts:ms=1000,heuristic)\n"
      "  --durable      fsync every move (survive power loss, not only crashes)\n"
      "  --max-conns N  concurrent connections (default 8192)\n"
      "  --no-web       serve the WebSocket protocol only, no web UI\n"
      "  --log-level L  least severe log lines printed: debug, info (default), warn, error\n"
      "  --port-file F  write the port once listening (for scripts and tests)\n"
-     "Logs are JSON lines on stderr. SIGINT/SIGTERM shut down gracefully.\n",
+     "Logs are JSON lines on stderr. SIGINT/SIGTERM shut down gracefully.\n"
+     "Exit status: 0 after a shutdown; 1 when it cannot start (the port is in use, the\n"
+     "address is not this machine's, the journal cannot be opened: the reason on stderr);\n"
+     "2 bad arguments, including a bad --demo spec.\n",
      cmd_serve},
     {"bot", "play one seat of a match on a server with one of our bots",
      "usage: tessera bot --url ws://HOST:PORT/ --match ID --seat N --token T --bot SPEC\n"
