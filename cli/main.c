@@ -21,7 +21,8 @@ const cli_command cli_commands[] = {
      "  --players P    number of seats (game default if omitted)\n"
      "  --seed S       random seed (default: from the clock; printed)\n"
      "  --rule K=V     a rule option, repeatable (see `tessera games`)\n"
-     "  --record FILE  write the game record (JSON, docs/records.md) to FILE ('-' = stdout)\n"
+     "  --record FILE  write the game record (JSON, docs/records.md) to FILE ('-' = stdout);\n"
+     "                 FILE is opened first: one that cannot be written exits 2 at once\n"
      "  --render       draw the final board as text\n"
      "  --trace        print every move as it is played\n",
      cmd_play},
@@ -30,7 +31,8 @@ const cli_command cli_commands[] = {
      "\n"
      "Checks every turn of the game record FILE ('-' reads standard input) against\n"
      "the rules and prints the final scores. A malformed or illegal record is\n"
-     "reported with the turn number and the reason, and the exit code is 2.\n"
+     "reported with the turn number and the reason, and the exit code is 2, as for a\n"
+     "FILE that does not exist or is not a readable file; 1 is a failed read.\n"
      "  --trace        print the scores after every turn\n"
      "  --json         print the result as one JSON object (last line)\n",
      cmd_replay},

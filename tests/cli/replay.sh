@@ -1,6 +1,6 @@
 #!/bin/sh
 # replay.sh TESSERA CASES_DIR — end-to-end checks of `tessera replay`:
-# exit codes (0 valid, 2 malformed/illegal, 1 unreadable), the stderr
+# exit codes (0 valid, 2 malformed/illegal or no readable FILE), the stderr
 # format "tessera replay: FILE: turn N: reason", --json as the last line,
 # --trace one line per turn, and '-' for standard input. Run by CTest
 # (tests/cli/replay.cmake); prints what failed and exits 1.
@@ -55,11 +55,17 @@ tail -n 1 "$tmp/out" | grep -q '^{"valid":false,"turn":[0-9]*,"code":"illegal_mo
 run bad-json 2 replay "$cases/bad-json-truncated/input.json"
 grep -q 'invalid JSON at line 1' "$tmp/err" || fail "bad-json: stderr is $(cat "$tmp/err")"
 
-run missing-file 1 replay "$tmp/no-such-file.json"
-grep -q "^tessera replay: $tmp/no-such-file.json: cannot read" "$tmp/err" ||
+# A FILE that names no readable file is a bad argument (exit 2, README), with the reason.
+run missing-file 2 replay "$tmp/no-such-file.json"
+grep -q "^tessera replay: $tmp/no-such-file.json: cannot read: No such file or directory" "$tmp/err" ||
     fail "missing-file: stderr is $(cat "$tmp/err")"
+run missing-file-json 2 replay --json "$tmp/no-such-file.json"
+tail -n 1 "$tmp/out" | grep -q '^{"valid":false,"code":"[a-z_]*","reason":"No such file or directory"}$' ||
+    fail "missing-file-json: last line is $(tail -n 1 "$tmp/out")"
 
-run directory 1 replay "$tmp"
+run directory 2 replay "$tmp"
+grep -q "^tessera replay: $tmp: cannot read: is a directory" "$tmp/err" ||
+    fail "directory: stderr is $(cat "$tmp/err")"
 
 run no-argument 2 replay
 run two-arguments 2 replay "$valid" "$valid"
