@@ -73,8 +73,10 @@ const cli_command cli_commands[] = {
      "multiple of the seat count. Results depend only on the seed, not on --threads.\n"
      "Prints per bot: wins, losses, draws (tied for the best score), mean score,\n"
      "mean point difference to the best other score (PD), the scoring rate\n"
-     "(W + D/2)/N with its 90% confidence bound, and league points (4 per league\n"
-     "match won, 2 drawn, bonus win/loss points; docs/league.md). See docs/match.md.\n"
+     "(W + D/2)/N with its 90% Wilson score interval, league points (4 per league\n"
+     "match won, 2 drawn, bonus win/loss points; docs/league.md), and the time and\n"
+     "simulations per turn and per decision (a Carcassonne turn is two decisions:\n"
+     "the tile, then the meeple). Per seat: P1 (seat 0) moves first. See docs/match.md.\n"
      "  BOT            a bot spec, e.g. random or random:seed=3 (see `tessera bots`)\n"
      "  --games N      games to play (default 100), rounded up to a multiple of seats\n"
      "  --seed S       seed of the tiles and the bots (default 1)\n"
@@ -82,8 +84,9 @@ const cli_command cli_commands[] = {
      "  --players P    optional check: must equal the number of bots\n"
      "  --threads T    worker threads (default: the number of online CPUs)\n"
      "  --json         print one JSON object as the last line: games, bots (spec,\n"
-     "                 wins, losses, draws, mean_score, pd, scoring_rate, conf90,\n"
-     "                 points, league, ms_per_move, sims_per_move), ...\n"
+     "                 wins, losses, draws, mean_score, pd, scoring_rate, ci90,\n"
+     "                 points, league, decisions, turns, ms_per_decision, ms_per_turn,\n"
+     "                 sims_per_decision, sims_per_turn), ...\n"
      "A progress bar is drawn on stderr when it is a terminal.\n",
      cmd_match},
     {"bots", "list the bots, their options and defaults",
