@@ -69,7 +69,13 @@ static void trace_turn(void *ud, int turn, const json_t *turn_json, const void *
         return;
     t->game->scores(state, sc);
     char *text = json_dumps(turn_json, JSON_COMPACT | JSON_ENSURE_ASCII);
-    printf("turn %3d  %-56s scores:", turn, text ? text : "?");
+    /* people count players from 1, the record's "player" is the 0-based seat */
+    const json_t *pl = json_object_get(turn_json, "player");
+    char who[32] = "";
+    if (json_is_integer(pl))
+        snprintf(who, sizeof who, "P%lld (seat %lld)", (long long)json_integer_value(pl) + 1,
+                 (long long)json_integer_value(pl));
+    printf("turn %3d  %-12s %-56s scores:", turn, who, text ? text : "?");
     free(text);
     print_scores(sc, eng_num_players(state));
 }

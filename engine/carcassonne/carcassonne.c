@@ -984,7 +984,7 @@ static int carc_render(const void *st, char *buf, size_t cap)
         put(&o, " P%d=%d", p + 1, s->score[p]);
     put(&o, "  meeples in hand:");
     for (int p = 0; p < s->rules.players; p++)
-        put(&o, " %d", s->supply[p]);
+        put(&o, " P%d=%d", p + 1, s->supply[p]);
     put(&o, "  tiles left %d, discarded %d\n", s->bag_n, s->discards);
     static const char *const phase[] = {"draw", "place", "meeple", "over"};
     if (s->phase == CARC_OVER)

@@ -1,5 +1,6 @@
 #!/bin/sh
-# play.sh TESSERA — `tessera play --record`: a path that cannot be written is
+# play.sh TESSERA — `tessera play --record` and what play/bench print for people
+# (P1 = seat 0 in renders and tables). A --record path that cannot be written is
 # a bad argument found before the game is played (exit 2, nothing played);
 # a write that fails at the end exits 1 and leaves no file; a good path gets
 # a record that `tessera replay` accepts. Run by CTest (tests/cli/play.cmake);
@@ -41,6 +42,15 @@ run good 0 play carcassonne --seed 1 --record "$tmp/game.json"
 grep -q "^record written to $tmp/game.json\$" "$tmp/out" || fail "good: stdout is $(cat "$tmp/out")"
 run good-replay 0 replay "$tmp/game.json"
 grep -q '71 turns, finished' "$tmp/out" || fail "good-replay: stdout is $(cat "$tmp/out")"
+
+# people count players from 1 in what is drawn (seat 0 is P1)
+run render 0 play carcassonne --seed 1 --render
+grep -q 'meeples in hand: P1=[0-7] P2=[0-7] ' "$tmp/out" || fail "render: $(grep 'meeples' "$tmp/out")"
+run render-reversi 0 play reversi --seed 1 --render
+grep -q '^P1 X (black) [0-9]*  P2 O (white) [0-9]*  game over$' "$tmp/out" ||
+    fail "render-reversi: $(tail -n 2 "$tmp/out")"
+run bench 0 bench carcassonne --games 20 --repeat 1
+grep -q '^mean score per player: P1=[0-9.]* P2=[0-9.]*$' "$tmp/out" || fail "bench: $(cat "$tmp/out")"
 
 run stdout 0 play reversi --seed 1 --record -
 tail -n 1 "$tmp/out" >"$tmp/rev.json"

@@ -40,6 +40,9 @@ tail -n 1 "$tmp/out" | grep -q '^{"valid":true,"game":"carcassonne","players":2,
 run valid-trace 0 replay --trace "$valid"
 n=$(grep -c '^turn ' "$tmp/out")
 [ "$n" -eq 71 ] || fail "valid-trace: $n turn lines, want 71"
+# players as people count them next to the record's 0-based seat
+grep -q '^turn   1  P1 (seat 0)  {"player":0,' "$tmp/out" || fail "valid-trace: turn 1 is $(grep '^turn   1 ' "$tmp/out")"
+grep -q '^turn   2  P2 (seat 1)  {"player":1,' "$tmp/out" || fail "valid-trace: turn 2 is $(grep '^turn   2 ' "$tmp/out")"
 
 run valid-stdin 0 replay - <"$valid"
 grep -q '^final scores:' "$tmp/out" || fail "valid-stdin: no final scores"

@@ -234,6 +234,9 @@ static void test_match_rounding_and_seats(void **state)
                      "--threads", "2", "--seed", "11", "--json", NULL);
     assert_int_equal(r->code, 0);
     assert_non_null(strstr(r->out, "rounded up")); /* said in the text */
+    /* seats as people count them, with the 0-based seat number */
+    assert_non_null(strstr(r->out, "\nP1 (seat 0) "));
+    assert_non_null(strstr(r->out, "\nP3 (seat 2) "));
     json_t *o = last_json(r);
     assert_int_equal(get_int(o, "games"), 6);
     assert_int_equal(get_int(o, "games_requested"), 4);
