@@ -2,8 +2,8 @@
  * match.h — play many games between bots, fairly, on all cores, and
  * summarise them: wins, losses, draws, mean score, point difference, the
  * scoring rate of Müller's thesis with its 90% Wilson interval, and the
- * league points of the SIEA-MCTS and ES-MCTS papers (docs/references.md). Used by `tessera match`; the server's tournaments
- * will reuse it. Nothing here prints: progress and per-game results go to
+ * league points of the SIEA-MCTS and ES-MCTS papers (docs/references.md). Used by `tessera match`;
+ * the server's tournaments will reuse it. Nothing here prints: progress and per-game results go to
  * callbacks, the summary into a caller-owned struct.
  *
  * Fairness. With k bots (one per seat) games come in *rotation groups* of k:
@@ -96,17 +96,17 @@ typedef struct match_league {
 
 /* The summary for one bot. */
 typedef struct match_bot_result {
-    const char *spec;     /* the spec as given (borrowed from the config) */
-    int64_t games;        /* games played (every bot plays every game) */
-    int64_t wins;         /* games with the sole best score */
-    int64_t losses;       /* games with someone else strictly better */
-    int64_t draws;        /* games tied for the best score */
-    double mean_score;    /* mean final score */
-    double pd;            /* mean of (own score - best score of the others) */
-    double scoring_rate;  /* (wins + draws/2) / games */
-    double ci90_low;      /* 90% Wilson score interval of the scoring rate */
-    double ci90_high;     /*   (match_wilson90()) */
-    match_league league;  /* league points and their parts */
+    const char *spec;         /* the spec as given (borrowed from the config) */
+    int64_t games;            /* games played (every bot plays every game) */
+    int64_t wins;             /* games with the sole best score */
+    int64_t losses;           /* games with someone else strictly better */
+    int64_t draws;            /* games tied for the best score */
+    double mean_score;        /* mean final score */
+    double pd;                /* mean of (own score - best score of the others) */
+    double scoring_rate;      /* (wins + draws/2) / games */
+    double ci90_low;          /* 90% Wilson score interval of the scoring rate */
+    double ci90_high;         /*   (match_wilson90()) */
+    match_league league;      /* league points and their parts */
     int64_t decisions;        /* decisions made (bot_choose calls) */
     int64_t turns;            /* turns played (match_game.turns) */
     int64_t sims;             /* simulations reported by bot_choose */

@@ -78,8 +78,8 @@ static void print_table(const eng_game *g, const match_config *cfg, const match_
                "that every bot sits in every seat equally often)\n",
                (long long)res->games_requested, (long long)res->games, res->seats);
     printf("\n%-3s %6s %6s %6s %8s %8s %7s %12s %4s %8s %3s %3s %10s %10s %10s  %s\n", "bot", "W",
-           "L", "D", "score", "PD", "rate", "90% Wilson", "pts", "m:W-D-L", "BWP", "BLP",
-           "ms/turn", "sims/dec", "sims/turn", "spec");
+           "L", "D", "score", "PD", "rate", "90% Wilson", "pts", "m:W-D-L", "BWP", "BLP", "ms/turn",
+           "sims/dec", "sims/turn", "spec");
     for (int i = 0; i < res->seats; i++) {
         const match_bot_result *b = &res->bot[i];
         char wdl[32], ci[32];
@@ -89,8 +89,8 @@ static void print_table(const eng_game *g, const match_config *cfg, const match_
                "%10.0f  %s\n",
                'A' + i, (long long)b->wins, (long long)b->losses, (long long)b->draws,
                b->mean_score, b->pd, 100 * b->scoring_rate, ci, b->league.points, wdl,
-               b->league.bwp, b->league.blp, b->ms_per_turn, b->sims_per_decision,
-               b->sims_per_turn, b->spec);
+               b->league.bwp, b->league.blp, b->ms_per_turn, b->sims_per_decision, b->sims_per_turn,
+               b->spec);
     }
     /* people count players from 1; the seat number (0-based) is the protocol's */
     printf("\n%-12s %10s  %s\n", "player", "mean score", "wins (sole best)");
@@ -129,11 +129,10 @@ static int print_json(const eng_game *g, const match_config *cfg, const match_re
                       "ci90", r6(b->ci90_low), r6(b->ci90_high), "points", b->league.points,
                       "league", "matches", b->league.matches, "won", b->league.won, "drawn",
                       b->league.drawn, "lost", b->league.lost, "bwp", b->league.bwp, "blp",
-                      b->league.blp, "pd", r6(b->league.pd), "decisions",
-                      (json_int_t)b->decisions, "turns", (json_int_t)b->turns,
-                      "ms_per_decision", r6(b->ms_per_decision), "ms_per_turn",
-                      r6(b->ms_per_turn), "sims_per_decision", r6(b->sims_per_decision),
-                      "sims_per_turn", r6(b->sims_per_turn)));
+                      b->league.blp, "pd", r6(b->league.pd), "decisions", (json_int_t)b->decisions,
+                      "turns", (json_int_t)b->turns, "ms_per_decision", r6(b->ms_per_decision),
+                      "ms_per_turn", r6(b->ms_per_turn), "sims_per_decision",
+                      r6(b->sims_per_decision), "sims_per_turn", r6(b->sims_per_turn)));
         json_array_append_new(seat_mean, json_real(r6(res->seat_mean_score[i])));
         json_array_append_new(seat_wins, json_integer(res->seat_wins[i]));
     }
@@ -143,12 +142,11 @@ static int print_json(const eng_game *g, const match_config *cfg, const match_re
     json_t *seed = cfg->seed <= (uint64_t)INT64_MAX ? json_integer((json_int_t)cfg->seed)
                                                     : json_string(seedtext);
     json_t *o =
-        json_pack("{s:s, s:i, s:I, s:I, s:I, s:o, s:i, s:f, s:s, s:o, s:o, s:o}", "game",
-                  g->name, "seats", res->seats, "games", (json_int_t)res->games,
-                  "games_requested", (json_int_t)res->games_requested, "groups",
-                  (json_int_t)res->groups, "seed", seed, "threads", res->threads, "seconds",
-                  r6(res->seconds), "interval", "wilson90", "seat_mean_score", seat_mean,
-                  "seat_wins", seat_wins, "bots", bots);
+        json_pack("{s:s, s:i, s:I, s:I, s:I, s:o, s:i, s:f, s:s, s:o, s:o, s:o}", "game", g->name,
+                  "seats", res->seats, "games", (json_int_t)res->games, "games_requested",
+                  (json_int_t)res->games_requested, "groups", (json_int_t)res->groups, "seed", seed,
+                  "threads", res->threads, "seconds", r6(res->seconds), "interval", "wilson90",
+                  "seat_mean_score", seat_mean, "seat_wins", seat_wins, "bots", bots);
     char *text =
         o ? json_dumps(o, JSON_COMPACT | JSON_ENSURE_ASCII | JSON_REAL_PRECISION(12)) : NULL;
     json_decref(o);

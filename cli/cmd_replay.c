@@ -132,8 +132,8 @@ int cmd_replay(int argc, char **argv)
             bad = strerror(errno);
     }
     if (bad) {
-        fprintf(stderr, "tessera %s: %s: cannot read: %s\n(see `tessera %s --help`)\n", cmd,
-                path, bad, cmd);
+        fprintf(stderr, "tessera %s: %s: cannot read: %s\n(see `tessera %s --help`)\n", cmd, path,
+                bad, cmd);
         if (as_json)
             print_json(json_pack("{s:b, s:s, s:s}", "valid", 0, "code", eng_err_code(ENG_EIO),
                                  "reason", bad));
