@@ -248,7 +248,7 @@ typedef struct run {
     pthread_cond_t cond;                /* signalled when done changes or a worker fails */
     int64_t done;                       /* games finished */
     int64_t decisions[ENG_MAX_PLAYERS]; /* per bot, summed over finished games */
-    int64_t turns[ENG_MAX_PLAYERS];
+    int64_t turns[ENG_MAX_PLAYERS];     /* likewise */
     int64_t sims[ENG_MAX_PLAYERS];      /* (sums of integers: the same in any order) */
     double ms[ENG_MAX_PLAYERS];         /* timing: not deterministic anyway */
     int rc;                             /* first failure */

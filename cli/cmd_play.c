@@ -72,8 +72,7 @@ int cmd_play(int argc, char **argv)
         if (stat(record, &sb) == 0 && S_ISDIR(sb.st_mode))
             return cli_usage_error(cmd, "--record: '%s' is a directory; give a file name", record);
         if (!(out = fopen(record, "w")))
-            return cli_usage_error(cmd, "--record: cannot write '%s': %s", record,
-                                   strerror(errno));
+            return cli_usage_error(cmd, "--record: cannot write '%s': %s", record, strerror(errno));
         /* only a regular file is removed again on failure (never /dev/...) */
         regular = fstat(fileno(out), &sb) == 0 && S_ISREG(sb.st_mode);
     }

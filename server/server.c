@@ -59,14 +59,14 @@ void srv_random_token(char *out, int n)
  * are separated by ',' too ("mcts:ms=500,k=1,rave"), so a ',' starts a new
  * bot only where a bot type's name follows it. Returns the number of seats
  * (2), or -1 with the reason in err. */
-static int demo_split(const char *demo, char bots[2][PROTO_SPEC_MAX + 1], char *err,
-                      size_t errcap)
+static int demo_split(const char *demo, char bots[2][PROTO_SPEC_MAX + 1], char *err, size_t errcap)
 {
     const eng_game *g = eng_find_game("carcassonne");
     size_t total = strlen(demo);
     if (total == 0) {
-        snprintf(err, errcap, "--demo= names no bot (give one or two bot specs, e.g. "
-                              "--demo=mcts:ms=1000,heuristic)");
+        snprintf(err, errcap,
+                 "--demo= names no bot (give one or two bot specs, e.g. "
+                 "--demo=mcts:ms=1000,heuristic)");
         return -1;
     }
     char *specs = malloc(total + 1);
@@ -287,7 +287,8 @@ int srv_run(const srv_config *cfg)
             "port", s.cfg.port, "db", cfg->db_path ? cfg->db_path : "tessera.db", "web",
             cfg->web_root ? cfg->web_root : "");
     bool v6 = cfg->host && strchr(cfg->host, ':'); /* an IPv6 address goes in brackets */
-    printf("tessera is serving on http://%s%s%s:%d/ (WebSocket on the same address)%s — Ctrl-C stops it\n",
+    printf("tessera is serving on http://%s%s%s:%d/ (WebSocket on the same address)%s — Ctrl-C "
+           "stops it\n",
            v6 ? "[" : "", cfg->host ? cfg->host : "localhost", v6 ? "]" : "", s.cfg.port,
            cfg->demo ? ", with a live demo match" : "");
     fflush(stdout);
