@@ -4,12 +4,12 @@
  * protocol itself — assembling messages, refusing oversized and binary ones,
  * the per-connection rate limit, bounded output queues, closing.
  *
- * lws rules we live by (docs/ARCHITECTURE.md, "Dependencies"): our protocol is the first in
- * the list, so WebSocket clients that name no subprotocol land on it, and
- * every HTTP event is passed on to lws_callback_http_dummy so the web/ mount
- * and 404s keep working; we write only from the WRITEABLE callback, one
- * message per callback, with LWS_PRE headroom; a connection is freed only in
- * its CLOSED callback, never from inside our own handlers.
+ * lws rules we live by (docs/ARCHITECTURE.md, "Dependencies"): our protocol
+ * is the first in the list, so WebSocket clients that name no subprotocol
+ * land on it, and every HTTP event is passed on to lws_callback_http_dummy
+ * so the web/ mount and 404s keep working; we write only from the WRITEABLE
+ * callback, one message per callback, with LWS_PRE headroom; a connection is
+ * freed only in its CLOSED callback, never from inside our own handlers.
  */
 #include <errno.h>
 #include <net/if.h>
@@ -408,8 +408,8 @@ static int listen_check(const char *host, int port, char *err, size_t errcap)
                  port);
         break;
     case EADDRNOTAVAIL:
-        snprintf(err, errcap, "cannot listen on %s:%d: %s is not an address of this machine",
-                 where, port, where);
+        snprintf(err, errcap, "cannot listen on %s:%d: %s is not an address of this machine", where,
+                 port, where);
         break;
     default: snprintf(err, errcap, "cannot listen on %s:%d: %s", where, port, strerror(why));
     }

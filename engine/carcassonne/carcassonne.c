@@ -423,8 +423,8 @@ static void end_points(const carc_state *s, int *pts)
     }
 }
 
-/* Heyden's evaluation (seed 002 §4.4.4), for `reward=heyden`: with o the
- * best-scoring other seat,
+/* Heyden's evaluation (Müller's thesis §4.4.4, docs/references.md), for
+ * `reward=heyden`: with o the best-scoring other seat,
  *   100 x (score_p - score_o) + 10 x (meeples in hand_p - _o)
  *   + 10 x (incomplete roads, cloisters and fields controlled, at their value now: p - o)
  *   + 12.5 x (incomplete cities controlled, not doubled: p - o)

@@ -161,7 +161,7 @@ static void test_league_bonus_edges(void **state)
 static void test_league_season(void **state)
 {
     (void)state;
-    /* Seed 000 §VI-B: MCTS K=sqrt(2) wins 7 matches (3 of them by at least
+    /* SIEA-MCTS paper §VI-B: MCTS K=sqrt(2) wins 7 matches (3 of them by at least
      * 75%), loses 3, draws none: 4*7 + 3 = 31 points. Losses by a wide margin
      * bring no bonus loss point. */
     match_league me = {0}, opp[10];

@@ -297,6 +297,8 @@ static void test_match_interval_at_the_edges(void **state)
     assert_non_null(strstr(r->out, "0.0-57.5%"));
     assert_non_null(strstr(r->out, "42.5-100.0%"));
     assert_non_null(strstr(r->out, "Wilson"));
+    assert_null(strstr(r->out, "seed 00")); /* the footer cites papers by short name */
+    assert_non_null(strstr(r->out, "docs/references.md"));
     json_t *o = last_json(r);
     assert_string_equal(json_string_value(json_object_get(o, "interval")), "wilson90");
     const json_t *ci = json_object_get(json_array_get(json_object_get(o, "bots"), 0), "ci90");
@@ -342,6 +344,10 @@ static void test_bots(void **state)
     assert_non_null(strstr(r->out, "random"));
     assert_non_null(strstr(r->out, "sims=0"));
     assert_non_null(strstr(r->out, "ms=0"));
+    /* papers by their short names (docs/references.md), never by seed number */
+    assert_null(strstr(r->out, "seed 00"));
+    assert_non_null(strstr(r->out, "SIEA-MCTS paper"));
+    assert_non_null(strstr(r->out, "Müller's thesis"));
     free(r);
     expect_usage(run("bots", "extra", NULL), "unexpected argument 'extra'");
     r = run("match", "--help", NULL);
