@@ -474,7 +474,7 @@ static void ea_reset(bot *b)
     {"lambda", BOT_INT, 4, 1, EA_MAX_LAMBDA, NULL, NULL, "offspring per generation ((1+lambda)-ES)"}, \
         {"gens", BOT_INT, 20, 0, 100000, NULL, NULL, "generations per decision"},                  \
         {"fitness_sims", BOT_INT, 30, 1, EA_MAX_FITNESS_SIMS, NULL, NULL,                          \
-         "simulations per fitness S (seed 000: 30, seed 004: 10)"},                                \
+         "simulations per fitness S (SIEA-MCTS paper: 30, ES-MCTS paper: 10)"},                    \
         {"max_depth", BOT_INT, 8, GP_UCT_HEIGHT, GP_MAX_DEPTH, NULL, NULL,                         \
          "deepest node of an evolved formula (the root has depth 0)"},                             \
         {"kset", BOT_LIST, 0, 0, 1000, NULL, "0.25/0.5/1/2/3/5/7/10",                               \
@@ -505,7 +505,7 @@ static const bot_param siea_params[] = {
 const bot_type bot_ea_p_mcts_type = {
     .name = "ea-p-mcts",
     .summary = "EA-p-MCTS: evolves the UCT formula each decision, fitness by read-only walks "
-               "of the tree (seed 000 Alg. 1; 400 + 2400 sims)",
+               "of the tree (SIEA-MCTS paper, Alg. 1; 400 + 2400 sims)",
     .params = ea_p_params,
     .nparams = NPARAMS(ea_p_params),
     .init = ea_p_init,
@@ -518,7 +518,7 @@ const bot_type bot_ea_p_mcts_type = {
 const bot_type bot_ea_mcts_type = {
     .name = "ea-mcts",
     .summary = "EA-MCTS / ES-MCTS: evolves the UCT formula each decision, fitness on a copy "
-               "of the tree (seed 000 Alg. 2, seed 004; 400 + 2400 sims)",
+               "of the tree (SIEA-MCTS paper, Alg. 2; ES-MCTS paper; 400 + 2400 sims)",
     .params = ea_params_tab,
     .nparams = NPARAMS(ea_params_tab),
     .init = ea_mcts_init,
@@ -531,7 +531,7 @@ const bot_type bot_ea_mcts_type = {
 const bot_type bot_siea_mcts_type = {
     .name = "siea-mcts",
     .summary = "SIEA-MCTS: EA-MCTS with semantic selection among tied individuals "
-               "(seed 000 §IV-E; 400 + 2400 sims)",
+               "(SIEA-MCTS paper §IV-E; 400 + 2400 sims)",
     .params = siea_params,
     .nparams = NPARAMS(siea_params),
     .init = siea_init,

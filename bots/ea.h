@@ -1,9 +1,10 @@
 /*
  * ea.h — private to bots/: the (1+lambda) evolution strategy that evolves
  * the MCTS selection formula once per decision, behind the bots ea-p-mcts
- * (seed 000 Alg. 1 / seed 004 ES-p-MCTS), ea-mcts (seed 000 Alg. 2 /
- * seed 004 ES-MCTS) and siea-mcts (seed 000 §IV-E). docs/ea.md records
- * every reading of the papers taken here.
+ * (SIEA-MCTS paper Alg. 1 / ES-p-MCTS of the ES-MCTS paper), ea-mcts
+ * (SIEA-MCTS paper Alg. 2 / ES-MCTS) and siea-mcts (SIEA-MCTS paper §IV-E;
+ * docs/references.md). docs/ea.md records every reading of the papers
+ * taken here.
  *
  * One decision of these bots:
  *   A. normal MCTS iterations (UCT, the real tree) until every root action
@@ -97,12 +98,12 @@ void ea_evo_seed(ea_evo *ev);
  * set the fitness. */
 void ea_indiv_add(ea_indiv *in, int fitness_sims, double reward);
 
-/* Sampling semantic distance (seed 000 §III-C): the mean absolute
+/* Sampling semantic distance (SIEA-MCTS paper §III-C): the mean absolute
  * difference of two semantics vectors of length n (n >= 1). */
 double ea_ssd(const double *a, const double *b, int n);
 
 /* The next parent among count individuals, index 0 being the current
- * parent (seed 000 Alg. 2, read as a (1+lambda)-ES):
+ * parent (SIEA-MCTS paper Alg. 2, read as a (1+lambda)-ES):
  *   - the highest fitness wins when it is unique (the parent included);
  *   - when several share it exactly, the parent drops out of the tie (an
  *     offspring as good as its parent replaces it); with `semantic`, the

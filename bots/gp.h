@@ -1,7 +1,7 @@
 /*
  * gp.h — private to bots/: the GP expressions that EA-p-MCTS, EA-MCTS and
- * SIEA-MCTS evolve to replace the UCT selection formula (seed 000 §V-A,
- * seed 004 §IV-A).
+ * SIEA-MCTS evolve to replace the UCT selection formula (SIEA-MCTS paper
+ * §V-A, ES-MCTS paper §IV-A; docs/references.md).
  *
  * An expression is a tree over the terminals {Q(s,a), N(s), N(s,a), K} and
  * the functions {+, -, *, /, log, sqrt}, stored in one fixed-size struct in
@@ -91,7 +91,7 @@ double gp_eval(const gp_expr *e, double q, double n, double nj);
 /* gp_eval with the mcts_score_fn signature (ud is a const gp_expr *). */
 double gp_score(void *ud, double q, double n, double nj);
 
-/* e := the UCT formula of seed 000 Eq. 1, Q + 2K sqrt(2 ln N / Nj), with
+/* e := the UCT formula of the SIEA-MCTS paper, Eq. 1, Q + 2K sqrt(2 ln N / Nj), with
  * K = k (height GP_UCT_HEIGHT, 13 nodes). */
 void gp_seed_uct(gp_expr *e, double k);
 
@@ -104,7 +104,7 @@ int gp_height(const gp_expr *e);
  * constants and height <= max_depth? */
 bool gp_check(const gp_expr *e, int max_depth);
 
-/* Subtree mutation (seed 000 Table I): pick an internal node with
+/* Subtree mutation (SIEA-MCTS paper, Table I): pick an internal node with
  * probability p_internal, else a leaf, uniformly among those of depth
  * <= max_depth - 1 (taking the other kind when none qualifies), and
  * replace it by a random full tree of height h, uniform in

@@ -1,8 +1,8 @@
 /*
- * heuristic.c — the fast one-ply heuristic player ("Simple Player v3",
- * seed 002 §5.1.6): it plays the best-rated legal move of eng_greedy_move()
- * (ties broken at random), or with probability eps a uniformly random one,
- * which makes it the epsilon-greedy playout policy as well.
+ * heuristic.c — the fast one-ply heuristic player ("Simple Player v3" of
+ * Müller's thesis §5.1.6, docs/references.md): it plays the best-rated legal move of
+ * eng_greedy_move() (ties broken at random), or with probability eps a uniformly random one, which
+ * makes it the epsilon-greedy playout policy as well.
  *
  * Any game works: the rating is the game's rate_moves (Carcassonne:
  * engine/carcassonne/heuristic.c, docs/heuristic.md) or, for a game without

@@ -1,8 +1,8 @@
 /*
  * match.c — the match runner behind `tessera match`: rotation groups with
- * shared chance outcomes, worker threads, and the statistics of seeds
- * 000/002/004 (see match.h for the contract, docs/match.md and
- * docs/league.md for the user's view).
+ * shared chance outcomes, worker threads, and the statistics (scoring rate,
+ * Wilson interval, league points; see match.h for the contract,
+ * docs/match.md and docs/league.md for the user's view).
  *
  * Work sharing: workers take game indices from one atomic counter and write
  * each game's outcome into slot `index` of arrays owned by the run, so the
@@ -36,14 +36,22 @@ double match_scoring_rate(int64_t wins, int64_t draws, int64_t n)
     return ((double)wins + 0.5 * (double)draws) / (double)n;
 }
 
-double match_conf90(double w, int64_t n)
+void match_wilson90(double w, int64_t n, double *low, double *high)
 {
-    if (n <= 0)
-        return 0.0;
+    if (n <= 0) {
+        *low = 0.0;
+        *high = 1.0;
+        return;
+    }
+    double z2 = MATCH_Z90 * MATCH_Z90, nn = (double)n;
     double v = w * (1.0 - w);
     if (v < 0) /* w outside [0,1] by rounding only */
         v = 0;
-    return MATCH_Z90 * sqrt(v) / sqrt((double)n);
+    double denom = 1.0 + z2 / nn;
+    double centre = (w + z2 / (2.0 * nn)) / denom;
+    double half = MATCH_Z90 / denom * sqrt(v / nn + z2 / (4.0 * nn * nn));
+    *low = fmax(0.0, centre - half);
+    *high = fmin(1.0, centre + half);
 }
 
 static void league_result(match_league *winner, match_league *loser, int64_t w, int64_t decisive)
@@ -161,7 +169,7 @@ int match_summarise(int seats, int64_t games, const double *scores, match_result
         b->mean_score = games ? sum[i] / (double)games : 0.0;
         b->pd = games ? pd[i] / (double)games : 0.0;
         b->scoring_rate = match_scoring_rate(wins[i], draws[i], games);
-        b->conf90 = match_conf90(b->scoring_rate, games);
+        match_wilson90(b->scoring_rate, games, &b->ci90_low, &b->ci90_high);
         out->seat_mean_score[i] = games ? seat_sum[i] / (double)games : 0.0;
         out->seat_wins[i] = seat_wins[i];
     }
@@ -240,6 +248,7 @@ typedef struct run {
     pthread_cond_t cond;                /* signalled when done changes or a worker fails */
     int64_t done;                       /* games finished */
     int64_t decisions[ENG_MAX_PLAYERS]; /* per bot, summed over finished games */
+    int64_t turns[ENG_MAX_PLAYERS];     /* likewise */
     int64_t sims[ENG_MAX_PLAYERS];      /* (sums of integers: the same in any order) */
     double ms[ENG_MAX_PLAYERS];         /* timing: not deterministic anyway */
     int rc;                             /* first failure */
@@ -303,6 +312,7 @@ static int play_game(run *R, int64_t index, void *st, eng_move *moves)
     eng_rng_seed_stream(&chance, cfg->seed ^ TAG_CHANCE, (uint64_t)mg.group);
     g->init(st, &cfg->rules);
     int n = 0;
+    int last_seat = -1; /* seat of the last decision: a new seat starts a turn */
     for (int p; (p = g->current_player(st)) != ENG_TERMINAL;) {
         if (n >= g->max_plies) {
             run_fail(R, ENG_EINTERNAL, "game %lld did not end within %d plies", (long long)index,
@@ -318,6 +328,9 @@ static int play_game(run *R, int64_t index, void *st, eng_move *moves)
             bot_stats stats;
             m = bot_choose(bots[i], st, NULL, &stats);
             mg.decisions[i]++;
+            if (p != last_seat)
+                mg.turns[i]++;
+            last_seat = p;
             mg.sims[i] += stats.sims;
             mg.ms[i] += stats.ms;
             /* a bot is code under test: never let a bad move corrupt the state */
@@ -348,6 +361,7 @@ static int play_game(run *R, int64_t index, void *st, eng_move *moves)
         cfg->on_game(&mg, cfg->on_game_user);
     for (int i = 0; i < k; i++) {
         R->decisions[i] += mg.decisions[i];
+        R->turns[i] += mg.turns[i];
         R->sims[i] += mg.sims[i];
         R->ms[i] += mg.ms[i];
     }
@@ -451,10 +465,13 @@ int match_run(const match_config *cfg, match_result *out, char *err, size_t errc
         match_bot_result *b = &out->bot[i];
         b->spec = cfg->specs[i];
         b->decisions = R.decisions[i];
+        b->turns = R.turns[i];
         b->sims = R.sims[i];
         b->ms = R.ms[i];
-        b->ms_per_move = b->decisions ? b->ms / (double)b->decisions : 0.0;
-        b->sims_per_move = b->decisions ? (double)b->sims / (double)b->decisions : 0.0;
+        b->ms_per_decision = b->decisions ? b->ms / (double)b->decisions : 0.0;
+        b->ms_per_turn = b->turns ? b->ms / (double)b->turns : 0.0;
+        b->sims_per_decision = b->decisions ? (double)b->sims / (double)b->decisions : 0.0;
+        b->sims_per_turn = b->turns ? (double)b->sims / (double)b->turns : 0.0;
     }
 out:
     free(tid);

@@ -1,9 +1,9 @@
 /*
  * match.h — play many games between bots, fairly, on all cores, and
  * summarise them: wins, losses, draws, mean score, point difference, the
- * scoring rate with its 90% confidence bound (seed 002 §5.2) and league
- * points (seeds 000/004). Used by `tessera match`; the server's tournaments
- * will reuse it. Nothing here prints: progress and per-game results go to
+ * scoring rate of Müller's thesis with its 90% Wilson interval, and the
+ * league points of the SIEA-MCTS and ES-MCTS papers (docs/references.md). Used by `tessera match`;
+ * the server's tournaments will reuse it. Nothing here prints: progress and per-game results go to
  * callbacks, the summary into a caller-owned struct.
  *
  * Fairness. With k bots (one per seat) games come in *rotation groups* of k:
@@ -38,7 +38,7 @@
 
 #define MATCH_MAX_GAMES   10000000 /* bounds the per-game scores (400 MB at 5 seats) */
 #define MATCH_MAX_THREADS 256      /* more workers than this only cost memory */
-#define MATCH_Z90         1.645    /* upper critical value of N(0,1) for 90% (seed 002 §5.2) */
+#define MATCH_Z90         1.645    /* z of a two-sided 90% interval: P(|N(0,1)| < z) = 0.90 */
 
 /* One finished game, handed to match_config.on_game. Everything is indexed
  * by bot (the order of match_config.specs), not by seat, except moves. */
@@ -50,6 +50,9 @@ typedef struct match_game {
     int seat_of[ENG_MAX_PLAYERS];       /* seat of bot i: (i + rotation) % seats */
     double score[ENG_MAX_PLAYERS];      /* final score of bot i (game points) */
     int64_t decisions[ENG_MAX_PLAYERS]; /* decisions bot i made */
+    int64_t turns[ENG_MAX_PLAYERS];     /* turns bot i played: maximal runs of decisions by
+                                           its seat (a Carcassonne turn is 2 decisions:
+                                           placement, meeple; chance events do not split) */
     int64_t sims[ENG_MAX_PLAYERS];      /* simulations bot i reported in total */
     double ms[ENG_MAX_PLAYERS];         /* wall-clock milliseconds bot i spent deciding */
     const eng_move *moves;              /* every move and chance outcome applied, in order,
@@ -79,7 +82,7 @@ typedef struct match_config {
     void *on_game_user;
 } match_config;
 
-/* The league standing of one bot (seeds 000/004, docs/league.md). A
+/* The league standing of one bot (docs/league.md). A
  * "match" in the league sense is the set of games in which a pair of bots
  * sat in fixed seats; see match_summarise(). */
 typedef struct match_league {
@@ -93,21 +96,26 @@ typedef struct match_league {
 
 /* The summary for one bot. */
 typedef struct match_bot_result {
-    const char *spec;     /* the spec as given (borrowed from the config) */
-    int64_t games;        /* games played (every bot plays every game) */
-    int64_t wins;         /* games with the sole best score */
-    int64_t losses;       /* games with someone else strictly better */
-    int64_t draws;        /* games tied for the best score */
-    double mean_score;    /* mean final score */
-    double pd;            /* mean of (own score - best score of the others) */
-    double scoring_rate;  /* (wins + draws/2) / games */
-    double conf90;        /* 1.645 * sqrt(w(1-w)/games) */
-    match_league league;  /* league points and their parts */
-    int64_t decisions;    /* decisions made */
-    int64_t sims;         /* simulations reported by bot_choose */
-    double ms;            /* milliseconds spent in bot_choose */
-    double ms_per_move;   /* ms / decisions (not deterministic: wall clock) */
-    double sims_per_move; /* sims / decisions */
+    const char *spec;         /* the spec as given (borrowed from the config) */
+    int64_t games;            /* games played (every bot plays every game) */
+    int64_t wins;             /* games with the sole best score */
+    int64_t losses;           /* games with someone else strictly better */
+    int64_t draws;            /* games tied for the best score */
+    double mean_score;        /* mean final score */
+    double pd;                /* mean of (own score - best score of the others) */
+    double scoring_rate;      /* (wins + draws/2) / games */
+    double ci90_low;          /* 90% Wilson score interval of the scoring rate */
+    double ci90_high;         /*   (match_wilson90()) */
+    match_league league;      /* league points and their parts */
+    int64_t decisions;        /* decisions made (bot_choose calls) */
+    int64_t turns;            /* turns played (match_game.turns) */
+    int64_t sims;             /* simulations reported by bot_choose */
+    double ms;                /* milliseconds spent in bot_choose */
+    double ms_per_decision;   /* ms / decisions (not deterministic: wall clock) */
+    double ms_per_turn;       /* ms / turns (likewise) */
+    double sims_per_decision; /* sims / decisions */
+    double sims_per_turn;     /* sims / turns: an MCTS bot reading its meeple from the
+                                 placement's search runs sims=N once per turn */
 } match_bot_result;
 
 typedef struct match_result {
@@ -139,10 +147,15 @@ int64_t match_round_games(int64_t games, int seats);
 
 /* ---- the statistics, exposed for tests and for tournaments ---------------- */
 
-/* Seed 002 §5.2: w = (wins + draws/2) / n; 0 when n == 0. */
+/* The scoring rate of Müller's thesis (§5.2): w = (wins + draws/2) / n; 0
+ * when n == 0. */
 double match_scoring_rate(int64_t wins, int64_t draws, int64_t n);
-/* Seed 002 §5.2: b(w) = 1.645 * sqrt(w(1-w)) / sqrt(n); 0 when n == 0. */
-double match_conf90(double w, int64_t n);
+/* The 90% Wilson score interval of a rate w observed over n games:
+ *   centre = (w + z²/2n) / (1 + z²/n)
+ *   half   = z / (1 + z²/n) * sqrt(w(1-w)/n + z²/4n²),   z = MATCH_Z90,
+ * clamped to [0, 1]. Unlike w ± z·sqrt(w(1-w)/n) (the thesis' b(w)) it is not
+ * empty at w = 0 or 1: 0 wins of 10 gives [0, 0.213]. n == 0 gives [0, 1]. */
+void match_wilson90(double w, int64_t n, double *low, double *high);
 
 /* Score one league match between bots a and b and add it to their
  * standings: a won a_wins games, b won b_wins, `draws` were drawn, and
@@ -157,7 +170,7 @@ void match_league_add(match_league *a, match_league *b, int64_t a_wins, int64_t 
 /* Summarise finished games: scores[n * seats + i] is the final score of
  * bot i in game n, games a multiple of seats, game n played at rotation
  * n % seats. Fills games, groups, seats, the seat figures and every bot's
- * W/L/D, mean score, PD, scoring rate, conf90 and league standing (timing
+ * W/L/D, mean score, PD, scoring rate, its 90% interval and league standing (timing
  * fields are left alone). League matches: for every rotation r and every
  * pair of bots, the games of rotation r (seats fixed) form one match,
  * decided head to head by comparing the pair's two scores. Returns 0 or

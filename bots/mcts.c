@@ -1,7 +1,8 @@
 /*
  * mcts.c — the UCT engine (see mcts.h) and the bots built directly on it:
- * `mcts` (UCT with chance nodes, seed 002 Alg. 5 / seed 000), `rave`
- * (MCTS-RAVE, seed 000 §IV-B), `flatmc` (flat Monte Carlo) and `ucb1`
+ * `mcts` (UCT with chance nodes, Müller's thesis Alg. 5 / the SIEA-MCTS
+ * paper), `rave` (MCTS-RAVE, SIEA-MCTS paper §IV-B), `flatmc` (flat Monte
+ * Carlo) and `ucb1`
  * (1-ply UCB), the last two as the engine restricted to the current turn.
  *
  * One simulation: copy the root state, walk down the tree (chance nodes by
@@ -601,7 +602,7 @@ eng_move mcts_bot_end(mcts_bot *mb, bot *b, const void *st, bot_stats *stats)
 
     bool joint = opt_or(b, "joint", 1) != 0;
     if (joint && best) {
-        /* Seed 002 Alg. 5: the seat's next decision in the same turn (the
+        /* Müller's thesis, Alg. 5: the seat's next decision in the same turn (the
          * meeple after the placement) is read from the same search. */
         memcpy(mb->plan_state, st, g->state_size);
         g->apply(mb->plan_state, m);
@@ -756,7 +757,8 @@ static const bot_param ucb1_params[] = {
 
 const bot_type bot_mcts_type = {
     .name = "mcts",
-    .summary = "UCT with chance nodes and the decomposed turn (seed 002 Alg. 5; default 2800 sims)",
+    .summary = "UCT with chance nodes and the decomposed turn (Müller's thesis, Alg. 5; default "
+               "2800 sims)",
     .params = mcts_params,
     .nparams = NPARAMS(mcts_params),
     .init = mcts_init,
@@ -768,7 +770,7 @@ const bot_type bot_mcts_type = {
 
 const bot_type bot_rave_type = {
     .name = "rave",
-    .summary = "MCTS-RAVE: UCT blended with all-moves-as-first statistics (seed 000 §IV-B)",
+    .summary = "MCTS-RAVE: UCT blended with all-moves-as-first statistics (SIEA-MCTS paper §IV-B)",
     .params = rave_params,
     .nparams = NPARAMS(rave_params),
     .init = rave_init,
@@ -780,7 +782,8 @@ const bot_type bot_rave_type = {
 
 const bot_type bot_flatmc_type = {
     .name = "flatmc",
-    .summary = "flat Monte Carlo: playouts spread evenly over the moves of this turn (seed 002 §5.1)",
+    .summary = "flat Monte Carlo: playouts spread evenly over the moves of this turn (Müller's "
+               "thesis §5.1)",
     .params = flat_params,
     .nparams = NPARAMS(flat_params),
     .init = flatmc_init,
@@ -792,7 +795,8 @@ const bot_type bot_flatmc_type = {
 
 const bot_type bot_ucb1_type = {
     .name = "ucb1",
-    .summary = "1-ply search choosing playouts by UCB over the moves of this turn (seed 002 §5.1.4)",
+    .summary = "1-ply search choosing playouts by UCB over the moves of this turn (Müller's "
+               "thesis §5.1.4)",
     .params = ucb1_params,
     .nparams = NPARAMS(ucb1_params),
     .init = ucb1_init,

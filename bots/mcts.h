@@ -2,10 +2,11 @@
  * mcts.h — private to bots/: the UCT engine shared by flatmc, ucb1, mcts,
  * rave and the evolved-formula bots (ea-p-mcts, ea-mcts, siea-mcts).
  *
- * The tree follows seed 002's Algorithm 5: decision nodes for every choice
- * of a seat (a Carcassonne turn is a placement node followed by a meeple
- * node of the same seat) and explicit chance nodes whose child is picked by
- * sampling the remaining bag, never the real tile order.
+ * The tree follows Algorithm 5 of Müller's thesis (docs/references.md):
+ * decision nodes for every choice of a seat (a Carcassonne turn is a
+ * placement node followed by a meeple node of the same seat) and explicit
+ * chance nodes whose child is picked by sampling the remaining bag, never
+ * the real tile order.
  *
  * Memory: nodes live in one preallocated array (the arena of a search), a
  * node's children in one contiguous block, linked by indices rather than

@@ -299,8 +299,9 @@ static double chance(star_search *s, int k, int d, double a, double b)
     unsigned char *child = s->lv[k + 1].st;
     /* Keep the outcomes that lead somewhere (a decision or the end), and
      * renormalise: an outcome after which chance moves again (a dead tile,
-     * redrawn by the same seat) is folded away, as DESIGN.md's "every
-     * remaining tile type that can be placed, weighted by its count". Without
+     * redrawn by the same seat) is folded away, as the authors' code reads
+     * the papers: "every remaining tile type that can be placed, weighted
+     * by its count" (docs/star.md, docs/references.md). Without
      * this, chains of dead tiles cost no depth and the search explodes. */
     int m = 0;
     double live = 0.0;

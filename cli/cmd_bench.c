@@ -125,9 +125,9 @@ int cmd_bench(int argc, char **argv)
            games, repeat, (unsigned long long)seed);
     printf("games per second: median %.0f (min %.0f, max %.0f)\n", median, rate[0],
            rate[repeat - 1]);
-    printf("mean score per seat:");
+    printf("mean score per player:");
     for (int p = 0; p < rules.players; p++)
-        printf(" %.2f", sum[p] / (double)games);
+        printf(" P%d=%.2f", p + 1, sum[p] / (double)games);
     printf("\nmean total score per game: %.2f\n", total);
     printf("discards per game: %.4f\n", (double)discards / (double)games);
     if (json) {

@@ -2,7 +2,8 @@
  * cmd_match.c — `tessera match GAME BOT_A BOT_B [BOT_C...]`: many games
  * between bots, one bot per seat, with seats rotated and tiles shared within
  * each rotation group, on all cores; prints per-bot results, the scoring rate
- * with its 90% bound and league points (docs/match.md, docs/league.md).
+ * with its 90% Wilson interval, league points and the search effort per
+ * decision and per turn (docs/match.md, docs/league.md).
  *
  * The work and the statistics are bots/match.c; this file parses arguments,
  * draws the progress bar (stderr, only on a terminal) and prints the table
@@ -76,29 +77,38 @@ static void print_table(const eng_game *g, const match_config *cfg, const match_
         printf("note: %lld games requested, %lld played (rounded up to a multiple of %d seats so "
                "that every bot sits in every seat equally often)\n",
                (long long)res->games_requested, (long long)res->games, res->seats);
-    printf("\n%-3s %6s %6s %6s %8s %8s %7s %6s %4s %8s %3s %3s %10s %10s  %s\n", "bot", "W", "L",
-           "D", "score", "PD", "rate", "conf90", "pts", "m:W-D-L", "BWP", "BLP", "ms/move",
-           "sims/move", "spec");
+    printf("\n%-3s %6s %6s %6s %8s %8s %7s %12s %4s %8s %3s %3s %10s %10s %10s  %s\n", "bot", "W",
+           "L", "D", "score", "PD", "rate", "90% Wilson", "pts", "m:W-D-L", "BWP", "BLP", "ms/turn",
+           "sims/dec", "sims/turn", "spec");
     for (int i = 0; i < res->seats; i++) {
         const match_bot_result *b = &res->bot[i];
-        char wdl[32];
+        char wdl[32], ci[32];
         snprintf(wdl, sizeof wdl, "%d-%d-%d", b->league.won, b->league.drawn, b->league.lost);
-        printf("%-3c %6lld %6lld %6lld %8.2f %+8.2f %6.1f%% %5.1f%% %4d %8s %3d %3d %10.4f %10.0f  "
-               "%s\n",
+        snprintf(ci, sizeof ci, "%.1f-%.1f%%", 100 * b->ci90_low, 100 * b->ci90_high);
+        printf("%-3c %6lld %6lld %6lld %8.2f %+8.2f %6.1f%% %12s %4d %8s %3d %3d %10.4f %10.0f "
+               "%10.0f  %s\n",
                'A' + i, (long long)b->wins, (long long)b->losses, (long long)b->draws,
-               b->mean_score, b->pd, 100 * b->scoring_rate, 100 * b->conf90, b->league.points, wdl,
-               b->league.bwp, b->league.blp, b->ms_per_move, b->sims_per_move, b->spec);
+               b->mean_score, b->pd, 100 * b->scoring_rate, ci, b->league.points, wdl,
+               b->league.bwp, b->league.blp, b->ms_per_turn, b->sims_per_decision, b->sims_per_turn,
+               b->spec);
     }
-    printf("\nseat   mean score  wins (sole best)\n");
-    for (int s = 0; s < res->seats; s++)
-        printf("%-6d %10.2f  %lld\n", s + 1, res->seat_mean_score[s], (long long)res->seat_wins[s]);
+    /* people count players from 1; the seat number (0-based) is the protocol's */
+    printf("\n%-12s %10s  %s\n", "player", "mean score", "wins (sole best)");
+    for (int s = 0; s < res->seats; s++) {
+        char who[32];
+        snprintf(who, sizeof who, "P%d (seat %d)", s + 1, s);
+        printf("%-12s %10.2f  %lld\n", who, res->seat_mean_score[s], (long long)res->seat_wins[s]);
+    }
     printf(
         "\nW/L/D: games won (sole best score), lost, drawn (tied for the best score).\n"
         "score: mean final score. PD: mean of (own score - best score of the others).\n"
-        "rate: (W + D/2) / games; conf90: the 90%% bound 1.645*sqrt(rate*(1-rate)/games)\n"
-        "(seed 002, 5.2): the true rate lies in rate +- conf90 with 90%% confidence.\n"
-        "pts: league points (seeds 000/004, docs/league.md) over %d league matches per bot\n"
-        "(m:W-D-L = matches won-drawn-lost): 4 per match won, 2 per match drawn, BWP/BLP bonus.\n",
+        "rate: (W + D/2) / games, the scoring rate of Müller's thesis (5.2). 90%% Wilson: the\n"
+        "Wilson score interval, holding the true rate with 90%% confidence (docs/match.md).\n"
+        "pts: league points of the SIEA-MCTS and ES-MCTS papers (docs/league.md) over %d league\n"
+        "matches per bot (m:W-D-L = matches won-drawn-lost): 4 per match won, 2 per match drawn,\n"
+        "BWP/BLP bonus. ms/turn, sims/dec, sims/turn: time and simulations per turn and per\n"
+        "decision; a turn is a player's consecutive decisions (in Carcassonne the tile and the\n"
+        "meeple: two decisions). P1 (seat 0) moves first. Papers: docs/references.md.\n",
         res->seats > 0 ? res->bot[0].league.matches : 0);
 }
 
@@ -111,16 +121,18 @@ static int print_json(const eng_game *g, const match_config *cfg, const match_re
         char label[2] = {(char)('A' + i), 0};
         json_array_append_new(
             bots,
-            json_pack("{s:s, s:s, s:I, s:I, s:I, s:f, s:f, s:f, s:f, s:i, s:{s:i, s:i, s:i, s:i, "
-                      "s:i, s:i, s:f}, s:I, s:f, s:f}",
+            json_pack("{s:s, s:s, s:I, s:I, s:I, s:f, s:f, s:f, s:[f, f], s:i, s:{s:i, s:i, s:i, "
+                      "s:i, s:i, s:i, s:f}, s:I, s:I, s:f, s:f, s:f, s:f}",
                       "label", label, "spec", b->spec, "wins", (json_int_t)b->wins, "losses",
                       (json_int_t)b->losses, "draws", (json_int_t)b->draws, "mean_score",
                       r6(b->mean_score), "pd", r6(b->pd), "scoring_rate", r6(b->scoring_rate),
-                      "conf90", r6(b->conf90), "points", b->league.points, "league", "matches",
-                      b->league.matches, "won", b->league.won, "drawn", b->league.drawn, "lost",
-                      b->league.lost, "bwp", b->league.bwp, "blp", b->league.blp, "pd",
-                      r6(b->league.pd), "decisions", (json_int_t)b->decisions, "ms_per_move",
-                      r6(b->ms_per_move), "sims_per_move", r6(b->sims_per_move)));
+                      "ci90", r6(b->ci90_low), r6(b->ci90_high), "points", b->league.points,
+                      "league", "matches", b->league.matches, "won", b->league.won, "drawn",
+                      b->league.drawn, "lost", b->league.lost, "bwp", b->league.bwp, "blp",
+                      b->league.blp, "pd", r6(b->league.pd), "decisions", (json_int_t)b->decisions,
+                      "turns", (json_int_t)b->turns, "ms_per_decision", r6(b->ms_per_decision),
+                      "ms_per_turn", r6(b->ms_per_turn), "sims_per_decision",
+                      r6(b->sims_per_decision), "sims_per_turn", r6(b->sims_per_turn)));
         json_array_append_new(seat_mean, json_real(r6(res->seat_mean_score[i])));
         json_array_append_new(seat_wins, json_integer(res->seat_wins[i]));
     }
@@ -130,11 +142,11 @@ static int print_json(const eng_game *g, const match_config *cfg, const match_re
     json_t *seed = cfg->seed <= (uint64_t)INT64_MAX ? json_integer((json_int_t)cfg->seed)
                                                     : json_string(seedtext);
     json_t *o =
-        json_pack("{s:s, s:i, s:I, s:I, s:I, s:o, s:i, s:f, s:o, s:o, s:o}", "game", g->name,
+        json_pack("{s:s, s:i, s:I, s:I, s:I, s:o, s:i, s:f, s:s, s:o, s:o, s:o}", "game", g->name,
                   "seats", res->seats, "games", (json_int_t)res->games, "games_requested",
                   (json_int_t)res->games_requested, "groups", (json_int_t)res->groups, "seed", seed,
-                  "threads", res->threads, "seconds", r6(res->seconds), "seat_mean_score",
-                  seat_mean, "seat_wins", seat_wins, "bots", bots);
+                  "threads", res->threads, "seconds", r6(res->seconds), "interval", "wilson90",
+                  "seat_mean_score", seat_mean, "seat_wins", seat_wins, "bots", bots);
     char *text =
         o ? json_dumps(o, JSON_COMPACT | JSON_ENSURE_ASCII | JSON_REAL_PRECISION(12)) : NULL;
     json_decref(o);

@@ -3,10 +3,12 @@
  * every seat; prints the moves (--trace), the final board (--render), the
  * scores, and writes the game record (--record).
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "cli.h"
@@ -60,12 +62,31 @@ int cmd_play(int argc, char **argv)
         return CLI_USAGE;
     if (!seeded)
         seed = (uint64_t)time(NULL) ^ ((uint64_t)clock() << 32);
+    /* --record FILE is opened before the game is played: a path that cannot
+     * be written is a bad argument, found at once rather than after the game */
+    FILE *out = NULL;
+    bool regular = false;
+    bool to_stdout = record && strcmp(record, "-") == 0;
+    if (record && !to_stdout) {
+        struct stat sb;
+        if (stat(record, &sb) == 0 && S_ISDIR(sb.st_mode))
+            return cli_usage_error(cmd, "--record: '%s' is a directory; give a file name", record);
+        if (!(out = fopen(record, "w")))
+            return cli_usage_error(cmd, "--record: cannot write '%s': %s", record, strerror(errno));
+        /* only a regular file is removed again on failure (never /dev/...) */
+        regular = fstat(fileno(out), &sb) == 0 && S_ISREG(sb.st_mode);
+    }
 
     void *st = calloc(1, g->state_size);
     eng_move *moves = calloc((size_t)g->max_plies + 1, sizeof *moves);
     if (!st || !moves) {
         free(st);
         free(moves);
+        if (out) {
+            fclose(out);
+            if (regular)
+                remove(record);
+        }
         fprintf(stderr, "tessera play: out of memory\n");
         return CLI_FAIL;
     }
@@ -114,17 +135,24 @@ int cmd_play(int argc, char **argv)
             fprintf(stderr, "tessera play: cannot build the record: %s\n", err);
             rc = CLI_FAIL;
         } else {
-            int dr = strcmp(record, "-") == 0
-                         ? json_dumpf(rec, stdout, JSON_COMPACT) || (fputc('\n', stdout) == EOF)
-                         : json_dump_file(rec, record, JSON_COMPACT);
+            FILE *f = to_stdout ? stdout : out;
+            int dr = json_dumpf(rec, f, JSON_COMPACT) || fputc('\n', f) == EOF || fflush(f);
             if (dr) {
-                fprintf(stderr, "tessera play: cannot write the record to '%s'\n", record);
+                fprintf(stderr, "tessera play: cannot write the record to '%s': %s\n", record,
+                        strerror(errno));
                 rc = CLI_FAIL;
-            } else if (strcmp(record, "-") != 0) {
+            } else if (!to_stdout) {
                 printf("record written to %s\n", record);
             }
             json_decref(rec);
         }
+        if (out && fclose(out) != 0 && rc == CLI_OK) {
+            fprintf(stderr, "tessera play: cannot write the record to '%s': %s\n", record,
+                    strerror(errno));
+            rc = CLI_FAIL;
+        }
+        if (regular && rc != CLI_OK)
+            remove(record); /* no half-written record left behind */
     }
     free(st);
     free(moves);

@@ -7,7 +7,9 @@
  * (one byte more is read only to tell "too large" apart), and every check is
  * rec_replay_buffer()'s. Exit codes follow cli.h: 0 for a valid record, 2
  * for a malformed or illegal one (the reason on stderr as
- * "tessera replay: FILE: turn N: <reason>"), 1 when the file cannot be read.
+ * "tessera replay: FILE: turn N: <reason>") and for a FILE argument that
+ * names no readable file (missing, a directory, no permission: a bad
+ * argument), 1 when reading an opened file fails (an I/O error).
  * With --json the last line of stdout is one JSON object describing the
  * outcome, for scripts and the web UI.
  */
@@ -16,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "protocol/record.h"
@@ -66,7 +69,13 @@ static void trace_turn(void *ud, int turn, const json_t *turn_json, const void *
         return;
     t->game->scores(state, sc);
     char *text = json_dumps(turn_json, JSON_COMPACT | JSON_ENSURE_ASCII);
-    printf("turn %3d  %-56s scores:", turn, text ? text : "?");
+    /* people count players from 1, the record's "player" is the 0-based seat */
+    const json_t *pl = json_object_get(turn_json, "player");
+    char who[32] = "";
+    if (json_is_integer(pl))
+        snprintf(who, sizeof who, "P%lld (seat %lld)", (long long)json_integer_value(pl) + 1,
+                 (long long)json_integer_value(pl));
+    printf("turn %3d  %-12s %-56s scores:", turn, who, text ? text : "?");
     free(text);
     print_scores(sc, eng_num_players(state));
 }
@@ -109,16 +118,37 @@ int cmd_replay(int argc, char **argv)
         return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind + 1]);
     const char *path = argv[optind];
 
-    /* Read. */
+    /* Open: a FILE that is missing, a directory or forbidden is a bad argument. */
     bool is_stdin = strcmp(path, "-") == 0;
-    FILE *f = is_stdin ? stdin : fopen(path, "rb");
+    struct stat sb;
+    FILE *f = stdin;
+    const char *bad = NULL;
+    if (!is_stdin) {
+        if (stat(path, &sb) != 0)
+            bad = strerror(errno);
+        else if (S_ISDIR(sb.st_mode))
+            bad = "is a directory, not a record file";
+        else if (!(f = fopen(path, "rb")))
+            bad = strerror(errno);
+    }
+    if (bad) {
+        fprintf(stderr, "tessera %s: %s: cannot read: %s\n(see `tessera %s --help`)\n", cmd, path,
+                bad, cmd);
+        if (as_json)
+            print_json(json_pack("{s:b, s:s, s:s}", "valid", 0, "code", eng_err_code(ENG_EIO),
+                                 "reason", bad));
+        return CLI_USAGE;
+    }
+
+    /* Read. */
     size_t len = 0;
-    char *buf = f ? read_capped(f, &len) : NULL;
+    errno = 0;
+    char *buf = read_capped(f, &len);
     int read_errno = errno;
-    if (f && !is_stdin)
+    if (!is_stdin)
         fclose(f);
     if (!buf) {
-        const char *why = strerror(read_errno);
+        const char *why = strerror(read_errno ? read_errno : EIO);
         fprintf(stderr, "tessera %s: %s: cannot read: %s\n", cmd, path, why);
         if (as_json)
             print_json(json_pack("{s:b, s:s, s:s}", "valid", 0, "code", eng_err_code(ENG_EIO),

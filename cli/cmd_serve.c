@@ -71,5 +71,8 @@ int cmd_serve(int argc, char **argv)
     }
     if (optind < argc)
         return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+    char err[512];
+    if (srv_config_check(&cfg, err, sizeof err)) /* before anything is opened or served */
+        return cli_usage_error(cmd, "%s", err);
     return srv_run(&cfg);
 }

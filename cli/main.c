@@ -17,11 +17,13 @@ const cli_command cli_commands[] = {
      "usage: tessera play GAME [--players P] [--seed S] [--rule K=V]... [--record FILE]\n"
      "                         [--render] [--trace]\n"
      "\n"
-     "Plays one game of GAME with the uniform random policy for every seat.\n"
+     "Plays one game of GAME with the uniform random policy for every seat. Players\n"
+     "are shown as P1, P2, ... (P1 = seat 0 of the record, the first to move).\n"
      "  --players P    number of seats (game default if omitted)\n"
      "  --seed S       random seed (default: from the clock; printed)\n"
      "  --rule K=V     a rule option, repeatable (see `tessera games`)\n"
-     "  --record FILE  write the game record (JSON, docs/records.md) to FILE ('-' = stdout)\n"
+     "  --record FILE  write the game record (JSON, docs/records.md) to FILE ('-' = stdout);\n"
+     "                 FILE is opened first: one that cannot be written exits 2 at once\n"
      "  --render       draw the final board as text\n"
      "  --trace        print every move as it is played\n",
      cmd_play},
@@ -29,9 +31,12 @@ const cli_command cli_commands[] = {
      "usage: tessera replay FILE [--trace] [--json]\n"
      "\n"
      "Checks every turn of the game record FILE ('-' reads standard input) against\n"
-     "the rules and prints the final scores. A malformed or illegal record is\n"
-     "reported with the turn number and the reason, and the exit code is 2.\n"
-     "  --trace        print the scores after every turn\n"
+     "the rules and prints the final scores (P1 = the record's player 0). A malformed\n"
+     "or illegal record is reported with the turn number and the reason, and the exit\n"
+     "code is 2, as for a FILE that does not exist or is not a readable file; 1 is a\n"
+     "failed read.\n"
+     "  --trace        print every turn, its player (P1 (seat 0), ...) and the scores\n"
+     "                 after it\n"
      "  --json         print the result as one JSON object (last line)\n",
      cmd_replay},
     {"bench", "measure engine speed (random games/s) or a bot's speed (--bot)",
@@ -40,7 +45,8 @@ const cli_command cli_commands[] = {
      "\n"
      "Plays N full games with the uniform random policy on one thread, R times over\n"
      "(the same N games each time), and prints the median games per second, the mean\n"
-     "score per seat, the mean total score per game and the dead tiles per game.\n"
+     "score per player (P1 = seat 0, the first to move), the mean total score per\n"
+     "game and the dead tiles per game.\n"
      "  --games N      games per round (default 20000)\n"
      "  --repeat R     rounds; the median round is reported (default 5)\n"
      "  --json         print one JSON object as the last line\n"
@@ -71,8 +77,10 @@ const cli_command cli_commands[] = {
      "multiple of the seat count. Results depend only on the seed, not on --threads.\n"
      "Prints per bot: wins, losses, draws (tied for the best score), mean score,\n"
      "mean point difference to the best other score (PD), the scoring rate\n"
-     "(W + D/2)/N with its 90% confidence bound, and league points (4 per league\n"
-     "match won, 2 drawn, bonus win/loss points; docs/league.md). See docs/match.md.\n"
+     "(W + D/2)/N with its 90% Wilson score interval, league points (4 per league\n"
+     "match won, 2 drawn, bonus win/loss points; docs/league.md), and the time and\n"
+     "simulations per turn and per decision (a Carcassonne turn is two decisions:\n"
+     "the tile, then the meeple). Per seat: P1 (seat 0) moves first. See docs/match.md.\n"
      "  BOT            a bot spec, e.g. random or random:seed=3 (see `tessera bots`)\n"
      "  --games N      games to play (default 100), rounded up to a multiple of seats\n"
      "  --seed S       seed of the tiles and the bots (default 1)\n"
@@ -80,8 +88,9 @@ const cli_command cli_commands[] = {
      "  --players P    optional check: must equal the number of bots\n"
      "  --threads T    worker threads (default: the number of online CPUs)\n"
      "  --json         print one JSON object as the last line: games, bots (spec,\n"
-     "                 wins, losses, draws, mean_score, pd, scoring_rate, conf90,\n"
-     "                 points, league, ms_per_move, sims_per_move), ...\n"
+     "                 wins, losses, draws, mean_score, pd, scoring_rate, ci90,\n"
+     "                 points, league, decisions, turns, ms_per_decision, ms_per_turn,\n"
+     "                 sims_per_decision, sims_per_turn), ...\n"
      "A progress bar is drawn on stderr when it is a terminal.\n",
      cmd_match},
     {"bots", "list the bots, their options and defaults",
@@ -103,14 +112,17 @@ const cli_command cli_commands[] = {
      "  --host ADDR    address to bind (default: all)\n"
      "  --db FILE      SQLite journal (default tessera.db)\n"
      "  --web DIR      directory served over HTTP (default: the source tree's web/)\n"
-     "  --demo[=SPECS] keep a live bot-vs-bot Carcassonne match going\n"
-     "                 (default mcts:ms=1000,heuristic)\n"
+     "  --demo[=SPECS] keep a live bot-vs-bot Carcassonne match going: one bot spec\n"
+     "                 (both seats) or two separated by ',' (default mcts:ms=1000,heuristic)\n"
      "  --durable      fsync every move (survive power loss, not only crashes)\n"
      "  --max-conns N  concurrent connections (default 8192)\n"
      "  --no-web       serve the WebSocket protocol only, no web UI\n"
      "  --log-level L  least severe log lines printed: debug, info (default), warn, error\n"
      "  --port-file F  write the port once listening (for scripts and tests)\n"
-     "Logs are JSON lines on stderr. SIGINT/SIGTERM shut down gracefully.\n",
+     "Logs are JSON lines on stderr. SIGINT/SIGTERM shut down gracefully.\n"
+     "Exit status: 0 after a shutdown; 1 when it cannot start (the port is in use, the\n"
+     "address is not this machine's, the journal cannot be opened: the reason on stderr);\n"
+     "2 bad arguments, including a bad --demo spec.\n",
      cmd_serve},
     {"bot", "play one seat of a match on a server with one of our bots",
      "usage: tessera bot --url ws://HOST:PORT/ --match ID --seat N --token T --bot SPEC\n"
@@ -140,6 +152,8 @@ const cli_command cli_commands[] = {
      "  --quiet            log errors only (default: one line per own turn on stderr)\n"
      "On game_over prints one line to stdout:\n"
      "  game over: reason=R scores=A,B winners=W ranking=R turns=T match=ID seat=N ...\n"
+     "(scores in seat order; winners, ranking and seat are 0-based seat numbers, as on\n"
+     "the wire: seat 0 is the player people call P1)\n"
      "Exit status: 0 the match ended (game_over), 1 the connection could not be\n"
      "(re)established or the server refused the seat (its error code and message are\n"
      "printed), 2 bad arguments.\n",

@@ -8,8 +8,9 @@
  * CLIENT_CLOSED callbacks lws delivers, and defers that event to a libuv
  * timer so the owner may reconnect or shut down from a clean stack.
  *
- * lws rules we live by (DESIGN.md): <uv.h> before <libwebsockets.h>; the
- * protocol list ends with a zeroed entry (4.1 has no LWS_PROTOCOL_LIST_TERM);
+ * lws rules we live by (docs/ARCHITECTURE.md, "Dependencies"): <uv.h>
+ * before <libwebsockets.h>; the protocol list ends with a zeroed entry (4.1
+ * has no LWS_PROTOCOL_LIST_TERM);
  * we write only from the WRITEABLE callback, one message per callback, with
  * LWS_PRE headroom; with a foreign loop the context is destroyed once from a
  * loop callback and once more after uv_run has returned.

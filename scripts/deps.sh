@@ -8,7 +8,7 @@
 # conflict with).
 set -euo pipefail
 
-# libwebsockets-evlib-uv: lws loads its libuv glue at run time (DESIGN.md)
+# libwebsockets-evlib-uv: lws loads its libuv glue at run time (docs/ARCHITECTURE.md)
 build_pkgs=(gcc make cmake pkg-config libjansson-dev libuv1-dev libwebsockets-dev
             libwebsockets-evlib-uv libsqlite3-dev)
 test_pkgs=(libcmocka-dev valgrind chromium)   # chromium: the web UI tests (tests/web)
@@ -26,15 +26,18 @@ for group in "${@:-build}"; do
   esac
 done
 
+# installed NAME: is the package (or, for nodejs/npm, the command) there?
+installed() {
+  case "$1" in
+    nodejs) command -v node >/dev/null && return 0 ;;
+    npm) command -v npm >/dev/null && return 0 ;;
+  esac
+  dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"
+}
+
 missing=()
 for p in "${want[@]}"; do
-  case "$p" in
-    nodejs) command -v node >/dev/null && continue ;;
-    npm) command -v npm >/dev/null && continue ;;
-  esac
-  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
-    missing+=("$p")
-  fi
+  installed "$p" || missing+=("$p")
 done
 # de-duplicate
 if [ ${#missing[@]} -gt 0 ]; then
@@ -48,5 +51,29 @@ if [ "$(id -u)" -ne 0 ]; then
   sudo="sudo"
 fi
 echo "deps.sh: installing ${missing[*]}"
-$sudo apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+log=$(mktemp)
+said=$(mktemp)
+trap 'rm -f "$log" "$said"' EXIT
+$sudo apt-get update -qq >"$log" 2>&1 ||
+  { echo "deps.sh: apt-get update failed (installing from the current lists):" >&2; tail -n 5 "$log" >&2; }
+install() {
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "$@" >"$log" 2>&1
+}
+# all at once; if that fails (one unknown package fails them all), one by one,
+# so that everything installable is installed and each failure is named
+if ! install "${missing[@]}"; then
+  for p in "${missing[@]}"; do
+    installed "$p" && continue
+    install "$p" || grep -E '^(E|W):' "$log" | sed "s/^/  $p: /" >>"$said" || true
+  done
+fi
+failed=()
+for p in "${missing[@]}"; do
+  installed "$p" || failed+=("$p")
+done
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "deps.sh: could not install: ${failed[*]}" >&2
+  [ -s "$said" ] && { echo "deps.sh: apt-get said:" >&2; cat "$said" >&2; }
+  echo "deps.sh: install them (apt-get install ${failed[*]}) and run this again" >&2
+  exit 1
+fi

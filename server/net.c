@@ -4,15 +4,21 @@
  * protocol itself — assembling messages, refusing oversized and binary ones,
  * the per-connection rate limit, bounded output queues, closing.
  *
- * lws rules we live by (DESIGN.md, STYLE.md): our protocol is the first in
- * the list, so WebSocket clients that name no subprotocol land on it, and
- * every HTTP event is passed on to lws_callback_http_dummy so the web/ mount
- * and 404s keep working; we write only from the WRITEABLE callback, one
- * message per callback, with LWS_PRE headroom; a connection is freed only in
- * its CLOSED callback, never from inside our own handlers.
+ * lws rules we live by (docs/ARCHITECTURE.md, "Dependencies"): our protocol
+ * is the first in the list, so WebSocket clients that name no subprotocol
+ * land on it, and every HTTP event is passed on to lws_callback_http_dummy
+ * so the web/ mount and 404s keep working; we write only from the WRITEABLE
+ * callback, one message per callback, with LWS_PRE headroom; a connection is
+ * freed only in its CLOSED callback, never from inside our own handlers.
  */
+#include <errno.h>
+#include <net/if.h>
+#include <netdb.h>
+#include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "internal.h"
 
@@ -349,6 +355,67 @@ static void lws_log_to_ours(int level, const char *line)
     srv_log(level == LLL_ERR ? LOG_ERROR : LOG_WARN, "lws", "{s:s%}", "message", line, n);
 }
 
+/* Can we listen on host:port? lws 4.1 does not tell us in a form we can read
+ * (a failed vhost is only logged), so bind and listen on a socket of our own
+ * first, with SO_REUSEADDR as lws does, and close it. Returns 0 when it
+ * works (or host names a network interface, which lws resolves itself), else
+ * -1 with the reason in err ("port 8080 is in use ..."). */
+static int listen_check(const char *host, int port, char *err, size_t errcap)
+{
+    const char *where = host ? host : "*";
+    struct addrinfo hints, *res = NULL;
+    memset(&hints, 0, sizeof hints);
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_PASSIVE;
+    char service[16];
+    snprintf(service, sizeof service, "%d", port);
+    if (getaddrinfo(host, service, &hints, &res) != 0) {
+        if (host && if_nametoindex(host))
+            return 0;
+        snprintf(err, errcap,
+                 "cannot listen on %s:%d: '%s' is neither an address nor a network interface of "
+                 "this machine",
+                 where, port, where);
+        return -1;
+    }
+    int why = 0;
+    for (struct addrinfo *a = res; a && !why; a = a->ai_next) {
+        int fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
+        if (fd < 0)
+            continue; /* e.g. no IPv6 on this machine */
+        int one = 1, zero = 0;
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+        if (a->ai_family == AF_INET6) /* lws listens dual-stack */
+            setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof zero);
+        if (bind(fd, a->ai_addr, a->ai_addrlen) != 0 || listen(fd, 1) != 0)
+            why = errno;
+        close(fd);
+    }
+    freeaddrinfo(res);
+    switch (why) {
+    case 0: return 0;
+    case EADDRINUSE:
+        snprintf(err, errcap,
+                 "port %d is in use (another program listens on it): choose another with --port, "
+                 "or --port 0 for any free port",
+                 port);
+        break;
+    case EACCES:
+        snprintf(err, errcap,
+                 "cannot listen on port %d: permission denied (ports below 1024 need root or "
+                 "CAP_NET_BIND_SERVICE)",
+                 port);
+        break;
+    case EADDRNOTAVAIL:
+        snprintf(err, errcap, "cannot listen on %s:%d: %s is not an address of this machine", where,
+                 port, where);
+        break;
+    default: snprintf(err, errcap, "cannot listen on %s:%d: %s", where, port, strerror(why));
+    }
+    return -1;
+}
+
 int net_start(srv *s, char *err, size_t errcap)
 {
     /* TESSERA_LWS_DEBUG=1 shows libwebsockets' own notices and info (debugging) */
@@ -380,15 +447,28 @@ int net_start(srv *s, char *err, size_t errcap)
         s->mount.cache_max_age = 0;
         info.mounts = &s->mount;
     }
+    if (listen_check(s->cfg.host, s->cfg.port, err, errcap))
+        return ENG_EIO;
     s->ctx = lws_create_context(&info);
     if (!s->ctx) {
         snprintf(err, errcap,
-                 "cannot listen on %s:%d (port in use? is libwebsockets-evlib-uv installed?)",
+                 "cannot start libwebsockets on %s:%d (is libwebsockets-evlib-uv installed? "
+                 "lws loads its libuv support from it)",
                  s->cfg.host ? s->cfg.host : "*", s->cfg.port);
         return ENG_EIO;
     }
+    /* lws 4.1 on a foreign loop: a vhost that cannot listen (port taken, no
+     * such address) is only logged ("Failed to create default vhost") and
+     * the context is returned all the same, serving nothing */
     struct lws_vhost *vh = lws_get_vhost_by_name(s->ctx, "tessera");
-    int port = vh ? lws_get_vhost_listen_port(vh) : s->cfg.port;
+    int port = vh ? lws_get_vhost_listen_port(vh) : 0;
+    if (port <= 0) { /* between our check and lws' bind: another program was faster */
+        snprintf(err, errcap,
+                 "cannot listen on %s:%d: libwebsockets could not create its listening socket "
+                 "(its log lines above say why)",
+                 s->cfg.host ? s->cfg.host : "*", s->cfg.port);
+        return ENG_EIO; /* the caller destroys the context */
+    }
     s->cfg.port = port;
     return 0;
 }

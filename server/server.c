@@ -65,25 +65,29 @@ int srv_random_token(char *out, int n)
 
 /* ---- the demo match ---------------------------------------------------------- */
 
-static void start_demo(srv *s)
+/* Split a --demo spec into its bot specs, one per seat, and check each. The
+ * spec is "BOT" (the same bot in both seats) or "BOT,BOT". A bot's own options
+ * are separated by ',' too ("mcts:ms=500,k=1,rave"), so a ',' starts a new
+ * bot only where a bot type's name follows it. Returns the number of seats
+ * (2), or -1 with the reason in err. */
+static int demo_split(const char *demo, char bots[2][PROTO_SPEC_MAX + 1], char *err, size_t errcap)
 {
-    if (!s->cfg.demo || s->stopping)
-        return;
-    for (match *m = s->matches; m; m = m->next)
-        if (m->demo && m->status != MATCH_FINISHED)
-            return;
-    /* the demo spec is "BOT,BOT": one in-process bot per seat */
-    char specs[2 * PROTO_SPEC_MAX + 2];
-    snprintf(specs, sizeof specs, "%s", s->cfg.demo);
-    proto_msg msg;
-    memset(&msg, 0, sizeof msg);
-    msg.type = PROTO_CREATE_MATCH;
-    msg.game = "carcassonne";
-    /* split on the ',' that starts a new bot name: a bot's own options are
-     * separated by ',' too, so split before tokens that name a bot type */
-    char *p = specs;
-    msg.nseats = 0;
-    while (*p && msg.nseats < 2) {
+    const eng_game *g = eng_find_game("carcassonne");
+    size_t total = strlen(demo);
+    if (total == 0) {
+        snprintf(err, errcap,
+                 "--demo= names no bot (give one or two bot specs, e.g. "
+                 "--demo=mcts:ms=1000,heuristic)");
+        return -1;
+    }
+    char *specs = malloc(total + 1);
+    if (!specs) {
+        snprintf(err, errcap, "out of memory");
+        return -1;
+    }
+    memcpy(specs, demo, total + 1);
+    int n = 0, rc = 0;
+    for (char *p = specs; *p && rc == 0;) {
         char *start = p, *cut = NULL;
         for (char *q = strchr(p, ','); q; q = strchr(q + 1, ',')) {
             char name[64];
@@ -104,17 +108,70 @@ static void start_demo(srv *s)
             p += strlen(p);
         }
         size_t len = strlen(start);
-        if (len == 0 || len >= sizeof msg.seats[0].bot) {
-            srv_log(LOG_ERROR, "demo_failed", "{s:s}", "reason", "a demo bot spec is empty or too long");
-            return;
+        char e[256];
+        if (n == 2) {
+            snprintf(err, errcap,
+                     "--demo takes one or two bots (a 2-player match), got a third: '%.100s'",
+                     start);
+            rc = -1;
+        } else if (len == 0) {
+            snprintf(err, errcap, "--demo: bot %d is empty (an extra ',')", n + 1);
+            rc = -1;
+        } else if (len > PROTO_SPEC_MAX) {
+            snprintf(err, errcap, "--demo: bot %d is longer than %d characters", n + 1,
+                     PROTO_SPEC_MAX);
+            rc = -1;
+        } else if (start[len - 1] == ',') {
+            snprintf(err, errcap, "--demo: bot %d is empty (an extra ',')", n + 2);
+            rc = -1;
+        } else if (!strchr(start, ':') && strchr(start, ',')) {
+            /* "mcts,foo": no options, so what follows the ',' was meant as a bot */
+            snprintf(err, errcap, "--demo: unknown bot '%.60s' (see `tessera bots`)",
+                     strchr(start, ',') + 1);
+            rc = -1;
+        } else if (bot_check_spec(start, g, e, sizeof e) != 0) {
+            snprintf(err, errcap, "--demo: bot %d: %s", n + 1, e);
+            rc = -1;
+        } else {
+            memcpy(bots[n++], start, len + 1);
         }
-        memcpy(msg.seats[msg.nseats].bot, start, len + 1);
-        msg.nseats++;
     }
-    if (msg.nseats == 1) {
-        memcpy(msg.seats[1].bot, msg.seats[0].bot, sizeof msg.seats[1].bot);
-        msg.nseats = 2;
+    free(specs);
+    if (rc)
+        return -1;
+    if (n == 1)
+        memcpy(bots[1], bots[0], sizeof bots[0]);
+    return 2;
+}
+
+int srv_config_check(const srv_config *cfg, char *err, size_t errcap)
+{
+    char bots[2][PROTO_SPEC_MAX + 1];
+    if (cfg->demo && demo_split(cfg->demo, bots, err, errcap) < 0)
+        return -1;
+    return 0;
+}
+
+static void start_demo(srv *s)
+{
+    if (!s->cfg.demo || s->stopping)
+        return;
+    for (match *m = s->matches; m; m = m->next)
+        if (m->demo && m->status != MATCH_FINISHED)
+            return;
+    proto_msg msg;
+    memset(&msg, 0, sizeof msg);
+    msg.type = PROTO_CREATE_MATCH;
+    msg.game = "carcassonne";
+    char err[256];
+    char bots[2][PROTO_SPEC_MAX + 1];
+    msg.nseats = demo_split(s->cfg.demo, bots, err, sizeof err);
+    if (msg.nseats < 0) { /* srv_run() checked it: not reached */
+        srv_log(LOG_ERROR, "demo_failed", "{s:s}", "reason", err);
+        return;
     }
+    for (int i = 0; i < msg.nseats; i++)
+        memcpy(msg.seats[i].bot, bots[i], sizeof msg.seats[i].bot);
     msg.tc.move_ms = 5000;
     msg.tc.first_move_ms = 5000;
     msg.pol.timeout = PROTO_TIMEOUT_RANDOM;
@@ -123,7 +180,6 @@ static void start_demo(srv *s)
     msg.pol.disconnect = PROTO_DISCONNECT_RANDOM;
     msg.pol.reconnect_grace_ms = 30000;
     int code;
-    char err[256];
     match *m = match_create(s, &msg, &code, err, sizeof err);
     if (!m) {
         srv_log(LOG_ERROR, "demo_failed", "{s:s}", "reason", err);
@@ -192,6 +248,11 @@ int srv_run(const srv_config *cfg)
     if (s.cfg.max_conns <= 0)
         s.cfg.max_conns = SRV_MAX_CONNS_DEFAULT;
     srv_log_set_level(cfg->log_level);
+    char err[512];
+    if (srv_config_check(cfg, err, sizeof err)) {
+        fprintf(stderr, "tessera serve: %s\n", err);
+        return 2;
+    }
     /* in-process searches share the libuv pool: one thread per core */
     if (!getenv("UV_THREADPOOL_SIZE")) {
         char n[24];
@@ -201,7 +262,6 @@ int srv_run(const srv_config *cfg)
     }
     s.loop = uv_default_loop();
     s.started_ms = (uint64_t)srv_epoch_ms();
-    char err[512];
     if (store_open(&s, cfg->db_path ? cfg->db_path : "tessera.db", cfg->durable, err, sizeof err)) {
         srv_log(LOG_ERROR, "start_failed", "{s:s}", "reason", err);
         fprintf(stderr, "tessera serve: %s\n", err);
@@ -218,7 +278,10 @@ int srv_run(const srv_config *cfg)
         fprintf(stderr, "tessera serve: %s\n", err);
         while (s.matches)
             match_close(s.matches);
-        uv_run(s.loop, UV_RUN_DEFAULT);
+        uv_run(s.loop, UV_RUN_NOWAIT); /* the matches' handles close */
+        /* a context whose vhost failed: lws 4.1 leaves handles that must not
+         * run after the destroy (they crash), so the loop does not run again */
+        net_stop(&s);
         store_close(&s);
         return 1;
     }
@@ -234,8 +297,10 @@ int srv_run(const srv_config *cfg)
     srv_log(LOG_INFO, "listening", "{s:s, s:i, s:s, s:s}", "host", cfg->host ? cfg->host : "*",
             "port", s.cfg.port, "db", cfg->db_path ? cfg->db_path : "tessera.db", "web",
             cfg->web_root ? cfg->web_root : "");
-    printf("tessera is serving on http://%s:%d/ (WebSocket on the same address)%s — Ctrl-C stops it\n",
-           cfg->host ? cfg->host : "localhost", s.cfg.port,
+    bool v6 = cfg->host && strchr(cfg->host, ':'); /* an IPv6 address goes in brackets */
+    printf("tessera is serving on http://%s%s%s:%d/ (WebSocket on the same address)%s — Ctrl-C "
+           "stops it\n",
+           v6 ? "[" : "", cfg->host ? cfg->host : "localhost", v6 ? "]" : "", s.cfg.port,
            cfg->demo ? ", with a live demo match" : "");
     fflush(stdout);
     if (cfg->port_file) {

@@ -11,6 +11,7 @@
 #define TESSERA_SERVER_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 typedef struct srv_config {
     int port;                 /* TCP port (default 8080; 0 = any free port) */
@@ -25,7 +26,14 @@ typedef struct srv_config {
     const char *port_file;    /* write the bound port here once listening (tests) */
 } srv_config;
 
-/* Run the server until SIGINT/SIGTERM. Returns a process exit code. */
+/* Check a configuration before serving: the demo spec is one or two valid
+ * bot specs ("BOT" plays both seats; "BOT,BOT" one each). Returns 0, or -1
+ * with the reason in err (`tessera serve` exits 2 with it). */
+int srv_config_check(const srv_config *cfg, char *err, size_t errcap);
+
+/* Run the server until SIGINT/SIGTERM. Returns a process exit code: 0 after
+ * a shutdown, 1 when it cannot start (journal, listening socket: the reason
+ * on stderr), 2 for a configuration srv_config_check() refuses. */
 int srv_run(const srv_config *cfg);
 
 #endif

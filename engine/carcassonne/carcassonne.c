@@ -423,8 +423,8 @@ static void end_points(const carc_state *s, int *pts)
     }
 }
 
-/* Heyden's evaluation (seed 002 §4.4.4), for `reward=heyden`: with o the
- * best-scoring other seat,
+/* Heyden's evaluation (Müller's thesis §4.4.4, docs/references.md), for
+ * `reward=heyden`: with o the best-scoring other seat,
  *   100 x (score_p - score_o) + 10 x (meeples in hand_p - _o)
  *   + 10 x (incomplete roads, cloisters and fields controlled, at their value now: p - o)
  *   + 12.5 x (incomplete cities controlled, not doubled: p - o)
@@ -984,7 +984,7 @@ static int carc_render(const void *st, char *buf, size_t cap)
         put(&o, " P%d=%d", p + 1, s->score[p]);
     put(&o, "  meeples in hand:");
     for (int p = 0; p < s->rules.players; p++)
-        put(&o, " %d", s->supply[p]);
+        put(&o, " P%d=%d", p + 1, s->supply[p]);
     put(&o, "  tiles left %d, discarded %d\n", s->bag_n, s->discards);
     static const char *const phase[] = {"draw", "place", "meeple", "over"};
     if (s->phase == CARC_OVER)

@@ -190,7 +190,7 @@ bool carc_feature_complete(const carc_state *s, int node);
 /* Each player's score if the game ended now (incomplete features and
  * fields scored as at the end). */
 void carc_virtual_scores(const carc_state *s, int *out);
-/* Heyden's evaluation for `player` (seed 002 §4.4.4; see carcassonne.c). */
+/* Heyden's evaluation for `player` (Müller's thesis §4.4.4; see carcassonne.c). */
 double carc_heyden(const carc_state *s, int player);
 /* Number of distinct legal placements of tile type t on this board. */
 int carc_count_placements(const carc_state *s, int type);

@@ -1,7 +1,7 @@
 /*
  * heuristic.c — Carcassonne's rate_moves: a fast one-ply rating of
  * placements and meeple options in the manner of Simple Player v3
- * (seed 002, §5.1.6 and Appendix C, Algorithm 7). docs/heuristic.md
+ * (Müller's thesis, §5.1.6 and Appendix C, Algorithm 7). docs/heuristic.md
  * describes the rating, its parameters and its approximations.
  *
  * Nothing is applied and no state is copied. For a placement we predict,

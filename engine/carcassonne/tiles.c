@@ -7,7 +7,7 @@
  * f/g/h/i fields, k the cloister, '.' nothing. From that map we derive, once,
  * the edge kinds, the features in every rotation, which rotations are
  * distinct, which fields touch which cities, and the fit table used by
- * legal-move generation. The table follows ../shared/DESIGN.md; the tests
+ * legal-move generation. The table follows docs/rules.md ("Tiles"); the tests
  * check it against the published table independently.
  */
 #include <pthread.h>

@@ -213,9 +213,12 @@ static int rev_render(const void *st, char *buf, size_t cap)
             memcpy(buf + len, line, (size_t)n + 1);
         len += (size_t)n;
     }
-    int n = snprintf(line, sizeof line, "X (black) %d  O (white) %d  %s\n",
+    /* P1 (seat 0) is black */
+    int n = snprintf(line, sizeof line, "P1 X (black) %d  P2 O (white) %d  %s\n",
                      __builtin_popcountll(s->disc[0]), __builtin_popcountll(s->disc[1]),
-                     s->over ? "game over" : s->to_move == REV_BLACK ? "X to move" : "O to move");
+                     s->over                    ? "game over"
+                     : s->to_move == REV_BLACK ? "to play: P1 (X)"
+                                               : "to play: P2 (O)");
     if (len + (size_t)n < cap)
         memcpy(buf + len, line, (size_t)n + 1);
     return (int)(len + (size_t)n);

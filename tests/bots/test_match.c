@@ -43,21 +43,46 @@ static void test_scoring_rate(void **state)
     assert_double_equal(match_scoring_rate(0, 10, 10), 0.5, EPS); /* all draws */
     assert_double_equal(match_scoring_rate(3, 1, 8), 3.5 / 8, EPS);
     assert_double_equal(match_scoring_rate(0, 0, 0), 0.0, EPS); /* no games: no division */
-    /* seed 002 Table 5.1: 41132 wins, 1886 draws of 100000 -> 42.08% */
+    /* Müller's thesis, Table 5.1: 41132 wins, 1886 draws of 100000 -> 42.08% */
     assert_double_equal(round(match_scoring_rate(41132, 1886, 100000) * 1e4), 4208, EPS);
 }
 
-static void test_conf90(void **state)
+/* The 90% Wilson score interval against values worked out by hand with
+ * z = 1.645, z² = 2.706025:
+ *  - w = 0: the interval is [0, z²/(n + z²)]; n = 10: 2.706025 / 12.706025 = 0.212972;
+ *    n = 2: 2.706025 / 4.706025 = 0.575013. w = 1 mirrors it: [n/(n + z²), 1].
+ *  - w = 0.5, n = 100: centre 0.5; half = z / (1 + z²/100) * sqrt(0.25/100 + z²/40000)
+ *    = 1.645 / 1.02706025 * sqrt(0.0025676506) = 1.6016589 * 0.0506720 = 0.0811591.
+ *  - w = 0.57, n = 100: centre = (0.57 + 0.01353013) / 1.02706025 = 0.5681561;
+ *    half = 1.6016589 * sqrt(0.002451 + 0.0000676506) = 1.6016589 * 0.0501861 = 0.0803810.
+ * The thesis' b(w) = z·sqrt(w(1-w)/n) is 0 at w = 0 or 1; this is not. */
+static void test_wilson90(void **state)
 {
     (void)state;
-    assert_double_equal(match_conf90(0.57, 100), 1.645 * sqrt(0.57 * 0.43 / 100), EPS);
-    assert_double_equal(match_conf90(0.5, 208), 1.645 * 0.5 / sqrt(208.0), EPS);
-    assert_double_equal(match_conf90(0.0, 50), 0.0, EPS); /* no spread at the edges */
-    assert_double_equal(match_conf90(1.0, 50), 0.0, EPS);
-    assert_double_equal(match_conf90(0.5, 0), 0.0, EPS);
-    /* seed 002 Table 5.1 rows: conf. 0.26% at 42.08%, 0.82% at 48.72% of 10000 */
-    assert_double_equal(round(match_conf90(0.4208, 100000) * 1e4), 26, EPS);
-    assert_double_equal(round(match_conf90(0.4872, 10000) * 1e4), 82, EPS);
+    double lo, hi;
+    match_wilson90(0.0, 10, &lo, &hi);
+    assert_double_equal(lo, 0.0, EPS);
+    assert_double_equal(hi, 2.706025 / 12.706025, EPS);
+    assert_double_equal(hi, 0.212972, 1e-6);
+    match_wilson90(0.0, 2, &lo, &hi);
+    assert_double_equal(hi, 0.575013, 1e-6);
+    match_wilson90(1.0, 10, &lo, &hi);
+    assert_double_equal(lo, 10 / 12.706025, EPS);
+    assert_double_equal(hi, 1.0, EPS);
+    match_wilson90(0.5, 100, &lo, &hi);
+    assert_double_equal(lo, 0.5 - 0.0811591, 1e-6);
+    assert_double_equal(hi, 0.5 + 0.0811591, 1e-6);
+    match_wilson90(0.57, 100, &lo, &hi);
+    assert_double_equal(lo, 0.5681561 - 0.0803810, 2e-6);
+    assert_double_equal(hi, 0.5681561 + 0.0803810, 2e-6);
+    assert_true(lo < 0.57 && 0.57 < hi); /* not centred on w, but holds it */
+    /* large n: close to w ± z·sqrt(w(1-w)/n) (Müller's thesis, Table 5.1: 0.26% at 42.08% of 100000) */
+    match_wilson90(0.4208, 100000, &lo, &hi);
+    assert_double_equal(round((hi - lo) / 2 * 1e4), 26, EPS);
+    /* no games: nothing is known */
+    match_wilson90(0.0, 0, &lo, &hi);
+    assert_double_equal(lo, 0.0, EPS);
+    assert_double_equal(hi, 1.0, EPS);
 }
 
 /* ---- league points --------------------------------------------------------- */
@@ -136,7 +161,7 @@ static void test_league_bonus_edges(void **state)
 static void test_league_season(void **state)
 {
     (void)state;
-    /* Seed 000 §VI-B: MCTS K=sqrt(2) wins 7 matches (3 of them by at least
+    /* SIEA-MCTS paper §VI-B: MCTS K=sqrt(2) wins 7 matches (3 of them by at least
      * 75%), loses 3, draws none: 4*7 + 3 = 31 points. Losses by a wide margin
      * bring no bonus loss point. */
     match_league me = {0}, opp[10];
@@ -187,7 +212,11 @@ static void test_summarise_two_seats(void **state)
     assert_double_equal(b->pd, -a->pd, EPS);
     assert_double_equal(a->scoring_rate, 2.5 / 4, EPS);
     assert_double_equal(a->scoring_rate + b->scoring_rate, 1.0, EPS);
-    assert_double_equal(a->conf90, 1.645 * sqrt(0.625 * 0.375 / 4), EPS);
+    double lo, hi;
+    match_wilson90(0.625, 4, &lo, &hi);
+    assert_double_equal(a->ci90_low, lo, EPS);
+    assert_double_equal(a->ci90_high, hi, EPS);
+    assert_double_equal(lo, 0.262920, 1e-6); /* (0.625 + 0.338253) / 1.676506 - 0.311640 */
     /* match 1 (rotation 0): 1-1, drawn; match 2 (rotation 1): A 1-0 with a
      * draw, 100% of the decisive games: 4 + 1 */
     assert_int_equal(a->league.matches, 2);
@@ -277,6 +306,7 @@ typedef struct seen {
     int nchance[MAXG];
     eng_move moves[MAXG][512];                  /* every move */
     double replay_score[MAXG][ENG_MAX_PLAYERS]; /* scores by seat, replayed here */
+    int placed[MAXG][ENG_MAX_PLAYERS];          /* tiles placed by seat: its turns */
 } seen;
 
 /* Runs on worker threads: no cmocka asserts here (they would longjmp
@@ -303,11 +333,17 @@ static void record_game(const match_game *mg, void *user)
     eng_rules_default(s->g, &rules);
     rules.players = mg->seats;
     s->g->init(st, &rules);
+    bool after_chance = false;
     for (int k = 0; k < mg->nmoves; k++) {
         if (!eng_is_legal(s->g, st, mg->moves[k]))
             s->bad++;
-        if (s->g->current_player(st) == ENG_CHANCE && s->nchance[i] < 256)
+        int p = s->g->current_player(st);
+        if (p == ENG_CHANCE && s->nchance[i] < 256)
             s->chance[i][s->nchance[i]++] = mg->moves[k];
+        /* a Carcassonne turn: the decision right after a draw places the tile */
+        if (p >= 0 && after_chance)
+            s->placed[i][p]++;
+        after_chance = p == ENG_CHANCE;
         s->g->apply(st, mg->moves[k]);
     }
     if (s->g->current_player(st) != ENG_TERMINAL)
@@ -361,6 +397,10 @@ static void check_rotation_and_tiles(int seats, int groups, int threads)
             assert_int_equal(mg->seat_of[b], (b + mg->rotation) % seats);
             assert_double_equal(mg->score[b], s->replay_score[i][mg->seat_of[b]], EPS);
             assert_true(mg->decisions[b] > 0);
+            /* turns counted generically (runs of one seat's decisions) are
+             * the Carcassonne turns: tiles placed; each is 2 decisions */
+            assert_int_equal(mg->turns[b], s->placed[i][mg->seat_of[b]]);
+            assert_int_equal(mg->decisions[b], 2 * mg->turns[b]);
         }
         /* 71 draws after the start tile, discards included */
         assert_int_equal(s->nchance[i], 71);
@@ -413,9 +453,10 @@ static void assert_same_results(const match_result *x, const match_result *y)
         assert_true(a->mean_score == b->mean_score);
         assert_true(a->pd == b->pd);
         assert_true(a->scoring_rate == b->scoring_rate);
-        assert_true(a->conf90 == b->conf90);
+        assert_true(a->ci90_low == b->ci90_low && a->ci90_high == b->ci90_high);
         assert_memory_equal(&a->league, &b->league, sizeof a->league);
         assert_int_equal(a->decisions, b->decisions);
+        assert_int_equal(a->turns, b->turns);
         assert_int_equal(a->sims, b->sims);
     }
 }
@@ -555,7 +596,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_scoring_rate),
-        cmocka_unit_test(test_conf90),
+        cmocka_unit_test(test_wilson90),
         cmocka_unit_test(test_league_bonus_edges),
         cmocka_unit_test(test_league_season),
         cmocka_unit_test(test_summarise_two_seats),

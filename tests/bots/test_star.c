@@ -272,8 +272,9 @@ static double ox_decision(oracle *o, const void *st, int d)
 
 /* A chance node: sum of prob * value over the outcomes that lead
  * somewhere (a decision or the end), renormalised — an outcome after which
- * chance moves again (a dead tile, redrawn) is folded away, as DESIGN.md's
- * "every remaining tile type that can be placed, weighted by its count".
+ * chance moves again (a dead tile, redrawn) is folded away, as in the
+ * authors' code: "every remaining tile type that can be placed, weighted by
+ * its count" (docs/star.md).
  * If every outcome is dead, the node is a leaf. */
 static double ox_chance(oracle *o, const void *st, int d)
 {

@@ -1,6 +1,6 @@
 #!/bin/sh
 # replay.sh TESSERA CASES_DIR — end-to-end checks of `tessera replay`:
-# exit codes (0 valid, 2 malformed/illegal, 1 unreadable), the stderr
+# exit codes (0 valid, 2 malformed/illegal or no readable FILE), the stderr
 # format "tessera replay: FILE: turn N: reason", --json as the last line,
 # --trace one line per turn, and '-' for standard input. Run by CTest
 # (tests/cli/replay.cmake); prints what failed and exits 1.
@@ -40,6 +40,9 @@ tail -n 1 "$tmp/out" | grep -q '^{"valid":true,"game":"carcassonne","players":2,
 run valid-trace 0 replay --trace "$valid"
 n=$(grep -c '^turn ' "$tmp/out")
 [ "$n" -eq 71 ] || fail "valid-trace: $n turn lines, want 71"
+# players as people count them next to the record's 0-based seat
+grep -q '^turn   1  P1 (seat 0)  {"player":0,' "$tmp/out" || fail "valid-trace: turn 1 is $(grep '^turn   1 ' "$tmp/out")"
+grep -q '^turn   2  P2 (seat 1)  {"player":1,' "$tmp/out" || fail "valid-trace: turn 2 is $(grep '^turn   2 ' "$tmp/out")"
 
 run valid-stdin 0 replay - <"$valid"
 grep -q '^final scores:' "$tmp/out" || fail "valid-stdin: no final scores"
@@ -55,11 +58,17 @@ tail -n 1 "$tmp/out" | grep -q '^{"valid":false,"turn":[0-9]*,"code":"illegal_mo
 run bad-json 2 replay "$cases/bad-json-truncated/input.json"
 grep -q 'invalid JSON at line 1' "$tmp/err" || fail "bad-json: stderr is $(cat "$tmp/err")"
 
-run missing-file 1 replay "$tmp/no-such-file.json"
-grep -q "^tessera replay: $tmp/no-such-file.json: cannot read" "$tmp/err" ||
+# A FILE that names no readable file is a bad argument (exit 2, README), with the reason.
+run missing-file 2 replay "$tmp/no-such-file.json"
+grep -q "^tessera replay: $tmp/no-such-file.json: cannot read: No such file or directory" "$tmp/err" ||
     fail "missing-file: stderr is $(cat "$tmp/err")"
+run missing-file-json 2 replay --json "$tmp/no-such-file.json"
+tail -n 1 "$tmp/out" | grep -q '^{"valid":false,"code":"[a-z_]*","reason":"No such file or directory"}$' ||
+    fail "missing-file-json: last line is $(tail -n 1 "$tmp/out")"
 
-run directory 1 replay "$tmp"
+run directory 2 replay "$tmp"
+grep -q "^tessera replay: $tmp: cannot read: is a directory" "$tmp/err" ||
+    fail "directory: stderr is $(cat "$tmp/err")"
 
 run no-argument 2 replay
 run two-arguments 2 replay "$valid" "$valid"

@@ -10,6 +10,7 @@
  */
 #include <fcntl.h>
 #include <jansson.h>
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -189,10 +190,16 @@ static void check_bot(const json_t *b, const char *spec, json_int_t games)
     assert_true(rate * (double)games < (double)w + 0.5 * (double)d + 1e-4);
     assert_true(get_num(b, "mean_score") >= 0);
     get_num(b, "pd");
-    assert_true(get_num(b, "conf90") >= 0);
+    /* the 90% Wilson interval holds the rate and is never empty */
+    const json_t *ci = json_object_get(b, "ci90");
+    assert_true(json_is_array(ci) && json_array_size(ci) == 2);
+    double lo = json_number_value(json_array_get(ci, 0)), hi = json_number_value(json_array_get(ci, 1));
+    assert_true(0 <= lo && lo <= rate && rate <= hi && hi <= 1 && lo < hi);
     assert_true(get_int(b, "points") >= 0);
-    assert_true(get_num(b, "ms_per_move") >= 0);
-    assert_true(get_num(b, "sims_per_move") == 0); /* random runs no simulations */
+    assert_true(get_num(b, "ms_per_decision") >= 0);
+    assert_true(get_num(b, "ms_per_turn") >= get_num(b, "ms_per_decision"));
+    assert_true(get_num(b, "sims_per_decision") == 0); /* random runs no simulations */
+    assert_true(get_num(b, "sims_per_turn") == 0);
     assert_true(json_is_object(json_object_get(b, "league")));
 }
 
@@ -227,6 +234,9 @@ static void test_match_rounding_and_seats(void **state)
                      "--threads", "2", "--seed", "11", "--json", NULL);
     assert_int_equal(r->code, 0);
     assert_non_null(strstr(r->out, "rounded up")); /* said in the text */
+    /* seats as people count them, with the 0-based seat number */
+    assert_non_null(strstr(r->out, "\nP1 (seat 0) "));
+    assert_non_null(strstr(r->out, "\nP3 (seat 2) "));
     json_t *o = last_json(r);
     assert_int_equal(get_int(o, "games"), 6);
     assert_int_equal(get_int(o, "games_requested"), 4);
@@ -234,6 +244,66 @@ static void test_match_rounding_and_seats(void **state)
     const json_t *bots = json_object_get(o, "bots");
     assert_int_equal(json_array_size(bots), 3);
     check_bot(json_array_get(bots, 1), "random:seed=3", 6);
+    json_decref(o);
+    free(r);
+}
+
+/* Issue 15: `mcts:sims=400` on Carcassonne showed "sims/move 200", the
+ * average over a turn's two decisions (the meeple is read from the
+ * placement's search). Per turn it is the budget (a little more when a
+ * meeple decision had no plan from the search and searched on its own);
+ * per decision, half of that. */
+static void test_match_sims_per_turn(void **state)
+{
+    (void)state;
+    run_out *r = run("match", "carcassonne", "mcts:sims=100", "random", "--games", "2", "--json",
+                     NULL);
+    if (r->code != 0)
+        print_error("stderr: %s\n", r->err);
+    assert_int_equal(r->code, 0);
+    assert_non_null(strstr(r->out, "sims/dec"));
+    assert_non_null(strstr(r->out, "sims/turn"));
+    json_t *o = last_json(r);
+    const json_t *a = json_array_get(json_object_get(o, "bots"), 0);
+    json_int_t dec = get_int(a, "decisions"), turns = get_int(a, "turns");
+    assert_true(turns > 2 * 30 && turns <= 2 * 36); /* ~35 turns a game, 2 games */
+    assert_int_equal(dec, 2 * turns); /* tile + meeple */
+    double per_turn = get_num(a, "sims_per_turn");
+    assert_true(per_turn >= 100 && per_turn < 110);
+    assert_true(fabs(get_num(a, "sims_per_decision") - per_turn / 2) < 1e-5);
+    json_decref(o);
+    free(r);
+    /* Reversi: one decision per turn, so both figures are the budget */
+    r = run("match", "reversi", "mcts:sims=20", "random", "--games", "2", "--json", NULL);
+    assert_int_equal(r->code, 0);
+    o = last_json(r);
+    a = json_array_get(json_object_get(o, "bots"), 0);
+    assert_int_equal(get_int(a, "decisions"), get_int(a, "turns"));
+    assert_true(get_num(a, "sims_per_turn") == 20);
+    assert_true(get_num(a, "sims_per_decision") == 20);
+    json_decref(o);
+    free(r);
+}
+
+/* Issue 15: the 90% bound printed 0.0% at a 0% or 100% rate. 2 games of
+ * mcts against random are won 2-0; the Wilson interval of 0 of 2 is
+ * [0, z²/(2+z²)] = [0, 2.706025/4.706025] = [0, 0.575013] with z = 1.645, never 0.0-0.0%. */
+static void test_match_interval_at_the_edges(void **state)
+{
+    (void)state;
+    run_out *r = run("match", "carcassonne", "random", "mcts:sims=60", "--games", "2", "--json",
+                     NULL);
+    assert_int_equal(r->code, 0);
+    assert_non_null(strstr(r->out, "0.0-57.5%"));
+    assert_non_null(strstr(r->out, "42.5-100.0%"));
+    assert_non_null(strstr(r->out, "Wilson"));
+    assert_null(strstr(r->out, "seed 00")); /* the footer cites papers by short name */
+    assert_non_null(strstr(r->out, "docs/references.md"));
+    json_t *o = last_json(r);
+    assert_string_equal(json_string_value(json_object_get(o, "interval")), "wilson90");
+    const json_t *ci = json_object_get(json_array_get(json_object_get(o, "bots"), 0), "ci90");
+    assert_true(json_number_value(json_array_get(ci, 0)) == 0);
+    assert_true(fabs(json_number_value(json_array_get(ci, 1)) - 0.575013) < 1e-6);
     json_decref(o);
     free(r);
 }
@@ -250,7 +320,8 @@ static void test_match_threads_deterministic(void **state)
     assert_int_equal(r2->code, 0);
     json_t *o1 = last_json(r1), *o2 = last_json(r2);
     static const char *const keys[] = {"wins",         "losses", "draws",  "mean_score", "pd",
-                                       "scoring_rate", "points", "league", "decisions"};
+                                       "scoring_rate", "points", "league", "decisions",
+                                       "turns",        "ci90"};
     for (size_t i = 0; i < 2; i++) {
         const json_t *b1 = json_array_get(json_object_get(o1, "bots"), i);
         const json_t *b2 = json_array_get(json_object_get(o2, "bots"), i);
@@ -273,6 +344,10 @@ static void test_bots(void **state)
     assert_non_null(strstr(r->out, "random"));
     assert_non_null(strstr(r->out, "sims=0"));
     assert_non_null(strstr(r->out, "ms=0"));
+    /* papers by their short names (docs/references.md), never by seed number */
+    assert_null(strstr(r->out, "seed 00"));
+    assert_non_null(strstr(r->out, "SIEA-MCTS paper"));
+    assert_non_null(strstr(r->out, "Müller's thesis"));
     free(r);
     expect_usage(run("bots", "extra", NULL), "unexpected argument 'extra'");
     r = run("match", "--help", NULL);
@@ -342,6 +417,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_match_bad_arguments),
         cmocka_unit_test(test_match_json),
         cmocka_unit_test(test_match_rounding_and_seats),
+        cmocka_unit_test(test_match_sims_per_turn),
+        cmocka_unit_test(test_match_interval_at_the_edges),
         cmocka_unit_test(test_match_threads_deterministic),
         cmocka_unit_test(test_bots),
         cmocka_unit_test(test_bench_bot),

@@ -1,8 +1,8 @@
 /*
  * carc_oracle.c — the slow reference Carcassonne (see carc_oracle.h).
  *
- * Written from DESIGN.md alone, without looking at the engine's code. The
- * tiles are typed below from the DESIGN.md table as text, parsed once and
+ * Written from the rules alone (docs/rules.md), without looking at the
+ * engine's code. The tiles are typed below from its table as text, parsed once and
  * checked for consistency (every edge port covered exactly once, the kind
  * of each side agrees with the table's N E S W columns).
  *
@@ -35,7 +35,7 @@
         }                                                                               \
     } while (0)
 
-/* ---- the tiles, typed from DESIGN.md ------------------------------------ */
+/* ---- the tiles, typed from docs/rules.md -------------------------------- */
 
 /* edges: the N E S W columns. feats: space-separated features, each
  * "<kind>[p][*]:<ports>" with kind C city, R road, F field, M cloister;
@@ -186,7 +186,7 @@ const co_type *co_types(void)
                 cloisters += (co_table[t].kind[f] == CO_CLOISTER) * co_table[t].count;
             }
         }
-        /* DESIGN.md: 72 tiles, 10 with a pennant, 6 cloisters */
+        /* docs/rules.md: 72 tiles, 10 with a pennant, 6 cloisters */
         CO_CHECK(total == CO_NTILES && pennants == 10 && cloisters == 6);
         for (int t = 0; t < CO_NTYPES; t++)
             for (int r = 0; r < 4; r++)

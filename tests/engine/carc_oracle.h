@@ -2,7 +2,7 @@
  * carc_oracle.h — a slow, obviously-correct Carcassonne used to check the
  * fast engine (engine/carcassonne) in tests.
  *
- * The oracle is written from the rules in DESIGN.md only. It shares nothing
+ * The oracle is written from the rules in docs/rules.md only. It shares nothing
  * with the engine but the public notation (ports numbered as in enum
  * carc_port: NW N NE EN E ES SE S SW WS W WN, then C; x east, y south;
  * rotations clockwise). It keeps its own typed copy of the 24 tile types,
@@ -40,7 +40,7 @@
 
 enum co_kind { CO_CITY = 1, CO_ROAD = 2, CO_FIELD = 3, CO_CLOISTER = 4 };
 
-/* One tile type in its printed orientation (rot 0), typed from DESIGN.md. */
+/* One tile type in its printed orientation (rot 0), typed from docs/rules.md. */
 typedef struct co_type {
     char letter;                     /* 'A'..'X' */
     int count;                       /* copies in the game (D: start tile included) */

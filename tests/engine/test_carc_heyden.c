@@ -1,5 +1,5 @@
 /*
- * test_carc_heyden.c — Heyden's evaluation (seed 002 §4.4.4) on hand-built
+ * test_carc_heyden.c — Heyden's evaluation (Müller's thesis §4.4.4) on hand-built
  * positions, with the arithmetic worked out in each comment.
  */
 #include <setjmp.h>

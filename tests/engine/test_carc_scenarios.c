@@ -7,7 +7,7 @@
  * move from carc_meeple_move(). When a scenario must reach the real end of
  * the game it first shrinks the bag with carc__set_bag() to exactly the tiles
  * it will draw. Expected scores were worked out by hand from the rules in
- * ../shared/DESIGN.md; the comment on each scenario draws the board and
+ * docs/rules.md; the comment on each scenario draws the board and
  * gives the arithmetic.
  *
  * Board drawings: one cell per tile, written as the tile letter and its
@@ -668,7 +668,7 @@ static void test_s24_three_players_road_tie(void **state)
 }
 
 /* S35 — a road that leaves a crossing and comes back to it: the crossing
- * is one tile and counts once (DESIGN.md: "road 1 per tile"; read as each
+ * is one tile and counts once (docs/rules.md: "road 1 per tile"; read as each
  * tile once, as for cities, so the two arms of X do not count it twice).
  *
  *          x=0   x=1   x=2

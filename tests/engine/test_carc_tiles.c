@@ -1,6 +1,6 @@
 /*
  * test_carc_tiles.c — the 24 Carcassonne tile types checked against the
- * table in DESIGN.md ("Tiles"), written out again here by hand.
+ * table in docs/rules.md ("Tiles"), written out again here by hand.
  *
  * The expectations below are deliberately independent of tiles.c: each tile
  * is described as its edge kinds (N E S W) and a list of features, each with
@@ -52,7 +52,7 @@ typedef struct tile_spec {
 #define PS "SE S SW"
 #define PW "WS W WN"
 
-/* DESIGN.md's table. Distinct rotations: a tile with full rotational symmetry
+/* The table of docs/rules.md. Distinct rotations: a tile with full rotational symmetry
  * (B, C, X) has 1; one that looks the same after a half turn (F, G, H, U) has
  * 2; every other tile has 4 (A: the road picks a side; I: the two cities are
  * on adjacent sides, so a half turn moves them to S and E). */
