@@ -100,4 +100,33 @@ async function rect(page, selector) {
   }, selector);
 }
 
-module.exports = {options, requireTools, ms, strictPage, overflow, reachable, rect};
+/** A Carcassonne match that stays live as long as a test needs it: `heuristic` against a seat this
+ *  client plays (the first legal move, at once) until `turns` turns are played, then leaves to move
+ *  with ten minutes on its clock. Resolves with {match, client} once the turns are played. */
+async function liveMatch(lib, port, turns) {
+  const maker = await lib.wsClient(port);
+  const r = await maker.request({type: 'create_match', game: 'carcassonne', seats: [{bot: 'heuristic'}, {open: true}],
+    time_control: {move_ms: 600000}});
+  maker.close();
+  if (r.type !== 'match_created') throw new Error(`create_match: ${JSON.stringify(r)}`);
+  const c = await lib.wsClient(port);
+  const mine = r.seats[0];
+  let played = 0;
+  const done = new Promise((resolve) => {
+    const poll = setInterval(() => {
+      for (const m of c.inbox.splice(0)) {
+        if (m.type === 'update' && m.match === r.match) played = Math.max(played, m.turn);
+        if (m.type === 'your_turn' && m.match === r.match && m.turn <= turns) {
+          const e = m.legal[0];
+          c.send({type: 'move', match: r.match, turn: m.turn, move: {x: e.x, y: e.y, rot: e.rot}});
+        }
+      }
+      if (played >= turns) { clearInterval(poll); resolve(); }
+    }, 5);
+  });
+  c.send({type: 'join', match: r.match, seat: mine.seat, token: mine.token});
+  await done;
+  return {match: r.match, client: c};
+}
+
+module.exports = {options, requireTools, ms, strictPage, overflow, reachable, rect, liveMatch};

@@ -9,7 +9,7 @@
 'use strict';
 const fs = require('fs');
 const path = require('path');
-const {options, requireTools, ms, strictPage, overflow, reachable, rect} = require('./pages.js');
+const {options, requireTools, ms, strictPage, overflow, reachable, rect, liveMatch} = require('./pages.js');
 
 const O = options();
 const lib = requireTools(O.bin);
@@ -27,7 +27,7 @@ const work = path.join(O.out, 'run-phone');
 fs.rmSync(work, {recursive: true, force: true});
 fs.mkdirSync(work, {recursive: true});
 let server, browser, client;
-let live, finished, reversi;
+let live, finished, reversi, player;
 const pages = [];
 
 async function page(size, url) {
@@ -48,25 +48,26 @@ before(async () => {
   server = await startServer({bin: O.bin, web: O.web, dir: work});
   browser = await launchBrowser(work);
   client = await wsClient(server.port);
-  // a finished match for the lobby and the replay, and a live one that lasts
+  // finished matches for the lobby and the replays, and a live one that lasts
   const done = await client.request({type: 'create_match', game: 'carcassonne', seats: [{bot: 'random'}, {bot: 'heuristic'}]});
   assert.equal(done.type, 'match_created', JSON.stringify(done));
   finished = done.match;
   reversi = (await client.request({type: 'create_match', game: 'reversi', seats: [{bot: 'random'}, {bot: 'random'}]})).match;
-  const r = await client.request({type: 'create_match', game: 'carcassonne', seats: [{bot: 'mcts:ms=600'}, {bot: 'mcts:ms=600'}],
-    time_control: {move_ms: 60000}});
-  live = r.match;
+  const l = await liveMatch(lib, server.port, 12);
+  live = l.match;
+  player = l.client;
   await waitFor(async () => {
     const m = (await client.request({type: 'list_matches', status: 'all'})).matches;
     const over = (id) => m.find((x) => x.match === id)?.status === 'finished';
-    return over(finished) && over(reversi) && m.find((x) => x.match === live)?.turn >= 4;
-  }, 'a finished match and a live one some turns in', ms(30000), 200);
+    return over(finished) && over(reversi);
+  }, 'the finished matches', ms(30000), 200);
 });
 
 after(async () => {
   for (const p of pages) await p.page.close().catch(() => {});
   await browser?.close();
   client?.close();
+  player?.close();
   await server?.stop();
 });
 

@@ -68,6 +68,7 @@ export class CarcView {
     const st = this.state;
     const tile = this.turn ? this.turn.tile : st?.tile || this.next?.tile;
     this.drawnSvg.replaceChildren();
+    this.drawnSvg.classList.toggle('none', !(tile && this.tiles[tile]));
     if (tile && this.tiles[tile]) {
       const rot = this.turn ? (this.pending ? this.pending.rot : this.rot) : 0;
       this.drawnSvg.append(drawTile(tile, this.tiles[tile], rot));

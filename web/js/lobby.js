@@ -16,6 +16,7 @@ export class LobbyView {
     this.title = 'Lobby';
     this.liveBody = h('tbody');
     this.doneBody = h('tbody');
+    this.shown = new Map();      // tbody -> what it shows (as JSON)
     this.formBox = h('div', {class: 'card', id: 'new-match'});
     this.el = h('div', {class: 'lobby'}, [
       h('div', {class: 'lobby-bar'}, [
@@ -83,6 +84,10 @@ export class LobbyView {
   }
 
   fill(body, list, empty) {
+    // rebuild only what changed: a row replaced under a finger loses the tap
+    const key = JSON.stringify(list.map((m) => [m, !!seatStore.get(m.match)]));
+    if (this.shown.get(body) === key) return;
+    this.shown.set(body, key);
     body.replaceChildren();
     if (!list.length) { body.append(h('tr', {}, [h('td', {class: 'empty', colspan: 7, text: empty})])); return; }
     for (const m of list) {
