@@ -1,16 +1,19 @@
 // The tessera web UI: one WebSocket (docs/protocol.md), a hash router and
-// three kinds of page — the lobby, a table (watch or play) and a replay.
+// four kinds of page — the lobby, a table (watch or play), a replay and the
+// server's figures.
 //   #/                  lobby
 //   #/watch/ID          spectate a match
 //   #/play/ID           play the seat this browser holds (join, then resume)
 //   #/replay/ID         replay a finished match
 //   #/replay/file       replay the record file chosen in the lobby
+//   #/stats             the server's figures (server_stats)
 
 import {h} from './util.js';
 import {Connection} from './conn.js';
 import {LobbyView} from './lobby.js';
 import {TableView} from './table.js';
 import {ReplayView} from './replay.js';
+import {StatsView} from './stats.js';
 
 class App {
   constructor() {
@@ -22,6 +25,8 @@ class App {
     this.games = null;
     this.bots = null;
     this.view = null;
+    this.baseTitle = document.title;
+    this.yourTurn = false;
     this.conn.addEventListener('status', () => this.showConnection());
     this.conn.addEventListener('ready', (e) => {
       this.catalogue = null;   // a restarted server may offer other games or bots
@@ -65,10 +70,30 @@ class App {
       if (!this.pendingRecord) { location.hash = '#/'; return; }
       view = new ReplayView(this, {record: this.pendingRecord});
     } else if (parts[0] === 'replay' && parts[1]) view = new ReplayView(this, {match: parts[1]});
+    else if (parts[0] === 'stats') view = new StatsView(this);
     else view = new LobbyView(this);
     document.body.dataset.page = parts[0] || 'lobby';
+    for (const a of document.querySelectorAll('header.top nav a[data-page]')) a.classList.toggle('here', a.dataset.page === document.body.dataset.page);
+    this.setYourTurn(false);
+    this.setTitle(view.title || '');
     this.view = view;
     view.mount(this.root);
+  }
+
+  /** The tab's title: what the page shows, then "tessera". */
+  setTitle(text) {
+    this.baseTitle = text ? `${text} — tessera` : 'tessera';
+    this.showTitle();
+  }
+
+  /** The cue that it is this browser's turn: a mark at the head of the tab's title. */
+  setYourTurn(on) {
+    this.yourTurn = !!on;
+    this.showTitle();
+  }
+
+  showTitle() {
+    document.title = this.yourTurn ? `● Your turn — ${this.baseTitle}` : this.baseTitle;
   }
 
   showConnection() {

@@ -3,12 +3,17 @@
 // and its meeple spots. Every tile and meeple element carries data attributes
 // (data-x, data-y, data-tile, data-rot; data-port, data-seat) naming exactly
 // what the server's state says, so tests can compare the two.
+//
+// Rulers along the bottom and left edges number the columns (x, east) and rows
+// (y, south) as the move list and the protocol do — the start tile is (0, 0) —
+// and the cell under the pointer is named in the bottom-right corner.
 
 import {h, s, SEAT_COLOURS} from './util.js';
 import {PanZoom} from './panzoom.js';
 import {drawTile, drawMeeple, meepleSpot, letterAt} from './carc-tiles.js';
 
 const T = 100;   // world units per cell
+const RULER_W = 26, RULER_H = 18;   // pixels: the rulers' size (style.css .ruler-y, .ruler-x)
 
 export class CarcBoard {
   constructor(tiles) {
@@ -22,13 +27,19 @@ export class CarcBoard {
       this.svg.append(this.layers[name]);
     }
     this.msg = h('div', {class: 'board-msg'});
-    this.pz = new PanZoom(this.svg);
+    this.rulerX = h('div', {class: 'ruler ruler-x', 'aria-hidden': 'true'});
+    this.rulerY = h('div', {class: 'ruler ruler-y', 'aria-hidden': 'true'});
+    this.coordEl = h('div', {class: 'coord', id: 'board-coord'});
+    this.hoverCell = null;
+    this.pz = new PanZoom(this.svg, () => this.drawRulers());
+    this.svg.addEventListener('pointermove', (e) => this.hover(e));
+    this.svg.addEventListener('pointerleave', () => this.hover(null));
     const zoom = h('div', {class: 'zoom'}, [
       h('button', {title: 'zoom in (+)', onclick: () => this.pz.zoomBy(1 / 1.25), text: '+'}),
       h('button', {title: 'zoom out (−)', onclick: () => this.pz.zoomBy(1.25), text: '−'}),
       h('button', {title: 'fit the board (F)', class: 'fit', onclick: () => this.fit(true), text: '⤢'}),
     ]);
-    this.el.append(this.svg, zoom, this.msg);
+    this.el.append(this.svg, this.rulerX, this.rulerY, this.coordEl, zoom, this.msg);
     this.tileEls = new Map();
     this.state = null;
     this.play = null;
@@ -139,6 +150,53 @@ export class CarcBoard {
     const box = this.worldBox();
     if (!this.pz.userMoved) this.fit(false);
     else if (this.play && !this.pz.shows(box)) this.fit(true);
+  }
+
+  /** Number the visible columns and rows; labels thin out as the board is zoomed out. */
+  drawRulers() {
+    const vb = this.svg.viewBox.baseVal;
+    const [w, hgt] = this.pz.size();
+    if (!vb || !vb.width || !vb.height) return;
+    const px = w / vb.width;                          // screen pixels per world unit
+    const cellPx = T * px;
+    const step = [1, 2, 5, 10, 20, 50].find((k) => k * cellPx >= 22) || 100;
+    const label = (axis, v, pos) => h('span', {dataset: {[axis]: v}, style: axis === 'x' ? `left:${pos}px` : `top:${pos}px`,
+      class: this.hoverCell && this.hoverCell[axis] === v ? 'here' : null, text: String(v)});
+    const xs = [], ys = [];
+    for (let x = Math.floor(vb.x / T / step) * step; (x * T) <= vb.x + vb.width; x += step) {
+      const pos = ((x + 0.5) * T - vb.x) * px;
+      if (pos > RULER_W + 8 && pos < w - 10) xs.push(label('x', x, pos));
+    }
+    for (let y = Math.floor(vb.y / T / step) * step; (y * T) <= vb.y + vb.height; y += step) {
+      const pos = ((y + 0.5) * T - vb.y) * (hgt / vb.height);
+      if (pos > 8 && pos < hgt - RULER_H - 8) ys.push(label('y', y, pos));
+    }
+    this.rulerX.replaceChildren(...xs);
+    this.rulerY.replaceChildren(...ys);
+    this.rulerX.dataset.step = this.rulerY.dataset.step = String(step);
+  }
+
+  /** Name the cell under the pointer, as the move list does. */
+  hover(e) {
+    let cell = null;
+    if (e && e.pointerType !== 'touch') {
+      const [wx, wy] = this.pz.toWorld(e.clientX, e.clientY);
+      cell = {x: Math.floor(wx / T), y: Math.floor(wy / T)};
+    }
+    if (cell && this.hoverCell && cell.x === this.hoverCell.x && cell.y === this.hoverCell.y) return;
+    this.hoverCell = cell;
+    if (cell) {
+      const t = this.tileEls.get(`${cell.x},${cell.y}`);
+      this.coordEl.textContent = `(${cell.x}, ${cell.y})` + (t ? ` · ${t.dataset.tile}` : '');
+      this.coordEl.dataset.x = cell.x;
+      this.coordEl.dataset.y = cell.y;
+    } else {
+      this.coordEl.textContent = '';
+      delete this.coordEl.dataset.x;
+      delete this.coordEl.dataset.y;
+    }
+    for (const el of this.rulerX.children) el.classList.toggle('here', !!cell && Number(el.dataset.x) === cell.x);
+    for (const el of this.rulerY.children) el.classList.toggle('here', !!cell && Number(el.dataset.y) === cell.y);
   }
 
   fit(reset) {

@@ -2,7 +2,7 @@
 // turn — rotate, place on a highlighted cell, pick a meeple spot or none, send
 // one move. Only placements from your_turn.legal can be made.
 
-import {h, s, SEAT_NAMES} from './util.js';
+import {h, s, playerName} from './util.js';
 import {CarcBoard} from './carc-board.js';
 import {drawTile, rotationClasses} from './carc-tiles.js';
 
@@ -22,12 +22,16 @@ export class CarcView {
     this.hint = h('div', {class: 'help'});
     this.bagEl = h('div', {class: 'bag'});
     this.bagTitle = h('h3', {text: 'Bag'});
+    // sideEl: what a player needs next to the board (kept high on a phone); moreEl: the rest
     this.sideEl = h('div', {class: 'carc-side'}, [
       h('h3', {text: 'Tile to place'}),
       h('div', {class: 'drawn'}, [this.drawnSvg, h('div', {}, [this.drawnText, this.rotBtns])]),
       this.hint, this.actions,
+    ]);
+    this.moreEl = h('div', {class: 'carc-more'}, [
       this.bagTitle, this.bagEl,
-      h('div', {class: 'legend'}, ['Gold outlines: completed cities, roads and cloisters. Orange frame: the last tile placed.']),
+      h('div', {class: 'legend'}, ['Gold outlines: completed cities, roads and cloisters. Orange frame: the last tile placed. ',
+        'Coordinates (x, y) as in the move list: x east, y south, the start tile at (0, 0).']),
     ]);
     this.rotBtns.hidden = true;
     this.state = null;
@@ -45,13 +49,16 @@ export class CarcView {
   }
 
   describe(rec, seats) {
-    const who = seats?.[rec.player]?.name || SEAT_NAMES[rec.player] || `seat ${rec.player}`;
+    const who = playerName(seats, rec.player);
     if (rec.discarded) return `${who} drew ${rec.tile}: fits nowhere, discarded`;
     return `${who} placed ${rec.tile} at (${rec.x}, ${rec.y}) rot ${rec.rot}` + (rec.meeple ? `, meeple on ${rec.meeple}` : '');
   }
 
-  show(state, last) {
+  /** Draw a state; last: the record of the turn that led to it; next (replays): {tile, discarded}, the
+   *  tile the next turn draws, which a replayed state does not hold (it stops before the draw). */
+  show(state, last, next) {
     this.state = state;
+    this.next = next || null;
     this.board.setState(state, last);
     this.drawDrawn();
     this.drawBag(state);
@@ -59,17 +66,20 @@ export class CarcView {
 
   drawDrawn() {
     const st = this.state;
-    const tile = this.turn ? this.turn.tile : st?.tile;
+    const tile = this.turn ? this.turn.tile : st?.tile || this.next?.tile;
     this.drawnSvg.replaceChildren();
+    this.drawnSvg.classList.toggle('none', !(tile && this.tiles[tile]));
     if (tile && this.tiles[tile]) {
       const rot = this.turn ? (this.pending ? this.pending.rot : this.rot) : 0;
       this.drawnSvg.append(drawTile(tile, this.tiles[tile], rot));
       this.drawnSvg.dataset.tile = tile;
       this.drawnSvg.dataset.rot = rot;
-      this.drawnText.textContent = `${tile} — ${this.tiles[tile].count} in the game`;
+      this.drawnText.textContent = `${tile} — ${this.tiles[tile].count} in the game` +
+        (!st?.tile && this.next?.discarded ? '; it fits nowhere and is discarded' : '');
     } else {
       delete this.drawnSvg.dataset.tile;
-      this.drawnText.textContent = st && st.phase === 'over' ? 'the bag is empty' : 'no tile drawn';
+      this.drawnText.textContent = st && st.phase === 'over' ? 'the bag is empty'
+        : this.next && this.next.end ? 'none: the game ended here' : 'no tile drawn';
     }
   }
 
@@ -159,7 +169,7 @@ export class CarcView {
         h('button', {id: 'cancel-place', text: 'Back', title: 'pick another place (Esc)', onclick: () => this.cancel()}));
       const k = p.entry.meeples.length;
       this.hint.replaceChildren(k
-        ? `Click a numbered spot (or press 1–${Math.min(9, k)}) to put a meeple there, or `
+        ? `Click a numbered spot (or press ${k === 1 ? '1' : `1–${Math.min(9, k)}`}) to put a meeple there, or `
         : 'No meeple can go on this tile. ', h('kbd', {text: 'Enter'}), ' for none, ', h('kbd', {text: 'R'}), ' another rotation, ', h('kbd', {text: 'Esc'}), ' back.');
     }
   }

@@ -8,12 +8,14 @@ export function scoreChart(points, cursor, onPick, colourOf) {
   const n = Math.max(1, points.length - 1);
   const seats = Math.max(0, ...points.map((p) => (p ? p.length : 0)));
   const max = Math.max(10, ...points.flatMap((p) => p || []));
-  const yMax = Math.ceil(max / 10) * 10;
+  // at most four grid steps of a round size (1, 2, 2.5 or 5 × 10^k), every label a whole number
+  const raw = max / 4, mag = 10 ** Math.floor(Math.log10(raw));
+  const stepY = (mag >= 10 ? [1, 2, 2.5, 5, 10] : [1, 2, 5, 10]).map((f) => f * mag).find((v) => v >= raw);
+  const yMax = stepY * Math.ceil(max / stepY);
   const X = (k) => L + (k / n) * (W - L - R);
   const Y = (v) => TOP + (1 - v / yMax) * (H - TOP - B);
   const svg = s('svg', {viewBox: `0 0 ${W} ${H}`, class: 'score-chart', role: 'img', 'aria-label': 'scores over the game'});
-  for (let i = 0; i <= 4; i++) {
-    const v = (yMax * i) / 4;
+  for (let v = 0; v <= yMax; v += stepY) {
     svg.append(s('line', {class: 'grid', x1: L, x2: W - R, y1: Y(v), y2: Y(v)}));
     svg.append(s('text', {x: L - 4, y: Y(v) + 3, 'text-anchor': 'end', text: String(Math.round(v))}));
   }

@@ -2,17 +2,29 @@
 // seconds) and the form that creates a match (create_match) from the games
 // (list_games) and bots (list_bots) the server offers.
 
-import {h, fmtDate, seatStore, SEAT_COLOURS} from './util.js';
+import {h, fmtDate, seatStore, SEAT_COLOURS, pLabel, pSeat} from './util.js';
+
+// Units of the options every bot takes (list_bots common_options); each option's
+// meaning is the server's own help line, shown under it.
+const UNITS = {ms: 'ms', mem: 'MiB'};
+const COLUMNS = ['match', 'game', 'players', 'status', 'turn', 'scores', ''];
 
 export class LobbyView {
   constructor(app) {
     this.app = app;
     this.conn = app.conn;
+    this.title = 'Lobby';
     this.liveBody = h('tbody');
     this.doneBody = h('tbody');
-    this.formBox = h('div', {class: 'card'});
+    this.shown = new Map();      // tbody -> what it shows (as JSON)
+    this.formBox = h('div', {class: 'card', id: 'new-match'});
     this.el = h('div', {class: 'lobby'}, [
-      h('div', {}, [
+      h('div', {class: 'lobby-bar'}, [
+        h('button', {class: 'primary', id: 'new-match-button', text: '+ New match', title: 'to the form that creates a match',
+          onclick: () => this.toForm()}),
+        h('span', {class: 'help', text: 'Watch a live match, replay a finished one, or start one against the server\'s bots.'}),
+      ]),
+      h('div', {class: 'lists'}, [
         h('h2', {text: 'Live matches'}),
         h('table', {class: 'matches', id: 'live-matches'}, [this.head(), this.liveBody]),
         h('h2', {text: 'Finished matches'}),
@@ -23,13 +35,19 @@ export class LobbyView {
           h('div', {class: 'help', text: 'A game record (docs/records.md), e.g. from `tessera play --record` or "Download record" at a table.'}),
         ]),
       ]),
-      h('div', {}, [h('h2', {text: 'New match'}), this.formBox]),
+      h('div', {class: 'create-col'}, [h('h2', {text: 'New match'}), this.formBox]),
     ]);
     this.onReady = () => this.load();
   }
 
   head() {
-    return h('thead', {}, [h('tr', {}, ['match', 'game', 'players', 'status', 'turn', 'scores', ''].map((t) => h('th', {text: t})))]);
+    return h('thead', {}, [h('tr', {}, COLUMNS.map((t) => h('th', {text: t})))]);
+  }
+
+  /** Bring the create form into view (the lobby's first button: on a phone the form is far below). */
+  toForm() {
+    this.formBox.scrollIntoView({block: 'start', behavior: 'smooth'});
+    (this.gameSel || this.formBox).focus({preventScroll: true});
   }
 
   mount(root) {
@@ -66,27 +84,32 @@ export class LobbyView {
   }
 
   fill(body, list, empty) {
+    // rebuild only what changed: a row replaced under a finger loses the tap
+    const key = JSON.stringify(list.map((m) => [m, !!seatStore.get(m.match)]));
+    if (this.shown.get(body) === key) return;
+    this.shown.set(body, key);
     body.replaceChildren();
     if (!list.length) { body.append(h('tr', {}, [h('td', {class: 'empty', colspan: 7, text: empty})])); return; }
     for (const m of list) {
       const mine = seatStore.get(m.match);
-      const players = h('td', {}, m.seats.map((s, i) => h('div', {}, [
+      const players = h('td', {class: 'seats', dataset: {label: 'players'}}, m.seats.map((s, i) => h('div', {class: 'who'}, [
         h('span', {class: 'dot', style: `background:${SEAT_COLOURS[i % 5]}`}),
+        h('span', {class: 'plabel', text: pLabel(i)}), ' ',
         (s.name || s.kind) + (s.kind === 'open' && !s.connected && m.status !== 'finished' ? ' (open)' : ''),
         m.to_move === i ? ' ◀' : '',
       ])));
       const status = m.result ? `finished (${m.result.reason})` : m.status + (m.demo ? ' · demo' : '');
-      const links = h('td');
+      const links = h('td', {class: 'links'});
       if (mine && m.status !== 'finished') links.append(h('a', {href: `#/play/${m.match}`, class: 'play-link', text: 'play'}), ' ');
       if (m.status === 'finished') links.append(h('a', {href: `#/replay/${m.match}`, class: 'replay-link', text: 'replay'}), ' ');
       links.append(h('a', {href: `#/watch/${m.match}`, class: 'watch-link', text: m.status === 'finished' ? 'final board' : 'watch'}));
       body.append(h('tr', {dataset: {match: m.match, status: m.status, game: m.game}}, [
-        h('td', {title: fmtDate(m.created)}, [h('code', {text: m.match})]),
-        h('td', {text: this.app.game(m.game)?.title || m.game}),
+        h('td', {class: 'id', title: fmtDate(m.created)}, [h('code', {text: m.match})]),
+        h('td', {class: 'game', text: this.app.game(m.game)?.title || m.game}),
         players,
-        h('td', {class: 'status-' + m.status, text: status}),
-        h('td', {text: String(m.turn)}),
-        h('td', {text: (m.scores || []).join(' : ')}),
+        h('td', {class: 'status status-' + m.status, text: status}),
+        h('td', {class: 'turn', dataset: {label: 'turn'}, text: String(m.turn)}),
+        h('td', {class: 'scores', dataset: {label: 'scores'}, text: (m.scores || []).join(' : ')}),
         links,
       ]));
     }
@@ -116,13 +139,16 @@ export class LobbyView {
     this.rulesBox = h('div');
     this.seatsBox = h('div');
     this.nameInput = h('input', {id: 'my-name', value: localStorage.getItem('tessera.name') || 'human', maxlength: 64});
-    const num = (id, value, title) => h('input', {type: 'number', id, value, min: 0, step: 'any', title});
+    const num = (id, value, title, placeholder) => h('input', {type: 'number', id, value, min: 0, step: 'any', title, placeholder});
     this.tc = {
       move: num('tc-move', 30, 'seconds per move'),
-      first: num('tc-first', '', 'seconds for a seat\'s first move (empty: 3 × per move)'),
+      first: num('tc-first', '', 'seconds for a seat\'s first move (empty: 3 × per move)', 'auto'),
       bank: num('tc-bank', 0, 'extra seconds a seat may draw on across the match'),
       inc: num('tc-inc', 0, 'seconds added to the bank after each move'),
     };
+    const tcField = (label, input, help) => h('label', {class: 'tc'}, [
+      h('span', {class: 'name', text: label}), h('span', {class: 'ctl'}, [input, h('span', {class: 'unit', text: 's'})]),
+      h('span', {class: 'help', text: help})]);
     this.timeoutSel = h('select', {id: 'pol-timeout'}, [
       h('option', {value: 'random_move', text: 'a random move is played'}),
       h('option', {value: 'forfeit', text: 'the seat forfeits'}),
@@ -139,9 +165,13 @@ export class LobbyView {
       this.rulesBox,
       h('fieldset', {}, [h('legend', {text: 'Seats'}), this.seatsBox,
         h('label', {}, ['Your name ', this.nameInput])]),
-      h('fieldset', {}, [h('legend', {text: 'Time control (seconds)'}),
-        h('div', {class: 'row'}, [h('label', {}, ['per move ', this.tc.move]), h('label', {}, ['first move ', this.tc.first])]),
-        h('div', {class: 'row'}, [h('label', {}, ['bank ', this.tc.bank]), h('label', {}, ['increment ', this.tc.inc])]),
+      h('fieldset', {}, [h('legend', {text: 'Time control'}),
+        h('div', {class: 'tc-grid'}, [
+          tcField('per move', this.tc.move, 'what each move may take, bots included'),
+          tcField('first move', this.tc.first, 'a seat\'s first move (empty: 3 × per move)'),
+          tcField('bank', this.tc.bank, 'extra time a seat may draw on across the match'),
+          tcField('increment', this.tc.inc, 'added to the bank after each move'),
+        ]),
         h('label', {}, ['Out of time: ', this.timeoutSel]),
         h('label', {}, ['Disconnected: ', this.disconnectSel]),
       ]),
@@ -197,31 +227,43 @@ export class LobbyView {
     ]);
     sel.value = kind;
     const opts = h('div', {class: 'opts'});
+    const specEl = h('code', {class: 'spec'});
+    const optsBox = h('details', {class: 'bot-opts'}, [h('summary', {}, ['options · ', specEl]), opts]);
     const summary = h('div', {class: 'help'});
     const openName = h('input', {id: `seat-${i}-name`, placeholder: 'name (optional)', maxlength: 64});
-    const row = h('div', {class: 'seat-row', style: `border-left-color:${SEAT_COLOURS[i % 5]}`}, [
-      h('label', {}, [`Seat ${i + 1} `, sel]), summary, openName, opts,
+    const row = h('div', {class: 'seat-row', dataset: {seat: i}, style: `border-left-color:${SEAT_COLOURS[i % 5]}`}, [
+      h('label', {}, [h('span', {class: 'plabel', text: pLabel(i), title: `seat ${i} on the wire`}), ' ', sel]), summary, openName, optsBox,
     ]);
     const entry = {sel, opts, openName, inputs: {}};
+    const showSpec = () => { specEl.textContent = sel.value.startsWith('bot:') ? this.botSpec(entry) : ''; };
     const refresh = () => {
       opts.replaceChildren();
       entry.inputs = {};
       openName.hidden = sel.value !== 'open';
       const bot = sel.value.startsWith('bot:') ? this.botList.find((b) => 'bot:' + b.name === sel.value) : null;
       summary.textContent = bot ? bot.summary : sel.value === 'open' ? 'The creator gets a token to hand to the bot (tessera bot --token …).' : '';
+      optsBox.hidden = !bot;
       if (!bot) return;
       const all = [...(this.app.commonOptions || []), ...(bot.options || [])];
       for (const o of all) {
         let input;
-        if (o.kind === 'enum') input = h('select', {}, (o.choices || []).map((c) => h('option', {value: c, text: c})));
-        else if (o.kind === 'bool') input = h('input', {type: 'checkbox', checked: !!o.default});
-        else input = h('input', {type: o.kind === 'list' ? 'text' : 'number', step: o.kind === 'int' ? 1 : 'any', min: o.min, max: o.max});
+        const id = `seat-${i}-opt-${o.name}`;
+        if (o.kind === 'enum') input = h('select', {id}, (o.choices || []).map((c) => h('option', {value: c, text: c})));
+        else if (o.kind === 'bool') input = h('input', {id, type: 'checkbox', checked: !!o.default});
+        else input = h('input', {id, type: o.kind === 'list' ? 'text' : 'number', step: o.kind === 'int' ? 1 : 'any', min: o.min, max: o.max});
         if (o.kind === 'enum' || o.kind === 'list' || o.kind === 'int' || o.kind === 'real') input.value = String(o.default ?? '');
         input.dataset.option = o.name;
-        input.title = o.help || '';
+        input.addEventListener('input', showSpec);
+        input.addEventListener('change', showSpec);
         entry.inputs[o.name] = {o, input};
-        opts.append(h('label', {text: o.name, title: o.help || ''}), input);
+        const dflt = o.kind === 'bool' ? (o.default ? 'on' : 'off') : String(o.default ?? '');
+        opts.append(h('div', {class: 'opt', dataset: {option: o.name}}, [
+          h('label', {for: id, class: 'name', text: o.name}),
+          h('span', {class: 'ctl'}, [input, UNITS[o.name] ? h('span', {class: 'unit', text: UNITS[o.name]}) : null]),
+          h('div', {class: 'help', text: (o.help || '') + (dflt !== '' ? ` · default ${dflt}` : '')}),
+        ]));
       }
+      showSpec();
     };
     sel.addEventListener('change', refresh);
     refresh();
@@ -282,8 +324,9 @@ export class LobbyView {
     if (others.length) {
       const url = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/`;
       this.tokens.append(h('div', {text: `Match ${id} created. Hand each open seat's token to its bot:`}),
-        ...others.map((t) => h('div', {}, [`seat ${t.seat + 1}: `, h('code', {text: `tessera bot --url ${url} --match ${id} --seat ${t.seat} --token ${t.token} --bot SPEC`})])),
+        ...others.map((t) => h('div', {class: 'token', dataset: {seat: t.seat}}, [`${pSeat(t.seat)}: `, h('code', {text: `tessera bot --url ${url} --match ${id} --seat ${t.seat} --token ${t.token} --bot SPEC`})])),
         h('div', {}, [h('a', {href: mine ? `#/play/${id}` : `#/watch/${id}`, text: mine ? 'Go to your seat' : 'Watch it'})]));
+      this.tokens.scrollIntoView({block: 'nearest', behavior: 'smooth'});
       return;
     }
     location.hash = mine ? `#/play/${id}` : `#/watch/${id}`;

@@ -4,7 +4,7 @@
 // The server computes every state (`replay` message): the UI never applies
 // the rules itself.
 
-import {h, SEAT_COLOURS, buildRecord, download} from './util.js';
+import {h, SEAT_COLOURS, buildRecord, download, pLabel} from './util.js';
 import {gameView} from './table.js';
 import {scoreChart} from './chart.js';
 
@@ -13,6 +13,7 @@ export class ReplayView {
     this.app = app;
     this.conn = app.conn;
     this.source = source;         // {match} or {record}
+    this.title = source.match ? `Replay ${source.match}` : 'Replay of a record file';
     this.step = 0;
     this.data = null;
     this.el = h('div', {class: 'table replay', dataset: {replay: source.match || 'file'}});
@@ -34,12 +35,14 @@ export class ReplayView {
     this.chartEl = h('div', {class: 'chart', id: 'chart'});
     this.moveEl = h('div', {class: 'meta', id: 'replay-move'});
     this.resultEl = h('div', {class: 'result', id: 'result'});
-    this.gameSide = h('div');
+    this.gameSide = h('div', {class: 'game-side'});
+    this.gameMore = h('div', {class: 'game-more'});
     this.actions = h('div', {class: 'actions'});
     this.side = h('aside', {class: 'side'}, [
-      this.titleEl, this.metaEl, this.controls, h('div', {class: 'replay-controls'}, [this.slider, this.stepLabel]),
-      this.moveEl, h('h3', {text: 'Scores'}), this.scoresEl, this.chartEl, this.resultEl,
-      this.gameSide, this.actions,
+      h('div', {class: 'head'}, [this.titleEl, this.metaEl, this.controls, h('div', {class: 'replay-controls'}, [this.slider, this.stepLabel]),
+        this.moveEl]),
+      h('div', {class: 'sec-players'}, [h('h3', {text: 'Scores'}), this.scoresEl, this.chartEl, this.resultEl]),
+      this.gameSide, this.gameMore, this.actions,
     ]);
     this.el.append(this.boardSlot, this.side);
     this.onReady = () => { if (!this.data && !this.failed) this.load(); };
@@ -105,9 +108,11 @@ export class ReplayView {
     this.boardSlot.replaceWith(this.view.boardEl);
     this.boardSlot = this.view.boardEl;
     this.gameSide.replaceChildren(this.view.sideEl);
+    this.gameMore.replaceChildren(...(this.view.moreEl ? [this.view.moreEl] : []));
     const players = d.rules?.players || d.initial?.scores?.length || d.result?.scores?.length || 2;
     this.players = players;
     this.titleEl.textContent = `Replay — ${game.title || d.game}` + (this.source.match ? ` — ${this.source.match}` : ' — record file');
+    this.app.setTitle(`Replay ${game.title || d.game}` + (this.source.match ? ` ${this.source.match}` : ''));
     const rules = Object.entries(d.rules || {}).filter(([k]) => k !== 'players').map(([k, v]) => `${k}=${v}`).join(', ');
     this.metaEl.textContent = `${d.turns.length} turns · ${players} players` + (rules ? ` · ${rules}` : '');
     this.slider.max = String(d.turns.length);
@@ -132,15 +137,18 @@ export class ReplayView {
     this.el.dataset.step = String(k);
     const st = this.stateAt(k) || {};
     const last = k > 0 ? this.data.turns[k - 1].record : null;
-    this.view.show(st, last);
+    // the tile the next turn draws: a replayed state stops before the draw
+    const next = this.data.turns[k]?.record;
+    this.view.show(st, last, next ? {tile: next.tile, discarded: !!next.discarded} : {end: true});
     this.view.setMessage?.(k === this.max ? 'final position' : `after turn ${k}`);
     this.moveEl.textContent = last ? `${k}. ${this.view.describe(last, this.data.seats)}` : 'the start position';
     const scores = this.series[k];
     this.scoresEl.replaceChildren();
     for (let i = 0; i < this.players; i++) {
-      const name = this.data.seats?.[i]?.name || `seat ${i + 1}`;
+      const name = this.data.seats?.[i]?.name || '';
       this.scoresEl.append(h('tr', {dataset: {seat: i, score: scores ? scores[i] : ''}}, [
-        h('td', {}, [h('span', {class: 'dot', style: `background:${this.view.seatColour?.(i) || SEAT_COLOURS[i % 5]}`}), name]),
+        h('td', {}, [h('span', {class: 'dot', style: `background:${this.view.seatColour?.(i) || SEAT_COLOURS[i % 5]}`}),
+          h('span', {class: 'plabel', text: pLabel(i)}), ' ', name]),
         h('td', {class: 'num', text: scores ? String(scores[i]) : '–'}),
       ]));
     }

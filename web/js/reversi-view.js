@@ -2,7 +2,7 @@
 // Black = seat 0, O White = seat 1); a person clicks one of the legal squares
 // or passes when that is the only move.
 
-import {h, s} from './util.js';
+import {h, s, playerName} from './util.js';
 
 const C = 50;   // world units per square
 const FILES = 'abcdefgh';
@@ -31,7 +31,7 @@ export class ReversiView {
   playerInfo(seat) { return seat === 0 ? 'Black (X)' : seat === 1 ? 'White (O)' : ''; }
 
   describe(rec, seats) {
-    const who = seats?.[rec.player]?.name || (rec.player === 0 ? 'Black' : 'White');
+    const who = seats?.[rec.player]?.name ? playerName(seats, rec.player) : (rec.player === 0 ? 'Black' : 'White');
     return rec.move === 'pass' ? `${who} passed` : `${who} played ${rec.move}`;
   }
 

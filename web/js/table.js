@@ -3,10 +3,18 @@
 // joined, resumed) replaces what we show; each update moves it on by one turn;
 // your_turn hands the seat's move to the game view. When the connection drops
 // we say so, and when it is back we subscribe again and get the full view.
+//
+// When another tab or device takes the seat over (`resume` elsewhere; this
+// connection gets `seat_taken`), this tab says so, stops offering moves, keeps
+// watching, and offers to take the seat back with the resume token it holds.
+// It never takes it back on its own, so two tabs cannot fight over a seat.
 
-import {h, fmtClock, seatStore, SEAT_COLOURS, buildRecord, download} from './util.js';
+import {h, fmtClock, seatStore, SEAT_COLOURS, buildRecord, download, pLabel, pSeat, playerName} from './util.js';
 import {CarcView} from './carc-view.js';
 import {ReversiView, GenericView} from './reversi-view.js';
+import {scoreChart} from './chart.js';
+
+const NOTIFY_KEY = 'tessera.notify';
 
 export function gameView(game) {
   if (game?.name === 'carcassonne') return new CarcView(game);
@@ -21,23 +29,34 @@ export class TableView {
     this.id = matchId;
     this.mode = mode;            // 'watch' | 'play'
     this.seat = null;            // our seat when playing
+    this.lost = false;           // play mode: another connection took the seat over; we watch
+    this.series = [];            // scores after turn k (k = 0: the start), for the chart
     this.history = [];
     this.state = null;
     this.seats = [];
     this.result = null;
     this.view = null;
     this.clock = null;           // {seat, left, at} for the seat to move
+    this.title = `match ${matchId}`;
     this.el = h('div', {class: 'table', dataset: {match: matchId, mode}});
     this.titleEl = h('h2', {text: `match ${matchId}`});
     this.metaEl = h('div', {class: 'meta', text: 'loading…'});
+    this.noticeEl = h('div', {class: 'notice', id: 'seat-notice', hidden: true});
     this.playersEl = h('div', {class: 'players'});
     this.resultEl = h('div', {class: 'result', id: 'result'});
-    this.gameSide = h('div');
+    this.gameSide = h('div', {class: 'game-side'});
+    this.gameMore = h('div', {class: 'game-more'});
+    this.chartEl = h('div', {class: 'chart', id: 'live-chart'});
     this.tableActions = h('div', {class: 'actions'});
+    this.notifyEl = this.notifyControl();
     this.logEl = h('div', {class: 'log', id: 'log'});
     this.side = h('aside', {class: 'side'}, [
-      this.titleEl, this.metaEl, h('h3', {text: 'Players'}), this.playersEl, this.resultEl,
-      this.gameSide, this.tableActions, h('h3', {text: 'Moves'}), this.logEl,
+      h('div', {class: 'head'}, [this.titleEl, this.metaEl, this.noticeEl]),
+      h('div', {class: 'sec-players'}, [h('h3', {text: 'Players'}), this.playersEl, this.resultEl]),
+      this.gameSide,
+      this.chartSec = h('div', {class: 'sec-chart', hidden: true}, [h('h3', {text: 'Scores by turn'}), this.chartEl]),
+      this.gameMore, this.tableActions, this.notifyEl,
+      h('div', {class: 'sec-moves'}, [h('h3', {text: 'Moves'}), this.logEl]),
     ]);
     this.boardSlot = h('div', {class: 'board-wrap'});
     this.el.append(this.boardSlot, this.side);
@@ -64,9 +83,12 @@ export class TableView {
     this.conn.removeEventListener('down', this.onDown);
     document.removeEventListener('keydown', this.onKey);
     clearInterval(this.ticker);
-    if (this.mode === 'watch' && this.conn.ready) this.conn.send({type: 'unspectate', match: this.id});
+    if ((this.mode === 'watch' || this.lost) && this.conn.ready) this.conn.send({type: 'unspectate', match: this.id});
     this.view?.destroy();
   }
+
+  /** Playing a seat here now (not watching, and the seat not taken over by another tab). */
+  get playing() { return this.mode === 'play' && !this.lost && this.seat !== null; }
 
   // ---- subscription --------------------------------------------------------
 
@@ -75,7 +97,7 @@ export class TableView {
     // the tile maps and rule names come first: the views draw from them
     try { await this.app.loadCatalogue(); } catch { return; /* the connection dropped: 'ready' comes again */ }
     if (!this.conn.ready || this.unmounted) return;
-    if (this.mode === 'play') {
+    if (this.mode === 'play' && !this.lost) {
       const rec = seatStore.get(this.id);
       if (rec?.resume_token) { this.conn.send({type: 'resume', resume_token: rec.resume_token, id: 'sub'}); return; }
       if (rec?.token !== undefined && rec?.seat !== undefined) {
@@ -91,8 +113,46 @@ export class TableView {
 
   resync() {
     // missed a turn somehow: ask for the full view again
-    if (this.mode === 'watch') this.conn.send({type: 'unspectate', match: this.id});
+    if (this.mode === 'watch' || this.lost) this.conn.send({type: 'unspectate', match: this.id});
     this.subscribe();
+  }
+
+  /** Another connection took our seat (or holds it): stop playing, say so, keep watching. */
+  seatLost(why) {
+    this.lost = true;
+    if (this.view?.turn) this.view.endTurn();
+    delete this.el.dataset.myTurn;
+    this.el.dataset.seatLost = why;
+    const canTakeBack = !!seatStore.get(this.id)?.resume_token;
+    const you = this.seat !== null ? pLabel(this.seat) : 'this seat';
+    this.noticeEl.replaceChildren(
+      h('strong', {text: why === 'taken' ? `Your seat (${you}) is now played in another tab or window.` : 'Another tab or window holds this seat.'}),
+      ' This tab now only watches. ',
+      canTakeBack ? h('button', {id: 'take-back', class: 'primary', text: 'Take the seat back', title: 'play here again (the other tab then only watches)',
+        onclick: () => this.takeBack()}) : 'This browser holds no resume token for the seat, so it cannot take it over.');
+    this.noticeEl.hidden = false;
+    this.render();
+    // the seat's updates went with it: watch to keep the board current
+    if (this.conn.ready) {
+      this.synced = false;
+      this.conn.send({type: 'spectate', match: this.id, id: 'sub'});
+    }
+  }
+
+  /** Resume the seat here; the connection that holds it now is told (seat_taken) and only watches. */
+  takeBack() {
+    const rec = seatStore.get(this.id);
+    if (!rec?.resume_token || !this.conn.ready) return;
+    this.conn.send({type: 'unspectate', match: this.id});
+    this.synced = false;
+    this.conn.send({type: 'resume', resume_token: rec.resume_token, id: 'sub'});
+  }
+
+  seatBack() {
+    this.lost = false;
+    delete this.el.dataset.seatLost;
+    this.noticeEl.hidden = true;
+    this.noticeEl.replaceChildren();
   }
 
   connectionLost() {
@@ -119,6 +179,7 @@ export class TableView {
 
   fullView(m) {
     if (m.type !== 'spectating') {
+      if (this.lost) this.seatBack();
       this.seat = m.seat;
       const rec = seatStore.get(this.id) || {};
       seatStore.set(this.id, {seat: m.seat, resume_token: m.resume_token, name: rec.name});
@@ -131,9 +192,12 @@ export class TableView {
       this.boardSlot.replaceWith(this.view.boardEl);
       this.boardSlot = this.view.boardEl;
       this.gameSide.replaceChildren(this.view.sideEl);
+      this.gameMore.replaceChildren(...(this.view.moreEl ? [this.view.moreEl] : []));
     }
     this.gameName = m.game;
     this.gameTitle = game?.title || m.game;
+    this.title = `${this.gameTitle} ${this.id}`;
+    this.app.setTitle(this.title);
     this.rules = m.rules;
     this.seats = m.seats || [];
     this.history = (m.history || []).slice();
@@ -146,6 +210,9 @@ export class TableView {
     delete this.el.dataset.myTurn;
     this.logEl.replaceChildren();
     this.history.forEach((rec, i) => this.log(i + 1, rec));
+    this.series = [];
+    if (this.state?.scores) this.series[this.history.length] = this.state.scores;
+    if (this.history.length) this.loadSeries();
     this.render();
     if (this.result) this.showResult({result: this.result, scores: this.result.scores || this.state?.scores});
     this.el.dataset.synced = String(this.history.length);
@@ -156,6 +223,8 @@ export class TableView {
     if (m.turn !== this.history.length + 1) { this.resync(); return; }
     this.history.push(m.record);
     this.state = m.state;
+    const sc = m.state?.scores || m.scores;
+    if (sc) this.series[m.turn] = sc;
     if (this.status !== 'finished') this.status = 'live';
     this.log(m.turn, m.record, m.by === 'server' ? m.reason : null);
     if (this.view?.turn && this.view.turn.turn <= m.turn) { this.view.endTurn(); delete this.el.dataset.myTurn; }
@@ -170,13 +239,16 @@ export class TableView {
     if (this.status !== 'finished') this.status = 'live';
     this.setClocks(m.clocks, m.seat);
     if (Number.isFinite(m.time_left_ms)) this.clock = {seat: m.seat, left: m.time_left_ms, at: performance.now()};
+    const fresh = this.el.dataset.myTurn !== String(m.turn);
     this.view.startTurn(m);
     this.el.dataset.myTurn = String(m.turn);
     this.render();
+    if (fresh) this.notify(m);
   }
 
   gameOver(m) {
     this.status = 'finished';
+    if (this.lost) this.noticeEl.hidden = true;   // nothing left to take back
     this.result = m.result || {};
     if (this.view?.turn) this.view.endTurn();
     delete this.el.dataset.myTurn;
@@ -186,8 +258,14 @@ export class TableView {
   }
 
   error(m) {
+    if (m.code === 'seat_taken' && this.mode === 'play' && !this.lost &&
+        (m.id === 'sub' || (m.id === undefined && (m.match === undefined || m.match === this.id)))) {
+      // a notice without id: another connection resumed our seat; with id 'sub': our join found it held
+      this.seatLost(m.id === 'sub' ? 'held' : 'taken');
+      return;
+    }
     if (m.id === 'sub') {
-      if (this.mode === 'play') {
+      if (this.mode === 'play' && !this.lost) {
         const rec = seatStore.get(this.id);
         if (m.code === 'match_over' || m.code === 'unknown_match') {
           // nothing to play any more: show the match as it ended
@@ -240,22 +318,25 @@ export class TableView {
     const rules = Object.entries(this.rules || {}).filter(([k]) => k !== 'players').map(([k, v]) => `${k}=${v}`).join(', ');
     const turnNo = this.history.length;
     this.metaEl.textContent = `${this.status || ''} · ${turnNo} turn${turnNo === 1 ? '' : 's'} played` + (rules ? ` · ${rules}` : '') +
-      (this.mode === 'play' && this.seat !== null ? ` · you play seat ${this.seat + 1}` : '');
+      (this.playing ? ` · you play ${pLabel(this.seat)}` : this.lost ? ' · watching' : '');
     this.metaEl.dataset.status = this.status || '';
     this.renderPlayers();
     const last = this.history[this.history.length - 1] || null;
     this.view?.show(st, last);
     this.renderMessage();
+    this.drawChart();
+    this.app.setYourTurn(this.playing && this.status !== 'finished' && this.el.dataset.myTurn !== undefined);
+    this.notifyEl.hidden = !(this.playing && this.status !== 'finished') || !('Notification' in window);
     this.tableActions.replaceChildren();
     const open = seatStore.get(this.id)?.open;
     if (this.status === 'waiting' && open?.length) {
       // this browser created the match: the tokens of the seats still to be joined
       const url = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/`;
       this.tableActions.append(h('div', {class: 'tokens'}, [h('div', {text: 'Open seats: hand each token to its bot.'}),
-        ...open.filter((o) => this.seats[o.seat] && !this.seats[o.seat].connected).map((o) => h('div', {}, [`seat ${o.seat + 1}: `,
+        ...open.filter((o) => this.seats[o.seat] && !this.seats[o.seat].connected).map((o) => h('div', {class: 'token', dataset: {seat: o.seat}}, [`${pSeat(o.seat)}: `,
           h('code', {text: `tessera bot --url ${url} --match ${this.id} --seat ${o.seat} --token ${o.token} --bot SPEC`})]))]));
     }
-    if (this.mode === 'play' && this.status !== 'finished' && this.seat !== null) {
+    if (this.playing && this.status !== 'finished') {
       this.tableActions.append(h('button', {id: 'resign', text: 'Resign', onclick: () => {
         if (confirm('Resign this match?')) this.conn.send({type: 'resign', match: this.id});
       }}));
@@ -274,8 +355,8 @@ export class TableView {
     if (this.status === 'waiting') { this.view.setMessage('waiting for players to join'); return; }
     const tm = this.toMove();
     if (tm === null) { this.view.setMessage(''); return; }
-    const mine = this.mode === 'play' && tm === this.seat;
-    const name = this.seats[tm]?.name || `seat ${tm + 1}`;
+    const mine = this.playing && tm === this.seat;
+    const name = this.lost && tm === this.seat ? `${pLabel(tm)} (played elsewhere)` : playerName(this.seats, tm);
     let t = mine ? 'Your turn' : `${name} to move`;
     if (this.clock && this.clock.seat === tm) {
       t += this.clock.left !== null ? ` — ${fmtClock(this.clock.left - (performance.now() - this.clock.at))}`
@@ -294,12 +375,14 @@ export class TableView {
     this.seats.forEach((seat, i) => {
       const clockEl = h('div', {class: 'clock'});
       this.clockEls[i] = clockEl;
-      const you = this.mode === 'play' && this.seat === i;
-      const kind = seat.kind === 'bot' ? 'bot' : you ? 'you' : seat.connected ? 'remote' : 'not connected';
+      const you = this.playing && this.seat === i;
+      const kind = seat.kind === 'bot' ? 'bot' : you ? 'you' : this.lost && this.seat === i ? 'your seat, played elsewhere'
+        : seat.connected ? 'remote' : 'not connected';
       const el = h('div', {class: 'player' + (tm === i ? ' to-move' : '') + (winners.has(i) ? ' winner' : '') + (seat.connected === false ? ' disconnected' : ''),
         dataset: {seat: i, score: scores[i] ?? 0}}, [
         h('span', {class: 'swatch', style: `background:${this.view?.seatColour?.(i) || SEAT_COLOURS[i % 5]}`}),
-        h('span', {class: 'name', title: seat.name || '', text: `${seat.name || 'seat ' + (i + 1)}${you ? ' (you)' : ''}`}),
+        h('span', {class: 'name', title: `${pSeat(i)}${seat.name ? ': ' + seat.name : ''}`}, [
+          h('span', {class: 'plabel', text: pLabel(i)}), ' ', `${seat.name || ''}${you ? ' (you)' : ''}`]),
         h('span', {class: 'score', text: String(scores[i] ?? 0)}),
         h('span', {class: 'info', text: [kind, this.view?.playerInfo(i, st)].filter(Boolean).join(' · ')}),
         clockEl,
@@ -332,13 +415,70 @@ export class TableView {
   showResult(m) {
     const r = m.result || {};
     const scores = m.scores || r.scores || this.state?.scores || [];
-    const winners = (r.winners || []).map((w) => this.seats[w]?.name || `seat ${w + 1}`);
-    const why = r.reason && r.reason !== 'normal' ? ` (${r.reason}${r.seat !== undefined ? ` of ${this.seats[r.seat]?.name || 'seat ' + (r.seat + 1)}` : ''})` : '';
+    const winners = (r.winners || []).map((w) => playerName(this.seats, w));
+    const why = r.reason && r.reason !== 'normal' ? ` (${r.reason}${r.seat !== undefined ? ` of ${playerName(this.seats, r.seat)}` : ''})` : '';
     this.resultEl.replaceChildren(
       h('strong', {text: 'Game over' + why + '. '}),
       winners.length > 1 ? `Draw between ${winners.join(' and ')}. ` : winners.length ? `${winners[0]} wins. ` : '',
       `Final scores: ${scores.join(' : ')}.`);
     this.resultEl.dataset.scores = scores.join(',');
+  }
+
+  /** The scores of the turns before we came: the server's replay of the match so far. */
+  async loadSeries() {
+    const gen = (this.seriesGen = (this.seriesGen || 0) + 1);
+    let r;
+    try { r = await this.conn.request({type: 'replay', match: this.id}, 30000); } catch { return; }
+    if (gen !== this.seriesGen || r.type !== 'replayed' || this.unmounted) return;
+    [r.initial?.scores, ...(r.turns || []).map((t) => t.scores)].forEach((sc, k) => {
+      if (sc && !this.series[k]) this.series[k] = sc;
+    });
+    this.drawChart();
+  }
+
+  drawChart() {
+    const n = this.history.length;
+    if (!this.view) return;
+    this.chartSec.hidden = n === 0;   // nothing to draw before the first turn
+    const points = Array.from({length: n + 1}, (_, k) => this.series[k] || null);
+    this.chartEl.replaceChildren(scoreChart(points, null, null, (i) => this.view?.seatColour?.(i)));
+    this.chartEl.dataset.turns = String(n);
+    this.chartEl.dataset.known = String(points.filter(Boolean).length);
+    this.chartEl.dataset.last = (points[n] || []).join(',');
+  }
+
+  // ---- the turn cue: the tab's title (app.setYourTurn) and, if allowed, a notification
+
+  notifyControl() {
+    const box = h('input', {type: 'checkbox', id: 'notify-turn'});
+    const note = h('span', {class: 'help'});
+    const el = h('label', {class: 'notify', hidden: true}, [box, ' Notify me when it is my turn and this tab is hidden ', note]);
+    if (!('Notification' in window)) return el;
+    const show = () => {
+      const perm = Notification.permission;
+      box.checked = perm === 'granted' && localStorage.getItem(NOTIFY_KEY) === '1';
+      box.disabled = perm === 'denied';
+      note.textContent = perm === 'denied' ? '(blocked in this browser\'s site settings)' : '';
+    };
+    box.addEventListener('change', async () => {
+      if (!box.checked) { localStorage.setItem(NOTIFY_KEY, '0'); show(); return; }
+      let perm = Notification.permission;
+      if (perm === 'default') { try { perm = await Notification.requestPermission(); } catch { perm = 'denied'; } }
+      localStorage.setItem(NOTIFY_KEY, perm === 'granted' ? '1' : '0');
+      show();
+    });
+    show();
+    return el;
+  }
+
+  notify(m) {
+    if (!document.hidden || !('Notification' in window) || Notification.permission !== 'granted') return;
+    if (localStorage.getItem(NOTIFY_KEY) !== '1') return;
+    try {
+      const left = Number.isFinite(m.time_left_ms) ? ` — ${fmtClock(m.time_left_ms)} to move` : '';
+      const n = new Notification(`Your turn — ${this.gameTitle || 'tessera'}`, {body: `match ${this.id}, turn ${m.turn}${left}`, tag: `tessera-${this.id}`});
+      n.onclick = () => { window.focus(); n.close(); };
+    } catch { /* some browsers allow notifications only from a service worker */ }
   }
 
   log(turn, rec, serverReason) {

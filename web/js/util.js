@@ -51,9 +51,19 @@ export function fmtDate(ms) {
 export const SEAT_COLOURS = ['#d62839', '#1f6fd6', '#f2c230', '#8e44ad', '#2b2b2b'];
 export const SEAT_NAMES = ['red', 'blue', 'yellow', 'purple', 'black'];
 
-export function seatLabel(seat) {
-  if (!seat) return '?';
-  return seat.name || seat.kind || `seat ${seat.seat}`;
+/** How people see seat i (0-based on the wire): "P1".."P5". */
+export function pLabel(i) { return `P${i + 1}`; }
+
+/** Both, where a person must match the label with a wire seat number (e.g. `--seat 1`): "P2 (seat 1)". */
+export function pSeat(i) { return `P${i + 1} (seat ${i})`; }
+
+/** A player's name for people: the seat's name, with its P label when another seat has the same
+ *  name (two "heuristic" bots), or the P label alone for a seat without a name. */
+export function playerName(seats, i) {
+  const name = seats?.[i]?.name;
+  if (!name) return pLabel(i);
+  const same = (seats || []).filter((x) => x?.name === name).length;
+  return same > 1 ? `${name} (${pLabel(i)})` : name;
 }
 
 /** Saved seats of this browser: tokens to join and resume tokens, per match. */

@@ -1,0 +1,26 @@
+# The page tests of the web UI (issue 15): each drives Debian's chromium with
+# playwright-core against its own `tessera serve`, like web_ui (web.cmake).
+#   web_phone     every page at 390×844 and 1280×800: no sideways overflow, a
+#                 usable board, reachable links, a move made on a phone
+#   web_features  favicon, live score chart, turn cue, replay tile, board
+#                 coordinates, bot option help, stats page, P1..P5 labels
+#   web_takeover  a seat taken over by a second tab, and taken back
+# Screenshots go to <build>/tests/web/screenshots/. Without chromium or the
+# npm packages each test says SKIPPED and exits 77; without node it is
+# registered as a skip with a message.
+find_program(TESSERA_NODE NAMES node nodejs)
+foreach(_page phone features takeover)
+  if(TESSERA_NODE)
+    add_test(NAME web_${_page}
+      COMMAND ${TESSERA_NODE} ${CMAKE_CURRENT_LIST_DIR}/${_page}.test.js
+        --bin $<TARGET_FILE:tessera> --web ${PROJECT_SOURCE_DIR}/web
+        --out ${CMAKE_CURRENT_BINARY_DIR}/web
+      WORKING_DIRECTORY ${CMAKE_CURRENT_LIST_DIR})
+  else()
+    add_test(NAME web_${_page}
+      COMMAND ${CMAKE_COMMAND} -E echo
+        "SKIPPED: node (Node.js) is not installed; scripts/deps.sh node installs it")
+  endif()
+  set_tests_properties(web_${_page} PROPERTIES LABELS "web" TIMEOUT 300 COST 30
+    SKIP_RETURN_CODE 77 SKIP_REGULAR_EXPRESSION "SKIPPED: ")
+endforeach()
