@@ -559,7 +559,9 @@ static player_verdict po_turn(player *p, const void *st, double deadline_ms,
     if (pr->sb) {
         out->cpu_ms = sandbox_cpu_ms(pr->sb) - pr->cpu0;
         if (pr->stateless) {
-            /* a moment to exit by itself (and finish its stderr) */
+            /* it has nothing more to read: a moment to exit by itself (and
+             * finish its stderr) */
+            sandbox_close_stdin(pr->sb);
             sandbox_wait_exit(pr->sb, bot_now_ms() + 50);
             out->cpu_ms = sandbox_cpu_ms(pr->sb) - pr->cpu0;
             take_stderr(pr, out);

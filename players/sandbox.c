@@ -29,6 +29,10 @@
  * is counted per namespace, so it is exact too. Without either, NPROC is
  * set to what the user already runs plus max_tasks.
  *
+ * The child of a raw clone() is a copy of one thread of a process that may
+ * have many: it calls no glibc function that takes a lock or talks to other
+ * threads (no malloc, no stdio, and the id changes as raw system calls).
+ *
  * Ending. The exit is noticed with waitid(WNOWAIT) so that the zombie still
  * holds its pid while we kill its process group and cgroup (no pid reuse
  * can redirect the kill), then reaped with wait4.
@@ -50,6 +54,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -392,6 +397,21 @@ static void cg_find(void)
     if (access(dir, W_OK) != 0)
         return;
     snprintf(cg_base, sizeof cg_base, "%s", dir);
+    /* cgroups left by a process that died before it could remove them
+     * (tessera-PID-N with PID gone): empty, so rmdir takes them */
+    DIR *d = opendir(cg_base);
+    struct dirent *e;
+    while (d && (e = readdir(d)) != NULL) {
+        int pid;
+        if (sscanf(e->d_name, "tessera-%d-", &pid) == 1 && pid > 0 && pid != (int)getpid() &&
+            kill(pid, 0) != 0 && errno == ESRCH) {
+            char stale[PATH_MAX + 300];
+            snprintf(stale, sizeof stale, "%s/%.255s", cg_base, e->d_name);
+            rmdir(stale);
+        }
+    }
+    if (d)
+        closedir(d);
 }
 
 /* Make a pids cgroup for one program; path into out (PATH_MAX). */
@@ -466,7 +486,7 @@ static void cg_remove(char *dir)
  * program may have taken away; never follows symbolic links. */
 static void rm_tree_at(int dirfd, int depth)
 {
-    DIR *d = fdopendir(dup(dirfd));
+    DIR *d = fdopendir(fcntl(dirfd, F_DUPFD_CLOEXEC, 0));
     if (!d)
         return;
     struct dirent *e;
@@ -502,6 +522,39 @@ static void rm_workdir(char *dir)
     }
     rmdir(dir);
     dir[0] = 0;
+}
+
+/* Working directories left by a process that died before it could remove
+ * them, once per process: a live sandbox holds a lock on its directory
+ * (flock, which works across PID namespaces sharing /tmp), so a directory
+ * nobody holds is stale. */
+static pthread_once_t stale_once = PTHREAD_ONCE_INIT;
+static const char *stale_tmp;
+
+static void clean_stale(void)
+{
+    DIR *d = opendir(stale_tmp);
+    struct dirent *e;
+    while (d && (e = readdir(d)) != NULL) {
+        if (strncmp(e->d_name, "tessera-bot-", 12) != 0)
+            continue;
+        char stale[PATH_MAX];
+        snprintf(stale, sizeof stale, "%s/%.255s", stale_tmp, e->d_name);
+        int fd = open(stale, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0)
+            continue;
+        if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+            rm_workdir(stale);
+        close(fd);
+    }
+    if (d)
+        closedir(d);
+}
+
+static void clean_stale_workdirs(const char *tmp)
+{
+    stale_tmp = tmp;
+    pthread_once(&stale_once, clean_stale);
 }
 
 /* ---- seccomp: no internet sockets (when there is no network namespace) ---------------- */
@@ -628,7 +681,10 @@ static void child_main(const child_args *a)
     if (b.set_nproc && setrlimit(RLIMIT_NPROC, &b.rl_nproc))
         child_fail(&b, STEP_RLIMIT);
     if (b.drop) {
-        if (setgroups(0, NULL) || setresgid(b.gid, b.gid, b.gid) || setresuid(b.uid, b.uid, b.uid))
+        /* raw system calls: glibc's wrappers would ask the parent's other
+         * threads (which the child does not have) to change their ids too */
+        if (syscall(SYS_setgroups, 0, NULL) || syscall(SYS_setresgid, b.gid, b.gid, b.gid) ||
+            syscall(SYS_setresuid, b.uid, b.uid, b.uid))
             child_fail(&b, STEP_UID);
     }
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
@@ -652,6 +708,8 @@ static void child_main(const child_args *a)
 struct sandbox {
     sandbox_limits lim;
     pid_t pid;                 /* the program (process 1 of its namespace when PIDNS) */
+    int pidfd;                 /* readable once it has ended (pidfd_open); -1 without */
+    int lockfd;                /* the working directory, flock'ed while we live */
     unsigned prot;             /* SANDBOX_P_* in force */
     int in_fd, out_fd, err_fd; /* our ends; -1 once closed */
     char workdir[PATH_MAX];
@@ -784,12 +842,17 @@ static int start(sandbox *s, const sandbox_cmd *cmd, bool exec, char *err, size_
     const char *tmp = getenv("TMPDIR");
     if (!tmp || tmp[0] != '/' || strlen(tmp) > 200)
         tmp = "/tmp";
+    clean_stale_workdirs(tmp);
     snprintf(s->workdir, sizeof s->workdir, "%s/tessera-bot-XXXXXX", tmp);
     if (!mkdtemp(s->workdir)) {
         s->workdir[0] = 0;
         return seterr(err, errcap, ENG_EINTERNAL, "cannot make a working directory in %s: %s", tmp,
                       strerror(errno));
     }
+    /* held while the sandbox lives: a directory nobody holds is stale */
+    s->lockfd = open(s->workdir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (s->lockfd >= 0)
+        flock(s->lockfd, LOCK_SH);
     bool drop = root && !(l->disable & SANDBOX_P_UID);
     if (drop && chown(s->workdir, l->uid, l->gid) != 0) {
         rc = seterr(err, errcap, ENG_EINTERNAL, "chown of the working directory: %s",
@@ -974,6 +1037,9 @@ static int start(sandbox *s, const sandbox_cmd *cmd, bool exec, char *err, size_
             set_nonblock(s->out_fd);
             set_nonblock(s->err_fd);
             s->has_cpu_clock = clock_getcpuclockid(pid, &s->cpu_clock) == 0;
+#ifdef SYS_pidfd_open
+            s->pidfd = (int)syscall(SYS_pidfd_open, pid, 0); /* close-on-exec by nature */
+#endif
         }
         return 0;
     }
@@ -990,7 +1056,7 @@ static sandbox *sandbox_new(const sandbox_limits *lim)
     if (!s)
         return NULL;
     limits_fill(&s->lim, lim);
-    s->in_fd = s->out_fd = s->err_fd = -1;
+    s->in_fd = s->out_fd = s->err_fd = s->pidfd = s->lockfd = -1;
     s->obuf = malloc((size_t)s->lim.max_line + 1);
     if (!s->obuf) {
         free(s);
@@ -1001,6 +1067,8 @@ static sandbox *sandbox_new(const sandbox_limits *lim)
 
 static void sandbox_free(sandbox *s)
 {
+    close_fd(&s->pidfd);
+    close_fd(&s->lockfd);
     close_fd(&s->in_fd);
     close_fd(&s->out_fd);
     close_fd(&s->err_fd);
@@ -1330,8 +1398,10 @@ static void read_stdout(sandbox *s)
 /* One round: wait up to wait_ms for something to do, then do it. */
 static void io_round(sandbox *s, double wait_ms)
 {
-    struct pollfd p[3];
+    struct pollfd p[4];
     int n = 0, io = -1, oo = -1, eo = -1;
+    if (s->pidfd >= 0 && !s->reaped)
+        p[n++] = (struct pollfd){.fd = s->pidfd, .events = POLLIN}; /* the end */
     if (s->out_fd >= 0 && s->olen < (size_t)s->lim.max_line) {
         oo = n;
         p[n++] = (struct pollfd){.fd = s->out_fd, .events = POLLIN};
@@ -1496,6 +1566,12 @@ int sandbox_strays(sandbox *s, char *buf, size_t cap)
     s->strays = 0;
     s->stray_first[0] = 0;
     return n;
+}
+
+void sandbox_close_stdin(sandbox *s)
+{
+    close_fd(&s->in_fd);
+    s->wq_len = s->wq_off = 0;
 }
 
 void sandbox_new_window(sandbox *s)

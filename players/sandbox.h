@@ -148,6 +148,10 @@ const char *sandbox_workdir(const sandbox *s);
  * ENG_ETOO_LARGE when the program left SANDBOX_WRITE_QUEUE_MAX unread. */
 int sandbox_send(sandbox *s, const char *buf, size_t len);
 
+/* Close the program's stdin now (queued input is dropped): its cue that
+ * nothing more is coming. */
+void sandbox_close_stdin(sandbox *s);
+
 /* Start a new counting window for the flood limits (a new turn). */
 void sandbox_new_window(sandbox *s);
 

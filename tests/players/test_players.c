@@ -17,6 +17,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <pthread.h>
+
 #include <cmocka.h>
 
 #include "driver.h"
@@ -130,6 +132,51 @@ static void test_examples_reversi(void **state)
     assert_clean_game(&d);
     assert_true(d.turns[0] + d.turns[1] >= 20);
     end_two(&d);
+}
+
+/* Players are used from worker threads, several at once, in a process
+ * with other threads (as the runner's and the server's pools do). */
+typedef struct thread_game {
+    char spec[4200];
+    uint64_t seed;
+    drv_game d;
+    int faults;
+} thread_game;
+
+static void *thread_main(void *arg)
+{
+    thread_game *t = arg;
+    const eng_game *g = eng_find_game("carcassonne");
+    drv_init(&t->d, g, 2, t->seed, move_ms);
+    char err[512];
+    t->d.p[0] = player_create(t->spec, g, NULL, err, sizeof err);
+    t->d.p[1] = player_create("random", g, NULL, err, sizeof err);
+    t->faults = t->d.p[0] && t->d.p[1] ? drv_play(&t->d) : -1;
+    return NULL;
+}
+
+static void test_games_on_threads(void **state)
+{
+    (void)state;
+    thread_game t[4];
+    pthread_t th[4];
+    for (int i = 0; i < 4; i++) {
+        memset(&t[i], 0, sizeof t[i]);
+        if (i % 2)
+            snprintf(t[i].spec, sizeof t[i].spec, "cmd:%s", c_bot);
+        else
+            snprintf(t[i].spec, sizeof t[i].spec, "cmd-stateless:%s", c_bot);
+        t[i].seed = 40 + (uint64_t)i;
+        assert_int_equal(pthread_create(&th[i], NULL, thread_main, &t[i]), 0);
+    }
+    for (int i = 0; i < 4; i++) {
+        pthread_join(th[i], NULL);
+        assert_int_equal(t[i].faults, 0);
+        assert_true(t[i].d.finished);
+        player_destroy(t[i].d.p[0]);
+        player_destroy(t[i].d.p[1]);
+        drv_free(&t[i].d);
+    }
 }
 
 /* Stateless: a fresh process per turn, each with one self-contained line. */
@@ -408,6 +455,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_c_example_carcassonne),
         cmocka_unit_test(test_examples_reversi),
         cmocka_unit_test(test_stateless),
+        cmocka_unit_test(test_games_on_threads),
         cmocka_unit_test(test_three_players),
         cmocka_unit_test(test_messages_to_program),
         cmocka_unit_test(test_restart_each_turn),

@@ -6,3 +6,8 @@ tessera_add_test(test_stdio_cases
   LIBS tessera_protocol
   ARGS ${CMAKE_CURRENT_LIST_DIR}/stdio_cases)
 
+tessera_add_test(test_stdio
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_stdio.c ${CMAKE_CURRENT_LIST_DIR}/case_dirs.c
+          ${CMAKE_CURRENT_LIST_DIR}/schema_check.c
+  LIBS tessera_protocol
+  ARGS ${PROJECT_SOURCE_DIR}/docs)

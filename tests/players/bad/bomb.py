@@ -1,5 +1,6 @@
 # A fork bomb on its turn: forks until it cannot, reports how many it made
 # on stderr, then answers (the children sleep; all must die at the end).
+# argv[1] is a marker the test finds in /proc.
 import json, os, sys, time
 for line in sys.stdin:
     msg = json.loads(line)
