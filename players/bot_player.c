@@ -45,6 +45,18 @@ static int bp_new_game(player *p, const void *st, int seat, const char *match)
     return 0;
 }
 
+static int bp_resume(player *p, const void *initial, const eng_move *moves, int n, int seat,
+                     const char *match)
+{
+    (void)initial;
+    (void)moves;
+    (void)n;
+    (void)seat;
+    (void)match;
+    bot_reset(((bot_player *)p->impl)->b); /* a tree is rebuilt at its next decision */
+    return 0;
+}
+
 static void bp_observe(player *p, const void *st, eng_move m, const char *reason)
 {
     (void)reason;
@@ -101,6 +113,7 @@ static void bp_game_over(player *p, const void *st, const char *reason, int faul
 static const player_ops bot_ops = {
     .destroy = bp_destroy,
     .new_game = bp_new_game,
+    .resume = bp_resume,
     .observe = bp_observe,
     .turn = bp_turn,
     .game_over = bp_game_over,

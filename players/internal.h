@@ -10,6 +10,8 @@
 typedef struct player_ops {
     void (*destroy)(player *p);
     int (*new_game)(player *p, const void *st, int seat, const char *match);
+    int (*resume)(player *p, const void *initial, const eng_move *moves, int n, int seat,
+                  const char *match);
     void (*observe)(player *p, const void *st, eng_move m, const char *reason);
     player_verdict (*turn)(player *p, const void *st, double deadline_ms, const atomic_bool *stop,
                            player_result *out);
@@ -23,7 +25,7 @@ struct player {
     player_kind kind;
     const eng_game *g;
     char spec[PLAYER_SPEC_MAX];
-    player_config cfg; /* cfg.time_control is our own reference */
+    player_config cfg; /* cfg.time_control and cfg.extra_fields are our own references */
     int seat;          /* of the current game (-1 before the first) */
     void *impl;        /* the kind's own state */
 };

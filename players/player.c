@@ -88,6 +88,8 @@ player *player_create(const char *spec, const eng_game *g, const player_config *
     sandbox_limits_normalize(&p->cfg.limits);
     if (p->cfg.time_control)
         p->cfg.time_control = json_deep_copy(p->cfg.time_control);
+    if (p->cfg.extra_fields)
+        p->cfg.extra_fields = json_deep_copy(p->cfg.extra_fields);
     p->g = g;
     p->seat = -1;
     snprintf(p->spec, sizeof p->spec, "%s", spec);
@@ -100,6 +102,7 @@ player *player_create(const char *spec, const eng_game *g, const player_config *
         rc = player__bot_init(p, spec, err, errcap);
     if (rc) {
         json_decref((json_t *)p->cfg.time_control);
+        json_decref((json_t *)p->cfg.extra_fields);
         free(p);
         return NULL;
     }
@@ -112,6 +115,7 @@ void player_destroy(player *p)
         return;
     p->ops->destroy(p);
     json_decref((json_t *)p->cfg.time_control);
+    json_decref((json_t *)p->cfg.extra_fields);
     free(p);
 }
 
@@ -131,6 +135,15 @@ int player_new_game(player *p, const void *st, int seat, const char *match)
         return ENG_EINVAL;
     p->seat = seat;
     return p->ops->new_game(p, st, seat, match);
+}
+
+int player_resume(player *p, const void *initial, const eng_move *moves, int n, int seat,
+                  const char *match)
+{
+    if (!initial || seat < 0 || seat >= eng_num_players(initial) || n < 0 || (n && !moves))
+        return ENG_EINVAL;
+    p->seat = seat;
+    return p->ops->resume(p, initial, moves, n, seat, match);
 }
 
 void player_observe(player *p, const void *st, eng_move m, const char *reason)

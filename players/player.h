@@ -37,7 +37,10 @@
  * behind.
  *
  * Threads: a player is used by one thread at a time; different players may
- * be used on different threads at once.
+ * be used on different threads at once. A program's process is started by
+ * player_new_game or player_turn and dies with the thread that started it
+ * (so that no program outlives a crashed tessera): call them from threads
+ * that live as long as the player, as a worker pool's do.
  */
 #ifndef TESSERA_PLAYERS_PLAYER_H
 #define TESSERA_PLAYERS_PLAYER_H
@@ -108,6 +111,8 @@ typedef struct player_config {
     int64_t bot_margin_ms;      /* bots stop this long (or 1/20 of the time) before the deadline */
     int exit_grace_ms;          /* programs: time to exit after stdin closes at the end */
     const json_t *time_control; /* programs: shown in `start` (borrowed, copied); NULL: none */
+    const json_t *extra_fields; /* programs: an object whose fields are added to every message
+                                 * (borrowed, copied): a checker's unknown fields; NULL: none */
 } player_config;
 
 void player_config_default(player_config *c);
@@ -137,6 +142,17 @@ const char *player_spec(const player *p);
  * out of range, st of another game's size) / ENG_ENOMEM. A program that
  * cannot start is not an error here: its first turn reports it. */
 int player_new_game(player *p, const void *st, int seat, const char *match);
+
+/* A game already under way: moves[0..n) were applied from `initial` (the
+ * position player_new_game would have been given), chance outcomes
+ * included. The player catches up without being asked anything or told
+ * each past turn: a bot starts afresh; a long-running program gets one
+ * `start` with the whole history and the state now (started if it is not
+ * running). For a server resuming a match after a restart, or a checker
+ * starting a program mid-game. Returns 0, or ENG_EINVAL (seat out of
+ * range, a move not legal where it stands) / ENG_ENOMEM. */
+int player_resume(player *p, const void *initial, const eng_move *moves, int n, int seat,
+                  const char *match);
 
 /* Move m is about to be applied to st (a chance outcome or anybody's
  * decision, this player's own included), in the order of the game. reason

@@ -67,9 +67,11 @@ typedef struct program {
     json_t *retry_error;
     int retry_turn;
 
-    double cpu0; /* the process's CPU time when the turn began, ms (-1: not in a turn) */
-    int answers; /* turns the running process has answered */
-    bool quit;   /* it ended cleanly without answering this turn, after answering others */
+    double cpu0;         /* the process's CPU time when the turn began, ms (-1: not in a turn) */
+    int answers;         /* turns the running process has answered */
+    bool quiet;          /* catching up (player_resume): nothing is sent */
+    const json_t *extra; /* fields added to every message (the player's cfg), or NULL */
+    bool quit;           /* it ended cleanly without answering this turn, after answering others */
 } program;
 
 static double epoch_ms(void)
@@ -85,7 +87,9 @@ static void send_msg(program *pr, json_t *msg)
 {
     if (!msg)
         return;
-    if (pr->sb) {
+    if (pr->extra)
+        json_object_update_missing(msg, (json_t *)pr->extra);
+    if (pr->sb && !pr->quiet) {
         size_t len;
         char *line = stdio_line(msg, &len);
         if (line)
@@ -271,7 +275,7 @@ static int po_new_game(player *p, const void *st, int seat, const char *match)
     if (!pr->rules_json)
         return ENG_ENOMEM;
     pr->in_game = true;
-    if (pr->stateless)
+    if (pr->stateless || pr->quiet)
         return 0;
     if (pr->sb) {
         /* a process that ended, or burnt half its CPU limit, starts afresh */
@@ -289,6 +293,61 @@ static int po_new_game(player *p, const void *st, int seat, const char *match)
             snprintf(pr->fault_detail, sizeof pr->fault_detail, "%s", tmp.detail);
         }
         return 0; /* start_process sent `start` */
+    }
+    json_t *state = pr->w->state(pr->cur);
+    stdio_game gm = game_of(p, pr);
+    send_msg(pr, stdio_start(&gm, pr->history, state));
+    json_decref(state);
+    sandbox_pump(pr->sb, bot_now_ms());
+    return 0;
+}
+
+static int po_resume(player *p, const void *initial, const eng_move *moves, int n, int seat,
+                     const char *match)
+{
+    program *pr = p->impl;
+    const eng_game *g = p->g;
+    pr->quiet = true;
+    int rc = po_new_game(p, initial, seat, match);
+    unsigned char *st = malloc(g->state_size);
+    if (!rc && !st)
+        rc = ENG_ENOMEM;
+    if (!rc) {
+        memcpy(st, initial, g->state_size);
+        for (int i = 0; i < n && !rc; i++) {
+            if (g->current_player(st) == ENG_TERMINAL || !eng_is_legal(g, st, moves[i])) {
+                rc = ENG_EINVAL;
+                break;
+            }
+            po_observe(p, st, moves[i], NULL);
+            g->apply(st, moves[i]);
+        }
+    }
+    free(st);
+    pr->quiet = false;
+    json_decref(pr->pending); /* the history holds it */
+    pr->pending = NULL;
+    if (rc || pr->desync) {
+        pr->in_game = false;
+        return rc ? rc : ENG_EINVAL;
+    }
+    if (pr->stateless)
+        return 0;
+    if (pr->sb) {
+        sandbox_status s;
+        sandbox_get_status(pr->sb, &s);
+        if (!s.running)
+            stop_process(pr, 0);
+    }
+    if (!pr->sb) {
+        player_result tmp;
+        memset(&tmp, 0, sizeof tmp);
+        if (start_process(p, pr, &tmp) != 0) {
+            pr->fault = true;
+            pr->fault_verdict = tmp.verdict;
+            snprintf(pr->fault_detail, sizeof pr->fault_detail, "%s", tmp.detail);
+        }
+        return 0; /* start_process sent `start` with the history */
     }
     json_t *state = pr->w->state(pr->cur);
     stdio_game gm = game_of(p, pr);
@@ -612,6 +671,7 @@ static void po_info(const player *p, player_info *out)
 static const player_ops program_ops = {
     .destroy = po_destroy,
     .new_game = po_new_game,
+    .resume = po_resume,
     .observe = po_observe,
     .turn = po_turn,
     .game_over = po_game_over,
@@ -634,6 +694,7 @@ int player__program_init(player *p, const char *cmdline, bool stateless, char *e
     }
     pr->w = w;
     pr->stateless = stateless;
+    pr->extra = p->cfg.extra_fields;
     pr->cpu0 = -1;
     pr->cur = malloc(p->g->state_size);
     pr->turn_start = malloc(p->g->state_size);

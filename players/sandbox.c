@@ -141,6 +141,12 @@ void sandbox_limits_normalize(sandbox_limits *l)
 #undef FILL
     if (l->max_files < 4)
         l->max_files = 4; /* 0, 1, 2 and the exec-status pipe */
+    /* "become root" is no drop: a zero identity means the default (to keep
+     * root's identity, disable SANDBOX_P_UID) */
+    if (l->uid == 0)
+        l->uid = d.uid;
+    if (l->gid == 0)
+        l->gid = d.gid;
 }
 
 /* Zero fields take their defaults. */
@@ -687,7 +693,9 @@ static void child_main(const child_args *a)
             syscall(SYS_setresuid, b.uid, b.uid, b.uid))
             child_fail(&b, STEP_UID);
     }
-    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+    /* dies with the thread that started it, even when that is killed -9
+     * (set after the id change, which clears it) */
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
         child_fail(&b, STEP_PRIVS);
 #ifdef SBX_AUDIT_ARCH
     if (b.seccomp) {

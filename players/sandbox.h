@@ -38,6 +38,11 @@
  * (every descriptor is O_CLOEXEC). The caller's signals are not touched:
  * SIGPIPE from a closed stdin is blocked around each write.
  *
+ * If tessera dies, even by SIGKILL, its programs die too: each is bound to
+ * the thread that started it (PR_SET_PDEATHSIG), so that thread must live
+ * as long as the sandbox — start programs from threads that outlive them
+ * (a worker pool's threads, the loop thread), never from a short-lived one.
+ *
  * Threads: a sandbox is used by one thread at a time. Times are on the
  * CLOCK_MONOTONIC clock in milliseconds (bot_now_ms()). Errors are negative
  * codes of engine/errors.h with a reason in err.
@@ -54,7 +59,8 @@
 #include "players/limits.h"
 
 /* What a sandbox may be given; sandbox_limits_default() fills the defaults
- * of players/limits.h. Zero in a count or size means the default. */
+ * of players/limits.h. Zero in any field means its default, so a struct
+ * zeroed and partly filled is complete. */
 typedef struct sandbox_limits {
     int64_t cpu_s;      /* RLIMIT_CPU, seconds (SIGKILL one second after) */
     int64_t memory_mb;  /* RLIMIT_AS, MiB */
@@ -64,7 +70,7 @@ typedef struct sandbox_limits {
     int64_t max_line;   /* bytes of one stdout line */
     int64_t max_stdout; /* stdout bytes per window (sandbox_new_window) before a flood */
     int64_t max_stderr; /* stderr bytes per window before a flood */
-    uint32_t uid, gid;  /* identity when started by root */
+    uint32_t uid, gid;  /* identity when started by root (0: the default, nobody) */
     unsigned disable;   /* SANDBOX_P_* bits never to use (tests, diagnosis) */
 } sandbox_limits;
 

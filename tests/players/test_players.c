@@ -305,6 +305,106 @@ static void test_messages_to_program(void **state)
     end_two(&d);
 }
 
+/* A program started mid-game (a server resuming a match): one `start` with
+ * the history so far and the state now, no update per past turn; then its
+ * turn. Every message also carries the fields of extra_fields, and the
+ * example bots play on regardless. */
+static void test_resume_and_extra_fields(void **state)
+{
+    (void)state;
+    const eng_game *g = eng_find_game("carcassonne");
+    const wire_game *w = wire_find(g->name);
+    char dir[] = "/tmp/tessera-test-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    chmod(dir, 0777);
+    char log[4200], spec[8400];
+    snprintf(log, sizeof log, "%s/lines", dir);
+    snprintf(spec, sizeof spec, "cmd:python3 %s/tests/players/progs/recorder.py %s", src_dir, log);
+    player_config cfg;
+    player_config_default(&cfg);
+    json_t *extra = json_pack("{s:{s:s}}", "x_checker", "note", "an unknown field");
+    cfg.extra_fields = extra;
+    char err[512];
+    player *p = player_create(spec, g, &cfg, err, sizeof err);
+    assert_non_null(p);
+    /* 30 plies or more of a random game, up to seat 1's decision */
+    eng_rules r;
+    eng_rules_default(g, &r);
+    unsigned char *initial = malloc(g->state_size), *st = malloc(g->state_size);
+    g->init(initial, &r);
+    memcpy(st, initial, g->state_size);
+    eng_move moves[256];
+    int n = 0;
+    eng_rng rng;
+    eng_rng_seed(&rng, 77);
+    while (n < 30 || g->current_player(st) != 1) {
+        int q = g->current_player(st);
+        moves[n] = q == ENG_CHANCE ? eng_sample_chance(g, st, &rng) : eng_random_move(g, st, &rng);
+        g->apply(st, moves[n++]);
+    }
+    assert_int_equal(player_resume(p, initial, moves, n, 1, "r1"), 0);
+    player_result *res = malloc(sizeof *res);
+    assert_int_equal(player_turn(p, st, drv_now_ms() + (double)move_ms, NULL, res), PLAYER_OK);
+    unsigned char *after = malloc(g->state_size);
+    memcpy(after, st, g->state_size);
+    assert_int_equal(res->nmoves, 2);
+    for (int i = 0; i < res->nmoves; i++) {
+        assert_true(eng_is_legal(g, after, res->moves[i]));
+        g->apply(after, res->moves[i]);
+    }
+    free(after);
+    player_destroy(p);
+    /* what it was told */
+    char *text = case_slurp(log, NULL);
+    assert_non_null(text);
+    char *second = strchr(text, '\n');
+    assert_non_null(second);
+    *second++ = 0;
+    json_t *start = json_loads(text, 0, NULL),
+           *yt = json_loads(second, JSON_DISABLE_EOF_CHECK, NULL);
+    assert_string_equal(json_string_value(json_object_get(start, "type")), "start");
+    assert_string_equal(json_string_value(json_object_get(yt, "type")), "your_turn");
+    assert_true(
+        json_equal(json_object_get(start, "x_checker"), json_object_get(extra, "x_checker")));
+    assert_true(json_equal(json_object_get(yt, "x_checker"), json_object_get(extra, "x_checker")));
+    json_t *mine = w->state(st);
+    assert_true(json_equal(json_object_get(start, "state"), mine));
+    /* the history replays to the position before this turn's draw */
+    json_t *hist = json_object_get(start, "history");
+    unsigned char *re = malloc(g->state_size);
+    memcpy(re, initial, g->state_size);
+    for (size_t i = 0; i < json_array_size(hist); i++)
+        assert_int_equal(
+            rec_apply_turn(g, re, json_array_get(hist, i), NULL, NULL, err, sizeof err), 0);
+    g->apply(re, moves[n - 1]); /* the draw of the turn being played */
+    assert_memory_equal(re, st, g->state_size);
+    assert_int_equal(json_integer_value(json_object_get(yt, "turn")),
+                     (json_int_t)json_array_size(hist) + 1);
+    json_decref(mine);
+    json_decref(start);
+    json_decref(yt);
+    free(text);
+    free(re);
+    unlink(log);
+    rmdir(dir);
+
+    /* the example bots ignore what they do not know */
+    char s0[4200], s1[4200];
+    snprintf(s0, sizeof s0, "cmd:%s", c_bot);
+    snprintf(s1, sizeof s1, "cmd:python3 %s", py_bot);
+    drv_game d;
+    drv_init(&d, g, 2, 12, move_ms);
+    d.p[0] = player_create(s0, g, &cfg, err, sizeof err);
+    d.p[1] = player_create(s1, g, &cfg, err, sizeof err);
+    drv_play(&d);
+    assert_clean_game(&d);
+    end_two(&d);
+    json_decref(extra);
+    free(res);
+    free(st);
+    free(initial);
+}
+
 /* A program that quits after each move is started again for the next,
  * with `start` and the history so far. */
 static void test_restart_each_turn(void **state)
@@ -459,6 +559,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_three_players),
         cmocka_unit_test(test_messages_to_program),
         cmocka_unit_test(test_restart_each_turn),
+        cmocka_unit_test(test_resume_and_extra_fields),
         cmocka_unit_test(test_retry_after_illegal),
         cmocka_unit_test(test_in_process_bot),
         cmocka_unit_test(test_bad_specs),

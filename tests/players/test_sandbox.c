@@ -18,6 +18,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -25,6 +26,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -514,6 +516,45 @@ static void test_protections(void **state)
     free(st);
 }
 
+/* A tessera killed with SIGKILL takes its programs along, even one that
+ * ignores the end of its stdin. */
+static void test_dies_with_its_caller(void **state)
+{
+    (void)state;
+    char marker[64], spec[128];
+    snprintf(marker, sizeof marker, "600.%d", (int)getpid()); /* sleep's seconds, unique */
+    snprintf(spec, sizeof spec, "cmd:sleep %s", marker);
+    int ready[2];
+    assert_int_equal(pipe(ready), 0);
+    pid_t helper = fork();
+    assert_true(helper >= 0);
+    if (helper == 0) {
+        const eng_game *g = eng_find_game("reversi");
+        char err[256];
+        player *p = player_create(spec, g, NULL, err, sizeof err);
+        eng_rules r;
+        eng_rules_default(g, &r);
+        unsigned char st[1024];
+        g->init(st, &r);
+        if (!p || player_new_game(p, st, 0, NULL) != 0)
+            _exit(1);
+        if (write(ready[1], "r", 1) != 1)
+            _exit(1);
+        for (;;)
+            pause();
+    }
+    close(ready[1]);
+    char c;
+    assert_int_equal(read(ready[0], &c, 1), 1);
+    close(ready[0]);
+    for (int i = 0; i < 200 && count_marked(marker) == 0; i++)
+        usleep(5000); /* the program's execve */
+    assert_int_equal(count_marked(marker), 1);
+    kill(helper, SIGKILL);
+    waitpid(helper, NULL, 0);
+    assert_all_dead(marker);
+}
+
 /* ---- nothing leaks -------------------------------------------------------------------- */
 
 static int count_fds(void)
@@ -659,9 +700,12 @@ int main(int argc, char **argv)
             return 2;
         }
         const struct CMUnitTest nonroot[] = {
-            cmocka_unit_test(test_protections),     cmocka_unit_test(test_time_limit),
-            cmocka_unit_test(test_crash),           cmocka_unit_test(test_fork_children_die),
-            cmocka_unit_test(test_fork_bomb_bounded), cmocka_unit_test(test_no_network),
+            cmocka_unit_test(test_protections),
+            cmocka_unit_test(test_time_limit),
+            cmocka_unit_test(test_crash),
+            cmocka_unit_test(test_fork_children_die),
+            cmocka_unit_test(test_fork_bomb_bounded),
+            cmocka_unit_test(test_no_network),
             cmocka_unit_test(test_no_network_seccomp),
         };
         return cmocka_run_group_tests_name("sandbox_nonroot", nonroot, NULL, NULL);
@@ -685,6 +729,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_fork_bomb_bounded),
         cmocka_unit_test(test_no_network),
         cmocka_unit_test(test_no_network_seccomp),
+        cmocka_unit_test(test_dies_with_its_caller),
         cmocka_unit_test(test_no_leaks),
     };
     return cmocka_run_group_tests_name("sandbox", tests, NULL, NULL);
