@@ -329,6 +329,90 @@ static void test_flood_both(void **state)
     flood("both", "in one turn");
 }
 
+/* How an ended program reads as a verdict, branch by branch (the rules
+ * the bridge shares with the players). */
+static void test_classify_exit(void **state)
+{
+    (void)state;
+    sandbox_limits lim;
+    sandbox_limits_default(&lim);
+    lim.memory_mb = 100;
+    lim.cpu_s = 5;
+    static const struct {
+        bool start_failed, signaled, killed, answered;
+        int signal, code;
+        double cpu_ms;
+        int64_t vm_peak_kb, maxrss_kb;
+        const char *tail;
+        player_verdict want;
+        const char *detail;
+    } cases[] = {
+        {true, false, false, false, 0, 127, 0, 0, 0, "", PLAYER_CRASHED, "could not start: "},
+        {false, true, true, false, SIGKILL, 0, 10, 0, 0, "", PLAYER_NO_ANSWER, "killed by tessera"},
+        {false, true, false, false, SIGXCPU, 0, 5000, 0, 0, "", PLAYER_TIME_LIMIT,
+         "CPU limit of 5 s (CPU time 5.0 s)"},
+        {false, true, false, false, SIGKILL, 0, 6000, 0, 0, "", PLAYER_TIME_LIMIT, "CPU limit"},
+        {false, true, false, false, SIGXFSZ, 0, 1, 0, 0, "", PLAYER_OUTPUT_FLOOD,
+         "size limit of 16 MiB"},
+        {false, true, false, false, SIGABRT, 0, 1, 0, 0,
+         "terminate called after throwing an instance of 'std::bad_alloc'\n", PLAYER_MEMORY_LIMIT,
+         "ran out of memory (limit 100 MiB"},
+        {false, true, false, false, SIGSEGV, 0, 1, 99 * 1024, 0, "", PLAYER_MEMORY_LIMIT,
+         "peak address space 99 MiB): signal 11 (SIGSEGV)"},
+        {false, true, false, false, SIGSEGV, 0, 1, 0, 95 * 1024, "", PLAYER_MEMORY_LIMIT,
+         "ran out of memory"},
+        {false, true, false, false, SIGSEGV, 0, 1, 20 * 1024, 10 * 1024, "a\nb\n\nc\nlast\n",
+         PLAYER_CRASHED, "killed by signal 11 (SIGSEGV: Segmentation fault); stderr: b | c | last"},
+        {false, true, false, false, SIGKILL, 0, 100, 0, 0, "", PLAYER_CRASHED, "signal 9 (SIGKILL"},
+        {false, false, false, false, 0, 0, 1, 0, 0, "", PLAYER_NO_ANSWER, "exited (status 0)"},
+        {false, false, false, true, 0, 0, 1, 0, 0, "", PLAYER_OK, ""},
+        {false, false, false, true, 0, 3, 1, 0, 0, "Traceback\nKeyError: 'x'\n", PLAYER_CRASHED,
+         "exited with status 3; stderr: Traceback | KeyError: 'x'"},
+        {false, false, false, false, 0, 1, 1, 0, 0, "MemoryError\n", PLAYER_MEMORY_LIMIT,
+         "exit status 1; stderr: MemoryError"},
+        {false, false, false, false, 0, 1, 1, 0, 0, "java.lang.OutOfMemoryError: Java heap space",
+         PLAYER_MEMORY_LIMIT, "ran out of memory"},
+        {false, false, false, false, 0, 2, 1, 0, 0, "\x1b[31mred\x01\n", PLAYER_CRASHED,
+         "stderr: ?[31mred?"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        sandbox_status st;
+        memset(&st, 0, sizeof st);
+        st.exited = true;
+        st.start_failed = cases[i].start_failed;
+        snprintf(st.start_error, sizeof st.start_error, "execve: Permission denied");
+        st.signaled = cases[i].signaled;
+        st.signal = cases[i].signal;
+        st.code = cases[i].code;
+        st.killed = cases[i].killed;
+        st.cpu_ms = cases[i].cpu_ms;
+        st.vm_peak_kb = cases[i].vm_peak_kb;
+        st.maxrss_kb = cases[i].maxrss_kb;
+        char detail[PLAYER_DETAIL_MAX];
+        player_verdict v = player_classify_exit(&st, &lim, cases[i].tail, cases[i].answered, detail,
+                                                sizeof detail);
+        if (v != cases[i].want || !strstr(detail, cases[i].detail))
+            fail_msg("case %zu: %s '%s', want %s '%s'", i, player_verdict_name(v), detail,
+                     player_verdict_name(cases[i].want), cases[i].detail);
+        for (const char *c = detail; *c; c++)
+            assert_true((unsigned char)*c >= 0x20 && (unsigned char)*c < 0x7f);
+    }
+    /* a program still running has not answered */
+    sandbox_status running;
+    memset(&running, 0, sizeof running);
+    running.running = true;
+    char detail[PLAYER_DETAIL_MAX];
+    assert_int_equal(player_classify_exit(&running, NULL, NULL, false, detail, sizeof detail),
+                     PLAYER_NO_ANSWER);
+    /* every verdict has a name and a short form */
+    for (int v = 0; v < PLAYER_NVERDICTS; v++) {
+        assert_string_not_equal(player_verdict_name((player_verdict)v), "unknown");
+        assert_string_not_equal(player_verdict_short((player_verdict)v), "?");
+    }
+    assert_string_equal(player_verdict_short(PLAYER_TIME_LIMIT), "TLE");
+    assert_string_equal(player_verdict_name(PLAYER_NVERDICTS), "unknown");
+}
+
 /* ---- what the sandbox keeps in ---------------------------------------------------------- */
 
 static void fork_children(unsigned disable)
@@ -711,6 +795,7 @@ int main(int argc, char **argv)
         return cmocka_run_group_tests_name("sandbox_nonroot", nonroot, NULL, NULL);
     }
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_classify_exit),
         cmocka_unit_test(test_protections),
         cmocka_unit_test(test_time_limit),
         cmocka_unit_test(test_cpu_limit),
