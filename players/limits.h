@@ -74,10 +74,11 @@
  * peak memory and its exit, ms. */
 #define SANDBOX_TICK_MS 10
 
-/* Bytes queued for a program's stdin that it has not read. Updates are
- * small; a program that reads nothing between its turns fills the pipe
- * (64 KiB) and then this queue; past it the program is restarted. */
-#define SANDBOX_WRITE_QUEUE_MAX (16 * 1024 * 1024)
+/* Default of max_unread: bytes queued for a program's stdin that it has
+ * not read. Updates are a few KB; a program that reads nothing between its
+ * turns fills the pipe (64 KiB) and then this queue; past it the program is
+ * stopped ("stopped reading its input"). */
+#define PLAYER_DEFAULT_UNREAD (16 * 1024 * 1024)
 
 /* Programs that ended by a fault (crash, time, memory, flood) in one game
  * before the player stops starting them again: each start costs the seat's

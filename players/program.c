@@ -71,6 +71,7 @@ typedef struct program {
     int answers;         /* turns the running process has answered */
     bool quiet;          /* catching up (player_resume): nothing is sent */
     const json_t *extra; /* fields added to every message (the player's cfg), or NULL */
+    int64_t max_unread;  /* the sandbox's limit, for the message */
     bool quit;           /* it ended cleanly without answering this turn, after answering others */
 } program;
 
@@ -92,8 +93,19 @@ static void send_msg(program *pr, json_t *msg)
     if (pr->sb && !pr->quiet) {
         size_t len;
         char *line = stdio_line(msg, &len);
-        if (line)
-            sandbox_send(pr->sb, line, len); /* a closed stdin shows at the next turn */
+        /* a closed stdin shows at the next turn, when the process has ended */
+        if (line && sandbox_send(pr->sb, line, len) == ENG_ETOO_LARGE && !pr->fault) {
+            /* it has stopped reading: what it would read next is long stale */
+            pr->fault = true;
+            pr->fault_verdict = PLAYER_NO_ANSWER;
+            snprintf(pr->fault_detail, sizeof pr->fault_detail,
+                     "stopped reading its input: more than %lld bytes of messages were left "
+                     "unread",
+                     (long long)pr->max_unread);
+            sandbox_destroy(pr->sb, 0);
+            pr->sb = NULL;
+            pr->failures++;
+        }
         free(line);
     }
     json_decref(msg);
@@ -695,6 +707,7 @@ int player__program_init(player *p, const char *cmdline, bool stateless, char *e
     pr->w = w;
     pr->stateless = stateless;
     pr->extra = p->cfg.extra_fields;
+    pr->max_unread = p->cfg.limits.max_unread;
     pr->cpu0 = -1;
     pr->cur = malloc(p->g->state_size);
     pr->turn_start = malloc(p->g->state_size);

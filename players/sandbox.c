@@ -119,6 +119,7 @@ void sandbox_limits_default(sandbox_limits *l)
     l->max_line = PLAYER_DEFAULT_LINE;
     l->max_stdout = PLAYER_DEFAULT_STDOUT;
     l->max_stderr = PLAYER_DEFAULT_STDERR;
+    l->max_unread = PLAYER_DEFAULT_UNREAD;
     l->uid = PLAYER_DEFAULT_UID;
     l->gid = PLAYER_DEFAULT_GID;
 }
@@ -138,6 +139,7 @@ void sandbox_limits_normalize(sandbox_limits *l)
     FILL(max_line);
     FILL(max_stdout);
     FILL(max_stderr);
+    FILL(max_unread);
 #undef FILL
     if (l->max_files < 4)
         l->max_files = 4; /* 0, 1, 2 and the exec-status pipe */
@@ -1281,7 +1283,7 @@ int sandbox_send(sandbox *s, const char *buf, size_t len)
         return ENG_EIO;
     if (s->wq_off > 0 && s->wq_off == s->wq_len)
         s->wq_len = s->wq_off = 0;
-    if (s->wq_len - s->wq_off + len > SANDBOX_WRITE_QUEUE_MAX)
+    if (s->wq_len - s->wq_off + len > (size_t)s->lim.max_unread)
         return ENG_ETOO_LARGE;
     if (s->wq_off > 0) {
         memmove(s->wq, s->wq + s->wq_off, s->wq_len - s->wq_off);

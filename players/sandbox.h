@@ -70,6 +70,7 @@ typedef struct sandbox_limits {
     int64_t max_line;   /* bytes of one stdout line */
     int64_t max_stdout; /* stdout bytes per window (sandbox_new_window) before a flood */
     int64_t max_stderr; /* stderr bytes per window before a flood */
+    int64_t max_unread; /* bytes queued for stdin that the program has not read (beyond the pipe) */
     uint32_t uid, gid;  /* identity when started by root (0: the default, nobody) */
     unsigned disable;   /* SANDBOX_P_* bits never to use (tests, diagnosis) */
 } sandbox_limits;
@@ -151,7 +152,7 @@ const char *sandbox_workdir(const sandbox *s);
 /* Queue bytes for the program's stdin; they are written while the caller
  * waits in sandbox_read_line, sandbox_pump or sandbox_wait_exit. Returns 0,
  * ENG_EIO when stdin is closed (the program exited or closed it) or
- * ENG_ETOO_LARGE when the program left SANDBOX_WRITE_QUEUE_MAX unread. */
+ * ENG_ETOO_LARGE when the program left more than max_unread unread. */
 int sandbox_send(sandbox *s, const char *buf, size_t len);
 
 /* Close the program's stdin now (queued input is dropped): its cue that

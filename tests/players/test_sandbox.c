@@ -263,6 +263,47 @@ static void test_illegal_move(void **state)
     end(&b);
 }
 
+/* A long-running program that stops reading its stdin (here: one that never
+ * reads it) while the game goes on is stopped once the unread messages
+ * pass the limit (beyond what the pipe holds), and its next turn says so. */
+static void test_stops_reading(void **state)
+{
+    (void)state;
+    sandbox_limits lim;
+    sandbox_limits_default(&lim);
+    lim.max_unread = 16 * 1024;
+    const eng_game *g = eng_find_game("carcassonne");
+    player *p = make("cmd:sleep 600", g, &lim);
+    eng_rules r;
+    eng_rules_default(g, &r);
+    unsigned char *st = malloc(g->state_size);
+    g->init(st, &r);
+    assert_int_equal(player_new_game(p, st, 1, NULL), 0);
+    /* the whole game goes by (the driver's random moves for both seats),
+     * each turn an update the program never reads: ~5 KB each */
+    eng_rng rng;
+    eng_rng_seed(&rng, 4);
+    int plies = 0;
+    while (plies < 120 || g->current_player(st) != 1) {
+        int q = g->current_player(st);
+        assert_true(q != ENG_TERMINAL);
+        eng_move m =
+            q == ENG_CHANCE ? eng_sample_chance(g, st, &rng) : eng_random_move(g, st, &rng);
+        player_observe(p, st, m, q >= 0 ? "timeout" : NULL);
+        g->apply(st, m);
+        plies++;
+    }
+    player_info info;
+    player_get_info(p, &info);
+    assert_int_equal(info.pid, 0); /* stopped already */
+    player_result *res = malloc(sizeof *res);
+    assert_int_equal(player_turn(p, st, drv_now_ms() + 5000 * slow, NULL, res), PLAYER_NO_ANSWER);
+    assert_non_null(strstr(res->detail, "stopped reading its input: more than 16384 bytes"));
+    player_destroy(p);
+    free(res);
+    free(st);
+}
+
 /* Under the random_move policy the game goes on past every fault: the
  * illegal program keeps its process, the sleeper is restarted each turn
  * until the player gives up on it. */
@@ -806,6 +847,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_long_line),
         cmocka_unit_test(test_illegal_move),
         cmocka_unit_test(test_faults_under_random_policy),
+        cmocka_unit_test(test_stops_reading),
         cmocka_unit_test(test_flood_stdout),
         cmocka_unit_test(test_flood_stderr),
         cmocka_unit_test(test_flood_both),
