@@ -1,0 +1,146 @@
+/*
+ * bot_player.c — an in-process bot in a seat (bots/bot.h).
+ *
+ * A turn is every consecutive decision of the seat, each a bot_choose on a
+ * private copy of the state with what is left of the time (minus a margin)
+ * as a cap on the bot's own budget, and the caller's stop flag. The bot
+ * observes its own moves with everyone's, through player_observe, as the
+ * server's agents do. Its CPU time is the calling thread's.
+ */
+#include "internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bots/bot.h"
+
+typedef struct bot_player {
+    bot *b;
+    unsigned char *work; /* the turn's private state */
+} bot_player;
+
+static double thread_cpu_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static void bp_destroy(player *p)
+{
+    bot_player *bp = p->impl;
+    bot_destroy(bp->b);
+    free(bp->work);
+    free(bp);
+}
+
+static int bp_new_game(player *p, const void *st, int seat, const char *match)
+{
+    (void)st;
+    (void)seat;
+    (void)match;
+    bot_reset(((bot_player *)p->impl)->b);
+    return 0;
+}
+
+static int bp_resume(player *p, const void *initial, const eng_move *moves, int n, int seat,
+                     const char *match)
+{
+    (void)initial;
+    (void)moves;
+    (void)n;
+    (void)seat;
+    (void)match;
+    bot_reset(((bot_player *)p->impl)->b); /* a tree is rebuilt at its next decision */
+    return 0;
+}
+
+static void bp_observe(player *p, const void *st, eng_move m, const char *reason)
+{
+    (void)reason;
+    bot_observe(((bot_player *)p->impl)->b, st, m);
+}
+
+static player_verdict bp_turn(player *p, const void *st, double deadline_ms,
+                              const atomic_bool *stop, player_result *out)
+{
+    bot_player *bp = p->impl;
+    const eng_game *g = p->g;
+    double t0 = bot_now_ms(), cpu0 = thread_cpu_ms();
+    memcpy(bp->work, st, g->state_size);
+    while (out->nmoves < WIRE_MAX_TURN_MOVES && g->current_player(bp->work) == p->seat) {
+        double left = deadline_ms - bot_now_ms();
+        double margin =
+            left / 20 > (double)p->cfg.bot_margin_ms ? left / 20 : (double)p->cfg.bot_margin_ms;
+        double ms = left - margin;
+        bot_budget budget = {.ms = ms > 1 ? (int64_t)ms : 1, .cap_only = true, .stop = stop};
+        bot_stats stats;
+        eng_move m = bot_choose(bp->b, bp->work, &budget, &stats);
+        out->sims += stats.sims;
+        if (stats.info[0])
+            snprintf(out->debug, sizeof out->debug, "%s", stats.info);
+        if (!eng_is_legal(g, bp->work, m)) {
+            out->cpu_ms = thread_cpu_ms() - cpu0;
+            out->wall_ms = bot_now_ms() - t0;
+            return player__fail(out, PLAYER_ILLEGAL_MOVE, "bot %s chose the illegal move %d",
+                                p->spec, (int)m);
+        }
+        out->moves[out->nmoves++] = m;
+        g->apply(bp->work, m);
+    }
+    out->cpu_ms = thread_cpu_ms() - cpu0;
+    out->wall_ms = bot_now_ms() - t0;
+    double late = bot_now_ms() - deadline_ms;
+    if (late > 0)
+        player__note(out, "decided %.0f ms after the deadline", late);
+    out->verdict = PLAYER_OK;
+    return PLAYER_OK;
+}
+
+static void bp_game_over(player *p, const void *st, const char *reason, int faulty,
+                         const char *detail, player_result *out)
+{
+    (void)p;
+    (void)st;
+    (void)reason;
+    (void)faulty;
+    (void)detail;
+    (void)out;
+}
+
+static const player_ops bot_ops = {
+    .destroy = bp_destroy,
+    .new_game = bp_new_game,
+    .resume = bp_resume,
+    .observe = bp_observe,
+    .turn = bp_turn,
+    .game_over = bp_game_over,
+    .info = NULL,
+};
+
+int player__bot_init(player *p, const char *spec, char *err, size_t errcap)
+{
+    if (strncmp(spec, "bot:", 4) == 0)
+        spec += 4;
+    bot_player *bp = calloc(1, sizeof *bp);
+    if (!bp)
+        return eng_seterr(err, errcap, ENG_ENOMEM, "out of memory");
+    bp->work = malloc(p->g->state_size);
+    if (!bp->work) {
+        free(bp);
+        return eng_seterr(err, errcap, ENG_ENOMEM, "out of memory");
+    }
+    bp->b = bot_create(spec, p->g, p->cfg.seed, err, errcap);
+    if (!bp->b) {
+        free(bp->work);
+        free(bp);
+        return bot_check_spec(spec, p->g, NULL, 0) == ENG_EUNKNOWN_BOT ? ENG_EUNKNOWN_BOT
+                                                                       : ENG_EBAD_BOT_SPEC;
+    }
+    p->kind = PLAYER_BOT;
+    p->ops = &bot_ops;
+    p->impl = bp;
+    return 0;
+}

@@ -1,0 +1,45 @@
+/*
+ * internal.h — private to players/: the player object and the vtable each
+ * kind (bot_player.c, program.c) fills in.
+ */
+#ifndef TESSERA_PLAYERS_INTERNAL_H
+#define TESSERA_PLAYERS_INTERNAL_H
+
+#include "players/player.h"
+
+typedef struct player_ops {
+    void (*destroy)(player *p);
+    int (*new_game)(player *p, const void *st, int seat, const char *match);
+    int (*resume)(player *p, const void *initial, const eng_move *moves, int n, int seat,
+                  const char *match);
+    void (*observe)(player *p, const void *st, eng_move m, const char *reason);
+    player_verdict (*turn)(player *p, const void *st, double deadline_ms, const atomic_bool *stop,
+                           player_result *out);
+    void (*game_over)(player *p, const void *st, const char *reason, int faulty, const char *detail,
+                      player_result *out);
+    void (*info)(const player *p, player_info *out);
+} player_ops;
+
+struct player {
+    const player_ops *ops;
+    player_kind kind;
+    const eng_game *g;
+    char spec[PLAYER_SPEC_MAX];
+    player_config cfg; /* cfg.time_control and cfg.extra_fields are our own references */
+    int seat;          /* of the current game (-1 before the first) */
+    void *impl;        /* the kind's own state */
+};
+
+/* Make the kind's part (p->impl, p->ops) from the part of the spec after
+ * the kind's prefix. 0 or a negative code with a reason in err. */
+int player__bot_init(player *p, const char *spec, char *err, size_t errcap);
+int player__program_init(player *p, const char *cmdline, bool stateless, char *err, size_t errcap);
+
+/* Printf into out->detail; returns the verdict, set in out too. */
+player_verdict player__fail(player_result *out, player_verdict v, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Append a note ("; " between notes), cut to fit. */
+void player__note(player_result *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#endif

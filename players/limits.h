@@ -1,0 +1,93 @@
+/*
+ * limits.h — every limit of players/ (external programs and the sandbox),
+ * each with the reason it exists. Defaults can be changed per player
+ * (sandbox_limits); the caps without "DEFAULT" are fixed.
+ */
+#ifndef TESSERA_PLAYERS_LIMITS_H
+#define TESSERA_PLAYERS_LIMITS_H
+
+/* ---- defaults of sandbox_limits (docs/stdio.md lists them for bot authors) ---- */
+
+/* RLIMIT_CPU of one process, seconds (SIGKILL one second later). A backstop
+ * for what the per-move deadline cannot see: CPU burnt between turns (a
+ * background thread stealing the opponent's core) or a process that never
+ * ends. Ten minutes is a whole Carcassonne game at 15 s a move; a
+ * long-running program that used half of it is started afresh between
+ * games. */
+#define PLAYER_DEFAULT_CPU_S 600
+
+/* RLIMIT_AS, MiB: address space, so a runaway allocation fails inside the
+ * program (MemoryError, bad_alloc, NULL) instead of pushing the machine
+ * into swap or the OOM killer. 1 GiB fits CPython and a C/C++ search with a
+ * large tree; the JVM reserves more than it uses: give Java -Xmx256m or
+ * raise the limit. */
+#define PLAYER_DEFAULT_MEMORY_MB 1024
+
+/* RLIMIT_FSIZE, MiB: the largest file the program may write (its working
+ * directory is removed afterwards, but the disk must not fill meanwhile). */
+#define PLAYER_DEFAULT_FILE_MB 16
+
+/* RLIMIT_NOFILE: open descriptors. A bot needs stdin/stdout/stderr and a
+ * few files (Python opens ~10 at start-up, the JVM ~40 jars); hundreds
+ * would only serve to exhaust the system's table. */
+#define PLAYER_DEFAULT_FILES 128
+
+/* Tasks (processes and threads) at once: pids cgroup or RLIMIT_NPROC. A JVM
+ * starts ~20 threads on a small machine; a fork bomb stops here. */
+#define PLAYER_DEFAULT_TASKS 128
+
+/* The longest line the program may print on stdout, bytes (a move is well
+ * under 1 KB). The line buffer is this large, never larger. */
+#define PLAYER_DEFAULT_LINE (64 * 1024)
+
+/* stdout bytes per turn before "output_flood": a program printing without
+ * end must not keep a worker thread busy reading it. 1 MiB is a thousand
+ * times a move. */
+#define PLAYER_DEFAULT_STDOUT (1024 * 1024)
+
+/* stderr bytes per turn before "output_flood": the debug channel may be
+ * chatty (search traces), but not unbounded. Only its tail is kept. */
+#define PLAYER_DEFAULT_STDERR (16 * 1024 * 1024)
+
+/* User and group a program runs as when tessera runs as root (nobody): a
+ * program must never hold root's rights over the machine's files. */
+#define PLAYER_DEFAULT_UID 65534
+#define PLAYER_DEFAULT_GID 65534
+
+/* ---- fixed caps -------------------------------------------------------------------- */
+
+/* Bytes of stderr kept per turn (its tail) in a player_result: enough for a
+ * traceback, small enough to keep with every move of a game. */
+#define PLAYER_STDERR_KEEP 8192
+
+/* Arguments of a command ("cmd:PROGRAM ARGS..."), and bytes of the command
+ * after resolving paths. A command line is written by a person. */
+#define SANDBOX_MAX_ARGS 64
+#define SANDBOX_CMD_MAX  8192
+
+/* After stdin is closed at the end, how long a program may take to exit by
+ * itself before the whole sandbox is killed, ms. Ending is never delayed
+ * by a program longer than this. */
+#define PLAYER_EXIT_GRACE_MS 300
+
+/* How often a waiting call wakes up to check the stop flag, the process's
+ * peak memory and its exit, ms. */
+#define SANDBOX_TICK_MS 10
+
+/* Default of max_unread: bytes queued for a program's stdin that it has
+ * not read. Updates are a few KB; a program that reads nothing between its
+ * turns fills the pipe (64 KiB) and then this queue; past it the program is
+ * stopped ("stopped reading its input"). */
+#define PLAYER_DEFAULT_UNREAD (16 * 1024 * 1024)
+
+/* Programs that ended by a fault (crash, time, memory, flood) in one game
+ * before the player stops starting them again: each start costs the seat's
+ * time and the machine's, and a program failing three times will fail a
+ * fourth. */
+#define PLAYER_MAX_FAILURES 3
+
+/* In-process bots stop this long before the deadline (or 1/20 of the time,
+ * whichever is more), so that a search returning its best move is in time. */
+#define PLAYER_BOT_MARGIN_MS 50
+
+#endif

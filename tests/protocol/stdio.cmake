@@ -1,0 +1,13 @@
+# The stdio bot protocol (protocol/stdio.h): the lines a bot may print, one
+# directory per case under stdio_cases/; the messages tessera writes, checked
+# against the JSON Schemas of docs/schema/stdio/.
+tessera_add_test(test_stdio_cases
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_stdio_cases.c ${CMAKE_CURRENT_LIST_DIR}/case_dirs.c
+  LIBS tessera_protocol
+  ARGS ${CMAKE_CURRENT_LIST_DIR}/stdio_cases)
+
+tessera_add_test(test_stdio
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_stdio.c ${CMAKE_CURRENT_LIST_DIR}/case_dirs.c
+          ${CMAKE_CURRENT_LIST_DIR}/schema_check.c
+  LIBS tessera_protocol
+  ARGS ${PROJECT_SOURCE_DIR}/docs)
