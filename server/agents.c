@@ -62,6 +62,8 @@ static void done(uv_work_t *req, int status)
     m->job = NULL;
     if (m->closing) {
         match_free_after_job(m);
+    } else if (m->status == MATCH_FINISHED) {
+        match_release_bots(m); /* the search was the last user of its bot */
     } else if (j->cancelled || status == UV_ECANCELED) {
         match_advance(m); /* whatever waited for this bot to be free */
     } else {

@@ -191,6 +191,9 @@ void match_resign(match *m, int seat);
 void match_advance(match *m);
 /* The result of an in-process search (called on the loop thread). */
 void match_agent_done(match *m, int seat, const eng_move *moves, int n, const bot_stats *st);
+/* Destroy the in-process bots of a finished match (none while a search
+ * still runs one: then the search's completion calls this again). */
+void match_release_bots(match *m);
 /* Stop every timer and search; free once they have closed. */
 void match_close(match *m);
 void match_add_spectator(match *m, conn *c);
@@ -278,6 +281,7 @@ struct srv {
     uint64_t finished;                /* matches finished since start */
     store *db;
     int jobs;                         /* in-process searches running */
+    int bots;                         /* in-process bot instances held (live matches only) */
     uint64_t moves;                   /* turns played since start */
     uint64_t started_ms;              /* epoch ms at start */
     srv_hist overhead;                /* remote move received -> next your_turn queued */

@@ -230,6 +230,18 @@ static int commit_moves(match *m, int from, const char *by, const char *reason)
 
 /* ---- result --------------------------------------------------------------------- */
 
+void match_release_bots(match *m)
+{
+    if (m->job)
+        return; /* a search still uses one: agents.c calls again when it returns */
+    for (int i = 0; i < m->nseats; i++)
+        if (m->seats[i].bot) {
+            bot_destroy(m->seats[i].bot);
+            m->seats[i].bot = NULL;
+            m->srv->bots--;
+        }
+}
+
 static void finish(match *m, const char *reason, int faulty, const char *detail)
 {
     if (m->status == MATCH_FINISHED)
@@ -287,6 +299,9 @@ static void finish(match *m, const char *reason, int faulty, const char *detail)
                             "scores", json_object_get(m->result, "scores"), "ranking",
                             json_object_get(m->result, "ranking"), "result", m->result);
     each_at_table(m, msg);
+    /* a finished match needs no bot: its search memory (arena pages) goes now,
+     * not when the match is evicted from memory much later */
+    match_release_bots(m);
 
     /* keep a bounded number of finished matches in memory */
     if (m->srv->nfinished > SRV_MAX_FINISHED_KEPT) {
@@ -860,8 +875,7 @@ static void link_match(srv *s, match *m)
 
 static void free_match(match *m)
 {
-    for (int i = 0; i < m->nseats; i++)
-        bot_destroy(m->seats[i].bot);
+    match_release_bots(m);
     free(m->st);
     free(m->turn_start);
     free(m->moves);
@@ -929,6 +943,8 @@ static int make_bots(match *m, char *err, size_t errcap, int *code)
         eng_rng_seed_stream(&r, m->seed, 1000 + (uint64_t)i);
         seed = eng_rng_next(&r);
         t->bot = bot_create(t->spec, m->g, seed, err, errcap);
+        if (t->bot)
+            m->srv->bots++;
         if (!t->bot) {
             *code = bot_find_type(t->spec) || strchr(t->spec, ':') ? ENG_EBAD_BOT_SPEC
                                                                   : ENG_EUNKNOWN_BOT;
