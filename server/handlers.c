@@ -183,7 +183,12 @@ static void take_seat(conn *c, match *x, int seat, const char *type, const json_
         return;
     }
     if (t->conn && t->conn != c) {
-        conn_error(t->conn, ENG_ESEAT_TAKEN, "another connection resumed this seat", NULL);
+        /* unasked: the notice names the match and seat, since the old
+         * connection may hold seats in several matches */
+        json_t *told = proto_error(ENG_ESEAT_TAKEN, "another connection resumed this seat", NULL);
+        json_object_set_new(told, "match", json_string(x->id));
+        json_object_set_new(told, "seat", json_integer(seat));
+        conn_send(t->conn, told);
         conn_sub_remove(t->conn, x, seat);
         t->conn = NULL;
     }

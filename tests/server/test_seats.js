@@ -109,6 +109,7 @@ test('take-over: the old connection is told seat_taken, stays open, and can take
     const told = await first.expect((m) => m.type === 'error');
     assert.equal(told.code, 'seat_taken');
     assert.equal(told.id, undefined, 'unasked: no id');
+    assert.deepEqual([told.match, told.seat], [match, 0], 'the notice names the match and seat it is about');
     assert.ok(first.isOpen, 'the old connection stays open');
     assert.equal((await first.request({ type: 'ping', id: 'p' })).type, 'pong');
     const stale = await first.request({ type: 'move', match, move: randomMove(yt, rng(2)), id: 'stale' });
@@ -124,6 +125,7 @@ test('take-over: the old connection is told seat_taken, stays open, and can take
     assert.equal(back.match, match);
     const told2 = await second.expect((m) => m.type === 'error');
     assert.equal(told2.code, 'seat_taken');
+    assert.deepEqual([told2.match, told2.seat], [match, 0]);
     assert.ok(second.isOpen);
     const yt2 = await first.expect((m) => m.type === 'your_turn' && m.match === match);
     const ok = await first.request({ type: 'move', match, move: randomMove(yt2, rng(4)) });
