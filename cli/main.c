@@ -95,6 +95,7 @@ const cli_command cli_commands[] = {
      "usage: tessera serve [--port P] [--host ADDR] [--db FILE] [--web DIR | --no-web]\n"
      "                     [--demo[=BOT,BOT]] [--durable] [--max-conns N]\n"
      "                     [--log-level debug|info|warn|error] [--port-file FILE]\n"
+     "                     [--idle-timeout-ms MS]\n"
      "\n"
      "Runs the match server: the JSON WebSocket protocol of docs/protocol.md on ws://HOST:P/\n"
      "and the browser UI over HTTP on http://HOST:P/. Every move is journaled to the SQLite\n"
@@ -110,7 +111,10 @@ const cli_command cli_commands[] = {
      "  --no-web       serve the WebSocket protocol only, no web UI\n"
      "  --log-level L  least severe log lines printed: debug, info (default), warn, error\n"
      "  --port-file F  write the port once listening (for scripts and tests)\n"
-     "Logs are JSON lines on stderr. SIGINT/SIGTERM shut down gracefully.\n",
+     "  --idle-timeout-ms MS  drop a connection from which nothing arrived for MS (default\n"
+     "                 45000; whole seconds, 3000 to 3600000); it is pinged after a third\n"
+     "Logs are JSON lines on stderr. SIGINT/SIGTERM shut down gracefully; a second signal\n"
+     "exits at once (code 1).\n",
      cmd_serve},
     {"bot", "play one seat of a match on a server with one of our bots",
      "usage: tessera bot --url ws://HOST:PORT/ --match ID --seat N --token T --bot SPEC\n"

@@ -23,7 +23,7 @@ static void reply_welcome(conn *c, const proto_msg *m)
     json_object_set_new(r, "limits",
                         json_pack("{s:i, s:i, s:i, s:i}", "max_message_bytes", SRV_MAX_MESSAGE,
                                   "messages_per_second", SRV_RATE_PER_SEC, "burst", SRV_RATE_BURST,
-                                  "idle_timeout_ms", SRV_HANGUP_IDLE_S * 1000));
+                                  "idle_timeout_ms", c->srv->idle_timeout_s * 1000));
     conn_send(c, r);
 }
 
@@ -248,7 +248,7 @@ static void spectate(conn *c, const proto_msg *m)
         conn_error(c, ENG_ETOO_MANY, "this connection spectates too many matches", m->id);
         return;
     }
-    if (x->nspect >= SRV_MAX_SPECTATORS) {
+    if (x->nspect >= c->srv->max_spectators) {
         conn_error(c, ENG_ETOO_MANY, "this match has its maximum of spectators", m->id);
         return;
     }

@@ -277,7 +277,7 @@ static void finish(match *m, const char *reason, int faulty, const char *detail)
     each_at_table(m, msg);
 
     /* keep a bounded number of finished matches in memory */
-    if (m->srv->nfinished > SRV_MAX_FINISHED_KEPT) {
+    if (m->srv->nfinished > m->srv->finished_kept) {
         match *oldest = NULL;
         for (match *x = m->srv->matches; x; x = x->next)
             if (x->status == MATCH_FINISHED && x != m && !x->closing)
@@ -346,6 +346,16 @@ static void end_turn(match *m, const char *by, const char *reason)
 
 static void arm_timer(match *m);
 
+/* A turn the server owes the seat to move (a policy's random move, an
+ * in-process bot's move) could not be journaled: try again after
+ * SRV_STORAGE_RETRY_MS, whatever the seat's deadline (the fault is ours). */
+static void retry_later(match *m, const char *what)
+{
+    m->storage_retry = what;
+    m->retry_at = srv_now(m->srv) + SRV_STORAGE_RETRY_MS;
+    arm_timer(m);
+}
+
 /* Apply a seat's whole turn (checked moves), charge its clock, announce it.
  * `ack` (may be NULL) is sent once the turn is journaled, before the
  * turn's update — a mover hears "accepted" first (steals the reference;
@@ -392,6 +402,7 @@ static int play_turn(match *m, int seat_no, const eng_move *mv, int n, const cha
     if (ack)
         conn_send(ack_to, ack);
     m->to_move = -1;
+    m->storage_retry = NULL;
     uv_timer_stop(&m->timer);
     end_turn(m, by, reason);
     return 0;
@@ -420,7 +431,7 @@ static void play_random(match *m, int seat_no, const char *reason)
     if (play_turn(m, seat_no, mv, n, "server", reason, NULL, NULL) == 0)
         advance(m);
     else
-        arm_timer(m); /* storage trouble: try again at the next timer */
+        retry_later(m, reason);
 }
 
 static void send_your_turn(match *m, int seat_no)
@@ -451,6 +462,7 @@ static void ask(match *m, int p)
     seat_t *t = &m->seats[p];
     uint64_t now = srv_now(m->srv);
     m->to_move = p;
+    m->storage_retry = NULL;
     m->turn_started = now;
     int64_t allow = base_allowance(m, t) + t->bank_ms;
     m->deadline = now + (uint64_t)allow;
@@ -516,7 +528,7 @@ static void arm_timer(match *m)
         return;
     uint64_t now = srv_now(m->srv), next = UINT64_MAX;
     if (m->to_move >= 0)
-        next = m->deadline;
+        next = m->storage_retry ? m->retry_at : m->deadline;
     for (int i = 0; i < m->nseats; i++) {
         const seat_t *t = &m->seats[i];
         if (t->gone_since && !t->takeover && m->status == MATCH_LIVE) {
@@ -525,12 +537,9 @@ static void arm_timer(match *m)
                 next = end;
         }
     }
-    if (m->to_move >= 0 && m->job == NULL && m->seats[m->to_move].kind == SEAT_BOT &&
-        now + 1000 < next)
-        next = now + 1000; /* a bot turn without a search: retry (storage trouble) */
     if (m->to_move < 0 && m->status == MATCH_LIVE && m->g->current_player(m->st) == ENG_CHANCE &&
-        now + 1000 < next)
-        next = now + 1000; /* a draw that could not be journaled: retry */
+        now + SRV_STORAGE_RETRY_MS < next)
+        next = now + SRV_STORAGE_RETRY_MS; /* a draw that could not be journaled: retry */
     if (next == UINT64_MAX) {
         uv_timer_stop(&m->timer);
         return;
@@ -596,6 +605,22 @@ static void on_timer(uv_timer_t *h)
     }
     if (m->status != MATCH_LIVE)
         return;
+    if (m->to_move >= 0 && m->storage_retry) {
+        if (now < m->retry_at) {
+            arm_timer(m);
+            return;
+        }
+        const char *what = m->storage_retry;
+        int p = m->to_move;
+        m->storage_retry = NULL;
+        if (strcmp(what, "bot") == 0) {
+            m->to_move = -1;
+            ask(m, p); /* a fresh search with a fresh clock */
+        } else {
+            play_random(m, p, what);
+        }
+        return;
+    }
     if (m->to_move >= 0 && now >= m->deadline) {
         seat_t *t = &m->seats[m->to_move];
         if (m->job && t->kind == SEAT_BOT && !t->bot_stopping) {
@@ -609,12 +634,6 @@ static void on_timer(uv_timer_t *h)
             return;
         }
         timeout(m);
-        return;
-    }
-    if (m->to_move >= 0 && !m->job && m->seats[m->to_move].kind == SEAT_BOT) {
-        int p = m->to_move;
-        m->to_move = -1;
-        ask(m, p); /* retry after storage trouble */
         return;
     }
     if (m->to_move < 0)
@@ -682,6 +701,12 @@ void match_remote_move(match *m, int seat_no, conn *c, const proto_msg *msg)
         conn_error(c, ENG_ENOT_YOUR_TURN, "it is not this seat's turn", msg->id);
         return;
     }
+    if (m->storage_retry) {
+        conn_error(c, ENG_ENOT_YOUR_TURN,
+                   "the server plays this turn for the seat (its policy); wait for the update",
+                   msg->id);
+        return;
+    }
     /* A move that arrived after the deadline is late even if the deadline's
      * timer has not run yet (a busy loop runs timers after I/O). */
     uint64_t arrived = srv_now(m->srv);
@@ -727,20 +752,38 @@ void match_remote_move(match *m, int seat_no, conn *c, const proto_msg *msg)
     json_object_set_new(ok, "turn", json_integer(m->turns + 1));
     m->rx_ns = c->rx_ns;
     if (play_turn(m, seat_no, mv, n, "player", NULL, c, ok) != 0) {
+        /* nothing of the move happened, and the seat does not pay for the
+         * server's trouble: its clock restarts with the whole allowance, and
+         * a fresh your_turn says so (docs/protocol.md, storage_error) */
         m->rx_ns = 0;
-        conn_error(c, ENG_ESTORAGE, "the move could not be stored; send it again", msg->id);
+        uint64_t now = srv_now(m->srv);
+        m->turn_started = now;
+        m->deadline = now + (uint64_t)(base_allowance(m, t) + t->bank_ms);
+        t->in_grace = false;
+        arm_timer(m);
+        conn_error(c, ENG_ESTORAGE,
+                   "the server could not journal the move: nothing of it was played and the "
+                   "seat's clock restarts; send a move again",
+                   msg->id);
+        send_your_turn(m, seat_no);
         return;
     }
     advance(m);
     m->rx_ns = 0; /* the next seat is not a remote one waiting now */
 }
 
-void match_agent_done(match *m, int seat_no, const eng_move *mv, int n, const bot_stats *st)
+void match_agent_done(match *m, int seat_no, const eng_move *mv, int n, const bot_stats *st,
+                      uint64_t finished_at)
 {
     if (m->status != MATCH_LIVE || m->to_move != seat_no)
         return;
-    if (srv_now(m->srv) > m->deadline) {
-        timeout(m); /* the search overran and its deadline's timer has not run yet */
+    /* Judged by when the search ended, not by when this loop (perhaps busy
+     * or starved of CPU) got to its result; and a search that ended past
+     * its deadline before the deadline's timer could stop it still has the
+     * stop grace it would have had (already added once it was stopped). */
+    uint64_t limit = m->deadline + (m->seats[seat_no].bot_stopping ? 0 : SRV_BOT_STOP_GRACE_MS);
+    if (finished_at > limit) {
+        timeout(m); /* starved past even the stop grace */
         return;
     }
     srv_log(LOG_DEBUG, "bot_move", "{s:s, s:i, s:I, s:f}", "match", m->id, "seat", seat_no, "sims",
@@ -764,7 +807,7 @@ void match_agent_done(match *m, int seat_no, const eng_move *mv, int n, const bo
         return;
     }
     if (play_turn(m, seat_no, mv, n, "player", NULL, NULL, NULL) != 0) {
-        arm_timer(m);
+        retry_later(m, "bot");
         return;
     }
     advance(m);
@@ -935,9 +978,9 @@ match *match_create(srv *s, const proto_msg *msg, int *code, char *err, size_t e
         snprintf(err, errcap, "no game named '%.40s' (see list_games)", msg->game);
         return NULL;
     }
-    if (s->nlive >= SRV_MAX_LIVE_MATCHES) {
+    if (s->nlive >= s->max_live_matches) {
         *code = ENG_ETOO_MANY;
-        snprintf(err, errcap, "the server runs its maximum of %d matches", SRV_MAX_LIVE_MATCHES);
+        snprintf(err, errcap, "the server runs its maximum of %d matches", s->max_live_matches);
         return NULL;
     }
     eng_rules rules;
@@ -970,6 +1013,8 @@ match *match_create(srv *s, const proto_msg *msg, int *code, char *err, size_t e
     srv_random_token(tok, 16);
     for (int i = 0; i < 16; i++)
         seed = seed * 33 + (unsigned char)tok[i];
+    if (s->test.seed_set)
+        seed = s->test.seed++; /* test hook: reproducible matches */
     m->seed = seed;
     eng_rng_seed(&m->chance, seed);
     m->tc = msg->tc;

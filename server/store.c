@@ -32,6 +32,7 @@ struct store {
     uv_work_t ckpt_req;
     bool ckpt_busy;            /* a checkpoint is on the pool */
     bool closing;
+    int appends;               /* store_append calls that committed (test hook) */
     sqlite3_stmt *ins_match, *ins_move, *upd_seats, *upd_finish, *begin, *commit, *rollback;
 };
 
@@ -275,6 +276,11 @@ int store_append(srv *s, const match *m, int from, int to, const char *by, const
         goto fail;
     if (step(st->commit) != SQLITE_DONE)
         goto fail;
+    if (++st->appends == s->test.readonly_after) {
+        /* test hook (limits.h): the database turns read-only from now on */
+        sqlite3_exec(st->db, "PRAGMA query_only=1;", NULL, NULL, NULL);
+        srv_log(LOG_WARN, "test_readonly", "{s:i}", "appends", st->appends);
+    }
     return 0;
 fail:
     log_db_error(st, "append", m);
@@ -378,7 +384,7 @@ int store_load(srv *s, char *err, size_t errcap)
              "SELECT id,game,rules,seats,time_control,policies,seed,status,result,created,"
              "finished,demo FROM (SELECT * FROM matches WHERE status=%d ORDER BY created DESC "
              "LIMIT %d) ORDER BY created",
-             MATCH_FINISHED, SRV_MAX_FINISHED_KEPT);
+             MATCH_FINISHED, s->finished_kept);
     int rc = load_rows(s, sql, &done, err, errcap);
     if (rc)
         return rc;
