@@ -242,17 +242,29 @@ static void spectate(conn *c, const proto_msg *m)
     if (!x)
         return;
     int watching = 0;
-    for (int i = 0; i < c->nsubs; i++)
+    bool already = false; /* spectating again only sends the view again */
+    for (int i = 0; i < c->nsubs; i++) {
         watching += c->subs[i].seat < 0;
-    if (watching >= SRV_MAX_SPECTATING) {
-        conn_error(c, ENG_ETOO_MANY, "this connection spectates too many matches", m->id);
-        return;
+        already |= c->subs[i].seat < 0 && c->subs[i].m == x;
     }
-    if (x->nspect >= c->srv->max_spectators) {
-        conn_error(c, ENG_ETOO_MANY, "this match has its maximum of spectators", m->id);
-        return;
+    if (!already) {
+        /* finished matches send nothing more: let them go to make room, as
+         * seats in finished matches are (SRV_MAX_SEATS_PER_CONN) */
+        for (int i = c->nsubs - 1; i >= 0 && watching >= SRV_MAX_SPECTATING; i--)
+            if (c->subs[i].seat < 0 && c->subs[i].m->status == MATCH_FINISHED) {
+                match_remove_spectator(c->subs[i].m, c);
+                watching--;
+            }
+        if (watching >= SRV_MAX_SPECTATING) {
+            conn_error(c, ENG_ETOO_MANY, "this connection spectates too many matches", m->id);
+            return;
+        }
+        if (x->nspect >= c->srv->max_spectators) {
+            conn_error(c, ENG_ETOO_MANY, "this match has its maximum of spectators", m->id);
+            return;
+        }
+        match_add_spectator(x, c);
     }
-    match_add_spectator(x, c);
     conn_send(c, match_table_view(x, "spectating", -1, m->id));
 }
 

@@ -1070,8 +1070,19 @@ match *match_restore(srv *s, const char *id, const char *game, const char *rules
     json_t *tj = json_loads(tc_json, 0, &je), *pj = json_loads(pol_json, 0, &je);
     match *m = NULL;
     eng_rules rules;
-    if (!rj || !sj || !tj || !pj || !json_is_array(sj) ||
-        wire_rules_parse(g, rj, (int)json_array_size(sj), &rules, err, errcap))
+    const char *bad = !rj ? "rules" : !sj || !json_is_array(sj) ? "seats" : !tj ? "time_control"
+                    : !pj                                       ? "policies"
+                                                                : NULL;
+    if (bad) {
+        snprintf(err, errcap, "the stored %s are not valid JSON", bad);
+        goto out;
+    }
+    int nseats = (int)json_array_size(sj);
+    if (nseats < g->min_players || nseats > g->max_players) {
+        snprintf(err, errcap, "%d stored seats", nseats);
+        goto out;
+    }
+    if (wire_rules_parse(g, rj, nseats, &rules, err, errcap))
         goto out;
     m = alloc_match(s, g, w, &rules);
     if (!m)

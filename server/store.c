@@ -18,10 +18,12 @@
  * and a timer hands a passive checkpoint on a second connection to the
  * thread pool every second.
  */
+#include <errno.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "internal.h"
 
@@ -56,6 +58,25 @@ static int prep(store *st, sqlite3_stmt **out, const char *sql)
 
 int store_open(srv *s, const char *path, bool durable, char *err, size_t errcap)
 {
+    /* SQLite says only "unable to open database file": name the usual causes */
+    struct stat sb;
+    if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+        snprintf(err, errcap, "database %s: is a directory, not a database file", path);
+        return ENG_ESTORAGE;
+    }
+    if (stat(path, &sb) != 0 && errno != ENOENT) {
+        snprintf(err, errcap, "database %s: %s", path, strerror(errno));
+        return ENG_ESTORAGE;
+    }
+    const char *slash = strrchr(path, '/');
+    if (slash && slash != path) {
+        char dir[1024];
+        snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+        if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+            snprintf(err, errcap, "database %s: the folder %s does not exist", path, dir);
+            return ENG_ESTORAGE;
+        }
+    }
     store *st = calloc(1, sizeof *st);
     if (!st) {
         snprintf(err, errcap, "out of memory");

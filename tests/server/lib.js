@@ -536,6 +536,55 @@ function rawConnect(port) {
   });
 }
 
+/* One masked client text frame (RFC 6455) carrying obj as JSON. */
+function wsFrame(obj) {
+  const crypto = require('node:crypto');
+  const payload = Buffer.from(JSON.stringify(obj));
+  const mask = crypto.randomBytes(4);
+  let head;
+  if (payload.length < 126) {
+    head = Buffer.from([0x81, 0x80 | payload.length]);
+  } else {
+    head = Buffer.alloc(4);
+    head[0] = 0x81;
+    head[1] = 0x80 | 126;
+    head.writeUInt16BE(payload.length, 2);
+  }
+  return Buffer.concat([head, mask, Buffer.from(payload.map((b, i) => b ^ mask[i % 4]))]);
+}
+
+/*
+ * A WebSocket client over a raw socket, for clients that misbehave below
+ * the protocol: the handshake, then `hello` (and any further messages
+ * given), and after that it does nothing by itself — it answers no ping and
+ * reads only if the caller reads. Resolves with the socket.
+ */
+async function rawWsClient(port, messages = []) {
+  const crypto = require('node:crypto');
+  const s = await rawConnect(port);
+  const key = crypto.randomBytes(16).toString('base64');
+  s.write(`GET / HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
+    `Sec-WebSocket-Key: ${key}\r\nSec-WebSocket-Version: 13\r\n\r\n`);
+  await new Promise((resolve, reject) => {
+    let got = '';
+    const onData = (d) => {
+      got += d.toString('latin1');
+      if (got.includes('\r\n\r\n')) {
+        s.off('data', onData);
+        if (!/^HTTP\/1\.1 101/.test(got))
+          reject(new Error('handshake refused: ' + got.slice(0, 100)));
+        resolve();
+      }
+    };
+    s.on('data', onData);
+  });
+  s.write(wsFrame({ type: 'hello', protocol: 1 }));
+  for (const m of messages)
+    s.write(wsFrame(m));
+  s.on('error', () => {});
+  return s;
+}
+
 
 /*
  * Check a finished history with `tessera replay` (every turn against the
@@ -662,5 +711,6 @@ function leaks(msg) {
 module.exports = {
   leaks, replayHistory, logTime,
   WebSocket, ROOT, SLOW, Server, Client, binary, sleep, within, rng, tmpDir,
-  carcMove, randomMove, illegalMove, createMatch, join, playUntilOver, isError, rawConnect,
+  carcMove, randomMove, illegalMove, createMatch, join, playUntilOver, isError, rawConnect, rawWsClient,
+  wsFrame,
 };

@@ -10,38 +10,7 @@
  */
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const crypto = require('node:crypto');
-const { Server, Client, SLOW, createMatch, join, playUntilOver, rng, rawConnect, within } = require('./lib');
-
-/* A WebSocket handshake and a hello over a raw socket; after that the socket
- * neither reads nor answers anything. */
-async function deafClient(port) {
-  const s = await rawConnect(port);
-  const key = crypto.randomBytes(16).toString('base64');
-  s.write(`GET / HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
-    `Sec-WebSocket-Key: ${key}\r\nSec-WebSocket-Version: 13\r\n\r\n`);
-  await new Promise((resolve, reject) => {
-    let got = '';
-    const onData = (d) => {
-      got += d.toString('latin1');
-      if (got.includes('\r\n\r\n')) {
-        s.off('data', onData);
-        if (!/^HTTP\/1\.1 101/.test(got))
-          reject(new Error('handshake refused: ' + got.slice(0, 100)));
-        resolve();
-      }
-    };
-    s.on('data', onData);
-  });
-  /* one masked text frame: hello */
-  const payload = Buffer.from(JSON.stringify({ type: 'hello', protocol: 1 }));
-  const mask = crypto.randomBytes(4);
-  const frame = Buffer.concat([Buffer.from([0x81, 0x80 | payload.length]), mask,
-    Buffer.from(payload.map((b, i) => b ^ mask[i % 4]))]);
-  s.write(frame);
-  s.on('error', () => {});
-  return s;
-}
+const { Server, Client, SLOW, createMatch, join, playUntilOver, rng, rawWsClient, within } = require('./lib');
 
 test('a client that stops reading and answering pings is dropped; a quiet one is kept', async (t) => {
   const IDLE = 3000;
@@ -52,11 +21,11 @@ test('a client that stops reading and answering pings is dropped; a quiet one is
   assert.equal(idleMs, IDLE, 'welcome.limits.idle_timeout_ms is the one asked for');
 
   /* deaf: reads nothing at all (its socket is paused: pings pile up unread) */
-  const deaf = await deafClient(srv.port);
+  const deaf = await rawWsClient(srv.port);
   deaf.pause();
   const t0 = Date.now();
   /* mute: reads, but never answers a ping */
-  const mute = await deafClient(srv.port);
+  const mute = await rawWsClient(srv.port);
   let muteClosedAt = null, pings = 0;
   mute.on('data', (d) => {
     for (let i = 0; i + 1 < d.length; i++)
