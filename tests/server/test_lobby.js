@@ -87,7 +87,7 @@ test('replay: a finished match, and a record sent along, checked turn by turn', 
   const { match } = await createMatch(c, [{ bot: 'random:seed=3' }, { bot: 'heuristic' }]);
   /* bot-only matches start at once; wait for the end */
   let summary;
-  for (let i = 0; i < 200; i++) {
+  for (let i = 0; i < 600; i++) {
     const listed = await c.request({ type: 'list_matches', status: 'finished' }, 'matches');
     summary = listed.matches.find((x) => x.match === match);
     if (summary)
@@ -139,7 +139,7 @@ test('server_stats counts what happened', async (t) => {
   const before = await c.request({ type: 'server_stats' }, 'stats');
   assert.ok(before.connections >= 1);
   const { match } = await createMatch(c, [{ bot: 'random' }, { bot: 'random' }]);
-  for (let i = 0; i < 200; i++) {
+  for (let i = 0; i < 600; i++) {
     const s = await c.request({ type: 'server_stats' }, 'stats');
     if (s.matches_finished > before.matches_finished)
       break;
