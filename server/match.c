@@ -86,7 +86,9 @@ static int64_t base_allowance(const match *m, const seat_t *t)
 static json_t *clocks_json(const match *m, int next)
 {
     json_t *a = json_array();
+    /* both clocks read together: the epoch deadline is the loop deadline */
     uint64_t now = srv_now(m->srv);
+    int64_t epoch = srv_epoch_ms();
     for (int i = 0; i < m->nseats; i++) {
         const seat_t *t = &m->seats[i];
         json_t *o = json_pack("{s:i, s:I}", "seat", i, "bank_ms", (json_int_t)t->bank_ms);
@@ -97,7 +99,7 @@ static json_t *clocks_json(const match *m, int next)
                                   ? (m->deadline > now ? (json_int_t)(m->deadline - now) : 0)
                                   : (json_int_t)(base_allowance(m, t) + t->bank_ms);
             json_object_set_new(o, "time_left_ms", json_integer(left));
-            json_object_set_new(o, "deadline", json_integer(srv_epoch_ms() + left));
+            json_object_set_new(o, "deadline", json_integer(epoch + left));
         }
         json_array_append_new(a, o);
     }
@@ -440,13 +442,17 @@ static void send_your_turn(match *m, int seat_no)
     if (!t->conn)
         return;
 
+    /* Both clocks read together, before the message is built: building it
+     * (the legal moves) takes time on a busy machine, and an epoch read
+     * after that made the announced deadline later than the real one. */
     uint64_t now = srv_now(m->srv);
+    int64_t epoch = srv_epoch_ms();
     int64_t left = m->deadline > now ? (int64_t)(m->deadline - now) : 0;
     json_t *msg = json_pack("{s:s, s:s, s:i, s:i, s:o, s:o, s:I, s:I, s:o}", "type", "your_turn",
                             "match", m->id, "seat", seat_no, "turn", m->turns + 1, "state",
                             state_json(m), "legal", m->wire->legal(m->st), "time_left_ms",
-                            (json_int_t)left, "deadline", (json_int_t)(srv_epoch_ms() + left),
-                            "clocks", match_clocks(m));
+                            (json_int_t)left, "deadline", (json_int_t)(epoch + left), "clocks",
+                            match_clocks(m));
     conn_send(t->conn, msg);
     if (m->rx_ns) {
         /* the server's overhead for a remote move: its arrival to the next

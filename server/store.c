@@ -69,8 +69,8 @@ int store_open(srv *s, const char *path, bool durable, char *err, size_t errcap)
         return ENG_ESTORAGE;
     }
     const char *slash = strrchr(path, '/');
-    if (slash && slash != path) {
-        char dir[1024];
+    char dir[1024];
+    if (slash && slash != path && (size_t)(slash - path) < sizeof dir) {
         snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
         if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
             snprintf(err, errcap, "database %s: the folder %s does not exist", path, dir);

@@ -60,6 +60,12 @@ const SLOW = process.env.TESSERA_SANITIZED === '1' ? 3 : 1;
 /* A server log line's time (its "ts") in epoch ms. */
 const logTime = (line) => Date.parse(line.ts);
 
+/* Slack (ms) when comparing times the server derived from two clocks (the
+ * loop's monotonic one for deadlines, the wall clock for `deadline` fields
+ * and log lines): it reads them one after the other, and a busy machine may
+ * pause it in between. */
+const CLOCK_SLACK = 25 * SLOW;
+
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /* The promise's value, or null once ms have passed (the timer is cleared
@@ -709,7 +715,7 @@ function leaks(msg) {
 }
 
 module.exports = {
-  leaks, replayHistory, logTime,
+  leaks, replayHistory, logTime, CLOCK_SLACK,
   WebSocket, ROOT, SLOW, Server, Client, binary, sleep, within, rng, tmpDir,
   carcMove, randomMove, illegalMove, createMatch, join, playUntilOver, isError, rawConnect, rawWsClient,
   wsFrame,

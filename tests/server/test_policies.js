@@ -17,7 +17,7 @@
  */
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const { Server, Client, SLOW, logTime, createMatch, join, playUntilOver, rng, randomMove, sleep } =
+const { Server, Client, SLOW, CLOCK_SLACK, logTime, createMatch, join, playUntilOver, rng, randomMove, sleep } =
   require('./lib');
 
 const LATE = 3000 * SLOW;
@@ -129,9 +129,9 @@ test('a timeout while disconnected: random_move plays for the seat, the match go
   const dropped = await srv.waitLog((l) => l.event === 'seat_dropped' && l.match === match);
   const timeouts = srv.events('timeout').filter((l) => l.match === match);
   assert.ok(timeouts.length >= 2);
-  assert.ok(logTime(timeouts[0]) <= stalled.deadline + LATE && logTime(timeouts[0]) >= stalled.deadline - 3,
+  assert.ok(logTime(timeouts[0]) <= stalled.deadline + LATE && logTime(timeouts[0]) >= stalled.deadline - CLOCK_SLACK,
     'the first timeout at the deadline announced before the drop');
-  assert.ok(logTime(timeouts[1]) - logTime(dropped) >= MOVE - 3, 'the next one a whole move_ms later');
+  assert.ok(logTime(timeouts[1]) - logTime(dropped) >= MOVE - CLOCK_SLACK, 'the next one a whole move_ms later');
   assert.equal(srv.events('reconnect_grace_over').length, 0);
   /* back: the seat plays for itself again, to the end */
   const c2 = await Client.connect(srv.url, { name: 'back' });
@@ -162,7 +162,7 @@ test('a timeout while disconnected under forfeit: lost on time, not for the disc
   assert.equal(over.result.seat, 1);
   assert.deepEqual(over.ranking, [0, 1]);
   const line = await srv.waitLog((l) => l.event === 'timeout' && l.match === match);
-  assert.ok(logTime(line) >= yt.deadline - 3 && logTime(line) <= yt.deadline + LATE, 'at the deadline it had');
+  assert.ok(logTime(line) >= yt.deadline - CLOCK_SLACK && logTime(line) <= yt.deadline + LATE, 'at the deadline it had');
 });
 
 test('a disconnect during the grace bank: resuming keeps the grace deadline', async (t) => {
@@ -180,14 +180,14 @@ test('a disconnect during the grace bank: resuming keeps the grace deadline', as
   const yt = await c.expect('your_turn');
   /* the deadline passes: grace; then the connection drops */
   const g = await c.expect((m) => m.type === 'your_turn' && m.turn === yt.turn, 10000 * SLOW);
-  assert.ok(Math.abs(g.deadline - yt.deadline - GRACE) <= 2, 'in grace');
+  assert.ok(Math.abs(g.deadline - yt.deadline - GRACE) <= CLOCK_SLACK, 'in grace');
   c.terminate();
   await sleep(300);
   const c2 = await Client.connect(srv.url, { name: 'back' });
   const resumed = await c2.request({ type: 'resume', resume_token: joined.resume_token }, 'resumed');
   assert.equal(resumed.clocks[1].grace_ms, GRACE, 'the grace bank is charged only when the move comes');
   const again = await c2.expect((m) => m.type === 'your_turn' && m.turn === yt.turn);
-  assert.ok(Math.abs(again.deadline - g.deadline) <= 2,
+  assert.ok(Math.abs(again.deadline - g.deadline) <= CLOCK_SLACK,
     `the grace deadline holds across the reconnect: ${again.deadline} vs ${g.deadline}`);
   const sent = Date.now();
   const ok = await c2.request({ type: 'move', turn: yt.turn, move: randomMove(again, rng(1)) });
@@ -195,7 +195,7 @@ test('a disconnect during the grace bank: resuming keeps the grace deadline', as
   const up = await host.expect((m) => m.type === 'update' && m.turn === yt.turn);
   assert.equal(up.by, 'player');
   const left = up.clocks[1].grace_ms;
-  assert.ok(left <= GRACE - (sent - yt.deadline) + 2 && left >= GRACE - (ok.at - yt.deadline) - 2,
+  assert.ok(left <= GRACE - (sent - yt.deadline) + CLOCK_SLACK && left >= GRACE - (ok.at - yt.deadline) - CLOCK_SLACK,
     `the grace spent is the time past the first deadline: ${GRACE - left} ms`);
   assert.ok(!host.all.some((m) => m.type === 'game_over'));
 });
@@ -221,5 +221,5 @@ test('a disconnect during the grace bank: a shorter reconnect grace forfeits for
   const dropped = await srv.waitLog((l) => l.event === 'seat_dropped' && l.match === match);
   const gone = await srv.waitLog((l) => l.event === 'reconnect_grace_over' && l.match === match);
   const waited = logTime(gone) - logTime(dropped);
-  assert.ok(waited >= RECONNECT - 3 && waited <= RECONNECT + LATE, `forfeit ${waited} ms after the drop`);
+  assert.ok(waited >= RECONNECT - CLOCK_SLACK && waited <= RECONNECT + LATE, `forfeit ${waited} ms after the drop`);
 });

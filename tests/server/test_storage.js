@@ -23,7 +23,7 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
 const { spawn, spawnSync } = require('node:child_process');
-const { Server, Client, SLOW, binary, tmpDir, createMatch, join, playUntilOver, rng, randomMove, isError, sleep } =
+const { Server, Client, SLOW, CLOCK_SLACK, binary, tmpDir, createMatch, join, playUntilOver, rng, randomMove, isError, sleep } =
   require('./lib');
 
 function sqlite(db, sql) {
@@ -178,8 +178,11 @@ test('the database turns read-only mid-match: storage_error, nothing announced, 
     assert.deepEqual(again.state, yt.state, 'nothing of the move was applied');
     assert.ok(again.time_left_ms <= MOVE && again.time_left_ms > MOVE - 1000 * SLOW,
       `the whole allowance again: ${again.time_left_ms} of ${MOVE}`);
-    assert.ok(again.deadline >= sentAt + again.time_left_ms - 2 && again.deadline > yt.deadline,
-      'the deadline moved on');
+    /* sent after the server got our move, which we sent at sentAt */
+    const sentByServer = again.deadline - again.time_left_ms;
+    assert.ok(sentByServer >= sentAt - CLOCK_SLACK, `the fresh your_turn went out at ${sentByServer}, after our move (${sentAt})`);
+    assert.ok(again.deadline - (sentAt - CLOCK_SLACK) >= again.time_left_ms && again.deadline > yt.deadline,
+      `the deadline moved on: ${yt.deadline} -> ${again.deadline} (move sent at ${sentAt})`);
     const logged = await srv.waitLog((l) => l.event === 'storage_error' && l.match === match);
     assert.match(logged.sqlite, /readonly|read-only/i, 'the log says why: ' + logged.sqlite);
     /* sent again, refused again */

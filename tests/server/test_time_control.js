@@ -17,13 +17,14 @@
  */
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const { Server, Client, SLOW, logTime, createMatch, join, playUntilOver, rng, randomMove, sleep } =
+const { Server, Client, SLOW, CLOCK_SLACK, logTime, createMatch, join, playUntilOver, rng, randomMove, sleep } =
   require('./lib');
 
 /* "On time": the server's `timeout` log line is no earlier than the deadline
- * it announced (a few ms of rounding: both are whole ms) and at most LATE
- * ms after it (a starved loop notices late; past LATE it did not notice). */
-const EARLY = 3;
+ * it announced (but for CLOCK_SLACK: both come from two clocks read one
+ * after the other) and at most LATE ms after it (a starved loop notices
+ * late; past LATE it did not notice). */
+const EARLY = CLOCK_SLACK;
 const LATE = 3000 * SLOW;
 
 /* The k-th (0-based) `timeout` log line of a match. */
@@ -130,7 +131,7 @@ test('timeout policy grace: a move within the grace bank is accepted, a second s
     /* the deadline passes: the seat is told it now runs on its grace bank */
     const g1 = await c.expect((m) => m.type === 'your_turn' && m.turn === yt1.turn, 10000 * SLOW);
     await assertOnTime(t, srv, match, 0, yt1.deadline, 'grace starts');
-    assert.ok(Math.abs(g1.deadline - yt1.deadline - GRACE) <= 2,
+    assert.ok(Math.abs(g1.deadline - yt1.deadline - GRACE) <= CLOCK_SLACK,
       `in grace, the deadline moves on by the grace bank: ${yt1.deadline} -> ${g1.deadline}`);
     assert.ok(g1.time_left_ms <= GRACE, `in grace, time_left_ms ${g1.time_left_ms} is at most the grace bank`);
     assert.ok(!c.all.some((m) => m.type === 'game_over'), 'no forfeit while the grace lasts');
@@ -149,11 +150,11 @@ test('timeout policy grace: a move within the grace bank is accepted, a second s
     const left = yt2.clocks[1].grace_ms;
     const spentMin = sentAt - yt1.deadline, spentMax = acc.at - yt1.deadline;
     assert.ok(spentMin >= 250, `the move went out ${spentMin} ms into the grace`);
-    assert.ok(left >= GRACE - spentMax - 2 && left <= GRACE - spentMin + 2,
+    assert.ok(left >= GRACE - spentMax - CLOCK_SLACK && left <= GRACE - spentMin + CLOCK_SLACK,
       `grace spent: ${GRACE - left} ms, expected ${spentMin}..${spentMax}`);
     const g2 = await c.expect((m) => m.type === 'your_turn' && m.turn === yt2.turn, 10000 * SLOW);
     await assertOnTime(t, srv, match, 1, yt2.deadline, 'grace starts again');
-    assert.ok(Math.abs(g2.deadline - yt2.deadline - left) <= 2, 'the rest of the grace bank');
+    assert.ok(Math.abs(g2.deadline - yt2.deadline - left) <= CLOCK_SLACK, 'the rest of the grace bank');
     const over = await c.expect('game_over', 10000 * SLOW);
     await assertOnTime(t, srv, match, 2, g2.deadline, 'forfeit when the grace is spent');
     assert.equal(over.result.reason, 'timeout');
@@ -197,7 +198,7 @@ test('clocks: first-move allowance, per-move limit, bank and increment', async (
     /* deadline is epoch ms: deadline - time_left_ms is when the server sent
      * it, after it heard our previous message and before we got it */
     const sentByServer = yt.deadline - yt.time_left_ms;
-    assert.ok(sentByServer >= sentPrev - 2 && sentByServer <= yt.at + 2,
+    assert.ok(sentByServer >= sentPrev - CLOCK_SLACK && sentByServer <= yt.at + CLOCK_SLACK,
       `deadline ${yt.deadline} - time_left_ms ${yt.time_left_ms} is between ${sentPrev} and ${yt.at}`);
     if (thinks[k])
       await sleep(thinks[k]);
@@ -211,7 +212,7 @@ test('clocks: first-move allowance, per-move limit, bank and increment', async (
       assert.ok(Number.isInteger(nc.time_left_ms) && nc.time_left_ms >= MOVE && nc.time_left_ms <= FIRST + nc.bank_ms,
         `turn ${yt.turn}: the next seat's time_left_ms ${nc.time_left_ms} is its allowance plus bank`);
       const at = nc.deadline - nc.time_left_ms;
-      assert.ok(at >= sent - 2 && at <= up.at + 2, 'update deadline is epoch ms');
+      assert.ok(at >= sent - CLOCK_SLACK && at <= up.at + CLOCK_SLACK, 'update deadline is epoch ms');
       assert.equal(up.clocks[1 - up.next.seat].time_left_ms, undefined, 'only the seat asked next has time_left_ms');
     }
     const usedMin = thinks[k], usedMax = up.at - sentPrev;
@@ -257,8 +258,11 @@ test('in-process bots are held to the clock too: a slow bot is stopped in time',
   const srv = await Server.start({ tag: 'botclock', args: ['--log-level', 'debug'] });
   t.after(() => srv.cleanup());
   const c = await Client.connect(srv.url, { name: 'human' });
+  /* random_move, not forfeit: our own seat has 300 ms too, and a busy
+   * machine may deliver our moves late; the bot's turns must still be its
+   * own (checked below), so a late bot cannot hide behind the policy */
   const { match, tokens } = await createMatch(c, [{ bot: 'mcts:ms=60000,sims=100000000' }, { open: true }], {
-    time_control: { move_ms: MOVE, first_move_ms: MOVE }, policies: { timeout: 'forfeit' },
+    time_control: { move_ms: MOVE, first_move_ms: MOVE }, policies: { timeout: 'random_move' },
   });
   await join(c, match, 1, tokens[1]);
   const r = rng(12);
@@ -268,9 +272,8 @@ test('in-process bots are held to the clock too: a slow bot is stopped in time',
     last = yt.turn;
     c.send({ type: 'move', turn: yt.turn, move: randomMove(yt, r) });
     const mine = await c.expect((m) => m.type === 'update' && m.turn === yt.turn);
-    const theirs = await c.expect((m) => (m.type === 'update' && m.turn > yt.turn && m.record.player === 0) ||
-      m.type === 'game_over', 10000 * SLOW);
-    assert.notEqual(theirs.type, 'game_over', 'the bot lost on time: ' + JSON.stringify(theirs.result));
+    const theirs = await c.expect((m) => m.type === 'update' && m.turn > yt.turn && m.record.player === 0 &&
+      !m.record.discarded, 10000 * SLOW);
     t.diagnostic(`bot turn ${theirs.turn}: answered ${theirs.at - mine.at} ms after our move (limit ${MOVE})`);
     assert.equal(theirs.by, 'player', 'the bot moved itself, no policy played for it');
   }
@@ -287,7 +290,8 @@ test('in-process bots are held to the clock too: a slow bot is stopped in time',
     assert.ok(s.first_budget_ms <= s.budget_ms, 'the first decision got no more than the budget');
     assert.ok(s.search_ms < 10000 * SLOW, `turn ${s.turn}: searched ${s.search_ms} ms: capped, not a minute`);
   }
-  assert.ok(!c.all.some((m) => m.type === 'game_over'), 'the bot never lost on time');
+  assert.ok(!c.all.some((m) => m.type === 'game_over'), 'no match end');
+  assert.ok(!srv.events('timeout').some((l) => l.seat === 0), 'the bot never ran out of time');
   assert.equal((await c.request({ type: 'resign' })).type, 'resigned');
   const over = await c.expect('game_over');
   assert.equal(over.result.reason, 'resignation');
