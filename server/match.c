@@ -448,11 +448,11 @@ static void send_your_turn(match *m, int seat_no)
     uint64_t now = srv_now(m->srv);
     int64_t epoch = srv_epoch_ms();
     int64_t left = m->deadline > now ? (int64_t)(m->deadline - now) : 0;
-    json_t *msg = json_pack("{s:s, s:s, s:i, s:i, s:o, s:o, s:I, s:I, s:o}", "type", "your_turn",
-                            "match", m->id, "seat", seat_no, "turn", m->turns + 1, "state",
-                            state_json(m), "legal", m->wire->legal(m->st), "time_left_ms",
-                            (json_int_t)left, "deadline", (json_int_t)(epoch + left), "clocks",
-                            match_clocks(m));
+    json_t *msg =
+        json_pack("{s:s, s:s, s:i, s:i, s:o, s:o, s:I, s:I, s:o}", "type", "your_turn", "match",
+                  m->id, "seat", seat_no, "turn", m->turns + 1, "state", state_json(m), "legal",
+                  m->wire->legal(m->st), "time_left_ms", (json_int_t)left, "deadline",
+                  (json_int_t)(epoch + left), "clocks", match_clocks(m));
     conn_send(t->conn, msg);
     if (m->rx_ns) {
         /* the server's overhead for a remote move: its arrival to the next
@@ -1076,9 +1076,11 @@ match *match_restore(srv *s, const char *id, const char *game, const char *rules
     json_t *tj = json_loads(tc_json, 0, &je), *pj = json_loads(pol_json, 0, &je);
     match *m = NULL;
     eng_rules rules;
-    const char *bad = !rj ? "rules" : !sj || !json_is_array(sj) ? "seats" : !tj ? "time_control"
-                    : !pj                                       ? "policies"
-                                                                : NULL;
+    const char *bad = !rj                         ? "rules"
+                      : !sj || !json_is_array(sj) ? "seats"
+                      : !tj                       ? "time_control"
+                      : !pj                       ? "policies"
+                                                  : NULL;
     if (bad) {
         snprintf(err, errcap, "the stored %s are not valid JSON", bad);
         goto out;

@@ -365,7 +365,8 @@ int net_start(srv *s, char *err, size_t errcap)
     memset(&s->keepalive, 0, sizeof s->keepalive);
     s->keepalive.secs_since_valid_hangup = (uint16_t)s->idle_timeout_s;
     s->keepalive.secs_since_valid_ping =
-        (uint16_t)(s->idle_timeout_s == SRV_HANGUP_IDLE_S ? SRV_PING_IDLE_S : s->idle_timeout_s / 3);
+        (uint16_t)(s->idle_timeout_s == SRV_HANGUP_IDLE_S ? SRV_PING_IDLE_S
+                                                          : s->idle_timeout_s / 3);
     info.retry_and_idle_policy = &s->keepalive;
     info.timeout_secs = 10;
     info.server_string = "tessera";

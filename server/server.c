@@ -167,7 +167,7 @@ static bool read_limits(srv *s)
     s->idle_timeout_s = SRV_HANGUP_IDLE_S;
     if (s->cfg.idle_timeout_ms > 0) {
         int secs = (s->cfg.idle_timeout_ms + 999) / 1000;
-        s->idle_timeout_s = secs < SRV_MIN_IDLE_S ? SRV_MIN_IDLE_S
+        s->idle_timeout_s = secs < SRV_MIN_IDLE_S   ? SRV_MIN_IDLE_S
                             : secs > SRV_MAX_IDLE_S ? SRV_MAX_IDLE_S
                                                     : secs;
     }
@@ -190,8 +190,8 @@ static bool read_limits(srv *s)
     s->test.bot_illegal_turn = illegal > INT32_MAX ? INT32_MAX : (int)illegal;
     if (s->test.seed_set || ro || illegal || maxm != SRV_MAX_LIVE_MATCHES ||
         maxs != SRV_MAX_SPECTATORS || kept != SRV_MAX_FINISHED_KEPT)
-        srv_log(LOG_WARN, "test_hooks", "{s:I, s:i, s:i, s:i, s:i, s:i}", "seed",
-                (json_int_t)seed, "readonly_after", s->test.readonly_after, "bot_illegal_turn",
+        srv_log(LOG_WARN, "test_hooks", "{s:I, s:i, s:i, s:i, s:i, s:i}", "seed", (json_int_t)seed,
+                "readonly_after", s->test.readonly_after, "bot_illegal_turn",
                 s->test.bot_illegal_turn, "max_matches", s->max_live_matches, "max_spectators",
                 s->max_spectators, "finished_kept", s->finished_kept);
 #endif
