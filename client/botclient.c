@@ -608,8 +608,8 @@ static void thought(uv_work_t *req, int status)
         json_decref(move);
     } else if (move && !json_is_null(move)) {
         char *text = json_dumps(move, JSON_COMPACT);
-        say(bc, false, "turn %d: %s sims %lld, %.0f ms", j->turn, text ? text : "?",
-            (long long)j->stats.sims, j->stats.ms);
+        say(bc, false, "turn %d: %s sims %lld, %.0f ms (budget %lld ms)", j->turn,
+            text ? text : "?", (long long)j->stats.sims, j->stats.ms, (long long)j->ms);
         free(text);
         remember(bc, j->turn, move, j->asked);
     } else {

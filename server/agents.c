@@ -9,7 +9,9 @@
  * left minus a safety margin — or when the loop raises its stop flag
  * (timeout policy, resignation, shutdown). Its result comes back on the loop
  * thread through uv_queue_work's completion callback; a cancelled search's
- * result is dropped there.
+ * result is dropped there. At log level debug every search is logged
+ * (`bot_search`): the seat's allowance, the time it waited for a worker,
+ * the budget its first decision got, and what it took.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -30,18 +32,39 @@ struct agent_job {
     int n;
     bot_stats stats;
     double started_ms;                /* when queued: waiting for a worker counts */
+    /* what the debug log reports (worker writes, loop reads after done) */
+    int turn;                         /* the turn it answers */
+    int64_t allow_ms;                 /* the seat's time when asked */
+    double waited_ms;                 /* from queued to running on a worker */
+    int64_t first_budget_ms;          /* the budget of its first decision */
+    bool cheat;                       /* test hook: answer with an illegal move */
+    double finished_ms;               /* when the worker was done (bot_now_ms) */
 };
+
+/* The first well-formed move the rules refuse here (test hook). */
+static eng_move illegal_move(const eng_game *g, const void *st)
+{
+    eng_move m = 0;
+    while (eng_is_legal(g, st, m))
+        m++;
+    return m;
+}
 
 static void work(uv_work_t *req)
 {
     agent_job *j = req->data;
     j->n = 0;
     memset(&j->stats, 0, sizeof j->stats);
+    j->waited_ms = bot_now_ms() - j->started_ms;
     while (j->n < WIRE_MAX_TURN_MOVES && j->g->current_player(j->st) == j->seat) {
         double left = (double)j->ms - (bot_now_ms() - j->started_ms);
         bot_budget b = {.ms = left > 1 ? (int64_t)left : 1, .cap_only = true, .stop = &j->stop};
+        if (j->n == 0)
+            j->first_budget_ms = b.ms;
         bot_stats st;
         eng_move mv = bot_choose(j->bot, j->st, &b, &st);
+        if (j->cheat)
+            mv = illegal_move(j->g, j->st);
         j->stats.sims += st.sims;
         j->stats.nodes += st.nodes;
         j->stats.ms += st.ms;
@@ -51,6 +74,7 @@ static void work(uv_work_t *req)
             break; /* the loop thread rejects the turn and plays a random one */
         j->g->apply(j->st, mv);
     }
+    j->finished_ms = bot_now_ms();
 }
 
 static void done(uv_work_t *req, int status)
@@ -67,7 +91,15 @@ static void done(uv_work_t *req, int status)
     } else if (j->cancelled || status == UV_ECANCELED) {
         match_advance(m); /* whatever waited for this bot to be free */
     } else {
-        match_agent_done(m, j->seat, j->moves, j->n, &j->stats);
+        /* bot_now_ms() and the loop's clock are both CLOCK_MONOTONIC in ms */
+        uint64_t finished_at = (uint64_t)j->finished_ms;
+        srv_log(LOG_DEBUG, "bot_search", "{s:s, s:i, s:i, s:I, s:I, s:i, s:I, s:i, s:I, s:I}",
+                "match", m->id, "seat", j->seat, "turn", j->turn, "allowance_ms",
+                (json_int_t)j->allow_ms, "budget_ms", (json_int_t)j->ms, "waited_ms",
+                (int)(j->waited_ms + 0.5), "first_budget_ms", (json_int_t)j->first_budget_ms,
+                "search_ms", (int)(j->stats.ms + 0.5), "sims", (json_int_t)j->stats.sims,
+                "noticed_after_ms", (json_int_t)(srv_now(m->srv) - finished_at));
+        match_agent_done(m, j->seat, j->moves, j->n, &j->stats, finished_at);
     }
     free(j->st);
     free(j);
@@ -90,6 +122,9 @@ int agent_start(match *m, int seat, int64_t time_ms)
     j->g = m->g;
     j->ms = time_ms;
     j->started_ms = bot_now_ms(); /* the seat's clock runs while the search waits for a worker */
+    j->turn = m->turns + 1;
+    j->allow_ms = (int64_t)(m->deadline - m->turn_started);
+    j->cheat = m->srv->test.bot_illegal_turn == j->turn;
     atomic_init(&j->stop, false);
     j->req.data = j;
     int rc = uv_queue_work(m->srv->loop, &j->req, work, done);

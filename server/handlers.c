@@ -24,7 +24,7 @@ static void reply_welcome(conn *c, const proto_msg *m)
     json_object_set_new(r, "limits",
                         json_pack("{s:i, s:i, s:i, s:i}", "max_message_bytes", SRV_MAX_MESSAGE,
                                   "messages_per_second", SRV_RATE_PER_SEC, "burst", SRV_RATE_BURST,
-                                  "idle_timeout_ms", SRV_HANGUP_IDLE_S * 1000));
+                                  "idle_timeout_ms", c->srv->idle_timeout_s * 1000));
     conn_send(c, r);
 }
 
@@ -251,17 +251,29 @@ static void spectate(conn *c, const proto_msg *m)
     if (!x)
         return;
     int watching = 0;
-    for (int i = 0; i < c->nsubs; i++)
+    bool already = false; /* spectating again only sends the view again */
+    for (int i = 0; i < c->nsubs; i++) {
         watching += c->subs[i].seat < 0;
-    if (watching >= SRV_MAX_SPECTATING) {
-        conn_error(c, ENG_ETOO_MANY, "this connection spectates too many matches", m->id);
-        return;
+        already |= c->subs[i].seat < 0 && c->subs[i].m == x;
     }
-    if (x->nspect >= SRV_MAX_SPECTATORS) {
-        conn_error(c, ENG_ETOO_MANY, "this match has its maximum of spectators", m->id);
-        return;
+    if (!already) {
+        /* finished matches send nothing more: let them go to make room, as
+         * seats in finished matches are (SRV_MAX_SEATS_PER_CONN) */
+        for (int i = c->nsubs - 1; i >= 0 && watching >= SRV_MAX_SPECTATING; i--)
+            if (c->subs[i].seat < 0 && c->subs[i].m->status == MATCH_FINISHED) {
+                match_remove_spectator(c->subs[i].m, c);
+                watching--;
+            }
+        if (watching >= SRV_MAX_SPECTATING) {
+            conn_error(c, ENG_ETOO_MANY, "this connection spectates too many matches", m->id);
+            return;
+        }
+        if (x->nspect >= c->srv->max_spectators) {
+            conn_error(c, ENG_ETOO_MANY, "this match has its maximum of spectators", m->id);
+            return;
+        }
+        match_add_spectator(x, c);
     }
-    match_add_spectator(x, c);
     conn_send(c, match_table_view(x, "spectating", -1, m->id));
 }
 

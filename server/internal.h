@@ -148,6 +148,10 @@ struct match {
     uint64_t turn_started;            /* loop ms when the seat was asked */
     uint64_t deadline;                /* loop ms by which the move must arrive */
     uv_timer_t timer;                 /* fires at the deadline / reconnect grace end */
+    const char *storage_retry;        /* a turn the server owes the seat to move could not be
+                                         journaled: "bot" (search again) or the policy's
+                                         reason (random move again), tried at retry_at */
+    uint64_t retry_at;                /* loop ms */
     agent_job *job;                   /* running (or cancelled, still returning) search */
     int job_seat;                     /* the seat whose bot that search uses */
     /* spectators */
@@ -189,8 +193,11 @@ void match_remote_move(match *m, int seat, conn *c, const proto_msg *msg);
 void match_resign(match *m, int seat);
 /* Start or continue play: draws, asks the seat to move, or finishes. */
 void match_advance(match *m);
-/* The result of an in-process search (called on the loop thread). */
-void match_agent_done(match *m, int seat, const eng_move *moves, int n, const bot_stats *st);
+/* The result of an in-process search (called on the loop thread);
+ * finished_at: when the search ended, in loop ms (uv_hrtime's clock), which
+ * may be well before this busy loop got to it. */
+void match_agent_done(match *m, int seat, const eng_move *moves, int n, const bot_stats *st,
+                      uint64_t finished_at);
 /* Destroy the in-process bots of a finished match (none while a search
  * still runs one: then the search's completion calls this again). */
 void match_release_bots(match *m);
@@ -264,6 +271,14 @@ json_t *srv_stats_json(const srv *s);
 
 /* ---- the server ------------------------------------------------------------------------ */
 
+/* Test hooks in force (limits.h, "Test hooks"); all off in a normal run. */
+typedef struct srv_test_hooks {
+    bool seed_set;                    /* TESSERA_TEST_SEED given */
+    uint64_t seed;                    /* the next match's seed */
+    int readonly_after;               /* > 0: appends before the database turns read-only */
+    int bot_illegal_turn;             /* > 0: the search answering this turn cheats */
+} srv_test_hooks;
+
 struct srv {
     srv_config cfg;
     uv_loop_t *loop;
@@ -271,6 +286,7 @@ struct srv {
     uv_signal_t sigint, sigterm;
     uv_timer_t demo_timer;
     uv_timer_t stop_timer;            /* lets goodbyes flush before lws stops */
+    uint64_t stop_at;                 /* loop ms: stop lws then, goodbyes or not */
     bool stopping;
     conn *conns;
     int nconns;
@@ -280,6 +296,12 @@ struct srv {
     int nfinished;                    /* finished matches held in memory */
     uint64_t finished;                /* matches finished since start */
     store *db;
+    int max_live_matches;             /* SRV_MAX_LIVE_MATCHES, or a test hook's */
+    int max_spectators;               /* SRV_MAX_SPECTATORS, or a test hook's */
+    int finished_kept;                /* SRV_MAX_FINISHED_KEPT, or a test hook's */
+    int idle_timeout_s;               /* keep-alive hang-up (cfg.idle_timeout_ms, rounded up) */
+    lws_retry_bo_t keepalive;         /* lws' idle policy, from idle_timeout_s */
+    srv_test_hooks test;
     int jobs;                         /* in-process searches running */
     int bots;                         /* in-process bot instances held (live matches only) */
     uint64_t moves;                   /* turns played since start */

@@ -32,10 +32,13 @@
 #define SRV_MAX_CONNS_DEFAULT 8192
 
 /* Matches held in memory (live and waiting). Each holds a game state and,
- * for bot seats, a bot whose search memory is bounded by its mem= option. */
+ * for bot seats, a bot whose search memory is bounded by its mem= option.
+ * (Test hook TESSERA_TEST_MAX_MATCHES lowers it, see below.) */
 #define SRV_MAX_LIVE_MATCHES 5000
 
-/* Finished matches kept in memory for `list_matches` (the database keeps all). */
+/* Finished matches kept in memory for `list_matches` and `replay` (the
+ * database keeps all); the oldest is let go when a match finishes past it.
+ * (Test hook TESSERA_TEST_FINISHED_KEPT.) */
 #define SRV_MAX_FINISHED_KEPT 200
 
 /* Bytes queued for one connection that does not read. Larger than any
@@ -44,7 +47,8 @@
  * server buffer without bound. */
 #define SRV_MAX_QUEUED_BYTES (4u << 20)
 
-/* Spectators per match: each update is copied to every one of them. */
+/* Spectators per match: each update is copied to every one of them.
+ * (Test hook TESSERA_TEST_MAX_SPECTATORS.) */
 #define SRV_MAX_SPECTATORS 1000
 /* Matches one connection may spectate at once. */
 #define SRV_MAX_SPECTATING 64
@@ -58,9 +62,14 @@
 #define SRV_HELLO_TIMEOUT_S 10
 
 /* WebSocket keep-alive: ping a connection idle this long, and drop it when
- * nothing valid arrived for the second figure (half-open connections). */
+ * nothing valid arrived for the second figure (half-open connections).
+ * `tessera serve --idle-timeout-ms` sets the second (whole seconds, at
+ * least SRV_MIN_IDLE_S: libwebsockets counts in seconds); the ping then goes
+ * out after a third of it. */
 #define SRV_PING_IDLE_S 15
 #define SRV_HANGUP_IDLE_S 45
+#define SRV_MIN_IDLE_S 3
+#define SRV_MAX_IDLE_S 3600
 
 /* Safety margin subtracted from an in-process bot's time so that it answers
  * before its deadline even on a loaded machine: this many milliseconds, or
@@ -76,5 +85,32 @@
 /* Lengths of generated ids and tokens (random base32 characters). */
 #define SRV_MATCH_ID_LEN 8
 #define SRV_TOKEN_LEN 24
+
+/* A graceful shutdown tells every connection why and closes it (1001 going
+ * away), then waits for the clients to answer the close, this long at most:
+ * enough for a busy client, short enough for a restart. */
+#define SRV_GOODBYE_MS 3000
+
+/* While the journal cannot be written (a full disk, a read-only database),
+ * what the server must do itself (a draw, a move a policy plays, an
+ * in-process bot's move) is tried again this often, never in a busy loop. */
+#define SRV_STORAGE_RETRY_MS 1000
+
+/*
+ * Test hooks: fault injection and lowered limits, read from the environment
+ * at start-up, compiled in only when the build has tests (BUILD_TESTING,
+ * server/CMakeLists.txt defines TESSERA_TEST_HOOKS). A server that uses one
+ * logs `test_hooks` at start. They exist so that tests/server can reach
+ * paths that a real run reaches only by bad luck or after hours:
+ *   TESSERA_TEST_SEED=N          match seeds N, N+1, ... in creation order
+ *                                (reproducible tile orders and bot seeds)
+ *   TESSERA_TEST_READONLY_AFTER=N the database turns read-only (SQLite's
+ *                                query_only) after N journal appends
+ *   TESSERA_TEST_BOT_ILLEGAL_TURN=N the in-process search that answers
+ *                                turn N returns an illegal move
+ *   TESSERA_TEST_MAX_MATCHES=N, TESSERA_TEST_MAX_SPECTATORS=N,
+ *   TESSERA_TEST_FINISHED_KEPT=N lower SRV_MAX_LIVE_MATCHES,
+ *                                SRV_MAX_SPECTATORS, SRV_MAX_FINISHED_KEPT
+ */
 
 #endif

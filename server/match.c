@@ -98,7 +98,9 @@ static int64_t base_allowance(const match *m, const seat_t *t)
 static json_t *clocks_json(const match *m, int next)
 {
     json_t *a = json_array();
+    /* both clocks read together: the epoch deadline is the loop deadline */
     uint64_t now = srv_now(m->srv);
+    int64_t epoch = srv_epoch_ms();
     for (int i = 0; i < m->nseats; i++) {
         const seat_t *t = &m->seats[i];
         json_t *o = json_pack("{s:i, s:I}", "seat", i, "bank_ms", (json_int_t)t->bank_ms);
@@ -109,7 +111,7 @@ static json_t *clocks_json(const match *m, int next)
                                   ? (m->deadline > now ? (json_int_t)(m->deadline - now) : 0)
                                   : (json_int_t)(base_allowance(m, t) + t->bank_ms);
             json_object_set_new(o, "time_left_ms", json_integer(left));
-            json_object_set_new(o, "deadline", json_integer(srv_epoch_ms() + left));
+            json_object_set_new(o, "deadline", json_integer(epoch + left));
         }
         json_array_append_new(a, o);
     }
@@ -304,7 +306,7 @@ static void finish(match *m, const char *reason, int faulty, const char *detail)
     match_release_bots(m);
 
     /* keep a bounded number of finished matches in memory */
-    if (m->srv->nfinished > SRV_MAX_FINISHED_KEPT) {
+    if (m->srv->nfinished > m->srv->finished_kept) {
         match *oldest = NULL;
         for (match *x = m->srv->matches; x; x = x->next)
             if (x->status == MATCH_FINISHED && x != m && !x->closing)
@@ -373,6 +375,16 @@ static void end_turn(match *m, const char *by, const char *reason)
 
 static void arm_timer(match *m);
 
+/* A turn the server owes the seat to move (a policy's random move, an
+ * in-process bot's move) could not be journaled: try again after
+ * SRV_STORAGE_RETRY_MS, whatever the seat's deadline (the fault is ours). */
+static void retry_later(match *m, const char *what)
+{
+    m->storage_retry = what;
+    m->retry_at = srv_now(m->srv) + SRV_STORAGE_RETRY_MS;
+    arm_timer(m);
+}
+
 /* Apply a seat's whole turn (checked moves), charge its clock, announce it.
  * `ack` (may be NULL) is sent once the turn is journaled, before the
  * turn's update — a mover hears "accepted" first (steals the reference;
@@ -419,6 +431,7 @@ static int play_turn(match *m, int seat_no, const eng_move *mv, int n, const cha
     if (ack)
         conn_send(ack_to, ack);
     m->to_move = -1;
+    m->storage_retry = NULL;
     uv_timer_stop(&m->timer);
     end_turn(m, by, reason);
     return 0;
@@ -447,7 +460,7 @@ static void play_random(match *m, int seat_no, const char *reason)
     if (play_turn(m, seat_no, mv, n, "server", reason, NULL, NULL) == 0)
         advance(m);
     else
-        arm_timer(m); /* storage trouble: try again at the next timer */
+        retry_later(m, reason);
 }
 
 static void send_your_turn(match *m, int seat_no)
@@ -456,13 +469,17 @@ static void send_your_turn(match *m, int seat_no)
     if (!t->conn)
         return;
 
+    /* Both clocks read together, before the message is built: building it
+     * (the legal moves) takes time on a busy machine, and an epoch read
+     * after that made the announced deadline later than the real one. */
     uint64_t now = srv_now(m->srv);
+    int64_t epoch = srv_epoch_ms();
     int64_t left = m->deadline > now ? (int64_t)(m->deadline - now) : 0;
-    json_t *msg = json_pack("{s:s, s:s, s:i, s:i, s:o, s:o, s:I, s:I, s:o}", "type", "your_turn",
-                            "match", m->id, "seat", seat_no, "turn", m->turns + 1, "state",
-                            state_json(m), "legal", m->wire->legal(m->st), "time_left_ms",
-                            (json_int_t)left, "deadline", (json_int_t)(srv_epoch_ms() + left),
-                            "clocks", match_clocks(m));
+    json_t *msg =
+        json_pack("{s:s, s:s, s:i, s:i, s:o, s:o, s:I, s:I, s:o}", "type", "your_turn", "match",
+                  m->id, "seat", seat_no, "turn", m->turns + 1, "state", state_json(m), "legal",
+                  m->wire->legal(m->st), "time_left_ms", (json_int_t)left, "deadline",
+                  (json_int_t)(epoch + left), "clocks", match_clocks(m));
     conn_send(t->conn, msg);
     if (m->rx_ns) {
         /* the server's overhead for a remote move: its arrival to the next
@@ -478,6 +495,7 @@ static void ask(match *m, int p)
     seat_t *t = &m->seats[p];
     uint64_t now = srv_now(m->srv);
     m->to_move = p;
+    m->storage_retry = NULL;
     m->turn_started = now;
     int64_t allow = base_allowance(m, t) + t->bank_ms;
     m->deadline = now + (uint64_t)allow;
@@ -543,7 +561,7 @@ static void arm_timer(match *m)
         return;
     uint64_t now = srv_now(m->srv), next = UINT64_MAX;
     if (m->to_move >= 0)
-        next = m->deadline;
+        next = m->storage_retry ? m->retry_at : m->deadline;
     for (int i = 0; i < m->nseats; i++) {
         const seat_t *t = &m->seats[i];
         if (t->gone_since && !t->takeover && m->status == MATCH_LIVE) {
@@ -552,12 +570,9 @@ static void arm_timer(match *m)
                 next = end;
         }
     }
-    if (m->to_move >= 0 && m->job == NULL && m->seats[m->to_move].kind == SEAT_BOT &&
-        now + 1000 < next)
-        next = now + 1000; /* a bot turn without a search: retry (storage trouble) */
     if (m->to_move < 0 && m->status == MATCH_LIVE && m->g->current_player(m->st) == ENG_CHANCE &&
-        now + 1000 < next)
-        next = now + 1000; /* a draw that could not be journaled: retry */
+        now + SRV_STORAGE_RETRY_MS < next)
+        next = now + SRV_STORAGE_RETRY_MS; /* a draw that could not be journaled: retry */
     if (next == UINT64_MAX) {
         uv_timer_stop(&m->timer);
         return;
@@ -623,6 +638,22 @@ static void on_timer(uv_timer_t *h)
     }
     if (m->status != MATCH_LIVE)
         return;
+    if (m->to_move >= 0 && m->storage_retry) {
+        if (now < m->retry_at) {
+            arm_timer(m);
+            return;
+        }
+        const char *what = m->storage_retry;
+        int p = m->to_move;
+        m->storage_retry = NULL;
+        if (strcmp(what, "bot") == 0) {
+            m->to_move = -1;
+            ask(m, p); /* a fresh search with a fresh clock */
+        } else {
+            play_random(m, p, what);
+        }
+        return;
+    }
     if (m->to_move >= 0 && now >= m->deadline) {
         seat_t *t = &m->seats[m->to_move];
         if (m->job && t->kind == SEAT_BOT && !t->bot_stopping) {
@@ -636,12 +667,6 @@ static void on_timer(uv_timer_t *h)
             return;
         }
         timeout(m);
-        return;
-    }
-    if (m->to_move >= 0 && !m->job && m->seats[m->to_move].kind == SEAT_BOT) {
-        int p = m->to_move;
-        m->to_move = -1;
-        ask(m, p); /* retry after storage trouble */
         return;
     }
     if (m->to_move < 0)
@@ -709,6 +734,12 @@ void match_remote_move(match *m, int seat_no, conn *c, const proto_msg *msg)
         conn_error(c, ENG_ENOT_YOUR_TURN, "it is not this seat's turn", msg->id);
         return;
     }
+    if (m->storage_retry) {
+        conn_error(c, ENG_ENOT_YOUR_TURN,
+                   "the server plays this turn for the seat (its policy); wait for the update",
+                   msg->id);
+        return;
+    }
     /* A move that arrived after the deadline is late even if the deadline's
      * timer has not run yet (a busy loop runs timers after I/O). */
     uint64_t arrived = srv_now(m->srv);
@@ -754,20 +785,38 @@ void match_remote_move(match *m, int seat_no, conn *c, const proto_msg *msg)
     json_object_set_new(ok, "turn", json_integer(m->turns + 1));
     m->rx_ns = c->rx_ns;
     if (play_turn(m, seat_no, mv, n, "player", NULL, c, ok) != 0) {
+        /* nothing of the move happened, and the seat does not pay for the
+         * server's trouble: its clock restarts with the whole allowance, and
+         * a fresh your_turn says so (docs/protocol.md, storage_error) */
         m->rx_ns = 0;
-        conn_error(c, ENG_ESTORAGE, "the move could not be stored; send it again", msg->id);
+        uint64_t now = srv_now(m->srv);
+        m->turn_started = now;
+        m->deadline = now + (uint64_t)(base_allowance(m, t) + t->bank_ms);
+        t->in_grace = false;
+        arm_timer(m);
+        conn_error(c, ENG_ESTORAGE,
+                   "the server could not journal the move: nothing of it was played and the "
+                   "seat's clock restarts; send a move again",
+                   msg->id);
+        send_your_turn(m, seat_no);
         return;
     }
     advance(m);
     m->rx_ns = 0; /* the next seat is not a remote one waiting now */
 }
 
-void match_agent_done(match *m, int seat_no, const eng_move *mv, int n, const bot_stats *st)
+void match_agent_done(match *m, int seat_no, const eng_move *mv, int n, const bot_stats *st,
+                      uint64_t finished_at)
 {
     if (m->status != MATCH_LIVE || m->to_move != seat_no)
         return;
-    if (srv_now(m->srv) > m->deadline) {
-        timeout(m); /* the search overran and its deadline's timer has not run yet */
+    /* Judged by when the search ended, not by when this loop (perhaps busy
+     * or starved of CPU) got to its result; and a search that ended past
+     * its deadline before the deadline's timer could stop it still has the
+     * stop grace it would have had (already added once it was stopped). */
+    uint64_t limit = m->deadline + (m->seats[seat_no].bot_stopping ? 0 : SRV_BOT_STOP_GRACE_MS);
+    if (finished_at > limit) {
+        timeout(m); /* starved past even the stop grace */
         return;
     }
     srv_log(LOG_DEBUG, "bot_move", "{s:s, s:i, s:I, s:f}", "match", m->id, "seat", seat_no, "sims",
@@ -791,7 +840,7 @@ void match_agent_done(match *m, int seat_no, const eng_move *mv, int n, const bo
         return;
     }
     if (play_turn(m, seat_no, mv, n, "player", NULL, NULL, NULL) != 0) {
-        arm_timer(m);
+        retry_later(m, "bot");
         return;
     }
     advance(m);
@@ -963,9 +1012,9 @@ match *match_create(srv *s, const proto_msg *msg, int *code, char *err, size_t e
         snprintf(err, errcap, "no game named '%.40s' (see list_games)", msg->game);
         return NULL;
     }
-    if (s->nlive >= SRV_MAX_LIVE_MATCHES) {
+    if (s->nlive >= s->max_live_matches) {
         *code = ENG_ETOO_MANY;
-        snprintf(err, errcap, "the server runs its maximum of %d matches", SRV_MAX_LIVE_MATCHES);
+        snprintf(err, errcap, "the server runs its maximum of %d matches", s->max_live_matches);
         return NULL;
     }
     eng_rules rules;
@@ -1000,6 +1049,8 @@ match *match_create(srv *s, const proto_msg *msg, int *code, char *err, size_t e
     random_ok = random_ok && srv_random_token(tok, 16) == 0;
     for (int i = 0; random_ok && i < 16; i++)
         seed = seed * 33 + (unsigned char)tok[i];
+    if (s->test.seed_set)
+        seed = s->test.seed++; /* test hook: reproducible matches */
     m->seed = seed;
     eng_rng_seed(&m->chance, seed);
     m->tc = msg->tc;
@@ -1062,8 +1113,21 @@ match *match_restore(srv *s, const char *id, const char *game, const char *rules
     json_t *tj = json_loads(tc_json, 0, &je), *pj = json_loads(pol_json, 0, &je);
     match *m = NULL;
     eng_rules rules;
-    if (!rj || !sj || !tj || !pj || !json_is_array(sj) ||
-        wire_rules_parse(g, rj, (int)json_array_size(sj), &rules, err, errcap))
+    const char *bad = !rj                         ? "rules"
+                      : !sj || !json_is_array(sj) ? "seats"
+                      : !tj                       ? "time_control"
+                      : !pj                       ? "policies"
+                                                  : NULL;
+    if (bad) {
+        snprintf(err, errcap, "the stored %s are not valid JSON", bad);
+        goto out;
+    }
+    int nseats = (int)json_array_size(sj);
+    if (nseats < g->min_players || nseats > g->max_players) {
+        snprintf(err, errcap, "%d stored seats", nseats);
+        goto out;
+    }
+    if (wire_rules_parse(g, rj, nseats, &rules, err, errcap))
         goto out;
     m = alloc_match(s, g, w, &rules);
     if (!m)

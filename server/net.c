@@ -342,11 +342,6 @@ static struct lws_protocols protocols[] = {
     {NULL, NULL, 0, 0, 0, NULL, 0}, /* lws 4.1: a zeroed entry ends the list */
 };
 
-static const lws_retry_bo_t retry = {
-    .secs_since_valid_ping = SRV_PING_IDLE_S,
-    .secs_since_valid_hangup = SRV_HANGUP_IDLE_S,
-};
-
 static void lws_log_to_ours(int level, const char *line)
 {
     size_t n = strlen(line);
@@ -433,7 +428,13 @@ int net_start(srv *s, char *err, size_t errcap)
     info.options = LWS_SERVER_OPTION_LIBUV;
     info.foreign_loops = loops;
     info.user = s;
-    info.retry_and_idle_policy = &retry;
+    /* keep-alive: ping after a third of the idle timeout, hang up at it */
+    memset(&s->keepalive, 0, sizeof s->keepalive);
+    s->keepalive.secs_since_valid_hangup = (uint16_t)s->idle_timeout_s;
+    s->keepalive.secs_since_valid_ping =
+        (uint16_t)(s->idle_timeout_s == SRV_HANGUP_IDLE_S ? SRV_PING_IDLE_S
+                                                          : s->idle_timeout_s / 3);
+    info.retry_and_idle_policy = &s->keepalive;
     info.timeout_secs = 10;
     info.server_string = "tessera";
     if (s->cfg.web_root) {

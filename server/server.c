@@ -202,11 +202,79 @@ void srv_demo_check(srv *s)
         uv_timer_start(&s->demo_timer, on_demo_timer, 10000, 0);
 }
 
+/* ---- limits and test hooks -------------------------------------------------------- */
+
+#ifdef TESSERA_TEST_HOOKS
+/* A test hook's value: a whole number >= min, or `def` when unset; a bad
+ * value stops the start (a test that sets a hook must get it). */
+static bool hook_int(const char *name, long long min, long long def, long long *out)
+{
+    const char *v = getenv(name);
+    *out = def;
+    if (!v)
+        return true;
+    char *end;
+    long long n = strtoll(v, &end, 10);
+    if (*v == 0 || *end || n < min) {
+        fprintf(stderr, "tessera serve: %s must be a whole number >= %lld, got '%s'\n", name, min,
+                v);
+        return false;
+    }
+    *out = n;
+    return true;
+}
+#endif
+
+/* The limits in force and the test hooks (limits.h). false: a bad hook value. */
+static bool read_limits(srv *s)
+{
+    s->max_live_matches = SRV_MAX_LIVE_MATCHES;
+    s->max_spectators = SRV_MAX_SPECTATORS;
+    s->finished_kept = SRV_MAX_FINISHED_KEPT;
+    s->idle_timeout_s = SRV_HANGUP_IDLE_S;
+    if (s->cfg.idle_timeout_ms > 0) {
+        int secs = (s->cfg.idle_timeout_ms + 999) / 1000;
+        s->idle_timeout_s = secs < SRV_MIN_IDLE_S   ? SRV_MIN_IDLE_S
+                            : secs > SRV_MAX_IDLE_S ? SRV_MAX_IDLE_S
+                                                    : secs;
+    }
+#ifdef TESSERA_TEST_HOOKS
+    long long seed, ro, illegal, maxm, maxs, kept;
+    if (!hook_int("TESSERA_TEST_SEED", 0, -1, &seed) ||
+        !hook_int("TESSERA_TEST_READONLY_AFTER", 1, 0, &ro) ||
+        !hook_int("TESSERA_TEST_BOT_ILLEGAL_TURN", 1, 0, &illegal) ||
+        !hook_int("TESSERA_TEST_MAX_MATCHES", 1, SRV_MAX_LIVE_MATCHES, &maxm) ||
+        !hook_int("TESSERA_TEST_MAX_SPECTATORS", 1, SRV_MAX_SPECTATORS, &maxs) ||
+        !hook_int("TESSERA_TEST_FINISHED_KEPT", 1, SRV_MAX_FINISHED_KEPT, &kept))
+        return false;
+    /* lower only: a hook never lifts a limit */
+    s->max_live_matches = maxm < SRV_MAX_LIVE_MATCHES ? (int)maxm : SRV_MAX_LIVE_MATCHES;
+    s->max_spectators = maxs < SRV_MAX_SPECTATORS ? (int)maxs : SRV_MAX_SPECTATORS;
+    s->finished_kept = kept < SRV_MAX_FINISHED_KEPT ? (int)kept : SRV_MAX_FINISHED_KEPT;
+    s->test.seed_set = seed >= 0;
+    s->test.seed = seed >= 0 ? (uint64_t)seed : 0;
+    s->test.readonly_after = ro > INT32_MAX ? INT32_MAX : (int)ro;
+    s->test.bot_illegal_turn = illegal > INT32_MAX ? INT32_MAX : (int)illegal;
+    if (s->test.seed_set || ro || illegal || maxm != SRV_MAX_LIVE_MATCHES ||
+        maxs != SRV_MAX_SPECTATORS || kept != SRV_MAX_FINISHED_KEPT)
+        srv_log(LOG_WARN, "test_hooks", "{s:I, s:i, s:i, s:i, s:i, s:i}", "seed", (json_int_t)seed,
+                "readonly_after", s->test.readonly_after, "bot_illegal_turn",
+                s->test.bot_illegal_turn, "max_matches", s->max_live_matches, "max_spectators",
+                s->max_spectators, "finished_kept", s->finished_kept);
+#endif
+    return true;
+}
+
 /* ---- shutdown ------------------------------------------------------------------- */
 
+/* Shutdown waits for the goodbyes: until every connection has closed (the
+ * client answered our close frame), or SRV_GOODBYE_MS at most. */
 static void on_stop_timer(uv_timer_t *t)
 {
     srv *s = t->data;
+    if (s->conns && srv_now(s) < s->stop_at)
+        return; /* the repeating timer looks again */
+    uv_timer_stop(t);
     uv_close((uv_handle_t *)t, NULL);
     net_stop(s);
 }
@@ -215,8 +283,10 @@ static void on_signal(uv_signal_t *h, int signum)
 {
     srv *s = h->data;
     if (s->stopping) {
+        /* a second signal: out now, without the goodbyes (every journaled
+         * move is safe in the WAL; nothing is left to clean up for anyone) */
         srv_log(LOG_WARN, "shutdown_forced", "{s:i}", "signal", signum);
-        exit(1);
+        _exit(1);
     }
     s->stopping = true;
     srv_log(LOG_INFO, "shutdown", "{s:i, s:i, s:i}", "signal", signum, "connections", s->nconns,
@@ -224,8 +294,11 @@ static void on_signal(uv_signal_t *h, int signum)
     srv_log(LOG_ALWAYS, "stats", "{s:o}", "stats", srv_stats_json(s));
     uv_timer_stop(&s->demo_timer);
     uv_close((uv_handle_t *)&s->demo_timer, NULL);
-    uv_close((uv_handle_t *)&s->sigint, NULL);
-    uv_close((uv_handle_t *)&s->sigterm, NULL);
+    /* the signal handlers stay, so that a second signal forces the exit
+     * (closed, they would leave SIGTERM to its default action), but they no
+     * longer keep the loop running */
+    uv_unref((uv_handle_t *)&s->sigint);
+    uv_unref((uv_handle_t *)&s->sigterm);
     /* stop every search and timer; matches stay unfinished in the journal */
     while (s->matches)
         match_close(s->matches);
@@ -237,7 +310,8 @@ static void on_signal(uv_signal_t *h, int signum)
     /* give the goodbyes a moment to reach the wire, then stop lws */
     uv_timer_init(s->loop, &s->stop_timer);
     s->stop_timer.data = s;
-    uv_timer_start(&s->stop_timer, on_stop_timer, s->conns ? 300 : 0, 0);
+    s->stop_at = srv_now(s) + SRV_GOODBYE_MS;
+    uv_timer_start(&s->stop_timer, on_stop_timer, s->conns ? 20 : 0, 20);
 }
 
 int srv_run(const srv_config *cfg)
@@ -262,6 +336,8 @@ int srv_run(const srv_config *cfg)
     }
     s.loop = uv_default_loop();
     s.started_ms = (uint64_t)srv_epoch_ms();
+    if (!read_limits(&s))
+        return 2;
     if (store_open(&s, cfg->db_path ? cfg->db_path : "tessera.db", cfg->durable, err, sizeof err)) {
         srv_log(LOG_ERROR, "start_failed", "{s:s}", "reason", err);
         fprintf(stderr, "tessera serve: %s\n", err);
@@ -319,6 +395,8 @@ int srv_run(const srv_config *cfg)
     uv_run(s.loop, UV_RUN_DEFAULT);
     /* lws with a foreign loop: destroy again once the loop has drained */
     net_stop(&s);
+    uv_close((uv_handle_t *)&s.sigint, NULL);
+    uv_close((uv_handle_t *)&s.sigterm, NULL);
     uv_run(s.loop, UV_RUN_NOWAIT);
     store_close(&s);
     uv_loop_close(s.loop);

@@ -24,6 +24,8 @@ typedef struct srv_config {
     const char *demo;         /* keep a live bot match of these specs going, e.g.
                                  "mcts:ms=1000,heuristic"; NULL = none */
     const char *port_file;    /* write the bound port here once listening (tests) */
+    int idle_timeout_ms;      /* drop a connection silent this long (0: limits.h's
+                                 SRV_HANGUP_IDLE_S); whole seconds, rounded up */
 } srv_config;
 
 /* Check a configuration before serving: the demo spec is one or two valid

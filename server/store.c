@@ -29,11 +29,13 @@
  * read whole (more moves than the game can have, a gap in the plies, a move
  * that is not an integer, an SQLite error) fails that match's restore, loudly.
  */
+#include <errno.h>
 #include <sqlite3.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "internal.h"
 
@@ -44,6 +46,7 @@ struct store {
     uv_work_t ckpt_req;
     bool ckpt_busy;            /* a checkpoint is on the pool */
     bool closing;
+    int appends;               /* store_append calls that committed (test hook) */
     sqlite3_stmt *ins_match, *ins_move, *upd_seats, *upd_finish, *begin, *commit, *rollback;
 };
 
@@ -157,6 +160,25 @@ sqlite_fail:
 
 int store_open(srv *s, const char *path, bool durable, char *err, size_t errcap)
 {
+    /* SQLite says only "unable to open database file": name the usual causes */
+    struct stat sb;
+    if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+        snprintf(err, errcap, "database %s: is a directory, not a database file", path);
+        return ENG_ESTORAGE;
+    }
+    if (stat(path, &sb) != 0 && errno != ENOENT) {
+        snprintf(err, errcap, "database %s: %s", path, strerror(errno));
+        return ENG_ESTORAGE;
+    }
+    const char *slash = strrchr(path, '/');
+    char dir[1024];
+    if (slash && slash != path && (size_t)(slash - path) < sizeof dir) {
+        snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+        if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+            snprintf(err, errcap, "database %s: the folder %s does not exist", path, dir);
+            return ENG_ESTORAGE;
+        }
+    }
     store *st = calloc(1, sizeof *st);
     if (!st) {
         snprintf(err, errcap, "out of memory");
@@ -386,6 +408,11 @@ int store_append(srv *s, const match *m, int from, int to, const char *by, const
         goto fail;
     if (step(st->commit) != SQLITE_DONE)
         goto fail;
+    if (++st->appends == s->test.readonly_after) {
+        /* test hook (limits.h): the database turns read-only from now on */
+        sqlite3_exec(st->db, "PRAGMA query_only=1;", NULL, NULL, NULL);
+        srv_log(LOG_WARN, "test_readonly", "{s:i}", "appends", st->appends);
+    }
     return 0;
 fail:
     log_db_error(st, "append", m);
@@ -549,7 +576,7 @@ int store_load(srv *s, char *err, size_t errcap)
              "SELECT id,game,rules,seats,time_control,policies,seed,status,result,created,"
              "finished,demo,move_encoding FROM (SELECT * FROM matches WHERE status=%d "
              "ORDER BY created DESC LIMIT %d) ORDER BY created",
-             MATCH_FINISHED, SRV_MAX_FINISHED_KEPT);
+             MATCH_FINISHED, s->finished_kept);
     int rc = load_rows(s, sql, &done, err, errcap);
     if (rc)
         return rc;

@@ -8,7 +8,10 @@
  * protocol.md, nothing else), and stops it at the end. The pieces:
  *
  *   Server        spawn, wait for the port file, stop (SIGTERM), kill -9,
- *                 restart on the same database, the server's JSON log lines
+ *                 restart on the same database, the server's JSON log lines;
+ *                 cleanup() fails the test unless every run of the server
+ *                 ended as asked (exit code 0 after SIGTERM, or our kill -9)
+ *                 with no sanitizer report
  *   Client        one WebSocket connection that keeps every message it gets:
  *                 send, expect(predicate) with a timeout, request (id echo),
  *                 the close event with its time
@@ -46,8 +49,22 @@ function binary() {
   return path.resolve(bin);
 }
 
-/* Under AddressSanitizer everything is slower: widen the timing bounds. */
+/* Under AddressSanitizer everything is slower: widen the timing bounds.
+ * Bounds on wall-clock time are for "it happened, and not absurdly late";
+ * where a test is about the server's clocks it compares what the server
+ * itself announced or logged (deadlines and log times are epoch ms on the
+ * clock this process shares with the server), not what a loaded machine
+ * made this process see. */
 const SLOW = process.env.TESSERA_SANITIZED === '1' ? 3 : 1;
+
+/* A server log line's time (its "ts") in epoch ms. */
+const logTime = (line) => Date.parse(line.ts);
+
+/* Slack (ms) when comparing times the server derived from two clocks (the
+ * loop's monotonic one for deadlines, the wall clock for `deadline` fields
+ * and log lines): it reads them one after the other, and a busy machine may
+ * pause it in between. */
+const CLOCK_SLACK = 25 * SLOW;
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -121,6 +138,8 @@ class Server {
     this.logs = [];
     this.stderr = '';
     this.exit = null;
+    this.killed9 = false;     /* this run ended by our kill9() */
+    this.forceKilled = false; /* stop() gave up waiting and used SIGKILL */
     const args = ['serve', '--port', '0', '--port-file', this.portFile, '--db', this.db, '--no-web',
       '--log-level', 'info', ...this.args];
     const proc = spawn(this.bin, args, { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...this.env } });
@@ -171,17 +190,38 @@ class Server {
     this.url = `ws://127.0.0.1:${this.port}/`;
   }
 
-  /* Log lines with this event name. */
+  /* Log lines with this event name (of the current run). */
   events(name) {
     return this.logs.filter((l) => l.event === name);
   }
 
-  /* Graceful stop (SIGTERM); resolves with {code, signal}. */
+  /* Resolve with the first log line (current run) that matches pred, or
+   * reject after timeout ms. */
+  async waitLog(pred, timeout = 10000 * SLOW, label = 'a log line') {
+    const t0 = Date.now();
+    for (;;) {
+      const line = this.logs.find(pred);
+      if (line)
+        return line;
+      if (Date.now() - t0 > timeout)
+        throw new Error(`no ${label} in the server log within ${timeout} ms:\n` + this.stderr.slice(-2000));
+      if (this.exit)
+        throw new Error(`the server exited (${JSON.stringify(this.exit)}) before ${label}:\n` +
+          this.stderr.slice(-2000));
+      await sleep(20);
+    }
+  }
+
+  /* Graceful stop (SIGTERM); resolves with {code, signal}. A server that
+   * has not exited 15 s (x SLOW) later is killed, and checkExit() fails. */
   async stop() {
     if (this.exit)
       return this.exit;
     this.proc.kill('SIGTERM');
-    const t = setTimeout(() => this.proc.kill('SIGKILL'), 15000 * SLOW);
+    const t = setTimeout(() => {
+      this.forceKilled = true;
+      this.proc.kill('SIGKILL');
+    }, 15000 * SLOW);
     const e = await this.exited;
     clearTimeout(t);
     return e;
@@ -191,14 +231,38 @@ class Server {
   async kill9() {
     if (this.exit)
       return this.exit;
+    this.killed9 = true;
     this.proc.kill('SIGKILL');
     return this.exited;
   }
 
-  /* Start again on the same database (after stop or kill9); a new port. */
+  /*
+   * Throw unless this run of the server ended as asked: exit code 0 (after
+   * SIGTERM), or killed by our kill9(). A test that expects another ending
+   * sets srv.expectedExit = {code, signal} first.
+   */
+  checkExit() {
+    const e = this.exit;
+    if (!e)
+      throw new Error('checkExit: the server is still running');
+    const want = this.expectedExit || { code: 0, signal: null };
+    if (this.forceKilled)
+      throw new Error(`tessera serve did not exit within ${15 * SLOW} s of SIGTERM and was killed:\n` +
+        this.stderr.slice(-3000));
+    if (this.killed9 && e.signal === 'SIGKILL')
+      return;
+    if (e.code !== want.code || e.signal !== want.signal)
+      throw new Error(`tessera serve ended with ${JSON.stringify(e)}, want ${JSON.stringify(want)}:\n` +
+        this.stderr.slice(-3000));
+  }
+
+  /* Start again on the same database (after stop or kill9); a new port.
+   * The run that ended must have ended as asked (checkExit). */
   async restart() {
     if (!this.exit)
       throw new Error('restart: the server is still running');
+    this.checkExit();
+    this.expectedExit = null;
     this.previousLogs = (this.previousLogs || []).concat(this.logs);
     this.oldStderr = (this.oldStderr || '') + this.stderr;
     await this._spawn();
@@ -213,7 +277,8 @@ class Server {
   }
 
   /* Stop if running (gracefully, so that a sanitizer reports leaks too),
-   * remove the temporary folder, and fail if a sanitizer complained. */
+   * remove the temporary folder, and fail if a sanitizer complained or the
+   * server did not exit cleanly (checkExit). */
   async cleanup() {
     await this.stop();
     if (this.ownDir)
@@ -221,6 +286,7 @@ class Server {
     const report = this.sanitizerReport();
     if (report)
       throw new Error('the server reported a memory or UB error:\n' + report);
+    this.checkExit();
   }
 }
 
@@ -476,6 +542,55 @@ function rawConnect(port) {
   });
 }
 
+/* One masked client text frame (RFC 6455) carrying obj as JSON. */
+function wsFrame(obj) {
+  const crypto = require('node:crypto');
+  const payload = Buffer.from(JSON.stringify(obj));
+  const mask = crypto.randomBytes(4);
+  let head;
+  if (payload.length < 126) {
+    head = Buffer.from([0x81, 0x80 | payload.length]);
+  } else {
+    head = Buffer.alloc(4);
+    head[0] = 0x81;
+    head[1] = 0x80 | 126;
+    head.writeUInt16BE(payload.length, 2);
+  }
+  return Buffer.concat([head, mask, Buffer.from(payload.map((b, i) => b ^ mask[i % 4]))]);
+}
+
+/*
+ * A WebSocket client over a raw socket, for clients that misbehave below
+ * the protocol: the handshake, then `hello` (and any further messages
+ * given), and after that it does nothing by itself — it answers no ping and
+ * reads only if the caller reads. Resolves with the socket.
+ */
+async function rawWsClient(port, messages = []) {
+  const crypto = require('node:crypto');
+  const s = await rawConnect(port);
+  const key = crypto.randomBytes(16).toString('base64');
+  s.write(`GET / HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
+    `Sec-WebSocket-Key: ${key}\r\nSec-WebSocket-Version: 13\r\n\r\n`);
+  await new Promise((resolve, reject) => {
+    let got = '';
+    const onData = (d) => {
+      got += d.toString('latin1');
+      if (got.includes('\r\n\r\n')) {
+        s.off('data', onData);
+        if (!/^HTTP\/1\.1 101/.test(got))
+          reject(new Error('handshake refused: ' + got.slice(0, 100)));
+        resolve();
+      }
+    };
+    s.on('data', onData);
+  });
+  s.write(wsFrame({ type: 'hello', protocol: 1 }));
+  for (const m of messages)
+    s.write(wsFrame(m));
+  s.on('error', () => {});
+  return s;
+}
+
 
 /*
  * Check a finished history with `tessera replay` (every turn against the
@@ -600,7 +715,8 @@ function leaks(msg) {
 }
 
 module.exports = {
-  leaks, replayHistory,
+  leaks, replayHistory, logTime, CLOCK_SLACK,
   WebSocket, ROOT, SLOW, Server, Client, binary, sleep, within, rng, tmpDir,
-  carcMove, randomMove, illegalMove, createMatch, join, playUntilOver, isError, rawConnect,
+  carcMove, randomMove, illegalMove, createMatch, join, playUntilOver, isError, rawConnect, rawWsClient,
+  wsFrame,
 };

@@ -122,11 +122,19 @@ test('graceful restart (SIGTERM) mid-match: no game_over, the match resumes', as
   const joined = await join(c, match, 1, tokens[1]);
   const r = rng(31);
   const stalled = await playUntilOver(c, { choose: (yt) => randomMove(yt, r), onTurn: (yt) => (yt.turn >= 40 ? 'stop' : null) });
+  const watcher = await Client.connect(srv.url, { name: 'watcher' });
+  await watcher.request({ type: 'spectate', match }, 'spectating');
   assert.equal((await srv.stop()).code, 0);
-  await c.waitClosed();
-  assert.ok(!c.all.some((m) => m.type === 'game_over'), 'a graceful restart ends no match');
-  const sawShutdown = c.all.filter((m) => m.type === 'error').map((m) => m.code);
-  assert.ok(sawShutdown.every((code) => code === 'shutting_down'), 'at most a shutting_down notice: ' + sawShutdown);
+  /* every connection hears why, then gets a proper close: 1001 going away */
+  for (const x of [c, watcher]) {
+    const closed = await x.waitClosed();
+    assert.equal(closed.code, 1001, `${x.name}: closed with 1001 (going away), got ${closed.code} ${closed.reason}`);
+    const errors = x.all.filter((m) => m.type === 'error');
+    assert.deepEqual(errors.map((m) => m.code), ['shutting_down'], `${x.name}: one shutting_down notice`);
+    assert.ok(errors[0].message.length > 0);
+    assert.equal(x.all[x.all.length - 1].type, 'error', `${x.name}: the notice is the last message`);
+    assert.ok(!x.all.some((m) => m.type === 'game_over'), 'a graceful restart ends no match');
+  }
   await srv.restart();
   const c2 = await Client.connect(srv.url, { name: 'player2' });
   const resumed = await c2.request({ type: 'resume', resume_token: joined.resume_token }, 'resumed');

@@ -1,6 +1,9 @@
 // Helpers of the web UI tests: a real `tessera serve` (port 0 + port file,
 // temporary database), a WebSocket client speaking docs/protocol.md, and
 // Debian's chromium driven by playwright-core (never a downloaded browser).
+// A server must stop cleanly (exit 0 after SIGTERM) with no sanitizer report
+// in its log, or stop() throws. Under TESSERA_SANITIZED=1 the server is
+// slower: waitFor's timeouts grow by SLOW.
 'use strict';
 const fs = require('fs');
 const os = require('os');
@@ -11,10 +14,15 @@ const CHROMIUM = process.env.TESSERA_CHROMIUM || '/usr/bin/chromium';
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
   '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
+/* Under AddressSanitizer the server is slower: timeouts grow by this. */
+const SLOW = process.env.TESSERA_SANITIZED === '1' ? 3 : 1;
+const SANITIZER = /ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:/;
+
 function sleep(ms) { return new Promise((r) => setTimeout(r, ms)); }
 
+/** Poll fn until it returns something truthy; timeoutMs is scaled by SLOW. */
 async function waitFor(fn, what, timeoutMs = 10000, everyMs = 50) {
-  const end = Date.now() + timeoutMs;
+  const end = Date.now() + timeoutMs * SLOW;
   let last;
   for (;;) {
     try { last = await fn(); if (last) return last; } catch (e) { last = e; }
@@ -31,20 +39,38 @@ async function startServer(opts) {
   const args = ['serve', '--port', String(opts.port || 0), '--port-file', portFile, '--db', db, '--web', opts.web,
     '--host', '127.0.0.1', '--log-level', 'warn'];
   if (opts.demo) args.push(typeof opts.demo === 'string' ? `--demo=${opts.demo}` : '--demo');
-  const log = fs.openSync(path.join(dir, `server-${Date.now()}.log`), 'a');
+  const logPath = path.join(dir, `server-${Date.now()}-${Math.random().toString(36).slice(2)}.log`);
+  const log = fs.openSync(logPath, 'a');
   const proc = spawn(opts.bin, args, {stdio: ['ignore', log, log]});
+  fs.closeSync(log);
   let exited = null;
   proc.on('exit', (code, sig) => { exited = {code, sig}; });
   const port = await waitFor(() => {
-    if (exited) throw new Error(`tessera serve exited (${JSON.stringify(exited)}), see ${dir}`);
+    if (exited) throw new Error(`tessera serve exited (${JSON.stringify(exited)}), see ${logPath}`);
     try { const p = fs.readFileSync(portFile, 'utf8').trim(); return p ? Number(p) : null; } catch { return null; }
   }, 'the server port file', 15000);
+  const sanitizerReport = () => {
+    const text = fs.readFileSync(logPath, 'utf8');
+    const i = text.search(SANITIZER);
+    return i < 0 ? null : text.slice(Math.max(0, i - 200), i + 3000);
+  };
   return {
-    port, proc, db, url: `http://127.0.0.1:${port}/`,
-    async stop(signal = 'SIGTERM') {
-      if (exited) return;
-      proc.kill(signal);
-      await waitFor(() => exited, 'the server to exit', 10000).catch(() => proc.kill('SIGKILL'));
+    port, proc, db, logPath, url: `http://127.0.0.1:${port}/`,
+    /** SIGTERM; throws unless the server exits 0 in time with no sanitizer report. */
+    async stop() {
+      if (!exited) {
+        proc.kill('SIGTERM');
+        try {
+          await waitFor(() => exited, 'the server to exit', 15000);
+        } catch {
+          proc.kill('SIGKILL');
+          throw new Error(`tessera serve did not exit within ${15 * SLOW} s of SIGTERM; see ${logPath}`);
+        }
+      }
+      const report = sanitizerReport();
+      if (report) throw new Error(`the server reported a memory or UB error (${logPath}):\n${report}`);
+      if (exited.code !== 0)
+        throw new Error(`tessera serve ended with ${JSON.stringify(exited)}, want exit code 0 after SIGTERM; see ${logPath}`);
     },
   };
 }
@@ -70,7 +96,7 @@ async function wsClient(port) {
       return new Promise((resolve, reject) => {
         const w = {pred, resolve};
         waiters.push(w);
-        setTimeout(() => { const i = waiters.indexOf(w); if (i >= 0) { waiters.splice(i, 1); reject(new Error('no such message in time')); } }, timeoutMs);
+        setTimeout(() => { const i = waiters.indexOf(w); if (i >= 0) { waiters.splice(i, 1); reject(new Error('no such message in time')); } }, timeoutMs * SLOW);
       });
     },
     async request(m, timeoutMs = 10000) {
@@ -156,4 +182,4 @@ function compareWithState(snap, state, lastRecord) {
   return diffs;
 }
 
-module.exports = {sleep, waitFor, startServer, wsClient, launchBrowser, openPage, boardSnapshot, compareWithState, CHROMIUM};
+module.exports = {SLOW, sleep, waitFor, startServer, wsClient, launchBrowser, openPage, boardSnapshot, compareWithState, CHROMIUM};
