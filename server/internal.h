@@ -321,6 +321,9 @@ int64_t srv_epoch_ms(void);
  * getrandom(2). Returns 0, or ENG_EINTERNAL when no random bytes can be had
  * (logged; out is then ""): callers fail closed, never use a guessable token. */
 int srv_random_token(char *out, int n);
+/* Set the server's limits to their defaults in limits.h (no config, no test
+ * hooks): live matches, spectators, finished matches kept, idle timeout. */
+void srv_limits_default(srv *s);
 /* The source of random bytes: getrandom(2). A test hook (fault injection). */
 extern ssize_t (*srv__getrandom)(void *buf, size_t len, unsigned int flags);
 /* Make sure at least one live demo match exists (when --demo). */

@@ -225,13 +225,18 @@ static bool hook_int(const char *name, long long min, long long def, long long *
 }
 #endif
 
-/* The limits in force and the test hooks (limits.h). false: a bad hook value. */
-static bool read_limits(srv *s)
+void srv_limits_default(srv *s)
 {
     s->max_live_matches = SRV_MAX_LIVE_MATCHES;
     s->max_spectators = SRV_MAX_SPECTATORS;
     s->finished_kept = SRV_MAX_FINISHED_KEPT;
     s->idle_timeout_s = SRV_HANGUP_IDLE_S;
+}
+
+/* The limits in force and the test hooks (limits.h). false: a bad hook value. */
+static bool read_limits(srv *s)
+{
+    srv_limits_default(s);
     if (s->cfg.idle_timeout_ms > 0) {
         int secs = (s->cfg.idle_timeout_ms + 999) / 1000;
         s->idle_timeout_s = secs < SRV_MIN_IDLE_S   ? SRV_MIN_IDLE_S

@@ -45,6 +45,7 @@ static uv_loop_t loop;
 static int srv_open(const char *db, char *err, size_t errcap)
 {
     memset(&S, 0, sizeof S);
+    srv_limits_default(&S);
     assert_int_equal(uv_loop_init(&loop), 0);
     S.loop = &loop;
     return store_open(&S, db, false, err, errcap);
