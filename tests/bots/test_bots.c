@@ -677,6 +677,9 @@ static int bad_values(const bot_param *p, char bad[][64])
             snprintf(bad[n++], 64, "%.17g", p->max + 1);
         snprintf(bad[n++], 64, "1/1/1/1/1/1/1/1/1/1/1/1/1/1/1/1/1"); /* 17 > BOT_LIST_MAX */
         break;
+    case BOT_STR:
+        snprintf(bad[n++], 64, "a\tb"); /* a control character */
+        break;
     }
     return n;
 }

@@ -85,8 +85,8 @@ static void random_games(const eng_game *g, const eng_rules *r, int games, uint6
                 char err[256] = "";
                 int rc = w->parse_move(st, entry, out, err, sizeof err);
                 if (rc != 1 || out[0] != mv[k])
-                    fail_msg("%s: legal entry %d read back as rc %d move %d (want %d): %s",
-                             g->name, k, rc, (int)out[0], (int)mv[k], err);
+                    fail_msg("%s: legal entry %d read back as rc %d move %d (want %d): %s", g->name,
+                             k, rc, (int)out[0], (int)mv[k], err);
                 json_t *again = w->format_move(st, &mv[k], 1);
                 assert_true(json_equal(again, entry));
                 json_decref(again);
@@ -223,8 +223,7 @@ static void test_game_entries(void **unused)
     assert_int_equal(json_array_size(rules), 2);
     assert_string_equal(json_string_value(json_object_get(json_array_get(rules, 0), "name")),
                         "size");
-    assert_int_equal(json_integer_value(json_object_get(json_array_get(rules, 1), "default")),
-                     100);
+    assert_int_equal(json_integer_value(json_object_get(json_array_get(rules, 1), "default")), 100);
     assert_false(json_is_true(json_object_get(e, "chance")));
     json_decref(e);
     e = wire_game_entry(&pt_game);
