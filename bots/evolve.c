@@ -378,7 +378,7 @@ static void *worker(void *arg)
     if (!bots[0] || !bots[1] || !st) {
         int expected = 0;
         if (atomic_compare_exchange_strong(&jb->failed, &expected, ENG_ENOMEM))
-            snprintf(jb->why, sizeof jb->why, "cannot make the players: %s",
+            snprintf(jb->why, sizeof jb->why, "cannot make the players: %.200s",
                      why[0] ? why : "out of memory");
     } else {
         for (;;) {

@@ -148,3 +148,56 @@ for (const game of ['dodgem', 'pentago-twist']) {
     assert.ok(updates.every((u) => u.by === 'player'), 'no policy played for anyone');
   });
 }
+
+/* The new bots, in-process (mcts-d2 against evomcts) and over the network
+ * (two `tessera bot` processes, the network bot client, playing them). */
+const { spawn } = require('node:child_process');
+const { binary } = require('./lib');
+
+function runBot(args, timeoutMs = 120000 * SLOW) {
+  return new Promise((resolve, reject) => {
+    const p = spawn(binary(), ['bot', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '', stderr = '';
+    p.stdout.on('data', (d) => (stdout += d));
+    p.stderr.on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => {
+      p.kill('SIGKILL');
+      reject(new Error('tessera bot did not finish in time:\n' + stdout + stderr.slice(-2000)));
+    }, timeoutMs);
+    p.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+test('mcts-d2 and evomcts play in-process and through tessera bot', async (t) => {
+  const srv = await Server.start({ tag: 'newgames-newbots' });
+  t.after(() => srv.cleanup());
+  const c = await Client.connect(srv.url, { name: 'host' });
+  const bots = await c.request({ type: 'list_bots' }, 'bots');
+  const names = bots.bots.map((b) => b.name);
+  assert.ok(names.includes('mcts-d2') && names.includes('evomcts'), names.join(','));
+  const evo = bots.bots.find((b) => b.name === 'evomcts');
+  const ev = evo.options.find((o) => o.name === 'eval');
+  assert.equal(ev.kind, 'string');
+  assert.equal(ev.default, '');
+
+  const inproc = await create(c, 'pentago-twist', [{ bot: 'mcts-d2:sims=100' }, { bot: 'evomcts:sims=30' }]);
+  const s1 = await waitFinished(c, inproc.match);
+  assert.equal(s1.result.reason, 'normal');
+
+  const { match, tokens } = await create(c, 'dodgem', [{ open: true }, { open: true }],
+    { rules: { size: 4 }, time_control: { move_ms: 10000 } });
+  const [a, b] = await Promise.all([
+    runBot(['--url', srv.url, '--match', match, '--seat', '0', '--token', tokens[0], '--bot',
+      'mcts-d2:sims=100', '--quiet']),
+    runBot(['--url', srv.url, '--match', match, '--seat', '1', '--token', tokens[1], '--bot',
+      'evomcts:sims=30', '--quiet']),
+  ]);
+  assert.equal(a.code, 0, a.stderr);
+  assert.equal(b.code, 0, b.stderr);
+  assert.match(a.stdout, /^game over: reason=normal /m);
+  const s2 = await waitFinished(c, match);
+  assert.equal(s2.result.reason, 'normal');
+});
