@@ -15,4 +15,5 @@ set_tests_properties(test_mcts_d2_strength PROPERTIES LABELS unit TIMEOUT 600)
 tessera_add_test(test_evomcts
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_evomcts.c
   LIBS tessera_bots Threads::Threads
+  ARGS ${PROJECT_SOURCE_DIR}/docs/examples
   TIMEOUT 600)

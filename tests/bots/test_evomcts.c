@@ -20,7 +20,8 @@
  *     changes the playouts (pbf=1 ignores it);
  *   - the evolution: a run is the same with 1 or 2 threads and when stopped
  *     after generation 2 and resumed from its checkpoint; the stop flag
- *     stops it; broken checkpoints are refused with their line number.
+ *     stops it; broken checkpoints are refused with their line number;
+ *   - the evolved evaluations in docs/examples/ (the argument) still load.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -604,6 +605,24 @@ static void test_evolution_stop_and_errors(void **unused)
     assert_non_null(strstr(err, "cannot read"));
 }
 
+/* The evolved evaluations shipped in docs/examples/ load for their games. */
+static const char *examples_dir;
+
+static void test_shipped_examples(void **unused)
+{
+    (void)unused;
+    if (!examples_dir)
+        skip();
+    static const char *const games[] = {"dodgem", "reversi"};
+    for (int i = 0; i < 2; i++) {
+        char spec[700], err[512];
+        snprintf(spec, sizeof spec, "evomcts:sims=10,eval=%s/evomcts-%s.txt", examples_dir,
+                 games[i]);
+        if (bot_check_spec(spec, eng_find_game(games[i]), err, sizeof err) != 0)
+            fail_msg("%s: %s", spec, err);
+    }
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -620,8 +639,9 @@ static int teardown(void **state)
     return system(cmd) == 0 ? 0 : -1;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    examples_dir = argc > 1 ? argv[1] : NULL;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sets),
         cmocka_unit_test(test_eval),
@@ -632,6 +652,7 @@ int main(void)
         cmocka_unit_test(test_eval_changes_play),
         cmocka_unit_test(test_evolution_resumes),
         cmocka_unit_test(test_evolution_stop_and_errors),
+        cmocka_unit_test(test_shipped_examples),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
