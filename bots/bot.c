@@ -33,12 +33,16 @@ BOT_DECL(bot_siea_mcts_type)
 BOT_DECL(bot_star1_type)
 BOT_DECL(bot_star2_type)
 BOT_DECL(bot_star25_type)
+BOT_DECL(bot_mcts_d2_type)
+BOT_DECL(bot_evomcts_type)
 
 /* Every bot type, in the order `tessera bots` lists them. */
 static const bot_type *const candidates[] = {
     &bot_random_type,    &bot_heuristic_type, &bot_flatmc_type,    &bot_ucb1_type,
     &bot_mcts_type,      &bot_rave_type,      &bot_ea_p_mcts_type, &bot_ea_mcts_type,
     &bot_siea_mcts_type, &bot_star1_type,     &bot_star2_type,     &bot_star25_type,
+    &bot_mcts_d2_type,
+    &bot_evomcts_type,
 };
 #define NCAND (sizeof candidates / sizeof candidates[0])
 static const bot_type *registry[NCAND];
@@ -149,6 +153,26 @@ static int parse_value(const char *bot_name, const bot_param *p, const char *s, 
                         bot_name, p->name);
         return 0;
     }
+    case BOT_STR: {
+        /* printable ASCII without spaces; ',' and '=' cannot occur (the spec
+         * splits on them) */
+        size_t len = strlen(s);
+        if (len == 0)
+            return eng_seterr(err, cap, ENG_EBAD_BOT_SPEC, "%s: option '%s' needs a value",
+                              bot_name, p->name);
+        if (len >= BOT_STR_MAX)
+            return eng_seterr(err, cap, ENG_EBAD_BOT_SPEC,
+                              "%s: option '%s' is longer than %d characters", bot_name, p->name,
+                              BOT_STR_MAX - 1);
+        for (size_t i = 0; i < len; i++)
+            if (s[i] <= ' ' || s[i] > '~')
+                return eng_seterr(err, cap, ENG_EBAD_BOT_SPEC,
+                                  "%s: option '%s' may hold only printable characters without "
+                                  "spaces",
+                                  bot_name, p->name);
+        memcpy(val->str, s, len + 1);
+        return 0;
+    }
     case BOT_INT:
         if (parse_real(s, &v) || v != floor(v) || v < p->min || v > p->max)
             return eng_seterr(err, cap, ENG_EBAD_BOT_SPEC,
@@ -173,6 +197,8 @@ static void set_default(const bot_param *p, bot_value *val)
     val->v = p->def;
     if (p->kind == BOT_LIST && p->def_list)
         parse_value("", p, p->def_list, val, NULL, 0);
+    if (p->kind == BOT_STR && p->def_list)
+        snprintf(val->str, sizeof val->str, "%s", p->def_list);
 }
 
 /* Parse a spec into a zeroed bot (type, values, common options). */
@@ -355,6 +381,7 @@ static int fmt_value(const bot_param *p, const bot_value *v, char *buf, size_t c
             n += snprintf(buf + n, cap - (size_t)n, "%s%g", i ? "/" : "", v->list[i]);
         return n;
     }
+    case BOT_STR: return snprintf(buf, cap, "%s", v->str);
     }
     return 0;
 }
@@ -371,7 +398,9 @@ int bot_describe(const bot *b, char *buf, size_t cap)
     PUT("%s", b->type->name);
     char sep = ':';
     for (int i = 0; i < b->type->nparams; i++) {
-        char v[256];
+        char v[BOT_STR_MAX];
+        if (b->type->params[i].kind == BOT_STR && !b->val[i].str[0])
+            continue; /* an unset text option is not written (empty is refused) */
         fmt_value(&b->type->params[i], &b->val[i], v, sizeof v);
         PUT("%c%s=%s", sep, b->type->params[i].name, v);
         sep = ',';
@@ -404,8 +433,10 @@ int bot_catalogue(char *buf, size_t cap)
             const bot_param *p = &ty->params[i];
             bot_value v;
             set_default(p, &v);
-            char d[256];
+            char d[BOT_STR_MAX];
             fmt_value(p, &v, d, sizeof d);
+            if (p->kind == BOT_STR && !d[0])
+                snprintf(d, sizeof d, "(unset)");
             char range[128] = "";
             if (p->kind == BOT_INT || p->kind == BOT_REAL)
                 snprintf(range, sizeof range, " [%g..%g]", p->min, p->max);

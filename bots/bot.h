@@ -38,9 +38,11 @@ typedef enum bot_param_kind {
     BOT_ENUM,  /* one of `choices`; the value is the index */
     BOT_BOOL,  /* true/false (also 1/0, on/off) */
     BOT_LIST,  /* a '/'-separated list of reals, e.g. "0.25/0.5/1" (K set) */
+    BOT_STR,   /* a text such as a file name (evomcts:eval=FILE); default empty = unset */
 } bot_param_kind;
 
 #define BOT_LIST_MAX 16 /* most values in a BOT_LIST option */
+#define BOT_STR_MAX 256 /* bytes of a BOT_STR value, NUL included */
 
 /* One option a bot type declares. */
 typedef struct bot_param {
@@ -57,6 +59,7 @@ typedef struct bot_value {
     double v;                    /* INT, REAL, BOOL (0/1), ENUM (index) */
     int n;                       /* LIST: number of values */
     double list[BOT_LIST_MAX];   /* LIST: the values */
+    char str[BOT_STR_MAX];       /* STR: the text ("" = unset) */
 } bot_value;
 
 /* What one decision may spend, on top of the spec's own sims=/ms=. Each

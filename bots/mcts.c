@@ -226,6 +226,9 @@ static bool expand(mcts_ctx *c, uint32_t n, const void *s, int p)
     if (p == ENG_CHANCE) {
         double prob[c->g->max_chance > 0 ? c->g->max_chance : 1];
         cnt = c->g->chance_outcomes(s, c->moves, prob);
+    } else if (n == MCTS_ROOT && c->root_moves) {
+        cnt = c->nroot_moves;
+        memcpy(c->moves, c->root_moves, (size_t)cnt * sizeof(eng_move));
     } else {
         cnt = c->g->legal_moves(s, c->moves);
     }
@@ -433,7 +436,9 @@ void mcts_simulate(mcts_ctx *c)
         if (cfg->cutoff && decisions >= cfg->cutoff)
             break;
         eng_move m;
-        if (cfg->playout == MCTS_P_EGREEDY && eng_rng_double(c->rng) >= cfg->eps)
+        if (c->policy)
+            m = c->policy(c->policy_ud, s, c->rng);
+        else if (cfg->playout == MCTS_P_EGREEDY && eng_rng_double(c->rng) >= cfg->eps)
             m = eng_greedy_move(g, s, c->rng);
         else
             m = eng_random_move(g, s, c->rng);

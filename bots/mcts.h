@@ -105,6 +105,15 @@ typedef struct mcts_ctx {
     void *score_ud;
     bool backup;              /* write results into the tree (false: read-only) */
     bool expand;              /* allow expansion */
+    /* Optional: the moves the root may choose among, in place of all legal
+     * moves (NULL: all). Read when the root is expanded (mcts-d2 leaves out
+     * the moves after which the opponent wins at once). */
+    const eng_move *root_moves;
+    int nroot_moves;
+    /* Optional playout policy for decisions, in place of cfg->playout
+     * (NULL: cfg->playout). Must return a legal move of st (EvoMCTS). */
+    eng_move (*policy)(void *ud, const void *st, eng_rng *rng);
+    void *policy_ud;
     double reward[ENG_MAX_PLAYERS]; /* rewards of the last simulation */
     /* RAVE bookkeeping: the (seat, move) pairs of the last simulation */
     int nplayed;

@@ -67,6 +67,9 @@ int cmd_bots(int argc, char **argv);
 int cmd_bot(int argc, char **argv);
 /* `tessera bench GAME --bot SPEC`: the bot benchmark (cmd_bench_bot.c). */
 int cmd_bench_bot(int argc, char **argv);
+/* `tessera evolve`: EvoMCTS's offline evolution (cmd_evolve.c) and its help. */
+int cmd_evolve(int argc, char **argv);
+extern const char cmd_evolve_usage[];
 
 /* ---- subcommands that talk to a running server (remote.c) ---- */
 

@@ -14,7 +14,7 @@ int cmd_games(int argc, char **argv)
     const eng_game *const *all = eng_games(&n);
     for (int i = 0; i < n; i++) {
         const eng_game *g = all[i];
-        printf("%-12s %s, %d", g->name, g->title, g->min_players);
+        printf("%-14s %s, %d", g->name, g->title, g->min_players);
         if (g->max_players != g->min_players)
             printf("-%d", g->max_players);
         printf(" players (default %d)%s\n", g->default_players,

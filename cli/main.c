@@ -163,6 +163,7 @@ const cli_command cli_commands[] = {
      "(re)established or the server refused the seat (its error code and message are\n"
      "printed), 2 bad arguments.\n",
      cmd_bot},
+    {"evolve", "evolve an EvoMCTS evaluation by genetic programming", cmd_evolve_usage, cmd_evolve},
     {"games", "list the games and their rule options",
      "usage: tessera games\n\n"
      "Lists every game the server and the tools play, with its player counts and its\n"

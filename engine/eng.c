@@ -17,10 +17,14 @@
 
 extern const eng_game carc_game;
 extern const eng_game rev_game;
+extern const eng_game dodgem_game;
+extern const eng_game pt_game;
 
 static const eng_game *const registry[] = {
     &carc_game,
     &rev_game,
+    &dodgem_game,
+    &pt_game,
 };
 
 const eng_game *const *eng_games(int *n)

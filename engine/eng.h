@@ -45,6 +45,8 @@
 #define ENG_MAX_PLAYERS 5  /* the most seats any registered game allows */
 #define ENG_MAX_OPTIONS 8  /* the most rule options a game may declare */
 #define ENG_MOVE_STR_MAX 48 /* buffer size that fits any move's text form */
+#define ENG_GRID_EMPTY (-1) /* grid_cell(): no piece on the cell */
+#define ENG_GRID_OFF (-2)   /* grid_cell(): the cell is not on this state's board */
 
 typedef int32_t eng_move; /* a move or chance outcome; >= 0; meaning is per game */
 
@@ -146,6 +148,13 @@ struct eng_game {
      * Carcassonne's "heyden"), computed by evaluate_named(st, player, index). */
     const char *const *eval_names;
     double (*evaluate_named)(const void *st, int player, int which);
+    /* Optional: the board as a grid of at most grid_w x grid_h cells, for
+     * generic board features (EvoMCTS's square terminals, docs/evomcts.md).
+     * grid_cell(st, x, y) is the seat whose piece is on (x, y), ENG_GRID_EMPTY,
+     * or ENG_GRID_OFF for a cell outside this state's board (a smaller board
+     * size). grid_w == 0 and grid_cell NULL: no grid (Carcassonne). */
+    int grid_w, grid_h;
+    int (*grid_cell)(const void *st, int x, int y);
 };
 
 /* ---- errors -------------------------------------------------------------- */

@@ -30,6 +30,8 @@
 static const rec_codec *const codecs[] = {
     &rec_codec_carcassonne,
     &rec_codec_reversi,
+    &rec_codec_dodgem,
+    &rec_codec_pentago,
 };
 
 const rec_codec *rec_codec_find(const char *name)

@@ -15,10 +15,14 @@
 
 extern const wire_game wire_carcassonne;
 extern const wire_game wire_reversi;
+extern const wire_game wire_dodgem;
+extern const wire_game wire_pentago;
 
 static const wire_game *const codecs[] = {
     &wire_carcassonne,
     &wire_reversi,
+    &wire_dodgem,
+    &wire_pentago,
 };
 
 const wire_game *wire_find(const char *game)

@@ -49,6 +49,7 @@ static const char *kind_name(bot_param_kind k)
     case BOT_ENUM: return "enum";
     case BOT_BOOL: return "bool";
     case BOT_LIST: return "list";
+    case BOT_STR: return "string";
     }
     return "?";
 }
@@ -90,7 +91,7 @@ static json_t *param_json(const bot_param *p)
         json_object_set_new(o, "default", json_string(p->choices[(int)p->def]));
     } else if (p->kind == BOT_BOOL) {
         json_object_set_new(o, "default", json_boolean(p->def != 0));
-    } else if (p->kind == BOT_LIST) {
+    } else if (p->kind == BOT_LIST || p->kind == BOT_STR) {
         json_object_set_new(o, "default", json_string(p->def_list ? p->def_list : ""));
     } else {
         json_object_set_new(o, "default", json_real(p->def));

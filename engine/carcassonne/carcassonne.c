@@ -458,12 +458,21 @@ double carc_heyden(const carc_state *s, int player)
            40.0 * thin_fields;
 }
 
+/* "heyden" is Heyden's evaluation (MCTS reward=heyden); ScoreCount (points
+ * so far) and ManCount (meeples on the board) are the EvoMCTS terminals we
+ * define for Carcassonne (docs/evomcts.md). */
 static double carc_evaluate_named(const void *st, int player, int which)
 {
-    return which == 0 ? carc_heyden(st, player) : 0.0;
+    const carc_state *s = st;
+    switch (which) {
+    case 0: return carc_heyden(st, player);
+    case 1: return s->score[player];
+    case 2: return CARC_MEEPLES - s->supply[player];
+    }
+    return 0.0;
 }
 
-static const char *const carc_eval_names[] = {"heyden", NULL};
+static const char *const carc_eval_names[] = {"heyden", "ScoreCount", "ManCount", NULL};
 
 void carc_virtual_scores(const carc_state *s, int *out)
 {

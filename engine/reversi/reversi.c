@@ -149,6 +149,32 @@ static double rev_evaluate(const void *st, int player)
     return v;
 }
 
+/* Named evaluations: the EvoMCTS paper's Reversi terminals (docs/evomcts.md):
+ * discs, legal moves, corners of `player`. */
+static const char *const rev_eval_names[] = {"ManCount", "Mobility", "CornerCount", NULL};
+
+static double rev_evaluate_named(const void *st, int player, int which)
+{
+    const rev_state *s = st;
+    uint64_t me = s->disc[player], op = s->disc[!player];
+    switch (which) {
+    case 0: return __builtin_popcountll(me);
+    case 1: return s->over ? 0 : __builtin_popcountll(rev_moves_mask(me, op));
+    case 2: return __builtin_popcountll(me & 0x8100000000000081ULL);
+    }
+    return 0.0;
+}
+
+/* The board as a grid: x is the file (a = 0), y the rank (1 = 0). */
+static int rev_grid_cell(const void *st, int x, int y)
+{
+    const rev_state *s = st;
+    if (x < 0 || y < 0 || x >= 8 || y >= 8)
+        return ENG_GRID_OFF;
+    uint64_t b = 1ULL << (x + 8 * y);
+    return (s->disc[REV_BLACK] & b) ? REV_BLACK : (s->disc[REV_WHITE] & b) ? REV_WHITE : ENG_GRID_EMPTY;
+}
+
 static int rev_move_to_str(const void *st, eng_move m, char *buf, size_t cap)
 {
     (void)st;
@@ -248,4 +274,9 @@ const eng_game rev_game = {
     .move_to_str = rev_move_to_str,
     .move_from_str = rev_move_from_str,
     .render = rev_render,
+    .eval_names = rev_eval_names,
+    .evaluate_named = rev_evaluate_named,
+    .grid_w = 8,
+    .grid_h = 8,
+    .grid_cell = rev_grid_cell,
 };

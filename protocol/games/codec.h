@@ -60,6 +60,18 @@ static inline void rec__applied(eng_move *moves, int *nmoves, eng_move m)
 
 extern const rec_codec rec_codec_carcassonne;
 extern const rec_codec rec_codec_reversi;
+extern const rec_codec rec_codec_dodgem;
+extern const rec_codec rec_codec_pentago;
+
+/* Read and check one Dodgem / Pentago-Twist move object against state st
+ * (the game is not over): a record turn with "player" (with_player), or a
+ * protocol move without it. Sets *m, or returns ENG_EBAD_RECORD (shape) /
+ * ENG_EBAD_MOVE / ENG_EILLEGAL_MOVE with a reason. Shared by each game's
+ * record and wire codecs (games/dodgem.c, games/pentago.c). */
+int dodgem__read_move(const void *st, const json_t *obj, bool with_player, eng_move *m, char *err,
+                      size_t errcap);
+int pt__read_move(const void *st, const json_t *obj, bool with_player, eng_move *m, char *err,
+                  size_t errcap);
 
 /* The codec of the game registered as `name`, or NULL. */
 const rec_codec *rec_codec_find(const char *name);

@@ -110,7 +110,8 @@ static bool has_param(const bot_type *t, const char *name)
  * evolution (gens=) gets enough MCTS iterations to expand the root of most
  * positions and a 2-generation evolution on 5-simulation fitness; a bot
  * with a search depth (depth=; its sims= counts leaf evaluations) gets 300
- * leaves, which finishes depth 1 and part of depth 2. `extra` is appended. */
+ * leaves, which finishes depth 1 and part of depth 2; a bot with a depth-2
+ * check (d2_nodes=) a bound of 20,000 positions. `extra` is appended. */
 static void quick_spec(const bot_type *t, const char *extra, char *buf, size_t cap)
 {
     const char *own = "sims=30";
@@ -118,6 +119,8 @@ static void quick_spec(const bot_type *t, const char *extra, char *buf, size_t c
         own = "sims=120,gens=2,fitness_sims=5";
     else if (has_param(t, "depth"))
         own = "sims=300";
+    else if (has_param(t, "d2_nodes")) /* a small check bound: Carcassonne gives up early */
+        own = "sims=30,d2_nodes=20000";
     int n = snprintf(buf, cap, "%s:%s,mem=16%s%s", t->name, own, extra && *extra ? "," : "",
                      extra ? extra : "");
     assert_true(n > 0 && (size_t)n < cap);
@@ -748,6 +751,9 @@ static int bad_values(const bot_param *p, char bad[][64])
         if (p->max < 1e15)
             snprintf(bad[n++], 64, "%.17g", p->max + 1);
         snprintf(bad[n++], 64, "1/1/1/1/1/1/1/1/1/1/1/1/1/1/1/1/1"); /* 17 > BOT_LIST_MAX */
+        break;
+    case BOT_STR:
+        snprintf(bad[n++], 64, "a\tb"); /* a control character */
         break;
     }
     return n;

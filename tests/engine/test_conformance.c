@@ -25,8 +25,10 @@
  *     a buffer never overflows;
  *   - render() returns the full length, and with caps 0, 1, 10, ... leaves
  *     a NUL-terminated prefix and never touches a guard byte;
- *   - scores and evaluate are finite for every seat; at the end returns are
- *     in [0,1], sum to 1, and split evenly among the winners;
+ *   - scores, evaluate and the named evaluations are finite for every seat;
+ *     grid cells (where the game has a grid) are a seat, empty or off the
+ *     board; at the end returns are in [0,1], sum to 1, and split evenly
+ *     among the winners;
  *   - eng_state_rules() of every state equals the rules it was created with;
  *   - eng_sample_chance() and eng_random_move() (the game's fast paths and
  *     the generic ones in eng.c) follow the stated distributions;
@@ -264,7 +266,21 @@ static void check_values(ctx *c, const void *st, bool terminal)
     for (int p = 0; p < np; p++) {
         double e = g->evaluate(st, p);
         CHECK(c, isfinite(e), "evaluate(%d) = %g", p, e);
+        for (int k = 0; g->eval_names && g->evaluate_named && g->eval_names[k]; k++) {
+            e = g->evaluate_named(st, p, k);
+            CHECK(c, isfinite(e), "evaluate_named(%d, %s) = %g", p, g->eval_names[k], e);
+        }
     }
+    /* the optional grid: each cell a seat, empty, or off this state's board */
+    for (int y = -1; g->grid_cell && y <= g->grid_h; y++)
+        for (int x = -1; x <= g->grid_w; x++) {
+            int cell = g->grid_cell(st, x, y);
+            bool inside = x >= 0 && y >= 0 && x < g->grid_w && y < g->grid_h;
+            CHECK(c,
+                  cell == ENG_GRID_OFF ||
+                      (inside && (cell == ENG_GRID_EMPTY || (cell >= 0 && cell < np))),
+                  "grid_cell(%d, %d) = %d", x, y, cell);
+        }
     if (!terminal)
         return;
     for (int p = 0; p < ENG_MAX_PLAYERS; p++)

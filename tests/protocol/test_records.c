@@ -258,6 +258,53 @@ static void test_reversi(void **state)
     free(pg);
 }
 
+/* Dodgem (every size; the default cap, and short caps that end in draws)
+ * and Pentago-Twist: every random game round-trips, state by state. */
+static void test_dodgem_pentago(void **state)
+{
+    (void)state;
+    played *pg = calloc(1, sizeof *pg);
+    assert_non_null(pg);
+    const eng_game *dodgem = eng_find_game("dodgem"), *pentago = eng_find_game("pentago-twist");
+    assert_non_null(dodgem);
+    assert_non_null(pentago);
+    size_t big = dodgem->state_size > pentago->state_size ? dodgem->state_size
+                                                         : pentago->state_size;
+    pg->states = malloc((size_t)MAX_TURNS * big);
+    assert_non_null(pg->states);
+    static const char *const variants[] = {"size=3", "size=4", "size=5", "max_plies=7",
+                                           "max_plies=60"};
+    int draws = 0;
+    for (size_t v = 0; v < sizeof variants / sizeof *variants; v++) {
+        eng_rules r;
+        eng_rules_default(dodgem, &r);
+        assert_int_equal(eng_rules_set(dodgem, &r, variants[v], NULL, 0), 0);
+        for (int i = 0; i < 300; i++) {
+            play(pg, dodgem, &r, 13000000 + 1000 * (uint64_t)v + (uint64_t)i, MAX_TURNS, true);
+            assert_true(pg->finished);
+            double sc[ENG_MAX_PLAYERS];
+            memcpy(sc, pg->scores[pg->nturns - 1], sizeof sc);
+            draws += sc[0] == sc[1];
+            round_trip(pg, true, i % 4 == 0);
+        }
+    }
+    assert_true(draws > 0); /* the ply cap's draws were recorded too */
+    eng_rules r;
+    eng_rules_default(pentago, &r);
+    for (int i = 0; i < 1000; i++) {
+        play(pg, pentago, &r, 14000000 + (uint64_t)i, MAX_TURNS, true);
+        assert_true(pg->finished);
+        round_trip(pg, true, i % 4 == 0);
+    }
+    /* unfinished games too */
+    for (int i = 0; i < 30; i++) {
+        play(pg, pentago, &r, 15000000 + (uint64_t)i, i % 9, false);
+        round_trip(pg, false, true);
+    }
+    free(pg->states);
+    free(pg);
+}
+
 /* Unfinished games (cut at a turn boundary) are valid records without a
  * result, and replay to the scores of their last turn. */
 static void test_unfinished(void **state)
@@ -606,7 +653,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_carc_2p),          cmocka_unit_test(test_carc_3p),
         cmocka_unit_test(test_carc_4p),          cmocka_unit_test(test_carc_5p),
-        cmocka_unit_test(test_carc_variants),    cmocka_unit_test(test_reversi),
+        cmocka_unit_test(test_carc_variants),    cmocka_unit_test(test_reversi), cmocka_unit_test(test_dodgem_pentago),
         cmocka_unit_test(test_unfinished),       cmocka_unit_test(test_equivalent_spellings),
         cmocka_unit_test(test_size_limit),       cmocka_unit_test(test_build_refuses),
         cmocka_unit_test(test_build_complete),   cmocka_unit_test(test_rules_defaults),

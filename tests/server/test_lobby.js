@@ -33,7 +33,7 @@ test('list_games and list_bots describe what a match can be made of', async (t) 
   for (const b of bots.bots) {
     assert.ok(b.summary.length > 0, `${b.name} has a summary`);
     for (const o of b.options) {
-      assert.ok(['int', 'real', 'bool', 'enum', 'list'].includes(o.kind), `${b.name}.${o.name}: kind ${o.kind}`);
+      assert.ok(['int', 'real', 'bool', 'enum', 'list', 'string'].includes(o.kind), `${b.name}.${o.name}: kind ${o.kind}`);
       assert.ok(o.help.length > 0, `${b.name}.${o.name} has help`);
       if (o.kind === 'enum')
         assert.ok(o.choices.includes(o.default), `${b.name}.${o.name}: the default is one of the choices`);

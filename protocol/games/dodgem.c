@@ -1,0 +1,130 @@
+/*
+ * dodgem.c (protocol) — the Dodgem turn in game records (docs/records.md).
+ *
+ * A turn is one move of the seat to play: the car's cell and its direction,
+ * {"player":0,"x":0,"y":1,"dir":"E"} — x east and y south from the top-left
+ * cell (0,0), dir one of "N", "E", "S", "W" (upper case). A forward move from
+ * the far edge takes the car off the board. The wire codec
+ * (dodgem_wire.c) reads a protocol move through this reader too.
+ *
+ * Errors (codec.h): a wrong shape or type is bad_record; a cell outside the
+ * board or an unknown direction is bad_move; the wrong player, a cell
+ * without that player's car, a backward move, a taken cell or a sideways
+ * move off the board is illegal_move, with the reason.
+ */
+#include <string.h>
+
+#include "codec.h"
+#include "engine/dodgem/dodgem.h"
+
+static const char *const dir_names[4] = {"N", "E", "S", "W"};
+
+static json_t *dodgem_encode_turn(void *st, const eng_move *moves, int n, int *pos, char *err,
+                                  size_t errcap)
+{
+    dodgem_state *s = st;
+    int i = *pos;
+    (void)n; /* one move per turn: the caller guarantees moves[*pos] exists */
+    eng_move m = moves[i];
+    if (!eng_is_legal(&dodgem_game, s, m)) {
+        eng_seterr(err, errcap, ENG_EINVAL, "move %d: %d is not a legal move", i + 1, (int)m);
+        return NULL;
+    }
+    int player = s->to_move, cell = m >> 2;
+    json_t *turn = json_pack("{s:i, s:i, s:i, s:s}", "player", player, "x", cell % s->n, "y",
+                             cell / s->n, "dir", dir_names[m & 3]);
+    dodgem_game.apply(s, m);
+    *pos = i + 1;
+    if (!turn)
+        eng_seterr(err, errcap, ENG_ENOMEM, "out of memory");
+    return turn;
+}
+
+int dodgem__read_move(const void *st, const json_t *turn, bool with_player, eng_move *m, char *err,
+                      size_t errcap)
+{
+    const dodgem_state *s = st;
+    json_t *jplayer = NULL, *jx = NULL, *jy = NULL, *jdir = NULL;
+    json_error_t jerr;
+    char shape[REC_SHAPE_MAX], q[REC_QUOTE_MAX];
+    int rc = with_player
+                 ? json_unpack_ex((json_t *)turn, &jerr, JSON_STRICT, "{s:o, s:o, s:o, s:o}",
+                                  "player", &jplayer, "x", &jx, "y", &jy, "dir", &jdir)
+                 : json_unpack_ex((json_t *)turn, &jerr, JSON_STRICT, "{s:o, s:o, s:o}", "x", &jx,
+                                  "y", &jy, "dir", &jdir);
+    if (rc != 0)
+        return eng_seterr(err, errcap, ENG_EBAD_RECORD, "%s: %s", with_player ? "turn" : "move",
+                          rec__shape_error(&jerr, shape));
+    if (jplayer && !json_is_integer(jplayer))
+        return eng_seterr(err, errcap, ENG_EBAD_RECORD, "player must be an integer, not %s",
+                          rec__type_name(jplayer));
+    if (!json_is_integer(jx))
+        return eng_seterr(err, errcap, ENG_EBAD_RECORD, "x must be an integer, not %s",
+                          rec__type_name(jx));
+    if (!json_is_integer(jy))
+        return eng_seterr(err, errcap, ENG_EBAD_RECORD, "y must be an integer, not %s",
+                          rec__type_name(jy));
+    if (!json_is_string(jdir))
+        return eng_seterr(err, errcap, ENG_EBAD_RECORD, "dir must be a string, not %s",
+                          rec__type_name(jdir));
+
+    /* the values */
+    long long x = (long long)json_integer_value(jx), y = (long long)json_integer_value(jy);
+    int n = s->n;
+    if (x < 0 || y < 0 || x >= n || y >= n)
+        return eng_seterr(err, errcap, ENG_EBAD_MOVE,
+                          "(%lld,%lld) is not a cell of the %dx%d board", x, y, n, n);
+    int dir = -1;
+    for (int d = 0; d < 4; d++)
+        if (json_string_length(jdir) == 1 && strcmp(json_string_value(jdir), dir_names[d]) == 0)
+            dir = d;
+    if (dir < 0)
+        return eng_seterr(err, errcap, ENG_EBAD_MOVE, "dir %s is not \"N\", \"E\", \"S\" or \"W\"",
+                          rec__quote(jdir, q));
+
+    /* the rules */
+    int me = s->to_move;
+    if (jplayer && json_integer_value(jplayer) != me)
+        return eng_seterr(err, errcap, ENG_EILLEGAL_MOVE,
+                          "player %lld is not to move (player %d is)",
+                          (long long)json_integer_value(jplayer), me);
+    int cell = (int)(y * n + x);
+    if (!((s->car[me] >> cell) & 1u))
+        return eng_seterr(err, errcap, ENG_EILLEGAL_MOVE, "(%lld,%lld) holds %s", x, y,
+                          (s->car[!me] >> cell) & 1u ? "the other player's car" : "no car");
+    static const int forward[2] = {DODGEM_E, DODGEM_S}, backward[2] = {DODGEM_W, DODGEM_N};
+    if (dir == backward[me])
+        return eng_seterr(err, errcap, ENG_EILLEGAL_MOVE, "%s's cars never drive %s (backwards)",
+                          me == DODGEM_BLACK ? "Black" : "White", dir_names[dir]);
+    int tx = (int)x + (dir == DODGEM_E) - (dir == DODGEM_W);
+    int ty = (int)y + (dir == DODGEM_S) - (dir == DODGEM_N);
+    if (tx < 0 || ty < 0 || tx >= n || ty >= n) {
+        if (dir != forward[me])
+            return eng_seterr(err, errcap, ENG_EILLEGAL_MOVE,
+                              "a car leaves the board only by a forward move (%s)",
+                              dir_names[forward[me]]);
+    } else if (((s->car[0] | s->car[1]) >> (ty * n + tx)) & 1u) {
+        return eng_seterr(err, errcap, ENG_EILLEGAL_MOVE, "(%d,%d) is taken", tx, ty);
+    }
+    *m = dodgem_move(n, (int)x, (int)y, dir);
+    return 0;
+}
+
+static int dodgem_apply_turn(void *st, const json_t *turn, eng_move *moves, int *nmoves, char *err,
+                             size_t errcap)
+{
+    dodgem_state *s = st;
+    eng_move m;
+    int rc = dodgem__read_move(s, turn, true, &m, err, errcap);
+    if (rc)
+        return rc;
+    rec__applied(moves, nmoves, m);
+    dodgem_game.apply(s, m);
+    return 0;
+}
+
+const rec_codec rec_codec_dodgem = {
+    .game = "dodgem",
+    .encode_turn = dodgem_encode_turn,
+    .apply_turn = dodgem_apply_turn,
+};

@@ -1,0 +1,120 @@
+/*
+ * pentago.c (protocol) — the Pentago-Twist turn in game records
+ * (docs/records.md).
+ *
+ * A turn is one move of the seat to play: the cell of the new piece and the
+ * twist that follows, {"player":0,"x":2,"y":3,"quadrant":1,"twist":"rotate"}
+ * — x east and y south from the top-left cell (0,0), quadrant 0 top-left,
+ * 1 top-right, 2 bottom-left, 3 bottom-right, twist "rotate" (90 degrees
+ * clockwise) or "flip" (mirror left <-> right). The wire codec
+ * (pentago_wire.c) reads a protocol move through this reader too.
+ *
+ * Errors (codec.h): a wrong shape or type is bad_record; a cell off the
+ * board, a quadrant other than 0-3 or an unknown twist is bad_move; the
+ * wrong player or a taken cell is illegal_move.
+ */
+#include <string.h>
+
+#include "codec.h"
+#include "engine/pentago/pentago.h"
+
+static const char *const twist_names[2] = {"rotate", "flip"};
+
+static json_t *pt_encode_turn(void *st, const eng_move *moves, int n, int *pos, char *err,
+                              size_t errcap)
+{
+    pt_state *s = st;
+    int i = *pos;
+    (void)n; /* one move per turn: the caller guarantees moves[*pos] exists */
+    eng_move m = moves[i];
+    if (!eng_is_legal(&pt_game, s, m)) {
+        eng_seterr(err, errcap, ENG_EINVAL, "move %d: %d is not a legal move", i + 1, (int)m);
+        return NULL;
+    }
+    int cell = m >> 3;
+    json_t *turn =
+        json_pack("{s:i, s:i, s:i, s:i, s:s}", "player", s->to_move, "x", cell % PT_SIZE, "y",
+                  cell / PT_SIZE, "quadrant", (m >> 1) & 3, "twist", twist_names[m & 1]);
+    pt_game.apply(s, m);
+    *pos = i + 1;
+    if (!turn)
+        eng_seterr(err, errcap, ENG_ENOMEM, "out of memory");
+    return turn;
+}
+
+int pt__read_move(const void *st, const json_t *turn, bool with_player, eng_move *m, char *err,
+                  size_t errcap)
+{
+    const pt_state *s = st;
+    json_t *jplayer = NULL, *jx = NULL, *jy = NULL, *jq = NULL, *jt = NULL;
+    json_error_t jerr;
+    char shape[REC_SHAPE_MAX], q[REC_QUOTE_MAX];
+    int rc =
+        with_player
+            ? json_unpack_ex((json_t *)turn, &jerr, JSON_STRICT, "{s:o, s:o, s:o, s:o, s:o}",
+                             "player", &jplayer, "x", &jx, "y", &jy, "quadrant", &jq, "twist", &jt)
+            : json_unpack_ex((json_t *)turn, &jerr, JSON_STRICT, "{s:o, s:o, s:o, s:o}", "x", &jx,
+                             "y", &jy, "quadrant", &jq, "twist", &jt);
+    if (rc != 0)
+        return eng_seterr(err, errcap, ENG_EBAD_RECORD, "%s: %s", with_player ? "turn" : "move",
+                          rec__shape_error(&jerr, shape));
+    if (jplayer && !json_is_integer(jplayer))
+        return eng_seterr(err, errcap, ENG_EBAD_RECORD, "player must be an integer, not %s",
+                          rec__type_name(jplayer));
+    const char *names[3] = {"x", "y", "quadrant"};
+    json_t *ints[3] = {jx, jy, jq};
+    for (int i = 0; i < 3; i++)
+        if (!json_is_integer(ints[i]))
+            return eng_seterr(err, errcap, ENG_EBAD_RECORD, "%s must be an integer, not %s",
+                              names[i], rec__type_name(ints[i]));
+    if (!json_is_string(jt))
+        return eng_seterr(err, errcap, ENG_EBAD_RECORD, "twist must be a string, not %s",
+                          rec__type_name(jt));
+
+    /* the values */
+    long long x = (long long)json_integer_value(jx), y = (long long)json_integer_value(jy);
+    long long quad = (long long)json_integer_value(jq);
+    if (x < 0 || y < 0 || x >= PT_SIZE || y >= PT_SIZE)
+        return eng_seterr(err, errcap, ENG_EBAD_MOVE, "(%lld,%lld) is not a cell of the 6x6 board",
+                          x, y);
+    if (quad < 0 || quad > 3)
+        return eng_seterr(err, errcap, ENG_EBAD_MOVE, "quadrant is 0, 1, 2 or 3, not %lld", quad);
+    int twist = -1;
+    for (int t = 0; t < 2; t++)
+        if (json_string_length(jt) == strlen(twist_names[t]) &&
+            strcmp(json_string_value(jt), twist_names[t]) == 0)
+            twist = t;
+    if (twist < 0)
+        return eng_seterr(err, errcap, ENG_EBAD_MOVE, "twist %s is not \"rotate\" or \"flip\"",
+                          rec__quote(jt, q));
+
+    /* the rules */
+    if (jplayer && json_integer_value(jplayer) != s->to_move)
+        return eng_seterr(err, errcap, ENG_EILLEGAL_MOVE,
+                          "player %lld is not to move (player %d is)",
+                          (long long)json_integer_value(jplayer), s->to_move);
+    int cell = (int)(y * PT_SIZE + x);
+    if (((s->stone[0] | s->stone[1]) >> cell) & 1)
+        return eng_seterr(err, errcap, ENG_EILLEGAL_MOVE, "(%lld,%lld) is taken", x, y);
+    *m = pt_move((int)x, (int)y, (int)quad, twist);
+    return 0;
+}
+
+static int pt_apply_turn(void *st, const json_t *turn, eng_move *moves, int *nmoves, char *err,
+                         size_t errcap)
+{
+    pt_state *s = st;
+    eng_move m;
+    int rc = pt__read_move(s, turn, true, &m, err, errcap);
+    if (rc)
+        return rc;
+    rec__applied(moves, nmoves, m);
+    pt_game.apply(s, m);
+    return 0;
+}
+
+const rec_codec rec_codec_pentago = {
+    .game = "pentago-twist",
+    .encode_turn = pt_encode_turn,
+    .apply_turn = pt_apply_turn,
+};

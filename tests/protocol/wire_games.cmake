@@ -1,0 +1,5 @@
+# The wire codecs of Dodgem and Pentago-Twist: legal moves, states and moves
+# round-trip in random games; bad moves get bad_move / illegal_move.
+tessera_add_test(test_wire_games
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_wire_games.c
+  LIBS tessera_protocol)
