@@ -285,6 +285,7 @@ static const eng_option dodgem_options[] = {
 
 const eng_game dodgem_game = {
     .name = "dodgem",
+    .move_encoding = 1,
     .title = "Dodgem",
     .min_players = 2,
     .max_players = 2,

@@ -275,6 +275,7 @@ static int pt_render(const void *st, char *buf, size_t cap)
 
 const eng_game pt_game = {
     .name = "pentago-twist",
+    .move_encoding = 1,
     .title = "Pentago-Twist",
     .min_players = 2,
     .max_players = 2,

@@ -20,12 +20,13 @@
 
 static const char *const twist_names[2] = {"rotate", "flip"};
 
-static json_t *pt_encode_turn(void *st, const eng_move *moves, int n, int *pos, char *err,
-                              size_t errcap)
+static json_t *pt_encode_turn(void *st, const eng_move *moves, int n, int *pos, bool *cut,
+                              char *err, size_t errcap)
 {
     pt_state *s = st;
     int i = *pos;
-    (void)n; /* one move per turn: the caller guarantees moves[*pos] exists */
+    (void)n;   /* one move per turn: the caller guarantees moves[*pos] exists */
+    (void)cut; /* so a turn is never cut short */
     eng_move m = moves[i];
     if (!eng_is_legal(&pt_game, s, m)) {
         eng_seterr(err, errcap, ENG_EINVAL, "move %d: %d is not a legal move", i + 1, (int)m);
