@@ -20,6 +20,7 @@ int cmd_serve(int argc, char **argv)
         {"no-web", no_argument, NULL, 'W'},          {"durable", no_argument, NULL, 'D'},
         {"max-conns", required_argument, NULL, 'c'}, {"log-level", required_argument, NULL, 'l'},
         {"demo", optional_argument, NULL, 'x'},      {"port-file", required_argument, NULL, 'P'},
+        {"admin-token-file", required_argument, NULL, 'A'},
         {NULL, 0, NULL, 0},
     };
     const char *cmd = "serve";
@@ -65,6 +66,7 @@ int cmd_serve(int argc, char **argv)
             break;
         case 'x': cfg.demo = optarg ? optarg : "mcts:ms=1000,heuristic"; break;
         case 'P': cfg.port_file = optarg; break;
+        case 'A': cfg.admin_token_file = optarg; break;
         case ':': return cli_usage_error(cmd, "%s needs a value", argv[optind - 1]);
         default: return cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
         }

@@ -24,6 +24,7 @@ typedef struct srv_config {
     const char *demo;         /* keep a live bot match of these specs going, e.g.
                                  "mcts:ms=1000,heuristic"; NULL = none */
     const char *port_file;    /* write the bound port here once listening (tests) */
+    const char *admin_token_file; /* write the admin token here (mode 0600) at start */
 } srv_config;
 
 /* Check a configuration before serving: the demo spec is one or two valid
