@@ -179,7 +179,8 @@ struct match {
     int64_t created_ms, finished_ms;  /* wall clock, epoch ms */
     uint64_t rx_ns;                   /* a remote move being handled: when it arrived */
     bool demo;                        /* the server's own showcase match */
-    srv_tour *tour;                   /* the tournament this match is a game of, or NULL */
+    srv_tour *tour;                   /* the tournament waiting for this match's result, or NULL */
+    int64_t tour_id;                  /* the tournament it is a game of (0: none), kept once over */
     int64_t tour_game;                /* its game id in that tournament */
     bool seat_seeds;                  /* seat_seed[] seeds the bots (tournament games) */
     uint64_t seat_seed[ENG_MAX_PLAYERS];

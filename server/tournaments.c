@@ -152,6 +152,10 @@ struct srv_tour {
     double job_ms;
     uv_timer_t timer;
     deferred *dhead, *dtail;
+    /* a start/pause/cancel that came while the job read the tournament */
+    int want;              /* its proto_type, or -1 */
+    uint64_t want_conn;    /* who asked (a connection id: it may be gone) */
+    json_t *want_id;       /* its id (a copy), or NULL */
     srv_tour *next;
 };
 
@@ -164,6 +168,7 @@ struct tours {
 static void pump(srv_tour *st);
 static void schedule_standings(srv_tour *st);
 static void push_update(srv_tour *st, json_t *game, bool with_standings);
+static void steer_now(srv_tour *st, int type, conn *c, const json_t *id);
 
 static bool is_ladder(const srv_tour *st)
 {
@@ -282,6 +287,7 @@ static srv_tour *tour_new(srv *s)
     if (!st)
         return NULL;
     st->srv = s;
+    st->want = -1;
     uv_timer_init(s->loop, &st->timer);
     st->timer.data = st;
     return st;
@@ -310,6 +316,7 @@ static void tour_free(srv_tour *st)
         st->dhead = d->next;
         free(d);
     }
+    json_decref(st->want_id);
     free(st);
 }
 
@@ -477,6 +484,7 @@ static bool can_seat(srv *s, const char *const *specs, int k)
 static void tag(srv_tour *st, match *m, int64_t game)
 {
     m->tour = st;
+    m->tour_id = st->id;
     m->tour_game = game;
 }
 
@@ -820,14 +828,38 @@ static void lad_pump(srv_tour *st)
                                            .last_opponent = p->last_opp};
     }
     tour_ladder_opts o = {.seats = st->k, .placement_games = st->placement, .max_tables = room};
-    int n = nf >= st->k ? tour_ladder_pick(free_, nf, &o, picked, st->np / st->k) : 0;
+    /* references only meet the others: a table of references alone takes
+     * the reference that has played most out of the pool, and the pick is
+     * made again (each round removes one bot: it ends) */
+    int n = 0;
+    for (;;) {
+        n = nf >= st->k ? tour_ladder_pick(free_, nf, &o, picked, st->np / st->k) : 0;
+        if (n < 0)
+            n = 0;
+        int all_ref = -1;
+        for (int x = 0; x < n && all_ref < 0; x++) {
+            bool someone = false;
+            for (int s = 0; s < st->k; s++)
+                someone = someone || !st->parts[picked[x * st->k + s]].reference;
+            if (!someone)
+                all_ref = x;
+        }
+        if (all_ref < 0)
+            break;
+        int drop = -1;
+        for (int s = 0; s < st->k; s++) {
+            int id = picked[all_ref * st->k + s];
+            if (drop < 0 || st->parts[id].games > st->parts[drop].games)
+                drop = id;
+        }
+        for (int i = 0; i < nf; i++)
+            if (free_[i].id == drop) {
+                free_[i] = free_[--nf];
+                break;
+            }
+    }
     for (int x = 0; x < n && st->state == TS_RUNNING; x++) {
         const int *members = picked + x * st->k;
-        bool someone = false; /* references alone do not play each other forever */
-        for (int s = 0; s < st->k; s++)
-            someone = someone || !st->parts[members[s]].reference;
-        if (!someone)
-            continue;
         lad_group *gr = lad_new_group(st, st->next_grp++, members, fresh_seed(st->srv), 0);
         if (gr && !lad_start(st, gr))
             lad_close_group(st, gr); /* not started: nobody is kept busy by it */
@@ -996,9 +1028,9 @@ void tours_match_finished(match *m)
 
 json_t *tours_match_tag(const match *m)
 {
-    if (!m->tour)
+    if (!m->tour_id)
         return NULL;
-    return json_pack("{s:I, s:I}", "tournament", (json_int_t)m->tour->id, "tournament_game",
+    return json_pack("{s:I, s:I}", "tournament", (json_int_t)m->tour_id, "tournament_game",
                      (json_int_t)m->tour_game);
 }
 
@@ -1379,6 +1411,18 @@ static void job_done(uv_work_t *req, int status)
             st->parts[i].elo = j->elo[i];
     job_free(j);
     push_update(st, NULL, true);
+    if (st->want >= 0) { /* a change that waited for the job */
+        conn *c = NULL;
+        for (conn *x = st->srv->conns; x && !c; x = x->next)
+            if (x->id == st->want_conn)
+                c = x;
+        int type = st->want;
+        json_t *id = st->want_id;
+        st->want = -1;
+        st->want_id = NULL;
+        steer_now(st, type, c, id);
+        json_decref(id);
+    }
     pump(st); /* what waited for the job */
     if (st->dirty)
         schedule_standings(st);
@@ -1592,8 +1636,9 @@ static void create_tournament(conn *c, const proto_msg *m)
     st->created_ms = srv_epoch_ms();
     snprintf(st->label, sizeof st->label, "%s", pt->label ? pt->label : "");
     json_t *jp = m->rules ? json_object_get(m->rules, "players") : NULL;
-    int players = json_is_integer(jp) && json_integer_value(jp) >= 1 &&
-                          json_integer_value(jp) <= ENG_MAX_PLAYERS
+    /* the seats per table are the rules' players (the game checks them) */
+    int players = json_is_integer(jp) && json_integer_value(jp) >= -1000 &&
+                          json_integer_value(jp) <= 1000
                       ? (int)json_integer_value(jp)
                       : 2;
     int rc = wire_rules_parse(g, m->rules, players, &st->rules, e2, sizeof e2);
@@ -1729,18 +1774,15 @@ static void reply_state(conn *c, const srv_tour *st, const json_t *id)
     conn_send(c, r);
 }
 
-static void steer(conn *c, const proto_msg *m, srv_tour *st)
+/* Apply a start/pause/cancel (type) and reply on c (may be NULL: gone). */
+static void steer_now(srv_tour *st, int type, conn *c, const json_t *id)
 {
     if (st->state == TS_DONE || st->state == TS_CANCELLED) {
-        conn_error(c, ENG_EINVAL, "the tournament is over", m->id);
+        if (c)
+            conn_error(c, ENG_EINVAL, "the tournament is over", id);
         return;
     }
-    if (st->job) {
-        conn_error(c, ENG_ETOO_MANY, "the standings are being computed; try again in a moment",
-                   m->id);
-        return;
-    }
-    switch (m->type) {
+    switch (type) {
     case PROTO_START_TOURNAMENT:
         if (st->t)
             tour_set_paused(st->t, false);
@@ -1757,9 +1799,27 @@ static void steer(conn *c, const proto_msg *m, srv_tour *st)
         set_state(st, TS_CANCELLED, NULL);
         break;
     }
-    reply_state(c, st, m->id);
+    if (c)
+        reply_state(c, st, id);
     push_update(st, NULL, false);
     pump(st);
+}
+
+static void steer(conn *c, const proto_msg *m, srv_tour *st)
+{
+    if (!st->job) {
+        steer_now(st, m->type, c, m->id);
+        return;
+    }
+    /* the standings job reads the tournament: the change waits for it (ms) */
+    if (st->want >= 0) {
+        conn_error(c, ENG_ETOO_MANY, "another change of this tournament is waiting; try again",
+                   m->id);
+        return;
+    }
+    st->want = m->type;
+    st->want_conn = c->id;
+    st->want_id = m->id ? json_deep_copy(m->id) : NULL;
 }
 
 static void watch(conn *c, const proto_msg *m, srv_tour *st)
@@ -1969,6 +2029,11 @@ static void resume_ladder(srv_tour *st)
                 g->status = TOUR_VOID;
             }
             if (g->status == TOUR_DONE) {
+                match *m = g->match[0] ? match_find(st->srv, g->match) : NULL;
+                if (m) { /* its match, if still held, keeps its tag */
+                    m->tour_id = st->id;
+                    m->tour_game = g->id;
+                }
                 json_t *res = sqlite3_column_text(q, 7)
                                   ? json_loads((const char *)sqlite3_column_text(q, 7), 0, NULL)
                                   : NULL;
@@ -2085,7 +2150,17 @@ void tours_resume(srv *s)
         } else {
             for (int64_t id = 0; id < tour_game_count(st->t); id++) {
                 tour_game g;
-                if (tour_get_game(st->t, id, &g) != 0 || g.status != TOUR_RUNNING)
+                if (tour_get_game(st->t, id, &g) != 0)
+                    continue;
+                if (g.status == TOUR_DONE) { /* its match, if still held, keeps its tag */
+                    const char *ref = tour_game_ref(st->t, id);
+                    match *m = ref && ref[0] ? match_find(s, ref) : NULL;
+                    if (m) {
+                        m->tour_id = st->id;
+                        m->tour_game = id;
+                    }
+                }
+                if (g.status != TOUR_RUNNING)
                     continue;
                 bool again;
                 resume_game(st, id, tour_game_ref(st->t, id), &again);

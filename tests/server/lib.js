@@ -224,6 +224,20 @@ class Server {
   }
 }
 
+/*
+ * Start a server that writes its admin token to a file (--admin-token-file)
+ * and read it: resolves with the Server, its token in srv.adminToken.
+ */
+async function startAdmin(opts = {}) {
+  const dir = opts.dir || tmpDir(opts.tag);
+  const tokenFile = path.join(dir, 'admin-token');
+  const srv = await Server.start({ ...opts, dir, args: [...(opts.args || []), '--admin-token-file', tokenFile] });
+  srv.ownDir = !opts.dir;
+  srv.tokenFile = tokenFile;
+  srv.adminToken = fs.readFileSync(tokenFile, 'utf8').trim();
+  return srv;
+}
+
 /* ---- a WebSocket client ------------------------------------------------------- */
 
 let clientCount = 0;
@@ -461,6 +475,42 @@ async function playUntilOver(c, opts = {}) {
   }
 }
 
+/*
+ * In the background, answer every `your_turn` that reaches c (any match,
+ * any seat: a registered bot) with a random legal move, until stop() or the
+ * connection closes. opts: rng, delayMs, skip(yt) (true: leave it
+ * unanswered). Returns {stop, turns} (turns: how many were answered).
+ */
+function autoPlay(c, opts = {}) {
+  const r = opts.rng || rng(7);
+  const state = { stopped: false, turns: 0 };
+  (async () => {
+    while (!state.stopped) {
+      let yt;
+      try {
+        yt = await c.expect('your_turn', 3600 * 1000);
+      } catch {
+        return; /* closed */
+      }
+      if (state.stopped || (opts.skip && opts.skip(yt)))
+        continue;
+      if (opts.delayMs)
+        await sleep(opts.delayMs);
+      if (c.isOpen)
+        c.send({ type: 'move', match: yt.match, turn: yt.turn, move: randomMove(yt, r) });
+      state.turns++;
+    }
+  })();
+  return {
+    stop() {
+      state.stopped = true;
+    },
+    get turns() {
+      return state.turns;
+    },
+  };
+}
+
 /* Assert that m is a structured error with this code (and id, if given). */
 function isError(m, code, id) {
   return m.type === 'error' && m.code === code && typeof m.message === 'string' &&
@@ -535,7 +585,7 @@ const RECORD = ['player', 'tile', 'x', 'y', 'rot', 'meeple', 'discarded'];
 const CLOCK = ['seat', 'bank_ms', 'time_left_ms', 'deadline', 'grace_ms'];
 const SEAT = ['seat', 'kind', 'name', 'connected', 'takeover'];
 const LEGAL = ['x', 'y', 'rot', 'meeples'];
-const RESULT = ['reason', 'winners', 'ranking', 'scores', 'seat', 'detail'];
+const RESULT = ['reason', 'winners', 'ranking', 'scores', 'seat', 'detail', 'verdict'];
 const TILE = /^[A-X]$/;
 
 /* The fields of `msg` outside the allow-list, as "path: key" strings. */
@@ -600,7 +650,7 @@ function leaks(msg) {
 }
 
 module.exports = {
-  leaks, replayHistory,
+  leaks, replayHistory, startAdmin, autoPlay,
   WebSocket, ROOT, SLOW, Server, Client, binary, sleep, within, rng, tmpDir,
   carcMove, randomMove, illegalMove, createMatch, join, playUntilOver, isError, rawConnect,
 };
