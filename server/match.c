@@ -324,8 +324,7 @@ static void finish_ex(match *m, const char *reason, int faulty, const char *deta
                             "scores", json_object_get(m->result, "scores"), "ranking",
                             json_object_get(m->result, "ranking"), "result", m->result);
     each_at_table(m, msg);
-    if (m->tour)
-        tours_match_finished(m);
+    tours_match_finished(m); /* its result, if it is a tournament game; seats freed */
 
     /* keep a bounded number of finished matches in memory */
     if (m->srv->nfinished > SRV_MAX_FINISHED_KEPT) {
@@ -751,8 +750,13 @@ void match_seat_connected(match *m, int seat_no, conn *c, const char *type, cons
         for (int i = 0; i < m->nseats; i++)
             if (m->seats[i].kind == SEAT_OPEN && !m->seats[i].joined)
                 start = false;
-        if (start)
+        if (start) {
             m->status = MATCH_LIVE;
+            /* a registered bot not connected now is away from the start */
+            for (int i = 0; i < m->nseats; i++)
+                if (m->seats[i].kind == SEAT_REMOTE && !m->seats[i].conn)
+                    m->seats[i].gone_since = srv_now(m->srv);
+        }
     }
     if (m->srv->db)
         store_update_seats(m->srv, m);
@@ -1278,8 +1282,11 @@ match *match_create_ex(srv *s, const proto_msg *msg, const match_opts *opts, int
         t->kind = msg->seats[i].open ? SEAT_OPEN : match_spec_kind(msg->seats[i].bot);
         snprintf(t->name, sizeof t->name, "%s", msg->seats[i].name);
         snprintf(t->spec, sizeof t->spec, "%s", msg->seats[i].bot);
-        if (t->kind == SEAT_REMOTE) /* the seat's name is the registered bot's */
-            snprintf(t->name, sizeof t->name, "%s", t->spec + 7);
+        if (t->kind == SEAT_REMOTE) { /* the seat's name is the registered bot's */
+            size_t len = strnlen(t->spec + 7, PROTO_NAME_MAX); /* checked: at most 64 */
+            memcpy(t->name, t->spec + 7, len);
+            t->name[len] = 0;
+        }
         if (t->kind == SEAT_OPEN) {
             random_ok = random_ok && srv_random_token(t->token, SRV_TOKEN_LEN) == 0;
             open = true;

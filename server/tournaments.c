@@ -163,6 +163,8 @@ struct tours {
     tour_store *store;
     srv_tour *list;
     uint64_t seed_counter;
+    bool pumping; /* a pump is on the stack (a match it starts may end at once) */
+    bool again;   /* something asked for a pump meanwhile */
 };
 
 static void pump(srv_tour *st);
@@ -799,10 +801,27 @@ static void lad_enrol(srv_tour *st)
 static void lad_pump(srv_tour *st)
 {
     lad_enrol(st);
-    /* groups part-way: their next game (every member stays busy meanwhile) */
-    for (int i = 0; i < st->nopen && st->state == TS_RUNNING; i++)
-        if (!st->open[i].running)
-            lad_start(st, &st->open[i]);
+    /* groups part-way: their next game (every member stays busy meanwhile);
+     * a group with a registered bot that is no longer connected ends there
+     * (its next game would only be a forfeit) */
+    for (int i = 0; i < st->nopen && st->state == TS_RUNNING; i++) {
+        lad_group *gr = &st->open[i];
+        if (gr->running)
+            continue;
+        bool away = false;
+        for (int s = 0; s < st->k && !away; s++) {
+            const char *spec = st->parts[gr->members[s]].spec;
+            regbot *r = match_spec_kind(spec) == SEAT_REMOTE ? registry_find(st->srv, spec + 7)
+                                                             : NULL;
+            away = match_spec_kind(spec) == SEAT_REMOTE && (!r || !r->conn);
+        }
+        if (away) {
+            lad_close_group(st, gr);
+            i--; /* the last group moved into slot i */
+            continue;
+        }
+        lad_start(st, gr);
+    }
     if (st->state != TS_RUNNING)
         return;
     int room = st->concurrency - st->nopen;
@@ -921,7 +940,30 @@ static void check_done(srv_tour *st)
     }
 }
 
+static void pump_one(srv_tour *st);
+
+/* Pumps never nest: one asked for while another runs (a match that ended
+ * as it was created, a program that could not start) runs after it. */
 static void pump(srv_tour *st)
+{
+    struct tours *ts = st->srv->tours;
+    if (ts->pumping) {
+        ts->again = true;
+        return;
+    }
+    ts->pumping = true;
+    pump_one(st);
+    for (int rounds = 0; ts->again && rounds < 100; rounds++) {
+        ts->again = false;
+        for (srv_tour *x = ts->list; x; x = x->next)
+            if (!x->closing && (x->state == TS_RUNNING || x->dhead))
+                pump_one(x);
+    }
+    ts->again = false;
+    ts->pumping = false;
+}
+
+static void pump_one(srv_tour *st)
 {
     if (st->closing || st->job || st->srv->stopping)
         return;
@@ -987,6 +1029,10 @@ void tours_poke(srv *s)
 {
     if (!s->tours)
         return;
+    if (s->tours->pumping) {
+        s->tours->again = true;
+        return;
+    }
     for (srv_tour *st = s->tours->list; st; st = st->next)
         if (!st->closing && (st->state == TS_RUNNING || st->dhead))
             pump(st);
@@ -1395,6 +1441,8 @@ static void job_done(uv_work_t *req, int status)
         return;
     }
     st->job_ms = j->ms;
+    srv_log(LOG_DEBUG, "tournament_standings", "{s:I, s:f}", "tournament", (json_int_t)st->id,
+            "ms", j->ms);
     if (j->standings) {
         json_decref(st->standings);
         st->standings = j->standings;
