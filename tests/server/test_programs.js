@@ -134,3 +134,31 @@ test('adversarial programs in server seats: verdicts, policies, logs; the server
   assert.equal(missing.code, 'bad_bot_spec');
   assert.match(missing.message, /seat 0: program \/no\/such\/bot/);
 });
+
+test('a program seat of a match live at a kill -9 resumes: started again with the game so far', async (t) => {
+  const srv = await startAdmin({ tag: 'progkill' });
+  t.after(() => srv.cleanup());
+  const host = await Client.connect(srv.url, { name: 'host' });
+  const py = `cmd:python3 ${path.join(ROOT, 'docs/examples/stdio_bot.py')}`;
+  const m = await host.request({ type: 'create_match', game: 'carcassonne', admin_token: srv.adminToken,
+    seats: [{ bot: py, name: 'py' }, { bot: 'mcts:ms=40' }], time_control: { move_ms: 5000 * SLOW } },
+  'match_created');
+  const spect = await Client.connect(srv.url, { name: 'spect' });
+  await spect.request({ type: 'spectate', match: m.match }, 'spectating');
+  await spect.expect((u) => u.type === 'update' && u.turn >= 12, 30000 * SLOW);
+  await srv.kill9();
+  await srv.restart();
+  const again = await Client.connect(srv.url, { name: 'spect2' });
+  const view = await again.request({ type: 'spectate', match: m.match }, 'spectating');
+  assert.equal(view.status, 'live');
+  assert.ok(view.history.length >= 12);
+  const over = await again.expect('game_over', 120000 * SLOW);
+  assert.equal(over.result.reason, 'normal', JSON.stringify(over.result));
+  const updates = again.all.filter((u) => u.type === 'update');
+  assert.ok(updates.every((u) => u.by !== 'server' || u.reason === 'dead tile'),
+    'the resumed program played every one of its turns');
+  assert.ok(srv.events('program_started').length === 1, 'its program started again');
+  const rec = await again.request({ type: 'get_record', match: m.match, admin_token: srv.adminToken }, 'record');
+  assert.equal(rec.record.turns.length, 71);
+  assert.deepEqual(rec.programs[0].verdicts, []);
+});
