@@ -21,6 +21,12 @@
  * result names the turn (seq) it answers: the loop drops answers to turns
  * it no longer waits for (a timeout already applied).
  *
+ * In-process bots do not come through here (nor through players/'s bot
+ * player): agents.c runs their searches on the pool with nothing to start
+ * or stop, one job per turn and no thread per seat — thousands of bot
+ * matches at once cost threads only while they think. One mechanism would
+ * cost a thread per bot seat or bring a program's thread rules to the pool.
+ *
  * Each program's log — the tail of its stderr over the game, its verdicts,
  * how many times it was started — is kept on the loop side and stored in
  * the journal (program_logs) at every fault and at the end, for the

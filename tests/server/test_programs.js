@@ -139,14 +139,20 @@ test('a program seat of a match live at a kill -9 resumes: started again with th
   const srv = await startAdmin({ tag: 'progkill' });
   t.after(() => srv.cleanup());
   const host = await Client.connect(srv.url, { name: 'host' });
-  const py = `cmd:python3 ${path.join(ROOT, 'docs/examples/stdio_bot.py')}`;
+  const marker = 'tessera-itest-resume-' + process.pid;
+  const py = `cmd:python3 ${path.join(ROOT, 'docs/examples/stdio_bot.py')} ${marker}`;
   const m = await host.request({ type: 'create_match', game: 'carcassonne', admin_token: srv.adminToken,
     seats: [{ bot: py, name: 'py' }, { bot: 'mcts:ms=40' }], time_control: { move_ms: 5000 * SLOW } },
   'match_created');
   const spect = await Client.connect(srv.url, { name: 'spect' });
   await spect.request({ type: 'spectate', match: m.match }, 'spectating');
   await spect.expect((u) => u.type === 'update' && u.turn >= 12, 30000 * SLOW);
+  assert.equal(withMarker(marker).length, 1, 'the program runs');
   await srv.kill9();
+  /* it dies with the server (bound to the thread that started it) */
+  for (let i = 0; i < 50 && withMarker(marker).length; i++)
+    await sleep(100);
+  assert.deepEqual(withMarker(marker), [], 'no program outlives a killed server');
   await srv.restart();
   const again = await Client.connect(srv.url, { name: 'spect2' });
   const view = await again.request({ type: 'spectate', match: m.match }, 'spectating');
