@@ -1066,6 +1066,7 @@ void tours_match_finished(match *m)
             }
         } else {
             apply_result(st, m->tour_game, &r);
+            check_done(st); /* before the standings job that may start now */
             schedule_standings(st);
         }
     }

@@ -16,6 +16,14 @@ const { Client, ROOT, SLOW, autoPlay, replayHistory, rng, startAdmin } = require
 
 const PY = 'cmd:python3 ' + path.join(ROOT, 'docs/examples/stdio_bot.py');
 
+/* The newest standings push already received whose counts say n games done, else the next. */
+async function standingsWith(w, n) {
+  const seen = w.all.filter((m) => m.type === 'tournament_update' && m.standings && m.standings.counts.done === n);
+  if (seen.length)
+    return seen[seen.length - 1].standings;
+  return until(w, (u) => u.standings && u.standings.counts.done === n).then((u) => u.standings);
+}
+
 /* Wait for pushes until pred(update) holds; returns that update. */
 async function until(w, pred, timeout = 120000 * SLOW) {
   for (;;) {
@@ -67,8 +75,7 @@ test('a round-robin of an in-process bot, a registered bot and a program, to the
   assert.ok(pushes.some((u) => u.counts.running >= 2), 'games ran at the same time');
 
   /* the final view: standings that agree with the games */
-  const standings = await until(w, (u) => u.standings && u.standings.counts.done === 6)
-    .then((u) => u.standings);
+  const standings = await standingsWith(w, 6);
   const view = await w.request({ type: 'watch_tournament', tournament: id }, 'tournament');
   assert.equal(view.games.length, 6);
   const matches = new Set(view.games.map((g) => g.match));
@@ -185,4 +192,46 @@ test('the ladder: a registered newcomer meets the references first; ratings; can
   const after = await w.request({ type: 'watch_tournament', tournament: id }, 'tournament');
   assert.equal(after.games.length, before, 'no game started after the cancel');
   assert.equal(after.state, 'cancelled');
+});
+
+test('pause: the running game finishes, no other starts; start again: it goes on to the end', async (t) => {
+  const srv = await startAdmin({ tag: 'pause' });
+  t.after(() => srv.cleanup());
+  const admin = await Client.connect(srv.url, { name: 'admin' });
+  const made = await admin.request({
+    type: 'create_tournament', admin_token: srv.adminToken, format: 'gauntlet', game: 'carcassonne',
+    participants: [{ name: 'mcts', spec: 'mcts:ms=15' }, { name: 'flat', spec: 'flatmc:ms=15' },
+      { name: 'heur', spec: 'heuristic' }],
+    games_per_pair: 2, concurrency: 1, time_control: { move_ms: 5000 * SLOW },
+  }, 'tournament_created');
+  const id = made.tournament;
+  const w = await Client.connect(srv.url, { name: 'watcher' });
+  const v0 = await w.request({ type: 'watch_tournament', tournament: id }, 'tournament');
+  assert.equal(v0.counts.pending, 4, 'a gauntlet: participant 0 against the two others, 2 games each');
+  await admin.request({ type: 'start_tournament', admin_token: srv.adminToken, tournament: id },
+    'tournament_state');
+  await until(w, (u) => u.game && u.game.status === 'running');
+  const paused = await admin.request({ type: 'pause_tournament', admin_token: srv.adminToken,
+    tournament: id }, 'tournament_state');
+  assert.equal(paused.state, 'paused');
+  const ended = await until(w, (u) => u.game && u.game.status === 'done');
+  assert.equal(ended.state, 'paused');
+  await new Promise((r) => setTimeout(r, 1000));
+  const still = await w.request({ type: 'watch_tournament', tournament: id }, 'tournament');
+  assert.equal(still.state, 'paused');
+  assert.deepEqual([still.counts.running, still.counts.done, still.counts.pending], [0, 1, 3],
+    'no game started while paused');
+  /* a restart keeps it paused */
+  await srv.stop();
+  await srv.restart();
+  const w2 = await Client.connect(srv.url, { name: 'watcher2' });
+  const back = await w2.request({ type: 'watch_tournament', tournament: id }, 'tournament');
+  assert.equal(back.state, 'paused');
+  assert.equal(back.counts.running, 0);
+  const admin2 = await Client.connect(srv.url, { name: 'admin2' });
+  const resumed = await admin2.request({ type: 'start_tournament', admin_token: srv.adminToken,
+    tournament: id }, 'tournament_state');
+  assert.equal(resumed.state, 'running');
+  const done = await until(w2, (u) => u.state === 'done');
+  assert.equal(done.counts.done, 4);
 });
