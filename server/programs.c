@@ -51,15 +51,15 @@ typedef enum { PC_START, PC_OBSERVE, PC_TURN, PC_GAME_OVER, PC_QUIT } pcmd_kind;
 typedef struct pcmd {
     struct pcmd *next;
     pcmd_kind kind;
-    eng_move mv;             /* observe */
-    char reason[32];         /* observe: why the server chose it ("" none); game over: reason */
-    int seq;                 /* turn */
-    double deadline_ms;      /* turn */
-    int faulty;              /* game over */
+    eng_move mv;        /* observe */
+    char reason[32];    /* observe: why the server chose it ("" none); game over: reason */
+    int seq;            /* turn */
+    double deadline_ms; /* turn */
+    int faulty;         /* game over */
     char detail[PLAYER_DETAIL_MAX]; /* game over */
-    eng_move *moves;         /* start (resume): moves applied from st */
+    eng_move *moves;                /* start (resume): moves applied from st */
     int nmoves;
-    unsigned char st[];      /* the state (start: the initial one) */
+    unsigned char st[]; /* the state (start: the initial one) */
 } pcmd;
 
 typedef enum { PR_TURN, PR_GAME_OVER, PR_EXIT } pres_kind;
@@ -76,7 +76,7 @@ typedef struct pres {
 struct prog {
     /* loop side */
     srv *srv;
-    match *m;              /* NULL once detached or finished */
+    match *m; /* NULL once detached or finished */
     int seat;
     char match_id[SRV_MATCH_ID_LEN + 1];
     char spec[PROTO_SPEC_MAX + 1];
@@ -84,10 +84,10 @@ struct prog {
     char log[SRV_PROG_LOG_KEEP]; /* stderr tail over the game (a ring, flattened on output) */
     size_t log_len;
     uint64_t stderr_total;
-    json_t *verdicts;      /* [{turn, verdict, detail}] */
+    json_t *verdicts; /* [{turn, verdict, detail}] */
     int starts;
-    bool exited;           /* the worker has ended */
-    bool finishing;        /* game over / quit queued */
+    bool exited;    /* the worker has ended */
+    bool finishing; /* game over / quit queued */
     prog *next;
     /* shared with the worker (mu) */
     pthread_t thread;
@@ -96,17 +96,17 @@ struct prog {
     pcmd *head, *tail;
     /* the worker's own */
     atomic_bool stop;
-    atomic_int stop_seq;   /* turns up to this seq are to stop */
-    json_t *tc;            /* time control shown to the program (the worker's copy) */
-    pcmd *quit;            /* made at the start, so that ending never needs memory */
-    pres *goodbye;         /* the worker's last result, likewise */
+    atomic_int stop_seq; /* turns up to this seq are to stop */
+    json_t *tc;          /* time control shown to the program (the worker's copy) */
+    pcmd *quit;          /* made at the start, so that ending never needs memory */
+    pres *goodbye;       /* the worker's last result, likewise */
 };
 
 struct progs {
     uv_async_t async;
     pthread_mutex_t mu;
-    pres *head, *tail;     /* results (mu) */
-    prog *list;            /* loop side: every worker not yet joined */
+    pres *head, *tail; /* results (mu) */
+    prog *list;        /* loop side: every worker not yet joined */
     int running;
     bool shutting;
     bool closed;
@@ -352,11 +352,10 @@ static void on_async(uv_async_t *h)
             } else if (p->m && p->m->seats[p->seat].prog == p) {
                 if (r->r.verdict != PLAYER_OK) {
                     if (json_array_size(p->verdicts) < SRV_PROG_MAX_VERDICTS)
-                        json_array_append_new(p->verdicts,
-                                              json_pack("{s:i, s:s, s:s}", "turn", p->m->turns + 1,
-                                                        "verdict",
-                                                        player_verdict_name(r->r.verdict), "detail",
-                                                        r->r.detail));
+                        json_array_append_new(
+                            p->verdicts,
+                            json_pack("{s:i, s:s, s:s}", "turn", p->m->turns + 1, "verdict",
+                                      player_verdict_name(r->r.verdict), "detail", r->r.detail));
                     store_log(p);
                 }
                 match_program_done(p->m, p->seat, r->seq, &r->r);
@@ -434,9 +433,9 @@ int prog_start(match *m, int seat, const void *initial, const eng_move *moves, i
     snprintf(p->match_id, sizeof p->match_id, "%s", m->id);
     snprintf(p->spec, sizeof p->spec, "%s", m->seats[seat].spec);
     p->verdicts = json_array();
-    p->tc = json_pack("{s:I, s:I, s:I, s:I}", "move_ms", (json_int_t)m->tc.move_ms,
-                      "first_move_ms", (json_int_t)m->tc.first_move_ms, "bank_ms",
-                      (json_int_t)m->tc.bank_ms, "increment_ms", (json_int_t)m->tc.increment_ms);
+    p->tc = json_pack("{s:I, s:I, s:I, s:I}", "move_ms", (json_int_t)m->tc.move_ms, "first_move_ms",
+                      (json_int_t)m->tc.first_move_ms, "bank_ms", (json_int_t)m->tc.bank_ms,
+                      "increment_ms", (json_int_t)m->tc.increment_ms);
     atomic_init(&p->stop, false);
     atomic_init(&p->stop_seq, 0);
     pcmd *c = cmd_new(p, PC_START, initial);

@@ -241,7 +241,7 @@ typedef struct reg_job {
     char secret[PROTO_SECRET_MAX + 1];
     int capacity, ngames;
     char games[PROTO_MAX_REG_GAMES][PROTO_NAME_MAX + 1];
-    bool known;                  /* a stored hash to check against */
+    bool known; /* a stored hash to check against */
     unsigned char salt[SALT_LEN];
     unsigned char stored[HASH_LEN];
     int iterations;

@@ -153,9 +153,9 @@ struct srv_tour {
     uv_timer_t timer;
     deferred *dhead, *dtail;
     /* a start/pause/cancel that came while the job read the tournament */
-    int want;              /* its proto_type, or -1 */
-    uint64_t want_conn;    /* who asked (a connection id: it may be gone) */
-    json_t *want_id;       /* its id (a copy), or NULL */
+    int want;           /* its proto_type, or -1 */
+    uint64_t want_conn; /* who asked (a connection id: it may be gone) */
+    json_t *want_id;    /* its id (a copy), or NULL */
     srv_tour *next;
 };
 
@@ -245,12 +245,12 @@ static int settings_parse(srv_tour *st, const char *text, char *err, size_t errc
                           "{s:s, s:s, s:s, s:o, s:{s:I, s:I, s:I, s:I}, s:{s:i, s:i, s:i, s:i, "
                           "s:I, s:I}, s:i, s:i, s:b}",
                           "format", &format, "label", &label, "game", &game, "rules", &rules,
-                          "time_control", "move_ms", &mv, "first_move_ms", &first, "bank_ms",
-                          &bank, "increment_ms", &inc, "policies", "timeout", &st->pol.timeout,
-                          "illegal", &st->pol.illegal, "max_illegal", &st->pol.max_illegal,
-                          "disconnect", &st->pol.disconnect, "reconnect_grace_ms", &recon,
-                          "grace_ms", &grace, "concurrency", &st->concurrency, "placement_games",
-                          &st->placement, "registered", &reg) != 0) {
+                          "time_control", "move_ms", &mv, "first_move_ms", &first, "bank_ms", &bank,
+                          "increment_ms", &inc, "policies", "timeout", &st->pol.timeout, "illegal",
+                          &st->pol.illegal, "max_illegal", &st->pol.max_illegal, "disconnect",
+                          &st->pol.disconnect, "reconnect_grace_ms", &recon, "grace_ms", &grace,
+                          "concurrency", &st->concurrency, "placement_games", &st->placement,
+                          "registered", &reg) != 0) {
         snprintf(err, errcap, "its settings are unreadable");
         json_decref(o);
         return -1;
@@ -263,9 +263,9 @@ static int settings_parse(srv_tour *st, const char *text, char *err, size_t errc
     int players = json_is_integer(json_object_get(rules, "players"))
                       ? (int)json_integer_value(json_object_get(rules, "players"))
                       : 2;
-    int rc = st->format < 0 || !st->g ? -1
-                                      : wire_rules_parse(st->g, rules, players, &st->rules, err,
-                                                         errcap);
+    int rc = st->format < 0 || !st->g
+                 ? -1
+                 : wire_rules_parse(st->g, rules, players, &st->rules, err, errcap);
     if (rc == -1 && (st->format < 0 || !st->g))
         snprintf(err, errcap, "unknown format '%s' or game '%s'", format, game);
     snprintf(st->label, sizeof st->label, "%s", label);
@@ -405,10 +405,10 @@ static void result_from_json(int k, const json_t *res, const match *m, tour_resu
         r->score[i] = json_is_number(v) ? json_number_value(v) : 0;
     }
     json_t *seat = json_object_get(res, "seat");
-    r->culprit = json_is_integer(seat) && json_integer_value(seat) >= 0 &&
-                         json_integer_value(seat) < k
-                     ? (int)json_integer_value(seat)
-                     : -1;
+    r->culprit =
+        json_is_integer(seat) && json_integer_value(seat) >= 0 && json_integer_value(seat) < k
+            ? (int)json_integer_value(seat)
+            : -1;
     r->end = end_of(json_string_value(json_object_get(res, "reason")));
     if (r->end == TOUR_END_NORMAL)
         r->culprit = -1;
@@ -519,8 +519,8 @@ static bool start_tour_game(srv_tour *st, const tour_game *g)
             return false; /* wait for room */
         char note[256];
         snprintf(note, sizeof note, "game %lld could not start: %.200s", (long long)g->id, err);
-        srv_log(LOG_ERROR, "tournament_game_failed", "{s:I, s:s}", "tournament",
-                (json_int_t)st->id, "reason", err);
+        srv_log(LOG_ERROR, "tournament_game_failed", "{s:I, s:s}", "tournament", (json_int_t)st->id,
+                "reason", err);
         tour_set_paused(st->t, true);
         set_state(st, TS_PAUSED, note);
         return false;
@@ -544,7 +544,8 @@ static bool start_tour_game(srv_tour *st, const tour_game *g)
     return true;
 }
 
-/* ---- the ladder ------------------------------------------------------------------------------- */
+/* ---- the ladder -------------------------------------------------------------------------------
+ */
 
 static int lad_add_part(srv_tour *st, const char *name, const char *spec, bool reference,
                         bool write)
@@ -811,8 +812,8 @@ static void lad_pump(srv_tour *st)
         bool away = false;
         for (int s = 0; s < st->k && !away; s++) {
             const char *spec = st->parts[gr->members[s]].spec;
-            regbot *r = match_spec_kind(spec) == SEAT_REMOTE ? registry_find(st->srv, spec + 7)
-                                                             : NULL;
+            regbot *r =
+                match_spec_kind(spec) == SEAT_REMOTE ? registry_find(st->srv, spec + 7) : NULL;
             away = match_spec_kind(spec) == SEAT_REMOTE && (!r || !r->conn);
         }
         if (away) {
@@ -1014,8 +1015,7 @@ static void pump_one(srv_tour *st)
                     const char *sp = spec->participants[g.table[s]].spec;
                     if (match_spec_kind(sp) == SEAT_REMOTE) {
                         regbot *r = registry_find(st->srv, sp + 7);
-                        busy[g.table[s]] =
-                            registry_load(st->srv, sp + 7) >= (r ? r->capacity : 1);
+                        busy[g.table[s]] = registry_load(st->srv, sp + 7) >= (r ? r->capacity : 1);
                     }
                 }
             }
@@ -1162,27 +1162,26 @@ static json_t *participants_json(const srv_tour *st)
     json_t *a = json_array();
     if (is_ladder(st)) {
         for (int i = 0; i < st->np; i++)
-            json_array_append_new(a, json_pack("{s:s, s:s, s:b}", "name", st->parts[i].name,
-                                               "spec", st->parts[i].spec, "reference",
+            json_array_append_new(a, json_pack("{s:s, s:s, s:b}", "name", st->parts[i].name, "spec",
+                                               st->parts[i].spec, "reference",
                                                st->parts[i].reference));
         return a;
     }
     const tour_spec *spec = tour_get_spec(st->t);
     for (int i = 0; i < spec->nparticipants; i++)
-        json_array_append_new(a, json_pack("{s:s, s:s}", "name", spec->participants[i].name,
-                                           "spec", spec->participants[i].spec));
+        json_array_append_new(a, json_pack("{s:s, s:s}", "name", spec->participants[i].name, "spec",
+                                           spec->participants[i].spec));
     return a;
 }
 
 static json_t *summary_json(const srv_tour *st)
 {
-    json_t *o = json_pack("{s:I, s:s, s:s, s:s, s:s, s:i, s:o, s:I, s:i}", "tournament",
-                          (json_int_t)st->id, "label", st->label, "format",
-                          proto_tour_format_name(st->format), "game", st->g->name, "state",
-                          state_names[st->state], "participants",
-                          is_ladder(st) ? st->np : tour_participants(st->t), "counts",
-                          counts_json(st), "created", (json_int_t)st->created_ms, "concurrency",
-                          st->concurrency);
+    json_t *o =
+        json_pack("{s:I, s:s, s:s, s:s, s:s, s:i, s:o, s:I, s:i}", "tournament", (json_int_t)st->id,
+                  "label", st->label, "format", proto_tour_format_name(st->format), "game",
+                  st->g->name, "state", state_names[st->state], "participants",
+                  is_ladder(st) ? st->np : tour_participants(st->t), "counts", counts_json(st),
+                  "created", (json_int_t)st->created_ms, "concurrency", st->concurrency);
     if (st->note[0])
         json_object_set_new(o, "note", json_string(st->note));
     return o;
@@ -1237,19 +1236,17 @@ static json_t *view_json(const srv_tour *st, const json_t *id)
     json_t *r = proto_reply("tournament", id);
     json_object_update_new(r, summary_json(st));
     json_object_set_new(r, "rules", wire_rules_json(st->g, &st->rules));
-    json_object_update_new(r, json_pack("{s:{s:I, s:I, s:I, s:I}, s:{s:s, s:s, s:i, s:s, s:I, "
-                                        "s:I}}",
-                                        "time_control", "move_ms", (json_int_t)st->tc.move_ms,
-                                        "first_move_ms", (json_int_t)st->tc.first_move_ms,
-                                        "bank_ms", (json_int_t)st->tc.bank_ms, "increment_ms",
-                                        (json_int_t)st->tc.increment_ms, "policies", "timeout",
-                                        proto_timeout_name(st->pol.timeout), "illegal",
-                                        proto_illegal_name(st->pol.illegal), "max_illegal",
-                                        st->pol.max_illegal, "disconnect",
-                                        proto_disconnect_name(st->pol.disconnect),
-                                        "reconnect_grace_ms",
-                                        (json_int_t)st->pol.reconnect_grace_ms, "grace_ms",
-                                        (json_int_t)st->pol.grace_ms));
+    json_object_update_new(
+        r, json_pack("{s:{s:I, s:I, s:I, s:I}, s:{s:s, s:s, s:i, s:s, s:I, "
+                     "s:I}}",
+                     "time_control", "move_ms", (json_int_t)st->tc.move_ms, "first_move_ms",
+                     (json_int_t)st->tc.first_move_ms, "bank_ms", (json_int_t)st->tc.bank_ms,
+                     "increment_ms", (json_int_t)st->tc.increment_ms, "policies", "timeout",
+                     proto_timeout_name(st->pol.timeout), "illegal",
+                     proto_illegal_name(st->pol.illegal), "max_illegal", st->pol.max_illegal,
+                     "disconnect", proto_disconnect_name(st->pol.disconnect), "reconnect_grace_ms",
+                     (json_int_t)st->pol.reconnect_grace_ms, "grace_ms",
+                     (json_int_t)st->pol.grace_ms));
     json_object_set_new(r, "participants_list", participants_json(st));
     json_object_set_new(r, "standings", st->standings ? json_incref(st->standings) : json_null());
     bool truncated;
@@ -1281,9 +1278,9 @@ static void push_update(srv_tour *st, json_t *game, bool with_standings)
         json_decref(game);
         return;
     }
-    json_t *u = json_pack("{s:s, s:I, s:s, s:o}", "type", "tournament_update", "tournament",
-                          (json_int_t)st->id, "state", state_names[st->state], "counts",
-                          counts_json(st));
+    json_t *u =
+        json_pack("{s:s, s:I, s:s, s:o}", "type", "tournament_update", "tournament",
+                  (json_int_t)st->id, "state", state_names[st->state], "counts", counts_json(st));
     if (st->note[0])
         json_object_set_new(u, "note", json_string(st->note));
     if (game)
@@ -1354,17 +1351,17 @@ static void ladder_standings(tjob *j)
         double rate = j->games[i] ? j->points[i] / (double)j->games[i] : 0, lo = 0, hi = 1;
         tour_wilson(rate, (double)j->games[i], TOUR_Z95, &lo, &hi);
         json_array_append_new(
-            rows, json_pack("{s:i, s:i, s:s, s:s, s:b, s:b, s:I, s:I, s:I, s:I, s:o, s:o, s:o, "
-                            "s:o, s:o, s:o, s:o, s:o}",
-                            "place", x + 1, "participant", i, "name", j->names[i], "spec",
-                            j->specs[i], "reference", j->ref[i], "newcomer",
-                            !j->ref[i] && j->games[i] < j->placement, "games",
-                            (json_int_t)j->games[i], "wins", (json_int_t)j->wins[i], "draws",
-                            (json_int_t)j->draws[i], "losses", (json_int_t)j->losses[i], "points",
-                            num(j->points[i]), "rate", num(rate), "rate_lo", num(lo), "rate_hi",
-                            num(hi), "elo", num(j->elo[i]), "elo_se", num(se[i]), "elo_lo",
-                            num(j->elo[i] - TOUR_Z95 * se[i]), "elo_hi",
-                            num(j->elo[i] + TOUR_Z95 * se[i])));
+            rows,
+            json_pack("{s:i, s:i, s:s, s:s, s:b, s:b, s:I, s:I, s:I, s:I, s:o, s:o, s:o, "
+                      "s:o, s:o, s:o, s:o, s:o}",
+                      "place", x + 1, "participant", i, "name", j->names[i], "spec", j->specs[i],
+                      "reference", j->ref[i], "newcomer", !j->ref[i] && j->games[i] < j->placement,
+                      "games", (json_int_t)j->games[i], "wins", (json_int_t)j->wins[i], "draws",
+                      (json_int_t)j->draws[i], "losses", (json_int_t)j->losses[i], "points",
+                      num(j->points[i]), "rate", num(rate), "rate_lo", num(lo), "rate_hi", num(hi),
+                      "elo", num(j->elo[i]), "elo_se", num(se[i]), "elo_lo",
+                      num(j->elo[i] - TOUR_Z95 * se[i]), "elo_hi",
+                      num(j->elo[i] + TOUR_Z95 * se[i])));
     }
     json_t *o = json_pack("{s:o, s:{s:s, s:s, s:n, s:b, s:f}}", "standings", rows, "ratings",
                           "model", "bradley-terry", "draws", "half a win", "anchor", "prior",
@@ -1442,8 +1439,8 @@ static void job_done(uv_work_t *req, int status)
         return;
     }
     st->job_ms = j->ms;
-    srv_log(LOG_DEBUG, "tournament_standings", "{s:I, s:f}", "tournament", (json_int_t)st->id,
-            "ms", j->ms);
+    srv_log(LOG_DEBUG, "tournament_standings", "{s:I, s:f}", "tournament", (json_int_t)st->id, "ms",
+            j->ms);
     if (j->standings) {
         json_decref(st->standings);
         st->standings = j->standings;
@@ -1603,8 +1600,7 @@ static int check_participant(srv *s, const eng_game *g, const char *spec, char *
     if (kind == SEAT_REMOTE) {
         const char *name = spec + 7;
         if (!registry_known(s, name)) {
-            snprintf(err, errcap, "no bot is registered as '%.64s' (it must register first)",
-                     name);
+            snprintf(err, errcap, "no bot is registered as '%.64s' (it must register first)", name);
             return ENG_EUNKNOWN_BOT;
         }
         regbot *r = registry_find(s, name);
@@ -1686,10 +1682,10 @@ static void create_tournament(conn *c, const proto_msg *m)
     snprintf(st->label, sizeof st->label, "%s", pt->label ? pt->label : "");
     json_t *jp = m->rules ? json_object_get(m->rules, "players") : NULL;
     /* the seats per table are the rules' players (the game checks them) */
-    int players = json_is_integer(jp) && json_integer_value(jp) >= -1000 &&
-                          json_integer_value(jp) <= 1000
-                      ? (int)json_integer_value(jp)
-                      : 2;
+    int players =
+        json_is_integer(jp) && json_integer_value(jp) >= -1000 && json_integer_value(jp) <= 1000
+            ? (int)json_integer_value(jp)
+            : 2;
     int rc = wire_rules_parse(g, m->rules, players, &st->rules, e2, sizeof e2);
     if (rc) {
         snprintf(err, sizeof err, "create_tournament: %s", e2);
@@ -1812,7 +1808,8 @@ fail:
     uv_close((uv_handle_t *)&st->timer, on_timer_closed);
 }
 
-/* ---- the other messages ----------------------------------------------------------------------- */
+/* ---- the other messages -----------------------------------------------------------------------
+ */
 
 static void reply_state(conn *c, const srv_tour *st, const json_t *id)
 {
@@ -1975,7 +1972,8 @@ void handle_tournament(conn *c, const proto_msg *m)
     }
 }
 
-/* ---- start-up and shutdown ---------------------------------------------------------------------- */
+/* ---- start-up and shutdown ----------------------------------------------------------------------
+ */
 
 int tours_init(srv *s, char *err, size_t errcap)
 {
