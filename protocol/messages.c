@@ -66,8 +66,8 @@ static const char *const timeout_names[] = {"forfeit", "random_move", "grace", N
 static const char *const illegal_names[] = {"reject", "forfeit", "random_move", NULL};
 static const char *const disconnect_names[] = {"forfeit", "random_move", NULL};
 static const char *const status_names[] = {"all", "live", "finished", NULL};
-static const char *const tour_format_names[] = {"round-robin", "gauntlet", "swiss", "knockout",
-                                                "ladder", NULL};
+static const char *const tour_format_names[] = {"round-robin", "gauntlet", "swiss",
+                                                "knockout",    "ladder",   NULL};
 static const char *const sprt_model_names[] = {"normalized", "logistic", NULL};
 
 /* "unknown" for a value outside the table, so a caller's printf never gets NULL. */
@@ -639,10 +639,9 @@ static int dec_policies(dctx *c, json_t *jp, proto_policies *p)
 
 static int dec_create_match(dctx *c, proto_msg *m)
 {
-    static const field fields[] = {COMMON_FIELDS,           {"game", true},
-                                   {"rules", false},        {"seats", true},
-                                   {"time_control", false}, {"policies", false},
-                                   {"admin_token", false}};
+    static const field fields[] = {
+        COMMON_FIELDS,           {"game", true},      {"rules", false},      {"seats", true},
+        {"time_control", false}, {"policies", false}, {"admin_token", false}};
     json_error_t e;
     json_t *t, *id = NULL, *game, *rules = NULL, *seats, *tc = NULL, *pol = NULL, *admin = NULL;
     if (json_unpack_ex(m->root, &e, JSON_STRICT, "{s:o, s?o, s:o, s?o, s:o, s?o, s?o, s?o}", "type",
@@ -701,20 +700,18 @@ static int want_bot_name(dctx *c, const json_t *v, const char *name, const char 
 /* register: name, secret, capacity (1..16, default 1), games (default all). */
 static int dec_register(dctx *c, proto_msg *m)
 {
-    static const field fields[] = {COMMON_FIELDS, {"name", true}, {"secret", true},
-                                   {"capacity", false}, {"games", false}};
+    static const field fields[] = {
+        COMMON_FIELDS, {"name", true}, {"secret", true}, {"capacity", false}, {"games", false}};
     json_error_t e;
     json_t *t, *id = NULL, *name, *secret, *cap = NULL, *games = NULL;
-    if (json_unpack_ex(m->root, &e, JSON_STRICT, "{s:o, s?o, s:o, s:o, s?o, s?o}", "type", &t,
-                       "id", &id, "name", &name, "secret", &secret, "capacity", &cap, "games",
-                       &games))
+    if (json_unpack_ex(m->root, &e, JSON_STRICT, "{s:o, s?o, s:o, s:o, s?o, s?o}", "type", &t, "id",
+                       &id, "name", &name, "secret", &secret, "capacity", &cap, "games", &games))
         return shape_fail(c, m->root, NULL, fields, NFIELDS(fields), &e);
     int rc;
     if ((rc = want_bot_name(c, name, "name", &m->name)))
         return rc;
     if (!json_is_string(secret))
-        return fail(c, ENG_EBAD_MESSAGE, "secret must be a string, not %s",
-                    rec__type_name(secret));
+        return fail(c, ENG_EBAD_MESSAGE, "secret must be a string, not %s", rec__type_name(secret));
     size_t len = json_string_length(secret);
     if (len < PROTO_SECRET_MIN || len > PROTO_SECRET_MAX)
         return fail(c, ENG_EBAD_MESSAGE, "secret must have %d to %d characters, not %zu",

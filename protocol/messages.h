@@ -32,14 +32,14 @@
                                    * only forfeit; anything shorter than a network round trip
                                    * suits in-process bots only, which is the creator's choice */
 #define PROTO_MAX_ILLEGAL 1000    /* largest policies.max_illegal: beyond it "reject" never ends */
-#define PROTO_SECRET_MIN 8        /* characters of a registered bot's secret: at least ... */
-#define PROTO_SECRET_MAX 64       /* ... and at most */
-#define PROTO_MAX_CAPACITY 16     /* games at once a registered bot may declare */
-#define PROTO_MAX_REG_GAMES 16    /* entries of register.games */
-#define PROTO_MAX_PARTICIPANTS 256 /* tournament participants (tournament/limits.h agrees) */
-#define PROTO_LABEL_MAX 128       /* characters of a tournament's label */
-#define PROTO_MAX_CONCURRENCY 64  /* games a tournament plays at once */
-#define PROTO_MAX_TOUR_ID 9007199254740991LL /* tournament ids: exact in a double (2^53 - 1) */
+#define PROTO_SECRET_MIN       8       /* characters of a registered bot's secret: at least ... */
+#define PROTO_SECRET_MAX       64      /* ... and at most */
+#define PROTO_MAX_CAPACITY     16      /* games at once a registered bot may declare */
+#define PROTO_MAX_REG_GAMES    16      /* entries of register.games */
+#define PROTO_MAX_PARTICIPANTS 256     /* tournament participants (tournament/limits.h agrees) */
+#define PROTO_LABEL_MAX        128     /* characters of a tournament's label */
+#define PROTO_MAX_CONCURRENCY  64      /* games a tournament plays at once */
+#define PROTO_MAX_TOUR_ID      9007199254740991LL /* tournament ids: exact in a double (2^53 - 1) */
 
 typedef enum proto_type {
     PROTO_HELLO,
@@ -108,23 +108,23 @@ typedef struct proto_seat_spec {
  * decoder checked are shapes and ranges; the server checks the rest (the
  * game, the participants' specs, the format's rules) with tournament/. */
 typedef struct proto_tournament {
-    int format;                    /* enum proto_tour_format */
-    const json_t *participants;    /* borrowed array of {"name","spec"[,"reference"]}, each checked */
+    int format;                 /* enum proto_tour_format */
+    const json_t *participants; /* borrowed array of {"name","spec"[,"reference"]}, each checked */
     int nparticipants;
-    int64_t games_per_pair;        /* default 2 */
-    int cycles;                    /* round-robin, gauntlet: default 1 */
-    int rounds;                    /* swiss: 0 = automatic (default) */
-    int best_of;                   /* knockout: 0 = games_per_pair / seats (default) */
-    int concurrency;               /* games at once (default 2) */
+    int64_t games_per_pair; /* default 2 */
+    int cycles;             /* round-robin, gauntlet: default 1 */
+    int rounds;             /* swiss: 0 = automatic (default) */
+    int best_of;            /* knockout: 0 = games_per_pair / seats (default) */
+    int concurrency;        /* games at once (default 2) */
     bool has_seed;
-    uint64_t seed;                 /* default: random */
+    uint64_t seed; /* default: random */
     bool has_sprt;
     double elo0, elo1, alpha, beta;
-    const char *sprt_model;        /* "normalized" / "logistic" (default normalized) */
-    const char *label;             /* NULL when absent */
-    const char *anchor;            /* NULL when absent */
-    int placement_games;           /* ladder: default 10 */
-    bool registered;               /* ladder: enrol registered bots (default true) */
+    const char *sprt_model; /* "normalized" / "logistic" (default normalized) */
+    const char *label;      /* NULL when absent */
+    const char *anchor;     /* NULL when absent */
+    int placement_games;    /* ladder: default 10 */
+    bool registered;        /* ladder: enrol registered bots (default true) */
 } proto_tournament;
 
 /* A decoded client message. */
@@ -158,10 +158,10 @@ typedef struct proto_msg {
     /* create_match, get_record and the tournament admin messages: NULL when absent */
     const char *admin_token;
     /* register */
-    const char *name;         /* the registered bot's name */
+    const char *name; /* the registered bot's name */
     const char *secret;
-    int capacity;             /* default 1 */
-    int ngames;               /* 0: every game */
+    int capacity; /* default 1 */
+    int ngames;   /* 0: every game */
     const char *games[PROTO_MAX_REG_GAMES];
     /* start/pause/cancel/watch/unwatch_tournament, get_tournament_plots */
     int64_t tournament;

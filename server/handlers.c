@@ -231,8 +231,7 @@ static void resume(conn *c, const proto_msg *m)
     for (match *x = c->srv->matches; x; x = x->next)
         for (int i = 0; i < x->nseats; i++)
             if ((x->seats[i].kind == SEAT_OPEN || x->seats[i].kind == SEAT_REMOTE) &&
-                x->seats[i].resume[0] &&
-                strcmp(x->seats[i].resume, m->resume_token) == 0) {
+                x->seats[i].resume[0] && strcmp(x->seats[i].resume, m->resume_token) == 0) {
                 if (x->status == MATCH_FINISHED) {
                     conn_error(c, ENG_EMATCH_OVER, "the match has already ended", m->id);
                     return;
@@ -434,8 +433,8 @@ static json_t *program_logs(srv *s, const match *x)
         }
         sqlite3_finalize(q);
         if (!log)
-            log = json_pack("{s:i, s:s, s:s, s:i, s:i, s:[]}", "seat", i, "spec", t->spec,
-                            "stderr", "", "stderr_bytes", 0, "starts", 0, "verdicts");
+            log = json_pack("{s:i, s:s, s:s, s:i, s:i, s:[]}", "seat", i, "spec", t->spec, "stderr",
+                            "", "stderr_bytes", 0, "starts", 0, "verdicts");
         json_array_append_new(a, log);
     }
     return a;

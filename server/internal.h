@@ -91,7 +91,7 @@ struct conn {
     /* matches this connection plays or watches */
     conn_sub subs[SRV_MAX_SPECTATING + SRV_MAX_SEATS_PER_CONN];
     int nsubs;
-    regbot *reg;                 /* the registered bot this connection is, or NULL */
+    regbot *reg;                          /* the registered bot this connection is, or NULL */
     srv_tour *watching[SRV_MAX_WATCHING]; /* tournaments it watches */
     int nwatching;
     conn *prev, *next;           /* srv->conns list */
@@ -195,11 +195,11 @@ struct match {
 match *match_create(srv *s, const proto_msg *msg, int *code, char *err, size_t errcap);
 /* What a match may be created with besides a create_match. */
 typedef struct match_opts {
-    bool admin;                          /* the creator gave the admin token: cmd: and remote:
-                                            seats are allowed (forbidden otherwise) */
-    bool has_seed;                       /* seed the chance draws with `seed` */
+    bool admin;    /* the creator gave the admin token: cmd: and remote:
+                      seats are allowed (forbidden otherwise) */
+    bool has_seed; /* seed the chance draws with `seed` */
     uint64_t seed;
-    bool has_seat_seeds;                 /* seed each in-process bot with seat_seed[seat] */
+    bool has_seat_seeds; /* seed each in-process bot with seat_seed[seat] */
     uint64_t seat_seed[ENG_MAX_PLAYERS];
 } match_opts;
 /* match_create with options (opts may be NULL: none). */
@@ -293,9 +293,9 @@ void progs_shutdown(srv *s);
 
 struct regbot {
     char name[PROTO_NAME_MAX + 1];
-    conn *conn;                       /* the registered connection, or NULL */
-    int capacity;                     /* live games at once */
-    int ngames;                       /* 0: every game */
+    conn *conn;   /* the registered connection, or NULL */
+    int capacity; /* live games at once */
+    int ngames;   /* 0: every game */
     char games[PROTO_MAX_REG_GAMES][PROTO_NAME_MAX + 1];
     regbot *next;
 };
@@ -418,10 +418,10 @@ struct srv {
     srv_hist timeout_late;            /* timeout applied after the deadline, by */
     /* admin, registered bots, programs, tournaments */
     char admin_token[SRV_TOKEN_LEN + 1];
-    regbot *regbots;                  /* registered bots seen since start */
-    int hashing;                      /* secret hashes on the thread pool */
-    struct progs *progs;              /* program workers (programs.c) */
-    struct tours *tours;              /* tournaments (tournaments.c) */
+    regbot *regbots;     /* registered bots seen since start */
+    int hashing;         /* secret hashes on the thread pool */
+    struct progs *progs; /* program workers (programs.c) */
+    struct tours *tours; /* tournaments (tournaments.c) */
     /* web/ mount */
     struct lws_http_mount mount;
     char web_root[512];

@@ -75,7 +75,7 @@
 
 /* Tournaments one connection may watch at once, and watchers of one
  * tournament: each standings push is copied to every watcher. */
-#define SRV_MAX_WATCHING 16
+#define SRV_MAX_WATCHING      16
 #define SRV_MAX_TOUR_WATCHERS 1000
 
 /* Tournaments (and ladders) not over held by the server: each may hold a
@@ -96,7 +96,7 @@
  * most once per this many times their own cost: at 256 participants one
  * computation takes ~0.4 s, so a busy tournament is recomputed every ~2 s,
  * a small one up to 5 times a second. */
-#define SRV_TOUR_STANDINGS_MIN_MS 200
+#define SRV_TOUR_STANDINGS_MIN_MS      200
 #define SRV_TOUR_STANDINGS_COST_FACTOR 5
 
 /* External programs (cmd: seats) running at once: each is a process and a
@@ -111,7 +111,7 @@
 /* Bytes of a program seat's stderr kept with its game (the tail), and
  * verdicts kept (the first ones): enough for a traceback and a game's
  * faults, bounded whatever the program prints. */
-#define SRV_PROG_LOG_KEEP 16384
+#define SRV_PROG_LOG_KEEP     16384
 #define SRV_PROG_MAX_VERDICTS 64
 
 /* Registered bots: secrets are hashed with PBKDF2-HMAC-SHA256 and a 16-byte
@@ -119,7 +119,7 @@
  * most SRV_MAX_HASHING hashes at once, so a flood of `register` cannot
  * starve the pool that in-process bots search on. */
 #define SRV_PBKDF2_ITERATIONS 20000
-#define SRV_MAX_HASHING 8
+#define SRV_MAX_HASHING       8
 /* Registered names kept in the database. */
 #define SRV_MAX_REGISTERED 100000
 

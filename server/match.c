@@ -160,9 +160,9 @@ json_t *match_seats_json(const match *m)
     json_t *a = json_array();
     for (int i = 0; i < m->nseats; i++) {
         const seat_t *t = &m->seats[i];
-        const char *name = t->kind == SEAT_BOT                           ? t->spec
+        const char *name = t->kind == SEAT_BOT                      ? t->spec
                            : t->kind == SEAT_PROGRAM && !t->name[0] ? t->spec
-                                                                      : t->name;
+                                                                    : t->name;
         bool local = t->kind == SEAT_BOT || t->kind == SEAT_PROGRAM;
         json_t *o = json_pack("{s:i, s:s, s:s, s:b}", "seat", i, "kind", kind_name(t->kind), "name",
                               name, "connected", local || t->conn != NULL);
@@ -1154,8 +1154,9 @@ static int check_seats(srv *s, const proto_msg *msg, const eng_game *g, const ma
         int rc = 0;
         if (kind != SEAT_BOT && !(opts && opts->admin)) {
             *code = ENG_EFORBIDDEN;
-            snprintf(err, errcap, "seat %d: %s seats need the server's admin token (\"admin_token\")",
-                     i, kind == SEAT_PROGRAM ? "program (cmd:)" : "registered bot (remote:)");
+            snprintf(err, errcap,
+                     "seat %d: %s seats need the server's admin token (\"admin_token\")", i,
+                     kind == SEAT_PROGRAM ? "program (cmd:)" : "registered bot (remote:)");
             return -1;
         }
         if (kind == SEAT_PROGRAM) {

@@ -291,16 +291,17 @@ static char *seats_json(const match *m)
     json_t *a = json_array();
     for (int i = 0; i < m->nseats; i++) {
         const seat_t *t = &m->seats[i];
-        static const char *const kinds[] = {
-            [SEAT_BOT] = "bot", [SEAT_OPEN] = "open", [SEAT_PROGRAM] = "program",
-            [SEAT_REMOTE] = "remote"};
+        static const char *const kinds[] = {[SEAT_BOT] = "bot",
+                                            [SEAT_OPEN] = "open",
+                                            [SEAT_PROGRAM] = "program",
+                                            [SEAT_REMOTE] = "remote"};
         json_array_append_new(
-            a, json_pack("{s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:i, s:i, s:b, s:b, s:I}", "kind",
-                         kinds[t->kind], "name", t->name, "spec", t->spec, "token", t->token,
-                         "resume", t->resume, "bank_ms", (json_int_t)t->bank_ms, "grace_ms",
-                         (json_int_t)t->grace_ms, "illegal", t->illegal, "moves", t->moves,
-                         "joined", t->joined, "takeover", t->takeover, "used_ms",
-                         (json_int_t)t->used_ms));
+            a,
+            json_pack("{s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:i, s:i, s:b, s:b, s:I}", "kind",
+                      kinds[t->kind], "name", t->name, "spec", t->spec, "token", t->token, "resume",
+                      t->resume, "bank_ms", (json_int_t)t->bank_ms, "grace_ms",
+                      (json_int_t)t->grace_ms, "illegal", t->illegal, "moves", t->moves, "joined",
+                      t->joined, "takeover", t->takeover, "used_ms", (json_int_t)t->used_ms));
     }
     char *txt = json_dumps(a, JSON_COMPACT);
     json_decref(a);

@@ -182,9 +182,11 @@ static const char full_tournament[] =
     "\"participants\":[{\"name\":\"a\",\"spec\":\"random\",\"reference\":true},"
     "{\"name\":\"b\",\"spec\":\"remote:bob\"}],\"games_per_pair\":4,\"cycles\":2,\"rounds\":3,"
     "\"best_of\":1,\"concurrency\":3,\"time_control\":{\"move_ms\":1000,\"first_move_ms\":2000,"
-    "\"bank_ms\":0,\"increment_ms\":0},\"policies\":{\"timeout\":\"forfeit\",\"illegal\":\"reject\","
+    "\"bank_ms\":0,\"increment_ms\":0},\"policies\":{\"timeout\":\"forfeit\",\"illegal\":"
+    "\"reject\","
     "\"max_illegal\":3,\"disconnect\":\"forfeit\",\"reconnect_grace_ms\":1000,\"grace_ms\":0},"
-    "\"seed\":7,\"sprt\":{\"elo0\":0,\"elo1\":5,\"alpha\":0.05,\"beta\":0.05,\"model\":\"logistic\"},"
+    "\"seed\":7,\"sprt\":{\"elo0\":0,\"elo1\":5,\"alpha\":0.05,\"beta\":0.05,\"model\":"
+    "\"logistic\"},"
     "\"label\":\"league\",\"anchor\":\"a\",\"placement_games\":10,\"registered\":false}";
 
 /* register, the tournament messages: what is read, defaults, limits. */
@@ -240,7 +242,8 @@ static void test_register_and_tournaments(void **state)
     assert_null(m.admin_token);
     proto_msg_free(&m);
     static const char *const bad_tour[][2] = {
-        {"{\"type\":\"create_tournament\",\"format\":\"league\",\"game\":\"g\",\"participants\":[]}",
+        {"{\"type\":\"create_tournament\",\"format\":\"league\",\"game\":\"g\",\"participants\":[]"
+         "}",
          "format must be one of round-robin, gauntlet, swiss, knockout, ladder"},
         {"{\"type\":\"create_tournament\",\"format\":\"swiss\",\"game\":\"g\",\"participants\":[],"
          "\"games_per_pair\":0}",
@@ -770,20 +773,34 @@ static void test_out_of_memory(void **state)
 /* ---- schemas ------------------------------------------------------------ */
 
 static const char *const server_types[] = {
-    "welcome",          "pong",
-    "games",            "bots",
-    "matches",          "match_created",
-    "joined",           "spectating",
-    "resumed",          "move_accepted",
-    "your_turn",        "update",
-    "game_over",        "error",
-    "unspectated",      "resigned",
-    "replayed",         "stats",
-    "record",           "registered",
-    "unregistered",     "tournament_created",
-    "tournament_state", "tournaments",
-    "tournament",       "tournament_update",
-    "unwatched",        "tournament_plots",
+    "welcome",
+    "pong",
+    "games",
+    "bots",
+    "matches",
+    "match_created",
+    "joined",
+    "spectating",
+    "resumed",
+    "move_accepted",
+    "your_turn",
+    "update",
+    "game_over",
+    "error",
+    "unspectated",
+    "resigned",
+    "replayed",
+    "stats",
+    "record",
+    "registered",
+    "unregistered",
+    "tournament_created",
+    "tournament_state",
+    "tournaments",
+    "tournament",
+    "tournament_update",
+    "unwatched",
+    "tournament_plots",
 };
 #define N_SERVER_TYPES (sizeof server_types / sizeof server_types[0])
 
