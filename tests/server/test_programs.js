@@ -126,6 +126,10 @@ test('adversarial programs in server seats: verdicts, policies, logs; the server
   await host.request({ type: 'ping' }, 'pong');
   const stats = await host.request({ type: 'server_stats' }, 'stats');
   assert.equal(stats.matches_live, 0);
+  for (let i = 0; i < 50 && (await host.request({ type: 'server_stats' }, 'stats')).programs > 0; i++)
+    await sleep(100);
+  assert.equal((await host.request({ type: 'server_stats' }, 'stats')).programs, 0,
+    'every program and its worker thread are gone');
   assert.equal(srv.events('program_started').length, cases.length);
 
   /* a program that cannot be found is refused at creation */
