@@ -433,6 +433,18 @@ void handle_register(conn *c, const proto_msg *m)
         goto drop;
     }
     if (!j->known) {
+        /* a new name: the table of names is bounded */
+        long long names = 0;
+        if (sqlite3_prepare_v2(store_handle(s), "SELECT count(*) FROM registered_bots", -1, &q,
+                               NULL) == SQLITE_OK &&
+            sqlite3_step(q) == SQLITE_ROW)
+            names = sqlite3_column_int64(q, 0);
+        sqlite3_finalize(q);
+        if (names >= SRV_MAX_REGISTERED) {
+            conn_error(c, ENG_ETOO_MANY, "the server holds its maximum of registered names",
+                       m->id);
+            goto drop;
+        }
         char salt[SALT_LEN + 1];
         if (srv_random_token(salt, SALT_LEN) != 0) {
             conn_error(c, ENG_EINTERNAL, "no random bytes for a salt; try again", m->id);
