@@ -757,7 +757,7 @@ static lad_group *lad_new_group(srv_tour *st, int64_t grp, const int *members, u
     lad_group *gr = &st->open[st->nopen++];
     memset(gr, 0, sizeof *gr);
     gr->grp = grp;
-    memcpy(gr->members, members, sizeof gr->members);
+    memcpy(gr->members, members, (size_t)st->k * sizeof *members); /* k of them */
     gr->seed = seed;
     gr->next_rot = next_rot;
     for (int s = 0; s < st->k; s++)
