@@ -231,7 +231,15 @@ class Server {
 async function startAdmin(opts = {}) {
   const dir = opts.dir || tmpDir(opts.tag);
   const tokenFile = path.join(dir, 'admin-token');
-  const srv = await Server.start({ ...opts, dir, args: [...(opts.args || []), '--admin-token-file', tokenFile] });
+  /* the programs it runs get their working folders here, not in /tmp: a suite
+   * that counts the sandbox's folders in /tmp (tests/players) may run at the
+   * same time. Programs run as nobody under root: the folders must be reachable. */
+  const tmp = path.join(dir, 'tmp');
+  fs.mkdirSync(tmp, { recursive: true });
+  fs.chmodSync(dir, 0o711);
+  fs.chmodSync(tmp, 0o1777);
+  const srv = await Server.start({ ...opts, dir, args: [...(opts.args || []), '--admin-token-file', tokenFile],
+    env: { TMPDIR: tmp, ...(opts.env || {}) } });
   srv.ownDir = !opts.dir;
   srv.tokenFile = tokenFile;
   srv.adminToken = fs.readFileSync(tokenFile, 'utf8').trim();
