@@ -21,6 +21,7 @@ int cmd_serve(int argc, char **argv)
         {"max-conns", required_argument, NULL, 'c'}, {"log-level", required_argument, NULL, 'l'},
         {"demo", optional_argument, NULL, 'x'},      {"port-file", required_argument, NULL, 'P'},
         {"idle-timeout-ms", required_argument, NULL, 'i'},
+        {"admin-token-file", required_argument, NULL, 'A'},
         {NULL, 0, NULL, 0},
     };
     const char *cmd = "serve";
@@ -71,6 +72,7 @@ int cmd_serve(int argc, char **argv)
                 return CLI_USAGE;
             cfg.idle_timeout_ms = (int)v;
             break;
+        case 'A': cfg.admin_token_file = optarg; break;
         case ':': return cli_usage_error(cmd, "%s needs a value", argv[optind - 1]);
         default: return cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
         }

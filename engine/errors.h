@@ -42,6 +42,9 @@
     X(TOO_MANY, "too_many", "a server limit was reached")                              \
     X(STORAGE, "storage_error", "the server could not store the data")                 \
     X(SHUTTING_DOWN, "shutting_down", "the server is shutting down")                   \
+    X(FORBIDDEN, "forbidden", "this needs the server's admin token")                   \
+    X(UNKNOWN_TOURNAMENT, "unknown_tournament", "no tournament with that id")          \
+    X(REGISTRATION_TAKEN, "registration_taken", "another connection took this name")   \
     X(INTERNAL, "internal_error", "internal error")
 
 enum {

@@ -49,6 +49,16 @@ static const char *const type_names[PROTO_NTYPES] = {
     [PROTO_REPLAY] = "replay",
     [PROTO_SERVER_STATS] = "server_stats",
     [PROTO_GET_RECORD] = "get_record",
+    [PROTO_REGISTER] = "register",
+    [PROTO_UNREGISTER] = "unregister",
+    [PROTO_CREATE_TOURNAMENT] = "create_tournament",
+    [PROTO_START_TOURNAMENT] = "start_tournament",
+    [PROTO_PAUSE_TOURNAMENT] = "pause_tournament",
+    [PROTO_CANCEL_TOURNAMENT] = "cancel_tournament",
+    [PROTO_LIST_TOURNAMENTS] = "list_tournaments",
+    [PROTO_WATCH_TOURNAMENT] = "watch_tournament",
+    [PROTO_UNWATCH_TOURNAMENT] = "unwatch_tournament",
+    [PROTO_GET_TOURNAMENT_PLOTS] = "get_tournament_plots",
 };
 
 /* Indexed by the enums of messages.h; NULL-terminated for enum_of(). */
@@ -56,6 +66,9 @@ static const char *const timeout_names[] = {"forfeit", "random_move", "grace", N
 static const char *const illegal_names[] = {"reject", "forfeit", "random_move", NULL};
 static const char *const disconnect_names[] = {"forfeit", "random_move", NULL};
 static const char *const status_names[] = {"all", "live", "finished", NULL};
+static const char *const tour_format_names[] = {"round-robin", "gauntlet", "swiss",
+                                                "knockout",    "ladder",   NULL};
+static const char *const sprt_model_names[] = {"normalized", "logistic", NULL};
 
 /* "unknown" for a value outside the table, so a caller's printf never gets NULL. */
 static const char *name_in(const char *const *names, int n, int v)
@@ -81,6 +94,11 @@ const char *proto_illegal_name(int v)
 const char *proto_disconnect_name(int v)
 {
     return name_in(disconnect_names, 2, v);
+}
+
+const char *proto_tour_format_name(int v)
+{
+    return name_in(tour_format_names, 5, v);
 }
 
 /* ---- replies ----------------------------------------------------------- */
@@ -378,7 +396,7 @@ static int dec_join(dctx *c, proto_msg *m)
     return 0;
 }
 
-/* spectate, unspectate, get_record: the match, required. */
+/* spectate, unspectate: the match, required. */
 static int dec_match_only(dctx *c, proto_msg *m)
 {
     static const field fields[] = {COMMON_FIELDS, {"match", true}};
@@ -621,17 +639,19 @@ static int dec_policies(dctx *c, json_t *jp, proto_policies *p)
 
 static int dec_create_match(dctx *c, proto_msg *m)
 {
-    static const field fields[] = {COMMON_FIELDS,         {"game", true},
-                                   {"rules", false},      {"seats", true},
-                                   {"time_control", false}, {"policies", false}};
+    static const field fields[] = {
+        COMMON_FIELDS,           {"game", true},      {"rules", false},      {"seats", true},
+        {"time_control", false}, {"policies", false}, {"admin_token", false}};
     json_error_t e;
-    json_t *t, *id = NULL, *game, *rules = NULL, *seats, *tc = NULL, *pol = NULL;
-    if (json_unpack_ex(m->root, &e, JSON_STRICT, "{s:o, s?o, s:o, s?o, s:o, s?o, s?o}", "type", &t,
-                       "id", &id, "game", &game, "rules", &rules, "seats", &seats, "time_control",
-                       &tc, "policies", &pol))
+    json_t *t, *id = NULL, *game, *rules = NULL, *seats, *tc = NULL, *pol = NULL, *admin = NULL;
+    if (json_unpack_ex(m->root, &e, JSON_STRICT, "{s:o, s?o, s:o, s?o, s:o, s?o, s?o, s?o}", "type",
+                       &t, "id", &id, "game", &game, "rules", &rules, "seats", &seats,
+                       "time_control", &tc, "policies", &pol, "admin_token", &admin))
         return shape_fail(c, m->root, NULL, fields, NFIELDS(fields), &e);
     int rc;
     if ((rc = want_text(c, game, "game", PROTO_NAME_MAX, &m->game)))
+        return rc;
+    if (admin && (rc = want_ident(c, admin, "admin_token", PROTO_TOKEN_MAX, &m->admin_token)))
         return rc;
     if (rules) {
         if ((rc = want_object(c, rules, "rules")))
@@ -653,6 +673,318 @@ static int dec_create_match(dctx *c, proto_msg *m)
     return 0;
 }
 
+/* ---- registered bots ---------------------------------------------------- */
+
+/* A registered bot's name: 1..PROTO_NAME_MAX characters A-Z a-z 0-9 _ - . */
+static int want_bot_name(dctx *c, const json_t *v, const char *name, const char **out)
+{
+    char q[REC_QUOTE_MAX];
+    if (!json_is_string(v))
+        return fail(c, ENG_EBAD_MESSAGE, "%s must be a string, not %s", name, rec__type_name(v));
+    const char *s = json_string_value(v);
+    size_t len = json_string_length(v);
+    if (len == 0 || len > PROTO_NAME_MAX)
+        return fail(c, ENG_EBAD_MESSAGE, "%s must have 1 to %d characters, not %zu", name,
+                    PROTO_NAME_MAX, len);
+    for (size_t i = 0; i < len; i++) {
+        unsigned char ch = (unsigned char)s[i];
+        if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+              ch == '_' || ch == '-' || ch == '.'))
+            return fail(c, ENG_EBAD_MESSAGE, "%s may hold only A-Z a-z 0-9 _ - ., not %s", name,
+                        rec__quote(v, q));
+    }
+    *out = s;
+    return 0;
+}
+
+/* register: name, secret, capacity (1..16, default 1), games (default all). */
+static int dec_register(dctx *c, proto_msg *m)
+{
+    static const field fields[] = {
+        COMMON_FIELDS, {"name", true}, {"secret", true}, {"capacity", false}, {"games", false}};
+    json_error_t e;
+    json_t *t, *id = NULL, *name, *secret, *cap = NULL, *games = NULL;
+    if (json_unpack_ex(m->root, &e, JSON_STRICT, "{s:o, s?o, s:o, s:o, s?o, s?o}", "type", &t, "id",
+                       &id, "name", &name, "secret", &secret, "capacity", &cap, "games", &games))
+        return shape_fail(c, m->root, NULL, fields, NFIELDS(fields), &e);
+    int rc;
+    if ((rc = want_bot_name(c, name, "name", &m->name)))
+        return rc;
+    if (!json_is_string(secret))
+        return fail(c, ENG_EBAD_MESSAGE, "secret must be a string, not %s", rec__type_name(secret));
+    size_t len = json_string_length(secret);
+    if (len < PROTO_SECRET_MIN || len > PROTO_SECRET_MAX)
+        return fail(c, ENG_EBAD_MESSAGE, "secret must have %d to %d characters, not %zu",
+                    PROTO_SECRET_MIN, PROTO_SECRET_MAX, len);
+    if ((rc = want_text(c, secret, "secret", PROTO_SECRET_MAX, &m->secret)))
+        return rc;
+    m->capacity = 1;
+    if (cap) {
+        long long v;
+        if ((rc = want_int(c, cap, "capacity", 1, PROTO_MAX_CAPACITY, &v)))
+            return rc;
+        m->capacity = (int)v;
+    }
+    if (games) {
+        if (!json_is_array(games))
+            return fail(c, ENG_EBAD_MESSAGE, "games must be an array, not %s",
+                        rec__type_name(games));
+        size_t n = json_array_size(games);
+        if (n < 1 || n > PROTO_MAX_REG_GAMES)
+            return fail(c, ENG_EBAD_MESSAGE, "games must have 1 to %d entries, not %zu",
+                        PROTO_MAX_REG_GAMES, n);
+        for (size_t i = 0; i < n; i++) {
+            char what[32];
+            snprintf(what, sizeof what, "games[%zu]", i);
+            if ((rc = want_text(c, json_array_get(games, i), what, PROTO_NAME_MAX, &m->games[i])))
+                return rc;
+        }
+        m->ngames = (int)n;
+    }
+    return 0;
+}
+
+/* ---- tournaments --------------------------------------------------------- */
+
+static int want_tournament(dctx *c, const json_t *v, int64_t *out)
+{
+    long long x;
+    int rc = want_int(c, v, "tournament", 1, PROTO_MAX_TOUR_ID, &x);
+    if (rc == 0)
+        *out = x;
+    return rc;
+}
+
+/* start/pause/cancel_tournament: the tournament and the admin token (its
+ * absence is the server's "forbidden", not a shape error). */
+static int dec_tournament_admin(dctx *c, proto_msg *m)
+{
+    static const field fields[] = {COMMON_FIELDS, {"tournament", true}, {"admin_token", false}};
+    json_error_t e;
+    json_t *t, *id = NULL, *tour, *admin = NULL;
+    if (json_unpack_ex(m->root, &e, JSON_STRICT, "{s:o, s?o, s:o, s?o}", "type", &t, "id", &id,
+                       "tournament", &tour, "admin_token", &admin))
+        return shape_fail(c, m->root, NULL, fields, NFIELDS(fields), &e);
+    int rc;
+    if (admin && (rc = want_ident(c, admin, "admin_token", PROTO_TOKEN_MAX, &m->admin_token)))
+        return rc;
+    return want_tournament(c, tour, &m->tournament);
+}
+
+/* watch/unwatch_tournament, get_tournament_plots: the tournament. */
+static int dec_tournament_only(dctx *c, proto_msg *m)
+{
+    static const field fields[] = {COMMON_FIELDS, {"tournament", true}};
+    json_error_t e;
+    json_t *t, *id = NULL, *tour;
+    if (json_unpack_ex(m->root, &e, JSON_STRICT, "{s:o, s?o, s:o}", "type", &t, "id", &id,
+                       "tournament", &tour))
+        return shape_fail(c, m->root, NULL, fields, NFIELDS(fields), &e);
+    return want_tournament(c, tour, &m->tournament);
+}
+
+/* A finite number (integer or real) into *out. */
+static int want_number(dctx *c, const json_t *v, const char *name, double lo, double hi,
+                       double *out)
+{
+    if (!json_is_number(v))
+        return fail(c, ENG_EBAD_MESSAGE, "%s must be a number, not %s", name, rec__type_name(v));
+    double x = json_number_value(v);
+    if (!isfinite(x) || x < lo || x > hi)
+        return fail(c, ENG_EBAD_MESSAGE, "%s must be %g to %g, not %g", name, lo, hi, x);
+    *out = x;
+    return 0;
+}
+
+/* One entry of "participants": {"name", "spec"[, "reference"]}. */
+static int dec_participant(dctx *c, json_t *p, size_t i)
+{
+    static const field fields[] = {{"name", true}, {"spec", true}, {"reference", false}};
+    char where[40], what[56];
+    snprintf(where, sizeof where, "participants[%zu]", i);
+    int rc = want_object(c, p, where);
+    if (rc)
+        return rc;
+    json_error_t e;
+    json_t *name, *spec, *ref = NULL;
+    if (json_unpack_ex(p, &e, JSON_STRICT, "{s:o, s:o, s?o}", "name", &name, "spec", &spec,
+                       "reference", &ref))
+        return shape_fail(c, p, where, fields, NFIELDS(fields), &e);
+    const char *str;
+    snprintf(what, sizeof what, "%s.name", where);
+    if ((rc = want_text(c, name, what, PROTO_NAME_MAX, &str)))
+        return rc;
+    snprintf(what, sizeof what, "%s.spec", where);
+    if ((rc = want_text(c, spec, what, PROTO_SPEC_MAX, &str)))
+        return rc;
+    if (ref && !json_is_boolean(ref))
+        return fail(c, ENG_EBAD_MESSAGE, "%s.reference must be true or false, not %s", where,
+                    rec__type_name(ref));
+    return 0;
+}
+
+static int dec_sprt(dctx *c, json_t *js, proto_tournament *t)
+{
+    static const field fields[] = {
+        {"elo0", true}, {"elo1", true}, {"alpha", false}, {"beta", false}, {"model", false}};
+    int rc = want_object(c, js, "sprt");
+    if (rc)
+        return rc;
+    json_error_t e;
+    json_t *e0, *e1, *a = NULL, *b = NULL, *model = NULL;
+    if (json_unpack_ex(js, &e, JSON_STRICT, "{s:o, s:o, s?o, s?o, s?o}", "elo0", &e0, "elo1", &e1,
+                       "alpha", &a, "beta", &b, "model", &model))
+        return shape_fail(c, js, "sprt", fields, NFIELDS(fields), &e);
+    t->alpha = t->beta = 0.05;
+    if ((rc = want_number(c, e0, "sprt.elo0", -1000, 1000, &t->elo0)) ||
+        (rc = want_number(c, e1, "sprt.elo1", -1000, 1000, &t->elo1)) ||
+        (a && (rc = want_number(c, a, "sprt.alpha", 0, 1, &t->alpha))) ||
+        (b && (rc = want_number(c, b, "sprt.beta", 0, 1, &t->beta))))
+        return rc;
+    int mi = 0;
+    if (model && (rc = want_enum(c, model, "sprt.model", sprt_model_names, &mi)))
+        return rc;
+    t->sprt_model = sprt_model_names[mi];
+    t->has_sprt = true;
+    return 0;
+}
+
+static int dec_create_tournament(dctx *c, proto_msg *m)
+{
+    static const field fields[] = {COMMON_FIELDS,
+                                   {"admin_token", false},
+                                   {"format", true},
+                                   {"game", true},
+                                   {"rules", false},
+                                   {"participants", true},
+                                   {"games_per_pair", false},
+                                   {"cycles", false},
+                                   {"rounds", false},
+                                   {"best_of", false},
+                                   {"concurrency", false},
+                                   {"time_control", false},
+                                   {"policies", false},
+                                   {"seed", false},
+                                   {"sprt", false},
+                                   {"label", false},
+                                   {"anchor", false},
+                                   {"placement_games", false},
+                                   {"registered", false}};
+    json_error_t e;
+    json_t *t, *id = NULL, *admin = NULL, *format, *game, *rules = NULL, *parts, *gpp = NULL,
+               *cycles = NULL, *rounds = NULL, *best_of = NULL, *conc = NULL, *tc = NULL,
+               *pol = NULL, *seed = NULL, *sprt = NULL, *label = NULL, *anchor = NULL,
+               *placement = NULL, *registered = NULL;
+    if (json_unpack_ex(m->root, &e, JSON_STRICT,
+                       "{s:o, s?o, s?o, s:o, s:o, s?o, s:o, s?o, s?o, s?o, s?o, s?o, s?o, s?o, "
+                       "s?o, s?o, s?o, s?o, s?o, s?o}",
+                       "type", &t, "id", &id, "admin_token", &admin, "format", &format, "game",
+                       &game, "rules", &rules, "participants", &parts, "games_per_pair", &gpp,
+                       "cycles", &cycles, "rounds", &rounds, "best_of", &best_of, "concurrency",
+                       &conc, "time_control", &tc, "policies", &pol, "seed", &seed, "sprt", &sprt,
+                       "label", &label, "anchor", &anchor, "placement_games", &placement,
+                       "registered", &registered))
+        return shape_fail(c, m->root, NULL, fields, NFIELDS(fields), &e);
+    proto_tournament *tr = &m->tour;
+    tr->games_per_pair = 2;
+    tr->cycles = 1;
+    tr->concurrency = 2;
+    tr->placement_games = 10;
+    tr->registered = true;
+    tr->sprt_model = "normalized";
+    int rc;
+    long long v;
+    if (admin && (rc = want_ident(c, admin, "admin_token", PROTO_TOKEN_MAX, &m->admin_token)))
+        return rc;
+    if ((rc = want_enum(c, format, "format", tour_format_names, &tr->format)) ||
+        (rc = want_text(c, game, "game", PROTO_NAME_MAX, &m->game)))
+        return rc;
+    if (rules) {
+        if ((rc = want_object(c, rules, "rules")))
+            return rc;
+        m->rules = rules;
+    }
+    if (!json_is_array(parts))
+        return fail(c, ENG_EBAD_MESSAGE, "participants must be an array, not %s",
+                    rec__type_name(parts));
+    size_t n = json_array_size(parts);
+    if (n > PROTO_MAX_PARTICIPANTS)
+        return fail(c, ENG_EBAD_MESSAGE, "participants must have at most %d entries, not %zu",
+                    PROTO_MAX_PARTICIPANTS, n);
+    for (size_t i = 0; i < n; i++)
+        if ((rc = dec_participant(c, json_array_get(parts, i), i)))
+            return rc;
+    tr->participants = parts;
+    tr->nparticipants = (int)n;
+    if (gpp) {
+        if ((rc = want_int(c, gpp, "games_per_pair", 1, 100000, &v)))
+            return rc;
+        tr->games_per_pair = v;
+    }
+    if (cycles) {
+        if ((rc = want_int(c, cycles, "cycles", 1, 10000, &v)))
+            return rc;
+        tr->cycles = (int)v;
+    }
+    if (rounds) {
+        if ((rc = want_int(c, rounds, "rounds", 0, 1000, &v)))
+            return rc;
+        tr->rounds = (int)v;
+    }
+    if (best_of) {
+        if ((rc = want_int(c, best_of, "best_of", 0, 1000, &v)))
+            return rc;
+        tr->best_of = (int)v;
+    }
+    if (conc) {
+        if ((rc = want_int(c, conc, "concurrency", 1, PROTO_MAX_CONCURRENCY, &v)))
+            return rc;
+        tr->concurrency = (int)v;
+    }
+    if (seed) {
+        if ((rc = want_int(c, seed, "seed", 0, INT64_MAX, &v)))
+            return rc;
+        tr->seed = (uint64_t)v;
+        tr->has_seed = true;
+    }
+    if (sprt && (rc = dec_sprt(c, sprt, tr)))
+        return rc;
+    if (label && (rc = want_text(c, label, "label", PROTO_LABEL_MAX, &tr->label)))
+        return rc;
+    if (anchor && (rc = want_text(c, anchor, "anchor", PROTO_NAME_MAX, &tr->anchor)))
+        return rc;
+    if (placement) {
+        if ((rc = want_int(c, placement, "placement_games", 1, 1000, &v)))
+            return rc;
+        tr->placement_games = (int)v;
+    }
+    if (registered) {
+        if (!json_is_boolean(registered))
+            return fail(c, ENG_EBAD_MESSAGE, "registered must be true or false, not %s",
+                        rec__type_name(registered));
+        tr->registered = json_is_true(registered);
+    }
+    if ((rc = dec_time_control(c, tc, &m->tc)) || (rc = dec_policies(c, pol, &m->pol)))
+        return rc;
+    return 0;
+}
+
+/* get_record: the match, and optionally the admin token (which adds the
+ * logs of the match's external programs). */
+static int dec_get_record(dctx *c, proto_msg *m)
+{
+    static const field fields[] = {COMMON_FIELDS, {"match", true}, {"admin_token", false}};
+    json_error_t e;
+    json_t *t, *id = NULL, *match, *admin = NULL;
+    if (json_unpack_ex(m->root, &e, JSON_STRICT, "{s:o, s?o, s:o, s?o}", "type", &t, "id", &id,
+                       "match", &match, "admin_token", &admin))
+        return shape_fail(c, m->root, NULL, fields, NFIELDS(fields), &e);
+    int rc;
+    if (admin && (rc = want_ident(c, admin, "admin_token", PROTO_TOKEN_MAX, &m->admin_token)))
+        return rc;
+    return want_ident(c, match, "match", PROTO_MATCH_ID_MAX, &m->match);
+}
+
 /* ---- decode ------------------------------------------------------------ */
 
 typedef int (*decoder)(dctx *c, proto_msg *m);
@@ -672,7 +1004,17 @@ static const decoder decoders[PROTO_NTYPES] = {
     [PROTO_RESUME] = dec_resume,
     [PROTO_REPLAY] = dec_replay,
     [PROTO_SERVER_STATS] = dec_bare,
-    [PROTO_GET_RECORD] = dec_match_only,
+    [PROTO_GET_RECORD] = dec_get_record,
+    [PROTO_REGISTER] = dec_register,
+    [PROTO_UNREGISTER] = dec_bare,
+    [PROTO_CREATE_TOURNAMENT] = dec_create_tournament,
+    [PROTO_START_TOURNAMENT] = dec_tournament_admin,
+    [PROTO_PAUSE_TOURNAMENT] = dec_tournament_admin,
+    [PROTO_CANCEL_TOURNAMENT] = dec_tournament_admin,
+    [PROTO_LIST_TOURNAMENTS] = dec_bare,
+    [PROTO_WATCH_TOURNAMENT] = dec_tournament_only,
+    [PROTO_UNWATCH_TOURNAMENT] = dec_tournament_only,
+    [PROTO_GET_TOURNAMENT_PLOTS] = dec_tournament_only,
 };
 
 /* A parse failure in our words. Numbers out of range are valid JSON that we

@@ -32,6 +32,14 @@
                                    * only forfeit; anything shorter than a network round trip
                                    * suits in-process bots only, which is the creator's choice */
 #define PROTO_MAX_ILLEGAL 1000    /* largest policies.max_illegal: beyond it "reject" never ends */
+#define PROTO_SECRET_MIN       8       /* characters of a registered bot's secret: at least ... */
+#define PROTO_SECRET_MAX       64      /* ... and at most */
+#define PROTO_MAX_CAPACITY     16      /* games at once a registered bot may declare */
+#define PROTO_MAX_REG_GAMES    16      /* entries of register.games */
+#define PROTO_MAX_PARTICIPANTS 256     /* tournament participants (tournament/limits.h agrees) */
+#define PROTO_LABEL_MAX        128     /* characters of a tournament's label */
+#define PROTO_MAX_CONCURRENCY  64      /* games a tournament plays at once */
+#define PROTO_MAX_TOUR_ID      9007199254740991LL /* tournament ids: exact in a double (2^53 - 1) */
 
 typedef enum proto_type {
     PROTO_HELLO,
@@ -49,6 +57,16 @@ typedef enum proto_type {
     PROTO_REPLAY,
     PROTO_SERVER_STATS,
     PROTO_GET_RECORD,
+    PROTO_REGISTER,
+    PROTO_UNREGISTER,
+    PROTO_CREATE_TOURNAMENT,
+    PROTO_START_TOURNAMENT,
+    PROTO_PAUSE_TOURNAMENT,
+    PROTO_CANCEL_TOURNAMENT,
+    PROTO_LIST_TOURNAMENTS,
+    PROTO_WATCH_TOURNAMENT,
+    PROTO_UNWATCH_TOURNAMENT,
+    PROTO_GET_TOURNAMENT_PLOTS,
     PROTO_NTYPES
 } proto_type;
 
@@ -56,6 +74,13 @@ enum proto_timeout_policy { PROTO_TIMEOUT_FORFEIT, PROTO_TIMEOUT_RANDOM, PROTO_T
 enum proto_illegal_policy { PROTO_ILLEGAL_REJECT, PROTO_ILLEGAL_FORFEIT, PROTO_ILLEGAL_RANDOM };
 enum proto_disconnect_policy { PROTO_DISCONNECT_FORFEIT, PROTO_DISCONNECT_RANDOM };
 enum proto_list_status { PROTO_LIST_ALL, PROTO_LIST_LIVE, PROTO_LIST_FINISHED };
+enum proto_tour_format {
+    PROTO_TOUR_ROUND_ROBIN,
+    PROTO_TOUR_GAUNTLET,
+    PROTO_TOUR_SWISS,
+    PROTO_TOUR_KNOCKOUT,
+    PROTO_TOUR_LADDER
+};
 
 typedef struct proto_time_control {
     int64_t move_ms;        /* per-move limit (default 10000) */
@@ -78,6 +103,29 @@ typedef struct proto_seat_spec {
     char name[PROTO_NAME_MAX + 1];      /* display name ("" if none) */
     char bot[PROTO_SPEC_MAX + 1];       /* in-process bot spec when !open */
 } proto_seat_spec;
+
+/* create_tournament, as read (docs/protocol.md, "Tournaments"): what the
+ * decoder checked are shapes and ranges; the server checks the rest (the
+ * game, the participants' specs, the format's rules) with tournament/. */
+typedef struct proto_tournament {
+    int format;                 /* enum proto_tour_format */
+    const json_t *participants; /* borrowed array of {"name","spec"[,"reference"]}, each checked */
+    int nparticipants;
+    int64_t games_per_pair; /* default 2 */
+    int cycles;             /* round-robin, gauntlet: default 1 */
+    int rounds;             /* swiss: 0 = automatic (default) */
+    int best_of;            /* knockout: 0 = games_per_pair / seats (default) */
+    int concurrency;        /* games at once (default 2) */
+    bool has_seed;
+    uint64_t seed; /* default: random */
+    bool has_sprt;
+    double elo0, elo1, alpha, beta;
+    const char *sprt_model; /* "normalized" / "logistic" (default normalized) */
+    const char *label;      /* NULL when absent */
+    const char *anchor;     /* NULL when absent */
+    int placement_games;    /* ladder: default 10 */
+    bool registered;        /* ladder: enrol registered bots (default true) */
+} proto_tournament;
 
 /* A decoded client message. */
 typedef struct proto_msg {
@@ -107,6 +155,18 @@ typedef struct proto_msg {
     proto_seat_spec seats[ENG_MAX_PLAYERS];
     proto_time_control tc;
     proto_policies pol;
+    /* create_match, get_record and the tournament admin messages: NULL when absent */
+    const char *admin_token;
+    /* register */
+    const char *name; /* the registered bot's name */
+    const char *secret;
+    int capacity; /* default 1 */
+    int ngames;   /* 0: every game */
+    const char *games[PROTO_MAX_REG_GAMES];
+    /* start/pause/cancel/watch/unwatch_tournament, get_tournament_plots */
+    int64_t tournament;
+    /* create_tournament (game, rules, tc and pol above) */
+    proto_tournament tour;
 } proto_msg;
 
 /* Decode one client message. Returns 0 and fills *m (free with
@@ -130,6 +190,8 @@ const char *proto_type_name(proto_type t);
 const char *proto_timeout_name(int v);
 const char *proto_illegal_name(int v);
 const char *proto_disconnect_name(int v);
+/* "round-robin", "gauntlet", "swiss", "knockout", "ladder". */
+const char *proto_tour_format_name(int v);
 
 /* {"type":"error","code":...,"message":...,"id":...} — new reference; id
  * borrowed and may be NULL. */

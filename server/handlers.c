@@ -7,6 +7,7 @@
  * any problem. A protocol violation (bad JSON, no hello) closes the
  * connection after the reply; everything else keeps it open.
  */
+#include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,8 +20,8 @@ static void reply_welcome(conn *c, const proto_msg *m)
     json_object_set_new(r, "protocol", json_integer(PROTO_VERSION));
     json_object_set_new(r, "server", json_string("tessera 0.1.0"));
     json_object_set_new(r, "capabilities",
-                        json_pack("[s,s,s,s,s,s,s]", "play", "spectate", "create", "resume", "list",
-                                  "replay", "record"));
+                        json_pack("[s,s,s,s,s,s,s,s,s]", "play", "spectate", "create", "resume",
+                                  "list", "replay", "record", "register", "tournaments"));
     json_object_set_new(r, "limits",
                         json_pack("{s:i, s:i, s:i, s:i}", "max_message_bytes", SRV_MAX_MESSAGE,
                                   "messages_per_second", SRV_RATE_PER_SEC, "burst", SRV_RATE_BURST,
@@ -120,8 +121,12 @@ static void reply_matches(conn *c, const proto_msg *m)
 static void create(conn *c, const proto_msg *m)
 {
     int code = 0;
-    char err[256];
-    match *x = match_create(c->srv, m, &code, err, sizeof err);
+    char err[400];
+    /* an admin token that is given must be the right one */
+    if (m->admin_token && !admin_check(c, m))
+        return;
+    match_opts opts = {.admin = m->admin_token != NULL};
+    match *x = match_create_ex(c->srv, m, &opts, &code, err, sizeof err);
     if (!x) {
         conn_error(c, code, err, m->id);
         return;
@@ -135,6 +140,7 @@ static void create(conn *c, const proto_msg *m)
                                   json_pack("{s:i, s:s}", "seat", i, "token", x->seats[i].token));
     json_object_set_new(r, "seats", seats);
     conn_send(c, r);
+    match_attach_remote(x);
     match_advance(x);
 }
 
@@ -170,7 +176,7 @@ static bool seat_room(conn *c, match *x, int seat)
 
 /* Take a seat for this connection: the previous holder, if any, is told
  * and loses it (resume always wins). */
-static void take_seat(conn *c, match *x, int seat, const char *type, const json_t *id)
+void take_seat(conn *c, match *x, int seat, const char *type, const json_t *id)
 {
     struct seat *t = &x->seats[seat];
     if (!seat_room(c, x, seat)) {
@@ -230,8 +236,8 @@ static void resume(conn *c, const proto_msg *m)
 {
     for (match *x = c->srv->matches; x; x = x->next)
         for (int i = 0; i < x->nseats; i++)
-            if (x->seats[i].kind == SEAT_OPEN && x->seats[i].resume[0] &&
-                strcmp(x->seats[i].resume, m->resume_token) == 0) {
+            if ((x->seats[i].kind == SEAT_OPEN || x->seats[i].kind == SEAT_REMOTE) &&
+                x->seats[i].resume[0] && strcmp(x->seats[i].resume, m->resume_token) == 0) {
                 if (x->status == MATCH_FINISHED) {
                     conn_error(c, ENG_EMATCH_OVER, "the match has already ended", m->id);
                     return;
@@ -423,8 +429,39 @@ static void replay(conn *c, const proto_msg *m)
 
 /* get_record: a match as a game record (docs/records.md), ready for
  * `tessera replay` or a file; its status and result beside it. */
+/* The logs of a match's program seats (docs/protocol.md, get_record): a
+ * live program's from memory, an ended one's from the journal. */
+static json_t *program_logs(srv *s, const match *x)
+{
+    json_t *a = json_array();
+    for (int i = 0; i < x->nseats; i++) {
+        const seat_t *t = &x->seats[i];
+        if (t->kind != SEAT_PROGRAM)
+            continue;
+        json_t *log = t->prog ? prog_log_json(t->prog) : NULL;
+        sqlite3_stmt *q = NULL;
+        if (!log && s->db &&
+            sqlite3_prepare_v2(store_handle(s),
+                               "SELECT log FROM program_logs WHERE match=? AND seat=?", -1, &q,
+                               NULL) == SQLITE_OK) {
+            sqlite3_bind_text(q, 1, x->id, -1, SQLITE_STATIC);
+            sqlite3_bind_int(q, 2, i);
+            if (sqlite3_step(q) == SQLITE_ROW && sqlite3_column_text(q, 0))
+                log = json_loads((const char *)sqlite3_column_text(q, 0), 0, NULL);
+        }
+        sqlite3_finalize(q);
+        if (!log)
+            log = json_pack("{s:i, s:s, s:s, s:i, s:i, s:[]}", "seat", i, "spec", t->spec, "stderr",
+                            "", "stderr_bytes", 0, "starts", 0, "verdicts");
+        json_array_append_new(a, log);
+    }
+    return a;
+}
+
 static void get_record(conn *c, const proto_msg *m)
 {
+    if (m->admin_token && !admin_check(c, m))
+        return;
     match *x = need_match(c, m->match, m->id);
     json_t *rec = x ? match_record(c, x, m->id) : NULL;
     if (!rec)
@@ -437,6 +474,8 @@ static void get_record(conn *c, const proto_msg *m)
                                                                 : "waiting"));
     json_object_set_new(r, "record", rec);
     json_object_set_new(r, "result", x->result ? json_incref(x->result) : json_null());
+    if (m->admin_token)
+        json_object_set_new(r, "programs", program_logs(c->srv, x));
     conn_send(c, r);
 }
 
@@ -487,6 +526,16 @@ void handle_message(conn *c, const char *buf, size_t len)
     case PROTO_RESUME: resume(c, &m); break;
     case PROTO_REPLAY: replay(c, &m); break;
     case PROTO_GET_RECORD: get_record(c, &m); break;
+    case PROTO_REGISTER: handle_register(c, &m); break;
+    case PROTO_UNREGISTER: handle_unregister(c, &m); break;
+    case PROTO_CREATE_TOURNAMENT:
+    case PROTO_START_TOURNAMENT:
+    case PROTO_PAUSE_TOURNAMENT:
+    case PROTO_CANCEL_TOURNAMENT:
+    case PROTO_LIST_TOURNAMENTS:
+    case PROTO_WATCH_TOURNAMENT:
+    case PROTO_UNWATCH_TOURNAMENT:
+    case PROTO_GET_TOURNAMENT_PLOTS: handle_tournament(c, &m); break;
     case PROTO_SERVER_STATS: {
         json_t *r = proto_reply("stats", m.id);
         json_object_update_new(r, srv_stats_json(c->srv));
@@ -500,6 +549,8 @@ void handle_message(conn *c, const char *buf, size_t len)
 
 void handle_conn_closed(conn *c)
 {
+    registry_conn_closed(c);
+    tours_conn_closed(c);
     while (c->nsubs > 0) {
         conn_sub sub = c->subs[--c->nsubs];
         if (sub.seat < 0)

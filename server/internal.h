@@ -7,13 +7,20 @@
  *   handlers.c  one function per client message type
  *   match.c     matches: seats, turns, clocks, policies, broadcasting
  *   agents.c    in-process bots on the libuv thread pool
+ *   programs.c  external programs (cmd:) in seats, one worker thread each
+ *   registry.c  registered remote bots and the admin token
+ *   tournaments.c  tournaments and the ladder, driven on the loop
  *   store.c     the SQLite journal
  *   log.c       structured (JSON lines) logs
  *   server.c    start-up, recovery, the demo match, shutdown
  *
  * Threads: everything here runs on the loop thread except the body of an
  * agent's search (agents.c), which works on its own copies and hands its
- * result back through uv_queue_work's completion callback.
+ * result back through uv_queue_work's completion callback; a program's
+ * worker thread (programs.c), which owns its player and hands results back
+ * through a uv_async_t; and the pool jobs of registry.c (secret hashing)
+ * and tournaments.c (standings), which work on data the loop does not
+ * touch while they run.
  */
 #ifndef TESSERA_SERVER_INTERNAL_H
 #define TESSERA_SERVER_INTERNAL_H
@@ -41,6 +48,9 @@ typedef struct match match;
 typedef struct seat seat_t;
 typedef struct agent_job agent_job;
 typedef struct store store;
+typedef struct prog prog;
+typedef struct regbot regbot;
+typedef struct srv_tour srv_tour;
 
 /* ---- connections ------------------------------------------------------------ */
 
@@ -81,6 +91,9 @@ struct conn {
     /* matches this connection plays or watches */
     conn_sub subs[SRV_MAX_SPECTATING + SRV_MAX_SEATS_PER_CONN];
     int nsubs;
+    regbot *reg;                          /* the registered bot this connection is, or NULL */
+    srv_tour *watching[SRV_MAX_WATCHING]; /* tournaments it watches */
+    int nwatching;
     conn *prev, *next;           /* srv->conns list */
 };
 
@@ -98,7 +111,10 @@ void conn_sub_remove(conn *c, match *m, int seat);
 
 /* ---- matches --------------------------------------------------------------------- */
 
-enum seat_kind { SEAT_BOT, SEAT_OPEN };
+/* SEAT_PROGRAM: an external program (cmd:, cmd-stateless:) run by the
+ * server (programs.c); SEAT_REMOTE: a registered bot (remote:NAME), seated
+ * on its registered connection (registry.c). */
+enum seat_kind { SEAT_BOT, SEAT_OPEN, SEAT_PROGRAM, SEAT_REMOTE };
 enum match_status { MATCH_WAITING, MATCH_LIVE, MATCH_FINISHED };
 
 struct seat {
@@ -118,6 +134,10 @@ struct seat {
     uint64_t gone_since;              /* loop ms when the connection dropped (0: none) */
     bool in_grace;                    /* the current move runs on the grace bank */
     bool bot_stopping;                /* its search was told to stop at the deadline */
+    int64_t used_ms;                  /* time its turns took, summed (tournament results) */
+    prog *prog;                       /* SEAT_PROGRAM: its worker, or NULL */
+    int prog_seq;                     /* SEAT_PROGRAM: the turn last asked of it */
+    bool prog_asked;                  /* SEAT_PROGRAM: that turn's answer is awaited */
 };
 
 struct match {
@@ -163,6 +183,11 @@ struct match {
     int64_t created_ms, finished_ms;  /* wall clock, epoch ms */
     uint64_t rx_ns;                   /* a remote move being handled: when it arrived */
     bool demo;                        /* the server's own showcase match */
+    srv_tour *tour;                   /* the tournament waiting for this match's result, or NULL */
+    int64_t tour_id;                  /* the tournament it is a game of (0: none), kept once over */
+    int64_t tour_game;                /* its game id in that tournament */
+    bool seat_seeds;                  /* seat_seed[] seeds the bots (tournament games) */
+    uint64_t seat_seed[ENG_MAX_PLAYERS];
     bool closing;                     /* being freed (timer closing) */
     bool timer_closed;                /* the timer's close callback has run */
     match *prev, *next;               /* srv->matches list */
@@ -172,6 +197,21 @@ struct match {
  * returns the match (already journaled and started), else NULL with an
  * error code and reason. */
 match *match_create(srv *s, const proto_msg *msg, int *code, char *err, size_t errcap);
+/* What a match may be created with besides a create_match. */
+typedef struct match_opts {
+    bool admin;    /* the creator gave the admin token: cmd: and remote:
+                      seats are allowed (forbidden otherwise) */
+    bool has_seed; /* seed the chance draws with `seed` */
+    uint64_t seed;
+    bool has_seat_seeds; /* seed each in-process bot with seat_seed[seat] */
+    uint64_t seat_seed[ENG_MAX_PLAYERS];
+} match_opts;
+/* match_create with options (opts may be NULL: none). */
+match *match_create_ex(srv *s, const proto_msg *msg, const match_opts *opts, int *code, char *err,
+                       size_t errcap);
+/* The kind a seat spec makes: SEAT_PROGRAM for cmd:/cmd-stateless:,
+ * SEAT_REMOTE for remote:NAME, else SEAT_BOT. */
+int match_spec_kind(const char *spec);
 /* Rebuild a match from the journal at start-up (moves replayed). */
 match *match_restore(srv *s, const char *id, const char *game, const char *rules_json,
                      const char *seats_json, const char *tc_json, const char *pol_json,
@@ -201,6 +241,12 @@ void match_agent_done(match *m, int seat, const eng_move *moves, int n, const bo
 /* Destroy the in-process bots of a finished match (none while a search
  * still runs one: then the search's completion calls this again). */
 void match_release_bots(match *m);
+struct player_result;
+/* The answer of a program seat's worker to turn `seq` (loop thread). */
+void match_program_done(match *m, int seat, int seq, const struct player_result *r);
+/* The seats of kind SEAT_REMOTE whose registered bot is connected take
+ * their seats (unsolicited `joined`); call once a new match is announced. */
+void match_attach_remote(match *m);
 /* Stop every timer and search; free once they have closed. */
 void match_close(match *m);
 void match_add_spectator(match *m, conn *c);
@@ -223,6 +269,88 @@ void match_free_after_job(match *m);
 /* Ask a running search to stop now and deliver its best move so far. */
 void agent_stop(match *m);
 
+/* ---- external programs (programs.c) ---------------------------------------------- */
+
+/* Start the worker thread of program seat `seat` of m, for a game starting
+ * from m's initial state, or (n > 0) resumed after moves[0..n) from
+ * `initial`. Returns 0, ENG_ETOO_MANY (SRV_MAX_PROGRAMS running) or
+ * ENG_ENOMEM / ENG_EINTERNAL with a reason. */
+int prog_start(match *m, int seat, const void *initial, const eng_move *moves, int n, char *err,
+               size_t errcap);
+/* Tell the program a move is about to be applied to st. */
+void prog_observe(prog *p, const void *st, eng_move mv, const char *reason);
+/* Ask for the seat's turn from st by deadline (bot_now_ms clock); the
+ * answer comes to match_program_done with this seq. */
+int prog_turn(prog *p, const void *st, int seq, double deadline_ms);
+/* Stop turn `seq` now if it is still running (its answer: time_limit). */
+void prog_stop(prog *p, int seq);
+/* The game ended: the program is told (game_over) and ended; its log is
+ * stored. The seat lets go of p (it frees itself). */
+void prog_finish(prog *p, const void *st, const char *reason, int faulty, const char *detail);
+/* The match is going away unfinished (shutdown): end the program without
+ * game_over (the match resumes at the next start). */
+void prog_detach(prog *p);
+/* A seat's program log so far: {"seat","spec","stderr","stderr_bytes",
+ * "starts","verdicts"} (new reference). */
+json_t *prog_log_json(const prog *p);
+/* Programs running now (workers alive). */
+int progs_running(const srv *s);
+int progs_init(srv *s);
+/* Stop accepting programs; the loop may end once every worker is gone. */
+void progs_shutdown(srv *s);
+
+/* ---- registered bots and the admin token (registry.c) ----------------------------- */
+
+struct regbot {
+    char name[PROTO_NAME_MAX + 1];
+    conn *conn;   /* the registered connection, or NULL */
+    int capacity; /* live games at once */
+    int ngames;   /* 0: every game */
+    char games[PROTO_MAX_REG_GAMES][PROTO_NAME_MAX + 1];
+    regbot *next;
+};
+
+/* Load or make the admin token (printed once, when made); write it to
+ * cfg.admin_token_file if set. Returns 0 or a negative code with err. */
+int admin_init(srv *s, char *err, size_t errcap);
+/* Does the message carry the admin token? Replies forbidden when not. */
+bool admin_check(conn *c, const proto_msg *m);
+/* true when token is the admin token (constant time). */
+bool admin_token_ok(const srv *s, const char *token);
+void handle_register(conn *c, const proto_msg *m);
+void handle_unregister(conn *c, const proto_msg *m);
+void registry_conn_closed(conn *c);
+/* The connected registered bot of that name, or NULL. */
+regbot *registry_find(srv *s, const char *name);
+/* Can a match of game g seat registered bot `name` now? 0, or
+ * ENG_EUNKNOWN_BOT (never registered), ENG_EBAD_BOT_SPEC (it does not play
+ * g), ENG_ETOO_MANY (at its capacity), with a reason. */
+int registry_check(srv *s, const char *name, const eng_game *g, char *err, size_t errcap);
+/* Live seats of registered bot `name` in matches not over. */
+int registry_load(const srv *s, const char *name);
+/* Is `name` registered (known to the database)? */
+bool registry_known(srv *s, const char *name);
+/* Free the registry (shutdown). */
+void registry_free(srv *s);
+
+/* ---- tournaments (tournaments.c) ------------------------------------------------------ */
+
+int tours_init(srv *s, char *err, size_t errcap);
+/* Resume the stored tournaments (after the matches are restored). */
+void tours_resume(srv *s);
+void tours_shutdown(srv *s);
+/* Close the tournaments' store (after the loop has drained, before the journal). */
+void tours_free(srv *s);
+void handle_tournament(conn *c, const proto_msg *m);
+/* A match of a tournament finished (called from the match's finish). */
+void tours_match_finished(match *m);
+/* Something that may let a tournament start games changed (a registered
+ * bot connected, a program ended). */
+void tours_poke(srv *s);
+void tours_conn_closed(conn *c);
+/* {"tournament": id, "game": n} for a match's summary (new ref), or NULL. */
+json_t *tours_match_tag(const match *m);
+
 /* ---- storage -------------------------------------------------------------------- */
 
 int store_open(srv *s, const char *path, bool durable, char *err, size_t errcap);
@@ -241,6 +369,12 @@ int store_resume_status(srv *s, const char *token);
 /* Restore every stored match (unfinished ones become live again, the latest
  * finished ones are kept for listing). */
 int store_load(srv *s, char *err, size_t errcap);
+/* The journal's SQLite connection (loop thread only), for the tables of
+ * registry.c, programs.c and tournaments.c. */
+struct sqlite3 *store_handle(srv *s);
+/* A stored match's status and result (new reference, or NULL), for a
+ * match no longer held in memory: 0, or -1 when there is no such match. */
+int store_match_result(srv *s, const char *id, int *status, json_t **result);
 
 /* ---- logging ------------------------------------------------------------------------- */
 
@@ -308,6 +442,12 @@ struct srv {
     uint64_t started_ms;              /* epoch ms at start */
     srv_hist overhead;                /* remote move received -> next your_turn queued */
     srv_hist timeout_late;            /* timeout applied after the deadline, by */
+    /* admin, registered bots, programs, tournaments */
+    char admin_token[SRV_TOKEN_LEN + 1];
+    regbot *regbots;     /* registered bots seen since start */
+    int hashing;         /* secret hashes on the thread pool */
+    struct progs *progs; /* program workers (programs.c) */
+    struct tours *tours; /* tournaments (tournaments.c) */
     /* web/ mount */
     struct lws_http_mount mount;
     char web_root[512];
@@ -335,5 +475,8 @@ void net_stop(srv *s);
 /* handlers.c */
 void handle_message(conn *c, const char *buf, size_t len);
 void handle_conn_closed(conn *c);
+/* Take seat `seat` of x for c (the previous holder is told seat_taken),
+ * replying `type` (joined/resumed) with id (may be NULL: unsolicited). */
+void take_seat(conn *c, match *x, int seat, const char *type, const json_t *id);
 
 #endif

@@ -82,6 +82,56 @@
 
 /* Open seats one create_match may declare is bounded by the game (<= 5). */
 
+/* Tournaments one connection may watch at once, and watchers of one
+ * tournament: each standings push is copied to every watcher. */
+#define SRV_MAX_WATCHING      16
+#define SRV_MAX_TOUR_WATCHERS 1000
+
+/* Tournaments (and ladders) not over held by the server: each may hold a
+ * schedule of up to a million games in memory (tournament/limits.h). */
+#define SRV_MAX_TOURNAMENTS 64
+
+/* Games a `tournament` message lists: the running ones and the most recent
+ * finished ones up to this many (a 256-bot round-robin has 65,280 games,
+ * megabytes of JSON: more than a watcher's queue may hold). The counts
+ * always cover every game. */
+#define SRV_TOUR_GAMES_LISTED 2000
+
+/* The cross-table goes into standings pushes up to this many participants:
+ * beyond, its n*n cells (65,536 at 256) would be most of every push. */
+#define SRV_TOUR_CROSSTABLE_MAX 64
+
+/* Standings are recomputed (on the thread pool) at most this often, and at
+ * most once per this many times their own cost: at 256 participants one
+ * computation takes ~0.4 s, so a busy tournament is recomputed every ~2 s,
+ * a small one up to 5 times a second. */
+#define SRV_TOUR_STANDINGS_MIN_MS      200
+#define SRV_TOUR_STANDINGS_COST_FACTOR 5
+
+/* External programs (cmd: seats) running at once: each is a process and a
+ * worker thread of the server that lives as long as its game. */
+#define SRV_MAX_PROGRAMS 64
+
+/* After a program seat's deadline, how long the server waits for its
+ * worker's verdict (the worker enforces the deadline itself and answers
+ * time_limit with the program's stderr) before applying the timeout alone. */
+#define SRV_PROG_VERDICT_GRACE_MS 1000
+
+/* Bytes of a program seat's stderr kept with its game (the tail), and
+ * verdicts kept (the first ones): enough for a traceback and a game's
+ * faults, bounded whatever the program prints. */
+#define SRV_PROG_LOG_KEEP     16384
+#define SRV_PROG_MAX_VERDICTS 64
+
+/* Registered bots: secrets are hashed with PBKDF2-HMAC-SHA256 and a 16-byte
+ * random salt, on the thread pool (a few ms each, never on the loop); at
+ * most SRV_MAX_HASHING hashes at once, so a flood of `register` cannot
+ * starve the pool that in-process bots search on. */
+#define SRV_PBKDF2_ITERATIONS 20000
+#define SRV_MAX_HASHING       8
+/* Registered names kept in the database. */
+#define SRV_MAX_REGISTERED 100000
+
 /* Lengths of generated ids and tokens (random base32 characters). */
 #define SRV_MATCH_ID_LEN 8
 #define SRV_TOKEN_LEN 24

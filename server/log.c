@@ -95,11 +95,14 @@ json_t *srv_stats_json(const srv *s)
 {
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
-    return json_pack("{s:i, s:i, s:I, s:i, s:I, s:o, s:o, s:I, s:I, s:i, s:i}", "connections",
+    json_t *o = json_pack("{s:i, s:i, s:I, s:i, s:I, s:o, s:o, s:I, s:I, s:i, s:i}", "connections",
                      s->nconns, "matches_live", s->nlive, "matches_finished",
                      (json_int_t)s->finished, "matches_kept", s->nfinished, "moves",
                      (json_int_t)s->moves, "overhead", hist_json(&s->overhead), "timeout_late",
                      hist_json(&s->timeout_late), "rss_peak_kb", (json_int_t)ru.ru_maxrss,
                      "uptime_ms", (json_int_t)(srv_epoch_ms() - (int64_t)s->started_ms), "searches",
                      s->jobs, "bots_held", s->bots);
+    /* external programs running in seats now (each a process and a worker thread) */
+    json_object_set_new(o, "programs", json_integer(progs_running(s)));
+    return o;
 }

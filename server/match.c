@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "players/player.h"
 #include "protocol/record.h"
 
 /* ---- helpers ------------------------------------------------------------------ */
@@ -137,15 +138,36 @@ static json_t *rules_of_play(const match *m)
                      (json_int_t)m->pol.grace_ms);
 }
 
+int match_spec_kind(const char *spec)
+{
+    if (strncmp(spec, "cmd:", 4) == 0 || strncmp(spec, "cmd-stateless:", 14) == 0)
+        return SEAT_PROGRAM;
+    if (strncmp(spec, "remote:", 7) == 0)
+        return SEAT_REMOTE;
+    return SEAT_BOT;
+}
+
+static const char *kind_name(int kind)
+{
+    switch (kind) {
+    case SEAT_BOT: return "bot";
+    case SEAT_PROGRAM: return "program";
+    case SEAT_REMOTE: return "remote";
+    default: return "open";
+    }
+}
+
 json_t *match_seats_json(const match *m)
 {
     json_t *a = json_array();
     for (int i = 0; i < m->nseats; i++) {
         const seat_t *t = &m->seats[i];
-        json_t *o = json_pack("{s:i, s:s, s:s, s:b}", "seat", i, "kind",
-                              t->kind == SEAT_BOT ? "bot" : "open", "name",
-                              t->kind == SEAT_BOT ? t->spec : t->name, "connected",
-                              t->kind == SEAT_BOT || t->conn != NULL);
+        const char *name = t->kind == SEAT_BOT                      ? t->spec
+                           : t->kind == SEAT_PROGRAM && !t->name[0] ? t->spec
+                                                                    : t->name;
+        bool local = t->kind == SEAT_BOT || t->kind == SEAT_PROGRAM;
+        json_t *o = json_pack("{s:i, s:s, s:s, s:b}", "seat", i, "kind", kind_name(t->kind), "name",
+                              name, "connected", local || t->conn != NULL);
         if (t->takeover)
             json_object_set_new(o, "takeover", json_true());
         json_array_append_new(a, o);
@@ -164,6 +186,9 @@ json_t *match_summary(const match *m)
     json_object_set_new(o, "result", m->result ? json_incref(m->result) : json_null());
     if (m->demo)
         json_object_set_new(o, "demo", json_true());
+    json_t *tag = tours_match_tag(m);
+    if (tag)
+        json_object_update_new(o, tag);
     json_object_update_new(o, rules_of_play(m));
     return o;
 }
@@ -204,13 +229,16 @@ static int push_move(match *m, eng_move mv)
     return 0;
 }
 
-/* Let every idle in-process bot of the match see a move before it is applied. */
-static void observe(match *m, eng_move mv)
+/* Let every idle in-process bot of the match, and every program, see a
+ * move before it is applied (reason: why the server chose it, or NULL). */
+static void observe(match *m, eng_move mv, const char *reason)
 {
     for (int i = 0; i < m->nseats; i++) {
         seat_t *t = &m->seats[i];
         if (t->bot && !(m->job && i == m->job_seat))
             bot_observe(t->bot, m->st, mv);
+        if (t->prog)
+            prog_observe(t->prog, m->st, mv, reason);
     }
 }
 
@@ -223,8 +251,9 @@ static int commit_moves(match *m, int from, const char *by, const char *reason)
         m->nmoves = from;
         return rc;
     }
+    const char *why = by && strcmp(by, "server") == 0 ? (reason ? reason : "server") : NULL;
     for (int i = from; i < m->nmoves; i++) {
-        observe(m, m->moves[i]);
+        observe(m, m->moves[i], why);
         m->g->apply(m->st, m->moves[i]);
     }
     return 0;
@@ -244,7 +273,10 @@ void match_release_bots(match *m)
         }
 }
 
-static void finish(match *m, const char *reason, int faulty, const char *detail)
+/* End the match. verdict (may be NULL) names a program's fault that ended
+ * it (players/player.h verdict names); it goes into the result. */
+static void finish_ex(match *m, const char *reason, int faulty, const char *detail,
+                      const char *verdict)
 {
     if (m->status == MATCH_FINISHED)
         return;
@@ -289,8 +321,13 @@ static void finish(match *m, const char *reason, int faulty, const char *detail)
         json_object_set_new(m->result, "seat", json_integer(faulty));
     if (detail)
         json_object_set_new(m->result, "detail", json_string(detail));
+    if (verdict)
+        json_object_set_new(m->result, "verdict", json_string(verdict));
     if (m->srv->db)
         store_finish(m->srv, m);
+    for (int i = 0; i < m->nseats; i++)
+        if (m->seats[i].prog) /* told game_over, then ended; its log is stored */
+            prog_finish(m->seats[i].prog, m->st, reason, faulty, detail);
     m->srv->nlive--;
     m->srv->nfinished++;
     m->srv->finished++;
@@ -304,6 +341,7 @@ static void finish(match *m, const char *reason, int faulty, const char *detail)
     /* a finished match needs no bot: its search memory (arena pages) goes now,
      * not when the match is evicted from memory much later */
     match_release_bots(m);
+    tours_match_finished(m); /* its result, if it is a tournament game; seats freed */
 
     /* keep a bounded number of finished matches in memory */
     if (m->srv->nfinished > m->srv->finished_kept) {
@@ -316,6 +354,11 @@ static void finish(match *m, const char *reason, int faulty, const char *detail)
     }
     if (m->demo)
         srv_demo_check(m->srv);
+}
+
+static void finish(match *m, const char *reason, int faulty, const char *detail)
+{
+    finish_ex(m, reason, faulty, detail, NULL);
 }
 
 /* ---- turns ---------------------------------------------------------------------- */
@@ -417,10 +460,12 @@ static int play_turn(match *m, int seat_no, const eng_move *mv, int n, const cha
     t->in_grace = false;
     t->bank_ms += m->tc.increment_ms;
     t->moves++;
+    t->used_ms += used;
     m->srv->moves++;
     int rc = commit_moves(m, from, by, reason);
     if (rc) {
         t->moves--;
+        t->used_ms -= used;
         t->bank_ms = bank0;
         t->grace_ms = grace0;
         t->in_grace = in_grace0;
@@ -437,10 +482,20 @@ static int play_turn(match *m, int seat_no, const eng_move *mv, int n, const cha
     return 0;
 }
 
+/* A program seat's outstanding turn is no longer wanted. */
+static void prog_cancel(match *m, int seat_no)
+{
+    seat_t *t = &m->seats[seat_no];
+    if (t->prog_asked)
+        prog_stop(t->prog, t->prog_seq);
+    t->prog_asked = false;
+}
+
 /* The server plays a uniformly random legal turn for a seat (policies). */
 static void play_random(match *m, int seat_no, const char *reason)
 {
     agent_cancel(m);
+    prog_cancel(m, seat_no);
     eng_move mv[WIRE_MAX_TURN_MOVES];
     int n = 0;
     unsigned char *tmp = malloc(m->g->state_size);
@@ -489,6 +544,22 @@ static void send_your_turn(match *m, int seat_no)
     }
 }
 
+/* Ask a program seat's worker for the turn, by the match's deadline. */
+static void ask_program(match *m, int p)
+{
+    seat_t *t = &m->seats[p];
+    uint64_t now = srv_now(m->srv);
+    double left = m->deadline > now ? (double)(m->deadline - now) : 0;
+    t->prog_seq++;
+    if (!t->prog || prog_turn(t->prog, m->st, t->prog_seq, bot_now_ms() + left) != 0) {
+        srv_log(LOG_ERROR, "program_unavailable", "{s:s, s:i}", "match", m->id, "seat", p);
+        play_random(m, p, "internal");
+        return;
+    }
+    t->prog_asked = true;
+    arm_timer(m);
+}
+
 /* Ask the seat to move: arm its deadline, start its search or tell it. */
 static void ask(match *m, int p)
 {
@@ -513,6 +584,10 @@ static void ask(match *m, int p)
             return;
         }
         arm_timer(m);
+        return;
+    }
+    if (t->kind == SEAT_PROGRAM) {
+        ask_program(m, p);
         return;
     }
     arm_timer(m);
@@ -580,15 +655,21 @@ static void arm_timer(match *m)
     uv_timer_start(&m->timer, on_timer, next > now ? next - now : 0, 0);
 }
 
-static void timeout(match *m)
+/* The seat to move ran out of time: the timeout policy. why (may be NULL)
+ * is a program's own account of it, verdict its name. */
+static void timeout_v(match *m, const char *why, const char *verdict)
 {
     int p = m->to_move;
     /* how late the loop noticed the deadline (deadline is in loop ms) */
     uint64_t now_us = uv_hrtime() / 1000, due_us = m->deadline * 1000;
     hist_add(&m->srv->timeout_late, now_us > due_us ? now_us - due_us : 0);
     seat_t *t = &m->seats[p];
-    char detail[128];
-    snprintf(detail, sizeof detail, "seat %d did not move in time", p);
+    prog_cancel(m, p);
+    char detail[400];
+    if (why && why[0])
+        snprintf(detail, sizeof detail, "seat %d did not move in time: %s", p, why);
+    else
+        snprintf(detail, sizeof detail, "seat %d did not move in time", p);
     srv_log(LOG_INFO, "timeout", "{s:s, s:i, s:s}", "match", m->id, "seat", p, "policy",
             proto_timeout_name(m->pol.timeout));
     switch (m->pol.timeout) {
@@ -599,15 +680,27 @@ static void timeout(match *m)
              * the move comes, and when it runs out too the seat forfeits */
             m->deadline += (uint64_t)t->grace_ms;
             t->in_grace = true;
+            if (t->kind == SEAT_PROGRAM) {
+                /* its verdict came after the deadline: the grace counts from now */
+                m->deadline = srv_now(m->srv) + (uint64_t)t->grace_ms;
+                t->bot_stopping = false;
+                ask_program(m, p);
+                return;
+            }
             arm_timer(m);
-            if (t->kind == SEAT_OPEN)
+            if (t->kind == SEAT_OPEN || t->kind == SEAT_REMOTE)
                 send_your_turn(m, p);
             return;
         }
         t->grace_ms = 0;
         __attribute__((fallthrough)); /* grace spent: forfeit */
-    default: finish(m, "timeout", p, detail); return;
+    default: finish_ex(m, "timeout", p, detail, verdict); return;
     }
+}
+
+static void timeout(match *m)
+{
+    timeout_v(m, NULL, NULL);
 }
 
 static void on_timer(uv_timer_t *h)
@@ -666,6 +759,14 @@ static void on_timer(uv_timer_t *h)
             arm_timer(m);
             return;
         }
+        if (t->kind == SEAT_PROGRAM && t->prog_asked && !t->bot_stopping) {
+            /* the worker enforces the deadline itself and answers
+             * time_limit with the program's stderr: wait a moment for it */
+            t->bot_stopping = true;
+            m->deadline = now + SRV_PROG_VERDICT_GRACE_MS;
+            arm_timer(m);
+            return;
+        }
         timeout(m);
         return;
     }
@@ -689,8 +790,13 @@ void match_seat_connected(match *m, int seat_no, conn *c, const char *type, cons
         for (int i = 0; i < m->nseats; i++)
             if (m->seats[i].kind == SEAT_OPEN && !m->seats[i].joined)
                 start = false;
-        if (start)
+        if (start) {
             m->status = MATCH_LIVE;
+            /* a registered bot not connected now is away from the start */
+            for (int i = 0; i < m->nseats; i++)
+                if (m->seats[i].kind == SEAT_REMOTE && !m->seats[i].conn)
+                    m->seats[i].gone_since = srv_now(m->srv);
+        }
     }
     if (m->srv->db)
         store_update_seats(m->srv, m);
@@ -801,6 +907,10 @@ void match_remote_move(match *m, int seat_no, conn *c, const proto_msg *msg)
         send_your_turn(m, seat_no);
         return;
     }
+    /* a move the server asked for and played costs no rate token: a bot
+     * answering at once against instant opponents (or in many games at
+     * once) is paced by the server, not flooding it */
+    c->tokens += 1.0;
     advance(m);
     m->rx_ns = 0; /* the next seat is not a remote one waiting now */
 }
@@ -844,6 +954,93 @@ void match_agent_done(match *m, int seat_no, const eng_move *mv, int n, const bo
         return;
     }
     advance(m);
+}
+
+/* The part of a program's verdict detail everyone may read: its stderr
+ * lines stay in the program's log, for the match's owner. */
+static void public_detail(int seat_no, const char *verdict, const char *detail, char *out,
+                          size_t cap)
+{
+    const char *cut = strstr(detail, "; stderr:");
+    int n = cut ? (int)(cut - detail) : (int)strlen(detail);
+    snprintf(out, cap, "seat %d: %s%s%.*s", seat_no, verdict, n ? ": " : "", n, detail);
+}
+
+void match_program_done(match *m, int seat_no, int seq, const player_result *r)
+{
+    seat_t *t = &m->seats[seat_no];
+    if (m->status != MATCH_LIVE || m->to_move != seat_no || !t->prog_asked || seq != t->prog_seq)
+        return; /* a turn no longer waited for */
+    t->prog_asked = false;
+    t->bot_stopping = false;
+    const char *vname = player_verdict_name(r->verdict);
+    char detail[400];
+    public_detail(seat_no, vname, r->detail, detail, sizeof detail);
+    if (r->verdict != PLAYER_OK)
+        srv_log(LOG_INFO, "program_verdict", "{s:s, s:i, s:s, s:s}", "match", m->id, "seat",
+                seat_no, "verdict", vname, "detail", r->detail);
+    switch (r->verdict) {
+    case PLAYER_OK: {
+        /* the worker checked the turn against its own copy; check it again */
+        unsigned char *tmp = malloc(m->g->state_size);
+        bool ok = tmp != NULL && r->nmoves > 0;
+        if (ok) {
+            memcpy(tmp, m->st, m->g->state_size);
+            for (int i = 0; i < r->nmoves && ok; i++) {
+                ok = m->g->current_player(tmp) == seat_no && eng_is_legal(m->g, tmp, r->moves[i]);
+                if (ok)
+                    m->g->apply(tmp, r->moves[i]);
+            }
+            ok = ok && m->g->current_player(tmp) != seat_no;
+        }
+        free(tmp);
+        if (!ok) {
+            srv_log(LOG_ERROR, "program_bad_turn", "{s:s, s:i}", "match", m->id, "seat", seat_no);
+            play_random(m, seat_no, "illegal");
+            return;
+        }
+        if (play_turn(m, seat_no, r->moves, r->nmoves, "player", NULL, NULL, NULL) != 0) {
+            arm_timer(m);
+            return;
+        }
+        advance(m);
+        return;
+    }
+    case PLAYER_TIME_LIMIT: timeout_v(m, r->detail, vname); return;
+    case PLAYER_ILLEGAL_MOVE:
+    case PLAYER_BAD_OUTPUT:
+        t->illegal++;
+        if (m->pol.illegal == PROTO_ILLEGAL_FORFEIT ||
+            (m->pol.illegal == PROTO_ILLEGAL_REJECT && t->illegal >= m->pol.max_illegal))
+            finish_ex(m, "illegal", seat_no, detail, vname);
+        else if (m->pol.illegal == PROTO_ILLEGAL_RANDOM)
+            play_random(m, seat_no, vname);
+        else
+            ask_program(m, seat_no); /* reject: the same turn again, told why */
+        return;
+    case PLAYER_RESIGNED: finish_ex(m, "resignation", seat_no, detail, vname); return;
+    default:
+        /* crashed, memory_limit, no_answer, output_flood, internal_error: the
+         * program is gone for this turn, as a dropped connection is; it is
+         * started again at its next turn (up to PLAYER_MAX_FAILURES a game) */
+        if (m->pol.disconnect == PROTO_DISCONNECT_RANDOM)
+            play_random(m, seat_no, vname);
+        else
+            finish_ex(m, "crash", seat_no, detail, vname);
+        return;
+    }
+}
+
+void match_attach_remote(match *m)
+{
+    for (int i = 0; i < m->nseats && m->status != MATCH_FINISHED; i++) {
+        seat_t *t = &m->seats[i];
+        if (t->kind != SEAT_REMOTE || t->conn)
+            continue;
+        regbot *r = registry_find(m->srv, t->name);
+        if (r && r->conn)
+            take_seat(r->conn, m, i, "joined", NULL);
+    }
 }
 
 void match_resign(match *m, int seat_no)
@@ -964,11 +1161,14 @@ void match_close(match *m)
         s->nfinished--;
     else
         s->nlive--;
-    for (int i = 0; i < m->nseats; i++)
+    for (int i = 0; i < m->nseats; i++) {
         if (m->seats[i].conn) {
             conn_sub_remove(m->seats[i].conn, m, i);
             m->seats[i].conn = NULL;
         }
+        if (m->seats[i].prog)
+            prog_detach(m->seats[i].prog); /* unfinished: it resumes at the next start */
+    }
     while (m->nspect > 0)
         match_remove_spectator(m, m->spect[m->nspect - 1]);
     agent_cancel(m);
@@ -990,7 +1190,7 @@ static int make_bots(match *m, char *err, size_t errcap, int *code)
         uint64_t seed;
         eng_rng r;
         eng_rng_seed_stream(&r, m->seed, 1000 + (uint64_t)i);
-        seed = eng_rng_next(&r);
+        seed = m->seat_seeds ? m->seat_seed[i] : eng_rng_next(&r);
         t->bot = bot_create(t->spec, m->g, seed, err, errcap);
         if (t->bot)
             m->srv->bots++;
@@ -1003,7 +1203,97 @@ static int make_bots(match *m, char *err, size_t errcap, int *code)
     return 0;
 }
 
+/* Check the seat specs of a create_match: bots by bot_check_spec, programs
+ * by resolving their command, registered bots in the registry; programs and
+ * registered bots only with the admin token. */
+static int check_seats(srv *s, const proto_msg *msg, const eng_game *g, const match_opts *opts,
+                       int *code, char *err, size_t errcap)
+{
+    int programs = 0;
+    for (int i = 0; i < msg->nseats; i++) {
+        if (msg->seats[i].open)
+            continue;
+        const char *spec = msg->seats[i].bot;
+        int kind = match_spec_kind(spec);
+        char e[320];
+        int rc = 0;
+        if (kind != SEAT_BOT && !(opts && opts->admin)) {
+            *code = ENG_EFORBIDDEN;
+            snprintf(err, errcap,
+                     "seat %d: %s seats need the server's admin token (\"admin_token\")", i,
+                     kind == SEAT_PROGRAM ? "program (cmd:)" : "registered bot (remote:)");
+            return -1;
+        }
+        if (kind == SEAT_PROGRAM) {
+            player_config pc;
+            player_config_default(&pc);
+            player *pl = player_create(spec, g, &pc, e, sizeof e);
+            if (!pl)
+                rc = ENG_EBAD_BOT_SPEC;
+            player_destroy(pl); /* nothing was started: player_create only checks */
+            programs++;
+        } else if (kind == SEAT_REMOTE) {
+            const char *name = spec + 7;
+            if (!name[0] || strlen(name) > PROTO_NAME_MAX) {
+                rc = ENG_EBAD_BOT_SPEC;
+                snprintf(e, sizeof e, "remote: needs the name of a registered bot");
+            } else {
+                rc = registry_check(s, name, g, e, sizeof e);
+            }
+            for (int j = 0; j < i && rc == 0; j++)
+                if (!msg->seats[j].open && strcmp(msg->seats[j].bot, spec) == 0) {
+                    rc = ENG_EBAD_BOT_SPEC;
+                    snprintf(e, sizeof e, "'%s' holds seat %d already", name, j);
+                }
+        } else {
+            rc = bot_check_spec(spec, g, e, sizeof e);
+        }
+        if (rc) {
+            *code = rc;
+            snprintf(err, errcap, "seat %d: %s", i, e);
+            return -1;
+        }
+    }
+    if (programs && progs_running(s) + programs > SRV_MAX_PROGRAMS) {
+        *code = ENG_ETOO_MANY;
+        snprintf(err, errcap, "the server runs its maximum of %d programs", SRV_MAX_PROGRAMS);
+        return -1;
+    }
+    return 0;
+}
+
+/* Start the worker of every program seat (resumed after n moves when n > 0). */
+static int start_programs(match *m, const eng_move *moves, int n, char *err, size_t errcap)
+{
+    void *initial = NULL;
+    for (int i = 0; i < m->nseats; i++) {
+        if (m->seats[i].kind != SEAT_PROGRAM)
+            continue;
+        if (!initial) {
+            initial = malloc(m->g->state_size);
+            if (!initial) {
+                snprintf(err, errcap, "out of memory");
+                return ENG_ENOMEM;
+            }
+            m->g->init(initial, &m->rules);
+        }
+        int rc = prog_start(m, i, initial, moves, n, err, errcap);
+        if (rc) {
+            free(initial);
+            return rc;
+        }
+    }
+    free(initial);
+    return 0;
+}
+
 match *match_create(srv *s, const proto_msg *msg, int *code, char *err, size_t errcap)
+{
+    return match_create_ex(s, msg, NULL, code, err, errcap);
+}
+
+match *match_create_ex(srv *s, const proto_msg *msg, const match_opts *opts, int *code, char *err,
+                       size_t errcap)
 {
     const eng_game *g = eng_find_game(msg->game);
     const wire_game *w = g ? wire_find(g->name) : NULL;
@@ -1023,16 +1313,8 @@ match *match_create(srv *s, const proto_msg *msg, int *code, char *err, size_t e
         *code = rc;
         return NULL;
     }
-    for (int i = 0; i < msg->nseats; i++)
-        if (!msg->seats[i].open) {
-            char e[256];
-            int brc = bot_check_spec(msg->seats[i].bot, g, e, sizeof e);
-            if (brc) {
-                *code = brc;
-                snprintf(err, errcap, "seat %d: %s", i, e);
-                return NULL;
-            }
-        }
+    if (check_seats(s, msg, g, opts, code, err, errcap))
+        return NULL;
     match *m = alloc_match(s, g, w, &rules);
     if (!m) {
         *code = ENG_ENOMEM;
@@ -1051,7 +1333,13 @@ match *match_create(srv *s, const proto_msg *msg, int *code, char *err, size_t e
         seed = seed * 33 + (unsigned char)tok[i];
     if (s->test.seed_set)
         seed = s->test.seed++; /* test hook: reproducible matches */
+    if (opts && opts->has_seed)
+        seed = opts->seed; /* a tournament group's games share their chance seed */
     m->seed = seed;
+    if (opts && opts->has_seat_seeds) {
+        m->seat_seeds = true;
+        memcpy(m->seat_seed, opts->seat_seed, sizeof m->seat_seed);
+    }
     eng_rng_seed(&m->chance, seed);
     m->tc = msg->tc;
     m->pol = msg->pol;
@@ -1059,9 +1347,14 @@ match *match_create(srv *s, const proto_msg *msg, int *code, char *err, size_t e
     bool open = false;
     for (int i = 0; i < m->nseats; i++) {
         seat_t *t = &m->seats[i];
-        t->kind = msg->seats[i].open ? SEAT_OPEN : SEAT_BOT;
+        t->kind = msg->seats[i].open ? SEAT_OPEN : match_spec_kind(msg->seats[i].bot);
         snprintf(t->name, sizeof t->name, "%s", msg->seats[i].name);
         snprintf(t->spec, sizeof t->spec, "%s", msg->seats[i].bot);
+        if (t->kind == SEAT_REMOTE) { /* the seat's name is the registered bot's */
+            size_t len = strnlen(t->spec + 7, PROTO_NAME_MAX); /* checked: at most 64 */
+            memcpy(t->name, t->spec + 7, len);
+            t->name[len] = 0;
+        }
         if (t->kind == SEAT_OPEN) {
             random_ok = random_ok && srv_random_token(t->token, SRV_TOKEN_LEN) == 0;
             open = true;
@@ -1091,6 +1384,20 @@ match *match_create(srv *s, const proto_msg *msg, int *code, char *err, size_t e
         return NULL;
     }
     link_match(s, m);
+    /* a registered bot is away until its connection takes the seat
+     * (match_attach_remote): its clock runs, the disconnect policy applies */
+    for (int i = 0; i < m->nseats; i++)
+        if (m->seats[i].kind == SEAT_REMOTE && m->status == MATCH_LIVE)
+            m->seats[i].gone_since = srv_now(s);
+    int prc = start_programs(m, NULL, 0, err, errcap);
+    if (prc) {
+        /* stored already: it ends at once, recorded as such */
+        srv_log(LOG_ERROR, "program_failed", "{s:s, s:s}", "match", m->id, "reason", err);
+        *code = prc;
+        m->status = MATCH_LIVE;
+        finish(m, "aborted", -1, err);
+        return NULL;
+    }
     srv_log(LOG_INFO, "match_created", "{s:s, s:s, s:i, s:s}", "match", m->id, "game", g->name,
             "seats", m->nseats, "status", status_name(m->status));
     return m;
@@ -1154,7 +1461,13 @@ match *match_restore(srv *s, const char *id, const char *game, const char *rules
                     "name", &name, "spec", &spec, "token", &token, "resume", &res, "bank_ms", &bank,
                     "grace_ms", &grace, "illegal", &t->illegal, "moves", &t->moves, "joined",
                     &joined, "takeover", &takeover);
-        t->kind = strcmp(kind, "bot") == 0 ? SEAT_BOT : SEAT_OPEN;
+        t->kind = strcmp(kind, "bot") == 0       ? SEAT_BOT
+                  : strcmp(kind, "program") == 0 ? SEAT_PROGRAM
+                  : strcmp(kind, "remote") == 0  ? SEAT_REMOTE
+                                                 : SEAT_OPEN;
+        json_int_t used = 0;
+        json_unpack(json_array_get(sj, (size_t)i), "{s:I}", "used_ms", &used);
+        t->used_ms = used;
         snprintf(t->name, sizeof t->name, "%s", name);
         snprintf(t->spec, sizeof t->spec, "%s", spec);
         snprintf(t->token, sizeof t->token, "%s", token);
@@ -1206,10 +1519,15 @@ match *match_restore(srv *s, const char *id, const char *game, const char *rules
     } else {
         /* everyone reconnects from scratch; the seat to move gets a fresh move */
         for (int i = 0; i < m->nseats; i++)
-            if (m->seats[i].kind == SEAT_OPEN && m->seats[i].joined && status == MATCH_LIVE)
+            if (((m->seats[i].kind == SEAT_OPEN && m->seats[i].joined) ||
+                 m->seats[i].kind == SEAT_REMOTE) &&
+                status == MATCH_LIVE)
                 m->seats[i].gone_since = srv_now(s);
     }
     link_match(s, m);
+    if (status != MATCH_FINISHED && start_programs(m, moves, nmoves, err, errcap) != 0)
+        /* its program seats play random moves or forfeit at their turns */
+        srv_log(LOG_ERROR, "program_failed", "{s:s, s:s}", "match", m->id, "reason", err);
     goto out;
 fail:
     m->closing = true;

@@ -121,15 +121,17 @@ void conn_sub_remove(conn *c, match *m, int seat)
         }
 }
 
-/* Token bucket: false when the message must be refused. */
+/* Token bucket: false when the message must be refused. A registered bot
+ * plays up to `capacity` games at once: its rate and burst scale with it. */
 static bool rate_ok(conn *c)
 {
     uint64_t now = srv_now(c->srv);
-    double add = (double)(now - c->tokens_at_ms) * SRV_RATE_PER_SEC / 1000.0;
+    double scale = c->reg ? c->reg->capacity : 1;
+    double add = (double)(now - c->tokens_at_ms) * SRV_RATE_PER_SEC * scale / 1000.0;
     c->tokens_at_ms = now;
     c->tokens += add;
-    if (c->tokens > SRV_RATE_BURST)
-        c->tokens = SRV_RATE_BURST;
+    if (c->tokens > SRV_RATE_BURST * scale)
+        c->tokens = SRV_RATE_BURST * scale;
     if (c->tokens < 1.0)
         return false;
     c->tokens -= 1.0;

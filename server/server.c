@@ -304,9 +304,12 @@ static void on_signal(uv_signal_t *h, int signum)
      * longer keep the loop running */
     uv_unref((uv_handle_t *)&s->sigint);
     uv_unref((uv_handle_t *)&s->sigterm);
-    /* stop every search and timer; matches stay unfinished in the journal */
+    /* stop every search, program and timer; matches and tournaments stay
+     * unfinished in the journal */
+    tours_shutdown(s);
     while (s->matches)
         match_close(s->matches);
+    progs_shutdown(s);
     store_stop_checkpoints(s);
     for (conn *c = s->conns; c; c = c->next) {
         conn_error(c, ENG_ESHUTTING_DOWN, "the server is shutting down; resume later", NULL);
@@ -348,9 +351,19 @@ int srv_run(const srv_config *cfg)
         fprintf(stderr, "tessera serve: %s\n", err);
         return 1;
     }
-    if (store_load(&s, err, sizeof err)) {
+    int irc = admin_init(&s, err, sizeof err);
+    if (irc == 0 && (irc = progs_init(&s)) != 0)
+        snprintf(err, sizeof err, "the program workers could not be set up");
+    if (irc == 0)
+        irc = tours_init(&s, err, sizeof err);
+    if (irc || store_load(&s, err, sizeof err)) {
         srv_log(LOG_ERROR, "start_failed", "{s:s}", "reason", err);
         fprintf(stderr, "tessera serve: %s\n", err);
+        while (s.matches)
+            match_close(s.matches);
+        progs_shutdown(&s);
+        uv_run(s.loop, UV_RUN_DEFAULT); /* the programs end, the handles close */
+        tours_free(&s);
         store_close(&s);
         return 1;
     }
@@ -359,10 +372,12 @@ int srv_run(const srv_config *cfg)
         fprintf(stderr, "tessera serve: %s\n", err);
         while (s.matches)
             match_close(s.matches);
+        progs_shutdown(&s);
         uv_run(s.loop, UV_RUN_NOWAIT); /* the matches' handles close */
         /* a context whose vhost failed: lws 4.1 leaves handles that must not
          * run after the destroy (they crash), so the loop does not run again */
         net_stop(&s);
+        tours_free(&s);
         store_close(&s);
         return 1;
     }
@@ -395,6 +410,7 @@ int srv_run(const srv_config *cfg)
     for (match *m = s.matches; m; m = m->next)
         if (m->status != MATCH_FINISHED)
             match_advance(m);
+    tours_resume(&s);
     start_demo(&s);
 
     uv_run(s.loop, UV_RUN_DEFAULT);
@@ -403,7 +419,10 @@ int srv_run(const srv_config *cfg)
     uv_close((uv_handle_t *)&s.sigint, NULL);
     uv_close((uv_handle_t *)&s.sigterm, NULL);
     uv_run(s.loop, UV_RUN_NOWAIT);
+    tours_free(&s);
+    registry_free(&s);
     store_close(&s);
+    free(s.progs);
     uv_loop_close(s.loop);
     srv_log(LOG_INFO, "stopped", NULL);
     return 0;

@@ -26,6 +26,7 @@ typedef struct srv_config {
     const char *port_file;    /* write the bound port here once listening (tests) */
     int idle_timeout_ms;      /* drop a connection silent this long (0: limits.h's
                                  SRV_HANGUP_IDLE_S); whole seconds, rounded up */
+    const char *admin_token_file; /* write the admin token here (mode 0600) at start */
 } srv_config;
 
 /* Check a configuration before serving: the demo spec is one or two valid

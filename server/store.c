@@ -313,12 +313,17 @@ static char *seats_json(const match *m)
     json_t *a = json_array();
     for (int i = 0; i < m->nseats; i++) {
         const seat_t *t = &m->seats[i];
+        static const char *const kinds[] = {[SEAT_BOT] = "bot",
+                                            [SEAT_OPEN] = "open",
+                                            [SEAT_PROGRAM] = "program",
+                                            [SEAT_REMOTE] = "remote"};
         json_array_append_new(
-            a, json_pack("{s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:i, s:i, s:b, s:b}", "kind",
-                         t->kind == SEAT_BOT ? "bot" : "open", "name", t->name, "spec", t->spec,
-                         "token", t->token, "resume", t->resume, "bank_ms", (json_int_t)t->bank_ms,
-                         "grace_ms", (json_int_t)t->grace_ms, "illegal", t->illegal, "moves",
-                         t->moves, "joined", t->joined, "takeover", t->takeover));
+            a,
+            json_pack("{s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:i, s:i, s:b, s:b, s:I}", "kind",
+                      kinds[t->kind], "name", t->name, "spec", t->spec, "token", t->token, "resume",
+                      t->resume, "bank_ms", (json_int_t)t->bank_ms, "grace_ms",
+                      (json_int_t)t->grace_ms, "illegal", t->illegal, "moves", t->moves, "joined",
+                      t->joined, "takeover", t->takeover, "used_ms", (json_int_t)t->used_ms));
     }
     char *txt = json_dumps(a, JSON_COMPACT);
     json_decref(a);
@@ -609,4 +614,31 @@ int store_resume_status(srv *s, const char *token)
     }
     sqlite3_finalize(q);
     return status;
+}
+
+struct sqlite3 *store_handle(srv *s)
+{
+    return s->db ? s->db->db : NULL;
+}
+
+int store_match_result(srv *s, const char *id, int *status, json_t **result)
+{
+    store *st = s->db;
+    *result = NULL;
+    if (!st)
+        return -1;
+    sqlite3_stmt *q = NULL;
+    int rc = -1;
+    if (prep(st, &q, "SELECT status, result FROM matches WHERE id=?") == SQLITE_OK) {
+        sqlite3_bind_text(q, 1, id, -1, SQLITE_TRANSIENT);
+        if (sqlite3_step(q) == SQLITE_ROW) {
+            *status = sqlite3_column_int(q, 0);
+            const char *res = col_text(q, 1);
+            if (res[0])
+                *result = json_loads(res, 0, NULL);
+            rc = 0;
+        }
+    }
+    sqlite3_finalize(q);
+    return rc;
 }

@@ -28,9 +28,31 @@ static const char *corpus_dir;
 
 /* The client message types, as named on the wire. */
 static const char *const client_types[PROTO_NTYPES] = {
-    "hello",        "ping",   "list_games", "list_bots",    "list_matches",
-    "create_match", "join",   "spectate",   "unspectate",   "move",
-    "resign",       "resume", "replay",     "server_stats", "get_record",
+    "hello",
+    "ping",
+    "list_games",
+    "list_bots",
+    "list_matches",
+    "create_match",
+    "join",
+    "spectate",
+    "unspectate",
+    "move",
+    "resign",
+    "resume",
+    "replay",
+    "server_stats",
+    "get_record",
+    "register",
+    "unregister",
+    "create_tournament",
+    "start_tournament",
+    "pause_tournament",
+    "cancel_tournament",
+    "list_tournaments",
+    "watch_tournament",
+    "unwatch_tournament",
+    "get_tournament_plots",
 };
 
 /* ---- helpers ------------------------------------------------------------ */
@@ -150,7 +172,96 @@ static const char full_create[] =
     "\"time_control\":{\"move_ms\":5000,\"first_move_ms\":30000,\"bank_ms\":60000,"
     "\"increment_ms\":1000},"
     "\"policies\":{\"timeout\":\"random_move\",\"illegal\":\"forfeit\",\"max_illegal\":7,"
-    "\"disconnect\":\"random_move\",\"reconnect_grace_ms\":45000,\"grace_ms\":2000}}";
+    "\"disconnect\":\"random_move\",\"reconnect_grace_ms\":45000,\"grace_ms\":2000},"
+    "\"admin_token\":\"a1\"}";
+
+/* create_tournament with every field. */
+static const char full_tournament[] =
+    "{\"type\":\"create_tournament\",\"id\":1,\"admin_token\":\"a1\",\"format\":\"round-robin\","
+    "\"game\":\"carcassonne\",\"rules\":{\"players\":2},"
+    "\"participants\":[{\"name\":\"a\",\"spec\":\"random\",\"reference\":true},"
+    "{\"name\":\"b\",\"spec\":\"remote:bob\"}],\"games_per_pair\":4,\"cycles\":2,\"rounds\":3,"
+    "\"best_of\":1,\"concurrency\":3,\"time_control\":{\"move_ms\":1000,\"first_move_ms\":2000,"
+    "\"bank_ms\":0,\"increment_ms\":0},\"policies\":{\"timeout\":\"forfeit\",\"illegal\":"
+    "\"reject\","
+    "\"max_illegal\":3,\"disconnect\":\"forfeit\",\"reconnect_grace_ms\":1000,\"grace_ms\":0},"
+    "\"seed\":7,\"sprt\":{\"elo0\":0,\"elo1\":5,\"alpha\":0.05,\"beta\":0.05,\"model\":"
+    "\"logistic\"},"
+    "\"label\":\"league\",\"anchor\":\"a\",\"placement_games\":10,\"registered\":false}";
+
+/* register, the tournament messages: what is read, defaults, limits. */
+static void test_register_and_tournaments(void **state)
+{
+    (void)state;
+    proto_msg m;
+    decode_ok("{\"type\":\"register\",\"name\":\"alice.v2\",\"secret\":\"12345678\"}", &m);
+    assert_string_equal(m.name, "alice.v2");
+    assert_string_equal(m.secret, "12345678");
+    assert_int_equal(m.capacity, 1);
+    assert_int_equal(m.ngames, 0);
+    proto_msg_free(&m);
+    decode_ok("{\"type\":\"register\",\"name\":\"b\",\"secret\":\"12345678\",\"capacity\":16,"
+              "\"games\":[\"reversi\",\"carcassonne\"]}",
+              &m);
+    assert_int_equal(m.capacity, 16);
+    assert_int_equal(m.ngames, 2);
+    assert_string_equal(m.games[1], "carcassonne");
+    proto_msg_free(&m);
+    static const char *const bad_reg[][2] = {
+        {"{\"type\":\"register\",\"name\":\"a b\",\"secret\":\"12345678\"}", "name may hold only"},
+        {"{\"type\":\"register\",\"name\":\"a\",\"secret\":\"1234567\"}", "8 to 64"},
+        {"{\"type\":\"register\",\"name\":\"a\",\"secret\":\"12345678\",\"capacity\":17}",
+         "capacity must be 1 to 16"},
+        {"{\"type\":\"register\",\"name\":\"a\",\"secret\":\"12345678\",\"games\":[]}",
+         "games must have 1 to"},
+        {"{\"type\":\"register\",\"name\":\"\",\"secret\":\"12345678\"}", "name must have"},
+    };
+    for (size_t i = 0; i < sizeof bad_reg / sizeof bad_reg[0]; i++)
+        decode_err(bad_reg[i][0], strlen(bad_reg[i][0]), ENG_EBAD_MESSAGE, bad_reg[i][1]);
+
+    decode_ok(full_tournament, &m);
+    assert_int_equal(m.tour.format, PROTO_TOUR_ROUND_ROBIN);
+    assert_int_equal(m.tour.nparticipants, 2);
+    assert_int_equal(m.tour.games_per_pair, 4);
+    assert_int_equal(m.tour.concurrency, 3);
+    assert_true(m.tour.has_sprt);
+    assert_string_equal(m.tour.sprt_model, "logistic");
+    assert_true(m.tour.has_seed);
+    assert_false(m.tour.registered);
+    assert_string_equal(m.admin_token, "a1");
+    proto_msg_free(&m);
+    decode_ok("{\"type\":\"create_tournament\",\"format\":\"ladder\",\"game\":\"reversi\","
+              "\"participants\":[]}",
+              &m);
+    assert_int_equal(m.tour.format, PROTO_TOUR_LADDER);
+    assert_int_equal(m.tour.games_per_pair, 2);
+    assert_int_equal(m.tour.cycles, 1);
+    assert_int_equal(m.tour.concurrency, 2);
+    assert_int_equal(m.tour.placement_games, 10);
+    assert_true(m.tour.registered);
+    assert_null(m.admin_token);
+    proto_msg_free(&m);
+    static const char *const bad_tour[][2] = {
+        {"{\"type\":\"create_tournament\",\"format\":\"league\",\"game\":\"g\",\"participants\":[]"
+         "}",
+         "format must be one of round-robin, gauntlet, swiss, knockout, ladder"},
+        {"{\"type\":\"create_tournament\",\"format\":\"swiss\",\"game\":\"g\",\"participants\":[],"
+         "\"games_per_pair\":0}",
+         "games_per_pair must be 1 to 100000, not 0"},
+        {"{\"type\":\"create_tournament\",\"format\":\"swiss\",\"game\":\"g\","
+         "\"participants\":[{\"name\":\"a\"}]}",
+         "missing field \"spec\" in participants[0]"},
+        {"{\"type\":\"create_tournament\",\"format\":\"swiss\",\"game\":\"g\",\"participants\":[],"
+         "\"sprt\":{\"elo0\":0}}",
+         "missing field \"elo1\" in sprt"},
+        {"{\"type\":\"start_tournament\",\"tournament\":0}", "tournament must be 1 to"},
+        {"{\"type\":\"watch_tournament\",\"tournament\":\"1\"}", "tournament must be an integer"},
+    };
+    for (size_t i = 0; i < sizeof bad_tour / sizeof bad_tour[0]; i++)
+        decode_err(bad_tour[i][0], strlen(bad_tour[i][0]), ENG_EBAD_MESSAGE, bad_tour[i][1]);
+    assert_string_equal(proto_tour_format_name(PROTO_TOUR_LADDER), "ladder");
+    assert_string_equal(proto_tour_format_name(5), "unknown");
+}
 
 static void test_create_match_full(void **state)
 {
@@ -662,9 +773,34 @@ static void test_out_of_memory(void **state)
 /* ---- schemas ------------------------------------------------------------ */
 
 static const char *const server_types[] = {
-    "welcome",     "pong",     "games",         "bots",      "matches", "match_created", "joined",
-    "spectating",  "resumed",  "move_accepted", "your_turn", "update",  "game_over",     "error",
-    "unspectated", "resigned", "replayed",      "stats",     "record",
+    "welcome",
+    "pong",
+    "games",
+    "bots",
+    "matches",
+    "match_created",
+    "joined",
+    "spectating",
+    "resumed",
+    "move_accepted",
+    "your_turn",
+    "update",
+    "game_over",
+    "error",
+    "unspectated",
+    "resigned",
+    "replayed",
+    "stats",
+    "record",
+    "registered",
+    "unregistered",
+    "tournament_created",
+    "tournament_state",
+    "tournaments",
+    "tournament",
+    "tournament_update",
+    "unwatched",
+    "tournament_plots",
 };
 #define N_SERVER_TYPES (sizeof server_types / sizeof server_types[0])
 
@@ -748,7 +884,21 @@ static const char *const full_messages[PROTO_NTYPES] = {
      * specially in test_schemas_match_decoder */
     [PROTO_REPLAY] = "{\"type\":\"replay\",\"id\":1,\"match\":\"m\"}",
     [PROTO_SERVER_STATS] = "{\"type\":\"server_stats\",\"id\":1}",
-    [PROTO_GET_RECORD] = "{\"type\":\"get_record\",\"id\":1,\"match\":\"m\"}",
+    [PROTO_GET_RECORD] = "{\"type\":\"get_record\",\"id\":1,\"match\":\"m\",\"admin_token\":\"a\"}",
+    [PROTO_REGISTER] = "{\"type\":\"register\",\"id\":1,\"name\":\"n\",\"secret\":\"12345678\","
+                       "\"capacity\":2,\"games\":[\"carcassonne\"]}",
+    [PROTO_UNREGISTER] = "{\"type\":\"unregister\",\"id\":1}",
+    [PROTO_CREATE_TOURNAMENT] = full_tournament,
+    [PROTO_START_TOURNAMENT] =
+        "{\"type\":\"start_tournament\",\"id\":1,\"tournament\":1,\"admin_token\":\"a\"}",
+    [PROTO_PAUSE_TOURNAMENT] =
+        "{\"type\":\"pause_tournament\",\"id\":1,\"tournament\":1,\"admin_token\":\"a\"}",
+    [PROTO_CANCEL_TOURNAMENT] =
+        "{\"type\":\"cancel_tournament\",\"id\":1,\"tournament\":1,\"admin_token\":\"a\"}",
+    [PROTO_LIST_TOURNAMENTS] = "{\"type\":\"list_tournaments\",\"id\":1}",
+    [PROTO_WATCH_TOURNAMENT] = "{\"type\":\"watch_tournament\",\"id\":1,\"tournament\":1}",
+    [PROTO_UNWATCH_TOURNAMENT] = "{\"type\":\"unwatch_tournament\",\"id\":1,\"tournament\":1}",
+    [PROTO_GET_TOURNAMENT_PLOTS] = "{\"type\":\"get_tournament_plots\",\"id\":1,\"tournament\":1}",
 };
 
 static int decode_json(json_t *msg, char *err, size_t errcap)
@@ -948,6 +1098,22 @@ static void test_schemas_match_decoder(void **state)
             assert_true(json_is_false(json_object_get(seat, "additionalProperties")));
             json_decref(all);
         }
+        if (t == PROTO_CREATE_TOURNAMENT) {
+            json_t *defs = json_object_get(s, "$defs");
+            static const char *const nested[] = {"time_control", "policies", "sprt"};
+            for (int i = 0; i < 3; i++) {
+                json_t *sub = json_object_get(defs, nested[i]);
+                json_t *obj = json_object_get(msg, nested[i]);
+                assert_true(json_is_false(json_object_get(sub, "additionalProperties")));
+                same_keys(nested[i], obj, sub);
+                check_int_bounds(nested[i], msg, obj, sub);
+                check_enums(nested[i], msg, obj, sub);
+            }
+            json_t *part = json_object_get(defs, "participant");
+            json_t *first = json_array_get(json_object_get(msg, "participants"), 0);
+            same_keys("participant", first, part);
+            assert_true(json_is_false(json_object_get(part, "additionalProperties")));
+        }
         json_decref(msg);
         json_decref(s);
     }
@@ -1128,6 +1294,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_reply),
         cmocka_unit_test(test_names),
         cmocka_unit_test(test_policy_round_trip),
+        cmocka_unit_test(test_register_and_tournaments),
         cmocka_unit_test(test_out_of_memory),
         cmocka_unit_test(test_schema_files),
         cmocka_unit_test(test_schemas_match_decoder),

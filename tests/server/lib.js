@@ -290,6 +290,28 @@ class Server {
   }
 }
 
+/*
+ * Start a server that writes its admin token to a file (--admin-token-file)
+ * and read it: resolves with the Server, its token in srv.adminToken.
+ */
+async function startAdmin(opts = {}) {
+  const dir = opts.dir || tmpDir(opts.tag);
+  const tokenFile = path.join(dir, 'admin-token');
+  /* the programs it runs get their working folders here, not in /tmp: a suite
+   * that counts the sandbox's folders in /tmp (tests/players) may run at the
+   * same time. Programs run as nobody under root: the folders must be reachable. */
+  const tmp = path.join(dir, 'tmp');
+  fs.mkdirSync(tmp, { recursive: true });
+  fs.chmodSync(dir, 0o711);
+  fs.chmodSync(tmp, 0o1777);
+  const srv = await Server.start({ ...opts, dir, args: [...(opts.args || []), '--admin-token-file', tokenFile],
+    env: { TMPDIR: tmp, ...(opts.env || {}) } });
+  srv.ownDir = !opts.dir;
+  srv.tokenFile = tokenFile;
+  srv.adminToken = fs.readFileSync(tokenFile, 'utf8').trim();
+  return srv;
+}
+
 /* ---- a WebSocket client ------------------------------------------------------- */
 
 let clientCount = 0;
@@ -527,6 +549,42 @@ async function playUntilOver(c, opts = {}) {
   }
 }
 
+/*
+ * In the background, answer every `your_turn` that reaches c (any match,
+ * any seat: a registered bot) with a random legal move, until stop() or the
+ * connection closes. opts: rng, delayMs, skip(yt) (true: leave it
+ * unanswered). Returns {stop, turns} (turns: how many were answered).
+ */
+function autoPlay(c, opts = {}) {
+  const r = opts.rng || rng(7);
+  const state = { stopped: false, turns: 0 };
+  (async () => {
+    while (!state.stopped) {
+      let yt;
+      try {
+        yt = await c.expect('your_turn', 3600 * 1000);
+      } catch {
+        return; /* closed */
+      }
+      if (state.stopped || (opts.skip && opts.skip(yt)))
+        continue;
+      if (opts.delayMs)
+        await sleep(opts.delayMs);
+      if (c.isOpen)
+        c.send({ type: 'move', match: yt.match, turn: yt.turn, move: randomMove(yt, r) });
+      state.turns++;
+    }
+  })();
+  return {
+    stop() {
+      state.stopped = true;
+    },
+    get turns() {
+      return state.turns;
+    },
+  };
+}
+
 /* Assert that m is a structured error with this code (and id, if given). */
 function isError(m, code, id) {
   return m.type === 'error' && m.code === code && typeof m.message === 'string' &&
@@ -650,7 +708,7 @@ const RECORD = ['player', 'tile', 'x', 'y', 'rot', 'meeple', 'discarded'];
 const CLOCK = ['seat', 'bank_ms', 'time_left_ms', 'deadline', 'grace_ms'];
 const SEAT = ['seat', 'kind', 'name', 'connected', 'takeover'];
 const LEGAL = ['x', 'y', 'rot', 'meeples'];
-const RESULT = ['reason', 'winners', 'ranking', 'scores', 'seat', 'detail'];
+const RESULT = ['reason', 'winners', 'ranking', 'scores', 'seat', 'detail', 'verdict'];
 const TILE = /^[A-X]$/;
 
 /* The fields of `msg` outside the allow-list, as "path: key" strings. */
@@ -715,7 +773,7 @@ function leaks(msg) {
 }
 
 module.exports = {
-  leaks, replayHistory, logTime, CLOCK_SLACK,
+  leaks, replayHistory, logTime, CLOCK_SLACK, startAdmin, autoPlay,
   WebSocket, ROOT, SLOW, Server, Client, binary, sleep, within, rng, tmpDir,
   carcMove, randomMove, illegalMove, createMatch, join, playUntilOver, isError, rawConnect, rawWsClient,
   wsFrame,

@@ -31,7 +31,7 @@ async function waitFor(fn, what, timeoutMs = 10000, everyMs = 50) {
   }
 }
 
-/** Start `tessera serve`; resolves once it listens. opts: {bin, web, dir, demo, port, db}. */
+/** Start `tessera serve`; resolves once it listens. opts: {bin, web, dir, demo, port, db, args}. */
 async function startServer(opts) {
   const dir = opts.dir;
   const portFile = path.join(dir, `port-${Date.now()}-${Math.random().toString(36).slice(2)}`);
@@ -39,6 +39,7 @@ async function startServer(opts) {
   const args = ['serve', '--port', String(opts.port || 0), '--port-file', portFile, '--db', db, '--web', opts.web,
     '--host', '127.0.0.1', '--log-level', 'warn'];
   if (opts.demo) args.push(typeof opts.demo === 'string' ? `--demo=${opts.demo}` : '--demo');
+  args.push(...(opts.args || []));
   const logPath = path.join(dir, `server-${Date.now()}-${Math.random().toString(36).slice(2)}.log`);
   const log = fs.openSync(logPath, 'a');
   const proc = spawn(opts.bin, args, {stdio: ['ignore', log, log]});

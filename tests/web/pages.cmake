@@ -5,11 +5,13 @@
 #   web_features  favicon, live score chart, turn cue, replay tile, board
 #                 coordinates, bot option help, stats page, P1..P5 labels
 #   web_takeover  a seat taken over by a second tab, and taken back
+#   web_tournament  a tournament's page: standings that update while it runs,
+#                 the cross-table, ratings, game links, plots, at 390 px too
 # Screenshots go to <build>/tests/web/screenshots/. Without chromium or the
 # npm packages each test says SKIPPED and exits 77; without node it is
 # registered as a skip with a message.
 find_program(TESSERA_NODE NAMES node nodejs)
-foreach(_page phone features takeover)
+foreach(_page phone features takeover tournament)
   if(TESSERA_NODE)
     add_test(NAME web_${_page}
       COMMAND ${TESSERA_NODE} ${CMAKE_CURRENT_LIST_DIR}/${_page}.test.js

@@ -7,6 +7,8 @@
 //   #/replay/ID         replay a finished match
 //   #/replay/file       replay the record file chosen in the lobby
 //   #/stats             the server's figures (server_stats)
+//   #/tournaments       the server's tournaments
+//   #/tournament/ID     one tournament: standings, cross-table, ratings, games, plots
 
 import {h} from './util.js';
 import {Connection} from './conn.js';
@@ -14,6 +16,7 @@ import {LobbyView} from './lobby.js';
 import {TableView} from './table.js';
 import {ReplayView} from './replay.js';
 import {StatsView} from './stats.js';
+import {TournamentsView, TournamentView} from './tournament.js';
 
 class App {
   constructor() {
@@ -71,9 +74,12 @@ class App {
       view = new ReplayView(this, {record: this.pendingRecord});
     } else if (parts[0] === 'replay' && parts[1]) view = new ReplayView(this, {match: parts[1]});
     else if (parts[0] === 'stats') view = new StatsView(this);
+    else if (parts[0] === 'tournaments') view = new TournamentsView(this);
+    else if (parts[0] === 'tournament' && parts[1]) view = new TournamentView(this, parts[1]);
     else view = new LobbyView(this);
     document.body.dataset.page = parts[0] || 'lobby';
-    for (const a of document.querySelectorAll('header.top nav a[data-page]')) a.classList.toggle('here', a.dataset.page === document.body.dataset.page);
+    const navPage = document.body.dataset.page === 'tournament' ? 'tournaments' : document.body.dataset.page;
+    for (const a of document.querySelectorAll('header.top nav a[data-page]')) a.classList.toggle('here', a.dataset.page === navPage);
     this.setYourTurn(false);
     this.setTitle(view.title || '');
     this.view = view;

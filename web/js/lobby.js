@@ -3,6 +3,7 @@
 // (list_games) and bots (list_bots) the server offers.
 
 import {h, fmtDate, seatStore, SEAT_COLOURS, pLabel, pSeat} from './util.js';
+import {tournamentRows} from './tournament.js';
 
 // Units of the options every bot takes (list_bots common_options); each option's
 // meaning is the server's own help line, shown under it.
@@ -16,6 +17,7 @@ export class LobbyView {
     this.title = 'Lobby';
     this.liveBody = h('tbody');
     this.doneBody = h('tbody');
+    this.tourBody = h('tbody');
     this.shown = new Map();      // tbody -> what it shows (as JSON)
     this.formBox = h('div', {class: 'card', id: 'new-match'});
     this.el = h('div', {class: 'lobby'}, [
@@ -29,6 +31,8 @@ export class LobbyView {
         h('table', {class: 'matches', id: 'live-matches'}, [this.head(), this.liveBody]),
         h('h2', {text: 'Finished matches'}),
         h('table', {class: 'matches', id: 'finished-matches'}, [this.head(), this.doneBody]),
+        h('h2', {}, [h('a', {href: '#/tournaments', text: 'Tournaments'})]),
+        h('table', {class: 'matches', id: 'lobby-tournaments'}, [this.tourBody]),
         h('h2', {text: 'Replay a record file'}),
         h('div', {class: 'card'}, [
           h('input', {type: 'file', id: 'record-file', accept: '.json,application/json', onchange: (e) => this.openRecord(e.target.files[0])}),
@@ -74,6 +78,13 @@ export class LobbyView {
     try { r = await this.conn.request({type: 'list_matches', status: 'all'}); } catch { return; }
     if (r.type !== 'matches') return;
     this.render(r.matches || []);
+    let t;
+    try { t = await this.conn.request({type: 'list_tournaments'}); } catch { return; }
+    if (t.type !== 'tournaments') return;
+    const key = JSON.stringify(t.tournaments);
+    if (this.shown.get(this.tourBody) === key) return;
+    this.shown.set(this.tourBody, key);
+    this.tourBody.replaceChildren(...tournamentRows(t.tournaments.slice(0, 10)));
   }
 
   render(matches) {
@@ -98,7 +109,8 @@ export class LobbyView {
         (s.name || s.kind) + (s.kind === 'open' && !s.connected && m.status !== 'finished' ? ' (open)' : ''),
         m.to_move === i ? ' ◀' : '',
       ])));
-      const status = m.result ? `finished (${m.result.reason})` : m.status + (m.demo ? ' · demo' : '');
+      const status = (m.result ? `finished (${m.result.reason})` : m.status + (m.demo ? ' · demo' : '')) +
+        (m.tournament ? ` · tournament ${m.tournament}` : '');
       const links = h('td', {class: 'links'});
       if (mine && m.status !== 'finished') links.append(h('a', {href: `#/play/${m.match}`, class: 'play-link', text: 'play'}), ' ');
       if (m.status === 'finished') links.append(h('a', {href: `#/replay/${m.match}`, class: 'replay-link', text: 'replay'}), ' ');

@@ -36,6 +36,7 @@ const ROWS = [
   ['matches_kept', 'finished matches kept', String, 'the most recent ones, listed in the lobby and replayable (restored from the journal too)'],
   ['moves', 'moves played', String, 'since the server started, every seat and match'],
   ['searches', 'bot searches running', String, 'in-process bots thinking right now, one thread per core'],
+  ['programs', 'programs running', String, 'external programs (cmd:) playing in seats now, each in its sandbox'],
   ['overhead', 'server overhead per move', hist, 'from a remote move\'s arrival to the next remote seat\'s your_turn being queued'],
   ['timeout_late', 'timeouts applied late by', hist, 'how long after a deadline the timeout policy was applied'],
   ['rss_peak_kb', 'peak memory', fmtKb, 'the largest resident size of the server process so far'],

@@ -1,0 +1,561 @@
+/*
+ * programs.c — external programs in seats (`cmd:` and `cmd-stateless:`
+ * specs): each program seat of a live match has a worker thread of its own
+ * that lives as long as the game, owns the seat's player (players/player.h)
+ * and does every call on it; the loop thread never waits for a program.
+ *
+ * Why a thread per seat and not the libuv pool: a program's process is
+ * bound to the thread that started it (PR_SET_PDEATHSIG, players/sandbox.h)
+ * so that no program outlives a crashed server, and a player is used by one
+ * thread at a time; the pool runs each job on whichever of its few threads
+ * is free, and a program waiting out its deadline would hold one of them
+ * for seconds, starving the in-process searches that share it. A worker
+ * thread per program seat is bounded by SRV_MAX_PROGRAMS, sleeps on a
+ * condition variable between turns, and ends (taking its program with it)
+ * when the game ends or the match is closed.
+ *
+ * The loop talks to a worker through a command queue (new game or resume,
+ * observe a move, play a turn, game over, quit), each command carrying a
+ * copy of the state it concerns; the worker answers through one uv_async_t
+ * shared by all workers, with a queue of results guarded by a mutex. A
+ * result names the turn (seq) it answers: the loop drops answers to turns
+ * it no longer waits for (a timeout already applied).
+ *
+ * In-process bots do not come through here (nor through players/'s bot
+ * player): agents.c runs their searches on the pool with nothing to start
+ * or stop, one job per turn and no thread per seat — thousands of bot
+ * matches at once cost threads only while they think. One mechanism would
+ * cost a thread per bot seat or bring a program's thread rules to the pool.
+ *
+ * Each program's log — the tail of its stderr over the game, its verdicts,
+ * how many times it was started — is kept on the loop side and stored in
+ * the journal (program_logs) at every fault and at the end, for the
+ * match's owner (get_record with the admin token).
+ */
+#include <pthread.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "players/player.h"
+
+static const char tables[] =
+    "CREATE TABLE IF NOT EXISTS program_logs("
+    "  match TEXT NOT NULL, seat INTEGER NOT NULL, spec TEXT NOT NULL, log TEXT NOT NULL,"
+    "  PRIMARY KEY(match, seat)) WITHOUT ROWID;";
+
+typedef enum { PC_START, PC_OBSERVE, PC_TURN, PC_GAME_OVER, PC_QUIT } pcmd_kind;
+
+typedef struct pcmd {
+    struct pcmd *next;
+    pcmd_kind kind;
+    eng_move mv;        /* observe */
+    char reason[32];    /* observe: why the server chose it ("" none); game over: reason */
+    int seq;            /* turn */
+    double deadline_ms; /* turn */
+    int faulty;         /* game over */
+    char detail[PLAYER_DETAIL_MAX]; /* game over */
+    eng_move *moves;                /* start (resume): moves applied from st */
+    int nmoves;
+    unsigned char st[]; /* the state (start: the initial one) */
+} pcmd;
+
+typedef enum { PR_TURN, PR_GAME_OVER, PR_EXIT } pres_kind;
+
+typedef struct pres {
+    struct pres *next;
+    prog *p;
+    pres_kind kind;
+    int seq;
+    int starts; /* the player's process starts so far */
+    player_result r;
+} pres;
+
+struct prog {
+    /* loop side */
+    srv *srv;
+    match *m; /* NULL once detached or finished */
+    int seat;
+    char match_id[SRV_MATCH_ID_LEN + 1];
+    char spec[PROTO_SPEC_MAX + 1];
+    const eng_game *g;
+    char log[SRV_PROG_LOG_KEEP]; /* stderr tail over the game (a ring, flattened on output) */
+    size_t log_len;
+    uint64_t stderr_total;
+    json_t *verdicts; /* [{turn, verdict, detail}] */
+    int starts;
+    bool exited;    /* the worker has ended */
+    bool finishing; /* game over / quit queued */
+    prog *next;
+    /* shared with the worker (mu) */
+    pthread_t thread;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    pcmd *head, *tail;
+    /* the worker's own */
+    atomic_bool stop;
+    atomic_int stop_seq; /* turns up to this seq are to stop */
+    json_t *tc;          /* time control shown to the program (the worker's copy) */
+    pcmd *quit;          /* made at the start, so that ending never needs memory */
+    pres *goodbye;       /* the worker's last result, likewise */
+};
+
+struct progs {
+    uv_async_t async;
+    pthread_mutex_t mu;
+    pres *head, *tail; /* results (mu) */
+    prog *list;        /* loop side: every worker not yet joined */
+    int running;
+    bool shutting;
+    bool closed;
+};
+
+/* ---- the worker ------------------------------------------------------------------ */
+
+static void post(prog *p, pres *r)
+{
+    struct progs *ps = p->srv->progs;
+    r->p = p;
+    pthread_mutex_lock(&ps->mu);
+    if (ps->tail)
+        ps->tail->next = r;
+    else
+        ps->head = r;
+    ps->tail = r;
+    pthread_mutex_unlock(&ps->mu);
+    uv_async_send(&ps->async);
+}
+
+static pcmd *take(prog *p)
+{
+    pthread_mutex_lock(&p->mu);
+    while (!p->head)
+        pthread_cond_wait(&p->cv, &p->mu);
+    pcmd *c = p->head;
+    p->head = c->next;
+    if (!p->head)
+        p->tail = NULL;
+    pthread_mutex_unlock(&p->mu);
+    return c;
+}
+
+static void *worker(void *arg)
+{
+    prog *p = arg;
+    char err[256];
+    player_config cfg;
+    player_config_default(&cfg);
+    cfg.time_control = p->tc;
+    player *pl = player_create(p->spec, p->g, &cfg, err, sizeof err);
+    int seat = p->seat;
+    for (;;) {
+        pcmd *c = take(p);
+        pres *r = NULL;
+        player_info info = {0};
+        switch (c->kind) {
+        case PC_START:
+            if (pl && c->nmoves > 0)
+                player_resume(pl, c->st, c->moves, c->nmoves, seat, p->match_id);
+            else if (pl)
+                player_new_game(pl, c->st, seat, p->match_id);
+            break;
+        case PC_OBSERVE:
+            if (pl)
+                player_observe(pl, c->st, c->mv, c->reason[0] ? c->reason : NULL);
+            break;
+        case PC_TURN:
+            r = calloc(1, sizeof *r);
+            if (!r)
+                break;
+            r->kind = PR_TURN;
+            r->seq = c->seq;
+            if (atomic_load(&p->stop_seq) < c->seq)
+                atomic_store(&p->stop, false);
+            if (pl) {
+                player_turn(pl, c->st, c->deadline_ms, &p->stop, &r->r);
+            } else {
+                r->r.verdict = PLAYER_CRASHED;
+                snprintf(r->r.detail, sizeof r->r.detail, "could not start: %s", err);
+            }
+            break;
+        case PC_GAME_OVER:
+            r = calloc(1, sizeof *r);
+            if (!r)
+                break;
+            r->kind = PR_GAME_OVER;
+            if (pl)
+                player_game_over(pl, c->st, c->reason, c->faulty, c->detail[0] ? c->detail : NULL,
+                                 &r->r);
+            break;
+        case PC_QUIT: break;
+        }
+        if (r) {
+            if (pl)
+                player_get_info(pl, &info);
+            r->starts = info.starts;
+            post(p, r);
+        }
+        pcmd_kind kind = c->kind;
+        free(c->moves);
+        free(c);
+        if (kind == PC_QUIT)
+            break;
+    }
+    player_destroy(pl); /* the program ends with everything it started */
+    pres *bye = p->goodbye;
+    bye->kind = PR_EXIT;
+    post(p, bye);
+    return NULL;
+}
+
+static int queue(prog *p, pcmd *c)
+{
+    pthread_mutex_lock(&p->mu);
+    c->next = NULL;
+    if (p->tail)
+        p->tail->next = c;
+    else
+        p->head = c;
+    p->tail = c;
+    pthread_cond_signal(&p->cv);
+    pthread_mutex_unlock(&p->mu);
+    return 0;
+}
+
+static pcmd *cmd_new(prog *p, pcmd_kind kind, const void *st)
+{
+    size_t size = st ? p->g->state_size : 0;
+    pcmd *c = calloc(1, sizeof *c + size);
+    if (!c)
+        return NULL;
+    c->kind = kind;
+    if (st)
+        memcpy(c->st, st, size);
+    return c;
+}
+
+/* ---- the log ----------------------------------------------------------------------- */
+
+static void log_stderr(prog *p, const player_result *r)
+{
+    p->stderr_total += r->stderr_total;
+    size_t n = r->stderr_len;
+    if (n == 0)
+        return;
+    const char *src = r->stderr_tail;
+    if (n >= sizeof p->log) {
+        src += n - sizeof p->log;
+        n = sizeof p->log;
+    }
+    if (p->log_len + n > sizeof p->log) {
+        size_t drop = p->log_len + n - sizeof p->log;
+        memmove(p->log, p->log + drop, p->log_len - drop);
+        p->log_len -= drop;
+    }
+    memcpy(p->log + p->log_len, src, n);
+    p->log_len += n;
+}
+
+json_t *prog_log_json(const prog *p)
+{
+    /* stderr is the program's bytes: printable ASCII, newlines and tabs kept */
+    char *text = malloc(p->log_len + 1);
+    if (text) {
+        for (size_t i = 0; i < p->log_len; i++) {
+            unsigned char ch = (unsigned char)p->log[i];
+            text[i] = (ch >= 0x20 && ch < 0x7f) || ch == '\n' || ch == '\t' ? (char)ch : '?';
+        }
+        text[p->log_len] = 0;
+    }
+    json_t *o = json_pack("{s:i, s:s, s:s, s:I, s:i, s:O}", "seat", p->seat, "spec", p->spec,
+                          "stderr", text ? text : "", "stderr_bytes", (json_int_t)p->stderr_total,
+                          "starts", p->starts, "verdicts", p->verdicts);
+    free(text);
+    return o;
+}
+
+static void store_log(prog *p)
+{
+    sqlite3 *db = p->srv->db ? store_handle(p->srv) : NULL;
+    if (!db)
+        return;
+    json_t *o = prog_log_json(p);
+    char *text = o ? json_dumps(o, JSON_COMPACT) : NULL;
+    json_decref(o);
+    sqlite3_stmt *q = NULL;
+    if (text && sqlite3_prepare_v2(db,
+                                   "INSERT OR REPLACE INTO program_logs(match,seat,spec,log) "
+                                   "VALUES(?,?,?,?)",
+                                   -1, &q, NULL) == SQLITE_OK) {
+        sqlite3_bind_text(q, 1, p->match_id, -1, SQLITE_STATIC);
+        sqlite3_bind_int(q, 2, p->seat);
+        sqlite3_bind_text(q, 3, p->spec, -1, SQLITE_STATIC);
+        sqlite3_bind_text(q, 4, text, -1, SQLITE_STATIC);
+        if (sqlite3_step(q) != SQLITE_DONE)
+            srv_log(LOG_ERROR, "storage_error", "{s:s, s:s, s:s}", "what", "program_log", "match",
+                    p->match_id, "sqlite", sqlite3_errmsg(db));
+    }
+    sqlite3_finalize(q);
+    free(text);
+}
+
+/* ---- results on the loop ------------------------------------------------------------- */
+
+static void reap(prog *p)
+{
+    struct progs *ps = p->srv->progs;
+    pthread_join(p->thread, NULL);
+    for (prog **pp = &ps->list; *pp; pp = &(*pp)->next)
+        if (*pp == p) {
+            *pp = p->next;
+            break;
+        }
+    ps->running--;
+    /* commands never taken (the worker quit first) */
+    while (p->head) {
+        pcmd *c = p->head;
+        p->head = c->next;
+        free(c->moves);
+        free(c);
+    }
+    free(p->quit);
+    pthread_mutex_destroy(&p->mu);
+    pthread_cond_destroy(&p->cv);
+    json_decref(p->verdicts);
+    json_decref(p->tc);
+    free(p);
+}
+
+static void on_async(uv_async_t *h)
+{
+    srv *s = h->data;
+    struct progs *ps = s->progs;
+    pthread_mutex_lock(&ps->mu);
+    pres *r = ps->head;
+    ps->head = ps->tail = NULL;
+    pthread_mutex_unlock(&ps->mu);
+    bool ended = false;
+    while (r) {
+        pres *next = r->next;
+        prog *p = r->p;
+        if (r->starts > p->starts)
+            p->starts = r->starts;
+        if (r->kind == PR_EXIT) {
+            reap(p);
+            ended = true;
+        } else {
+            log_stderr(p, &r->r);
+            if (r->kind == PR_GAME_OVER) {
+                store_log(p);
+            } else if (p->m && p->m->seats[p->seat].prog == p) {
+                if (r->r.verdict != PLAYER_OK) {
+                    if (json_array_size(p->verdicts) < SRV_PROG_MAX_VERDICTS)
+                        json_array_append_new(
+                            p->verdicts,
+                            json_pack("{s:i, s:s, s:s}", "turn", p->m->turns + 1, "verdict",
+                                      player_verdict_name(r->r.verdict), "detail", r->r.detail));
+                    store_log(p);
+                }
+                match_program_done(p->m, p->seat, r->seq, &r->r);
+            }
+        }
+        free(r);
+        r = next;
+    }
+    if (ended)
+        tours_poke(s);
+    if (ps->shutting && ps->running == 0 && !ps->closed) {
+        ps->closed = true;
+        uv_close((uv_handle_t *)&ps->async, NULL);
+    }
+}
+
+/* ---- the loop's interface ------------------------------------------------------------- */
+
+int progs_init(srv *s)
+{
+    struct progs *ps = calloc(1, sizeof *ps);
+    if (!ps)
+        return ENG_ENOMEM;
+    if (pthread_mutex_init(&ps->mu, NULL) != 0) {
+        free(ps);
+        return ENG_EINTERNAL;
+    }
+    uv_async_init(s->loop, &ps->async, on_async);
+    ps->async.data = s;
+    s->progs = ps;
+    if (s->db && sqlite3_exec(store_handle(s), tables, NULL, NULL, NULL) != SQLITE_OK)
+        return ENG_ESTORAGE;
+    return 0;
+}
+
+void progs_shutdown(srv *s)
+{
+    struct progs *ps = s->progs;
+    if (!ps || ps->shutting)
+        return;
+    ps->shutting = true;
+    if (ps->running == 0) {
+        ps->closed = true;
+        uv_close((uv_handle_t *)&ps->async, NULL);
+    }
+}
+
+int progs_running(const srv *s)
+{
+    return s->progs ? s->progs->running : 0;
+}
+
+int prog_start(match *m, int seat, const void *initial, const eng_move *moves, int n, char *err,
+               size_t errcap)
+{
+    srv *s = m->srv;
+    struct progs *ps = s->progs;
+    if (!ps || ps->shutting) {
+        snprintf(err, errcap, "the server is shutting down");
+        return ENG_ESHUTTING_DOWN;
+    }
+    if (ps->running >= SRV_MAX_PROGRAMS) {
+        snprintf(err, errcap, "the server runs its maximum of %d programs", SRV_MAX_PROGRAMS);
+        return ENG_ETOO_MANY;
+    }
+    prog *p = calloc(1, sizeof *p);
+    if (!p) {
+        snprintf(err, errcap, "out of memory");
+        return ENG_ENOMEM;
+    }
+    p->srv = s;
+    p->m = m;
+    p->seat = seat;
+    p->g = m->g;
+    snprintf(p->match_id, sizeof p->match_id, "%s", m->id);
+    snprintf(p->spec, sizeof p->spec, "%s", m->seats[seat].spec);
+    p->verdicts = json_array();
+    p->tc = json_pack("{s:I, s:I, s:I, s:I}", "move_ms", (json_int_t)m->tc.move_ms, "first_move_ms",
+                      (json_int_t)m->tc.first_move_ms, "bank_ms", (json_int_t)m->tc.bank_ms,
+                      "increment_ms", (json_int_t)m->tc.increment_ms);
+    atomic_init(&p->stop, false);
+    atomic_init(&p->stop_seq, 0);
+    pcmd *c = cmd_new(p, PC_START, initial);
+    if (c && n > 0) {
+        c->moves = malloc((size_t)n * sizeof *moves);
+        if (c->moves) {
+            memcpy(c->moves, moves, (size_t)n * sizeof *moves);
+            c->nmoves = n;
+        }
+    }
+    p->quit = cmd_new(p, PC_QUIT, NULL);
+    p->goodbye = calloc(1, sizeof *p->goodbye);
+    if (!p->verdicts || !p->tc || !c || (n > 0 && !c->moves) || !p->quit || !p->goodbye ||
+        pthread_mutex_init(&p->mu, NULL) != 0) {
+        if (c)
+            free(c->moves);
+        free(c);
+        free(p->quit);
+        free(p->goodbye);
+        json_decref(p->verdicts);
+        json_decref(p->tc);
+        free(p);
+        snprintf(err, errcap, "out of memory");
+        return ENG_ENOMEM;
+    }
+    pthread_cond_init(&p->cv, NULL);
+    queue(p, c);
+    if (pthread_create(&p->thread, NULL, worker, p) != 0) {
+        free(c->moves);
+        free(c);
+        free(p->quit);
+        free(p->goodbye);
+        pthread_mutex_destroy(&p->mu);
+        pthread_cond_destroy(&p->cv);
+        json_decref(p->verdicts);
+        json_decref(p->tc);
+        free(p);
+        snprintf(err, errcap, "no thread for the program");
+        return ENG_EINTERNAL;
+    }
+    p->next = ps->list;
+    ps->list = p;
+    ps->running++;
+    m->seats[seat].prog = p;
+    srv_log(LOG_INFO, "program_started", "{s:s, s:i, s:s}", "match", m->id, "seat", seat, "spec",
+            p->spec);
+    return 0;
+}
+
+void prog_observe(prog *p, const void *st, eng_move mv, const char *reason)
+{
+    if (!p || p->finishing)
+        return;
+    pcmd *c = cmd_new(p, PC_OBSERVE, st);
+    if (!c)
+        return; /* the program's view then drifts; its next turn says so (desync) */
+    c->mv = mv;
+    if (reason)
+        snprintf(c->reason, sizeof c->reason, "%s", reason);
+    queue(p, c);
+}
+
+int prog_turn(prog *p, const void *st, int seq, double deadline_ms)
+{
+    if (!p || p->finishing)
+        return ENG_EINTERNAL;
+    pcmd *c = cmd_new(p, PC_TURN, st);
+    if (!c)
+        return ENG_ENOMEM;
+    c->seq = seq;
+    c->deadline_ms = deadline_ms;
+    queue(p, c);
+    return 0;
+}
+
+void prog_stop(prog *p, int seq)
+{
+    if (!p)
+        return;
+    if (atomic_load(&p->stop_seq) < seq)
+        atomic_store(&p->stop_seq, seq);
+    atomic_store(&p->stop, true);
+}
+
+static void let_go(prog *p)
+{
+    if (p->m && p->m->seats[p->seat].prog == p)
+        p->m->seats[p->seat].prog = NULL;
+    p->m = NULL;
+    p->finishing = true;
+}
+
+void prog_finish(prog *p, const void *st, const char *reason, int faulty, const char *detail)
+{
+    if (!p || p->finishing)
+        return;
+    /* a turn still running ends now; game over and quit follow it */
+    prog_stop(p, INT32_MAX);
+    pcmd *c = cmd_new(p, PC_GAME_OVER, st);
+    if (c) {
+        snprintf(c->reason, sizeof c->reason, "%s", reason ? reason : "normal");
+        c->faulty = faulty;
+        if (detail)
+            snprintf(c->detail, sizeof c->detail, "%s", detail);
+        queue(p, c);
+    } else {
+        store_log(p);
+    }
+    queue(p, p->quit);
+    p->quit = NULL;
+    let_go(p);
+}
+
+void prog_detach(prog *p)
+{
+    if (!p || p->finishing)
+        return;
+    prog_stop(p, INT32_MAX);
+    store_log(p);
+    queue(p, p->quit);
+    p->quit = NULL;
+    let_go(p);
+}

@@ -1,0 +1,480 @@
+/*
+ * registry.c — the admin token, and remote bots registered under a name.
+ *
+ * The admin token. Acts that run code on the server's machine or spend its
+ * resources for others — seating an external program (cmd:), seating a
+ * registered bot, creating and steering tournaments — need it. It is made
+ * from getrandom(2) on the first start, kept in the journal's meta table
+ * (the database is already the server's secret store: it holds every
+ * match's chance seed), printed once on stderr and in the log, and written
+ * at every start to --admin-token-file (mode 0600) for scripts. A message
+ * without it, or with another one, is refused with `forbidden`; the
+ * comparison takes the same time whatever the token.
+ *
+ * Registered bots (docs/protocol.md, "Registered bots"). A connection
+ * registers under a name with a secret; the first registration of a name
+ * stores a salted PBKDF2-HMAC-SHA256 hash of the secret, later ones must
+ * give the same secret. Hashing takes a few milliseconds, so it runs on the
+ * thread pool, never on the loop: the job holds copies of what it needs and
+ * the connection's id (not a pointer: the connection may be gone when the
+ * hash is done). Once registered, the connection is given the seats of
+ * every match that names the bot (`remote:NAME`): the live ones at once,
+ * as `resumed` (a reconnect re-attaches them), and new ones as they are
+ * created, as an unsolicited `joined`. A second connection registering the
+ * same name with the right secret takes over: the first one is told
+ * (`registration_taken`) and stays open without the name.
+ */
+#include <fcntl.h>
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+#define SALT_LEN 16
+#define HASH_LEN 32
+
+static const char tables[] =
+    "CREATE TABLE IF NOT EXISTS registered_bots("
+    "  name TEXT PRIMARY KEY, salt BLOB NOT NULL, hash BLOB NOT NULL,"
+    "  iterations INTEGER NOT NULL, created INTEGER NOT NULL, last_seen INTEGER);";
+
+/* ---- the admin token ------------------------------------------------------------ */
+
+static int write_token_file(const char *path, const char *token, char *err, size_t errcap)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        snprintf(err, errcap, "--admin-token-file %s: %s", path, strerror(errno));
+        return ENG_EIO;
+    }
+    /* an existing file keeps its mode through O_CREAT: make it private */
+    char line[SRV_TOKEN_LEN + 2];
+    int n = snprintf(line, sizeof line, "%s\n", token);
+    bool ok = fchmod(fd, 0600) == 0 && write(fd, line, (size_t)n) == n;
+    if (close(fd) != 0)
+        ok = false;
+    if (!ok) {
+        snprintf(err, errcap, "--admin-token-file %s: could not write it", path);
+        return ENG_EIO;
+    }
+    return 0;
+}
+
+int admin_init(srv *s, char *err, size_t errcap)
+{
+    sqlite3 *db = store_handle(s);
+    if (sqlite3_exec(db, tables, NULL, NULL, NULL) != SQLITE_OK) {
+        snprintf(err, errcap, "database: %s", sqlite3_errmsg(db));
+        return ENG_ESTORAGE;
+    }
+    sqlite3_stmt *q = NULL;
+    bool found = false;
+    if (sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key='admin_token'", -1, &q, NULL) ==
+            SQLITE_OK &&
+        sqlite3_step(q) == SQLITE_ROW) {
+        const unsigned char *v = sqlite3_column_text(q, 0);
+        if (v && strlen((const char *)v) == SRV_TOKEN_LEN) {
+            memcpy(s->admin_token, v, SRV_TOKEN_LEN + 1);
+            found = true;
+        }
+    }
+    sqlite3_finalize(q);
+    if (!found) {
+        if (srv_random_token(s->admin_token, SRV_TOKEN_LEN) != 0) {
+            snprintf(err, errcap, "no random bytes for the admin token (getrandom failed)");
+            return ENG_EINTERNAL;
+        }
+        if (sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO meta VALUES('admin_token', ?)", -1, &q,
+                               NULL) != SQLITE_OK ||
+            sqlite3_bind_text(q, 1, s->admin_token, -1, SQLITE_STATIC) != SQLITE_OK ||
+            sqlite3_step(q) != SQLITE_DONE) {
+            snprintf(err, errcap, "database: storing the admin token: %s", sqlite3_errmsg(db));
+            sqlite3_finalize(q);
+            return ENG_ESTORAGE;
+        }
+        sqlite3_finalize(q);
+        /* shown once: the operator copies it now, or reads --admin-token-file */
+        fprintf(stderr,
+                "tessera serve: the admin token of this server (shown once, kept in %s): %s\n",
+                s->cfg.db_path ? s->cfg.db_path : "tessera.db", s->admin_token);
+        srv_log(LOG_ALWAYS, "admin_token", "{s:s, s:s}", "token", s->admin_token, "note",
+                "shown once; needed for cmd: and remote: seats and tournaments");
+    }
+    if (s->cfg.admin_token_file)
+        return write_token_file(s->cfg.admin_token_file, s->admin_token, err, errcap);
+    return 0;
+}
+
+bool admin_token_ok(const srv *s, const char *token)
+{
+    if (!token || !s->admin_token[0] || strlen(token) != SRV_TOKEN_LEN)
+        return false;
+    return CRYPTO_memcmp(token, s->admin_token, SRV_TOKEN_LEN) == 0;
+}
+
+bool admin_check(conn *c, const proto_msg *m)
+{
+    char msg[128];
+    if (!m->admin_token) {
+        snprintf(msg, sizeof msg, "%s needs the server's admin token (\"admin_token\")",
+                 proto_type_name(m->type));
+        conn_error(c, ENG_EFORBIDDEN, msg, m->id);
+        return false;
+    }
+    if (!admin_token_ok(c->srv, m->admin_token)) {
+        srv_log(LOG_WARN, "admin_token_refused", "{s:I, s:s, s:s}", "conn", (json_int_t)c->id,
+                "peer", c->peer, "type", proto_type_name(m->type));
+        conn_error(c, ENG_EFORBIDDEN, "the admin token does not match", m->id);
+        return false;
+    }
+    return true;
+}
+
+/* ---- the registry in memory --------------------------------------------------------- */
+
+regbot *registry_find(srv *s, const char *name)
+{
+    for (regbot *r = s->regbots; r; r = r->next)
+        if (strcmp(r->name, name) == 0)
+            return r;
+    return NULL;
+}
+
+static regbot *registry_get(srv *s, const char *name)
+{
+    regbot *r = registry_find(s, name);
+    if (r)
+        return r;
+    r = calloc(1, sizeof *r);
+    if (!r)
+        return NULL;
+    snprintf(r->name, sizeof r->name, "%s", name);
+    r->capacity = 1;
+    r->next = s->regbots;
+    s->regbots = r;
+    return r;
+}
+
+void registry_free(srv *s)
+{
+    while (s->regbots) {
+        regbot *r = s->regbots;
+        s->regbots = r->next;
+        free(r);
+    }
+}
+
+int registry_load(const srv *s, const char *name)
+{
+    int n = 0;
+    for (match *m = s->matches; m; m = m->next)
+        if (m->status != MATCH_FINISHED && !m->closing)
+            for (int i = 0; i < m->nseats; i++)
+                n += m->seats[i].kind == SEAT_REMOTE && strcmp(m->seats[i].name, name) == 0;
+    return n;
+}
+
+bool registry_known(srv *s, const char *name)
+{
+    sqlite3_stmt *q = NULL;
+    bool known = false;
+    if (sqlite3_prepare_v2(store_handle(s), "SELECT 1 FROM registered_bots WHERE name=?", -1, &q,
+                           NULL) == SQLITE_OK) {
+        sqlite3_bind_text(q, 1, name, -1, SQLITE_TRANSIENT);
+        known = sqlite3_step(q) == SQLITE_ROW;
+    }
+    sqlite3_finalize(q);
+    return known;
+}
+
+static bool plays(const regbot *r, const eng_game *g)
+{
+    if (!r || r->ngames == 0)
+        return true;
+    for (int i = 0; i < r->ngames; i++)
+        if (strcmp(r->games[i], g->name) == 0)
+            return true;
+    return false;
+}
+
+int registry_check(srv *s, const char *name, const eng_game *g, char *err, size_t errcap)
+{
+    if (!registry_known(s, name)) {
+        snprintf(err, errcap, "no bot is registered as '%.64s' (it must register first)", name);
+        return ENG_EUNKNOWN_BOT;
+    }
+    regbot *r = registry_find(s, name);
+    if (!plays(r, g)) {
+        snprintf(err, errcap, "'%.64s' registered for other games than %s", name, g->name);
+        return ENG_EBAD_BOT_SPEC;
+    }
+    int cap = r ? r->capacity : 1;
+    if (registry_load(s, name) >= cap) {
+        snprintf(err, errcap, "'%.64s' already plays %d game%s at once, its capacity", name, cap,
+                 cap == 1 ? "" : "s");
+        return ENG_ETOO_MANY;
+    }
+    return 0;
+}
+
+void registry_conn_closed(conn *c)
+{
+    if (c->reg && c->reg->conn == c)
+        c->reg->conn = NULL;
+    c->reg = NULL;
+}
+
+/* ---- register ------------------------------------------------------------------------ */
+
+typedef struct reg_job {
+    uv_work_t req;
+    srv *srv;
+    uint64_t conn_id;
+    json_t *id; /* the message's id (a copy) */
+    char name[PROTO_NAME_MAX + 1];
+    char secret[PROTO_SECRET_MAX + 1];
+    int capacity, ngames;
+    char games[PROTO_MAX_REG_GAMES][PROTO_NAME_MAX + 1];
+    bool known; /* a stored hash to check against */
+    unsigned char salt[SALT_LEN];
+    unsigned char stored[HASH_LEN];
+    int iterations;
+    unsigned char hash[HASH_LEN]; /* computed */
+    bool ok;                      /* PBKDF2 ran */
+    struct reg_job *next;         /* in-flight list (one per name) */
+} reg_job;
+
+static reg_job *in_flight;
+
+static void hash_work(uv_work_t *req)
+{
+    reg_job *j = req->data;
+    j->ok = PKCS5_PBKDF2_HMAC(j->secret, (int)strlen(j->secret), j->salt, SALT_LEN, j->iterations,
+                              EVP_sha256(), HASH_LEN, j->hash) == 1;
+    OPENSSL_cleanse(j->secret, sizeof j->secret);
+}
+
+static conn *conn_by_id(srv *s, uint64_t id)
+{
+    for (conn *c = s->conns; c; c = c->next)
+        if (c->id == id)
+            return c;
+    return NULL;
+}
+
+static bool store_secret(srv *s, const reg_job *j)
+{
+    sqlite3_stmt *q = NULL;
+    bool ok = sqlite3_prepare_v2(store_handle(s),
+                                 "INSERT INTO registered_bots(name,salt,hash,iterations,created,"
+                                 "last_seen) VALUES(?,?,?,?,?,?)",
+                                 -1, &q, NULL) == SQLITE_OK;
+    if (ok) {
+        sqlite3_bind_text(q, 1, j->name, -1, SQLITE_STATIC);
+        sqlite3_bind_blob(q, 2, j->salt, SALT_LEN, SQLITE_STATIC);
+        sqlite3_bind_blob(q, 3, j->hash, HASH_LEN, SQLITE_STATIC);
+        sqlite3_bind_int(q, 4, j->iterations);
+        sqlite3_bind_int64(q, 5, srv_epoch_ms());
+        sqlite3_bind_int64(q, 6, srv_epoch_ms());
+        ok = sqlite3_step(q) == SQLITE_DONE;
+    }
+    if (!ok)
+        srv_log(LOG_ERROR, "storage_error", "{s:s, s:s, s:s}", "what", "register", "name", j->name,
+                "sqlite", sqlite3_errmsg(store_handle(s)));
+    sqlite3_finalize(q);
+    return ok;
+}
+
+/* The connection becomes the registered bot: the previous holder of the
+ * name is told, the reply goes out, then every live seat of the name. */
+static void registered(srv *s, conn *c, const reg_job *j)
+{
+    regbot *r = registry_get(s, j->name);
+    if (!r) {
+        conn_error(c, ENG_ENOMEM, "out of memory", j->id);
+        return;
+    }
+    if (r->conn && r->conn != c) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "another connection registered as %s; this one no longer is",
+                 r->name);
+        conn_error(r->conn, ENG_EREGISTRATION_TAKEN, msg, NULL);
+        r->conn->reg = NULL;
+    }
+    if (c->reg && c->reg != r)
+        registry_conn_closed(c);
+    r->conn = c;
+    c->reg = r;
+    r->capacity = j->capacity;
+    r->ngames = j->ngames;
+    memcpy(r->games, j->games, sizeof r->games);
+    json_t *reply = proto_reply("registered", j->id);
+    json_object_set_new(reply, "name", json_string(r->name));
+    json_object_set_new(reply, "capacity", json_integer(r->capacity));
+    conn_send(c, reply);
+    srv_log(LOG_INFO, "registered", "{s:s, s:I, s:i}", "name", r->name, "conn", (json_int_t)c->id,
+            "capacity", r->capacity);
+    /* re-attach every live seat of the name (a reconnect, a take-over) */
+    for (match *m = s->matches; m; m = m->next) {
+        if (m->status == MATCH_FINISHED || m->closing)
+            continue;
+        for (int i = 0; i < m->nseats; i++)
+            if (m->seats[i].kind == SEAT_REMOTE && strcmp(m->seats[i].name, r->name) == 0 &&
+                m->seats[i].conn != c)
+                take_seat(c, m, i, "resumed", NULL);
+    }
+    tours_poke(s);
+}
+
+static void hash_done(uv_work_t *req, int status)
+{
+    reg_job *j = req->data;
+    srv *s = j->srv;
+    s->hashing--;
+    for (reg_job **pp = &in_flight; *pp; pp = &(*pp)->next)
+        if (*pp == j) {
+            *pp = j->next;
+            break;
+        }
+    conn *c = conn_by_id(s, j->conn_id);
+    if (c && !s->stopping) {
+        if (status != 0 || !j->ok) {
+            conn_error(c, ENG_EINTERNAL, "the secret could not be hashed; try again", j->id);
+        } else if (j->known) {
+            if (CRYPTO_memcmp(j->hash, j->stored, HASH_LEN) != 0) {
+                srv_log(LOG_WARN, "register_refused", "{s:s, s:s}", "name", j->name, "peer",
+                        c->peer);
+                conn_error(c, ENG_EBAD_TOKEN, "the secret does not match this name", j->id);
+            } else {
+                registered(s, c, j);
+            }
+        } else if (!store_secret(s, j)) {
+            conn_error(c, ENG_ESTORAGE, "the registration could not be stored; try again", j->id);
+        } else {
+            registered(s, c, j);
+        }
+    }
+    json_decref(j->id);
+    OPENSSL_cleanse(j, sizeof *j);
+    free(j);
+}
+
+void handle_register(conn *c, const proto_msg *m)
+{
+    srv *s = c->srv;
+    if (c->reg && strcmp(c->reg->name, m->name) != 0) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "this connection is registered as %s: unregister first",
+                 c->reg->name);
+        conn_error(c, ENG_EBAD_MESSAGE, msg, m->id);
+        return;
+    }
+    for (int i = 0; i < m->ngames; i++)
+        if (!eng_find_game(m->games[i]) || !wire_find(m->games[i])) {
+            char msg[128];
+            snprintf(msg, sizeof msg, "register: no game named '%.40s' (see list_games)",
+                     m->games[i]);
+            conn_error(c, ENG_EUNKNOWN_GAME, msg, m->id);
+            return;
+        }
+    for (reg_job *j = in_flight; j; j = j->next)
+        if (strcmp(j->name, m->name) == 0) {
+            conn_error(c, ENG_ETOO_MANY, "a registration of this name is being checked; try again",
+                       m->id);
+            return;
+        }
+    if (s->hashing >= SRV_MAX_HASHING) {
+        conn_error(c, ENG_ETOO_MANY, "too many registrations at once; try again", m->id);
+        return;
+    }
+    reg_job *j = calloc(1, sizeof *j);
+    if (!j) {
+        conn_error(c, ENG_ENOMEM, "out of memory", m->id);
+        return;
+    }
+    j->srv = s;
+    j->conn_id = c->id;
+    j->id = m->id ? json_deep_copy(m->id) : NULL;
+    snprintf(j->name, sizeof j->name, "%s", m->name);
+    snprintf(j->secret, sizeof j->secret, "%s", m->secret);
+    j->capacity = m->capacity;
+    j->ngames = m->ngames;
+    for (int i = 0; i < m->ngames; i++)
+        snprintf(j->games[i], sizeof j->games[i], "%s", eng_find_game(m->games[i])->name);
+    j->iterations = SRV_PBKDF2_ITERATIONS;
+    /* the stored hash, or a fresh salt for a first registration */
+    sqlite3_stmt *q = NULL;
+    int rc = sqlite3_prepare_v2(store_handle(s),
+                                "SELECT salt, hash, iterations FROM registered_bots WHERE name=?",
+                                -1, &q, NULL);
+    if (rc == SQLITE_OK) {
+        sqlite3_bind_text(q, 1, j->name, -1, SQLITE_STATIC);
+        rc = sqlite3_step(q);
+        if (rc == SQLITE_ROW && sqlite3_column_bytes(q, 0) == SALT_LEN &&
+            sqlite3_column_bytes(q, 1) == HASH_LEN && sqlite3_column_int(q, 2) > 0) {
+            memcpy(j->salt, sqlite3_column_blob(q, 0), SALT_LEN);
+            memcpy(j->stored, sqlite3_column_blob(q, 1), HASH_LEN);
+            j->iterations = sqlite3_column_int(q, 2);
+            j->known = true;
+            rc = SQLITE_OK;
+        } else if (rc == SQLITE_DONE) {
+            rc = SQLITE_OK;
+        }
+    }
+    sqlite3_finalize(q);
+    if (rc != SQLITE_OK) {
+        conn_error(c, ENG_ESTORAGE, "the registration could not be read; try again", m->id);
+        goto drop;
+    }
+    if (!j->known) {
+        /* a new name: the table of names is bounded */
+        long long names = 0;
+        if (sqlite3_prepare_v2(store_handle(s), "SELECT count(*) FROM registered_bots", -1, &q,
+                               NULL) == SQLITE_OK &&
+            sqlite3_step(q) == SQLITE_ROW)
+            names = sqlite3_column_int64(q, 0);
+        sqlite3_finalize(q);
+        if (names >= SRV_MAX_REGISTERED) {
+            conn_error(c, ENG_ETOO_MANY, "the server holds its maximum of registered names",
+                       m->id);
+            goto drop;
+        }
+        char salt[SALT_LEN + 1];
+        if (srv_random_token(salt, SALT_LEN) != 0) {
+            conn_error(c, ENG_EINTERNAL, "no random bytes for a salt; try again", m->id);
+            goto drop;
+        }
+        memcpy(j->salt, salt, SALT_LEN);
+    }
+    j->req.data = j;
+    if (uv_queue_work(s->loop, &j->req, hash_work, hash_done) != 0) {
+        conn_error(c, ENG_EINTERNAL, "the secret could not be hashed; try again", m->id);
+        goto drop;
+    }
+    s->hashing++;
+    j->next = in_flight;
+    in_flight = j;
+    return;
+drop:
+    json_decref(j->id);
+    OPENSSL_cleanse(j, sizeof *j);
+    free(j);
+}
+
+void handle_unregister(conn *c, const proto_msg *m)
+{
+    if (!c->reg) {
+        conn_error(c, ENG_EBAD_MESSAGE, "this connection is not registered", m->id);
+        return;
+    }
+    srv_log(LOG_INFO, "unregistered", "{s:s, s:I}", "name", c->reg->name, "conn",
+            (json_int_t)c->id);
+    registry_conn_closed(c);
+    conn_send(c, proto_reply("unregistered", m->id));
+}

@@ -1,0 +1,140 @@
+// The tournament page (web/js/tournament.js) in Debian's chromium against a
+// real `tessera serve`: a round-robin of in-process bots runs while the page
+// is open, and its standings update without a reload (games and points grow
+// while the state says running); the cross-table, the ratings chart with
+// intervals, a link to every game (watch live while it runs, replay once
+// done) and the report's three SVG plots are there; the lobby lists the
+// tournament; at phone width (390×844) nothing sticks out sideways; and no
+// console error or failed request on the way.
+//
+//   node tournament.test.js --bin build/cli/tessera --web web --out DIR
+'use strict';
+const fs = require('fs');
+const path = require('path');
+const {options, requireTools, ms, strictPage, overflow} = require('./pages.js');
+
+const O = options();
+const lib = requireTools(O.bin);
+const {test, before, after} = require('node:test');
+const assert = require('node:assert/strict');
+const {waitFor, startServer, wsClient, launchBrowser} = lib;
+
+fs.mkdirSync(O.shots, {recursive: true});
+const work = path.join(O.out, 'run-tournament');
+fs.rmSync(work, {recursive: true, force: true});
+fs.mkdirSync(work, {recursive: true});
+let server, browser, client, tid;
+const pages = [];
+
+async function page(width, height, url) {
+  const p = await strictPage(lib, browser.context);
+  await p.page.setViewportSize({width, height});
+  await p.page.goto(url);
+  pages.push(p);
+  return p;
+}
+
+/** What the page's standings say: participant -> games, and the state badge. */
+async function standings(p) {
+  return p.page.evaluate(() => {
+    const rows = [...document.querySelectorAll('#standings tbody tr[data-participant]')];
+    return {
+      state: document.querySelector('.tour-head .tour-state')?.textContent || '',
+      games: rows.reduce((a, r) => a + Number(r.dataset.games), 0),
+      names: rows.map((r) => r.querySelector('.pname').textContent),
+      points: rows.map((r) => Number(r.querySelector('td.pts').textContent)),
+    };
+  });
+}
+
+before(async () => {
+  const tokenFile = path.join(work, 'admin-token');
+  server = await startServer({bin: O.bin, web: O.web, dir: work, args: ['--admin-token-file', tokenFile]});
+  browser = await launchBrowser(work);
+  client = await wsClient(server.port);
+  const token = fs.readFileSync(tokenFile, 'utf8').trim();
+  const made = await client.request({
+    type: 'create_tournament', admin_token: token, format: 'round-robin', game: 'carcassonne',
+    label: 'browser league', participants: [{name: 'mcts', spec: 'mcts:ms=15'}, {name: 'flat', spec: 'flatmc:ms=15'},
+      {name: 'heur', spec: 'heuristic'}, {name: 'rand', spec: 'random'}],
+    games_per_pair: 2, concurrency: 1, seed: 5, time_control: {move_ms: 4000},
+  });
+  assert.equal(made.type, 'tournament_created', JSON.stringify(made));
+  tid = made.tournament;
+  const started = await client.request({type: 'start_tournament', admin_token: token, tournament: tid});
+  assert.equal(started.state, 'running');
+});
+
+after(async () => {
+  for (const p of pages) await p.page.close().catch(() => {});
+  await browser?.close();
+  client?.close();
+  await server?.stop();
+});
+
+test('the standings update while the tournament runs, and everything is there at the end', async () => {
+  const p = await page(1280, 800, `${server.url}#/tournament/${tid}`);
+  await p.page.locator('#tournament h1').waitFor();
+  assert.equal(await p.page.locator('#tournament h1').textContent(), 'browser league');
+  /* a first standings table while games are still to come */
+  const first = await waitFor(async () => {
+    const s = await standings(p);
+    return s.state === 'running' && s.games > 0 ? s : null;
+  }, 'standings with a finished game', ms(60000), 100);
+  assert.equal(first.names.length, 4);
+  /* ... and later ones, pushed to the open page: more games, same page */
+  const later = await waitFor(async () => {
+    const s = await standings(p);
+    return s.games > first.games ? s : null;
+  }, 'the standings to update by themselves', ms(60000), 100);
+  assert.ok(later.games > first.games);
+  const sent = p.sent.filter((m) => m.type === 'watch_tournament').length;
+  assert.equal(sent, 1, 'updated by the pushes, without watching again');
+  /* a running game has a live link */
+  await waitFor(async () => (await p.page.locator('#tour-games tr[data-status="running"] a.watch-link').count()) > 0 ||
+    (await standings(p)).state === 'done', 'a running game with a link', ms(30000), 50);
+
+  const end = await waitFor(async () => {
+    const s = await standings(p);
+    return s.state === 'done' && s.games === 24 ? s : null;
+  }, 'the end of the tournament', ms(180000), 250);
+  const sum = end.points.reduce((a, b) => a + b, 0);
+  assert.ok(Math.abs(sum - 12) < 1e-6, 'twelve games, one point each: ' + sum);
+  assert.match(await p.page.locator('#tour-progress').textContent(), /12 of 12 games/);
+  /* every game, each with its links */
+  assert.equal(await p.page.locator('#tour-games tr[data-game]').count(), 12);
+  assert.equal(await p.page.locator('#tour-games tr[data-status="done"] a.replay-link').count(), 12);
+  const href = await p.page.locator('#tour-games tr[data-game="0"] a.replay-link').getAttribute('href');
+  assert.match(href, /^#\/replay\/[a-z2-9]+$/);
+  /* the ratings chart: every participant, a dot on its interval; the cross-table */
+  assert.equal(await p.page.locator('#ratings-chart svg circle').count(), 4);
+  assert.equal(await p.page.locator('#ratings-chart svg line.ci').count(), 4);
+  assert.equal(await p.page.locator('#crosstable svg rect.c').count(), 12);
+  /* the report's plots, loaded as images */
+  await waitFor(async () => (await p.page.locator('#plots img').count()) === 3, 'the three plots', ms(20000), 100);
+  const sizes = await p.page.locator('#plots img').evaluateAll((imgs) => imgs.map((i) => i.complete ? i.naturalWidth : 0));
+  assert.ok(sizes.every((w) => w > 100), 'the plots were drawn: ' + sizes);
+  await p.page.screenshot({path: path.join(O.shots, 'desktop-tournament.png'), fullPage: true});
+  /* a replay link leads to the replay */
+  await p.page.locator('#tour-games tr[data-game="0"] a.replay-link').click();
+  await p.page.waitForURL(/#\/replay\//);
+  assert.deepEqual(p.problems, []);
+});
+
+test('at 390×844: nothing sticks out; the lobby lists the tournament', async () => {
+  const p = await page(390, 844, `${server.url}#/tournament/${tid}`);
+  await p.page.locator('#standings tbody tr[data-participant]').first().waitFor();
+  await p.page.locator('#ratings-chart svg').waitFor();
+  assert.deepEqual(await overflow(p.page), [], 'the tournament page fits a phone');
+  const box = await p.page.locator('#standings').boundingBox();
+  assert.ok(box.width <= 390, 'the standings fit the width');
+  await p.page.screenshot({path: path.join(O.shots, 'phone-tournament.png'), fullPage: true});
+  await p.page.goto(`${server.url}#/`);
+  await p.page.locator(`#lobby-tournaments tr[data-tournament="${tid}"]`).waitFor();
+  await p.page.goto(`${server.url}#/tournaments`);
+  await p.page.locator(`#tournament-list tr[data-tournament="${tid}"]`).waitFor();
+  assert.deepEqual(await overflow(p.page), [], 'the list fits a phone');
+  await p.page.locator(`#tournament-list tr[data-tournament="${tid}"] a`).click();
+  await p.page.waitForURL(new RegExp(`#/tournament/${tid}$`));
+  assert.deepEqual(p.problems, []);
+});

@@ -1,0 +1,352 @@
+// Tournaments: the list (list_tournaments, refreshed every few seconds) and
+// one tournament's page (watch_tournament, then its tournament_update
+// pushes): live standings with ratings and their 95% intervals, the
+// cross-table, a ratings chart, every game with a link to watch it live or
+// replay it, and the SVG plots of the server's report (get_tournament_plots).
+//   #/tournaments        the list
+//   #/tournament/ID      one tournament
+
+import {h, s, fmtDate, SEAT_COLOURS, pLabel} from './util.js';
+
+const FORMATS = {'round-robin': 'Round-robin', gauntlet: 'Gauntlet', swiss: 'Swiss', knockout: 'Knockout', ladder: 'Ladder'};
+
+/** "+96" / "−12" / "0" for a rating. */
+function elo(x) {
+  if (x === null || x === undefined || !Number.isFinite(x)) return '–';
+  const r = Math.round(x);
+  return r > 0 ? `+${r}` : r < 0 ? `−${-r}` : '0';
+}
+
+function num(x, digits = 1) {
+  if (x === null || x === undefined || !Number.isFinite(x)) return '–';
+  return Number.isInteger(x) ? String(x) : x.toFixed(digits);
+}
+
+function pct(x) { return Number.isFinite(x) ? `${Math.round(x * 100)}%` : '–'; }
+
+/** "12 of 30 games · 2 running" from a tournament's counts. */
+function progressText(t) {
+  const c = t.counts || {};
+  const total = t.format === 'ladder' ? null : c.expected;
+  const parts = [total ? `${c.done} of ${total} games` : `${c.done} game${c.done === 1 ? '' : 's'} played`];
+  if (c.running) parts.push(`${c.running} running`);
+  if (c.void) parts.push(`${c.void} void`);
+  return parts.join(' · ');
+}
+
+function stateBadge(state) {
+  return h('span', {class: `tour-state ${state}`, text: state});
+}
+
+// ---- the list ------------------------------------------------------------------
+
+/** The rows of a tournaments table (the list page and the lobby share it). */
+export function tournamentRows(list) {
+  if (!list.length) return [h('tr', {}, [h('td', {class: 'empty', colspan: 5, text: 'no tournaments yet'})])];
+  return list.map((t) => h('tr', {dataset: {tournament: t.tournament, state: t.state}}, [
+    h('td', {class: 'id'}, [h('a', {href: `#/tournament/${t.tournament}`, text: t.label || `Tournament ${t.tournament}`})]),
+    h('td', {class: 'game', text: `${FORMATS[t.format] || t.format} · ${t.game}`}),
+    h('td', {class: 'seats', text: `${t.participants} participants`}),
+    h('td', {class: 'status'}, [stateBadge(t.state)]),
+    h('td', {class: 'scores', text: progressText(t)}),
+  ]));
+}
+
+export class TournamentsView {
+  constructor(app) {
+    this.app = app;
+    this.conn = app.conn;
+    this.title = 'Tournaments';
+    this.body = h('tbody');
+    this.el = h('div', {class: 'page tournaments'}, [
+      h('h2', {text: 'Tournaments'}),
+      h('p', {class: 'help', text: 'Round-robins, gauntlets, Swiss, knockouts and ladders this server runs. Every game is an ordinary match: watch it live or replay it from the tournament\'s page. Tournaments are created with the server\'s admin token (docs/protocol.md).'}),
+      h('table', {class: 'matches', id: 'tournament-list'}, [
+        h('thead', {}, [h('tr', {}, ['tournament', 'format', 'players', 'state', 'progress'].map((x) => h('th', {text: x})))]),
+        this.body]),
+    ]);
+    this.onReady = () => this.refresh();
+  }
+
+  mount(root) {
+    root.replaceChildren(this.el);
+    this.conn.addEventListener('ready', this.onReady);
+    if (this.conn.ready) this.refresh();
+    this.timer = setInterval(() => this.refresh(), 3000);
+  }
+
+  unmount() {
+    clearInterval(this.timer);
+    this.conn.removeEventListener('ready', this.onReady);
+  }
+
+  async refresh() {
+    if (!this.conn.ready) return;
+    let r;
+    try { r = await this.conn.request({type: 'list_tournaments'}); } catch { return; }
+    if (r.type !== 'tournaments') return;
+    const key = JSON.stringify(r.tournaments);
+    if (key === this.shown) return;
+    this.shown = key;
+    this.body.replaceChildren(...tournamentRows(r.tournaments));
+  }
+}
+
+// ---- one tournament -----------------------------------------------------------------
+
+export class TournamentView {
+  constructor(app, id) {
+    this.app = app;
+    this.conn = app.conn;
+    this.id = Number(id);
+    this.title = `Tournament ${id}`;
+    this.t = null;             // the tournament message, kept up to date
+    this.games = new Map();    // game id -> game entry
+    this.plotsAt = 0;
+    this.headEl = h('div', {class: 'tour-head'});
+    this.noteEl = h('div', {class: 'help', id: 'tour-note'});
+    this.barEl = h('div', {class: 'bar'});
+    this.standBody = h('tbody');
+    this.standHead = h('thead');
+    this.ratingsBox = h('div', {class: 'ratings-box', id: 'ratings-chart'});
+    this.crossBox = h('div', {class: 'cross-box', id: 'crosstable'});
+    this.gamesBody = h('tbody');
+    this.plotsBox = h('div', {class: 'plots', id: 'plots'});
+    this.el = h('div', {class: 'tournament', id: 'tournament', dataset: {tournament: id}}, [
+      this.headEl,
+      h('div', {class: 'progress', title: 'games done'}, [this.barEl]),
+      this.noteEl,
+      h('h2', {text: 'Standings'}),
+      h('table', {class: 'standings', id: 'standings'}, [this.standHead, this.standBody]),
+      h('p', {class: 'help', id: 'standings-help'}),
+      h('div', {class: 'tour-grid'}, [
+        h('section', {}, [h('h2', {text: 'Ratings, 95% intervals'}), this.ratingsBox]),
+        h('section', {}, [h('h2', {text: 'Cross-table'}), this.crossBox]),
+      ]),
+      h('h2', {text: 'Games'}),
+      h('table', {class: 'matches', id: 'tour-games'}, [
+        h('thead', {}, [h('tr', {}, ['game', 'round', 'players', 'status', 'end', 'scores', ''].map((x) => h('th', {text: x})))]),
+        this.gamesBody]),
+      h('h2', {text: 'Plots'}),
+      this.plotsBox,
+    ]);
+    this.onReady = () => this.watch();
+    this.onMessage = (e) => this.message(e.detail);
+  }
+
+  mount(root) {
+    root.replaceChildren(this.el);
+    this.conn.addEventListener('ready', this.onReady);
+    this.conn.addEventListener('message', this.onMessage);
+    if (this.conn.ready) this.watch();
+  }
+
+  unmount() {
+    this.conn.removeEventListener('ready', this.onReady);
+    this.conn.removeEventListener('message', this.onMessage);
+    clearTimeout(this.plotTimer);
+    if (this.conn.ready) this.conn.send({type: 'unwatch_tournament', tournament: this.id});
+  }
+
+  async watch() {
+    let r;
+    try { r = await this.conn.request({type: 'watch_tournament', tournament: this.id}); } catch { return; }
+    if (r.type === 'error') {
+      this.el.replaceChildren(h('div', {class: 'card error', id: 'tour-error'}, [
+        `${r.code}: ${r.message} `, h('a', {href: '#/tournaments', text: 'all tournaments'})]));
+      return;
+    }
+    this.t = r;
+    this.games = new Map((r.games || []).map((g) => [g.game, g]));
+    this.title = r.label || `Tournament ${r.tournament}`;
+    this.app.setTitle(this.title);
+    this.renderHead();
+    this.renderStandings();
+    this.renderGames();
+    this.loadPlots();
+  }
+
+  message(m) {
+    if (m.type !== 'tournament_update' || m.tournament !== this.id || !this.t) return;
+    this.t.state = m.state;
+    this.t.counts = m.counts;
+    this.t.note = m.note;
+    if (m.game) {
+      this.games.set(m.game.game, m.game);
+      this.renderGames();
+    }
+    if (m.standings) {
+      this.t.standings = m.standings;
+      this.renderStandings();
+      this.loadPlots();
+    }
+    this.renderHead();
+  }
+
+  renderHead() {
+    const t = this.t;
+    const rules = Object.entries(t.rules || {}).filter(([k]) => k !== 'players').map(([k, v]) => `${k}=${v}`).join(', ');
+    this.headEl.replaceChildren(
+      h('h1', {text: t.label || `Tournament ${t.tournament}`}),
+      stateBadge(t.state),
+      h('span', {class: 'help', text: `${FORMATS[t.format] || t.format} · ${t.game} at ${t.rules?.players || 2} seats${rules ? ` (${rules})` : ''} · ${t.participants} participants · ${t.concurrency} at once · ${Math.round((t.time_control?.move_ms || 0) / 100) / 10} s a move`}),
+      h('span', {class: 'help', id: 'tour-progress', text: progressText(t)}),
+      h('span', {class: 'help', text: `created ${fmtDate(t.created)}`}),
+    );
+    const c = t.counts || {};
+    const total = t.format === 'ladder' ? 0 : c.expected || 0;
+    this.barEl.style.width = total ? `${Math.min(100, 100 * c.done / total)}%` : '0';
+    this.noteEl.textContent = t.note ? `paused by the server: ${t.note}` : '';
+  }
+
+  // ---- standings ----
+
+  renderStandings() {
+    const st = this.t.standings;
+    const ladder = this.t.format === 'ladder';
+    const swiss = this.t.format === 'swiss', ko = this.t.format === 'knockout';
+    const cols = [['#', 'place'], ['participant', 'name'], ['games', 'g'], ['W–D–L', 'wdl'], ['points', 'pts'],
+      ['rate', 'rate wide'], ['Elo', 'elo'], ['95% interval', 'ci wide']];
+    if (swiss) cols.splice(5, 0, ['round pts', 'swiss wide'], ['Buchholz', 'buch wide']);
+    if (ko) cols.splice(2, 0, ['reached', 'ko']);
+    if (!ladder) cols.push(['league', 'league wide'], ['ms/move', 'ms wide'], ['faults', 'faults wide']);
+    this.standHead.replaceChildren(h('tr', {}, cols.map(([t, c]) => h('th', {class: c, text: t}))));
+    const rows = st?.standings || [];
+    const help = document.getElementById('standings-help') || this.el.querySelector('#standings-help');
+    if (!rows.length) {
+      this.standBody.replaceChildren(h('tr', {}, [h('td', {class: 'empty', colspan: cols.length,
+        text: st ? 'no game finished yet' : 'the standings are being computed…'})]));
+    } else {
+      this.standBody.replaceChildren(...rows.map((r) => {
+        const cells = {
+          place: String(r.place), name: null, g: String(r.games), wdl: `${r.wins}–${r.draws}–${r.losses}`,
+          pts: num(r.points), rate: r.games ? `${pct(r.rate)} (${pct(r.rate_lo)}–${pct(r.rate_hi)})` : '–',
+          elo: r.games ? elo(r.elo) : '–', ci: r.games ? `${elo(r.elo_lo)} … ${elo(r.elo_hi)}` : '–',
+          swiss: num(r.swiss?.points), buch: num(r.swiss?.buchholz), ko: r.knockout ? r.knockout.stage : '',
+          league: r.league ? String(r.league.points) : '', ms: r.ms_per_move ? num(r.ms_per_move, 0) : '–',
+          faults: String(r.faults ?? 0),
+        };
+        const name = h('td', {class: 'name'}, [h('span', {class: 'pname', text: r.name}),
+          r.reference ? h('span', {class: 'tag', text: 'reference', title: 'newcomers are placed against it'}) : null,
+          r.newcomer ? h('span', {class: 'tag new', text: 'newcomer', title: 'still being placed against the references'}) : null,
+          h('div', {class: 'spec', text: r.spec})]);
+        return h('tr', {dataset: {participant: r.participant, games: r.games}}, cols.map(([, c]) => {
+          const key = c.split(' ')[0];
+          return key === 'name' ? name : h('td', {class: c, dataset: {label: key === 'g' ? 'games' : key === 'pts' ? 'pts' : ''}, text: cells[key]});
+        }));
+      }));
+    }
+    if (help) {
+      const r = st?.ratings;
+      help.textContent = st ? `Ratings: ${r?.model === 'bradley-terry' ? 'Bradley–Terry' : r?.model || ''} maximum likelihood on the Elo scale, a draw half a win${r?.anchor ? `, ${r.anchor} rated 0` : ', averaging 0'}; 95% intervals${r?.prior ? ' (with a weak prior: not everyone has both won and lost yet)' : ''}. Points: a win 1, a draw ½ (shared places at tables of more seats).${st.sprt ? ` SPRT: ${st.sprt.state}, LLR ${num(st.sprt.llr, 2)} in [${num(st.sprt.lower, 2)}, ${num(st.sprt.upper, 2)}].` : ''}` : '';
+    }
+    this.renderRatings(rows);
+    this.renderCross(rows, st?.crosstable);
+  }
+
+  /** Each rating as a dot on its 95% interval, best first. */
+  renderRatings(rows) {
+    const rated = rows.filter((r) => r.games > 0 && Number.isFinite(r.elo));
+    if (!rated.length) { this.ratingsBox.replaceChildren(h('div', {class: 'help', text: 'no rated games yet'})); return; }
+    const W = 600, L = 150, R = 20, row = 22, top = 24, H = top + rated.length * row + 10;
+    let lo = Math.min(...rated.map((r) => Number.isFinite(r.elo_lo) ? r.elo_lo : r.elo));
+    let hi = Math.max(...rated.map((r) => Number.isFinite(r.elo_hi) ? r.elo_hi : r.elo));
+    if (hi - lo < 50) { lo -= 25; hi += 25; }
+    const x = (v) => L + (W - L - R) * (Math.max(lo, Math.min(hi, v)) - lo) / (hi - lo);
+    const parts = [s('line', {x1: x(0), x2: x(0), y1: top - 6, y2: H - 6, class: 'zero'}),
+      s('text', {x: x(0), y: 14, 'text-anchor': 'middle', class: 'axis', text: '0'}),
+      s('text', {x: L, y: 14, class: 'axis', text: elo(lo)}),
+      s('text', {x: W - R, y: 14, 'text-anchor': 'end', class: 'axis', text: elo(hi)})];
+    rated.forEach((r, i) => {
+      const y = top + i * row + row / 2;
+      parts.push(s('text', {x: L - 8, y: y + 4, 'text-anchor': 'end', class: 'who', text: r.name.length > 20 ? r.name.slice(0, 19) + '…' : r.name}));
+      if (Number.isFinite(r.elo_lo) && Number.isFinite(r.elo_hi))
+        parts.push(s('line', {x1: x(r.elo_lo), x2: x(r.elo_hi), y1: y, y2: y, class: 'ci'}));
+      parts.push(s('circle', {cx: x(r.elo), cy: y, r: 4.5, class: 'pt'}, [s('title', {text: `${r.name}: ${elo(r.elo)} (${elo(r.elo_lo)} … ${elo(r.elo_hi)})`})]));
+    });
+    this.ratingsBox.replaceChildren(s('svg', {class: 'ratings-chart', viewBox: `0 0 ${W} ${H}`, role: 'img', style: `max-width:${W}px`,
+      'aria-label': 'ratings with their 95% intervals'}, parts));
+  }
+
+  /** The cross-table as a grid scaled to the width: the points of the row's participant against the column's. */
+  renderCross(rows, cross) {
+    if (!cross || !rows.length) {
+      this.crossBox.replaceChildren(h('div', {class: 'help', text: cross === undefined && rows.length > 64 ? 'over 64 participants: see the standings' : 'no games yet'}));
+      return;
+    }
+    const order = rows.map((r) => r.participant);
+    const n = order.length;
+    const cell = 34, L = 130, top = 26, W = L + n * cell + 4, H = top + n * cell + 4;
+    const parts = [];
+    order.forEach((p, j) => parts.push(s('text', {x: L + j * cell + cell / 2, y: 17, 'text-anchor': 'middle', class: 'axis', text: String(j + 1)})));
+    order.forEach((p, i) => {
+      const y = top + i * cell;
+      const name = rows[i].name;
+      parts.push(s('text', {x: L - 6, y: y + cell / 2 + 4, 'text-anchor': 'end', class: 'who', text: `${i + 1} ${name.length > 14 ? name.slice(0, 13) + '…' : name}`}));
+      order.forEach((q, j) => {
+        const x = L + j * cell;
+        if (p === q) { parts.push(s('rect', {x, y, width: cell - 2, height: cell - 2, class: 'self'})); return; }
+        const g = cross.games?.[p]?.[q] || 0, pts = cross.points?.[p]?.[q] || 0;
+        const rate = g ? pts / g : null;
+        const fill = rate === null ? '#f2eee6' : `hsl(${Math.round(rate * 120)}, 55%, ${78 - 18 * Math.abs(rate - 0.5)}%)`;
+        parts.push(s('rect', {x, y, width: cell - 2, height: cell - 2, fill, class: 'c'}, [s('title', {text: `${name} v ${rows[j].name}: ${num(pts)} of ${num(g)}`})]));
+        if (g && n <= 16) parts.push(s('text', {x: x + cell / 2 - 1, y: y + cell / 2 + 4, 'text-anchor': 'middle', class: 'v', text: num(pts)}));
+      });
+    });
+    this.crossBox.replaceChildren(s('svg', {class: 'xtable', viewBox: `0 0 ${W} ${H}`, role: 'img', style: `max-width:${W}px`,
+      'aria-label': 'cross-table: points of each row against each column'}, parts));
+  }
+
+  // ---- games ----
+
+  renderGames() {
+    const list = [...this.games.values()].sort((a, b) => b.game - a.game);
+    if (!list.length) {
+      this.gamesBody.replaceChildren(h('tr', {}, [h('td', {class: 'empty', colspan: 7, text: 'no game started yet'})]));
+      return;
+    }
+    this.gamesBody.replaceChildren(...list.slice(0, 500).map((g) => {
+      const res = g.result;
+      const links = h('td', {class: 'links'});
+      if (g.match) {
+        if (g.status === 'running') links.append(h('a', {href: `#/watch/${g.match}`, class: 'watch-link', text: 'watch live'}));
+        else links.append(h('a', {href: `#/replay/${g.match}`, class: 'replay-link', text: 'replay'}), ' ',
+          h('a', {href: `#/watch/${g.match}`, class: 'watch-link', text: 'final board'}));
+      }
+      return h('tr', {dataset: {game: g.game, status: g.status, match: g.match || ''}}, [
+        h('td', {class: 'id', text: `#${g.game}`}),
+        h('td', {class: 'game', text: g.round !== undefined ? `round ${g.round + 1}` : `group ${g.group}`}),
+        h('td', {class: 'seats'}, g.table.map((name, i) => h('div', {class: 'who'}, [
+          h('span', {class: 'dot', style: `background:${SEAT_COLOURS[i % 5]}`}),
+          h('span', {class: 'plabel', text: pLabel(i)}), ' ', name,
+          res && res.rank[i] === 1 && !res.rank.every((x) => x === 1) ? ' ★' : '']))),
+        h('td', {class: 'status status-' + (g.status === 'done' ? 'finished' : 'live'), text: g.status === 'done' ? 'finished' : g.status}),
+        h('td', {class: 'turn', dataset: {label: 'end'}, text: res ? res.end + (res.culprit >= 0 ? ` (${pLabel(res.culprit)})` : '') : ''}),
+        h('td', {class: 'scores', dataset: {label: 'scores'}, text: res ? res.score.map((x) => num(x, 0)).join(' : ') : ''}),
+        links,
+      ]);
+    }));
+  }
+
+  // ---- plots ----
+
+  /** The report's SVG plots, at most every five seconds (they follow the standings). */
+  loadPlots() {
+    if (this.t?.format === 'ladder') {
+      this.plotsBox.replaceChildren(h('div', {class: 'help', text: 'A ladder has no report plots: its ratings are drawn above.'}));
+      return;
+    }
+    const wait = this.plotsAt + 5000 - Date.now();
+    clearTimeout(this.plotTimer);
+    if (wait > 0) { this.plotTimer = setTimeout(() => this.loadPlots(), wait); return; }
+    this.plotsAt = Date.now();
+    this.conn.request({type: 'get_tournament_plots', tournament: this.id}).then((r) => {
+      if (r.type !== 'tournament_plots') return;
+      const figs = [['ratings', 'Ratings with 95% intervals'], ['scores', 'Score distributions'], ['crosstable', 'Cross-table (score rates)']]
+        .filter(([k]) => r[k]).map(([k, cap]) => h('figure', {dataset: {plot: k}}, [
+          h('img', {src: 'data:image/svg+xml;charset=utf-8,' + encodeURIComponent(r[k]), alt: cap}),
+          h('figcaption', {text: cap})]));
+      this.plotsBox.replaceChildren(...(figs.length ? figs : [h('div', {class: 'help', text: 'no plots yet'})]));
+    }).catch(() => {});
+  }
+}
