@@ -10,8 +10,10 @@ set -euo pipefail
 
 # libwebsockets-evlib-uv: lws loads its libuv glue at run time (docs/ARCHITECTURE.md)
 build_pkgs=(gcc make cmake pkg-config libjansson-dev libuv1-dev libwebsockets-dev
-            libwebsockets-evlib-uv libsqlite3-dev)
-test_pkgs=(libcmocka-dev valgrind chromium)   # chromium: the web UI tests (tests/web)
+            libwebsockets-evlib-uv libsqlite3-dev libssl-dev)
+# chromium: the web UI tests (tests/web); python3: the example stdio bot as a
+# tournament participant (tests/cli/tournament.sh, tests/players)
+test_pkgs=(libcmocka-dev valgrind chromium python3)
 fuzz_pkgs=(clang libclang-rt-14-dev)
 node_pkgs=(nodejs npm)
 
