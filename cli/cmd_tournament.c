@@ -17,12 +17,14 @@
 #include <getopt.h>
 #include <jansson.h>
 #include <math.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -45,16 +47,21 @@ static void on_signal(int sig)
 
 /* ---- progress ------------------------------------------------------------------------- */
 
+/* The bar is redrawn when a game starts or ends (the runner's callbacks,
+ * which may read the tournament) and twice a second by a ticker thread
+ * (which may not: it draws from the counts the callbacks left in `c`). */
 typedef struct progress {
     tour *t;
-    bool tty;           /* draw a bar (stderr is a terminal) rather than lines */
-    bool quiet;         /* neither */
-    double t0;          /* when this run started */
-    int64_t done0;      /* games done before this run (a resume) */
-    double last;        /* last redraw */
-    bool drawn;         /* the bar is on the line */
-    const char *recdir; /* --out DIR/records, or NULL */
-    int write_errors;   /* records that could not be written */
+    bool tty;             /* draw a bar (stderr is a terminal) rather than lines */
+    bool quiet;           /* neither */
+    double t0;            /* when this run started */
+    int64_t done0;        /* games done before this run (a resume) */
+    const char *recdir;   /* --out DIR/records, or NULL */
+    int write_errors;     /* records that could not be written */
+    pthread_mutex_t lock; /* guards the fields below and stderr's bar */
+    tour_counts c;        /* the counts at the last callback */
+    bool drawn;           /* the bar is on the line */
+    bool ticking;         /* the ticker runs */
 } progress;
 
 static void fmt_duration(double s, char *buf, size_t cap)
@@ -70,11 +77,10 @@ static void fmt_duration(double s, char *buf, size_t cap)
         snprintf(buf, cap, "%llds", t);
 }
 
-/* "12/56 games, 1m20s, ~3m10s left" from the tournament's counts. */
+/* "12/56 games, 2 running, 1m20s, ~3m10s left" from the cached counts. */
 static void progress_text(progress *p, char *buf, size_t cap)
 {
-    tour_counts c;
-    tour_get_counts(p->t, &c);
+    tour_counts c = p->c;
     double spent = cli_now() - p->t0;
     char a[32], eta[32] = "";
     fmt_duration(spent, a, sizeof a);
@@ -86,14 +92,10 @@ static void progress_text(progress *p, char *buf, size_t cap)
              eta[0] ? " left" : "");
 }
 
-static void bar_draw(progress *p, bool force)
+/* Draw the bar (p->lock held). */
+static void bar_draw(progress *p)
 {
-    double now = cli_now();
-    if (!force && now - p->last < 0.1)
-        return;
-    p->last = now;
-    tour_counts c;
-    tour_get_counts(p->t, &c);
+    tour_counts c = p->c;
     enum { WIDTH = 30 };
     int fill = c.expected ? (int)(WIDTH * c.done / c.expected) : WIDTH;
     char bar[WIDTH + 1], text[160];
@@ -108,11 +110,48 @@ static void bar_draw(progress *p, bool force)
 
 static void bar_clear(progress *p)
 {
+    pthread_mutex_lock(&p->lock);
     if (p->drawn) {
         fprintf(stderr, "\r\033[K");
         fflush(stderr);
         p->drawn = false;
     }
+    pthread_mutex_unlock(&p->lock);
+}
+
+/* The counts now (from a runner callback, which may read the tournament). */
+static void refresh(progress *p)
+{
+    tour_counts c;
+    tour_get_counts(p->t, &c);
+    pthread_mutex_lock(&p->lock);
+    p->c = c;
+    if (p->tty && !p->quiet)
+        bar_draw(p);
+    pthread_mutex_unlock(&p->lock);
+}
+
+static void *ticker(void *arg)
+{
+    progress *p = arg;
+    for (;;) {
+        struct timespec ts = {0, 500 * 1000000L};
+        nanosleep(&ts, NULL);
+        pthread_mutex_lock(&p->lock);
+        bool go = p->ticking;
+        if (go)
+            bar_draw(p);
+        pthread_mutex_unlock(&p->lock);
+        if (!go)
+            return NULL;
+    }
+}
+
+static void on_start(const tour_game *g, const char *commitment, void *user)
+{
+    (void)g;
+    (void)commitment;
+    refresh(user);
 }
 
 /* Write text to path through a temporary file and a rename. 0 or -1. */
@@ -146,12 +185,9 @@ static void on_end(const tour_run_game *info, void *user)
         if (write_file(path, info->result->record))
             p->write_errors++;
     }
-    if (p->quiet)
+    refresh(p);
+    if (p->quiet || p->tty)
         return;
-    if (p->tty) {
-        bar_draw(p, false);
-        return;
-    }
     const tour_spec *sp = tour_get_spec(p->t);
     const tour_result *r = info->result;
     char text[160], line[1024];
@@ -163,7 +199,9 @@ static void on_end(const tour_run_game *info, void *user)
     if (r->end != TOUR_END_NORMAL && o < sizeof line)
         o += (size_t)snprintf(line + o, sizeof line - o, " (%s by P%d)", tour_end_name(r->end),
                               r->culprit + 1);
+    pthread_mutex_lock(&p->lock);
     progress_text(p, text, sizeof text);
+    pthread_mutex_unlock(&p->lock);
     fprintf(stderr, "tessera tournament: %s  [%s]\n", line, text);
 }
 
@@ -428,7 +466,7 @@ int cmd_tournament(int argc, char **argv)
                                 name, TOUR_NAME_MAX);
                 goto out;
             }
-            snprintf(names[i], sizeof names[i], "%s", name);
+            memcpy(names[i], name, strlen(name) + 1); /* <= TOUR_NAME_MAX bytes: fits */
         } else {
             /* the spec itself, cut to fit, unique */
             snprintf(names[i], sizeof names[i], "%.*s", TOUR_NAME_MAX - 3, arg);
@@ -537,6 +575,7 @@ int cmd_tournament(int argc, char **argv)
     rcfg.records = true;
     rcfg.players = pc;
     rcfg.stop = &stop_flag;
+    rcfg.on_start = on_start;
     rcfg.on_end = on_end;
     rcfg.user = &prog;
 
@@ -547,13 +586,25 @@ int cmd_tournament(int argc, char **argv)
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, &old_int);
     sigaction(SIGTERM, &sa, &old_term);
-    if (prog.tty && !quiet)
-        bar_draw(&prog, true);
+    pthread_mutex_init(&prog.lock, NULL);
+    tour_get_counts(t, &prog.c);
+    pthread_t tick;
+    if (prog.tty && !quiet) {
+        bar_draw(&prog);
+        prog.ticking = pthread_create(&tick, NULL, ticker, &prog) == 0;
+    }
     tour_run_stats st;
     int runrc = tour_run(t, &rcfg, &st, err, sizeof err);
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
+    if (prog.ticking) {
+        pthread_mutex_lock(&prog.lock);
+        prog.ticking = false;
+        pthread_mutex_unlock(&prog.lock);
+        pthread_join(tick, NULL);
+    }
     bar_clear(&prog);
+    pthread_mutex_destroy(&prog.lock);
     if (runrc) {
         fprintf(stderr, "tessera %s: %s\n", cmd, err);
         rc = runrc == ENG_EINVAL || runrc == ENG_EUNKNOWN_BOT || runrc == ENG_EBAD_BOT_SPEC

@@ -32,7 +32,7 @@ static tour *make(const char *game, tour_format f, const char *const *specs, int
                   uint64_t seed)
 {
     static tour_participant parts[16];
-    static char names[16][8];
+    static char names[16][16];
     for (int i = 0; i < n; i++) {
         snprintf(names[i], sizeof names[i], "p%d", i);
         parts[i].name = names[i];
