@@ -5,9 +5,10 @@
  * with its 90% Wilson interval, league points and the search effort per
  * decision and per turn (docs/match.md, docs/league.md).
  *
- * The work and the statistics are bots/match.c; this file parses arguments,
- * draws the progress bar (stderr, only on a terminal) and prints the table
- * and the JSON line.
+ * The work and the statistics are tournament/match.c (a round-robin of the
+ * bots at one table, played by the tournament runner, the code behind
+ * `tessera tournament`); this file parses arguments, draws the progress bar
+ * (stderr, only on a terminal) and prints the table and the JSON line.
  */
 #include <getopt.h>
 #include <jansson.h>
@@ -17,8 +18,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bots/match.h"
 #include "cli.h"
+#include "tournament/match.h"
 
 /* ---- progress bar ------------------------------------------------------------ */
 
@@ -77,6 +78,10 @@ static void print_table(const eng_game *g, const match_config *cfg, const match_
         printf("note: %lld games requested, %lld played (rounded up to a multiple of %d seats so "
                "that every bot sits in every seat equally often)\n",
                (long long)res->games_requested, (long long)res->games, res->seats);
+    if (res->faults)
+        printf("note: %lld game%s ended by a bot's fault (an illegal move, a crash, a time-out): "
+               "forfeited, the faulty bot ranked last\n",
+               (long long)res->faults, res->faults == 1 ? "" : "s");
     printf("\n%-3s %6s %6s %6s %8s %8s %7s %12s %4s %8s %3s %3s %10s %10s %10s  %s\n", "bot", "W",
            "L", "D", "score", "PD", "rate", "90% Wilson", "pts", "m:W-D-L", "BWP", "BLP", "ms/turn",
            "sims/dec", "sims/turn", "spec");
@@ -142,11 +147,12 @@ static int print_json(const eng_game *g, const match_config *cfg, const match_re
     json_t *seed = cfg->seed <= (uint64_t)INT64_MAX ? json_integer((json_int_t)cfg->seed)
                                                     : json_string(seedtext);
     json_t *o =
-        json_pack("{s:s, s:i, s:I, s:I, s:I, s:o, s:i, s:f, s:s, s:o, s:o, s:o}", "game", g->name,
-                  "seats", res->seats, "games", (json_int_t)res->games, "games_requested",
+        json_pack("{s:s, s:i, s:I, s:I, s:I, s:o, s:i, s:f, s:s, s:I, s:o, s:o, s:o}", "game",
+                  g->name, "seats", res->seats, "games", (json_int_t)res->games, "games_requested",
                   (json_int_t)res->games_requested, "groups", (json_int_t)res->groups, "seed", seed,
                   "threads", res->threads, "seconds", r6(res->seconds), "interval", "wilson90",
-                  "seat_mean_score", seat_mean, "seat_wins", seat_wins, "bots", bots);
+                  "faults", (json_int_t)res->faults, "seat_mean_score", seat_mean, "seat_wins",
+                  seat_wins, "bots", bots);
     char *text =
         o ? json_dumps(o, JSON_COMPACT | JSON_ENSURE_ASCII | JSON_REAL_PRECISION(12)) : NULL;
     json_decref(o);

@@ -11,7 +11,10 @@
  * names no readable file (missing, a directory, no permission: a bad
  * argument), 1 when reading an opened file fails (an I/O error).
  * With --json the last line of stdout is one JSON object describing the
- * outcome, for scripts and the web UI.
+ * outcome, for scripts and the web UI. --verify also checks the record's
+ * chance outcomes against its revealed seed and commitment
+ * (protocol/chance.h): a record without them, or whose tiles, seed, nonce
+ * or commitment were changed, fails with exit 2.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -21,6 +24,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "protocol/chance.h"
 #include "protocol/record.h"
 
 /* Read all of f, up to REC_MAX_BYTES + 1 bytes, into a new buffer (*len
@@ -96,10 +100,11 @@ int cmd_replay(int argc, char **argv)
     static const struct option opts[] = {
         {"trace", no_argument, NULL, 't'},
         {"json", no_argument, NULL, 'j'},
+        {"verify", no_argument, NULL, 'v'},
         {NULL, 0, NULL, 0},
     };
     const char *cmd = "replay";
-    bool trace = false, as_json = false;
+    bool trace = false, as_json = false, verify = false;
 
     optind = 1;
     opterr = 0;
@@ -108,6 +113,7 @@ int cmd_replay(int argc, char **argv)
         switch (c) {
         case 't': trace = true; break;
         case 'j': as_json = true; break;
+        case 'v': verify = true; break;
         case ':': return cli_usage_error(cmd, "%s needs a value", argv[optind - 1]);
         default: return cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
         }
@@ -164,20 +170,22 @@ int cmd_replay(int argc, char **argv)
     rec_replay r;
     int rc;
     json_t *rec = NULL;
-    if (trace && len <= REC_MAX_BYTES) {
+    if ((trace || verify) && len <= REC_MAX_BYTES) {
         json_error_t jerr;
         rec = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &jerr);
-        if (rec && json_is_string(json_object_get(rec, "game")))
+        if (rec && trace && json_is_string(json_object_get(rec, "game")))
             tc.game = eng_find_game(json_string_value(json_object_get(rec, "game")));
     }
     if (rec)
         rc = rec_replay_json(rec, trace_turn, &tc, &r);
     else
         rc = rec_replay_buffer(buf, len, NULL, NULL, &r);
-    json_decref(rec);
+    if (rc == 0 && verify)
+        rc = chance_verify_record(rec, &r);
     free(buf);
 
     if (rc) {
+        json_decref(rec);
         if (r.bad_turn > 0)
             fprintf(stderr, "tessera %s: %s: turn %d: %s (%s)\n", cmd, path, r.bad_turn, r.reason,
                     eng_err_code(rc));
@@ -189,10 +197,17 @@ int cmd_replay(int argc, char **argv)
         return rc == ENG_ENOMEM ? CLI_FAIL : CLI_USAGE;
     }
 
-    /* Report. */
+    /* Report (rec is NULL unless --trace or --verify). */
     int np = r.rules.players;
     printf("%s, %d players: %d turns, %s\n", r.game->title, np, r.turns,
            r.finished ? "finished" : "unfinished");
+    if (verify) {
+        chance_block b;
+        chance_block_parse(json_object_get(rec, "chance"), &b, NULL, 0);
+        printf("verified: every chance outcome follows from seed %llu, and SHA-256 of the seed and "
+               "nonce is the commitment %s\n",
+               (unsigned long long)b.secret.seed, b.commitment);
+    }
     if (r.finished)
         printf("final scores:");
     else
@@ -204,9 +219,13 @@ int cmd_replay(int argc, char **argv)
             json_array_append_new(sc, r.scores[p] == (double)(long long)r.scores[p]
                                           ? json_integer((json_int_t)r.scores[p])
                                           : json_real(r.scores[p]));
-        print_json(json_pack("{s:b, s:s, s:i, s:i, s:b, s:o}", "valid", 1, "game", r.game->name,
-                             "players", np, "turns", r.turns, "finished", r.finished, "scores",
-                             sc));
+        json_t *o =
+            json_pack("{s:b, s:s, s:i, s:i, s:b, s:o}", "valid", 1, "game", r.game->name, "players",
+                      np, "turns", r.turns, "finished", r.finished, "scores", sc);
+        if (o && verify)
+            json_object_set_new(o, "verified", json_true());
+        print_json(o);
     }
+    json_decref(rec);
     return CLI_OK;
 }

@@ -28,7 +28,7 @@ const cli_command cli_commands[] = {
      "  --trace        print every move as it is played\n",
      cmd_play},
     {"replay", "check a game record against the rules and print its scores",
-     "usage: tessera replay FILE [--trace] [--json]\n"
+     "usage: tessera replay FILE [--trace] [--json] [--verify]\n"
      "\n"
      "Checks every turn of the game record FILE ('-' reads standard input) against\n"
      "the rules and prints the final scores (P1 = the record's player 0). A malformed\n"
@@ -37,7 +37,12 @@ const cli_command cli_commands[] = {
      "failed read.\n"
      "  --trace        print every turn, its player (P1 (seat 0), ...) and the scores\n"
      "                 after it\n"
-     "  --json         print the result as one JSON object (last line)\n",
+     "  --json         print the result as one JSON object (last line)\n"
+     "  --verify       also check the record's chance outcomes: its \"chance\" block must\n"
+     "                 reveal the seed and nonce whose SHA-256 is its commitment, and every\n"
+     "                 chance outcome (Carcassonne: every tile drawn) must be the one the\n"
+     "                 seed gives; a record without them, or with a changed tile, seed,\n"
+     "                 nonce or commitment, is refused (exit 2, the turn and the reason)\n",
      cmd_replay},
     {"bench", "measure engine speed (random games/s) or a bot's speed (--bot)",
      "usage: tessera bench GAME [--players P] [--games N] [--seed S] [--rule K=V]...\n"
@@ -93,6 +98,57 @@ const cli_command cli_commands[] = {
      "                 sims_per_decision, sims_per_turn), ...\n"
      "A progress bar is drawn on stderr when it is a terminal.\n",
      cmd_match},
+    {"tournament", "run a tournament of bots and programs: standings, ratings, SPRT, resume",
+     "usage: tessera tournament FORMAT [options] PARTICIPANT...\n"
+     "\n"
+     "Plays a tournament here, on worker threads, and prints its standings. FORMAT is\n"
+     "round-robin (rr), gauntlet (the first participant against each other), swiss or\n"
+     "knockout. A PARTICIPANT is SPEC or NAME=SPEC (named by its spec by default), SPEC\n"
+     "being a bot spec (`tessera bots`: mcts:sims=400, rave, heuristic, ...) or an\n"
+     "external program: 'cmd:PROGRAM ARGS...' (long-running) or 'cmd-stateless:PROGRAM\n"
+     "ARGS...' (started for every turn), run in a sandbox (docs/stdio.md). Every table\n"
+     "plays its games in groups of one game per seat order with the same tiles\n"
+     "(paired games). Each game's tiles follow from its seed, committed to before the\n"
+     "game and revealed in its record (`tessera replay --verify`). See\n"
+     "docs/tournaments.md.\n"
+     "  --game G            the game (default carcassonne; `tessera games`)\n"
+     "  --players P         seats per table (default: the game's, 2)\n"
+     "  --rule K=V          a rule option, repeatable\n"
+     "  --games-per-pair N  games each table plays per cycle or round, rounded up to a\n"
+     "                      multiple of the seats (default 2; with --sprt 2000, the most\n"
+     "                      the test may play)\n"
+     "  --cycles N          round-robin, gauntlet: times every table plays (default 1)\n"
+     "  --rounds N          swiss: rounds (default ceil(log2 participants))\n"
+     "  --best-of N         knockout: game groups per tie (default games-per-pair / seats);\n"
+     "                      a tie goes to the lead, then points, point difference, up to\n"
+     "                      3 extra groups, then the higher seed\n"
+     "  --seed S            everything random derives from it (default 1)\n"
+     "  --concurrency N     games played at once, one worker thread each (default 1)\n"
+     "  --move-ms MS        time per turn; a program is stopped at it (default: programs\n"
+     "                      10000 ms, in-process bots their own budget, no limit)\n"
+     "  --on-fault POLICY   a turn that fails (time limit, crash, illegal move, bad\n"
+     "                      output): forfeit (default: the game is lost at once, the\n"
+     "                      seat ranked last) or random (a random legal turn is played\n"
+     "                      for it and the game goes on); a resignation always loses\n"
+     "  --sprt elo0=A,elo1=B[,alpha=X,beta=Y,model=normalized|logistic]\n"
+     "                      a head-to-head SPRT (2 participants, 2 seats) that stops the\n"
+     "                      tournament as soon as it decides (alpha, beta default 0.05)\n"
+     "  --anchor NAME       rate NAME 0 (default: ratings average 0)\n"
+     "  --name LABEL        a label for the tournament and its reports\n"
+     "  --db FILE           keep the tournament in SQLite: every result and game record\n"
+     "                      as it finishes; the same command again resumes it (after a\n"
+     "                      stop or kill -9) without replaying a finished game\n"
+     "  --out DIR           write standings.md, standings.csv, result.json, ratings.svg,\n"
+     "                      scores.svg, crosstable.svg and records/game-NNNNNN.json\n"
+     "  --json              print the result as one JSON object (last line): spec, counts,\n"
+     "                      standings, cross-table, ratings, SPRT, run\n"
+     "  --quiet             no progress on stderr (a bar on a terminal, else a line per game)\n"
+     "SIGINT/SIGTERM stop cleanly: games in progress go back to pending.\n"
+     "Exit status: 0 the tournament is done; 1 it did not finish (stopped, a storage\n"
+     "failure, a report that could not be written); 2 bad arguments (unknown format,\n"
+     "game or bot, a program that cannot be found, fewer than 2 participants, a bad\n"
+     "count), with the reason.\n",
+     cmd_tournament},
     {"bots", "list the bots, their options and defaults",
      "usage: tessera bots\n"
      "\n"

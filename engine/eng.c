@@ -246,6 +246,13 @@ eng_move eng_sample_chance(const eng_game *g, const void *st, eng_rng *rng)
     return out[n - 1];
 }
 
+eng_move eng_chance_draw(const eng_game *g, const void *st, uint64_t seed, uint64_t k)
+{
+    eng_rng rng;
+    eng_rng_seed_stream(&rng, seed, k);
+    return eng_sample_chance(g, st, &rng);
+}
+
 eng_move eng_random_move(const eng_game *g, const void *st, eng_rng *rng)
 {
     if (g->random_move)

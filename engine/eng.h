@@ -198,6 +198,16 @@ static inline void eng_copy(const eng_game *g, void *dst, const void *src)
 bool eng_is_legal(const eng_game *g, const void *st, eng_move m);
 /* Sample a chance outcome (fast path if the game has one). */
 eng_move eng_sample_chance(const eng_game *g, const void *st, eng_rng *rng);
+/* The chance outcome of a game played from a seed (docs/records.md,
+ * "Verifiable games"): the k-th chance event of the game (k = 0, 1, ...,
+ * counting chance events only) is eng_sample_chance() with a generator
+ * freshly seeded by eng_rng_seed_stream(seed, k). Every driver of a game
+ * (the tournament runner, the server, `tessera replay --verify`) draws
+ * through this, so a game's chance outcomes follow from its seed alone and
+ * anyone holding the seed can re-derive them. In Carcassonne the bag evolves
+ * independently of the moves, so two games with one seed see the same tiles
+ * in the same order. st must be at a chance node. */
+eng_move eng_chance_draw(const eng_game *g, const void *st, uint64_t seed, uint64_t k);
 /* A uniformly random legal move (fast path if the game has one). */
 eng_move eng_random_move(const eng_game *g, const void *st, eng_rng *rng);
 /* Index of a named evaluation of g, or -1 if the game has none by that name. */

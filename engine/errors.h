@@ -23,6 +23,7 @@
     X(IO, "io_error", "input/output error")                                            \
     X(BAD_JSON, "bad_json", "the input is not valid JSON")                             \
     X(BAD_RECORD, "bad_record", "the game record is malformed")                        \
+    X(BAD_CHANCE, "chance_mismatch", "the chance outcomes do not follow from the seed") \
     X(BAD_MESSAGE, "bad_message", "the message does not have the expected shape")      \
     X(UNKNOWN_TYPE, "unknown_type", "unknown message type")                            \
     X(BAD_VERSION, "unsupported_version", "unsupported protocol version")              \

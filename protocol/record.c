@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "chance.h"
 #include "games/codec.h"
 
 /* ---- helpers shared with the codecs ------------------------------------- */
@@ -213,10 +214,29 @@ static json_t *scores_json(const double *sc, int n)
     return a;
 }
 
+/* The times of moves[start..end) added to a turn: each figure summed over
+ * the moves that carry it (a seat's turn carries it on one move). */
+static int add_times(json_t *turn, const rec_time *times, int start, int end)
+{
+    int64_t think = -1, wait = -1;
+    for (int i = start; times && i < end; i++) {
+        if (times[i].think_ms >= 0)
+            think = (think < 0 ? 0 : think) + times[i].think_ms;
+        if (times[i].wait_ms >= 0)
+            wait = (wait < 0 ? 0 : wait) + times[i].wait_ms;
+    }
+    if (think >= 0 && json_object_set_new(turn, "think_ms", json_integer(think)))
+        return -1;
+    if (wait >= 0 && json_object_set_new(turn, "wait_ms", json_integer(wait)))
+        return -1;
+    return 0;
+}
+
 /* rec_build() and rec_build_complete(): with `complete`, a last turn cut
  * short by the end of moves[] is left out instead of refused. */
 static json_t *build(const eng_game *g, const eng_rules *rules, const eng_move *moves, int n,
-                     bool complete, int *used, char *err, size_t errcap)
+                     const rec_time *times, const json_t *chance, bool complete, int *used,
+                     char *err, size_t errcap)
 {
     if (used)
         *used = 0;
@@ -246,7 +266,8 @@ static json_t *build(const eng_game *g, const eng_rules *rules, const eng_move *
     if (!rec || !turns || json_object_set_new(rec, "format", json_string(REC_FORMAT)) ||
         json_object_set_new(rec, "version", json_integer(REC_VERSION)) ||
         json_object_set_new(rec, "game", json_string(g->name)) ||
-        json_object_set_new(rec, "rules", rec__rules_json(g, rules)))
+        json_object_set_new(rec, "rules", rec__rules_json(g, rules)) ||
+        (chance && json_object_set_new(rec, "chance", json_deep_copy(chance))))
         goto nomem;
 
     int pos = 0;
@@ -266,6 +287,10 @@ static json_t *build(const eng_game *g, const eng_rules *rules, const eng_move *
         }
         if (!turn)
             goto fail;
+        if (add_times(turn, times, start, pos)) {
+            json_decref(turn);
+            goto nomem;
+        }
         if (json_array_append_new(turns, turn))
             goto nomem;
     }
@@ -299,13 +324,20 @@ fail:
 json_t *rec_build(const eng_game *g, const eng_rules *rules, const eng_move *moves, int n,
                   char *err, size_t errcap)
 {
-    return build(g, rules, moves, n, false, NULL, err, errcap);
+    return build(g, rules, moves, n, NULL, NULL, false, NULL, err, errcap);
 }
 
 json_t *rec_build_complete(const eng_game *g, const eng_rules *rules, const eng_move *moves, int n,
                            int *used, char *err, size_t errcap)
 {
-    return build(g, rules, moves, n, true, used, err, errcap);
+    return build(g, rules, moves, n, NULL, NULL, true, used, err, errcap);
+}
+
+json_t *rec_build_full(const eng_game *g, const eng_rules *rules, const eng_move *moves, int n,
+                       const rec_time *times, const json_t *chance, int *used, char *err,
+                       size_t errcap)
+{
+    return build(g, rules, moves, n, times, chance, true, used, err, errcap);
 }
 
 /* ---- replaying ------------------------------------------------------------ */
@@ -353,6 +385,43 @@ static int check_result_shape(const json_t *res, int players, rec_replay *out)
     return 0;
 }
 
+/* A turn's optional time figures (docs/records.md): a non-negative
+ * integer of at most REC_TIME_MAX_MS each. 0, or ENG_EBAD_RECORD. */
+static int check_time(const json_t *turn, const char *key, char *err, size_t errcap)
+{
+    const json_t *v = json_object_get(turn, key);
+    if (!v)
+        return 0;
+    if (!json_is_integer(v))
+        return eng_seterr(err, errcap, ENG_EBAD_RECORD, "%s must be an integer, not %s", key,
+                          rec__type_name(v));
+    if (json_integer_value(v) < 0 || json_integer_value(v) > REC_TIME_MAX_MS)
+        return eng_seterr(err, errcap, ENG_EBAD_RECORD, "%s must be from 0 to %lld, not %lld", key,
+                          (long long)REC_TIME_MAX_MS, (long long)json_integer_value(v));
+    return 0;
+}
+
+/* The codec's apply_turn on the turn without its time figures, which are
+ * the same for every game and checked here. */
+static int apply_turn(const rec_codec *codec, void *st, const json_t *turn, eng_move *moves,
+                      int *nmoves, char *err, size_t errcap)
+{
+    bool timed = json_object_get(turn, "think_ms") || json_object_get(turn, "wait_ms");
+    if (!timed)
+        return codec->apply_turn(st, turn, moves, nmoves, err, errcap);
+    int rc = check_time(turn, "think_ms", err, errcap);
+    if (rc || (rc = check_time(turn, "wait_ms", err, errcap)))
+        return rc;
+    json_t *bare = json_copy((json_t *)turn);
+    if (!bare)
+        return eng_seterr(err, errcap, ENG_ENOMEM, "out of memory");
+    json_object_del(bare, "think_ms");
+    json_object_del(bare, "wait_ms");
+    rc = codec->apply_turn(st, bare, moves, nmoves, err, errcap);
+    json_decref(bare);
+    return rc;
+}
+
 int rec_replay_json(const json_t *rec, rec_turn_fn fn, void *ud, rec_replay *out)
 {
     rec_replay scratch;
@@ -372,11 +441,11 @@ int rec_replay_json(const json_t *rec, rec_turn_fn fn, void *ud, rec_replay *out
         return bad(out, ENG_EBAD_RECORD, 0, "format must be \"%s\", not %s", REC_FORMAT,
                    json_is_string(jformat) ? rec__quote(jformat, q) : rec__type_name(jformat));
 
-    json_t *jf, *jversion, *jgame, *jrules, *jturns, *jresult = NULL;
+    json_t *jf, *jversion, *jgame, *jrules, *jturns, *jresult = NULL, *jchance = NULL;
     json_error_t jerr;
-    if (json_unpack_ex((json_t *)rec, &jerr, JSON_STRICT, "{s:o, s:o, s:o, s:o, s:o, s?o}",
+    if (json_unpack_ex((json_t *)rec, &jerr, JSON_STRICT, "{s:o, s:o, s:o, s:o, s:o, s?o, s?o}",
                        "format", &jf, "version", &jversion, "game", &jgame, "rules", &jrules,
-                       "turns", &jturns, "result", &jresult) != 0)
+                       "turns", &jturns, "result", &jresult, "chance", &jchance) != 0)
         return bad(out, ENG_EBAD_RECORD, 0, "record: %s", rec__shape_error(&jerr, shape));
     if (!json_is_integer(jversion))
         return bad(out, ENG_EBAD_RECORD, 0, "version must be an integer, not %s",
@@ -404,6 +473,8 @@ int rec_replay_json(const json_t *rec, rec_turn_fn fn, void *ud, rec_replay *out
                    rec__type_name(jturns));
     if (jresult && (rc = check_result_shape(jresult, out->rules.players, out)))
         return rc;
+    if (jchance && (rc = chance_block_parse(jchance, NULL, why, sizeof why)))
+        return bad(out, rc, 0, "%s", why);
 
     /* The turns, against the rules. */
     void *st = malloc(g->state_size);
@@ -426,7 +497,7 @@ int rec_replay_json(const json_t *rec, rec_turn_fn fn, void *ud, rec_replay *out
                      rec__type_name(turn));
             goto done;
         }
-        rc = codec->apply_turn(st, turn, NULL, NULL, why, sizeof why);
+        rc = apply_turn(codec, st, turn, NULL, NULL, why, sizeof why);
         if (rc) {
             bad(out, rc, turn_no, "%s", why);
             goto done;
@@ -498,7 +569,7 @@ int rec_apply_turn(const eng_game *g, void *st, const json_t *turn, eng_move *mo
     if (!json_is_object(turn))
         return eng_seterr(err, errcap, ENG_EBAD_RECORD, "a turn must be an object, not %s",
                          rec__type_name(turn));
-    int rc = codec->apply_turn(st, turn, moves, &n, err, errcap);
+    int rc = apply_turn(codec, st, turn, moves, &n, err, errcap);
     if (nmoves)
         *nmoves = moves ? n : 0;
     return rc;

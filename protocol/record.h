@@ -23,6 +23,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "engine/eng.h"
 
@@ -56,6 +57,26 @@ json_t *rec_build(const eng_game *g, const eng_rules *rules, const eng_move *mov
  * same (NULL, reason in err). */
 json_t *rec_build_complete(const eng_game *g, const eng_rules *rules, const eng_move *moves, int n,
                            int *used, char *err, size_t errcap);
+
+/* Time figures of a seat's turn (docs/records.md, "Time"): think_ms is the
+ * player's own measure of its thinking (an external program's CPU time, an
+ * in-process bot's wall time), wait_ms what the runner or server measured
+ * from sending the request to receiving the move. -1: not known. */
+typedef struct rec_time {
+    int64_t think_ms, wait_ms;
+} rec_time;
+
+/* Largest think_ms / wait_ms a record may carry: a day, as on the wire. */
+#define REC_TIME_MAX_MS 86400000LL
+
+/* rec_build_complete() with the extras a runner knows: times[i] (NULL: no
+ * times) belongs to the turn that applies moves[i], and a turn gets the sum
+ * of its moves' figures that are >= 0 (a turn with none gets no key);
+ * chance (NULL: none) is the record's "chance" block (protocol/chance.h;
+ * borrowed, copied). */
+json_t *rec_build_full(const eng_game *g, const eng_rules *rules, const eng_move *moves, int n,
+                       const rec_time *times, const json_t *chance, int *used, char *err,
+                       size_t errcap);
 
 /* What a replay reports. */
 typedef struct rec_replay {

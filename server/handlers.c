@@ -386,7 +386,7 @@ static void resign(conn *c, const proto_msg *m)
 static json_t *match_record(conn *c, const match *x, const json_t *id)
 {
     char err[256];
-    json_t *rec = rec_build_complete(x->g, &x->rules, x->moves, x->nmoves, NULL, err, sizeof err);
+    json_t *rec = match_record_json(x, err, sizeof err);
     if (!rec) {
         srv_log(LOG_ERROR, "record_failed", "{s:s, s:s}", "match", x->id, "reason", err);
         conn_error(c, ENG_EINTERNAL, err, id);

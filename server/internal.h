@@ -38,6 +38,7 @@
 #include "bots/bot.h"
 #include "engine/eng.h"
 #include "limits.h"
+#include "protocol/chance.h"
 #include "protocol/messages.h"
 #include "protocol/wire.h"
 #include "server.h"
@@ -146,8 +147,12 @@ struct match {
     const eng_game *g;
     const wire_game *wire;
     eng_rules rules;
-    uint64_t seed;                    /* secret: seeds the chance RNG */
-    eng_rng chance;                   /* secret: draws the tiles */
+    uint64_t seed;                    /* secret until the end: chance event k of the game is
+                                         eng_chance_draw(seed, k) (docs/records.md) */
+    uint8_t nonce[CHANCE_NONCE_LEN];  /* secret until the end: hides the seed in the commitment */
+    bool has_nonce;                   /* false for a match journaled before commitments */
+    char commitment[CHANCE_COMMIT_HEX]; /* SHA-256 of seed and nonce, public ("" without) */
+    uint64_t chance_k;                /* chance events drawn so far */
     void *st;                         /* current state */
     void *turn_start;                 /* state at the start of the current turn (before the draw) */
     int status;                       /* enum match_status */
@@ -215,9 +220,13 @@ int match_spec_kind(const char *spec);
 /* Rebuild a match from the journal at start-up (moves replayed). */
 match *match_restore(srv *s, const char *id, const char *game, const char *rules_json,
                      const char *seats_json, const char *tc_json, const char *pol_json,
-                     uint64_t seed, int status, const char *result_json, int64_t created_ms,
-                     int64_t finished_ms, const eng_move *moves, int nmoves, char *err,
-                     size_t errcap);
+                     uint64_t seed, const char *nonce_hex, int status, const char *result_json,
+                     int64_t created_ms, int64_t finished_ms, const eng_move *moves, int nmoves,
+                     char *err, size_t errcap);
+/* The match as a game record (docs/records.md): its complete turns, and its
+ * "chance" block — the commitment, with the seed and nonce once the match
+ * is finished. New reference, or NULL with a reason in err. */
+json_t *match_record_json(const match *m, char *err, size_t errcap);
 match *match_find(srv *s, const char *id);
 /* JSON summary for list_matches (new reference). */
 json_t *match_summary(const match *m);

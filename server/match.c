@@ -3,8 +3,11 @@
  * the journal and what everyone at the table is told.
  *
  * The flow of one turn:
- *   1. a chance event (Carcassonne's draw) is sampled with the match's
- *      secret RNG, applied, and journaled;
+ *   1. a chance event (Carcassonne's draw) is drawn from the match's secret
+ *      seed (event k: eng_chance_draw(seed, k), so a restarted server draws
+ *      the same), applied, and journaled; the seed's commitment is public
+ *      from the start and the seed and nonce are revealed in game_over
+ *      (docs/records.md, "Verifiable games");
  *   2. the seat to move is asked: a remote seat gets `your_turn`, an
  *      in-process bot gets a search on a worker thread; a one-shot timer is
  *      armed for the seat's absolute deadline;
@@ -14,6 +17,7 @@
  *      `update`, after the next draw so that everyone sees what comes next.
  * Journal first, broadcast second: a restarted server never un-says a move.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -190,6 +194,8 @@ json_t *match_summary(const match *m)
     if (tag)
         json_object_update_new(o, tag);
     json_object_update_new(o, rules_of_play(m));
+    if (m->has_nonce)
+        json_object_set_new(o, "chance_commitment", json_string(m->commitment));
     return o;
 }
 
@@ -210,6 +216,8 @@ json_t *match_table_view(const match *m, const char *type, int seat, const json_
     json_object_set_new(r, "clocks", match_clocks(m));
     json_object_set_new(r, "result", m->result ? json_incref(m->result) : json_null());
     json_object_update_new(r, rules_of_play(m));
+    if (m->has_nonce)
+        json_object_set_new(r, "chance_commitment", json_string(m->commitment));
     return r;
 }
 
@@ -337,6 +345,14 @@ static void finish_ex(match *m, const char *reason, int faulty, const char *deta
     json_t *msg = json_pack("{s:s, s:s, s:O, s:O, s:O}", "type", "game_over", "match", m->id,
                             "scores", json_object_get(m->result, "scores"), "ranking",
                             json_object_get(m->result, "ranking"), "result", m->result);
+    /* the reveal: anyone can now check the commitment and every draw */
+    if (msg && m->has_nonce) {
+        char seed[CHANCE_SEED_TEXT], nonce[CHANCE_NONCE_HEX];
+        snprintf(seed, sizeof seed, "%llu", (unsigned long long)m->seed);
+        chance_nonce_hex(m->nonce, nonce);
+        json_object_set_new(msg, "chance_seed", json_string(seed));
+        json_object_set_new(msg, "chance_nonce", json_string(nonce));
+    }
     each_at_table(m, msg);
     /* a finished match needs no bot: its search memory (arena pages) goes now,
      * not when the match is evicted from memory much later */
@@ -386,7 +402,7 @@ static void end_turn(match *m, const char *by, const char *reason)
     bool discard = false;
     if (m->g->current_player(m->st) == ENG_CHANCE && m->status == MATCH_LIVE) {
         int from = m->nmoves;
-        if (push_move(m, eng_sample_chance(m->g, m->st, &m->chance)) == 0 &&
+        if (push_move(m, eng_chance_draw(m->g, m->st, m->seed, m->chance_k++)) == 0 &&
             commit_moves(m, from, "chance", NULL) == 0)
             discard = m->g->current_player(m->st) < 0; /* no decision: a dead tile */
     }
@@ -607,7 +623,7 @@ static void advance(match *m)
             memcpy(m->turn_start, m->st, m->g->state_size);
             m->turn_first = m->nmoves;
             int from = m->nmoves;
-            if (push_move(m, eng_sample_chance(m->g, m->st, &m->chance)) ||
+            if (push_move(m, eng_chance_draw(m->g, m->st, m->seed, m->chance_k++)) ||
                 commit_moves(m, from, "chance", NULL)) {
                 arm_timer(m);
                 return;
@@ -1340,7 +1356,18 @@ match *match_create_ex(srv *s, const proto_msg *msg, const match_opts *opts, int
         m->seat_seeds = true;
         memcpy(m->seat_seed, opts->seat_seed, sizeof m->seat_seed);
     }
-    eng_rng_seed(&m->chance, seed);
+    /* the nonce of the commitment: random bytes as well, fail closed */
+    for (size_t got = 0; random_ok && got < sizeof m->nonce;) {
+        ssize_t r = srv__getrandom(m->nonce + got, sizeof m->nonce - got, 0);
+        if (r < 0 && errno == EINTR)
+            continue;
+        random_ok = r > 0;
+        got += r > 0 ? (size_t)r : 0;
+    }
+    chance_secret secret = {.seed = seed};
+    memcpy(secret.nonce, m->nonce, sizeof m->nonce);
+    m->has_nonce = random_ok && chance_commitment(&secret, m->commitment) == 0;
+    random_ok = random_ok && m->has_nonce;
     m->tc = msg->tc;
     m->pol = msg->pol;
     m->nseats = msg->nseats;
@@ -1405,9 +1432,9 @@ match *match_create_ex(srv *s, const proto_msg *msg, const match_opts *opts, int
 
 match *match_restore(srv *s, const char *id, const char *game, const char *rules_json,
                      const char *seats_json, const char *tc_json, const char *pol_json,
-                     uint64_t seed, int status, const char *result_json, int64_t created_ms,
-                     int64_t finished_ms, const eng_move *moves, int nmoves, char *err,
-                     size_t errcap)
+                     uint64_t seed, const char *nonce_hex, int status, const char *result_json,
+                     int64_t created_ms, int64_t finished_ms, const eng_move *moves, int nmoves,
+                     char *err, size_t errcap)
 {
     const eng_game *g = eng_find_game(game);
     const wire_game *w = g ? wire_find(g->name) : NULL;
@@ -1441,6 +1468,12 @@ match *match_restore(srv *s, const char *id, const char *game, const char *rules
         goto out;
     snprintf(m->id, sizeof m->id, "%s", id);
     m->seed = seed;
+    /* a match journaled before commitments has no nonce: no chance block */
+    if (nonce_hex && chance_nonce_parse(nonce_hex, m->nonce) == 0) {
+        chance_secret secret = {.seed = seed};
+        memcpy(secret.nonce, m->nonce, sizeof m->nonce);
+        m->has_nonce = chance_commitment(&secret, m->commitment) == 0;
+    }
     m->nseats = (int)json_array_size(sj);
     json_int_t v;
     m->tc.move_ms = json_unpack(tj, "{s:I}", "move_ms", &v) == 0 ? v : 10000;
@@ -1485,6 +1518,7 @@ match *match_restore(srv *s, const char *id, const char *game, const char *rules
     m->turn_first = 0;
     for (int i = 0; i < nmoves; i++) {
         int p = g->current_player(m->st);
+        m->chance_k += p == ENG_CHANCE;
         if (p == ENG_TERMINAL || push_move(m, moves[i]) ||
             (p == ENG_CHANCE && !eng_is_legal(g, m->st, moves[i])) ||
             (p >= 0 && !eng_is_legal(g, m->st, moves[i]))) {
@@ -1505,8 +1539,7 @@ match *match_restore(srv *s, const char *id, const char *game, const char *rules
             memcpy(m->turn_start, m->st, g->state_size);
         }
     }
-    /* future draws: a fresh secret stream (the old one's position is not kept) */
-    eng_rng_seed_stream(&m->chance, seed, (uint64_t)nmoves);
+    /* future draws go on from chance event chance_k of the same seed */
     m->status = status;
     m->created_ms = created_ms;
     m->finished_ms = finished_ms;
@@ -1539,4 +1572,23 @@ out:
     json_decref(tj);
     json_decref(pj);
     return m;
+}
+
+/* ---- the record ---------------------------------------------------------------- */
+
+json_t *match_record_json(const match *m, char *err, size_t errcap)
+{
+    json_t *chance = NULL;
+    if (m->has_nonce) {
+        chance_secret secret = {.seed = m->seed};
+        memcpy(secret.nonce, m->nonce, sizeof m->nonce);
+        if (!(chance = chance_json(&secret, m->status == MATCH_FINISHED))) {
+            snprintf(err, errcap, "out of memory");
+            return NULL;
+        }
+    }
+    json_t *rec =
+        rec_build_full(m->g, &m->rules, m->moves, m->nmoves, NULL, chance, NULL, err, errcap);
+    json_decref(chance);
+    return rec;
 }

@@ -4,8 +4,10 @@
  * A move is written (and committed) before anyone hears of it, so a server
  * killed at any instant restarts with exactly the moves it had announced.
  * Chance outcomes (the tiles drawn) are journaled when drawn, so a restarted
- * match keeps the tile its player already saw; the secret seed stays in the
- * database and re-seeds the future draws.
+ * match keeps the tile its player already saw; the secret seed and the
+ * commitment's nonce stay in the database, and chance event k is drawn from
+ * the seed and k alone (eng_chance_draw), so the draws after a restart are
+ * the ones the committed seed gives.
  *
  * Durability: WAL mode. With synchronous=NORMAL a commit is a write to the
  * WAL without fsync — safe against a crash of the process (kill -9), which
@@ -24,10 +26,12 @@
  * read is refused at restore (restore_failed) rather than misread. The
  * tables' layout has a version of its own (meta 'schema', STORE_SCHEMA): an
  * older database is migrated when opened (schema 1 had no move_encoding
- * column; its matches are encoding 1), a newer one is refused with a message
- * saying so. Restoring never truncates silently: a journal that cannot be
- * read whole (more moves than the game can have, a gap in the plies, a move
- * that is not an integer, an SQLite error) fails that match's restore, loudly.
+ * column; its matches are encoding 1; schemas 1 and 2 had no chance_nonce:
+ * their matches have no commitment and their records no chance block), a
+ * newer one is refused with a message saying so. Restoring never truncates
+ * silently: a journal that cannot be read whole (more moves than the game
+ * can have, a gap in the plies, a move that is not an integer, an SQLite
+ * error) fails that match's restore, loudly.
  */
 #include <errno.h>
 #include <sqlite3.h>
@@ -51,7 +55,7 @@ struct store {
 };
 
 /* The layout of the tables; bump with a migration in migrate() when it changes. */
-#define STORE_SCHEMA 2
+#define STORE_SCHEMA 3
 
 /* The tables at STORE_SCHEMA, for a new database. */
 static const char schema[] =
@@ -59,7 +63,8 @@ static const char schema[] =
     "  id TEXT PRIMARY KEY, game TEXT NOT NULL, rules TEXT NOT NULL, seats TEXT NOT NULL,"
     "  time_control TEXT NOT NULL, policies TEXT NOT NULL, seed INTEGER NOT NULL,"
     "  status INTEGER NOT NULL, created INTEGER NOT NULL, finished INTEGER, result TEXT,"
-    "  demo INTEGER NOT NULL DEFAULT 0, move_encoding INTEGER NOT NULL DEFAULT 1);"
+    "  demo INTEGER NOT NULL DEFAULT 0, move_encoding INTEGER NOT NULL DEFAULT 1,"
+    "  chance_nonce TEXT);"
     "CREATE TABLE IF NOT EXISTS moves("
     "  match TEXT NOT NULL, ply INTEGER NOT NULL, move INTEGER NOT NULL, by TEXT, reason TEXT,"
     "  at INTEGER NOT NULL, PRIMARY KEY(match, ply)) WITHOUT ROWID;"
@@ -138,14 +143,19 @@ static int migrate(store *st, const char *path, char *err, size_t errcap)
     if (version == 0) { /* a new database */
         if (sqlite3_exec(db, schema, NULL, NULL, NULL) != SQLITE_OK)
             goto sqlite_fail;
-    } else if (version == 1) {
+    } else if (version < STORE_SCHEMA) {
         /* schema 1: no move_encoding column; every match it holds is encoding 1 */
-        if (sqlite3_exec(db,
+        if (version == 1 &&
+            sqlite3_exec(db,
                          "ALTER TABLE matches ADD COLUMN move_encoding INTEGER NOT NULL DEFAULT 1;",
                          NULL, NULL, NULL) != SQLITE_OK)
             goto sqlite_fail;
-        srv_log(LOG_INFO, "journal_migrated", "{s:s, s:i, s:i}", "db", path, "from", 1, "to",
-                STORE_SCHEMA);
+        /* schemas 1 and 2: no chance_nonce; their matches have no commitment */
+        if (sqlite3_exec(db, "ALTER TABLE matches ADD COLUMN chance_nonce TEXT;", NULL, NULL,
+                         NULL) != SQLITE_OK)
+            goto sqlite_fail;
+        srv_log(LOG_INFO, "journal_migrated", "{s:s, s:i, s:i}", "db", path, "from", (int)version,
+                "to", STORE_SCHEMA);
     }
     char sql[96];
     snprintf(sql, sizeof sql, "INSERT OR REPLACE INTO meta VALUES('schema','%d'); COMMIT;",
@@ -211,7 +221,7 @@ int store_open(srv *s, const char *path, bool durable, char *err, size_t errcap)
     sqlite3_busy_timeout(st->ckpt_db, 5000);
     if ((rc = prep(st, &st->ins_match,
                    "INSERT INTO matches(id,game,rules,seats,time_control,policies,seed,status,"
-                   "created,demo,move_encoding) VALUES(?,?,?,?,?,?,?,?,?,?,?)")) ||
+                   "created,demo,move_encoding,chance_nonce) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)")) ||
         (rc = prep(st, &st->ins_move,
                    "INSERT INTO moves(match,ply,move,by,reason,at) VALUES(?,?,?,?,?,?)")) ||
         (rc = prep(st, &st->upd_seats, "UPDATE matches SET seats=?, status=? WHERE id=?")) ||
@@ -364,6 +374,12 @@ int store_create_match(srv *s, const match *m)
         sqlite3_bind_int64(q, 9, m->created_ms);
         sqlite3_bind_int(q, 10, m->demo);
         sqlite3_bind_int(q, 11, m->g->move_encoding);
+        char nonce[CHANCE_NONCE_HEX];
+        chance_nonce_hex(m->nonce, nonce);
+        if (m->has_nonce)
+            sqlite3_bind_text(q, 12, nonce, -1, SQLITE_TRANSIENT);
+        else
+            sqlite3_bind_null(q, 12);
         rc = step(q) == SQLITE_DONE ? 0 : ENG_ESTORAGE;
         if (rc)
             log_db_error(st, "create_match", m);
@@ -553,7 +569,8 @@ static int load_rows(srv *s, const char *sql, int *count, char *err, size_t errc
         else if (read_moves(st, mv, id, moves, g ? g->max_plies : most, &n, why, sizeof why) == 0)
             m = match_restore(s, id, game, col_text(q, 2), col_text(q, 3), col_text(q, 4),
                               col_text(q, 5), (uint64_t)sqlite3_column_int64(q, 6),
-                              sqlite3_column_int(q, 7), col_text(q, 8), sqlite3_column_int64(q, 9),
+                              (const char *)sqlite3_column_text(q, 13), sqlite3_column_int(q, 7),
+                              col_text(q, 8), sqlite3_column_int64(q, 9),
                               sqlite3_column_int64(q, 10), moves, n, why, sizeof why);
         if (!m) {
             srv_log(LOG_ERROR, "restore_failed", "{s:s, s:s}", "match", id, "reason", why);
@@ -579,15 +596,16 @@ int store_load(srv *s, char *err, size_t errcap)
     /* the latest finished ones first, so that the list shows them */
     snprintf(sql, sizeof sql,
              "SELECT id,game,rules,seats,time_control,policies,seed,status,result,created,"
-             "finished,demo,move_encoding FROM (SELECT * FROM matches WHERE status=%d "
-             "ORDER BY created DESC LIMIT %d) ORDER BY created",
+             "finished,demo,move_encoding,chance_nonce FROM (SELECT * FROM matches "
+             "WHERE status=%d ORDER BY created DESC LIMIT %d) ORDER BY created",
              MATCH_FINISHED, s->finished_kept);
     int rc = load_rows(s, sql, &done, err, errcap);
     if (rc)
         return rc;
     snprintf(sql, sizeof sql,
              "SELECT id,game,rules,seats,time_control,policies,seed,status,result,created,"
-             "finished,demo,move_encoding FROM matches WHERE status<>%d ORDER BY created",
+             "finished,demo,move_encoding,chance_nonce FROM matches WHERE status<>%d "
+             "ORDER BY created",
              MATCH_FINISHED);
     rc = load_rows(s, sql, &live, err, errcap);
     if (rc)

@@ -87,6 +87,9 @@ struct tour {
     int64_t *j_games;        /* games whose status/result changed */
     int64_t nj_games, capj_games;
     bool j_flags; /* paused/cancelled/done changed */
+    const char *j_record; /* the record of game j_record_game, written with the journal
+                             (borrowed from the tour_result during tour_game_finished) */
+    int64_t j_record_game;
 };
 
 static inline int64_t tour__ngames(const tour *t)

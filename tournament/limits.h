@@ -57,6 +57,12 @@
 #define TOUR_VERDICT_MAX 256
 #define TOUR_REF_MAX     256
 
+/* A game record stored with a result (tour_result.record): the record
+ * reader's own limit (REC_MAX_BYTES), so every stored record can be read
+ * back by `tessera replay`. A finished Carcassonne game with times is about
+ * 6 KB. */
+#define TOUR_RECORD_MAX (1024 * 1024)
+
 /* Ratings: when the maximum-likelihood fit does not exist (someone won or
  * lost every game, or the field has not all met yet), this many virtual
  * draws per participant, spread evenly over the others, keep every rating

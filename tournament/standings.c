@@ -6,7 +6,7 @@
  * League matches (docs/league.md): within one pairing (a table in one
  * round), the games of one rotation have every seat fixed, so for every
  * rotation and every pair at the table they form one league match, decided
- * head to head by the final ranking and scored by match_league_add() — the
+ * head to head by the final ranking and scored by tour_league_add() — the
  * same rule as tessera match.
  */
 #include <math.h>
@@ -16,6 +16,45 @@
 #include "tournament/internal.h"
 #include "tournament/rating.h"
 #include "tournament/standings.h"
+
+/* ---- league points ------------------------------------------------------------- */
+
+static void league_result(tour_league *winner, tour_league *loser, int64_t w, int64_t decisive)
+{
+    winner->won++;
+    winner->points += 4;
+    loser->lost++;
+    if (4 * w >= 3 * decisive) { /* w / decisive >= 75% */
+        winner->bwp++;
+        winner->points++;
+    } else if (20 * w <= 11 * decisive) { /* w / decisive <= 55% */
+        loser->blp++;
+        loser->points++;
+    }
+}
+
+void tour_league_add(tour_league *a, tour_league *b, int64_t a_wins, int64_t b_wins, int64_t draws,
+                     double a_mean_diff)
+{
+    (void)draws; /* drawn games count for neither side and are not decisive */
+    int64_t decisive = a_wins + b_wins;
+    a->matches++;
+    b->matches++;
+    a->pd += a_mean_diff;
+    b->pd -= a_mean_diff;
+    if (a_wins > b_wins)
+        league_result(a, b, a_wins, decisive);
+    else if (b_wins > a_wins)
+        league_result(b, a, b_wins, decisive);
+    else {
+        a->drawn++;
+        b->drawn++;
+        a->points += 2;
+        b->points += 2;
+    }
+}
+
+/* ---- standings ------------------------------------------------------------------ */
 
 void tour_standings_free(tour_standings *s)
 {
@@ -186,8 +225,8 @@ tour_standings *tour_standings_new(const tour *t)
                     if (g == 0)
                         continue;
                     int64_t wa = lw[r][a][b], wb = lw[r][b][a];
-                    match_league_add(&row[p->member[a]].league, &row[p->member[b]].league, wa, wb,
-                                     g - wa - wb, ld[r][a][b] / (double)g);
+                    tour_league_add(&row[p->member[a]].league, &row[p->member[b]].league, wa, wb,
+                                    g - wa - wb, ld[r][a][b] / (double)g);
                 }
     }
 

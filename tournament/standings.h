@@ -4,7 +4,7 @@
  *
  * Per participant: W/L/D, points and scoring rate with its Wilson 95%
  * interval, mean game score and PD, the league points of docs/league.md
- * (match_league_add), the Bradley–Terry rating with its 95% interval, time
+ * (tour_league_add), the Bradley–Terry rating with its 95% interval, time
  * used and time losses, the distribution of its game scores; plus the
  * cross-table and, for a head-to-head with SPRT, the test and the
  * pentanomial estimates.
@@ -22,8 +22,30 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "bots/match.h"
 #include "tournament/tour.h"
+
+/* The league standing of one participant: the league points of the
+ * SIEA-MCTS and ES-MCTS papers (docs/league.md). A league "match" is the
+ * set of games in which a pair of participants sat in fixed seats (one
+ * rotation of one table), decided head to head. */
+typedef struct tour_league {
+    int matches;          /* league matches played */
+    int won, lost, drawn; /* league matches won, lost, drawn */
+    int bwp;              /* bonus win points: matches won with >= 75% of the decisive games */
+    int blp;              /* bonus loss points: matches lost with the winner at <= 55% */
+    int points;           /* 4*won + 2*drawn + bwp + blp */
+    double pd;            /* sum over its matches of the match's mean score difference */
+} tour_league;
+
+/* Score one league match between a and b and add it to their standings:
+ * a won a_wins games, b won b_wins, `draws` were drawn, and a_mean_diff is
+ * the mean over the match's games of (a's score - b's). The side with more
+ * wins wins the match (4 points; equal wins: 2 each); the winner gets a
+ * bonus point if it won at least 75% of the decisive games, else the loser
+ * gets one if the winner won at most 55% of them. Exact integer comparisons
+ * (4w >= 3d, 20w <= 11d); see docs/league.md. */
+void tour_league_add(tour_league *a, tour_league *b, int64_t a_wins, int64_t b_wins, int64_t draws,
+                     double a_mean_diff);
 
 typedef struct tour_row {
     int participant;             /* index in the spec */
@@ -35,7 +57,7 @@ typedef struct tour_row {
     double rate_lo, rate_hi;     /* Wilson 95% interval of rate over `games` */
     double mean_score;           /* mean final game score */
     double pd;                   /* mean of own score - best score of the others */
-    match_league league;         /* league points (docs/league.md) */
+    tour_league league;          /* league points (docs/league.md) */
     double elo, elo_se;          /* Bradley–Terry rating and its standard error (Elo) */
     double elo_lo, elo_hi;       /* 95% interval: elo -+ 1.96 se */
     double time_ms;              /* thinking time reported, summed */

@@ -4,6 +4,7 @@
  *   tour_tournaments(id, label, spec, status, paused, cancelled, created, updated)
  *   tour_pairings(tournament, id, round, members, regular)
  *   tour_games(tournament, id, grp, pairing, round, seats, chance_seed, status, ref, result)
+ *   tour_records(tournament, game, record)
  *
  * spec and result are JSON text (the spec in its canonical form, which
  * tour_store_find compares); members and seats are participant indices
@@ -24,7 +25,7 @@
 struct tour_store {
     sqlite3 *db;
     bool owned; /* opened by tour_store_open */
-    sqlite3_stmt *ins_pair, *ins_game, *upd_game, *upd_tour;
+    sqlite3_stmt *ins_pair, *ins_game, *upd_game, *upd_tour, *ins_record;
 };
 
 static const char schema[] =
@@ -39,7 +40,11 @@ static const char schema[] =
     "  tournament INTEGER NOT NULL, id INTEGER NOT NULL, grp INTEGER NOT NULL,"
     "  pairing INTEGER NOT NULL, round INTEGER NOT NULL, seats TEXT NOT NULL,"
     "  chance_seed INTEGER NOT NULL, status TEXT NOT NULL, ref TEXT, result TEXT,"
-    "  PRIMARY KEY(tournament, id)) WITHOUT ROWID;";
+    "  PRIMARY KEY(tournament, id)) WITHOUT ROWID;"
+    /* a finished game's record, written with its result (tour_result.record) */
+    "CREATE TABLE IF NOT EXISTS tour_records("
+    "  tournament INTEGER NOT NULL, game INTEGER NOT NULL, record TEXT NOT NULL,"
+    "  PRIMARY KEY(tournament, game)) WITHOUT ROWID;";
 
 static int fail(tour_store *st, char *err, size_t errcap, const char *what)
 {
@@ -66,7 +71,11 @@ static int prepare(tour_store *st, char *err, size_t errcap)
         sqlite3_prepare_v3(st->db,
                            "UPDATE tour_tournaments SET status=?, paused=?, cancelled=?, "
                            "updated=? WHERE id=?",
-                           -1, SQLITE_PREPARE_PERSISTENT, &st->upd_tour, NULL))
+                           -1, SQLITE_PREPARE_PERSISTENT, &st->upd_tour, NULL) ||
+        sqlite3_prepare_v3(st->db,
+                           "INSERT OR REPLACE INTO tour_records(tournament,game,record) "
+                           "VALUES(?,?,?)",
+                           -1, SQLITE_PREPARE_PERSISTENT, &st->ins_record, NULL))
         return fail(st, err, errcap, "preparing statements");
     return 0;
 }
@@ -126,6 +135,7 @@ void tour_store_close(tour_store *st)
     sqlite3_finalize(st->ins_game);
     sqlite3_finalize(st->upd_game);
     sqlite3_finalize(st->upd_tour);
+    sqlite3_finalize(st->ins_record);
     if (st->owned)
         sqlite3_close_v2(st->db);
     free(st);
@@ -307,6 +317,15 @@ static int write_journal(tour *t)
         sqlite3_stmt *s = st->upd_game;
         if (!(rc = bind_game_state(s, 1, t, id)) && !(rc = sqlite3_bind_int64(s, 4, t->store_id)) &&
             !(rc = sqlite3_bind_int64(s, 5, id)))
+            rc = step_reset(s);
+        else
+            sqlite3_reset(s);
+    }
+    if (rc == SQLITE_OK && t->j_record) {
+        sqlite3_stmt *s = st->ins_record;
+        if (!(rc = sqlite3_bind_int64(s, 1, t->store_id)) &&
+            !(rc = sqlite3_bind_int64(s, 2, t->j_record_game)) &&
+            !(rc = sqlite3_bind_text(s, 3, t->j_record, -1, SQLITE_STATIC)))
             rc = step_reset(s);
         else
             sqlite3_reset(s);
@@ -673,4 +692,33 @@ int tour_store_list(tour_store *st, tour_store_entry *out, int cap, int *n, char
     }
     sqlite3_finalize(s);
     return 0;
+}
+
+/* ---- records ------------------------------------------------------------------------------ */
+
+int tour_store_record(tour_store *st, int64_t tournament, int64_t game, char **out, char *err,
+                      size_t errcap)
+{
+    *out = NULL;
+    sqlite3_stmt *s = NULL;
+    if (sqlite3_prepare_v2(st->db, "SELECT record FROM tour_records WHERE tournament=? AND game=?",
+                           -1, &s, NULL) != SQLITE_OK)
+        return fail(st, err, errcap, "reading a record");
+    sqlite3_bind_int64(s, 1, tournament);
+    sqlite3_bind_int64(s, 2, game);
+    int rc = sqlite3_step(s), found = 0;
+    if (rc == SQLITE_ROW) {
+        const unsigned char *text = sqlite3_column_text(s, 0);
+        if (text && !(*out = strdup((const char *)text))) {
+            sqlite3_finalize(s);
+            return eng_seterr(err, errcap, ENG_ENOMEM, "out of memory");
+        }
+        found = text != NULL;
+    } else if (rc != SQLITE_DONE) {
+        rc = fail(st, err, errcap, "reading a record");
+        sqlite3_finalize(s);
+        return rc;
+    }
+    sqlite3_finalize(s);
+    return found;
 }

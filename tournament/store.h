@@ -63,6 +63,13 @@ typedef enum tour_resume_mode {
 int tour_store_load(tour_store *st, int64_t id, tour_resume_mode mode, tour **out, char *err,
                     size_t errcap);
 
+/* The record stored with the result of game `game` of tournament
+ * `tournament` (tour_result.record). Returns 1 and *out (malloc'd JSON
+ * text, the caller frees it), 0 when the game has no stored record (not
+ * finished, or finished without one), or ENG_ESTORAGE / ENG_ENOMEM. */
+int tour_store_record(tour_store *st, int64_t tournament, int64_t game, char **out, char *err,
+                      size_t errcap);
+
 /* Stop writing t's changes (t stays usable in memory). */
 void tour_store_detach(tour *t);
 /* The id t is stored under, or -1. */

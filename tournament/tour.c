@@ -220,6 +220,7 @@ void tour__journal_reset(tour *t)
     t->j_group = t->ngroups;
     t->nj_games = 0;
     t->j_flags = false;
+    t->j_record = NULL;
 }
 
 int tour__commit(tour *t)
@@ -399,6 +400,9 @@ int tour_game_finished(tour *t, int64_t id, const tour_result *r, char *err, siz
                           (long long)id);
     if (!r)
         return eng_seterr(err, errcap, ENG_EINVAL, "no result");
+    if (r->record && strlen(r->record) > TOUR_RECORD_MAX)
+        return eng_seterr(err, errcap, ENG_EINVAL, "the game record is longer than %d bytes",
+                          TOUR_RECORD_MAX);
     tour__res tmp;
     int rc = check_result(t->k, r, &tmp, err, errcap);
     if (rc)
@@ -420,6 +424,8 @@ int tour_game_finished(tour *t, int64_t id, const tour_result *r, char *err, siz
         return eng_seterr(err, errcap, rc, "cannot schedule further games: %s",
                           eng_err_message(rc));
     }
+    t->j_record = r->record;
+    t->j_record_game = id;
     if ((rc = tour__commit(t)))
         return eng_seterr(err, errcap, rc, "the result could not be stored");
     return 0;

@@ -207,6 +207,11 @@ typedef struct tour_result {
     int moves[ENG_MAX_PLAYERS];      /* decisions each seat made (0 if unknown) */
     bool time_loss[ENG_MAX_PLAYERS]; /* the seat lost this game on time */
     const char *verdict;             /* optional text, <= TOUR_VERDICT_MAX bytes (borrowed) */
+    const char *record;              /* optional: the game's record, JSON text (borrowed; at
+                                        most TOUR_RECORD_MAX bytes). With a store attached it is
+                                        written with the result, in the same transaction, and
+                                        read back with tour_store_record(); never kept in
+                                        memory (tour_get_result gives NULL) */
 } tour_result;
 
 /* A zeroed result with culprit -1. */

@@ -12,3 +12,9 @@ tessera_add_test(test_record_cases
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_record_cases.c ${CMAKE_CURRENT_LIST_DIR}/case_dirs.c
   LIBS tessera_protocol
   ARGS ${CMAKE_CURRENT_LIST_DIR}/cases)
+# Verifiable games (protocol/chance.h): commitments against sha256sum,
+# seeds and nonces, the per-event chance streams, and the verification of
+# honest and tampered records.
+tessera_add_test(test_chance
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_chance.c
+  LIBS tessera_protocol)

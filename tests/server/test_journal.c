@@ -14,7 +14,11 @@
  *     the version — and `tessera serve` on it exits non-zero saying so;
  *   - a journal that cannot be read whole (more moves than the game can
  *     have, a gap in the plies, a move that is not an integer) fails that
- *     match's restore loudly instead of restoring it cut short.
+ *     match's restore loudly instead of restoring it cut short;
+ *   - every new match stores the nonce of its chance commitment, and a
+ *     restored match has the same commitment and goes on from the chance
+ *     event it had reached; a match of schema 1 or 2 (no nonce) has no
+ *     commitment and its record no chance block.
  *
  * Usage: test_journal PATH/TO/tessera (for the end-to-end check).
  */
@@ -293,7 +297,7 @@ static void test_new_db(void **state)
     proto_msg_free(&create);
     srv_close();
     sqlite3 *raw = raw_open(db);
-    assert_int_equal(raw_int(raw, "SELECT value FROM meta WHERE key='schema'"), 2);
+    assert_int_equal(raw_int(raw, "SELECT value FROM meta WHERE key='schema'"), 3);
     assert_int_equal(raw_int(raw, "SELECT move_encoding FROM matches"),
                      eng_find_game("carcassonne")->move_encoding);
     sqlite3_close(raw);
@@ -320,7 +324,7 @@ static void test_migrate_and_encodings(void **state)
     assert_int_equal(m->status, MATCH_FINISHED);
     srv_close();
     raw = raw_open(db);
-    assert_int_equal(raw_int(raw, "SELECT value FROM meta WHERE key='schema'"), 2);
+    assert_int_equal(raw_int(raw, "SELECT value FROM meta WHERE key='schema'"), 3);
     assert_int_equal(raw_int(raw, "SELECT move_encoding FROM matches WHERE id='old'"), 1);
 
     /* matches whose journal cannot be read as it is: each refused, loudly,
@@ -375,10 +379,134 @@ static void test_migrate_and_encodings(void **state)
     srv_close();
 }
 
+/* The commitment of a new match, its nonce in the journal, the same after a
+ * restore; a match from before commitments has none. */
+static void test_chance_nonce(void **state)
+{
+    (void)state;
+    char db[300], err[512], log[8192];
+    snprintf(db, sizeof db, "%s/chance.db", tmpdir);
+    assert_int_equal(srv_open(db, err, sizeof err), 0);
+    proto_msg create = decode("{\"type\":\"create_match\",\"game\":\"carcassonne\","
+                              "\"seats\":[{\"open\":true},{\"open\":true}]}");
+    int code;
+    match *m = match_create(&S, &create, &code, err, sizeof err);
+    assert_non_null(m);
+    proto_msg_free(&create);
+    assert_true(m->has_nonce);
+    chance_secret sec = {.seed = m->seed};
+    memcpy(sec.nonce, m->nonce, sizeof sec.nonce);
+    char want[CHANCE_COMMIT_HEX], id[SRV_MATCH_ID_LEN + 1];
+    assert_int_equal(chance_commitment(&sec, want), 0);
+    assert_string_equal(m->commitment, want);
+    snprintf(id, sizeof id, "%s", m->id);
+    json_t *sum = match_summary(m);
+    assert_string_equal(json_string_value(json_object_get(sum, "chance_commitment")), want);
+    json_decref(sum);
+    /* not finished: the record commits, it does not reveal */
+    json_t *rec = match_record_json(m, err, sizeof err);
+    json_t *ch = json_object_get(rec, "chance");
+    assert_string_equal(json_string_value(json_object_get(ch, "commitment")), want);
+    assert_null(json_object_get(ch, "seed"));
+    assert_null(json_object_get(ch, "nonce"));
+    json_decref(rec);
+    srv_close();
+
+    /* in the journal; the same after a restore */
+    sqlite3 *raw = raw_open(db);
+    char hex[CHANCE_NONCE_HEX];
+    chance_nonce_hex(sec.nonce, hex);
+    char sql[200];
+    snprintf(sql, sizeof sql, "SELECT chance_nonce = '%s' FROM matches WHERE id='%s'", hex, id);
+    assert_int_equal(raw_int(raw, sql), 1);
+    sqlite3_close(raw);
+    assert_int_equal(srv_open(db, err, sizeof err), 0);
+    assert_int_equal(load_logged(log, sizeof log), 0);
+    m = match_find(&S, id);
+    assert_non_null(m);
+    assert_true(m->has_nonce);
+    assert_string_equal(m->commitment, want);
+    assert_int_equal(m->chance_k, 0);
+    srv_close();
+
+    /* schema 1, migrated: no nonce, no commitment, no chance block */
+    snprintf(db, sizeof db, "%s/chance-v1.db", tmpdir);
+    raw = raw_open(db);
+    exec(raw, schema1);
+    insert_reversi(raw, "old", 4);
+    sqlite3_close(raw);
+    assert_int_equal(srv_open(db, err, sizeof err), 0);
+    assert_int_equal(load_logged(log, sizeof log), 0);
+    m = match_find(&S, "old");
+    assert_non_null(m);
+    assert_false(m->has_nonce);
+    sum = match_summary(m);
+    assert_null(json_object_get(sum, "chance_commitment"));
+    json_decref(sum);
+    rec = match_record_json(m, err, sizeof err);
+    assert_non_null(rec);
+    assert_null(json_object_get(rec, "chance"));
+    json_decref(rec);
+    srv_close();
+}
+
+/* A live Carcassonne match journaled part-way: restored, it counts the
+ * chance events it has drawn, so its next draw is the seed's next event. */
+static void test_chance_restore_count(void **state)
+{
+    (void)state;
+    char db[300], err[512], log[8192];
+    snprintf(db, sizeof db, "%s/chance-live.db", tmpdir);
+    assert_int_equal(srv_open(db, err, sizeof err), 0); /* schema 3 tables */
+    srv_close();
+    const eng_game *g = eng_find_game("carcassonne");
+    unsigned char st[sizeof(unsigned char) * 65536];
+    assert_true(g->state_size <= sizeof st);
+    eng_rules r;
+    eng_rules_default(g, &r);
+    g->init(st, &r);
+    sqlite3 *raw = raw_open(db);
+    exec(raw, "INSERT INTO matches(id,game,rules,seats,time_control,policies,seed,status,created,"
+              "move_encoding,chance_nonce) VALUES('live','carcassonne',"
+              "'{\"players\":2,\"tiny_city\":4,\"farms\":true}',"
+              "'[{\"kind\":\"open\",\"name\":\"\",\"spec\":\"\",\"token\":\"t0\"},"
+              "{\"kind\":\"open\",\"name\":\"\",\"spec\":\"\",\"token\":\"t1\"}]',"
+              "'{\"move_ms\":1000}','{}',4242,1,1,1,'000102030405060708090a0b0c0d0e0f')");
+    eng_rng rng;
+    eng_rng_seed(&rng, 1);
+    int ply = 0, k = 0;
+    /* 10 turns, stopping right after a draw: the tile is in a seat's hand */
+    while (k < 10 || g->current_player(st) == ENG_CHANCE) {
+        eng_move mv = g->current_player(st) == ENG_CHANCE
+                          ? eng_chance_draw(g, st, 4242, (uint64_t)k++)
+                          : eng_random_move(g, st, &rng);
+        char sql[160];
+        snprintf(sql, sizeof sql, "INSERT INTO moves VALUES('live',%d,%d,NULL,NULL,3)", ply++,
+                 (int)mv);
+        exec(raw, sql);
+        g->apply(st, mv);
+    }
+    sqlite3_close(raw);
+    assert_int_equal(srv_open(db, err, sizeof err), 0);
+    assert_int_equal(load_logged(log, sizeof log), 0);
+    match *m = match_find(&S, "live");
+    if (!m)
+        fail_msg("not restored: %s", log);
+    assert_int_equal(m->chance_k, k);
+    assert_true(m->has_nonce);
+    chance_secret sec = {.seed = 4242};
+    for (int i = 0; i < CHANCE_NONCE_LEN; i++)
+        sec.nonce[i] = (uint8_t)i;
+    char want[CHANCE_COMMIT_HEX];
+    chance_commitment(&sec, want);
+    assert_string_equal(m->commitment, want);
+    srv_close();
+}
+
 static void test_unknown_schema(void **state)
 {
     (void)state;
-    static const char *const versions[] = {"3", "99", "abc", "\x01x"};
+    static const char *const versions[] = {"4", "99", "abc", "\x01x"};
     for (size_t i = 0; i < sizeof versions / sizeof versions[0]; i++) {
         char db[300], err[512] = "", sql[200];
         snprintf(db, sizeof db, "%s/future%zu.db", tmpdir, i);
@@ -393,7 +521,7 @@ static void test_unknown_schema(void **state)
         assert_null(S.db);
         char want[64];
         snprintf(want, sizeof want, "schema version '%s'", i == 3 ? "?x" : versions[i]);
-        if (!strstr(err, want) || !strstr(err, db) || !strstr(err, "reads versions 1 to 2"))
+        if (!strstr(err, want) || !strstr(err, db) || !strstr(err, "reads versions 1 to 3"))
             fail_msg("store_open's message: %s", err);
         /* nothing was changed in it */
         raw = raw_open(db);
@@ -436,9 +564,13 @@ int main(int argc, char **argv)
         return 1;
     }
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_random_token),   cmocka_unit_test(test_fail_closed),
-        cmocka_unit_test(test_new_db),         cmocka_unit_test(test_migrate_and_encodings),
+        cmocka_unit_test(test_random_token),
+        cmocka_unit_test(test_fail_closed),
+        cmocka_unit_test(test_new_db),
+        cmocka_unit_test(test_migrate_and_encodings),
         cmocka_unit_test(test_unknown_schema),
+        cmocka_unit_test(test_chance_nonce),
+        cmocka_unit_test(test_chance_restore_count),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     char cmd[400];

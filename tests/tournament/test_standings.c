@@ -1,6 +1,6 @@
 /*
  * test_standings.c — standings on hand-built results: the two worked
- * examples of docs/league.md (league points through match_league_add, as
+ * examples of docs/league.md (league points through tour_league_add, as
  * tessera match computes them), W/L/D and pairwise points of a three-seat
  * table, mean score and PD, Wilson intervals, score quantiles, time use,
  * time losses and faults, the cross-table, the ratings in the table and the

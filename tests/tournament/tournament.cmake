@@ -25,3 +25,12 @@ tessera_add_test(test_tour_report
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_report.c
   LIBS tessera_tournament
   TIMEOUT 60)
+# The local runner (tournament/runner.h) playing real games: records stored
+# with results and verified against their chance seeds, think/wait times,
+# faulty programs (tests/players/bad/) under both policies, stop and
+# continue, the same results at any concurrency.
+tessera_add_test(test_runner
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_runner.c
+  LIBS tessera_tournament
+  ARGS ${PROJECT_SOURCE_DIR}
+  TIMEOUT 300)

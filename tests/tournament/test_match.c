@@ -1,5 +1,5 @@
 /*
- * test_match.c — the match runner (bots/match.h): the statistics on
+ * test_match.c — the match layer (tournament/match.h): the statistics on
  * constructed results, seat rotation and shared chance outcomes on real
  * games, determinism across thread counts, and configuration checks.
  *
@@ -18,7 +18,7 @@
 
 #include <cmocka.h>
 
-#include "bots/match.h"
+#include "tournament/match.h"
 
 #define EPS 1e-9
 
@@ -88,17 +88,17 @@ static void test_wilson90(void **state)
 /* ---- league points --------------------------------------------------------- */
 
 /* One match between fresh standings; returns a's and b's points. */
-static void league1(int64_t aw, int64_t bw, int64_t d, match_league *a, match_league *b)
+static void league1(int64_t aw, int64_t bw, int64_t d, tour_league *a, tour_league *b)
 {
     memset(a, 0, sizeof *a);
     memset(b, 0, sizeof *b);
-    match_league_add(a, b, aw, bw, d, 0.0);
+    tour_league_add(a, b, aw, bw, d, 0.0);
 }
 
 static void test_league_bonus_edges(void **state)
 {
     (void)state;
-    match_league a, b;
+    tour_league a, b;
 
     league1(3, 1, 0, &a, &b); /* exactly 75:25: bonus win point */
     assert_int_equal(a.points, 5);
@@ -164,12 +164,12 @@ static void test_league_season(void **state)
     /* SIEA-MCTS paper §VI-B: MCTS K=sqrt(2) wins 7 matches (3 of them by at least
      * 75%), loses 3, draws none: 4*7 + 3 = 31 points. Losses by a wide margin
      * bring no bonus loss point. */
-    match_league me = {0}, opp[10];
+    tour_league me = {0}, opp[10];
     memset(opp, 0, sizeof opp);
     const int64_t w[10][2] = {{20, 5}, {19, 6},  {18, 6}, {15, 10}, {14, 11},
                               {16, 9}, {13, 12}, {5, 20}, {6, 18},  {4, 21}};
     for (int i = 0; i < 10; i++)
-        match_league_add(&me, &opp[i], w[i][0], w[i][1], 25 - w[i][0] - w[i][1], 1.5);
+        tour_league_add(&me, &opp[i], w[i][0], w[i][1], 25 - w[i][0] - w[i][1], 1.5);
     assert_int_equal(me.matches, 10);
     assert_int_equal(me.won, 7);
     assert_int_equal(me.lost, 3);

@@ -1,0 +1,683 @@
+/*
+ * cmd_tournament.c — `tessera tournament FORMAT [options] PARTICIPANT...`:
+ * a round-robin, gauntlet, Swiss or knockout tournament of in-process bots
+ * and external programs, played here on worker threads (tournament/runner.h),
+ * with live progress, resumable from an SQLite file (--db), and reports
+ * (--out, --json). docs/tournaments.md is the user's guide.
+ *
+ * This file parses arguments, sets up the tournament (new, or found again
+ * in --db with the same spec), draws the progress (a bar with an ETA on a
+ * terminal, one plain line per game otherwise, on stderr), writes records
+ * and reports, and prints the standings. SIGINT and SIGTERM stop the run
+ * cleanly: games in progress go back to pending (with --db, the same command
+ * continues them).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <math.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "tournament/report.h"
+#include "tournament/runner.h"
+#include "tournament/standings.h"
+#include "tournament/store.h"
+
+static const char *const cmd = "tournament";
+
+/* ---- stopping on a signal ------------------------------------------------------------ */
+
+static atomic_bool stop_flag;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    atomic_store(&stop_flag, true);
+}
+
+/* ---- progress ------------------------------------------------------------------------- */
+
+/* The bar is redrawn when a game starts or ends (the runner's callbacks,
+ * which may read the tournament) and twice a second by a ticker thread
+ * (which may not: it draws from the counts the callbacks left in `c`). */
+typedef struct progress {
+    tour *t;
+    bool tty;             /* draw a bar (stderr is a terminal) rather than lines */
+    bool quiet;           /* neither */
+    double t0;            /* when this run started */
+    int64_t done0;        /* games done before this run (a resume) */
+    const char *recdir;   /* --out DIR/records, or NULL */
+    int write_errors;     /* records that could not be written */
+    pthread_mutex_t lock; /* guards the fields below and stderr's bar */
+    tour_counts c;        /* the counts at the last callback */
+    bool drawn;           /* the bar is on the line */
+    bool ticking;         /* the ticker runs */
+} progress;
+
+static void fmt_duration(double s, char *buf, size_t cap)
+{
+    if (s < 0)
+        s = 0;
+    long long t = llround(s);
+    if (t >= 3600)
+        snprintf(buf, cap, "%lldh%02lldm", t / 3600, t / 60 % 60);
+    else if (t >= 60)
+        snprintf(buf, cap, "%lldm%02llds", t / 60, t % 60);
+    else
+        snprintf(buf, cap, "%llds", t);
+}
+
+/* "12/56 games, 2 running, 1m20s, ~3m10s left" from the cached counts. */
+static void progress_text(progress *p, char *buf, size_t cap)
+{
+    tour_counts c = p->c;
+    double spent = cli_now() - p->t0;
+    char a[32], eta[32] = "";
+    fmt_duration(spent, a, sizeof a);
+    int64_t here = c.done - p->done0, left = c.expected - c.done;
+    if (here > 0 && left > 0)
+        fmt_duration(spent / (double)here * (double)left, eta, sizeof eta);
+    snprintf(buf, cap, "%lld/%lld games, %lld running, %s%s%s%s", (long long)c.done,
+             (long long)c.expected, (long long)c.running, a, eta[0] ? ", ~" : "", eta,
+             eta[0] ? " left" : "");
+}
+
+/* Draw the bar (p->lock held). */
+static void bar_draw(progress *p)
+{
+    tour_counts c = p->c;
+    enum { WIDTH = 30 };
+    int fill = c.expected ? (int)(WIDTH * c.done / c.expected) : WIDTH;
+    char bar[WIDTH + 1], text[160];
+    for (int i = 0; i < WIDTH; i++)
+        bar[i] = i < fill ? '#' : '.';
+    bar[WIDTH] = 0;
+    progress_text(p, text, sizeof text);
+    fprintf(stderr, "\r[%s] %s\033[K", bar, text);
+    fflush(stderr);
+    p->drawn = true;
+}
+
+static void bar_clear(progress *p)
+{
+    pthread_mutex_lock(&p->lock);
+    if (p->drawn) {
+        fprintf(stderr, "\r\033[K");
+        fflush(stderr);
+        p->drawn = false;
+    }
+    pthread_mutex_unlock(&p->lock);
+}
+
+/* The counts now (from a runner callback, which may read the tournament). */
+static void refresh(progress *p)
+{
+    tour_counts c;
+    tour_get_counts(p->t, &c);
+    pthread_mutex_lock(&p->lock);
+    p->c = c;
+    if (p->tty && !p->quiet)
+        bar_draw(p);
+    pthread_mutex_unlock(&p->lock);
+}
+
+static void *ticker(void *arg)
+{
+    progress *p = arg;
+    for (;;) {
+        struct timespec ts = {0, 500 * 1000000L};
+        nanosleep(&ts, NULL);
+        pthread_mutex_lock(&p->lock);
+        bool go = p->ticking;
+        if (go)
+            bar_draw(p);
+        pthread_mutex_unlock(&p->lock);
+        if (!go)
+            return NULL;
+    }
+}
+
+static void on_start(const tour_game *g, const char *commitment, void *user)
+{
+    (void)g;
+    (void)commitment;
+    refresh(user);
+}
+
+/* Write text to path through a temporary file and a rename. 0 or -1. */
+static int write_file(const char *path, const char *text)
+{
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.tmp%ld", path, (long)getpid());
+    FILE *f = fopen(tmp, "w");
+    if (!f)
+        return -1;
+    bool ok = fputs(text, f) >= 0 && fputc('\n', f) != EOF;
+    ok = fclose(f) == 0 && ok;
+    if (!ok || rename(tmp, path) != 0) {
+        unlink(tmp);
+        return -1;
+    }
+    return 0;
+}
+
+static void record_path(const char *dir, int64_t id, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "%s/game-%06lld.json", dir, (long long)id);
+}
+
+static void on_end(const tour_run_game *info, void *user)
+{
+    progress *p = user;
+    if (p->recdir && info->result->record) {
+        char path[4096];
+        record_path(p->recdir, info->game->id, path, sizeof path);
+        if (write_file(path, info->result->record))
+            p->write_errors++;
+    }
+    refresh(p);
+    if (p->quiet || p->tty)
+        return;
+    const tour_spec *sp = tour_get_spec(p->t);
+    const tour_result *r = info->result;
+    char text[160], line[1024];
+    size_t o = 0;
+    o += (size_t)snprintf(line + o, sizeof line - o, "game %lld:", (long long)info->game->id);
+    for (int s = 0; s < info->game->seats && o < sizeof line; s++)
+        o += (size_t)snprintf(line + o, sizeof line - o, "%s P%d %s %g", s ? "," : "", s + 1,
+                              sp->participants[info->game->table[s]].name, r->score[s]);
+    if (r->end != TOUR_END_NORMAL && o < sizeof line)
+        o += (size_t)snprintf(line + o, sizeof line - o, " (%s by P%d)", tour_end_name(r->end),
+                              r->culprit + 1);
+    pthread_mutex_lock(&p->lock);
+    progress_text(p, text, sizeof text);
+    pthread_mutex_unlock(&p->lock);
+    fprintf(stderr, "tessera tournament: %s  [%s]\n", line, text);
+}
+
+/* ---- arguments ------------------------------------------------------------------------- */
+
+/* NAME=SPEC when the text before the first '=' is a name (no ':'), else a
+ * bare SPEC (bot specs have their '=' after a ':'). */
+static bool split_named(const char *arg, char *name, size_t cap, const char **spec)
+{
+    const char *eq = strchr(arg, '=');
+    if (!eq || eq == arg || memchr(arg, ':', (size_t)(eq - arg)) || (size_t)(eq - arg) >= cap)
+        return false;
+    memcpy(name, arg, (size_t)(eq - arg));
+    name[eq - arg] = 0;
+    *spec = eq + 1;
+    return true;
+}
+
+/* --sprt elo0=A,elo1=B[,alpha=X][,beta=Y][,model=normalized|logistic] */
+static int parse_sprt(const char *text, tour_sprt_params *p)
+{
+    char buf[256];
+    if (strlen(text) >= sizeof buf)
+        return cli_usage_error(cmd, "--sprt is too long");
+    snprintf(buf, sizeof buf, "%s", text);
+    bool has0 = false, has1 = false;
+    p->enabled = true;
+    for (char *save = NULL, *kv = strtok_r(buf, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(kv, '=');
+        if (!eq)
+            return cli_usage_error(cmd, "--sprt: '%s' is not KEY=VALUE", kv);
+        *eq = 0;
+        const char *key = kv, *val = eq + 1;
+        if (strcmp(key, "model") == 0) {
+            if (tour_sprt_model_parse(val, &p->model))
+                return cli_usage_error(cmd, "--sprt: model is normalized or logistic, not '%s'",
+                                       val);
+            continue;
+        }
+        char *end;
+        errno = 0;
+        double v = strtod(val, &end);
+        if (!*val || *end || errno || !isfinite(v))
+            return cli_usage_error(cmd, "--sprt: %s needs a number, got '%s'", key, val);
+        if (strcmp(key, "elo0") == 0)
+            p->elo0 = v, has0 = true;
+        else if (strcmp(key, "elo1") == 0)
+            p->elo1 = v, has1 = true;
+        else if (strcmp(key, "alpha") == 0)
+            p->alpha = v;
+        else if (strcmp(key, "beta") == 0)
+            p->beta = v;
+        else
+            return cli_usage_error(cmd, "--sprt: unknown key '%s' (elo0, elo1, alpha, beta, model)",
+                                   key);
+    }
+    if (!has0 || !has1)
+        return cli_usage_error(cmd, "--sprt needs elo0 and elo1 (e.g. elo0=0,elo1=5)");
+    char err[200];
+    if (tour_sprt_check(p, err, sizeof err))
+        return cli_usage_error(cmd, "--sprt: %s", err);
+    return 0;
+}
+
+static int make_dir(const char *path)
+{
+    if (mkdir(path, 0777) == 0 || errno == EEXIST) {
+        struct stat sb;
+        if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
+            return 0;
+        errno = ENOTDIR;
+    }
+    return -1;
+}
+
+/* ---- output -------------------------------------------------------------------------- */
+
+static void print_standings(const tour *t, const tour_standings *s, const tour_run_stats *st,
+                            int64_t done_before)
+{
+    const tour_spec *sp = tour_get_spec(t);
+    char dur[32];
+    fmt_duration(st->seconds, dur, sizeof dur);
+    printf("%s of %s, %d participants, %d seats, seed %llu: %s\n", tour_format_name(sp->format),
+           sp->game->title, sp->nparticipants, tour_seats(t), (unsigned long long)sp->seed,
+           s->done ? "done" : "not finished");
+    printf("%lld games done of %lld expected", (long long)s->counts.done,
+           (long long)s->counts.expected);
+    if (s->counts.voided)
+        printf(" (%lld void)", (long long)s->counts.voided);
+    printf("; this run played %lld in %s on %d thread%s", (long long)st->played, dur, st->threads,
+           st->threads == 1 ? "" : "s");
+    if (done_before)
+        printf(" (%lld were done before: resumed)", (long long)done_before);
+    printf("\n\n");
+    int w = 11;
+    for (int i = 0; i < s->n; i++) {
+        int len = (int)strlen(sp->participants[i].name);
+        if (len > w)
+            w = len > 40 ? 40 : len;
+    }
+    printf("%3s  %-*s %6s %13s %6s %13s %6s %12s %4s %8s %5s %6s\n", "#", w, "participant", "games",
+           "W-D-L", "rate", "rate 95%", "Elo", "Elo 95%", "pts", "ms/move", "TL", "faults");
+    for (int i = 0; i < s->n; i++) {
+        const tour_row *r = &s->rows[i];
+        char wdl[40], ci[32], eci[32];
+        snprintf(wdl, sizeof wdl, "%lld-%lld-%lld", (long long)r->wins, (long long)r->draws,
+                 (long long)r->losses);
+        snprintf(ci, sizeof ci, "%.1f-%.1f%%", 100 * r->rate_lo, 100 * r->rate_hi);
+        snprintf(eci, sizeof eci, "%+.0f..%+.0f", r->elo_lo, r->elo_hi);
+        printf("%3d  %-*.*s %6lld %13s %5.1f%% %13s %+6.0f %12s %4d %8.1f %5lld %6lld\n", r->place,
+               w, w, sp->participants[r->participant].name, (long long)r->games, wdl, 100 * r->rate,
+               ci, r->elo, eci, r->league.points, r->ms_per_move, (long long)r->time_losses,
+               (long long)r->faults);
+    }
+    if (s->has_sprt) {
+        const tour_sprt_status *q = &s->sprt;
+        printf("\nSPRT [%g, %g] (%s): LLR %.2f (bounds %.2f, %.2f) after %lld pairs: %s\n",
+               sp->sprt.elo0, sp->sprt.elo1, tour_sprt_model_name(sp->sprt.model), q->llr, q->lower,
+               q->upper, (long long)tour_penta_pairs(&q->penta),
+               q->state == TOUR_SPRT_H1   ? "H1 accepted"
+               : q->state == TOUR_SPRT_H0 ? "H0 accepted"
+                                          : "undecided");
+    }
+    printf(
+        "\nW-D-L: games won (sole first place), drawn (shared first), lost. rate: points per game\n"
+        "(a better final place than an opponent counts 1, an equal one 1/2) with its 95%% Wilson\n"
+        "interval. Elo: Bradley-Terry maximum likelihood, 95%% interval. pts: league points\n"
+        "(docs/league.md). ms/move: thinking time per decision (programs: their CPU time).\n"
+        "TL: games lost on time. faults: games this participant ended by a fault. See\n"
+        "docs/tournaments.md.\n");
+}
+
+/* ---- the command ------------------------------------------------------------------------ */
+
+int cmd_tournament(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"game", required_argument, NULL, 'g'},
+        {"players", required_argument, NULL, 'p'},
+        {"rule", required_argument, NULL, 'r'},
+        {"games-per-pair", required_argument, NULL, 'n'},
+        {"cycles", required_argument, NULL, 'c'},
+        {"rounds", required_argument, NULL, 'R'},
+        {"best-of", required_argument, NULL, 'b'},
+        {"seed", required_argument, NULL, 's'},
+        {"concurrency", required_argument, NULL, 'C'},
+        {"move-ms", required_argument, NULL, 'm'},
+        {"on-fault", required_argument, NULL, 'f'},
+        {"sprt", required_argument, NULL, 'S'},
+        {"anchor", required_argument, NULL, 'a'},
+        {"name", required_argument, NULL, 'N'},
+        {"db", required_argument, NULL, 'd'},
+        {"out", required_argument, NULL, 'o'},
+        {"json", no_argument, NULL, 'j'},
+        {"quiet", no_argument, NULL, 'q'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *game_name = "carcassonne", *players = NULL, *db_path = NULL, *out_dir = NULL;
+    const char *rules_kv[64];
+    int nrules = 0;
+    long long gpp = 0, cycles = 1, rounds = 0, best_of = 0, conc = 1, move_ms = 0;
+    uint64_t seed = 1;
+    bool json = false, quiet = false;
+    tour_fault_policy policy = TOUR_FAULT_FORFEIT;
+    tour_spec spec;
+    tour_spec_init(&spec);
+
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+        switch (c) {
+        case 'g': game_name = optarg; break;
+        case 'p': players = optarg; break;
+        case 'r':
+            if (nrules == (int)(sizeof rules_kv / sizeof rules_kv[0]))
+                return cli_usage_error(cmd, "too many --rule options");
+            rules_kv[nrules++] = optarg;
+            break;
+        case 'n':
+            if (cli_int(cmd, "--games-per-pair", optarg, 1, TOUR_MAX_GAMES_PER_PAIR, &gpp))
+                return CLI_USAGE;
+            break;
+        case 'c':
+            if (cli_int(cmd, "--cycles", optarg, 1, TOUR_MAX_CYCLES, &cycles))
+                return CLI_USAGE;
+            break;
+        case 'R':
+            if (cli_int(cmd, "--rounds", optarg, 1, TOUR_MAX_ROUNDS, &rounds))
+                return CLI_USAGE;
+            break;
+        case 'b':
+            if (cli_int(cmd, "--best-of", optarg, 1, TOUR_MAX_BEST_OF, &best_of))
+                return CLI_USAGE;
+            break;
+        case 's':
+            if (cli_seed(cmd, optarg, &seed))
+                return CLI_USAGE;
+            break;
+        case 'C':
+            if (cli_int(cmd, "--concurrency", optarg, 1, TOUR_RUN_MAX_THREADS, &conc))
+                return CLI_USAGE;
+            break;
+        case 'm':
+            if (cli_int(cmd, "--move-ms", optarg, 1, 86400000, &move_ms))
+                return CLI_USAGE;
+            break;
+        case 'f':
+            if (tour_fault_policy_parse(optarg, &policy))
+                return cli_usage_error(cmd, "--on-fault is forfeit or random, not '%s'", optarg);
+            break;
+        case 'S':
+            if (parse_sprt(optarg, &spec.sprt))
+                return CLI_USAGE;
+            break;
+        case 'a': spec.anchor = optarg; break;
+        case 'N': spec.label = optarg; break;
+        case 'd': db_path = optarg; break;
+        case 'o': out_dir = optarg; break;
+        case 'j': json = true; break;
+        case 'q': quiet = true; break;
+        case ':': return cli_usage_error(cmd, "%s needs a value", argv[optind - 1]);
+        default: return cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind >= argc)
+        return cli_usage_error(cmd, "which format? round-robin, gauntlet, swiss or knockout");
+    char err[1024];
+    if (tour_format_parse(argv[optind], &spec.format, err, sizeof err))
+        return cli_usage_error(cmd, "%s", err);
+    int np = argc - optind - 1;
+    if (np < 2)
+        return cli_usage_error(cmd, "a tournament needs at least 2 participants, got %d", np);
+    if (np > TOUR_MAX_PARTICIPANTS)
+        return cli_usage_error(cmd, "at most %d participants, got %d", TOUR_MAX_PARTICIPANTS, np);
+
+    eng_rules rules;
+    const eng_game *g = cli_game_rules(cmd, game_name, players, rules_kv, nrules, &rules);
+    if (!g)
+        return CLI_USAGE;
+
+    /* participants: NAME=SPEC or SPEC (named by the spec; repeats get #2, #3 ...) */
+    tour_participant *parts = calloc((size_t)np, sizeof *parts);
+    char(*names)[TOUR_NAME_MAX + 1] = calloc((size_t)np, sizeof *names);
+    int rc = CLI_USAGE;
+    tour *t = NULL;
+    tour_store *store = NULL;
+    player_config pc;
+    player_config_default(&pc);
+    if (!parts || !names) {
+        fprintf(stderr, "tessera %s: out of memory\n", cmd);
+        rc = CLI_FAIL;
+        goto out;
+    }
+    for (int i = 0; i < np; i++) {
+        const char *arg = argv[optind + 1 + i], *sp = arg;
+        char name[TOUR_NAME_MAX + 2];
+        if (split_named(arg, name, sizeof name, &sp)) {
+            if (strlen(name) > TOUR_NAME_MAX) {
+                cli_usage_error(cmd, "participant %d: the name '%s' is longer than %d bytes", i + 1,
+                                name, TOUR_NAME_MAX);
+                goto out;
+            }
+            memcpy(names[i], name, strlen(name) + 1); /* <= TOUR_NAME_MAX bytes: fits */
+        } else {
+            /* the spec itself, cut to fit, unique */
+            snprintf(names[i], sizeof names[i], "%.*s", TOUR_NAME_MAX - 3, arg);
+            for (int rep = 2;; rep++) {
+                bool taken = false;
+                for (int j = 0; j < i; j++)
+                    taken |= strcmp(names[j], names[i]) == 0;
+                if (!taken)
+                    break;
+                char suffix[16];
+                int sl = snprintf(suffix, sizeof suffix, "#%d", rep);
+                snprintf(names[i], sizeof names[i], "%.*s%s", TOUR_NAME_MAX - sl, arg, suffix);
+            }
+        }
+        if (!*sp) {
+            cli_usage_error(cmd, "participant %d (%s) has an empty spec", i + 1, names[i]);
+            goto out;
+        }
+        int crc = tour_run_check_spec(sp, g, &pc, err, sizeof err);
+        if (crc) {
+            cli_usage_error(cmd, "participant %d (%s): %s", i + 1, names[i], err);
+            goto out;
+        }
+        parts[i].name = names[i];
+        parts[i].spec = sp;
+    }
+
+    spec.game = g;
+    spec.rules = rules;
+    spec.participants = parts;
+    spec.nparticipants = np;
+    spec.cycles = (int)cycles;
+    spec.rounds = (int)rounds;
+    spec.best_of = (int)best_of;
+    /* an SPRT stops when it decides: its default maximum is large */
+    spec.games_per_pair = gpp ? gpp : spec.sprt.enabled ? 2000 : 2;
+    spec.seed = seed;
+    if (tour_spec_check(&spec, err, sizeof err)) {
+        cli_usage_error(cmd, "%s", err);
+        goto out;
+    }
+
+    /* the tournament: found again in --db (same spec), or new */
+    int64_t done_before = 0;
+    bool resumed = false;
+    if (db_path) {
+        if (tour_store_open(db_path, &store, err, sizeof err)) {
+            fprintf(stderr, "tessera %s: %s\n", cmd, err);
+            rc = CLI_FAIL;
+            goto out;
+        }
+        int64_t id;
+        int f = tour_store_find(store, &spec, &id, err, sizeof err);
+        if (f < 0 ||
+            (f == 1 && tour_store_load(store, id, TOUR_RESUME_REPLAY, &t, err, sizeof err))) {
+            fprintf(stderr, "tessera %s: %s: %s\n", cmd, db_path, err);
+            rc = CLI_FAIL;
+            goto out;
+        }
+        resumed = f == 1;
+    }
+    if (!t) {
+        if (tour_create(&spec, &t, err, sizeof err)) {
+            cli_usage_error(cmd, "%s", err);
+            goto out;
+        }
+        int64_t id;
+        if (store && tour_store_create(store, t, &id, err, sizeof err)) {
+            fprintf(stderr, "tessera %s: %s: %s\n", cmd, db_path, err);
+            rc = CLI_FAIL;
+            goto out;
+        }
+    }
+    tour_counts cnt;
+    tour_get_counts(t, &cnt);
+    done_before = cnt.done;
+    if (resumed && !quiet)
+        fprintf(stderr,
+                "tessera %s: resuming tournament %lld of %s: %lld of %lld games done already\n",
+                cmd, (long long)tour_store_id(t), db_path, (long long)cnt.done,
+                (long long)cnt.expected);
+
+    /* --out DIR and its records/ */
+    char recdir[4096] = "";
+    if (out_dir) {
+        snprintf(recdir, sizeof recdir, "%s/records", out_dir);
+        if (make_dir(out_dir) || make_dir(recdir)) {
+            fprintf(stderr, "tessera %s: --out %s: cannot make the folder: %s\n", cmd, out_dir,
+                    strerror(errno));
+            rc = CLI_USAGE;
+            goto out;
+        }
+    }
+
+    progress prog = {.t = t,
+                     .tty = isatty(STDERR_FILENO) != 0,
+                     .quiet = quiet,
+                     .t0 = cli_now(),
+                     .done0 = done_before,
+                     .recdir = out_dir ? recdir : NULL};
+    tour_run_config rcfg;
+    tour_run_config_default(&rcfg);
+    rcfg.concurrency = (int)conc;
+    rcfg.move_ms = move_ms;
+    rcfg.policy = policy;
+    rcfg.records = true;
+    rcfg.players = pc;
+    rcfg.stop = &stop_flag;
+    rcfg.on_start = on_start;
+    rcfg.on_end = on_end;
+    rcfg.user = &prog;
+
+    atomic_store(&stop_flag, false);
+    struct sigaction sa, old_int, old_term;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    pthread_mutex_init(&prog.lock, NULL);
+    tour_get_counts(t, &prog.c);
+    pthread_t tick;
+    if (prog.tty && !quiet) {
+        bar_draw(&prog);
+        prog.ticking = pthread_create(&tick, NULL, ticker, &prog) == 0;
+    }
+    tour_run_stats st;
+    int runrc = tour_run(t, &rcfg, &st, err, sizeof err);
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    if (prog.ticking) {
+        pthread_mutex_lock(&prog.lock);
+        prog.ticking = false;
+        pthread_mutex_unlock(&prog.lock);
+        pthread_join(tick, NULL);
+    }
+    bar_clear(&prog);
+    pthread_mutex_destroy(&prog.lock);
+    if (runrc) {
+        fprintf(stderr, "tessera %s: %s\n", cmd, err);
+        rc = runrc == ENG_EINVAL || runrc == ENG_EUNKNOWN_BOT || runrc == ENG_EBAD_BOT_SPEC
+                 ? CLI_USAGE
+                 : CLI_FAIL;
+    }
+    if (prog.write_errors)
+        fprintf(stderr, "tessera %s: %d record%s could not be written to %s\n", cmd,
+                prog.write_errors, prog.write_errors == 1 ? "" : "s", recdir);
+
+    /* records of games finished in an earlier run, from the database */
+    if (out_dir && store) {
+        int64_t ng = tour_game_count(t);
+        for (int64_t id = 0; id < ng; id++) {
+            tour_game gm;
+            char path[4200];
+            record_path(recdir, id, path, sizeof path);
+            if (tour_get_game(t, id, &gm) || gm.status != TOUR_DONE || access(path, F_OK) == 0)
+                continue;
+            char *text = NULL;
+            if (tour_store_record(store, tour_store_id(t), id, &text, err, sizeof err) == 1 &&
+                write_file(path, text))
+                fprintf(stderr, "tessera %s: %s: cannot write: %s\n", cmd, path, strerror(errno));
+            free(text);
+        }
+    }
+
+    tour_standings *s = tour_standings_new(t);
+    if (!s) {
+        fprintf(stderr, "tessera %s: out of memory for the standings\n", cmd);
+        rc = CLI_FAIL;
+        goto out;
+    }
+    bool report_failed = out_dir && tour_report_write(t, out_dir, err, sizeof err);
+    if (report_failed)
+        fprintf(stderr, "tessera %s: %s\n", cmd, err);
+    print_standings(t, s, &st, done_before);
+    if (st.stopped && !s->done)
+        fprintf(stderr, "tessera %s: stopped: %lld of %lld games done%s\n", cmd,
+                (long long)s->counts.done, (long long)s->counts.expected,
+                store ? "; run the same command again to continue" : "");
+    if (json) {
+        json_t *o = tour_report_json(t, s, false);
+        if (o) {
+            json_object_set_new(
+                o, "run",
+                json_pack("{s:I, s:I, s:f, s:i, s:b, s:b, s:s, s:I}", "played",
+                          (json_int_t)st.played, "done_before", (json_int_t)done_before, "seconds",
+                          round(st.seconds * 1e3) / 1e3, "concurrency", (int)conc, "resumed",
+                          resumed, "stopped", st.stopped, "on_fault",
+                          tour_fault_policy_name(policy), "move_ms", (json_int_t)move_ms));
+            if (store)
+                json_object_set_new(o, "tournament", json_integer(tour_store_id(t)));
+        }
+        char *text =
+            o ? json_dumps(o, JSON_COMPACT | JSON_ENSURE_ASCII | JSON_REAL_PRECISION(10)) : NULL;
+        json_decref(o);
+        if (text)
+            printf("%s\n", text);
+        else
+            fprintf(stderr, "tessera %s: cannot format the JSON result\n", cmd);
+        free(text);
+    }
+    tour_standings_free(s);
+    if (!runrc)
+        rc = (st.stopped && !tour_is_done(t)) || report_failed || prog.write_errors ? CLI_FAIL
+                                                                                    : CLI_OK;
+out:
+    if (t)
+        tour_store_detach(t);
+    tour_destroy(t);
+    tour_store_close(store);
+    free(parts);
+    free(names);
+    return rc;
+}

@@ -1,0 +1,139 @@
+/*
+ * runner.h — plays a tournament's games on worker threads: the local
+ * driver of tour.h, behind `tessera tournament` and `tessera match` (the
+ * server drives the same tournaments with its own matches instead).
+ *
+ *     tour_run_config c;  tour_run_config_default(&c);
+ *     c.concurrency = 2;  c.on_end = show;  c.records = true;
+ *     tour_run(t, &c, &stats, err, sizeof err);
+ *
+ * Each worker thread takes the next game the tournament offers
+ * (tour_next_game), seats its participants through players/ (an
+ * in-process bot spec, or an external program `cmd:...` /
+ * `cmd-stateless:...` in a sandbox), plays it, and records the result in
+ * the tournament (and so in its store) as soon as it ends. Then the next.
+ *
+ * Chance. The k-th chance event of a game is eng_chance_draw(g, st,
+ * game.chance_seed, k) (contract of docs/records.md, "Verifiable games"): the
+ * games of a group share their seed, so they see the same tiles. Each game
+ * gets a fresh 128-bit nonce; its commitment is handed to on_start before
+ * the first move, and its record carries the commitment, the seed and the
+ * nonce (the reveal) — `tessera replay --verify` checks them.
+ *
+ * Seats. An in-process bot is created for each game with the game's seat
+ * seed (tour_game.seat_seed), so a game depends only on (tournament seed,
+ * game id) whatever thread plays it. A program is started once per worker
+ * and participant and kept between games (a long-running `cmd:` bot keeps
+ * its process; players/ restarts it after a fault); it dies with its
+ * worker, which is why workers live as long as the run.
+ *
+ * Time. Every turn gets a deadline: move_ms after the request (programs
+ * without move_ms: TOUR_RUN_PROGRAM_MOVE_MS; in-process bots without
+ * move_ms: none, their own budget decides). think_ms — an external
+ * program's CPU time, an in-process bot's wall time — and wait_ms — the
+ * runner's clock from the request to the move — go into every turn of the
+ * record; each seat's think time, decisions and time loss go into the
+ * result (standings: ms/move, time losses).
+ *
+ * Faults. A turn that is not ok (players/ verdicts: time_limit, crashed,
+ * illegal_move, bad_output, no_answer, memory_limit, output_flood) follows
+ * the policy: TOUR_FAULT_FORFEIT ends the game at once, the faulty seat
+ * ranked last and the others by score (a time_limit counts as a loss on
+ * time); TOUR_FAULT_RANDOM plays a uniformly random legal turn for the seat
+ * and goes on (the result's verdict counts the faults). A resignation ends
+ * the game whatever the policy. internal_error is tessera's own failure,
+ * never charged to a player: the run stops and the game goes back to
+ * pending.
+ *
+ * Stopping. Raising *stop ends the run early: no game is started any more,
+ * running turns are cut short, and the games they belonged to go back to
+ * pending (with a store, a later run plays them). A kill -9 leaves them
+ * running in the store; tour_store_load(TOUR_RESUME_REPLAY) puts them back.
+ *
+ * Nothing is printed: callbacks report, serialised by the runner's lock (the
+ * tournament's own lock: call no tour_* function that changes it from them;
+ * reading it — tour_get_counts, tour_standings_new — is fine).
+ */
+#ifndef TESSERA_TOURNAMENT_RUNNER_H
+#define TESSERA_TOURNAMENT_RUNNER_H
+
+#include <jansson.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "players/player.h"
+#include "tournament/tour.h"
+
+#define TOUR_RUN_MAX_THREADS     256   /* more workers than this only cost memory */
+#define TOUR_RUN_PROGRAM_MOVE_MS 10000 /* a program's turn when move_ms is 0 */
+
+typedef enum tour_fault_policy {
+    TOUR_FAULT_FORFEIT, /* "forfeit": the faulty seat loses the game at once */
+    TOUR_FAULT_RANDOM,  /* "random": a random legal turn is played for it */
+} tour_fault_policy;
+
+/* "forfeit", "random"; parse returns 0 or ENG_EINVAL. */
+const char *tour_fault_policy_name(tour_fault_policy p);
+int tour_fault_policy_parse(const char *s, tour_fault_policy *out);
+
+/* A game that ended, handed to on_end. Per-seat figures are by seat. */
+typedef struct tour_run_game {
+    const tour_game *game;     /* the schedule's entry: table, seeds */
+    const tour_result *result; /* the result recorded (its record field: the JSON text) */
+    const json_t *record;      /* the game record (NULL unless config.records) */
+    const eng_move *moves;     /* every move applied from init(rules), chance included */
+    int nmoves;
+    const char *commitment;         /* the chance commitment (64 hex digits) */
+    int turns[ENG_MAX_PLAYERS];     /* turns each seat played itself (ok verdicts) */
+    int decisions[ENG_MAX_PLAYERS]; /* decisions in them */
+    int64_t sims[ENG_MAX_PLAYERS];  /* simulations in-process bots reported */
+    double think_ms[ENG_MAX_PLAYERS], wait_ms[ENG_MAX_PLAYERS]; /* summed over turns */
+    int faults[ENG_MAX_PLAYERS];                                /* turns that were not ok */
+    double seconds;                                             /* wall time of the game */
+} tour_run_game;
+
+typedef struct tour_run_config {
+    int concurrency;          /* worker threads, 1..TOUR_RUN_MAX_THREADS (default 1) */
+    int64_t move_ms;          /* each turn's allowance; 0: see "Time" above (default 0) */
+    tour_fault_policy policy; /* default TOUR_FAULT_FORFEIT */
+    bool records;             /* build each game's record: stored with the result, handed to
+                                 on_end (default false) */
+    player_config players;    /* how players are made (sandbox limits ...); the seed is
+                                 replaced per game and seat */
+    const atomic_bool *stop;  /* optional: raised, the run stops (see above) */
+    /* Callbacks, all optional, serialised by the runner's lock, on worker threads. */
+    void (*on_start)(const tour_game *g, const char *commitment, void *user);
+    void (*on_end)(const tour_run_game *info, void *user);
+    void *user;
+} tour_run_config;
+
+void tour_run_config_default(tour_run_config *c);
+
+typedef struct tour_run_stats {
+    int threads;       /* workers started */
+    int64_t played;    /* games played to a result in this run */
+    int64_t abandoned; /* games cut short by stop, back to pending */
+    double seconds;    /* wall time of the run */
+    bool stopped;      /* *stop was raised */
+} tour_run_stats;
+
+/* Can `spec` sit in a seat of game g here? In-process bot specs and
+ * `cmd:` / `cmd-stateless:` programs can (the program is resolved, not
+ * started); `remote:NAME` cannot (it names a bot registered with a server).
+ * Returns 0, or ENG_EUNKNOWN_BOT / ENG_EBAD_BOT_SPEC / ENG_EINVAL with a
+ * reason in err. */
+int tour_run_check_spec(const char *spec, const eng_game *g, const player_config *pc, char *err,
+                        size_t errcap);
+
+/* Play the tournament's games until it is done (or stopped). Checks every
+ * participant's spec first (tour_run_check_spec, naming the participant).
+ * Returns 0 (stats in *out, may be NULL) when the tournament is done or
+ * the run was stopped; or a negative code with a reason: a bad spec or
+ * config (ENG_EINVAL, ENG_EUNKNOWN_BOT, ENG_EBAD_BOT_SPEC), a storage
+ * failure (ENG_ESTORAGE: the database stays the truth, run again), no
+ * threads or memory, or an internal error of a player (the run stops after
+ * the running games end; unfinished ones go back to pending). */
+int tour_run(tour *t, const tour_run_config *cfg, tour_run_stats *out, char *err, size_t errcap);
+
+#endif
