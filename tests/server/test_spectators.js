@@ -175,14 +175,15 @@ test('the tile model of list_games agrees with the board', async (t) => {
  * discard must still name what comes next: docs/protocol.md says `next` is
  * null only when the game is over. Dead tiles are rare (a few games in a
  * hundred), so the match is made reproducible with the test hook
- * TESSERA_TEST_SEED (server/limits.h): with seed 43, the random bot on seat
- * 0 and this client's rng(1) moves on seat 1 draw a dead tile at turn 4.
+ * TESSERA_TEST_SEED (server/limits.h): with seed 3, the random bot on seat
+ * 0 and this client's rng(1) moves on seat 1 draw a dead tile at turn 3 (chance drawn by
+ * the per-event streams of docs/records.md, "Verifiable games").
  * Should the engine, the random bot or lib.randomMove change so that they
  * no longer do, this test says so: find another seed (a server started
  * with TESSERA_TEST_SEED=0 seeds its matches 0, 1, 2, ...).
  */
 test('a dead tile is announced in next like any draw', async (t) => {
-  const SEED = 43;
+  const SEED = 3;
   const srv = await Server.start({ tag: 'dead', env: { TESSERA_TEST_SEED: String(SEED) } });
   t.after(() => srv.cleanup());
   const c = await Client.connect(srv.url, { name: 'watch' });
