@@ -11,7 +11,9 @@ set -euo pipefail
 # libwebsockets-evlib-uv: lws loads its libuv glue at run time (docs/ARCHITECTURE.md)
 build_pkgs=(gcc make cmake pkg-config libjansson-dev libuv1-dev libwebsockets-dev
             libwebsockets-evlib-uv libsqlite3-dev)
-test_pkgs=(libcmocka-dev valgrind chromium)   # chromium: the web UI tests (tests/web)
+# chromium: the web UI tests (tests/web); python3: the example bot of docs/examples/ played
+# through `tessera bridge`, `tessera doctor` and as an external program (tests/players, tests/cli)
+test_pkgs=(libcmocka-dev valgrind chromium python3)
 fuzz_pkgs=(clang libclang-rt-14-dev)
 node_pkgs=(nodejs npm)
 
