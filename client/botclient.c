@@ -827,8 +827,9 @@ static void turn_done(session *s, cl_done *d)
     if (move && !json_is_null(move)) {
         char *text = json_dumps(move, JSON_COMPACT);
         if (program)
-            say(bc, false, "%sturn %d: %s cpu %lld ms, %.0f ms", who(s), turn, text ? text : "?",
-                (long long)think, r->wall_ms);
+            say(bc, false, "%sturn %d: %s cpu %lld ms, %.0f ms%s%.300s", who(s), turn,
+                text ? text : "?", (long long)think, r->wall_ms, r->debug[0] ? "; debug: " : "",
+                r->debug);
         else
             say(bc, false, "%sturn %d: %s sims %lld, %.0f ms", who(s), turn, text ? text : "?",
                 (long long)r->sims, r->wall_ms);
