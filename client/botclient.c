@@ -223,10 +223,11 @@ static int send_msg(botclient *bc, json_t *msg)
     return rc;
 }
 
-/* The id of a move: "move-TURN-MATCH", so that an error names both. */
+/* The id of a move: "move-TURN-SEAT-MATCH", so that an error names the
+ * session (a registered client may even hold two seats of one match). */
 static void move_id(const session *s, int turn, char *buf, size_t cap)
 {
-    snprintf(buf, cap, "move-%d-%s", turn, s->match);
+    snprintf(buf, cap, "move-%d-%d-%s", turn, s->seat, s->match);
 }
 
 static void send_move(session *s, int turn, const json_t *move, int64_t think_ms)
@@ -263,12 +264,18 @@ static void write_token_file(session *s)
 
 /* ---- sessions --------------------------------------------------------------------- */
 
-static session *find_session(botclient *bc, const char *match)
+/* The session of seat `seat` (-1: any) of match `match`: a live one
+ * first, else one whose game is over. */
+static session *find_session(botclient *bc, const char *match, int seat)
 {
+    session *over = NULL;
     for (session *s = bc->sessions; s; s = s->next)
-        if (s->match[0] && strcmp(s->match, match) == 0)
-            return s;
-    return NULL;
+        if (s->match[0] && strcmp(s->match, match) == 0 && (seat < 0 || s->seat == seat)) {
+            if (!s->over)
+                return s;
+            over = over ? over : s;
+        }
+    return over;
 }
 
 static session *new_session(botclient *bc, const char *match, int seat)
@@ -962,7 +969,7 @@ static void send_join_or_resume(botclient *bc, session *s)
     if (s->resume[0]) {
         char id[96] = "resume";
         if (bc->registering)
-            snprintf(id, sizeof id, "resume-%s", s->match);
+            snprintf(id, sizeof id, "resume-%d-%s", s->seat, s->match);
         m = json_pack("{s:s, s:s, s:s}", "type", "resume", "id", id, "resume_token", s->resume);
     } else {
         m = json_pack("{s:s, s:s, s:s, s:i, s:s}", "type", "join", "id", "join", "match",
@@ -1090,9 +1097,11 @@ static session *session_of_seat_reply(botclient *bc, const char *id, const json_
 {
     if (!bc->registering)
         return bc->sessions;
-    if (strncmp(id, "resume-", 7) == 0)
-        return find_session(bc, id + 7);
-    return find_session(bc, str_of(msg, "match"));
+    char *end;
+    long seat = strncmp(id, "resume-", 7) == 0 ? strtol(id + 7, &end, 10) : -1;
+    if (seat >= 0 && *end == '-')
+        return find_session(bc, end + 1, (int)seat);
+    return find_session(bc, str_of(msg, "match"), (int)int_of(msg, "seat", -1));
 }
 
 static void on_error(botclient *bc, const json_t *msg)
@@ -1154,9 +1163,10 @@ static void on_error(botclient *bc, const json_t *msg)
         return;
     }
     if (strncmp(id, "move-", 5) == 0) {
-        char *end;
+        char *end, *end2 = NULL;
         long turn = strtol(id + 5, &end, 10);
-        session *s = *end == '-' ? find_session(bc, end + 1) : NULL;
+        long seat = *end == '-' ? strtol(end + 1, &end2, 10) : -1;
+        session *s = end2 && *end2 == '-' ? find_session(bc, end2 + 1, (int)seat) : NULL;
         if (!s && !bc->registering)
             s = bc->sessions;
         if (!s)
@@ -1189,7 +1199,9 @@ static void on_error(botclient *bc, const json_t *msg)
     if (strcmp(code, "seat_taken") == 0) {
         /* unasked: another connection resumed one of our seats (newer
          * servers name its match) */
-        session *s = bc->registering ? find_session(bc, str_of(msg, "match")) : bc->sessions;
+        session *s = bc->registering
+                         ? find_session(bc, str_of(msg, "match"), (int)int_of(msg, "seat", -1))
+                         : bc->sessions;
         if (!bc->registering) {
             say(bc, true, "another connection took over seat %d: %s", s ? s->seat : -1, text);
             finish(bc, BOTCLIENT_FAIL);
@@ -1242,7 +1254,7 @@ static session *seat_session(botclient *bc, const json_t *msg)
     if (!bc->registering)
         return bc->sessions;
     const char *match = str_of(msg, "match");
-    session *s = find_session(bc, match);
+    session *s = find_session(bc, match, (int)int_of(msg, "seat", -1));
     if (s)
         return s->over ? NULL : s;
     if (id[0])
@@ -1253,6 +1265,34 @@ static session *seat_session(botclient *bc, const json_t *msg)
         say(bc, true, "the server seated us in %d games at once, more than our capacity of %d",
             live_sessions(bc) + 1, bc->cfg.capacity);
     return new_session(bc, match, (int)int_of(msg, "seat", -1));
+}
+
+/* update, game_over, spectating (the result of a match that ended while
+ * we were away) for session s. */
+static void table_message(session *s, const char *type, const json_t *msg)
+{
+    botclient *bc = s ? s->bc : NULL;
+    if (!s || s->over)
+        return;
+    if (strcmp(type, "update") == 0) {
+        on_update(s, msg);
+    } else if (strcmp(type, "game_over") == 0) {
+        on_game_over(s, msg);
+    } else if (strcmp(type, "spectating") == 0) {
+        const json_t *result = json_object_get(msg, "result");
+        if (!json_is_object(result)) {
+            say(bc, true, "the server says match %s is over but gives no result", s->match);
+            if (!bc->registering)
+                finish(bc, BOTCLIENT_FAIL);
+            else
+                session_over(s);
+            return;
+        }
+        print_result(s, result, NULL, NULL, (int)json_array_size(json_object_get(msg, "history")));
+        bc->games_ended++;
+        session_over(s);
+    }
+    /* move_accepted, pong and anything newer: nothing to do */
 }
 
 static void handle(botclient *bc, const json_t *msg, double at)
@@ -1280,33 +1320,19 @@ static void handle(botclient *bc, const json_t *msg, double at)
             on_seat(s, msg, type[0] == 'r');
     } else if (strcmp(type, "error") == 0) {
         on_error(bc, msg);
-    } else {
-        session *s = bc->registering ? find_session(bc, match) : bc->sessions;
-        if (!s || (s->over && strcmp(type, "spectating") != 0))
-            return;
-        if (strcmp(type, "your_turn") == 0) {
+    } else if (strcmp(type, "your_turn") == 0) {
+        /* names its seat: one session */
+        session *s =
+            bc->registering ? find_session(bc, match, (int)int_of(msg, "seat", -1)) : bc->sessions;
+        if (s && !s->over)
             on_your_turn(s, msg, at);
-        } else if (strcmp(type, "update") == 0) {
-            on_update(s, msg);
-        } else if (strcmp(type, "game_over") == 0) {
-            on_game_over(s, msg);
-        } else if (strcmp(type, "spectating") == 0) {
-            const json_t *result = json_object_get(msg, "result");
-            if (!json_is_object(result)) {
-                say(bc, true, "the server says match %s is over but gives no result", s->match);
-                if (!bc->registering)
-                    finish(bc, BOTCLIENT_FAIL);
-                else
-                    session_over(s);
-                return;
-            }
-            print_result(s, result, NULL, NULL,
-                         (int)json_array_size(json_object_get(msg, "history")));
-            if (!s->over)
-                bc->games_ended++;
-            session_over(s);
-        }
-        /* move_accepted, pong and anything newer: nothing to do */
+    } else if (!bc->registering) {
+        table_message(bc->sessions, type, msg);
+    } else {
+        /* to the table, once per connection: every seat we hold in the match */
+        for (session *s = bc->sessions; s; s = s->next)
+            if (s->match[0] && strcmp(s->match, match) == 0)
+                table_message(s, type, msg);
     }
 }
 

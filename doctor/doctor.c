@@ -659,9 +659,7 @@ static void check_position(checker *k, const eng_game *g, const doctor_scenario 
             step(&r, pos.moves[i], NULL);
         double allowed = (double)cfg->move_ms;
         if (own_turn(&r, allowed, "at the position") && play(&r, DOCTOR_TURNS_AFTER, 0, 0, 0)) {
-            char what[300];
-            snprintf(what, sizeof what, "%s", pos.what);
-            passed(&c, what);
+            passed(&c, pos.what);
             end_game(&r, NULL);
         } else {
             end_failed(&r);

@@ -17,7 +17,7 @@ typedef struct doctor_pos {
     eng_move *moves; /* g->max_plies entries (owned) */
     int n;
     int seat;       /* to move after moves[0..n) */
-    char what[200]; /* the position, for the report ("turn 37 of a random game") */
+    char what[320]; /* the position, for the report ("turn 37 of a random game") */
 } doctor_pos;
 
 /* Find a position. 0: found (out filled); 1: none in the search budget

@@ -113,7 +113,8 @@ class RegisterFake {
       case 'resign':
       case 'resume': {
         const s = m.type === 'resume' ? this.seats.find((x) => x.resume === m.resume_token)
-          : this.seats.find((x) => x.match === m.match && x.name === ws.regName);
+          : this.seats.find((x) => x.match === m.match && x.name === ws.regName &&
+            (m.seat === undefined || x.seat === m.seat));
         if (!s) {
           reply({ type: 'error', code: 'unknown_match', message: 'no such seat here' });
           return;
@@ -131,14 +132,25 @@ class RegisterFake {
     });
   }
 
-  /* Seat `name` in a new match of `game` against an in-process bot; resolves
-   * with the match id once the bridge has been sent `joined`. */
+  /* Seat `name` in a new match of `game` against an in-process bot (or, with
+   * opponent null, in both seats); resolves with the match id once the
+   * bridge has been sent `joined`. */
   async seat(name, { game = 'carcassonne', opponent = 'random', seat = 1, moveMs = 5000 } = {}) {
-    const seats = seat === 0 ? [{ open: true }, { bot: opponent }] : [{ bot: opponent }, { open: true }];
+    const both = opponent === null;
+    const other = both ? { open: true } : { bot: opponent };
+    const seats = seat === 0 ? [{ open: true }, other] : [other, { open: true }];
     const { match, tokens } = await createMatch(this.host, seats, {
       game, time_control: { move_ms: moveMs },
       policies: { disconnect: 'forfeit', reconnect_grace_ms: 20000 },
     });
+    if (both) {
+      await Promise.all([this._join(name, game, match, 0, tokens), this._join(name, game, match, 1, tokens)]);
+      return match;
+    }
+    return this._join(name, game, match, seat, tokens);
+  }
+
+  _join(name, game, match, seat, tokens) {
     const up = new WebSocket(this.upstream);
     const s = { name, match, seat, up, resume: null, over: false, game };
     this.seats.push(s);
@@ -168,6 +180,7 @@ class RegisterFake {
     this.events.push(`seat ${name} in ${game} match ${match} seat ${seat}`);
     return joined;
   }
+
 
   /* Cut the bridge's connection of `name` (no close frame). */
   dropBridge(name) {
@@ -262,6 +275,25 @@ test('registered: every game it is given, two at once, each with its own program
       'think_ms ' + JSON.stringify(mv));
     assert.ok(Number.isInteger(mv.seat) && typeof mv.match === 'string', JSON.stringify(mv));
   }
+});
+
+test('registered: both seats of one match, a program each; table messages reach both', async (t) => {
+  const fake = await setup(t);
+  const b = startBridge(fake.url, ['--register', 'erin', '--secret', 'erin-secret-55', '--capacity', '2',
+    '--max-games', '2', '--', 'python3', PY]);
+  t.after(() => b.proc.kill('SIGKILL'));
+  await waitFor(() => fake.names.get('erin'), 'the registration');
+  const m = await fake.seat('erin', { game: 'reversi', opponent: null });
+  const r = await exitWithin(b);
+  assert.equal(r.code, 0, r.stderr.slice(-3000));
+  const lines = results(b);
+  assert.equal(lines.length, 2, b.stdout);
+  assert.ok(lines.some((l) => l.includes(`match=${m} seat=0`)) && lines.some((l) => l.includes(`match=${m} seat=1`)),
+    lines.join('\n'));
+  assert.equal(new Set(lines.map((l) => l.replace(/ seat=\d$/, ''))).size, 1, 'the two seats saw different ends');
+  assert.ok(lines.every((l) => /reason=normal/.test(l)), lines.join('\n'));
+  assert.equal((b.stderr.match(/stderr\| seat \d of a reversi game/g) || []).length, 2, b.stderr);
+  assert.doesNotMatch(b.stderr, /error/, b.stderr.slice(-2000));
 });
 
 test('registered: a dropped connection registers again; the live game is given back and ends', async (t) => {
