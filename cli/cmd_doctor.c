@@ -167,6 +167,11 @@ int cmd_doctor(int argc, char **argv)
         printf("moves allowed %lld ms (a game's first %lld ms, low clock %lld ms), seed %llu\n",
                (long long)cfg.move_ms, (long long)cfg.first_move_ms, (long long)cfg.low_ms,
                (unsigned long long)cfg.seed);
+        if (strncmp(cfg.spec, "cmd:", 4) == 0 || strncmp(cfg.spec, "cmd-stateless:", 14) == 0) {
+            char prot[256];
+            printf("in the sandbox, as on a server: %s\n",
+                   sandbox_protections_text(sandbox_probe(&cfg.limits), prot, sizeof prot));
+        }
         fflush(stdout);
     }
     doctor_summary sum;
