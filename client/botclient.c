@@ -1171,9 +1171,11 @@ static void on_error(botclient *bc, const json_t *msg)
             s = bc->sessions;
         if (!s)
             return;
-        if (strcmp(code, "bad_message") == 0 && strstr(text, "think_ms") && !bc->no_think_ms) {
-            /* a server older than think_ms: send the move again without it */
-            say(bc, false, "the server does not take think_ms; moves go without it");
+        if (strcmp(code, "bad_message") == 0 && strstr(text, "think_ms")) {
+            /* a server older than think_ms: send the move again without it
+             * (every move sent before the first refusal comes back so) */
+            if (!bc->no_think_ms)
+                say(bc, false, "the server does not take think_ms; moves go without it");
             bc->no_think_ms = true;
             if (s->asked_turn == turn && s->cache_turn == turn && s->cache_move)
                 send_move(s, (int)turn, s->cache_move, -1);

@@ -121,6 +121,14 @@ class RegisterFake {
         }
         if (m.type === 'move')
           this.moves.push({ ...m, name: ws.regName });
+        if (m.type === 'move' && this.oldServer && m.think_ms !== undefined) {
+          /* a server from before think_ms refuses the field; the refusal
+           * comes late, so that moves of several games are in flight */
+          this.refused = (this.refused || 0) + 1;
+          setTimeout(() => reply({ type: 'error', code: 'bad_message',
+            message: 'move: unknown field "think_ms"' }), 300);
+          return;
+        }
         const up = { ...m };
         delete up.think_ms; /* the real server may not take it yet */
         s.up.send(JSON.stringify(up));
@@ -294,6 +302,29 @@ test('registered: both seats of one match, a program each; table messages reach 
   assert.ok(lines.every((l) => /reason=normal/.test(l)), lines.join('\n'));
   assert.equal((b.stderr.match(/stderr\| seat \d of a reversi game/g) || []).length, 2, b.stderr);
   assert.doesNotMatch(b.stderr, /error/, b.stderr.slice(-2000));
+});
+
+test('registered: a server that refuses think_ms gets every game\'s move again without it', async (t) => {
+  const fake = await setup(t);
+  fake.oldServer = true;
+  const b = startBridge(fake.url, ['--register', 'frank', '--secret', 'frank-secret-6', '--capacity', '2',
+    '--max-games', '2', '--', 'python3', PY]);
+  t.after(() => b.proc.kill('SIGKILL'));
+  await waitFor(() => fake.names.get('frank'), 'the registration');
+  /* two games where the bot moves first: both first moves leave with
+   * think_ms before the first refusal comes back */
+  const [m1, m2] = await Promise.all([
+    fake.seat('frank', { game: 'carcassonne', opponent: 'random', seat: 0, moveMs: 4000 }),
+    fake.seat('frank', { game: 'reversi', opponent: 'random', seat: 0, moveMs: 4000 }),
+  ]);
+  const r = await exitWithin(b);
+  assert.equal(r.code, 0, r.stderr.slice(-3000));
+  assert.equal(fake.refused, 2, 'refusals: ' + fake.refused);
+  for (const m of [m1, m2])
+    assert.match(b.stdout, new RegExp(`game over: reason=normal .* match=${m} seat=0`), b.stdout);
+  assert.equal((b.stderr.match(/does not take think_ms/g) || []).length, 1, b.stderr);
+  const later = fake.moves.filter((x) => x.think_ms === undefined);
+  assert.ok(later.length > 20, 'moves without think_ms: ' + later.length);
 });
 
 test('registered: a dropped connection registers again; the live game is given back and ends', async (t) => {
