@@ -520,6 +520,8 @@ static int setup_game(session *s, const json_t *msg)
     player_config pc;
     player_config_default(&pc);
     pc.seed = bc->cfg.seed;
+    pc.bot_margin_ms = 0; /* --margin-ms is already kept back from the deadline; a bot still
+                           * stops 1/20 of its time early, as players/ does */
     pc.limits = bc->cfg.limits;
     pc.time_control = s->time_control;
     player *p = player_create(bc->cfg.bot_spec, g, &pc, err, sizeof err);
