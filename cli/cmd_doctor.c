@@ -1,10 +1,13 @@
 /*
  * cmd_doctor.c — `tessera doctor`: check a bot before it plays (doctor/
  * doctor.h): `tessera doctor [OPTIONS] -- PROGRAM ARGS...` for a program of
- * the stdio protocol, `tessera doctor --bot SPEC` for any player spec. One
+ * the stdio protocol, `tessera doctor --bot SPEC` for any player spec,
+ * `tessera doctor --url URL --remote NAME --admin-token-file F` for a bot
+ * registered on a server (whole games only, doctor/remote.c). One
  * line per check as it finishes, a summary that says what to fix first,
  * --json for tools; exit 0 only when every check passed.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,17 +63,28 @@ static void on_check(const doctor_check *c, void *ud)
 int cmd_doctor(int argc, char **argv)
 {
     static const struct option opts[] = {
-        {"bot", required_argument, NULL, 'b'},     {"stateless", no_argument, NULL, 'l'},
-        {"game", required_argument, NULL, 'G'},    {"check", required_argument, NULL, 'C'},
-        {"move-ms", required_argument, NULL, 'm'}, {"first-move-ms", required_argument, NULL, 'f'},
-        {"low-ms", required_argument, NULL, 'L'},  {"seed", required_argument, NULL, 'S'},
-        {"json", no_argument, NULL, 'j'},          {"memory-mb", required_argument, NULL, 'y'},
-        {"cpu-s", required_argument, NULL, 'z'},   {NULL, 0, NULL, 0},
+        {"bot", required_argument, NULL, 'b'},
+        {"stateless", no_argument, NULL, 'l'},
+        {"game", required_argument, NULL, 'G'},
+        {"check", required_argument, NULL, 'C'},
+        {"move-ms", required_argument, NULL, 'm'},
+        {"first-move-ms", required_argument, NULL, 'f'},
+        {"low-ms", required_argument, NULL, 'L'},
+        {"seed", required_argument, NULL, 'S'},
+        {"json", no_argument, NULL, 'j'},
+        {"memory-mb", required_argument, NULL, 'y'},
+        {"cpu-s", required_argument, NULL, 'z'},
+        {"url", required_argument, NULL, 'u'},
+        {"remote", required_argument, NULL, 'R'},
+        {"admin-token", required_argument, NULL, 'A'},
+        {"admin-token-file", required_argument, NULL, 'F'},
+        {NULL, 0, NULL, 0},
     };
     const char *cmd = "doctor";
     doctor_config cfg;
     doctor_config_default(&cfg);
     bool stateless = false, have_first = false;
+    static char token[256];
     out o = {0};
     long long v;
     optind = 1;
@@ -123,12 +137,44 @@ int cmd_doctor(int argc, char **argv)
                 return CLI_USAGE;
             cfg.limits.cpu_s = v;
             break;
+        case 'u':
+            if (strncmp(optarg, "ws://", 5) != 0)
+                return cli_usage_error(cmd, "--url must be a ws:// URL, got '%s'", optarg);
+            cfg.url = optarg;
+            break;
+        case 'R': cfg.remote = optarg; break;
+        case 'A': cfg.admin_token = optarg; break;
+        case 'F': {
+            FILE *f = fopen(optarg, "r");
+            if (!f)
+                return cli_usage_error(cmd, "--admin-token-file %s: %s", optarg, strerror(errno));
+            bool ok = fgets(token, sizeof token, f) != NULL;
+            fclose(f);
+            token[strcspn(token, "\r\n")] = 0;
+            if (!ok || !token[0])
+                return cli_usage_error(cmd, "--admin-token-file %s holds no token", optarg);
+            cfg.admin_token = token;
+            break;
+        }
         case ':': return cli_usage_error(cmd, "%s needs a value", argv[optind - 1]);
         default: return cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
         }
     }
+    if (cfg.url || cfg.remote) {
+        if (!cfg.url || !cfg.remote)
+            return cli_usage_error(cmd, "a bot on a server is named with --url URL and --remote "
+                                        "NAME (the name it registered under)");
+        if (!cfg.admin_token)
+            return cli_usage_error(cmd, "--remote needs the server's admin token (--admin-token "
+                                        "or --admin-token-file): seating a registered bot needs "
+                                        "it");
+        if (optind < argc || cfg.spec || stateless)
+            return cli_usage_error(cmd, "--remote checks a bot on a server: no program and no "
+                                        "--bot");
+        cfg.spec = cfg.remote;
+    }
     static char spec[PLAYER_SPEC_MAX];
-    if (optind < argc) {
+    if (!cfg.url && optind < argc) {
         if (cfg.spec)
             return cli_usage_error(cmd, "give the program after -- or --bot, not both");
         size_t n = (size_t)snprintf(spec, sizeof spec, "%s", stateless ? "cmd-stateless:" : "cmd:");
@@ -162,7 +208,13 @@ int cmd_doctor(int argc, char **argv)
     o.checks = json_array();
     cfg.on_check = on_check;
     cfg.ud = &o;
-    if (!o.json) {
+    if (!o.json && cfg.url) {
+        printf("tessera doctor: %s, registered on %s\n", cfg.remote, cfg.url);
+        printf("moves allowed %lld ms (a game's first %lld ms); a time-out or an illegal move "
+               "forfeits\n",
+               (long long)cfg.move_ms, (long long)cfg.first_move_ms);
+        fflush(stdout);
+    } else if (!o.json) {
         printf("tessera doctor: %s\n", cfg.spec);
         printf("moves allowed %lld ms (a game's first %lld ms, low clock %lld ms), seed %llu\n",
                (long long)cfg.move_ms, (long long)cfg.first_move_ms, (long long)cfg.low_ms,
@@ -176,9 +228,14 @@ int cmd_doctor(int argc, char **argv)
     }
     doctor_summary sum;
     char err[PLAYER_DETAIL_MAX];
-    int rc = doctor_run(&cfg, &sum, err, sizeof err);
+    int rc = cfg.url ? doctor_run_remote(&cfg, &sum, err, sizeof err)
+                     : doctor_run(&cfg, &sum, err, sizeof err);
     if (rc) {
         json_decref(o.checks);
+        if (rc == ENG_EIO) { /* the server: unreachable, gone */
+            fprintf(stderr, "tessera doctor: %s\n", err);
+            return CLI_FAIL;
+        }
         cli_usage_error(cmd, "%s", err);
         return CLI_USAGE;
     }
@@ -188,7 +245,8 @@ int cmd_doctor(int argc, char **argv)
         if (sum.program)
             sandbox_protections_text(sum.protections, prot, sizeof prot);
         json_t *j = json_pack("{s:s, s:s, s:b, s:i, s:i, s:i, s:o}", "spec", cfg.spec, "kind",
-                              !sum.program    ? "bot"
+                              cfg.url         ? "remote"
+                              : !sum.program  ? "bot"
                               : sum.stateless ? "stateless"
                                               : "long-running",
                               "passed", ok, "pass", sum.passed, "fail", sum.failed, "skip",
@@ -206,6 +264,10 @@ int cmd_doctor(int argc, char **argv)
     printf(
         "\n%d check%s: %d passed, %d failed, %d skipped.\n", sum.passed + sum.failed + sum.skipped,
         sum.passed + sum.failed + sum.skipped == 1 ? "" : "s", sum.passed, sum.failed, sum.skipped);
+    if (ok && cfg.url) {
+        printf("Every check passed.\n");
+        return CLI_OK;
+    }
     if (ok) {
         printf("Every check passed. To play on a server:\n");
         if (strncmp(cfg.spec, "cmd:", 4) == 0)

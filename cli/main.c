@@ -202,6 +202,7 @@ const cli_command cli_commands[] = {
     {"doctor", "check a bot before it plays: the cases that break bots, in every game",
      "usage: tessera doctor [OPTIONS] [--stateless] -- PROGRAM [ARGS...]\n"
      "       tessera doctor [OPTIONS] --bot SPEC\n"
+     "       tessera doctor [OPTIONS] --url URL --remote NAME --admin-token-file F\n"
      "\n"
      "Plays the bot through the cases that break bots, in every game (or those given),\n"
      "against a random opponent, and checks that it answers every turn in time with a\n"
@@ -225,6 +226,12 @@ const cli_command cli_commands[] = {
      "  --cpu-s N          the program's CPU-time limit per process (default 600)\n"
      "  --json             print one JSON object instead: spec, kind, passed, counts,\n"
      "                     checks [{game, check, status, detail, verdict, hint, ...}]\n"
+     "A bot registered on a server (tessera bridge --register NAME) is checked from a\n"
+     "distance with whole games the server seats it in (full_game, new_game,\n"
+     "more_players; a time-out or an illegal move forfeits):\n"
+     "  --url URL --remote NAME   the server and the name\n"
+     "  --admin-token T | --admin-token-file F   the server's admin token (seating a\n"
+     "                     registered bot needs it)\n"
      "Exit status: 0 every check passed (skips allowed), 1 a check failed, 2 bad\n"
      "arguments (a program that cannot be found, an unknown game).\n",
      cmd_doctor},

@@ -23,6 +23,9 @@
  * dropped connection is resumed (or the name registered again) with
  * exponential backoff.
  *
+ * botclient_request and botclient_watch are one-shot conversations for the
+ * CLI (`tessera create`, `matches`, `export`, `doctor --url`).
+ *
  * Only this module and server/ include uv.h and libwebsockets.h; this header
  * includes neither.
  */
@@ -113,5 +116,17 @@ int botclient_exchange(const char *url, const char *const *msgs, int n, const ch
  * connection or does not answer within timeout_ms, or 2 on a bad URL. */
 int botclient_request(const char *url, const json_t *msg, int64_t timeout_ms, json_t **reply,
                       char *err, size_t errcap);
+
+/* Create a match and watch it to its end, on one connection (so that a
+ * match that ends at once is not missed): send `create` (a create_match,
+ * borrowed) as botclient_request does; when the reply is match_created,
+ * spectate that match and collect every message that follows — the
+ * `spectating`, each `update` — until `game_over` (or a `spectating` that
+ * already holds the result). Returns 0 with *reply (the reply: an error
+ * reply included, then *seen is empty) and *seen (a JSON array), both new
+ * references; 1 with a reason when the connection fails or timeout_ms
+ * pass; 2 on a bad URL. */
+int botclient_watch(const char *url, const json_t *create, int64_t timeout_ms, json_t **reply,
+                    json_t **seen, char *err, size_t errcap);
 
 #endif

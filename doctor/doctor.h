@@ -30,7 +30,8 @@
  * allowance, and on lines printed on stdout outside the turn. A check
  * that cannot be built (no such position found) is skipped, never failed.
  * Everything runs on the calling thread (a program's process dies with
- * it).
+ * it). With a server's URL, a bot registered there is checked from a
+ * distance instead (remote.c: whole games only).
  */
 #ifndef TESSERA_DOCTOR_DOCTOR_H
 #define TESSERA_DOCTOR_DOCTOR_H
@@ -83,6 +84,10 @@ typedef struct doctor_config {
     int64_t low_ms;        /* the clock of low_clock */
     uint64_t seed;         /* positions, opponents, draws and the bot's seed */
     sandbox_limits limits; /* programs (zeros: defaults) */
+    /* a registered bot on a server instead of spec (doctor_run_remote) */
+    const char *url;         /* ws://HOST:PORT/ */
+    const char *remote;      /* the name it registered under */
+    const char *admin_token; /* the server's: seating a registered bot needs it */
     void (*on_check)(const doctor_check *c, void *ud); /* after each check (may be NULL) */
     void *ud;
 } doctor_config;
@@ -101,5 +106,17 @@ typedef struct doctor_summary {
  * err (the spec cannot be made into a player for any game asked, an
  * unknown game or check, out of memory). */
 int doctor_run(const doctor_config *cfg, doctor_summary *sum, char *err, size_t errcap);
+
+/* Check a bot registered on a server (cfg->url, cfg->remote, cfg->
+ * admin_token): for every game the server lists (or those named), the
+ * server is asked to seat the bot in matches against its random bot —
+ * full_game (seat 0), new_game (the last seat), more_players (the most
+ * seats) — under strict policies (a time-out or an illegal move forfeits),
+ * and the doctor watches each to its end. A check fails when the bot's
+ * seat lost by a fault or the server had to play for it. Special positions
+ * cannot be set up on a server: they are checked locally (doctor_run).
+ * Returns 0 with the counts, or a negative code with a reason: the server
+ * cannot be reached, refuses the admin token, or never saw the name. */
+int doctor_run_remote(const doctor_config *cfg, doctor_summary *sum, char *err, size_t errcap);
 
 #endif
