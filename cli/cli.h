@@ -67,6 +67,10 @@ int cmd_tournament(int argc, char **argv);
 int cmd_bots(int argc, char **argv);
 /* `tessera bot`: play a seat of a remote match (cmd_bot.c, client/botclient.h). */
 int cmd_bot(int argc, char **argv);
+/* `tessera bridge`: the same for a program given after -- (cmd_bot.c). */
+int cmd_bridge(int argc, char **argv);
+/* `tessera doctor`: check a bot before it plays (cmd_doctor.c, doctor/doctor.h). */
+int cmd_doctor(int argc, char **argv);
 /* `tessera bench GAME --bot SPEC`: the bot benchmark (cmd_bench_bot.c). */
 int cmd_bench_bot(int argc, char **argv);
 /* `tessera evolve`: EvoMCTS's offline evolution (cmd_evolve.c) and its help. */

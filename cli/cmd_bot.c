@@ -1,7 +1,10 @@
 /*
- * cmd_bot.c — `tessera bot`: play one seat of a match on a tessera server
- * with one of our bots, over the network (client/botclient.h,
- * docs/botclient.md). This file only reads the arguments.
+ * cmd_bot.c — `tessera bot` and `tessera bridge`: a player on a seat of a
+ * tessera server over the network (client/botclient.h, docs/botclient.md,
+ * docs/stdio.md). One code path: `tessera bot --bot SPEC` takes any player
+ * spec (an in-process bot, `cmd:...`, `cmd-stateless:...`), and `tessera
+ * bridge [--stateless] ... -- CMD ARGS...` is its form for a program, the
+ * spec made from the command. This file only reads the arguments.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -10,10 +13,12 @@
 #include "bots/bot.h"
 #include "cli.h"
 #include "client/botclient.h"
+#include "players/player.h"
 
 /* Match ids and tokens as the protocol accepts them: 1..max characters of
- * A-Z a-z 0-9 _ - (docs/protocol.md, Conventions). */
-static bool id_ok(const char *s, size_t max)
+ * A-Z a-z 0-9 _ - (docs/protocol.md, Conventions); names of registered
+ * bots also take '.'. */
+static bool id_ok(const char *s, size_t max, bool dot)
 {
     size_t n = strlen(s);
     if (n == 0 || n > max)
@@ -21,30 +26,64 @@ static bool id_ok(const char *s, size_t max)
     for (size_t i = 0; i < n; i++) {
         char c = s[i];
         if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-              c == '_' || c == '-'))
+              c == '_' || c == '-' || (dot && c == '.')))
             return false;
     }
     return true;
 }
 
 /* A spec is accepted when at least one game can run it; the match's game is
- * only known once joined, where the client checks it again. */
+ * only known once joined, where the client checks it again. A program's
+ * command is resolved now (program found, readable), so that a typo is
+ * reported before connecting. */
 static int check_spec(const char *cmd, const char *spec)
 {
     int n;
     const eng_game *const *games = eng_games(&n);
-    char err[256] = "", first[256] = "";
+    char err[PLAYER_DETAIL_MAX] = "", first[PLAYER_DETAIL_MAX] = "";
+    bool program = strncmp(spec, "cmd:", 4) == 0 || strncmp(spec, "cmd-stateless:", 14) == 0;
     for (int i = 0; i < n; i++) {
-        if (bot_check_spec(spec, games[i], err, sizeof err) == 0)
+        if (program) {
+            if (!wire_find(games[i]->name))
+                continue;
+            player *p = player_create(spec, games[i], NULL, err, sizeof err);
+            if (p) {
+                player_destroy(p);
+                return 0;
+            }
+        } else if (bot_check_spec(spec, games[i], err, sizeof err) == 0) {
             return 0;
+        }
         if (!first[0])
             snprintf(first, sizeof first, "%s", err);
     }
-    cli_usage_error(cmd, "--bot: %s", first[0] ? first : "no game to check it against");
+    cli_usage_error(cmd, "%s: %s", program ? "the program" : "--bot",
+                    first[0] ? first : "no game to check it against");
     return -1;
 }
 
-int cmd_bot(int argc, char **argv)
+/* The spec of a program from its command words (after `--`): "cmd:" or
+ * "cmd-stateless:" and the words joined by spaces — there is no shell, and
+ * a word holding a space could not be passed. */
+static int program_spec(const char *cmd, char **words, int n, bool stateless, char *out, size_t cap)
+{
+    size_t o = (size_t)snprintf(out, cap, "%s", stateless ? "cmd-stateless:" : "cmd:");
+    for (int i = 0; i < n; i++) {
+        if (!words[i][0] || strpbrk(words[i], " \t\n\r"))
+            return cli_usage_error(cmd,
+                                   "the program's arguments cannot be empty or hold spaces (they "
+                                   "are passed without a shell), got '%s'",
+                                   words[i]);
+        int k = snprintf(out + o, cap - o, "%s%s", i ? " " : "", words[i]);
+        if (k < 0 || (size_t)k >= cap - o)
+            return cli_usage_error(cmd, "the program's command is longer than %zu bytes", cap - 1);
+        o += (size_t)k;
+    }
+    return 0;
+}
+
+/* Both commands: bridge = the friendly form for programs. */
+static int run(int argc, char **argv, bool bridge)
 {
     static const struct option opts[] = {
         {"url", required_argument, NULL, 'u'},
@@ -59,21 +98,32 @@ int cmd_bot(int argc, char **argv)
         {"seed", required_argument, NULL, 'S'},
         {"name", required_argument, NULL, 'n'},
         {"quiet", no_argument, NULL, 'q'},
+        {"register", required_argument, NULL, 'R'},
+        {"secret", required_argument, NULL, 'K'},
+        {"capacity", required_argument, NULL, 'c'},
+        {"game", required_argument, NULL, 'G'},
+        {"max-games", required_argument, NULL, 'x'},
+        {"stateless", no_argument, NULL, 'l'},
+        {"memory-mb", required_argument, NULL, 'y'},
+        {"cpu-s", required_argument, NULL, 'z'},
         {NULL, 0, NULL, 0},
     };
-    const char *cmd = "bot";
+    const char *cmd = bridge ? "bridge" : "bot";
     botclient_config cfg;
     botclient_config_default(&cfg);
-    bool have_seat = false;
+    cfg.log_name = bridge ? "tessera bridge" : "tessera bot";
+    bool have_seat = false, have_give_up = false, stateless = false, have_capacity = false;
     long long v;
     optind = 1;
     opterr = 0;
     int c;
-    while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+    /* '+': stop at the first word that is not an option, the program's
+     * command (with or without `--` before it) */
+    while ((c = getopt_long(argc, argv, "+:", opts, NULL)) != -1) {
         switch (c) {
         case 'u': cfg.url = optarg; break;
         case 'm':
-            if (!id_ok(optarg, 32))
+            if (!id_ok(optarg, 32, false))
                 return cli_usage_error(cmd,
                                        "--match needs a match id (1-32 characters A-Z a-z "
                                        "0-9 _ -), got '%s'",
@@ -88,7 +138,7 @@ int cmd_bot(int argc, char **argv)
             break;
         case 't':
         case 'r':
-            if (!id_ok(optarg, 64))
+            if (!id_ok(optarg, 64, false))
                 return cli_usage_error(cmd,
                                        "--%s needs a token (1-64 characters A-Z a-z 0-9 _ "
                                        "-), got '%s'",
@@ -108,6 +158,7 @@ int cmd_bot(int argc, char **argv)
             if (cli_int(cmd, "--give-up-ms", optarg, 0, 86400000, &v))
                 return CLI_USAGE;
             cfg.give_up_ms = v;
+            have_give_up = true;
             break;
         case 'f': cfg.token_file = optarg; break;
         case 'S':
@@ -123,25 +174,118 @@ int cmd_bot(int argc, char **argv)
             cfg.name = optarg;
             break;
         case 'q': cfg.quiet = true; break;
+        case 'R':
+            if (!id_ok(optarg, 64, true))
+                return cli_usage_error(cmd,
+                                       "--register needs a name (1-64 characters A-Z a-z 0-9 _ "
+                                       "- .), got '%s'",
+                                       optarg);
+            cfg.register_name = optarg;
+            break;
+        case 'K': {
+            size_t n = strlen(optarg);
+            bool printable = true;
+            for (const char *p = optarg; *p; p++)
+                printable &= *p > 0x20 && *p < 0x7f;
+            if (n < 8 || n > 64 || !printable)
+                return cli_usage_error(cmd,
+                                       "--secret needs 8 to 64 printable characters without "
+                                       "spaces (got %zu)",
+                                       n);
+            cfg.secret = optarg;
+            break;
+        }
+        case 'c':
+            if (cli_int(cmd, "--capacity", optarg, 1, BOTCLIENT_MAX_CAPACITY, &v))
+                return CLI_USAGE;
+            cfg.capacity = (int)v;
+            have_capacity = true;
+            break;
+        case 'G':
+            if (!cli_game(cmd, optarg)) /* names the games */
+                return CLI_USAGE;
+            if (cfg.ngames == BOTCLIENT_MAX_GAMES)
+                return cli_usage_error(cmd, "at most %d --game options", BOTCLIENT_MAX_GAMES);
+            cfg.games[cfg.ngames++] = optarg;
+            break;
+        case 'x':
+            if (cli_int(cmd, "--max-games", optarg, 0, 1000000000, &v))
+                return CLI_USAGE;
+            cfg.max_games = (int)v;
+            break;
+        case 'l': stateless = true; break;
+        case 'y':
+            if (cli_int(cmd, "--memory-mb", optarg, 16, 1048576, &v))
+                return CLI_USAGE;
+            cfg.limits.memory_mb = v;
+            break;
+        case 'z':
+            if (cli_int(cmd, "--cpu-s", optarg, 1, 86400, &v))
+                return CLI_USAGE;
+            cfg.limits.cpu_s = v;
+            break;
         case ':': return cli_usage_error(cmd, "%s needs a value", argv[optind - 1]);
         default: return cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
         }
     }
-    if (optind < argc)
-        return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+    static char spec[PLAYER_SPEC_MAX];
+    if (optind < argc) {
+        if (!bridge)
+            return cli_usage_error(cmd,
+                                   "unexpected argument '%s' (a program is run with "
+                                   "--bot \"cmd:PROGRAM ARGS\" or tessera bridge)",
+                                   argv[optind]);
+        if (cfg.bot_spec)
+            return cli_usage_error(cmd, "give the program after -- or --bot, not both");
+        if (program_spec(cmd, argv + optind, argc - optind, stateless, spec, sizeof spec))
+            return CLI_USAGE;
+        cfg.bot_spec = spec;
+    } else if (stateless) {
+        return cli_usage_error(cmd, "--stateless needs the program after -- (or use --bot "
+                                    "cmd-stateless:...)");
+    }
     if (!cfg.url)
         return cli_usage_error(cmd, "--url is required (e.g. ws://localhost:8080/)");
     if (!cfg.bot_spec)
-        return cli_usage_error(cmd, "--bot is required (e.g. --bot mcts:sims=400; see `tessera "
-                                    "bots`)");
-    if (!cfg.resume_token && (!cfg.match || !have_seat || !cfg.token))
-        return cli_usage_error(cmd, "--match, --seat and --token are required unless "
-                                    "--resume-token is given");
-    if (cfg.match && !have_seat && !cfg.resume_token)
-        return cli_usage_error(cmd, "--match needs --seat");
+        return cli_usage_error(cmd, bridge ? "the program to run is required: tessera bridge "
+                                             "--url URL ... -- PROGRAM ARGS..."
+                                           : "--bot is required (e.g. --bot mcts:sims=400, or "
+                                             "--bot \"cmd:python3 mybot.py\"; see `tessera "
+                                             "bots`)");
+    if (cfg.register_name) {
+        if (!cfg.secret)
+            return cli_usage_error(cmd, "--register needs --secret (8 to 64 characters: the "
+                                        "name's password on the server)");
+        if (cfg.match || have_seat || cfg.token || cfg.resume_token)
+            return cli_usage_error(cmd, "--register takes no --match, --seat, --token or "
+                                        "--resume-token: the server chooses the games");
+        if (cfg.token_file)
+            return cli_usage_error(cmd, "--token-file is for one seat, not with --register");
+        if (!have_give_up)
+            cfg.give_up_ms = BOTCLIENT_GIVE_UP_REG_MS;
+    } else {
+        if (cfg.secret || have_capacity || cfg.ngames || cfg.max_games)
+            return cli_usage_error(cmd, "--secret, --capacity, --game and --max-games go with "
+                                        "--register");
+        if (!cfg.resume_token && (!cfg.match || !have_seat || !cfg.token))
+            return cli_usage_error(cmd, "--match, --seat and --token are required unless "
+                                        "--resume-token or --register is given");
+        if (cfg.match && !have_seat && !cfg.resume_token)
+            return cli_usage_error(cmd, "--match needs --seat");
+    }
     if (strncmp(cfg.url, "ws://", 5) != 0)
         return cli_usage_error(cmd, "--url must be a ws:// URL, got '%s'", cfg.url);
     if (check_spec(cmd, cfg.bot_spec))
         return CLI_USAGE;
     return botclient_run(&cfg);
+}
+
+int cmd_bot(int argc, char **argv)
+{
+    return run(argc, argv, false);
+}
+
+int cmd_bridge(int argc, char **argv)
+{
+    return run(argc, argv, true);
 }

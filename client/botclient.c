@@ -1,41 +1,60 @@
 /*
- * botclient.c — `tessera bot`: one seat of a remote match played by one of
- * our bots (docs/botclient.md).
+ * botclient.c — `tessera bot` and `tessera bridge`: seats on a remote server
+ * played by players (players/player.h): one of our bots, or an external
+ * program in the sandbox (docs/botclient.md, docs/stdio.md).
  *
- * Everything runs on one libuv loop thread except the bot's search, which
- * runs on the libuv thread pool (uv_queue_work) so that the connection keeps
- * answering pings while the bot thinks. While a search runs the bot belongs
- * to the worker: messages that arrive meanwhile wait in a queue and are
- * handled, in order, once the search is back (an `update` or `game_over`
- * for the turn being searched also raises the search's stop flag).
+ * Two layers. The connection (one libuv loop thread): the WebSocket link,
+ * hello, then `join`/`resume` of one seat or `register` under a name,
+ * reconnecting with backoff, and routing every message to the session of
+ * its match. A session is one seat of one match: the client's own copy of
+ * the game, and a player on a thread of its own (worker.h) which the loop
+ * thread feeds with the game's moves and asks for turns. Nothing on the
+ * loop thread waits for a player.
  *
  * Keeping the game in sync (the server never sends engine moves, and must
  * not: the bag order is secret):
  *   - `joined`/`resumed` give the rules and the history (record form); the
- *     client builds the state from the initial position with the record
+ *     session builds the state from the initial position with the record
  *     codec (rec_apply_turn), which checks every turn and returns the engine
- *     moves it applied, so the bot can observe them (tree reuse);
- *   - each `update.record` is one more turn, applied the same way;
+ *     moves it applied. A new game is a player_new_game and then each move
+ *     observed; a game joined midway, or a history that does not extend the
+ *     one the session had, is a player_resume with every move so far (a
+ *     program then gets `start` with the history);
+ *   - each `update.record` is one more turn, applied and observed the same
+ *     way (`by: server` passes the server's reason on);
  *   - on `your_turn` the turn's chance event (Carcassonne: the tile just
- *     drawn) is not in the history yet. The client tries every chance
- *     outcome of its local state and keeps the one whose public state, as
- *     the wire codec writes it, equals `your_turn.state` — generic, no
- *     per-game code. A game without chance is simply compared. When nothing
- *     matches, the client says so and plays a uniformly random entry of
- *     `legal` instead of trusting its bot on a wrong state;
+ *     drawn) is not in the history yet. The session tries every chance
+ *     outcome of its state and keeps the one whose public state, as the
+ *     wire codec writes it, equals `your_turn.state` — generic, no per-game
+ *     code. When nothing matches it says so and plays a uniformly random
+ *     entry of `legal` instead of trusting its player on a wrong state;
  *   - a record that does not apply makes the client drop the connection and
  *     resume, which sends the whole history again; if even that does not
- *     apply, the client plays random legal moves to the end.
+ *     apply, the session plays random legal moves to the end.
+ *
+ * Time: a player must decide by the moment the server's `time_left_ms`
+ * runs out, minus the margin and the time the message waited here; that
+ * deadline is what a program is told (`your_turn.time_left_ms`). Each move
+ * carries `think_ms`: a program's CPU time in the turn, a bot's wall time.
+ *
+ * Faults of a program (players' verdicts) are reported to the user, never
+ * hidden: an unreadable or illegal answer is asked again while time is
+ * left (the program is told why, as the server's `reject` policy does); a
+ * program that crashed, timed out or flooded sends nothing, so that the
+ * server's policy applies at the deadline, and it is started again at the
+ * seat's next turn with the history; `resign` is passed on.
  *
  * Reconnecting: a lost connection is retried after 100 ms, doubling up to
- * 5 s, until `give_up_ms` have passed without a seat; then exit status 1.
- * The client resumes with its resume token (and answers a `your_turn` for a
- * turn it already decided with the same move again).
+ * 5 s, until `give_up_ms` have passed without a connection; then exit
+ * status 1. A seat is resumed with its resume token (and a `your_turn` for
+ * a turn already decided gets the same move again); a registration is
+ * made again, and every live seat of the name comes back as `resumed`.
  */
 #include "botclient.h"
 
+#include <math.h>
+#include <signal.h>
 #include <stdarg.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -46,46 +65,22 @@
 #include "bots/bot.h"
 #include "engine/eng.h"
 #include "link.h"
+#include "players/player.h"
 #include "protocol/record.h"
 #include "protocol/wire.h"
+#include "worker.h"
 
 #define CLIENT_NAME      "tessera-bot/0.1.0"
-#define MAX_MOVE_RETRIES 3 /* random moves sent after the server refused ours, per turn */
+#define MAX_MOVE_RETRIES 3        /* random moves sent after the server refused ours, per turn */
+#define REATTACH_MS      1000     /* after registering again: resume the seats not yet given back */
+#define THINK_MS_MAX     86400000 /* the protocol's cap on a move's think_ms */
 
 typedef struct botclient botclient;
 
-/* A message waiting to be handled (while the bot thinks). */
-typedef struct pending {
-    struct pending *next;
-    json_t *msg;    /* owned */
-    uint64_t at_ms; /* when it arrived (monotonic ms) */
-} pending;
-
-/* One decision of the bot on the thread pool. */
-typedef struct think_job {
-    uv_work_t req;
+/* One seat of one match. */
+typedef struct session {
     botclient *bc;
-    bot *bot; /* the worker's alone while it runs */
-    const eng_game *g;
-    unsigned char *start; /* the decision state (read-only) */
-    unsigned char *work;  /* the worker's copy */
-    int seat, turn;
-    json_t *asked;                       /* the server's state for this turn (owned) */
-    int64_t ms;                          /* time budget of the whole turn */
-    atomic_bool stop;                    /* raised by the loop thread */
-    eng_move moves[WIRE_MAX_TURN_MOVES]; /* the turn chosen */
-    int n;
-    bot_stats stats; /* summed over the turn's decisions */
-} think_job;
-
-struct botclient {
-    botclient_config cfg;
-    uv_loop_t loop;
-    cl_link *link;
-    uv_timer_t retry; /* reconnect backoff */
-    eng_rng rng;      /* random fallbacks */
-
-    /* the seat */
+    struct session *next;
     char match[64];   /* match id ("" until known) */
     int seat;         /* -1 until known */
     char resume[128]; /* resume token ("" until known) */
@@ -95,41 +90,75 @@ struct botclient {
     const eng_game *g;
     const wire_game *w;
     eng_rules rules;
-    unsigned char *st;  /* local state after the last known turn */
-    unsigned char *tmp; /* scratch */
-    unsigned char *dec; /* the decision state of the current turn */
-    eng_move *outcomes; /* scratch: g->max_chance chance outcomes */
+    unsigned char *initial; /* the position the game started from */
+    unsigned char *st;      /* after the last known turn */
+    unsigned char *tmp;     /* scratch */
+    unsigned char *dec;     /* the decision state of the turn asked */
+    unsigned char *tdec;    /* the decision state of the turn being thought */
+    eng_move *outcomes;     /* scratch: g->max_chance chance outcomes */
     double *probs;
+    eng_move *moves; /* every engine move from initial to st */
+    int nmoves, cap_moves;
     json_t *history; /* the records of the turns known so far */
     int turns;       /* number of turns known (applied, or counted when not synced) */
     bool synced;     /* st follows the match */
-    bot *bot;
+    json_t *time_control;
+
+    /* the player */
+    cl_worker *wk;   /* NULL until the game is known, and after it closed */
+    bool closing;    /* the worker was asked to close */
+    bool over;       /* game_over seen (or the seat lost for good) */
+    bool reattached; /* registered again: the server gave this seat back */
 
     /* the decision */
-    pending *qhead, *qtail; /* messages waiting for the search */
-    think_job *job;         /* the search running, or NULL */
-    int asked_turn;         /* the turn the server waits for from us (0: none) */
-    json_t *legal;          /* `legal` of the last your_turn */
-    json_t *asked_state;    /* `state` of the last your_turn */
-    int cache_turn;         /* the last turn decided, its move and the server's state then: */
-    json_t *cache_move;     /* sent again when the same turn is asked in the same state */
-    json_t *cache_state;    /* (after a resume; a restarted server may have redrawn) */
-    int pre_turn, pre_n;    /* moves of turn pre_turn the bot already observed */
+    int asked_turn;        /* the turn the server waits for from us (0: none) */
+    json_t *legal;         /* `legal` of the last your_turn */
+    json_t *asked_state;   /* `state` of the last your_turn */
+    double asked_deadline; /* the player's deadline for it (bot_now_ms clock) */
+    int64_t think_budget;  /* ms the player was given for the turn it thinks on */
+    int think_turn;        /* the turn the player is deciding (0: none) */
+    json_t *think_state;   /* the server's state for it */
+    int tries;             /* the player's answers refused in this turn */
+    int cache_turn;        /* the last turn decided, its move and the server's state then: */
+    json_t *cache_move;    /* sent again when the same turn is asked in the same state */
+    json_t *cache_state;   /* (after a resume; a restarted server may have redrawn) */
+    int64_t cache_think;   /* its think_ms (-1: none) */
+    int pre_turn, pre_n;   /* moves of turn pre_turn the player already observed */
     eng_move pre[REC_TURN_MOVES_MAX];
     int refusals; /* moves refused by the server this turn */
+} session;
+
+struct botclient {
+    botclient_config cfg;
+    const char *logname;
+    uv_loop_t loop;
+    cl_link *link;
+    uv_timer_t retry;    /* reconnect backoff */
+    uv_timer_t reattach; /* registered again: resume what did not come back */
+    uv_async_t wake;     /* a worker has a result, or ended */
+    uv_signal_t sigint, sigterm;
+    bool handles; /* the timers, async and signals are initialised */
+    eng_rng rng;  /* random fallbacks */
+    session *sessions;
+    bool registering; /* register mode */
+    bool registered;  /* the registration stands on this connection */
+    bool draining;    /* stop signal: no new games, finish the live ones */
+    int games_ended;  /* games whose game_over was seen */
+    bool no_think_ms; /* the server refused `think_ms` in moves: leave it out */
 
     /* the connection */
-    uint64_t lost_at; /* when the seat was lost (0: we hold it) */
+    uint64_t lost_at; /* when the connection was lost (0: we hold it) */
     int64_t backoff_ms;
     bool done;
+    bool closed; /* the handles are being closed */
     int status;
 };
 
 /* ---- logging ---------------------------------------------------------------------- */
 
-/* Text from the server (codes, messages, names, close reasons) reaches the
- * terminal only through here: control characters, which could drive the
- * terminal, become '?'. In place; returns s. */
+/* Text from the server or a program (codes, messages, names, close reasons,
+ * stderr) reaches the terminal only through here: control characters,
+ * which could drive the terminal, become '?'. In place; returns s. */
 static char *printable(char *s)
 {
     for (unsigned char *p = (unsigned char *)s; *p; p++)
@@ -150,7 +179,18 @@ static void say(const botclient *bc, bool error, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "tessera bot: %s%s\n", error ? "error: " : "", printable(line));
+    fprintf(stderr, "%s: %s%s\n", bc->logname, error ? "error: " : "", printable(line));
+}
+
+/* The prefix naming a session in logs: nothing for a single seat, the
+ * match id when registered (several games at once). */
+static const char *who(const session *s)
+{
+    static char buf[80];
+    if (!s->bc->registering)
+        return "";
+    snprintf(buf, sizeof buf, "%s: ", s->match[0] ? s->match : "?");
+    return buf;
 }
 
 static uint64_t now_ms(void)
@@ -184,32 +224,150 @@ static int send_msg(botclient *bc, json_t *msg)
     return rc;
 }
 
-static void send_move(botclient *bc, int turn, const json_t *move)
+/* The id of a move: "move-TURN-SEAT-MATCH", so that an error names the
+ * session (a registered client may even hold two seats of one match). */
+static void move_id(const session *s, int turn, char *buf, size_t cap)
 {
-    char id[32];
-    snprintf(id, sizeof id, "move-%d", turn);
+    snprintf(buf, cap, "move-%d-%d-%s", turn, s->seat, s->match);
+}
+
+static void send_move(session *s, int turn, const json_t *move, int64_t think_ms)
+{
+    botclient *bc = s->bc;
+    char id[96];
+    move_id(s, turn, id, sizeof id);
     json_t *m =
         json_pack("{s:s, s:s, s:i, s:O}", "type", "move", "id", id, "turn", turn, "move", move);
-    if (m && bc->match[0])
-        json_object_set_new(m, "match", json_string(bc->match));
+    if (m && s->match[0])
+        json_object_set_new(m, "match", json_string(s->match));
+    if (m && s->seat >= 0 && bc->registering)
+        json_object_set_new(m, "seat", json_integer(s->seat));
+    if (m && think_ms >= 0 && !bc->no_think_ms)
+        json_object_set_new(m, "think_ms",
+                            json_integer(think_ms > THINK_MS_MAX ? THINK_MS_MAX : think_ms));
     send_msg(bc, m);
 }
 
-static void write_token_file(botclient *bc)
+static void write_token_file(session *s)
 {
+    botclient *bc = s->bc;
     if (!bc->cfg.token_file)
         return;
     char tmp[4096];
     snprintf(tmp, sizeof tmp, "%s.tmp%ld", bc->cfg.token_file, (long)getpid());
     FILE *f = fopen(tmp, "w");
-    if (!f || fprintf(f, "%s\n", bc->resume) < 0 || fclose(f) != 0 ||
+    if (!f || fprintf(f, "%s\n", s->resume) < 0 || fclose(f) != 0 ||
         rename(tmp, bc->cfg.token_file) != 0) {
         say(bc, true, "cannot write the resume token to %s", bc->cfg.token_file);
         remove(tmp);
     }
 }
 
+/* ---- sessions --------------------------------------------------------------------- */
+
+/* The session of seat `seat` (-1: any) of match `match`: a live one
+ * first, else one whose game is over. */
+static session *find_session(botclient *bc, const char *match, int seat)
+{
+    session *over = NULL;
+    for (session *s = bc->sessions; s; s = s->next)
+        if (s->match[0] && strcmp(s->match, match) == 0 && (seat < 0 || s->seat == seat)) {
+            if (!s->over)
+                return s;
+            over = over ? over : s;
+        }
+    return over;
+}
+
+static session *new_session(botclient *bc, const char *match, int seat)
+{
+    session *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    s->bc = bc;
+    s->seat = seat;
+    s->cache_think = -1;
+    snprintf(s->match, sizeof s->match, "%s", match ? match : "");
+    s->next = bc->sessions;
+    bc->sessions = s;
+    return s;
+}
+
+/* Sessions whose game is not over. */
+static int live_sessions(const botclient *bc)
+{
+    int n = 0;
+    for (const session *s = bc->sessions; s; s = s->next)
+        n += !s->over;
+    return n;
+}
+
+static void free_game(session *s)
+{
+    free(s->initial);
+    free(s->st);
+    free(s->tmp);
+    free(s->dec);
+    free(s->tdec);
+    free(s->outcomes);
+    free(s->probs);
+    free(s->moves);
+    s->initial = s->st = s->tmp = s->dec = s->tdec = NULL;
+    s->outcomes = NULL;
+    s->probs = NULL;
+    s->moves = NULL;
+    json_decref(s->history);
+    json_decref(s->time_control);
+    s->history = s->time_control = NULL;
+    s->g = NULL;
+}
+
+static void free_session(session *s)
+{
+    cl_worker_free(s->wk);
+    free_game(s);
+    json_decref(s->legal);
+    json_decref(s->asked_state);
+    json_decref(s->think_state);
+    json_decref(s->cache_move);
+    json_decref(s->cache_state);
+    free(s);
+}
+
+/* Let the session's player go (its thread destroys it and ends). */
+static void close_player(session *s)
+{
+    if (s->wk && !s->closing) {
+        s->closing = true;
+        cl_worker_close(s->wk);
+    }
+}
+
 /* ---- the end ---------------------------------------------------------------------- */
+
+static void on_handle_closed(uv_handle_t *h)
+{
+    (void)h;
+}
+
+/* Once finishing and every player's thread has ended: close the handles,
+ * so that the loop returns. */
+static void maybe_close(botclient *bc)
+{
+    if (!bc->done || bc->closed)
+        return;
+    for (session *s = bc->sessions; s; s = s->next)
+        if (s->wk && !cl_worker_finished(s->wk))
+            return;
+    bc->closed = true;
+    if (bc->handles) {
+        uv_close((uv_handle_t *)&bc->retry, on_handle_closed);
+        uv_close((uv_handle_t *)&bc->reattach, on_handle_closed);
+        uv_close((uv_handle_t *)&bc->wake, on_handle_closed);
+        uv_close((uv_handle_t *)&bc->sigint, on_handle_closed);
+        uv_close((uv_handle_t *)&bc->sigterm, on_handle_closed);
+    }
+}
 
 static void finish(botclient *bc, int status)
 {
@@ -217,11 +375,37 @@ static void finish(botclient *bc, int status)
         return;
     bc->done = true;
     bc->status = status;
-    uv_timer_stop(&bc->retry);
-    uv_close((uv_handle_t *)&bc->retry, NULL);
-    if (bc->job)
-        atomic_store(&bc->job->stop, true); /* its completion frees it */
+    if (bc->handles) {
+        uv_timer_stop(&bc->retry);
+        uv_timer_stop(&bc->reattach);
+        uv_signal_stop(&bc->sigint);
+        uv_signal_stop(&bc->sigterm);
+    }
+    for (session *s = bc->sessions; s; s = s->next)
+        close_player(s);
     cl_link_shutdown(bc->link);
+    maybe_close(bc);
+}
+
+/* A session's game is over (or its seat is gone): let its player go, and
+ * end the client when nothing is left to play. */
+static void session_over(session *s)
+{
+    botclient *bc = s->bc;
+    s->over = true;
+    s->asked_turn = 0;
+    close_player(s);
+    if (!bc->registering) {
+        finish(bc, BOTCLIENT_OVER);
+        return;
+    }
+    bool enough = bc->cfg.max_games > 0 && bc->games_ended >= bc->cfg.max_games;
+    if ((enough || bc->draining) && live_sessions(bc) == 0) {
+        if (enough)
+            say(bc, false, "%d game%s played; stopping", bc->games_ended,
+                bc->games_ended == 1 ? "" : "s");
+        finish(bc, BOTCLIENT_OVER);
+    }
 }
 
 static void print_ints(FILE *f, const json_t *arr)
@@ -237,23 +421,24 @@ static void print_ints(FILE *f, const json_t *arr)
 }
 
 /* The result line: key=value pairs, stable for scripts. */
-static void print_result(botclient *bc, const json_t *result, const json_t *scores,
+static void print_result(session *s, const json_t *result, const json_t *scores,
                          const json_t *ranking, int turns)
 {
-    FILE *f = bc->cfg.out ? bc->cfg.out : stdout;
+    FILE *f = s->bc->cfg.out ? s->bc->cfg.out : stdout;
     const json_t *sc = json_object_get(result, "scores");
     const json_t *rk = json_object_get(result, "ranking");
     char reason[64];
-    snprintf(reason, sizeof reason, "%s", str_of(result, "reason")[0] ? str_of(result, "reason") : "?");
+    snprintf(reason, sizeof reason, "%s",
+             str_of(result, "reason")[0] ? str_of(result, "reason") : "?");
     fprintf(f, "game over: reason=%s scores=", printable(reason));
     print_ints(f, sc ? sc : scores);
     fprintf(f, " winners=");
     print_ints(f, json_object_get(result, "winners"));
     fprintf(f, " ranking=");
     print_ints(f, rk ? rk : ranking);
-    fprintf(f, " turns=%d match=%s seat=", turns, bc->match);
-    if (bc->seat >= 0)
-        fprintf(f, "%d", bc->seat);
+    fprintf(f, " turns=%d match=%s seat=", turns, s->match);
+    if (s->seat >= 0)
+        fprintf(f, "%d", s->seat);
     else
         fputc('?', f); /* resumed a finished match by token alone */
     if (json_is_integer(json_object_get(result, "seat")))
@@ -267,23 +452,12 @@ static void print_result(botclient *bc, const json_t *result, const json_t *scor
     fflush(f);
 }
 
-/* ---- the game --------------------------------------------------------------------- */
+/* ---- the player's thread ---------------------------------------------------------- */
 
-static void free_game(botclient *bc)
+static void wake_cb(void *ud)
 {
-    bot_destroy(bc->bot);
-    bc->bot = NULL;
-    free(bc->st);
-    free(bc->tmp);
-    free(bc->dec);
-    free(bc->outcomes);
-    free(bc->probs);
-    bc->st = bc->tmp = bc->dec = NULL;
-    bc->outcomes = NULL;
-    bc->probs = NULL;
-    json_decref(bc->history);
-    bc->history = NULL;
-    bc->g = NULL;
+    botclient *bc = ud;
+    uv_async_send(&bc->wake); /* thread-safe; coalesced */
 }
 
 static bool same_rules(const eng_game *g, const eng_rules *a, const eng_rules *b)
@@ -297,122 +471,172 @@ static bool same_rules(const eng_game *g, const eng_rules *a, const eng_rules *b
 }
 
 /* Set up the game of the match (first join), or check it is the same one.
- * Returns 0, or finishes the client and returns -1. */
-static int setup_game(botclient *bc, const json_t *msg)
+ * Returns 0, or -1 after saying why (and ending the session, or the
+ * client when it plays one seat). */
+static int setup_game(session *s, const json_t *msg)
 {
+    botclient *bc = s->bc;
     const char *name = str_of(msg, "game");
     const eng_game *g = eng_find_game(name);
     const wire_game *w = g ? wire_find(g->name) : NULL;
-    char err[256];
+    char err[PLAYER_DETAIL_MAX];
+    int fail_status = BOTCLIENT_FAIL;
     if (!g || !w) {
-        say(bc, true, "the match plays '%.40s', a game this client does not know", name);
-        finish(bc, BOTCLIENT_FAIL);
-        return -1;
+        say(bc, true, "%sthe match plays '%.40s', a game this client does not know", who(s), name);
+        goto fail;
     }
     eng_rules r;
     if (wire_rules_parse(g, json_object_get(msg, "rules"), 0, &r, err, sizeof err) != 0) {
-        say(bc, true, "cannot read the match's rules: %s", err);
-        finish(bc, BOTCLIENT_FAIL);
-        return -1;
+        say(bc, true, "%scannot read the match's rules: %s", who(s), err);
+        goto fail;
     }
-    if (bc->g) {
-        if (bc->g == g && same_rules(g, &bc->rules, &r))
+    if (s->g) {
+        if (s->g == g && same_rules(g, &s->rules, &r))
             return 0;
-        say(bc, true, "the match's game or rules changed between connections");
-        finish(bc, BOTCLIENT_FAIL);
-        return -1;
+        say(bc, true, "%sthe match's game or rules changed between connections", who(s));
+        goto fail;
     }
-    bc->g = g;
-    bc->w = w;
-    bc->rules = r;
-    bc->st = malloc(g->state_size);
-    bc->tmp = malloc(g->state_size);
-    bc->dec = malloc(g->state_size);
+    s->g = g;
+    s->w = w;
+    s->rules = r;
+    s->initial = malloc(g->state_size);
+    s->st = malloc(g->state_size);
+    s->tmp = malloc(g->state_size);
+    s->dec = malloc(g->state_size);
+    s->tdec = malloc(g->state_size);
     int nc = g->max_chance > 0 ? g->max_chance : 1;
-    bc->outcomes = malloc((size_t)nc * sizeof *bc->outcomes);
-    bc->probs = malloc((size_t)nc * sizeof *bc->probs);
-    bc->history = json_array();
-    if (!bc->st || !bc->tmp || !bc->dec || !bc->outcomes || !bc->probs || !bc->history) {
+    s->outcomes = malloc((size_t)nc * sizeof *s->outcomes);
+    s->probs = malloc((size_t)nc * sizeof *s->probs);
+    s->cap_moves = g->max_plies > 0 ? g->max_plies : 1024;
+    s->moves = malloc((size_t)s->cap_moves * sizeof *s->moves);
+    s->history = json_array();
+    if (!s->initial || !s->st || !s->tmp || !s->dec || !s->tdec || !s->outcomes || !s->probs ||
+        !s->moves || !s->history) {
         say(bc, true, "out of memory");
-        finish(bc, BOTCLIENT_FAIL);
-        return -1;
+        goto fail;
     }
-    bc->bot = bot_create(bc->cfg.bot_spec, g, bc->cfg.seed, err, sizeof err);
-    if (!bc->bot) {
-        say(bc, true, "bot '%s' cannot play %s: %s", bc->cfg.bot_spec, g->name, err);
-        finish(bc, BOTCLIENT_BADARG);
-        return -1;
+    const json_t *tc = json_object_get(msg, "time_control");
+    s->time_control = json_is_object(tc) ? json_deep_copy(tc) : NULL;
+
+    player_config pc;
+    player_config_default(&pc);
+    pc.seed = bc->cfg.seed;
+    pc.bot_margin_ms = 0; /* --margin-ms is already kept back from the deadline; a bot still
+                           * stops 1/20 of its time early, as players/ does */
+    pc.limits = bc->cfg.limits;
+    pc.time_control = s->time_control;
+    player *p = player_create(bc->cfg.bot_spec, g, &pc, err, sizeof err);
+    if (!p) {
+        say(bc, true, "%s'%s' cannot play %s: %s", who(s), bc->cfg.bot_spec, g->name, err);
+        fail_status = BOTCLIENT_BADARG;
+        goto fail;
     }
-    g->init(bc->st, &r);
-    bc->turns = 0;
-    bc->synced = true;
+    s->wk = cl_worker_start(p, g, wake_cb, bc);
+    if (!s->wk) {
+        say(bc, true, "cannot start a thread for the player");
+        goto fail;
+    }
+    eng_init(g, s->initial, &r, NULL, 0);
+    memcpy(s->st, s->initial, g->state_size);
+    s->turns = 0;
+    s->nmoves = 0;
+    s->synced = false; /* rebuild() starts the player */
     return 0;
+fail:
+    free_game(s);
+    if (bc->registering) {
+        session_over(s);
+        return -1;
+    }
+    finish(bc, fail_status);
+    return -1;
 }
 
-/* Apply one record turn to the local state, letting the bot observe every
- * engine move (except those of the turn it already saw at your_turn). */
-static int apply_record(botclient *bc, const json_t *rec, char *err, size_t errcap)
+/* Apply one record turn to the local state; with `tell`, the player
+ * observes every engine move (except those of the turn it already saw at
+ * your_turn). reason: the server's, when it chose the move. */
+static int apply_record(session *s, const json_t *rec, bool tell, const char *reason, char *err,
+                        size_t errcap)
 {
-    const eng_game *g = bc->g;
+    const eng_game *g = s->g;
     eng_move mv[REC_TURN_MOVES_MAX];
     int n = 0;
-    memcpy(bc->tmp, bc->st, g->state_size);
-    int rc = rec_apply_turn(g, bc->tmp, rec, mv, &n, err, errcap);
+    memcpy(s->tmp, s->st, g->state_size);
+    int rc = rec_apply_turn(g, s->tmp, rec, mv, &n, err, errcap);
     if (rc)
         return rc;
-    int turn = bc->turns + 1;
+    if (s->nmoves + n > s->cap_moves)
+        return eng_seterr(err, errcap, ENG_EBAD_RECORD, "longer than the game's %d plies",
+                          s->cap_moves);
+    int turn = s->turns + 1;
+    bool resync = false;
     for (int i = 0; i < n; i++) {
-        bool seen = bc->pre_turn == turn && i < bc->pre_n && bc->pre[i] == mv[i];
-        if (!seen)
-            bot_observe(bc->bot, bc->st, mv[i]);
-        g->apply(bc->st, mv[i]);
+        bool seen = s->pre_turn == turn && i < s->pre_n;
+        if (seen && s->pre[i] != mv[i])
+            resync = true; /* the player saw another draw (a restarted server redrew) */
+        if (tell && !seen && !resync) {
+            bool chance = g->current_player(s->st) == ENG_CHANCE;
+            cl_worker_observe(s->wk, s->st, mv[i], chance ? NULL : reason);
+        }
+        g->apply(s->st, mv[i]);
+        s->moves[s->nmoves++] = mv[i];
     }
-    if (memcmp(bc->st, bc->tmp, g->state_size) != 0) {
-        /* the codec and the moves it reported disagree (a codec bug): trust
-         * its state, drop the bot's tree */
-        say(bc, true, "internal: turn %d: the record codec's moves do not give its state", turn);
-        memcpy(bc->st, bc->tmp, g->state_size);
-        bot_reset(bc->bot);
+    if (memcmp(s->st, s->tmp, g->state_size) != 0) {
+        /* the codec and the moves it reported disagree (a codec bug) */
+        say(s->bc, true, "internal: turn %d: the record codec's moves do not give its state", turn);
+        memcpy(s->st, s->tmp, g->state_size);
+        resync = true;
     }
-    if (bc->pre_turn == turn)
-        bc->pre_turn = bc->pre_n = 0;
-    json_array_append(bc->history, (json_t *)rec);
-    bc->turns = turn;
+    if (s->pre_turn == turn)
+        s->pre_turn = s->pre_n = 0;
+    json_array_append(s->history, (json_t *)rec);
+    s->turns = turn;
+    if (resync && tell)
+        cl_worker_resume(s->wk, s->initial, s->moves, s->nmoves, s->seat, s->match);
     return 0;
 }
 
 /* Bring the local state in line with a history (joined/resumed): keep what
- * we have when it is a prefix of it, else start again from the beginning. */
-static void rebuild(botclient *bc, const json_t *history)
+ * we have when it is a prefix of it (the player observes the rest), else
+ * start again from the beginning (the player catches up with
+ * player_resume, or starts a new game when nothing was played). */
+static void rebuild(session *s, const json_t *history)
 {
+    botclient *bc = s->bc;
     size_t n = json_array_size(history);
-    bool prefix = bc->synced && (size_t)bc->turns <= n;
-    for (int i = 0; prefix && i < bc->turns; i++)
+    bool prefix = s->synced && (size_t)s->turns <= n;
+    for (int i = 0; prefix && i < s->turns; i++)
         prefix =
-            json_equal(json_array_get(bc->history, (size_t)i), json_array_get(history, (size_t)i));
+            json_equal(json_array_get(s->history, (size_t)i), json_array_get(history, (size_t)i));
     if (!prefix) {
-        bc->g->init(bc->st, &bc->rules);
-        bot_reset(bc->bot);
-        json_array_clear(bc->history);
-        bc->turns = 0;
-        bc->synced = true;
-        bc->pre_turn = bc->pre_n = 0;
-        bc->cache_turn = 0;
+        memcpy(s->st, s->initial, s->g->state_size);
+        json_array_clear(s->history);
+        s->turns = 0;
+        s->nmoves = 0;
+        s->synced = true;
+        s->pre_turn = s->pre_n = 0;
+        s->cache_turn = 0;
     }
-    for (size_t i = (size_t)bc->turns; i < n; i++) {
+    for (size_t i = (size_t)s->turns; i < n; i++) {
         const json_t *rec = json_array_get(history, i);
         char err[256];
-        if (bc->synced && apply_record(bc, rec, err, sizeof err) != 0) {
+        if (s->synced && apply_record(s, rec, prefix, NULL, err, sizeof err) != 0) {
             say(bc, true,
-                "cannot follow the match: history turn %zu: %s; playing random legal "
+                "%scannot follow the match: history turn %zu: %s; playing random legal "
                 "moves from now on",
-                i + 1, err);
-            bc->synced = false;
+                who(s), i + 1, err);
+            s->synced = false;
         }
-        if (!bc->synced) {
-            json_array_append(bc->history, (json_t *)rec);
-            bc->turns = (int)i + 1;
+        if (!s->synced) {
+            json_array_append(s->history, (json_t *)rec);
+            s->turns = (int)i + 1;
         }
+    }
+    if (!prefix && s->synced) {
+        if (s->nmoves == 0)
+            cl_worker_new_game(s->wk, s->initial, s->seat, s->match);
+        else
+            cl_worker_resume(s->wk, s->initial, s->moves, s->nmoves, s->seat, s->match);
     }
 }
 
@@ -434,29 +658,28 @@ static const char *first_difference(const json_t *mine, const json_t *theirs)
     return "?";
 }
 
-/* Put the decision state of this turn in bc->dec: the local state plus the
+/* Put the decision state of this turn in s->dec: the local state plus the
  * chance outcome whose public state is the server's `state`. Returns the
  * number of chance moves applied (0 or 1), or -1 with a reason. */
-static int to_decision(botclient *bc, const json_t *target, eng_move *chance, char *why,
-                       size_t whycap)
+static int to_decision(session *s, const json_t *target, eng_move *chance, char *why, size_t whycap)
 {
-    const eng_game *g = bc->g;
-    if (g->current_player(bc->st) != ENG_CHANCE) {
-        json_t *mine = bc->w->state(bc->st);
+    const eng_game *g = s->g;
+    if (g->current_player(s->st) != ENG_CHANCE) {
+        json_t *mine = s->w->state(s->st);
         bool eq = json_equal(mine, target);
         if (!eq)
             snprintf(why, whycap, "field '%s' differs", first_difference(mine, target));
         json_decref(mine);
         if (!eq)
             return -1;
-        memcpy(bc->dec, bc->st, g->state_size);
+        memcpy(s->dec, s->st, g->state_size);
         return 0;
     }
-    int n = g->chance_outcomes(bc->st, bc->outcomes, bc->probs);
+    int n = g->chance_outcomes(s->st, s->outcomes, s->probs);
     for (int i = 0; i < n; i++) {
-        memcpy(bc->tmp, bc->st, g->state_size);
-        g->apply(bc->tmp, bc->outcomes[i]);
-        json_t *mine = bc->w->state(bc->tmp);
+        memcpy(s->tmp, s->st, g->state_size);
+        g->apply(s->tmp, s->outcomes[i]);
+        json_t *mine = s->w->state(s->tmp);
         bool eq = json_equal(mine, target);
         if (!eq && i == 0)
             snprintf(why, whycap,
@@ -465,8 +688,8 @@ static int to_decision(botclient *bc, const json_t *target, eng_move *chance, ch
                      first_difference(mine, target));
         json_decref(mine);
         if (eq) {
-            memcpy(bc->dec, bc->tmp, g->state_size);
-            chance[0] = bc->outcomes[i];
+            memcpy(s->dec, s->tmp, g->state_size);
+            chance[0] = s->outcomes[i];
             return 1;
         }
     }
@@ -481,12 +704,13 @@ static int to_decision(botclient *bc, const json_t *target, eng_move *chance, ch
  * Entries are moves, except that an entry may list the meeple ports it
  * allows (Carcassonne: "meeples"); one of them, or none, is then picked
  * uniformly. */
-static json_t *random_legal(botclient *bc)
+static json_t *random_legal(session *s)
 {
-    size_t n = json_array_size(bc->legal);
+    botclient *bc = s->bc;
+    size_t n = json_array_size(s->legal);
     if (n == 0)
         return NULL;
-    json_t *m = json_deep_copy(json_array_get(bc->legal, eng_rng_below(&bc->rng, (uint32_t)n)));
+    json_t *m = json_deep_copy(json_array_get(s->legal, eng_rng_below(&bc->rng, (uint32_t)n)));
     json_t *opts = json_object_get(m, "meeples");
     if (json_is_array(opts)) {
         size_t k = json_array_size(opts);
@@ -500,61 +724,37 @@ static json_t *random_legal(botclient *bc)
 
 /* Keep the move (stolen) chosen for `turn` in the server's `state`, to send
  * it again if the server asks for the same turn in the same state. */
-static void remember(botclient *bc, int turn, json_t *move, json_t *state)
+static void remember(session *s, int turn, json_t *move, const json_t *state, int64_t think)
 {
-    json_decref(bc->cache_move);
-    json_decref(bc->cache_state);
-    bc->cache_move = move;
-    bc->cache_state = json_incref(state);
-    bc->cache_turn = turn;
+    json_decref(s->cache_move);
+    json_decref(s->cache_state);
+    s->cache_move = move;
+    s->cache_state = json_incref((json_t *)state);
+    s->cache_turn = turn;
+    s->cache_think = think;
 }
 
 /* The move of `turn` is decided (move stolen): remember it, and send it if
  * the server still waits for it. */
-static void decided(botclient *bc, int turn, json_t *move)
+static void decided(session *s, int turn, json_t *move, int64_t think)
 {
-    remember(bc, turn, move, bc->asked_state);
-    if (bc->asked_turn == turn)
-        send_move(bc, turn, move);
+    remember(s, turn, move, s->asked_state, think);
+    if (s->asked_turn == turn)
+        send_move(s, turn, move, think);
 }
 
-static void play_random(botclient *bc, int turn, const char *why)
+static void play_random(session *s, int turn, const char *why)
 {
-    json_t *m = random_legal(bc);
+    json_t *m = random_legal(s);
     if (!m) {
-        say(bc, true, "turn %d: no legal move to choose from", turn);
+        say(s->bc, true, "%sturn %d: no legal move to choose from", who(s), turn);
         return;
     }
     char *text = json_dumps(m, JSON_COMPACT);
-    say(bc, false, "turn %d: %s (random: %s)", turn, text ? text : "?", why);
+    say(s->bc, false, "%sturn %d: %s (random: %s)", who(s), turn, text ? text : "?", why);
     free(text);
-    decided(bc, turn, m);
+    decided(s, turn, m, -1);
 }
-
-static void think(uv_work_t *req)
-{
-    think_job *j = req->data;
-    const eng_game *g = j->g;
-    double t0 = bot_now_ms();
-    memcpy(j->work, j->start, g->state_size);
-    j->n = 0;
-    while (j->n < WIRE_MAX_TURN_MOVES && g->current_player(j->work) == j->seat) {
-        double left = (double)j->ms - (bot_now_ms() - t0);
-        bot_budget b = {.ms = left > 1 ? (int64_t)left : 1, .cap_only = true, .stop = &j->stop};
-        bot_stats st;
-        memset(&st, 0, sizeof st);
-        eng_move m = bot_choose(j->bot, j->work, &b, &st);
-        j->stats.sims += st.sims;
-        j->stats.nodes += st.nodes;
-        j->moves[j->n++] = m;
-        if (!eng_is_legal(g, j->work, m))
-            break; /* the loop thread replaces the turn */
-        g->apply(j->work, m);
-    }
-    j->stats.ms = bot_now_ms() - t0;
-}
-
-static void drain(botclient *bc);
 
 /* Is moves[0..n) from st one whole legal turn of `seat`? */
 static bool whole_turn(const eng_game *g, void *scratch, const void *st, int seat,
@@ -571,148 +771,211 @@ static bool whole_turn(const eng_game *g, void *scratch, const void *st, int sea
     return g->current_player(scratch) != seat;
 }
 
-static void free_job(think_job *j)
+/* Show what a program wrote on stderr (its debug channel), line by line. */
+static void show_stderr(session *s, const player_result *r)
 {
-    json_decref(j->asked);
-    free(j->start);
-    free(j->work);
-    free(j);
+    botclient *bc = s->bc;
+    if (bc->cfg.quiet || r->stderr_len == 0)
+        return;
+    if (r->stderr_total > r->stderr_len)
+        say(bc, false, "%sthe program wrote %llu bytes on stderr; the last %zu:", who(s),
+            (unsigned long long)r->stderr_total, r->stderr_len);
+    char buf[PLAYER_STDERR_KEEP + 1];
+    memcpy(buf, r->stderr_tail, r->stderr_len);
+    buf[r->stderr_len] = 0;
+    char *save = NULL;
+    for (char *line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        size_t len = strlen(line);
+        if (len && line[len - 1] == '\r')
+            line[len - 1] = 0;
+        say(bc, false, "%sstderr| %s", who(s), line);
+    }
 }
 
-static void thought(uv_work_t *req, int status)
+/* Ask the player for the turn in s->dec (already observed up to it). */
+static void start_turn(session *s, int turn)
 {
-    think_job *j = req->data;
-    botclient *bc = j->bc;
-    bc->job = NULL;
-    if (bc->done) {
-        free_job(j);
-        return;
+    const eng_game *g = s->g;
+    memcpy(s->tdec, s->dec, g->state_size);
+    s->think_turn = turn;
+    json_decref(s->think_state);
+    s->think_state = json_incref(s->asked_state);
+    double left = s->asked_deadline - bot_now_ms();
+    s->think_budget = left > 0 ? (int64_t)left : 0;
+    if (cl_worker_turn(s->wk, s->tdec, s->asked_deadline, turn) != 0) {
+        s->think_turn = 0;
+        play_random(s, turn, "out of memory");
     }
-    /* what arrived meanwhile is handled next (a resume may re-ask this very
-     * turn; a policy may have played it for us) */
-    bool asked_again = false, played = false;
-    for (pending *p = bc->qhead; p; p = p->next) {
-        const char *type = str_of(p->msg, "type");
-        int t = (int)int_of(p->msg, "turn", 0);
-        asked_again |= strcmp(type, "your_turn") == 0 && t == j->turn;
-        played |= strcmp(type, "update") == 0 && t == j->turn;
-    }
-    json_t *move = NULL;
-    if (status == 0 && whole_turn(bc->g, bc->tmp, j->start, j->seat, j->moves, j->n))
-        move = bc->w->format_move(j->start, j->moves, j->n);
-    if (played) {
-        say(bc, true,
-            "turn %d: the server played this turn for the seat (see its update); the "
-            "bot's move is dropped",
-            j->turn);
-        json_decref(move);
-    } else if (move && !json_is_null(move)) {
-        char *text = json_dumps(move, JSON_COMPACT);
-        say(bc, false, "turn %d: %s sims %lld, %.0f ms (budget %lld ms)", j->turn,
-            text ? text : "?", (long long)j->stats.sims, j->stats.ms, (long long)j->ms);
-        free(text);
-        remember(bc, j->turn, move, j->asked);
-    } else {
-        json_decref(move);
-        if (status == 0)
+}
+
+/* A turn came back from the player. */
+static void turn_done(session *s, cl_done *d)
+{
+    botclient *bc = s->bc;
+    const player_result *r = &d->res;
+    int turn = d->tag;
+    if (turn != s->think_turn)
+        return; /* a turn given up (the session resynchronised meanwhile) */
+    s->think_turn = 0;
+    show_stderr(s, r);
+    if (r->note[0])
+        say(bc, false, "%sturn %d: note: %s", who(s), turn, r->note);
+    if (s->turns >= turn || s->over) {
+        if (r->verdict == PLAYER_OK)
             say(bc, true,
-                "turn %d: the bot did not return a legal turn; playing a random "
-                "legal move",
-                j->turn);
-        json_t *r = random_legal(bc);
-        if (r)
-            remember(bc, j->turn, r, j->asked);
-    }
-    int turn = j->turn;
-    free_job(j);
-    drain(bc);
-    if (!bc->done && !asked_again && bc->asked_turn == turn && bc->cache_turn == turn)
-        send_move(bc, turn, bc->cache_move);
-}
-
-static void start_thinking(botclient *bc, int turn, int64_t ms)
-{
-    const eng_game *g = bc->g;
-    think_job *j = calloc(1, sizeof *j);
-    if (j) {
-        j->start = malloc(g->state_size);
-        j->work = malloc(g->state_size);
-    }
-    if (!j || !j->start || !j->work) {
-        if (j)
-            free_job(j);
-        play_random(bc, turn, "out of memory");
+                "%sturn %d: the server played this turn for the seat (see its update); the "
+                "move came %.0f ms after the request and is dropped",
+                who(s), turn, r->wall_ms);
         return;
     }
-    memcpy(j->start, bc->dec, g->state_size);
-    j->bc = bc;
-    j->bot = bc->bot;
-    j->g = g;
-    j->seat = g->current_player(bc->dec);
-    j->turn = turn;
-    j->asked = json_incref(bc->asked_state);
-    j->ms = ms;
-    atomic_init(&j->stop, false);
-    j->req.data = j;
-    if (uv_queue_work(&bc->loop, &j->req, think, thought) != 0) {
-        free_job(j);
-        play_random(bc, turn, "cannot start a worker");
+    bool program = cl_worker_kind(s->wk) == PLAYER_PROGRAM;
+    int64_t think = (int64_t)llround(program ? r->cpu_ms : r->wall_ms);
+    if (think < 0)
+        think = 0;
+    json_t *move = NULL;
+    if (r->verdict == PLAYER_OK &&
+        whole_turn(s->g, s->tmp, s->tdec, s->g->current_player(s->tdec), r->moves, r->nmoves))
+        move = s->w->format_move(s->tdec, r->moves, r->nmoves);
+    if (move && !json_is_null(move)) {
+        char *text = json_dumps(move, JSON_COMPACT);
+        if (program)
+            say(bc, false, "%sturn %d: %s cpu %lld ms, %.0f ms (budget %lld ms)%s%.300s", who(s),
+                turn, text ? text : "?", (long long)think, r->wall_ms,
+                (long long)s->think_budget, r->debug[0] ? "; debug: " : "", r->debug);
+        else
+            say(bc, false, "%sturn %d: %s sims %lld, %.0f ms (budget %lld ms)", who(s), turn,
+                text ? text : "?", (long long)r->sims, r->wall_ms, (long long)s->think_budget);
+        free(text);
+        remember(s, turn, move, s->think_state, think);
+        if (s->asked_turn == turn)
+            send_move(s, turn, move, think);
         return;
     }
-    bc->job = j;
+    json_decref(move);
+    if (r->verdict == PLAYER_OK) {
+        say(bc, true, "%sturn %d: the player's moves are not one legal turn", who(s), turn);
+        play_random(s, turn, "no legal turn");
+        return;
+    }
+    /* a fault: said plainly, with the short name judges use */
+    say(bc, true, "%sturn %d: %s (%s): %s", who(s), turn, player_verdict_name(r->verdict),
+        player_verdict_short(r->verdict), r->detail);
+    if (!program || r->verdict == PLAYER_INTERNAL) {
+        play_random(s, turn, r->verdict == PLAYER_INTERNAL ? "internal error" : "the bot failed");
+        return;
+    }
+    if (r->verdict == PLAYER_RESIGNED) {
+        say(bc, false, "%sresigning for the program", who(s));
+        json_t *m =
+            json_pack("{s:s, s:s, s:s}", "type", "resign", "id", "resign", "match", s->match);
+        if (m && s->seat >= 0)
+            json_object_set_new(m, "seat", json_integer(s->seat));
+        send_msg(bc, m);
+        return;
+    }
+    bool again = r->verdict == PLAYER_ILLEGAL_MOVE || r->verdict == PLAYER_BAD_OUTPUT;
+    if (again && s->tries + 1 < BOTCLIENT_RETRIES && bot_now_ms() + 5 < s->asked_deadline &&
+        s->asked_turn == turn) {
+        s->tries++;
+        say(bc, false, "%sturn %d: asking the program again (it is told why)", who(s), turn);
+        memcpy(s->dec, s->tdec, s->g->state_size);
+        start_turn(s, turn);
+        return;
+    }
+    say(bc, false, "%sturn %d: no move sent: the server's policy for a seat out of time applies%s",
+        who(s), turn, again ? "" : "; the program is started again at its next turn");
 }
 
-static void on_your_turn(botclient *bc, const json_t *msg, uint64_t at)
+/* Results from the session's player. */
+static void drain_worker(session *s)
 {
+    cl_done *d;
+    while (s->wk && (d = cl_worker_take(s->wk)) != NULL) {
+        switch (d->kind) {
+        case CL_DONE_TURN:
+            if (!s->bc->done)
+                turn_done(s, d);
+            break;
+        case CL_DONE_GAME_OVER: show_stderr(s, &d->res); break;
+        case CL_DONE_ERROR: say(s->bc, true, "%s%s", who(s), d->res.detail); break;
+        }
+        free(d);
+    }
+}
+
+static void on_your_turn(session *s, const json_t *msg, double at)
+{
+    botclient *bc = s->bc;
     int turn = (int)int_of(msg, "turn", 0);
-    bc->asked_turn = turn;
-    bc->refusals = 0;
-    json_decref(bc->legal);
-    bc->legal = json_incref(json_object_get(msg, "legal"));
-    json_decref(bc->asked_state);
-    bc->asked_state = json_incref(json_object_get(msg, "state"));
-    if (bc->cache_turn == turn && bc->cache_move && json_equal(bc->cache_state, bc->asked_state)) {
-        send_move(bc, turn, bc->cache_move); /* asked again (resume, grace): same answer */
+    bool same = s->asked_turn == turn;
+    s->asked_turn = turn;
+    s->refusals = 0;
+    json_decref(s->legal);
+    s->legal = json_incref(json_object_get(msg, "legal"));
+    json_decref(s->asked_state);
+    s->asked_state = json_incref(json_object_get(msg, "state"));
+    int64_t left = int_of(msg, "time_left_ms", 1000);
+    s->asked_deadline = at + (double)(left - bc->cfg.margin_ms);
+    if (!same)
+        s->tries = 0;
+    if (s->cache_turn == turn && s->cache_move && json_equal(s->cache_state, s->asked_state)) {
+        send_move(s, turn, s->cache_move, s->cache_think); /* asked again (resume, grace) */
         return;
     }
-    if (!bc->g || !bc->synced) {
-        play_random(bc, turn, "not following the match");
+    if (s->think_turn == turn && json_equal(s->think_state, s->asked_state))
+        return; /* still thinking about it: the answer goes out when it comes */
+    if (s->think_turn) {
+        cl_worker_stop_turn(s->wk, s->think_turn); /* moot: asked something else */
+        s->think_turn = 0;
+    }
+    if (!s->g || !s->synced) {
+        play_random(s, turn, "not following the match");
         return;
     }
-    if (turn != bc->turns + 1) {
-        say(bc, true, "turn %d: the server asks for turn %d but %d turns are known", turn, turn,
-            bc->turns);
-        play_random(bc, turn, "turn numbers differ");
+    if (turn != s->turns + 1) {
+        say(bc, true, "%sturn %d: the server asks for turn %d but %d turns are known", who(s), turn,
+            turn, s->turns);
+        play_random(s, turn, "turn numbers differ");
         return;
     }
     char why[200] = "";
     eng_move chance[1];
-    int nchance = to_decision(bc, json_object_get(msg, "state"), chance, why, sizeof why);
-    if (nchance < 0 || bc->g->current_player(bc->dec) != bc->seat) {
-        say(bc, true, "turn %d: the local state differs from the server's: %s", turn,
+    int nchance = to_decision(s, json_object_get(msg, "state"), chance, why, sizeof why);
+    if (nchance < 0 || s->g->current_player(s->dec) != s->seat) {
+        say(bc, true, "%sturn %d: the local state differs from the server's: %s", who(s), turn,
             nchance < 0 ? why : "another seat is to move");
-        play_random(bc, turn, "state mismatch");
+        play_random(s, turn, "state mismatch");
         return;
     }
-    for (int i = 0; i < nchance; i++)
-        bot_observe(bc->bot, bc->st, chance[i]);
-    bc->pre_turn = turn;
-    bc->pre_n = nchance;
-    memcpy(bc->pre, chance, (size_t)nchance * sizeof chance[0]);
-
-    int64_t left = int_of(msg, "time_left_ms", 1000);
-    int64_t ms = left - bc->cfg.margin_ms - (int64_t)(now_ms() - at);
-    start_thinking(bc, turn, ms > 1 ? ms : 1);
+    if (s->pre_turn == turn && (s->pre_n != nchance || (nchance && s->pre[0] != chance[0]))) {
+        /* the player saw another draw for this turn (a restarted server drew
+         * again): it catches up from the beginning */
+        if (s->nmoves + nchance <= s->cap_moves) {
+            memcpy(s->moves + s->nmoves, chance, (size_t)nchance * sizeof chance[0]);
+            cl_worker_resume(s->wk, s->initial, s->moves, s->nmoves + nchance, s->seat, s->match);
+        }
+    } else if (s->pre_turn != turn) {
+        for (int i = 0; i < nchance; i++)
+            cl_worker_observe(s->wk, s->st, chance[i], NULL);
+    }
+    s->pre_turn = turn;
+    s->pre_n = nchance;
+    memcpy(s->pre, chance, (size_t)nchance * sizeof chance[0]);
+    if (s->asked_deadline - bot_now_ms() < 1)
+        s->asked_deadline = bot_now_ms() + 1;
+    start_turn(s, turn);
 }
 
 /* ---- messages --------------------------------------------------------------------- */
 
-static void send_join_or_resume(botclient *bc)
+static void send_join_or_resume(botclient *bc, session *s)
 {
     json_t *m;
-    if (bc->resume[0]) {
-        m = json_pack("{s:s, s:s, s:s}", "type", "resume", "id", "resume", "resume_token",
-                      bc->resume);
+    if (s->resume[0]) {
+        char id[96] = "resume";
+        if (bc->registering)
+            snprintf(id, sizeof id, "resume-%d-%s", s->seat, s->match);
+        m = json_pack("{s:s, s:s, s:s}", "type", "resume", "id", id, "resume_token", s->resume);
     } else {
         m = json_pack("{s:s, s:s, s:s, s:i, s:s}", "type", "join", "id", "join", "match",
                       bc->cfg.match ? bc->cfg.match : "", "seat", bc->cfg.seat, "token",
@@ -721,61 +984,107 @@ static void send_join_or_resume(botclient *bc)
     send_msg(bc, m);
 }
 
-static void on_seat(botclient *bc, const json_t *msg, bool resumed)
+static void send_register(botclient *bc)
 {
+    json_t *m =
+        json_pack("{s:s, s:s, s:s, s:s, s:i}", "type", "register", "id", "register", "name",
+                  bc->cfg.register_name, "secret", bc->cfg.secret, "capacity", bc->cfg.capacity);
+    if (m && bc->cfg.ngames > 0) {
+        json_t *games = json_array();
+        for (int i = 0; i < bc->cfg.ngames; i++)
+            json_array_append_new(games, json_string(bc->cfg.games[i]));
+        json_object_set_new(m, "games", games);
+    }
+    send_msg(bc, m);
+}
+
+static void on_seat(session *s, const json_t *msg, bool resumed)
+{
+    botclient *bc = s->bc;
     const char *match = str_of(msg, "match"), *res = str_of(msg, "resume_token");
     int seat = (int)int_of(msg, "seat", -1);
-    if (bc->match[0] && strcmp(bc->match, match) != 0)
-        say(bc, true, "the server seated us in match %s, not %s", match, bc->match);
-    snprintf(bc->match, sizeof bc->match, "%s", match);
-    printable(bc->match); /* printed in the result line */
-    bc->seat = seat;
-    if (res[0] && strcmp(res, bc->resume) != 0) {
-        snprintf(bc->resume, sizeof bc->resume, "%s", res);
-        printable(bc->resume); /* written to the token file */
-        write_token_file(bc);
+    if (s->match[0] && strcmp(s->match, match) != 0)
+        say(bc, true, "the server seated us in match %s, not %s", match, s->match);
+    snprintf(s->match, sizeof s->match, "%s", match);
+    printable(s->match); /* printed in the result line */
+    s->seat = seat;
+    s->reattached = true;
+    if (res[0] && strcmp(res, s->resume) != 0) {
+        snprintf(s->resume, sizeof s->resume, "%s", res);
+        printable(s->resume); /* written to the token file */
+        write_token_file(s);
     }
-    if (setup_game(bc, msg) != 0)
+    if (setup_game(s, msg) != 0)
         return;
-    rebuild(bc, json_object_get(msg, "history"));
+    rebuild(s, json_object_get(msg, "history"));
     bc->lost_at = 0;
     bc->backoff_ms = BOTCLIENT_BACKOFF_MIN_MS;
-    bc->asked_turn = 0;
-    bc->tried_join = false;
+    s->asked_turn = 0;
+    s->tried_join = false;
     say(bc, false, "%s match %s as seat %d (%s, %d turns played)", resumed ? "resumed" : "joined",
-        bc->match, bc->seat, bc->g->name, bc->turns);
+        s->match, s->seat, s->g->name, s->turns);
 }
 
 /* Drop the connection and resume: the server sends the whole history. */
-static void resync(botclient *bc, const char *why)
+static void resync(session *s, const char *why)
 {
-    say(bc, true, "%s; reconnecting to resynchronise", why);
-    cl_link_drop(bc->link);
+    say(s->bc, true, "%s%s; reconnecting to resynchronise", who(s), why);
+    cl_link_drop(s->bc->link);
 }
 
-static void on_update(botclient *bc, const json_t *msg)
+static void on_update(session *s, const json_t *msg)
 {
     int turn = (int)int_of(msg, "turn", 0);
     const json_t *rec = json_object_get(msg, "record");
-    if (!bc->g || turn <= bc->turns)
+    if (!s->g || turn <= s->turns)
         return; /* before we knew the game, or already known */
-    if (bc->asked_turn == turn)
-        bc->asked_turn = 0;
-    if (turn != bc->turns + 1) {
-        resync(bc, "turns were missed");
+    if (s->asked_turn == turn)
+        s->asked_turn = 0;
+    if (s->think_turn == turn)
+        cl_worker_stop_turn(s->wk, turn); /* the server played it (its policy) */
+    if (turn != s->turns + 1) {
+        resync(s, "turns were missed");
         return;
     }
-    if (!bc->synced) {
-        json_array_append(bc->history, (json_t *)rec);
-        bc->turns = turn;
+    if (!s->synced) {
+        json_array_append(s->history, (json_t *)rec);
+        s->turns = turn;
         return;
     }
+    const char *reason = strcmp(str_of(msg, "by"), "server") == 0 ? str_of(msg, "reason") : NULL;
+    if (reason && !reason[0])
+        reason = "server";
     char err[256];
-    if (apply_record(bc, rec, err, sizeof err) != 0) {
+    if (apply_record(s, rec, true, reason, err, sizeof err) != 0) {
         char why[320];
         snprintf(why, sizeof why, "turn %d: the update does not apply: %s", turn, err);
-        resync(bc, why);
+        resync(s, why);
     }
+}
+
+static void on_game_over(session *s, const json_t *msg)
+{
+    botclient *bc = s->bc;
+    const json_t *result = json_object_get(msg, "result");
+    print_result(s, result, json_object_get(msg, "scores"), json_object_get(msg, "ranking"),
+                 s->turns);
+    if (s->over)
+        return;
+    bc->games_ended++;
+    if (s->think_turn)
+        cl_worker_stop_turn(s->wk, s->think_turn);
+    s->think_turn = 0;
+    if (s->wk && s->g && s->synced) {
+        /* the state the player last saw: with the draw of a turn left unplayed */
+        const void *st = s->pre_turn == s->turns + 1 ? s->dec : s->st;
+        const json_t *faulty = json_object_get(result, "seat");
+        const char *detail = str_of(result, "detail");
+        cl_worker_game_over(s->wk, st,
+                            str_of(result, "reason")[0] ? str_of(result, "reason") : "normal",
+                            json_is_integer(faulty) ? (int)json_integer_value(faulty) : -1,
+                            detail[0] ? detail : NULL);
+    }
+    session_over(s);
 }
 
 static bool transient(const char *code)
@@ -788,108 +1097,253 @@ static bool transient(const char *code)
     return false;
 }
 
+/* The session a join/resume reply is for. */
+static session *session_of_seat_reply(botclient *bc, const char *id, const json_t *msg)
+{
+    if (!bc->registering)
+        return bc->sessions;
+    char *end;
+    long seat = strncmp(id, "resume-", 7) == 0 ? strtol(id + 7, &end, 10) : -1;
+    if (seat >= 0 && *end == '-')
+        return find_session(bc, end + 1, (int)seat);
+    return find_session(bc, str_of(msg, "match"), (int)int_of(msg, "seat", -1));
+}
+
 static void on_error(botclient *bc, const json_t *msg)
 {
     const char *code = str_of(msg, "code"), *text = str_of(msg, "message");
     const json_t *jid = json_object_get(msg, "id");
     const char *id = json_is_string(jid) ? json_string_value(jid) : "";
-    if (strcmp(id, "join") == 0 || strcmp(id, "resume") == 0) {
+    if (strcmp(id, "join") == 0 || strcmp(id, "resume") == 0 || strncmp(id, "resume-", 7) == 0) {
+        session *s = session_of_seat_reply(bc, id, msg);
+        const char *what = id[0] == 'j' ? "join" : "resume";
+        if (!s)
+            return;
         if (transient(code)) {
-            say(bc, false, "%s refused for now: %s: %s", id, code, text);
+            say(bc, false, "%s refused for now: %s: %s", what, code, text);
             cl_link_drop(bc->link);
             return;
         }
-        if (strcmp(id, "resume") == 0 && strcmp(code, "match_over") == 0 && bc->match[0]) {
+        if (what[0] == 'r' && strcmp(code, "match_over") == 0 && s->match[0]) {
             /* it ended while we were away: read the result as a spectator */
             send_msg(bc, json_pack("{s:s, s:s, s:s}", "type", "spectate", "id", "spectate", "match",
-                                   bc->match));
+                                   s->match));
             return;
         }
-        if (strcmp(id, "resume") == 0 && strcmp(code, "bad_token") == 0 && !bc->tried_join &&
-            bc->cfg.match && bc->cfg.token && bc->cfg.seat >= 0) {
+        if (!bc->registering && what[0] == 'r' && strcmp(code, "bad_token") == 0 &&
+            !s->tried_join && bc->cfg.match && bc->cfg.token && bc->cfg.seat >= 0) {
             say(bc, false, "resume token refused; joining with the seat token");
-            bc->tried_join = true;
-            bc->resume[0] = 0;
-            send_join_or_resume(bc);
+            s->tried_join = true;
+            s->resume[0] = 0;
+            send_join_or_resume(bc, s);
             return;
         }
-        if (bc->match[0] && bc->seat >= 0)
-            say(bc, true, "cannot %s match %s seat %d: %s: %s", id, bc->match, bc->seat, code,
+        if (s->match[0] && s->seat >= 0)
+            say(bc, true, "cannot %s match %s seat %d: %s: %s", what, s->match, s->seat, code,
                 text);
         else
-            say(bc, true, "cannot %s: %s: %s", id, code, text);
+            say(bc, true, "cannot %s: %s: %s", what, code, text);
+        if (bc->registering) {
+            session_over(s); /* that seat is gone; the others play on */
+            return;
+        }
+        finish(bc, BOTCLIENT_FAIL);
+        return;
+    }
+    if (strcmp(id, "register") == 0) {
+        if (transient(code)) {
+            say(bc, false, "register refused for now: %s: %s", code, text);
+            cl_link_drop(bc->link);
+            return;
+        }
+        say(bc, true, "cannot register as %s: %s: %s", bc->cfg.register_name, code, text);
         finish(bc, BOTCLIENT_FAIL);
         return;
     }
     if (strcmp(id, "hello") == 0 || strcmp(id, "spectate") == 0) {
         say(bc, true, "the server refused %s: %s: %s", id, code, text);
+        if (strcmp(id, "spectate") == 0 && bc->registering)
+            return;
         finish(bc, BOTCLIENT_FAIL);
         return;
     }
     if (strncmp(id, "move-", 5) == 0) {
-        int turn = atoi(id + 5);
-        bool refused = strcmp(code, "illegal_move") == 0 || strcmp(code, "bad_move") == 0;
-        say(bc, refused, "turn %d: move refused: %s: %s", turn, code, text);
-        if (refused && bc->asked_turn == turn && bc->refusals < MAX_MOVE_RETRIES) {
-            bc->refusals++;
-            json_t *m = random_legal(bc);
-            if (m)
-                decided(bc, turn, m);
+        char *end, *end2 = NULL;
+        long turn = strtol(id + 5, &end, 10);
+        long seat = *end == '-' ? strtol(end + 1, &end2, 10) : -1;
+        session *s = end2 && *end2 == '-' ? find_session(bc, end2 + 1, (int)seat) : NULL;
+        if (!s && !bc->registering)
+            s = bc->sessions;
+        if (!s)
+            return;
+        if (strcmp(code, "bad_message") == 0 && strstr(text, "think_ms")) {
+            /* a server older than think_ms: send the move again without it
+             * (every move sent before the first refusal comes back so) */
+            if (!bc->no_think_ms)
+                say(bc, false, "the server does not take think_ms; moves go without it");
+            bc->no_think_ms = true;
+            if (s->asked_turn == turn && s->cache_turn == turn && s->cache_move)
+                send_move(s, (int)turn, s->cache_move, -1);
+            return;
         }
+        bool refused = strcmp(code, "illegal_move") == 0 || strcmp(code, "bad_move") == 0;
+        say(bc, refused, "%sturn %ld: move refused: %s: %s", who(s), turn, code, text);
+        if (refused && s->asked_turn == turn && s->refusals < MAX_MOVE_RETRIES) {
+            s->refusals++;
+            json_t *m = random_legal(s);
+            if (m)
+                decided(s, (int)turn, m, -1);
+        }
+        if (bc->registering && (strcmp(code, "wrong_seat") == 0 || strcmp(code, "not_joined") == 0))
+            session_over(s); /* the seat was taken over elsewhere */
+        return;
+    }
+    if (strcmp(code, "registration_taken") == 0) {
+        say(bc, true, "another connection registered as %s: %s", bc->cfg.register_name, text);
+        finish(bc, BOTCLIENT_FAIL);
         return;
     }
     if (strcmp(code, "seat_taken") == 0) {
-        say(bc, true, "another connection took over seat %d: %s", bc->seat, text);
-        finish(bc, BOTCLIENT_FAIL);
+        /* unasked: another connection resumed one of our seats (newer
+         * servers name its match) */
+        session *s = bc->registering
+                         ? find_session(bc, str_of(msg, "match"), (int)int_of(msg, "seat", -1))
+                         : bc->sessions;
+        if (!bc->registering) {
+            say(bc, true, "another connection took over seat %d: %s", s ? s->seat : -1, text);
+            finish(bc, BOTCLIENT_FAIL);
+        } else if (s) {
+            say(bc, true, "%sanother connection took over seat %d: %s", who(s), s->seat, text);
+            session_over(s);
+        } else {
+            say(bc, true, "another connection took over a seat: %s", text);
+        }
         return;
     }
     say(bc, !transient(code), "server: %s: %s", code, text);
 }
 
-static void handle(botclient *bc, const json_t *msg, uint64_t at)
+/* Registered again after a reconnect: seats the server has not given back
+ * within REATTACH_MS are resumed by token (a match that ended meanwhile
+ * is then read as a spectator). */
+static void on_reattach(uv_timer_t *t)
 {
-    const char *type = str_of(msg, "type");
-    if (strcmp(type, "welcome") == 0) {
-        send_join_or_resume(bc);
-    } else if (strcmp(type, "joined") == 0 || strcmp(type, "resumed") == 0) {
-        on_seat(bc, msg, type[0] == 'r');
-    } else if (strcmp(type, "your_turn") == 0) {
-        on_your_turn(bc, msg, at);
-    } else if (strcmp(type, "update") == 0) {
-        on_update(bc, msg);
+    botclient *bc = t->data;
+    if (bc->done || !cl_link_is_open(bc->link))
+        return;
+    for (session *s = bc->sessions; s; s = s->next)
+        if (!s->over && !s->reattached && s->resume[0])
+            send_join_or_resume(bc, s);
+}
+
+static void on_registered(botclient *bc, const json_t *msg)
+{
+    bc->registered = true;
+    bc->lost_at = 0;
+    bc->backoff_ms = BOTCLIENT_BACKOFF_MIN_MS;
+    say(bc, false, "registered as %s (capacity %lld)%s", str_of(msg, "name"),
+        int_of(msg, "capacity", bc->cfg.capacity),
+        live_sessions(bc) ? "; taking the live games back" : "; waiting for games");
+    if (bc->draining) {
+        send_msg(bc, json_pack("{s:s, s:s}", "type", "unregister", "id", "unregister"));
+        return;
+    }
+    if (live_sessions(bc))
+        uv_timer_start(&bc->reattach, on_reattach, REATTACH_MS, 0);
+}
+
+/* A seat for this connection: the reply to our join/resume, or (registered)
+ * one the server gave us. NULL when the message is not for us. */
+static session *seat_session(botclient *bc, const json_t *msg)
+{
+    const json_t *jid = json_object_get(msg, "id");
+    const char *id = json_is_string(jid) ? json_string_value(jid) : "";
+    if (!bc->registering)
+        return bc->sessions;
+    const char *match = str_of(msg, "match");
+    session *s = find_session(bc, match, (int)int_of(msg, "seat", -1));
+    if (s)
+        return s->over ? NULL : s;
+    if (id[0])
+        return NULL;
+    if (!match[0])
+        return NULL;
+    if (live_sessions(bc) >= bc->cfg.capacity)
+        say(bc, true, "the server seated us in %d games at once, more than our capacity of %d",
+            live_sessions(bc) + 1, bc->cfg.capacity);
+    return new_session(bc, match, (int)int_of(msg, "seat", -1));
+}
+
+/* update, game_over, spectating (the result of a match that ended while
+ * we were away) for session s. */
+static void table_message(session *s, const char *type, const json_t *msg)
+{
+    botclient *bc = s ? s->bc : NULL;
+    if (!s || s->over)
+        return;
+    if (strcmp(type, "update") == 0) {
+        on_update(s, msg);
     } else if (strcmp(type, "game_over") == 0) {
-        print_result(bc, json_object_get(msg, "result"), json_object_get(msg, "scores"),
-                     json_object_get(msg, "ranking"), bc->turns);
-        finish(bc, BOTCLIENT_OVER);
+        on_game_over(s, msg);
     } else if (strcmp(type, "spectating") == 0) {
         const json_t *result = json_object_get(msg, "result");
         if (!json_is_object(result)) {
-            say(bc, true, "the server says match %s is over but gives no result", bc->match);
-            finish(bc, BOTCLIENT_FAIL);
+            say(bc, true, "the server says match %s is over but gives no result", s->match);
+            if (!bc->registering)
+                finish(bc, BOTCLIENT_FAIL);
+            else
+                session_over(s);
             return;
         }
-        print_result(bc, result, NULL, NULL, (int)json_array_size(json_object_get(msg, "history")));
-        finish(bc, BOTCLIENT_OVER);
-    } else if (strcmp(type, "error") == 0) {
-        on_error(bc, msg);
+        print_result(s, result, NULL, NULL, (int)json_array_size(json_object_get(msg, "history")));
+        bc->games_ended++;
+        session_over(s);
     }
     /* move_accepted, pong and anything newer: nothing to do */
 }
 
-static void drain(botclient *bc)
+static void handle(botclient *bc, const json_t *msg, double at)
 {
-    while (!bc->done && !bc->job && bc->qhead) {
-        pending *p = bc->qhead;
-        bc->qhead = p->next;
-        if (!bc->qhead)
-            bc->qtail = NULL;
-        handle(bc, p->msg, p->at_ms);
-        json_decref(p->msg);
-        free(p);
+    const char *type = str_of(msg, "type");
+    const char *match = str_of(msg, "match");
+    if (strcmp(type, "welcome") == 0) {
+        if (bc->registering)
+            send_register(bc);
+        else if (bc->sessions)
+            send_join_or_resume(bc, bc->sessions);
+    } else if (strcmp(type, "registered") == 0) {
+        on_registered(bc, msg);
+    } else if (strcmp(type, "unregistered") == 0) {
+        bc->registered = false;
+        say(bc, false, "unregistered: no new games; %d still being played", live_sessions(bc));
+        if (live_sessions(bc) == 0)
+            finish(bc, BOTCLIENT_OVER);
+    } else if (strcmp(type, "registration_taken") == 0) {
+        say(bc, true, "another connection registered as %s", bc->cfg.register_name);
+        finish(bc, BOTCLIENT_FAIL);
+    } else if (strcmp(type, "joined") == 0 || strcmp(type, "resumed") == 0) {
+        session *s = seat_session(bc, msg);
+        if (s)
+            on_seat(s, msg, type[0] == 'r');
+    } else if (strcmp(type, "error") == 0) {
+        on_error(bc, msg);
+    } else if (strcmp(type, "your_turn") == 0) {
+        /* names its seat: one session */
+        session *s =
+            bc->registering ? find_session(bc, match, (int)int_of(msg, "seat", -1)) : bc->sessions;
+        if (s && !s->over)
+            on_your_turn(s, msg, at);
+    } else if (!bc->registering) {
+        table_message(bc->sessions, type, msg);
+    } else {
+        /* to the table, once per connection: every seat we hold in the match */
+        for (session *s = bc->sessions; s; s = s->next)
+            if (s->match[0] && strcmp(s->match, match) == 0)
+                table_message(s, type, msg);
     }
 }
 
-/* ---- link events ------------------------------------------------------------------ */
+/* ---- link and loop events --------------------------------------------------------- */
 
 static void on_opened(void *ud)
 {
@@ -910,23 +1364,8 @@ static void on_text(void *ud, const char *text, size_t len)
         json_decref(msg);
         return;
     }
-    const char *type = str_of(msg, "type");
-    if (bc->job && (strcmp(type, "update") == 0 || strcmp(type, "game_over") == 0))
-        atomic_store(&bc->job->stop, true); /* the search is moot */
-    pending *p = malloc(sizeof *p);
-    if (!p) {
-        json_decref(msg);
-        return;
-    }
-    p->next = NULL;
-    p->msg = msg;
-    p->at_ms = now_ms();
-    if (bc->qtail)
-        bc->qtail->next = p;
-    else
-        bc->qhead = p;
-    bc->qtail = p;
-    drain(bc);
+    handle(bc, msg, bot_now_ms()); /* the players' clock */
+    json_decref(msg);
 }
 
 static void on_retry(uv_timer_t *t)
@@ -941,6 +1380,10 @@ static void on_closed(void *ud, const char *why)
     botclient *bc = ud;
     if (bc->done)
         return;
+    bc->registered = false;
+    for (session *s = bc->sessions; s; s = s->next)
+        s->reattached = false;
+    uv_timer_stop(&bc->reattach);
     uint64_t now = now_ms();
     if (!bc->lost_at)
         bc->lost_at = now;
@@ -960,12 +1403,52 @@ static void on_closed(void *ud, const char *why)
     uv_timer_start(&bc->retry, on_retry, (uint64_t)delay, 0);
 }
 
+static void on_wake(uv_async_t *a)
+{
+    botclient *bc = a->data;
+    for (session *s = bc->sessions; s; s = s->next)
+        drain_worker(s);
+    /* sessions whose player has gone: freed (once the client is not ending,
+     * which frees them all at the end) */
+    if (!bc->done) {
+        for (session **pp = &bc->sessions; *pp;) {
+            session *s = *pp;
+            if (s->over && (!s->wk || cl_worker_finished(s->wk))) {
+                drain_worker(s);
+                *pp = s->next;
+                free_session(s);
+            } else {
+                pp = &s->next;
+            }
+        }
+    }
+    maybe_close(bc);
+}
+
+static void on_signal(uv_signal_t *h, int signum)
+{
+    botclient *bc = h->data;
+    if (bc->done)
+        return;
+    if (bc->draining || live_sessions(bc) == 0) {
+        say(bc, false, "%s: stopping now", strsignal(signum));
+        finish(bc, live_sessions(bc) ? BOTCLIENT_FAIL : BOTCLIENT_OVER);
+        return;
+    }
+    bc->draining = true;
+    say(bc, false, "%s: no new games; finishing the %d being played (again to stop at once)",
+        strsignal(signum), live_sessions(bc));
+    if (bc->registered)
+        send_msg(bc, json_pack("{s:s, s:s}", "type", "unregister", "id", "unregister"));
+}
+
 /* ---- public ----------------------------------------------------------------------- */
 
 void botclient_config_default(botclient_config *cfg)
 {
     memset(cfg, 0, sizeof *cfg);
     cfg->seat = -1;
+    cfg->capacity = 1;
     cfg->margin_ms = BOTCLIENT_MARGIN_MS;
     cfg->give_up_ms = BOTCLIENT_GIVE_UP_MS;
     struct timespec t;
@@ -977,20 +1460,31 @@ int botclient_run(const botclient_config *cfg)
 {
     botclient *bc = calloc(1, sizeof *bc);
     if (!bc) {
-        fprintf(stderr, "tessera bot: error: out of memory\n");
+        fprintf(stderr, "%s: error: out of memory\n",
+                cfg->log_name ? cfg->log_name : "tessera bot");
         return BOTCLIENT_FAIL;
     }
     bc->cfg = *cfg;
-    bc->seat = cfg->match && cfg->seat >= 0 ? cfg->seat : -1;
-    if (cfg->match)
-        snprintf(bc->match, sizeof bc->match, "%s", cfg->match);
-    if (cfg->resume_token)
-        snprintf(bc->resume, sizeof bc->resume, "%s", cfg->resume_token);
+    bc->logname = cfg->log_name ? cfg->log_name : "tessera bot";
+    bc->registering = cfg->register_name != NULL;
+    if (bc->cfg.capacity < 1)
+        bc->cfg.capacity = 1;
     bc->backoff_ms = BOTCLIENT_BACKOFF_MIN_MS;
     eng_rng_seed_stream(&bc->rng, cfg->seed, 0xc11e47);
+    if (!bc->registering) {
+        session *s = new_session(bc, cfg->match, cfg->match && cfg->seat >= 0 ? cfg->seat : -1);
+        if (!s) {
+            say(bc, true, "out of memory");
+            free(bc);
+            return BOTCLIENT_FAIL;
+        }
+        if (cfg->resume_token)
+            snprintf(s->resume, sizeof s->resume, "%s", cfg->resume_token);
+    }
     int rc = uv_loop_init(&bc->loop);
     if (rc) {
         say(bc, true, "cannot start an event loop: %s", uv_strerror(rc));
+        free(bc->sessions);
         free(bc);
         return BOTCLIENT_FAIL;
     }
@@ -1001,28 +1495,33 @@ int botclient_run(const botclient_config *cfg)
     if (!bc->link) {
         say(bc, true, "%s", err);
         uv_loop_close(&bc->loop);
+        free(bc->sessions);
         free(bc);
         return bad_url ? BOTCLIENT_BADARG : BOTCLIENT_FAIL;
     }
     uv_timer_init(&bc->loop, &bc->retry);
-    bc->retry.data = bc;
+    uv_timer_init(&bc->loop, &bc->reattach);
+    uv_async_init(&bc->loop, &bc->wake, on_wake);
+    uv_signal_init(&bc->loop, &bc->sigint);
+    uv_signal_init(&bc->loop, &bc->sigterm);
+    bc->retry.data = bc->reattach.data = bc->wake.data = bc->sigint.data = bc->sigterm.data = bc;
+    bc->handles = true;
+    if (bc->registering) {
+        uv_signal_start(&bc->sigint, on_signal, SIGINT);
+        uv_signal_start(&bc->sigterm, on_signal, SIGTERM);
+    }
     cl_link_connect(bc->link);
     uv_run(&bc->loop, UV_RUN_DEFAULT);
     cl_link_free(bc->link);
     if (uv_loop_close(&bc->loop) != 0)
         say(bc, true, "internal: the event loop still had handles open");
 
-    while (bc->qhead) {
-        pending *p = bc->qhead;
-        bc->qhead = p->next;
-        json_decref(p->msg);
-        free(p);
+    while (bc->sessions) {
+        session *s = bc->sessions;
+        bc->sessions = s->next;
+        drain_worker(s);
+        free_session(s);
     }
-    json_decref(bc->legal);
-    json_decref(bc->asked_state);
-    json_decref(bc->cache_move);
-    json_decref(bc->cache_state);
-    free_game(bc);
     int status = bc->status;
     free(bc);
     return status;

@@ -1,15 +1,30 @@
 /*
- * botclient.h — the network bot client: plays one seat of a match on a
- * tessera server (docs/protocol.md) with any of our bots, as a separate
- * process (`tessera bot`, docs/botclient.md).
+ * botclient.h — the network bot client: plays for a player (players/
+ * player.h: one of our bots, or an external program in the sandbox) on a
+ * tessera server (docs/protocol.md), as a separate process: `tessera bot
+ * --bot SPEC` and its friendly form for programs, `tessera bridge -- CMD
+ * ARGS...` (docs/botclient.md, docs/stdio.md).
  *
- * The client keeps its own copy of the game: it builds the state from the
- * rules and the history it receives when it joins or resumes, applies every
- * `update.record` as it arrives, and on `your_turn` brings the state to the
- * decision point and checks it against the server's public state before the
- * bot thinks. The bot searches on a libuv worker thread, so the connection
- * keeps answering pings; a dropped connection is resumed with the resume
- * token, with exponential backoff.
+ * Two ways to get seats:
+ *   - one seat of one match (`--match --seat --token`, or `--resume-token`):
+ *     the client plays it to the end and exits;
+ *   - registered under a name (`--register NAME --secret S`): the server
+ *     seats the client in games of its own choosing (tournaments), up to
+ *     `capacity` at once, each with a player of its own; the client plays
+ *     until stopped (SIGINT/SIGTERM: no new games, the live ones finish;
+ *     again: at once) or until `max_games` games have ended.
+ *
+ * The client keeps its own copy of each game: it builds the state from
+ * the rules and the history it receives when it joins or resumes, applies
+ * every `update.record` as it arrives, and on `your_turn` brings the state
+ * to the decision point and checks it against the server's public state
+ * before the player is asked. Each player lives on a thread of its own
+ * (worker.h), so the connection keeps answering pings while it thinks; a
+ * dropped connection is resumed (or the name registered again) with
+ * exponential backoff.
+ *
+ * botclient_request and botclient_watch are one-shot conversations for the
+ * CLI (`tessera create`, `matches`, `export`, `doctor --url`).
  *
  * Only this module and server/ include uv.h and libwebsockets.h; this header
  * includes neither.
@@ -22,16 +37,26 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "players/sandbox.h"
+
 /* Exit statuses of botclient_run (the CLI returns them as they are). */
 enum {
-    BOTCLIENT_OVER = 0,   /* the match ended (game_over seen): result printed */
-    BOTCLIENT_FAIL = 1,   /* cannot (re)connect, or the server refused the seat */
+    BOTCLIENT_OVER = 0,   /* the match ended (game_over seen): result printed; registered:
+                           * max_games ended, or stopped by a signal after its games */
+    BOTCLIENT_FAIL = 1,   /* cannot (re)connect, the server refused the seat or the
+                           * registration, or another connection took it over */
     BOTCLIENT_BADARG = 2, /* bad configuration (URL, bot spec not valid for the game) */
 };
 
 /* Defaults. */
 #define BOTCLIENT_MARGIN_MS      200   /* kept back from time_left_ms for the network */
 #define BOTCLIENT_GIVE_UP_MS     60000 /* stop reconnecting after this long without a seat */
+#define BOTCLIENT_GIVE_UP_REG_MS 86400000 /* the same, registered: a day (a server may be
+                                           * down for maintenance; the bot waits) */
+#define BOTCLIENT_MAX_CAPACITY   16    /* games at once when registered (the protocol's cap) */
+#define BOTCLIENT_MAX_GAMES      16    /* game names in a registration */
+#define BOTCLIENT_RETRIES        3     /* a program's unreadable or illegal answers asked
+                                        * again in one turn, as the server's reject policy */
 #define BOTCLIENT_BACKOFF_MIN_MS 100   /* first reconnect delay; doubles each attempt */
 #define BOTCLIENT_BACKOFF_MAX_MS 5000
 
@@ -41,7 +66,16 @@ typedef struct botclient_config {
     int seat;                 /* seat number (ignored without match) */
     const char *token;        /* seat token for `join` (may be NULL with resume_token) */
     const char *resume_token; /* resume instead of joining (NULL: join first) */
-    const char *bot_spec;     /* e.g. "mcts:sims=400" */
+    const char *bot_spec;     /* a player spec: "mcts:sims=400", "cmd:python3 bot.py",
+                               * "cmd-stateless:./bot" (players/player.h) */
+    const char *register_name; /* register under this name instead of joining a seat */
+    const char *secret;        /* the registration's secret (8..64 characters) */
+    int capacity;              /* registered: games at once (1..BOTCLIENT_MAX_CAPACITY) */
+    const char *games[BOTCLIENT_MAX_GAMES]; /* registered: games accepted (none: all) */
+    int ngames;
+    int max_games;             /* registered: exit after this many games ended (0: never) */
+    sandbox_limits limits;     /* programs: the sandbox's limits (zeros: defaults) */
+    const char *log_name;      /* prefix of log lines (NULL: "tessera bot") */
     uint64_t seed;            /* seed of the bot (unless the spec has seed=) and of fallbacks */
     int64_t margin_ms;        /* subtracted from time_left_ms: the bot's budget */
     int64_t give_up_ms;       /* total reconnect time before giving up */
@@ -51,12 +85,15 @@ typedef struct botclient_config {
     FILE *out;                /* the result line (NULL: stdout) */
 } botclient_config;
 
-/* Fill cfg with the defaults (margin, give-up time, seed from the clock). */
+/* Fill cfg with the defaults (margin, give-up time, seed from the clock,
+ * capacity 1). */
 void botclient_config_default(botclient_config *cfg);
 
-/* Play the seat until the match ends or the client gives up. Logs go to
- * stderr (one line per own turn unless quiet); the result line goes to
- * cfg->out. Returns a BOTCLIENT_* status. */
+/* Play the seat until the match ends or the client gives up (or, when
+ * registering, until max_games games ended or a signal). Logs go to stderr
+ * (one line per own turn unless quiet, and what a program wrote on its
+ * stderr); one result line per game goes to cfg->out. Returns a
+ * BOTCLIENT_* status. */
 int botclient_run(const botclient_config *cfg);
 
 /* Control mode, for scripts and tests (tests/cli/wsctl.c): connect to url,
@@ -79,5 +116,17 @@ int botclient_exchange(const char *url, const char *const *msgs, int n, const ch
  * connection or does not answer within timeout_ms, or 2 on a bad URL. */
 int botclient_request(const char *url, const json_t *msg, int64_t timeout_ms, json_t **reply,
                       char *err, size_t errcap);
+
+/* Create a match and watch it to its end, on one connection (so that a
+ * match that ends at once is not missed): send `create` (a create_match,
+ * borrowed) as botclient_request does; when the reply is match_created,
+ * spectate that match and collect every message that follows — the
+ * `spectating`, each `update` — until `game_over` (or a `spectating` that
+ * already holds the result). Returns 0 with *reply (the reply: an error
+ * reply included, then *seen is empty) and *seen (a JSON array), both new
+ * references; 1 with a reason when the connection fails or timeout_ms
+ * pass; 2 on a bad URL. */
+int botclient_watch(const char *url, const json_t *create, int64_t timeout_ms, json_t **reply,
+                    json_t **seen, char *err, size_t errcap);
 
 #endif

@@ -128,6 +128,7 @@ typedef struct request {
     char *text;    /* the request, serialised with its id */
     json_t *id;    /* the id it carries */
     json_t *reply; /* what came back */
+    json_t *seen;  /* watching: the match's messages after the reply (NULL: no watching) */
     bool welcomed, done;
     int status;
     char why[256];
@@ -166,7 +167,26 @@ static void req_text(void *ud, const char *text, size_t len)
     } else if (type && ((!r->welcomed && strcmp(type, "error") == 0) ||
                         (r->welcomed && json_equal(json_object_get(msg, "id"), r->id)))) {
         r->reply = json_incref(msg);
-        req_stop(r, 0, NULL);
+        const char *match = json_string_value(json_object_get(msg, "match"));
+        if (!r->seen || strcmp(type, "match_created") != 0 || !match) {
+            req_stop(r, 0, NULL);
+        } else {
+            /* watch it: spectate on the same connection, so nothing is missed */
+            json_t *sp = json_pack("{s:s, s:s}", "type", "spectate", "match", match);
+            char *t = sp ? json_dumps(sp, JSON_COMPACT) : NULL;
+            if (t)
+                cl_link_send(r->link, t, strlen(t));
+            free(t);
+            json_decref(sp);
+        }
+    } else if (r->seen && r->reply && type) {
+        json_array_append(r->seen, msg);
+        bool over =
+            strcmp(type, "game_over") == 0 ||
+            (strcmp(type, "spectating") == 0 && json_is_object(json_object_get(msg, "result"))) ||
+            (strcmp(type, "error") == 0 && !json_object_get(msg, "id"));
+        if (over)
+            req_stop(r, 0, NULL);
     }
     json_decref(msg);
 }
@@ -184,20 +204,27 @@ static void req_timeout(uv_timer_t *t)
                          : "the server did not say welcome in time");
 }
 
-int botclient_request(const char *url, const json_t *msg, int64_t timeout_ms, json_t **reply,
-                      char *err, size_t errcap)
+static int request_run(const char *url, const json_t *msg, int64_t timeout_ms, json_t **reply,
+                       json_t **seen, char *err, size_t errcap)
 {
     *reply = NULL;
+    if (seen)
+        *seen = NULL;
     if (cl_url_check(url, err, errcap))
         return 2;
     request r;
     memset(&r, 0, sizeof r);
+    if (seen && !(r.seen = json_array())) {
+        snprintf(err, errcap, "out of memory");
+        return 1;
+    }
     json_t *copy = json_deep_copy(msg);
     r.id = json_string("tessera-cli-1");
     if (!copy || !r.id || json_object_set(copy, "id", r.id) ||
         !(r.text = json_dumps(copy, JSON_COMPACT))) {
         json_decref(copy);
         json_decref(r.id);
+        json_decref(r.seen);
         snprintf(err, errcap, "out of memory");
         return 1;
     }
@@ -206,6 +233,7 @@ int botclient_request(const char *url, const json_t *msg, int64_t timeout_ms, js
         snprintf(err, errcap, "cannot start an event loop");
         free(r.text);
         json_decref(r.id);
+        json_decref(r.seen);
         return 1;
     }
     static const cl_link_events ev = {req_opened, req_text, req_closed};
@@ -214,6 +242,7 @@ int botclient_request(const char *url, const json_t *msg, int64_t timeout_ms, js
         uv_loop_close(&r.loop);
         free(r.text);
         json_decref(r.id);
+        json_decref(r.seen);
         return 1;
     }
     uv_timer_init(&r.loop, &r.timer);
@@ -225,11 +254,28 @@ int botclient_request(const char *url, const json_t *msg, int64_t timeout_ms, js
     uv_loop_close(&r.loop);
     free(r.text);
     json_decref(r.id);
-    if (r.status == 0)
+    if (r.status == 0) {
         *reply = r.reply;
-    else {
+        if (seen)
+            *seen = r.seen;
+        else
+            json_decref(r.seen);
+    } else {
         json_decref(r.reply);
+        json_decref(r.seen);
         snprintf(err, errcap, "%s", r.why[0] ? r.why : "the connection failed");
     }
     return r.status;
+}
+
+int botclient_request(const char *url, const json_t *msg, int64_t timeout_ms, json_t **reply,
+                      char *err, size_t errcap)
+{
+    return request_run(url, msg, timeout_ms, reply, NULL, err, errcap);
+}
+
+int botclient_watch(const char *url, const json_t *create, int64_t timeout_ms, json_t **reply,
+                    json_t **seen, char *err, size_t errcap)
+{
+    return request_run(url, create, timeout_ms, reply, seen, err, errcap);
 }

@@ -619,6 +619,7 @@ typedef struct child_args {
     const char *workdir;
     int in_r, out_w, err_w; /* become 0, 1, 2 */
     int sync_r;             /* one byte: go */
+    int sync_w;             /* its other end: the child closes its copy */
     int status_w;           /* close-on-exec: a failure report, or nothing */
     struct rlimit rl_cpu, rl_as, rl_fsize, rl_nofile, rl_nproc;
     bool set_nproc;
@@ -641,6 +642,13 @@ static void child_fail(const child_args *a, int step)
 static void child_main(const child_args *a) __attribute__((noreturn));
 static void child_main(const child_args *a)
 {
+    /* If the parent dies before its go, the child must not wait for ever:
+     * with our copy of the write end closed, its death is an end of file;
+     * and from now on it takes us with it (set again after the id change,
+     * which clears it). Found by killing `tessera bridge` -9 while it
+     * started a program: the child, still waiting here, outlived it. */
+    close(a->sync_w);
+    prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
     char go;
     if (read(a->sync_r, &go, 1) != 1)
         child_fail(a, STEP_SYNC);
@@ -918,6 +926,7 @@ static int start(sandbox *s, const sandbox_cmd *cmd, bool exec, char *err, size_
         a.out_w = out[1];
         a.err_w = er[1];
         a.sync_r = sync[0];
+        a.sync_w = sync[1];
         a.status_w = status[1];
         /* NPROC: exact in a user namespace; for nobody as root (shared);
          * for a user without namespaces, on top of what it already runs */

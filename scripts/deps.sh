@@ -11,8 +11,9 @@ set -euo pipefail
 # libwebsockets-evlib-uv: lws loads its libuv glue at run time (docs/ARCHITECTURE.md)
 build_pkgs=(gcc make cmake pkg-config libjansson-dev libuv1-dev libwebsockets-dev
             libwebsockets-evlib-uv libsqlite3-dev libssl-dev)
-# chromium: the web UI tests (tests/web); sqlite3: reading journals in tests;
-# python3: the example stdio bot as a tournament participant (tests/cli/tournament.sh, tests/players)
+# chromium: the web UI tests (tests/web); sqlite3: reading journals in tests; python3: the
+# example bot of docs/examples/ played through `tessera bridge`, `tessera doctor`, as an
+# external program and as a tournament participant (tests/players, tests/cli)
 test_pkgs=(libcmocka-dev valgrind chromium sqlite3 python3)
 fuzz_pkgs=(clang libclang-rt-14-dev)
 node_pkgs=(nodejs npm)

@@ -778,6 +778,16 @@ static void test_no_leaks(void **state)
 {
     (void)state;
     const eng_game *g = eng_find_game("reversi");
+    /* the programs' working directories go to a folder of this test's own,
+     * so that programs run by other tests at the same time (CTest -j) are
+     * not counted; sticky and open to all, as /tmp, for the sandbox's user */
+    const char *old_tmp = getenv("TMPDIR");
+    char saved_tmp[512] = "", mine[] = "/tmp/tessera-leaks-XXXXXX";
+    if (old_tmp)
+        snprintf(saved_tmp, sizeof saved_tmp, "%s", old_tmp);
+    assert_non_null(mkdtemp(mine));
+    assert_int_equal(chmod(mine, 01777), 0);
+    setenv("TMPDIR", mine, 1);
     char stateless[4200], running[4200];
     snprintf(stateless, sizeof stateless, "cmd-stateless:%s", c_bot);
     snprintf(running, sizeof running, "cmd:%s", c_bot);
@@ -817,6 +827,11 @@ static void test_no_leaks(void **state)
     free(old_tmp);
     free(res);
     free(st);
+    assert_int_equal(rmdir(mine), 0); /* every working directory is gone */
+    if (saved_tmp[0])
+        setenv("TMPDIR", saved_tmp, 1);
+    else
+        unsetenv("TMPDIR");
 }
 
 int main(int argc, char **argv)
