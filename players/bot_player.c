@@ -72,8 +72,10 @@ static player_verdict bp_turn(player *p, const void *st, double deadline_ms,
     memcpy(bp->work, st, g->state_size);
     while (out->nmoves < WIRE_MAX_TURN_MOVES && g->current_player(bp->work) == p->seat) {
         double left = deadline_ms - bot_now_ms();
-        double margin =
-            left / 20 > (double)p->cfg.bot_margin_ms ? left / 20 : (double)p->cfg.bot_margin_ms;
+        /* 0: the caller keeps its own margin (the bridge's --margin-ms) */
+        double margin = p->cfg.bot_margin_ms <= 0              ? 0
+                        : left / 20 > (double)p->cfg.bot_margin_ms ? left / 20
+                                                                  : (double)p->cfg.bot_margin_ms;
         double ms = left - margin;
         bot_budget budget = {.ms = ms > 1 ? (int64_t)ms : 1, .cap_only = true, .stop = stop};
         bot_stats stats;

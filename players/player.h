@@ -108,7 +108,8 @@ typedef struct player_result {
 typedef struct player_config {
     uint64_t seed;              /* bots: RNG seed, unless the spec has seed= */
     sandbox_limits limits;      /* programs: the sandbox's limits */
-    int64_t bot_margin_ms;      /* bots stop this long (or 1/20 of the time) before the deadline */
+    int64_t bot_margin_ms;      /* bots stop this long (or 1/20 of the time, if more) before the
+                                   deadline; 0: no margin at all (the caller keeps its own) */
     int exit_grace_ms;          /* programs: time to exit after stdin closes at the end */
     const json_t *time_control; /* programs: shown in `start` (borrowed, copied); NULL: none */
     const json_t *extra_fields; /* programs: an object whose fields are added to every message

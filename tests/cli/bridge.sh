@@ -174,7 +174,7 @@ python)
     create '[{"bot":"heuristic"},{"open":true}]' '{"move_ms":3000}'
     bridge py 1 "$token1" -- python3 "$py"
     finished py "$bridge_pid"
-    n=$(grep -c '^tessera bridge: turn [0-9]*: {"x":.*} cpu [0-9]* ms, [0-9]* ms; debug: [0-9]* legal moves$' "$tmp/py.err")
+    n=$(grep -c '^tessera bridge: turn [0-9]*: {"x":.*} cpu [0-9]* ms, [0-9]* ms (budget [0-9]* ms); debug: [0-9]* legal moves$' "$tmp/py.err")
     [ "$n" -ge 30 ] && [ "$n" -le 36 ] || fail "py: $n turn lines with cpu and debug"
     grep -q '^tessera bridge: stderr| seat 1 of a carcassonne game$' "$tmp/py.err" ||
         fail "py: the program's stderr is not shown"
