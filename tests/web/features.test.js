@@ -126,7 +126,7 @@ test('watching: a live score chart with every turn, the whole game\'s scores', a
   await waitFor(async () => (await matchInfo(id))?.turn >= 6, 'some turns played before we watch', ms(20000), 100);
   const p = await page(`${server.url}#/watch/${id}`);
   const chart = p.page.locator('#live-chart');
-  await chart.locator('svg path.series').first().waitFor();
+  await chart.locator('svg path.series').first().waitFor({state: 'attached'}); // a flat line has no height
   assert.equal(await chart.locator('svg path.series').count(), 2, 'a line per player');
   // the turns before we came come from the server's replay: every point is known
   const full = async () => {
