@@ -8,6 +8,8 @@
  * time — and `wait_ms`, the server's own measure from its your_turn (or
  * its asking the bot or program) to the move. Turns the server played for
  * a seat (a policy's random move) carry neither. A restart keeps them all.
+ * A think_ms that is no such integer is bad_message, and the move is not
+ * lost: nothing of it happened, the turn still waits for it.
  *
  * Bounds are ones the server cannot miss on any machine: a wait_ms is at
  * least the delay the client waited before answering, never less.
@@ -15,7 +17,7 @@
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const path = require('node:path');
-const { Server, Client, ROOT, rng, sleep, startAdmin } = require('./lib');
+const { Server, Client, ROOT, isError, rng, sleep, startAdmin } = require('./lib');
 
 const PY = path.join(ROOT, 'docs', 'examples', 'stdio_bot.py');
 const isMs = (v) => Number.isInteger(v) && v >= 0 && v <= 86400000;
@@ -122,4 +124,28 @@ test('program seat: think_ms is its CPU time, wait_ms the server\'s; both kept',
   await srv.restart();
   const c2 = await Client.connect(srv.url);
   assert.deepEqual(await record(c2, made.match), rec);
+});
+
+test('a bad think_ms: bad_message naming it, nothing played, the move sent again is taken', async (t) => {
+  const srv = await Server.start({ tag: 'times-bad' });
+  t.after(() => srv.cleanup());
+  const c = await Client.connect(srv.url, { name: 'p0' });
+  const made = await c.request({ type: 'create_match', game: 'reversi',
+    seats: [{ open: true }, { bot: 'random' }] }, 'match_created');
+  const match = made.match;
+  await c.request({ type: 'join', match, seat: 0, token: made.seats[0].token }, 'joined');
+  const yt = await c.expect('your_turn');
+  const move = yt.legal[0];
+  for (const bad of [-1, 86400001, 12.5, '12', null, true]) {
+    const r = await c.request({ type: 'move', match, turn: yt.turn, think_ms: bad, move });
+    assert.ok(isError(r, 'bad_message', r.id) && /think_ms/.test(r.message), `${JSON.stringify(bad)}: ${JSON.stringify(r)}`);
+  }
+  /* nothing was played: still turn 1, ours; the same move with a good think_ms goes in */
+  const rec0 = await c.request({ type: 'get_record', match }, 'record');
+  assert.equal(rec0.record.turns.length, 0, JSON.stringify(rec0.record.turns));
+  const ok = await c.request({ type: 'move', match, turn: yt.turn, think_ms: 86400000, move }, 'move_accepted');
+  assert.equal(ok.turn, yt.turn);
+  const rec = await c.request({ type: 'get_record', match }, 'record');
+  assert.equal(rec.record.turns[0].think_ms, 86400000, JSON.stringify(rec.record.turns[0]));
+  assert.ok(isMs(rec.record.turns[0].wait_ms), JSON.stringify(rec.record.turns[0]));
 });
