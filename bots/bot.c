@@ -153,7 +153,8 @@ static int parse_value(const char *bot_name, const bot_param *p, const char *s, 
                         bot_name, p->name);
         return 0;
     }
-    case BOT_STR: {
+    case BOT_STR:
+    case BOT_FILE: {
         /* printable ASCII without spaces; ',' and '=' cannot occur (the spec
          * splits on them) */
         size_t len = strlen(s);
@@ -197,7 +198,7 @@ static void set_default(const bot_param *p, bot_value *val)
     val->v = p->def;
     if (p->kind == BOT_LIST && p->def_list)
         parse_value("", p, p->def_list, val, NULL, 0);
-    if (p->kind == BOT_STR && p->def_list)
+    if ((p->kind == BOT_STR || p->kind == BOT_FILE) && p->def_list)
         snprintf(val->str, sizeof val->str, "%s", p->def_list);
 }
 
@@ -270,6 +271,38 @@ static int parse_spec(const char *spec, const eng_game *g, bot *b, char *err, si
     }
     if (seed_opt >= 0)
         b->seed = (uint64_t)seed_opt;
+    return 0;
+}
+
+int bot_spec_reads_file(const char *spec, char *opt, size_t cap)
+{
+    if (!spec)
+        return 0;
+    size_t len = strlen(spec);
+    if (len >= BOT_SPEC_MAX)
+        return 0; /* refused by parse_spec before anything is read */
+    /* split as parse_spec does: NAME[:KEY=VALUE,...] */
+    char buf[BOT_SPEC_MAX];
+    memcpy(buf, spec, len + 1);
+    char *opts = strchr(buf, ':');
+    if (opts)
+        *opts++ = 0;
+    const bot_type *t = bot_find_type(buf);
+    if (!t || !opts)
+        return 0;
+    char *save = NULL;
+    for (char *kv = strtok_r(opts, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(kv, '=');
+        if (!eq || eq == kv)
+            continue;
+        *eq = 0;
+        for (int i = 0; i < t->nparams; i++)
+            if (t->params[i].kind == BOT_FILE && strcmp(t->params[i].name, kv) == 0) {
+                if (opt && cap)
+                    snprintf(opt, cap, "%s", kv);
+                return 1;
+            }
+    }
     return 0;
 }
 
@@ -381,7 +414,8 @@ static int fmt_value(const bot_param *p, const bot_value *v, char *buf, size_t c
             n += snprintf(buf + n, cap - (size_t)n, "%s%g", i ? "/" : "", v->list[i]);
         return n;
     }
-    case BOT_STR: return snprintf(buf, cap, "%s", v->str);
+    case BOT_STR:
+    case BOT_FILE: return snprintf(buf, cap, "%s", v->str);
     }
     return 0;
 }
@@ -399,7 +433,8 @@ int bot_describe(const bot *b, char *buf, size_t cap)
     char sep = ':';
     for (int i = 0; i < b->type->nparams; i++) {
         char v[BOT_STR_MAX];
-        if (b->type->params[i].kind == BOT_STR && !b->val[i].str[0])
+        bot_param_kind k = b->type->params[i].kind;
+        if ((k == BOT_STR || k == BOT_FILE) && !b->val[i].str[0])
             continue; /* an unset text option is not written (empty is refused) */
         fmt_value(&b->type->params[i], &b->val[i], v, sizeof v);
         PUT("%c%s=%s", sep, b->type->params[i].name, v);
@@ -435,7 +470,7 @@ int bot_catalogue(char *buf, size_t cap)
             set_default(p, &v);
             char d[BOT_STR_MAX];
             fmt_value(p, &v, d, sizeof d);
-            if (p->kind == BOT_STR && !d[0])
+            if ((p->kind == BOT_STR || p->kind == BOT_FILE) && !d[0])
                 snprintf(d, sizeof d, "(unset)");
             char range[128] = "";
             if (p->kind == BOT_INT || p->kind == BOT_REAL)

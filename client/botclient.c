@@ -35,7 +35,10 @@
  * Time: a player must decide by the moment the server's `time_left_ms`
  * runs out, minus the margin and the time the message waited here; that
  * deadline is what a program is told (`your_turn.time_left_ms`). Each move
- * carries `think_ms`: a program's CPU time in the turn, a bot's wall time.
+ * carries `think_ms`: a program's CPU time in the turn, a bot's wall time
+ * (the server keeps it in its records). Servers from before think_ms refuse
+ * the field; for them only, such a move is sent again without it and no
+ * move carries it from then on.
  *
  * Faults of a program (players' verdicts) are reported to the user, never
  * hidden: an unreadable or illegal answer is asked again while time is
@@ -1177,8 +1180,9 @@ static void on_error(botclient *bc, const json_t *msg)
         if (!s)
             return;
         if (strcmp(code, "bad_message") == 0 && strstr(text, "think_ms")) {
-            /* a server older than think_ms: send the move again without it
-             * (every move sent before the first refusal comes back so) */
+            /* a server from before think_ms (current ones keep it): send the
+             * move again without it (every move sent before the first
+             * refusal comes back so) */
             if (!bc->no_think_ms)
                 say(bc, false, "the server does not take think_ms; moves go without it");
             bc->no_think_ms = true;

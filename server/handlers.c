@@ -50,7 +50,8 @@ static const char *kind_name(bot_param_kind k)
     case BOT_ENUM: return "enum";
     case BOT_BOOL: return "bool";
     case BOT_LIST: return "list";
-    case BOT_STR: return "string";
+    case BOT_STR:
+    case BOT_FILE: return "string"; /* a file name is a text; reads_file marks it */
     }
     return "?";
 }
@@ -92,8 +93,10 @@ static json_t *param_json(const bot_param *p)
         json_object_set_new(o, "default", json_string(p->choices[(int)p->def]));
     } else if (p->kind == BOT_BOOL) {
         json_object_set_new(o, "default", json_boolean(p->def != 0));
-    } else if (p->kind == BOT_LIST || p->kind == BOT_STR) {
+    } else if (p->kind == BOT_LIST || p->kind == BOT_STR || p->kind == BOT_FILE) {
         json_object_set_new(o, "default", json_string(p->def_list ? p->def_list : ""));
+        if (p->kind == BOT_FILE) /* only the admin may set it (create_match) */
+            json_object_set_new(o, "reads_file", json_true());
     } else {
         json_object_set_new(o, "default", json_real(p->def));
         json_object_set_new(o, "min", json_real(p->min));

@@ -40,6 +40,7 @@
 #include "limits.h"
 #include "protocol/chance.h"
 #include "protocol/messages.h"
+#include "protocol/record.h"
 #include "protocol/wire.h"
 #include "server.h"
 
@@ -162,6 +163,8 @@ struct match {
     proto_policies pol;
     /* journal: every engine move applied, chance outcomes included */
     eng_move *moves;
+    rec_time *times; /* times[i]: the time figures of the turn whose first
+                        move is moves[i] (-1: none; docs/records.md "Time") */
     int nmoves, capmoves;
     int turn_first;                   /* index in moves[] where the current turn began */
     int turns;                        /* completed turns (record turns) */
@@ -171,6 +174,10 @@ struct match {
     /* the decision in progress */
     int to_move;                      /* seat to move, -1 when none */
     uint64_t turn_started;            /* loop ms when the seat was asked */
+    uint64_t asked_ns;                /* uv_hrtime() when the seat was asked: its your_turn
+                                         first sent, its search or program started (0: not
+                                         yet); a move's wait_ms counts from it */
+    double turn_think_ms;             /* a program seat's CPU time over this turn's calls */
     uint64_t deadline;                /* loop ms by which the move must arrive */
     uv_timer_t timer;                 /* fires at the deadline / reconnect grace end */
     const char *storage_retry;        /* a turn the server owes the seat to move could not be
@@ -204,8 +211,9 @@ struct match {
 match *match_create(srv *s, const proto_msg *msg, int *code, char *err, size_t errcap);
 /* What a match may be created with besides a create_match. */
 typedef struct match_opts {
-    bool admin;    /* the creator gave the admin token: cmd: and remote:
-                      seats are allowed (forbidden otherwise) */
+    bool admin;    /* the creator gave the admin token (or is the server's
+                      operator): cmd: and remote: seats and file-reading bot
+                      options are allowed (forbidden otherwise) */
     bool has_seed; /* seed the chance draws with `seed` */
     uint64_t seed;
     bool has_seat_seeds; /* seed each in-process bot with seat_seed[seat] */
@@ -218,12 +226,15 @@ match *match_create_ex(srv *s, const proto_msg *msg, const match_opts *opts, int
  * SEAT_REMOTE for remote:NAME, else SEAT_BOT. */
 int match_spec_kind(const char *spec);
 /* Rebuild a match from the journal at start-up (moves replayed). */
+/* times (may be NULL: none known) holds the journal's time figures of each
+ * move, as match.times. */
 match *match_restore(srv *s, const char *id, const char *game, const char *rules_json,
                      const char *seats_json, const char *tc_json, const char *pol_json,
                      uint64_t seed, const char *nonce_hex, int status, const char *result_json,
-                     int64_t created_ms, int64_t finished_ms, const eng_move *moves, int nmoves,
-                     char *err, size_t errcap);
-/* The match as a game record (docs/records.md): its complete turns, and its
+                     int64_t created_ms, int64_t finished_ms, const eng_move *moves,
+                     const rec_time *times, int nmoves, char *err, size_t errcap);
+/* The match as a game record (docs/records.md): its complete turns, each
+ * with the time figures the server has of it (think_ms, wait_ms), and its
  * "chance" block — the commitment, with the seed and nonce once the match
  * is finished. New reference, or NULL with a reason in err. */
 json_t *match_record_json(const match *m, char *err, size_t errcap);
@@ -331,10 +342,11 @@ void handle_unregister(conn *c, const proto_msg *m);
 void registry_conn_closed(conn *c);
 /* The connected registered bot of that name, or NULL. */
 regbot *registry_find(srv *s, const char *name);
-/* Can a match of game g seat registered bot `name` now? 0, or
- * ENG_EUNKNOWN_BOT (never registered), ENG_EBAD_BOT_SPEC (it does not play
- * g), ENG_ETOO_MANY (at its capacity), with a reason. */
-int registry_check(srv *s, const char *name, const eng_game *g, char *err, size_t errcap);
+/* Can a match of game g seat registered bot `name` now, besides `more`
+ * seats of it already counted in that match? 0, or ENG_EUNKNOWN_BOT (never
+ * registered), ENG_EBAD_BOT_SPEC (it does not play g), ENG_ETOO_MANY (at
+ * its capacity: live seats), with a reason. */
+int registry_check(srv *s, const char *name, const eng_game *g, int more, char *err, size_t errcap);
 /* Live seats of registered bot `name` in matches not over. */
 int registry_load(const srv *s, const char *name);
 /* Is `name` registered (known to the database)? */

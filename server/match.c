@@ -231,10 +231,25 @@ static int push_move(match *m, eng_move mv)
         if (!p)
             return ENG_ENOMEM;
         m->moves = p;
+        rec_time *t = realloc(m->times, (size_t)cap * sizeof *t);
+        if (!t)
+            return ENG_ENOMEM; /* moves grew: capmoves stays, the next call grows both */
+        m->times = t;
         m->capmoves = cap;
     }
+    m->times[m->nmoves] = (rec_time){-1, -1};
     m->moves[m->nmoves++] = mv;
     return 0;
+}
+
+/* Whole milliseconds from `since` to `now` (uv_hrtime() ns) for a turn's
+ * wait_ms, capped at a day as records want; -1 when `since` is unknown. */
+static int64_t wait_ms_since(uint64_t since, uint64_t now)
+{
+    if (!since || now < since)
+        return -1;
+    int64_t ms = (int64_t)((now - since + 500000) / 1000000);
+    return ms > REC_TIME_MAX_MS ? REC_TIME_MAX_MS : ms;
 }
 
 /* Let every idle in-process bot of the match, and every program, see a
@@ -445,11 +460,12 @@ static void retry_later(match *m, const char *what)
 }
 
 /* Apply a seat's whole turn (checked moves), charge its clock, announce it.
- * `ack` (may be NULL) is sent once the turn is journaled, before the
- * turn's update — a mover hears "accepted" first (steals the reference;
- * dropped on failure). */
-static int play_turn(match *m, int seat_no, const eng_move *mv, int n, const char *by,
-                     const char *reason, conn *ack_to, json_t *ack)
+ * `tm` (may be NULL: none) holds the turn's time figures, journaled with
+ * its first move. `ack` (may be NULL) is sent once the turn is journaled,
+ * before the turn's update — a mover hears "accepted" first (steals the
+ * reference; dropped on failure). */
+static int play_turn(match *m, int seat_no, const eng_move *mv, int n, const rec_time *tm,
+                     const char *by, const char *reason, conn *ack_to, json_t *ack)
 {
     seat_t *t = &m->seats[seat_no];
     uint64_t now = srv_now(m->srv);
@@ -457,8 +473,14 @@ static int play_turn(match *m, int seat_no, const eng_move *mv, int n, const cha
     for (int i = 0; i < n; i++)
         if (push_move(m, mv[i])) {
             m->nmoves = from;
+            json_decref(ack);
             return ENG_ENOMEM;
         }
+    if (tm && n > 0) {
+        m->times[from] = *tm;
+        if (m->times[from].think_ms > REC_TIME_MAX_MS)
+            m->times[from].think_ms = REC_TIME_MAX_MS;
+    }
     /* the clock: time beyond the per-move allowance comes from the bank,
      * then from the grace bank (a takeover move costs nothing: it is instant);
      * all of it is undone when the turn cannot be journaled */
@@ -528,7 +550,7 @@ static void play_random(match *m, int seat_no, const char *reason)
     free(tmp);
     srv_log(LOG_INFO, "random_move", "{s:s, s:i, s:s}", "match", m->id, "seat", seat_no, "reason",
             reason);
-    if (play_turn(m, seat_no, mv, n, "server", reason, NULL, NULL) == 0)
+    if (play_turn(m, seat_no, mv, n, NULL, "server", reason, NULL, NULL) == 0)
         advance(m);
     else
         retry_later(m, reason);
@@ -552,6 +574,8 @@ static void send_your_turn(match *m, int seat_no)
                   m->wire->legal(m->st), "time_left_ms", (json_int_t)left, "deadline",
                   (json_int_t)(epoch + left), "clocks", match_clocks(m));
     conn_send(t->conn, msg);
+    if (!m->asked_ns)
+        m->asked_ns = uv_hrtime(); /* a move's wait_ms counts from the first your_turn */
     if (m->rx_ns) {
         /* the server's overhead for a remote move: its arrival to the next
          * seat's your_turn, queued for sending */
@@ -567,6 +591,8 @@ static void ask_program(match *m, int p)
     uint64_t now = srv_now(m->srv);
     double left = m->deadline > now ? (double)(m->deadline - now) : 0;
     t->prog_seq++;
+    if (!m->asked_ns)
+        m->asked_ns = uv_hrtime(); /* a retry of the same turn keeps counting from the first */
     if (!t->prog || prog_turn(t->prog, m->st, t->prog_seq, bot_now_ms() + left) != 0) {
         srv_log(LOG_ERROR, "program_unavailable", "{s:s, s:i}", "match", m->id, "seat", p);
         play_random(m, p, "internal");
@@ -584,6 +610,8 @@ static void ask(match *m, int p)
     m->to_move = p;
     m->storage_retry = NULL;
     m->turn_started = now;
+    m->asked_ns = 0; /* set as the seat is asked: its search, program or your_turn */
+    m->turn_think_ms = 0;
     int64_t allow = base_allowance(m, t) + t->bank_ms;
     m->deadline = now + (uint64_t)allow;
     t->in_grace = false;
@@ -595,6 +623,7 @@ static void ask(match *m, int p)
     if (t->kind == SEAT_BOT) {
         int64_t margin = allow / 20 > SRV_BOT_MARGIN_MS ? allow / 20 : SRV_BOT_MARGIN_MS;
         int64_t budget = allow - margin;
+        m->asked_ns = uv_hrtime();
         if (agent_start(m, p, budget > 1 ? budget : 1) != 0) {
             play_random(m, p, "internal");
             return;
@@ -906,13 +935,17 @@ void match_remote_move(match *m, int seat_no, conn *c, const proto_msg *msg)
     json_object_set_new(ok, "match", json_string(m->id));
     json_object_set_new(ok, "turn", json_integer(m->turns + 1));
     m->rx_ns = c->rx_ns;
-    if (play_turn(m, seat_no, mv, n, "player", NULL, c, ok) != 0) {
+    /* what the client says it thought, and what the server saw: its
+     * your_turn to the move's arrival */
+    rec_time tm = {msg->has_think_ms ? msg->think_ms : -1, wait_ms_since(m->asked_ns, c->rx_ns)};
+    if (play_turn(m, seat_no, mv, n, &tm, "player", NULL, c, ok) != 0) {
         /* nothing of the move happened, and the seat does not pay for the
          * server's trouble: its clock restarts with the whole allowance, and
          * a fresh your_turn says so (docs/protocol.md, storage_error) */
         m->rx_ns = 0;
         uint64_t now = srv_now(m->srv);
         m->turn_started = now;
+        m->asked_ns = 0; /* the fresh your_turn below */
         m->deadline = now + (uint64_t)(base_allowance(m, t) + t->bank_ms);
         t->in_grace = false;
         arm_timer(m);
@@ -965,7 +998,9 @@ void match_agent_done(match *m, int seat_no, const eng_move *mv, int n, const bo
         play_random(m, seat_no, "illegal");
         return;
     }
-    if (play_turn(m, seat_no, mv, n, "player", NULL, NULL, NULL) != 0) {
+    /* an in-process bot's own measure is its search's wall time */
+    rec_time tm = {llround(st->ms), wait_ms_since(m->asked_ns, uv_hrtime())};
+    if (play_turn(m, seat_no, mv, n, &tm, "player", NULL, NULL, NULL) != 0) {
         retry_later(m, "bot");
         return;
     }
@@ -989,6 +1024,7 @@ void match_program_done(match *m, int seat_no, int seq, const player_result *r)
         return; /* a turn no longer waited for */
     t->prog_asked = false;
     t->bot_stopping = false;
+    m->turn_think_ms += r->cpu_ms; /* every call of the turn, retries included */
     const char *vname = player_verdict_name(r->verdict);
     char detail[400];
     public_detail(seat_no, vname, r->detail, detail, sizeof detail);
@@ -1015,7 +1051,9 @@ void match_program_done(match *m, int seat_no, int seq, const player_result *r)
             play_random(m, seat_no, "illegal");
             return;
         }
-        if (play_turn(m, seat_no, r->moves, r->nmoves, "player", NULL, NULL, NULL) != 0) {
+        /* a program's own measure is its CPU time (docs/records.md, "Time") */
+        rec_time tm = {llround(m->turn_think_ms), wait_ms_since(m->asked_ns, uv_hrtime())};
+        if (play_turn(m, seat_no, r->moves, r->nmoves, &tm, "player", NULL, NULL, NULL) != 0) {
             arm_timer(m);
             return;
         }
@@ -1141,6 +1179,7 @@ static void free_match(match *m)
     free(m->st);
     free(m->turn_start);
     free(m->moves);
+    free(m->times);
     free(m->spect);
     json_decref(m->history);
     json_decref(m->result);
@@ -1220,8 +1259,9 @@ static int make_bots(match *m, char *err, size_t errcap, int *code)
 }
 
 /* Check the seat specs of a create_match: bots by bot_check_spec, programs
- * by resolving their command, registered bots in the registry; programs and
- * registered bots only with the admin token. */
+ * by resolving their command, registered bots in the registry; programs,
+ * registered bots and bots whose options name a file to read (BOT_FILE, e.g.
+ * evomcts:eval=FILE) only with the admin token. */
 static int check_seats(srv *s, const proto_msg *msg, const eng_game *g, const match_opts *opts,
                        int *code, char *err, size_t errcap)
 {
@@ -1240,6 +1280,18 @@ static int check_seats(srv *s, const proto_msg *msg, const eng_game *g, const ma
                      kind == SEAT_PROGRAM ? "program (cmd:)" : "registered bot (remote:)");
             return -1;
         }
+        char opt[32];
+        if (kind == SEAT_BOT && !(opts && opts->admin) &&
+            bot_spec_reads_file(spec, opt, sizeof opt)) {
+            /* checked before the bot is made, which would read the file:
+             * the answer is the same whatever the file is */
+            *code = ENG_EFORBIDDEN;
+            snprintf(err, errcap,
+                     "seat %d: bot option '%s' names a file the server would read; only the "
+                     "server's admin may set it (\"admin_token\")",
+                     i, opt);
+            return -1;
+        }
         if (kind == SEAT_PROGRAM) {
             player_config pc;
             player_config_default(&pc);
@@ -1254,13 +1306,14 @@ static int check_seats(srv *s, const proto_msg *msg, const eng_game *g, const ma
                 rc = ENG_EBAD_BOT_SPEC;
                 snprintf(e, sizeof e, "remote: needs the name of a registered bot");
             } else {
-                rc = registry_check(s, name, g, e, sizeof e);
+                /* one bot may hold several seats of a match (a bot playing
+                 * itself, as a person may play two seats): each counts
+                 * against its capacity */
+                int earlier = 0;
+                for (int j = 0; j < i; j++)
+                    earlier += !msg->seats[j].open && strcmp(msg->seats[j].bot, spec) == 0;
+                rc = registry_check(s, name, g, earlier, e, sizeof e);
             }
-            for (int j = 0; j < i && rc == 0; j++)
-                if (!msg->seats[j].open && strcmp(msg->seats[j].bot, spec) == 0) {
-                    rc = ENG_EBAD_BOT_SPEC;
-                    snprintf(e, sizeof e, "'%s' holds seat %d already", name, j);
-                }
         } else {
             rc = bot_check_spec(spec, g, e, sizeof e);
         }
@@ -1433,8 +1486,8 @@ match *match_create_ex(srv *s, const proto_msg *msg, const match_opts *opts, int
 match *match_restore(srv *s, const char *id, const char *game, const char *rules_json,
                      const char *seats_json, const char *tc_json, const char *pol_json,
                      uint64_t seed, const char *nonce_hex, int status, const char *result_json,
-                     int64_t created_ms, int64_t finished_ms, const eng_move *moves, int nmoves,
-                     char *err, size_t errcap)
+                     int64_t created_ms, int64_t finished_ms, const eng_move *moves,
+                     const rec_time *times, int nmoves, char *err, size_t errcap)
 {
     const eng_game *g = eng_find_game(game);
     const wire_game *w = g ? wire_find(g->name) : NULL;
@@ -1525,6 +1578,8 @@ match *match_restore(srv *s, const char *id, const char *game, const char *rules
             snprintf(err, errcap, "journal move %d does not fit the game", i);
             goto fail;
         }
+        if (times)
+            m->times[i] = times[i];
         g->apply(m->st, moves[i]);
         /* a turn ends when the next thing is a draw, the end, or another seat */
         int q = g->current_player(m->st);
@@ -1588,7 +1643,7 @@ json_t *match_record_json(const match *m, char *err, size_t errcap)
         }
     }
     json_t *rec =
-        rec_build_full(m->g, &m->rules, m->moves, m->nmoves, NULL, chance, NULL, err, errcap);
+        rec_build_full(m->g, &m->rules, m->moves, m->nmoves, m->times, chance, NULL, err, errcap);
     json_decref(chance);
     return rec;
 }

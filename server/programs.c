@@ -34,6 +34,7 @@
  */
 #include <pthread.h>
 #include <sqlite3.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,7 +60,9 @@ typedef struct pcmd {
     char detail[PLAYER_DETAIL_MAX]; /* game over */
     eng_move *moves;                /* start (resume): moves applied from st */
     int nmoves;
-    unsigned char st[]; /* the state (start: the initial one) */
+    /* the state (start: the initial one); aligned as malloc aligns, for
+     * states with 8-byte members (Reversi's bitboards) */
+    _Alignas(max_align_t) unsigned char st[];
 } pcmd;
 
 typedef enum { PR_TURN, PR_GAME_OVER, PR_EXIT } pres_kind;

@@ -180,7 +180,9 @@ static void start_demo(srv *s)
     msg.pol.disconnect = PROTO_DISCONNECT_RANDOM;
     msg.pol.reconnect_grace_ms = 30000;
     int code;
-    match *m = match_create(s, &msg, &code, err, sizeof err);
+    /* the operator's own bots (--demo): a file one names is the operator's to read */
+    match_opts opts = {.admin = true};
+    match *m = match_create_ex(s, &msg, &opts, &code, err, sizeof err);
     if (!m) {
         srv_log(LOG_ERROR, "demo_failed", "{s:s}", "reason", err);
         return;

@@ -27,8 +27,16 @@
  * tables' layout has a version of its own (meta 'schema', STORE_SCHEMA): an
  * older database is migrated when opened (schema 1 had no move_encoding
  * column; its matches are encoding 1; schemas 1 and 2 had no chance_nonce:
- * their matches have no commitment and their records no chance block), a
- * newer one is refused with a message saying so. Restoring never truncates
+ * their matches have no commitment and their records no chance block;
+ * schemas 1 to 3 had no think_ms/wait_ms on moves: their turns have no time
+ * figures), a newer one is refused with a message saying so.
+ *
+ * Time. A seat's turn keeps its time figures (docs/records.md, "Time") on
+ * the row of its first move: think_ms, the player's own measure (what a
+ * remote client reported with its move, an in-process bot's search time, a
+ * program's CPU time), and wait_ms, the server's from asking the seat to
+ * receiving the move; NULL where there is none (chance events, the other
+ * moves of a turn, moves a policy played). Restoring never truncates
  * silently: a journal that cannot be read whole (more moves than the game
  * can have, a gap in the plies, a move that is not an integer, an SQLite
  * error) fails that match's restore, loudly.
@@ -55,7 +63,7 @@ struct store {
 };
 
 /* The layout of the tables; bump with a migration in migrate() when it changes. */
-#define STORE_SCHEMA 3
+#define STORE_SCHEMA 4
 
 /* The tables at STORE_SCHEMA, for a new database. */
 static const char schema[] =
@@ -67,7 +75,8 @@ static const char schema[] =
     "  chance_nonce TEXT);"
     "CREATE TABLE IF NOT EXISTS moves("
     "  match TEXT NOT NULL, ply INTEGER NOT NULL, move INTEGER NOT NULL, by TEXT, reason TEXT,"
-    "  at INTEGER NOT NULL, PRIMARY KEY(match, ply)) WITHOUT ROWID;"
+    "  at INTEGER NOT NULL, think_ms INTEGER, wait_ms INTEGER,"
+    "  PRIMARY KEY(match, ply)) WITHOUT ROWID;"
     "CREATE INDEX IF NOT EXISTS matches_status ON matches(status, created);";
 
 static int prep(store *st, sqlite3_stmt **out, const char *sql)
@@ -151,8 +160,14 @@ static int migrate(store *st, const char *path, char *err, size_t errcap)
                          NULL, NULL, NULL) != SQLITE_OK)
             goto sqlite_fail;
         /* schemas 1 and 2: no chance_nonce; their matches have no commitment */
-        if (sqlite3_exec(db, "ALTER TABLE matches ADD COLUMN chance_nonce TEXT;", NULL, NULL,
-                         NULL) != SQLITE_OK)
+        if (version <= 2 && sqlite3_exec(db, "ALTER TABLE matches ADD COLUMN chance_nonce TEXT;",
+                                         NULL, NULL, NULL) != SQLITE_OK)
+            goto sqlite_fail;
+        /* schemas 1 to 3: no time figures; their turns have none */
+        if (sqlite3_exec(db,
+                         "ALTER TABLE moves ADD COLUMN think_ms INTEGER;"
+                         "ALTER TABLE moves ADD COLUMN wait_ms INTEGER;",
+                         NULL, NULL, NULL) != SQLITE_OK)
             goto sqlite_fail;
         srv_log(LOG_INFO, "journal_migrated", "{s:s, s:i, s:i}", "db", path, "from", (int)version,
                 "to", STORE_SCHEMA);
@@ -223,7 +238,8 @@ int store_open(srv *s, const char *path, bool durable, char *err, size_t errcap)
                    "INSERT INTO matches(id,game,rules,seats,time_control,policies,seed,status,"
                    "created,demo,move_encoding,chance_nonce) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)")) ||
         (rc = prep(st, &st->ins_move,
-                   "INSERT INTO moves(match,ply,move,by,reason,at) VALUES(?,?,?,?,?,?)")) ||
+                   "INSERT INTO moves(match,ply,move,by,reason,at,think_ms,wait_ms) "
+                   "VALUES(?,?,?,?,?,?,?,?)")) ||
         (rc = prep(st, &st->upd_seats, "UPDATE matches SET seats=?, status=? WHERE id=?")) ||
         (rc = prep(st, &st->upd_finish,
                    "UPDATE matches SET status=?, finished=?, result=?, seats=? WHERE id=?")) ||
@@ -421,6 +437,10 @@ int store_append(srv *s, const match *m, int from, int to, const char *by, const
         if (reason)
             sqlite3_bind_text(q, 5, reason, -1, SQLITE_STATIC);
         sqlite3_bind_int64(q, 6, now);
+        if (m->times[i].think_ms >= 0)
+            sqlite3_bind_int64(q, 7, m->times[i].think_ms);
+        if (m->times[i].wait_ms >= 0)
+            sqlite3_bind_int64(q, 8, m->times[i].wait_ms);
         if (step(q) != SQLITE_DONE)
             goto fail;
     }
@@ -492,11 +512,27 @@ static int max_plies_of_all_games(void)
     return most;
 }
 
-/* Read the moves of match `id` into moves[0..*n): every ply from 0 in order,
- * each an integer, at most `most`. Returns 0, or -1 with the reason in why
- * (the restore of that match fails: nothing is ever silently cut short). */
-static int read_moves(store *st, sqlite3_stmt *mv, const char *id, eng_move *moves, int most,
-                      int *n, char *why, size_t whycap)
+/* A move's time figure from its column: -1 for NULL (none). Anything else
+ * than an integer from 0 to a day is no figure the server wrote: refused. */
+static int read_time(sqlite3_stmt *mv, int col, int64_t *out)
+{
+    if (sqlite3_column_type(mv, col) == SQLITE_NULL) {
+        *out = -1;
+        return 0;
+    }
+    sqlite3_int64 v = sqlite3_column_int64(mv, col);
+    if (sqlite3_column_type(mv, col) != SQLITE_INTEGER || v < 0 || v > REC_TIME_MAX_MS)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* Read the moves of match `id` into moves[0..*n) and their time figures
+ * into times[0..*n): every ply from 0 in order, each an integer, at most
+ * `most`. Returns 0, or -1 with the reason in why (the restore of that
+ * match fails: nothing is ever silently cut short). */
+static int read_moves(store *st, sqlite3_stmt *mv, const char *id, eng_move *moves, rec_time *times,
+                      int most, int *n, char *why, size_t whycap)
 {
     *n = 0;
     sqlite3_bind_text(mv, 1, id, -1, SQLITE_TRANSIENT);
@@ -515,6 +551,13 @@ static int read_moves(store *st, sqlite3_stmt *mv, const char *id, eng_move *mov
         sqlite3_int64 v = sqlite3_column_int64(mv, 1);
         if (sqlite3_column_type(mv, 1) != SQLITE_INTEGER || v < INT32_MIN || v > INT32_MAX) {
             snprintf(why, whycap, "the journal's move %d is not a move integer", *n);
+            goto fail;
+        }
+        if (read_time(mv, 2, &times[*n].think_ms) || read_time(mv, 3, &times[*n].wait_ms)) {
+            snprintf(why, whycap,
+                     "the journal's move %d has a time figure that is not a number "
+                     "of milliseconds from 0 to a day",
+                     *n);
             goto fail;
         }
         moves[(*n)++] = (eng_move)v;
@@ -539,7 +582,8 @@ static int load_rows(srv *s, const char *sql, int *count, char *err, size_t errc
     store *st = s->db;
     sqlite3_stmt *q = NULL, *mv = NULL;
     if (prep(st, &q, sql) ||
-        prep(st, &mv, "SELECT ply, move FROM moves WHERE match=? ORDER BY ply")) {
+        prep(st, &mv,
+             "SELECT ply, move, think_ms, wait_ms FROM moves WHERE match=? ORDER BY ply")) {
         snprintf(err, errcap, "database: %s", sqlite3_errmsg(st->db));
         sqlite3_finalize(q);
         sqlite3_finalize(mv);
@@ -547,7 +591,10 @@ static int load_rows(srv *s, const char *sql, int *count, char *err, size_t errc
     }
     int most = max_plies_of_all_games();
     eng_move *moves = malloc((size_t)most * sizeof *moves);
-    if (!moves) {
+    rec_time *times = malloc((size_t)most * sizeof *times);
+    if (!moves || !times) {
+        free(moves);
+        free(times);
         snprintf(err, errcap, "out of memory for the journal's moves");
         sqlite3_finalize(q);
         sqlite3_finalize(mv);
@@ -566,12 +613,13 @@ static int load_rows(srv *s, const char *sql, int *count, char *err, size_t errc
                      "its moves were journaled in %s move encoding %lld; this tessera reads "
                      "encoding %d, and will not misread them",
                      g->name, encoding, g->move_encoding);
-        else if (read_moves(st, mv, id, moves, g ? g->max_plies : most, &n, why, sizeof why) == 0)
+        else if (read_moves(st, mv, id, moves, times, g ? g->max_plies : most, &n, why,
+                            sizeof why) == 0)
             m = match_restore(s, id, game, col_text(q, 2), col_text(q, 3), col_text(q, 4),
                               col_text(q, 5), (uint64_t)sqlite3_column_int64(q, 6),
                               (const char *)sqlite3_column_text(q, 13), sqlite3_column_int(q, 7),
                               col_text(q, 8), sqlite3_column_int64(q, 9),
-                              sqlite3_column_int64(q, 10), moves, n, why, sizeof why);
+                              sqlite3_column_int64(q, 10), moves, times, n, why, sizeof why);
         if (!m) {
             srv_log(LOG_ERROR, "restore_failed", "{s:s, s:s}", "match", id, "reason", why);
         } else {
@@ -584,6 +632,7 @@ static int load_rows(srv *s, const char *sql, int *count, char *err, size_t errc
         rc = ENG_ESTORAGE;
     }
     free(moves);
+    free(times);
     sqlite3_finalize(q);
     sqlite3_finalize(mv);
     return rc;

@@ -753,6 +753,7 @@ static int bad_values(const bot_param *p, char bad[][64])
         snprintf(bad[n++], 64, "1/1/1/1/1/1/1/1/1/1/1/1/1/1/1/1/1"); /* 17 > BOT_LIST_MAX */
         break;
     case BOT_STR:
+    case BOT_FILE:
         snprintf(bad[n++], 64, "a\tb"); /* a control character */
         break;
     }
@@ -902,6 +903,59 @@ static void test_strength_mcts_vs_random(void **state)
         strength(40, 38);
 }
 
+/* Options that read files are of their own kind (BOT_FILE), and a spec
+ * that sets one is found without creating the bot (nothing is read): the
+ * server refuses them to anyone but its admin. */
+static void test_file_options(void **state)
+{
+    (void)state;
+    int nt;
+    const bot_type *const *all = types(&nt);
+    int marked = 0;
+    for (int t = 0; t < nt; t++)
+        for (int i = 0; i < all[t]->nparams; i++)
+            if (all[t]->params[i].kind == BOT_FILE) {
+                marked++;
+                assert_string_equal(all[t]->name, "evomcts");
+                assert_string_equal(all[t]->params[i].name, "eval");
+            }
+    assert_int_equal(marked, 1);
+    int nc;
+    const bot_param *common = bot_common_params(&nc);
+    for (int i = 0; i < nc; i++)
+        assert_int_not_equal(common[i].kind, BOT_FILE);
+
+    static const struct {
+        const char *spec;
+        int want;
+    } cases[] = {
+        {"evomcts:eval=/etc/passwd", 1},
+        {"evomcts:sims=20,eval=x.txt,pbf=2", 1},
+        {"evomcts:pbf=2,eval=/no/such", 1},
+        {"evomcts", 0},
+        {"evomcts:pbf=2", 0},
+        {"evomcts:", 0},
+        {"mcts:sims=5", 0},
+        {"random", 0},
+        {"no-such-bot:eval=/etc/passwd", 0}, /* unknown: refused later, nothing read */
+        {"mcts:eval=/etc/passwd", 0},        /* no such option: refused later */
+        {"evomcts:evaluation=/etc/passwd", 0},
+        {"", 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char opt[64] = "?";
+        int got = bot_spec_reads_file(cases[i].spec, opt, sizeof opt);
+        if (got != cases[i].want)
+            fail_msg("'%s': %d, want %d", cases[i].spec, got, cases[i].want);
+        if (got)
+            assert_string_equal(opt, "eval");
+    }
+    assert_int_equal(bot_spec_reads_file(NULL, NULL, 0), 0);
+    char small[3];
+    assert_int_equal(bot_spec_reads_file("evomcts:eval=f", small, sizeof small), 1);
+    assert_string_equal(small, "ev");
+}
+
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0); /* keep the log if CTest kills a hung run */
@@ -917,7 +971,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_registry),      cmocka_unit_test(test_opt_unknown_aborts),
         cmocka_unit_test(test_bad_specs),     cmocka_unit_test(test_legal_every_game),
         cmocka_unit_test(test_deterministic), cmocka_unit_test(test_stop_flag),
-        cmocka_unit_test(test_ms_budget),
+        cmocka_unit_test(test_ms_budget),     cmocka_unit_test(test_file_options),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
