@@ -124,7 +124,7 @@ typedef struct session {
     json_t *cache_state;   /* (after a resume; a restarted server may have redrawn) */
     int64_t cache_think;   /* its think_ms (-1: none) */
     int pre_turn, pre_n;   /* moves of turn pre_turn the player already observed */
-    eng_move pre[REC_TURN_MOVES_MAX];
+    eng_move pre[ENG_MAX_TURN_MOVES];
     int refusals; /* moves refused by the server this turn */
 } session;
 
@@ -559,7 +559,7 @@ static int apply_record(session *s, const json_t *rec, bool tell, const char *re
                         size_t errcap)
 {
     const eng_game *g = s->g;
-    eng_move mv[REC_TURN_MOVES_MAX];
+    eng_move mv[ENG_MAX_TURN_MOVES];
     int n = 0;
     memcpy(s->tmp, s->st, g->state_size);
     int rc = rec_apply_turn(g, s->tmp, rec, mv, &n, err, errcap);
@@ -756,21 +756,6 @@ static void play_random(session *s, int turn, const char *why)
     decided(s, turn, m, -1);
 }
 
-/* Is moves[0..n) from st one whole legal turn of `seat`? */
-static bool whole_turn(const eng_game *g, void *scratch, const void *st, int seat,
-                       const eng_move *moves, int n)
-{
-    if (n <= 0)
-        return false;
-    memcpy(scratch, st, g->state_size);
-    for (int i = 0; i < n; i++) {
-        if (g->current_player(scratch) != seat || !eng_is_legal(g, scratch, moves[i]))
-            return false;
-        g->apply(scratch, moves[i]);
-    }
-    return g->current_player(scratch) != seat;
-}
-
 /* Show what a program wrote on stderr (its debug channel), line by line. */
 static void show_stderr(session *s, const player_result *r)
 {
@@ -834,7 +819,7 @@ static void turn_done(session *s, cl_done *d)
         think = 0;
     json_t *move = NULL;
     if (r->verdict == PLAYER_OK &&
-        whole_turn(s->g, s->tmp, s->tdec, s->g->current_player(s->tdec), r->moves, r->nmoves))
+        eng_turn_check(s->g, s->tdec, r->moves, r->nmoves, s->tmp, NULL, 0) == 0)
         move = s->w->format_move(s->tdec, r->moves, r->nmoves);
     if (move && !json_is_null(move)) {
         char *text = json_dumps(move, JSON_COMPACT);

@@ -19,8 +19,6 @@
 #include "engine/eng.h"
 #include "protocol/record.h"
 
-#define WIRE_MAX_TURN_MOVES 8 /* engine decisions in one protocol move (Carcassonne: 2) */
-
 typedef struct wire_game {
     const char *game; /* eng_game name */
     /* Static description of the game for `games` (e.g. the tile model);
@@ -31,7 +29,7 @@ typedef struct wire_game {
     /* Legal protocol moves of the seat to move (new reference, an array). */
     json_t *(*legal)(const void *st);
     /* Read a protocol move (borrowed) for the seat to move in st into the
-     * engine moves it stands for (at most WIRE_MAX_TURN_MOVES), checking it
+     * engine moves it stands for (at most the game's turn_decisions), checking it
      * against the rules on a copy. Returns the number of moves, or
      * ENG_EBAD_MOVE (unreadable) / ENG_EILLEGAL_MOVE with a reason in err. */
     int (*parse_move)(const void *st, const json_t *move, eng_move *out, char *err, size_t errcap);

@@ -512,19 +512,14 @@ static void play_random(match *m, int seat_no, const char *reason)
 {
     agent_cancel(m);
     prog_cancel(m, seat_no);
-    eng_move mv[WIRE_MAX_TURN_MOVES];
-    int n = 0;
+    eng_move mv[ENG_MAX_TURN_MOVES];
     unsigned char *tmp = malloc(m->g->state_size);
     if (!tmp)
         return;
     memcpy(tmp, m->st, m->g->state_size);
     eng_rng rng;
     eng_rng_seed_stream(&rng, m->seed ^ 0x5eed, (uint64_t)m->nmoves);
-    while (n < WIRE_MAX_TURN_MOVES && m->g->current_player(tmp) == seat_no) {
-        mv[n] = eng_random_move(m->g, tmp, &rng);
-        m->g->apply(tmp, mv[n]);
-        n++;
-    }
+    int n = eng_random_turn(m->g, tmp, &rng, mv);
     free(tmp);
     srv_log(LOG_INFO, "random_move", "{s:s, s:i, s:s}", "match", m->id, "seat", seat_no, "reason",
             reason);
@@ -879,7 +874,7 @@ void match_remote_move(match *m, int seat_no, conn *c, const proto_msg *msg)
         conn_error(c, ENG_ENOT_YOUR_TURN, e, msg->id);
         return;
     }
-    eng_move mv[WIRE_MAX_TURN_MOVES];
+    eng_move mv[ENG_MAX_TURN_MOVES];
     char err[256];
     int n = m->wire->parse_move(m->st, msg->move, mv, err, sizeof err);
     if (n == ENG_EBAD_MOVE) {
@@ -931,6 +926,16 @@ void match_remote_move(match *m, int seat_no, conn *c, const proto_msg *msg)
     m->rx_ns = 0; /* the next seat is not a remote one waiting now */
 }
 
+/* Are mv[0..n) one whole legal turn of seat_no, the seat to move? */
+static bool whole_turn(const match *m, int seat_no, const eng_move *mv, int n)
+{
+    unsigned char *tmp = malloc(m->g->state_size);
+    bool ok = tmp && m->g->current_player(m->st) == seat_no &&
+              eng_turn_check(m->g, m->st, mv, n, tmp, NULL, 0) == 0;
+    free(tmp);
+    return ok;
+}
+
 void match_agent_done(match *m, int seat_no, const eng_move *mv, int n, const bot_stats *st,
                       uint64_t finished_at)
 {
@@ -948,19 +953,7 @@ void match_agent_done(match *m, int seat_no, const eng_move *mv, int n, const bo
     srv_log(LOG_DEBUG, "bot_move", "{s:s, s:i, s:I, s:f}", "match", m->id, "seat", seat_no, "sims",
             (json_int_t)st->sims, "ms", st->ms);
     /* trust nothing, not even our own bots: the moves must form a legal turn */
-    unsigned char *tmp = malloc(m->g->state_size);
-    bool ok = tmp != NULL && n > 0;
-    if (ok) {
-        memcpy(tmp, m->st, m->g->state_size);
-        for (int i = 0; i < n && ok; i++) {
-            ok = m->g->current_player(tmp) == seat_no && eng_is_legal(m->g, tmp, mv[i]);
-            if (ok)
-                m->g->apply(tmp, mv[i]);
-        }
-        ok = ok && m->g->current_player(tmp) != seat_no;
-    }
-    free(tmp);
-    if (!ok) {
+    if (!whole_turn(m, seat_no, mv, n)) {
         srv_log(LOG_ERROR, "bot_bad_move", "{s:s, s:i}", "match", m->id, "seat", seat_no);
         play_random(m, seat_no, "illegal");
         return;
@@ -998,19 +991,7 @@ void match_program_done(match *m, int seat_no, int seq, const player_result *r)
     switch (r->verdict) {
     case PLAYER_OK: {
         /* the worker checked the turn against its own copy; check it again */
-        unsigned char *tmp = malloc(m->g->state_size);
-        bool ok = tmp != NULL && r->nmoves > 0;
-        if (ok) {
-            memcpy(tmp, m->st, m->g->state_size);
-            for (int i = 0; i < r->nmoves && ok; i++) {
-                ok = m->g->current_player(tmp) == seat_no && eng_is_legal(m->g, tmp, r->moves[i]);
-                if (ok)
-                    m->g->apply(tmp, r->moves[i]);
-            }
-            ok = ok && m->g->current_player(tmp) != seat_no;
-        }
-        free(tmp);
-        if (!ok) {
+        if (!whole_turn(m, seat_no, r->moves, r->nmoves)) {
             srv_log(LOG_ERROR, "program_bad_turn", "{s:s, s:i}", "match", m->id, "seat", seat_no);
             play_random(m, seat_no, "illegal");
             return;

@@ -45,7 +45,7 @@ typedef struct rec_codec {
      * ENG_EBAD_MOVE / ENG_EILLEGAL_MOVE with a reason in err (st is then
      * unspecified). Never trusts anything in the turn. When `moves` is not
      * NULL, the engine moves the turn applied (chance outcomes included) are
-     * written to moves[0..*nmoves), at most REC_TURN_MOVES_MAX (record.h);
+     * written to moves[0..*nmoves), at most ENG_MAX_TURN_MOVES (record.h);
      * the network bot client reports them to its bot (bot_observe). */
     int (*apply_turn)(void *st, const json_t *turn, eng_move *moves, int *nmoves, char *err,
                       size_t errcap);
@@ -54,7 +54,7 @@ typedef struct rec_codec {
 /* Shared by the codecs: append m to the optional out-array of apply_turn. */
 static inline void rec__applied(eng_move *moves, int *nmoves, eng_move m)
 {
-    if (moves && nmoves && *nmoves < REC_TURN_MOVES_MAX)
+    if (moves && nmoves && *nmoves < ENG_MAX_TURN_MOVES)
         moves[(*nmoves)++] = m;
 }
 

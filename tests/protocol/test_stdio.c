@@ -88,7 +88,7 @@ static void play_checked(const eng_game *g, int players, uint64_t seed)
     eng_rng rng;
     eng_rng_seed(&rng, seed);
     json_t *rules = wire_rules_json(g, &r), *history = json_array();
-    eng_move mv[REC_TURN_MOVES_MAX];
+    eng_move mv[ENG_MAX_TURN_MOVES];
     int n = 0, turns = 0, updates = 0, asks = 0;
     memcpy(turn_start, st, g->state_size);
     json_t *pending = NULL;
@@ -116,7 +116,7 @@ static void play_checked(const eng_game *g, int players, uint64_t seed)
             char *line = stdio_line(reply, &len), err[256];
             stdio_reply rp;
             assert_int_equal(stdio_decode(line, len - 1, 0, &rp, err, sizeof err), 0);
-            eng_move out[WIRE_MAX_TURN_MOVES];
+            eng_move out[ENG_MAX_TURN_MOVES];
             int k = w->parse_move(st, rp.move, out, err, sizeof err);
             if (k <= 0)
                 fail_msg("%s: an entry of legal did not parse: %s", g->name, err);

@@ -81,7 +81,7 @@ static void random_games(const eng_game *g, const eng_rules *r, int games, uint6
             assert_int_equal((int)json_array_size(legal), n);
             for (int k = 0; k < n; k++) {
                 json_t *entry = json_array_get(legal, (size_t)k);
-                eng_move out[WIRE_MAX_TURN_MOVES];
+                eng_move out[ENG_MAX_TURN_MOVES];
                 char err[256] = "";
                 int rc = w->parse_move(st, entry, out, err, sizeof err);
                 if (rc != 1 || out[0] != mv[k])
@@ -99,7 +99,7 @@ static void random_games(const eng_game *g, const eng_rules *r, int games, uint6
         }
         /* a finished game takes no move */
         json_t *any = json_pack("{s:i, s:i}", "x", 0, "y", 0);
-        eng_move out[WIRE_MAX_TURN_MOVES];
+        eng_move out[ENG_MAX_TURN_MOVES];
         char err[256] = "";
         assert_int_equal(w->parse_move(st, any, out, err, sizeof err), ENG_EILLEGAL_MOVE);
         assert_non_null(strstr(err, "over"));
@@ -138,7 +138,7 @@ static void expect_bad(const eng_game *g, const void *st, const char *text, int 
     json_t *mv = json_loads(text, JSON_DECODE_ANY, &e);
     if (!mv)
         fail_msg("bad test input %s: %s", text, e.text);
-    eng_move out[WIRE_MAX_TURN_MOVES] = {-1};
+    eng_move out[ENG_MAX_TURN_MOVES] = {-1};
     char err[256] = "";
     int rc = w->parse_move(st, mv, out, err, sizeof err);
     json_decref(mv);
