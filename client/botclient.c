@@ -88,7 +88,7 @@ typedef struct session {
 
     /* the game, once known */
     const eng_game *g;
-    const wire_game *w;
+    const game_codec *w;
     eng_rules rules;
     unsigned char *initial; /* the position the game started from */
     unsigned char *st;      /* after the last known turn */
@@ -478,7 +478,7 @@ static int setup_game(session *s, const json_t *msg)
     botclient *bc = s->bc;
     const char *name = str_of(msg, "game");
     const eng_game *g = eng_find_game(name);
-    const wire_game *w = g ? wire_find(g->name) : NULL;
+    const game_codec *w = g ? codec_find(g->name) : NULL;
     char err[PLAYER_DETAIL_MAX];
     int fail_status = BOTCLIENT_FAIL;
     if (!g || !w) {
@@ -700,26 +700,17 @@ static int to_decision(session *s, const json_t *target, eng_move *chance, char 
 
 /* ---- deciding --------------------------------------------------------------------- */
 
-/* A uniformly random entry of `legal`, as a move (new reference or NULL).
- * Entries are moves, except that an entry may list the meeple ports it
- * allows (Carcassonne: "meeples"); one of them, or none, is then picked
- * uniformly. */
+/* A uniformly random entry of `legal`, as a move (new reference or NULL);
+ * an entry that stands for several moves becomes one of them, picked
+ * uniformly by the game's codec (pick_entry). */
 static json_t *random_legal(session *s)
 {
     botclient *bc = s->bc;
     size_t n = json_array_size(s->legal);
     if (n == 0)
         return NULL;
-    json_t *m = json_deep_copy(json_array_get(s->legal, eng_rng_below(&bc->rng, (uint32_t)n)));
-    json_t *opts = json_object_get(m, "meeples");
-    if (json_is_array(opts)) {
-        size_t k = json_array_size(opts);
-        size_t j = eng_rng_below(&bc->rng, (uint32_t)k + 1);
-        json_object_set_new(m, "meeple",
-                            j < k ? json_incref(json_array_get(opts, j)) : json_null());
-        json_object_del(m, "meeples");
-    }
-    return m;
+    const json_t *entry = json_array_get(s->legal, eng_rng_below(&bc->rng, (uint32_t)n));
+    return s->w->pick_entry ? s->w->pick_entry(entry, &bc->rng) : json_deep_copy(entry);
 }
 
 /* Keep the move (stolen) chosen for `turn` in the server's `state`, to send

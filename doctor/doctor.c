@@ -679,7 +679,7 @@ int doctor_run(const doctor_config *cfg, doctor_summary *sum, char *err, size_t 
             if (!g)
                 return eng_seterr(err, errcap, ENG_EUNKNOWN_GAME, "unknown game '%s'",
                                   cfg->games[i]);
-            if (!wire_find(g->name))
+            if (!codec_find(g->name))
                 return eng_seterr(err, errcap, ENG_EUNKNOWN_GAME,
                                   "%s has no wire codec: bots cannot be checked on it", g->name);
             games[ng++] = g;
@@ -688,7 +688,7 @@ int doctor_run(const doctor_config *cfg, doctor_summary *sum, char *err, size_t 
         int n;
         const eng_game *const *all = eng_games(&n);
         for (int i = 0; i < n && ng < 64; i++)
-            if (wire_find(all[i]->name))
+            if (codec_find(all[i]->name))
                 games[ng++] = all[i];
     }
     /* every check named must exist (in some game) */

@@ -9,7 +9,7 @@
  * record form, `game_over` with the result. Turns are cut as the server
  * cuts them: a turn ends when a chance event, the end, or another seat
  * comes next. As on the server, a turn's update goes out after the next
- * draw, so that its `next` names the tile the next seat plays.
+ * draw, so that its `next` names the chance outcome the next seat faces.
  *
  * Long-running (cmd:) programs keep one process across turns and games; a
  * process that ended is started again at its next turn with `start` and
@@ -34,7 +34,7 @@
 typedef struct program {
     sandbox_cmd cmd;
     bool stateless;
-    const wire_game *w;
+    const game_codec *w;
     sandbox *sb;         /* the process, or NULL */
     unsigned prot;       /* protections of the last process */
     int starts;          /* processes started, ever */
@@ -160,7 +160,7 @@ static void send_update(player *p, program *pr, json_t *pend)
 {
     if (pr->sb && !pr->stateless) {
         json_t *state = pr->w->state(pr->cur);
-        json_t *next = stdio_next(p->g, pr->cur, state);
+        json_t *next = wire_next(p->g, pr->cur);
         json_t *scores = stdio_scores(p->g, pr->cur);
         json_t *reason = json_object_get(pend, "reason");
         send_msg(pr, stdio_update(pr->match[0] ? pr->match : NULL,
@@ -233,7 +233,7 @@ static void po_observe(player *p, const void *st, eng_move m, const char *reason
     const char *by = "player", *why = NULL;
     if (!pr->tdecided) {
         by = "server";
-        why = "dead tile";
+        why = codec_no_decision(pr->w);
     } else if (pr->treason[0]) {
         by = "server";
         why = pr->treason;
@@ -690,7 +690,7 @@ static const player_ops program_ops = {
 
 int player__program_init(player *p, const char *cmdline, bool stateless, char *err, size_t errcap)
 {
-    const wire_game *w = wire_find(p->g->name);
+    const game_codec *w = codec_find(p->g->name);
     if (!w)
         return eng_seterr(err, errcap, ENG_EUNKNOWN_GAME,
                           "%s has no wire codec: external programs cannot play it", p->g->name);

@@ -10,7 +10,7 @@
  * A record is built from the exact sequence of engine moves a game applied
  * (chance outcomes included), and replayed by checking every turn against
  * the rules. What a "turn" is, and its JSON form, is game-specific and lives
- * in protocol/games/ behind rec_codec; this file is game-agnostic.
+ * in the game's codec (protocol/codec.h); this file is game-agnostic.
  *
  * Untrusted input: records come from files and the network. Reading never
  * trusts sizes, types or values; every failure is a negative code from

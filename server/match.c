@@ -382,7 +382,7 @@ static void finish(match *m, const char *reason, int faulty, const char *detail)
 static void advance(match *m);
 
 /* Announce what comes next: the next draw happens first (journaled), so
- * the update can tell everyone which tile the next seat plays. */
+ * the update can tell everyone the chance outcome the next seat faces. */
 static void end_turn(match *m, const char *by, const char *reason)
 {
     /* the turn in record form */
@@ -398,29 +398,20 @@ static void end_turn(match *m, const char *by, const char *reason)
     m->turn_first = m->nmoves;
     memcpy(m->turn_start, m->st, m->g->state_size);
 
-    /* draw for the next turn now, so `next` can name the tile */
+    /* draw for the next turn now, so `next` can name its outcome */
     bool discard = false;
     if (m->g->current_player(m->st) == ENG_CHANCE && m->status == MATCH_LIVE) {
         int from = m->nmoves;
         if (push_move(m, eng_chance_draw(m->g, m->st, m->seed, m->chance_k++)) == 0 &&
             commit_moves(m, from, "chance", NULL) == 0)
-            discard = m->g->current_player(m->st) < 0; /* no decision: a dead tile */
+            discard = m->g->current_player(m->st) < 0; /* the outcome left nothing to decide */
     }
 
     json_t *state = state_json(m);
-    json_t *next = json_null();
-    int p = m->g->current_player(m->st);
-    if (p == ENG_CHANCE) {
-        /* a dead tile was drawn: its seat draws again (the state says whose) */
-        json_t *tm = json_object_get(state, "to_move");
-        p = json_is_integer(tm) ? (int)json_integer_value(tm) : -1;
-    }
-    if (p >= 0) {
-        next = json_pack("{s:i}", "seat", p);
-        json_t *tile = json_object_get(state, "tile");
-        if (tile)
-            json_object_set(next, "tile", tile);
-    }
+    /* the seat whose turn comes (also one whose draw left it nothing to
+     * decide: it draws again), with the chance outcome it faces */
+    json_t *next = wire_next(m->g, m->st);
+    int p = eng_turn_seat(m->g, m->st);
     json_t *msg = json_pack("{s:s, s:s, s:i, s:o, s:s, s:o, s:o, s:o, s:o}", "type", "update",
                             "match", m->id, "turn", m->turns, "record", record, "by",
                             by ? by : "player", "scores", scores_json(m), "next", next, "clocks",
@@ -429,7 +420,7 @@ static void end_turn(match *m, const char *by, const char *reason)
         json_object_set_new(msg, "reason", json_string(reason));
     each_at_table(m, msg);
     if (discard)
-        end_turn(m, "server", "dead tile");
+        end_turn(m, "server", codec_no_decision(m->wire));
 }
 
 static void arm_timer(match *m);
@@ -624,7 +615,7 @@ static void advance(match *m)
                 return;
             }
             if (m->g->current_player(m->st) < 0)
-                end_turn(m, "server", "dead tile");
+                end_turn(m, "server", codec_no_decision(m->wire));
             continue;
         }
         ask(m, p);
@@ -1077,7 +1068,7 @@ void match_remove_spectator(match *m, conn *c)
 
 /* ---- creation, restore, freeing --------------------------------------------------- */
 
-static match *alloc_match(srv *s, const eng_game *g, const wire_game *w, const eng_rules *r)
+static match *alloc_match(srv *s, const eng_game *g, const game_codec *w, const eng_rules *r)
 {
     match *m = calloc(1, sizeof *m);
     if (!m)
@@ -1293,7 +1284,7 @@ match *match_create_ex(srv *s, const proto_msg *msg, const match_opts *opts, int
                        size_t errcap)
 {
     const eng_game *g = eng_find_game(msg->game);
-    const wire_game *w = g ? wire_find(g->name) : NULL;
+    const game_codec *w = g ? codec_find(g->name) : NULL;
     if (!g || !w) {
         *code = ENG_EUNKNOWN_GAME;
         snprintf(err, errcap, "no game named '%.40s' (see list_games)", msg->game);
@@ -1418,7 +1409,7 @@ match *match_restore(srv *s, const char *id, const char *game, const char *rules
                      char *err, size_t errcap)
 {
     const eng_game *g = eng_find_game(game);
-    const wire_game *w = g ? wire_find(g->name) : NULL;
+    const game_codec *w = g ? codec_find(g->name) : NULL;
     if (!g || !w) {
         snprintf(err, errcap, "unknown game '%s'", game);
         return NULL;

@@ -1,6 +1,7 @@
 /*
- * test_wire_games.c — the wire codecs of Dodgem and Pentago-Twist
- * (protocol/games/dodgem_wire.c, pentago_wire.c; docs/protocol.md).
+ * test_wire_games.c — the wire JSON of Dodgem and Pentago-Twist in detail
+ * (protocol/games/dodgem.c, pentago.c; docs/protocol.md); test_codecs.c
+ * checks every game's codec generically.
  *
  *   - in random games of every Dodgem size and of Pentago-Twist, at every
  *     position: `legal` lists exactly the engine's legal moves, in order,
@@ -62,7 +63,7 @@ static void check_state(const eng_game *g, const void *st, const json_t *js, con
 static void random_games(const eng_game *g, const eng_rules *r, int games, uint64_t seed0,
                          const char *pieces)
 {
-    const wire_game *w = wire_find(g->name);
+    const game_codec *w = codec_find(g->name);
     assert_non_null(w);
     void *st = malloc(g->state_size);
     eng_move *mv = malloc((size_t)g->max_moves * sizeof *mv);
@@ -133,7 +134,7 @@ static void test_pentago_round_trip(void **unused)
 static void expect_bad(const eng_game *g, const void *st, const char *text, int code,
                        const char *piece)
 {
-    const wire_game *w = wire_find(g->name);
+    const game_codec *w = codec_find(g->name);
     json_error_t e;
     json_t *mv = json_loads(text, JSON_DECODE_ANY, &e);
     if (!mv)
