@@ -20,6 +20,9 @@
  *     it; a busy machine only stretches the wall clock), with a wall-clock
  *     bound of seconds as a sanity check (the precise figures come from
  *     `tessera bench --bot`);
+ *   - whole turns (bot_choose_turn, random and mcts in every game): all of
+ *     the seat's decisions, a turn eng_turn_check() takes, the caller's copy
+ *     left after it, also past the deadline or with the stop flag raised;
  *   - bot_opt() of an undeclared name aborts, naming bot and option (a
  *     death test in a child process);
  *   - specs: unknown bots are ENG_EUNKNOWN_BOT, bad options and values
@@ -902,6 +905,74 @@ static void test_strength_mcts_vs_random(void **state)
         strength(40, 38);
 }
 
+/* ---- whole turns (bot_choose_turn) ------------------------------------------- */
+
+/* Every game, whole turns chosen by random and a short MCTS: each is all of
+ * the seat's decisions (eng_turn_check takes it), the copy ends after it, a
+ * deadline already past or a raised stop flag still gives a legal turn. */
+static void test_choose_turn(void **state)
+{
+    (void)state;
+    int ng;
+    const eng_game *const *games = eng_games(&ng);
+    static const char *const specs[] = {"random", "mcts:sims=30"};
+    for (int gi = 0; gi < ng; gi++) {
+        const eng_game *g = games[gi];
+        eng_rules r;
+        rules_for(g, g->default_players, &r);
+        void *st = malloc(g->state_size), *work = malloc(g->state_size),
+             *chk = malloc(g->state_size);
+        assert_true(st && work && chk);
+        for (size_t si = 0; si < sizeof specs / sizeof specs[0]; si++) {
+            char err[256];
+            bot *b = bot_create(specs[si], g, 7 + gi, err, sizeof err);
+            if (!b)
+                fail_msg("bot_create(%s, %s): %s", specs[si], g->name, err);
+            assert_int_equal(eng_init(g, st, &r, err, sizeof err), 0);
+            eng_rng rng;
+            eng_rng_seed(&rng, 11 + gi);
+            atomic_bool stop = false;
+            int turns = 0, decisions = 0;
+            while (g->current_player(st) != ENG_TERMINAL) {
+                if (g->current_player(st) == ENG_CHANCE) {
+                    eng_move m = eng_sample_chance(g, st, &rng);
+                    bot_observe(b, st, m);
+                    g->apply(st, m);
+                    continue;
+                }
+                /* every third turn: a deadline already past; every fifth: stopped */
+                double end = bot_now_ms() + (turns % 3 == 2 ? -1000.0 : 5000.0);
+                atomic_store(&stop, turns % 5 == 4);
+                memcpy(work, st, g->state_size);
+                bot_turn t;
+                int rc = bot_choose_turn(b, work, end, &stop, &t);
+                if (rc != 0 || t.illegal || t.n < 1 || t.n > g->turn_decisions)
+                    fail_msg("%s %s turn %d: rc %d, %d decisions", g->name, specs[si], turns, rc,
+                             t.n);
+                if (eng_turn_check(g, st, t.moves, t.n, chk, err, sizeof err) != 0)
+                    fail_msg("%s %s turn %d: not a whole legal turn: %s", g->name, specs[si],
+                             turns, err);
+                assert_memory_equal(chk, work, g->state_size);
+                assert_true(t.first_budget_ms >= 1);
+                if (si == 1) /* the spec's sims= caps each decision, summed over the turn */
+                    assert_true(t.stats.sims <= 30 * (int64_t)t.n);
+                for (int i = 0; i < t.n; i++) {
+                    bot_observe(b, st, t.moves[i]);
+                    g->apply(st, t.moves[i]);
+                }
+                turns++;
+                decisions += t.n;
+            }
+            print_message("      %-14s %-13s %d turns, %d decisions\n", g->name, specs[si], turns,
+                          decisions);
+            bot_destroy(b);
+        }
+        free(st);
+        free(work);
+        free(chk);
+    }
+}
+
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0); /* keep the log if CTest kills a hung run */
@@ -917,7 +988,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_registry),      cmocka_unit_test(test_opt_unknown_aborts),
         cmocka_unit_test(test_bad_specs),     cmocka_unit_test(test_legal_every_game),
         cmocka_unit_test(test_deterministic), cmocka_unit_test(test_stop_flag),
-        cmocka_unit_test(test_ms_budget),
+        cmocka_unit_test(test_ms_budget),     cmocka_unit_test(test_choose_turn),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
