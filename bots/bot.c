@@ -374,6 +374,37 @@ eng_move bot_choose(bot *b, const void *st, const bot_budget *budget, bot_stats 
     return m;
 }
 
+int bot_choose_turn(bot *b, void *st, double end_ms, const atomic_bool *stop, bot_turn *out)
+{
+    const eng_game *g = b->game;
+    memset(out, 0, sizeof *out);
+    int seat = g->current_player(st);
+    while (seat >= 0 && out->n < g->turn_decisions && g->current_player(st) == seat) {
+        double left = end_ms - bot_now_ms();
+        bot_budget budget = {.ms = left > 1 ? (int64_t)left : 1, .cap_only = true, .stop = stop};
+        if (out->n == 0)
+            out->first_budget_ms = budget.ms;
+        bot_stats st1;
+        eng_move m = bot_choose(b, st, &budget, &st1);
+        out->stats.sims += st1.sims;
+        out->stats.nodes += st1.nodes;
+        out->stats.ms += st1.ms;
+        if (st1.mem_bytes > out->stats.mem_bytes)
+            out->stats.mem_bytes = st1.mem_bytes;
+        out->stats.mem_full |= st1.mem_full;
+        out->stats.value = st1.value;
+        if (st1.info[0])
+            memcpy(out->stats.info, st1.info, sizeof out->stats.info);
+        out->moves[out->n++] = m;
+        if (!eng_is_legal(g, st, m)) {
+            out->illegal = true;
+            return ENG_EILLEGAL_MOVE;
+        }
+        g->apply(st, m);
+    }
+    return 0;
+}
+
 static int param_index(const bot *b, const char *name)
 {
     for (int i = 0; i < b->type->nparams; i++)

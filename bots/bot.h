@@ -154,6 +154,26 @@ void bot_destroy(bot *b);
 /* Decide. `budget` may be NULL (use the spec's sims=/ms=, or the type's
  * default); fields set in it override the spec. stats may be NULL. */
 eng_move bot_choose(bot *b, const void *st, const bot_budget *budget, bot_stats *stats);
+/* A whole turn a bot chose (bot_choose_turn). */
+typedef struct bot_turn {
+    eng_move moves[ENG_MAX_TURN_MOVES]; /* the seat's decisions, in order */
+    int n;                              /* how many */
+    bool illegal;           /* moves[n-1] is a move the rules refuse (a bug in the bot) */
+    int64_t first_budget_ms; /* the time cap of the first decision */
+    bot_stats stats;        /* sims, nodes and ms summed over the decisions; info of the
+                             * last decision that gave one; mem_bytes the largest */
+} bot_turn;
+
+/* Choose a whole turn for the seat to move in st: every consecutive
+ * decision of that seat (Carcassonne: the placement, then the meeple), each
+ * a bot_choose() whose time is capped by what is left until end_ms
+ * (bot_now_ms() clock; never less than 1 ms) and which `stop` (may be NULL)
+ * ends early. st is the caller's private copy: each decision is applied to
+ * it, so it ends after the turn. Returns 0, or ENG_EILLEGAL_MOVE when the
+ * bot chose a move the rules refuse: that move is the last of out->moves
+ * (out->illegal) and is not applied. The bot does not observe its own
+ * moves here: its caller reports every move of the game (bot_observe). */
+int bot_choose_turn(bot *b, void *st, double end_ms, const atomic_bool *stop, bot_turn *out);
 /* Report a move about to be applied to st in the game (every move, in order,
  * chance outcomes included). Cheap; bots without tree reuse ignore it. */
 void bot_observe(bot *b, const void *st, eng_move m);

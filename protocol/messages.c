@@ -29,7 +29,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "games/codec.h"
+#include "games/common.h"
 
 /* ---- names ------------------------------------------------------------- */
 

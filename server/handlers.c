@@ -35,7 +35,7 @@ static void reply_games(conn *c, const proto_msg *m)
     const eng_game *const *all = eng_games(&n);
     json_t *arr = json_array();
     for (int i = 0; i < n; i++)
-        if (wire_find(all[i]->name))
+        if (codec_find(all[i]->name))
             json_array_append_new(arr, wire_game_entry(all[i]));
     json_t *r = proto_reply("games", m->id);
     json_object_set_new(r, "games", arr);

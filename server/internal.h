@@ -146,7 +146,7 @@ struct match {
     char id[SRV_MATCH_ID_LEN + 1];
     srv *srv;
     const eng_game *g;
-    const wire_game *wire;
+    const game_codec *wire;
     eng_rules rules;
     uint64_t seed;                    /* secret until the end: chance event k of the game is
                                          eng_chance_draw(seed, k) (docs/records.md) */

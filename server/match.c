@@ -397,7 +397,7 @@ static void finish(match *m, const char *reason, int faulty, const char *detail)
 static void advance(match *m);
 
 /* Announce what comes next: the next draw happens first (journaled), so
- * the update can tell everyone which tile the next seat plays. */
+ * the update can tell everyone the chance outcome the next seat faces. */
 static void end_turn(match *m, const char *by, const char *reason)
 {
     /* the turn in record form */
@@ -413,29 +413,20 @@ static void end_turn(match *m, const char *by, const char *reason)
     m->turn_first = m->nmoves;
     memcpy(m->turn_start, m->st, m->g->state_size);
 
-    /* draw for the next turn now, so `next` can name the tile */
+    /* draw for the next turn now, so `next` can name its outcome */
     bool discard = false;
     if (m->g->current_player(m->st) == ENG_CHANCE && m->status == MATCH_LIVE) {
         int from = m->nmoves;
         if (push_move(m, eng_chance_draw(m->g, m->st, m->seed, m->chance_k++)) == 0 &&
             commit_moves(m, from, "chance", NULL) == 0)
-            discard = m->g->current_player(m->st) < 0; /* no decision: a dead tile */
+            discard = m->g->current_player(m->st) < 0; /* the outcome left nothing to decide */
     }
 
     json_t *state = state_json(m);
-    json_t *next = json_null();
-    int p = m->g->current_player(m->st);
-    if (p == ENG_CHANCE) {
-        /* a dead tile was drawn: its seat draws again (the state says whose) */
-        json_t *tm = json_object_get(state, "to_move");
-        p = json_is_integer(tm) ? (int)json_integer_value(tm) : -1;
-    }
-    if (p >= 0) {
-        next = json_pack("{s:i}", "seat", p);
-        json_t *tile = json_object_get(state, "tile");
-        if (tile)
-            json_object_set(next, "tile", tile);
-    }
+    /* the seat whose turn comes (also one whose draw left it nothing to
+     * decide: it draws again), with the chance outcome it faces */
+    json_t *next = wire_next(m->g, m->st);
+    int p = eng_turn_seat(m->g, m->st);
     json_t *msg = json_pack("{s:s, s:s, s:i, s:o, s:s, s:o, s:o, s:o, s:o}", "type", "update",
                             "match", m->id, "turn", m->turns, "record", record, "by",
                             by ? by : "player", "scores", scores_json(m), "next", next, "clocks",
@@ -444,7 +435,7 @@ static void end_turn(match *m, const char *by, const char *reason)
         json_object_set_new(msg, "reason", json_string(reason));
     each_at_table(m, msg);
     if (discard)
-        end_turn(m, "server", "dead tile");
+        end_turn(m, "server", codec_no_decision(m->wire));
 }
 
 static void arm_timer(match *m);
@@ -534,19 +525,14 @@ static void play_random(match *m, int seat_no, const char *reason)
 {
     agent_cancel(m);
     prog_cancel(m, seat_no);
-    eng_move mv[WIRE_MAX_TURN_MOVES];
-    int n = 0;
+    eng_move mv[ENG_MAX_TURN_MOVES];
     unsigned char *tmp = malloc(m->g->state_size);
     if (!tmp)
         return;
     memcpy(tmp, m->st, m->g->state_size);
     eng_rng rng;
     eng_rng_seed_stream(&rng, m->seed ^ 0x5eed, (uint64_t)m->nmoves);
-    while (n < WIRE_MAX_TURN_MOVES && m->g->current_player(tmp) == seat_no) {
-        mv[n] = eng_random_move(m->g, tmp, &rng);
-        m->g->apply(tmp, mv[n]);
-        n++;
-    }
+    int n = eng_random_turn(m->g, tmp, &rng, mv);
     free(tmp);
     srv_log(LOG_INFO, "random_move", "{s:s, s:i, s:s}", "match", m->id, "seat", seat_no, "reason",
             reason);
@@ -658,7 +644,7 @@ static void advance(match *m)
                 return;
             }
             if (m->g->current_player(m->st) < 0)
-                end_turn(m, "server", "dead tile");
+                end_turn(m, "server", codec_no_decision(m->wire));
             continue;
         }
         ask(m, p);
@@ -908,7 +894,7 @@ void match_remote_move(match *m, int seat_no, conn *c, const proto_msg *msg)
         conn_error(c, ENG_ENOT_YOUR_TURN, e, msg->id);
         return;
     }
-    eng_move mv[WIRE_MAX_TURN_MOVES];
+    eng_move mv[ENG_MAX_TURN_MOVES];
     char err[256];
     int n = m->wire->parse_move(m->st, msg->move, mv, err, sizeof err);
     if (n == ENG_EBAD_MOVE) {
@@ -964,6 +950,16 @@ void match_remote_move(match *m, int seat_no, conn *c, const proto_msg *msg)
     m->rx_ns = 0; /* the next seat is not a remote one waiting now */
 }
 
+/* Are mv[0..n) one whole legal turn of seat_no, the seat to move? */
+static bool whole_turn(const match *m, int seat_no, const eng_move *mv, int n)
+{
+    unsigned char *tmp = malloc(m->g->state_size);
+    bool ok = tmp && m->g->current_player(m->st) == seat_no &&
+              eng_turn_check(m->g, m->st, mv, n, tmp, NULL, 0) == 0;
+    free(tmp);
+    return ok;
+}
+
 void match_agent_done(match *m, int seat_no, const eng_move *mv, int n, const bot_stats *st,
                       uint64_t finished_at)
 {
@@ -981,19 +977,7 @@ void match_agent_done(match *m, int seat_no, const eng_move *mv, int n, const bo
     srv_log(LOG_DEBUG, "bot_move", "{s:s, s:i, s:I, s:f}", "match", m->id, "seat", seat_no, "sims",
             (json_int_t)st->sims, "ms", st->ms);
     /* trust nothing, not even our own bots: the moves must form a legal turn */
-    unsigned char *tmp = malloc(m->g->state_size);
-    bool ok = tmp != NULL && n > 0;
-    if (ok) {
-        memcpy(tmp, m->st, m->g->state_size);
-        for (int i = 0; i < n && ok; i++) {
-            ok = m->g->current_player(tmp) == seat_no && eng_is_legal(m->g, tmp, mv[i]);
-            if (ok)
-                m->g->apply(tmp, mv[i]);
-        }
-        ok = ok && m->g->current_player(tmp) != seat_no;
-    }
-    free(tmp);
-    if (!ok) {
+    if (!whole_turn(m, seat_no, mv, n)) {
         srv_log(LOG_ERROR, "bot_bad_move", "{s:s, s:i}", "match", m->id, "seat", seat_no);
         play_random(m, seat_no, "illegal");
         return;
@@ -1034,19 +1018,7 @@ void match_program_done(match *m, int seat_no, int seq, const player_result *r)
     switch (r->verdict) {
     case PLAYER_OK: {
         /* the worker checked the turn against its own copy; check it again */
-        unsigned char *tmp = malloc(m->g->state_size);
-        bool ok = tmp != NULL && r->nmoves > 0;
-        if (ok) {
-            memcpy(tmp, m->st, m->g->state_size);
-            for (int i = 0; i < r->nmoves && ok; i++) {
-                ok = m->g->current_player(tmp) == seat_no && eng_is_legal(m->g, tmp, r->moves[i]);
-                if (ok)
-                    m->g->apply(tmp, r->moves[i]);
-            }
-            ok = ok && m->g->current_player(tmp) != seat_no;
-        }
-        free(tmp);
-        if (!ok) {
+        if (!whole_turn(m, seat_no, r->moves, r->nmoves)) {
             srv_log(LOG_ERROR, "program_bad_turn", "{s:s, s:i}", "match", m->id, "seat", seat_no);
             play_random(m, seat_no, "illegal");
             return;
@@ -1134,7 +1106,7 @@ void match_remove_spectator(match *m, conn *c)
 
 /* ---- creation, restore, freeing --------------------------------------------------- */
 
-static match *alloc_match(srv *s, const eng_game *g, const wire_game *w, const eng_rules *r)
+static match *alloc_match(srv *s, const eng_game *g, const game_codec *w, const eng_rules *r)
 {
     match *m = calloc(1, sizeof *m);
     if (!m)
@@ -1365,7 +1337,7 @@ match *match_create_ex(srv *s, const proto_msg *msg, const match_opts *opts, int
                        size_t errcap)
 {
     const eng_game *g = eng_find_game(msg->game);
-    const wire_game *w = g ? wire_find(g->name) : NULL;
+    const game_codec *w = g ? codec_find(g->name) : NULL;
     if (!g || !w) {
         *code = ENG_EUNKNOWN_GAME;
         snprintf(err, errcap, "no game named '%.40s' (see list_games)", msg->game);
@@ -1490,7 +1462,7 @@ match *match_restore(srv *s, const char *id, const char *game, const char *rules
                      const rec_time *times, int nmoves, char *err, size_t errcap)
 {
     const eng_game *g = eng_find_game(game);
-    const wire_game *w = g ? wire_find(g->name) : NULL;
+    const game_codec *w = g ? codec_find(g->name) : NULL;
     if (!g || !w) {
         snprintf(err, errcap, "unknown game '%s'", game);
         return NULL;

@@ -376,7 +376,7 @@ void handle_register(conn *c, const proto_msg *m)
         return;
     }
     for (int i = 0; i < m->ngames; i++)
-        if (!eng_find_game(m->games[i]) || !wire_find(m->games[i])) {
+        if (!eng_find_game(m->games[i]) || !codec_find(m->games[i])) {
             char msg[128];
             snprintf(msg, sizeof msg, "register: no game named '%.40s' (see list_games)",
                      m->games[i]);

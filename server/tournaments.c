@@ -1659,7 +1659,7 @@ static void create_tournament(conn *c, const proto_msg *m)
         return;
     }
     const eng_game *g = eng_find_game(m->game);
-    if (!g || !wire_find(g->name)) {
+    if (!g || !codec_find(g->name)) {
         snprintf(err, sizeof err, "create_tournament: no game named '%.40s' (see list_games)",
                  m->game);
         conn_error(c, ENG_EUNKNOWN_GAME, err, m->id);

@@ -1,5 +1,6 @@
 /*
- * carcassonne.c (protocol) — the Carcassonne turn in game records.
+ * carcassonne.c (protocol) — Carcassonne's JSON: records and the wire
+ * (protocol/codec.h; docs/records.md, docs/protocol.md).
  *
  * One record turn is one draw: the chance outcome (the tile letter), then
  * either the placement and the meeple, or the discard of a tile that fits
@@ -15,12 +16,24 @@
  * checks every value before it touches the engine, and when the engine says
  * "illegal" it works out why (occupied, not adjacent, which edge clashes,
  * feature taken, no meeple left, ...) so a user can fix the record.
+ *
+ * On the wire a move is the whole decision of a turn, {"x","y","rot",
+ * "meeple"}: the placement of the drawn tile and the meeple (a port, or
+ * null/absent). A `legal` entry is a placement with the meeple ports it
+ * allows ("meeples"; pick_entry picks one or none). The public state holds
+ * what everyone at the table sees: the board, the meeples, scores, the tile
+ * being played and how many tiles of each type are left; never the order of
+ * the bag (the engine state does not know it either: the server draws with
+ * its own secret generator). The tile drawn is the public chance outcome in
+ * an update's `next`; a turn of a tile that fits nowhere is a "dead tile".
  */
 #include <stdio.h>
 #include <string.h>
 
-#include "codec.h"
+#include "common.h"
 #include "engine/carcassonne/carcassonne.h"
+
+/* ---- records ---- */
 
 /* Board coordinates any reachable cell can have: 71 tiles from the start
  * tile reach at most 71 cells away, and the engine stores int8 coordinates. */
@@ -285,8 +298,234 @@ static int carc_apply_turn(void *st, const json_t *turn, eng_move *moves, int *n
     return 0;
 }
 
-const rec_codec rec_codec_carcassonne = {
+/* ---- the wire ---- */
+
+static const char *const phase_names[] = {"draw", "place", "meeple", "over"};
+
+/* The unrotated port map of a tile type, one letter per port naming its
+ * feature: c/d cities, r/s/t/u roads, f/g/h/i fields, k cloister, '.' none. */
+static void port_map(const carc_type *t, char out[CARC_NPORTS + 1])
+{
+    static const char *const letters[] = {"", "cd", "rstu", "fghi", "k"};
+    int used[5] = {0};
+    char seg_letter[CARC_MAX_SEGS];
+    for (int s = 0; s < t->nseg; s++)
+        seg_letter[s] = letters[t->kind[s]][used[t->kind[s]]++];
+    for (int p = 0; p < CARC_NPORTS; p++) {
+        uint8_t s = t->rot[0].seg[p];
+        out[p] = s == 0xff ? '.' : seg_letter[s];
+    }
+    out[CARC_NPORTS] = 0;
+}
+
+static json_t *carc_info(void)
+{
+    const carc_type *types = carc_types();
+    json_t *tiles = json_object();
+    for (int i = 0; i < CARC_NTYPES; i++) {
+        char map[CARC_NPORTS + 1], name[2] = {types[i].letter, 0};
+        port_map(&types[i], map);
+        bool pennant = false;
+        for (int s = 0; s < types[i].nseg; s++)
+            pennant |= types[i].pennant[s] != 0;
+        json_object_set_new(tiles, name,
+                            json_pack("{s:i, s:s, s:b}", "count", types[i].count, "ports", map,
+                                      "pennant", pennant));
+    }
+    return json_pack("{s:o, s:s}", "tiles", tiles, "port_order",
+                     "NW N NE EN E ES SE S SW WS W WN C");
+}
+
+static json_t *letter_json(int type)
+{
+    char s[2] = {carc_types()[type].letter, 0};
+    return json_string(s);
+}
+
+static json_t *carc_state_json(const void *st)
+{
+    const carc_state *s = st;
+    const carc_type *types = carc_types();
+    int np = s->rules.players;
+    json_t *board = json_array();
+    for (int i = 0; i < s->nplaced; i++) {
+        const carc_placed *pl = &s->placed[i];
+        json_t *closed = json_array();
+        const carc_type *ty = &types[pl->type];
+        for (int g = 0; g < ty->nseg; g++)
+            if (ty->kind[g] != CARC_FIELD && carc_feature_complete(s, pl->node0 + g))
+                json_array_append_new(
+                    closed, json_string(carc_port_name(carc_feature_port(pl->type, pl->rot, g))));
+        json_array_append_new(board, json_pack("{s:i, s:i, s:o, s:i, s:o}", "x", pl->x, "y", pl->y,
+                                               "tile", letter_json(pl->type), "rot", pl->rot,
+                                               "closed", closed));
+    }
+    json_t *meeples = json_array();
+    for (int i = 0; i < s->nmeeples; i++) {
+        int node = s->meeple[i].node;
+        const carc_placed *pl = &s->placed[s->tile[node]];
+        int port = carc_feature_port(pl->type, pl->rot, node - pl->node0);
+        json_array_append_new(meeples, json_pack("{s:i, s:i, s:s, s:i}", "x", pl->x, "y", pl->y,
+                                                 "port", carc_port_name(port), "seat",
+                                                 s->meeple[i].player));
+    }
+    json_t *scores = json_array(), *left = json_array();
+    for (int p = 0; p < np; p++) {
+        json_array_append_new(scores, json_integer(s->score[p]));
+        json_array_append_new(left, json_integer(s->supply[p]));
+    }
+    json_t *bag = json_object();
+    for (int t = 0; t < CARC_NTYPES; t++) {
+        char name[2] = {types[t].letter, 0};
+        json_object_set_new(bag, name, json_integer(s->bag[t]));
+    }
+    /* the tile in play: being placed, or just drawn and discarded as dead */
+    bool deciding = s->phase == CARC_PLACE || s->phase == CARC_MEEPLE || s->dead;
+    json_t *o = json_pack("{s:i, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:i}", "turn", s->turns,
+                          "phase", phase_names[s->phase & 3], "board", board, "meeples", meeples,
+                          "scores", scores, "meeples_left", left, "bag", bag, "tile",
+                          deciding ? letter_json(s->drawn) : json_null(), "bag_left", s->bag_n,
+                          "discards", s->discards);
+    json_object_set_new(o, "to_move",
+                        s->phase == CARC_OVER ? json_null() : json_integer(s->player));
+    return o;
+}
+
+static json_t *carc_legal(const void *st)
+{
+    const carc_state *s = st;
+    json_t *out = json_array();
+    if (s->phase != CARC_PLACE)
+        return out;
+    eng_move moves[CARC_MAX_MOVES], meeples[CARC_MAX_SEGS + 1];
+    int n = carc_game.legal_moves(s, moves);
+    carc_state tmp;
+    for (int i = 0; i < n; i++) {
+        int x, y, rot;
+        carc_decode_place(s, moves[i], &x, &y, &rot);
+        memcpy(&tmp, s, sizeof tmp);
+        carc_game.apply(&tmp, moves[i]);
+        json_t *ports = json_array();
+        int k = carc_game.legal_moves(&tmp, meeples);
+        for (int j = 0; j < k; j++)
+            if (meeples[j] != CARC_NO_MEEPLE)
+                json_array_append_new(ports,
+                                      json_string(carc_port_name(carc_decode_meeple(&tmp, meeples[j]))));
+        json_array_append_new(out, json_pack("{s:i, s:i, s:i, s:o}", "x", x, "y", y, "rot", rot,
+                                             "meeples", ports));
+    }
+    return out;
+}
+
+static int carc_parse_move(const void *st, const json_t *move, eng_move *out, char *err,
+                           size_t errcap)
+{
+    const carc_state *s = st;
+    if (s->phase != CARC_PLACE)
+        return eng_seterr(err, errcap, ENG_EILLEGAL_MOVE, "no tile is waiting to be placed");
+    json_t *jx, *jy, *jrot, *jm = NULL, *jopts = NULL;
+    json_error_t e;
+    /* "meeples" is tolerated (and ignored) so that a `legal` entry echoed
+     * back unchanged is a valid move: that placement, no meeple */
+    if (!json_is_object(move) ||
+        json_unpack_ex((json_t *)move, &e, JSON_STRICT, "{s:o, s:o, s:o, s?o, s?o}", "x", &jx, "y",
+                       &jy, "rot", &jrot, "meeple", &jm, "meeples", &jopts) != 0) {
+        char why[REC_SHAPE_MAX];
+        return eng_seterr(err, errcap, ENG_EBAD_MOVE, "a move is {\"x\",\"y\",\"rot\",\"meeple\"}: %s",
+                         json_is_object(move) ? rec__shape_error(&e, why) : "not an object");
+    }
+    (void)jopts;
+    if (!json_is_integer(jx) || !json_is_integer(jy) || !json_is_integer(jrot))
+        return eng_seterr(err, errcap, ENG_EBAD_MOVE, "x, y and rot must be integers");
+    json_int_t x = json_integer_value(jx), y = json_integer_value(jy), rot = json_integer_value(jrot);
+    if (rot < 0 || rot > 3)
+        return eng_seterr(err, errcap, ENG_EBAD_MOVE, "rot is 0, 1, 2 or 3, not %lld", (long long)rot);
+    if (x < -127 || x > 127 || y < -127 || y > 127)
+        return eng_seterr(err, errcap, ENG_EILLEGAL_MOVE, "(%lld,%lld) is off any reachable board",
+                         (long long)x, (long long)y);
+    int port = -1;
+    if (jm && !json_is_null(jm)) {
+        char q[REC_QUOTE_MAX];
+        if (!json_is_string(jm))
+            return eng_seterr(err, errcap, ENG_EBAD_MOVE, "meeple must be a port name or null, not %s",
+                             rec__type_name(jm));
+        port = carc_port_of_name(json_string_value(jm));
+        if (port < 0)
+            return eng_seterr(err, errcap, ENG_EBAD_MOVE, "meeple %s is not a port name",
+                             rec__quote(jm, q));
+    }
+    char letter = carc_types()[s->drawn].letter;
+    if (carc_place_move(s, (int)x, (int)y, (int)rot, &out[0]) != 0)
+        return eng_seterr(err, errcap, ENG_EILLEGAL_MOVE,
+                         "tile %c cannot be placed at (%lld,%lld) with rot %lld: %s", letter,
+                         (long long)x, (long long)y, (long long)rot,
+                         carc_tile_at(s, (int)x, (int)y) ? "the cell is taken"
+                                                         : "it must touch a tile and every "
+                                                           "touching edge must match");
+    carc_state tmp;
+    memcpy(&tmp, s, sizeof tmp);
+    carc_game.apply(&tmp, out[0]);
+    if (carc_meeple_move(&tmp, port, &out[1]) != 0)
+        return eng_seterr(err, errcap, ENG_EILLEGAL_MOVE,
+                         tmp.supply[tmp.player] == 0
+                             ? "no meeple left to place on %s"
+                             : "no meeple may go on %s: no free feature of the placed tile there",
+                         carc_port_name(port));
+    return 2;
+}
+
+static json_t *carc_format_move(const void *st, const eng_move *moves, int n)
+{
+    const carc_state *s = st;
+    int x, y, rot;
+    if (n < 1 || carc_decode_place(s, moves[0], &x, &y, &rot) != 0)
+        return json_null();
+    json_t *o = json_pack("{s:i, s:i, s:i}", "x", x, "y", y, "rot", rot);
+    if (n > 1 && moves[1] != CARC_NO_MEEPLE) {
+        carc_state tmp;
+        memcpy(&tmp, s, sizeof tmp);
+        carc_game.apply(&tmp, moves[0]);
+        json_object_set_new(o, "meeple", json_string(carc_port_name(carc_decode_meeple(&tmp, moves[1]))));
+    } else {
+        json_object_set_new(o, "meeple", json_null());
+    }
+    return o;
+}
+
+/* A `legal` entry lists the meeple ports its placement allows: one of
+ * them, or none, uniformly. */
+static json_t *carc_pick_entry(const json_t *entry, eng_rng *rng)
+{
+    json_t *m = json_deep_copy(entry);
+    json_t *opts = json_object_get(m, "meeples");
+    if (json_is_array(opts)) {
+        size_t k = json_array_size(opts);
+        size_t j = eng_rng_below(rng, (uint32_t)k + 1);
+        json_object_set_new(m, "meeple", j < k ? json_incref(json_array_get(opts, j)) : json_null());
+        json_object_del(m, "meeples");
+    }
+    return m;
+}
+
+/* The tile in play (drawn, or drawn and dead), as an update's `next` shows
+ * it: {"tile":"V"}; {"tile":null} between turns. */
+static json_t *carc_next_chance(const void *st)
+{
+    const carc_state *s = st;
+    bool deciding = s->phase == CARC_PLACE || s->phase == CARC_MEEPLE || s->dead;
+    return json_pack("{s:o}", "tile", deciding ? letter_json(s->drawn) : json_null());
+}
+
+const game_codec codec_carcassonne = {
     .game = "carcassonne",
+    .info = carc_info,
+    .state = carc_state_json,
+    .legal = carc_legal,
+    .parse_move = carc_parse_move,
+    .format_move = carc_format_move,
+    .pick_entry = carc_pick_entry,
+    .next_chance = carc_next_chance,
+    .no_decision = "dead tile",
     .encode_turn = carc_encode_turn,
     .apply_turn = carc_apply_turn,
 };
