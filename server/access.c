@@ -156,8 +156,8 @@ static void tokidx_free(struct tokidx *t)
 
 typedef struct q_node {
     struct q_node *next;
-    double tokens;      /* creates left in the bucket */
-    uint64_t at_ms;     /* when tokens was computed */
+    double tokens;  /* creates left in the bucket */
+    uint64_t at_ms; /* when tokens was computed */
     char key[48];
 } q_node;
 
@@ -236,8 +236,8 @@ static void quota_key(const srv_cidr *a, const char *peer, char *out, size_t cap
 {
     if (a->family == AF_INET6) {
         const unsigned char *p = a->addr;
-        snprintf(out, cap, "%02x%02x:%02x%02x:%02x%02x:%02x%02x::/64", p[0], p[1], p[2], p[3],
-                 p[4], p[5], p[6], p[7]);
+        snprintf(out, cap, "%02x%02x:%02x%02x:%02x%02x:%02x%02x::/64", p[0], p[1], p[2], p[3], p[4],
+                 p[5], p[6], p[7]);
     } else {
         snprintf(out, cap, "%s", peer);
     }
@@ -313,8 +313,8 @@ int access_create_check(conn *c, const proto_msg *m, bool admin, char *key, size
                      "finish some first",
                      live);
             conn_error(c, ENG_ETOO_MANY, msg, m->id);
-            srv_log(LOG_INFO, "quota_refused", "{s:s, s:s, s:i}", "address", key, "why",
-                    "matches", "live", live);
+            srv_log(LOG_INFO, "quota_refused", "{s:s, s:s, s:i}", "address", key, "why", "matches",
+                    "live", live);
             return -1;
         }
     }
@@ -404,10 +404,10 @@ int access_init(srv *s, char *err, size_t errcap)
         *lists[i].n = n;
     }
     bool loop = srv_config_loopback(&s->cfg);
-    s->bots_anyone = s->cfg.create_bots == SRV_WHO_ANYONE ||
-                     (s->cfg.create_bots == SRV_WHO_AUTO && loop);
-    s->open_anyone = s->cfg.create_open == SRV_WHO_ANYONE ||
-                     (s->cfg.create_open == SRV_WHO_AUTO && loop);
+    s->bots_anyone =
+        s->cfg.create_bots == SRV_WHO_ANYONE || (s->cfg.create_bots == SRV_WHO_AUTO && loop);
+    s->open_anyone =
+        s->cfg.create_open == SRV_WHO_ANYONE || (s->cfg.create_open == SRV_WHO_AUTO && loop);
     s->tokidx = calloc(1, sizeof *s->tokidx);
     s->quota = calloc(1, sizeof *s->quota);
     if (!s->tokidx || !s->quota || tokidx_grow(s->tokidx) != 0 ||
@@ -424,8 +424,7 @@ int access_init(srv *s, char *err, size_t errcap)
 void access_start(srv *s)
 {
     if (s->cfg.waiting_expiry_s > 0)
-        uv_timer_start(&s->expiry_timer, on_expiry_timer, SRV_EXPIRY_SWEEP_MS,
-                       SRV_EXPIRY_SWEEP_MS);
+        uv_timer_start(&s->expiry_timer, on_expiry_timer, SRV_EXPIRY_SWEEP_MS, SRV_EXPIRY_SWEEP_MS);
 }
 
 void access_stop(srv *s)

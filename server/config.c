@@ -40,23 +40,23 @@ struct srv_cfg_str {
 #define CFG_MAX_LINE 4096
 
 enum cfg_kind {
-    K_INT,    /* int in [min, max] */
-    K_BOOL,   /* true/false, yes/no, on/off, 1/0 */
-    K_STR,    /* a string; "" means none (NULL) */
-    K_PATH,   /* a string that may not be empty */
-    K_HOST,   /* a string; "*" means every interface (NULL) */
-    K_WEB,    /* a string; "none" means no web UI (NULL) */
-    K_ENUM,   /* one of choices, stored as its index */
-    K_ADDRS,  /* a list of addresses or CIDR blocks, checked when set */
+    K_INT,   /* int in [min, max] */
+    K_BOOL,  /* true/false, yes/no, on/off, 1/0 */
+    K_STR,   /* a string; "" means none (NULL) */
+    K_PATH,  /* a string that may not be empty */
+    K_HOST,  /* a string; "*" means every interface (NULL) */
+    K_WEB,   /* a string; "none" means no web UI (NULL) */
+    K_ENUM,  /* one of choices, stored as its index */
+    K_ADDRS, /* a list of addresses or CIDR blocks, checked when set */
 };
 
 typedef struct cfg_key {
     const char *section, *key;
     int kind;
-    size_t off;                  /* offset of the field in srv_config */
-    long long min, max;          /* K_INT */
-    const char *const *choices;  /* K_ENUM, NULL-terminated */
-    const char *help;            /* one line, for --print-config */
+    size_t off;                 /* offset of the field in srv_config */
+    long long min, max;         /* K_INT */
+    const char *const *choices; /* K_ENUM, NULL-terminated */
+    const char *help;           /* one line, for --print-config */
 } cfg_key;
 
 static const char *const log_levels[] = {"debug", "info", "warn", "error", NULL};
@@ -73,8 +73,7 @@ static const cfg_key keys[] = {
      "folder of the web UI served over HTTP; none = no web UI"},
     {"server", "log_level", K_ENUM, F(log_level), 0, 0, log_levels,
      "least severe log lines written: debug, info, warn, error"},
-    {"server", "max_connections", K_INT, F(max_conns), 1, 1000000, NULL,
-     "concurrent connections"},
+    {"server", "max_connections", K_INT, F(max_conns), 1, 1000000, NULL, "concurrent connections"},
     {"server", "idle_timeout_ms", K_INT, F(idle_timeout_ms), 3000, 3600000, NULL,
      "drop a connection silent this long (whole seconds)"},
     {"server", "demo", K_STR, F(demo), 0, 0, NULL,
@@ -292,7 +291,7 @@ bool srv_config_loopback(const srv_config *cfg)
 static bool parse_bool(const char *v, bool *out)
 {
     static const char *const yes[] = {"true", "yes", "on", "1"}, *const no[] = {"false", "no",
-                                                                                 "off", "0"};
+                                                                                "off", "0"};
     for (int i = 0; i < 4; i++) {
         if (strcasecmp(v, yes[i]) == 0)
             return *out = true, true;
@@ -364,8 +363,8 @@ static void unknown_key(const char *section, const char *key, char *err, size_t 
         snprintf(err, errcap, "unknown key '%s' in [%s] (did you mean '%s'?)", key, section,
                  best->key);
     else if (best)
-        snprintf(err, errcap, "unknown key '%s' in [%s] (did you mean '%s' in [%s]?)", key,
-                 section, best->key, best->section);
+        snprintf(err, errcap, "unknown key '%s' in [%s] (did you mean '%s' in [%s]?)", key, section,
+                 best->key, best->section);
     else
         snprintf(err, errcap, "unknown key '%s' in [%s]", key, section);
 }
@@ -376,7 +375,7 @@ static void choices_text(const char *const *choices, char *out, size_t cap)
     out[0] = 0;
     for (int i = 0; choices[i]; i++)
         n += (size_t)snprintf(out + n, n < cap ? cap - n : 0, "%s%s",
-                              i == 0 ? ""
+                              i == 0           ? ""
                               : choices[i + 1] ? ", "
                                                : " or ",
                               choices[i]);
@@ -563,8 +562,8 @@ int srv_config_load(srv_config *cfg, const char *path, char *err, size_t errcap)
         return -1;
     }
     if (len > CFG_MAX_FILE) {
-        snprintf(err, errcap, "config file %s is larger than %d bytes: is it the right file?",
-                 path, CFG_MAX_FILE);
+        snprintf(err, errcap, "config file %s is larger than %d bytes: is it the right file?", path,
+                 CFG_MAX_FILE);
         free(text);
         return -1;
     }
@@ -638,8 +637,9 @@ int srv_config_load(srv_config *cfg, const char *path, char *err, size_t errcap)
                         if (!k) {
                             unknown_key(section, key, e, sizeof e);
                         } else if (v && seen[k - keys]) {
-                            snprintf(e, sizeof e, "%s.%s is set twice (the first on an earlier line)",
-                                     section, key);
+                            snprintf(e, sizeof e,
+                                     "%s.%s is set twice (the first on an earlier line)", section,
+                                     key);
                         } else if (v) {
                             seen[k - keys] = true;
                             set_value(cfg, k, v, e, sizeof e);
@@ -665,8 +665,7 @@ static void print_string(FILE *out, const char *s)
     /* quoted only when a plain value would read differently: a '#' that
      * would start a comment, a quote first, spaces at either end */
     bool quote = !*s || s[0] == '#' || s[0] == '"' || strstr(s, " #") || strstr(s, "\t#") ||
-                 s[0] == ' ' || s[0] == '\t' || s[strlen(s) - 1] == ' ' ||
-                 s[strlen(s) - 1] == '\t';
+                 s[0] == ' ' || s[0] == '\t' || s[strlen(s) - 1] == ' ' || s[strlen(s) - 1] == '\t';
     if (!quote) {
         fputs(s, out);
         return;

@@ -173,11 +173,11 @@ char *metrics_text(srv *s, size_t *len)
     }
     head(&b, "tessera_matches", "gauge",
          "matches held by state (finished: kept in memory for listing)");
-    put(&b, "tessera_matches{state=\"waiting\"} %d\ntessera_matches{state=\"live\"} %d\n"
-            "tessera_matches{state=\"finished\"} %d\n",
+    put(&b,
+        "tessera_matches{state=\"waiting\"} %d\ntessera_matches{state=\"live\"} %d\n"
+        "tessera_matches{state=\"finished\"} %d\n",
         waiting, live, s->nfinished);
-    counter(&b, "tessera_matches_created_total", "matches created by clients",
-            c->matches_created);
+    counter(&b, "tessera_matches_created_total", "matches created by clients", c->matches_created);
     counter(&b, "tessera_matches_created_anonymous_total",
             "matches created without the admin token", c->matches_anonymous);
     head(&b, "tessera_matches_finished_total", "counter", "matches finished, by result reason");
@@ -190,8 +190,7 @@ char *metrics_text(srv *s, size_t *len)
               &c->overhead);
     histogram(&b, "tessera_timeout_lateness_seconds",
               "how long after its deadline a timeout was applied", &c->timeout_late);
-    histogram(&b, "tessera_bot_think_seconds", "an in-process bot's search, wall time",
-              &c->think);
+    histogram(&b, "tessera_bot_think_seconds", "an in-process bot's search, wall time", &c->think);
 
     histogram(&b, "tessera_journal_write_seconds", "one journal write (an SQLite transaction)",
               &c->journal);
@@ -233,8 +232,7 @@ char *metrics_text(srv *s, size_t *len)
     gauge(&b, "tessera_worker_queue_length", "jobs waiting for a worker thread",
           jobs > nthreads ? jobs - nthreads : 0);
     gauge(&b, "tessera_bots_held", "in-process bot instances held by matches not over", s->bots);
-    gauge(&b, "tessera_programs_running", "external programs running in seats",
-          progs_running(s));
+    gauge(&b, "tessera_programs_running", "external programs running in seats", progs_running(s));
     const char *tnames[8];
     int tcounts[8];
     int nt = tours_by_state(s, tnames, tcounts, 8);
