@@ -2,7 +2,7 @@
  * access.c — who may create what, per-address quotas, and finding a seat
  * by its resume token.
  *
- * Creating matches (docs/operations.md, "Who may create matches"). With the
+ * Creating matches (docs/operations.md, "Security defaults"). With the
  * admin token a client may create anything, without any quota. Without it:
  * a match that seats the server's own bots (they spend its CPU) needs
  * `[create] bots` to allow it — `auto`, the default, allows it while the

@@ -11,6 +11,8 @@
  *   - the same faults under the server's own moves (bots, draws): the match
  *     pauses, the table is told once (storage_error naming the match), and
  *     it goes on by itself when the fault clears;
+ *   - an idle server (no match writing) notices a fault end by itself: it
+ *     tries the journal once a second, and /readyz follows;
  *   - the database locked by another process (the sqlite3 shell holding a
  *     write transaction): the same, with the kind `locked`;
  *   - a damaged database file at start-up: exit 1 with a message naming the
@@ -179,6 +181,25 @@ test('the server\'s own moves (bots, draws) pause under a fault and go on after 
   await spect.expect((m) => m.type === 'update' && m.turn > held + 2, 20000 * SLOW);
   assert.equal(srv.exit, null, 'the server is running');
   await announcedWereStored(srv, match, ups().map((u) => u.record));
+});
+
+test('an idle server sees the fault begin and clear by itself (readiness follows)', async (t) => {
+  const srv = await faultServer(t, 'fidle');
+  const c = await Client.connect(srv.url, { name: 'c' });
+  srv.fault('disk_full');
+  const made = await c.request({ type: 'create_match', game: 'carcassonne', seats: [{ open: true }, { open: true }], id: 'c1' });
+  assert.ok(isError(made, 'storage_error', 'c1'), JSON.stringify(made));
+  assert.equal((await srv.waitLog((l) => l.event === 'journal_fault')).fault, 'disk_full');
+  assert.equal((await httpGet(`http://127.0.0.1:${srv.port}/readyz`)).status, 503);
+  /* nobody writes now: the server tries the journal itself, about once a second */
+  await srv.waitLog((l) => l.event === 'storage_error' && l.what === 'probe', 5000 * SLOW, 'a probe of the journal');
+  srv.fault('none');
+  const rec = await srv.waitLog((l) => l.event === 'journal_recovered', 5000 * SLOW, 'journal_recovered');
+  assert.equal(rec.fault, 'disk_full');
+  assert.equal((await httpGet(`http://127.0.0.1:${srv.port}/readyz`)).status, 200, 'ready again, with no client action');
+  assert.equal(await metric(srv, 'tessera_journal_ok'), 1);
+  const again = await c.request({ type: 'create_match', game: 'carcassonne', seats: [{ open: true }, { open: true }] });
+  assert.equal(again.type, 'match_created');
 });
 
 test('a database locked by another process: the kind is `locked`, and play resumes when it is released', async (t) => {
