@@ -71,6 +71,11 @@ int cli_rules_check(const char *cmd, const eng_game *g, const eng_rules *r);
 /* Seconds on a monotonic clock. */
 double cli_now(void);
 
+/* The web UI's files `tessera serve` serves by default: the installed copy
+ * (DATADIR/tessera/web relative to this binary), else the source tree's
+ * web/; NULL when neither has an index.html. */
+const char *cli_web_root(void);
+
 int cmd_play(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_games(int argc, char **argv);

@@ -487,8 +487,10 @@ int main(int argc, char **argv)
         print_help(stdout);
         return CLI_OK;
     }
-    if (strcmp(name, "--version") == 0) {
-        printf("tessera 0.1.0\n");
+    if (strcmp(name, "--version") == 0 || strcmp(name, "version") == 0) {
+        const char *web = cli_web_root();
+        printf("tessera " TESSERA_VERSION "\nweb UI: %s\n",
+               web ? web : "not found (tessera serve --web DIR)");
         return CLI_OK;
     }
     const cli_command *c = find_command(name);

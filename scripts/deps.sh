@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # deps.sh — install the Debian packages tessera needs, only those missing.
 # Unattended: apt-get update first, then a non-interactive install; uses sudo
-# only when not root. Usage: scripts/deps.sh [build|test|fuzz|node]...
+# only when not root. Usage: scripts/deps.sh [build|test|fuzz|node|docker]...
+# docker: podman (with runc) and debootstrap, to build and run the image of
+# docker/ without a registry (tests/docker; docs/operations.md, "Docker").
 # node: Node.js and npm for the server integration tests (tests/server); they
 # count as present when `node`/`npm` are on the PATH, whatever installed them
 # (a Node.js from another source bundles npm, which the Debian package would
@@ -17,6 +19,9 @@ build_pkgs=(gcc make cmake pkg-config libjansson-dev libuv1-dev libwebsockets-de
 test_pkgs=(libcmocka-dev valgrind chromium sqlite3 python3)
 fuzz_pkgs=(clang libclang-rt-14-dev)
 node_pkgs=(nodejs npm)
+# podman runs the container tests; runc because crun refuses some kernels'
+# cgroup modes; debootstrap makes the debian:bookworm base image locally
+docker_pkgs=(podman runc debootstrap uidmap slirp4netns fuse-overlayfs)
 
 want=()
 for group in "${@:-build}"; do
@@ -25,7 +30,8 @@ for group in "${@:-build}"; do
     test) want+=("${build_pkgs[@]}" "${test_pkgs[@]}" "${node_pkgs[@]}") ;;
     fuzz) want+=("${fuzz_pkgs[@]}") ;;
     node) want+=("${node_pkgs[@]}") ;;
-    *) echo "deps.sh: unknown group '$group' (build, test, fuzz, node)" >&2; exit 2 ;;
+    docker) want+=("${docker_pkgs[@]}") ;;
+    *) echo "deps.sh: unknown group '$group' (build, test, fuzz, node, docker)" >&2; exit 2 ;;
   esac
 done
 

@@ -65,6 +65,24 @@ static void each_at_table(match *m, json_t *msg)
     free(text);
 }
 
+/* Something the server must do itself in the match (draw, play a bot's or
+ * a policy's move, record the result) could not be journaled: the match
+ * waits until it can. Everyone at the table is told once, as an error
+ * without id naming the match (docs/protocol.md, storage_error). */
+static void storage_paused(match *m, const char *what)
+{
+    if (m->paused_told)
+        return;
+    m->paused_told = true;
+    srv_log(LOG_WARN, "match_paused", "{s:s, s:s}", "match", m->id, "waits_to", what);
+    json_t *e = proto_error(ENG_ESTORAGE,
+                            "the server cannot write its journal now: this match is paused and "
+                            "goes on by itself once it can",
+                            NULL);
+    json_object_set_new(e, "match", json_string(m->id));
+    each_at_table(m, e);
+}
+
 /* The public state, built once per position: the update and the next
  * your_turn of a turn carry the same one (a new reference). */
 static json_t *state_json(match *m)
@@ -274,6 +292,10 @@ static int commit_moves(match *m, int from, const char *by, const char *reason)
         m->nmoves = from;
         return rc;
     }
+    if (m->paused_told) {
+        m->paused_told = false;
+        srv_log(LOG_INFO, "match_resumed", "{s:s}", "match", m->id);
+    }
     const char *why = by && strcmp(by, "server") == 0 ? (reason ? reason : "server") : NULL;
     for (int i = from; i < m->nmoves; i++) {
         observe(m, m->moves[i], why);
@@ -298,6 +320,8 @@ void match_release_bots(match *m)
 
 /* End the match. verdict (may be NULL) names a program's fault that ended
  * it (players/player.h verdict names); it goes into the result. */
+static void arm_timer(match *m);
+
 static void finish_ex(match *m, const char *reason, int faulty, const char *detail,
                       const char *verdict)
 {
@@ -305,6 +329,7 @@ static void finish_ex(match *m, const char *reason, int faulty, const char *deta
         return;
     agent_cancel(m);
     uv_timer_stop(&m->timer);
+    const int status0 = m->status;
     m->status = MATCH_FINISHED;
     m->to_move = -1;
     m->finished_ms = srv_epoch_ms();
@@ -334,7 +359,7 @@ static void finish_ex(match *m, const char *reason, int faulty, const char *deta
     for (int i = 0; i < m->nseats; i++)
         if (i != faulty && sc[i] > best)
             best = sc[i];
-    for (int i = 0; i < m->nseats; i++)
+    for (int i = 0; i < m->nseats && strcmp(reason, "expired") != 0; i++)
         if (i != faulty && sc[i] == best)
             json_array_append_new(winners, json_integer(i));
     json_decref(m->result);
@@ -346,8 +371,33 @@ static void finish_ex(match *m, const char *reason, int faulty, const char *deta
         json_object_set_new(m->result, "detail", json_string(detail));
     if (verdict)
         json_object_set_new(m->result, "verdict", json_string(verdict));
-    if (m->srv->db)
-        store_finish(m->srv, m);
+    if (m->srv->db && store_finish(m->srv, m) != 0) {
+        /* nothing is announced that the journal does not hold: the match
+         * waits, finished but unannounced, and the finish is tried again */
+        m->status = status0;
+        m->to_move = -1;
+        m->finished_ms = 0;
+        if (m->finish_reason != reason) {
+            char *copy = detail ? strdup(detail) : NULL;
+            free(m->finish_detail);
+            m->finish_detail = copy;
+        }
+        m->finish_reason = reason;
+        m->finish_faulty = faulty;
+        m->finish_verdict = verdict;
+        m->retry_at = srv_now(m->srv) + SRV_STORAGE_RETRY_MS;
+        storage_paused(m, "finish");
+        arm_timer(m);
+        return;
+    }
+    m->finish_reason = NULL;
+    free(m->finish_detail);
+    m->finish_detail = NULL;
+    if (m->paused_told) {
+        m->paused_told = false;
+        srv_log(LOG_INFO, "match_resumed", "{s:s}", "match", m->id);
+    }
+    metrics_finished(m->srv, reason);
     for (int i = 0; i < m->nseats; i++)
         if (m->seats[i].prog) /* told game_over, then ended; its log is stored */
             prog_finish(m->seats[i].prog, m->st, reason, faulty, detail);
@@ -438,8 +488,6 @@ static void end_turn(match *m, const char *by, const char *reason)
         end_turn(m, "server", codec_no_decision(m->wire));
 }
 
-static void arm_timer(match *m);
-
 /* A turn the server owes the seat to move (a policy's random move, an
  * in-process bot's move) could not be journaled: try again after
  * SRV_STORAGE_RETRY_MS, whatever the seat's deadline (the fault is ours). */
@@ -447,6 +495,7 @@ static void retry_later(match *m, const char *what)
 {
     m->storage_retry = what;
     m->retry_at = srv_now(m->srv) + SRV_STORAGE_RETRY_MS;
+    storage_paused(m, strcmp(what, "bot") == 0 ? "bot_move" : "policy_move");
     arm_timer(m);
 }
 
@@ -565,7 +614,9 @@ static void send_your_turn(match *m, int seat_no)
     if (m->rx_ns) {
         /* the server's overhead for a remote move: its arrival to the next
          * seat's your_turn, queued for sending */
-        hist_add(&m->srv->overhead, (uv_hrtime() - m->rx_ns) / 1000);
+        uint64_t ns = uv_hrtime() - m->rx_ns;
+        hist_add(&m->srv->overhead, ns / 1000);
+        phist_add(&m->srv->cnt.overhead, (double)ns / 1e9);
         m->rx_ns = 0;
     }
 }
@@ -627,7 +678,7 @@ static void ask(match *m, int p)
 
 static void advance(match *m)
 {
-    while (m->status == MATCH_LIVE && !m->job && m->to_move < 0) {
+    while (m->status == MATCH_LIVE && !m->job && m->to_move < 0 && !m->finish_reason) {
         int p = m->g->current_player(m->st);
         if (p == ENG_TERMINAL) {
             finish(m, "normal", -1, NULL);
@@ -640,6 +691,7 @@ static void advance(match *m)
             int from = m->nmoves;
             if (push_move(m, eng_chance_draw(m->g, m->st, m->seed, m->chance_k++)) ||
                 commit_moves(m, from, "chance", NULL)) {
+                storage_paused(m, "draw");
                 arm_timer(m);
                 return;
             }
@@ -666,6 +718,10 @@ static void arm_timer(match *m)
     if (m->closing || m->status == MATCH_FINISHED)
         return;
     uint64_t now = srv_now(m->srv), next = UINT64_MAX;
+    if (m->finish_reason) { /* only the result's journaling is left to do */
+        uv_timer_start(&m->timer, on_timer, m->retry_at > now ? m->retry_at - now : 0, 0);
+        return;
+    }
     if (m->to_move >= 0)
         next = m->storage_retry ? m->retry_at : m->deadline;
     for (int i = 0; i < m->nseats; i++) {
@@ -694,6 +750,7 @@ static void timeout_v(match *m, const char *why, const char *verdict)
     /* how late the loop noticed the deadline (deadline is in loop ms) */
     uint64_t now_us = uv_hrtime() / 1000, due_us = m->deadline * 1000;
     hist_add(&m->srv->timeout_late, now_us > due_us ? now_us - due_us : 0);
+    phist_add(&m->srv->cnt.timeout_late, now_us > due_us ? (double)(now_us - due_us) / 1e6 : 0);
     seat_t *t = &m->seats[p];
     prog_cancel(m, p);
     char detail[400];
@@ -737,7 +794,24 @@ static void timeout(match *m)
 static void on_timer(uv_timer_t *h)
 {
     match *m = h->data;
-    if (m->closing || m->status != MATCH_LIVE)
+    if (m->closing || m->status == MATCH_FINISHED)
+        return;
+    if (m->finish_reason) {
+        if (srv_now(m->srv) < m->retry_at) {
+            arm_timer(m);
+            return;
+        }
+        /* the same finish again: its detail is ours now */
+        char *detail = m->finish_detail;
+        m->finish_detail = NULL;
+        finish_ex(m, m->finish_reason, m->finish_faulty, detail, m->finish_verdict);
+        if (m->finish_reason && !m->finish_detail)
+            m->finish_detail = detail; /* still held: keep it for the next try */
+        else
+            free(detail);
+        return;
+    }
+    if (m->status != MATCH_LIVE)
         return;
     uint64_t now = srv_now(m->srv);
     for (int i = 0; i < m->nseats && m->status == MATCH_LIVE; i++) {
@@ -867,6 +941,12 @@ void match_remote_move(match *m, int seat_no, conn *c, const proto_msg *msg)
                    msg->id);
         return;
     }
+    if (m->finish_reason) {
+        conn_error(c, ENG_ESTORAGE,
+                   "the match is over but its result is not journaled yet: wait for game_over",
+                   msg->id);
+        return;
+    }
     if (m->to_move != seat_no) {
         conn_error(c, ENG_ENOT_YOUR_TURN, "it is not this seat's turn", msg->id);
         return;
@@ -976,6 +1056,7 @@ void match_agent_done(match *m, int seat_no, const eng_move *mv, int n, const bo
     }
     srv_log(LOG_DEBUG, "bot_move", "{s:s, s:i, s:I, s:f}", "match", m->id, "seat", seat_no, "sims",
             (json_int_t)st->sims, "ms", st->ms);
+    phist_add(&m->srv->cnt.think, st->ms / 1000.0);
     /* trust nothing, not even our own bots: the moves must form a legal turn */
     if (!whole_turn(m, seat_no, mv, n)) {
         srv_log(LOG_ERROR, "bot_bad_move", "{s:s, s:i}", "match", m->id, "seat", seat_no);
@@ -1069,8 +1150,23 @@ void match_attach_remote(match *m)
     }
 }
 
+void match_expire(match *m)
+{
+    if (m->status != MATCH_WAITING || m->finish_reason)
+        return;
+    char detail[160];
+    snprintf(detail, sizeof detail,
+             "its open seats were not all joined within %d s of its creation",
+             m->srv->cfg.waiting_expiry_s);
+    srv_log(LOG_INFO, "match_expired", "{s:s, s:i}", "match", m->id, "after_s",
+            m->srv->cfg.waiting_expiry_s);
+    finish(m, "expired", -1, detail);
+}
+
 void match_resign(match *m, int seat_no)
 {
+    if (m->finish_reason)
+        return; /* it is over already, waiting for the journal */
     char detail[64];
     snprintf(detail, sizeof detail, "seat %d resigned", seat_no);
     finish(m, "resignation", seat_no, detail);
@@ -1147,6 +1243,8 @@ static void link_match(srv *s, match *m)
 
 static void free_match(match *m)
 {
+    tokidx_remove_match(m->srv, m);
+    free(m->finish_detail);
     match_release_bots(m);
     free(m->st);
     free(m->turn_start);
@@ -1585,6 +1683,8 @@ match *match_restore(srv *s, const char *id, const char *game, const char *rules
                 m->seats[i].gone_since = srv_now(s);
     }
     link_match(s, m);
+    for (int i = 0; i < m->nseats; i++)
+        tokidx_add(s, m->seats[i].resume, m, i);
     if (status != MATCH_FINISHED && start_programs(m, moves, nmoves, err, errcap) != 0)
         /* its program seats play random moves or forfeit at their turns */
         srv_log(LOG_ERROR, "program_failed", "{s:s, s:s}", "match", m->id, "reason", err);

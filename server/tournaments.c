@@ -2245,3 +2245,16 @@ void tours_free(srv *s)
     free(s->tours);
     s->tours = NULL;
 }
+
+int tours_by_state(const srv *s, const char **names, int *counts, int cap)
+{
+    int n = TS_NSTATES < cap ? TS_NSTATES : cap;
+    for (int i = 0; i < n; i++) {
+        names[i] = state_names[i];
+        counts[i] = 0;
+    }
+    for (const srv_tour *st = s->tours ? s->tours->list : NULL; st; st = st->next)
+        if (!st->closing && st->state >= 0 && st->state < n)
+            counts[st->state]++;
+    return n;
+}
