@@ -15,8 +15,9 @@ build_pkgs=(gcc make cmake pkg-config libjansson-dev libuv1-dev libwebsockets-de
             libwebsockets-evlib-uv libsqlite3-dev libssl-dev)
 # chromium: the web UI tests (tests/web); sqlite3: reading journals in tests; python3: the
 # example bot of docs/examples/ played through `tessera bridge`, `tessera doctor`, as an
-# external program and as a tournament participant (tests/players, tests/cli)
-test_pkgs=(libcmocka-dev valgrind chromium sqlite3 python3)
+# external program and as a tournament participant (tests/players, tests/cli); openssl: the
+# self-signed certificate of the TLS test (tests/server/test_tls.js)
+test_pkgs=(libcmocka-dev valgrind chromium sqlite3 python3 openssl)
 fuzz_pkgs=(clang libclang-rt-14-dev)
 node_pkgs=(nodejs npm)
 # podman runs the container tests; runc because crun refuses some kernels'
