@@ -360,6 +360,18 @@ void tours_conn_closed(conn *c);
 /* {"tournament": id, "game": n} for a match's summary (new ref), or NULL. */
 json_t *tours_match_tag(const match *m);
 
+/* ---- courses (courses.c) ------------------------------------------------------------------- */
+
+/* Create the class_ tables, start the worker, queue what a previous run
+ * left unplayed (after the journal is loaded). 0 or a negative code. */
+int courses_start(srv *s, char *err, size_t errcap);
+/* Stop the worker (its running games are cut short and played again at the
+ * next start) and close the handles. */
+void courses_shutdown(srv *s);
+/* A course_* message (docs/classroom.md): handled (true), or not a course
+ * message (false). */
+bool courses_handle(conn *c, const char *buf, size_t len);
+
 /* ---- storage -------------------------------------------------------------------- */
 
 int store_open(srv *s, const char *path, bool durable, char *err, size_t errcap);
