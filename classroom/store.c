@@ -57,6 +57,7 @@ static const char schema[] =
     " place INTEGER NOT NULL, games INTEGER NOT NULL, wins INTEGER NOT NULL,"
     " losses INTEGER NOT NULL, draws INTEGER NOT NULL, points REAL NOT NULL, rate REAL NOT NULL,"
     " elo REAL NOT NULL, elo_lo REAL NOT NULL, elo_hi REAL NOT NULL,"
+    " ms_per_move REAL NOT NULL DEFAULT 0, faults INTEGER NOT NULL DEFAULT 0,"
     " PRIMARY KEY(course, student));";
 
 int class_store_init(sqlite3 *db, char *err, size_t errcap)

@@ -664,7 +664,7 @@ static json_t *final_json(int64_t course, int64_t student)
     json_t *a = json_array();
     sqlite3_stmt *st = prep(
         "SELECT st.sid, st.name, f.place, f.games, f.wins, f.losses, f.draws, f.points, f.rate,"
-        " f.elo, f.elo_lo, f.elo_hi, s.version FROM class_final f"
+        " f.elo, f.elo_lo, f.elo_hi, s.version, f.ms_per_move, f.faults FROM class_final f"
         " JOIN class_students st ON st.id = f.student JOIN class_submissions s ON s.id ="
         " f.submission WHERE f.course = ? AND (? = 0 OR f.student = ?) ORDER BY f.place, st.row");
     if (!st)
@@ -675,7 +675,7 @@ static json_t *final_json(int64_t course, int64_t student)
     while (sqlite3_step(st) == SQLITE_ROW)
         json_array_append_new(
             a,
-            json_pack("{s:s, s:s, s:i, s:I, s:I, s:I, s:I, s:f, s:f, s:f, s:f, s:f, s:I}",
+            json_pack("{s:s, s:s, s:i, s:I, s:I, s:I, s:I, s:f, s:f, s:f, s:f, s:f, s:I, s:f, s:I}",
                       "student_id", col_text(st, 0), "name", col_text(st, 1), "place",
                       sqlite3_column_int(st, 2), "games", (json_int_t)sqlite3_column_int64(st, 3),
                       "wins", (json_int_t)sqlite3_column_int64(st, 4), "losses",
@@ -684,7 +684,9 @@ static json_t *final_json(int64_t course, int64_t student)
                       sqlite3_column_double(st, 7), "rate", sqlite3_column_double(st, 8), "rating",
                       sqlite3_column_double(st, 9), "rating_low", sqlite3_column_double(st, 10),
                       "rating_high", sqlite3_column_double(st, 11), "version",
-                      (json_int_t)sqlite3_column_int64(st, 12)));
+                      (json_int_t)sqlite3_column_int64(st, 12), "ms_per_move",
+                      sqlite3_column_double(st, 13), "faults",
+                      (json_int_t)sqlite3_column_int64(st, 14)));
     sqlite3_finalize(st);
     return a;
 }
@@ -1281,18 +1283,26 @@ static bool b64_decode(const char *in, unsigned char **out, size_t *outlen)
     return true;
 }
 
+/* Make the directories of path: those under the data directory 0711 (no
+ * one else can list them), the last one 0755 (its name is unguessable). */
 static int mkdirs(const char *path)
 {
     char tmp[PATH_MAX];
+    size_t root = strlen(C.dir);
     snprintf(tmp, sizeof tmp, "%s", path);
     for (char *p = tmp + 1; *p; p++)
         if (*p == '/') {
             *p = '\0';
-            if (mkdir(tmp, 0755) != 0 && errno != EEXIST)
+            bool ours = strlen(tmp) >= root;
+            if (mkdir(tmp, ours ? 0711 : 0755) != 0 && errno != EEXIST)
                 return -1;
+            if (ours)
+                chmod(tmp, 0711);
             *p = '/';
         }
-    return mkdir(tmp, 0755) != 0 && errno != EEXIST ? -1 : 0;
+    if (mkdir(tmp, 0755) != 0)
+        return -1;
+    return chmod(tmp, 0755);
 }
 
 static void submit(const req *r)
@@ -1432,9 +1442,16 @@ static void submit(const req *r)
             snprintf(err, sizeof err, "at most %d submissions per student", CLASS_MAX_VERSIONS);
         }
     }
-    char dir[PATH_MAX];
-    snprintf(dir, sizeof dir, "%.3900s/course-%lld/student-%lld/v%lld", C.dir,
-             (long long)who.course, (long long)who.id, (long long)version);
+    /* vN-RANDOM: the bots of every student run as the same user, and the
+     * directories above are not listable, so no bot can find another's */
+    char dir[PATH_MAX], rnd[CLASS_TOKEN_LEN + 1];
+    if (rc == 0 && class_token_new(rnd) != 0) {
+        rc = ENG_EINTERNAL;
+        reason = NULL;
+        snprintf(err, sizeof err, "no random bytes for the submission's directory");
+    }
+    snprintf(dir, sizeof dir, "%.3900s/course-%lld/student-%lld/v%lld-%.16s", C.dir,
+             (long long)who.course, (long long)who.id, (long long)version, rc == 0 ? rnd : "");
     if (rc == 0 && mkdirs(dir) != 0) {
         rc = ENG_EIO;
         reason = NULL;
@@ -1733,9 +1750,10 @@ static void apply_done(done *d)
             for (int i = 0; i < d->n; i++)
                 free(names[i]);
         free(names);
-        sqlite3_stmt *ins = prep("INSERT OR REPLACE INTO class_final(course, student, submission,"
-                                 " place, games, wins, losses, draws, points, rate, elo, elo_lo,"
-                                 " elo_hi) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)");
+        sqlite3_stmt *ins =
+            prep("INSERT OR REPLACE INTO class_final(course, student, submission,"
+                 " place, games, wins, losses, draws, points, rate, elo, elo_lo,"
+                 " elo_hi, ms_per_move, faults) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
         ok = ok && ins;
         for (int i = 0; ok && i < d->n; i++) {
             const class_standing *x = &d->fst[i];
@@ -1753,6 +1771,8 @@ static void apply_done(done *d)
             sqlite3_bind_double(ins, 11, x->elo);
             sqlite3_bind_double(ins, 12, x->elo_lo);
             sqlite3_bind_double(ins, 13, x->elo_hi);
+            sqlite3_bind_double(ins, 14, x->ms_per_move);
+            sqlite3_bind_int64(ins, 15, x->faults);
             ok = sqlite3_step(ins) == SQLITE_DONE;
         }
         sqlite3_finalize(ins);

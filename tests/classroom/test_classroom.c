@@ -271,7 +271,7 @@ static void test_grades(void **state)
                 " (2, 1, 10, 2, 'python', 'a.py', '[]', '/x', 1, 'h', 0, 'done', 2, 1, 1),"
                 " (3, 1, 11, 1, 'python', 'a.py', '[]', '/x', 1, 'h', 0, 'done', 0, 0, 0)");
     exec_ok(db, "INSERT INTO class_final VALUES(1, 10, 2, 1, 4, 3, 1, 0, 3, 0.75, 120.26, -30.5,"
-                " 271)");
+                " 271, 12.5, 0)");
     char *csv = class_grades_csv(db, 1);
     assert_non_null(csv);
     assert_string_equal(csv, "student_id,name,email,final_rank,gates_passed,gates_total,rating,"

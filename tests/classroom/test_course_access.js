@@ -169,3 +169,58 @@ test('students see only their own; instructors act with the admin token', { time
     assert.equal(rows[3][3], '', 'Carol never submitted: no rank');
     assert.deepEqual(rows.slice(1, 3).map((r) => r[3]).sort(), ['1', '2']);
   });
+
+test('a native executable is run as itself; a bot cannot list the others\' folders',
+  { timeout: 300000 }, async (t) => {
+    const { execFileSync } = require('node:child_process');
+    const srv = await startAdmin({ tag: 'course-elf' });
+    t.after(() => srv.cleanup());
+    const A = srv.adminToken;
+    const admin = await Client.connect(srv.url, { name: 'instructor' });
+    const { course } = await admin.request({
+      type: 'course_create', admin_token: A, name: 'native', game: 'reversi', move_ms: 2000 * SLOW,
+      seed: 9, gates: [{ opponent: 'random', games: 2, min_rate: 0 }],
+    }, 'course_created');
+    const added = await admin.request({ type: 'course_add_students', admin_token: A, course,
+      csv: 'id,name\nx1,Xavier\ny2,Yolanda\n' }, 'course_students_added');
+    const tok = Object.fromEntries(added.students.map((s) => [s.student_id, s.token]));
+    const x = await Client.connect(srv.url, { name: 'x1' });
+    const y = await Client.connect(srv.url, { name: 'y2' });
+
+    /* y2 first, so that x1's bot has someone to look for */
+    await submitBot(y, tok.y2, [path.join(BOTS, 'first.py')]);
+    await submitBot(x, tok.x1, [path.join(BOTS, 'spy.py')]);
+    let cc = null;
+    for (const c of ['cc', 'gcc'])
+      try { execFileSync(c, ['--version'], { stdio: 'ignore' }); cc = c; break; } catch { /* next */ }
+    const exe = path.join(srv.dir, 'stdio_bot');
+    if (cc) {
+      execFileSync(cc, ['-O2', '-o', exe, path.join(__dirname, '..', '..', 'docs', 'examples', 'stdio_bot.c')]);
+      const r = await submitBot(y, tok.y2, [exe], false, 'executable');
+      assert.equal(r.version, 2);
+    } else {
+      t.diagnostic('no C compiler: the executable submission is not tried');
+    }
+    const v = await waitFor(admin, { type: 'course_view', admin_token: A, course },
+      (w) => w.submissions.length === (cc ? 3 : 2) && w.submissions.every((s) => s.state === 'done'),
+      120000 * SLOW);
+    for (const s of v.submissions)
+      assert.ok(s.qualified, JSON.stringify(s));
+    if (cc) {
+      const native = v.submissions.find((s) => s.kind === 'executable');
+      assert.equal(native.gates[0].faults, 0, native.verdict);
+      assert.equal(native.gates[0].games, 2);
+    }
+    /* what the spy saw: as root the bots run as nobody, and the folders above
+     * a submission's own cannot be listed; as another user the bots run as
+     * the server's user, which owns them: only the random names protect */
+    const spy = v.submissions.find((s) => s.student_id === 'x1');
+    const g = await x.request({ type: 'course_game', token: tok.x1, game: spy.gates[0].game_ids[0] },
+      'course_game');
+    const seen = g.stderr[g.your_seat];
+    assert.match(seen, /(REFUSED|LISTED) /);
+    if (process.getuid && process.getuid() === 0) {
+      assert.doesNotMatch(seen, /LISTED/, seen);
+      assert.match(seen, /REFUSED .*PermissionError/);
+    }
+  });

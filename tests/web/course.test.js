@@ -9,7 +9,7 @@
 // phone-student.png, desktop-student.png (and, with --doc-shots DIR, copies
 // for docs/classroom.md).
 //
-//   node course.test.js --bin build/cli/tessera --web web --out DIR [--doc-shots docs]
+//   node course.test.js --bin build/cli/tessera --web web --out DIR [--doc-shots docs/img/classroom]
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -41,7 +41,7 @@ async function page(width, height, url) {
 
 async function shot(p, name) {
   await p.page.screenshot({path: path.join(O.shots, name), fullPage: true});
-  if (docShots) await p.page.screenshot({path: path.join(docShots, `classroom-${name}`), fullPage: true});
+  if (docShots) await p.page.screenshot({path: path.join(docShots, name), fullPage: true});
 }
 
 before(async () => {

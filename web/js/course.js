@@ -108,7 +108,7 @@ function gamePanel(app, g) {
 function standingsTable(rows) {
   if (!rows.length) return h('p', {class: 'empty', text: 'no standings yet'});
   return h('table', {class: 'matches standings'}, [
-    h('thead', {}, [h('tr', {}, ['#', 'student', 'games', 'W-L-D', 'rate', 'rating (95%)', 'version'].map((x) => h('th', {text: x})))]),
+    h('thead', {}, [h('tr', {}, ['#', 'student', 'games', 'W-L-D', 'rate', 'rating (95%)', 'ms/move', 'faults', 'version'].map((x) => h('th', {text: x})))]),
     h('tbody', {}, rows.map((r) => h('tr', {dataset: {student: r.student_id}}, [
       h('td', {text: String(r.place)}),
       h('td', {text: `${r.name} (${r.student_id})`}),
@@ -116,6 +116,8 @@ function standingsTable(rows) {
       h('td', {text: `${r.wins}-${r.losses}-${r.draws}`}),
       h('td', {text: pct(r.rate)}),
       h('td', {text: `${elo(r.rating)} [${elo(r.rating_low)}, ${elo(r.rating_high)}]`}),
+      h('td', {text: Number.isFinite(r.ms_per_move) ? r.ms_per_move.toFixed(1) : '–'}),
+      h('td', {text: String(r.faults)}),
       h('td', {text: `v${r.version}`}),
     ])))]);
 }
