@@ -1894,7 +1894,9 @@ bool courses_handle(conn *c, const char *buf, size_t len)
         return false;
     }
     req r = {.c = c, .root = root, .id = json_object_get(root, "id"), .type = type};
-    if (!C.s || !C.handles) {
+    if (c->srv->stopping) {
+        fail(c, ENG_ESHUTTING_DOWN, NULL, r.id, "the server is shutting down");
+    } else if (!C.s || !C.handles) {
         fail(c, ENG_EINTERNAL, NULL, r.id, "courses are not available on this server");
     } else if (strcmp(type, "course_submit") == 0) {
         submit(&r);
