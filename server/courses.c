@@ -39,6 +39,7 @@
 
 #include "classroom/classroom.h"
 #include "internal.h"
+#include "tournament/limits.h"
 
 #define COURSES_TICK_MS      1000 /* deadline checks */
 #define COURSES_GATE_THREADS 2    /* runner workers of a gate or final */
@@ -691,24 +692,52 @@ static json_t *final_json(int64_t course, int64_t student)
     return a;
 }
 
+/* A game's verdict as a student may see it: a fault of another seat keeps
+ * only "P2 (seat 1): crashed" — its detail quotes that program's stderr. */
+static void verdict_for(const char *v, int culprit, int mine, char *out, size_t cap)
+{
+    snprintf(out, cap, "%s", v);
+    if (mine < 0 || culprit < 0 || culprit == mine)
+        return;
+    char *p = strstr(out, "): ");
+    char *q = p ? strstr(p + 3, ": ") : NULL;
+    if (q)
+        *q = '\0';
+}
+
+/* The student's seat in a game row whose s0, s1 are at columns i, i+1. */
+static int seat_of(sqlite3_stmt *st, int i, int64_t student)
+{
+    for (int s = 0; s < 2; s++)
+        if (sqlite3_column_type(st, i + s) != SQLITE_NULL &&
+            sqlite3_column_int64(st, i + s) == student)
+            return s;
+    return -1;
+}
+
 /* Game summaries: of a course's final (student 0: all), for the pages. */
 static json_t *final_games_json(int64_t course, int64_t student)
 {
     json_t *a = json_array();
-    sqlite3_stmt *st = prep("SELECT g.id, g.names, g.scores, g.end_reason, g.verdict, g.s0, g.s1"
-                            " FROM class_games g WHERE g.course = ? AND g.stage = 'final'"
-                            " AND (? = 0 OR g.s0 = ? OR g.s1 = ?) ORDER BY g.idx");
+    sqlite3_stmt *st =
+        prep("SELECT g.id, g.names, g.scores, g.end_reason, g.verdict, g.s0, g.s1,"
+             " g.culprit FROM class_games g WHERE g.course = ? AND"
+             " g.stage = 'final' AND (? = 0 OR g.s0 = ? OR g.s1 = ?) ORDER BY g.idx");
     if (!st)
         return a;
     sqlite3_bind_int64(st, 1, course);
     for (int i = 2; i <= 4; i++)
         sqlite3_bind_int64(st, i, student);
-    while (sqlite3_step(st) == SQLITE_ROW)
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        char v[CLASS_VERDICT_MAX + 1];
+        verdict_for(col_text(st, 4), sqlite3_column_int(st, 7),
+                    student ? seat_of(st, 5, student) : -1, v, sizeof v);
         json_array_append_new(a, json_pack("{s:I, s:o, s:o, s:s, s:s}", "game",
                                            (json_int_t)sqlite3_column_int64(st, 0), "names",
                                            json_loads(col_text(st, 1), 0, NULL), "scores",
                                            json_loads(col_text(st, 2), 0, NULL), "end",
-                                           col_text(st, 3), "verdict", col_text(st, 4)));
+                                           col_text(st, 3), "verdict", v));
+    }
     sqlite3_finalize(st);
     return a;
 }
@@ -1073,6 +1102,15 @@ static void start_final(const req *r)
              n == 1 ? "" : "s");
         return;
     }
+    if (j->n > TOUR_MAX_PARTICIPANTS) {
+        int n = j->n;
+        job_free(j);
+        course_release(&c);
+        fail(r->c, ENG_ETOO_MANY, "too_many", r->id,
+             "a round-robin takes at most %d participants; %d submissions are frozen",
+             TOUR_MAX_PARTICIPANTS, n);
+        return;
+    }
     j->final = true;
     j->course = c.id;
     j->g = c.g;
@@ -1208,13 +1246,7 @@ static void get_game(const req *r)
     }
     sqlite3_bind_int64(st, 1, gid);
     bool found = sqlite3_step(st) == SQLITE_ROW;
-    int mine = -1; /* the student's seat */
-    if (found && !admin) {
-        for (int s = 0; s < 2; s++)
-            if (sqlite3_column_type(st, 5 + s) != SQLITE_NULL &&
-                sqlite3_column_int64(st, 5 + s) == who.id)
-                mine = s;
-    }
+    int mine = found && !admin ? seat_of(st, 5, who.id) : -1; /* the student's seat */
     if (!found || (!admin && mine < 0)) {
         sqlite3_finalize(st);
         if (!admin)
@@ -1242,7 +1274,9 @@ static void get_game(const req *r)
     json_object_set_new(rep, "ranks", json_loads(col_text(st, 9), 0, NULL));
     json_object_set_new(rep, "end", json_string(col_text(st, 10)));
     json_object_set_new(rep, "culprit", json_integer(sqlite3_column_int(st, 11)));
-    json_object_set_new(rep, "verdict", json_string(col_text(st, 12)));
+    char v[CLASS_VERDICT_MAX + 1];
+    verdict_for(col_text(st, 12), sqlite3_column_int(st, 11), admin ? -1 : mine, v, sizeof v);
+    json_object_set_new(rep, "verdict", json_string(v));
     json_object_set_new(rep, "think_ms", json_loads(col_text(st, 13), 0, NULL));
     json_object_set_new(rep, "moves", json_loads(col_text(st, 14), 0, NULL));
     if (admin) {

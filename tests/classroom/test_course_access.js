@@ -170,7 +170,8 @@ test('students see only their own; instructors act with the admin token', { time
     assert.deepEqual(rows.slice(1, 3).map((r) => r[3]).sort(), ['1', '2']);
   });
 
-test('a native executable is run as itself; a bot cannot list the others\' folders',
+test('a native executable is run as itself; a bot cannot list the others\' folders; ' +
+  'another finalist\'s crash shows without its stderr',
   { timeout: 300000 }, async (t) => {
     const { execFileSync } = require('node:child_process');
     const srv = await startAdmin({ tag: 'course-elf' });
@@ -182,10 +183,12 @@ test('a native executable is run as itself; a bot cannot list the others\' folde
       seed: 9, gates: [{ opponent: 'random', games: 2, min_rate: 0 }],
     }, 'course_created');
     const added = await admin.request({ type: 'course_add_students', admin_token: A, course,
-      csv: 'id,name\nx1,Xavier\ny2,Yolanda\n' }, 'course_students_added');
+      csv: 'id,name\nx1,Xavier\ny2,Yolanda\nz3,Zoe\n' }, 'course_students_added');
     const tok = Object.fromEntries(added.students.map((s) => [s.student_id, s.token]));
     const x = await Client.connect(srv.url, { name: 'x1' });
     const y = await Client.connect(srv.url, { name: 'y2' });
+    const z = await Client.connect(srv.url, { name: 'z3' });
+    await submitBot(z, tok.z3, [path.join(BOTS, 'broken.py')]);
 
     /* y2 first, so that x1's bot has someone to look for */
     await submitBot(y, tok.y2, [path.join(BOTS, 'first.py')]);
@@ -202,7 +205,7 @@ test('a native executable is run as itself; a bot cannot list the others\' folde
       t.diagnostic('no C compiler: the executable submission is not tried');
     }
     const v = await waitFor(admin, { type: 'course_view', admin_token: A, course },
-      (w) => w.submissions.length === (cc ? 3 : 2) && w.submissions.every((s) => s.state === 'done'),
+      (w) => w.submissions.length === (cc ? 4 : 3) && w.submissions.every((s) => s.state === 'done'),
       120000 * SLOW);
     for (const s of v.submissions)
       assert.ok(s.qualified, JSON.stringify(s));
@@ -223,4 +226,29 @@ test('a native executable is run as itself; a bot cannot list the others\' folde
       assert.doesNotMatch(seen, /LISTED/, seen);
       assert.match(seen, /REFUSED .*PermissionError/);
     }
+
+    /* a final with the broken bot (min_rate 0 let it through): Yolanda sees
+     * that Zoe's program crashed, not what it wrote */
+    await admin.request({ type: 'course_set_deadline', admin_token: A, course, deadline_ms: 0 },
+      'course_deadline');
+    await admin.request({ type: 'course_start_final', admin_token: A, course }, 'course_final_started');
+    await waitFor(admin, { type: 'course_view', admin_token: A, course },
+      (w) => w.course.final_state === 'done', 120000 * SLOW);
+    const yv = await y.request({ type: 'course_view', token: tok.y2 }, 'course_view');
+    const vsZ = yv.final_games.filter((fg) => fg.names.includes('z3'));
+    assert.equal(vsZ.length, 2);
+    for (const fg of vsZ) {
+      assert.match(fg.verdict, /^P[12] \(seat [01]\): crashed$/, fg.verdict);
+      const one = await y.request({ type: 'course_game', token: tok.y2, game: fg.game }, 'course_game');
+      assert.match(one.verdict, /crashed$/);
+      assert.equal(one.stderr[1 - one.your_seat], null);
+      assert.notEqual(one.culprit, one.your_seat);
+      const all = await admin.request({ type: 'course_game', admin_token: A, game: fg.game }, 'course_game');
+      assert.match(all.verdict, /KeyError/);
+      assert.match(all.stderr[all.culprit], /KeyError/);
+    }
+    /* Zoe sees her own crash in full */
+    const zv = await z.request({ type: 'course_view', token: tok.z3 }, 'course_view');
+    assert.ok(zv.final_games.length === 4 && zv.final_games.every((fg) => /KeyError/.test(fg.verdict)),
+      JSON.stringify(zv.final_games));
   });
