@@ -43,6 +43,7 @@ static const char schema[] =
     " games INTEGER NOT NULL, wins INTEGER NOT NULL, losses INTEGER NOT NULL,"
     " draws INTEGER NOT NULL, points REAL NOT NULL, rate REAL NOT NULL, min_rate REAL NOT NULL,"
     " passed INTEGER NOT NULL, faults INTEGER NOT NULL, verdict TEXT NOT NULL,"
+    " ms_per_move REAL NOT NULL DEFAULT 0,"
     " PRIMARY KEY(submission, gate));"
     "CREATE TABLE IF NOT EXISTS class_games("
     " id INTEGER PRIMARY KEY, course INTEGER NOT NULL, stage TEXT NOT NULL,"

@@ -604,7 +604,7 @@ static json_t *subs_json(int64_t course, int64_t student)
         " FROM class_submissions s JOIN class_students st ON st.id = s.student"
         " WHERE s.course = ? AND (? = 0 OR s.student = ?) ORDER BY s.id");
     sqlite3_stmt *gq = prep("SELECT gate, opponent, games, wins, losses, draws, points, rate,"
-                            " min_rate, passed, faults, verdict FROM class_gates"
+                            " min_rate, passed, faults, verdict, ms_per_move FROM class_gates"
                             " WHERE submission = ? ORDER BY gate");
     sqlite3_stmt *gg = prep("SELECT id FROM class_games WHERE submission = ? AND gate = ?"
                             " AND stage = 'gate' ORDER BY idx");
@@ -627,7 +627,7 @@ static json_t *subs_json(int64_t course, int64_t student)
                 json_array_append_new(games, json_integer(sqlite3_column_int64(gg, 0)));
             json_array_append_new(
                 gates,
-                json_pack("{s:i, s:s, s:I, s:I, s:I, s:I, s:f, s:f, s:f, s:b, s:I, s:s, s:o}",
+                json_pack("{s:i, s:s, s:I, s:I, s:I, s:I, s:f, s:f, s:f, s:b, s:I, s:s, s:o, s:f}",
                           "gate", sqlite3_column_int(gq, 0), "opponent", col_text(gq, 1), "games",
                           (json_int_t)sqlite3_column_int64(gq, 2), "wins",
                           (json_int_t)sqlite3_column_int64(gq, 3), "losses",
@@ -637,7 +637,7 @@ static json_t *subs_json(int64_t course, int64_t student)
                           "min_rate", sqlite3_column_double(gq, 8), "passed",
                           sqlite3_column_int(gq, 9) != 0, "faults",
                           (json_int_t)sqlite3_column_int64(gq, 10), "verdict", col_text(gq, 11),
-                          "game_ids", games));
+                          "game_ids", games, "ms_per_move", sqlite3_column_double(gq, 12)));
         }
         json_t *files = json_loads(col_text(st, 6), 0, NULL);
         json_array_append_new(
@@ -1726,8 +1726,8 @@ static void apply_done(done *d)
         const char *names[2] = {sid, opp};
         sqlite3_stmt *st = prep(
             "INSERT OR REPLACE INTO class_gates(submission, gate, opponent, games, wins, losses,"
-            " draws, points, rate, min_rate, passed, faults, verdict)"
-            " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)");
+            " draws, points, rate, min_rate, passed, faults, verdict, ms_per_move)"
+            " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
         ok = ok && st;
         if (ok) {
             const class_standing *x = &d->st[0];
@@ -1744,6 +1744,7 @@ static void apply_done(done *d)
             sqlite3_bind_int(st, 11, d->passed);
             sqlite3_bind_int64(st, 12, x->faults);
             sqlite3_bind_text(st, 13, d->verdict, -1, SQLITE_STATIC);
+            sqlite3_bind_double(st, 14, x->ms_per_move);
             ok = sqlite3_step(st) == SQLITE_DONE;
         }
         sqlite3_finalize(st);

@@ -106,6 +106,7 @@ test('a course from roster to grades', { timeout: 600000 }, async (t) => {
     game: by.s1.gates[1].game_ids[0] }, 'course_game');
   assert.match(mg.stderr[mg.your_seat], /turn \d+: [a-h][1-8] scores/);
   assert.ok(mg.think_ms[mg.your_seat] > 0);
+  assert.ok(by.s1.gates[1].ms_per_move > 1, 'minimax thinks: ' + by.s1.gates[1].ms_per_move);
   assert.ok(mg.record && mg.record.turns.length > 0);
 
   /* the deadline: now. The set freezes; a late submission is refused */

@@ -39,9 +39,18 @@ async function page(width, height, url) {
   return p;
 }
 
+/** A screenshot of the whole page: the page scrolls inside <main>, so the viewport is made as tall
+ *  as its content for the picture, then put back. */
 async function shot(p, name) {
-  await p.page.screenshot({path: path.join(O.shots, name), fullPage: true});
-  if (docShots) await p.page.screenshot({path: path.join(docShots, name), fullPage: true});
+  const size = p.page.viewportSize();
+  const tall = await p.page.evaluate(() => {
+    const el = document.querySelector('.page.course');
+    return el.getBoundingClientRect().top + el.scrollHeight + 16;
+  });
+  await p.page.setViewportSize({width: size.width, height: Math.max(size.height, Math.ceil(tall))});
+  await p.page.screenshot({path: path.join(O.shots, name)});
+  if (docShots) await p.page.screenshot({path: path.join(docShots, name)});
+  await p.page.setViewportSize(size);
 }
 
 before(async () => {

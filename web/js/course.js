@@ -77,7 +77,7 @@ function submissionsTable(subs, onGame, {withStudent = false, onCode = null} = {
       h('td', {class: 'state', text: s.state === 'done' ? (s.qualified ? 'qualified' : 'not qualified') : s.state === 'queued' ? 'waiting' : 'in the gates'}),
       h('td', {class: 'gates'}, s.gates.map((g) => h('div', {class: `gate ${g.passed ? 'pass' : 'fail'}`}, [
         h('b', {text: `${g.passed ? '✓' : '✗'} gate ${g.gate + 1}`}),
-        ` ${g.points}/${g.games} vs ${g.opponent} `,
+        ` ${g.points}/${g.games} vs ${g.opponent}, ${g.ms_per_move.toFixed(1)} ms/move `,
         h('span', {class: 'games'}, g.game_ids.map((id, k) => h('a', {href: '#', text: String(k + 1), title: `game ${id}`, dataset: {game: id}, onclick: (e) => { e.preventDefault(); onGame(id); }}))),
       ]))),
       h('td', {class: 'verdict', text: s.verdict}),
