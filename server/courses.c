@@ -256,7 +256,7 @@ static void run_ladder(job *j)
     d->submission = j->submission;
     d->gates_passed = passed;
     d->qualified = passed >= j->qualify;
-    snprintf(d->verdict, sizeof d->verdict, "%s %d of %d gates; %s",
+    snprintf(d->verdict, sizeof d->verdict, "%s %d of %d gates; %.360s",
              d->qualified ? "qualified:" : "not qualified:", passed, j->ngates, last);
     post(d);
 }
