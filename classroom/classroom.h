@@ -159,6 +159,8 @@ typedef struct class_play_config {
     const char *const *specs; /* [n] participants' specs (borrowed) */
     const char *const *names; /* [n] their names (borrowed) */
     int n;                    /* 2..CLASS_MAX_STUDENTS */
+    int format;               /* a tour_format: round-robin (0, the default), Swiss or
+                                 knockout (tournament/tour.h) */
     int64_t games_per_pair;   /* even */
     int64_t move_ms;          /* each turn's allowance */
     uint64_t seed;            /* chance and in-process bots' seeds derive from it */
@@ -178,11 +180,11 @@ typedef struct class_standing {
     int64_t faults;
 } class_standing;
 
-/* Play a round-robin of the participants (two: a gate) through the
- * tournament runner, faults forfeiting the game (a crash, a time-out, an
- * illegal or unreadable move loses that game and nothing else). Blocks.
- * Fills out[n] in participant order. Returns 0, ENG_ESHUTTING_DOWN when
- * stopped, or a negative code with a reason. */
+/* Play a tournament of the participants (a round-robin unless cfg->format
+ * says otherwise; two participants: a gate) through the tournament runner, faults forfeiting the
+ * game (a crash, a time-out, an illegal or unreadable move loses that game and nothing else).
+ * Blocks. Fills out[n] in participant order. Returns 0, ENG_ESHUTTING_DOWN when stopped, or a
+ * negative code with a reason. */
 int class_play(const class_play_config *cfg, class_standing *out, char *err, size_t errcap);
 
 /* ---- store ------------------------------------------------------------------------------- */

@@ -70,7 +70,7 @@ int class_play(const class_play_config *cfg, class_standing *out, char *err, siz
     }
     tour_spec spec;
     tour_spec_init(&spec);
-    spec.format = TOUR_ROUND_ROBIN;
+    spec.format = (tour_format)cfg->format;
     spec.game = cfg->game;
     spec.rules = cfg->rules;
     spec.participants = parts;

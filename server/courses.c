@@ -40,6 +40,7 @@
 #include "classroom/classroom.h"
 #include "internal.h"
 #include "tournament/limits.h"
+#include "tournament/tour.h"
 
 #define COURSES_TICK_MS      1000 /* deadline checks */
 #define COURSES_GATE_THREADS 2    /* runner workers of a gate or final */
@@ -72,6 +73,7 @@ typedef struct job {
     char **specs, **names;
     int64_t *students, *subs;
     int64_t final_games;
+    int format; /* the final's tour_format */
 } job;
 
 typedef struct done {
@@ -285,6 +287,7 @@ static void run_final(job *j)
                             .specs = (const char *const *)j->specs,
                             .names = (const char *const *)j->names,
                             .n = j->n,
+                            .format = j->format,
                             .games_per_pair = j->final_games,
                             .move_ms = j->move_ms,
                             .seed = j->seed ^ 0xf1a1ULL,
@@ -1047,6 +1050,18 @@ static void start_final(const req *r)
         return;
     }
     gpp += gpp & 1;
+    tour_format format = TOUR_ROUND_ROBIN;
+    const char *fs = str_of(r, "format");
+    char ferr[200];
+    if (json_object_get(r->root, "format") &&
+        (!fs || tour_format_parse(fs, &format, ferr, sizeof ferr) != 0 ||
+         format == TOUR_GAUNTLET)) {
+        course_release(&c);
+        fail(r->c, ENG_EINVAL, NULL, r->id,
+             "format: \"round-robin\", \"swiss\" or \"knockout\" (a gauntlet needs a reference "
+             "participant: use a gate)");
+        return;
+    }
     job *j = calloc(1, sizeof *j);
     sqlite3_stmt *st = prep("SELECT s.id, s.student, st.sid, s.kind, s.dir, s.main"
                             " FROM class_submissions s JOIN class_students st ON st.id = s.student"
@@ -1118,10 +1133,12 @@ static void start_final(const req *r)
     j->move_ms = c.move_ms;
     j->seed = c.seed;
     j->final_games = gpp;
+    j->format = (int)format;
     sqlite3_stmt *up = prep("UPDATE class_courses SET final_state = 'running', final_note = ?"
                             " WHERE id = ?");
     char note[120];
-    snprintf(note, sizeof note, "%d finalists, %lld games per pair", j->n, (long long)gpp);
+    snprintf(note, sizeof note, "%s of %d finalists, %lld games per pair", tour_format_name(format),
+             j->n, (long long)gpp);
     ok = up != NULL;
     if (ok) {
         sqlite3_bind_text(up, 1, note, -1, SQLITE_STATIC);
@@ -1143,6 +1160,7 @@ static void start_final(const req *r)
     json_object_set_new(rep, "course", json_integer(c.id));
     json_object_set_new(rep, "finalists", json_integer(n));
     json_object_set_new(rep, "games_per_pair", json_integer(gpp));
+    json_object_set_new(rep, "format", json_string(tour_format_name(format)));
     conn_send(r->c, rep);
     course_release(&c);
 }

@@ -151,14 +151,19 @@ test('students see only their own; instructors act with the admin token', { time
       [['a1', 2], ['b2', 2]]);
     assert.equal(iv.roster.length, 3);
 
-    await admin.request({ type: 'course_start_final', admin_token: A, course, games_per_pair: 2 },
-      'course_final_started');
+    refused(await admin.request({ type: 'course_start_final', admin_token: A, course,
+      format: 'gauntlet' }), 'invalid_argument');
+    const fs0 = await admin.request({ type: 'course_start_final', admin_token: A, course,
+      games_per_pair: 2, format: 'knockout' }, 'course_final_started');
+    assert.equal(fs0.format, 'knockout');
     refused(await admin.request({ type: 'course_start_final', admin_token: A, course }),
       'invalid_argument', 'final_started');
     const fin = await waitFor(admin, { type: 'course_view', admin_token: A, course },
       (x) => x.course.final_state === 'done', 120000 * SLOW);
     assert.equal(fin.final.length, 2);
-    assert.equal(fin.final_games.length, 2);
+    assert.deepEqual(fin.final.map((r) => r.place).sort(), [1, 2], 'a knockout decides');
+    assert.ok(fin.final_games.length >= 2, 'a tie is broken by more games');
+    assert.match(fin.course.final_note, /^knockout of 2 finalists/);
     /* Alice's report: her row only */
     const av = await alice.request({ type: 'course_view', token: tok.a1 }, 'course_view');
     assert.deepEqual(av.final.map((r) => r.student_id), ['a1']);

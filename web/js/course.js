@@ -350,7 +350,8 @@ export class InstructorView {
     ]);
     const actions = h('div', {class: 'actions'}, [
       h('button', {class: 'deadline-now', text: 'close submissions now', disabled: !!c.frozen_ms, onclick: () => this.act({type: 'course_set_deadline', deadline_ms: 0})}),
-      h('button', {class: 'start-final', text: 'start the final', disabled: !c.frozen_ms || c.final_state === 'running' || c.final_state === 'done', onclick: () => this.act({type: 'course_start_final'})}),
+      h('select', {class: 'final-format', title: 'the final\'s format'}, [['round-robin', 'round-robin'], ['swiss', 'Swiss'], ['knockout', 'knockout']].map(([v, t]) => h('option', {value: v, text: t}))),
+      h('button', {class: 'start-final', text: 'start the final', disabled: !c.frozen_ms || c.final_state === 'running' || c.final_state === 'done', onclick: () => this.act({type: 'course_start_final', format: this.el.querySelector('select.final-format').value})}),
       h('button', {class: 'export', text: 'export grades (CSV)', onclick: async () => {
         const r = await this.conn.request({type: 'course_grades', admin_token: this.token, course: c.course});
         if (r.type === 'error') { this.actStatus.textContent = errText(r); return; }
