@@ -1357,6 +1357,210 @@ static int mkdirs(const char *path)
     return chmod(tmp, 0755);
 }
 
+/* An upload between its three steps: checked here on the loop (token,
+ * deadline, shape, names, sizes), its files checked against the declared
+ * kind on the thread pool (python3's parse takes tens of milliseconds, far
+ * more on a loaded machine: not on the loop), then stored back here. */
+typedef struct upload {
+    uv_work_t req;
+    uint64_t conn_id; /* the connection to answer, if still there */
+    json_t *id;       /* the request's id (owned) */
+    student_t who;
+    class_kind kind;
+    char main[CLASS_FILE_NAME_MAX + 1];
+    int nf;
+    char names[CLASS_MAX_FILES][CLASS_FILE_NAME_MAX + 1];
+    unsigned char *data[CLASS_MAX_FILES];
+    size_t len[CLASS_MAX_FILES], total;
+    int rc; /* the check's verdict */
+    char err[600];
+} upload;
+
+#define COURSES_MAX_CHECKS 8 /* uploads being checked at once (each may run a python3) */
+static int checking;
+
+static void upload_free(upload *u)
+{
+    for (int i = 0; i < u->nf; i++)
+        free(u->data[i]);
+    json_decref(u->id);
+    free(u);
+}
+
+static conn *conn_by_id(srv *s, uint64_t id)
+{
+    for (conn *c = s->conns; c; c = c->next)
+        if (c->id == id)
+            return c;
+    return NULL;
+}
+
+static void upload_work(uv_work_t *w)
+{
+    upload *u = w->data;
+    for (int i = 0; i < u->nf && u->rc == 0; i++)
+        /* every file of a Python submission is Python; an executable's other
+         * files are data it may read */
+        if (u->kind == CLASS_PYTHON || strcmp(u->names[i], u->main) == 0)
+            u->rc = class_check_file(u->kind, u->names[i], u->data[i], u->len[i], u->err,
+                                     sizeof u->err);
+}
+
+/* Store a checked upload: its folder, files and row; queue its gates.
+ * Returns the submission's id, or 0 with rc/err/reason set. */
+static int64_t upload_store(upload *u, int64_t now, int64_t *version_out, char *hex,
+                            const char **reason)
+{
+    unsigned char hash[SHA256_DIGEST_LENGTH];
+    EVP_MD_CTX *h = EVP_MD_CTX_new();
+    bool hok = h && EVP_DigestInit_ex(h, EVP_sha256(), NULL) == 1;
+    for (int i = 0; hok && i < u->nf; i++)
+        hok = EVP_DigestUpdate(h, u->names[i], strlen(u->names[i]) + 1) == 1 &&
+              EVP_DigestUpdate(h, u->data[i], u->len[i]) == 1;
+    hok = hok && EVP_DigestFinal_ex(h, hash, NULL) == 1;
+    EVP_MD_CTX_free(h);
+    if (!hok)
+        memset(hash, 0, sizeof hash);
+    for (int i = 0; i < SHA256_DIGEST_LENGTH; i++)
+        sprintf(hex + 2 * i, "%02x", hash[i]);
+    *reason = NULL;
+    int64_t version = 0;
+    sqlite3_stmt *st = prep("SELECT COALESCE(MAX(version), 0) FROM class_submissions"
+                            " WHERE student = ?");
+    if (st) {
+        sqlite3_bind_int64(st, 1, u->who.id);
+        if (sqlite3_step(st) == SQLITE_ROW)
+            version = sqlite3_column_int64(st, 0) + 1;
+        sqlite3_finalize(st);
+    }
+    if (version == 0) {
+        u->rc = ENG_ESTORAGE;
+        snprintf(u->err, sizeof u->err, "the submission could not be stored");
+        return 0;
+    }
+    if (version > CLASS_MAX_VERSIONS) {
+        u->rc = ENG_ETOO_MANY;
+        snprintf(u->err, sizeof u->err, "at most %d submissions per student", CLASS_MAX_VERSIONS);
+        return 0;
+    }
+    /* vN-RANDOM: the bots of every student run as the same user, and the
+     * directories above are not listable, so no bot can find another's */
+    char dir[PATH_MAX], rnd[CLASS_TOKEN_LEN + 1];
+    if (class_token_new(rnd) != 0) {
+        u->rc = ENG_EINTERNAL;
+        snprintf(u->err, sizeof u->err, "no random bytes for the submission's directory");
+        return 0;
+    }
+    snprintf(dir, sizeof dir, "%.3900s/course-%lld/student-%lld/v%lld-%.16s", C.dir,
+             (long long)u->who.course, (long long)u->who.id, (long long)version, rnd);
+    if (mkdirs(dir) != 0) {
+        u->rc = ENG_EIO;
+        snprintf(u->err, sizeof u->err, "the submission's directory could not be made");
+        return 0;
+    }
+    json_t *fl = json_array();
+    for (int i = 0; u->rc == 0 && i < u->nf; i++) {
+        char path[PATH_MAX + 80];
+        snprintf(path, sizeof path, "%s/%s", dir, u->names[i]);
+        bool exe = u->kind == CLASS_ELF && strcmp(u->names[i], u->main) == 0;
+        FILE *f = fopen(path, "wbx");
+        bool ok = f && fwrite(u->data[i], 1, u->len[i], f) == u->len[i];
+        if (f && fclose(f) != 0)
+            ok = false;
+        if (ok && chmod(path, exe ? 0755 : 0644) != 0)
+            ok = false;
+        if (!ok) {
+            u->rc = ENG_EIO;
+            snprintf(u->err, sizeof u->err, "the submission's files could not be written");
+        }
+        json_array_append_new(
+            fl, json_pack("{s:s, s:I}", "name", u->names[i], "bytes", (json_int_t)u->len[i]));
+    }
+    char *ftext = u->rc ? NULL : json_dumps(fl, JSON_COMPACT);
+    json_decref(fl);
+    if (u->rc)
+        return 0;
+    sqlite3_stmt *ins = prep("INSERT INTO class_submissions(course, student, version, kind, main,"
+                             " files, dir, bytes, sha256, created_ms) VALUES(?,?,?,?,?,?,?,?,?,?)");
+    bool ok = ins && ftext;
+    if (ok) {
+        sqlite3_bind_int64(ins, 1, u->who.course);
+        sqlite3_bind_int64(ins, 2, u->who.id);
+        sqlite3_bind_int64(ins, 3, version);
+        sqlite3_bind_text(ins, 4, class_kind_name(u->kind), -1, SQLITE_STATIC);
+        sqlite3_bind_text(ins, 5, u->main, -1, SQLITE_STATIC);
+        sqlite3_bind_text(ins, 6, ftext, -1, SQLITE_STATIC);
+        sqlite3_bind_text(ins, 7, dir, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(ins, 8, (int64_t)u->total);
+        sqlite3_bind_text(ins, 9, hex, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(ins, 10, now);
+        ok = sqlite3_step(ins) == SQLITE_DONE;
+    }
+    sqlite3_finalize(ins);
+    free(ftext);
+    if (!ok) {
+        u->rc = ENG_ESTORAGE;
+        snprintf(u->err, sizeof u->err, "the submission could not be stored");
+        return 0;
+    }
+    *version_out = version;
+    return sqlite3_last_insert_rowid(db());
+}
+
+static void upload_done(uv_work_t *w, int status)
+{
+    upload *u = w->data;
+    checking--;
+    srv *s = C.s;
+    conn *c = conn_by_id(s, u->conn_id);
+    const char *reason = "not_declared_kind";
+    if (status != 0 && u->rc == 0) {
+        u->rc = ENG_EINTERNAL;
+        snprintf(u->err, sizeof u->err, "the upload could not be checked; send it again");
+        reason = NULL;
+    }
+    int64_t now = srv_epoch_ms(), sub = 0, version = 0;
+    char hex[65] = "";
+    course_t crs;
+    if (u->rc == 0 && s->stopping) {
+        u->rc = ENG_ESHUTTING_DOWN;
+        snprintf(u->err, sizeof u->err, "the server is shutting down; send it again later");
+        reason = NULL;
+    } else if (u->rc == 0 && load_course(u->who.course, &crs)) {
+        /* the deadline may have passed while the files were checked */
+        bool late = crs.frozen_ms || (crs.deadline_ms && now >= crs.deadline_ms);
+        course_release(&crs);
+        if (late) {
+            u->rc = ENG_EFORBIDDEN;
+            reason = "deadline_passed";
+            snprintf(u->err, sizeof u->err, "the deadline has passed: submissions are closed");
+        }
+    }
+    if (u->rc == 0)
+        sub = upload_store(u, now, &version, hex, &reason);
+    if (sub) {
+        srv_log(LOG_INFO, "course_submission", "{s:I, s:I, s:s, s:I, s:s, s:I}", "course",
+                (json_int_t)u->who.course, "submission", (json_int_t)sub, "student", u->who.sid,
+                "version", (json_int_t)version, "kind", class_kind_name(u->kind), "bytes",
+                (json_int_t)u->total);
+        queue_ladder(sub);
+    }
+    if (c) {
+        if (!sub) {
+            fail(c, u->rc, reason, u->id, "%s", u->err);
+        } else {
+            json_t *rep = proto_reply("course_submitted", u->id);
+            json_object_set_new(rep, "submission", json_integer(sub));
+            json_object_set_new(rep, "version", json_integer(version));
+            json_object_set_new(rep, "created_ms", json_integer(now));
+            json_object_set_new(rep, "sha256", json_string(hex));
+            json_object_set_new(rep, "bytes", json_integer((json_int_t)u->total));
+            conn_send(c, rep);
+        }
+    }
+    upload_free(u);
+}
+
 static void submit(const req *r)
 {
     student_t who;
@@ -1390,187 +1594,91 @@ static void submit(const req *r)
              "files: an array of 1 to %d {name, data (base64)}", CLASS_MAX_FILES);
         return;
     }
+    if (checking >= COURSES_MAX_CHECKS) {
+        fail(r->c, ENG_ETOO_MANY, NULL, r->id,
+             "%d uploads are being checked; send yours again in a moment", checking);
+        return;
+    }
+    upload *u = calloc(1, sizeof *u);
+    if (!u) {
+        fail(r->c, ENG_ENOMEM, NULL, r->id, "out of memory");
+        return;
+    }
+    u->who = who;
+    u->kind = kind;
+    u->conn_id = r->c->id;
+    u->id = r->id ? json_incref((json_t *)r->id) : NULL;
     size_t nf = json_array_size(files);
     if (!main && nf == 1)
         main = json_string_value(json_object_get(json_array_get(files, 0), "name"));
-    unsigned char *data[CLASS_MAX_FILES] = {NULL};
-    size_t len[CLASS_MAX_FILES] = {0}, total = 0;
-    const char *names[CLASS_MAX_FILES] = {NULL};
     bool main_found = false;
-    char err[600];
     int rc = 0;
     const char *reason = "bad_upload";
+    char *err = u->err;
+    size_t errcap = sizeof u->err;
     for (size_t i = 0; i < nf && rc == 0; i++) {
         json_t *f = json_array_get(files, i);
-        names[i] = json_string_value(json_object_get(f, "name"));
+        const char *name = json_string_value(json_object_get(f, "name"));
         const char *d = json_string_value(json_object_get(f, "data"));
-        if (!names[i] || !d) {
+        if (!name || !d) {
             rc = ENG_EBAD_MESSAGE;
-            snprintf(err, sizeof err, "files[%zu]: {name, data (base64)}", i);
+            snprintf(err, errcap, "files[%zu]: {name, data (base64)}", i);
             break;
         }
         if (strlen(d) / 4 * 3 > CLASS_MAX_UPLOAD + 3) {
             rc = ENG_ETOO_LARGE;
             reason = "too_large";
-            snprintf(err, sizeof err, "a submission is at most %d bytes", CLASS_MAX_UPLOAD);
+            snprintf(err, errcap, "a submission is at most %d bytes", CLASS_MAX_UPLOAD);
             break;
         }
-        if (!class_file_name_ok(names[i])) {
+        if (!class_file_name_ok(name)) {
             rc = ENG_EINVAL;
-            snprintf(
-                err, sizeof err,
-                "files[%zu]: '%.70s' is not an accepted file name (1 to %d of A-Z a-z 0-9 _ . -,"
-                " not starting with a dot)",
-                i, names[i], CLASS_FILE_NAME_MAX);
+            snprintf(err, errcap,
+                     "files[%zu]: '%.70s' is not an accepted file name (1 to %d of A-Z a-z 0-9 _ "
+                     ". -, not starting with a dot)",
+                     i, name, CLASS_FILE_NAME_MAX);
             break;
         }
-        if (!b64_decode(d, &data[i], &len[i])) {
+        snprintf(u->names[i], sizeof u->names[i], "%s", name);
+        u->nf = (int)i + 1;
+        if (!b64_decode(d, &u->data[i], &u->len[i])) {
             rc = ENG_EINVAL;
-            snprintf(err, sizeof err, "files[%zu].data is not base64", i);
+            snprintf(err, errcap, "files[%zu].data is not base64", i);
             break;
         }
-        total += len[i];
-        if (total > CLASS_MAX_UPLOAD) {
+        u->total += u->len[i];
+        if (u->total > CLASS_MAX_UPLOAD) {
             rc = ENG_ETOO_LARGE;
             reason = "too_large";
-            snprintf(err, sizeof err, "a submission is at most %d bytes; this one has %zu+",
-                     CLASS_MAX_UPLOAD, total);
+            snprintf(err, errcap, "a submission is at most %d bytes; this one has %zu+",
+                     CLASS_MAX_UPLOAD, u->total);
             break;
         }
         for (size_t k = 0; k < i; k++)
-            if (strcmp(names[k], names[i]) == 0) {
+            if (strcmp(u->names[k], name) == 0) {
                 rc = ENG_EINVAL;
-                snprintf(err, sizeof err, "two files are named %s", names[i]);
+                snprintf(err, errcap, "two files are named %s", name);
             }
-        if (main && strcmp(names[i], main) == 0)
+        if (main && strcmp(name, main) == 0)
             main_found = true;
-        /* every file of a Python submission is Python; an executable's other
-         * files are data it may read */
-        if (rc == 0 && (kind == CLASS_PYTHON || (main && strcmp(names[i], main) == 0))) {
-            rc = class_check_file(kind, names[i], data[i], len[i], err, sizeof err);
-            if (rc)
-                reason = "not_declared_kind";
-        } else if (rc == 0 && !class_file_name_ok(names[i])) {
-            rc = ENG_EINVAL;
-            snprintf(err, sizeof err, "'%.70s' is not an accepted file name", names[i]);
-        }
     }
     if (rc == 0 && (!main || !main_found)) {
         rc = ENG_EINVAL;
-        snprintf(err, sizeof err, "main: the name of the file to run, one of files[]");
+        snprintf(err, errcap, "main: the name of the file to run, one of files[]");
     }
-    unsigned char hash[SHA256_DIGEST_LENGTH];
-    char hex[65] = "";
-    if (rc == 0) {
-        EVP_MD_CTX *h = EVP_MD_CTX_new();
-        bool hok = h && EVP_DigestInit_ex(h, EVP_sha256(), NULL) == 1;
-        for (size_t i = 0; hok && i < nf; i++)
-            hok = EVP_DigestUpdate(h, names[i], strlen(names[i]) + 1) == 1 &&
-                  EVP_DigestUpdate(h, data[i], len[i]) == 1;
-        hok = hok && EVP_DigestFinal_ex(h, hash, NULL) == 1;
-        EVP_MD_CTX_free(h);
-        if (!hok)
-            memset(hash, 0, sizeof hash);
-        for (int i = 0; i < SHA256_DIGEST_LENGTH; i++)
-            sprintf(hex + 2 * i, "%02x", hash[i]);
-    }
-    int64_t version = 0;
-    if (rc == 0) {
-        sqlite3_stmt *st = prep("SELECT COALESCE(MAX(version), 0) FROM class_submissions"
-                                " WHERE student = ?");
-        if (st) {
-            sqlite3_bind_int64(st, 1, who.id);
-            if (sqlite3_step(st) == SQLITE_ROW)
-                version = sqlite3_column_int64(st, 0) + 1;
-            sqlite3_finalize(st);
-        }
-        if (version == 0) {
-            rc = ENG_ESTORAGE;
-            reason = NULL;
-            snprintf(err, sizeof err, "the submission could not be stored");
-        } else if (version > CLASS_MAX_VERSIONS) {
-            rc = ENG_ETOO_MANY;
-            reason = NULL;
-            snprintf(err, sizeof err, "at most %d submissions per student", CLASS_MAX_VERSIONS);
-        }
-    }
-    /* vN-RANDOM: the bots of every student run as the same user, and the
-     * directories above are not listable, so no bot can find another's */
-    char dir[PATH_MAX], rnd[CLASS_TOKEN_LEN + 1];
-    if (rc == 0 && class_token_new(rnd) != 0) {
-        rc = ENG_EINTERNAL;
-        reason = NULL;
-        snprintf(err, sizeof err, "no random bytes for the submission's directory");
-    }
-    snprintf(dir, sizeof dir, "%.3900s/course-%lld/student-%lld/v%lld-%.16s", C.dir,
-             (long long)who.course, (long long)who.id, (long long)version, rc == 0 ? rnd : "");
-    if (rc == 0 && mkdirs(dir) != 0) {
-        rc = ENG_EIO;
-        reason = NULL;
-        snprintf(err, sizeof err, "the submission's directory could not be made");
-    }
-    json_t *fl = json_array();
-    for (size_t i = 0; rc == 0 && i < nf; i++) {
-        char path[PATH_MAX + 80];
-        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
-        bool exe = kind == CLASS_ELF && strcmp(names[i], main) == 0;
-        FILE *f = fopen(path, "wbx");
-        bool ok = f && fwrite(data[i], 1, len[i], f) == len[i];
-        if (f && fclose(f) != 0)
-            ok = false;
-        if (ok && chmod(path, exe ? 0755 : 0644) != 0)
-            ok = false;
-        if (!ok) {
-            rc = ENG_EIO;
-            reason = NULL;
-            snprintf(err, sizeof err, "the submission's files could not be written");
-        }
-        json_array_append_new(
-            fl, json_pack("{s:s, s:I}", "name", names[i], "bytes", (json_int_t)len[i]));
-    }
-    for (size_t i = 0; i < nf; i++)
-        free(data[i]);
     if (rc) {
-        json_decref(fl);
         fail(r->c, rc, reason, r->id, "%s", err);
+        upload_free(u);
         return;
     }
-    char *ftext = json_dumps(fl, JSON_COMPACT);
-    json_decref(fl);
-    sqlite3_stmt *ins = prep("INSERT INTO class_submissions(course, student, version, kind, main,"
-                             " files, dir, bytes, sha256, created_ms) VALUES(?,?,?,?,?,?,?,?,?,?)");
-    bool ok = ins && ftext;
-    if (ok) {
-        sqlite3_bind_int64(ins, 1, who.course);
-        sqlite3_bind_int64(ins, 2, who.id);
-        sqlite3_bind_int64(ins, 3, version);
-        sqlite3_bind_text(ins, 4, class_kind_name(kind), -1, SQLITE_STATIC);
-        sqlite3_bind_text(ins, 5, main, -1, SQLITE_STATIC);
-        sqlite3_bind_text(ins, 6, ftext, -1, SQLITE_STATIC);
-        sqlite3_bind_text(ins, 7, dir, -1, SQLITE_STATIC);
-        sqlite3_bind_int64(ins, 8, (int64_t)total);
-        sqlite3_bind_text(ins, 9, hex, -1, SQLITE_STATIC);
-        sqlite3_bind_int64(ins, 10, now);
-        ok = sqlite3_step(ins) == SQLITE_DONE;
-    }
-    sqlite3_finalize(ins);
-    free(ftext);
-    if (!ok) {
-        fail(r->c, ENG_ESTORAGE, NULL, r->id, "the submission could not be stored");
+    snprintf(u->main, sizeof u->main, "%s", main);
+    u->req.data = u;
+    if (uv_queue_work(C.s->loop, &u->req, upload_work, upload_done) != 0) {
+        fail(r->c, ENG_EINTERNAL, NULL, r->id, "the upload could not be checked; send it again");
+        upload_free(u);
         return;
     }
-    int64_t sub = sqlite3_last_insert_rowid(db());
-    srv_log(LOG_INFO, "course_submission", "{s:I, s:I, s:s, s:I, s:s, s:I}", "course",
-            (json_int_t)who.course, "submission", (json_int_t)sub, "student", who.sid, "version",
-            (json_int_t)version, "kind", class_kind_name(kind), "bytes", (json_int_t)total);
-    queue_ladder(sub);
-    json_t *rep = proto_reply("course_submitted", r->id);
-    json_object_set_new(rep, "submission", json_integer(sub));
-    json_object_set_new(rep, "version", json_integer(version));
-    json_object_set_new(rep, "created_ms", json_integer(now));
-    json_object_set_new(rep, "sha256", json_string(hex));
-    json_object_set_new(rep, "bytes", json_integer((json_int_t)total));
-    conn_send(r->c, rep);
+    checking++;
 }
 
 /* course_code: a submission's files (base64), for its student or the
