@@ -2112,6 +2112,18 @@ int courses_start(srv *s, char *err, size_t errcap)
     int rc = class_store_init(db(), err, errcap);
     if (rc)
         return rc;
+    /* The database holds every course's stderr, records and submission
+     * folders (and the server's admin token): the bots this server runs
+     * must not read it, whatever the umask made it. SQLite gives its -wal
+     * and -shm files the database's mode when it makes them. */
+    static const char *const parts[] = {"", "-wal", "-shm", "-journal"};
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%.4000s%s", dbp, parts[i]);
+        if (chmod(path, 0600) != 0 && errno != ENOENT)
+            srv_log(LOG_WARN, "courses_db_mode", "{s:s, s:s}", "file", path, "error",
+                    strerror(errno));
+    }
     pthread_mutex_init(&C.lock, NULL);
     pthread_cond_init(&C.cond, NULL);
     atomic_store(&C.stop, false);
