@@ -517,6 +517,10 @@ void handle_message(conn *c, const char *buf, size_t len)
     json_t *id = NULL;
     char err[256];
     int rc = proto_decode(buf, len, &m, &id, err, sizeof err);
+    if (rc == ENG_EUNKNOWN_TYPE && c->hello && courses_handle(c, buf, len)) {
+        json_decref(id);
+        return;
+    }
     if (rc) {
         conn_error(c, rc, err, id);
         json_decref(id);

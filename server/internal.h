@@ -426,6 +426,18 @@ int tokidx_add(srv *s, const char *token, match *m, int seat);
 match *tokidx_find(srv *s, const char *token, int *seat);
 void tokidx_remove_match(srv *s, const match *m);
 
+/* ---- courses (courses.c) ------------------------------------------------------------------- */
+
+/* Create the class_ tables, start the worker, queue what a previous run
+ * left unplayed (after the journal is loaded). 0 or a negative code. */
+int courses_start(srv *s, char *err, size_t errcap);
+/* Stop the worker (its running games are cut short and played again at the
+ * next start) and close the handles. */
+void courses_shutdown(srv *s);
+/* A course_* message (docs/classroom.md): handled (true), or not a course
+ * message (false). */
+bool courses_handle(conn *c, const char *buf, size_t len);
+
 /* ---- storage -------------------------------------------------------------------- */
 
 int store_open(srv *s, const char *path, bool durable, char *err, size_t errcap);

@@ -350,6 +350,7 @@ static void on_signal(uv_signal_t *h, int signum)
     /* stop every search, program and timer; matches and tournaments stay
      * unfinished in the journal */
     tours_shutdown(s);
+    courses_shutdown(s);
     while (s->matches)
         match_close(s->matches);
     progs_shutdown(s);
@@ -468,6 +469,8 @@ int srv_run(const srv_config *cfg)
         if (m->status != MATCH_FINISHED)
             match_advance(m);
     tours_resume(&s);
+    if (courses_start(&s, err, sizeof err))
+        srv_log(LOG_ERROR, "courses_unavailable", "{s:s}", "reason", err);
     start_demo(&s);
 
     uv_run(s.loop, UV_RUN_DEFAULT);

@@ -146,7 +146,21 @@ typedef struct game_end {
     char *record_text;
     char verdict[TOUR_VERDICT_MAX + 1];
     char err[PLAYER_DETAIL_MAX + 128]; /* FAILED: why */
+    char errtext[ENG_MAX_PLAYERS][TOUR_RUN_STDERR_KEEP + 1]; /* each seat's stderr (its start) */
+    size_t errlen[ENG_MAX_PLAYERS];
 } game_end;
+
+/* Keep the stderr a seat's turn returned (the start of the game's, up to
+ * TOUR_RUN_STDERR_KEEP bytes). */
+static void keep_stderr(game_end *e, int p, const player_result *r)
+{
+    e->info.stderr_bytes[p] += r->stderr_total;
+    size_t room = TOUR_RUN_STDERR_KEEP - e->errlen[p];
+    size_t n = r->stderr_len < room ? r->stderr_len : room;
+    memcpy(e->errtext[p] + e->errlen[p], r->stderr_tail, n);
+    e->errlen[p] += n;
+    e->errtext[p][e->errlen[p]] = '\0';
+}
 
 /* The engine's reason word for a fault, as player_observe and game_over
  * take it (docs/stdio.md). */
@@ -221,6 +235,8 @@ static outcome play_game(worker *w, const tour_game *gm, const chance_secret *se
     memset(e, 0, sizeof *e);
     tour_result_init(&e->res);
     tour_run_game *info = &e->info;
+    for (int s = 0; s < ENG_MAX_PLAYERS; s++)
+        info->stderr_text[s] = e->errtext[s];
     info->game = gm;
     info->commitment = commitment;
 
@@ -289,6 +305,8 @@ static outcome play_game(worker *w, const tour_game *gm, const chance_secret *se
         double asked = now_ms();
         player_verdict v = player_turn(seat[p], w->st, asked + allowance, cfg->stop, w->res);
         double waited = now_ms() - asked;
+        if (program)
+            keep_stderr(e, p, w->res);
         if (stop_raised(R)) {
             oc = ABANDONED;
             break;
