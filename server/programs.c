@@ -91,6 +91,7 @@ struct prog {
     int starts;
     bool exited;    /* the worker has ended */
     bool finishing; /* game over / quit queued */
+    bool complete;  /* the program has had its game over: its log is whole */
     prog *next;
     /* shared with the worker (mu) */
     pthread_t thread;
@@ -272,9 +273,9 @@ json_t *prog_log_json(const prog *p)
         }
         text[p->log_len] = 0;
     }
-    json_t *o = json_pack("{s:i, s:s, s:s, s:I, s:i, s:O}", "seat", p->seat, "spec", p->spec,
+    json_t *o = json_pack("{s:i, s:s, s:s, s:I, s:i, s:O, s:b}", "seat", p->seat, "spec", p->spec,
                           "stderr", text ? text : "", "stderr_bytes", (json_int_t)p->stderr_total,
-                          "starts", p->starts, "verdicts", p->verdicts);
+                          "starts", p->starts, "verdicts", p->verdicts, "complete", p->complete);
     free(text);
     return o;
 }
@@ -351,6 +352,7 @@ static void on_async(uv_async_t *h)
         } else {
             log_stderr(p, &r->r);
             if (r->kind == PR_GAME_OVER) {
+                p->complete = true;
                 store_log(p);
             } else if (p->m && p->m->seats[p->seat].prog == p) {
                 if (r->r.verdict != PLAYER_OK) {

@@ -190,9 +190,18 @@ test('a program seat\'s stderr is kept with the finished game: its owner (the ad
     assert.equal(pub.programs, undefined, 'the log is the owner\'s alone');
     const wrong = await c.request({ type: 'get_record', match: m.match, admin_token: 'z'.repeat(24) });
     assert.equal(wrong.code, 'forbidden', JSON.stringify(wrong));
-    const rec = await c.request({ type: 'get_record', match: m.match, admin_token: srv.adminToken }, 'record');
-    assert.equal(rec.programs.length, 1);
+    /* the log is whole once the program has had its game over, a moment
+     * after the players' game_over (CI once asked first and found it empty) */
+    let rec;
+    for (const end = Date.now() + 10000 * SLOW; ;) {
+      rec = await c.request({ type: 'get_record', match: m.match, admin_token: srv.adminToken }, 'record');
+      assert.equal(rec.programs.length, 1);
+      if (rec.programs[0].complete || Date.now() > end)
+        break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
     const log = rec.programs[0];
+    assert.equal(log.complete, true, 'the log is whole');
     assert.equal(log.seat, 1);
     assert.equal(log.spec, py);
     assert.match(log.stderr, /seat 1 of a reversi game/, 'the program\'s own debug output');
