@@ -39,6 +39,7 @@
 #include "engine/eng.h"
 #include "limits.h"
 #include "protocol/chance.h"
+#include "protocol/jsontext.h"
 #include "protocol/messages.h"
 #include "protocol/wire.h"
 #include "server.h"
@@ -458,6 +459,13 @@ struct srv {
     struct progs *progs; /* program workers (programs.c) */
     struct tours *tours; /* tournaments (tournaments.c) */
     /* web/ mount */
+    /* texts of the per-move messages, written by protocol/jsontext.h into
+     * buffers reused from message to message (loop thread only) */
+    jt_buf send_txt;                  /* conn_send: the message being queued */
+    jt_buf msg_txt;                   /* match.c: an update or your_turn being composed */
+    jt_buf state_txt;                 /* match.c: the public state of state_txt_of ... */
+    const match *state_txt_of;        /* ... at state_txt_at moves (NULL: none) */
+    int state_txt_at;
     struct lws_http_mount mount;
     char web_root[512];
 };

@@ -48,21 +48,48 @@ static bool holds_seat(const match *m, const conn *c, int upto)
 
 /* Everyone at the table, each connection once: one that holds several seats
  * of the match, or plays and watches it, hears every message once. */
-static void each_at_table(match *m, json_t *msg)
+static void each_at_table_text(match *m, const jt_buf *t)
 {
-    /* one serialisation, many queues */
-    char *text = json_dumps(msg, JSON_COMPACT);
-    json_decref(msg);
-    if (!text)
+    if (t->failed)
         return;
-    size_t len = strlen(text);
     for (int i = 0; i < m->nseats; i++)
         if (m->seats[i].conn && !holds_seat(m, m->seats[i].conn, i))
-            conn_send_text(m->seats[i].conn, text, len);
+            conn_send_text(m->seats[i].conn, t->p, t->len);
     for (int i = 0; i < m->nspect; i++)
         if (!holds_seat(m, m->spect[i], m->nseats))
-            conn_send_text(m->spect[i], text, len);
-    free(text);
+            conn_send_text(m->spect[i], t->p, t->len);
+}
+
+/* The same for a JSON message (steals the reference): one serialisation,
+ * many queues. */
+static void each_at_table(match *m, json_t *msg)
+{
+    jt_buf *b = &m->srv->msg_txt;
+    jt_reset(b);
+    int rc = msg ? jt_dump(b, msg) : -1;
+    json_decref(msg);
+    if (rc == 0)
+        each_at_table_text(m, b);
+}
+
+/* The text of msg (borrowed, an object) with `"key":raw` added as its last
+ * member, in the server's message buffer (valid until the next message). */
+static const jt_buf *text_with(srv *s, const json_t *msg, const char *key, const jt_buf *raw)
+{
+    jt_buf *b = &s->msg_txt;
+    jt_reset(b);
+    if (!msg || raw->failed || jt_dump(b, msg)) {
+        b->failed = true;
+        return b;
+    }
+    b->len--; /* the closing brace */
+    if (b->len > 1)
+        jt_raw(b, ",", 1);
+    jt_str(b, key, strlen(key));
+    jt_raw(b, ":", 1);
+    jt_raw(b, raw->p, raw->len);
+    jt_raw(b, "}", 1);
+    return b;
 }
 
 /* The public state, built once per position: the update and the next
@@ -75,6 +102,24 @@ static json_t *state_json(match *m)
         m->state_cache_at = m->nmoves;
     }
     return json_incref(m->state_cache);
+}
+
+/* The public state's text, written once per position: the update and the
+ * next your_turn of a turn splice the same text (the server holds one, of
+ * the match that last asked). */
+static const jt_buf *state_text(match *m)
+{
+    srv *s = m->srv;
+    if (s->state_txt_of != m || s->state_txt_at != m->nmoves || s->state_txt.failed) {
+        json_t *st = state_json(m);
+        jt_reset(&s->state_txt);
+        if (!st || jt_dump(&s->state_txt, st))
+            s->state_txt.failed = true;
+        json_decref(st);
+        s->state_txt_of = m;
+        s->state_txt_at = m->nmoves;
+    }
+    return &s->state_txt;
 }
 
 static json_t *scores_json(const match *m)
@@ -421,13 +466,15 @@ static void end_turn(match *m, const char *by, const char *reason)
         if (tile)
             json_object_set(next, "tile", tile);
     }
-    json_t *msg = json_pack("{s:s, s:s, s:i, s:o, s:s, s:o, s:o, s:o, s:o}", "type", "update",
-                            "match", m->id, "turn", m->turns, "record", record, "by",
-                            by ? by : "player", "scores", scores_json(m), "next", next, "clocks",
-                            clocks_json(m, p), "state", state);
-    if (reason)
+    json_decref(state);
+    json_t *msg = json_pack("{s:s, s:s, s:i, s:o, s:s, s:o, s:o, s:o}", "type", "update", "match",
+                            m->id, "turn", m->turns, "record", record, "by", by ? by : "player",
+                            "scores", scores_json(m), "next", next, "clocks", clocks_json(m, p));
+    if (msg && reason)
         json_object_set_new(msg, "reason", json_string(reason));
-    each_at_table(m, msg);
+    /* the state's text is written once and spliced in (the next your_turn reuses it) */
+    each_at_table_text(m, text_with(m->srv, msg, "state", state_text(m)));
+    json_decref(msg);
     if (discard)
         end_turn(m, "server", "dead tile");
 }
@@ -547,11 +594,15 @@ static void send_your_turn(match *m, int seat_no)
     int64_t epoch = srv_epoch_ms();
     int64_t left = m->deadline > now ? (int64_t)(m->deadline - now) : 0;
     json_t *msg =
-        json_pack("{s:s, s:s, s:i, s:i, s:o, s:o, s:I, s:I, s:o}", "type", "your_turn", "match",
-                  m->id, "seat", seat_no, "turn", m->turns + 1, "state", state_json(m), "legal",
-                  m->wire->legal(m->st), "time_left_ms", (json_int_t)left, "deadline",
-                  (json_int_t)(epoch + left), "clocks", match_clocks(m));
-    conn_send(t->conn, msg);
+        json_pack("{s:s, s:s, s:i, s:i, s:o, s:I, s:I, s:o}", "type", "your_turn", "match", m->id,
+                  "seat", seat_no, "turn", m->turns + 1, "legal", m->wire->legal(m->st),
+                  "time_left_ms", (json_int_t)left, "deadline", (json_int_t)(epoch + left),
+                  "clocks", match_clocks(m));
+    /* the state's text as the turn's update carried it */
+    const jt_buf *txt = text_with(m->srv, msg, "state", state_text(m));
+    if (!txt->failed)
+        conn_send_text(t->conn, txt->p, txt->len);
+    json_decref(msg);
     if (m->rx_ns) {
         /* the server's overhead for a remote move: its arrival to the next
          * seat's your_turn, queued for sending */
@@ -1166,6 +1217,8 @@ void match_close(match *m)
         return;
     m->closing = true;
     srv *s = m->srv;
+    if (s->state_txt_of == m)
+        s->state_txt_of = NULL;
     /* unlink, detach everyone */
     if (m->prev)
         m->prev->next = m->next;

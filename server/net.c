@@ -77,11 +77,11 @@ void conn_send(conn *c, json_t *msg)
     if (!msg)
         return;
     if (c && c->wsi && !c->closing) {
-        char *text = json_dumps(msg, JSON_COMPACT);
-        if (text) {
-            conn_send_text(c, text, strlen(text));
-            free(text);
-        }
+        /* written into the server's reusable buffer, then copied to the queue */
+        jt_buf *b = &c->srv->send_txt;
+        jt_reset(b);
+        if (jt_dump(b, msg) == 0)
+            conn_send_text(c, b->p, b->len);
     }
     json_decref(msg);
 }

@@ -423,6 +423,9 @@ int srv_run(const srv_config *cfg)
     registry_free(&s);
     store_close(&s);
     free(s.progs);
+    jt_free(&s.send_txt);
+    jt_free(&s.msg_txt);
+    jt_free(&s.state_txt);
     uv_loop_close(s.loop);
     srv_log(LOG_INFO, "stopped", NULL);
     return 0;

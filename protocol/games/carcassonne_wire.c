@@ -114,20 +114,18 @@ static json_t *carc_legal(const void *st)
     json_t *out = json_array();
     if (s->phase != CARC_PLACE)
         return out;
-    eng_move moves[CARC_MAX_MOVES], meeples[CARC_MAX_SEGS + 1];
+    eng_move moves[CARC_MAX_MOVES];
+    uint8_t segs[CARC_MAX_SEGS];
     int n = carc_game.legal_moves(s, moves);
-    carc_state tmp;
     for (int i = 0; i < n; i++) {
         int x, y, rot;
         carc_decode_place(s, moves[i], &x, &y, &rot);
-        memcpy(&tmp, s, sizeof tmp);
-        carc_game.apply(&tmp, moves[i]);
+        /* the meeple ports without applying the placement to a copy */
         json_t *ports = json_array();
-        int k = carc_game.legal_moves(&tmp, meeples);
+        int k = carc_meeple_options_for(s, moves[i], segs);
         for (int j = 0; j < k; j++)
-            if (meeples[j] != CARC_NO_MEEPLE)
-                json_array_append_new(ports,
-                                      json_string(carc_port_name(carc_decode_meeple(&tmp, meeples[j]))));
+            json_array_append_new(
+                ports, json_string(carc_port_name(carc_feature_port(s->drawn, moves[i] & 3, segs[j]))));
         json_array_append_new(out, json_pack("{s:i, s:i, s:i, s:o}", "x", x, "y", y, "rot", rot,
                                              "meeples", ports));
     }
