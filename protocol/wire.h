@@ -30,6 +30,9 @@ typedef struct wire_game {
     json_t *(*state)(const void *st);
     /* Legal protocol moves of the seat to move (new reference, an array). */
     json_t *(*legal)(const void *st);
+    /* The same in protocol 2's compact form (docs/protocol.md), or NULL when
+     * the game's `legal` is compact already (new reference, an array). */
+    json_t *(*legal_compact)(const void *st);
     /* Read a protocol move (borrowed) for the seat to move in st into the
      * engine moves it stands for (at most WIRE_MAX_TURN_MOVES), checking it
      * against the rules on a copy. Returns the number of moves, or

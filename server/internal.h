@@ -66,6 +66,7 @@ typedef struct outmsg {
 typedef struct conn_sub {
     match *m;
     int seat;                    /* >= 0: plays this seat; -1: spectates */
+    int known_at;                /* protocol 2: moves of the state it last received, -1: none */
 } conn_sub;
 
 struct conn {
@@ -74,6 +75,7 @@ struct conn {
     uint64_t id;                 /* for logs */
     char peer[64];               /* remote address, for logs */
     bool hello;                  /* hello received */
+    int proto;                   /* protocol version agreed in hello (1 before) */
     bool closing;                /* close after the queue drains */
     bool close_sent;             /* our close frame is out; awaiting the peer's */
     int close_status;            /* WebSocket close code to send */
@@ -169,6 +171,8 @@ struct match {
     json_t *history;                  /* record turns, for join/resume/spectate */
     json_t *state_cache;              /* public state JSON at state_cache_at moves */
     int state_cache_at;
+    json_t *ann_state;                /* protocol 2: the state the last update carried ... */
+    int ann_at;                       /* ... at this many moves (-1: none); changes start there */
     /* the decision in progress */
     int to_move;                      /* seat to move, -1 when none */
     uint64_t turn_started;            /* loop ms when the seat was asked */
@@ -232,6 +236,9 @@ match *match_find(srv *s, const char *id);
 /* JSON summary for list_matches (new reference). */
 json_t *match_summary(const match *m);
 /* Full table view for joined/resumed/spectating (new reference). */
+/* Connection c was just sent the match's whole state (a table view):
+ * protocol 2's next change for it starts from there. */
+void match_state_sent(match *m, conn *c);
 json_t *match_table_view(const match *m, const char *type, int seat, const json_t *id);
 /* A seat's connection joined / resumed / dropped. */
 /* Attach a connection to a seat, reply to it with the table view (`type`
@@ -463,6 +470,8 @@ struct srv {
      * buffers reused from message to message (loop thread only) */
     jt_buf send_txt;                  /* conn_send: the message being queued */
     jt_buf msg_txt;                   /* match.c: an update or your_turn being composed */
+    jt_buf msg2_txt;                  /* match.c: its protocol 2 text, when that differs */
+    jt_buf change_txt;                /* match.c: protocol 2's change of the turn */
     jt_buf state_txt;                 /* match.c: the public state of state_txt_of ... */
     const match *state_txt_of;        /* ... at state_txt_at moves (NULL: none) */
     int state_txt_at;

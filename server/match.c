@@ -25,6 +25,7 @@
 
 #include "internal.h"
 #include "players/player.h"
+#include "protocol/delta.h"
 #include "protocol/record.h"
 
 /* ---- helpers ------------------------------------------------------------------ */
@@ -73,10 +74,9 @@ static void each_at_table(match *m, json_t *msg)
 }
 
 /* The text of msg (borrowed, an object) with `"key":raw` added as its last
- * member, in the server's message buffer (valid until the next message). */
-static const jt_buf *text_with(srv *s, const json_t *msg, const char *key, const jt_buf *raw)
+ * member, in buffer b (the server's: valid until the next message). */
+static const jt_buf *text_into(jt_buf *b, const json_t *msg, const char *key, const jt_buf *raw)
 {
-    jt_buf *b = &s->msg_txt;
     jt_reset(b);
     if (!msg || raw->failed || jt_dump(b, msg)) {
         b->failed = true;
@@ -92,6 +92,11 @@ static const jt_buf *text_with(srv *s, const json_t *msg, const char *key, const
     return b;
 }
 
+static const jt_buf *text_with(srv *s, const json_t *msg, const char *key, const jt_buf *raw)
+{
+    return text_into(&s->msg_txt, msg, key, raw);
+}
+
 /* The public state, built once per position: the update and the next
  * your_turn of a turn carry the same one (a new reference). */
 static json_t *state_json(match *m)
@@ -102,6 +107,60 @@ static json_t *state_json(match *m)
         m->state_cache_at = m->nmoves;
     }
     return json_incref(m->state_cache);
+}
+
+/* The public state now (borrowed: the match's cache). */
+static json_t *state_json_borrow(match *m)
+{
+    json_t *s = state_json(m);
+    json_decref(s);
+    return m->state_cache;
+}
+
+/* ---- protocol 2: changes instead of states --------------------------------------- */
+
+/* The subscription through which c follows m (its first, if several). */
+static conn_sub *sub_of(conn *c, const match *m)
+{
+    for (int i = 0; i < c->nsubs; i++)
+        if (c->subs[i].m == m)
+            return &c->subs[i];
+    return NULL;
+}
+
+void match_state_sent(match *m, conn *c)
+{
+    conn_sub *s = c ? sub_of(c, m) : NULL;
+    if (s)
+        s->known_at = m->nmoves;
+}
+
+/* The text of protocol 2's change from the announced state (m->ann_state)
+ * to the state now, written once per turn into the server's change buffer. */
+static const jt_buf *change_text(match *m, json_t *now)
+{
+    jt_buf *b = &m->srv->change_txt;
+    jt_reset(b);
+    json_t *d = m->ann_state ? delta_diff(m->ann_state, now) : NULL;
+    if (!d || jt_dump(b, d))
+        b->failed = true;
+    json_decref(d);
+    return b;
+}
+
+/* What a protocol 2 connection is told of the state in an update or a
+ * your_turn: nothing when it has the state now, the change when it has the
+ * announced state, else the whole state. */
+enum { TELL_NOTHING, TELL_CHANGE, TELL_STATE };
+static int what_to_tell(const match *m, conn *c)
+{
+    const conn_sub *s = sub_of(c, m);
+    int known = s ? s->known_at : -1;
+    if (known == m->nmoves)
+        return TELL_NOTHING;
+    if (known >= 0 && known == m->ann_at && m->ann_state)
+        return TELL_CHANGE;
+    return TELL_STATE;
 }
 
 /* The public state's text, written once per position: the update and the
@@ -424,6 +483,50 @@ static void finish(match *m, const char *reason, int faulty, const char *detail)
 
 /* ---- turns ---------------------------------------------------------------------- */
 
+/* One connection at the table gets the update, in its protocol's form. */
+static void send_update_to(match *m, conn *c, const jt_buf *v1, const jt_buf **v2, const json_t *msg)
+{
+    if (c->proto < 2) {
+        if (!v1->failed)
+            conn_send_text(c, v1->p, v1->len);
+        return;
+    }
+    int tell = what_to_tell(m, c);
+    const jt_buf *t = v1; /* TELL_STATE: the whole state, as protocol 1 */
+    if (tell != TELL_STATE) {
+        if (!*v2) {
+            static const jt_buf empty = {(char *)"{}", 2, 2, false};
+            const jt_buf *ch = tell == TELL_NOTHING ? &empty : change_text(m, m->state_cache);
+            *v2 = text_into(&m->srv->msg2_txt, msg, "change", ch);
+        }
+        t = *v2;
+        if (t->failed)
+            t = v1;
+    }
+    if (!t->failed)
+        conn_send_text(c, t->p, t->len);
+    match_state_sent(m, c);
+}
+
+/* The turn's update to everyone at the table, each connection once: the
+ * public state's text is written once and spliced in (the next your_turn
+ * reuses it); protocol 2 connections get the change instead, written once. */
+static void broadcast_update(match *m, const json_t *msg)
+{
+    const jt_buf *v1 = text_with(m->srv, msg, "state", state_text(m)), *v2 = NULL;
+    json_t *now = state_json(m);
+    for (int i = 0; i < m->nseats; i++)
+        if (m->seats[i].conn && !holds_seat(m, m->seats[i].conn, i))
+            send_update_to(m, m->seats[i].conn, v1, &v2, msg);
+    for (int i = 0; i < m->nspect; i++)
+        if (!holds_seat(m, m->spect[i], m->nseats))
+            send_update_to(m, m->spect[i], v1, &v2, msg);
+    /* the next changes start from this state */
+    json_decref(m->ann_state);
+    m->ann_state = now;
+    m->ann_at = m->nmoves;
+}
+
 static void advance(match *m);
 
 /* Announce what comes next: the next draw happens first (journaled), so
@@ -472,8 +575,7 @@ static void end_turn(match *m, const char *by, const char *reason)
                             "scores", scores_json(m), "next", next, "clocks", clocks_json(m, p));
     if (msg && reason)
         json_object_set_new(msg, "reason", json_string(reason));
-    /* the state's text is written once and spliced in (the next your_turn reuses it) */
-    each_at_table_text(m, text_with(m->srv, msg, "state", state_text(m)));
+    broadcast_update(m, msg);
     json_decref(msg);
     if (discard)
         end_turn(m, "server", "dead tile");
@@ -593,15 +695,34 @@ static void send_your_turn(match *m, int seat_no)
     uint64_t now = srv_now(m->srv);
     int64_t epoch = srv_epoch_ms();
     int64_t left = m->deadline > now ? (int64_t)(m->deadline - now) : 0;
+    /* protocol 2: the compact legal moves, and the state only if the
+     * connection does not have it (the turn's update brought it) */
+    bool v2 = t->conn->proto >= 2;
+    json_t *legal = v2 && m->wire->legal_compact ? m->wire->legal_compact(m->st)
+                                                 : m->wire->legal(m->st);
     json_t *msg =
         json_pack("{s:s, s:s, s:i, s:i, s:o, s:I, s:I, s:o}", "type", "your_turn", "match", m->id,
-                  "seat", seat_no, "turn", m->turns + 1, "legal", m->wire->legal(m->st),
-                  "time_left_ms", (json_int_t)left, "deadline", (json_int_t)(epoch + left),
-                  "clocks", match_clocks(m));
-    /* the state's text as the turn's update carried it */
-    const jt_buf *txt = text_with(m->srv, msg, "state", state_text(m));
+                  "seat", seat_no, "turn", m->turns + 1, "legal", legal, "time_left_ms",
+                  (json_int_t)left, "deadline", (json_int_t)(epoch + left), "clocks",
+                  match_clocks(m));
+    int tell = v2 ? what_to_tell(m, t->conn) : TELL_STATE;
+    const jt_buf *txt;
+    if (tell == TELL_NOTHING) {
+        jt_buf *b = &m->srv->msg_txt;
+        jt_reset(b);
+        if (!msg || jt_dump(b, msg))
+            b->failed = true;
+        txt = b;
+    } else if (tell == TELL_CHANGE) {
+        txt = text_with(m->srv, msg, "change", change_text(m, state_json_borrow(m)));
+    } else {
+        /* the state's text as the turn's update carried it */
+        txt = text_with(m->srv, msg, "state", state_text(m));
+    }
     if (!txt->failed)
         conn_send_text(t->conn, txt->p, txt->len);
+    if (v2)
+        match_state_sent(m, t->conn);
     json_decref(msg);
     if (m->rx_ns) {
         /* the server's overhead for a remote move: its arrival to the next
@@ -870,6 +991,7 @@ void match_seat_connected(match *m, int seat_no, conn *c, const char *type, cons
     /* the reply first, showing the seat connected (and the match live if
      * this join starts it); then whatever play it unblocks */
     conn_send(c, match_table_view(m, type, seat_no, id));
+    match_state_sent(m, c);
     if (start) {
         srv_log(LOG_INFO, "match_started", "{s:s}", "match", m->id);
         advance(m);
@@ -1155,6 +1277,7 @@ static match *alloc_match(srv *s, const eng_game *g, const wire_game *w, const e
     m->srv = s;
     m->g = g;
     m->wire = w;
+    m->ann_at = -1;
     m->rules = *r;
     m->st = malloc(g->state_size);
     m->turn_start = malloc(g->state_size);
@@ -1196,6 +1319,7 @@ static void free_match(match *m)
     json_decref(m->history);
     json_decref(m->result);
     json_decref(m->state_cache);
+    json_decref(m->ann_state);
     free(m);
 }
 

@@ -108,7 +108,7 @@ bool conn_sub_add(conn *c, match *m, int seat)
             return true;
     if (c->nsubs == (int)(sizeof c->subs / sizeof c->subs[0]))
         return false;
-    c->subs[c->nsubs++] = (conn_sub){m, seat};
+    c->subs[c->nsubs++] = (conn_sub){m, seat, -1};
     return true;
 }
 

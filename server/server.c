@@ -425,6 +425,8 @@ int srv_run(const srv_config *cfg)
     free(s.progs);
     jt_free(&s.send_txt);
     jt_free(&s.msg_txt);
+    jt_free(&s.msg2_txt);
+    jt_free(&s.change_txt);
     jt_free(&s.state_txt);
     uv_loop_close(s.loop);
     srv_log(LOG_INFO, "stopped", NULL);

@@ -132,6 +132,32 @@ static json_t *carc_legal(const void *st)
     return out;
 }
 
+/* Protocol 2: each legal placement as one string "x,y,rot" followed by
+ * ",PORT" for each meeple port it allows: "3,-2,1,N,C" is {"x":3,"y":-2,
+ * "rot":1,"meeples":["N","C"]} of protocol 1, in a third of the bytes. */
+static json_t *carc_legal_compact(const void *st)
+{
+    const carc_state *s = st;
+    json_t *out = json_array();
+    if (s->phase != CARC_PLACE)
+        return out;
+    eng_move moves[CARC_MAX_MOVES];
+    uint8_t segs[CARC_MAX_SEGS];
+    int n = carc_game.legal_moves(s, moves);
+    for (int i = 0; i < n; i++) {
+        int x, y, rot;
+        carc_decode_place(s, moves[i], &x, &y, &rot);
+        char e[64];
+        int len = snprintf(e, sizeof e, "%d,%d,%d", x, y, rot);
+        int k = carc_meeple_options_for(s, moves[i], segs);
+        for (int j = 0; j < k && len < (int)sizeof e - 4; j++)
+            len += snprintf(e + len, sizeof e - (size_t)len, ",%s",
+                            carc_port_name(carc_feature_port(s->drawn, moves[i] & 3, segs[j])));
+        json_array_append_new(out, json_string(e));
+    }
+    return out;
+}
+
 static int carc_parse_move(const void *st, const json_t *move, eng_move *out, char *err,
                            size_t errcap)
 {
@@ -212,6 +238,7 @@ const wire_game wire_carcassonne = {
     .info = carc_info,
     .state = carc_state_json,
     .legal = carc_legal,
+    .legal_compact = carc_legal_compact,
     .parse_move = carc_parse_move,
     .format_move = carc_format_move,
 };
