@@ -483,29 +483,38 @@ static void finish(match *m, const char *reason, int faulty, const char *detail)
 
 /* ---- turns ---------------------------------------------------------------------- */
 
-/* One connection at the table gets the update, in its protocol's form. */
-static void send_update_to(match *m, conn *c, const jt_buf *v1, const jt_buf **v2, const json_t *msg)
+/* The two texts of a turn's update, each written when first needed. */
+typedef struct update_texts {
+    const json_t *msg; /* the update without state or change */
+    const jt_buf *v1;  /* with "state" (protocol 1, or a protocol 2 client whose state is unknown) */
+    const jt_buf *v2;  /* with "change" */
+} update_texts;
+
+static const jt_buf *update_v1(match *m, update_texts *u)
 {
+    if (!u->v1)
+        u->v1 = text_with(m->srv, u->msg, "state", state_text(m));
+    return u->v1;
+}
+
+/* One connection at the table gets the update, in its protocol's form. */
+static void send_update_to(match *m, conn *c, update_texts *u)
+{
+    const jt_buf *t;
     if (c->proto < 2) {
-        if (!v1->failed)
-            conn_send_text(c, v1->p, v1->len);
-        return;
-    }
-    int tell = what_to_tell(m, c);
-    const jt_buf *t = v1; /* TELL_STATE: the whole state, as protocol 1 */
-    if (tell != TELL_STATE) {
-        if (!*v2) {
+        t = update_v1(m, u);
+    } else {
+        int tell = what_to_tell(m, c);
+        if (tell != TELL_STATE && !u->v2) {
             static const jt_buf empty = {(char *)"{}", 2, 2, false};
             const jt_buf *ch = tell == TELL_NOTHING ? &empty : change_text(m, m->state_cache);
-            *v2 = text_into(&m->srv->msg2_txt, msg, "change", ch);
+            u->v2 = text_into(&m->srv->msg2_txt, u->msg, "change", ch);
         }
-        t = *v2;
-        if (t->failed)
-            t = v1;
+        t = tell == TELL_STATE || u->v2->failed ? update_v1(m, u) : u->v2;
+        match_state_sent(m, c);
     }
     if (!t->failed)
         conn_send_text(c, t->p, t->len);
-    match_state_sent(m, c);
 }
 
 /* The turn's update to everyone at the table, each connection once: the
@@ -513,14 +522,14 @@ static void send_update_to(match *m, conn *c, const jt_buf *v1, const jt_buf **v
  * reuses it); protocol 2 connections get the change instead, written once. */
 static void broadcast_update(match *m, const json_t *msg)
 {
-    const jt_buf *v1 = text_with(m->srv, msg, "state", state_text(m)), *v2 = NULL;
+    update_texts u = {msg, NULL, NULL};
     json_t *now = state_json(m);
     for (int i = 0; i < m->nseats; i++)
         if (m->seats[i].conn && !holds_seat(m, m->seats[i].conn, i))
-            send_update_to(m, m->seats[i].conn, v1, &v2, msg);
+            send_update_to(m, m->seats[i].conn, &u);
     for (int i = 0; i < m->nspect; i++)
         if (!holds_seat(m, m->spect[i], m->nseats))
-            send_update_to(m, m->spect[i], v1, &v2, msg);
+            send_update_to(m, m->spect[i], &u);
     /* the next changes start from this state */
     json_decref(m->ann_state);
     m->ann_state = now;
