@@ -109,6 +109,9 @@ test('corrupted journal rows: those matches are reported, the others restored', 
   sqlite(srv.db, `UPDATE matches SET seats='[{"kind":' WHERE id='${badSeats}'`);
 
   await srv.restart();
+  /* the port file can come before the log lines are read: the restore's
+   * summary is logged after every restore_failed */
+  await srv.waitLog((l) => l.event === 'restored');
   const failed = srv.events('restore_failed');
   assert.deepEqual(failed.map((l) => l.match).sort(), [badMove, badSeats].sort(), 'both damaged matches reported');
   const why = Object.fromEntries(failed.map((l) => [l.match, l.reason]));
