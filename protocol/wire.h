@@ -17,6 +17,7 @@
 #include <stddef.h>
 
 #include "engine/eng.h"
+#include "protocol/jsontext.h"
 #include "protocol/record.h"
 
 #define WIRE_MAX_TURN_MOVES 8 /* engine decisions in one protocol move (Carcassonne: 2) */
@@ -33,6 +34,20 @@ typedef struct wire_game {
     /* The same in protocol 2's compact form (docs/protocol.md), or NULL when
      * the game's `legal` is compact already (new reference, an array). */
     json_t *(*legal_compact)(const void *st);
+    /* The update's `next` for the state after a turn: sets *next to a new
+     * reference ({"seat", and what that seat must play, e.g. Carcassonne's
+     * "tile"}, or null when the game is over) and returns that seat, or -1.
+     * NULL: {"seat": the player to move} (games without chance). The server
+     * used to read this back from the public state's JSON. */
+    int (*next)(const void *st, json_t **next);
+    /* Protocol 2's change (protocol/delta.h) from the public state of `from`
+     * to that of `to`, written as text into out: exactly the text of
+     * delta_diff(state(from), state(to)), computed from the engine states
+     * without building either JSON state (NULL: the server diffs the JSON).
+     * `to` is a later position of `from`'s game. Returns 0; 1 when it cannot
+     * tell (not two positions of one game: nothing written, diff the JSON);
+     * -1 when out ran out of memory. */
+    int (*change)(const void *from, const void *to, jt_buf *out);
     /* Read a protocol move (borrowed) for the seat to move in st into the
      * engine moves it stands for (at most WIRE_MAX_TURN_MOVES), checking it
      * against the rules on a copy. Returns the number of moves, or

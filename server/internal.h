@@ -173,6 +173,7 @@ struct match {
     int state_cache_at;
     json_t *ann_state;                /* protocol 2: the state the last update carried ... */
     int ann_at;                       /* ... at this many moves (-1: none); changes start there */
+    void *ann_st;                     /* the same as an engine state, for a codec's change() */
     /* the decision in progress */
     int to_move;                      /* seat to move, -1 when none */
     uint64_t turn_started;            /* loop ms when the seat was asked */

@@ -135,13 +135,20 @@ void match_state_sent(match *m, conn *c)
         s->known_at = m->nmoves;
 }
 
-/* The text of protocol 2's change from the announced state (m->ann_state)
- * to the state now, written once per turn into the server's change buffer. */
-static const jt_buf *change_text(match *m, json_t *now)
+/* The text of protocol 2's change from the announced state to the state
+ * now, written into the server's change buffer: by the game's codec from
+ * the two engine states when it has one (no JSON state is built), else as
+ * the diff of the two JSON states. */
+static const jt_buf *change_text(match *m)
 {
     jt_buf *b = &m->srv->change_txt;
     jt_reset(b);
-    json_t *d = m->ann_state ? delta_diff(m->ann_state, now) : NULL;
+    if (m->wire->change) {
+        if (!m->ann_st || m->wire->change(m->ann_st, m->st, b) != 0)
+            b->failed = true;
+        return b;
+    }
+    json_t *d = m->ann_state ? delta_diff(m->ann_state, state_json_borrow(m)) : NULL;
     if (!d || jt_dump(b, d))
         b->failed = true;
     json_decref(d);
@@ -158,7 +165,7 @@ static int what_to_tell(const match *m, conn *c)
     int known = s ? s->known_at : -1;
     if (known == m->nmoves)
         return TELL_NOTHING;
-    if (known >= 0 && known == m->ann_at && m->ann_state)
+    if (known >= 0 && known == m->ann_at && (m->ann_state || m->ann_st))
         return TELL_CHANGE;
     return TELL_STATE;
 }
@@ -461,6 +468,16 @@ static void finish_ex(match *m, const char *reason, int faulty, const char *deta
     /* a finished match needs no bot: its search memory (arena pages) goes now,
      * not when the match is evicted from memory much later */
     match_release_bots(m);
+    /* nor the states kept for the next turn's messages */
+    free(m->ann_st);
+    m->ann_st = NULL;
+    json_decref(m->ann_state);
+    m->ann_state = NULL;
+    m->ann_at = -1;
+    if (m->srv->state_txt_of == m)
+        m->srv->state_txt_of = NULL;
+    json_decref(m->state_cache);
+    m->state_cache = NULL;
     tours_match_finished(m); /* its result, if it is a tournament game; seats freed */
 
     /* keep a bounded number of finished matches in memory */
@@ -507,7 +524,7 @@ static void send_update_to(match *m, conn *c, update_texts *u)
         int tell = what_to_tell(m, c);
         if (tell != TELL_STATE && !u->v2) {
             static const jt_buf empty = {(char *)"{}", 2, 2, false};
-            const jt_buf *ch = tell == TELL_NOTHING ? &empty : change_text(m, m->state_cache);
+            const jt_buf *ch = tell == TELL_NOTHING ? &empty : change_text(m);
             u->v2 = text_into(&m->srv->msg2_txt, u->msg, "change", ch);
         }
         t = tell == TELL_STATE || u->v2->failed ? update_v1(m, u) : u->v2;
@@ -523,17 +540,26 @@ static void send_update_to(match *m, conn *c, update_texts *u)
 static void broadcast_update(match *m, const json_t *msg)
 {
     update_texts u = {msg, NULL, NULL};
-    json_t *now = state_json(m);
     for (int i = 0; i < m->nseats; i++)
         if (m->seats[i].conn && !holds_seat(m, m->seats[i].conn, i))
             send_update_to(m, m->seats[i].conn, &u);
     for (int i = 0; i < m->nspect; i++)
         if (!holds_seat(m, m->spect[i], m->nseats))
             send_update_to(m, m->spect[i], &u);
-    /* the next changes start from this state */
-    json_decref(m->ann_state);
-    m->ann_state = now;
+    /* the next changes start from this state: the engine state when the
+     * codec writes changes from it, else the JSON state */
     m->ann_at = m->nmoves;
+    if (m->wire->change) {
+        if (!m->ann_st)
+            m->ann_st = malloc(m->g->state_size);
+        if (m->ann_st)
+            memcpy(m->ann_st, m->st, m->g->state_size);
+        else
+            m->ann_at = -1;
+    } else {
+        json_decref(m->ann_state);
+        m->ann_state = state_json(m);
+    }
 }
 
 static void advance(match *m);
@@ -564,21 +590,16 @@ static void end_turn(match *m, const char *by, const char *reason)
             discard = m->g->current_player(m->st) < 0; /* no decision: a dead tile */
     }
 
-    json_t *state = state_json(m);
-    json_t *next = json_null();
-    int p = m->g->current_player(m->st);
-    if (p == ENG_CHANCE) {
-        /* a dead tile was drawn: its seat draws again (the state says whose) */
-        json_t *tm = json_object_get(state, "to_move");
-        p = json_is_integer(tm) ? (int)json_integer_value(tm) : -1;
+    /* who moves next and what it plays, from the game (not read back from
+     * the public state's JSON, which a protocol 2 table never builds) */
+    json_t *next = NULL;
+    int p;
+    if (m->wire->next) {
+        p = m->wire->next(m->st, &next);
+    } else {
+        p = m->g->current_player(m->st);
+        next = p >= 0 ? json_pack("{s:i}", "seat", p) : json_null();
     }
-    if (p >= 0) {
-        next = json_pack("{s:i}", "seat", p);
-        json_t *tile = json_object_get(state, "tile");
-        if (tile)
-            json_object_set(next, "tile", tile);
-    }
-    json_decref(state);
     json_t *msg = json_pack("{s:s, s:s, s:i, s:o, s:s, s:o, s:o, s:o}", "type", "update", "match",
                             m->id, "turn", m->turns, "record", record, "by", by ? by : "player",
                             "scores", scores_json(m), "next", next, "clocks", clocks_json(m, p));
@@ -723,7 +744,7 @@ static void send_your_turn(match *m, int seat_no)
             b->failed = true;
         txt = b;
     } else if (tell == TELL_CHANGE) {
-        txt = text_with(m->srv, msg, "change", change_text(m, state_json_borrow(m)));
+        txt = text_with(m->srv, msg, "change", change_text(m));
     } else {
         /* the state's text as the turn's update carried it */
         txt = text_with(m->srv, msg, "state", state_text(m));
@@ -1329,6 +1350,7 @@ static void free_match(match *m)
     json_decref(m->result);
     json_decref(m->state_cache);
     json_decref(m->ann_state);
+    free(m->ann_st);
     free(m);
 }
 
