@@ -495,6 +495,9 @@ void srv_limits_default(srv *s);
 extern ssize_t (*srv__getrandom)(void *buf, size_t len, unsigned int flags);
 /* Make sure at least one live demo match exists (when --demo). */
 void srv_demo_check(srv *s);
+/* Free the buffers of the per-move message texts (send_txt, msg_txt, ...):
+ * at shutdown, after the loop has run for the last time. */
+void srv_texts_free(srv *s);
 
 /* net.c */
 int net_start(srv *s, char *err, size_t errcap);
