@@ -153,7 +153,8 @@ static int parse_value(const char *bot_name, const bot_param *p, const char *s, 
                         bot_name, p->name);
         return 0;
     }
-    case BOT_STR: {
+    case BOT_STR:
+    case BOT_FILE: {
         /* printable ASCII without spaces; ',' and '=' cannot occur (the spec
          * splits on them) */
         size_t len = strlen(s);
@@ -197,7 +198,7 @@ static void set_default(const bot_param *p, bot_value *val)
     val->v = p->def;
     if (p->kind == BOT_LIST && p->def_list)
         parse_value("", p, p->def_list, val, NULL, 0);
-    if (p->kind == BOT_STR && p->def_list)
+    if ((p->kind == BOT_STR || p->kind == BOT_FILE) && p->def_list)
         snprintf(val->str, sizeof val->str, "%s", p->def_list);
 }
 
@@ -273,6 +274,38 @@ static int parse_spec(const char *spec, const eng_game *g, bot *b, char *err, si
     return 0;
 }
 
+int bot_spec_reads_file(const char *spec, char *opt, size_t cap)
+{
+    if (!spec)
+        return 0;
+    size_t len = strlen(spec);
+    if (len >= BOT_SPEC_MAX)
+        return 0; /* refused by parse_spec before anything is read */
+    /* split as parse_spec does: NAME[:KEY=VALUE,...] */
+    char buf[BOT_SPEC_MAX];
+    memcpy(buf, spec, len + 1);
+    char *opts = strchr(buf, ':');
+    if (opts)
+        *opts++ = 0;
+    const bot_type *t = bot_find_type(buf);
+    if (!t || !opts)
+        return 0;
+    char *save = NULL;
+    for (char *kv = strtok_r(opts, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(kv, '=');
+        if (!eq || eq == kv)
+            continue;
+        *eq = 0;
+        for (int i = 0; i < t->nparams; i++)
+            if (t->params[i].kind == BOT_FILE && strcmp(t->params[i].name, kv) == 0) {
+                if (opt && cap)
+                    snprintf(opt, cap, "%s", kv);
+                return 1;
+            }
+    }
+    return 0;
+}
+
 bot *bot_create(const char *spec, const eng_game *g, uint64_t seed, char *err, size_t errcap)
 {
     bot *b = calloc(1, sizeof *b);
@@ -341,6 +374,37 @@ eng_move bot_choose(bot *b, const void *st, const bot_budget *budget, bot_stats 
     return m;
 }
 
+int bot_choose_turn(bot *b, void *st, double end_ms, const atomic_bool *stop, bot_turn *out)
+{
+    const eng_game *g = b->game;
+    memset(out, 0, sizeof *out);
+    int seat = g->current_player(st);
+    while (seat >= 0 && out->n < g->turn_decisions && g->current_player(st) == seat) {
+        double left = end_ms - bot_now_ms();
+        bot_budget budget = {.ms = left > 1 ? (int64_t)left : 1, .cap_only = true, .stop = stop};
+        if (out->n == 0)
+            out->first_budget_ms = budget.ms;
+        bot_stats st1;
+        eng_move m = bot_choose(b, st, &budget, &st1);
+        out->stats.sims += st1.sims;
+        out->stats.nodes += st1.nodes;
+        out->stats.ms += st1.ms;
+        if (st1.mem_bytes > out->stats.mem_bytes)
+            out->stats.mem_bytes = st1.mem_bytes;
+        out->stats.mem_full |= st1.mem_full;
+        out->stats.value = st1.value;
+        if (st1.info[0])
+            memcpy(out->stats.info, st1.info, sizeof out->stats.info);
+        out->moves[out->n++] = m;
+        if (!eng_is_legal(g, st, m)) {
+            out->illegal = true;
+            return ENG_EILLEGAL_MOVE;
+        }
+        g->apply(st, m);
+    }
+    return 0;
+}
+
 static int param_index(const bot *b, const char *name)
 {
     for (int i = 0; i < b->type->nparams; i++)
@@ -381,7 +445,8 @@ static int fmt_value(const bot_param *p, const bot_value *v, char *buf, size_t c
             n += snprintf(buf + n, cap - (size_t)n, "%s%g", i ? "/" : "", v->list[i]);
         return n;
     }
-    case BOT_STR: return snprintf(buf, cap, "%s", v->str);
+    case BOT_STR:
+    case BOT_FILE: return snprintf(buf, cap, "%s", v->str);
     }
     return 0;
 }
@@ -399,7 +464,8 @@ int bot_describe(const bot *b, char *buf, size_t cap)
     char sep = ':';
     for (int i = 0; i < b->type->nparams; i++) {
         char v[BOT_STR_MAX];
-        if (b->type->params[i].kind == BOT_STR && !b->val[i].str[0])
+        bot_param_kind k = b->type->params[i].kind;
+        if ((k == BOT_STR || k == BOT_FILE) && !b->val[i].str[0])
             continue; /* an unset text option is not written (empty is refused) */
         fmt_value(&b->type->params[i], &b->val[i], v, sizeof v);
         PUT("%c%s=%s", sep, b->type->params[i].name, v);
@@ -435,7 +501,7 @@ int bot_catalogue(char *buf, size_t cap)
             set_default(p, &v);
             char d[BOT_STR_MAX];
             fmt_value(p, &v, d, sizeof d);
-            if (p->kind == BOT_STR && !d[0])
+            if ((p->kind == BOT_STR || p->kind == BOT_FILE) && !d[0])
                 snprintf(d, sizeof d, "(unset)");
             char range[128] = "";
             if (p->kind == BOT_INT || p->kind == BOT_REAL)

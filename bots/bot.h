@@ -33,16 +33,19 @@
 #define BOT_INFO_MAX 1024     /* bytes of bot-specific text in bot_stats.info */
 
 typedef enum bot_param_kind {
-    BOT_INT,   /* an integer in [min, max] */
-    BOT_REAL,  /* a real number in [min, max] */
-    BOT_ENUM,  /* one of `choices`; the value is the index */
-    BOT_BOOL,  /* true/false (also 1/0, on/off) */
-    BOT_LIST,  /* a '/'-separated list of reals, e.g. "0.25/0.5/1" (K set) */
-    BOT_STR,   /* a text such as a file name (evomcts:eval=FILE); default empty = unset */
+    BOT_INT,  /* an integer in [min, max] */
+    BOT_REAL, /* a real number in [min, max] */
+    BOT_ENUM, /* one of `choices`; the value is the index */
+    BOT_BOOL, /* true/false (also 1/0, on/off) */
+    BOT_LIST, /* a '/'-separated list of reals, e.g. "0.25/0.5/1" (K set) */
+    BOT_STR,  /* a text; default empty = unset */
+    BOT_FILE, /* a text naming a file the bot reads when it is made (evomcts:eval=FILE):
+               * whoever sets it reads that machine's files, so a server lets its admin alone
+               * set it (bot_spec_reads_file); parsed as BOT_STR */
 } bot_param_kind;
 
 #define BOT_LIST_MAX 16 /* most values in a BOT_LIST option */
-#define BOT_STR_MAX 256 /* bytes of a BOT_STR value, NUL included */
+#define BOT_STR_MAX  256 /* bytes of a BOT_STR or BOT_FILE value, NUL included */
 
 /* One option a bot type declares. */
 typedef struct bot_param {
@@ -59,7 +62,7 @@ typedef struct bot_value {
     double v;                    /* INT, REAL, BOOL (0/1), ENUM (index) */
     int n;                       /* LIST: number of values */
     double list[BOT_LIST_MAX];   /* LIST: the values */
-    char str[BOT_STR_MAX];       /* STR: the text ("" = unset) */
+    char str[BOT_STR_MAX];       /* STR, FILE: the text ("" = unset) */
 } bot_value;
 
 /* What one decision may spend, on top of the spec's own sims=/ms=. Each
@@ -136,13 +139,41 @@ const bot_type *bot_find_type(const char *name);
  * bad value: "mcts: option 'k' needs a number from 0 to 100, got 'x'"). */
 bot *bot_create(const char *spec, const eng_game *g, uint64_t seed, char *err, size_t errcap);
 /* Check a spec without keeping the bot. Returns 0 or ENG_EUNKNOWN_BOT /
- * ENG_EBAD_BOT_SPEC with the reason in err. */
+ * ENG_EBAD_BOT_SPEC with the reason in err. Making the bot reads the files
+ * its BOT_FILE options name: see bot_spec_reads_file first
+ * when the spec comes from someone who may not read them. */
 int bot_check_spec(const char *spec, const eng_game *g, char *err, size_t errcap);
+/* Does the spec set an option of kind BOT_FILE? 1, with the
+ * first such option's name copied into opt (cap bytes, truncated; opt may
+ * be NULL), else 0 — also for a spec that is unreadable or names no known
+ * bot or option (making such a bot fails before any file is read). Reads
+ * nothing but the text: safe on any input, spec may be NULL. */
+int bot_spec_reads_file(const char *spec, char *opt, size_t cap);
 void bot_destroy(bot *b);
 
 /* Decide. `budget` may be NULL (use the spec's sims=/ms=, or the type's
  * default); fields set in it override the spec. stats may be NULL. */
 eng_move bot_choose(bot *b, const void *st, const bot_budget *budget, bot_stats *stats);
+/* A whole turn a bot chose (bot_choose_turn). */
+typedef struct bot_turn {
+    eng_move moves[ENG_MAX_TURN_MOVES]; /* the seat's decisions, in order */
+    int n;                              /* how many */
+    bool illegal;           /* moves[n-1] is a move the rules refuse (a bug in the bot) */
+    int64_t first_budget_ms; /* the time cap of the first decision */
+    bot_stats stats;        /* sims, nodes and ms summed over the decisions; info of the
+                             * last decision that gave one; mem_bytes the largest */
+} bot_turn;
+
+/* Choose a whole turn for the seat to move in st: every consecutive
+ * decision of that seat (Carcassonne: the placement, then the meeple), each
+ * a bot_choose() whose time is capped by what is left until end_ms
+ * (bot_now_ms() clock; never less than 1 ms) and which `stop` (may be NULL)
+ * ends early. st is the caller's private copy: each decision is applied to
+ * it, so it ends after the turn. Returns 0, or ENG_EILLEGAL_MOVE when the
+ * bot chose a move the rules refuse: that move is the last of out->moves
+ * (out->illegal) and is not applied. The bot does not observe its own
+ * moves here: its caller reports every move of the game (bot_observe). */
+int bot_choose_turn(bot *b, void *st, double end_ms, const atomic_bool *stop, bot_turn *out);
 /* Report a move about to be applied to st in the game (every move, in order,
  * chance outcomes included). Cheap; bots without tree reuse ignore it. */
 void bot_observe(bot *b, const void *st, eng_move m);

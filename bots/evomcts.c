@@ -228,7 +228,7 @@ static const bot_param evo_params[] = {
     MCTS_OPT_JOINT,
     {"pbf", BOT_INT, 4, 1, 64, NULL, NULL,
      "playoutBranchingFactor: random moves rated per playout step (1: random playouts)"},
-    {"eval", BOT_STR, 0, 0, 0, NULL, NULL,
+    {"eval", BOT_FILE, 0, 0, 0, NULL, NULL,
      "file with an evolved evaluation (tessera evolve --out); unset: the game's heuristic"},
 };
 

@@ -50,11 +50,31 @@ int cli_rule(const char *cmd, const eng_game *g, eng_rules *r, const char *kv);
  * (the caller exits with CLI_USAGE). */
 const eng_game *cli_game_rules(const char *cmd, const char *name, const char *players,
                                const char *const *rules_kv, int nrules, eng_rules *rules);
+/* The --players N and --rule K=V options that the commands taking a GAME
+ * share: collected while parsing, applied once the game is known. */
+#define CLI_MAX_RULES 64
+typedef struct cli_game_opts {
+    const char *players; /* the --players value, or NULL */
+    const char *rules_kv[CLI_MAX_RULES];
+    int nrules;
+} cli_game_opts;
+/* Keep one --rule K=V; prints and returns -1 past CLI_MAX_RULES. */
+int cli_game_opts_rule(const char *cmd, cli_game_opts *o, const char *kv);
+/* The one GAME operand left after the options (argv[first..argc)): names
+ * what is missing or extra, then resolves it with o as cli_game_rules does.
+ * NULL on any error, already printed (the caller exits with CLI_USAGE). */
+const eng_game *cli_game_operand(const char *cmd, int argc, char **argv, int first,
+                                 const cli_game_opts *o, eng_rules *rules);
 /* Final check of the rules (cross-option rules). */
 int cli_rules_check(const char *cmd, const eng_game *g, const eng_rules *r);
 
 /* Seconds on a monotonic clock. */
 double cli_now(void);
+
+/* The web UI's files `tessera serve` serves by default: the installed copy
+ * (DATADIR/tessera/web relative to this binary), else the source tree's
+ * web/; NULL when neither has an index.html. */
+const char *cli_web_root(void);
 
 int cmd_play(int argc, char **argv);
 int cmd_bench(int argc, char **argv);

@@ -37,9 +37,7 @@ int cmd_bench(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     const char *cmd = "bench";
-    const char *players = NULL;
-    const char *rules_kv[64];
-    int nrules = 0;
+    cli_game_opts go = {0};
     long long games = 20000, repeat = 5;
     uint64_t seed = 1;
     bool json = false;
@@ -49,7 +47,7 @@ int cmd_bench(int argc, char **argv)
     int c;
     while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
         switch (c) {
-        case 'p': players = optarg; break;
+        case 'p': go.players = optarg; break;
         case 'n':
             if (cli_int(cmd, "--games", optarg, 1, 100000000, &games))
                 return CLI_USAGE;
@@ -63,21 +61,16 @@ int cmd_bench(int argc, char **argv)
                 return CLI_USAGE;
             break;
         case 'r':
-            if (nrules == (int)(sizeof rules_kv / sizeof rules_kv[0]))
-                return cli_usage_error(cmd, "too many --rule options");
-            rules_kv[nrules++] = optarg;
+            if (cli_game_opts_rule(cmd, &go, optarg))
+                return CLI_USAGE;
             break;
         case 'j': json = true; break;
         case ':': return cli_usage_error(cmd, "%s needs a value", argv[optind - 1]);
         default: return cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
         }
     }
-    if (optind >= argc)
-        return cli_usage_error(cmd, "which game? (see `tessera games`)");
-    if (argc - optind > 1)
-        return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind + 1]);
     eng_rules rules;
-    const eng_game *g = cli_game_rules(cmd, argv[optind], players, rules_kv, nrules, &rules);
+    const eng_game *g = cli_game_operand(cmd, argc, argv, optind, &go, &rules);
     if (!g)
         return CLI_USAGE;
 

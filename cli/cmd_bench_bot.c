@@ -151,9 +151,8 @@ int cmd_bench_bot(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     const char *cmd = "bench";
-    const char *players = NULL, *spec = NULL;
-    const char *rules_kv[64];
-    int nrules = 0;
+    const char *spec = NULL;
+    cli_game_opts go = {0};
     long long npos = 100;
     uint64_t seed = 1;
     bool json = false;
@@ -168,15 +167,14 @@ int cmd_bench_bot(int argc, char **argv)
             if (cli_int(cmd, "--positions", optarg, 1, BENCH_MAX_POSITIONS, &npos))
                 return CLI_USAGE;
             break;
-        case 'p': players = optarg; break;
+        case 'p': go.players = optarg; break;
         case 's':
             if (cli_seed(cmd, optarg, &seed))
                 return CLI_USAGE;
             break;
         case 'r':
-            if (nrules == (int)(sizeof rules_kv / sizeof rules_kv[0]))
-                return cli_usage_error(cmd, "too many --rule options");
-            rules_kv[nrules++] = optarg;
+            if (cli_game_opts_rule(cmd, &go, optarg))
+                return CLI_USAGE;
             break;
         case 'j': json = true; break;
         case ':': return cli_usage_error(cmd, "%s needs a value", argv[optind - 1]);
@@ -189,12 +187,8 @@ int cmd_bench_bot(int argc, char **argv)
     }
     if (!spec)
         return cli_usage_error(cmd, "--bot needs a bot spec (see `tessera bots`)");
-    if (optind >= argc)
-        return cli_usage_error(cmd, "which game? (see `tessera games`)");
-    if (argc - optind > 1)
-        return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind + 1]);
     eng_rules rules;
-    const eng_game *g = cli_game_rules(cmd, argv[optind], players, rules_kv, nrules, &rules);
+    const eng_game *g = cli_game_operand(cmd, argc, argv, optind, &go, &rules);
     if (!g)
         return CLI_USAGE;
 

@@ -44,7 +44,7 @@ static int check_spec(const char *cmd, const char *spec)
     bool program = strncmp(spec, "cmd:", 4) == 0 || strncmp(spec, "cmd-stateless:", 14) == 0;
     for (int i = 0; i < n; i++) {
         if (program) {
-            if (!wire_find(games[i]->name))
+            if (!codec_find(games[i]->name))
                 continue;
             player *p = player_create(spec, games[i], NULL, err, sizeof err);
             if (p) {

@@ -180,8 +180,8 @@ int cmd_evolve(int argc, char **argv)
     long long v, threads = sysconf(_SC_NPROCESSORS_ONLN), top = 5;
     if (threads < 1)
         threads = 1;
-    const char *ckpt = NULL, *out = NULL, *rules_kv[32];
-    int nrules = 0;
+    const char *ckpt = NULL, *out = NULL;
+    cli_game_opts go = {0}; /* its --players is evomcts options, not a count */
     bool quiet = false;
     opterr = 0;
     optind = 1;
@@ -266,9 +266,8 @@ int cmd_evolve(int argc, char **argv)
             snprintf(p.extra, sizeof p.extra, "%s", optarg);
             break;
         case O_RULE:
-            if (nrules == (int)(sizeof rules_kv / sizeof rules_kv[0]))
-                return cli_usage_error(cmd, "too many --rule options");
-            rules_kv[nrules++] = optarg;
+            if (cli_game_opts_rule(cmd, &go, optarg))
+                return CLI_USAGE;
             break;
         case O_TOP:
             if (cli_int(cmd, "--top", optarg, 1, 1000, &top))
@@ -279,12 +278,8 @@ int cmd_evolve(int argc, char **argv)
         default: return cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
         }
     }
-    if (optind >= argc)
-        return cli_usage_error(cmd, "which game? (see `tessera games`)");
-    if (optind + 1 < argc)
-        return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind + 1]);
     eng_rules rules;
-    const eng_game *g = cli_game_rules(cmd, argv[optind], NULL, rules_kv, nrules, &rules);
+    const eng_game *g = cli_game_operand(cmd, argc, argv, optind, &go, &rules);
     if (!g)
         return CLI_USAGE;
 

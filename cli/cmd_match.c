@@ -179,9 +179,7 @@ int cmd_match(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     const char *cmd = "match";
-    const char *players = NULL;
-    const char *rules_kv[64];
-    int nrules = 0;
+    cli_game_opts go = {0};
     long long games = 100, threads = 0;
     uint64_t seed = 1;
     bool json = false;
@@ -200,11 +198,10 @@ int cmd_match(int argc, char **argv)
                 return CLI_USAGE;
             break;
         case 'r':
-            if (nrules == (int)(sizeof rules_kv / sizeof rules_kv[0]))
-                return cli_usage_error(cmd, "too many --rule options");
-            rules_kv[nrules++] = optarg;
+            if (cli_game_opts_rule(cmd, &go, optarg))
+                return CLI_USAGE;
             break;
-        case 'p': players = optarg; break;
+        case 'p': go.players = optarg; break;
         case 't':
             if (cli_int(cmd, "--threads", optarg, 1, MATCH_MAX_THREADS, &threads))
                 return CLI_USAGE;
@@ -232,16 +229,16 @@ int cmd_match(int argc, char **argv)
 
     eng_rules rules;
     eng_rules_default(g, &rules);
-    for (int i = 0; i < nrules; i++) {
-        if (cli_rule(cmd, g, &rules, rules_kv[i]))
+    for (int i = 0; i < go.nrules; i++) {
+        if (cli_rule(cmd, g, &rules, go.rules_kv[i]))
             return CLI_USAGE;
-        if (strncmp(rules_kv[i], "players=", 8) == 0 && rules.players != nbots)
+        if (strncmp(go.rules_kv[i], "players=", 8) == 0 && rules.players != nbots)
             return cli_usage_error(cmd, "%s, but %d bots were given (one bot per seat)",
-                                   rules_kv[i], nbots);
+                                   go.rules_kv[i], nbots);
     }
-    if (players) {
+    if (go.players) {
         long long v;
-        if (cli_int(cmd, "--players", players, g->min_players, g->max_players, &v))
+        if (cli_int(cmd, "--players", go.players, g->min_players, g->max_players, &v))
             return CLI_USAGE;
         if (v != nbots)
             return cli_usage_error(cmd, "--players %lld, but %d bots were given (one bot per seat)",

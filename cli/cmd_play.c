@@ -23,9 +23,8 @@ int cmd_play(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     const char *cmd = "play";
-    const char *players = NULL, *record = NULL;
-    const char *rules_kv[64];
-    int nrules = 0;
+    const char *record = NULL;
+    cli_game_opts go = {0};
     bool render = false, trace = false, seeded = false;
     uint64_t seed = 0;
 
@@ -34,16 +33,15 @@ int cmd_play(int argc, char **argv)
     int c;
     while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
         switch (c) {
-        case 'p': players = optarg; break;
+        case 'p': go.players = optarg; break;
         case 's':
             if (cli_seed(cmd, optarg, &seed))
                 return CLI_USAGE;
             seeded = true;
             break;
         case 'r':
-            if (nrules == (int)(sizeof rules_kv / sizeof rules_kv[0]))
-                return cli_usage_error(cmd, "too many --rule options");
-            rules_kv[nrules++] = optarg;
+            if (cli_game_opts_rule(cmd, &go, optarg))
+                return CLI_USAGE;
             break;
         case 'o': record = optarg; break;
         case 'R': render = true; break;
@@ -52,12 +50,8 @@ int cmd_play(int argc, char **argv)
         default: return cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
         }
     }
-    if (optind >= argc)
-        return cli_usage_error(cmd, "which game? (see `tessera games`)");
-    if (argc - optind > 1)
-        return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind + 1]);
     eng_rules rules;
-    const eng_game *g = cli_game_rules(cmd, argv[optind], players, rules_kv, nrules, &rules);
+    const eng_game *g = cli_game_operand(cmd, argc, argv, optind, &go, &rules);
     if (!g)
         return CLI_USAGE;
     if (!seeded)

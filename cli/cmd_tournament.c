@@ -360,9 +360,8 @@ int cmd_tournament(int argc, char **argv)
         {"quiet", no_argument, NULL, 'q'},
         {NULL, 0, NULL, 0},
     };
-    const char *game_name = "carcassonne", *players = NULL, *db_path = NULL, *out_dir = NULL;
-    const char *rules_kv[64];
-    int nrules = 0;
+    const char *game_name = "carcassonne", *db_path = NULL, *out_dir = NULL;
+    cli_game_opts go = {0};
     long long gpp = 0, cycles = 1, rounds = 0, best_of = 0, conc = 1, move_ms = 0;
     uint64_t seed = 1;
     bool json = false, quiet = false;
@@ -376,11 +375,10 @@ int cmd_tournament(int argc, char **argv)
     while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
         switch (c) {
         case 'g': game_name = optarg; break;
-        case 'p': players = optarg; break;
+        case 'p': go.players = optarg; break;
         case 'r':
-            if (nrules == (int)(sizeof rules_kv / sizeof rules_kv[0]))
-                return cli_usage_error(cmd, "too many --rule options");
-            rules_kv[nrules++] = optarg;
+            if (cli_game_opts_rule(cmd, &go, optarg))
+                return CLI_USAGE;
             break;
         case 'n':
             if (cli_int(cmd, "--games-per-pair", optarg, 1, TOUR_MAX_GAMES_PER_PAIR, &gpp))
@@ -440,7 +438,7 @@ int cmd_tournament(int argc, char **argv)
         return cli_usage_error(cmd, "at most %d participants, got %d", TOUR_MAX_PARTICIPANTS, np);
 
     eng_rules rules;
-    const eng_game *g = cli_game_rules(cmd, game_name, players, rules_kv, nrules, &rules);
+    const eng_game *g = cli_game_rules(cmd, game_name, go.players, go.rules_kv, go.nrules, &rules);
     if (!g)
         return CLI_USAGE;
 

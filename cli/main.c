@@ -427,6 +427,30 @@ const eng_game *cli_game_rules(const char *cmd, const char *name, const char *pl
     return g;
 }
 
+int cli_game_opts_rule(const char *cmd, cli_game_opts *o, const char *kv)
+{
+    if (o->nrules == CLI_MAX_RULES) {
+        cli_usage_error(cmd, "more than %d --rule options", CLI_MAX_RULES);
+        return -1;
+    }
+    o->rules_kv[o->nrules++] = kv;
+    return 0;
+}
+
+const eng_game *cli_game_operand(const char *cmd, int argc, char **argv, int first,
+                                 const cli_game_opts *o, eng_rules *rules)
+{
+    if (first >= argc) {
+        cli_usage_error(cmd, "which game? (see `tessera games`)");
+        return NULL;
+    }
+    if (argc - first > 1) {
+        cli_usage_error(cmd, "unexpected argument '%s'", argv[first + 1]);
+        return NULL;
+    }
+    return cli_game_rules(cmd, argv[first], o->players, o->rules_kv, o->nrules, rules);
+}
+
 int cli_rules_check(const char *cmd, const eng_game *g, const eng_rules *r)
 {
     char err[160];
@@ -463,8 +487,10 @@ int main(int argc, char **argv)
         print_help(stdout);
         return CLI_OK;
     }
-    if (strcmp(name, "--version") == 0) {
-        printf("tessera 0.1.0\n");
+    if (strcmp(name, "--version") == 0 || strcmp(name, "version") == 0) {
+        const char *web = cli_web_root();
+        printf("tessera " TESSERA_VERSION "\nweb UI: %s\n",
+               web ? web : "not found (tessera serve --web DIR)");
         return CLI_OK;
     }
     const cli_command *c = find_command(name);

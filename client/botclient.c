@@ -35,7 +35,10 @@
  * Time: a player must decide by the moment the server's `time_left_ms`
  * runs out, minus the margin and the time the message waited here; that
  * deadline is what a program is told (`your_turn.time_left_ms`). Each move
- * carries `think_ms`: a program's CPU time in the turn, a bot's wall time.
+ * carries `think_ms`: a program's CPU time in the turn, a bot's wall time
+ * (the server keeps it in its records). Servers from before think_ms refuse
+ * the field; for them only, such a move is sent again without it and no
+ * move carries it from then on.
  *
  * Faults of a program (players' verdicts) are reported to the user, never
  * hidden: an unreadable or illegal answer is asked again while time is
@@ -88,7 +91,7 @@ typedef struct session {
 
     /* the game, once known */
     const eng_game *g;
-    const wire_game *w;
+    const game_codec *w;
     eng_rules rules;
     unsigned char *initial; /* the position the game started from */
     unsigned char *st;      /* after the last known turn */
@@ -124,7 +127,7 @@ typedef struct session {
     json_t *cache_state;   /* (after a resume; a restarted server may have redrawn) */
     int64_t cache_think;   /* its think_ms (-1: none) */
     int pre_turn, pre_n;   /* moves of turn pre_turn the player already observed */
-    eng_move pre[REC_TURN_MOVES_MAX];
+    eng_move pre[ENG_MAX_TURN_MOVES];
     int refusals; /* moves refused by the server this turn */
 } session;
 
@@ -478,7 +481,7 @@ static int setup_game(session *s, const json_t *msg)
     botclient *bc = s->bc;
     const char *name = str_of(msg, "game");
     const eng_game *g = eng_find_game(name);
-    const wire_game *w = g ? wire_find(g->name) : NULL;
+    const game_codec *w = g ? codec_find(g->name) : NULL;
     char err[PLAYER_DETAIL_MAX];
     int fail_status = BOTCLIENT_FAIL;
     if (!g || !w) {
@@ -559,7 +562,7 @@ static int apply_record(session *s, const json_t *rec, bool tell, const char *re
                         size_t errcap)
 {
     const eng_game *g = s->g;
-    eng_move mv[REC_TURN_MOVES_MAX];
+    eng_move mv[ENG_MAX_TURN_MOVES];
     int n = 0;
     memcpy(s->tmp, s->st, g->state_size);
     int rc = rec_apply_turn(g, s->tmp, rec, mv, &n, err, errcap);
@@ -700,26 +703,17 @@ static int to_decision(session *s, const json_t *target, eng_move *chance, char 
 
 /* ---- deciding --------------------------------------------------------------------- */
 
-/* A uniformly random entry of `legal`, as a move (new reference or NULL).
- * Entries are moves, except that an entry may list the meeple ports it
- * allows (Carcassonne: "meeples"); one of them, or none, is then picked
- * uniformly. */
+/* A uniformly random entry of `legal`, as a move (new reference or NULL);
+ * an entry that stands for several moves becomes one of them, picked
+ * uniformly by the game's codec (pick_entry). */
 static json_t *random_legal(session *s)
 {
     botclient *bc = s->bc;
     size_t n = json_array_size(s->legal);
     if (n == 0)
         return NULL;
-    json_t *m = json_deep_copy(json_array_get(s->legal, eng_rng_below(&bc->rng, (uint32_t)n)));
-    json_t *opts = json_object_get(m, "meeples");
-    if (json_is_array(opts)) {
-        size_t k = json_array_size(opts);
-        size_t j = eng_rng_below(&bc->rng, (uint32_t)k + 1);
-        json_object_set_new(m, "meeple",
-                            j < k ? json_incref(json_array_get(opts, j)) : json_null());
-        json_object_del(m, "meeples");
-    }
-    return m;
+    const json_t *entry = json_array_get(s->legal, eng_rng_below(&bc->rng, (uint32_t)n));
+    return s->w->pick_entry ? s->w->pick_entry(entry, &bc->rng) : json_deep_copy(entry);
 }
 
 /* Keep the move (stolen) chosen for `turn` in the server's `state`, to send
@@ -754,21 +748,6 @@ static void play_random(session *s, int turn, const char *why)
     say(s->bc, false, "%sturn %d: %s (random: %s)", who(s), turn, text ? text : "?", why);
     free(text);
     decided(s, turn, m, -1);
-}
-
-/* Is moves[0..n) from st one whole legal turn of `seat`? */
-static bool whole_turn(const eng_game *g, void *scratch, const void *st, int seat,
-                       const eng_move *moves, int n)
-{
-    if (n <= 0)
-        return false;
-    memcpy(scratch, st, g->state_size);
-    for (int i = 0; i < n; i++) {
-        if (g->current_player(scratch) != seat || !eng_is_legal(g, scratch, moves[i]))
-            return false;
-        g->apply(scratch, moves[i]);
-    }
-    return g->current_player(scratch) != seat;
 }
 
 /* Show what a program wrote on stderr (its debug channel), line by line. */
@@ -834,7 +813,7 @@ static void turn_done(session *s, cl_done *d)
         think = 0;
     json_t *move = NULL;
     if (r->verdict == PLAYER_OK &&
-        whole_turn(s->g, s->tmp, s->tdec, s->g->current_player(s->tdec), r->moves, r->nmoves))
+        eng_turn_check(s->g, s->tdec, r->moves, r->nmoves, s->tmp, NULL, 0) == 0)
         move = s->w->format_move(s->tdec, r->moves, r->nmoves);
     if (move && !json_is_null(move)) {
         char *text = json_dumps(move, JSON_COMPACT);
@@ -1177,8 +1156,9 @@ static void on_error(botclient *bc, const json_t *msg)
         if (!s)
             return;
         if (strcmp(code, "bad_message") == 0 && strstr(text, "think_ms")) {
-            /* a server older than think_ms: send the move again without it
-             * (every move sent before the first refusal comes back so) */
+            /* a server from before think_ms (current ones keep it): send the
+             * move again without it (every move sent before the first
+             * refusal comes back so) */
             if (!bc->no_think_ms)
                 say(bc, false, "the server does not take think_ms; moves go without it");
             bc->no_think_ms = true;

@@ -192,8 +192,7 @@ static void step(run *r, eng_move m, const char *reason)
     int before = g->current_player(r->st);
     player_observe(r->p, r->st, m, reason);
     g->apply(r->st, m);
-    int after = g->current_player(r->st);
-    if (after == ENG_CHANCE || after == ENG_TERMINAL || (before >= 0 && after != before))
+    if (eng_turn_ends(g, before, r->st))
         r->turns++;
 }
 
@@ -638,8 +637,7 @@ static void check_position(checker *k, const eng_game *g, const doctor_scenario 
     for (int i = 0; i < join; i++) {
         int before = g->current_player(r.st);
         g->apply(r.st, pos.moves[i]);
-        int after = g->current_player(r.st);
-        turns += after == ENG_CHANCE || after == ENG_TERMINAL || (before >= 0 && after != before);
+        turns += eng_turn_ends(g, before, r.st);
     }
     r.turns = turns;
     unsigned char *initial = malloc(g->state_size);
@@ -681,7 +679,7 @@ int doctor_run(const doctor_config *cfg, doctor_summary *sum, char *err, size_t 
             if (!g)
                 return eng_seterr(err, errcap, ENG_EUNKNOWN_GAME, "unknown game '%s'",
                                   cfg->games[i]);
-            if (!wire_find(g->name))
+            if (!codec_find(g->name))
                 return eng_seterr(err, errcap, ENG_EUNKNOWN_GAME,
                                   "%s has no wire codec: bots cannot be checked on it", g->name);
             games[ng++] = g;
@@ -690,7 +688,7 @@ int doctor_run(const doctor_config *cfg, doctor_summary *sum, char *err, size_t 
         int n;
         const eng_game *const *all = eng_games(&n);
         for (int i = 0; i < n && ng < 64; i++)
-            if (wire_find(all[i]->name))
+            if (codec_find(all[i]->name))
                 games[ng++] = all[i];
     }
     /* every check named must exist (in some game) */

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "client/botclient.h"
+#include "protocol/codec.h"
 
 #define REQUEST_MS 10000 /* a lobby request's answer */
 
@@ -153,12 +154,14 @@ static int one_match(const doctor_config *cfg, const rgame *gm, int players, int
                 continue;
             const char *by = json_string_value(json_object_get(m, "by"));
             const char *reason = json_string_value(json_object_get(m, "reason"));
-            if (by && strcmp(by, "server") == 0 && !(reason && strcmp(reason, "dead tile") == 0)) {
+            if (reason && strcmp(reason, codec_no_decision(codec_find(gm->name))) == 0)
+                continue; /* a chance outcome that left the seat nothing to decide */
+            if (by && strcmp(by, "server") == 0) {
                 if (!played_for++) {
                     first_for = (int)json_integer_value(json_object_get(m, "turn"));
                     for_reason = reason ? reason : "?";
                 }
-            } else if (!json_is_true(json_object_get(rec, "discarded"))) {
+            } else {
                 own++;
             }
         } else if (strcmp(t, "game_over") == 0 || strcmp(t, "spectating") == 0) {

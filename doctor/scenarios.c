@@ -83,8 +83,7 @@ static void replay(const eng_game *g, const doctor_pos *p, int k, void *st)
 }
 
 /* The turn number (as records count them: every draw is a turn) of the
- * position after moves[0..k): turns completed + 1. Generic: a turn ends
- * where a chance event, the end or another seat comes next. */
+ * position after moves[0..k): turns completed + 1 (eng_turn_ends). */
 static int turn_number(const eng_game *g, const doctor_pos *p, int k, void *st, void *prev)
 {
     int turns = 0;
@@ -93,9 +92,7 @@ static int turn_number(const eng_game *g, const doctor_pos *p, int k, void *st, 
         memcpy(prev, st, g->state_size);
         int before = g->current_player(st);
         g->apply(st, p->moves[i]);
-        int after = g->current_player(st);
-        if (after == ENG_CHANCE || after == ENG_TERMINAL || (before >= 0 && after != before))
-            turns++;
+        turns += eng_turn_ends(g, before, st);
     }
     return turns + 1;
 }

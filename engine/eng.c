@@ -3,8 +3,9 @@
  * helpers over the game vtable (legality check, sampling, playouts).
  *
  * Adding a game: write its folder under engine/, export its `const eng_game`
- * and list it in `registry` below. Everything else (CLI, bots, records,
- * server) finds it by name.
+ * and add one line to GAMES below (and its sources to CMakeLists.txt).
+ * Everything else (CLI, bots, records, server) finds it by name; the whole
+ * list of files a game touches is in docs/ARCHITECTURE.md.
  */
 #include "eng.h"
 
@@ -15,17 +16,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-extern const eng_game carc_game;
-extern const eng_game rev_game;
-extern const eng_game dodgem_game;
-extern const eng_game pt_game;
+/* The registry: one line per game, in the order `tessera games` lists them. */
+#define GAMES(X)                                                                                   \
+    X(carc_game)                                                                                   \
+    X(rev_game)                                                                                    \
+    X(dodgem_game)                                                                                 \
+    X(pt_game)
 
-static const eng_game *const registry[] = {
-    &carc_game,
-    &rev_game,
-    &dodgem_game,
-    &pt_game,
-};
+#define DECLARE_(v) extern const eng_game v;
+#define ENTRY_(v) &v,
+GAMES(DECLARE_)
+static const eng_game *const registry[] = {GAMES(ENTRY_)};
+#undef DECLARE_
+#undef ENTRY_
 
 const eng_game *const *eng_games(int *n)
 {
@@ -316,4 +319,53 @@ int eng_playout(const eng_game *g, void *st, eng_rng *rng)
         g->apply(st, m);
         plies++;
     }
+}
+
+/* ---- turns --------------------------------------------------------------- */
+
+int eng_turn_seat(const eng_game *g, const void *st)
+{
+    return g->turn_seat ? g->turn_seat(st) : g->current_player(st);
+}
+
+int eng_turn_play(const eng_game *g, void *st, const eng_move *moves, int n, char *err,
+                  size_t errcap)
+{
+    int seat = g->current_player(st);
+    if (seat < 0)
+        return eng_seterr(err, errcap, ENG_EILLEGAL_MOVE,
+                          seat == ENG_TERMINAL ? "the game is over" : "no seat is to move");
+    if (n <= 0)
+        return eng_seterr(err, errcap, ENG_EILLEGAL_MOVE, "the turn holds no decision");
+    for (int i = 0; i < n; i++) {
+        if (i >= g->turn_decisions || g->current_player(st) != seat)
+            return eng_seterr(err, errcap, ENG_EILLEGAL_MOVE,
+                              "decision %d of the turn comes after seat %d's turn ended", i + 1,
+                              seat);
+        if (!eng_is_legal(g, st, moves[i]))
+            return eng_seterr(err, errcap, ENG_EILLEGAL_MOVE,
+                              "decision %d of the turn is not a legal move", i + 1);
+        g->apply(st, moves[i]);
+    }
+    if (g->current_player(st) == seat)
+        return eng_seterr(err, errcap, ENG_EILLEGAL_MOVE,
+                          "the turn stops before the seat's last decision");
+    return 0;
+}
+
+int eng_turn_check(const eng_game *g, const void *st, const eng_move *moves, int n, void *scratch,
+                   char *err, size_t errcap)
+{
+    eng_copy(g, scratch, st);
+    return eng_turn_play(g, scratch, moves, n, err, errcap);
+}
+
+int eng_random_turn(const eng_game *g, void *st, eng_rng *rng, eng_move *out)
+{
+    int seat = g->current_player(st), n = 0;
+    while (seat >= 0 && n < g->turn_decisions && g->current_player(st) == seat) {
+        out[n] = eng_random_move(g, st, rng);
+        g->apply(st, out[n++]);
+    }
+    return n;
 }

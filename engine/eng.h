@@ -18,9 +18,15 @@
  *   - scores() are the game's points, returns() the final outcome in [0,1];
  *   - evaluate() is a cheap heuristic for any state, used by search bots.
  *
- * A game may split one "turn" into several decisions of the same player
- * (Carcassonne: tile placement, then meeple). Callers just keep asking
- * current_player(); nothing here assumes players alternate.
+ * A turn is what one seat does at once, as records and the protocol count
+ * it: the chance event that starts it, if any (Carcassonne's draw), then
+ * every consecutive decision of that seat (Carcassonne: tile placement, then
+ * meeple). A turn ends where a chance event, the end of the game or another
+ * seat comes next (eng_turn_ends), so a chance outcome that leaves its seat
+ * nothing to decide (a tile that fits nowhere) is a turn of its own, without
+ * a decision. Each game declares the most decisions a turn holds
+ * (turn_decisions); eng_turn_play() checks and plays a whole turn,
+ * eng_random_turn() plays a random one. Nothing assumes players alternate.
  *
  * Every game's state struct begins with the `eng_rules` it was created
  * with, so generic code can read the seat count and options of any state
@@ -47,6 +53,11 @@
 #define ENG_MOVE_STR_MAX 48 /* buffer size that fits any move's text form */
 #define ENG_GRID_EMPTY (-1) /* grid_cell(): no piece on the cell */
 #define ENG_GRID_OFF (-2)   /* grid_cell(): the cell is not on this state's board */
+/* The most engine moves one turn holds in any game, chance outcomes included
+ * (Carcassonne: draw, placement, meeple = 3): the size of every turn buffer
+ * (a protocol move, a record turn, a bot's turn). A game's turn_decisions
+ * plus its chance events per turn stay within it (test_conformance). */
+#define ENG_MAX_TURN_MOVES 8
 
 typedef int32_t eng_move; /* a move or chance outcome; >= 0; meaning is per game */
 
@@ -86,6 +97,8 @@ struct eng_game {
     int max_moves;     /* most legal moves at any decision */
     int max_chance;    /* most outcomes at any chance node (0 = no chance) */
     int max_plies;     /* most calls to apply() in one game, chance included */
+    int turn_decisions; /* most decisions of one seat in one turn (>= 1; Carcassonne 2:
+                         * placement, meeple; 1 where a turn is one move) */
     int n_options;
     const eng_option *options;
 
@@ -133,6 +146,13 @@ struct eng_game {
     /* Draw the board for humans into buf (NUL-terminated, truncated to cap).
      * Returns the length it needed (like snprintf). */
     int (*render)(const void *st, char *buf, size_t cap);
+
+    /* Optional: the seat whose turn st belongs to, also at a chance node
+     * inside or at the start of a seat's turn (Carcassonne: the seat that
+     * draws, again after a tile that fit nowhere); ENG_TERMINAL at the end.
+     * NULL: current_player() (a chance node then belongs to no seat).
+     * Callers use eng_turn_seat(). */
+    int (*turn_seat)(const void *st);
 
     /* Optional fast paths (NULL: the generic version in eng.c is used). */
     /* Sample a chance outcome with the probabilities of chance_outcomes(). */
@@ -219,6 +239,38 @@ eng_move eng_greedy_move(const eng_game *g, const void *st, eng_rng *rng);
 /* Play uniformly random moves and sampled chance outcomes to the end.
  * Returns the number of plies applied. */
 int eng_playout(const eng_game *g, void *st, eng_rng *rng);
+/* ---- turns (see the top of this file) ------------------------------------ */
+
+/* Does a turn end with the move just applied? `before` is current_player()
+ * of the state the move was applied to, st the state after it: a turn ends
+ * where a chance event, the end or another seat comes next. */
+static inline bool eng_turn_ends(const eng_game *g, int before, const void *st)
+{
+    int after = g->current_player(st);
+    return after == ENG_CHANCE || after == ENG_TERMINAL || (before >= 0 && after != before);
+}
+/* The seat whose turn st belongs to (g->turn_seat, else current_player()):
+ * a seat, ENG_CHANCE (a chance node of no seat's turn) or ENG_TERMINAL. */
+int eng_turn_seat(const eng_game *g, const void *st);
+/* Check and play a whole turn of the seat to move in st: moves[0..n) must be
+ * its decisions, each legal where it stands, and exactly all of them (the
+ * seat is not to move after the last). Returns 0 with st after the turn, or
+ * ENG_EILLEGAL_MOVE with a reason in err ("decision 2 of the turn is not a
+ * legal move", "the turn stops before the seat's last decision", ...) and st
+ * somewhere inside the turn: play on a copy when that matters
+ * (eng_turn_check). n may be 0 (refused), moves may be NULL when n is 0. */
+int eng_turn_play(const eng_game *g, void *st, const eng_move *moves, int n, char *err,
+                  size_t errcap);
+/* eng_turn_play() on `scratch` (g->state_size bytes, the caller's), a copy
+ * of st, which is not changed. */
+int eng_turn_check(const eng_game *g, const void *st, const eng_move *moves, int n, void *scratch,
+                   char *err, size_t errcap);
+/* Play a uniformly random turn of the seat to move in st (a random legal
+ * move at each of its decisions, as eng_random_move) and write its moves to
+ * out[0..n) (ENG_MAX_TURN_MOVES entries). Returns n, 0 when no seat is to
+ * move (chance or the end). st is left after the turn. */
+int eng_random_turn(const eng_game *g, void *st, eng_rng *rng, eng_move *out);
+
 /* The rules a state was created with (every state begins with them). */
 static inline const eng_rules *eng_state_rules(const void *st)
 {

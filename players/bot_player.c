@@ -1,9 +1,8 @@
 /*
  * bot_player.c — an in-process bot in a seat (bots/bot.h).
  *
- * A turn is every consecutive decision of the seat, each a bot_choose on a
- * private copy of the state with what is left of the time (minus a margin)
- * as a cap on the bot's own budget, and the caller's stop flag. The bot
+ * A turn is the bot's whole turn (bot_choose_turn) on a private copy of the
+ * state, by the deadline less a margin, with the caller's stop flag. The bot
  * observes its own moves with everyone's, through player_observe, as the
  * server's agents do. Its CPU time is the calling thread's.
  */
@@ -19,6 +18,7 @@
 typedef struct bot_player {
     bot *b;
     unsigned char *work; /* the turn's private state */
+    bot_turn turn;       /* the turn's decisions (its info is large for a stack) */
 } bot_player;
 
 static double thread_cpu_ms(void)
@@ -70,30 +70,23 @@ static player_verdict bp_turn(player *p, const void *st, double deadline_ms,
     const eng_game *g = p->g;
     double t0 = bot_now_ms(), cpu0 = thread_cpu_ms();
     memcpy(bp->work, st, g->state_size);
-    while (out->nmoves < WIRE_MAX_TURN_MOVES && g->current_player(bp->work) == p->seat) {
-        double left = deadline_ms - bot_now_ms();
-        /* 0: the caller keeps its own margin (the bridge's --margin-ms) */
-        double margin = p->cfg.bot_margin_ms <= 0              ? 0
-                        : left / 20 > (double)p->cfg.bot_margin_ms ? left / 20
-                                                                  : (double)p->cfg.bot_margin_ms;
-        double ms = left - margin;
-        bot_budget budget = {.ms = ms > 1 ? (int64_t)ms : 1, .cap_only = true, .stop = stop};
-        bot_stats stats;
-        eng_move m = bot_choose(bp->b, bp->work, &budget, &stats);
-        out->sims += stats.sims;
-        if (stats.info[0])
-            snprintf(out->debug, sizeof out->debug, "%s", stats.info);
-        if (!eng_is_legal(g, bp->work, m)) {
-            out->cpu_ms = thread_cpu_ms() - cpu0;
-            out->wall_ms = bot_now_ms() - t0;
-            return player__fail(out, PLAYER_ILLEGAL_MOVE, "bot %s chose the illegal move %d",
-                                p->spec, (int)m);
-        }
-        out->moves[out->nmoves++] = m;
-        g->apply(bp->work, m);
-    }
+    double left = deadline_ms - t0;
+    /* 0: the caller keeps its own margin (the bridge's --margin-ms) */
+    double margin = p->cfg.bot_margin_ms <= 0                  ? 0
+                    : left / 20 > (double)p->cfg.bot_margin_ms ? left / 20
+                                                               : (double)p->cfg.bot_margin_ms;
+    bot_turn *t = &bp->turn;
+    int rc = bot_choose_turn(bp->b, bp->work, deadline_ms - margin, stop, t);
+    out->sims += t->stats.sims;
+    if (t->stats.info[0])
+        snprintf(out->debug, sizeof out->debug, "%s", t->stats.info);
     out->cpu_ms = thread_cpu_ms() - cpu0;
     out->wall_ms = bot_now_ms() - t0;
+    if (rc)
+        return player__fail(out, PLAYER_ILLEGAL_MOVE, "bot %s chose the illegal move %d", p->spec,
+                            (int)t->moves[t->n - 1]);
+    memcpy(out->moves, t->moves, (size_t)t->n * sizeof t->moves[0]);
+    out->nmoves = t->n;
     double late = bot_now_ms() - deadline_ms;
     if (late > 0)
         player__note(out, "decided %.0f ms after the deadline", late);

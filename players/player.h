@@ -89,7 +89,7 @@ const char *player_verdict_short(player_verdict v); /* "TLE" */
 typedef struct player_result {
     player_verdict verdict;
     char detail[PLAYER_DETAIL_MAX];      /* why, for people (printable ASCII); "" when ok */
-    eng_move moves[WIRE_MAX_TURN_MOVES]; /* the turn (verdict ok): every decision of the seat */
+    eng_move moves[ENG_MAX_TURN_MOVES]; /* the turn (verdict ok): every decision of the seat */
     int nmoves;                          /* 0 unless ok */
     double cpu_ms;                       /* the player's own CPU time in the turn */
     double wall_ms;                      /* from the call to the answer */

@@ -9,7 +9,7 @@
  * record form, `game_over` with the result. Turns are cut as the server
  * cuts them: a turn ends when a chance event, the end, or another seat
  * comes next. As on the server, a turn's update goes out after the next
- * draw, so that its `next` names the tile the next seat plays.
+ * draw, so that its `next` names the chance outcome the next seat faces.
  *
  * Long-running (cmd:) programs keep one process across turns and games; a
  * process that ended is started again at its next turn with `start` and
@@ -34,7 +34,7 @@
 typedef struct program {
     sandbox_cmd cmd;
     bool stateless;
-    const wire_game *w;
+    const game_codec *w;
     sandbox *sb;         /* the process, or NULL */
     unsigned prot;       /* protections of the last process */
     int starts;          /* processes started, ever */
@@ -47,7 +47,7 @@ typedef struct program {
     json_t *rules_json;
     unsigned char *cur;        /* the state after every move observed */
     unsigned char *turn_start; /* where the current turn began */
-    eng_move tmoves[REC_TURN_MOVES_MAX];
+    eng_move tmoves[ENG_MAX_TURN_MOVES];
     int ntmoves;
     bool tdecided;    /* the current turn holds a seat's decision */
     char treason[32]; /* the runner chose a move of it: why ("" no) */
@@ -160,7 +160,7 @@ static void send_update(player *p, program *pr, json_t *pend)
 {
     if (pr->sb && !pr->stateless) {
         json_t *state = pr->w->state(pr->cur);
-        json_t *next = stdio_next(p->g, pr->cur, state);
+        json_t *next = wire_next(p->g, pr->cur);
         json_t *scores = stdio_scores(p->g, pr->cur);
         json_t *reason = json_object_get(pend, "reason");
         send_msg(pr, stdio_update(pr->match[0] ? pr->match : NULL,
@@ -205,7 +205,7 @@ static void po_observe(player *p, const void *st, eng_move m, const char *reason
         pr->tdecided = false;
         pr->treason[0] = 0;
     }
-    if (pr->ntmoves == REC_TURN_MOVES_MAX) {
+    if (pr->ntmoves == ENG_MAX_TURN_MOVES) {
         pr->desync = true; /* no turn of any game is this long */
         pr->ntmoves = 0;
         memcpy(pr->turn_start, pr->cur, g->state_size);
@@ -219,9 +219,7 @@ static void po_observe(player *p, const void *st, eng_move m, const char *reason
     if (before == ENG_CHANCE)
         flush_pending(p, pr); /* the draw the last turn's update waited for */
 
-    int after = g->current_player(pr->cur);
-    bool ends = after == ENG_CHANCE || after == ENG_TERMINAL || (before >= 0 && after != before);
-    if (!ends)
+    if (!eng_turn_ends(g, before, pr->cur))
         return;
     char err[256];
     json_t *rec = wire_record_turn(g, pr->turn_start, pr->tmoves, pr->ntmoves, err, sizeof err);
@@ -235,7 +233,7 @@ static void po_observe(player *p, const void *st, eng_move m, const char *reason
     const char *by = "player", *why = NULL;
     if (!pr->tdecided) {
         by = "server";
-        why = "dead tile";
+        why = codec_no_decision(pr->w);
     } else if (pr->treason[0]) {
         by = "server";
         why = pr->treason;
@@ -243,7 +241,7 @@ static void po_observe(player *p, const void *st, eng_move m, const char *reason
     json_t *pend = json_pack("{s:o, s:i, s:s}", "record", rec, "turn", pr->turns, "by", by);
     if (pend && why)
         json_object_set_new(pend, "reason", json_string(why));
-    if (after == ENG_CHANCE)
+    if (g->current_player(pr->cur) == ENG_CHANCE)
         pr->pending = pend; /* sent with the next draw */
     else
         send_update(p, pr, pend);
@@ -493,7 +491,7 @@ static player_verdict answer(player *p, program *pr, const void *st, double dead
                 stdio_reply_free(&r);
                 return player__fail(out, PLAYER_RESIGNED, "the program resigned");
             }
-            eng_move mv[WIRE_MAX_TURN_MOVES];
+            eng_move mv[ENG_MAX_TURN_MOVES];
             int n = pr->w->parse_move(st, r.move, mv, why, sizeof why);
             stdio_reply_free(&r);
             if (n < 0) {
@@ -692,7 +690,7 @@ static const player_ops program_ops = {
 
 int player__program_init(player *p, const char *cmdline, bool stateless, char *err, size_t errcap)
 {
-    const wire_game *w = wire_find(p->g->name);
+    const game_codec *w = codec_find(p->g->name);
     if (!w)
         return eng_seterr(err, errcap, ENG_EUNKNOWN_GAME,
                           "%s has no wire codec: external programs cannot play it", p->g->name);

@@ -244,7 +244,7 @@ int chance_verify_record(const json_t *rec, rec_replay *out)
     uint64_t k = 0; /* chance events so far */
     rc = 0;
     for (size_t i = 0; i < json_array_size(turns) && rc == 0; i++) {
-        eng_move mv[REC_TURN_MOVES_MAX];
+        eng_move mv[ENG_MAX_TURN_MOVES];
         int n = 0;
         memcpy(at, st, g->state_size);
         if ((rc = rec_apply_turn(g, st, json_array_get(turns, i), mv, &n, why, sizeof why))) {

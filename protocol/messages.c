@@ -29,7 +29,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "games/codec.h"
+#include "games/common.h"
 
 /* ---- names ------------------------------------------------------------- */
 
@@ -440,14 +440,17 @@ static int dec_resign(dctx *c, proto_msg *m)
     return opt_seat(c, seat, m);
 }
 
+/* move: the match, seat and turn are optional, and so is think_ms (the
+ * client's own measure of its thinking, kept with the move). */
 static int dec_move(dctx *c, proto_msg *m)
 {
-    static const field fields[] = {
-        COMMON_FIELDS, {"match", false}, {"seat", false}, {"turn", false}, {"move", true}};
+    static const field fields[] = {COMMON_FIELDS,   {"match", false},    {"seat", false},
+                                   {"turn", false}, {"think_ms", false}, {"move", true}};
     json_error_t e;
-    json_t *t, *id = NULL, *match = NULL, *seat = NULL, *turn = NULL, *move;
-    if (json_unpack_ex(m->root, &e, JSON_STRICT, "{s:o, s?o, s?o, s?o, s?o, s:o}", "type", &t, "id",
-                       &id, "match", &match, "seat", &seat, "turn", &turn, "move", &move))
+    json_t *t, *id = NULL, *match = NULL, *seat = NULL, *turn = NULL, *think = NULL, *move;
+    if (json_unpack_ex(m->root, &e, JSON_STRICT, "{s:o, s?o, s?o, s?o, s?o, s?o, s:o}", "type", &t,
+                       "id", &id, "match", &match, "seat", &seat, "turn", &turn, "think_ms", &think,
+                       "move", &move))
         return shape_fail(c, m->root, NULL, fields, NFIELDS(fields), &e);
     int rc;
     if (match && (rc = want_ident(c, match, "match", PROTO_MATCH_ID_MAX, &m->match)))
@@ -460,6 +463,13 @@ static int dec_move(dctx *c, proto_msg *m)
             return rc;
         m->has_turn = true;
         m->turn = v;
+    }
+    if (think) {
+        long long v;
+        if ((rc = want_int(c, think, "think_ms", 0, PROTO_MAX_MS, &v)))
+            return rc;
+        m->has_think_ms = true;
+        m->think_ms = v;
     }
     if ((rc = want_object(c, move, "move")))
         return rc;

@@ -5,7 +5,7 @@
  *
  * This file is game-agnostic. It owns the envelope of a record — format,
  * version, game, rules, the turns array, the result — and hands each turn to
- * the game's rec_codec (protocol/games/). Reading goes in three steps, as
+ * the game's codec (protocol/codec.h). Reading goes in three steps, as
  * for every untrusted input in tessera: parse (jansson, duplicate keys
  * rejected, size capped), check the shape (strict unpacking: no unknown or
  * missing keys, right JSON types), then check the rules turn by turn. The
@@ -24,26 +24,9 @@
 #include <string.h>
 
 #include "chance.h"
-#include "games/codec.h"
+#include "games/common.h"
 
 /* ---- helpers shared with the codecs ------------------------------------- */
-
-static const rec_codec *const codecs[] = {
-    &rec_codec_carcassonne,
-    &rec_codec_reversi,
-    &rec_codec_dodgem,
-    &rec_codec_pentago,
-};
-
-const rec_codec *rec_codec_find(const char *name)
-{
-    if (!name)
-        return NULL;
-    for (size_t i = 0; i < sizeof codecs / sizeof codecs[0]; i++)
-        if (strcmp(codecs[i]->game, name) == 0)
-            return codecs[i];
-    return NULL;
-}
 
 const char *rec__type_name(const json_t *v)
 {
@@ -244,7 +227,7 @@ static json_t *build(const eng_game *g, const eng_rules *rules, const eng_move *
         eng_seterr(err, errcap, ENG_EINVAL, "rec_build: invalid arguments");
         return NULL;
     }
-    const rec_codec *codec = rec_codec_find(g->name);
+    const game_codec *codec = codec_find(g->name);
     if (!codec) {
         eng_seterr(err, errcap, ENG_EUNKNOWN_GAME, "game '%s' has no record format", g->name);
         return NULL;
@@ -403,7 +386,7 @@ static int check_time(const json_t *turn, const char *key, char *err, size_t err
 
 /* The codec's apply_turn on the turn without its time figures, which are
  * the same for every game and checked here. */
-static int apply_turn(const rec_codec *codec, void *st, const json_t *turn, eng_move *moves,
+static int apply_turn(const game_codec *codec, void *st, const json_t *turn, eng_move *moves,
                       int *nmoves, char *err, size_t errcap)
 {
     bool timed = json_object_get(turn, "think_ms") || json_object_get(turn, "wait_ms");
@@ -460,7 +443,7 @@ int rec_replay_json(const json_t *rec, rec_turn_fn fn, void *ud, rec_replay *out
     const eng_game *g = eng_find_game(gname);
     if (!g || strlen(gname) != json_string_length(jgame))
         return bad(out, ENG_EUNKNOWN_GAME, 0, "unknown game %s", rec__quote(jgame, q));
-    const rec_codec *codec = rec_codec_find(g->name);
+    const game_codec *codec = codec_find(g->name);
     if (!codec)
         return bad(out, ENG_EUNKNOWN_GAME, 0, "game %s has no record format", g->name);
     out->game = g;
@@ -559,7 +542,7 @@ int rec_apply_turn(const eng_game *g, void *st, const json_t *turn, eng_move *mo
                    char *err, size_t errcap)
 {
     int n = 0;
-    const rec_codec *codec = rec_codec_find(g->name);
+    const game_codec *codec = codec_find(g->name);
     if (nmoves)
         *nmoves = 0;
     if (!codec)

@@ -10,7 +10,7 @@
  * A record is built from the exact sequence of engine moves a game applied
  * (chance outcomes included), and replayed by checking every turn against
  * the rules. What a "turn" is, and its JSON form, is game-specific and lives
- * in protocol/games/ behind rec_codec; this file is game-agnostic.
+ * in the game's codec (protocol/codec.h); this file is game-agnostic.
  *
  * Untrusted input: records come from files and the network. Reading never
  * trusts sizes, types or values; every failure is a negative code from
@@ -109,12 +109,9 @@ int rec_replay_json(const json_t *rec, rec_turn_fn fn, void *ud, rec_replay *out
  * NUL-terminated; len > REC_MAX_BYTES is refused before parsing. */
 int rec_replay_buffer(const char *buf, size_t len, rec_turn_fn fn, void *ud, rec_replay *out);
 
-/* Most engine moves one turn applies (Carcassonne: draw, placement, meeple). */
-#define REC_TURN_MOVES_MAX 8
-
 /* Check one turn in record form (borrowed) against the rules in st (a state
  * of g that is not over) and apply it, as a replay does. When `moves` is not
- * NULL (it then holds REC_TURN_MOVES_MAX), the engine moves the turn applied
+ * NULL (it then holds ENG_MAX_TURN_MOVES), the engine moves the turn applied
  * are written to moves[0..*nmoves) — for callers that must report them, e.g.
  * to bot_observe. Returns 0, or ENG_EUNKNOWN_GAME (no record codec),
  * ENG_EBAD_RECORD / ENG_EBAD_MOVE / ENG_EILLEGAL_MOVE with a reason in err;

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "games/codec.h"
+#include "games/common.h"
 
 /* ---- builders ------------------------------------------------------------------- */
 
@@ -117,23 +117,6 @@ json_t *stdio_scores(const eng_game *g, const void *st)
     for (int i = 0; a && i < eng_num_players(st); i++)
         json_array_append_new(a, json_integer((json_int_t)llround(sc[i])));
     return a;
-}
-
-json_t *stdio_next(const eng_game *g, const void *st, const json_t *state_json)
-{
-    int p = g->current_player(st);
-    if (p == ENG_CHANCE) {
-        /* a dead tile was drawn: its seat draws again (the state says whose) */
-        json_t *tm = json_object_get(state_json, "to_move");
-        p = json_is_integer(tm) ? (int)json_integer_value(tm) : -1;
-    }
-    if (p < 0)
-        return json_null();
-    json_t *next = json_pack("{s:i}", "seat", p);
-    json_t *tile = json_object_get(state_json, "tile");
-    if (next && tile)
-        json_object_set(next, "tile", tile);
-    return next;
 }
 
 json_t *stdio_result(const eng_game *g, const void *st, const char *reason, int faulty,

@@ -87,13 +87,6 @@ json_t *stdio_error(int code, const char *message);
 /* Scores per seat, rounded to integers (as the server sends them). */
 json_t *stdio_scores(const eng_game *g, const void *st);
 
-/* `next` of an update from the state after the turn (and after the next
- * draw, if any): {"seat":S} plus the state's "tile" when it has one, or null
- * when nobody is to move. state_json is w->state(st), borrowed. A dead tile
- * just drawn (chance again) names the seat that draws again (the state's
- * to_move), as the server does. */
-json_t *stdio_next(const eng_game *g, const void *st, const json_t *state_json);
-
 /* The result of a finished (or ended) game, as the server records it:
  * {"reason","winners","ranking","scores","seat"?,"detail"?}. reason is
  * "normal", "timeout", "illegal", ...; faulty >= 0 names the seat that lost

@@ -1,8 +1,9 @@
 /*
  * wire.c — the game-agnostic half of the wire protocol's game JSON: the
- * registry of per-game wire codecs, the `games` entry of a game, rules
- * to/from JSON, one turn in record form for `update.record`, and the
- * replay of a whole record with the public state after every turn.
+ * `games` entry of a game, rules to/from JSON, one turn in record form for
+ * `update.record`, the `next` of an update, and the replay of a whole
+ * record with the public state after every turn. The per-game half is the
+ * game's codec (protocol/codec.h).
  */
 #include "wire.h"
 
@@ -11,29 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "games/codec.h"
-
-extern const wire_game wire_carcassonne;
-extern const wire_game wire_reversi;
-extern const wire_game wire_dodgem;
-extern const wire_game wire_pentago;
-
-static const wire_game *const codecs[] = {
-    &wire_carcassonne,
-    &wire_reversi,
-    &wire_dodgem,
-    &wire_pentago,
-};
-
-const wire_game *wire_find(const char *game)
-{
-    if (!game)
-        return NULL;
-    for (size_t i = 0; i < sizeof codecs / sizeof codecs[0]; i++)
-        if (strcmp(codecs[i]->game, game) == 0)
-            return codecs[i];
-    return NULL;
-}
+#include "games/common.h"
 
 json_t *wire_rules_json(const eng_game *g, const eng_rules *r)
 {
@@ -66,7 +45,7 @@ json_t *wire_game_entry(const eng_game *g)
                           "min_players", g->min_players, "max_players", g->max_players,
                           "default_players", g->default_players, "chance", g->max_chance > 0,
                           "rules", rules);
-    const wire_game *w = wire_find(g->name);
+    const game_codec *w = codec_find(g->name);
     json_t *info = w && w->info ? w->info() : NULL;
     if (info) {
         json_object_update(o, info);
@@ -78,7 +57,7 @@ json_t *wire_game_entry(const eng_game *g)
 json_t *wire_record_turn(const eng_game *g, const void *turn_start, const eng_move *moves, int n,
                          char *err, size_t errcap)
 {
-    const rec_codec *c = rec_codec_find(g->name);
+    const game_codec *c = codec_find(g->name);
     if (!c) {
         snprintf(err, errcap, "%s has no record codec", g->name);
         return NULL;
@@ -101,11 +80,25 @@ json_t *wire_record_turn(const eng_game *g, const void *turn_start, const eng_mo
     return t;
 }
 
+json_t *wire_next(const eng_game *g, const void *st)
+{
+    int p = eng_turn_seat(g, st);
+    if (p < 0)
+        return json_null();
+    json_t *next = json_pack("{s:i}", "seat", p);
+    const game_codec *c = codec_find(g->name);
+    json_t *chance = c && c->next_chance ? c->next_chance(st) : NULL;
+    if (next && chance)
+        json_object_update(next, chance);
+    json_decref(chance);
+    return next ? next : json_null();
+}
+
 /* ---- replay: every turn's public state, computed by the engine ------------- */
 
 typedef struct replay_acc {
     const rec_replay *out; /* its game is known before the first turn */
-    const wire_game *wire;
+    const game_codec *wire;
     json_t *turns;
     bool failed; /* no wire codec, or out of memory */
 } replay_acc;
@@ -116,7 +109,7 @@ static void replay_turn(void *ud, int turn, const json_t *turn_json, const void 
     replay_acc *a = ud;
     const eng_game *g = a->out->game;
     if (!a->wire)
-        a->wire = wire_find(g->name);
+        a->wire = codec_find(g->name);
     if (!a->wire || a->failed) {
         a->failed = true;
         return;
@@ -154,7 +147,7 @@ json_t *wire_replay(const json_t *rec, rec_replay *out, int *code, char *msg, si
         return NULL;
     }
     const eng_game *g = out->game;
-    const wire_game *w = acc.wire ? acc.wire : wire_find(g->name);
+    const game_codec *w = acc.wire ? acc.wire : codec_find(g->name);
     if (!w) {
         *code = ENG_EUNKNOWN_GAME;
         snprintf(msg, msgcap, "the server cannot show %s states", g->name);

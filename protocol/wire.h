@@ -1,9 +1,10 @@
 /*
- * wire.h — the per-game JSON of the wire protocol (docs/protocol.md):
- * what a game looks like to clients (tile model), the public state, the
- * legal moves of the seat to move, and a seat's move read back into engine
- * moves. Game records (record.h) supply the turn form used in `history` and
- * `update.record`.
+ * wire.h — the game-agnostic helpers of the wire protocol's game JSON
+ * (docs/protocol.md). Each game's own JSON (what it looks like to clients,
+ * the public state, the legal moves of the seat to move, a seat's move read
+ * back into engine moves, its record turns) is its codec: protocol/codec.h,
+ * found with codec_find(). Game records (record.h) supply the turn form
+ * used in `history` and `update.record`.
  *
  * A protocol move is a whole turn of one seat: every consecutive decision of
  * that seat (Carcassonne: placement then meeple) in one JSON object. The
@@ -17,48 +18,8 @@
 #include <stddef.h>
 
 #include "engine/eng.h"
-#include "protocol/jsontext.h"
+#include "protocol/codec.h"
 #include "protocol/record.h"
-
-#define WIRE_MAX_TURN_MOVES 8 /* engine decisions in one protocol move (Carcassonne: 2) */
-
-typedef struct wire_game {
-    const char *game; /* eng_game name */
-    /* Static description of the game for `games` (e.g. the tile model);
-     * new reference, NULL if nothing beyond the generic fields. */
-    json_t *(*info)(void);
-    /* Public state (new reference). */
-    json_t *(*state)(const void *st);
-    /* Legal protocol moves of the seat to move (new reference, an array). */
-    json_t *(*legal)(const void *st);
-    /* The same in protocol 2's compact form (docs/protocol.md), or NULL when
-     * the game's `legal` is compact already (new reference, an array). */
-    json_t *(*legal_compact)(const void *st);
-    /* The update's `next` for the state after a turn: sets *next to a new
-     * reference ({"seat", and what that seat must play, e.g. Carcassonne's
-     * "tile"}, or null when the game is over) and returns that seat, or -1.
-     * NULL: {"seat": the player to move} (games without chance). The server
-     * used to read this back from the public state's JSON. */
-    int (*next)(const void *st, json_t **next);
-    /* Protocol 2's change (protocol/delta.h) from the public state of `from`
-     * to that of `to`, written as text into out: exactly the text of
-     * delta_diff(state(from), state(to)), computed from the engine states
-     * without building either JSON state (NULL: the server diffs the JSON).
-     * `to` is a later position of `from`'s game. Returns 0; 1 when it cannot
-     * tell (not two positions of one game: nothing written, diff the JSON);
-     * -1 when out ran out of memory. */
-    int (*change)(const void *from, const void *to, jt_buf *out);
-    /* Read a protocol move (borrowed) for the seat to move in st into the
-     * engine moves it stands for (at most WIRE_MAX_TURN_MOVES), checking it
-     * against the rules on a copy. Returns the number of moves, or
-     * ENG_EBAD_MOVE (unreadable) / ENG_EILLEGAL_MOVE with a reason in err. */
-    int (*parse_move)(const void *st, const json_t *move, eng_move *out, char *err, size_t errcap);
-    /* The protocol move standing for engine moves[0..n) from st (new reference). */
-    json_t *(*format_move)(const void *st, const eng_move *moves, int n);
-} wire_game;
-
-/* The wire codec of a game, or NULL. */
-const wire_game *wire_find(const char *game);
 
 /* Generic helpers every codec shares. */
 /* The game entry of `games`: name, title, players, rules, and info(). */
@@ -75,6 +36,13 @@ int wire_rules_parse(const eng_game *g, const json_t *obj, int nseats, eng_rules
  * reference, or NULL with a reason in err. */
 json_t *wire_record_turn(const eng_game *g, const void *turn_start, const eng_move *moves, int n,
                          char *err, size_t errcap);
+
+/* The `next` of an update and of the stdio protocol's messages, for st (a
+ * state after a turn, and after the draw that starts the next one):
+ * {"seat": the seat whose turn it is (eng_turn_seat), and the public chance
+ * outcome it faces (the codec's next_chance, e.g. "tile")}, or JSON null at
+ * the end. A new reference. */
+json_t *wire_next(const eng_game *g, const void *st);
 
 /* A game record (borrowed; docs/records.md) replayed for a client that knows
  * no rules — the body of the `replayed` message: {"game", "rules",

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # deps.sh — install the Debian packages tessera needs, only those missing.
 # Unattended: apt-get update first, then a non-interactive install; uses sudo
-# only when not root. Usage: scripts/deps.sh [build|test|fuzz|node]...
+# only when not root. Usage: scripts/deps.sh [build|test|fuzz|node|docker]...
+# docker: podman (with runc) and debootstrap, to build and run the image of
+# docker/ without a registry (tests/docker; docs/operations.md, "Docker").
 # node: Node.js and npm for the server integration tests (tests/server); they
 # count as present when `node`/`npm` are on the PATH, whatever installed them
 # (a Node.js from another source bundles npm, which the Debian package would
@@ -13,10 +15,14 @@ build_pkgs=(gcc make cmake pkg-config libjansson-dev libuv1-dev libwebsockets-de
             libwebsockets-evlib-uv libsqlite3-dev libssl-dev)
 # chromium: the web UI tests (tests/web); sqlite3: reading journals in tests; python3: the
 # example bot of docs/examples/ played through `tessera bridge`, `tessera doctor`, as an
-# external program and as a tournament participant (tests/players, tests/cli)
-test_pkgs=(libcmocka-dev valgrind chromium sqlite3 python3)
+# external program and as a tournament participant (tests/players, tests/cli); openssl: the
+# self-signed certificate of the TLS test (tests/server/test_tls.js)
+test_pkgs=(libcmocka-dev valgrind chromium sqlite3 python3 openssl)
 fuzz_pkgs=(clang libclang-rt-14-dev)
 node_pkgs=(nodejs npm)
+# podman runs the container tests; runc because crun refuses some kernels'
+# cgroup modes; debootstrap makes the debian:bookworm base image locally
+docker_pkgs=(podman runc debootstrap uidmap slirp4netns fuse-overlayfs)
 
 want=()
 for group in "${@:-build}"; do
@@ -25,7 +31,8 @@ for group in "${@:-build}"; do
     test) want+=("${build_pkgs[@]}" "${test_pkgs[@]}" "${node_pkgs[@]}") ;;
     fuzz) want+=("${fuzz_pkgs[@]}") ;;
     node) want+=("${node_pkgs[@]}") ;;
-    *) echo "deps.sh: unknown group '$group' (build, test, fuzz, node)" >&2; exit 2 ;;
+    docker) want+=("${docker_pkgs[@]}") ;;
+    *) echo "deps.sh: unknown group '$group' (build, test, fuzz, node, docker)" >&2; exit 2 ;;
   esac
 done
 

@@ -3,8 +3,8 @@
  * thread pool, never on the loop thread.
  *
  * The worker gets its own copy of the state and the seat's bot (no one else
- * touches that bot while the search runs) and plays every consecutive
- * decision of the seat (Carcassonne: placement, then meeple). It stops at
+ * touches that bot while the search runs) and chooses the seat's whole turn
+ * (bot_choose_turn: Carcassonne's placement, then meeple). It stops at
  * its budget — the bot's own sims=/ms=, capped by the time the seat has
  * left minus a safety margin — or when the loop raises its stop flag
  * (timeout policy, resignation, shutdown). Its result comes back on the loop
@@ -28,15 +28,12 @@ struct agent_job {
     int64_t ms;                       /* time budget */
     atomic_bool stop;
     bool cancelled;                   /* loop thread: drop the result */
-    eng_move moves[WIRE_MAX_TURN_MOVES];
-    int n;
-    bot_stats stats;
+    bot_turn t;                       /* the turn chosen */
     double started_ms;                /* when queued: waiting for a worker counts */
     /* what the debug log reports (worker writes, loop reads after done) */
     int turn;                         /* the turn it answers */
     int64_t allow_ms;                 /* the seat's time when asked */
     double waited_ms;                 /* from queued to running on a worker */
-    int64_t first_budget_ms;          /* the budget of its first decision */
     bool cheat;                       /* test hook: answer with an illegal move */
     double finished_ms;               /* when the worker was done (bot_now_ms) */
 };
@@ -53,26 +50,16 @@ static eng_move illegal_move(const eng_game *g, const void *st)
 static void work(uv_work_t *req)
 {
     agent_job *j = req->data;
-    j->n = 0;
-    memset(&j->stats, 0, sizeof j->stats);
     j->waited_ms = bot_now_ms() - j->started_ms;
-    while (j->n < WIRE_MAX_TURN_MOVES && j->g->current_player(j->st) == j->seat) {
-        double left = (double)j->ms - (bot_now_ms() - j->started_ms);
-        bot_budget b = {.ms = left > 1 ? (int64_t)left : 1, .cap_only = true, .stop = &j->stop};
-        if (j->n == 0)
-            j->first_budget_ms = b.ms;
-        bot_stats st;
-        eng_move mv = bot_choose(j->bot, j->st, &b, &st);
-        if (j->cheat)
-            mv = illegal_move(j->g, j->st);
-        j->stats.sims += st.sims;
-        j->stats.nodes += st.nodes;
-        j->stats.ms += st.ms;
-        /* the bot observes its own moves on the loop thread, with everyone's */
-        j->moves[j->n++] = mv;
-        if (!eng_is_legal(j->g, j->st, mv))
-            break; /* the loop thread rejects the turn and plays a random one */
-        j->g->apply(j->st, mv);
+    /* the bot observes its own moves on the loop thread, with everyone's; an
+     * illegal move ends the turn there: the loop thread rejects the turn and
+     * plays a random one */
+    if (j->cheat) {
+        memset(&j->t, 0, sizeof j->t);
+        j->t.moves[j->t.n++] = illegal_move(j->g, j->st);
+        j->t.illegal = true;
+    } else {
+        bot_choose_turn(j->bot, j->st, j->started_ms + (double)j->ms, &j->stop, &j->t);
     }
     j->finished_ms = bot_now_ms();
 }
@@ -96,10 +83,10 @@ static void done(uv_work_t *req, int status)
         srv_log(LOG_DEBUG, "bot_search", "{s:s, s:i, s:i, s:I, s:I, s:i, s:I, s:i, s:I, s:I}",
                 "match", m->id, "seat", j->seat, "turn", j->turn, "allowance_ms",
                 (json_int_t)j->allow_ms, "budget_ms", (json_int_t)j->ms, "waited_ms",
-                (int)(j->waited_ms + 0.5), "first_budget_ms", (json_int_t)j->first_budget_ms,
-                "search_ms", (int)(j->stats.ms + 0.5), "sims", (json_int_t)j->stats.sims,
+                (int)(j->waited_ms + 0.5), "first_budget_ms", (json_int_t)j->t.first_budget_ms,
+                "search_ms", (int)(j->t.stats.ms + 0.5), "sims", (json_int_t)j->t.stats.sims,
                 "noticed_after_ms", (json_int_t)(srv_now(m->srv) - finished_at));
-        match_agent_done(m, j->seat, j->moves, j->n, &j->stats, finished_at);
+        match_agent_done(m, j->seat, j->t.moves, j->t.n, &j->t.stats, finished_at);
     }
     free(j->st);
     free(j);

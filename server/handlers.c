@@ -17,15 +17,24 @@
 static void reply_welcome(conn *c, const proto_msg *m)
 {
     json_t *r = proto_reply("welcome", m->id);
+    const srv *s = c->srv;
     json_object_set_new(r, "protocol", json_integer(c->proto));
-    json_object_set_new(r, "server", json_string("tessera 0.1.0"));
+    json_object_set_new(r, "server", json_string("tessera " TESSERA_VERSION));
     json_object_set_new(r, "capabilities",
                         json_pack("[s,s,s,s,s,s,s,s,s]", "play", "spectate", "create", "resume",
                                   "list", "replay", "record", "register", "tournaments"));
     json_object_set_new(r, "limits",
                         json_pack("{s:i, s:i, s:i, s:i}", "max_message_bytes", SRV_MAX_MESSAGE,
-                                  "messages_per_second", SRV_RATE_PER_SEC, "burst", SRV_RATE_BURST,
-                                  "idle_timeout_ms", c->srv->idle_timeout_s * 1000));
+                                  "messages_per_second", s->cfg.rate_per_sec, "burst",
+                                  s->cfg.rate_burst, "idle_timeout_ms", s->idle_timeout_s * 1000));
+    /* what this client may create without the admin token (access.c) */
+    json_object_set_new(r, "create",
+                        json_pack("{s:s, s:s, s:i, s:i, s:i}", "bots",
+                                  s->bots_anyone ? "anyone" : "admin", "open",
+                                  s->open_anyone ? "anyone" : "admin", "matches_per_address",
+                                  s->cfg.quota_matches, "creates_per_minute",
+                                  s->cfg.quota_per_minute, "waiting_expiry_s",
+                                  s->cfg.waiting_expiry_s));
     conn_send(c, r);
 }
 
@@ -35,7 +44,7 @@ static void reply_games(conn *c, const proto_msg *m)
     const eng_game *const *all = eng_games(&n);
     json_t *arr = json_array();
     for (int i = 0; i < n; i++)
-        if (wire_find(all[i]->name))
+        if (codec_find(all[i]->name))
             json_array_append_new(arr, wire_game_entry(all[i]));
     json_t *r = proto_reply("games", m->id);
     json_object_set_new(r, "games", arr);
@@ -50,7 +59,8 @@ static const char *kind_name(bot_param_kind k)
     case BOT_ENUM: return "enum";
     case BOT_BOOL: return "bool";
     case BOT_LIST: return "list";
-    case BOT_STR: return "string";
+    case BOT_STR:
+    case BOT_FILE: return "string"; /* a file name is a text; reads_file marks it */
     }
     return "?";
 }
@@ -92,8 +102,10 @@ static json_t *param_json(const bot_param *p)
         json_object_set_new(o, "default", json_string(p->choices[(int)p->def]));
     } else if (p->kind == BOT_BOOL) {
         json_object_set_new(o, "default", json_boolean(p->def != 0));
-    } else if (p->kind == BOT_LIST || p->kind == BOT_STR) {
+    } else if (p->kind == BOT_LIST || p->kind == BOT_STR || p->kind == BOT_FILE) {
         json_object_set_new(o, "default", json_string(p->def_list ? p->def_list : ""));
+        if (p->kind == BOT_FILE) /* only the admin may set it (create_match) */
+            json_object_set_new(o, "reads_file", json_true());
     } else {
         json_object_set_new(o, "default", json_real(p->def));
         json_object_set_new(o, "min", json_real(p->min));
@@ -125,12 +137,17 @@ static void create(conn *c, const proto_msg *m)
     /* an admin token that is given must be the right one */
     if (m->admin_token && !admin_check(c, m))
         return;
+    /* without it: what the configuration allows, under the address's quota */
+    char key[48];
+    if (access_create_check(c, m, m->admin_token != NULL, key, sizeof key))
+        return;
     match_opts opts = {.admin = m->admin_token != NULL};
     match *x = match_create_ex(c->srv, m, &opts, &code, err, sizeof err);
     if (!x) {
         conn_error(c, code, err, m->id);
         return;
     }
+    access_created(c->srv, x, key);
     json_t *r = proto_reply("match_created", m->id);
     json_object_set_new(r, "match", json_string(x->id));
     json_t *seats = json_array();
@@ -184,10 +201,23 @@ void take_seat(conn *c, match *x, int seat, const char *type, const json_t *id)
                    id);
         return;
     }
-    /* fail closed: no seat without a resume token from real random bytes */
-    if (!t->resume[0] && srv_random_token(t->resume, SRV_TOKEN_LEN) != 0) {
-        conn_error(c, ENG_EINTERNAL, "the server could not make a resume token; try again", id);
+    if (x->finish_reason) {
+        conn_error(c, ENG_ESTORAGE,
+                   "the match is over but its result is not journaled yet: try again later", id);
         return;
+    }
+    /* fail closed: no seat without a resume token from real random bytes */
+    if (!t->resume[0]) {
+        if (srv_random_token(t->resume, SRV_TOKEN_LEN) != 0) {
+            conn_error(c, ENG_EINTERNAL, "the server could not make a resume token; try again",
+                       id);
+            return;
+        }
+        if (tokidx_add(c->srv, t->resume, x, seat) != 0) {
+            t->resume[0] = 0;
+            conn_error(c, ENG_ENOMEM, "out of memory", id);
+            return;
+        }
     }
     if (t->conn && t->conn != c) {
         /* unasked: the notice names the match and seat, since the old
@@ -234,17 +264,19 @@ static void join(conn *c, const proto_msg *m)
 
 static void resume(conn *c, const proto_msg *m)
 {
-    for (match *x = c->srv->matches; x; x = x->next)
-        for (int i = 0; i < x->nseats; i++)
-            if ((x->seats[i].kind == SEAT_OPEN || x->seats[i].kind == SEAT_REMOTE) &&
-                x->seats[i].resume[0] && strcmp(x->seats[i].resume, m->resume_token) == 0) {
-                if (x->status == MATCH_FINISHED) {
-                    conn_error(c, ENG_EMATCH_OVER, "the match has already ended", m->id);
-                    return;
-                }
-                take_seat(c, x, i, "resumed", m->id);
-                return;
-            }
+    /* through the token index (access.c), not a scan of every seat */
+    int i;
+    match *x = tokidx_find(c->srv, m->resume_token, &i);
+    if (x && !x->closing && i < x->nseats &&
+        (x->seats[i].kind == SEAT_OPEN || x->seats[i].kind == SEAT_REMOTE) &&
+        strcmp(x->seats[i].resume, m->resume_token) == 0) {
+        if (x->status == MATCH_FINISHED) {
+            conn_error(c, ENG_EMATCH_OVER, "the match has already ended", m->id);
+            return;
+        }
+        take_seat(c, x, i, "resumed", m->id);
+        return;
+    }
     /* a finished match may no longer be held in memory: ask the journal */
     if (c->srv->db && store_resume_status(c->srv, m->resume_token) == MATCH_FINISHED)
         conn_error(c, ENG_EMATCH_OVER, "the match has already ended", m->id);
@@ -486,6 +518,10 @@ void handle_message(conn *c, const char *buf, size_t len)
     json_t *id = NULL;
     char err[256];
     int rc = proto_decode(buf, len, &m, &id, err, sizeof err);
+    if (rc == ENG_EUNKNOWN_TYPE && c->hello && courses_handle(c, buf, len)) {
+        json_decref(id);
+        return;
+    }
     if (rc) {
         conn_error(c, rc, err, id);
         json_decref(id);

@@ -41,6 +41,7 @@
 #include "protocol/chance.h"
 #include "protocol/jsontext.h"
 #include "protocol/messages.h"
+#include "protocol/record.h"
 #include "protocol/wire.h"
 #include "server.h"
 
@@ -53,6 +54,24 @@ typedef struct store store;
 typedef struct prog prog;
 typedef struct regbot regbot;
 typedef struct srv_tour srv_tour;
+
+/* ---- addresses (config.c) ------------------------------------------------------------ */
+
+/* An address or address block: family AF_INET/AF_INET6, the address in
+ * network order, the prefix length. */
+typedef struct srv_cidr {
+    int family;
+    unsigned char addr[16];
+    int bits;
+} srv_cidr;
+
+/* Parse a list of addresses/blocks separated by spaces or commas into out
+ * (at most max). Returns how many, or -1 with the reason in err. */
+int srv_cidr_parse_list(const char *text, srv_cidr *out, int max, char *err, size_t errcap);
+/* Parse one address (not a block; "::ffff:1.2.3.4" is 1.2.3.4). */
+bool srv_addr_parse(const char *text, srv_cidr *out);
+/* Is address a in one of the n blocks? */
+bool srv_cidr_match(const srv_cidr *list, int n, const srv_cidr *a);
 
 /* ---- connections ------------------------------------------------------------ */
 
@@ -73,7 +92,9 @@ struct conn {
     struct lws *wsi;             /* NULL once lws closed it */
     srv *srv;
     uint64_t id;                 /* for logs */
-    char peer[64];               /* remote address, for logs */
+    char peer[64];               /* remote address, for logs (the client's, from
+                                    X-Forwarded-For, behind a trusted proxy) */
+    srv_cidr addr;               /* peer, parsed (family 0: unknown) */
     bool hello;                  /* hello received */
     int proto;                   /* protocol version agreed in hello (1 before) */
     bool closing;                /* close after the queue drains */
@@ -142,13 +163,14 @@ struct seat {
     prog *prog;                       /* SEAT_PROGRAM: its worker, or NULL */
     int prog_seq;                     /* SEAT_PROGRAM: the turn last asked of it */
     bool prog_asked;                  /* SEAT_PROGRAM: that turn's answer is awaited */
+    bool resume_indexed;              /* resume is in the database's token index */
 };
 
 struct match {
     char id[SRV_MATCH_ID_LEN + 1];
     srv *srv;
     const eng_game *g;
-    const wire_game *wire;
+    const game_codec *wire;
     eng_rules rules;
     uint64_t seed;                    /* secret until the end: chance event k of the game is
                                          eng_chance_draw(seed, k) (docs/records.md) */
@@ -165,6 +187,8 @@ struct match {
     proto_policies pol;
     /* journal: every engine move applied, chance outcomes included */
     eng_move *moves;
+    rec_time *times; /* times[i]: the time figures of the turn whose first
+                        move is moves[i] (-1: none; docs/records.md "Time") */
     int nmoves, capmoves;
     int turn_first;                   /* index in moves[] where the current turn began */
     int turns;                        /* completed turns (record turns) */
@@ -177,6 +201,10 @@ struct match {
     /* the decision in progress */
     int to_move;                      /* seat to move, -1 when none */
     uint64_t turn_started;            /* loop ms when the seat was asked */
+    uint64_t asked_ns;                /* uv_hrtime() when the seat was asked: its your_turn
+                                         first sent, its search or program started (0: not
+                                         yet); a move's wait_ms counts from it */
+    double turn_think_ms;             /* a program seat's CPU time over this turn's calls */
     uint64_t deadline;                /* loop ms by which the move must arrive */
     uv_timer_t timer;                 /* fires at the deadline / reconnect grace end */
     const char *storage_retry;        /* a turn the server owes the seat to move could not be
@@ -199,6 +227,13 @@ struct match {
     int64_t tour_game;                /* its game id in that tournament */
     bool seat_seeds;                  /* seat_seed[] seeds the bots (tournament games) */
     uint64_t seat_seed[ENG_MAX_PLAYERS];
+    char creator[48];                 /* quota key of the address that created it without
+                                         the admin token ("" otherwise; access.c) */
+    const char *finish_reason;        /* a result the journal could not store yet: the */
+    int finish_faulty;                /* finish is tried again at retry_at with these */
+    char *finish_detail;              /* (malloc'd) */
+    const char *finish_verdict;
+    bool paused_told;                 /* the table was told the match waits for the journal */
     bool closing;                     /* being freed (timer closing) */
     bool timer_closed;                /* the timer's close callback has run */
     match *prev, *next;               /* srv->matches list */
@@ -210,8 +245,9 @@ struct match {
 match *match_create(srv *s, const proto_msg *msg, int *code, char *err, size_t errcap);
 /* What a match may be created with besides a create_match. */
 typedef struct match_opts {
-    bool admin;    /* the creator gave the admin token: cmd: and remote:
-                      seats are allowed (forbidden otherwise) */
+    bool admin;    /* the creator gave the admin token (or is the server's
+                      operator): cmd: and remote: seats and file-reading bot
+                      options are allowed (forbidden otherwise) */
     bool has_seed; /* seed the chance draws with `seed` */
     uint64_t seed;
     bool has_seat_seeds; /* seed each in-process bot with seat_seed[seat] */
@@ -224,12 +260,15 @@ match *match_create_ex(srv *s, const proto_msg *msg, const match_opts *opts, int
  * SEAT_REMOTE for remote:NAME, else SEAT_BOT. */
 int match_spec_kind(const char *spec);
 /* Rebuild a match from the journal at start-up (moves replayed). */
+/* times (may be NULL: none known) holds the journal's time figures of each
+ * move, as match.times. */
 match *match_restore(srv *s, const char *id, const char *game, const char *rules_json,
                      const char *seats_json, const char *tc_json, const char *pol_json,
                      uint64_t seed, const char *nonce_hex, int status, const char *result_json,
-                     int64_t created_ms, int64_t finished_ms, const eng_move *moves, int nmoves,
-                     char *err, size_t errcap);
-/* The match as a game record (docs/records.md): its complete turns, and its
+                     int64_t created_ms, int64_t finished_ms, const eng_move *moves,
+                     const rec_time *times, int nmoves, char *err, size_t errcap);
+/* The match as a game record (docs/records.md): its complete turns, each
+ * with the time figures the server has of it (think_ms, wait_ms), and its
  * "chance" block — the commitment, with the seed and nonce once the match
  * is finished. New reference, or NULL with a reason in err. */
 json_t *match_record_json(const match *m, char *err, size_t errcap);
@@ -249,6 +288,8 @@ void match_seat_dropped(match *m, int seat);
 /* A move from a remote seat (borrowed JSON). Replies on c. */
 void match_remote_move(match *m, int seat, conn *c, const proto_msg *msg);
 void match_resign(match *m, int seat);
+/* A waiting match past [create] waiting_expiry_s ends as `expired`. */
+void match_expire(match *m);
 /* Start or continue play: draws, asks the seat to move, or finishes. */
 void match_advance(match *m);
 /* The result of an in-process search (called on the loop thread);
@@ -340,10 +381,11 @@ void handle_unregister(conn *c, const proto_msg *m);
 void registry_conn_closed(conn *c);
 /* The connected registered bot of that name, or NULL. */
 regbot *registry_find(srv *s, const char *name);
-/* Can a match of game g seat registered bot `name` now? 0, or
- * ENG_EUNKNOWN_BOT (never registered), ENG_EBAD_BOT_SPEC (it does not play
- * g), ENG_ETOO_MANY (at its capacity), with a reason. */
-int registry_check(srv *s, const char *name, const eng_game *g, char *err, size_t errcap);
+/* Can a match of game g seat registered bot `name` now, besides `more`
+ * seats of it already counted in that match? 0, or ENG_EUNKNOWN_BOT (never
+ * registered), ENG_EBAD_BOT_SPEC (it does not play g), ENG_ETOO_MANY (at
+ * its capacity: live seats), with a reason. */
+int registry_check(srv *s, const char *name, const eng_game *g, int more, char *err, size_t errcap);
 /* Live seats of registered bot `name` in matches not over. */
 int registry_load(const srv *s, const char *name);
 /* Is `name` registered (known to the database)? */
@@ -366,8 +408,44 @@ void tours_match_finished(match *m);
  * bot connected, a program ended). */
 void tours_poke(srv *s);
 void tours_conn_closed(conn *c);
+/* The tournaments held, counted by state: names[i] is state i's name;
+ * returns the number of states (at most cap). */
+int tours_by_state(const srv *s, const char **names, int *counts, int cap);
 /* {"tournament": id, "game": n} for a match's summary (new ref), or NULL. */
 json_t *tours_match_tag(const match *m);
+
+/* ---- access: creation policy, quotas, the resume-token index (access.c) --------------- */
+
+int access_init(srv *s, char *err, size_t errcap);
+/* Start / stop the sweep that expires waiting matches. */
+void access_start(srv *s);
+void access_stop(srv *s);
+void access_free(srv *s);
+/* The connection's client address (c->peer, c->addr), at its start. */
+void access_conn_address(conn *c, struct lws *wsi);
+/* May c create match m (admin: it gave the right admin token)? 0, with the
+ * quota key of its address in key ("" when not counted); else -1 after
+ * replying forbidden or too_many. */
+int access_create_check(conn *c, const proto_msg *m, bool admin, char *key, size_t keycap);
+/* Count a created match against key (may be ""). */
+void access_created(srv *s, match *x, const char *key);
+/* Resume tokens: index one (a seat's token was made or restored), find
+ * one, forget every token of a match being freed. */
+int tokidx_add(srv *s, const char *token, match *m, int seat);
+match *tokidx_find(srv *s, const char *token, int *seat);
+void tokidx_remove_match(srv *s, const match *m);
+
+/* ---- courses (courses.c) ------------------------------------------------------------------- */
+
+/* Create the class_ tables, start the worker, queue what a previous run
+ * left unplayed (after the journal is loaded). 0 or a negative code. */
+int courses_start(srv *s, char *err, size_t errcap);
+/* Stop the worker (its running games are cut short and played again at the
+ * next start) and close the handles. */
+void courses_shutdown(srv *s);
+/* A course_* message (docs/classroom.md): handled (true), or not a course
+ * message (false). */
+bool courses_handle(conn *c, const char *buf, size_t len);
 
 /* ---- storage -------------------------------------------------------------------- */
 
@@ -377,16 +455,25 @@ void store_close(srv *s);
  * loop runs; stop before shutdown so the loop can drain). */
 void store_start_checkpoints(srv *s);
 void store_stop_checkpoints(srv *s);
+/* The writes of the journal. Each returns 0, or ENG_ESTORAGE when it could
+ * not be written: nothing of it is stored (a transaction), the failure is
+ * logged, and the journal is in a fault (store_fault) until a write
+ * succeeds; meanwhile writes fail at once except one attempt a second. */
 int store_create_match(srv *s, const match *m);
 /* Append moves[from..to) of the match and its clocks, in one transaction. */
-int store_append(srv *s, const match *m, int from, int to, const char *by, const char *reason);
-int store_update_seats(srv *s, const match *m);
-int store_finish(srv *s, const match *m);
+int store_append(srv *s, match *m, int from, int to, const char *by, const char *reason);
+int store_update_seats(srv *s, match *m);
+int store_finish(srv *s, match *m);
+/* Test hook TESSERA_TEST_FAULT_FILE: wrap SQLite's VFS (before any open). */
+void store_fault_hook_install(void);
 /* Status of the stored match whose seat has this resume token, or -1. */
 int store_resume_status(srv *s, const char *token);
 /* Restore every stored match (unfinished ones become live again, the latest
  * finished ones are kept for listing). */
 int store_load(srv *s, char *err, size_t errcap);
+/* The journal's fault in force: JF_NONE, or its kind (JF_*), with when it
+ * began (epoch ms) and SQLite's message. */
+int store_fault(const srv *s, int64_t *since_ms, const char **message);
 /* The journal's SQLite connection (loop thread only), for the tables of
  * registry.c, programs.c and tournaments.c. */
 struct sqlite3 *store_handle(srv *s);
@@ -415,6 +502,60 @@ typedef struct srv_hist {
     uint32_t bucket[STAT_BUCKETS];
 } srv_hist;
 
+/* ---- metrics (metrics.c; docs/operations.md, "Metrics") ------------------------------ */
+
+/* A Prometheus histogram: counts per upper bound (seconds), their sum. */
+#define PHIST_MAX_BOUNDS 16
+typedef struct srv_phist {
+    const double *le;                   /* upper bounds, ascending (seconds) */
+    int nle;
+    uint64_t counts[PHIST_MAX_BOUNDS + 1]; /* per bound, not cumulative; last: +Inf */
+    uint64_t count;
+    double sum;                         /* seconds */
+} srv_phist;
+
+/* Error codes, counted by the wire code (errors.h has one entry each). */
+#define SRV_CNT_ERR_(name, wire, msg) +1
+enum { SRV_NERR = 1 ENG_ERR_MAP(SRV_CNT_ERR_) };
+#undef SRV_CNT_ERR_
+
+/* Why matches ended (result.reason), counted; anything else is "other". */
+#define SRV_REASONS(X)                                                                       \
+    X(normal) X(timeout) X(illegal) X(disconnect) X(resignation) X(crash) X(aborted)         \
+        X(expired) X(other)
+#define SRV_REASON_ENUM_(r) SRV_REASON_##r,
+enum { SRV_REASONS(SRV_REASON_ENUM_) SRV_NREASONS };
+#undef SRV_REASON_ENUM_
+
+/* Journal faults by kind (store.c classifies SQLite's codes). */
+enum { JF_NONE, JF_DISK_FULL, JF_IO_ERROR, JF_LOCKED, JF_READONLY, JF_CORRUPT, JF_OTHER, JF_NKINDS };
+
+typedef struct srv_counters {
+    uint64_t conns_accepted;             /* WebSocket connections opened */
+    uint64_t conns_refused;              /* ... refused (connection limit, shutting down) */
+    uint64_t http_requests;              /* requests to the operator endpoints */
+    uint64_t matches_created;
+    uint64_t matches_anonymous;          /* created without the admin token */
+    uint64_t finished[SRV_NREASONS];     /* matches finished, by reason */
+    uint64_t errors[SRV_NERR];           /* error replies sent, by code (-code) */
+    uint64_t refused_policy, refused_quota, refused_rate; /* anonymous creates refused */
+    uint64_t journal_faults[JF_NKINDS];  /* journal writes failed, by kind */
+    uint64_t journal_refused;            /* writes refused at once during a fault */
+    srv_phist overhead;                  /* remote move in -> next your_turn queued */
+    srv_phist journal;                   /* one journal write (transaction) */
+    srv_phist think;                     /* an in-process bot's search, wall time */
+    srv_phist timeout_late;              /* a timeout applied after its deadline, by */
+} srv_counters;
+
+void phist_add(srv_phist *h, double seconds);
+/* Count a finished match by its result's reason. */
+void metrics_finished(srv *s, const char *reason);
+/* The exposition text of GET /metrics (malloc'd, *len bytes), or NULL. */
+char *metrics_text(srv *s, size_t *len);
+/* /readyz: NULL when ready, else why not (a static string or s's buffer). */
+const char *metrics_not_ready(srv *s);
+void metrics_init(srv *s);
+
 void hist_add(srv_hist *h, uint64_t us);
 /* {"count":n,"p50_us":..,"p99_us":..,"max_us":..} (new reference) */
 json_t *hist_json(const srv_hist *h);
@@ -429,6 +570,7 @@ typedef struct srv_test_hooks {
     uint64_t seed;                    /* the next match's seed */
     int readonly_after;               /* > 0: appends before the database turns read-only */
     int bot_illegal_turn;             /* > 0: the search answering this turn cheats */
+    char fault_file[512];             /* names the journal fault in force (store.c) */
 } srv_test_hooks;
 
 struct srv {
@@ -460,6 +602,17 @@ struct srv {
     uint64_t started_ms;              /* epoch ms at start */
     srv_hist overhead;                /* remote move received -> next your_turn queued */
     srv_hist timeout_late;            /* timeout applied after the deadline, by */
+    srv_counters cnt;                 /* what /metrics exposes (metrics.c) */
+    /* the configuration, resolved at start (server.c, access.c) */
+    srv_cidr quota_exempt[SRV_MAX_ADDRS], metrics_allow[SRV_MAX_ADDRS], proxies[SRV_MAX_ADDRS];
+    int nquota_exempt, nmetrics_allow, nproxies;
+    bool bots_anyone;                 /* [create] bots resolved: no admin token needed */
+    bool open_anyone;                 /* [create] open resolved */
+    bool tls;                         /* serving https:// and wss:// */
+    bool listening;                   /* the vhost listens (readiness) */
+    struct quota *quota;              /* per-address counts (access.c) */
+    struct tokidx *tokidx;            /* resume token -> seat (access.c) */
+    uv_timer_t expiry_timer;          /* sweeps waiting matches past their expiry */
     /* admin, registered bots, programs, tournaments */
     char admin_token[SRV_TOKEN_LEN + 1];
     regbot *regbots;     /* registered bots seen since start */
@@ -476,6 +629,9 @@ struct srv {
     jt_buf state_txt;                 /* match.c: the public state of state_txt_of ... */
     const match *state_txt_of;        /* ... at state_txt_at moves (NULL: none) */
     int state_txt_at;
+    /* web/ mount, after the mounts of /metrics, /healthz, /readyz */
+    struct lws_http_mount endpoints[3];
+    char bind_host[64];               /* cfg.host resolved to an address (net.c) */
     struct lws_http_mount mount;
     char web_root[512];
 };

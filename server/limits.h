@@ -132,6 +132,41 @@
 /* Registered names kept in the database. */
 #define SRV_MAX_REGISTERED 100000
 
+/* While another process holds the database's write lock (an operator's
+ * sqlite3 shell, a backup tool that writes), a write of the journal waits
+ * this long before it fails and the match pauses: the wait blocks the loop
+ * thread, so it is short. `[journal] busy_timeout_ms` sets it. */
+#define SRV_BUSY_TIMEOUT_MS 100
+
+/* A match whose open seats are not all joined this long after its creation
+ * ends as `expired`: a waiting match holds a slot of SRV_MAX_LIVE_MATCHES,
+ * and a client that creates matches nobody joins would otherwise fill the
+ * table for good. `[create] waiting_expiry_s` sets it (0: never). The sweep
+ * that finds them runs every SRV_EXPIRY_SWEEP_MS. */
+#define SRV_WAITING_EXPIRY_S 600
+#define SRV_EXPIRY_SWEEP_MS  1000
+
+/* Clients without the admin token, per address (an IPv4 address, or an IPv6
+ * /64, the block one subscriber usually gets): matches not over that they
+ * created, and matches created per minute. A person plays a few matches at
+ * a time; one address cannot take the whole match table or write the
+ * journal without bound. `[quota]` sets them (0: no limit). */
+#define SRV_QUOTA_MATCHES    20
+#define SRV_QUOTA_PER_MINUTE 30
+/* Addresses the quota leaves alone by default: this machine's own (its
+ * user is the operator, as for `[create] bots = auto`). Behind a reverse
+ * proxy on this machine, list it in `[server] trusted_proxies`, or every
+ * client looks local. */
+#define SRV_QUOTA_EXEMPT "127.0.0.0/8 ::1"
+/* Addresses the quota keeps a count for at once (a per-minute bucket each,
+ * forgotten once full again): past this, clients without the admin token
+ * are refused new matches until some are forgotten. */
+#define SRV_QUOTA_ADDRESSES 65536
+
+/* Entries of one address list of the config (quota.exempt, metrics.allow,
+ * server.trusted_proxies). */
+#define SRV_MAX_ADDRS 64
+
 /* Lengths of generated ids and tokens (random base32 characters). */
 #define SRV_MATCH_ID_LEN 8
 #define SRV_TOKEN_LEN 24

@@ -97,6 +97,24 @@ static const jt_buf *text_with(srv *s, const json_t *msg, const char *key, const
     return text_into(&s->msg_txt, msg, key, raw);
 }
 
+/* Something the server must do itself in the match (draw, play a bot's or
+ * a policy's move, record the result) could not be journaled: the match
+ * waits until it can. Everyone at the table is told once, as an error
+ * without id naming the match (docs/protocol.md, storage_error). */
+static void storage_paused(match *m, const char *what)
+{
+    if (m->paused_told)
+        return;
+    m->paused_told = true;
+    srv_log(LOG_WARN, "match_paused", "{s:s, s:s}", "match", m->id, "waits_to", what);
+    json_t *e = proto_error(ENG_ESTORAGE,
+                            "the server cannot write its journal now: this match is paused and "
+                            "goes on by itself once it can",
+                            NULL);
+    json_object_set_new(e, "match", json_string(m->id));
+    each_at_table(m, e);
+}
+
 /* The public state, built once per position: the update and the next
  * your_turn of a turn carry the same one (a new reference). */
 static json_t *state_json(match *m)
@@ -342,10 +360,25 @@ static int push_move(match *m, eng_move mv)
         if (!p)
             return ENG_ENOMEM;
         m->moves = p;
+        rec_time *t = realloc(m->times, (size_t)cap * sizeof *t);
+        if (!t)
+            return ENG_ENOMEM; /* moves grew: capmoves stays, the next call grows both */
+        m->times = t;
         m->capmoves = cap;
     }
+    m->times[m->nmoves] = (rec_time){-1, -1};
     m->moves[m->nmoves++] = mv;
     return 0;
+}
+
+/* Whole milliseconds from `since` to `now` (uv_hrtime() ns) for a turn's
+ * wait_ms, capped at a day as records want; -1 when `since` is unknown. */
+static int64_t wait_ms_since(uint64_t since, uint64_t now)
+{
+    if (!since || now < since)
+        return -1;
+    int64_t ms = (int64_t)((now - since + 500000) / 1000000);
+    return ms > REC_TIME_MAX_MS ? REC_TIME_MAX_MS : ms;
 }
 
 /* Let every idle in-process bot of the match, and every program, see a
@@ -369,6 +402,10 @@ static int commit_moves(match *m, int from, const char *by, const char *reason)
     if (rc) {
         m->nmoves = from;
         return rc;
+    }
+    if (m->paused_told) {
+        m->paused_told = false;
+        srv_log(LOG_INFO, "match_resumed", "{s:s}", "match", m->id);
     }
     const char *why = by && strcmp(by, "server") == 0 ? (reason ? reason : "server") : NULL;
     for (int i = from; i < m->nmoves; i++) {
@@ -394,6 +431,8 @@ void match_release_bots(match *m)
 
 /* End the match. verdict (may be NULL) names a program's fault that ended
  * it (players/player.h verdict names); it goes into the result. */
+static void arm_timer(match *m);
+
 static void finish_ex(match *m, const char *reason, int faulty, const char *detail,
                       const char *verdict)
 {
@@ -401,6 +440,7 @@ static void finish_ex(match *m, const char *reason, int faulty, const char *deta
         return;
     agent_cancel(m);
     uv_timer_stop(&m->timer);
+    const int status0 = m->status;
     m->status = MATCH_FINISHED;
     m->to_move = -1;
     m->finished_ms = srv_epoch_ms();
@@ -430,7 +470,7 @@ static void finish_ex(match *m, const char *reason, int faulty, const char *deta
     for (int i = 0; i < m->nseats; i++)
         if (i != faulty && sc[i] > best)
             best = sc[i];
-    for (int i = 0; i < m->nseats; i++)
+    for (int i = 0; i < m->nseats && strcmp(reason, "expired") != 0; i++)
         if (i != faulty && sc[i] == best)
             json_array_append_new(winners, json_integer(i));
     json_decref(m->result);
@@ -442,8 +482,33 @@ static void finish_ex(match *m, const char *reason, int faulty, const char *deta
         json_object_set_new(m->result, "detail", json_string(detail));
     if (verdict)
         json_object_set_new(m->result, "verdict", json_string(verdict));
-    if (m->srv->db)
-        store_finish(m->srv, m);
+    if (m->srv->db && store_finish(m->srv, m) != 0) {
+        /* nothing is announced that the journal does not hold: the match
+         * waits, finished but unannounced, and the finish is tried again */
+        m->status = status0;
+        m->to_move = -1;
+        m->finished_ms = 0;
+        if (m->finish_reason != reason) {
+            char *copy = detail ? strdup(detail) : NULL;
+            free(m->finish_detail);
+            m->finish_detail = copy;
+        }
+        m->finish_reason = reason;
+        m->finish_faulty = faulty;
+        m->finish_verdict = verdict;
+        m->retry_at = srv_now(m->srv) + SRV_STORAGE_RETRY_MS;
+        storage_paused(m, "finish");
+        arm_timer(m);
+        return;
+    }
+    m->finish_reason = NULL;
+    free(m->finish_detail);
+    m->finish_detail = NULL;
+    if (m->paused_told) {
+        m->paused_told = false;
+        srv_log(LOG_INFO, "match_resumed", "{s:s}", "match", m->id);
+    }
+    metrics_finished(m->srv, reason);
     for (int i = 0; i < m->nseats; i++)
         if (m->seats[i].prog) /* told game_over, then ended; its log is stored */
             prog_finish(m->seats[i].prog, m->st, reason, faulty, detail);
@@ -565,7 +630,7 @@ static void broadcast_update(match *m, const json_t *msg)
 static void advance(match *m);
 
 /* Announce what comes next: the next draw happens first (journaled), so
- * the update can tell everyone which tile the next seat plays. */
+ * the update can tell everyone the chance outcome the next seat faces. */
 static void end_turn(match *m, const char *by, const char *reason)
 {
     /* the turn in record form */
@@ -581,25 +646,21 @@ static void end_turn(match *m, const char *by, const char *reason)
     m->turn_first = m->nmoves;
     memcpy(m->turn_start, m->st, m->g->state_size);
 
-    /* draw for the next turn now, so `next` can name the tile */
+    /* draw for the next turn now, so `next` can name its outcome */
     bool discard = false;
     if (m->g->current_player(m->st) == ENG_CHANCE && m->status == MATCH_LIVE) {
         int from = m->nmoves;
         if (push_move(m, eng_chance_draw(m->g, m->st, m->seed, m->chance_k++)) == 0 &&
             commit_moves(m, from, "chance", NULL) == 0)
-            discard = m->g->current_player(m->st) < 0; /* no decision: a dead tile */
+            discard = m->g->current_player(m->st) < 0; /* the outcome left nothing to decide */
     }
 
-    /* who moves next and what it plays, from the game (not read back from
-     * the public state's JSON, which a protocol 2 table never builds) */
-    json_t *next = NULL;
-    int p;
-    if (m->wire->next) {
-        p = m->wire->next(m->st, &next);
-    } else {
-        p = m->g->current_player(m->st);
-        next = p >= 0 ? json_pack("{s:i}", "seat", p) : json_null();
-    }
+    /* the seat whose turn comes (also one whose draw left it nothing to
+     * decide: it draws again), with the chance outcome it faces: from the
+     * game, not read back from the public state's JSON (which a protocol 2
+     * table never builds) */
+    json_t *next = wire_next(m->g, m->st);
+    int p = eng_turn_seat(m->g, m->st);
     json_t *msg = json_pack("{s:s, s:s, s:i, s:o, s:s, s:o, s:o, s:o}", "type", "update", "match",
                             m->id, "turn", m->turns, "record", record, "by", by ? by : "player",
                             "scores", scores_json(m), "next", next, "clocks", clocks_json(m, p));
@@ -608,10 +669,8 @@ static void end_turn(match *m, const char *by, const char *reason)
     broadcast_update(m, msg);
     json_decref(msg);
     if (discard)
-        end_turn(m, "server", "dead tile");
+        end_turn(m, "server", codec_no_decision(m->wire));
 }
-
-static void arm_timer(match *m);
 
 /* A turn the server owes the seat to move (a policy's random move, an
  * in-process bot's move) could not be journaled: try again after
@@ -620,15 +679,17 @@ static void retry_later(match *m, const char *what)
 {
     m->storage_retry = what;
     m->retry_at = srv_now(m->srv) + SRV_STORAGE_RETRY_MS;
+    storage_paused(m, strcmp(what, "bot") == 0 ? "bot_move" : "policy_move");
     arm_timer(m);
 }
 
 /* Apply a seat's whole turn (checked moves), charge its clock, announce it.
- * `ack` (may be NULL) is sent once the turn is journaled, before the
- * turn's update — a mover hears "accepted" first (steals the reference;
- * dropped on failure). */
-static int play_turn(match *m, int seat_no, const eng_move *mv, int n, const char *by,
-                     const char *reason, conn *ack_to, json_t *ack)
+ * `tm` (may be NULL: none) holds the turn's time figures, journaled with
+ * its first move. `ack` (may be NULL) is sent once the turn is journaled,
+ * before the turn's update — a mover hears "accepted" first (steals the
+ * reference; dropped on failure). */
+static int play_turn(match *m, int seat_no, const eng_move *mv, int n, const rec_time *tm,
+                     const char *by, const char *reason, conn *ack_to, json_t *ack)
 {
     seat_t *t = &m->seats[seat_no];
     uint64_t now = srv_now(m->srv);
@@ -636,8 +697,14 @@ static int play_turn(match *m, int seat_no, const eng_move *mv, int n, const cha
     for (int i = 0; i < n; i++)
         if (push_move(m, mv[i])) {
             m->nmoves = from;
+            json_decref(ack);
             return ENG_ENOMEM;
         }
+    if (tm && n > 0) {
+        m->times[from] = *tm;
+        if (m->times[from].think_ms > REC_TIME_MAX_MS)
+            m->times[from].think_ms = REC_TIME_MAX_MS;
+    }
     /* the clock: time beyond the per-move allowance comes from the bank,
      * then from the grace bank (a takeover move costs nothing: it is instant);
      * all of it is undone when the turn cannot be journaled */
@@ -691,23 +758,18 @@ static void play_random(match *m, int seat_no, const char *reason)
 {
     agent_cancel(m);
     prog_cancel(m, seat_no);
-    eng_move mv[WIRE_MAX_TURN_MOVES];
-    int n = 0;
+    eng_move mv[ENG_MAX_TURN_MOVES];
     unsigned char *tmp = malloc(m->g->state_size);
     if (!tmp)
         return;
     memcpy(tmp, m->st, m->g->state_size);
     eng_rng rng;
     eng_rng_seed_stream(&rng, m->seed ^ 0x5eed, (uint64_t)m->nmoves);
-    while (n < WIRE_MAX_TURN_MOVES && m->g->current_player(tmp) == seat_no) {
-        mv[n] = eng_random_move(m->g, tmp, &rng);
-        m->g->apply(tmp, mv[n]);
-        n++;
-    }
+    int n = eng_random_turn(m->g, tmp, &rng, mv);
     free(tmp);
     srv_log(LOG_INFO, "random_move", "{s:s, s:i, s:s}", "match", m->id, "seat", seat_no, "reason",
             reason);
-    if (play_turn(m, seat_no, mv, n, "server", reason, NULL, NULL) == 0)
+    if (play_turn(m, seat_no, mv, n, NULL, "server", reason, NULL, NULL) == 0)
         advance(m);
     else
         retry_later(m, reason);
@@ -754,10 +816,14 @@ static void send_your_turn(match *m, int seat_no)
     if (v2)
         match_state_sent(m, t->conn);
     json_decref(msg);
+    if (!m->asked_ns)
+        m->asked_ns = uv_hrtime(); /* a move's wait_ms counts from the first your_turn */
     if (m->rx_ns) {
         /* the server's overhead for a remote move: its arrival to the next
          * seat's your_turn, queued for sending */
-        hist_add(&m->srv->overhead, (uv_hrtime() - m->rx_ns) / 1000);
+        uint64_t ns = uv_hrtime() - m->rx_ns;
+        hist_add(&m->srv->overhead, ns / 1000);
+        phist_add(&m->srv->cnt.overhead, (double)ns / 1e9);
         m->rx_ns = 0;
     }
 }
@@ -769,6 +835,8 @@ static void ask_program(match *m, int p)
     uint64_t now = srv_now(m->srv);
     double left = m->deadline > now ? (double)(m->deadline - now) : 0;
     t->prog_seq++;
+    if (!m->asked_ns)
+        m->asked_ns = uv_hrtime(); /* a retry of the same turn keeps counting from the first */
     if (!t->prog || prog_turn(t->prog, m->st, t->prog_seq, bot_now_ms() + left) != 0) {
         srv_log(LOG_ERROR, "program_unavailable", "{s:s, s:i}", "match", m->id, "seat", p);
         play_random(m, p, "internal");
@@ -786,6 +854,8 @@ static void ask(match *m, int p)
     m->to_move = p;
     m->storage_retry = NULL;
     m->turn_started = now;
+    m->asked_ns = 0; /* set as the seat is asked: its search, program or your_turn */
+    m->turn_think_ms = 0;
     int64_t allow = base_allowance(m, t) + t->bank_ms;
     m->deadline = now + (uint64_t)allow;
     t->in_grace = false;
@@ -797,6 +867,7 @@ static void ask(match *m, int p)
     if (t->kind == SEAT_BOT) {
         int64_t margin = allow / 20 > SRV_BOT_MARGIN_MS ? allow / 20 : SRV_BOT_MARGIN_MS;
         int64_t budget = allow - margin;
+        m->asked_ns = uv_hrtime();
         if (agent_start(m, p, budget > 1 ? budget : 1) != 0) {
             play_random(m, p, "internal");
             return;
@@ -814,7 +885,7 @@ static void ask(match *m, int p)
 
 static void advance(match *m)
 {
-    while (m->status == MATCH_LIVE && !m->job && m->to_move < 0) {
+    while (m->status == MATCH_LIVE && !m->job && m->to_move < 0 && !m->finish_reason) {
         int p = m->g->current_player(m->st);
         if (p == ENG_TERMINAL) {
             finish(m, "normal", -1, NULL);
@@ -827,11 +898,12 @@ static void advance(match *m)
             int from = m->nmoves;
             if (push_move(m, eng_chance_draw(m->g, m->st, m->seed, m->chance_k++)) ||
                 commit_moves(m, from, "chance", NULL)) {
+                storage_paused(m, "draw");
                 arm_timer(m);
                 return;
             }
             if (m->g->current_player(m->st) < 0)
-                end_turn(m, "server", "dead tile");
+                end_turn(m, "server", codec_no_decision(m->wire));
             continue;
         }
         ask(m, p);
@@ -853,6 +925,10 @@ static void arm_timer(match *m)
     if (m->closing || m->status == MATCH_FINISHED)
         return;
     uint64_t now = srv_now(m->srv), next = UINT64_MAX;
+    if (m->finish_reason) { /* only the result's journaling is left to do */
+        uv_timer_start(&m->timer, on_timer, m->retry_at > now ? m->retry_at - now : 0, 0);
+        return;
+    }
     if (m->to_move >= 0)
         next = m->storage_retry ? m->retry_at : m->deadline;
     for (int i = 0; i < m->nseats; i++) {
@@ -881,6 +957,7 @@ static void timeout_v(match *m, const char *why, const char *verdict)
     /* how late the loop noticed the deadline (deadline is in loop ms) */
     uint64_t now_us = uv_hrtime() / 1000, due_us = m->deadline * 1000;
     hist_add(&m->srv->timeout_late, now_us > due_us ? now_us - due_us : 0);
+    phist_add(&m->srv->cnt.timeout_late, now_us > due_us ? (double)(now_us - due_us) / 1e6 : 0);
     seat_t *t = &m->seats[p];
     prog_cancel(m, p);
     char detail[400];
@@ -924,7 +1001,24 @@ static void timeout(match *m)
 static void on_timer(uv_timer_t *h)
 {
     match *m = h->data;
-    if (m->closing || m->status != MATCH_LIVE)
+    if (m->closing || m->status == MATCH_FINISHED)
+        return;
+    if (m->finish_reason) {
+        if (srv_now(m->srv) < m->retry_at) {
+            arm_timer(m);
+            return;
+        }
+        /* the same finish again: its detail is ours now */
+        char *detail = m->finish_detail;
+        m->finish_detail = NULL;
+        finish_ex(m, m->finish_reason, m->finish_faulty, detail, m->finish_verdict);
+        if (m->finish_reason && !m->finish_detail)
+            m->finish_detail = detail; /* still held: keep it for the next try */
+        else
+            free(detail);
+        return;
+    }
+    if (m->status != MATCH_LIVE)
         return;
     uint64_t now = srv_now(m->srv);
     for (int i = 0; i < m->nseats && m->status == MATCH_LIVE; i++) {
@@ -1055,6 +1149,12 @@ void match_remote_move(match *m, int seat_no, conn *c, const proto_msg *msg)
                    msg->id);
         return;
     }
+    if (m->finish_reason) {
+        conn_error(c, ENG_ESTORAGE,
+                   "the match is over but its result is not journaled yet: wait for game_over",
+                   msg->id);
+        return;
+    }
     if (m->to_move != seat_no) {
         conn_error(c, ENG_ENOT_YOUR_TURN, "it is not this seat's turn", msg->id);
         return;
@@ -1082,7 +1182,7 @@ void match_remote_move(match *m, int seat_no, conn *c, const proto_msg *msg)
         conn_error(c, ENG_ENOT_YOUR_TURN, e, msg->id);
         return;
     }
-    eng_move mv[WIRE_MAX_TURN_MOVES];
+    eng_move mv[ENG_MAX_TURN_MOVES];
     char err[256];
     int n = m->wire->parse_move(m->st, msg->move, mv, err, sizeof err);
     if (n == ENG_EBAD_MOVE) {
@@ -1109,13 +1209,17 @@ void match_remote_move(match *m, int seat_no, conn *c, const proto_msg *msg)
     json_object_set_new(ok, "match", json_string(m->id));
     json_object_set_new(ok, "turn", json_integer(m->turns + 1));
     m->rx_ns = c->rx_ns;
-    if (play_turn(m, seat_no, mv, n, "player", NULL, c, ok) != 0) {
+    /* what the client says it thought, and what the server saw: its
+     * your_turn to the move's arrival */
+    rec_time tm = {msg->has_think_ms ? msg->think_ms : -1, wait_ms_since(m->asked_ns, c->rx_ns)};
+    if (play_turn(m, seat_no, mv, n, &tm, "player", NULL, c, ok) != 0) {
         /* nothing of the move happened, and the seat does not pay for the
          * server's trouble: its clock restarts with the whole allowance, and
          * a fresh your_turn says so (docs/protocol.md, storage_error) */
         m->rx_ns = 0;
         uint64_t now = srv_now(m->srv);
         m->turn_started = now;
+        m->asked_ns = 0; /* the fresh your_turn below */
         m->deadline = now + (uint64_t)(base_allowance(m, t) + t->bank_ms);
         t->in_grace = false;
         arm_timer(m);
@@ -1134,6 +1238,16 @@ void match_remote_move(match *m, int seat_no, conn *c, const proto_msg *msg)
     m->rx_ns = 0; /* the next seat is not a remote one waiting now */
 }
 
+/* Are mv[0..n) one whole legal turn of seat_no, the seat to move? */
+static bool whole_turn(const match *m, int seat_no, const eng_move *mv, int n)
+{
+    unsigned char *tmp = malloc(m->g->state_size);
+    bool ok = tmp && m->g->current_player(m->st) == seat_no &&
+              eng_turn_check(m->g, m->st, mv, n, tmp, NULL, 0) == 0;
+    free(tmp);
+    return ok;
+}
+
 void match_agent_done(match *m, int seat_no, const eng_move *mv, int n, const bot_stats *st,
                       uint64_t finished_at)
 {
@@ -1150,25 +1264,16 @@ void match_agent_done(match *m, int seat_no, const eng_move *mv, int n, const bo
     }
     srv_log(LOG_DEBUG, "bot_move", "{s:s, s:i, s:I, s:f}", "match", m->id, "seat", seat_no, "sims",
             (json_int_t)st->sims, "ms", st->ms);
+    phist_add(&m->srv->cnt.think, st->ms / 1000.0);
     /* trust nothing, not even our own bots: the moves must form a legal turn */
-    unsigned char *tmp = malloc(m->g->state_size);
-    bool ok = tmp != NULL && n > 0;
-    if (ok) {
-        memcpy(tmp, m->st, m->g->state_size);
-        for (int i = 0; i < n && ok; i++) {
-            ok = m->g->current_player(tmp) == seat_no && eng_is_legal(m->g, tmp, mv[i]);
-            if (ok)
-                m->g->apply(tmp, mv[i]);
-        }
-        ok = ok && m->g->current_player(tmp) != seat_no;
-    }
-    free(tmp);
-    if (!ok) {
+    if (!whole_turn(m, seat_no, mv, n)) {
         srv_log(LOG_ERROR, "bot_bad_move", "{s:s, s:i}", "match", m->id, "seat", seat_no);
         play_random(m, seat_no, "illegal");
         return;
     }
-    if (play_turn(m, seat_no, mv, n, "player", NULL, NULL, NULL) != 0) {
+    /* an in-process bot's own measure is its search's wall time */
+    rec_time tm = {llround(st->ms), wait_ms_since(m->asked_ns, uv_hrtime())};
+    if (play_turn(m, seat_no, mv, n, &tm, "player", NULL, NULL, NULL) != 0) {
         retry_later(m, "bot");
         return;
     }
@@ -1192,6 +1297,7 @@ void match_program_done(match *m, int seat_no, int seq, const player_result *r)
         return; /* a turn no longer waited for */
     t->prog_asked = false;
     t->bot_stopping = false;
+    m->turn_think_ms += r->cpu_ms; /* every call of the turn, retries included */
     const char *vname = player_verdict_name(r->verdict);
     char detail[400];
     public_detail(seat_no, vname, r->detail, detail, sizeof detail);
@@ -1201,24 +1307,14 @@ void match_program_done(match *m, int seat_no, int seq, const player_result *r)
     switch (r->verdict) {
     case PLAYER_OK: {
         /* the worker checked the turn against its own copy; check it again */
-        unsigned char *tmp = malloc(m->g->state_size);
-        bool ok = tmp != NULL && r->nmoves > 0;
-        if (ok) {
-            memcpy(tmp, m->st, m->g->state_size);
-            for (int i = 0; i < r->nmoves && ok; i++) {
-                ok = m->g->current_player(tmp) == seat_no && eng_is_legal(m->g, tmp, r->moves[i]);
-                if (ok)
-                    m->g->apply(tmp, r->moves[i]);
-            }
-            ok = ok && m->g->current_player(tmp) != seat_no;
-        }
-        free(tmp);
-        if (!ok) {
+        if (!whole_turn(m, seat_no, r->moves, r->nmoves)) {
             srv_log(LOG_ERROR, "program_bad_turn", "{s:s, s:i}", "match", m->id, "seat", seat_no);
             play_random(m, seat_no, "illegal");
             return;
         }
-        if (play_turn(m, seat_no, r->moves, r->nmoves, "player", NULL, NULL, NULL) != 0) {
+        /* a program's own measure is its CPU time (docs/records.md, "Time") */
+        rec_time tm = {llround(m->turn_think_ms), wait_ms_since(m->asked_ns, uv_hrtime())};
+        if (play_turn(m, seat_no, r->moves, r->nmoves, &tm, "player", NULL, NULL, NULL) != 0) {
             arm_timer(m);
             return;
         }
@@ -1262,8 +1358,23 @@ void match_attach_remote(match *m)
     }
 }
 
+void match_expire(match *m)
+{
+    if (m->status != MATCH_WAITING || m->finish_reason)
+        return;
+    char detail[160];
+    snprintf(detail, sizeof detail,
+             "its open seats were not all joined within %d s of its creation",
+             m->srv->cfg.waiting_expiry_s);
+    srv_log(LOG_INFO, "match_expired", "{s:s, s:i}", "match", m->id, "after_s",
+            m->srv->cfg.waiting_expiry_s);
+    finish(m, "expired", -1, detail);
+}
+
 void match_resign(match *m, int seat_no)
 {
+    if (m->finish_reason)
+        return; /* it is over already, waiting for the journal */
     char detail[64];
     snprintf(detail, sizeof detail, "seat %d resigned", seat_no);
     finish(m, "resignation", seat_no, detail);
@@ -1299,7 +1410,7 @@ void match_remove_spectator(match *m, conn *c)
 
 /* ---- creation, restore, freeing --------------------------------------------------- */
 
-static match *alloc_match(srv *s, const eng_game *g, const wire_game *w, const eng_rules *r)
+static match *alloc_match(srv *s, const eng_game *g, const game_codec *w, const eng_rules *r)
 {
     match *m = calloc(1, sizeof *m);
     if (!m)
@@ -1341,10 +1452,13 @@ static void link_match(srv *s, match *m)
 
 static void free_match(match *m)
 {
+    tokidx_remove_match(m->srv, m);
+    free(m->finish_detail);
     match_release_bots(m);
     free(m->st);
     free(m->turn_start);
     free(m->moves);
+    free(m->times);
     free(m->spect);
     json_decref(m->history);
     json_decref(m->result);
@@ -1428,8 +1542,9 @@ static int make_bots(match *m, char *err, size_t errcap, int *code)
 }
 
 /* Check the seat specs of a create_match: bots by bot_check_spec, programs
- * by resolving their command, registered bots in the registry; programs and
- * registered bots only with the admin token. */
+ * by resolving their command, registered bots in the registry; programs,
+ * registered bots and bots whose options name a file to read (BOT_FILE, e.g.
+ * evomcts:eval=FILE) only with the admin token. */
 static int check_seats(srv *s, const proto_msg *msg, const eng_game *g, const match_opts *opts,
                        int *code, char *err, size_t errcap)
 {
@@ -1448,6 +1563,18 @@ static int check_seats(srv *s, const proto_msg *msg, const eng_game *g, const ma
                      kind == SEAT_PROGRAM ? "program (cmd:)" : "registered bot (remote:)");
             return -1;
         }
+        char opt[32];
+        if (kind == SEAT_BOT && !(opts && opts->admin) &&
+            bot_spec_reads_file(spec, opt, sizeof opt)) {
+            /* checked before the bot is made, which would read the file:
+             * the answer is the same whatever the file is */
+            *code = ENG_EFORBIDDEN;
+            snprintf(err, errcap,
+                     "seat %d: bot option '%s' names a file the server would read; only the "
+                     "server's admin may set it (\"admin_token\")",
+                     i, opt);
+            return -1;
+        }
         if (kind == SEAT_PROGRAM) {
             player_config pc;
             player_config_default(&pc);
@@ -1462,13 +1589,14 @@ static int check_seats(srv *s, const proto_msg *msg, const eng_game *g, const ma
                 rc = ENG_EBAD_BOT_SPEC;
                 snprintf(e, sizeof e, "remote: needs the name of a registered bot");
             } else {
-                rc = registry_check(s, name, g, e, sizeof e);
+                /* one bot may hold several seats of a match (a bot playing
+                 * itself, as a person may play two seats): each counts
+                 * against its capacity */
+                int earlier = 0;
+                for (int j = 0; j < i; j++)
+                    earlier += !msg->seats[j].open && strcmp(msg->seats[j].bot, spec) == 0;
+                rc = registry_check(s, name, g, earlier, e, sizeof e);
             }
-            for (int j = 0; j < i && rc == 0; j++)
-                if (!msg->seats[j].open && strcmp(msg->seats[j].bot, spec) == 0) {
-                    rc = ENG_EBAD_BOT_SPEC;
-                    snprintf(e, sizeof e, "'%s' holds seat %d already", name, j);
-                }
         } else {
             rc = bot_check_spec(spec, g, e, sizeof e);
         }
@@ -1520,7 +1648,7 @@ match *match_create_ex(srv *s, const proto_msg *msg, const match_opts *opts, int
                        size_t errcap)
 {
     const eng_game *g = eng_find_game(msg->game);
-    const wire_game *w = g ? wire_find(g->name) : NULL;
+    const game_codec *w = g ? codec_find(g->name) : NULL;
     if (!g || !w) {
         *code = ENG_EUNKNOWN_GAME;
         snprintf(err, errcap, "no game named '%.40s' (see list_games)", msg->game);
@@ -1641,11 +1769,11 @@ match *match_create_ex(srv *s, const proto_msg *msg, const match_opts *opts, int
 match *match_restore(srv *s, const char *id, const char *game, const char *rules_json,
                      const char *seats_json, const char *tc_json, const char *pol_json,
                      uint64_t seed, const char *nonce_hex, int status, const char *result_json,
-                     int64_t created_ms, int64_t finished_ms, const eng_move *moves, int nmoves,
-                     char *err, size_t errcap)
+                     int64_t created_ms, int64_t finished_ms, const eng_move *moves,
+                     const rec_time *times, int nmoves, char *err, size_t errcap)
 {
     const eng_game *g = eng_find_game(game);
-    const wire_game *w = g ? wire_find(g->name) : NULL;
+    const game_codec *w = g ? codec_find(g->name) : NULL;
     if (!g || !w) {
         snprintf(err, errcap, "unknown game '%s'", game);
         return NULL;
@@ -1733,6 +1861,8 @@ match *match_restore(srv *s, const char *id, const char *game, const char *rules
             snprintf(err, errcap, "journal move %d does not fit the game", i);
             goto fail;
         }
+        if (times)
+            m->times[i] = times[i];
         g->apply(m->st, moves[i]);
         /* a turn ends when the next thing is a draw, the end, or another seat */
         int q = g->current_player(m->st);
@@ -1766,6 +1896,8 @@ match *match_restore(srv *s, const char *id, const char *game, const char *rules
                 m->seats[i].gone_since = srv_now(s);
     }
     link_match(s, m);
+    for (int i = 0; i < m->nseats; i++)
+        tokidx_add(s, m->seats[i].resume, m, i);
     if (status != MATCH_FINISHED && start_programs(m, moves, nmoves, err, errcap) != 0)
         /* its program seats play random moves or forfeit at their turns */
         srv_log(LOG_ERROR, "program_failed", "{s:s, s:s}", "match", m->id, "reason", err);
@@ -1796,7 +1928,7 @@ json_t *match_record_json(const match *m, char *err, size_t errcap)
         }
     }
     json_t *rec =
-        rec_build_full(m->g, &m->rules, m->moves, m->nmoves, NULL, chance, NULL, err, errcap);
+        rec_build_full(m->g, &m->rules, m->moves, m->nmoves, m->times, chance, NULL, err, errcap);
     json_decref(chance);
     return rec;
 }

@@ -11,6 +11,7 @@
  * callback, one message per callback, with LWS_PRE headroom; a connection is
  * freed only in its CLOSED callback, never from inside our own handlers.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <net/if.h>
 #include <netdb.h>
@@ -19,6 +20,10 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
+
+#include <openssl/err.h>
+#include <openssl/pem.h>
+#include <openssl/x509.h>
 
 #include "internal.h"
 
@@ -88,6 +93,7 @@ void conn_send(conn *c, json_t *msg)
 
 void conn_error(conn *c, int code, const char *message, const json_t *id)
 {
+    c->srv->cnt.errors[code < 0 && -code < SRV_NERR ? -code : 0]++;
     conn_send(c, proto_error(code, message, id));
 }
 
@@ -126,12 +132,13 @@ void conn_sub_remove(conn *c, match *m, int seat)
 static bool rate_ok(conn *c)
 {
     uint64_t now = srv_now(c->srv);
+    const srv_config *cfg = &c->srv->cfg;
     double scale = c->reg ? c->reg->capacity : 1;
-    double add = (double)(now - c->tokens_at_ms) * SRV_RATE_PER_SEC * scale / 1000.0;
+    double add = (double)(now - c->tokens_at_ms) * cfg->rate_per_sec * scale / 1000.0;
     c->tokens_at_ms = now;
     c->tokens += add;
-    if (c->tokens > SRV_RATE_BURST * scale)
-        c->tokens = SRV_RATE_BURST * scale;
+    if (c->tokens > cfg->rate_burst * scale)
+        c->tokens = cfg->rate_burst * scale;
     if (c->tokens < 1.0)
         return false;
     c->tokens -= 1.0;
@@ -147,7 +154,7 @@ static void on_message(conn *c)
         } else if (c->floods == 1 || c->floods % 50 == 0) {
             char msg[96];
             snprintf(msg, sizeof msg, "more than %d messages per second; message dropped",
-                     SRV_RATE_PER_SEC);
+                     c->srv->cfg.rate_per_sec);
             conn_error(c, ENG_ERATE, msg, NULL);
         }
         return;
@@ -280,9 +287,9 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         c->wsi = wsi;
         c->srv = s;
         c->id = ++s->next_conn_id;
-        c->tokens = SRV_RATE_BURST;
+        c->tokens = s->cfg.rate_burst;
         c->tokens_at_ms = srv_now(s);
-        lws_get_peer_simple(wsi, c->peer, sizeof c->peer);
+        access_conn_address(c, wsi);
         c->next = s->conns;
         if (s->conns)
             s->conns->prev = c;
@@ -290,15 +297,18 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         s->nconns++;
         srv_log(LOG_DEBUG, "conn_open", "{s:I, s:s}", "conn", (json_int_t)c->id, "peer", c->peer);
         if (s->stopping) {
+            s->cnt.conns_refused++;
             conn_error(c, ENG_ESHUTTING_DOWN, "the server is shutting down", NULL);
             conn_close_after(c, LWS_CLOSE_STATUS_GOINGAWAY, "shutting down");
         } else if (s->nconns > s->cfg.max_conns) {
+            s->cnt.conns_refused++;
             char msg[96];
             snprintf(msg, sizeof msg, "the server holds its maximum of %d connections",
                      s->cfg.max_conns);
             conn_error(c, ENG_ETOO_MANY, msg, NULL);
             conn_close_after(c, 1013 /* try again later */, "too many connections");
         } else {
+            s->cnt.conns_accepted++;
             lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, SRV_HELLO_TIMEOUT_S);
         }
         return 0;
@@ -337,12 +347,181 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
     return lws_callback_http_dummy(wsi, reason, user, in, len);
 }
 
+/* ---- the operator's endpoints: /metrics, /healthz, /readyz -------------------------- */
+
+/* One HTTP request to them: the response's body, written in pieces. */
+typedef struct http_sess {
+    char *body;
+    size_t len, sent;
+} http_sess;
+
+/* The response to GET path: status, content type, body (malloc'd). */
+static int http_answer(srv *s, struct lws *wsi, const char *path, const char **ctype, char **body,
+                       size_t *len)
+{
+    *ctype = "text/plain; charset=utf-8";
+    char text[512];
+    int status = HTTP_STATUS_OK;
+    if (strcmp(path, "/metrics") == 0) {
+        char peer[64];
+        srv_cidr a;
+        lws_get_peer_simple(wsi, peer, sizeof peer);
+        if (!s->cfg.metrics) {
+            status = HTTP_STATUS_NOT_FOUND;
+            snprintf(text, sizeof text, "metrics are off on this server ([metrics] enabled)\n");
+        } else if (s->nmetrics_allow &&
+                   !(srv_addr_parse(peer, &a) &&
+                     srv_cidr_match(s->metrics_allow, s->nmetrics_allow, &a))) {
+            status = HTTP_STATUS_FORBIDDEN;
+            snprintf(text, sizeof text, "not allowed from this address ([metrics] allow)\n");
+        } else {
+            *body = metrics_text(s, len);
+            *ctype = "text/plain; version=0.0.4; charset=utf-8";
+            if (*body)
+                return status;
+            status = HTTP_STATUS_INTERNAL_SERVER_ERROR;
+            snprintf(text, sizeof text, "out of memory\n");
+        }
+    } else if (strcmp(path, "/healthz") == 0) {
+        /* the loop answers: the process is alive and not stuck */
+        snprintf(text, sizeof text, "ok\n");
+    } else if (strcmp(path, "/readyz") == 0) {
+        const char *why = metrics_not_ready(s);
+        if (why) {
+            status = HTTP_STATUS_SERVICE_UNAVAILABLE;
+            snprintf(text, sizeof text, "not ready: %s\n", why);
+        } else {
+            snprintf(text, sizeof text, "ready\n");
+        }
+    } else {
+        status = HTTP_STATUS_NOT_FOUND;
+        snprintf(text, sizeof text, "not found\n");
+    }
+    *len = strlen(text);
+    *body = strdup(text);
+    return *body ? status : HTTP_STATUS_INTERNAL_SERVER_ERROR;
+}
+
+static int http_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in,
+                         size_t len)
+{
+    http_sess *h = user;
+    srv *s = lws_context_user(lws_get_context(wsi));
+    switch (reason) {
+    case LWS_CALLBACK_HTTP: {
+        char path[128];
+        if (lws_hdr_copy(wsi, path, sizeof path, WSI_TOKEN_GET_URI) <= 0) {
+            /* not a GET (a POST, a HEAD, ...) */
+            lws_return_http_status(wsi, HTTP_STATUS_METHOD_NOT_ALLOWED, NULL);
+            return lws_http_transaction_completed(wsi) ? -1 : 0;
+        }
+        s->cnt.http_requests++;
+        const char *ctype;
+        free(h->body);
+        h->body = NULL;
+        int status = http_answer(s, wsi, path, &ctype, &h->body, &h->len);
+        h->sent = 0;
+        unsigned char hdr[LWS_PRE + 512], *start = hdr + LWS_PRE, *p = start,
+                                          *end = hdr + sizeof hdr - 1;
+        if (lws_add_http_common_headers(wsi, (unsigned)status, ctype, h->body ? h->len : 0, &p,
+                                        end) ||
+            lws_add_http_header_by_token(wsi, WSI_TOKEN_HTTP_CACHE_CONTROL,
+                                         (const unsigned char *)"no-store", 8, &p, end) ||
+            lws_finalize_write_http_header(wsi, start, &p, end))
+            return 1;
+        lws_callback_on_writable(wsi);
+        return 0;
+    }
+    case LWS_CALLBACK_HTTP_WRITEABLE: {
+        if (!h->body)
+            return lws_http_transaction_completed(wsi) ? -1 : 0;
+        size_t chunk = h->len - h->sent > 16384 ? 16384 : h->len - h->sent;
+        unsigned char *b = malloc(LWS_PRE + chunk + 1);
+        if (!b)
+            return -1;
+        memcpy(b + LWS_PRE, h->body + h->sent, chunk);
+        bool last = h->sent + chunk == h->len;
+        int n = lws_write(wsi, b + LWS_PRE, chunk, last ? LWS_WRITE_HTTP_FINAL : LWS_WRITE_HTTP);
+        free(b);
+        if (n < (int)chunk)
+            return -1;
+        h->sent += chunk;
+        if (!last) {
+            lws_callback_on_writable(wsi);
+            return 0;
+        }
+        free(h->body);
+        h->body = NULL;
+        return lws_http_transaction_completed(wsi) ? -1 : 0;
+    }
+    case LWS_CALLBACK_CLOSED_HTTP:
+    case LWS_CALLBACK_HTTP_DROP_PROTOCOL:
+        if (h) {
+            free(h->body);
+            h->body = NULL;
+        }
+        break;
+    default: break;
+    }
+    return lws_callback_http_dummy(wsi, reason, user, in, len);
+}
+
 static struct lws_protocols protocols[] = {
     /* first: WebSocket clients naming no subprotocol (browsers, most
      * libraries) and plain HTTP both land here */
     {"tessera", callback, sizeof(conn *), 4096, 0, NULL, 0},
+    /* the operator's endpoints, reached through their mounts (net_start) */
+    {"tessera-http", http_callback, sizeof(http_sess), 0, 0, NULL, 0},
     {NULL, NULL, 0, 0, 0, NULL, 0}, /* lws 4.1: a zeroed entry ends the list */
 };
+
+/* ---- TLS ----------------------------------------------------------------------------- */
+
+/* Check the certificate and key before lws sees them: lws 4.1 only logs
+ * why a vhost's TLS could not be set up. Returns 0, or -1 with the reason. */
+static int tls_check(const srv_config *cfg, char *err, size_t errcap)
+{
+    if (!cfg->tls_cert && !cfg->tls_key)
+        return 0;
+    if (!cfg->tls_cert || !cfg->tls_key) {
+        snprintf(err, errcap, "TLS needs both tls.cert and tls.key (only %s is set)",
+                 cfg->tls_cert ? "tls.cert" : "tls.key");
+        return -1;
+    }
+    FILE *f = fopen(cfg->tls_cert, "r");
+    if (!f) {
+        snprintf(err, errcap, "tls.cert %s: %s", cfg->tls_cert, strerror(errno));
+        return -1;
+    }
+    X509 *x = PEM_read_X509(f, NULL, NULL, NULL);
+    fclose(f);
+    if (!x) {
+        snprintf(err, errcap, "tls.cert %s: not a PEM certificate", cfg->tls_cert);
+        return -1;
+    }
+    f = fopen(cfg->tls_key, "r");
+    if (!f) {
+        X509_free(x);
+        snprintf(err, errcap, "tls.key %s: %s", cfg->tls_key, strerror(errno));
+        return -1;
+    }
+    EVP_PKEY *k = PEM_read_PrivateKey(f, NULL, NULL, NULL);
+    fclose(f);
+    int rc = 0;
+    if (!k) {
+        snprintf(err, errcap, "tls.key %s: not a PEM private key (or one with a passphrase)",
+                 cfg->tls_key);
+        rc = -1;
+    } else if (X509_check_private_key(x, k) != 1) {
+        snprintf(err, errcap, "tls.key %s is not the key of the certificate %s", cfg->tls_key,
+                 cfg->tls_cert);
+        rc = -1;
+    }
+    ERR_clear_error();
+    EVP_PKEY_free(k);
+    X509_free(x);
+    return rc;
+}
 
 static void lws_log_to_ours(int level, const char *line)
 {
@@ -413,6 +592,33 @@ static int listen_check(const char *host, int port, char *err, size_t errcap)
     return -1;
 }
 
+/* What lws is told to bind: lws 4.1 takes an address or an interface name,
+ * not a host name, so a name ("localhost") is resolved here to its first
+ * address (IPv4 first). NULL: every interface. */
+static const char *bind_address(const char *host, char *out, size_t cap)
+{
+    struct in6_addr a6;
+    if (!host || inet_pton(AF_INET, host, &a6) == 1 || inet_pton(AF_INET6, host, &a6) == 1 ||
+        if_nametoindex(host))
+        return host;
+    struct addrinfo hints, *res = NULL;
+    memset(&hints, 0, sizeof hints);
+    hints.ai_socktype = SOCK_STREAM;
+    if (getaddrinfo(host, NULL, &hints, &res) != 0 || !res)
+        return host; /* listen_check() has said why */
+    const struct addrinfo *pick = res;
+    for (const struct addrinfo *a = res; a; a = a->ai_next)
+        if (a->ai_family == AF_INET) {
+            pick = a;
+            break;
+        }
+    if (getnameinfo(pick->ai_addr, pick->ai_addrlen, out, (socklen_t)cap, NULL, 0,
+                    NI_NUMERICHOST) != 0)
+        snprintf(out, cap, "%s", host);
+    freeaddrinfo(res);
+    return out;
+}
+
 int net_start(srv *s, char *err, size_t errcap)
 {
     /* TESSERA_LWS_DEBUG=1 shows libwebsockets' own notices and info (debugging) */
@@ -424,10 +630,27 @@ int net_start(srv *s, char *err, size_t errcap)
     memset(&info, 0, sizeof info);
     void *loops[1] = {s->loop};
     info.port = s->cfg.port;
-    info.iface = s->cfg.host;
+    info.iface = bind_address(s->cfg.host, s->bind_host, sizeof s->bind_host);
     info.protocols = protocols;
     info.vhost_name = "tessera";
     info.options = LWS_SERVER_OPTION_LIBUV;
+    /* lws 4.1 with IPv6 enabled reads an IPv4 address in `iface` as no
+     * interface at all and listens on every address: an IPv4 address gets an
+     * IPv4-only vhost, which binds to it */
+    struct in_addr v4;
+    if (info.iface && inet_pton(AF_INET, info.iface, &v4) == 1)
+        info.options |= LWS_SERVER_OPTION_DISABLE_IPV6;
+    if (tls_check(&s->cfg, err, errcap))
+        return ENG_EIO;
+    if (s->cfg.tls_cert) {
+        info.options |= LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT;
+        info.ssl_cert_filepath = s->cfg.tls_cert;
+        info.ssl_private_key_filepath = s->cfg.tls_key;
+        /* HTTP/1.1 only: browsers would otherwise speak HTTP/2, over which
+         * lws 4.1 carries WebSocket only in a mode we do not use */
+        info.alpn = "http/1.1";
+        s->tls = true;
+    }
     info.foreign_loops = loops;
     info.user = s;
     /* keep-alive: ping after a third of the idle timeout, hang up at it */
@@ -439,6 +662,18 @@ int net_start(srv *s, char *err, size_t errcap)
     info.retry_and_idle_policy = &s->keepalive;
     info.timeout_secs = 10;
     info.server_string = "tessera";
+    /* the operator's endpoints: callback mounts ahead of the web UI's files */
+    static const char *const endpoints[] = {"/metrics", "/healthz", "/readyz"};
+    memset(s->endpoints, 0, sizeof s->endpoints);
+    for (int i = 0; i < 3; i++) {
+        struct lws_http_mount *mt = &s->endpoints[i];
+        mt->mountpoint = endpoints[i];
+        mt->mountpoint_len = (unsigned char)strlen(endpoints[i]);
+        mt->origin = "tessera-http";
+        mt->origin_protocol = LWSMPRO_CALLBACK;
+        mt->mount_next = i < 2 ? &s->endpoints[i + 1] : NULL;
+    }
+    info.mounts = s->endpoints;
     if (s->cfg.web_root) {
         snprintf(s->web_root, sizeof s->web_root, "%s", s->cfg.web_root);
         memset(&s->mount, 0, sizeof s->mount);
@@ -448,7 +683,7 @@ int net_start(srv *s, char *err, size_t errcap)
         s->mount.def = "index.html";
         s->mount.origin_protocol = LWSMPRO_FILE;
         s->mount.cache_max_age = 0;
-        info.mounts = &s->mount;
+        s->endpoints[2].mount_next = &s->mount;
     }
     if (listen_check(s->cfg.host, s->cfg.port, err, errcap))
         return ENG_EIO;
@@ -473,6 +708,7 @@ int net_start(srv *s, char *err, size_t errcap)
         return ENG_EIO; /* the caller destroys the context */
     }
     s->cfg.port = port;
+    s->listening = true;
     return 0;
 }
 

@@ -34,6 +34,7 @@
  */
 #include <pthread.h>
 #include <sqlite3.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,7 +60,9 @@ typedef struct pcmd {
     char detail[PLAYER_DETAIL_MAX]; /* game over */
     eng_move *moves;                /* start (resume): moves applied from st */
     int nmoves;
-    unsigned char st[]; /* the state (start: the initial one) */
+    /* the state (start: the initial one); aligned as malloc aligns, for
+     * states with 8-byte members (Reversi's bitboards) */
+    _Alignas(max_align_t) unsigned char st[];
 } pcmd;
 
 typedef enum { PR_TURN, PR_GAME_OVER, PR_EXIT } pres_kind;
@@ -88,6 +91,7 @@ struct prog {
     int starts;
     bool exited;    /* the worker has ended */
     bool finishing; /* game over / quit queued */
+    bool complete;  /* the program has had its game over: its log is whole */
     prog *next;
     /* shared with the worker (mu) */
     pthread_t thread;
@@ -269,9 +273,9 @@ json_t *prog_log_json(const prog *p)
         }
         text[p->log_len] = 0;
     }
-    json_t *o = json_pack("{s:i, s:s, s:s, s:I, s:i, s:O}", "seat", p->seat, "spec", p->spec,
+    json_t *o = json_pack("{s:i, s:s, s:s, s:I, s:i, s:O, s:b}", "seat", p->seat, "spec", p->spec,
                           "stderr", text ? text : "", "stderr_bytes", (json_int_t)p->stderr_total,
-                          "starts", p->starts, "verdicts", p->verdicts);
+                          "starts", p->starts, "verdicts", p->verdicts, "complete", p->complete);
     free(text);
     return o;
 }
@@ -348,6 +352,7 @@ static void on_async(uv_async_t *h)
         } else {
             log_stderr(p, &r->r);
             if (r->kind == PR_GAME_OVER) {
+                p->complete = true;
                 store_log(p);
             } else if (p->m && p->m->seats[p->seat].prog == p) {
                 if (r->r.verdict != PLAYER_OK) {

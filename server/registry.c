@@ -203,7 +203,7 @@ static bool plays(const regbot *r, const eng_game *g)
     return false;
 }
 
-int registry_check(srv *s, const char *name, const eng_game *g, char *err, size_t errcap)
+int registry_check(srv *s, const char *name, const eng_game *g, int more, char *err, size_t errcap)
 {
     if (!registry_known(s, name)) {
         snprintf(err, errcap, "no bot is registered as '%.64s' (it must register first)", name);
@@ -215,7 +215,7 @@ int registry_check(srv *s, const char *name, const eng_game *g, char *err, size_
         return ENG_EBAD_BOT_SPEC;
     }
     int cap = r ? r->capacity : 1;
-    if (registry_load(s, name) >= cap) {
+    if (registry_load(s, name) + more >= cap) {
         snprintf(err, errcap, "'%.64s' already plays %d game%s at once, its capacity", name, cap,
                  cap == 1 ? "" : "s");
         return ENG_ETOO_MANY;
@@ -376,7 +376,7 @@ void handle_register(conn *c, const proto_msg *m)
         return;
     }
     for (int i = 0; i < m->ngames; i++)
-        if (!eng_find_game(m->games[i]) || !wire_find(m->games[i])) {
+        if (!eng_find_game(m->games[i]) || !codec_find(m->games[i])) {
             char msg[128];
             snprintf(msg, sizeof msg, "register: no game named '%.40s' (see list_games)",
                      m->games[i]);

@@ -149,6 +149,25 @@ int srv_config_check(const srv_config *cfg, char *err, size_t errcap)
     char bots[2][PROTO_SPEC_MAX + 1];
     if (cfg->demo && demo_split(cfg->demo, bots, err, errcap) < 0)
         return -1;
+    if (!cfg->tls_cert != !cfg->tls_key) {
+        snprintf(err, errcap, "TLS needs both tls.cert and tls.key (--tls-cert, --tls-key): "
+                 "only %s is set",
+                 cfg->tls_cert ? "the certificate" : "the key");
+        return -1;
+    }
+    struct {
+        const char *text, *name;
+    } lists[] = {{cfg->quota_exempt, "quota.exempt"},
+                 {cfg->metrics_allow, "metrics.allow"},
+                 {cfg->trusted_proxies, "server.trusted_proxies"}};
+    for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++) {
+        srv_cidr tmp[SRV_MAX_ADDRS];
+        char e[200];
+        if (srv_cidr_parse_list(lists[i].text, tmp, SRV_MAX_ADDRS, e, sizeof e) < 0) {
+            snprintf(err, errcap, "%s: %s", lists[i].name, e);
+            return -1;
+        }
+    }
     return 0;
 }
 
@@ -180,7 +199,9 @@ static void start_demo(srv *s)
     msg.pol.disconnect = PROTO_DISCONNECT_RANDOM;
     msg.pol.reconnect_grace_ms = 30000;
     int code;
-    match *m = match_create(s, &msg, &code, err, sizeof err);
+    /* the operator's own bots (--demo): a file one names is the operator's to read */
+    match_opts opts = {.admin = true};
+    match *m = match_create_ex(s, &msg, &opts, &code, err, sizeof err);
     if (!m) {
         srv_log(LOG_ERROR, "demo_failed", "{s:s}", "reason", err);
         return;
@@ -231,12 +252,23 @@ void srv_limits_default(srv *s)
     s->max_spectators = SRV_MAX_SPECTATORS;
     s->finished_kept = SRV_MAX_FINISHED_KEPT;
     s->idle_timeout_s = SRV_HANGUP_IDLE_S;
+    if (!s->cfg.rate_per_sec)
+        s->cfg.rate_per_sec = SRV_RATE_PER_SEC;
+    if (!s->cfg.rate_burst)
+        s->cfg.rate_burst = SRV_RATE_BURST;
 }
 
-/* The limits in force and the test hooks (limits.h). false: a bad hook value. */
+/* The limits in force (the configuration's) and the test hooks (limits.h).
+ * false: a bad hook value. */
 static bool read_limits(srv *s)
 {
     srv_limits_default(s);
+    if (s->cfg.max_matches > 0)
+        s->max_live_matches = s->cfg.max_matches;
+    if (s->cfg.max_spectators > 0)
+        s->max_spectators = s->cfg.max_spectators;
+    if (s->cfg.finished_kept > 0)
+        s->finished_kept = s->cfg.finished_kept;
     if (s->cfg.idle_timeout_ms > 0) {
         int secs = (s->cfg.idle_timeout_ms + 999) / 1000;
         s->idle_timeout_s = secs < SRV_MIN_IDLE_S   ? SRV_MIN_IDLE_S
@@ -248,24 +280,34 @@ static bool read_limits(srv *s)
     if (!hook_int("TESSERA_TEST_SEED", 0, -1, &seed) ||
         !hook_int("TESSERA_TEST_READONLY_AFTER", 1, 0, &ro) ||
         !hook_int("TESSERA_TEST_BOT_ILLEGAL_TURN", 1, 0, &illegal) ||
-        !hook_int("TESSERA_TEST_MAX_MATCHES", 1, SRV_MAX_LIVE_MATCHES, &maxm) ||
-        !hook_int("TESSERA_TEST_MAX_SPECTATORS", 1, SRV_MAX_SPECTATORS, &maxs) ||
-        !hook_int("TESSERA_TEST_FINISHED_KEPT", 1, SRV_MAX_FINISHED_KEPT, &kept))
+        !hook_int("TESSERA_TEST_MAX_MATCHES", 1, s->max_live_matches, &maxm) ||
+        !hook_int("TESSERA_TEST_MAX_SPECTATORS", 1, s->max_spectators, &maxs) ||
+        !hook_int("TESSERA_TEST_FINISHED_KEPT", 1, s->finished_kept, &kept))
         return false;
     /* lower only: a hook never lifts a limit */
-    s->max_live_matches = maxm < SRV_MAX_LIVE_MATCHES ? (int)maxm : SRV_MAX_LIVE_MATCHES;
-    s->max_spectators = maxs < SRV_MAX_SPECTATORS ? (int)maxs : SRV_MAX_SPECTATORS;
-    s->finished_kept = kept < SRV_MAX_FINISHED_KEPT ? (int)kept : SRV_MAX_FINISHED_KEPT;
+    bool lowered = maxm < s->max_live_matches || maxs < s->max_spectators ||
+                   kept < s->finished_kept;
+    if (maxm < s->max_live_matches)
+        s->max_live_matches = (int)maxm;
+    if (maxs < s->max_spectators)
+        s->max_spectators = (int)maxs;
+    if (kept < s->finished_kept)
+        s->finished_kept = (int)kept;
+    const char *fault_file = getenv("TESSERA_TEST_FAULT_FILE");
+    if (fault_file && fault_file[0]) {
+        snprintf(s->test.fault_file, sizeof s->test.fault_file, "%s", fault_file);
+        store_fault_hook_install();
+    }
     s->test.seed_set = seed >= 0;
     s->test.seed = seed >= 0 ? (uint64_t)seed : 0;
     s->test.readonly_after = ro > INT32_MAX ? INT32_MAX : (int)ro;
     s->test.bot_illegal_turn = illegal > INT32_MAX ? INT32_MAX : (int)illegal;
-    if (s->test.seed_set || ro || illegal || maxm != SRV_MAX_LIVE_MATCHES ||
-        maxs != SRV_MAX_SPECTATORS || kept != SRV_MAX_FINISHED_KEPT)
-        srv_log(LOG_WARN, "test_hooks", "{s:I, s:i, s:i, s:i, s:i, s:i}", "seed", (json_int_t)seed,
-                "readonly_after", s->test.readonly_after, "bot_illegal_turn",
+    if (s->test.seed_set || ro || illegal || lowered || s->test.fault_file[0])
+        srv_log(LOG_WARN, "test_hooks", "{s:I, s:i, s:i, s:i, s:i, s:i, s:s}", "seed",
+                (json_int_t)seed, "readonly_after", s->test.readonly_after, "bot_illegal_turn",
                 s->test.bot_illegal_turn, "max_matches", s->max_live_matches, "max_spectators",
-                s->max_spectators, "finished_kept", s->finished_kept);
+                s->max_spectators, "finished_kept", s->finished_kept, "fault_file",
+                s->test.fault_file);
 #endif
     return true;
 }
@@ -299,6 +341,7 @@ static void on_signal(uv_signal_t *h, int signum)
     srv_log(LOG_ALWAYS, "stats", "{s:o}", "stats", srv_stats_json(s));
     uv_timer_stop(&s->demo_timer);
     uv_close((uv_handle_t *)&s->demo_timer, NULL);
+    access_stop(s);
     /* the signal handlers stay, so that a second signal forces the exit
      * (closed, they would leave SIGTERM to its default action), but they no
      * longer keep the loop running */
@@ -307,6 +350,7 @@ static void on_signal(uv_signal_t *h, int signum)
     /* stop every search, program and timer; matches and tournaments stay
      * unfinished in the journal */
     tours_shutdown(s);
+    courses_shutdown(s);
     while (s->matches)
         match_close(s->matches);
     progs_shutdown(s);
@@ -356,6 +400,12 @@ int srv_run(const srv_config *cfg)
     s.started_ms = (uint64_t)srv_epoch_ms();
     if (!read_limits(&s))
         return 2;
+    metrics_init(&s);
+    if (access_init(&s, err, sizeof err)) {
+        fprintf(stderr, "tessera serve: %s\n", err);
+        access_free(&s);
+        return 2;
+    }
     if (store_open(&s, cfg->db_path ? cfg->db_path : "tessera.db", cfg->durable, err, sizeof err)) {
         srv_log(LOG_ERROR, "start_failed", "{s:s}", "reason", err);
         fprintf(stderr, "tessera serve: %s\n", err);
@@ -372,9 +422,11 @@ int srv_run(const srv_config *cfg)
         while (s.matches)
             match_close(s.matches);
         progs_shutdown(&s);
+        access_stop(&s);
         uv_run(s.loop, UV_RUN_DEFAULT); /* the programs end, the handles close */
         tours_free(&s);
         store_close(&s);
+        access_free(&s);
         return 1;
     }
     if (net_start(&s, err, sizeof err)) {
@@ -389,6 +441,7 @@ int srv_run(const srv_config *cfg)
         net_stop(&s);
         tours_free(&s);
         store_close(&s);
+        access_free(&s);
         return 1;
     }
     uv_signal_init(s.loop, &s.sigint);
@@ -399,15 +452,20 @@ int srv_run(const srv_config *cfg)
     uv_timer_init(s.loop, &s.demo_timer);
     s.demo_timer.data = &s;
     store_start_checkpoints(&s);
+    access_start(&s);
 
-    srv_log(LOG_INFO, "listening", "{s:s, s:i, s:s, s:s}", "host", cfg->host ? cfg->host : "*",
-            "port", s.cfg.port, "db", cfg->db_path ? cfg->db_path : "tessera.db", "web",
-            cfg->web_root ? cfg->web_root : "");
+    srv_log(LOG_INFO, "listening", "{s:s, s:i, s:s, s:s, s:b, s:b, s:b}", "host",
+            cfg->host ? cfg->host : "*", "port", s.cfg.port, "db",
+            cfg->db_path ? cfg->db_path : "tessera.db", "web", cfg->web_root ? cfg->web_root : "",
+            "tls", s.tls, "anonymous_bot_matches", s.bots_anyone, "anonymous_open_matches",
+            s.open_anyone);
     bool v6 = cfg->host && strchr(cfg->host, ':'); /* an IPv6 address goes in brackets */
-    printf("tessera is serving on http://%s%s%s:%d/ (WebSocket on the same address)%s — Ctrl-C "
+    /* the address a person types: localhost for the default loopback bind */
+    const char *shown = !cfg->host || strcmp(cfg->host, "127.0.0.1") == 0 ? "localhost" : cfg->host;
+    printf("tessera is serving on %s://%s%s%s:%d/ (WebSocket on the same address)%s — Ctrl-C "
            "stops it\n",
-           v6 ? "[" : "", cfg->host ? cfg->host : "localhost", v6 ? "]" : "", s.cfg.port,
-           cfg->demo ? ", with a live demo match" : "");
+           s.tls ? "https" : "http", v6 ? "[" : "", shown,
+           v6 ? "]" : "", s.cfg.port, cfg->demo ? ", with a live demo match" : "");
     fflush(stdout);
     if (cfg->port_file) {
         FILE *f = fopen(cfg->port_file, "w");
@@ -421,6 +479,8 @@ int srv_run(const srv_config *cfg)
         if (m->status != MATCH_FINISHED)
             match_advance(m);
     tours_resume(&s);
+    if (courses_start(&s, err, sizeof err))
+        srv_log(LOG_ERROR, "courses_unavailable", "{s:s}", "reason", err);
     start_demo(&s);
 
     uv_run(s.loop, UV_RUN_DEFAULT);
@@ -432,6 +492,7 @@ int srv_run(const srv_config *cfg)
     tours_free(&s);
     registry_free(&s);
     store_close(&s);
+    access_free(&s);
     free(s.progs);
     srv_texts_free(&s);
     uv_loop_close(s.loop);

@@ -27,8 +27,16 @@
  * tables' layout has a version of its own (meta 'schema', STORE_SCHEMA): an
  * older database is migrated when opened (schema 1 had no move_encoding
  * column; its matches are encoding 1; schemas 1 and 2 had no chance_nonce:
- * their matches have no commitment and their records no chance block), a
- * newer one is refused with a message saying so. Restoring never truncates
+ * their matches have no commitment and their records no chance block;
+ * schemas 1 to 3 had no think_ms/wait_ms on moves: their turns have no time
+ * figures), a newer one is refused with a message saying so.
+ *
+ * Time. A seat's turn keeps its time figures (docs/records.md, "Time") on
+ * the row of its first move: think_ms, the player's own measure (what a
+ * remote client reported with its move, an in-process bot's search time, a
+ * program's CPU time), and wait_ms, the server's from asking the seat to
+ * receiving the move; NULL where there is none (chance events, the other
+ * moves of a turn, moves a policy played). Restoring never truncates
  * silently: a journal that cannot be read whole (more moves than the game
  * can have, a gap in the plies, a move that is not an integer, an SQLite
  * error) fails that match's restore, loudly.
@@ -47,16 +55,262 @@ struct store {
     sqlite3 *db;
     sqlite3 *ckpt_db;          /* used only by checkpoint work on the thread pool */
     uv_timer_t ckpt_timer;
+    srv *owner;                /* for the timer: the fault's probe */
     uv_work_t ckpt_req;
     bool ckpt_busy;            /* a checkpoint is on the pool */
     bool closing;
     int appends;               /* store_append calls that committed (test hook) */
-    sqlite3_stmt *ins_match, *ins_move, *upd_seats, *upd_finish, *begin, *commit, *rollback;
+    sqlite3_stmt *ins_match, *ins_move, *upd_seats, *upd_finish, *begin, *commit, *rollback,
+        *ins_token;
     jt_buf seats_txt;          /* write_seats: the seats' text, reused move after move */
+    /* faults: a write that fails puts the journal in a fault; until a write
+     * succeeds again, writes are refused at once except one attempt (the
+     * probe) every SRV_STORAGE_RETRY_MS */
+    int fault;                 /* JF_NONE, or the kind of the last failure */
+    int64_t fault_since;       /* epoch ms */
+    char fault_msg[200];       /* SQLite's message */
+    uint64_t probe_at;         /* loop ms: the next write may try */
+    uint64_t write_t0;         /* uv_hrtime() at the write's start */
+    int err_code;              /* the failed write's SQLite (extended) code ... */
+    char err_msg[200];         /* ... and message, read before the rollback */
 };
 
+/* ---- faults ----------------------------------------------------------------------------- */
+
+/*
+ * Test hook TESSERA_TEST_FAULT_FILE (limits.h): a file whose first word
+ * names the fault to inject into the journal's writes — `disk_full`
+ * (SQLITE_FULL), `io_error` (SQLITE_IOERR_WRITE) — or `none`. It is read
+ * before each write, so a test turns a fault on and off while the server
+ * runs. The fault is injected where a real one happens: a VFS wrapped
+ * around SQLite's default one fails xWrite, xTruncate and xSync, so SQLite
+ * takes its own error paths (a statement or COMMIT failing, a rollback).
+ */
+static _Atomic int injected; /* SQLite code the wrapped VFS returns, 0: none */
+
+typedef struct fault_file {
+    sqlite3_file base;       /* our methods */
+    sqlite3_file *real;      /* the wrapped file, right after this struct */
+} fault_file;
+
+static sqlite3_vfs fault_vfs;
+static sqlite3_io_methods fault_io;
+static sqlite3_vfs *real_vfs;
+
+#define REAL(f) (((fault_file *)(f))->real)
+static int f_close(sqlite3_file *f)
+{
+    return REAL(f)->pMethods->xClose(REAL(f));
+}
+static int f_read(sqlite3_file *f, void *b, int n, sqlite3_int64 o)
+{
+    return REAL(f)->pMethods->xRead(REAL(f), b, n, o);
+}
+static int f_write(sqlite3_file *f, const void *b, int n, sqlite3_int64 o)
+{
+    int e = atomic_load(&injected);
+    return e ? e : REAL(f)->pMethods->xWrite(REAL(f), b, n, o);
+}
+static int f_truncate(sqlite3_file *f, sqlite3_int64 size)
+{
+    int e = atomic_load(&injected);
+    return e ? e : REAL(f)->pMethods->xTruncate(REAL(f), size);
+}
+static int f_sync(sqlite3_file *f, int flags)
+{
+    int e = atomic_load(&injected);
+    return e ? (e == SQLITE_FULL ? SQLITE_FULL : SQLITE_IOERR_FSYNC)
+             : REAL(f)->pMethods->xSync(REAL(f), flags);
+}
+static int f_size(sqlite3_file *f, sqlite3_int64 *size)
+{
+    return REAL(f)->pMethods->xFileSize(REAL(f), size);
+}
+static int f_lock(sqlite3_file *f, int l)
+{
+    return REAL(f)->pMethods->xLock(REAL(f), l);
+}
+static int f_unlock(sqlite3_file *f, int l)
+{
+    return REAL(f)->pMethods->xUnlock(REAL(f), l);
+}
+static int f_check(sqlite3_file *f, int *out)
+{
+    return REAL(f)->pMethods->xCheckReservedLock(REAL(f), out);
+}
+static int f_fcntl(sqlite3_file *f, int op, void *arg)
+{
+    return REAL(f)->pMethods->xFileControl(REAL(f), op, arg);
+}
+static int f_sector(sqlite3_file *f)
+{
+    return REAL(f)->pMethods->xSectorSize(REAL(f));
+}
+static int f_devchar(sqlite3_file *f)
+{
+    return REAL(f)->pMethods->xDeviceCharacteristics(REAL(f));
+}
+static int f_shmmap(sqlite3_file *f, int pg, int sz, int ext, void volatile **pp)
+{
+    return REAL(f)->pMethods->xShmMap(REAL(f), pg, sz, ext, pp);
+}
+static int f_shmlock(sqlite3_file *f, int off, int n, int flags)
+{
+    return REAL(f)->pMethods->xShmLock(REAL(f), off, n, flags);
+}
+static void f_shmbarrier(sqlite3_file *f)
+{
+    REAL(f)->pMethods->xShmBarrier(REAL(f));
+}
+static int f_shmunmap(sqlite3_file *f, int del)
+{
+    return REAL(f)->pMethods->xShmUnmap(REAL(f), del);
+}
+static int f_fetch(sqlite3_file *f, sqlite3_int64 o, int n, void **pp)
+{
+    return REAL(f)->pMethods->xFetch(REAL(f), o, n, pp);
+}
+static int f_unfetch(sqlite3_file *f, sqlite3_int64 o, void *p)
+{
+    return REAL(f)->pMethods->xUnfetch(REAL(f), o, p);
+}
+
+static int f_open(sqlite3_vfs *vfs, const char *name, sqlite3_file *file, int flags, int *out)
+{
+    (void)vfs;
+    fault_file *ff = (fault_file *)file;
+    ff->real = (sqlite3_file *)(ff + 1);
+    int rc = real_vfs->xOpen(real_vfs, name, ff->real, flags, out);
+    /* a file the real VFS did not open has no methods to wrap */
+    ff->base.pMethods = rc == SQLITE_OK && ff->real->pMethods ? &fault_io : NULL;
+    return rc;
+}
+
+void store_fault_hook_install(void)
+{
+    if (real_vfs)
+        return;
+    real_vfs = sqlite3_vfs_find(NULL);
+    if (!real_vfs)
+        return;
+    fault_vfs = *real_vfs;
+    fault_vfs.zName = "tessera-fault";
+    fault_vfs.szOsFile = (int)sizeof(fault_file) + real_vfs->szOsFile;
+    fault_vfs.xOpen = f_open;
+    fault_io = (sqlite3_io_methods){3,         f_close,    f_read,     f_write,     f_truncate,
+                                    f_sync,    f_size,     f_lock,     f_unlock,    f_check,
+                                    f_fcntl,   f_sector,   f_devchar,  f_shmmap,    f_shmlock,
+                                    f_shmbarrier, f_shmunmap, f_fetch, f_unfetch};
+    sqlite3_vfs_register(&fault_vfs, 1);
+}
+
+/* Read the test hook's fault file (when set): the fault in force from now. */
+static void fault_poll(const srv *s)
+{
+    if (!s->test.fault_file[0])
+        return;
+    char word[32] = "";
+    FILE *f = fopen(s->test.fault_file, "r");
+    if (f) {
+        if (fscanf(f, "%31s", word) != 1)
+            word[0] = 0;
+        fclose(f);
+    }
+    int e = strcmp(word, "disk_full") == 0  ? SQLITE_FULL
+            : strcmp(word, "io_error") == 0 ? SQLITE_IOERR_WRITE
+                                            : 0;
+    if (e != atomic_load(&injected))
+        srv_log(LOG_WARN, "test_fault", "{s:s}", "fault", e ? word : "none");
+    atomic_store(&injected, e);
+}
+
+static const char *const fault_kinds[JF_NKINDS] = {"none",     "disk_full", "io_error", "locked",
+                                                   "readonly", "corrupt",   "other"};
+
+static int classify(int code)
+{
+    switch (code & 0xff) {
+    case SQLITE_FULL: return JF_DISK_FULL;
+    case SQLITE_IOERR: return JF_IO_ERROR;
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED: return JF_LOCKED;
+    case SQLITE_READONLY: return JF_READONLY;
+    case SQLITE_CORRUPT:
+    case SQLITE_NOTADB: return JF_CORRUPT;
+    default: return JF_OTHER;
+    }
+}
+
+int store_fault(const srv *s, int64_t *since_ms, const char **message)
+{
+    const store *st = s->db;
+    if (!st || !st->fault)
+        return JF_NONE;
+    *since_ms = st->fault_since;
+    *message = st->fault_msg;
+    return st->fault;
+}
+
+/* Before a write: false when the journal is in a fault and this is not the
+ * time to try again (the caller fails the write at once: ENG_ESTORAGE). */
+static bool write_begin(srv *s)
+{
+    store *st = s->db;
+    fault_poll(s);
+    if (st->fault && srv_now(s) < st->probe_at) {
+        s->cnt.journal_refused++;
+        return false;
+    }
+    st->err_code = SQLITE_OK;
+    st->write_t0 = uv_hrtime();
+    return true;
+}
+
+/* Keep the failed statement's code and message (before a rollback resets
+ * them). */
+static void write_failed(store *st)
+{
+    if (st->err_code != SQLITE_OK)
+        return; /* the first failure is the cause */
+    st->err_code = sqlite3_extended_errcode(st->db);
+    if (st->err_code == SQLITE_OK)
+        st->err_code = SQLITE_ERROR;
+    snprintf(st->err_msg, sizeof st->err_msg, "%s", sqlite3_errmsg(st->db));
+}
+
+/* After a write: its time, and the fault state (a clear log line when a
+ * fault begins, changes kind, or ends). */
+static void write_end(srv *s, bool ok, const char *what, const match *m)
+{
+    store *st = s->db;
+    phist_add(&s->cnt.journal, (double)(uv_hrtime() - st->write_t0) / 1e9);
+    int64_t now = srv_epoch_ms();
+    if (ok) {
+        if (st->fault) {
+            srv_log(LOG_WARN, "journal_recovered", "{s:s, s:I}", "fault", fault_kinds[st->fault],
+                    "after_ms", (json_int_t)(now - st->fault_since));
+            st->fault = JF_NONE;
+        }
+        return;
+    }
+    int kind = classify(st->err_code);
+    s->cnt.journal_faults[kind]++;
+    srv_log(LOG_ERROR, "storage_error", "{s:s, s:s, s:s, s:s}", "what", what, "match",
+            m ? m->id : "", "sqlite", st->err_msg, "fault", fault_kinds[kind]);
+    if (st->fault != kind) {
+        srv_log(LOG_ERROR, "journal_fault", "{s:s, s:s, s:i, s:s}", "fault", fault_kinds[kind],
+                "sqlite", st->err_msg, "code", st->err_code, "note",
+                "matches that need the journal pause; writes are tried again every second");
+        if (!st->fault)
+            st->fault_since = now;
+        st->fault = kind;
+    }
+    snprintf(st->fault_msg, sizeof st->fault_msg, "%s", st->err_msg);
+    st->probe_at = srv_now(s) + SRV_STORAGE_RETRY_MS;
+}
+
 /* The layout of the tables; bump with a migration in migrate() when it changes. */
-#define STORE_SCHEMA 3
+#define STORE_SCHEMA 4
 
 /* The tables at STORE_SCHEMA, for a new database. */
 static const char schema[] =
@@ -68,7 +322,8 @@ static const char schema[] =
     "  chance_nonce TEXT);"
     "CREATE TABLE IF NOT EXISTS moves("
     "  match TEXT NOT NULL, ply INTEGER NOT NULL, move INTEGER NOT NULL, by TEXT, reason TEXT,"
-    "  at INTEGER NOT NULL, PRIMARY KEY(match, ply)) WITHOUT ROWID;"
+    "  at INTEGER NOT NULL, think_ms INTEGER, wait_ms INTEGER,"
+    "  PRIMARY KEY(match, ply)) WITHOUT ROWID;"
     "CREATE INDEX IF NOT EXISTS matches_status ON matches(status, created);";
 
 static int prep(store *st, sqlite3_stmt **out, const char *sql)
@@ -152,8 +407,14 @@ static int migrate(store *st, const char *path, char *err, size_t errcap)
                          NULL, NULL, NULL) != SQLITE_OK)
             goto sqlite_fail;
         /* schemas 1 and 2: no chance_nonce; their matches have no commitment */
-        if (sqlite3_exec(db, "ALTER TABLE matches ADD COLUMN chance_nonce TEXT;", NULL, NULL,
-                         NULL) != SQLITE_OK)
+        if (version <= 2 && sqlite3_exec(db, "ALTER TABLE matches ADD COLUMN chance_nonce TEXT;",
+                                         NULL, NULL, NULL) != SQLITE_OK)
+            goto sqlite_fail;
+        /* schemas 1 to 3: no time figures; their turns have none */
+        if (sqlite3_exec(db,
+                         "ALTER TABLE moves ADD COLUMN think_ms INTEGER;"
+                         "ALTER TABLE moves ADD COLUMN wait_ms INTEGER;",
+                         NULL, NULL, NULL) != SQLITE_OK)
             goto sqlite_fail;
         srv_log(LOG_INFO, "journal_migrated", "{s:s, s:i, s:i}", "db", path, "from", (int)version,
                 "to", STORE_SCHEMA);
@@ -168,6 +429,9 @@ sqlite_fail:
     sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
     return ENG_ESTORAGE;
 }
+
+static int check_integrity(store *st, const char *path, int level, char *err, size_t errcap);
+static int token_table(store *st);
 
 int store_open(srv *s, const char *path, bool durable, char *err, size_t errcap)
 {
@@ -198,6 +462,8 @@ int store_open(srv *s, const char *path, bool durable, char *err, size_t errcap)
     int rc = sqlite3_open_v2(path, &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
     if (rc != SQLITE_OK)
         goto fail;
+    /* the start-up waits for a lock as long as it takes a person to notice;
+     * the loop's writes later wait only [journal] busy_timeout_ms */
     sqlite3_busy_timeout(st->db, 5000);
     char pragmas[160];
     snprintf(pragmas, sizeof pragmas,
@@ -205,6 +471,12 @@ int store_open(srv *s, const char *path, bool durable, char *err, size_t errcap)
              durable ? "FULL" : "NORMAL");
     if ((rc = sqlite3_exec(st->db, pragmas, NULL, NULL, NULL)) != SQLITE_OK)
         goto fail;
+    /* before anything reads the tables: a damaged file is named as such */
+    if (s->cfg.check != SRV_CHECK_OFF && check_integrity(st, path, s->cfg.check, err, errcap)) {
+        sqlite3_close_v2(st->db);
+        free(st);
+        return ENG_ESTORAGE;
+    }
     int vrc = migrate(st, path, err, errcap);
     if (vrc == ENG_EBAD_VERSION) {
         sqlite3_close_v2(st->db);
@@ -217,6 +489,8 @@ int store_open(srv *s, const char *path, bool durable, char *err, size_t errcap)
     }
     if ((rc = sqlite3_exec(st->db, "PRAGMA wal_autocheckpoint=0;", NULL, NULL, NULL)) != SQLITE_OK)
         goto fail;
+    if ((rc = token_table(st)) != SQLITE_OK)
+        goto fail;
     if ((rc = sqlite3_open_v2(path, &st->ckpt_db, SQLITE_OPEN_READWRITE, NULL)) != SQLITE_OK)
         goto fail;
     sqlite3_busy_timeout(st->ckpt_db, 5000);
@@ -224,23 +498,97 @@ int store_open(srv *s, const char *path, bool durable, char *err, size_t errcap)
                    "INSERT INTO matches(id,game,rules,seats,time_control,policies,seed,status,"
                    "created,demo,move_encoding,chance_nonce) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)")) ||
         (rc = prep(st, &st->ins_move,
-                   "INSERT INTO moves(match,ply,move,by,reason,at) VALUES(?,?,?,?,?,?)")) ||
+                   "INSERT INTO moves(match,ply,move,by,reason,at,think_ms,wait_ms) "
+                   "VALUES(?,?,?,?,?,?,?,?)")) ||
         (rc = prep(st, &st->upd_seats, "UPDATE matches SET seats=?, status=? WHERE id=?")) ||
         (rc = prep(st, &st->upd_finish,
                    "UPDATE matches SET status=?, finished=?, result=?, seats=? WHERE id=?")) ||
         (rc = prep(st, &st->begin, "BEGIN IMMEDIATE")) || (rc = prep(st, &st->commit, "COMMIT")) ||
-        (rc = prep(st, &st->rollback, "ROLLBACK")))
+        (rc = prep(st, &st->rollback, "ROLLBACK")) ||
+        (rc = prep(st, &st->ins_token,
+                   "INSERT OR IGNORE INTO resume_tokens(token,match,seat) VALUES(?,?,?)")))
         goto fail;
+    sqlite3_busy_timeout(st->db, s->cfg.busy_timeout_ms > 0 ? s->cfg.busy_timeout_ms : 0);
     s->db = st;
     return 0;
 fail:
-    snprintf(err, errcap, "database %s: %s", path, st->db ? sqlite3_errmsg(st->db) : "cannot open");
+    /* the failed call's code: the handle's may have been reset since */
+    int code = st->db && sqlite3_errcode(st->db) != SQLITE_OK ? sqlite3_errcode(st->db) : rc;
+    const char *msg = !st->db                              ? "cannot open"
+                      : sqlite3_errcode(st->db) != SQLITE_OK ? sqlite3_errmsg(st->db)
+                                                             : sqlite3_errstr(rc);
+    if ((code & 0xff) == SQLITE_NOTADB || (code & 0xff) == SQLITE_CORRUPT)
+        snprintf(err, errcap,
+                 "database %s: %s: it is damaged or not a tessera database; restore it from a "
+                 "backup, or move it aside to start with an empty one (docs/operations.md, "
+                 "\"Backups\")",
+                 path, msg);
+    else
+        snprintf(err, errcap, "database %s: %s", path, msg);
     if (st->ckpt_db)
         sqlite3_close_v2(st->ckpt_db);
     if (st->db)
         sqlite3_close_v2(st->db);
     free(st);
     return ENG_ESTORAGE;
+}
+
+/* PRAGMA quick_check (or integrity_check) at start-up: a damaged database
+ * is refused with what SQLite found, rather than served until a read of a
+ * damaged page fails in the middle of a match. Returns 0, or -1 with err. */
+static int check_integrity(store *st, const char *path, int level, char *err, size_t errcap)
+{
+    sqlite3_stmt *q = NULL;
+    const char *sql = level == SRV_CHECK_FULL ? "PRAGMA integrity_check(5)" : "PRAGMA quick_check(5)";
+    char found[400] = "";
+    size_t n = 0;
+    int rc = sqlite3_prepare_v2(st->db, sql, -1, &q, NULL);
+    while (rc == SQLITE_OK && (rc = sqlite3_step(q)) == SQLITE_ROW) {
+        const char *line = (const char *)sqlite3_column_text(q, 0);
+        if (line && strcmp(line, "ok") != 0 && n < sizeof found)
+            n += (size_t)snprintf(found + n, sizeof found - n, "%s%s", n ? "; " : "", line);
+        rc = SQLITE_OK;
+    }
+    if (rc != SQLITE_DONE && !found[0])
+        snprintf(found, sizeof found, "%s", sqlite3_errmsg(st->db));
+    sqlite3_finalize(q);
+    if (!found[0])
+        return 0;
+    for (char *c = found; *c; c++) /* it goes to a terminal */
+        if ((unsigned char)*c < 0x20 || (unsigned char)*c > 0x7e)
+            *c = '?';
+    snprintf(err, errcap,
+             "database %s is damaged (SQLite's %s check: %s): restore it from a backup, or move "
+             "it aside to start with an empty one (docs/operations.md, \"Backups\")",
+             path, level == SRV_CHECK_FULL ? "integrity" : "quick", found);
+    return -1;
+}
+
+/* The index of resume tokens (token -> match, seat), so that a finished
+ * match no longer held in memory is found by its token without reading
+ * every match. Made when missing, from the seats of the stored matches.
+ * Returns an SQLite code. */
+static int token_table(store *st)
+{
+    long long exists = 0;
+    int rc = query_int(st->db,
+                       "SELECT count(*) FROM sqlite_master WHERE type='table' AND "
+                       "name='resume_tokens'",
+                       0, &exists);
+    if (rc != SQLITE_OK || exists)
+        return rc;
+    return sqlite3_exec(st->db,
+                        "BEGIN IMMEDIATE;"
+                        "CREATE TABLE resume_tokens(token TEXT PRIMARY KEY, match TEXT NOT NULL,"
+                        "  seat INTEGER NOT NULL) WITHOUT ROWID;"
+                        "INSERT OR IGNORE INTO resume_tokens(token, match, seat)"
+                        "  SELECT json_extract(j.value, '$.resume'), m.id, CAST(j.key AS INTEGER)"
+                        "  FROM matches m, json_each(m.seats) j"
+                        "  WHERE json_valid(m.seats) AND json_type(m.seats) = 'array'"
+                        "    AND json_type(j.value, '$.resume') = 'text'"
+                        "    AND json_extract(j.value, '$.resume') <> '';"
+                        "COMMIT;",
+                        NULL, NULL, NULL);
 }
 
 static void ckpt_work(uv_work_t *req)
@@ -257,10 +605,30 @@ static void ckpt_done(uv_work_t *req, int status)
     st->ckpt_busy = false;
 }
 
+/* During a fault, a write of its own once a second (a row of meta), so
+ * that the end of the fault is noticed — and /readyz, /metrics say so —
+ * also when no match writes. */
+static void fault_probe(srv *s)
+{
+    store *st = s->db;
+    if (!st->fault || srv_now(s) < st->probe_at || !write_begin(s))
+        return;
+    char sql[96];
+    snprintf(sql, sizeof sql, "INSERT OR REPLACE INTO meta VALUES('journal_probe', '%lld')",
+             (long long)srv_epoch_ms());
+    bool ok = sqlite3_exec(st->db, sql, NULL, NULL, NULL) == SQLITE_OK;
+    if (!ok)
+        write_failed(st);
+    write_end(s, ok, "probe", NULL);
+}
+
 static void ckpt_tick(uv_timer_t *t)
 {
     store *st = t->data;
-    if (st->ckpt_busy || st->closing)
+    if (st->closing)
+        return;
+    fault_probe(st->owner);
+    if (st->ckpt_busy)
         return;
     st->ckpt_req.data = st;
     if (uv_queue_work(t->loop, &st->ckpt_req, ckpt_work, ckpt_done) == 0)
@@ -272,6 +640,7 @@ void store_start_checkpoints(srv *s)
     store *st = s->db;
     uv_timer_init(s->loop, &st->ckpt_timer);
     st->ckpt_timer.data = st;
+    st->owner = s;
     uv_timer_start(&st->ckpt_timer, ckpt_tick, 1000, 1000);
 }
 
@@ -298,6 +667,7 @@ void store_close(srv *s)
     sqlite3_finalize(st->begin);
     sqlite3_finalize(st->commit);
     sqlite3_finalize(st->rollback);
+    sqlite3_finalize(st->ins_token);
     sqlite3_close_v2(st->ckpt_db); /* its work has drained with the loop */
     sqlite3_close_v2(st->db);      /* the last connection checkpoints the WAL */
     free(st);
@@ -313,11 +683,17 @@ static int step(sqlite3_stmt *stmt)
     return rc;
 }
 
-static void log_db_error(const store *st, const char *what, const match *m)
+/* step() a write: true when done, else its error is kept (write_failed). */
+static bool step_or_fail(store *st, sqlite3_stmt *stmt)
 {
-    srv_log(LOG_ERROR, "storage_error", "{s:s, s:s, s:s}", "what", what, "match", m->id, "sqlite",
-            sqlite3_errmsg(st->db));
+    int rc = sqlite3_step(stmt);
+    if (rc != SQLITE_DONE)
+        write_failed(st);
+    sqlite3_reset(stmt);
+    sqlite3_clear_bindings(stmt);
+    return rc == SQLITE_DONE;
 }
+
 
 /* The seats as stored: everything needed to resume them. */
 static char *dump_obj(json_t *o)
@@ -375,6 +751,8 @@ static char *seats_json(store *st, const match *m)
 int store_create_match(srv *s, const match *m)
 {
     store *st = s->db;
+    if (!write_begin(s))
+        return ENG_ESTORAGE;
     char *rules = dump_obj(wire_rules_json(m->g, &m->rules));
     char *seats = seats_json(st, m);
     char *tc = dump_obj(json_pack("{s:I, s:I, s:I, s:I}", "move_ms", (json_int_t)m->tc.move_ms,
@@ -405,9 +783,8 @@ int store_create_match(srv *s, const match *m)
             sqlite3_bind_text(q, 12, nonce, -1, SQLITE_TRANSIENT);
         else
             sqlite3_bind_null(q, 12);
-        rc = step(q) == SQLITE_DONE ? 0 : ENG_ESTORAGE;
-        if (rc)
-            log_db_error(st, "create_match", m);
+        rc = step_or_fail(st, q) ? 0 : ENG_ESTORAGE;
+        write_end(s, rc == 0, "create_match", m);
     }
     free(rules);
     free(seats);
@@ -416,23 +793,52 @@ int store_create_match(srv *s, const match *m)
     return rc;
 }
 
-/* The seats row (clocks, counters, connections) and status of a match. */
-static int write_seats(store *st, const match *m)
+/* The seats row (clocks, counters, connections) and status of a match, and
+ * the resume tokens not yet indexed (indexed[i] is set for each, for the
+ * caller to mark once committed). Returns SQLITE_DONE on success. */
+static int write_seats(store *st, const match *m, bool indexed[ENG_MAX_PLAYERS])
 {
     const jt_buf *seats = seats_text(st, m);
-    if (seats->failed)
+    if (seats->failed) {
+        st->err_code = SQLITE_NOMEM;
+        snprintf(st->err_msg, sizeof st->err_msg, "out of memory");
         return SQLITE_NOMEM;
+    }
     sqlite3_bind_text(st->upd_seats, 1, seats->p, (int)seats->len, SQLITE_TRANSIENT);
     sqlite3_bind_int(st->upd_seats, 2, m->status);
     sqlite3_bind_text(st->upd_seats, 3, m->id, -1, SQLITE_STATIC);
-    return step(st->upd_seats);
+    if (!step_or_fail(st, st->upd_seats))
+        return SQLITE_ERROR;
+    for (int i = 0; i < m->nseats; i++) {
+        const seat_t *t = &m->seats[i];
+        indexed[i] = false;
+        if (!t->resume[0] || t->resume_indexed)
+            continue;
+        sqlite3_bind_text(st->ins_token, 1, t->resume, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st->ins_token, 2, m->id, -1, SQLITE_STATIC);
+        sqlite3_bind_int(st->ins_token, 3, i);
+        if (!step_or_fail(st, st->ins_token))
+            return SQLITE_ERROR;
+        indexed[i] = true;
+    }
+    return SQLITE_DONE;
 }
 
-int store_append(srv *s, const match *m, int from, int to, const char *by, const char *reason)
+static void mark_indexed(match *m, const bool indexed[ENG_MAX_PLAYERS])
+{
+    for (int i = 0; i < m->nseats; i++)
+        if (indexed[i])
+            m->seats[i].resume_indexed = true;
+}
+
+int store_append(srv *s, match *m, int from, int to, const char *by, const char *reason)
 {
     store *st = s->db;
-    if (step(st->begin) != SQLITE_DONE) {
-        log_db_error(st, "begin", m);
+    bool indexed[ENG_MAX_PLAYERS] = {false};
+    if (!write_begin(s))
+        return ENG_ESTORAGE;
+    if (!step_or_fail(st, st->begin)) {
+        write_end(s, false, "begin", m);
         return ENG_ESTORAGE;
     }
     int64_t now = srv_epoch_ms();
@@ -446,14 +852,20 @@ int store_append(srv *s, const match *m, int from, int to, const char *by, const
         if (reason)
             sqlite3_bind_text(q, 5, reason, -1, SQLITE_STATIC);
         sqlite3_bind_int64(q, 6, now);
-        if (step(q) != SQLITE_DONE)
+        if (m->times[i].think_ms >= 0)
+            sqlite3_bind_int64(q, 7, m->times[i].think_ms);
+        if (m->times[i].wait_ms >= 0)
+            sqlite3_bind_int64(q, 8, m->times[i].wait_ms);
+        if (!step_or_fail(st, q))
             goto fail;
     }
     /* a draw changes no seat; a seat's move changes its clock and counters */
-    if ((!by || strcmp(by, "chance") != 0) && write_seats(st, m) != SQLITE_DONE)
+    if ((!by || strcmp(by, "chance") != 0) && write_seats(st, m, indexed) != SQLITE_DONE)
         goto fail;
-    if (step(st->commit) != SQLITE_DONE)
+    if (!step_or_fail(st, st->commit))
         goto fail;
+    mark_indexed(m, indexed);
+    write_end(s, true, "append", m);
     if (++st->appends == s->test.readonly_after) {
         /* test hook (limits.h): the database turns read-only from now on */
         sqlite3_exec(st->db, "PRAGMA query_only=1;", NULL, NULL, NULL);
@@ -461,24 +873,35 @@ int store_append(srv *s, const match *m, int from, int to, const char *by, const
     }
     return 0;
 fail:
-    log_db_error(st, "append", m);
-    step(st->rollback);
+    if (!sqlite3_get_autocommit(st->db))
+        step(st->rollback);
+    write_end(s, false, "append", m);
     return ENG_ESTORAGE;
 }
 
-int store_update_seats(srv *s, const match *m)
+int store_update_seats(srv *s, match *m)
 {
     store *st = s->db;
-    if (write_seats(st, m) != SQLITE_DONE) {
-        log_db_error(st, "update_seats", m);
+    bool indexed[ENG_MAX_PLAYERS] = {false};
+    if (!write_begin(s))
         return ENG_ESTORAGE;
-    }
-    return 0;
+    /* one transaction: the seats row and the tokens together */
+    bool ok = step_or_fail(st, st->begin) && write_seats(st, m, indexed) == SQLITE_DONE &&
+              step_or_fail(st, st->commit);
+    if (!ok && !sqlite3_get_autocommit(st->db))
+        step(st->rollback);
+    if (ok)
+        mark_indexed(m, indexed);
+    write_end(s, ok, "update_seats", m);
+    return ok ? 0 : ENG_ESTORAGE;
 }
 
-int store_finish(srv *s, const match *m)
+int store_finish(srv *s, match *m)
 {
     store *st = s->db;
+    bool indexed[ENG_MAX_PLAYERS] = {false};
+    if (!write_begin(s))
+        return ENG_ESTORAGE;
     char *res = json_dumps(m->result, JSON_COMPACT);
     char *seats = seats_json(st, m);
     int rc = ENG_ENOMEM;
@@ -489,10 +912,19 @@ int store_finish(srv *s, const match *m)
         sqlite3_bind_text(q, 3, res, -1, SQLITE_STATIC);
         sqlite3_bind_text(q, 4, seats, -1, SQLITE_STATIC);
         sqlite3_bind_text(q, 5, m->id, -1, SQLITE_STATIC);
-        rc = step(q) == SQLITE_DONE ? 0 : ENG_ESTORAGE;
-        if (rc)
-            log_db_error(st, "finish", m);
+        /* the result and any token not yet indexed, in one transaction */
+        bool ok = step_or_fail(st, st->begin) && step_or_fail(st, q) &&
+                  write_seats(st, m, indexed) == SQLITE_DONE && step_or_fail(st, st->commit);
+        if (!ok && !sqlite3_get_autocommit(st->db))
+            step(st->rollback);
+        if (ok)
+            mark_indexed(m, indexed);
+        rc = ok ? 0 : ENG_ESTORAGE;
+    } else {
+        st->err_code = SQLITE_NOMEM;
+        snprintf(st->err_msg, sizeof st->err_msg, "out of memory");
     }
+    write_end(s, rc == 0, "finish", m);
     free(res);
     free(seats);
     return rc;
@@ -517,11 +949,27 @@ static int max_plies_of_all_games(void)
     return most;
 }
 
-/* Read the moves of match `id` into moves[0..*n): every ply from 0 in order,
- * each an integer, at most `most`. Returns 0, or -1 with the reason in why
- * (the restore of that match fails: nothing is ever silently cut short). */
-static int read_moves(store *st, sqlite3_stmt *mv, const char *id, eng_move *moves, int most,
-                      int *n, char *why, size_t whycap)
+/* A move's time figure from its column: -1 for NULL (none). Anything else
+ * than an integer from 0 to a day is no figure the server wrote: refused. */
+static int read_time(sqlite3_stmt *mv, int col, int64_t *out)
+{
+    if (sqlite3_column_type(mv, col) == SQLITE_NULL) {
+        *out = -1;
+        return 0;
+    }
+    sqlite3_int64 v = sqlite3_column_int64(mv, col);
+    if (sqlite3_column_type(mv, col) != SQLITE_INTEGER || v < 0 || v > REC_TIME_MAX_MS)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* Read the moves of match `id` into moves[0..*n) and their time figures
+ * into times[0..*n): every ply from 0 in order, each an integer, at most
+ * `most`. Returns 0, or -1 with the reason in why (the restore of that
+ * match fails: nothing is ever silently cut short). */
+static int read_moves(store *st, sqlite3_stmt *mv, const char *id, eng_move *moves, rec_time *times,
+                      int most, int *n, char *why, size_t whycap)
 {
     *n = 0;
     sqlite3_bind_text(mv, 1, id, -1, SQLITE_TRANSIENT);
@@ -540,6 +988,13 @@ static int read_moves(store *st, sqlite3_stmt *mv, const char *id, eng_move *mov
         sqlite3_int64 v = sqlite3_column_int64(mv, 1);
         if (sqlite3_column_type(mv, 1) != SQLITE_INTEGER || v < INT32_MIN || v > INT32_MAX) {
             snprintf(why, whycap, "the journal's move %d is not a move integer", *n);
+            goto fail;
+        }
+        if (read_time(mv, 2, &times[*n].think_ms) || read_time(mv, 3, &times[*n].wait_ms)) {
+            snprintf(why, whycap,
+                     "the journal's move %d has a time figure that is not a number "
+                     "of milliseconds from 0 to a day",
+                     *n);
             goto fail;
         }
         moves[(*n)++] = (eng_move)v;
@@ -564,7 +1019,8 @@ static int load_rows(srv *s, const char *sql, int *count, char *err, size_t errc
     store *st = s->db;
     sqlite3_stmt *q = NULL, *mv = NULL;
     if (prep(st, &q, sql) ||
-        prep(st, &mv, "SELECT ply, move FROM moves WHERE match=? ORDER BY ply")) {
+        prep(st, &mv,
+             "SELECT ply, move, think_ms, wait_ms FROM moves WHERE match=? ORDER BY ply")) {
         snprintf(err, errcap, "database: %s", sqlite3_errmsg(st->db));
         sqlite3_finalize(q);
         sqlite3_finalize(mv);
@@ -572,7 +1028,10 @@ static int load_rows(srv *s, const char *sql, int *count, char *err, size_t errc
     }
     int most = max_plies_of_all_games();
     eng_move *moves = malloc((size_t)most * sizeof *moves);
-    if (!moves) {
+    rec_time *times = malloc((size_t)most * sizeof *times);
+    if (!moves || !times) {
+        free(moves);
+        free(times);
         snprintf(err, errcap, "out of memory for the journal's moves");
         sqlite3_finalize(q);
         sqlite3_finalize(mv);
@@ -591,12 +1050,13 @@ static int load_rows(srv *s, const char *sql, int *count, char *err, size_t errc
                      "its moves were journaled in %s move encoding %lld; this tessera reads "
                      "encoding %d, and will not misread them",
                      g->name, encoding, g->move_encoding);
-        else if (read_moves(st, mv, id, moves, g ? g->max_plies : most, &n, why, sizeof why) == 0)
+        else if (read_moves(st, mv, id, moves, times, g ? g->max_plies : most, &n, why,
+                            sizeof why) == 0)
             m = match_restore(s, id, game, col_text(q, 2), col_text(q, 3), col_text(q, 4),
                               col_text(q, 5), (uint64_t)sqlite3_column_int64(q, 6),
                               (const char *)sqlite3_column_text(q, 13), sqlite3_column_int(q, 7),
                               col_text(q, 8), sqlite3_column_int64(q, 9),
-                              sqlite3_column_int64(q, 10), moves, n, why, sizeof why);
+                              sqlite3_column_int64(q, 10), moves, times, n, why, sizeof why);
         if (!m) {
             srv_log(LOG_ERROR, "restore_failed", "{s:s, s:s}", "match", id, "reason", why);
         } else {
@@ -609,6 +1069,7 @@ static int load_rows(srv *s, const char *sql, int *count, char *err, size_t errc
         rc = ENG_ESTORAGE;
     }
     free(moves);
+    free(times);
     sqlite3_finalize(q);
     sqlite3_finalize(mv);
     return rc;
@@ -644,14 +1105,13 @@ int store_resume_status(srv *s, const char *token)
     store *st = s->db;
     if (!st || !token || !*token)
         return -1;
-    /* rare path (a finished match no longer held in memory): a scan is fine;
-     * instr() with a bound pattern, so the token is never SQL or a LIKE pattern */
-    char pat[SRV_TOKEN_LEN + 32];
-    snprintf(pat, sizeof pat, "\"resume\":\"%s\"", token);
+    /* a finished match no longer held in memory: through the token index */
     sqlite3_stmt *q = NULL;
     int status = -1;
-    if (prep(st, &q, "SELECT status FROM matches WHERE instr(seats, ?) > 0 LIMIT 1") == SQLITE_OK) {
-        sqlite3_bind_text(q, 1, pat, -1, SQLITE_TRANSIENT);
+    if (prep(st, &q,
+             "SELECT m.status FROM resume_tokens t JOIN matches m ON m.id = t.match "
+             "WHERE t.token = ?") == SQLITE_OK) {
+        sqlite3_bind_text(q, 1, token, -1, SQLITE_TRANSIENT);
         if (sqlite3_step(q) == SQLITE_ROW)
             status = sqlite3_column_int(q, 0);
     }

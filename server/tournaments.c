@@ -1659,7 +1659,7 @@ static void create_tournament(conn *c, const proto_msg *m)
         return;
     }
     const eng_game *g = eng_find_game(m->game);
-    if (!g || !wire_find(g->name)) {
+    if (!g || !codec_find(g->name)) {
         snprintf(err, sizeof err, "create_tournament: no game named '%.40s' (see list_games)",
                  m->game);
         conn_error(c, ENG_EUNKNOWN_GAME, err, m->id);
@@ -2244,4 +2244,17 @@ void tours_free(srv *s)
     tour_store_close(s->tours->store);
     free(s->tours);
     s->tours = NULL;
+}
+
+int tours_by_state(const srv *s, const char **names, int *counts, int cap)
+{
+    int n = TS_NSTATES < cap ? TS_NSTATES : cap;
+    for (int i = 0; i < n; i++) {
+        names[i] = state_names[i];
+        counts[i] = 0;
+    }
+    for (const srv_tour *st = s->tours ? s->tours->list : NULL; st; st = st->next)
+        if (!st->closing && st->state >= 0 && st->state < n)
+            counts[st->state]++;
+    return n;
 }

@@ -107,6 +107,7 @@ typedef struct worker {
     pthread_t tid;
     player **prog;      /* [n]: this worker's programs, made on first use, kept */
     unsigned char *st;  /* the game's state */
+    unsigned char *scratch; /* a state to check or play a turn on */
     eng_move *moves;    /* [max_plies] */
     rec_time *times;    /* [max_plies]: a seat turn's times on its first move */
     player_result *res; /* one turn's result (large: stderr inline) */
@@ -145,7 +146,21 @@ typedef struct game_end {
     char *record_text;
     char verdict[TOUR_VERDICT_MAX + 1];
     char err[PLAYER_DETAIL_MAX + 128]; /* FAILED: why */
+    char errtext[ENG_MAX_PLAYERS][TOUR_RUN_STDERR_KEEP + 1]; /* each seat's stderr (its start) */
+    size_t errlen[ENG_MAX_PLAYERS];
 } game_end;
+
+/* Keep the stderr a seat's turn returned (the start of the game's, up to
+ * TOUR_RUN_STDERR_KEEP bytes). */
+static void keep_stderr(game_end *e, int p, const player_result *r)
+{
+    e->info.stderr_bytes[p] += r->stderr_total;
+    size_t room = TOUR_RUN_STDERR_KEEP - e->errlen[p];
+    size_t n = r->stderr_len < room ? r->stderr_len : room;
+    memcpy(e->errtext[p] + e->errlen[p], r->stderr_tail, n);
+    e->errlen[p] += n;
+    e->errtext[p][e->errlen[p]] = '\0';
+}
 
 /* The engine's reason word for a fault, as player_observe and game_over
  * take it (docs/stdio.md). */
@@ -220,6 +235,8 @@ static outcome play_game(worker *w, const tour_game *gm, const chance_secret *se
     memset(e, 0, sizeof *e);
     tour_result_init(&e->res);
     tour_run_game *info = &e->info;
+    for (int s = 0; s < ENG_MAX_PLAYERS; s++)
+        info->stderr_text[s] = e->errtext[s];
     info->game = gm;
     info->commitment = commitment;
 
@@ -288,29 +305,17 @@ static outcome play_game(worker *w, const tour_game *gm, const chance_secret *se
         double asked = now_ms();
         player_verdict v = player_turn(seat[p], w->st, asked + allowance, cfg->stop, w->res);
         double waited = now_ms() - asked;
+        if (program)
+            keep_stderr(e, p, w->res);
         if (stop_raised(R)) {
             oc = ABANDONED;
             break;
         }
         /* a bot or a program is code under test: check what it says */
-        if (v == PLAYER_OK) {
-            unsigned char *chk = malloc(g->state_size);
-            if (!chk) {
-                snprintf(e->err, sizeof e->err, "out of memory");
-                oc = FAILED;
-                break;
-            }
-            memcpy(chk, w->st, g->state_size);
-            for (int i = 0; i < w->res->nmoves && v == PLAYER_OK; i++) {
-                if (g->current_player(chk) != p || !eng_is_legal(g, chk, w->res->moves[i]))
-                    v = refuse(w->res, "decision %d of the turn is not a legal move", i + 1);
-                else
-                    g->apply(chk, w->res->moves[i]);
-            }
-            if (v == PLAYER_OK && g->current_player(chk) == p)
-                v = refuse(w->res, "the turn stops before the seat's last decision");
-            free(chk);
-        }
+        char why[128];
+        if (v == PLAYER_OK &&
+            eng_turn_check(g, w->st, w->res->moves, w->res->nmoves, w->scratch, why, sizeof why))
+            v = refuse(w->res, "%s", why);
         double think = program ? w->res->cpu_ms : w->res->wall_ms;
         info->think_ms[p] += think;
         info->wait_ms[p] += waited;
@@ -342,9 +347,11 @@ static outcome play_game(worker *w, const tour_game *gm, const chance_secret *se
             end_verdict = v;
             break;
         }
-        const char *why = fault_reason(v);
-        for (int i = 0; i < WIRE_MAX_TURN_MOVES && g->current_player(w->st) == p; i++)
-            apply_move(w, seat, k, eng_random_move(g, w->st, &rnd), why, &n);
+        eng_move turn[ENG_MAX_TURN_MOVES];
+        eng_copy(g, w->scratch, w->st);
+        int nturn = eng_random_turn(g, w->scratch, &rnd, turn);
+        for (int i = 0; i < nturn; i++)
+            apply_move(w, seat, k, turn[i], fault_reason(v), &n);
     }
     if (oc != PLAYED) {
         for (int s = 0; s < k; s++)
@@ -547,10 +554,11 @@ int tour_run(tour *t, const tour_run_config *cfg, tour_run_stats *out, char *err
         w[i].R = &R;
         w[i].prog = calloc((size_t)R.n, sizeof *w[i].prog);
         w[i].st = malloc(R.g->state_size);
+        w[i].scratch = malloc(R.g->state_size);
         w[i].moves = malloc((size_t)R.g->max_plies * sizeof *w[i].moves);
         w[i].times = malloc((size_t)R.g->max_plies * sizeof *w[i].times);
         w[i].res = malloc(sizeof *w[i].res);
-        if (!w[i].prog || !w[i].st || !w[i].moves || !w[i].times || !w[i].res)
+        if (!w[i].prog || !w[i].st || !w[i].scratch || !w[i].moves || !w[i].times || !w[i].res)
             break;
         if (pthread_create(&w[i].tid, NULL, worker_main, &w[i]) != 0)
             break;
@@ -564,6 +572,7 @@ int tour_run(tour *t, const tour_run_config *cfg, tour_run_stats *out, char *err
     for (int i = 0; w && i < nw; i++) {
         free(w[i].prog);
         free(w[i].st);
+        free(w[i].scratch);
         free(w[i].moves);
         free(w[i].times);
         free(w[i].res);

@@ -67,6 +67,8 @@
 
 #define TOUR_RUN_MAX_THREADS     256   /* more workers than this only cost memory */
 #define TOUR_RUN_PROGRAM_MOVE_MS 10000 /* a program's turn when move_ms is 0 */
+#define TOUR_RUN_STDERR_KEEP     16384 /* stderr kept per seat and game: a crash's traceback and
+                                          a bot's debug lines, not a flood (players/ caps that) */
 
 typedef enum tour_fault_policy {
     TOUR_FAULT_FORFEIT, /* "forfeit": the faulty seat loses the game at once */
@@ -91,6 +93,10 @@ typedef struct tour_run_game {
     double think_ms[ENG_MAX_PLAYERS], wait_ms[ENG_MAX_PLAYERS]; /* summed over turns */
     int faults[ENG_MAX_PLAYERS];                                /* turns that were not ok */
     double seconds;                                             /* wall time of the game */
+    const char *stderr_text[ENG_MAX_PLAYERS]; /* programs: the first TOUR_RUN_STDERR_KEEP bytes
+                                                 each seat wrote on stderr in the game ("" for
+                                                 bots; valid during on_end) */
+    uint64_t stderr_bytes[ENG_MAX_PLAYERS];   /* bytes it wrote in all */
 } tour_run_game;
 
 typedef struct tour_run_config {

@@ -1081,6 +1081,14 @@ static int carc_render(const void *st, char *buf, size_t cap)
     return (int)o.len;
 }
 
+/* A draw belongs to the turn of the seat that draws (again, after a tile
+ * that fit nowhere). */
+static int carc_turn_seat(const void *st)
+{
+    const carc_state *s = st;
+    return s->phase == CARC_OVER ? ENG_TERMINAL : s->player;
+}
+
 const eng_game carc_game = {
     .name = "carcassonne",
     .title = "Carcassonne",
@@ -1092,11 +1100,13 @@ const eng_game carc_game = {
     .max_moves = CARC_MAX_MOVES,
     .max_chance = CARC_NTYPES,
     .max_plies = 3 * (CARC_NTILES - 1),
+    .turn_decisions = 2, /* the placement, then the meeple (or none) */
     .n_options = (int)(sizeof carc_options / sizeof carc_options[0]),
     .options = carc_options,
     .check_rules = carc_check_rules,
     .init = carc_init,
     .current_player = carc_current_player,
+    .turn_seat = carc_turn_seat,
     .legal_moves = carc_legal_moves,
     .chance_outcomes = carc_chance_outcomes,
     .apply = carc_apply,

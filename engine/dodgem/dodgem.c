@@ -294,6 +294,7 @@ const eng_game dodgem_game = {
     .max_moves = 3 * (DODGEM_MAX_N - 1), /* every car: forward and two sideways */
     .max_chance = 0,
     .max_plies = DODGEM_MAX_PLY_CAP, /* the largest ply cap */
+    .turn_decisions = 1,
     .n_options = 2,
     .options = dodgem_options,
     .init = dodgem_init,

@@ -284,6 +284,7 @@ const eng_game pt_game = {
     .max_moves = 8 * PT_CELLS, /* 288: 8 twists per empty cell, at the start */
     .max_chance = 0,
     .max_plies = PT_CELLS, /* one piece per ply, the board fills after 36 */
+    .turn_decisions = 1, /* the placement and its twist are one move */
     .n_options = 0,
     .options = NULL,
     .init = pt_init,

@@ -261,6 +261,7 @@ const eng_game rev_game = {
     .max_moves = 60, /* never more moves than empty squares */
     .max_chance = 0,
     .max_plies = 120, /* 60 discs, and a pass is always followed by a disc */
+    .turn_decisions = 1,
     .n_options = 0,
     .options = NULL,
     .init = rev_init,

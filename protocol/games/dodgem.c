@@ -1,21 +1,28 @@
 /*
- * dodgem.c (protocol) — the Dodgem turn in game records (docs/records.md).
+ * dodgem.c (protocol) — Dodgem's JSON: records and the wire
+ * (protocol/codec.h; docs/records.md, docs/protocol.md).
  *
- * A turn is one move of the seat to play: the car's cell and its direction,
- * {"player":0,"x":0,"y":1,"dir":"E"} — x east and y south from the top-left
- * cell (0,0), dir one of "N", "E", "S", "W" (upper case). A forward move from
- * the far edge takes the car off the board. The wire codec
- * (dodgem_wire.c) reads a protocol move through this reader too.
+ * A record turn is one move of the seat to play: the car's cell and its
+ * direction, {"player":0,"x":0,"y":1,"dir":"E"} — x east and y south from
+ * the top-left cell (0,0), dir one of "N", "E", "S", "W" (upper case). A
+ * forward move from the far edge takes the car off the board. A wire move is
+ * the same object without "player", and `legal` lists such objects; the
+ * state is the board as n strings, the top row first, B Black (seat 0),
+ * W White (seat 1), . empty, with the ply cap. One reader (read_move)
+ * checks both, so the wire and records accept exactly the same moves.
  *
- * Errors (codec.h): a wrong shape or type is bad_record; a cell outside the
- * board or an unknown direction is bad_move; the wrong player, a cell
- * without that player's car, a backward move, a taken cell or a sideways
- * move off the board is illegal_move, with the reason.
+ * Errors: a wrong shape or type is bad_record; a cell outside the board or
+ * an unknown direction is bad_move; the wrong player, a cell without that
+ * player's car, a backward move, a taken cell or a sideways move off the
+ * board is illegal_move, with the reason.
  */
+#include <stdio.h>
 #include <string.h>
 
-#include "codec.h"
+#include "common.h"
 #include "engine/dodgem/dodgem.h"
+
+/* ---- records ---- */
 
 static const char *const dir_names[4] = {"N", "E", "S", "W"};
 
@@ -41,8 +48,8 @@ static json_t *dodgem_encode_turn(void *st, const eng_move *moves, int n, int *p
     return turn;
 }
 
-int dodgem__read_move(const void *st, const json_t *turn, bool with_player, eng_move *m, char *err,
-                      size_t errcap)
+static int read_move(const void *st, const json_t *turn, bool with_player, eng_move *m, char *err,
+                     size_t errcap)
 {
     const dodgem_state *s = st;
     json_t *jplayer = NULL, *jx = NULL, *jy = NULL, *jdir = NULL;
@@ -116,7 +123,7 @@ static int dodgem_apply_turn(void *st, const json_t *turn, eng_move *moves, int 
 {
     dodgem_state *s = st;
     eng_move m;
-    int rc = dodgem__read_move(s, turn, true, &m, err, errcap);
+    int rc = read_move(s, turn, true, &m, err, errcap);
     if (rc)
         return rc;
     rec__applied(moves, nmoves, m);
@@ -124,8 +131,74 @@ static int dodgem_apply_turn(void *st, const json_t *turn, eng_move *moves, int 
     return 0;
 }
 
-const rec_codec rec_codec_dodgem = {
+/* ---- the wire ---- */
+
+static json_t *move_json(const dodgem_state *s, eng_move m)
+{
+    int cell = m >> 2;
+    return json_pack("{s:i, s:i, s:s}", "x", cell % s->n, "y", cell / s->n, "dir",
+                     dir_names[m & 3]);
+}
+
+static json_t *dodgem_state_json(const void *st)
+{
+    const dodgem_state *s = st;
+    json_t *rows = json_array();
+    for (int y = 0; y < s->n; y++) {
+        char line[DODGEM_MAX_N + 1];
+        for (int x = 0; x < s->n; x++) {
+            int b = y * s->n + x;
+            line[x] = (s->car[0] >> b) & 1u ? 'B' : (s->car[1] >> b) & 1u ? 'W' : '.';
+        }
+        line[s->n] = 0;
+        json_array_append_new(rows, json_string(line));
+    }
+    double sc[2];
+    dodgem_game.scores(s, sc);
+    json_t *o = json_pack("{s:i, s:i, s:i, s:o, s:[i,i], s:[i,i]}", "turn", s->plies, "size", s->n,
+                          "max_plies", s->cap, "board", rows, "cars", __builtin_popcount(s->car[0]),
+                          __builtin_popcount(s->car[1]), "scores", (int)sc[0], (int)sc[1]);
+    json_object_set_new(o, "to_move",
+                        s->result == DODGEM_PLAYING ? json_integer(s->to_move) : json_null());
+    return o;
+}
+
+static json_t *dodgem_legal(const void *st)
+{
+    eng_move moves[3 * (DODGEM_MAX_N - 1)];
+    int n = dodgem_game.legal_moves(st, moves);
+    json_t *a = json_array();
+    for (int i = 0; i < n; i++)
+        json_array_append_new(a, move_json(st, moves[i]));
+    return a;
+}
+
+static int dodgem_parse_move(const void *st, const json_t *move, eng_move *out, char *err,
+                             size_t errcap)
+{
+    if (!json_is_object(move))
+        return eng_seterr(err, errcap, ENG_EBAD_MOVE,
+                          "a move is {\"x\":0,\"y\":1,\"dir\":\"E\"}, not %s",
+                          rec__type_name(move));
+    if (dodgem_game.current_player(st) < 0)
+        return eng_seterr(err, errcap, ENG_EILLEGAL_MOVE, "the game is over");
+    int rc = read_move(st, move, false, out, err, errcap);
+    if (rc == ENG_EBAD_RECORD)
+        rc = ENG_EBAD_MOVE; /* on the wire a wrong shape is a move not understood */
+    return rc ? rc : 1;
+}
+
+static json_t *dodgem_format_move(const void *st, const eng_move *moves, int n)
+{
+    return n > 0 ? move_json(st, moves[0]) : json_null();
+}
+
+const game_codec codec_dodgem = {
     .game = "dodgem",
+    .state = dodgem_state_json,
+    .legal = dodgem_legal,
+    .parse_move = dodgem_parse_move,
+    .format_move = dodgem_format_move,
     .encode_turn = dodgem_encode_turn,
     .apply_turn = dodgem_apply_turn,
 };

@@ -1,22 +1,28 @@
 /*
- * pentago.c (protocol) — the Pentago-Twist turn in game records
- * (docs/records.md).
+ * pentago.c (protocol) — Pentago-Twist's JSON: records and the wire
+ * (protocol/codec.h; docs/records.md, docs/protocol.md).
  *
- * A turn is one move of the seat to play: the cell of the new piece and the
- * twist that follows, {"player":0,"x":2,"y":3,"quadrant":1,"twist":"rotate"}
- * — x east and y south from the top-left cell (0,0), quadrant 0 top-left,
- * 1 top-right, 2 bottom-left, 3 bottom-right, twist "rotate" (90 degrees
- * clockwise) or "flip" (mirror left <-> right). The wire codec
- * (pentago_wire.c) reads a protocol move through this reader too.
+ * A record turn is one move of the seat to play: the cell of the new piece
+ * and the twist that follows, {"player":0,"x":2,"y":3,"quadrant":1,
+ * "twist":"rotate"} — x east and y south from the top-left cell (0,0),
+ * quadrant 0 top-left, 1 top-right, 2 bottom-left, 3 bottom-right, twist
+ * "rotate" (90 degrees clockwise) or "flip" (mirror left <-> right). A wire
+ * move is the same object without "player"; `legal` lists such objects,
+ * 8 per empty cell; the state is the board as six strings, the top row
+ * first, W White (seat 0), B Black (seat 1), . empty. One reader
+ * (read_move) checks both.
  *
- * Errors (codec.h): a wrong shape or type is bad_record; a cell off the
- * board, a quadrant other than 0-3 or an unknown twist is bad_move; the
- * wrong player or a taken cell is illegal_move.
+ * Errors: a wrong shape or type is bad_record; a cell off the board, a
+ * quadrant other than 0-3 or an unknown twist is bad_move; the wrong player
+ * or a taken cell is illegal_move.
  */
+#include <stdio.h>
 #include <string.h>
 
-#include "codec.h"
+#include "common.h"
 #include "engine/pentago/pentago.h"
+
+/* ---- records ---- */
 
 static const char *const twist_names[2] = {"rotate", "flip"};
 
@@ -43,8 +49,8 @@ static json_t *pt_encode_turn(void *st, const eng_move *moves, int n, int *pos, 
     return turn;
 }
 
-int pt__read_move(const void *st, const json_t *turn, bool with_player, eng_move *m, char *err,
-                  size_t errcap)
+static int read_move(const void *st, const json_t *turn, bool with_player, eng_move *m, char *err,
+                     size_t errcap)
 {
     const pt_state *s = st;
     json_t *jplayer = NULL, *jx = NULL, *jy = NULL, *jq = NULL, *jt = NULL;
@@ -106,7 +112,7 @@ static int pt_apply_turn(void *st, const json_t *turn, eng_move *moves, int *nmo
 {
     pt_state *s = st;
     eng_move m;
-    int rc = pt__read_move(s, turn, true, &m, err, errcap);
+    int rc = read_move(s, turn, true, &m, err, errcap);
     if (rc)
         return rc;
     rec__applied(moves, nmoves, m);
@@ -114,8 +120,74 @@ static int pt_apply_turn(void *st, const json_t *turn, eng_move *moves, int *nmo
     return 0;
 }
 
-const rec_codec rec_codec_pentago = {
+/* ---- the wire ---- */
+
+static json_t *move_json(eng_move m)
+{
+    int cell = m >> 3;
+    return json_pack("{s:i, s:i, s:i, s:s}", "x", cell % PT_SIZE, "y", cell / PT_SIZE, "quadrant",
+                     (m >> 1) & 3, "twist", twist_names[m & 1]);
+}
+
+static json_t *pt_state_json(const void *st)
+{
+    const pt_state *s = st;
+    json_t *rows = json_array();
+    for (int y = 0; y < PT_SIZE; y++) {
+        char line[PT_SIZE + 1];
+        for (int x = 0; x < PT_SIZE; x++) {
+            int b = y * PT_SIZE + x;
+            line[x] = (s->stone[0] >> b) & 1 ? 'W' : (s->stone[1] >> b) & 1 ? 'B' : '.';
+        }
+        line[PT_SIZE] = 0;
+        json_array_append_new(rows, json_string(line));
+    }
+    double sc[2];
+    pt_game.scores(s, sc);
+    json_t *o = json_pack("{s:i, s:o, s:[i,i]}", "turn", s->plies, "board", rows, "scores",
+                          (int)sc[0], (int)sc[1]);
+    json_object_set_new(o, "to_move",
+                        s->result == PT_PLAYING ? json_integer(s->to_move) : json_null());
+    return o;
+}
+
+static json_t *pt_legal(const void *st)
+{
+    eng_move moves[8 * PT_CELLS];
+    int n = pt_game.legal_moves(st, moves);
+    json_t *a = json_array();
+    for (int i = 0; i < n; i++)
+        json_array_append_new(a, move_json(moves[i]));
+    return a;
+}
+
+static int pt_parse_move(const void *st, const json_t *move, eng_move *out, char *err,
+                         size_t errcap)
+{
+    if (!json_is_object(move))
+        return eng_seterr(err, errcap, ENG_EBAD_MOVE,
+                          "a move is {\"x\":2,\"y\":3,\"quadrant\":1,\"twist\":\"rotate\"}, not %s",
+                          rec__type_name(move));
+    if (pt_game.current_player(st) < 0)
+        return eng_seterr(err, errcap, ENG_EILLEGAL_MOVE, "the game is over");
+    int rc = read_move(st, move, false, out, err, errcap);
+    if (rc == ENG_EBAD_RECORD)
+        rc = ENG_EBAD_MOVE; /* on the wire a wrong shape is a move not understood */
+    return rc ? rc : 1;
+}
+
+static json_t *pt_format_move(const void *st, const eng_move *moves, int n)
+{
+    (void)st;
+    return n > 0 ? move_json(moves[0]) : json_null();
+}
+
+const game_codec codec_pentago = {
     .game = "pentago-twist",
+    .state = pt_state_json,
+    .legal = pt_legal,
+    .parse_move = pt_parse_move,
+    .format_move = pt_format_move,
     .encode_turn = pt_encode_turn,
     .apply_turn = pt_apply_turn,
 };

@@ -20,6 +20,9 @@
  *     it; a busy machine only stretches the wall clock), with a wall-clock
  *     bound of seconds as a sanity check (the precise figures come from
  *     `tessera bench --bot`);
+ *   - whole turns (bot_choose_turn, random and mcts in every game): all of
+ *     the seat's decisions, a turn eng_turn_check() takes, the caller's copy
+ *     left after it, also past the deadline or with the stop flag raised;
  *   - bot_opt() of an undeclared name aborts, naming bot and option (a
  *     death test in a child process);
  *   - specs: unknown bots are ENG_EUNKNOWN_BOT, bad options and values
@@ -70,11 +73,11 @@
  * judged by the CPU time its thread burns, which a busy machine does not
  * stretch: these catch a bot that ignores its budget, not a slow machine.
  * The wall clock gets only a sanity bound of seconds. */
-#define MS_BUDGET 50.0                       /* the ms= budget under test */
-#define MS_MARGIN (SANITIZED ? 500.0 : 250.0) /* CPU time allowed past a budget or stop */
-#define STOP_MAX_MS (SANITIZED ? 400.0 : 200.0) /* "at once" (CPU) for a raised stop flag */
-#define STOP_AFTER_MS 30                     /* the other thread raises the flag after this */
-#define WALL_SANITY_MS 30000.0               /* no search here may take this long */
+#define MS_BUDGET      50.0                        /* the ms= budget under test */
+#define MS_MARGIN      (SANITIZED ? 500.0 : 250.0) /* CPU time allowed past a budget or stop */
+#define STOP_MAX_MS    (SANITIZED ? 400.0 : 200.0) /* "at once" (CPU) for a raised stop flag */
+#define STOP_AFTER_MS  30                          /* the other thread raises the flag after this */
+#define WALL_SANITY_MS 30000.0                     /* no search here may take this long */
 
 /* CPU time of a thread, in ms (CLOCK_THREAD_CPUTIME_ID for the caller). */
 static double cpu_ms(clockid_t clk)
@@ -146,10 +149,10 @@ static void rules_for(const eng_game *g, int players, eng_rules *r)
 
 /* One played game: every ply (chance included) and the final scores. */
 typedef struct played {
-    eng_move *moves;                 /* g->max_plies entries */
-    int n;                           /* plies played */
-    int decisions;                   /* calls to bot_choose */
-    double score[ENG_MAX_PLAYERS];   /* final scores by seat */
+    eng_move *moves;               /* g->max_plies entries */
+    int n;                         /* plies played */
+    int decisions;                 /* calls to bot_choose */
+    double score[ENG_MAX_PLAYERS]; /* final scores by seat */
 } played;
 
 static void played_init(played *p, const eng_game *g)
@@ -204,8 +207,8 @@ static void play(const eng_game *g, const eng_rules *r, bot *const *bots, uint64
             if (!eng_is_legal(g, st, m)) {
                 char text[ENG_MOVE_STR_MAX] = "?";
                 g->move_to_str(st, m, text, sizeof text);
-                fail_msg("%s: ply %d, seat %d: %s returned the illegal move %d (%s)", what,
-                         out->n, p, bots[p]->spec, (int)m, text);
+                fail_msg("%s: ply %d, seat %d: %s returned the illegal move %d (%s)", what, out->n,
+                         p, bots[p]->spec, (int)m, text);
             }
             if (!(stats.ms >= 0))
                 fail_msg("%s: %s reported %g ms", what, bots[p]->spec, stats.ms);
@@ -236,7 +239,8 @@ static int random_line(const eng_game *g, const eng_rules *r, uint64_t seed, eng
         assert_true(n < g->max_plies);
         if (p >= 0)
             dec[nd++] = n;
-        eng_move m = p == ENG_CHANCE ? eng_sample_chance(g, st, &rng) : eng_random_move(g, st, &rng);
+        eng_move m =
+            p == ENG_CHANCE ? eng_sample_chance(g, st, &rng) : eng_random_move(g, st, &rng);
         g->apply(st, m);
         moves[n++] = m;
     }
@@ -250,8 +254,8 @@ static int random_line(const eng_game *g, const eng_rules *r, uint64_t seed, eng
 #define NPOS 3
 typedef struct positions {
     eng_rules rules;
-    eng_move *moves;   /* the random game */
-    int at[NPOS];      /* plies before each position */
+    eng_move *moves; /* the random game */
+    int at[NPOS];    /* plies before each position */
 } positions;
 
 static void positions_make(positions *ps, const eng_game *g, uint64_t seed)
@@ -405,8 +409,8 @@ static void legal_game(const eng_game *g, const eng_rules *r, const bot_type *co
 {
     bot *bots[ENG_MAX_PLAYERS];
     char spec[BOT_SPEC_MAX], what[512];
-    int pos = snprintf(what, sizeof what, "%s %s players=%d seed=%llu:", g->name, label,
-                       r->players, (unsigned long long)seed);
+    int pos = snprintf(what, sizeof what, "%s %s players=%d seed=%llu:", g->name, label, r->players,
+                       (unsigned long long)seed);
     for (int s = 0; s < r->players; s++) {
         const bot_type *t = all[same ? first : (first + s) % nt];
         quick_spec(t, NULL, spec, sizeof spec);
@@ -440,8 +444,8 @@ static void test_legal_every_game(void **state)
                 legal_game(g, &r, all, nt, t, true, NULL, 100 + (uint64_t)(players * nt + t),
                            "same");
             for (int t = 0; t < nt; t += players)
-                legal_game(g, &r, all, nt, t, false, &capped,
-                           200 + (uint64_t)(players * nt + t), "mixed");
+                legal_game(g, &r, all, nt, t, false, &capped, 200 + (uint64_t)(players * nt + t),
+                           "mixed");
         }
         /* every rule option away from its default once, two-player games */
         for (int o = 0; o < g->n_options; o++) {
@@ -541,7 +545,8 @@ typedef struct raiser {
 static void *raise_later(void *arg)
 {
     raiser *rs = arg;
-    struct timespec ts = {.tv_sec = rs->after_ms / 1000, .tv_nsec = (long)(rs->after_ms % 1000) * 1000000L};
+    struct timespec ts = {.tv_sec = rs->after_ms / 1000,
+                          .tv_nsec = (long)(rs->after_ms % 1000) * 1000000L};
     while (nanosleep(&ts, &ts) != 0) {
     }
     atomic_store(rs->flag, true);
@@ -657,8 +662,8 @@ static void test_ms_budget(void **state)
                 /* plain MCTS thinks for the whole time it is given */
                 if (strcmp(all[t]->name, "mcts") == 0) {
                     if (stats.ms < MS_BUDGET || stats.sims <= 0)
-                        fail_msg("%s position %d: %s stopped after %.1f ms and %lld sims",
-                                 g->name, i, spec, stats.ms, (long long)stats.sims);
+                        fail_msg("%s position %d: %s stopped after %.1f ms and %lld sims", g->name,
+                                 i, spec, stats.ms, (long long)stats.sims);
                 }
                 bot_destroy(b);
             }
@@ -722,7 +727,7 @@ static int bad_values(const bot_param *p, char bad[][64])
     case BOT_INT:
         snprintf(bad[n++], 64, "abc");
         snprintf(bad[n++], 64, "%.0f.5", p->min); /* not an integer */
-        snprintf(bad[n++], 64, "%.0fx", p->min); /* trailing junk */
+        snprintf(bad[n++], 64, "%.0fx", p->min);  /* trailing junk */
         if (p->max < 1e15)
             snprintf(bad[n++], 64, "%.0f", p->max + 1);
         if (p->min > -1e15)
@@ -753,6 +758,7 @@ static int bad_values(const bot_param *p, char bad[][64])
         snprintf(bad[n++], 64, "1/1/1/1/1/1/1/1/1/1/1/1/1/1/1/1/1"); /* 17 > BOT_LIST_MAX */
         break;
     case BOT_STR:
+    case BOT_FILE:
         snprintf(bad[n++], 64, "a\tb"); /* a control character */
         break;
     }
@@ -799,14 +805,13 @@ static void test_bad_specs(void **state)
             snprintf(spec, sizeof spec, "%s:=5", ty->name);
             expect_bad(g, spec, ENG_EBAD_BOT_SPEC, NULL);
             static const char *const bad_common[] = {
-                "sims=-1", "sims=1.5", "sims=abc", "sims=",  "ms=-1",   "ms=fast",
-                "ms=1e30", "seed=-2",  "seed=x",   "mem=0",  "mem=1e9", "mem=1.5",
+                "sims=-1", "sims=1.5", "sims=abc", "sims=", "ms=-1",   "ms=fast",
+                "ms=1e30", "seed=-2",  "seed=x",   "mem=0", "mem=1e9", "mem=1.5",
             };
             for (size_t k = 0; k < sizeof bad_common / sizeof *bad_common; k++) {
                 snprintf(spec, sizeof spec, "%s:%s", ty->name, bad_common[k]);
                 char key[16];
-                snprintf(key, sizeof key, "%.*s", (int)strcspn(bad_common[k], "="),
-                         bad_common[k]);
+                snprintf(key, sizeof key, "%.*s", (int)strcspn(bad_common[k], "="), bad_common[k]);
                 char quoted[24];
                 snprintf(quoted, sizeof quoted, "'%s'", key);
                 expect_bad(g, spec, ENG_EBAD_BOT_SPEC, quoted);
@@ -843,8 +848,7 @@ static void test_bad_specs(void **state)
 /* Two-player Carcassonne games of `a` against `b`, seats alternated: games
  * 2k and 2k+1 share their tiles (one chance seed) with the seats swapped.
  * Returns a's wins (strictly higher score); *draws gets the ties. */
-static int duel(const char *a, const char *b, int games, int *draws, double *a_mean,
-                double *b_mean)
+static int duel(const char *a, const char *b, int games, int *draws, double *a_mean, double *b_mean)
 {
     const eng_game *g = eng_find_game("carcassonne");
     assert_non_null(g);
@@ -887,8 +891,8 @@ static void strength(int games, int need)
                   "%.1f vs %.1f; %.1f s\n",
                   w, draws, games - w - draws, games, ma, mb, (bot_now_ms() - t0) / 1000);
     if (w < need)
-        fail_msg("mcts:sims=400 won %d of %d games against random; at least %d required", w,
-                 games, need);
+        fail_msg("mcts:sims=400 won %d of %d games against random; at least %d required", w, games,
+                 need);
 }
 
 /* The required bar: at least 95% of 40 games (38). Sanitized builds, where
@@ -902,9 +906,130 @@ static void test_strength_mcts_vs_random(void **state)
         strength(40, 38);
 }
 
+/* Options that read files are of their own kind (BOT_FILE), and a spec
+ * that sets one is found without creating the bot (nothing is read): the
+ * server refuses them to anyone but its admin. */
+static void test_file_options(void **state)
+{
+    (void)state;
+    int nt;
+    const bot_type *const *all = types(&nt);
+    int marked = 0;
+    for (int t = 0; t < nt; t++)
+        for (int i = 0; i < all[t]->nparams; i++)
+            if (all[t]->params[i].kind == BOT_FILE) {
+                marked++;
+                assert_string_equal(all[t]->name, "evomcts");
+                assert_string_equal(all[t]->params[i].name, "eval");
+            }
+    assert_int_equal(marked, 1);
+    int nc;
+    const bot_param *common = bot_common_params(&nc);
+    for (int i = 0; i < nc; i++)
+        assert_int_not_equal(common[i].kind, BOT_FILE);
+
+    static const struct {
+        const char *spec;
+        int want;
+    } cases[] = {
+        {"evomcts:eval=/etc/passwd", 1},
+        {"evomcts:sims=20,eval=x.txt,pbf=2", 1},
+        {"evomcts:pbf=2,eval=/no/such", 1},
+        {"evomcts", 0},
+        {"evomcts:pbf=2", 0},
+        {"evomcts:", 0},
+        {"mcts:sims=5", 0},
+        {"random", 0},
+        {"no-such-bot:eval=/etc/passwd", 0}, /* unknown: refused later, nothing read */
+        {"mcts:eval=/etc/passwd", 0},        /* no such option: refused later */
+        {"evomcts:evaluation=/etc/passwd", 0},
+        {"", 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char opt[64] = "?";
+        int got = bot_spec_reads_file(cases[i].spec, opt, sizeof opt);
+        if (got != cases[i].want)
+            fail_msg("'%s': %d, want %d", cases[i].spec, got, cases[i].want);
+        if (got)
+            assert_string_equal(opt, "eval");
+    }
+    assert_int_equal(bot_spec_reads_file(NULL, NULL, 0), 0);
+    char small[3];
+    assert_int_equal(bot_spec_reads_file("evomcts:eval=f", small, sizeof small), 1);
+    assert_string_equal(small, "ev");
+}
+
+/* ---- whole turns (bot_choose_turn) ------------------------------------------- */
+
+/* Every game, whole turns chosen by random and a short MCTS: each is all of
+ * the seat's decisions (eng_turn_check takes it), the copy ends after it, a
+ * deadline already past or a raised stop flag still gives a legal turn. */
+static void test_choose_turn(void **state)
+{
+    (void)state;
+    int ng;
+    const eng_game *const *games = eng_games(&ng);
+    static const char *const specs[] = {"random", "mcts:sims=30"};
+    for (int gi = 0; gi < ng; gi++) {
+        const eng_game *g = games[gi];
+        eng_rules r;
+        rules_for(g, g->default_players, &r);
+        void *st = malloc(g->state_size), *work = malloc(g->state_size),
+             *chk = malloc(g->state_size);
+        assert_true(st && work && chk);
+        for (size_t si = 0; si < sizeof specs / sizeof specs[0]; si++) {
+            char err[256];
+            bot *b = bot_create(specs[si], g, 7 + gi, err, sizeof err);
+            if (!b)
+                fail_msg("bot_create(%s, %s): %s", specs[si], g->name, err);
+            assert_int_equal(eng_init(g, st, &r, err, sizeof err), 0);
+            eng_rng rng;
+            eng_rng_seed(&rng, 11 + gi);
+            atomic_bool stop = false;
+            int turns = 0, decisions = 0;
+            while (g->current_player(st) != ENG_TERMINAL) {
+                if (g->current_player(st) == ENG_CHANCE) {
+                    eng_move m = eng_sample_chance(g, st, &rng);
+                    bot_observe(b, st, m);
+                    g->apply(st, m);
+                    continue;
+                }
+                /* every third turn: a deadline already past; every fifth: stopped */
+                double end = bot_now_ms() + (turns % 3 == 2 ? -1000.0 : 5000.0);
+                atomic_store(&stop, turns % 5 == 4);
+                memcpy(work, st, g->state_size);
+                bot_turn t;
+                int rc = bot_choose_turn(b, work, end, &stop, &t);
+                if (rc != 0 || t.illegal || t.n < 1 || t.n > g->turn_decisions)
+                    fail_msg("%s %s turn %d: rc %d, %d decisions", g->name, specs[si], turns, rc,
+                             t.n);
+                if (eng_turn_check(g, st, t.moves, t.n, chk, err, sizeof err) != 0)
+                    fail_msg("%s %s turn %d: not a whole legal turn: %s", g->name, specs[si], turns,
+                             err);
+                assert_memory_equal(chk, work, g->state_size);
+                assert_true(t.first_budget_ms >= 1);
+                if (si == 1) /* the spec's sims= caps each decision, summed over the turn */
+                    assert_true(t.stats.sims <= 30 * (int64_t)t.n);
+                for (int i = 0; i < t.n; i++) {
+                    bot_observe(b, st, t.moves[i]);
+                    g->apply(st, t.moves[i]);
+                }
+                turns++;
+                decisions += t.n;
+            }
+            print_message("      %-14s %-13s %d turns, %d decisions\n", g->name, specs[si], turns,
+                          decisions);
+            bot_destroy(b);
+        }
+        free(st);
+        free(work);
+        free(chk);
+    }
+}
+
 int main(int argc, char **argv)
 {
-    setvbuf(stdout, NULL, _IOLBF, 0); /* keep the log if CTest kills a hung run */
+    setvbuf(stdout, NULL, _IOLBF, 0);               /* keep the log if CTest kills a hung run */
     if (argc > 2 && strcmp(argv[1], "--only") == 0) /* e.g. --only "test_stop*" */
         cmocka_set_test_filter(argv[2]);
     if (argc > 1 && strcmp(argv[1], "--strength") == 0) {
@@ -917,7 +1042,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_registry),      cmocka_unit_test(test_opt_unknown_aborts),
         cmocka_unit_test(test_bad_specs),     cmocka_unit_test(test_legal_every_game),
         cmocka_unit_test(test_deterministic), cmocka_unit_test(test_stop_flag),
-        cmocka_unit_test(test_ms_budget),
+        cmocka_unit_test(test_ms_budget),     cmocka_unit_test(test_file_options),
+        cmocka_unit_test(test_choose_turn),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

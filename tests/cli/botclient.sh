@@ -300,10 +300,16 @@ deadline)
     budgets() { sed -n 's/^tessera bot: turn [0-9]*: .* sims [0-9]*, [0-9]* ms (budget \([0-9]*\) ms)$/\1/p' "$1"; }
     [ "$(budgets "$tmp/a.err" | wc -l)" -ge 30 ] || fail "a: fewer than 30 turn lines with a budget"
     [ "$(budgets "$tmp/b.err" | wc -l)" -ge 30 ] || fail "b: fewer than 30 turn lines with a budget"
-    over=$(budgets "$tmp/a.err" | awk '$1 > 200 || $1 < 1' | wc -l)
-    [ "$over" -eq 0 ] || fail "a: $over turns given more than 400 - 200 ms: $(budgets "$tmp/a.err" | tr '\n' ' ')"
-    over=$(budgets "$tmp/b.err" | awk '$1 > 100 || $1 < 1' | wc -l)
-    [ "$over" -eq 0 ] || fail "b: $over turns given more than 400 - 300 ms: $(budgets "$tmp/b.err" | tr '\n' ' ')"
+    # A budget of 0 is right when the turn reached the client after its
+    # allowance less the margin was gone (a loaded machine: CI saw one under
+    # ASan); most turns must still get a real budget.
+    for who in a:200 b:100; do
+        f="$tmp/${who%%:*}.err" cap=${who#*:}
+        over=$(budgets "$f" | awk -v c="$cap" '$1 > c || $1 < 0' | wc -l)
+        [ "$over" -eq 0 ] || fail "${who%%:*}: $over turns given more than 400 - $((400 - cap)) ms: $(budgets "$f" | tr '\n' ' ')"
+        zero=$(budgets "$f" | awk '$1 == 0' | wc -l)
+        [ $((zero * 2)) -lt "$(budgets "$f" | wc -l)" ] || fail "${who%%:*}: $zero turns of $(budgets "$f" | wc -l) given no time at all"
+    done
     # and the search used what it was given (it runs by the wall clock, so
     # a loaded machine makes it no shorter)
     used=$(sed -n 's/^tessera bot: turn [0-9]*: .* sims [0-9]*, \([0-9]*\) ms (budget \([0-9]*\) ms)$/\1 \2/p' \

@@ -135,8 +135,11 @@ python)
   ;;
 resume)
   db=$tmp/t.db
+  # mcts by time, not by simulations: its games take a second or more however
+  # fast the machine, so the kill comes mid-run (with sims=60 a quiet machine
+  # finished all 24 games between two polls)
   args=(tournament round-robin --games-per-pair 8 --concurrency 2 --db "$db" --out "$tmp/o"
-        --json --quiet mcts:sims=60 heuristic random)
+        --json --quiet mcts:ms=40 heuristic random)
   "$tessera" "${args[@]}" >"$tmp/out1" 2>"$tmp/err1" &
   pid=$!
   # wait until a few games are stored (at most 5 minutes on a loaded machine)

@@ -30,6 +30,12 @@
  *     board; at the end returns are in [0,1], sum to 1, and split evenly
  *     among the winners;
  *   - eng_state_rules() of every state equals the rules it was created with;
+ *   - turns: cut at eng_turn_ends(), a game's turns hold at most
+ *     turn_decisions decisions of one seat and ENG_MAX_TURN_MOVES moves in
+ *     all; eng_turn_check() takes each turn's decisions whole and refuses
+ *     them cut short, with one too many, or with an illegal one;
+ *     eng_random_turn() plays a turn eng_turn_check() takes; eng_turn_seat()
+ *     is the turn's seat at its decisions;
  *   - eng_sample_chance() and eng_random_move() (the game's fast paths and
  *     the generic ones in eng.c) follow the stated distributions;
  *   - rule parsing: unknown rules, malformed "k=v", out-of-range values and
@@ -467,6 +473,88 @@ static void *replay(ctx *c, const game_run *r, int n, unsigned char fill)
     return st;
 }
 
+/* The turns of a played game (see the top of this file). */
+static void check_turns(ctx *c, const game_run *r)
+{
+    const eng_game *g = c->g;
+    void *st = new_state(c, 0x00);
+    void *start = malloc(g->state_size), *scratch = malloc(g->state_size);
+    assert_true(start && scratch);
+    char err[256];
+    int i = 0;
+    while (i < r->n) {
+        /* one turn: chance outcomes, then the decisions of one seat */
+        int first = i, seat = -1, ndec = 0;
+        eng_move dec[ENG_MAX_TURN_MOVES + 1];
+        for (;;) {
+            c->ply = i;
+            int before = g->current_player(st);
+            if (before >= 0) {
+                if (seat < 0) {
+                    seat = before;
+                    memcpy(start, st, g->state_size);
+                }
+                CHECK(c, before == seat, "two seats decide in one turn");
+                CHECK(c, eng_turn_seat(g, st) == seat, "eng_turn_seat is %d at a decision of %d",
+                      eng_turn_seat(g, st), seat);
+                CHECK(c, ndec < g->turn_decisions, "a turn holds more than turn_decisions %d",
+                      g->turn_decisions);
+                dec[ndec++] = r->moves[i];
+            } else {
+                CHECK(c, seat < 0, "a chance event inside a seat's decisions");
+            }
+            g->apply(st, r->moves[i++]);
+            CHECK(c, i - first <= ENG_MAX_TURN_MOVES, "a turn of more than ENG_MAX_TURN_MOVES");
+            if (eng_turn_ends(g, before, st) || i == r->n)
+                break;
+        }
+        if (seat < 0)
+            continue; /* a chance outcome that left its seat nothing to decide */
+        c->ply = first;
+        int rc = eng_turn_check(g, start, dec, ndec, scratch, err, sizeof err);
+        CHECK(c, rc == 0, "eng_turn_check refuses a played turn: %s", err);
+        CHECK(c, memcmp(scratch, st, g->state_size) == 0, "eng_turn_check ends elsewhere");
+        if (ndec > 1) {
+            rc = eng_turn_check(g, start, dec, ndec - 1, scratch, err, sizeof err);
+            CHECK(c, rc == ENG_EILLEGAL_MOVE && strstr(err, "stops before"),
+                  "a turn cut short: %d %s", rc, err);
+        }
+        rc = eng_turn_check(g, start, dec, 0, scratch, err, sizeof err);
+        CHECK(c, rc == ENG_EILLEGAL_MOVE, "an empty turn: %d", rc);
+        if (g->current_player(st) >= 0 && ndec < ENG_MAX_TURN_MOVES) {
+            /* the next seat's move appended: one decision too many */
+            eng_rng rng;
+            eng_rng_seed(&rng, (uint64_t)first);
+            dec[ndec] = eng_random_move(g, st, &rng);
+            rc = eng_turn_check(g, start, dec, ndec + 1, scratch, err, sizeof err);
+            CHECK(c, rc == ENG_EILLEGAL_MOVE, "a turn with a decision of the next seat: %d", rc);
+        }
+        dec[ndec - 1] = -1; /* never a move */
+        rc = eng_turn_check(g, start, dec, ndec, scratch, err, sizeof err);
+        CHECK(c, rc == ENG_EILLEGAL_MOVE && strstr(err, "not a legal move"),
+              "a turn with an illegal decision: %d %s", rc, err);
+        /* a random turn from the same start */
+        eng_rng rng;
+        eng_rng_seed(&rng, (uint64_t)first * 31 + 7);
+        memcpy(scratch, start, g->state_size);
+        int nr = eng_random_turn(g, scratch, &rng, dec);
+        CHECK(c, nr >= 1 && nr <= g->turn_decisions, "eng_random_turn played %d decisions", nr);
+        void *again = malloc(g->state_size);
+        assert_non_null(again);
+        rc = eng_turn_check(g, start, dec, nr, again, err, sizeof err);
+        CHECK(c, rc == 0 && memcmp(again, scratch, g->state_size) == 0,
+              "eng_turn_check refuses eng_random_turn's turn: %s", err);
+        free(again);
+    }
+    c->ply = r->n;
+    CHECK(c, g->current_player(st) == ENG_TERMINAL, "the turns do not end the game");
+    int nr = eng_random_turn(g, st, NULL, NULL);
+    CHECK(c, nr == 0, "eng_random_turn at the end played %d", nr);
+    free(scratch);
+    free(start);
+    free(st);
+}
+
 /* The whole battery for one game under one set of rules. */
 static void check_config(const eng_game *g, const eng_rules *rules, int games, uint64_t seed0,
                          long *plies_out)
@@ -485,6 +573,7 @@ static void check_config(const eng_game *g, const eng_rules *rules, int games, u
         c.render_every = gi == 0 ? 1 : 7;
         play_checked(&c, seed, 0x00, &a);
         plies += a.n;
+        check_turns(&c, &a);
 
         /* determinism: same seed, other garbage in the buffer */
         if (gi < 4 || gi % 4 == 0) {
@@ -571,6 +660,7 @@ static void test_registry(void **unused)
         assert_true(g->max_moves >= 1);
         assert_true(g->max_chance >= 0);
         assert_true(g->max_plies >= 1);
+        assert_true(g->turn_decisions >= 1 && g->turn_decisions <= ENG_MAX_TURN_MOVES);
         assert_true(g->n_options >= 0 && g->n_options <= ENG_MAX_OPTIONS);
         assert_true(g->n_options == 0 || g->options != NULL);
         for (int o = 0; o < g->n_options; o++) {

@@ -95,8 +95,13 @@ int drv_play(drv_game *d)
             break;
         }
         const char *why = r->verdict == PLAYER_TIME_LIMIT ? "timeout" : "illegal";
-        for (int k = 0; k < WIRE_MAX_TURN_MOVES && g->current_player(d->st) == p; k++)
-            apply(d, eng_random_move(g, d->st, &rnd), why);
+        eng_move turn[ENG_MAX_TURN_MOVES];
+        unsigned char *tmp = malloc(g->state_size);
+        memcpy(tmp, d->st, g->state_size);
+        int nturn = eng_random_turn(g, tmp, &rnd, turn);
+        free(tmp);
+        for (int k = 0; k < nturn; k++)
+            apply(d, turn[k], why);
     }
     d->finished = g->current_player(d->st) == ENG_TERMINAL;
     g->scores(d->st, d->scores);

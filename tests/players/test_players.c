@@ -313,7 +313,7 @@ static void test_resume_and_extra_fields(void **state)
 {
     (void)state;
     const eng_game *g = eng_find_game("carcassonne");
-    const wire_game *w = wire_find(g->name);
+    const game_codec *w = codec_find(g->name);
     char dir[] = "/tmp/tessera-test-XXXXXX";
     assert_non_null(mkdtemp(dir));
     chmod(dir, 0777);

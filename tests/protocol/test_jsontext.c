@@ -111,7 +111,7 @@ static void test_game_states(void **state)
     const char *games[] = {"carcassonne", "reversi", "dodgem", "pentago-twist"};
     for (size_t gi = 0; gi < sizeof games / sizeof games[0]; gi++) {
         const eng_game *g = eng_find_game(games[gi]);
-        const wire_game *w = wire_find(games[gi]);
+        const game_codec *w = codec_find(games[gi]);
         assert_non_null(g);
         assert_non_null(w);
         eng_rules r;

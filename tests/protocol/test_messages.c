@@ -446,6 +446,17 @@ static void test_move(void **state)
 
     decode_ok("{\"type\":\"move\",\"turn\":9223372036854775807,\"move\":{}}", &m);
     assert_true(m.turn == INT64_MAX);
+    assert_false(m.has_think_ms);
+    proto_msg_free(&m);
+
+    /* contract 2: the client's own measure of its thinking, optional */
+    decode_ok("{\"type\":\"move\",\"think_ms\":0,\"move\":{}}", &m);
+    assert_true(m.has_think_ms);
+    assert_int_equal(m.think_ms, 0);
+    proto_msg_free(&m);
+    decode_ok("{\"type\":\"move\",\"think_ms\":86400000,\"move\":{}}", &m);
+    assert_true(m.has_think_ms);
+    assert_int_equal(m.think_ms, 86400000);
     proto_msg_free(&m);
 }
 
@@ -877,7 +888,8 @@ static const char *const full_messages[PROTO_NTYPES] = {
     [PROTO_JOIN] = "{\"type\":\"join\",\"id\":1,\"match\":\"m\",\"seat\":0,\"token\":\"t\"}",
     [PROTO_SPECTATE] = "{\"type\":\"spectate\",\"id\":1,\"match\":\"m\"}",
     [PROTO_UNSPECTATE] = "{\"type\":\"unspectate\",\"id\":1,\"match\":\"m\"}",
-    [PROTO_MOVE] = "{\"type\":\"move\",\"id\":1,\"match\":\"m\",\"seat\":1,\"turn\":2,\"move\":{}}",
+    [PROTO_MOVE] = "{\"type\":\"move\",\"id\":1,\"match\":\"m\",\"seat\":1,\"turn\":2,"
+                   "\"think_ms\":5,\"move\":{}}",
     [PROTO_RESIGN] = "{\"type\":\"resign\",\"id\":1,\"match\":\"m\",\"seat\":0}",
     [PROTO_RESUME] = "{\"type\":\"resume\",\"id\":1,\"resume_token\":\"r\"}",
     /* replay takes match or record, never both: its full form is checked

@@ -10,12 +10,17 @@
  * case directory named `valid-*` must replay without error instead ("ok 0").
  * Cases found by fuzzing carry the prefix `fuzz-` and say so in a README.
  *
+ * Every registered game must have cases of its own (its `game` in
+ * input.json): at least one valid-* record and MIN_GAME_CASES records
+ * refused inside their turns, so a new game cannot pass without them.
+ *
  * Every case that is JSON also goes through wire_replay() (the server's
  * `replay` of a record sent along): the same code and, inside the turns, a
  * message that starts "turn N:". The server once looked up the record's
  * game before checking that it was a record at all, so `{}` was
  * unknown_game there and bad_record here (issue 15, item 6).
  */
+#include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -33,7 +38,53 @@
 /* Fewer cases than this means the directory is wrong, not that all passed. */
 #define MIN_CASES 25
 
+/* Refused-inside-the-turns cases every registered game needs. */
+#define MIN_GAME_CASES 5
+
 static const char *cases_dir;
+
+/* Count each registered game's cases: valid ones and ones refused inside
+ * the turns ("<code> N", N > 0). */
+static void test_every_game_has_cases(void **unused)
+{
+    (void)unused;
+    int ng;
+    const eng_game *const *games = eng_games(&ng);
+    int valid[64] = {0}, bad[64] = {0};
+    assert_true(ng <= 64);
+    DIR *d = opendir(cases_dir);
+    assert_non_null(d);
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s/input.json", cases_dir, e->d_name);
+        json_t *rec = json_load_file(path, 0, NULL);
+        snprintf(path, sizeof path, "%s/%s/expected", cases_dir, e->d_name);
+        char *expected = case_slurp(path, NULL);
+        char code[64];
+        int turn = 0;
+        const char *game = json_string_value(json_object_get(rec, "game"));
+        if (game && expected && sscanf(expected, "%63s %d", code, &turn) == 2)
+            for (int i = 0; i < ng; i++)
+                if (strcmp(games[i]->name, game) == 0) {
+                    valid[i] += strncmp(e->d_name, "valid-", 6) == 0 && strcmp(code, "ok") == 0;
+                    bad[i] += strcmp(code, "ok") != 0 && turn > 0;
+                }
+        free(expected);
+        json_decref(rec);
+    }
+    closedir(d);
+    for (int i = 0; i < ng; i++) {
+        print_message("      %-14s %d valid, %d refused in a turn\n", games[i]->name, valid[i],
+                      bad[i]);
+        if (valid[i] < 1 || bad[i] < MIN_GAME_CASES)
+            fail_msg("game %s needs a valid-* case and %d cases refused inside the turns in %s "
+                     "(has %d and %d)",
+                     games[i]->name, MIN_GAME_CASES, cases_dir, valid[i], bad[i]);
+    }
+}
 
 static void run_case(void **state)
 {
@@ -110,5 +161,7 @@ int main(int argc, char **argv)
         return 2;
     }
     cases_dir = argv[1];
-    return case_dirs_run("record_cases", cases_dir, "input.json", MIN_CASES, run_case);
+    const struct CMUnitTest per_game[] = {cmocka_unit_test(test_every_game_has_cases)};
+    int failed = cmocka_run_group_tests_name("record_cases_per_game", per_game, NULL, NULL);
+    return case_dirs_run("record_cases", cases_dir, "input.json", MIN_CASES, run_case) + failed;
 }

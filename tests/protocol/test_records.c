@@ -621,7 +621,7 @@ static void test_turn_inside_turn(void **state)
     carc_state st;
     eng_rng rng;
     eng_rng_seed(&rng, 5);
-    eng_move moves[REC_TURN_MOVES_MAX], legal[CARC_MAX_MOVES];
+    eng_move moves[ENG_MAX_TURN_MOVES], legal[CARC_MAX_MOVES];
     json_t *turn = json_pack("{s:i, s:s, s:i, s:i, s:i}", "player", 0, "tile", "V", "x", 1, "y", 0,
                              "rot", 0);
     for (int step = 0; step < 2; step++) {

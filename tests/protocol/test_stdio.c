@@ -78,7 +78,7 @@ static void test_schema_files(void **state)
  * parses into the move it stands for. */
 static void play_checked(const eng_game *g, int players, uint64_t seed)
 {
-    const wire_game *w = wire_find(g->name);
+    const game_codec *w = codec_find(g->name);
     assert_non_null(w);
     eng_rules r;
     eng_rules_default(g, &r);
@@ -88,7 +88,7 @@ static void play_checked(const eng_game *g, int players, uint64_t seed)
     eng_rng rng;
     eng_rng_seed(&rng, seed);
     json_t *rules = wire_rules_json(g, &r), *history = json_array();
-    eng_move mv[REC_TURN_MOVES_MAX];
+    eng_move mv[ENG_MAX_TURN_MOVES];
     int n = 0, turns = 0, updates = 0, asks = 0;
     memcpy(turn_start, st, g->state_size);
     json_t *pending = NULL;
@@ -116,7 +116,7 @@ static void play_checked(const eng_game *g, int players, uint64_t seed)
             char *line = stdio_line(reply, &len), err[256];
             stdio_reply rp;
             assert_int_equal(stdio_decode(line, len - 1, 0, &rp, err, sizeof err), 0);
-            eng_move out[WIRE_MAX_TURN_MOVES];
+            eng_move out[ENG_MAX_TURN_MOVES];
             int k = w->parse_move(st, rp.move, out, err, sizeof err);
             if (k <= 0)
                 fail_msg("%s: an entry of legal did not parse: %s", g->name, err);
@@ -137,7 +137,7 @@ static void play_checked(const eng_game *g, int players, uint64_t seed)
             mv[n++] = m;
             if (pending) {
                 /* the last turn's update waited for this draw */
-                json_t *state = w->state(st), *next = stdio_next(g, st, state);
+                json_t *state = w->state(st), *next = wire_next(g, st);
                 json_t *scores = stdio_scores(g, st);
                 json_t *u = stdio_update("g1", turns, pending, "player", NULL, scores, next, state);
                 assert_valid("update", u);
@@ -163,7 +163,7 @@ static void play_checked(const eng_game *g, int players, uint64_t seed)
             if (q == ENG_CHANCE) {
                 pending = rec;
             } else {
-                json_t *state = w->state(st), *next = stdio_next(g, st, state);
+                json_t *state = w->state(st), *next = wire_next(g, st);
                 json_t *scores = stdio_scores(g, st);
                 json_t *u = stdio_update(NULL, turns, rec, "player", NULL, scores, next, state);
                 assert_valid("update", u);
@@ -202,10 +202,14 @@ static void test_games_carcassonne(void **state)
         play_checked(g, players, 100 + (uint64_t)players);
 }
 
-static void test_games_reversi(void **state)
+/* Every registered game, at its default seat count. */
+static void test_games_all(void **state)
 {
     (void)state;
-    play_checked(eng_find_game("reversi"), 2, 7);
+    int n;
+    const eng_game *const *games = eng_games(&n);
+    for (int i = 0; i < n; i++)
+        play_checked(games[i], games[i]->default_players, 7 + (uint64_t)i);
 }
 
 /* The result ranks as the server's: by score, the faulty seat last, never
@@ -303,7 +307,7 @@ int main(int argc, char **argv)
     snprintf(schema_dir, sizeof schema_dir, "%s/schema/stdio", docs_dir);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_schema_files),  cmocka_unit_test(test_games_carcassonne),
-        cmocka_unit_test(test_games_reversi), cmocka_unit_test(test_result),
+        cmocka_unit_test(test_games_all), cmocka_unit_test(test_result),
         cmocka_unit_test(test_doc_examples),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,6 +1,7 @@
 /*
- * test_wire_games.c — the wire codecs of Dodgem and Pentago-Twist
- * (protocol/games/dodgem_wire.c, pentago_wire.c; docs/protocol.md).
+ * test_wire_games.c — the wire JSON of Dodgem and Pentago-Twist in detail
+ * (protocol/games/dodgem.c, pentago.c; docs/protocol.md); test_codecs.c
+ * checks every game's codec generically.
  *
  *   - in random games of every Dodgem size and of Pentago-Twist, at every
  *     position: `legal` lists exactly the engine's legal moves, in order,
@@ -62,7 +63,7 @@ static void check_state(const eng_game *g, const void *st, const json_t *js, con
 static void random_games(const eng_game *g, const eng_rules *r, int games, uint64_t seed0,
                          const char *pieces)
 {
-    const wire_game *w = wire_find(g->name);
+    const game_codec *w = codec_find(g->name);
     assert_non_null(w);
     void *st = malloc(g->state_size);
     eng_move *mv = malloc((size_t)g->max_moves * sizeof *mv);
@@ -81,7 +82,7 @@ static void random_games(const eng_game *g, const eng_rules *r, int games, uint6
             assert_int_equal((int)json_array_size(legal), n);
             for (int k = 0; k < n; k++) {
                 json_t *entry = json_array_get(legal, (size_t)k);
-                eng_move out[WIRE_MAX_TURN_MOVES];
+                eng_move out[ENG_MAX_TURN_MOVES];
                 char err[256] = "";
                 int rc = w->parse_move(st, entry, out, err, sizeof err);
                 if (rc != 1 || out[0] != mv[k])
@@ -99,7 +100,7 @@ static void random_games(const eng_game *g, const eng_rules *r, int games, uint6
         }
         /* a finished game takes no move */
         json_t *any = json_pack("{s:i, s:i}", "x", 0, "y", 0);
-        eng_move out[WIRE_MAX_TURN_MOVES];
+        eng_move out[ENG_MAX_TURN_MOVES];
         char err[256] = "";
         assert_int_equal(w->parse_move(st, any, out, err, sizeof err), ENG_EILLEGAL_MOVE);
         assert_non_null(strstr(err, "over"));
@@ -133,12 +134,12 @@ static void test_pentago_round_trip(void **unused)
 static void expect_bad(const eng_game *g, const void *st, const char *text, int code,
                        const char *piece)
 {
-    const wire_game *w = wire_find(g->name);
+    const game_codec *w = codec_find(g->name);
     json_error_t e;
     json_t *mv = json_loads(text, JSON_DECODE_ANY, &e);
     if (!mv)
         fail_msg("bad test input %s: %s", text, e.text);
-    eng_move out[WIRE_MAX_TURN_MOVES] = {-1};
+    eng_move out[ENG_MAX_TURN_MOVES] = {-1};
     char err[256] = "";
     int rc = w->parse_move(st, mv, out, err, sizeof err);
     json_decref(mv);

@@ -129,6 +129,7 @@ class Server {
     s.db = opts.db || path.join(s.dir, 'tessera.db');
     s.args = opts.args || [];
     s.env = opts.env || {};
+    s.scheme = opts.scheme || 'ws'; /* wss for a server given a TLS certificate */
     await s._spawn();
     return s;
   }
@@ -187,7 +188,7 @@ class Server {
       }
       await sleep(20);
     }
-    this.url = `ws://127.0.0.1:${this.port}/`;
+    this.url = `${this.scheme}://127.0.0.1:${this.port}/`;
   }
 
   /* Log lines with this event name (of the current run). */
@@ -319,10 +320,12 @@ let clientCount = 0;
 class Client {
   /*
    * Connect; with hello (the default) also say hello and wait for welcome.
-   * opts: hello (bool), name (for messages), timeout (ms).
+   * opts: hello (bool), name (for messages), timeout (ms), ws (options
+   * of the ws package's WebSocket: headers, ca, ...).
    */
   static async connect(url, opts = {}) {
     const c = new Client(url, opts.name);
+    c.wsOptions = opts.ws || {};
     await c._open(opts.timeout || 5000 * SLOW);
     if (opts.hello !== false)
       c.welcome = await c.request({ type: 'hello', protocol: opts.protocol || 1, client: 'itest/' + c.name }, 'welcome');
@@ -341,7 +344,7 @@ class Client {
 
   _open(timeout) {
     return new Promise((resolve, reject) => {
-      const ws = new WebSocket(this.url, { handshakeTimeout: timeout });
+      const ws = new WebSocket(this.url, { handshakeTimeout: timeout, ...(this.wsOptions || {}) });
       this.ws = ws;
       this.closed = new Promise((res) => {
         this._resolveClosed = res;
@@ -681,7 +684,7 @@ function replayHistory(bin, rules, history, scores) {
  * bag's order, a token meant for another seat — is a leak.
  */
 const TOP = {
-  welcome: ['type', 'id', 'protocol', 'server', 'capabilities', 'limits'],
+  welcome: ['type', 'id', 'protocol', 'server', 'capabilities', 'limits', 'create'],
   pong: ['type', 'id'],
   error: ['type', 'id', 'code', 'message'],
   match_created: ['type', 'id', 'match', 'seats'],
@@ -773,7 +776,31 @@ function leaks(msg) {
   return out;
 }
 
+/*
+ * GET url over http or https; resolves with {status, headers, body}.
+ * opts: method, ca (a pinned certificate), rejectUnauthorized, timeout (ms).
+ */
+function httpGet(url, opts = {}) {
+  const u = new URL(url);
+  const mod = u.protocol === 'https:' ? require('node:https') : require('node:http');
+  return new Promise((resolve, reject) => {
+    const req = mod.request(u, {
+      method: opts.method || 'GET', ca: opts.ca, rejectUnauthorized: opts.rejectUnauthorized,
+      agent: false, timeout: opts.timeout || 5000 * SLOW,
+    }, (res) => {
+      const chunks = [];
+      res.on('data', (d) => chunks.push(d));
+      res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks).toString() }));
+      res.on('error', reject);
+    });
+    req.on('timeout', () => req.destroy(new Error(`GET ${url}: no answer in time`)));
+    req.on('error', reject);
+    req.end();
+  });
+}
+
 module.exports = {
+  httpGet,
   leaks, replayHistory, logTime, CLOCK_SLACK, startAdmin, autoPlay,
   WebSocket, ROOT, SLOW, Server, Client, binary, sleep, within, rng, tmpDir,
   carcMove, randomMove, illegalMove, createMatch, join, playUntilOver, isError, rawConnect, rawWsClient,

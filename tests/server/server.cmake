@@ -13,9 +13,9 @@ find_program(TESSERA_NODE NAMES node nodejs)
 set(_srv_dir ${CMAKE_CURRENT_LIST_DIR})
 file(GLOB _srv_tests RELATIVE ${_srv_dir} ${_srv_dir}/test_*.js)
 list(SORT _srv_tests)
-# suites too long for the default run (none at the moment: test_idle.js
-# runs its keep-alive with --idle-timeout-ms in seconds)
-set(_srv_slow)
+# suites too long for the default run: the 30-minute soak (test_idle.js
+# runs its keep-alive with --idle-timeout-ms in seconds, so it is not one)
+set(_srv_slow test_soak.js)
 if(NOT TESSERA_NODE)
   message(WARNING "node not found: the server integration tests (tests/server) will fail "
     "(scripts/deps.sh node installs it; TESSERA_SKIP_MISSING=1 makes them skips)")
@@ -37,3 +37,5 @@ foreach(_f ${_srv_tests})
     set_tests_properties(${_name} PROPERTIES LABELS server TIMEOUT 180)
   endif()
 endforeach()
+# 30 minutes of play, and the warm-up (test_soak.js)
+set_tests_properties(server_soak PROPERTIES TIMEOUT 2700)

@@ -1,43 +1,50 @@
 'use strict';
 /*
  * test_bridge_register.js — `tessera bridge --register` (docs/botclient.md,
- * contract 3 of the registered remote bots) against a stand-in for the
- * server side of registration: a small proxy (RegisterFake below) that
- * speaks `register`/`registered`/`unregister` to the bridge as the contract
- * says, seats the registered name in real matches of a real `tessera serve`
- * (one upstream connection per seat, messages relayed both ways), and
- * re-attaches the live seats with `resumed` when the name registers again.
- * The games themselves — rules, clocks, records — are the real server's.
+ * contract 3 of the registered remote bots) against the real server side
+ * of registration: a `tessera serve` with its admin token seats the
+ * registered name in real matches (`remote:NAME` seats), re-attaches its
+ * live seats with `resumed` when it registers again, refuses a wrong
+ * secret and hands the name over to a second connection.
+ *
+ * The bridge reaches the server through a transparent relay (Relay below)
+ * that passes every message on unchanged and only watches: which moves the
+ * bridge sent (think_ms, seat, match), what it registered, which seats it
+ * was given and which games ended for it. One test makes the relay act as
+ * a server from before think_ms (contract 2), refusing every move that
+ * carries it, for the bridge's fallback that such servers still need.
  *
  * What the bridge must do: register with its name, secret and capacity;
  * take every seat it is given (unsolicited `joined`), up to `capacity` at
- * once, each with a program of its own; send think_ms with its moves;
- * register again after a dropped connection and play its games to the end;
- * stop taking games on SIGINT and finish those it has; exit 1 on a wrong
- * secret or when another connection takes the name over.
- *
- * Once the real server side of registration is merged, the same checks
- * should run against it (tests of the server helper); this file keeps the
- * client honest until then.
+ * once, each with a program of its own; send think_ms with its moves, which
+ * the server keeps in its records; register again after a dropped
+ * connection and play its games to the end — a server tournament's as
+ * well as a match an admin made; stop taking games on SIGINT
+ * and finish those it has; exit 1 on a wrong secret or when another
+ * connection takes the name over.
  */
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
-const { WebSocket, Server, Client, SLOW, ROOT, binary, sleep, createMatch } = require('./lib');
+const { WebSocket, Client, SLOW, ROOT, binary, sleep, startAdmin } = require('./lib');
 
 const bin = binary();
 const PY = path.join(ROOT, 'docs', 'examples', 'stdio_bot.py');
 
-/* ---- the stand-in for the server side of registration -------------------------- */
+/* ---- a relay between the bridge and the real server -------------------------------- */
 
-class RegisterFake {
-  constructor(upstream) {
-    this.upstream = upstream; /* the real server's ws:// URL */
-    this.names = new Map();   /* name -> {secret, conn, capacity, registrations} */
-    this.seats = [];          /* {name, match, seat, up, resume, over, game} */
-    this.moves = [];          /* every move a bridge sent, as sent */
+class Relay {
+  constructor(srv) {
+    this.srv = srv;           /* the real server (startAdmin) */
+    this.names = new Map();   /* name -> {secret, capacity, registrations, unregistered, conns} */
+    this.seats = [];          /* {name, match, seat, over} given to a bridge */
+    this.moves = [];          /* every move a bridge sent, as sent, with .name */
     this.events = [];         /* what happened, for messages on failure */
+    this.pairs = new Set();   /* {down, up} */
+    this.waiters = [];
+    this.oldServer = false;   /* refuse think_ms, as servers from before it did */
+    this.refused = 0;
   }
 
   async start() {
@@ -45,160 +52,165 @@ class RegisterFake {
     await new Promise((r) => this.wss.on('listening', r));
     this.url = `ws://127.0.0.1:${this.wss.address().port}/`;
     this.wss.on('connection', (ws) => this._bridge(ws));
-    this.host = await Client.connect(this.upstream, { name: 'fake-host' });
+    this.host = await Client.connect(this.srv.url, { name: 'host' });
     return this;
   }
 
   async stop() {
-    for (const s of this.seats)
-      s.up.terminate();
+    for (const p of this.pairs) {
+      p.up.terminate();
+      p.down.terminate();
+    }
     this.host.close();
-    for (const ws of this.wss.clients)
-      ws.terminate();
     await new Promise((r) => this.wss.close(r));
   }
 
-  _send(ws, msg) {
-    if (ws && ws.readyState === WebSocket.OPEN)
-      ws.send(JSON.stringify(msg));
+  _wake() {
+    const w = this.waiters;
+    this.waiters = [];
+    for (const f of w)
+      f();
   }
 
-  _bridge(ws) {
-    ws.on('message', (data) => {
-      let m;
+  _bridge(down) {
+    const up = new WebSocket(this.srv.url);
+    const pair = { down, up, name: null, queue: [] };
+    this.pairs.add(pair);
+    const toUp = (text) => {
+      if (up.readyState === WebSocket.OPEN)
+        up.send(text);
+      else
+        pair.queue.push(text);
+    };
+    up.on('open', () => {
+      for (const t of pair.queue)
+        up.send(t);
+      pair.queue = [];
+    });
+    const end = () => {
+      this.pairs.delete(pair);
+      up.terminate();
+      down.terminate();
+    };
+    up.on('close', end);
+    up.on('error', end);
+    down.on('close', end);
+    down.on('error', end);
+    down.on('message', (data) => {
+      const text = data.toString();
+      let m = null;
       try {
-        m = JSON.parse(data.toString());
-      } catch {
-        return;
+        m = JSON.parse(text);
+      } catch {}
+      if (m && m.type === 'register') {
+        pair.name = m.name;
+        pair.pendingSecret = m.secret;
       }
-      const reply = (obj) => this._send(ws, m.id !== undefined ? { ...obj, id: m.id } : obj);
-      switch (m.type) {
-      case 'hello':
-        reply({ type: 'welcome', protocol: 1, server: 'register-fake', capabilities: ['play', 'register'],
-          limits: { max_message_bytes: 65536, messages_per_second: 50, burst: 100 } });
-        break;
-      case 'register': {
-        const n = this.names.get(m.name);
-        if (n && n.secret !== m.secret) {
-          reply({ type: 'error', code: 'bad_token', message: 'wrong secret for ' + m.name });
-          return;
-        }
-        const entry = n || { secret: m.secret, registrations: 0 };
-        if (entry.conn && entry.conn !== ws && entry.conn.readyState === WebSocket.OPEN)
-          this._send(entry.conn, { type: 'error', code: 'registration_taken',
-            message: 'another connection registered as ' + m.name });
-        entry.conn = ws;
-        entry.capacity = m.capacity || 1;
-        entry.games = m.games;
-        entry.registrations++;
-        entry.unregistered = false;
-        this.names.set(m.name, entry);
-        ws.regName = m.name;
-        this.events.push(`register ${m.name} capacity ${entry.capacity}`);
-        reply({ type: 'registered', name: m.name, capacity: entry.capacity });
-        for (const s of this.seats)
-          if (s.name === m.name && !s.over)
-            s.up.send(JSON.stringify({ type: 'resume', resume_token: s.resume })); /* -> resumed */
-        break;
-      }
-      case 'unregister': {
-        const n = this.names.get(ws.regName);
-        if (n)
-          n.unregistered = true;
-        this.events.push('unregister ' + ws.regName);
-        reply({ type: 'unregistered' });
-        break;
-      }
-      case 'move':
-      case 'resign':
-      case 'resume': {
-        const s = m.type === 'resume' ? this.seats.find((x) => x.resume === m.resume_token)
-          : this.seats.find((x) => x.match === m.match && x.name === ws.regName &&
-            (m.seat === undefined || x.seat === m.seat));
-        if (!s) {
-          reply({ type: 'error', code: 'unknown_match', message: 'no such seat here' });
-          return;
-        }
-        if (m.type === 'move')
-          this.moves.push({ ...m, name: ws.regName });
-        if (m.type === 'move' && this.oldServer && m.think_ms !== undefined) {
+      if (m && m.type === 'unregister')
+        pair.unregistering = true;
+      if (m && m.type === 'move') {
+        this.moves.push({ ...m, name: pair.name });
+        if (this.oldServer && m.think_ms !== undefined) {
           /* a server from before think_ms refuses the field; the refusal
            * comes late, so that moves of several games are in flight */
-          this.refused = (this.refused || 0) + 1;
-          setTimeout(() => reply({ type: 'error', code: 'bad_message',
-            message: 'move: unknown field "think_ms"' }), 300);
+          this.refused++;
+          setTimeout(() => {
+            if (down.readyState === WebSocket.OPEN)
+              down.send(JSON.stringify({ type: 'error', code: 'bad_message', id: m.id,
+                message: 'move: unknown field "think_ms"' }));
+          }, 300);
           return;
         }
-        const up = { ...m };
-        delete up.think_ms; /* the real server may not take it yet */
-        s.up.send(JSON.stringify(up));
-        break;
       }
-      default:
-        reply({ type: 'error', code: 'unknown_type', message: 'the fake does not do ' + m.type });
+      toUp(text);
+    });
+    up.on('message', (data) => {
+      const text = data.toString();
+      let m = null;
+      try {
+        m = JSON.parse(text);
+      } catch {}
+      if (m && m.type === 'registered') {
+        const n = this.names.get(m.name) || { registrations: 0 };
+        n.secret = pair.pendingSecret;
+        n.capacity = m.capacity;
+        n.registrations++;
+        n.unregistered = false;
+        n.pair = pair;
+        this.names.set(m.name, n);
+        this.events.push(`registered ${m.name} capacity ${m.capacity}`);
       }
+      if (m && m.type === 'unregistered' && pair.name && this.names.get(pair.name)) {
+        this.names.get(pair.name).unregistered = true;
+        this.events.push('unregistered ' + pair.name);
+      }
+      if (m && (m.type === 'joined' || m.type === 'resumed') && pair.name) {
+        if (!this.seats.some((s) => s.match === m.match && s.seat === m.seat))
+          this.seats.push({ name: pair.name, match: m.match, seat: m.seat, over: false });
+        this.events.push(`${m.type} ${pair.name} ${m.match} seat ${m.seat}`);
+      }
+      if (m && m.type === 'game_over')
+        for (const s of this.seats)
+          if (s.match === m.match)
+            s.over = true;
+      if (down.readyState === WebSocket.OPEN)
+        down.send(text);
+      this._wake();
+    });
+  }
+
+  /* Resolve once pred() holds (checked at every message relayed). */
+  until(pred, what, timeout = 20000 * SLOW) {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('timed out waiting for ' + what + '\n' +
+        this.events.join('\n'))), timeout);
+      const check = () => {
+        if (pred()) {
+          clearTimeout(timer);
+          resolve();
+        } else {
+          this.waiters.push(check);
+        }
+      };
+      check();
     });
   }
 
   /* Seat `name` in a new match of `game` against an in-process bot (or, with
-   * opponent null, in both seats); resolves with the match id once the
-   * bridge has been sent `joined`. */
+   * opponent null, in both seats) on the real server; resolves with the
+   * match id once the bridge has been sent `joined` for its seats. */
   async seat(name, { game = 'carcassonne', opponent = 'random', seat = 1, moveMs = 5000 } = {}) {
     const both = opponent === null;
-    const other = both ? { open: true } : { bot: opponent };
-    const seats = seat === 0 ? [{ open: true }, other] : [other, { open: true }];
-    const { match, tokens } = await createMatch(this.host, seats, {
-      game, time_control: { move_ms: moveMs },
-      policies: { disconnect: 'forfeit', reconnect_grace_ms: 20000 },
-    });
-    if (both) {
-      await Promise.all([this._join(name, game, match, 0, tokens), this._join(name, game, match, 1, tokens)]);
-      return match;
-    }
-    return this._join(name, game, match, seat, tokens);
+    const mine = { bot: 'remote:' + name };
+    const seats = both ? [mine, mine] : seat === 0 ? [mine, { bot: opponent }] : [{ bot: opponent }, mine];
+    const r = await this.host.request({ type: 'create_match', game, admin_token: this.srv.adminToken, seats,
+      time_control: { move_ms: moveMs }, policies: { disconnect: 'forfeit', reconnect_grace_ms: 20000 } });
+    if (r.type !== 'match_created')
+      throw new Error('create_match: ' + JSON.stringify(r));
+    const want = both ? [0, 1] : [seat];
+    this.events.push(`seat ${name} in ${game} match ${r.match} seat ${want.join(',')}`);
+    await this.until(() => want.every((k) => this.seats.some((s) => s.match === r.match && s.seat === k)),
+      `joined for ${r.match}`);
+    return r.match;
   }
 
-  _join(name, game, match, seat, tokens) {
-    const up = new WebSocket(this.upstream);
-    const s = { name, match, seat, up, resume: null, over: false, game };
-    this.seats.push(s);
-    const joined = new Promise((resolve, reject) => {
-      up.on('message', (data) => {
-        const m = JSON.parse(data.toString());
-        if (m.type === 'welcome') {
-          up.send(JSON.stringify({ type: 'join', id: 'j', match, seat, token: tokens[seat] }));
-          return;
-        }
-        if (m.type === 'joined' || m.type === 'resumed') {
-          s.resume = m.resume_token;
-          delete m.id; /* unsolicited, for the bridge */
-          if (m.type === 'joined')
-            resolve(match);
-        }
-        if (m.type === 'game_over')
-          s.over = true;
-        if (m.type === 'error' && m.id === 'j')
-          reject(new Error('join failed: ' + JSON.stringify(m)));
-        const conn = this.names.get(name) && this.names.get(name).conn;
-        this._send(conn, m);
-      });
-      up.on('open', () => up.send(JSON.stringify({ type: 'hello', protocol: 1, client: 'fake-seat' })));
-      up.on('error', reject);
-    });
-    this.events.push(`seat ${name} in ${game} match ${match} seat ${seat}`);
-    return joined;
-  }
-
-
-  /* Cut the bridge's connection of `name` (no close frame). */
+  /* Cut the bridge's connection of `name` (no close frame), on both sides. */
   dropBridge(name) {
     const n = this.names.get(name);
-    if (n && n.conn)
-      n.conn.terminate();
+    if (n && n.pair) {
+      n.pair.down.terminate();
+      n.pair.up.terminate();
+    }
   }
 
   live(name) {
     return this.seats.filter((s) => s.name === name && !s.over).length;
+  }
+
+  /* The server's record of a match. */
+  async record(match) {
+    const r = await this.host.request({ type: 'get_record', match }, 'record');
+    return r.record;
   }
 }
 
@@ -242,13 +254,33 @@ async function exitWithin(b, ms = 60000 * SLOW) {
 const results = (b) => b.stdout.split('\n').filter((l) => l.startsWith('game over:'));
 
 async function setup(t) {
-  const srv = await Server.start({ tag: 'bridgereg' });
-  const fake = await new RegisterFake(srv.url).start();
+  const srv = await startAdmin({ tag: 'bridgereg' });
+  const fake = await new Relay(srv).start();
   t.after(async () => {
     await fake.stop();
     await srv.cleanup();
   });
   return fake;
+}
+
+/* Every move the bridge sent with think_ms reached the server's record: the
+ * turn it played carries that think_ms, and the server's own wait_ms. */
+async function assertThinkInRecords(fake, matches) {
+  let checked = 0;
+  for (const m of matches) {
+    const rec = await fake.record(m);
+    const sent = fake.moves.filter((x) => x.match === m);
+    assert.ok(sent.length > 0, 'no move sent in ' + m);
+    for (const mv of sent) {
+      const turn = rec.turns[mv.turn - 1];
+      assert.ok(turn, `match ${m}: no turn ${mv.turn} in the record`);
+      assert.equal(turn.player, mv.seat, `match ${m} turn ${mv.turn}: ${JSON.stringify(turn)}`);
+      assert.equal(turn.think_ms, mv.think_ms, `match ${m} turn ${mv.turn}: ${JSON.stringify(turn)} for ${JSON.stringify(mv)}`);
+      assert.ok(Number.isInteger(turn.wait_ms) && turn.wait_ms >= 0, JSON.stringify(turn));
+      checked++;
+    }
+  }
+  return checked;
 }
 
 test('registered: every game it is given, two at once, each with its own program; think_ms', async (t) => {
@@ -283,6 +315,8 @@ test('registered: every game it is given, two at once, each with its own program
       'think_ms ' + JSON.stringify(mv));
     assert.ok(Number.isInteger(mv.seat) && typeof mv.match === 'string', JSON.stringify(mv));
   }
+  /* ... and the server kept every think_ms with its move: the records say so */
+  assert.equal(await assertThinkInRecords(fake, [m1, m2, m3]), fake.moves.length);
 });
 
 test('registered: both seats of one match, a program each; table messages reach both', async (t) => {
@@ -304,6 +338,50 @@ test('registered: both seats of one match, a program each; table messages reach 
   assert.doesNotMatch(b.stderr, /error/, b.stderr.slice(-2000));
 });
 
+test('registered: a server tournament seats the bridge\'s bot (remote:NAME) and it plays its games', async (t) => {
+  const fake = await setup(t);
+  const b = startBridge(fake.url, ['--register', 'gina', '--secret', 'gina-secret-77', '--capacity', '2',
+    '--max-games', '2', '--', 'python3', PY]);
+  t.after(() => b.proc.kill('SIGKILL'));
+  await waitFor(() => fake.names.get('gina'), 'the registration');
+  const admin = fake.host;
+  const made = await admin.request({ type: 'create_tournament', admin_token: fake.srv.adminToken,
+    format: 'round-robin', game: 'reversi', label: 'bridge', seed: 7, games_per_pair: 2, concurrency: 2,
+    participants: [{ name: 'gina', spec: 'remote:gina' }, { name: 'rnd', spec: 'random' }],
+    time_control: { move_ms: 5000 * SLOW } }, 'tournament_created');
+  const id = made.tournament;
+  const w = await Client.connect(fake.srv.url, { name: 'watcher' });
+  t.after(() => w.close());
+  await w.request({ type: 'watch_tournament', tournament: id }, 'tournament');
+  await admin.request({ type: 'start_tournament', admin_token: fake.srv.adminToken, tournament: id },
+    'tournament_state');
+  for (;;) {
+    const u = await w.expect('tournament_update', 120000 * SLOW);
+    if (u.state === 'done')
+      break;
+  }
+  const r = await exitWithin(b);
+  assert.equal(r.code, 0, r.stderr.slice(-3000));
+  const view = await w.request({ type: 'watch_tournament', tournament: id }, 'tournament');
+  assert.equal(view.games.length, 2);
+  const lines = results(b);
+  assert.equal(lines.length, 2, b.stdout);
+  for (const g of view.games) {
+    assert.equal(g.status, 'done', JSON.stringify(g));
+    assert.equal(g.result.end, 'normal', JSON.stringify(g));
+    const seat = g.table.indexOf('gina');
+    assert.ok(seat >= 0, JSON.stringify(g));
+    /* the bridge was given that seat of that match and played it to the end */
+    assert.ok(lines.some((l) => l.includes(`match=${g.match} seat=${seat}`) && /reason=normal/.test(l)),
+      `${g.match} seat ${seat}: ${lines.join('\n')}`);
+    assert.ok(fake.moves.some((mv) => mv.match === g.match && mv.seat === seat), 'moves sent in ' + g.match);
+  }
+  assert.deepEqual(view.games.map((g) => g.table.indexOf('gina')).sort(), [0, 1], 'one game in each seat');
+  /* its moves, with their think_ms, are the tournament matches' records */
+  assert.equal(await assertThinkInRecords(fake, view.games.map((g) => g.match)), fake.moves.length);
+});
+
+/* Servers from before think_ms (contract 2) refused it: the fallback stays for them. */
 test('registered: a server that refuses think_ms gets every game\'s move again without it', async (t) => {
   const fake = await setup(t);
   fake.oldServer = true;
@@ -325,6 +403,14 @@ test('registered: a server that refuses think_ms gets every game\'s move again w
   assert.equal((b.stderr.match(/does not take think_ms/g) || []).length, 1, b.stderr);
   const later = fake.moves.filter((x) => x.think_ms === undefined);
   assert.ok(later.length > 20, 'moves without think_ms: ' + later.length);
+  /* what the server played has the server's wait_ms and no think_ms */
+  for (const m of [m1, m2]) {
+    const rec = await fake.record(m);
+    for (const mv of later.filter((x) => x.match === m)) {
+      const turn = rec.turns[mv.turn - 1];
+      assert.ok(turn && turn.think_ms === undefined && Number.isInteger(turn.wait_ms), JSON.stringify(turn));
+    }
+  }
 });
 
 test('registered: a dropped connection registers again; the live game is given back and ends', async (t) => {
@@ -368,7 +454,7 @@ test('registered: a wrong secret and a take-over end the bridge with exit 1', as
   const wrong = startBridge(fake.url, ['--register', 'dave', '--secret', 'not-daves-secret', '--', 'python3', PY]);
   const rw = await exitWithin(wrong, 20000 * SLOW);
   assert.equal(rw.code, 1, rw.stderr);
-  assert.match(rw.stderr, /cannot register as dave: bad_token: wrong secret/);
+  assert.match(rw.stderr, /cannot register as dave: bad_token: the secret does not match/);
   const second = startBridge(fake.url, ['--register', 'dave', '--secret', 'dave-secret-4', '--max-games', '1',
     '--', 'python3', PY]);
   t.after(() => second.proc.kill('SIGKILL'));

@@ -18,7 +18,12 @@
  *   - every new match stores the nonce of its chance commitment, and a
  *     restored match has the same commitment and goes on from the chance
  *     event it had reached; a match of schema 1 or 2 (no nonce) has no
- *     commitment and its record no chance block.
+ *     commitment and its record no chance block;
+ *   - the time figures of a turn (think_ms, wait_ms) are journaled on its
+ *     first move and come back in the match's record after a restore; a
+ *     database of schema 3 (no such columns) is migrated and its turns have
+ *     none; a figure that is not a number of milliseconds fails the
+ *     restore of its match.
  *
  * Usage: test_journal PATH/TO/tessera (for the end-to-end check).
  */
@@ -260,8 +265,10 @@ static void insert_reversi(sqlite3 *db, const char *id, int n)
     eng_move legal[64];
     for (int i = 0; i < n; i++) {
         assert_true(g->legal_moves(st, legal) > 0);
-        snprintf(sql, sizeof sql, "INSERT INTO moves VALUES('%s',%d,%d,'player',NULL,3)", id, i,
-                 (int)legal[0]);
+        snprintf(
+            sql, sizeof sql,
+            "INSERT INTO moves(match,ply,move,by,reason,at) VALUES('%s',%d,%d,'player',NULL,3)", id,
+            i, (int)legal[0]);
         exec(db, sql);
         g->apply(st, legal[0]);
     }
@@ -298,7 +305,7 @@ static void test_new_db(void **state)
     proto_msg_free(&create);
     srv_close();
     sqlite3 *raw = raw_open(db);
-    assert_int_equal(raw_int(raw, "SELECT value FROM meta WHERE key='schema'"), 3);
+    assert_int_equal(raw_int(raw, "SELECT value FROM meta WHERE key='schema'"), 4);
     assert_int_equal(raw_int(raw, "SELECT move_encoding FROM matches"),
                      eng_find_game("carcassonne")->move_encoding);
     sqlite3_close(raw);
@@ -325,7 +332,7 @@ static void test_migrate_and_encodings(void **state)
     assert_int_equal(m->status, MATCH_FINISHED);
     srv_close();
     raw = raw_open(db);
-    assert_int_equal(raw_int(raw, "SELECT value FROM meta WHERE key='schema'"), 3);
+    assert_int_equal(raw_int(raw, "SELECT value FROM meta WHERE key='schema'"), 4);
     assert_int_equal(raw_int(raw, "SELECT move_encoding FROM matches WHERE id='old'"), 1);
 
     /* matches whose journal cannot be read as it is: each refused, loudly,
@@ -335,7 +342,10 @@ static void test_migrate_and_encodings(void **state)
     insert_reversi(raw, "toolong", 10);
     for (int i = 10; i <= eng_find_game("reversi")->max_plies; i++) {
         char sql[160];
-        snprintf(sql, sizeof sql, "INSERT INTO moves VALUES('toolong',%d,19,NULL,NULL,3)", i);
+        snprintf(
+            sql, sizeof sql,
+            "INSERT INTO moves(match,ply,move,by,reason,at) VALUES('toolong',%d,19,NULL,NULL,3)",
+            i);
         exec(raw, sql);
     }
     insert_reversi(raw, "gap", 5);
@@ -458,7 +468,7 @@ static void test_chance_restore_count(void **state)
     (void)state;
     char db[300], err[512], log[8192];
     snprintf(db, sizeof db, "%s/chance-live.db", tmpdir);
-    assert_int_equal(srv_open(db, err, sizeof err), 0); /* schema 3 tables */
+    assert_int_equal(srv_open(db, err, sizeof err), 0); /* tables at the current schema */
     srv_close();
     const eng_game *g = eng_find_game("carcassonne");
     unsigned char st[sizeof(unsigned char) * 65536];
@@ -482,8 +492,9 @@ static void test_chance_restore_count(void **state)
                           ? eng_chance_draw(g, st, 4242, (uint64_t)k++)
                           : eng_random_move(g, st, &rng);
         char sql[160];
-        snprintf(sql, sizeof sql, "INSERT INTO moves VALUES('live',%d,%d,NULL,NULL,3)", ply++,
-                 (int)mv);
+        snprintf(sql, sizeof sql,
+                 "INSERT INTO moves(match,ply,move,by,reason,at) VALUES('live',%d,%d,NULL,NULL,3)",
+                 ply++, (int)mv);
         exec(raw, sql);
         g->apply(st, mv);
     }
@@ -507,7 +518,7 @@ static void test_chance_restore_count(void **state)
 static void test_unknown_schema(void **state)
 {
     (void)state;
-    static const char *const versions[] = {"4", "99", "abc", "\x01x"};
+    static const char *const versions[] = {"5", "99", "abc", "\x01x"};
     for (size_t i = 0; i < sizeof versions / sizeof versions[0]; i++) {
         char db[300], err[512] = "", sql[200];
         snprintf(db, sizeof db, "%s/future%zu.db", tmpdir, i);
@@ -522,7 +533,7 @@ static void test_unknown_schema(void **state)
         assert_null(S.db);
         char want[64];
         snprintf(want, sizeof want, "schema version '%s'", i == 3 ? "?x" : versions[i]);
-        if (!strstr(err, want) || !strstr(err, db) || !strstr(err, "reads versions 1 to 3"))
+        if (!strstr(err, want) || !strstr(err, db) || !strstr(err, "reads versions 1 to 4"))
             fail_msg("store_open's message: %s", err);
         /* nothing was changed in it */
         raw = raw_open(db);
@@ -551,6 +562,161 @@ static void test_unknown_schema(void **state)
         fail_msg("tessera serve claims to serve:\n%s", text);
 }
 
+/* The tables as schema 3 made them (before the time figures of moves). */
+static const char schema3[] =
+    "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+    "INSERT INTO meta VALUES('schema','3');"
+    "CREATE TABLE matches("
+    "  id TEXT PRIMARY KEY, game TEXT NOT NULL, rules TEXT NOT NULL, seats TEXT NOT NULL,"
+    "  time_control TEXT NOT NULL, policies TEXT NOT NULL, seed INTEGER NOT NULL,"
+    "  status INTEGER NOT NULL, created INTEGER NOT NULL, finished INTEGER, result TEXT,"
+    "  demo INTEGER NOT NULL DEFAULT 0, move_encoding INTEGER NOT NULL DEFAULT 1,"
+    "  chance_nonce TEXT);"
+    "CREATE TABLE moves("
+    "  match TEXT NOT NULL, ply INTEGER NOT NULL, move INTEGER NOT NULL, by TEXT, reason TEXT,"
+    "  at INTEGER NOT NULL, PRIMARY KEY(match, ply)) WITHOUT ROWID;"
+    "CREATE INDEX matches_status ON matches(status, created);";
+
+/* The turns of match id's record (a new reference). */
+static json_t *record_turns(const char *id)
+{
+    match *m = match_find(&S, id);
+    if (!m)
+        fail_msg("match %s was not restored", id);
+    char err[256];
+    json_t *rec = match_record_json(m, err, sizeof err);
+    if (!rec)
+        fail_msg("record of %s: %s", id, err);
+    json_t *turns = json_incref(json_object_get(rec, "turns"));
+    json_decref(rec);
+    return turns;
+}
+
+static void test_times(void **state)
+{
+    (void)state;
+    char db[300], err[512], log[8192];
+
+    /* schema 3: migrated; its turns have no time figures */
+    snprintf(db, sizeof db, "%s/times-v3.db", tmpdir);
+    sqlite3 *raw = raw_open(db);
+    exec(raw, schema3);
+    insert_reversi(raw, "old", 6);
+    sqlite3_close(raw);
+    assert_int_equal(srv_open(db, err, sizeof err), 0);
+    assert_int_equal(load_logged(log, sizeof log), 0);
+    json_t *turns = record_turns("old");
+    assert_int_equal(json_array_size(turns), 6);
+    for (size_t i = 0; i < 6; i++) {
+        assert_null(json_object_get(json_array_get(turns, i), "think_ms"));
+        assert_null(json_object_get(json_array_get(turns, i), "wait_ms"));
+    }
+    json_decref(turns);
+    srv_close();
+    raw = raw_open(db);
+    assert_int_equal(raw_int(raw, "SELECT value FROM meta WHERE key='schema'"), 4);
+    assert_int_equal(raw_int(raw, "SELECT count(*) FROM pragma_table_info('moves') WHERE "
+                                  "name IN ('think_ms','wait_ms')"),
+                     2);
+
+    /* figures journaled with moves come back in the record, turn by turn;
+     * a move without them (a policy's) has none */
+    insert_reversi(raw, "timed", 4);
+    exec(raw, "UPDATE moves SET think_ms=ply*10, wait_ms=ply*10+5 WHERE match='timed' AND ply<>2");
+    insert_reversi(raw, "badtime", 3);
+    exec(raw, "UPDATE moves SET think_ms='soon' WHERE match='badtime' AND ply=1");
+    insert_reversi(raw, "negtime", 3);
+    exec(raw, "UPDATE moves SET wait_ms=-4 WHERE match='negtime' AND ply=2");
+    sqlite3_close(raw);
+    assert_int_equal(srv_open(db, err, sizeof err), 0);
+    assert_int_equal(load_logged(log, sizeof log), 0);
+    turns = record_turns("timed");
+    assert_int_equal(json_array_size(turns), 4);
+    for (int i = 0; i < 4; i++) {
+        json_t *t = json_array_get(turns, (size_t)i);
+        if (i == 2) {
+            assert_null(json_object_get(t, "think_ms"));
+            assert_null(json_object_get(t, "wait_ms"));
+            continue;
+        }
+        assert_int_equal(json_integer_value(json_object_get(t, "think_ms")), i * 10);
+        assert_int_equal(json_integer_value(json_object_get(t, "wait_ms")), i * 10 + 5);
+    }
+    json_decref(turns);
+    for (int i = 0; i < 2; i++) {
+        const char *id = i ? "negtime" : "badtime";
+        if (match_find(&S, id))
+            fail_msg("match %s was restored with a bad time figure", id);
+        char want[64];
+        snprintf(want, sizeof want, "\"match\":\"%s\"", id);
+        const char *at = strstr(log, want);
+        if (!at || !strstr(at, "time figure"))
+            fail_msg("no restore_failed naming the time figure of %s in:\n%s", id, log);
+    }
+    srv_close();
+
+    /* a live match: a turn's figures go to the journal with its first move */
+    snprintf(db, sizeof db, "%s/times-live.db", tmpdir);
+    assert_int_equal(srv_open(db, err, sizeof err), 0);
+    proto_msg create = decode("{\"type\":\"create_match\",\"game\":\"carcassonne\","
+                              "\"seats\":[{\"open\":true},{\"open\":true}]}");
+    int code;
+    match *m = match_create(&S, &create, &code, err, sizeof err);
+    assert_non_null(m);
+    proto_msg_free(&create);
+    m->status = MATCH_LIVE;
+    match_advance(m); /* the first draw; seat 0 is asked (no connection) */
+    assert_int_equal(m->to_move, 0);
+    conn c;
+    memset(&c, 0, sizeof c);
+    c.srv = &S;
+    c.hello = true;
+    m->seats[0].conn = &c;
+    conn_sub_add(&c, m, 0);
+    m->asked_ns = uv_hrtime() - 250 * 1000000ull; /* asked 250 ms ago */
+    c.rx_ns = uv_hrtime();
+    json_t *legal = m->wire->legal(m->st);
+    json_t *first = json_array_get(legal, 0);
+    char msg[512];
+    snprintf(msg, sizeof msg,
+             "{\"type\":\"move\",\"match\":\"%s\",\"think_ms\":77,\"move\":{\"x\":%d,"
+             "\"y\":%d,\"rot\":%d}}",
+             m->id, (int)json_integer_value(json_object_get(first, "x")),
+             (int)json_integer_value(json_object_get(first, "y")),
+             (int)json_integer_value(json_object_get(first, "rot")));
+    json_decref(legal);
+    proto_msg mv = decode(msg);
+    match_remote_move(m, 0, &c, &mv);
+    proto_msg_free(&mv);
+    assert_int_equal(m->turns, 1);
+    char id[SRV_MATCH_ID_LEN + 1];
+    snprintf(id, sizeof id, "%s", m->id);
+    conn_sub_remove(&c, m, 0);
+    m->seats[0].conn = NULL;
+    srv_close();
+    raw = raw_open(db);
+    char sql[300];
+    snprintf(sql, sizeof sql,
+             "SELECT think_ms FROM moves WHERE match='%s' AND think_ms IS NOT NULL", id);
+    assert_int_equal(raw_int(raw, sql), 77);
+    snprintf(sql, sizeof sql,
+             "SELECT count(*) FROM moves WHERE match='%s' AND wait_ms BETWEEN 250 AND 86400000",
+             id);
+    assert_int_equal(raw_int(raw, sql), 1);
+    snprintf(sql, sizeof sql, "SELECT ply FROM moves WHERE match='%s' AND think_ms IS NOT NULL",
+             id);
+    assert_int_equal(raw_int(raw, sql), 1); /* the placement: ply 0 is the draw */
+    sqlite3_close(raw);
+    assert_int_equal(srv_open(db, err, sizeof err), 0);
+    assert_int_equal(load_logged(log, sizeof log), 0);
+    turns = record_turns(id);
+    assert_int_equal(json_array_size(turns), 1);
+    assert_int_equal(json_integer_value(json_object_get(json_array_get(turns, 0), "think_ms")), 77);
+    assert_true(json_integer_value(json_object_get(json_array_get(turns, 0), "wait_ms")) >= 250);
+    json_decref(turns);
+    srv_close();
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -572,6 +738,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_unknown_schema),
         cmocka_unit_test(test_chance_nonce),
         cmocka_unit_test(test_chance_restore_count),
+        cmocka_unit_test(test_times),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     char cmd[400];

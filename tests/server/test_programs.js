@@ -172,3 +172,48 @@ test('a program seat of a match live at a kill -9 resumes: started again with th
   assert.equal(rec.record.turns.length, 71);
   assert.deepEqual(rec.programs[0].verdicts, []);
 });
+
+test('a program seat\'s stderr is kept with the finished game: its owner (the admin) gets it, after a restart too', async (t) => {
+  const srv = await startAdmin({ tag: 'proglog' });
+  t.after(() => srv.cleanup());
+  const host = await Client.connect(srv.url, { name: 'host' });
+  const py = `cmd:python3 ${path.join(ROOT, 'docs/examples/stdio_bot.py')}`;
+  const m = await host.request({ type: 'create_match', game: 'reversi', admin_token: srv.adminToken,
+    seats: [{ bot: 'random' }, { bot: py, name: 'py' }], time_control: { move_ms: 5000 * SLOW } },
+  'match_created');
+  const view = await host.request({ type: 'spectate', match: m.match }, 'spectating');
+  const over = view.result ? { result: view.result } : await host.expect('game_over', 60000 * SLOW);
+  assert.equal(over.result.reason, 'normal', JSON.stringify(over.result));
+  const check = async (c) => {
+    /* without the token: the record, not the program's log */
+    const pub = await c.request({ type: 'get_record', match: m.match }, 'record');
+    assert.equal(pub.programs, undefined, 'the log is the owner\'s alone');
+    const wrong = await c.request({ type: 'get_record', match: m.match, admin_token: 'z'.repeat(24) });
+    assert.equal(wrong.code, 'forbidden', JSON.stringify(wrong));
+    /* the log is whole once the program has had its game over, a moment
+     * after the players' game_over (CI once asked first and found it empty) */
+    let rec;
+    for (const end = Date.now() + 10000 * SLOW; ;) {
+      rec = await c.request({ type: 'get_record', match: m.match, admin_token: srv.adminToken }, 'record');
+      assert.equal(rec.programs.length, 1);
+      if (rec.programs[0].complete || Date.now() > end)
+        break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const log = rec.programs[0];
+    assert.equal(log.complete, true, 'the log is whole');
+    assert.equal(log.seat, 1);
+    assert.equal(log.spec, py);
+    assert.match(log.stderr, /seat 1 of a reversi game/, 'the program\'s own debug output');
+    assert.ok(log.stderr_bytes >= log.stderr.length && log.stderr.length > 0);
+    assert.equal(log.starts, 1);
+    assert.deepEqual(log.verdicts, []);
+    return log;
+  };
+  const before = await check(host);
+  /* kept in the journal with the game, not only in memory */
+  await srv.stop();
+  await srv.restart();
+  const again = await Client.connect(srv.url, { name: 'again' });
+  assert.deepEqual(await check(again), before);
+});

@@ -71,6 +71,15 @@ test('register: the secret, the unsolicited joined, capacity, games, bad names',
     seats: [{ bot: 'remote:carol' }, { bot: 'random' }] }, 'match_created');
   const cj = await carol.expect('joined');
   assert.equal(cj.match, rev.match);
+  /* one bot in both seats of a match (it plays itself): each seat counts
+   * against its capacity (3: one game live, two seats more fit, then none) */
+  const self = await host.request({ type: 'create_match', game: 'reversi', admin_token: srv.adminToken,
+    seats: [{ bot: 'remote:carol' }, { bot: 'remote:carol' }] }, 'match_created');
+  const both = [await carol.expect('joined'), await carol.expect('joined')];
+  assert.deepEqual(both.map((j) => [j.match, j.seat]).sort(), [[self.match, 0], [self.match, 1]]);
+  const full = await host.request({ type: 'create_match', game: 'reversi', admin_token: srv.adminToken,
+    seats: [{ bot: 'random' }, { bot: 'remote:carol' }] });
+  assert.ok(isError(full, 'too_many', full.id) && /capacity/.test(full.message), JSON.stringify(full));
 
   /* a restart keeps the hash: the wrong secret still fails, the right one works */
   await srv.stop();

@@ -42,14 +42,24 @@ function tesseraReplay(record) {
 const seenTurns = (c, match) =>
   c.all.filter((m) => m.type === 'update' && m.match === match).map((m) => m.record);
 
+/* A record turn without the time figures the server adds to it (think_ms,
+ * wait_ms: docs/records.md, "Time"), checked to be milliseconds when there. */
+function untimed(turn) {
+  const { think_ms: think, wait_ms: wait, ...rest } = turn;
+  for (const v of [think, wait])
+    assert.ok(v === undefined || (Number.isInteger(v) && v >= 0 && v <= 86400000), JSON.stringify(turn));
+  return rest;
+}
+
 /* What every early-ended match must give: a replay and a record of the
- * complete turns, equal to what the table saw, accepted by `tessera replay`. */
+ * complete turns, equal to what the table saw (besides their time figures),
+ * accepted by `tessera replay`. */
 async function checkEnded(c, match, turns, game = 'carcassonne') {
   const rep = await c.request({ type: 'replay', match }, 'replayed', 10000 * SLOW);
   assert.equal(rep.match, match);
   assert.equal(rep.finished, false, 'the game did not reach its end');
   assert.equal(rep.turns.length, turns.length, 'one entry per complete turn');
-  assert.deepEqual(rep.turns.map((t) => t.record), turns, 'the replay holds the turns the table saw');
+  assert.deepEqual(rep.turns.map((t) => untimed(t.record)), turns, 'the replay holds the turns the table saw');
   assert.ok(rep.result && rep.result.reason !== 'normal', `the match's own result: ${JSON.stringify(rep.result)}`);
 
   const got = await c.request({ type: 'get_record', match }, 'record');
@@ -61,7 +71,8 @@ async function checkEnded(c, match, turns, game = 'carcassonne') {
   assert.equal(rec.version, 1);
   assert.equal(rec.game, game);
   assert.deepEqual(rec.rules, rep.rules);
-  assert.deepEqual(rec.turns, turns, 'the record holds the turns the table saw');
+  assert.deepEqual(rec.turns.map(untimed), turns, 'the record holds the turns the table saw');
+  assert.deepEqual(rec.turns, rep.turns.map((t) => t.record), 'the replay\'s turns are the record\'s');
   assert.equal(rec.result, undefined, 'no result: the turns do not finish the game');
 
   const cli = await tesseraReplay(rec);
@@ -113,9 +124,9 @@ test('a Carcassonne match resigned at turn 1, 9 or 40 replays and downloads as a
   const ended = [];
   for (const [at, seed] of [[1, 11], [40, 40]]) {
     const { c, match, turns } = await resignAt(srv, at, seed);
-    await checkEnded(c, match, turns);
+    const { rec } = await checkEnded(c, match, turns);
     assert.equal(c.all.filter((m) => m.type === 'game_over').length, 1, 'game_over heard once');
-    ended.push({ match, turns });
+    ended.push({ match, turns, rec: rec.turns });
     c.close();
   }
 
@@ -154,8 +165,8 @@ test('a Carcassonne match resigned at turn 1, 9 or 40 replays and downloads as a
   assert.deepEqual(o1.result, o0.result);
   const turns = seenTurns(a, match);
   assert.equal(turns.length, 8);
-  await checkEnded(a, match, turns);
-  ended.push({ match, turns });
+  const { rec } = await checkEnded(a, match, turns);
+  ended.push({ match, turns, rec: rec.turns });
 
   /* after a restart, from the journal (which ends with the held draw) */
   a.close();
@@ -166,9 +177,11 @@ test('a Carcassonne match resigned at turn 1, 9 or 40 replays and downloads as a
   const c2 = await Client.connect(srv.url, { name: 'after-restart' });
   for (const e of ended) {
     const rep = await c2.request({ type: 'replay', match: e.match }, 'replayed', 10000 * SLOW);
-    assert.deepEqual(rep.turns.map((x) => x.record), e.turns, `${e.match} after the restart`);
+    /* the same turns, time figures included (kept in the journal) */
+    assert.deepEqual(rep.turns.map((x) => x.record), e.rec, `${e.match} after the restart`);
     const got = await c2.request({ type: 'get_record', match: e.match }, 'record');
-    assert.deepEqual(got.record.turns, e.turns);
+    assert.deepEqual(got.record.turns, e.rec);
+    assert.deepEqual(got.record.turns.map(untimed), e.turns);
     assert.equal((await tesseraReplay(got.record)).code, 0);
   }
 });
@@ -211,7 +224,7 @@ test('get_record of a live match: its complete turns so far; of an unknown match
   const got = await c.request({ type: 'get_record', match }, 'record');
   assert.equal(got.status, 'live');
   assert.equal(got.result, null);
-  assert.deepEqual(got.record.turns, seenTurns(c, match));
+  assert.deepEqual(got.record.turns.map(untimed), seenTurns(c, match));
   assert.equal(got.record.turns.length, yt.turn - 1);
   const cli = await tesseraReplay(got.record);
   assert.equal(cli.code, 0, cli.stderr);

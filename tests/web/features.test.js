@@ -118,6 +118,19 @@ test('the create form: bot options with units and meaning, P labels, tokens with
   await p.page.waitForURL(/#\/watch\//);
   const id = p.page.url().split('#/watch/')[1];
   assert.equal((await matchInfo(id)).seats[1].name, 'mcts:sims=50');
+  // a list option is edited as text, and an option that reads a file on the server
+  // (evomcts's eval: the operator's, refused to anyone else) is not offered on this page
+  await p.page.goto(server.url);
+  await p.page.locator('#create-form').waitFor();
+  await p.page.selectOption('#seat-1', 'bot:ea-mcts');
+  const ea = p.page.locator('.seat-row[data-seat="1"]');
+  await ea.locator('details.bot-opts summary').click();
+  assert.equal(await p.page.getAttribute('#seat-1-opt-kset', 'type'), 'text');
+  await p.page.fill('#seat-1-opt-kset', '1/2');
+  assert.equal(await ea.locator('summary code').innerText(), 'ea-mcts:kset=1/2');
+  await p.page.selectOption('#seat-1', 'bot:evomcts');
+  await p.page.locator('#seat-1-opt-sims').waitFor({state: 'attached'});
+  assert.equal(await p.page.locator('#seat-1-opt-eval').count(), 0, 'no eval=FILE box');
   assert.deepEqual(p.problems, []);
 });
 

@@ -7,11 +7,17 @@
 #   web_takeover  a seat taken over by a second tab, and taken back
 #   web_tournament  a tournament's page: standings that update while it runs,
 #                 the cross-table, ratings, game links, plots, at 390 px too
+#   web_games     Dodgem and Pentago-Twist: a whole game of each played by
+#                 clicking at 1280×800 and at 390×844, a bot game watched and
+#                 its replay stepped through, pieces checked against the states
+#   web_course    the classroom pages: a course made on #/instructor, a roster,
+#                 a student's upload and gates on #/course at 390 px, the final,
+#                 the grade CSV downloaded
 # Screenshots go to <build>/tests/web/screenshots/. Without chromium or the
 # npm packages each test says SKIPPED and exits 77; without node it is
 # registered as a skip with a message.
 find_program(TESSERA_NODE NAMES node nodejs)
-foreach(_page phone features takeover tournament)
+foreach(_page phone features takeover tournament games course)
   if(TESSERA_NODE)
     add_test(NAME web_${_page}
       COMMAND ${TESSERA_NODE} ${CMAKE_CURRENT_LIST_DIR}/${_page}.test.js

@@ -9,6 +9,7 @@
 //   #/stats             the server's figures (server_stats)
 //   #/tournaments       the server's tournaments
 //   #/tournament/ID     one tournament: standings, cross-table, ratings, games, plots
+//   #/course            a student's course page; #/instructor[/ID] the instructor's (course.js)
 
 import {h} from './util.js';
 import {Connection} from './conn.js';
@@ -17,6 +18,7 @@ import {TableView} from './table.js';
 import {ReplayView} from './replay.js';
 import {StatsView} from './stats.js';
 import {TournamentsView, TournamentView} from './tournament.js';
+import {StudentView, InstructorView} from './course.js';
 
 class App {
   constructor() {
@@ -76,6 +78,8 @@ class App {
     else if (parts[0] === 'stats') view = new StatsView(this);
     else if (parts[0] === 'tournaments') view = new TournamentsView(this);
     else if (parts[0] === 'tournament' && parts[1]) view = new TournamentView(this, parts[1]);
+    else if (parts[0] === 'course') view = new StudentView(this);
+    else if (parts[0] === 'instructor') view = new InstructorView(this, parts[1]);
     else view = new LobbyView(this);
     document.body.dataset.page = parts[0] || 'lobby';
     const navPage = document.body.dataset.page === 'tournament' ? 'tournaments' : document.body.dataset.page;

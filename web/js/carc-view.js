@@ -54,11 +54,12 @@ export class CarcView {
     return `${who} placed ${rec.tile} at (${rec.x}, ${rec.y}) rot ${rec.rot}` + (rec.meeple ? `, meeple on ${rec.meeple}` : '');
   }
 
-  /** Draw a state; last: the record of the turn that led to it; next (replays): {tile, discarded}, the
-   *  tile the next turn draws, which a replayed state does not hold (it stops before the draw). */
+  /** Draw a state; last: the record of the turn that led to it; next (replays): the next turn's record
+   *  ({tile, discarded, ...}: the tile it draws, which a replayed state does not hold, as it stops
+   *  before the draw) or {end: true}. */
   show(state, last, next) {
     this.state = state;
-    this.next = next || null;
+    this.next = next ? (next.end ? {end: true} : {tile: next.tile, discarded: !!next.discarded}) : null;
     this.board.setState(state, last);
     this.drawDrawn();
     this.drawBag(state);

@@ -258,12 +258,14 @@ export class LobbyView {
       if (!bot) return;
       const all = [...(this.app.commonOptions || []), ...(bot.options || [])];
       for (const o of all) {
+        if (o.reads_file) continue; // a file on the server: for the operator's own tools, not this page
         let input;
         const id = `seat-${i}-opt-${o.name}`;
         if (o.kind === 'enum') input = h('select', {id}, (o.choices || []).map((c) => h('option', {value: c, text: c})));
         else if (o.kind === 'bool') input = h('input', {id, type: 'checkbox', checked: !!o.default});
-        else input = h('input', {id, type: o.kind === 'list' ? 'text' : 'number', step: o.kind === 'int' ? 1 : 'any', min: o.min, max: o.max});
-        if (o.kind === 'enum' || o.kind === 'list' || o.kind === 'int' || o.kind === 'real') input.value = String(o.default ?? '');
+        else if (o.kind === 'int' || o.kind === 'real') input = h('input', {id, type: 'number', step: o.kind === 'int' ? 1 : 'any', min: o.min, max: o.max});
+        else input = h('input', {id, type: 'text'}); // list, string
+        if (o.kind !== 'bool') input.value = String(o.default ?? '');
         input.dataset.option = o.name;
         input.addEventListener('input', showSpec);
         input.addEventListener('change', showSpec);
@@ -291,7 +293,7 @@ export class LobbyView {
       if (o.kind === 'bool') { if (input.checked === !!o.default) continue; v = input.checked ? 'true' : 'false'; }
       else {
         v = String(input.value).trim();
-        if (v === '' || v === String(o.default) || (o.kind !== 'enum' && o.kind !== 'list' && Number(v) === Number(o.default))) continue;
+        if (v === '' || v === String(o.default) || ((o.kind === 'int' || o.kind === 'real') && Number(v) === Number(o.default))) continue;
       }
       parts.push(`${o.name}=${v}`);
     }

@@ -137,9 +137,10 @@ export class ReplayView {
     this.el.dataset.step = String(k);
     const st = this.stateAt(k) || {};
     const last = k > 0 ? this.data.turns[k - 1].record : null;
-    // the tile the next turn draws: a replayed state stops before the draw
+    // the next turn's record (a view may show the chance outcome it starts with, which a replayed
+    // state does not hold: it stops before the draw), or {end: true}
     const next = this.data.turns[k]?.record;
-    this.view.show(st, last, next ? {tile: next.tile, discarded: !!next.discarded} : {end: true});
+    this.view.show(st, last, next || {end: true});
     this.view.setMessage?.(k === this.max ? 'final position' : `after turn ${k}`);
     this.moveEl.textContent = last ? `${k}. ${this.view.describe(last, this.data.seats)}` : 'the start position';
     const scores = this.series[k];

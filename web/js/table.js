@@ -12,6 +12,8 @@
 import {h, fmtClock, seatStore, SEAT_COLOURS, buildRecord, download, pLabel, pSeat, playerName} from './util.js';
 import {CarcView} from './carc-view.js';
 import {ReversiView, GenericView} from './reversi-view.js';
+import {DodgemView} from './dodgem-view.js';
+import {PentagoView} from './pentago-view.js';
 import {scoreChart} from './chart.js';
 
 const NOTIFY_KEY = 'tessera.notify';
@@ -19,6 +21,8 @@ const NOTIFY_KEY = 'tessera.notify';
 export function gameView(game) {
   if (game?.name === 'carcassonne') return new CarcView(game);
   if (game?.name === 'reversi') return new ReversiView(game);
+  if (game?.name === 'dodgem') return new DodgemView(game);
+  if (game?.name === 'pentago-twist') return new PentagoView(game);
   return new GenericView(game || {});
 }
 

@@ -1,0 +1,210 @@
+/*
+ * classroom.h — classroom competitions (docs/classroom.md): the course logic
+ * that needs no sockets. The server (server/courses.c) speaks the protocol
+ * and schedules; everything it decides with lives here, unit-tested in
+ * tests/classroom/.
+ *
+ *   roster     a CSV of students (name, email, id columns, any order,
+ *              quoted fields), checked line by line with the line named
+ *   tokens     one secret per student, stored as its SHA-256 only
+ *   uploads    what a student submits is checked against what it claims to
+ *              be: Python source (UTF-8 text that python3's parser accepts,
+ *              never run for the check) or a native executable (an ELF
+ *              file of this machine's architecture); size-limited
+ *   gates      the qualification ladder ([{opponent, games, min_rate}]) and
+ *              its verdict from paired games
+ *   play       a submission against a gate's opponent, and the final
+ *              round-robin of the frozen set, played by the tournament
+ *              runner (tournament/runner.h): the same sandbox and stdio
+ *              protocol as `tessera tournament`, with each game's record,
+ *              stderr and time use handed back
+ *   store      the class_ tables in SQLite (courses, students, submissions,
+ *              gate results, games, the final), one transaction per change
+ *   grades     the CSV the instructor exports
+ *
+ * Threads: class_play blocks and runs on a worker thread of the caller's;
+ * it touches no database. Everything else is plain functions on caller data
+ * or on a sqlite3 handle the caller owns (one thread at a time).
+ */
+#ifndef TESSERA_CLASSROOM_H
+#define TESSERA_CLASSROOM_H
+
+#include <jansson.h>
+#include <sqlite3.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "engine/eng.h"
+
+/* ---- limits, each with its reason ----------------------------------------------------- */
+
+#define CLASS_MAX_STUDENTS                                                                         \
+    1000                        /* a roster: a large lecture, not a MOOC (the token file and       \
+                                   the instructor's page list everyone) */
+#define CLASS_MAX_ROSTER 262144 /* bytes of a roster CSV: 1000 lines of 260 bytes */
+#define CLASS_FIELD_MAX  127    /* characters of a name, email or student id */
+#define CLASS_NAME_MAX   80     /* characters of a course name */
+#define CLASS_TOKEN_LEN  26     /* characters of a student token: 130 bits of base32 */
+#define CLASS_MAX_UPLOAD                                                                           \
+    40000                           /* bytes of one submission, all files together: its base64     \
+                                       (4/3) with the message around it fits one 64 KiB protocol   \
+                                       message */
+#define CLASS_MAX_FILES       8     /* files of one submission (a bot and its modules) */
+#define CLASS_FILE_NAME_MAX   64    /* characters of a file name: [A-Za-z0-9_.-], no leading dot */
+#define CLASS_MAX_GATES       8     /* rungs of a ladder */
+#define CLASS_MAX_GATE_GAMES  1000  /* games of one gate: every one is stored with its record */
+#define CLASS_MAX_FINAL_GAMES 100   /* games per pair in the final */
+#define CLASS_MAX_VERSIONS    1000  /* submissions of one student: each is kept on disk */
+#define CLASS_CHECK_MS        10000 /* python3's parse of an upload may take this long */
+#define CLASS_VERDICT_MAX     400   /* characters of a verdict */
+
+/* ---- roster -------------------------------------------------------------------------- */
+
+typedef struct class_person {
+    char sid[CLASS_FIELD_MAX + 1];   /* the student id (unique in the course) */
+    char name[CLASS_FIELD_MAX + 1];  /* display name */
+    char email[CLASS_FIELD_MAX + 1]; /* may be "" */
+} class_person;
+
+/* Parse a roster CSV: a header naming the columns `name`, `email` and `id`
+ * (also `student_id`, `sid`; any order, case-insensitive, other columns
+ * ignored), then one student per line. RFC 4180 quoting ("a, b" and ""
+ * inside quotes), CRLF or LF, blank lines skipped. Every id and name must
+ * be present, printable and at most CLASS_FIELD_MAX characters; ids
+ * unique. Returns the number of students (>= 1) with *out a heap array
+ * (free()), or ENG_EINVAL / ENG_ETOO_MANY / ENG_ENOMEM with a reason naming
+ * the line in err. */
+int class_roster_parse(const char *csv, size_t len, class_person **out, char *err, size_t errcap);
+
+/* A fresh token (CLASS_TOKEN_LEN base32 characters, NUL-terminated into
+ * out[CLASS_TOKEN_LEN + 1]) from getrandom(2). 0, or ENG_EINTERNAL. */
+int class_token_new(char *out);
+/* The SHA-256 of a token as 64 hex digits into out[65]. */
+void class_token_hash(const char *token, char *out);
+
+/* ---- uploads --------------------------------------------------------------------------- */
+
+typedef enum class_kind {
+    CLASS_PYTHON, /* "python": Python 3 source, run as `python3 MAIN` */
+    CLASS_ELF,    /* "executable": a native program of this machine, run as itself */
+    CLASS_NKINDS
+} class_kind;
+
+const char *class_kind_name(class_kind k);
+/* 0 and *out, or ENG_EINVAL for an unknown name. */
+int class_kind_parse(const char *s, class_kind *out);
+
+/* Is `name` an acceptable file name (CLASS_FILE_NAME_MAX, [A-Za-z0-9_.-],
+ * not starting with a dot)? */
+bool class_file_name_ok(const char *name);
+
+/* Check one file of a submission against its declared kind: Python is
+ * UTF-8 text without NUL bytes that `python3` parses (ast.parse on stdin,
+ * the code is not run; skipped when python3 is not installed — the
+ * runtime the server needs anyway); an executable is an ELF file of this
+ * machine's class, byte order and architecture, of type EXEC or DYN.
+ * Returns 0, or ENG_EINVAL with a reason ("bot.py, line 3: invalid
+ * syntax"). */
+int class_check_file(class_kind kind, const char *name, const unsigned char *data, size_t len,
+                     char *err, size_t errcap);
+
+/* ---- gates ------------------------------------------------------------------------------- */
+
+typedef struct class_gate {
+    char opponent[512]; /* a bot spec of this server (`random`, `mcts:sims=400`, a cmd: program) */
+    int games;          /* paired games, even, 2..CLASS_MAX_GATE_GAMES */
+    double min_rate;    /* the scoring rate to reach, (wins + draws/2) / games, in [0, 1] */
+} class_gate;
+
+/* Parse a ladder: a JSON array of 1..CLASS_MAX_GATES objects {"opponent":
+ * spec, "games": n, "min_rate": r}; games rounded up to even (paired:
+ * each pair plays both seats). The opponent must be a bot of game g (an
+ * in-process spec, checked, or a cmd: program). Returns the number of
+ * gates, or ENG_EINVAL / ENG_EUNKNOWN_BOT / ENG_EBAD_BOT_SPEC with a
+ * reason naming the gate. */
+int class_gates_parse(const json_t *arr, const eng_game *g, class_gate *out, char *err,
+                      size_t errcap);
+/* The ladder as JSON (new reference). */
+json_t *class_gates_json(const class_gate *gates, int n);
+
+/* A gate's verdict: passed when points / games >= min_rate (with games >
+ * 0). points = wins + draws / 2. */
+bool class_gate_passed(const class_gate *gate, double points, int64_t games);
+
+/* ---- play -------------------------------------------------------------------------------- */
+
+/* One finished game, as class_play hands it over (valid during the call). */
+typedef struct class_game {
+    int64_t index; /* game number in the run */
+    int seats;
+    int who[ENG_MAX_PLAYERS];         /* participant in seat s */
+    double score[ENG_MAX_PLAYERS];    /* final score of seat s */
+    int rank[ENG_MAX_PLAYERS];        /* place of seat s (1 = best) */
+    const char *end;                  /* "normal", "crash", "timeout", ... (tour_end_name) */
+    int culprit;                      /* the seat at fault, or -1 */
+    const char *verdict;              /* the first fault, "" when none */
+    double think_ms[ENG_MAX_PLAYERS]; /* each seat's thinking time (programs: CPU) */
+    int moves[ENG_MAX_PLAYERS];       /* decisions of each seat */
+    const char *stderr_text[ENG_MAX_PLAYERS]; /* programs' stderr ("" for bots) */
+    const char *record;                       /* the game record, JSON text */
+} class_game;
+
+typedef void (*class_game_fn)(const class_game *game, void *user);
+
+typedef struct class_play_config {
+    const eng_game *game;
+    eng_rules rules;          /* two seats (the ladder and the final are head to head) */
+    const char *const *specs; /* [n] participants' specs (borrowed) */
+    const char *const *names; /* [n] their names (borrowed) */
+    int n;                    /* 2..CLASS_MAX_STUDENTS */
+    int format;               /* a tour_format: round-robin (0, the default), Swiss or
+                                 knockout (tournament/tour.h) */
+    int64_t games_per_pair;   /* even */
+    int64_t move_ms;          /* each turn's allowance */
+    uint64_t seed;            /* chance and in-process bots' seeds derive from it */
+    int threads;              /* runner workers */
+    const atomic_bool *stop;  /* optional: raised, play stops (returns ENG_ESHUTTING_DOWN) */
+    class_game_fn on_game;    /* optional, serialised */
+    void *user;
+} class_play_config;
+
+/* A participant's standing after a run (tournament/standings.h). */
+typedef struct class_standing {
+    int place; /* 1-based */
+    int64_t games, wins, losses, draws;
+    double points, rate;        /* rate = points / games */
+    double elo, elo_lo, elo_hi; /* Bradley–Terry rating with its 95% interval */
+    double ms_per_move;
+    int64_t faults;
+} class_standing;
+
+/* Play a tournament of the participants (a round-robin unless cfg->format
+ * says otherwise; two participants: a gate) through the tournament runner, faults forfeiting the
+ * game (a crash, a time-out, an illegal or unreadable move loses that game and nothing else).
+ * Blocks. Fills out[n] in participant order. Returns 0, ENG_ESHUTTING_DOWN when stopped, or a
+ * negative code with a reason. */
+int class_play(const class_play_config *cfg, class_standing *out, char *err, size_t errcap);
+
+/* ---- store ------------------------------------------------------------------------------- */
+
+/* Create the class_ tables if missing. 0 or ENG_ESTORAGE with a reason. */
+int class_store_init(sqlite3 *db, char *err, size_t errcap);
+
+/* ---- grades ------------------------------------------------------------------------------ */
+
+/* The grade CSV of a course (heap text, free()), or NULL when out of
+ * memory or the database fails: a header
+ * `student_id,name,email,final_rank,gates_passed,gates_total,rating,rating_low,rating_high,
+ * submission` and one line per student of the roster in roster order;
+ * students without a frozen submission have empty rank and rating. */
+char *class_grades_csv(sqlite3 *db, int64_t course);
+
+/* A CSV field quoted when it needs to be, appended to a growing buffer.
+ * Exposed for tests. Returns false when out of memory. */
+bool class_csv_field(char **buf, size_t *len, size_t *cap, const char *field);
+/* Text appended as it is (separators, line ends). */
+bool class_csv_text(char **buf, size_t *len, size_t *cap, const char *text);
+
+#endif

@@ -1,0 +1,185 @@
+/*
+ * store.c — the class_ tables (classroom.h, "store") and the grade CSV.
+ *
+ *   class_courses      a course: game, rules, time control, ladder, policies,
+ *                      deadline, when it froze, the final's state
+ *   class_students     the roster, each with the SHA-256 of its token
+ *   class_submissions  every submission: version, kind, files' directory,
+ *                      size, hash, time, its gate state and verdict, frozen
+ *   class_gates        a submission's verdict at each gate it played
+ *   class_games        every game played for a course (gates and final), with
+ *                      the students in its seats, stderr and record
+ *   class_final        the final's standings: place, rating with interval
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "classroom/classroom.h"
+#include "engine/errors.h"
+
+static const char schema[] =
+    "CREATE TABLE IF NOT EXISTS class_courses("
+    " id INTEGER PRIMARY KEY, name TEXT NOT NULL, game TEXT NOT NULL, rules TEXT NOT NULL,"
+    " move_ms INTEGER NOT NULL, gates TEXT NOT NULL, qualify INTEGER NOT NULL,"
+    " seed INTEGER NOT NULL, final_games INTEGER NOT NULL, deadline_ms INTEGER NOT NULL,"
+    " frozen_ms INTEGER NOT NULL DEFAULT 0, final_state TEXT NOT NULL DEFAULT 'none',"
+    " final_note TEXT NOT NULL DEFAULT '', created_ms INTEGER NOT NULL);"
+    "CREATE TABLE IF NOT EXISTS class_students("
+    " id INTEGER PRIMARY KEY, course INTEGER NOT NULL, row INTEGER NOT NULL,"
+    " sid TEXT NOT NULL, name TEXT NOT NULL, email TEXT NOT NULL,"
+    " token_hash TEXT NOT NULL UNIQUE, UNIQUE(course, sid));"
+    "CREATE TABLE IF NOT EXISTS class_submissions("
+    " id INTEGER PRIMARY KEY, course INTEGER NOT NULL, student INTEGER NOT NULL,"
+    " version INTEGER NOT NULL, kind TEXT NOT NULL, main TEXT NOT NULL, files TEXT NOT NULL,"
+    " dir TEXT NOT NULL, bytes INTEGER NOT NULL, sha256 TEXT NOT NULL,"
+    " created_ms INTEGER NOT NULL, state TEXT NOT NULL DEFAULT 'queued',"
+    " gates_passed INTEGER NOT NULL DEFAULT 0, qualified INTEGER NOT NULL DEFAULT 0,"
+    " verdict TEXT NOT NULL DEFAULT '', frozen INTEGER NOT NULL DEFAULT 0,"
+    " UNIQUE(student, version));"
+    "CREATE TABLE IF NOT EXISTS class_gates("
+    " submission INTEGER NOT NULL, gate INTEGER NOT NULL, opponent TEXT NOT NULL,"
+    " games INTEGER NOT NULL, wins INTEGER NOT NULL, losses INTEGER NOT NULL,"
+    " draws INTEGER NOT NULL, points REAL NOT NULL, rate REAL NOT NULL, min_rate REAL NOT NULL,"
+    " passed INTEGER NOT NULL, faults INTEGER NOT NULL, verdict TEXT NOT NULL,"
+    " ms_per_move REAL NOT NULL DEFAULT 0,"
+    " PRIMARY KEY(submission, gate));"
+    "CREATE TABLE IF NOT EXISTS class_games("
+    " id INTEGER PRIMARY KEY, course INTEGER NOT NULL, stage TEXT NOT NULL,"
+    " submission INTEGER, gate INTEGER NOT NULL, idx INTEGER NOT NULL,"
+    " s0 INTEGER, s1 INTEGER, names TEXT NOT NULL, scores TEXT NOT NULL, ranks TEXT NOT NULL,"
+    " end_reason TEXT NOT NULL, culprit INTEGER NOT NULL, verdict TEXT NOT NULL,"
+    " think_ms TEXT NOT NULL, moves TEXT NOT NULL, stderr TEXT NOT NULL, record TEXT NOT NULL);"
+    "CREATE INDEX IF NOT EXISTS class_games_sub ON class_games(submission, gate);"
+    "CREATE INDEX IF NOT EXISTS class_games_course ON class_games(course, stage);"
+    "CREATE TABLE IF NOT EXISTS class_final("
+    " course INTEGER NOT NULL, student INTEGER NOT NULL, submission INTEGER NOT NULL,"
+    " place INTEGER NOT NULL, games INTEGER NOT NULL, wins INTEGER NOT NULL,"
+    " losses INTEGER NOT NULL, draws INTEGER NOT NULL, points REAL NOT NULL, rate REAL NOT NULL,"
+    " elo REAL NOT NULL, elo_lo REAL NOT NULL, elo_hi REAL NOT NULL,"
+    " ms_per_move REAL NOT NULL DEFAULT 0, faults INTEGER NOT NULL DEFAULT 0,"
+    " PRIMARY KEY(course, student));";
+
+int class_store_init(sqlite3 *db, char *err, size_t errcap)
+{
+    char *msg = NULL;
+    if (sqlite3_exec(db, schema, NULL, NULL, &msg) != SQLITE_OK) {
+        snprintf(err, errcap, "the classroom tables could not be created: %s",
+                 msg ? msg : sqlite3_errmsg(db));
+        sqlite3_free(msg);
+        return ENG_ESTORAGE;
+    }
+    return 0;
+}
+
+bool class_csv_field(char **buf, size_t *len, size_t *cap, const char *field)
+{
+    size_t n = strlen(field);
+    bool quote =
+        strpbrk(field, ",\"\r\n") != NULL || (n && (field[0] == ' ' || field[n - 1] == ' '));
+    /* a leading = + - @ would be a formula in a spreadsheet: quote it with a ' */
+    bool formula = n && strchr("=+-@", field[0]) &&
+                   !(field[0] == '-' && n > 1 && (field[1] >= '0' && field[1] <= '9'));
+    size_t need = *len + 2 * n + 4;
+    if (need > *cap) {
+        size_t nc = *cap ? *cap : 256;
+        while (nc < need)
+            nc *= 2;
+        char *nb = realloc(*buf, nc);
+        if (!nb)
+            return false;
+        *buf = nb;
+        *cap = nc;
+    }
+    char *o = *buf + *len;
+    if (quote)
+        *o++ = '"';
+    if (formula)
+        *o++ = '\'';
+    for (size_t i = 0; i < n; i++) {
+        if (field[i] == '"')
+            *o++ = '"';
+        *o++ = field[i];
+    }
+    if (quote)
+        *o++ = '"';
+    *len = (size_t)(o - *buf);
+    (*buf)[*len] = '\0';
+    return true;
+}
+
+bool class_csv_text(char **b, size_t *l, size_t *c, const char *s)
+{
+    size_t n = strlen(s);
+    if (*l + n + 1 > *c) {
+        size_t nc = *c ? *c : 256;
+        while (nc < *l + n + 1)
+            nc *= 2;
+        char *nb = realloc(*b, nc);
+        if (!nb)
+            return false;
+        *b = nb;
+        *c = nc;
+    }
+    memcpy(*b + *l, s, n + 1);
+    *l += n;
+    return true;
+}
+
+char *class_grades_csv(sqlite3 *db, int64_t course)
+{
+    static const char q[] =
+        "SELECT s.sid, s.name, s.email, f.place, "
+        " COALESCE(fs.gates_passed, (SELECT x.gates_passed FROM class_submissions x"
+        "   WHERE x.student = s.id AND x.state = 'done' ORDER BY x.version DESC LIMIT 1), 0),"
+        " f.elo, f.elo_lo, f.elo_hi, fs.version,"
+        " (SELECT json_array_length(c.gates) FROM class_courses c WHERE c.id = s.course)"
+        " FROM class_students s"
+        " LEFT JOIN class_submissions fs ON fs.student = s.id AND fs.frozen = 1"
+        " LEFT JOIN class_final f ON f.course = s.course AND f.student = s.id"
+        " WHERE s.course = ? ORDER BY s.row";
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db, q, -1, &st, NULL) != SQLITE_OK)
+        return NULL;
+    sqlite3_bind_int64(st, 1, course);
+    char *b = NULL;
+    size_t l = 0, c = 0;
+    bool ok = class_csv_text(
+        &b, &l, &c,
+        "student_id,name,email,final_rank,gates_passed,gates_total,rating,rating_low,"
+        "rating_high,submission\n");
+    int rc = SQLITE_DONE;
+    while (ok && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        char num[64];
+        for (int i = 0; i < 3 && ok; i++) {
+            const unsigned char *t = sqlite3_column_text(st, i);
+            ok = class_csv_field(&b, &l, &c, t ? (const char *)t : "") &&
+                 class_csv_text(&b, &l, &c, ",");
+        }
+        bool final = sqlite3_column_type(st, 3) != SQLITE_NULL;
+        snprintf(num, sizeof num, final ? "%d," : ",", sqlite3_column_int(st, 3));
+        ok = ok && class_csv_text(&b, &l, &c, num);
+        snprintf(num, sizeof num, "%d,%d,", sqlite3_column_int(st, 4), sqlite3_column_int(st, 9));
+        ok = ok && class_csv_text(&b, &l, &c, num);
+        if (final)
+            snprintf(num, sizeof num, "%.1f,%.1f,%.1f,", sqlite3_column_double(st, 5),
+                     sqlite3_column_double(st, 6), sqlite3_column_double(st, 7));
+        else
+            snprintf(num, sizeof num, ",,,");
+        ok = ok && class_csv_text(&b, &l, &c, num);
+        if (sqlite3_column_type(st, 8) != SQLITE_NULL)
+            snprintf(num, sizeof num, "%d\n", sqlite3_column_int(st, 8));
+        else
+            snprintf(num, sizeof num, "\n");
+        ok = ok && class_csv_text(&b, &l, &c, num);
+    }
+    if (ok && rc != SQLITE_DONE)
+        ok = false;
+    sqlite3_finalize(st);
+    if (!ok) {
+        free(b);
+        return NULL;
+    }
+    return b;
+}

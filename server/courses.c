@@ -1,0 +1,2180 @@
+/*
+ * courses.c — classroom competitions on the server (docs/classroom.md):
+ * the course_* messages, the background worker that runs each new
+ * submission through its course's gate ladder and plays the finals, and
+ * the deadline timer that freezes each student's latest qualifying
+ * submission.
+ *
+ * The logic without sockets is classroom/ (roster, tokens, upload checks,
+ * verdicts, play through the tournament runner, the class_ tables, grades);
+ * this file speaks the protocol, keeps the files under the server's data
+ * directory (<db>.files/course-C/student-S/vN/), and schedules.
+ *
+ * Who may do what. Instructor messages carry the server's admin token
+ * (forbidden otherwise). A student's messages carry their own token, which
+ * names the student and the course; it shows only that student's
+ * submissions, code, games, stderr and standing — every other id is
+ * answered `forbidden`, whether it exists or not.
+ *
+ * Threads. Everything here runs on the loop, which alone touches the
+ * database, except one worker thread that plays: it takes a job (a
+ * submission's ladder, or a course's final) with every string it needs
+ * copied, plays it with class_play (no database), and hands each gate's
+ * games and verdict, or the final's, back through a uv_async_t; the loop
+ * stores them, one transaction each. A job cut short by shutdown is
+ * simply played again at the next start (its state in the database is
+ * still queued or running, and nothing of it was stored).
+ */
+#include <errno.h>
+#include <limits.h>
+#include <openssl/evp.h>
+#include <openssl/sha.h>
+#include <pthread.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "classroom/classroom.h"
+#include "internal.h"
+#include "tournament/limits.h"
+#include "tournament/tour.h"
+
+#define COURSES_TICK_MS      1000 /* deadline checks */
+#define COURSES_GATE_THREADS 2    /* runner workers of a gate or final */
+
+/* ---- jobs between the loop and the worker ------------------------------------------------ */
+
+typedef struct cgame {
+    class_game g; /* strings below are owned copies */
+    char *record;
+    char *err[ENG_MAX_PLAYERS];
+    char end[24];
+    char verdict[CLASS_VERDICT_MAX];
+} cgame;
+
+typedef struct job {
+    struct job *next;
+    bool final; /* a final, else a submission's ladder */
+    int64_t course, submission;
+    const eng_game *g;
+    eng_rules rules;
+    int64_t move_ms;
+    uint64_t seed;
+    int qualify;
+    /* ladder */
+    char spec[PATH_MAX + 32];
+    class_gate gates[CLASS_MAX_GATES];
+    int ngates;
+    /* final */
+    int n;
+    char **specs, **names;
+    int64_t *students, *subs;
+    int64_t final_games;
+    int format; /* the final's tour_format */
+} job;
+
+typedef struct done {
+    struct done *next;
+    int kind; /* DONE_GATE, DONE_SUB, DONE_FINAL, DONE_FAILED */
+    int64_t course, submission;
+    int gate;
+    class_gate gatedef;
+    class_standing st[2]; /* gate: [0] the student, [1] the opponent */
+    bool passed;
+    char verdict[CLASS_VERDICT_MAX];
+    int gates_passed;
+    bool qualified;
+    cgame *games;
+    int ngames, capgames;
+    /* final */
+    int n;
+    int64_t *students, *subs;
+    class_standing *fst;
+} done;
+
+enum { DONE_GATE, DONE_SUB, DONE_FINAL, DONE_FAILED };
+
+static struct courses {
+    srv *s;
+    char dir[PATH_MAX / 2]; /* the data directory, absolute */
+    pthread_t thread;
+    bool thread_started;
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    job *jobs, *jobs_tail;
+    done *done, *done_tail;
+    atomic_bool stop;
+    uv_async_t async;
+    uv_timer_t timer;
+    bool handles;     /* async and timer initialised */
+    int64_t busy_sub; /* the submission the worker plays (loop: informational) */
+} C;
+
+static void job_free(job *j)
+{
+    if (!j)
+        return;
+    for (int i = 0; i < j->n; i++) {
+        if (j->specs)
+            free(j->specs[i]);
+        if (j->names)
+            free(j->names[i]);
+    }
+    free(j->specs);
+    free(j->names);
+    free(j->students);
+    free(j->subs);
+    free(j);
+}
+
+static void done_free(done *d)
+{
+    for (int i = 0; i < d->ngames; i++) {
+        free(d->games[i].record);
+        for (int s = 0; s < ENG_MAX_PLAYERS; s++)
+            free(d->games[i].err[s]);
+    }
+    free(d->games);
+    free(d->students);
+    free(d->subs);
+    free(d->fst);
+    free(d);
+}
+
+static void post(done *d)
+{
+    pthread_mutex_lock(&C.lock);
+    if (C.done_tail)
+        C.done_tail->next = d;
+    else
+        C.done = d;
+    C.done_tail = d;
+    pthread_mutex_unlock(&C.lock);
+    uv_async_send(&C.async);
+}
+
+/* on_game of class_play: copy the game into the done item being filled */
+static void keep_game(const class_game *g, void *user)
+{
+    done *d = user;
+    if (d->ngames == d->capgames) {
+        int nc = d->capgames ? d->capgames * 2 : 16;
+        cgame *ng = realloc(d->games, (size_t)nc * sizeof *ng);
+        if (!ng)
+            return; /* the verdict still counts it; the game's details are lost */
+        d->games = ng;
+        d->capgames = nc;
+    }
+    cgame *c = &d->games[d->ngames++];
+    memset(c, 0, sizeof *c);
+    c->g = *g;
+    snprintf(c->end, sizeof c->end, "%s", g->end);
+    snprintf(c->verdict, sizeof c->verdict, "%s", g->verdict);
+    c->record = strdup(g->record);
+    for (int s = 0; s < g->seats; s++)
+        c->err[s] = strdup(g->stderr_text[s]);
+    c->g.end = c->end;
+    c->g.verdict = c->verdict;
+    c->g.record = c->record ? c->record : "";
+    for (int s = 0; s < g->seats; s++)
+        c->g.stderr_text[s] = c->err[s] ? c->err[s] : "";
+}
+
+static void run_ladder(job *j)
+{
+    int passed = 0;
+    char last[CLASS_VERDICT_MAX] = "";
+    for (int i = 0; i < j->ngates; i++) {
+        done *d = calloc(1, sizeof *d);
+        if (!d)
+            break;
+        d->kind = DONE_GATE;
+        d->course = j->course;
+        d->submission = j->submission;
+        d->gate = i;
+        d->gatedef = j->gates[i];
+        const char *specs[2] = {j->spec, j->gates[i].opponent};
+        const char *names[2] = {"submission", "opponent"};
+        class_play_config pc = {.game = j->g,
+                                .rules = j->rules,
+                                .specs = specs,
+                                .names = names,
+                                .n = 2,
+                                .games_per_pair = j->gates[i].games,
+                                .move_ms = j->move_ms,
+                                .seed = j->seed ^ (0x9e3779b97f4a7c15ULL * (uint64_t)(i + 1)),
+                                .threads = COURSES_GATE_THREADS,
+                                .stop = &C.stop,
+                                .on_game = keep_game,
+                                .user = d};
+        char err[512];
+        int rc = class_play(&pc, d->st, err, sizeof err);
+        if (rc == ENG_ESHUTTING_DOWN || atomic_load(&C.stop)) {
+            done_free(d);
+            return; /* played again at the next start */
+        }
+        if (rc) {
+            d->kind = DONE_FAILED;
+            snprintf(d->verdict, sizeof d->verdict, "gate %d could not be played: %.300s", i + 1,
+                     err);
+            post(d);
+            return;
+        }
+        d->passed = class_gate_passed(&j->gates[i], d->st[0].points, d->st[0].games);
+        /* the verdict names the first fault of the submission, if any */
+        const char *fault = "";
+        int64_t nfault = 0;
+        for (int k = 0; k < d->ngames; k++) {
+            const class_game *g = &d->games[k].g;
+            if (g->culprit >= 0 && g->who[g->culprit] == 0) {
+                if (!nfault++)
+                    fault = g->verdict;
+            }
+        }
+        int n =
+            snprintf(d->verdict, sizeof d->verdict,
+                     "%s: scored %.1f of %lld (%.0f%%, needs %.0f%%) against %s",
+                     d->passed ? "passed" : "failed", d->st[0].points, (long long)d->st[0].games,
+                     100 * d->st[0].rate, 100 * j->gates[i].min_rate, j->gates[i].opponent);
+        if (nfault && n > 0 && (size_t)n < sizeof d->verdict)
+            snprintf(d->verdict + n, sizeof d->verdict - (size_t)n,
+                     "; %lld game%s lost by a fault, first: %s", (long long)nfault,
+                     nfault == 1 ? "" : "s", fault);
+        snprintf(last, sizeof last, "gate %d %.380s", i + 1, d->verdict);
+        bool ok = d->passed;
+        post(d);
+        if (!ok)
+            break;
+        passed++;
+    }
+    done *d = calloc(1, sizeof *d);
+    if (!d)
+        return;
+    d->kind = DONE_SUB;
+    d->course = j->course;
+    d->submission = j->submission;
+    d->gates_passed = passed;
+    d->qualified = passed >= j->qualify;
+    snprintf(d->verdict, sizeof d->verdict, "%s %d of %d gates; %.360s",
+             d->qualified ? "qualified:" : "not qualified:", passed, j->ngates, last);
+    post(d);
+}
+
+static void run_final(job *j)
+{
+    done *d = calloc(1, sizeof *d);
+    if (!d)
+        return;
+    d->kind = DONE_FINAL;
+    d->course = j->course;
+    d->n = j->n;
+    d->students = malloc((size_t)j->n * sizeof *d->students);
+    d->subs = malloc((size_t)j->n * sizeof *d->subs);
+    d->fst = calloc((size_t)j->n, sizeof *d->fst);
+    if (!d->students || !d->subs || !d->fst) {
+        d->kind = DONE_FAILED;
+        snprintf(d->verdict, sizeof d->verdict, "out of memory");
+        post(d);
+        return;
+    }
+    memcpy(d->students, j->students, (size_t)j->n * sizeof *d->students);
+    memcpy(d->subs, j->subs, (size_t)j->n * sizeof *d->subs);
+    class_play_config pc = {.game = j->g,
+                            .rules = j->rules,
+                            .specs = (const char *const *)j->specs,
+                            .names = (const char *const *)j->names,
+                            .n = j->n,
+                            .format = j->format,
+                            .games_per_pair = j->final_games,
+                            .move_ms = j->move_ms,
+                            .seed = j->seed ^ 0xf1a1ULL,
+                            .threads = COURSES_GATE_THREADS,
+                            .stop = &C.stop,
+                            .on_game = keep_game,
+                            .user = d};
+    char err[512];
+    int rc = class_play(&pc, d->fst, err, sizeof err);
+    if (rc == ENG_ESHUTTING_DOWN || atomic_load(&C.stop)) {
+        done_free(d);
+        return;
+    }
+    if (rc) {
+        d->kind = DONE_FAILED;
+        snprintf(d->verdict, sizeof d->verdict, "the final could not be played: %.300s", err);
+    }
+    post(d);
+}
+
+static void *worker_main(void *arg)
+{
+    (void)arg;
+    pthread_mutex_lock(&C.lock);
+    while (!atomic_load(&C.stop)) {
+        job *j = C.jobs;
+        if (!j) {
+            pthread_cond_wait(&C.cond, &C.lock);
+            continue;
+        }
+        C.jobs = j->next;
+        if (!C.jobs)
+            C.jobs_tail = NULL;
+        pthread_mutex_unlock(&C.lock);
+        if (j->final)
+            run_final(j);
+        else
+            run_ladder(j);
+        job_free(j);
+        pthread_mutex_lock(&C.lock);
+    }
+    pthread_mutex_unlock(&C.lock);
+    return NULL;
+}
+
+static void push_job(job *j)
+{
+    pthread_mutex_lock(&C.lock);
+    if (C.jobs_tail)
+        C.jobs_tail->next = j;
+    else
+        C.jobs = j;
+    C.jobs_tail = j;
+    pthread_cond_signal(&C.cond);
+    pthread_mutex_unlock(&C.lock);
+}
+
+/* ---- database helpers --------------------------------------------------------------------- */
+
+static sqlite3 *db(void)
+{
+    return store_handle(C.s);
+}
+
+static bool exec(const char *sql)
+{
+    return sqlite3_exec(db(), sql, NULL, NULL, NULL) == SQLITE_OK;
+}
+
+static sqlite3_stmt *prep(const char *sql)
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db(), sql, -1, &st, NULL) != SQLITE_OK) {
+        srv_log(LOG_ERROR, "courses_sql", "{s:s, s:s}", "sql", sql, "error", sqlite3_errmsg(db()));
+        return NULL;
+    }
+    return st;
+}
+
+static const char *col_text(sqlite3_stmt *st, int i)
+{
+    const unsigned char *t = sqlite3_column_text(st, i);
+    return t ? (const char *)t : "";
+}
+
+/* A course row as loaded for scheduling. */
+typedef struct course {
+    int64_t id;
+    char name[CLASS_NAME_MAX + 1];
+    const eng_game *g;
+    eng_rules rules;
+    json_t *rules_json; /* owned */
+    int64_t move_ms;
+    class_gate gates[CLASS_MAX_GATES];
+    int ngates;
+    int qualify;
+    uint64_t seed;
+    int64_t final_games, deadline_ms, frozen_ms, created_ms;
+    char final_state[16];
+    char final_note[CLASS_VERDICT_MAX];
+} course_t;
+
+static bool load_course(int64_t id, course_t *c)
+{
+    memset(c, 0, sizeof *c);
+    sqlite3_stmt *st = prep("SELECT name, game, rules, move_ms, gates, qualify, seed, final_games,"
+                            " deadline_ms, frozen_ms, final_state, final_note, created_ms"
+                            " FROM class_courses WHERE id = ?");
+    if (!st)
+        return false;
+    sqlite3_bind_int64(st, 1, id);
+    bool ok = false;
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        c->id = id;
+        snprintf(c->name, sizeof c->name, "%s", col_text(st, 0));
+        c->g = eng_find_game(col_text(st, 1));
+        c->rules_json = json_loads(col_text(st, 2), 0, NULL);
+        c->move_ms = sqlite3_column_int64(st, 3);
+        json_t *gj = json_loads(col_text(st, 4), 0, NULL);
+        char err[256];
+        c->ngates = c->g ? class_gates_parse(gj, c->g, c->gates, err, sizeof err) : -1;
+        json_decref(gj);
+        c->qualify = sqlite3_column_int(st, 5);
+        c->seed = (uint64_t)sqlite3_column_int64(st, 6);
+        c->final_games = sqlite3_column_int64(st, 7);
+        c->deadline_ms = sqlite3_column_int64(st, 8);
+        c->frozen_ms = sqlite3_column_int64(st, 9);
+        snprintf(c->final_state, sizeof c->final_state, "%s", col_text(st, 10));
+        snprintf(c->final_note, sizeof c->final_note, "%s", col_text(st, 11));
+        c->created_ms = sqlite3_column_int64(st, 12);
+        ok = c->g && c->ngates > 0 &&
+             wire_rules_parse(c->g, c->rules_json, 2, &c->rules, err, sizeof err) == 0;
+    }
+    sqlite3_finalize(st);
+    if (!ok)
+        json_decref(c->rules_json);
+    return ok;
+}
+
+static void course_release(course_t *c)
+{
+    json_decref(c->rules_json);
+    c->rules_json = NULL;
+}
+
+/* The spec a submission runs as. */
+static void sub_spec(const char *kind, const char *dir, const char *main, char *out, size_t cap)
+{
+    if (strcmp(kind, "python") == 0)
+        snprintf(out, cap, "cmd:python3 %s/%s", dir, main);
+    else
+        snprintf(out, cap, "cmd:%s/%s", dir, main);
+}
+
+/* Queue a submission's ladder (state becomes running when the worker
+ * reports; queued until then). */
+static void queue_ladder(int64_t sub)
+{
+    sqlite3_stmt *st = prep("SELECT course, kind, dir, main FROM class_submissions WHERE id = ?");
+    if (!st)
+        return;
+    sqlite3_bind_int64(st, 1, sub);
+    if (sqlite3_step(st) != SQLITE_ROW) {
+        sqlite3_finalize(st);
+        return;
+    }
+    job *j = calloc(1, sizeof *j);
+    course_t c;
+    if (!j || !load_course(sqlite3_column_int64(st, 0), &c)) {
+        free(j);
+        sqlite3_finalize(st);
+        return;
+    }
+    j->course = c.id;
+    j->submission = sub;
+    j->g = c.g;
+    j->rules = c.rules;
+    j->move_ms = c.move_ms;
+    j->seed = c.seed;
+    j->qualify = c.qualify;
+    memcpy(j->gates, c.gates, sizeof j->gates);
+    j->ngates = c.ngates;
+    sub_spec(col_text(st, 1), col_text(st, 2), col_text(st, 3), j->spec, sizeof j->spec);
+    sqlite3_finalize(st);
+    course_release(&c);
+    push_job(j);
+}
+
+/* ---- replies ------------------------------------------------------------------------------ */
+
+static void fail(conn *c, int code, const char *reason, const json_t *id, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+static void fail(conn *c, int code, const char *reason, const json_t *id, const char *fmt, ...)
+{
+    char msg[600];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    json_t *e = proto_error(code, msg, id);
+    if (reason)
+        json_object_set_new(e, "reason", json_string(reason));
+    conn_send(c, e);
+}
+
+typedef struct req {
+    conn *c;
+    json_t *root;
+    const json_t *id;
+    const char *type;
+} req;
+
+static const char *str_of(const req *r, const char *key)
+{
+    return json_string_value(json_object_get(r->root, key));
+}
+
+static bool int_of(const req *r, const char *key, int64_t *out)
+{
+    json_t *v = json_object_get(r->root, key);
+    if (!json_is_integer(v))
+        return false;
+    *out = json_integer_value(v);
+    return true;
+}
+
+/* The instructor's messages: the admin token, or a forbidden reply. */
+static bool need_admin(const req *r)
+{
+    const char *t = str_of(r, "admin_token");
+    if (!t) {
+        fail(r->c, ENG_EFORBIDDEN, "admin_only", r->id,
+             "%s needs the server's admin token (\"admin_token\")", r->type);
+        return false;
+    }
+    if (!admin_token_ok(r->c->srv, t)) {
+        srv_log(LOG_WARN, "admin_token_refused", "{s:I, s:s, s:s}", "conn", (json_int_t)r->c->id,
+                "peer", r->c->peer, "type", r->type);
+        fail(r->c, ENG_EFORBIDDEN, "admin_only", r->id, "the admin token does not match");
+        return false;
+    }
+    return true;
+}
+
+typedef struct student {
+    int64_t id, course;
+    char sid[CLASS_FIELD_MAX + 1], name[CLASS_FIELD_MAX + 1];
+} student_t;
+
+/* A student's message: their token names them, or a bad_token reply. */
+static bool need_student(const req *r, student_t *out)
+{
+    const char *t = str_of(r, "token");
+    if (!t || strlen(t) != CLASS_TOKEN_LEN) {
+        fail(r->c, ENG_EBAD_TOKEN, "bad_token", r->id,
+             "%s needs your student token (\"token\", %d characters)", r->type, CLASS_TOKEN_LEN);
+        return false;
+    }
+    char h[65];
+    class_token_hash(t, h);
+    sqlite3_stmt *st =
+        prep("SELECT id, course, sid, name FROM class_students WHERE token_hash = ?");
+    bool ok = false;
+    if (st) {
+        sqlite3_bind_text(st, 1, h, -1, SQLITE_STATIC);
+        if (sqlite3_step(st) == SQLITE_ROW) {
+            out->id = sqlite3_column_int64(st, 0);
+            out->course = sqlite3_column_int64(st, 1);
+            snprintf(out->sid, sizeof out->sid, "%s", col_text(st, 2));
+            snprintf(out->name, sizeof out->name, "%s", col_text(st, 3));
+            ok = true;
+        }
+        sqlite3_finalize(st);
+    }
+    if (!ok) {
+        srv_log(LOG_WARN, "student_token_refused", "{s:I, s:s, s:s}", "conn", (json_int_t)r->c->id,
+                "peer", r->c->peer, "type", r->type);
+        fail(r->c, ENG_EBAD_TOKEN, "bad_token", r->id, "no student has that token");
+    }
+    return ok;
+}
+
+static bool need_course(const req *r, course_t *c)
+{
+    int64_t id;
+    if (!int_of(r, "course", &id)) {
+        fail(r->c, ENG_EBAD_MESSAGE, NULL, r->id, "%s needs \"course\" (an integer id)", r->type);
+        return false;
+    }
+    if (!load_course(id, c)) {
+        fail(r->c, ENG_EINVAL, "unknown_course", r->id, "no course with id %lld", (long long)id);
+        return false;
+    }
+    return true;
+}
+
+/* ---- views ---------------------------------------------------------------------------------- */
+
+static json_t *course_json(const course_t *c)
+{
+    return json_pack("{s:I, s:s, s:s, s:O, s:I, s:o, s:i, s:I, s:I, s:I, s:s, s:s, s:I}", "course",
+                     (json_int_t)c->id, "name", c->name, "game", c->g->name, "rules", c->rules_json,
+                     "move_ms", (json_int_t)c->move_ms, "gates",
+                     class_gates_json(c->gates, c->ngates), "qualify", c->qualify, "final_games",
+                     (json_int_t)c->final_games, "deadline_ms", (json_int_t)c->deadline_ms,
+                     "frozen_ms", (json_int_t)c->frozen_ms, "final_state", c->final_state,
+                     "final_note", c->final_note, "created_ms", (json_int_t)c->created_ms);
+}
+
+/* A submission with its gates (student 0: any). */
+static json_t *subs_json(int64_t course, int64_t student)
+{
+    json_t *a = json_array();
+    sqlite3_stmt *st = prep(
+        "SELECT s.id, s.student, st.sid, s.version, s.kind, s.main, s.files, s.bytes, s.sha256,"
+        " s.created_ms, s.state, s.gates_passed, s.qualified, s.verdict, s.frozen"
+        " FROM class_submissions s JOIN class_students st ON st.id = s.student"
+        " WHERE s.course = ? AND (? = 0 OR s.student = ?) ORDER BY s.id");
+    sqlite3_stmt *gq = prep("SELECT gate, opponent, games, wins, losses, draws, points, rate,"
+                            " min_rate, passed, faults, verdict, ms_per_move FROM class_gates"
+                            " WHERE submission = ? ORDER BY gate");
+    sqlite3_stmt *gg = prep("SELECT id FROM class_games WHERE submission = ? AND gate = ?"
+                            " AND stage = 'gate' ORDER BY idx");
+    if (!st || !gq || !gg)
+        goto out;
+    sqlite3_bind_int64(st, 1, course);
+    sqlite3_bind_int64(st, 2, student);
+    sqlite3_bind_int64(st, 3, student);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        int64_t id = sqlite3_column_int64(st, 0);
+        json_t *gates = json_array();
+        sqlite3_reset(gq);
+        sqlite3_bind_int64(gq, 1, id);
+        while (sqlite3_step(gq) == SQLITE_ROW) {
+            json_t *games = json_array();
+            sqlite3_reset(gg);
+            sqlite3_bind_int64(gg, 1, id);
+            sqlite3_bind_int(gg, 2, sqlite3_column_int(gq, 0));
+            while (sqlite3_step(gg) == SQLITE_ROW)
+                json_array_append_new(games, json_integer(sqlite3_column_int64(gg, 0)));
+            json_array_append_new(
+                gates,
+                json_pack("{s:i, s:s, s:I, s:I, s:I, s:I, s:f, s:f, s:f, s:b, s:I, s:s, s:o, s:f}",
+                          "gate", sqlite3_column_int(gq, 0), "opponent", col_text(gq, 1), "games",
+                          (json_int_t)sqlite3_column_int64(gq, 2), "wins",
+                          (json_int_t)sqlite3_column_int64(gq, 3), "losses",
+                          (json_int_t)sqlite3_column_int64(gq, 4), "draws",
+                          (json_int_t)sqlite3_column_int64(gq, 5), "points",
+                          sqlite3_column_double(gq, 6), "rate", sqlite3_column_double(gq, 7),
+                          "min_rate", sqlite3_column_double(gq, 8), "passed",
+                          sqlite3_column_int(gq, 9) != 0, "faults",
+                          (json_int_t)sqlite3_column_int64(gq, 10), "verdict", col_text(gq, 11),
+                          "game_ids", games, "ms_per_move", sqlite3_column_double(gq, 12)));
+        }
+        json_t *files = json_loads(col_text(st, 6), 0, NULL);
+        json_array_append_new(
+            a, json_pack("{s:I, s:s, s:I, s:s, s:s, s:o, s:I, s:s, s:I, s:s, s:i, s:b, s:s, s:b, "
+                         "s:o}",
+                         "submission", (json_int_t)id, "student_id", col_text(st, 2), "version",
+                         (json_int_t)sqlite3_column_int64(st, 3), "kind", col_text(st, 4), "main",
+                         col_text(st, 5), "files", files ? files : json_array(), "bytes",
+                         (json_int_t)sqlite3_column_int64(st, 7), "sha256", col_text(st, 8),
+                         "created_ms", (json_int_t)sqlite3_column_int64(st, 9), "state",
+                         col_text(st, 10), "gates_passed", sqlite3_column_int(st, 11), "qualified",
+                         sqlite3_column_int(st, 12) != 0, "verdict", col_text(st, 13), "frozen",
+                         sqlite3_column_int(st, 14) != 0, "gates", gates));
+    }
+out:
+    sqlite3_finalize(st);
+    sqlite3_finalize(gq);
+    sqlite3_finalize(gg);
+    return a;
+}
+
+/* The final's standings (student 0: all rows). */
+static json_t *final_json(int64_t course, int64_t student)
+{
+    json_t *a = json_array();
+    sqlite3_stmt *st = prep(
+        "SELECT st.sid, st.name, f.place, f.games, f.wins, f.losses, f.draws, f.points, f.rate,"
+        " f.elo, f.elo_lo, f.elo_hi, s.version, f.ms_per_move, f.faults FROM class_final f"
+        " JOIN class_students st ON st.id = f.student JOIN class_submissions s ON s.id ="
+        " f.submission WHERE f.course = ? AND (? = 0 OR f.student = ?) ORDER BY f.place, st.row");
+    if (!st)
+        return a;
+    sqlite3_bind_int64(st, 1, course);
+    sqlite3_bind_int64(st, 2, student);
+    sqlite3_bind_int64(st, 3, student);
+    while (sqlite3_step(st) == SQLITE_ROW)
+        json_array_append_new(
+            a,
+            json_pack("{s:s, s:s, s:i, s:I, s:I, s:I, s:I, s:f, s:f, s:f, s:f, s:f, s:I, s:f, s:I}",
+                      "student_id", col_text(st, 0), "name", col_text(st, 1), "place",
+                      sqlite3_column_int(st, 2), "games", (json_int_t)sqlite3_column_int64(st, 3),
+                      "wins", (json_int_t)sqlite3_column_int64(st, 4), "losses",
+                      (json_int_t)sqlite3_column_int64(st, 5), "draws",
+                      (json_int_t)sqlite3_column_int64(st, 6), "points",
+                      sqlite3_column_double(st, 7), "rate", sqlite3_column_double(st, 8), "rating",
+                      sqlite3_column_double(st, 9), "rating_low", sqlite3_column_double(st, 10),
+                      "rating_high", sqlite3_column_double(st, 11), "version",
+                      (json_int_t)sqlite3_column_int64(st, 12), "ms_per_move",
+                      sqlite3_column_double(st, 13), "faults",
+                      (json_int_t)sqlite3_column_int64(st, 14)));
+    sqlite3_finalize(st);
+    return a;
+}
+
+/* A game's verdict as a student may see it: a fault of another seat keeps
+ * only "P2 (seat 1): crashed" — its detail quotes that program's stderr. */
+static void verdict_for(const char *v, int culprit, int mine, char *out, size_t cap)
+{
+    snprintf(out, cap, "%s", v);
+    if (mine < 0 || culprit < 0 || culprit == mine)
+        return;
+    char *p = strstr(out, "): ");
+    char *q = p ? strstr(p + 3, ": ") : NULL;
+    if (q)
+        *q = '\0';
+}
+
+/* The student's seat in a game row whose s0, s1 are at columns i, i+1. */
+static int seat_of(sqlite3_stmt *st, int i, int64_t student)
+{
+    for (int s = 0; s < 2; s++)
+        if (sqlite3_column_type(st, i + s) != SQLITE_NULL &&
+            sqlite3_column_int64(st, i + s) == student)
+            return s;
+    return -1;
+}
+
+/* Game summaries: of a course's final (student 0: all), for the pages. */
+static json_t *final_games_json(int64_t course, int64_t student)
+{
+    json_t *a = json_array();
+    sqlite3_stmt *st =
+        prep("SELECT g.id, g.names, g.scores, g.end_reason, g.verdict, g.s0, g.s1,"
+             " g.culprit FROM class_games g WHERE g.course = ? AND"
+             " g.stage = 'final' AND (? = 0 OR g.s0 = ? OR g.s1 = ?) ORDER BY g.idx");
+    if (!st)
+        return a;
+    sqlite3_bind_int64(st, 1, course);
+    for (int i = 2; i <= 4; i++)
+        sqlite3_bind_int64(st, i, student);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        char v[CLASS_VERDICT_MAX + 1];
+        verdict_for(col_text(st, 4), sqlite3_column_int(st, 7),
+                    student ? seat_of(st, 5, student) : -1, v, sizeof v);
+        json_array_append_new(a, json_pack("{s:I, s:o, s:o, s:s, s:s}", "game",
+                                           (json_int_t)sqlite3_column_int64(st, 0), "names",
+                                           json_loads(col_text(st, 1), 0, NULL), "scores",
+                                           json_loads(col_text(st, 2), 0, NULL), "end",
+                                           col_text(st, 3), "verdict", v));
+    }
+    sqlite3_finalize(st);
+    return a;
+}
+
+static json_t *roster_json(int64_t course)
+{
+    json_t *a = json_array();
+    sqlite3_stmt *st = prep("SELECT s.sid, s.name, s.email,"
+                            " (SELECT COUNT(*) FROM class_submissions x WHERE x.student = s.id)"
+                            " FROM class_students s WHERE s.course = ? ORDER BY s.row");
+    if (!st)
+        return a;
+    sqlite3_bind_int64(st, 1, course);
+    while (sqlite3_step(st) == SQLITE_ROW)
+        json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:i}", "student_id", col_text(st, 0),
+                                           "name", col_text(st, 1), "email", col_text(st, 2),
+                                           "submissions", sqlite3_column_int(st, 3)));
+    sqlite3_finalize(st);
+    return a;
+}
+
+/* ---- instructor messages -------------------------------------------------------------------- */
+
+static void create_course(const req *r)
+{
+    const char *name = str_of(r, "name"), *game = str_of(r, "game");
+    if (!name || !*name || strlen(name) > CLASS_NAME_MAX || !game) {
+        fail(r->c, ENG_EBAD_MESSAGE, NULL, r->id,
+             "course_create needs \"name\" (1 to %d characters) and \"game\"", CLASS_NAME_MAX);
+        return;
+    }
+    const eng_game *g = eng_find_game(game);
+    if (!g || !codec_find(g->name)) {
+        fail(r->c, ENG_EUNKNOWN_GAME, NULL, r->id, "no game named '%.40s' (see list_games)", game);
+        return;
+    }
+    json_t *rules = json_object_get(r->root, "rules");
+    if (rules && !json_is_object(rules)) {
+        fail(r->c, ENG_EBAD_MESSAGE, NULL, r->id, "\"rules\" is an object");
+        return;
+    }
+    json_t *rj = rules ? json_deep_copy(rules) : json_object();
+    json_object_set_new(rj, "players", json_integer(2));
+    eng_rules er;
+    char err[512];
+    int rc = wire_rules_parse(g, rj, 2, &er, err, sizeof err);
+    if (rc) {
+        json_decref(rj);
+        fail(r->c, rc, NULL, r->id, "rules: %s", err);
+        return;
+    }
+    int64_t move_ms = 1000, qualify = 1, final_games = 2, deadline = 0, seed = 0;
+    if (json_object_get(r->root, "move_ms") && !int_of(r, "move_ms", &move_ms))
+        move_ms = -1;
+    if (move_ms < PROTO_MIN_MOVE_MS || move_ms > 600000) {
+        json_decref(rj);
+        fail(r->c, ENG_EINVAL, NULL, r->id, "move_ms: 1 to 600000 milliseconds per move");
+        return;
+    }
+    class_gate gates[CLASS_MAX_GATES];
+    int ng = class_gates_parse(json_object_get(r->root, "gates"), g, gates, err, sizeof err);
+    if (ng < 0) {
+        json_decref(rj);
+        fail(r->c, ng, NULL, r->id, "%s", err);
+        return;
+    }
+    if ((json_object_get(r->root, "qualify") && !int_of(r, "qualify", &qualify)) || qualify < 0 ||
+        qualify > ng) {
+        json_decref(rj);
+        fail(r->c, ENG_EINVAL, NULL, r->id,
+             "qualify: the gates a submission must pass to qualify, 0 to %d", ng);
+        return;
+    }
+    if ((json_object_get(r->root, "final_games") && !int_of(r, "final_games", &final_games)) ||
+        final_games < 2 || final_games > CLASS_MAX_FINAL_GAMES) {
+        json_decref(rj);
+        fail(r->c, ENG_EINVAL, NULL, r->id, "final_games: 2 to %d games per pair",
+             CLASS_MAX_FINAL_GAMES);
+        return;
+    }
+    if ((json_object_get(r->root, "deadline_ms") && !int_of(r, "deadline_ms", &deadline)) ||
+        deadline < 0) {
+        json_decref(rj);
+        fail(r->c, ENG_EINVAL, NULL, r->id, "deadline_ms: epoch milliseconds (0: none yet)");
+        return;
+    }
+    if (json_object_get(r->root, "seed") && !int_of(r, "seed", &seed)) {
+        json_decref(rj);
+        fail(r->c, ENG_EINVAL, NULL, r->id, "seed: an integer");
+        return;
+    }
+    if (!json_object_get(r->root, "seed"))
+        seed = (int64_t)(((uint64_t)srv_epoch_ms() * 0x9e3779b97f4a7c15ULL) >> 12);
+    final_games += final_games & 1;
+    char *rtext = json_dumps(rj, JSON_COMPACT | JSON_SORT_KEYS);
+    json_t *gj = class_gates_json(gates, ng);
+    char *gtext = json_dumps(gj, JSON_COMPACT);
+    json_decref(gj);
+    json_decref(rj);
+    sqlite3_stmt *st = prep("INSERT INTO class_courses(name, game, rules, move_ms, gates, qualify,"
+                            " seed, final_games, deadline_ms, created_ms)"
+                            " VALUES(?,?,?,?,?,?,?,?,?,?)");
+    bool ok = st && rtext && gtext;
+    if (ok) {
+        sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 2, g->name, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 3, rtext, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 4, move_ms);
+        sqlite3_bind_text(st, 5, gtext, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 6, qualify);
+        sqlite3_bind_int64(st, 7, seed);
+        sqlite3_bind_int64(st, 8, final_games);
+        sqlite3_bind_int64(st, 9, deadline);
+        sqlite3_bind_int64(st, 10, srv_epoch_ms());
+        ok = sqlite3_step(st) == SQLITE_DONE;
+    }
+    sqlite3_finalize(st);
+    free(rtext);
+    free(gtext);
+    if (!ok) {
+        fail(r->c, ENG_ESTORAGE, NULL, r->id, "the course could not be stored");
+        return;
+    }
+    int64_t id = sqlite3_last_insert_rowid(db());
+    srv_log(LOG_INFO, "course_created", "{s:I, s:s, s:s, s:i}", "course", (json_int_t)id, "name",
+            name, "game", g->name, "gates", ng);
+    course_t c;
+    json_t *rep = proto_reply("course_created", r->id);
+    if (load_course(id, &c)) {
+        json_object_update_new(rep, course_json(&c));
+        course_release(&c);
+    }
+    conn_send(r->c, rep);
+}
+
+static void add_students(const req *r)
+{
+    course_t c;
+    if (!need_course(r, &c))
+        return;
+    const char *csv = str_of(r, "csv");
+    if (!csv) {
+        course_release(&c);
+        fail(r->c, ENG_EBAD_MESSAGE, NULL, r->id,
+             "course_add_students needs \"csv\": the roster (name,email,id)");
+        return;
+    }
+    class_person *ps = NULL;
+    char err[300];
+    int n = class_roster_parse(csv, strlen(csv), &ps, err, sizeof err);
+    if (n < 0) {
+        course_release(&c);
+        fail(r->c, n, "bad_roster", r->id, "roster: %s", err);
+        return;
+    }
+    sqlite3_stmt *cnt = prep("SELECT COUNT(*), COALESCE(MAX(row), 0) FROM class_students"
+                             " WHERE course = ?");
+    int have = 0, row = 0;
+    if (cnt) {
+        sqlite3_bind_int64(cnt, 1, c.id);
+        if (sqlite3_step(cnt) == SQLITE_ROW) {
+            have = sqlite3_column_int(cnt, 0);
+            row = sqlite3_column_int(cnt, 1);
+        }
+        sqlite3_finalize(cnt);
+    }
+    if (have + n > CLASS_MAX_STUDENTS) {
+        free(ps);
+        course_release(&c);
+        fail(r->c, ENG_ETOO_MANY, NULL, r->id, "a course takes at most %d students (%d already)",
+             CLASS_MAX_STUDENTS, have);
+        return;
+    }
+    json_t *out = json_array();
+    char *handout = NULL;
+    size_t hl = 0, hc = 0;
+    bool ok = class_csv_text(&handout, &hl, &hc, "name,email,id,token,course\n");
+    sqlite3_stmt *ins = prep("INSERT INTO class_students(course, row, sid, name, email, token_hash)"
+                             " VALUES(?,?,?,?,?,?)");
+    ok = ok && ins && exec("BEGIN IMMEDIATE");
+    for (int i = 0; ok && i < n; i++) {
+        char tok[CLASS_TOKEN_LEN + 1], h[65];
+        if (class_token_new(tok) != 0) {
+            ok = false;
+            break;
+        }
+        class_token_hash(tok, h);
+        sqlite3_reset(ins);
+        sqlite3_bind_int64(ins, 1, c.id);
+        sqlite3_bind_int(ins, 2, row + 1 + i);
+        sqlite3_bind_text(ins, 3, ps[i].sid, -1, SQLITE_STATIC);
+        sqlite3_bind_text(ins, 4, ps[i].name, -1, SQLITE_STATIC);
+        sqlite3_bind_text(ins, 5, ps[i].email, -1, SQLITE_STATIC);
+        sqlite3_bind_text(ins, 6, h, -1, SQLITE_TRANSIENT);
+        int src = sqlite3_step(ins);
+        if (src == SQLITE_CONSTRAINT) {
+            exec("ROLLBACK");
+            sqlite3_finalize(ins);
+            json_decref(out);
+            free(handout);
+            fail(r->c, ENG_EINVAL, "bad_roster", r->id,
+                 "roster: the id '%s' is already on this course's roster", ps[i].sid);
+            free(ps);
+            course_release(&c);
+            return;
+        }
+        ok = src == SQLITE_DONE;
+        char cid[32];
+        snprintf(cid, sizeof cid, ",%lld\n", (long long)c.id);
+        ok = ok && class_csv_field(&handout, &hl, &hc, ps[i].name) &&
+             class_csv_text(&handout, &hl, &hc, ",") &&
+             class_csv_field(&handout, &hl, &hc, ps[i].email) &&
+             class_csv_text(&handout, &hl, &hc, ",") &&
+             class_csv_field(&handout, &hl, &hc, ps[i].sid) &&
+             class_csv_text(&handout, &hl, &hc, ",") && class_csv_text(&handout, &hl, &hc, tok) &&
+             class_csv_text(&handout, &hl, &hc, cid);
+        json_array_append_new(out,
+                              json_pack("{s:s, s:s, s:s, s:s}", "student_id", ps[i].sid, "name",
+                                        ps[i].name, "email", ps[i].email, "token", tok));
+    }
+    sqlite3_finalize(ins);
+    if (!ok || !exec("COMMIT")) {
+        exec("ROLLBACK");
+        json_decref(out);
+        free(handout);
+        free(ps);
+        course_release(&c);
+        fail(r->c, ENG_ESTORAGE, NULL, r->id, "the roster could not be stored");
+        return;
+    }
+    srv_log(LOG_INFO, "course_students_added", "{s:I, s:i}", "course", (json_int_t)c.id, "added",
+            n);
+    json_t *rep = proto_reply("course_students_added", r->id);
+    json_object_set_new(rep, "course", json_integer(c.id));
+    json_object_set_new(rep, "students", out);
+    json_object_set_new(rep, "handout_csv", json_string(handout));
+    conn_send(r->c, rep);
+    free(handout);
+    free(ps);
+    course_release(&c);
+}
+
+static void freeze_check(void);
+
+static void set_deadline(const req *r)
+{
+    course_t c;
+    if (!need_course(r, &c))
+        return;
+    int64_t d;
+    if (!int_of(r, "deadline_ms", &d) || d < 0) {
+        course_release(&c);
+        fail(r->c, ENG_EBAD_MESSAGE, NULL, r->id,
+             "course_set_deadline needs \"deadline_ms\" (epoch milliseconds; 0: now)");
+        return;
+    }
+    if (c.frozen_ms) {
+        course_release(&c);
+        fail(r->c, ENG_EINVAL, "frozen", r->id, "the course is frozen since its deadline");
+        return;
+    }
+    if (d == 0)
+        d = srv_epoch_ms();
+    sqlite3_stmt *st = prep("UPDATE class_courses SET deadline_ms = ? WHERE id = ?");
+    bool ok = st != NULL;
+    if (ok) {
+        sqlite3_bind_int64(st, 1, d);
+        sqlite3_bind_int64(st, 2, c.id);
+        ok = sqlite3_step(st) == SQLITE_DONE;
+    }
+    sqlite3_finalize(st);
+    course_release(&c);
+    if (!ok) {
+        fail(r->c, ENG_ESTORAGE, NULL, r->id, "the deadline could not be stored");
+        return;
+    }
+    freeze_check();
+    json_t *rep = proto_reply("course_deadline", r->id);
+    if (load_course(c.id, &c)) {
+        json_object_update_new(rep, course_json(&c));
+        course_release(&c);
+    }
+    conn_send(r->c, rep);
+}
+
+static void start_final(const req *r)
+{
+    course_t c;
+    if (!need_course(r, &c))
+        return;
+    if (!c.frozen_ms) {
+        course_release(&c);
+        fail(r->c, ENG_EINVAL, "not_frozen", r->id,
+             "the final starts from the frozen set: set the deadline first (course_set_deadline)");
+        return;
+    }
+    if (strcmp(c.final_state, "running") == 0 || strcmp(c.final_state, "done") == 0) {
+        course_release(&c);
+        fail(r->c, ENG_EINVAL, "final_started", r->id, "the final is already %s", c.final_state);
+        return;
+    }
+    int64_t gpp = c.final_games;
+    if (json_object_get(r->root, "games_per_pair") &&
+        (!int_of(r, "games_per_pair", &gpp) || gpp < 2 || gpp > CLASS_MAX_FINAL_GAMES)) {
+        course_release(&c);
+        fail(r->c, ENG_EINVAL, NULL, r->id, "games_per_pair: 2 to %d", CLASS_MAX_FINAL_GAMES);
+        return;
+    }
+    gpp += gpp & 1;
+    tour_format format = TOUR_ROUND_ROBIN;
+    const char *fs = str_of(r, "format");
+    char ferr[200];
+    if (json_object_get(r->root, "format") &&
+        (!fs || tour_format_parse(fs, &format, ferr, sizeof ferr) != 0 ||
+         format == TOUR_GAUNTLET)) {
+        course_release(&c);
+        fail(r->c, ENG_EINVAL, NULL, r->id,
+             "format: \"round-robin\", \"swiss\" or \"knockout\" (a gauntlet needs a reference "
+             "participant: use a gate)");
+        return;
+    }
+    job *j = calloc(1, sizeof *j);
+    sqlite3_stmt *st = prep("SELECT s.id, s.student, st.sid, s.kind, s.dir, s.main"
+                            " FROM class_submissions s JOIN class_students st ON st.id = s.student"
+                            " WHERE s.course = ? AND s.frozen = 1 ORDER BY st.row");
+    int cap = 0;
+    bool ok = j && st;
+    if (ok) {
+        sqlite3_bind_int64(st, 1, c.id);
+        while (ok && sqlite3_step(st) == SQLITE_ROW) {
+            if (j->n == cap) {
+                cap = cap ? cap * 2 : 16;
+                char **ns = realloc(j->specs, (size_t)cap * sizeof *ns);
+                if (ns)
+                    j->specs = ns;
+                char **nn = realloc(j->names, (size_t)cap * sizeof *nn);
+                if (nn)
+                    j->names = nn;
+                int64_t *a = realloc(j->students, (size_t)cap * sizeof *a);
+                if (a)
+                    j->students = a;
+                int64_t *b = realloc(j->subs, (size_t)cap * sizeof *b);
+                if (b)
+                    j->subs = b;
+                if (!ns || !nn || !a || !b) {
+                    ok = false;
+                    break;
+                }
+            }
+            char spec[PATH_MAX + 32];
+            sub_spec(col_text(st, 3), col_text(st, 4), col_text(st, 5), spec, sizeof spec);
+            j->subs[j->n] = sqlite3_column_int64(st, 0);
+            j->students[j->n] = sqlite3_column_int64(st, 1);
+            j->names[j->n] = strdup(col_text(st, 2));
+            j->specs[j->n] = strdup(spec);
+            j->n++;
+            if (!j->names[j->n - 1] || !j->specs[j->n - 1])
+                ok = false;
+        }
+    }
+    sqlite3_finalize(st);
+    if (!ok) {
+        job_free(j);
+        course_release(&c);
+        fail(r->c, ENG_ENOMEM, NULL, r->id, "out of memory");
+        return;
+    }
+    if (j->n < 2) {
+        int n = j->n;
+        job_free(j);
+        course_release(&c);
+        fail(r->c, ENG_EINVAL, "too_few", r->id,
+             "the final needs at least two frozen submissions; %d student%s qualified", n,
+             n == 1 ? "" : "s");
+        return;
+    }
+    if (j->n > TOUR_MAX_PARTICIPANTS) {
+        int n = j->n;
+        job_free(j);
+        course_release(&c);
+        fail(r->c, ENG_ETOO_MANY, "too_many", r->id,
+             "a round-robin takes at most %d participants; %d submissions are frozen",
+             TOUR_MAX_PARTICIPANTS, n);
+        return;
+    }
+    j->final = true;
+    j->course = c.id;
+    j->g = c.g;
+    j->rules = c.rules;
+    j->move_ms = c.move_ms;
+    j->seed = c.seed;
+    j->final_games = gpp;
+    j->format = (int)format;
+    sqlite3_stmt *up = prep("UPDATE class_courses SET final_state = 'running', final_note = ?"
+                            " WHERE id = ?");
+    char note[120];
+    snprintf(note, sizeof note, "%s of %d finalists, %lld games per pair", tour_format_name(format),
+             j->n, (long long)gpp);
+    ok = up != NULL;
+    if (ok) {
+        sqlite3_bind_text(up, 1, note, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(up, 2, c.id);
+        ok = sqlite3_step(up) == SQLITE_DONE;
+    }
+    sqlite3_finalize(up);
+    if (!ok) {
+        job_free(j);
+        course_release(&c);
+        fail(r->c, ENG_ESTORAGE, NULL, r->id, "the final could not be stored");
+        return;
+    }
+    int n = j->n;
+    push_job(j);
+    srv_log(LOG_INFO, "course_final_started", "{s:I, s:i}", "course", (json_int_t)c.id, "finalists",
+            n);
+    json_t *rep = proto_reply("course_final_started", r->id);
+    json_object_set_new(rep, "course", json_integer(c.id));
+    json_object_set_new(rep, "finalists", json_integer(n));
+    json_object_set_new(rep, "games_per_pair", json_integer(gpp));
+    json_object_set_new(rep, "format", json_string(tour_format_name(format)));
+    conn_send(r->c, rep);
+    course_release(&c);
+}
+
+static void grades(const req *r)
+{
+    course_t c;
+    if (!need_course(r, &c))
+        return;
+    char *csv = class_grades_csv(db(), c.id);
+    if (!csv) {
+        course_release(&c);
+        fail(r->c, ENG_ESTORAGE, NULL, r->id, "the grades could not be read");
+        return;
+    }
+    json_t *rep = proto_reply("course_grades", r->id);
+    json_object_set_new(rep, "course", json_integer(c.id));
+    json_object_set_new(rep, "final_state", json_string(c.final_state));
+    json_object_set_new(rep, "csv", json_string(csv));
+    conn_send(r->c, rep);
+    free(csv);
+    course_release(&c);
+}
+
+static void list_courses(const req *r)
+{
+    json_t *a = json_array();
+    sqlite3_stmt *st = prep("SELECT id FROM class_courses ORDER BY id");
+    while (st && sqlite3_step(st) == SQLITE_ROW) {
+        course_t c;
+        if (load_course(sqlite3_column_int64(st, 0), &c)) {
+            json_array_append_new(a, course_json(&c));
+            course_release(&c);
+        }
+    }
+    sqlite3_finalize(st);
+    json_t *rep = proto_reply("course_list", r->id);
+    json_object_set_new(rep, "courses", a);
+    conn_send(r->c, rep);
+}
+
+/* course_view: the instructor's (admin token and course) or a student's (token) */
+static void view(const req *r)
+{
+    if (str_of(r, "admin_token") || !str_of(r, "token")) {
+        course_t c;
+        if (!need_admin(r) || !need_course(r, &c))
+            return;
+        json_t *rep = proto_reply("course_view", r->id);
+        json_object_set_new(rep, "role", json_string("instructor"));
+        json_object_set_new(rep, "course", course_json(&c));
+        json_object_set_new(rep, "roster", roster_json(c.id));
+        json_object_set_new(rep, "submissions", subs_json(c.id, 0));
+        json_object_set_new(rep, "final", final_json(c.id, 0));
+        json_object_set_new(rep, "final_games", final_games_json(c.id, 0));
+        conn_send(r->c, rep);
+        course_release(&c);
+        return;
+    }
+    student_t who;
+    course_t c;
+    if (!need_student(r, &who))
+        return;
+    if (!load_course(who.course, &c)) {
+        fail(r->c, ENG_EINTERNAL, NULL, r->id, "your course could not be read");
+        return;
+    }
+    json_t *rep = proto_reply("course_view", r->id);
+    json_object_set_new(rep, "role", json_string("student"));
+    json_object_set_new(rep, "student",
+                        json_pack("{s:s, s:s}", "student_id", who.sid, "name", who.name));
+    json_object_set_new(rep, "course", course_json(&c));
+    json_object_set_new(rep, "submissions", subs_json(c.id, who.id));
+    json_object_set_new(rep, "final", final_json(c.id, who.id));
+    json_object_set_new(rep, "final_games", final_games_json(c.id, who.id));
+    conn_send(r->c, rep);
+    course_release(&c);
+}
+
+/* course_game: a game's record, verdict, times and stderr. A student gets
+ * only games with their submission in a seat, and only their seat's
+ * stderr. */
+static void get_game(const req *r)
+{
+    bool admin = str_of(r, "admin_token") || !str_of(r, "token");
+    student_t who = {0};
+    if (admin ? !need_admin(r) : !need_student(r, &who))
+        return;
+    int64_t gid;
+    if (!int_of(r, "game", &gid)) {
+        fail(r->c, ENG_EBAD_MESSAGE, NULL, r->id, "course_game needs \"game\" (an id)");
+        return;
+    }
+    sqlite3_stmt *st = prep("SELECT g.course, g.stage, g.submission, g.gate, g.idx, g.s0, g.s1,"
+                            " g.names, g.scores, g.ranks, g.end_reason, g.culprit, g.verdict,"
+                            " g.think_ms, g.moves, g.stderr, g.record FROM class_games g"
+                            " WHERE g.id = ?");
+    if (!st) {
+        fail(r->c, ENG_ESTORAGE, NULL, r->id, "the game could not be read");
+        return;
+    }
+    sqlite3_bind_int64(st, 1, gid);
+    bool found = sqlite3_step(st) == SQLITE_ROW;
+    int mine = found && !admin ? seat_of(st, 5, who.id) : -1; /* the student's seat */
+    if (!found || (!admin && mine < 0)) {
+        sqlite3_finalize(st);
+        if (!admin)
+            fail(r->c, ENG_EFORBIDDEN, "not_yours", r->id, "game %lld is not one of your games",
+                 (long long)gid);
+        else
+            fail(r->c, ENG_EINVAL, "unknown_game", r->id, "no course game %lld", (long long)gid);
+        return;
+    }
+    json_t *errs = json_loads(col_text(st, 15), 0, NULL);
+    if (!json_is_array(errs)) {
+        json_decref(errs);
+        errs = json_array();
+    }
+    json_t *rep = proto_reply("course_game", r->id);
+    json_object_set_new(rep, "game", json_integer(gid));
+    json_object_set_new(rep, "course", json_integer(sqlite3_column_int64(st, 0)));
+    json_object_set_new(rep, "stage", json_string(col_text(st, 1)));
+    if (sqlite3_column_type(st, 2) != SQLITE_NULL)
+        json_object_set_new(rep, "submission", json_integer(sqlite3_column_int64(st, 2)));
+    json_object_set_new(rep, "gate", json_integer(sqlite3_column_int(st, 3)));
+    json_object_set_new(rep, "index", json_integer(sqlite3_column_int64(st, 4)));
+    json_object_set_new(rep, "names", json_loads(col_text(st, 7), 0, NULL));
+    json_object_set_new(rep, "scores", json_loads(col_text(st, 8), 0, NULL));
+    json_object_set_new(rep, "ranks", json_loads(col_text(st, 9), 0, NULL));
+    json_object_set_new(rep, "end", json_string(col_text(st, 10)));
+    json_object_set_new(rep, "culprit", json_integer(sqlite3_column_int(st, 11)));
+    char v[CLASS_VERDICT_MAX + 1];
+    verdict_for(col_text(st, 12), sqlite3_column_int(st, 11), admin ? -1 : mine, v, sizeof v);
+    json_object_set_new(rep, "verdict", json_string(v));
+    json_object_set_new(rep, "think_ms", json_loads(col_text(st, 13), 0, NULL));
+    json_object_set_new(rep, "moves", json_loads(col_text(st, 14), 0, NULL));
+    if (admin) {
+        json_object_set_new(rep, "stderr", errs);
+    } else {
+        json_t *one = json_array();
+        for (int s = 0; s < 2; s++)
+            json_array_append_new(one, s == mine ? json_incref(json_array_get(errs, (size_t)s))
+                                                 : json_null());
+        json_decref(errs);
+        json_object_set_new(rep, "stderr", one);
+        json_object_set_new(rep, "your_seat", json_integer(mine));
+    }
+    json_object_set_new(rep, "record", json_loads(col_text(st, 16), 0, NULL));
+    sqlite3_finalize(st);
+    conn_send(r->c, rep);
+}
+
+/* ---- submissions ------------------------------------------------------------------------------
+ */
+
+static bool b64_decode(const char *in, unsigned char **out, size_t *outlen)
+{
+    size_t n = strlen(in);
+    if (n % 4 != 0)
+        return false;
+    unsigned char *buf = malloc(n / 4 * 3 + 1);
+    if (!buf)
+        return false;
+    int k = n ? EVP_DecodeBlock(buf, (const unsigned char *)in, (int)n) : 0;
+    if (k < 0) {
+        free(buf);
+        return false;
+    }
+    size_t pad = (n >= 1 && in[n - 1] == '=') + (n >= 2 && in[n - 2] == '=');
+    *out = buf;
+    *outlen = (size_t)k - pad;
+    return true;
+}
+
+/* Make the directories of path: those under the data directory 0711 (no
+ * one else can list them), the last one 0755 (its name is unguessable). */
+static int mkdirs(const char *path)
+{
+    char tmp[PATH_MAX];
+    size_t root = strlen(C.dir);
+    snprintf(tmp, sizeof tmp, "%s", path);
+    for (char *p = tmp + 1; *p; p++)
+        if (*p == '/') {
+            *p = '\0';
+            bool ours = strlen(tmp) >= root;
+            if (mkdir(tmp, ours ? 0711 : 0755) != 0 && errno != EEXIST)
+                return -1;
+            if (ours)
+                chmod(tmp, 0711);
+            *p = '/';
+        }
+    if (mkdir(tmp, 0755) != 0)
+        return -1;
+    return chmod(tmp, 0755);
+}
+
+/* An upload between its three steps: checked here on the loop (token,
+ * deadline, shape, names, sizes), its files checked against the declared
+ * kind on the thread pool (python3's parse takes tens of milliseconds, far
+ * more on a loaded machine: not on the loop), then stored back here. */
+typedef struct upload {
+    uv_work_t req;
+    uint64_t conn_id; /* the connection to answer, if still there */
+    json_t *id;       /* the request's id (owned) */
+    student_t who;
+    class_kind kind;
+    char main[CLASS_FILE_NAME_MAX + 1];
+    int nf;
+    char names[CLASS_MAX_FILES][CLASS_FILE_NAME_MAX + 1];
+    unsigned char *data[CLASS_MAX_FILES];
+    size_t len[CLASS_MAX_FILES], total;
+    int rc; /* the check's verdict */
+    char err[600];
+} upload;
+
+#define COURSES_MAX_CHECKS 8 /* uploads being checked at once (each may run a python3) */
+static int checking;
+
+static void upload_free(upload *u)
+{
+    for (int i = 0; i < u->nf; i++)
+        free(u->data[i]);
+    json_decref(u->id);
+    free(u);
+}
+
+static conn *conn_by_id(srv *s, uint64_t id)
+{
+    for (conn *c = s->conns; c; c = c->next)
+        if (c->id == id)
+            return c;
+    return NULL;
+}
+
+static void upload_work(uv_work_t *w)
+{
+    upload *u = w->data;
+    for (int i = 0; i < u->nf && u->rc == 0; i++)
+        /* every file of a Python submission is Python; an executable's other
+         * files are data it may read */
+        if (u->kind == CLASS_PYTHON || strcmp(u->names[i], u->main) == 0)
+            u->rc = class_check_file(u->kind, u->names[i], u->data[i], u->len[i], u->err,
+                                     sizeof u->err);
+}
+
+/* Store a checked upload: its folder, files and row; queue its gates.
+ * Returns the submission's id, or 0 with rc/err/reason set. */
+static int64_t upload_store(upload *u, int64_t now, int64_t *version_out, char *hex,
+                            const char **reason)
+{
+    unsigned char hash[SHA256_DIGEST_LENGTH];
+    EVP_MD_CTX *h = EVP_MD_CTX_new();
+    bool hok = h && EVP_DigestInit_ex(h, EVP_sha256(), NULL) == 1;
+    for (int i = 0; hok && i < u->nf; i++)
+        hok = EVP_DigestUpdate(h, u->names[i], strlen(u->names[i]) + 1) == 1 &&
+              EVP_DigestUpdate(h, u->data[i], u->len[i]) == 1;
+    hok = hok && EVP_DigestFinal_ex(h, hash, NULL) == 1;
+    EVP_MD_CTX_free(h);
+    if (!hok)
+        memset(hash, 0, sizeof hash);
+    for (int i = 0; i < SHA256_DIGEST_LENGTH; i++)
+        sprintf(hex + 2 * i, "%02x", hash[i]);
+    *reason = NULL;
+    int64_t version = 0;
+    sqlite3_stmt *st = prep("SELECT COALESCE(MAX(version), 0) FROM class_submissions"
+                            " WHERE student = ?");
+    if (st) {
+        sqlite3_bind_int64(st, 1, u->who.id);
+        if (sqlite3_step(st) == SQLITE_ROW)
+            version = sqlite3_column_int64(st, 0) + 1;
+        sqlite3_finalize(st);
+    }
+    if (version == 0) {
+        u->rc = ENG_ESTORAGE;
+        snprintf(u->err, sizeof u->err, "the submission could not be stored");
+        return 0;
+    }
+    if (version > CLASS_MAX_VERSIONS) {
+        u->rc = ENG_ETOO_MANY;
+        snprintf(u->err, sizeof u->err, "at most %d submissions per student", CLASS_MAX_VERSIONS);
+        return 0;
+    }
+    /* vN-RANDOM: the bots of every student run as the same user, and the
+     * directories above are not listable, so no bot can find another's */
+    char dir[PATH_MAX], rnd[CLASS_TOKEN_LEN + 1];
+    if (class_token_new(rnd) != 0) {
+        u->rc = ENG_EINTERNAL;
+        snprintf(u->err, sizeof u->err, "no random bytes for the submission's directory");
+        return 0;
+    }
+    snprintf(dir, sizeof dir, "%.3900s/course-%lld/student-%lld/v%lld-%.16s", C.dir,
+             (long long)u->who.course, (long long)u->who.id, (long long)version, rnd);
+    if (mkdirs(dir) != 0) {
+        u->rc = ENG_EIO;
+        snprintf(u->err, sizeof u->err, "the submission's directory could not be made");
+        return 0;
+    }
+    json_t *fl = json_array();
+    for (int i = 0; u->rc == 0 && i < u->nf; i++) {
+        char path[PATH_MAX + 80];
+        snprintf(path, sizeof path, "%s/%s", dir, u->names[i]);
+        bool exe = u->kind == CLASS_ELF && strcmp(u->names[i], u->main) == 0;
+        FILE *f = fopen(path, "wbx");
+        bool ok = f && fwrite(u->data[i], 1, u->len[i], f) == u->len[i];
+        if (f && fclose(f) != 0)
+            ok = false;
+        if (ok && chmod(path, exe ? 0755 : 0644) != 0)
+            ok = false;
+        if (!ok) {
+            u->rc = ENG_EIO;
+            snprintf(u->err, sizeof u->err, "the submission's files could not be written");
+        }
+        json_array_append_new(
+            fl, json_pack("{s:s, s:I}", "name", u->names[i], "bytes", (json_int_t)u->len[i]));
+    }
+    char *ftext = u->rc ? NULL : json_dumps(fl, JSON_COMPACT);
+    json_decref(fl);
+    if (u->rc)
+        return 0;
+    sqlite3_stmt *ins = prep("INSERT INTO class_submissions(course, student, version, kind, main,"
+                             " files, dir, bytes, sha256, created_ms) VALUES(?,?,?,?,?,?,?,?,?,?)");
+    bool ok = ins && ftext;
+    if (ok) {
+        sqlite3_bind_int64(ins, 1, u->who.course);
+        sqlite3_bind_int64(ins, 2, u->who.id);
+        sqlite3_bind_int64(ins, 3, version);
+        sqlite3_bind_text(ins, 4, class_kind_name(u->kind), -1, SQLITE_STATIC);
+        sqlite3_bind_text(ins, 5, u->main, -1, SQLITE_STATIC);
+        sqlite3_bind_text(ins, 6, ftext, -1, SQLITE_STATIC);
+        sqlite3_bind_text(ins, 7, dir, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(ins, 8, (int64_t)u->total);
+        sqlite3_bind_text(ins, 9, hex, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(ins, 10, now);
+        ok = sqlite3_step(ins) == SQLITE_DONE;
+    }
+    sqlite3_finalize(ins);
+    free(ftext);
+    if (!ok) {
+        u->rc = ENG_ESTORAGE;
+        snprintf(u->err, sizeof u->err, "the submission could not be stored");
+        return 0;
+    }
+    *version_out = version;
+    return sqlite3_last_insert_rowid(db());
+}
+
+static void upload_done(uv_work_t *w, int status)
+{
+    upload *u = w->data;
+    checking--;
+    srv *s = C.s;
+    conn *c = conn_by_id(s, u->conn_id);
+    const char *reason = "not_declared_kind";
+    if (status != 0 && u->rc == 0) {
+        u->rc = ENG_EINTERNAL;
+        snprintf(u->err, sizeof u->err, "the upload could not be checked; send it again");
+        reason = NULL;
+    }
+    int64_t now = srv_epoch_ms(), sub = 0, version = 0;
+    char hex[65] = "";
+    course_t crs;
+    if (u->rc == 0 && s->stopping) {
+        u->rc = ENG_ESHUTTING_DOWN;
+        snprintf(u->err, sizeof u->err, "the server is shutting down; send it again later");
+        reason = NULL;
+    } else if (u->rc == 0 && load_course(u->who.course, &crs)) {
+        /* the deadline may have passed while the files were checked */
+        bool late = crs.frozen_ms || (crs.deadline_ms && now >= crs.deadline_ms);
+        course_release(&crs);
+        if (late) {
+            u->rc = ENG_EFORBIDDEN;
+            reason = "deadline_passed";
+            snprintf(u->err, sizeof u->err, "the deadline has passed: submissions are closed");
+        }
+    }
+    if (u->rc == 0)
+        sub = upload_store(u, now, &version, hex, &reason);
+    if (sub) {
+        srv_log(LOG_INFO, "course_submission", "{s:I, s:I, s:s, s:I, s:s, s:I}", "course",
+                (json_int_t)u->who.course, "submission", (json_int_t)sub, "student", u->who.sid,
+                "version", (json_int_t)version, "kind", class_kind_name(u->kind), "bytes",
+                (json_int_t)u->total);
+        queue_ladder(sub);
+    }
+    if (c) {
+        if (!sub) {
+            fail(c, u->rc, reason, u->id, "%s", u->err);
+        } else {
+            json_t *rep = proto_reply("course_submitted", u->id);
+            json_object_set_new(rep, "submission", json_integer(sub));
+            json_object_set_new(rep, "version", json_integer(version));
+            json_object_set_new(rep, "created_ms", json_integer(now));
+            json_object_set_new(rep, "sha256", json_string(hex));
+            json_object_set_new(rep, "bytes", json_integer((json_int_t)u->total));
+            conn_send(c, rep);
+        }
+    }
+    upload_free(u);
+}
+
+static void submit(const req *r)
+{
+    student_t who;
+    if (!need_student(r, &who))
+        return;
+    course_t c;
+    if (!load_course(who.course, &c)) {
+        fail(r->c, ENG_EINTERNAL, NULL, r->id, "your course could not be read");
+        return;
+    }
+    int64_t now = srv_epoch_ms();
+    if (c.frozen_ms || (c.deadline_ms && now >= c.deadline_ms)) {
+        course_release(&c);
+        fail(r->c, ENG_EFORBIDDEN, "deadline_passed", r->id,
+             "the deadline has passed: submissions are closed");
+        return;
+    }
+    course_release(&c);
+    class_kind kind;
+    const char *ks = str_of(r, "kind"), *main = str_of(r, "main");
+    json_t *files = json_object_get(r->root, "files");
+    if (!ks || class_kind_parse(ks, &kind) != 0) {
+        fail(r->c, ENG_EINVAL, "bad_upload", r->id,
+             "kind: \"python\" (Python 3 source) or \"executable\" (a native ELF program); "
+             "remote bots are not taken yet");
+        return;
+    }
+    if (!json_is_array(files) || json_array_size(files) < 1 ||
+        json_array_size(files) > CLASS_MAX_FILES) {
+        fail(r->c, ENG_EBAD_MESSAGE, "bad_upload", r->id,
+             "files: an array of 1 to %d {name, data (base64)}", CLASS_MAX_FILES);
+        return;
+    }
+    if (checking >= COURSES_MAX_CHECKS) {
+        fail(r->c, ENG_ETOO_MANY, NULL, r->id,
+             "%d uploads are being checked; send yours again in a moment", checking);
+        return;
+    }
+    upload *u = calloc(1, sizeof *u);
+    if (!u) {
+        fail(r->c, ENG_ENOMEM, NULL, r->id, "out of memory");
+        return;
+    }
+    u->who = who;
+    u->kind = kind;
+    u->conn_id = r->c->id;
+    u->id = r->id ? json_incref((json_t *)r->id) : NULL;
+    size_t nf = json_array_size(files);
+    if (!main && nf == 1)
+        main = json_string_value(json_object_get(json_array_get(files, 0), "name"));
+    bool main_found = false;
+    int rc = 0;
+    const char *reason = "bad_upload";
+    char *err = u->err;
+    size_t errcap = sizeof u->err;
+    for (size_t i = 0; i < nf && rc == 0; i++) {
+        json_t *f = json_array_get(files, i);
+        const char *name = json_string_value(json_object_get(f, "name"));
+        const char *d = json_string_value(json_object_get(f, "data"));
+        if (!name || !d) {
+            rc = ENG_EBAD_MESSAGE;
+            snprintf(err, errcap, "files[%zu]: {name, data (base64)}", i);
+            break;
+        }
+        if (strlen(d) / 4 * 3 > CLASS_MAX_UPLOAD + 3) {
+            rc = ENG_ETOO_LARGE;
+            reason = "too_large";
+            snprintf(err, errcap, "a submission is at most %d bytes", CLASS_MAX_UPLOAD);
+            break;
+        }
+        if (!class_file_name_ok(name)) {
+            rc = ENG_EINVAL;
+            snprintf(err, errcap,
+                     "files[%zu]: '%.70s' is not an accepted file name (1 to %d of A-Z a-z 0-9 _ "
+                     ". -, not starting with a dot)",
+                     i, name, CLASS_FILE_NAME_MAX);
+            break;
+        }
+        snprintf(u->names[i], sizeof u->names[i], "%s", name);
+        u->nf = (int)i + 1;
+        if (!b64_decode(d, &u->data[i], &u->len[i])) {
+            rc = ENG_EINVAL;
+            snprintf(err, errcap, "files[%zu].data is not base64", i);
+            break;
+        }
+        u->total += u->len[i];
+        if (u->total > CLASS_MAX_UPLOAD) {
+            rc = ENG_ETOO_LARGE;
+            reason = "too_large";
+            snprintf(err, errcap, "a submission is at most %d bytes; this one has %zu+",
+                     CLASS_MAX_UPLOAD, u->total);
+            break;
+        }
+        for (size_t k = 0; k < i; k++)
+            if (strcmp(u->names[k], name) == 0) {
+                rc = ENG_EINVAL;
+                snprintf(err, errcap, "two files are named %s", name);
+            }
+        if (main && strcmp(name, main) == 0)
+            main_found = true;
+    }
+    if (rc == 0 && (!main || !main_found)) {
+        rc = ENG_EINVAL;
+        snprintf(err, errcap, "main: the name of the file to run, one of files[]");
+    }
+    if (rc) {
+        fail(r->c, rc, reason, r->id, "%s", err);
+        upload_free(u);
+        return;
+    }
+    snprintf(u->main, sizeof u->main, "%s", main);
+    u->req.data = u;
+    if (uv_queue_work(C.s->loop, &u->req, upload_work, upload_done) != 0) {
+        fail(r->c, ENG_EINTERNAL, NULL, r->id, "the upload could not be checked; send it again");
+        upload_free(u);
+        return;
+    }
+    checking++;
+}
+
+/* course_code: a submission's files (base64), for its student or the
+ * instructor. */
+static void get_code(const req *r)
+{
+    bool admin = str_of(r, "admin_token") || !str_of(r, "token");
+    student_t who = {0};
+    if (admin ? !need_admin(r) : !need_student(r, &who))
+        return;
+    int64_t sid;
+    if (!int_of(r, "submission", &sid)) {
+        fail(r->c, ENG_EBAD_MESSAGE, NULL, r->id, "course_code needs \"submission\" (an id)");
+        return;
+    }
+    sqlite3_stmt *st = prep("SELECT student, dir, files, version, kind, main FROM"
+                            " class_submissions WHERE id = ?");
+    if (!st) {
+        fail(r->c, ENG_ESTORAGE, NULL, r->id, "the submission could not be read");
+        return;
+    }
+    sqlite3_bind_int64(st, 1, sid);
+    bool found = sqlite3_step(st) == SQLITE_ROW;
+    if (!found || (!admin && sqlite3_column_int64(st, 0) != who.id)) {
+        sqlite3_finalize(st);
+        if (admin)
+            fail(r->c, ENG_EINVAL, "unknown_submission", r->id, "no submission %lld",
+                 (long long)sid);
+        else
+            fail(r->c, ENG_EFORBIDDEN, "not_yours", r->id, "submission %lld is not one of yours",
+                 (long long)sid);
+        return;
+    }
+    json_t *files = json_loads(col_text(st, 2), 0, NULL), *out = json_array();
+    size_t i;
+    json_t *f;
+    json_array_foreach(files, i, f)
+    {
+        const char *name = json_string_value(json_object_get(f, "name"));
+        char path[PATH_MAX + 80];
+        snprintf(path, sizeof path, "%s/%s", col_text(st, 1), name ? name : "");
+        FILE *fp = name ? fopen(path, "rb") : NULL;
+        unsigned char buf[CLASS_MAX_UPLOAD + 1];
+        size_t n = fp ? fread(buf, 1, sizeof buf, fp) : 0;
+        if (fp)
+            fclose(fp);
+        char *b64 = malloc(4 * ((n + 2) / 3) + 1);
+        if (b64)
+            EVP_EncodeBlock((unsigned char *)b64, buf, (int)n);
+        json_array_append_new(
+            out, json_pack("{s:s, s:s}", "name", name ? name : "", "data", b64 ? b64 : ""));
+        free(b64);
+    }
+    json_decref(files);
+    json_t *rep = proto_reply("course_code", r->id);
+    json_object_set_new(rep, "submission", json_integer(sid));
+    json_object_set_new(rep, "version", json_integer(sqlite3_column_int64(st, 3)));
+    json_object_set_new(rep, "kind", json_string(col_text(st, 4)));
+    json_object_set_new(rep, "main", json_string(col_text(st, 5)));
+    json_object_set_new(rep, "files", out);
+    sqlite3_finalize(st);
+    conn_send(r->c, rep);
+}
+
+/* ---- results from the worker -------------------------------------------------------------- */
+
+static json_t *arr_d(const double *v, int n)
+{
+    json_t *a = json_array();
+    for (int i = 0; i < n; i++)
+        json_array_append_new(a, json_real(v[i]));
+    return a;
+}
+
+static json_t *arr_i(const int *v, int n)
+{
+    json_t *a = json_array();
+    for (int i = 0; i < n; i++)
+        json_array_append_new(a, json_integer(v[i]));
+    return a;
+}
+
+static bool store_games(const done *d, const char *stage, const int64_t *student_of,
+                        const char *const *name_of)
+{
+    sqlite3_stmt *ins = prep("INSERT INTO class_games(course, stage, submission, gate, idx, s0, s1,"
+                             " names, scores, ranks, end_reason, culprit, verdict, think_ms, moves,"
+                             " stderr, record) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+    if (!ins)
+        return false;
+    bool ok = true;
+    for (int k = 0; ok && k < d->ngames; k++) {
+        const class_game *g = &d->games[k].g;
+        sqlite3_reset(ins);
+        sqlite3_bind_int64(ins, 1, d->course);
+        sqlite3_bind_text(ins, 2, stage, -1, SQLITE_STATIC);
+        if (d->kind == DONE_GATE)
+            sqlite3_bind_int64(ins, 3, d->submission);
+        else
+            sqlite3_bind_null(ins, 3);
+        sqlite3_bind_int(ins, 4, d->gate);
+        sqlite3_bind_int64(ins, 5, g->index);
+        json_t *names = json_array(), *errs = json_array();
+        for (int s = 0; s < 2; s++) {
+            int64_t st = student_of[g->who[s]];
+            if (st > 0)
+                sqlite3_bind_int64(ins, 6 + s, st);
+            else
+                sqlite3_bind_null(ins, 6 + s);
+            json_array_append_new(names, json_string(name_of[g->who[s]]));
+            json_array_append_new(errs, json_string(g->stderr_text[s]));
+        }
+        char *tn = json_dumps(names, JSON_COMPACT), *te = json_dumps(errs, JSON_COMPACT);
+        json_t *sc = arr_d(g->score, g->seats), *rk = arr_i(g->rank, g->seats),
+               *th = arr_d(g->think_ms, g->seats), *mv = arr_i(g->moves, g->seats);
+        char *ts = json_dumps(sc, JSON_COMPACT), *tr = json_dumps(rk, JSON_COMPACT),
+             *tt = json_dumps(th, JSON_COMPACT), *tm = json_dumps(mv, JSON_COMPACT);
+        sqlite3_bind_text(ins, 8, tn ? tn : "[]", -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(ins, 9, ts ? ts : "[]", -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(ins, 10, tr ? tr : "[]", -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(ins, 11, g->end, -1, SQLITE_STATIC);
+        sqlite3_bind_int(ins, 12, g->culprit);
+        sqlite3_bind_text(ins, 13, g->verdict, -1, SQLITE_STATIC);
+        sqlite3_bind_text(ins, 14, tt ? tt : "[]", -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(ins, 15, tm ? tm : "[]", -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(ins, 16, te ? te : "[]", -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(ins, 17, g->record, -1, SQLITE_STATIC);
+        ok = sqlite3_step(ins) == SQLITE_DONE;
+        free(tn);
+        free(te);
+        free(ts);
+        free(tr);
+        free(tt);
+        free(tm);
+        json_decref(names);
+        json_decref(errs);
+        json_decref(sc);
+        json_decref(rk);
+        json_decref(th);
+        json_decref(mv);
+    }
+    sqlite3_finalize(ins);
+    return ok;
+}
+
+static int64_t student_of_sub(int64_t sub, char *sid, size_t cap)
+{
+    sqlite3_stmt *st = prep("SELECT s.student, st.sid FROM class_submissions s JOIN"
+                            " class_students st ON st.id = s.student WHERE s.id = ?");
+    int64_t id = 0;
+    if (st) {
+        sqlite3_bind_int64(st, 1, sub);
+        if (sqlite3_step(st) == SQLITE_ROW) {
+            id = sqlite3_column_int64(st, 0);
+            snprintf(sid, cap, "%s", col_text(st, 1));
+        }
+        sqlite3_finalize(st);
+    }
+    return id;
+}
+
+static void apply_done(done *d)
+{
+    bool ok = exec("BEGIN IMMEDIATE");
+    if (d->kind == DONE_GATE) {
+        char sid[CLASS_FIELD_MAX + 1] = "";
+        int64_t stu = student_of_sub(d->submission, sid, sizeof sid);
+        int64_t students[2] = {stu, 0};
+        char opp[600];
+        snprintf(opp, sizeof opp, "%s", d->gatedef.opponent);
+        const char *names[2] = {sid, opp};
+        sqlite3_stmt *st = prep(
+            "INSERT OR REPLACE INTO class_gates(submission, gate, opponent, games, wins, losses,"
+            " draws, points, rate, min_rate, passed, faults, verdict, ms_per_move)"
+            " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+        ok = ok && st;
+        if (ok) {
+            const class_standing *x = &d->st[0];
+            sqlite3_bind_int64(st, 1, d->submission);
+            sqlite3_bind_int(st, 2, d->gate);
+            sqlite3_bind_text(st, 3, d->gatedef.opponent, -1, SQLITE_STATIC);
+            sqlite3_bind_int64(st, 4, x->games);
+            sqlite3_bind_int64(st, 5, x->wins);
+            sqlite3_bind_int64(st, 6, x->losses);
+            sqlite3_bind_int64(st, 7, x->draws);
+            sqlite3_bind_double(st, 8, x->points);
+            sqlite3_bind_double(st, 9, x->rate);
+            sqlite3_bind_double(st, 10, d->gatedef.min_rate);
+            sqlite3_bind_int(st, 11, d->passed);
+            sqlite3_bind_int64(st, 12, x->faults);
+            sqlite3_bind_text(st, 13, d->verdict, -1, SQLITE_STATIC);
+            sqlite3_bind_double(st, 14, x->ms_per_move);
+            ok = sqlite3_step(st) == SQLITE_DONE;
+        }
+        sqlite3_finalize(st);
+        ok = ok && store_games(d, "gate", students, names);
+        sqlite3_stmt *up = prep("UPDATE class_submissions SET state = 'running', verdict = ?"
+                                " WHERE id = ?");
+        if (ok && up) {
+            char v[CLASS_VERDICT_MAX + 20];
+            snprintf(v, sizeof v, "gate %d %s", d->gate + 1, d->verdict);
+            sqlite3_bind_text(up, 1, v, -1, SQLITE_TRANSIENT);
+            sqlite3_bind_int64(up, 2, d->submission);
+            ok = sqlite3_step(up) == SQLITE_DONE;
+        }
+        sqlite3_finalize(up);
+    } else if (d->kind == DONE_SUB || (d->kind == DONE_FAILED && d->submission)) {
+        sqlite3_stmt *up = prep("UPDATE class_submissions SET state = 'done', gates_passed = ?,"
+                                " qualified = ?, verdict = ? WHERE id = ?");
+        ok = ok && up;
+        if (ok) {
+            sqlite3_bind_int(up, 1, d->gates_passed);
+            sqlite3_bind_int(up, 2, d->qualified);
+            sqlite3_bind_text(up, 3, d->verdict, -1, SQLITE_STATIC);
+            sqlite3_bind_int64(up, 4, d->submission);
+            ok = sqlite3_step(up) == SQLITE_DONE;
+        }
+        sqlite3_finalize(up);
+    } else if (d->kind == DONE_FINAL) {
+        char **names = calloc((size_t)d->n, sizeof *names);
+        ok = ok && names;
+        for (int i = 0; ok && i < d->n; i++) {
+            char sid[CLASS_FIELD_MAX + 1] = "";
+            student_of_sub(d->subs[i], sid, sizeof sid);
+            names[i] = strdup(sid);
+            ok = names[i] != NULL;
+        }
+        ok = ok && store_games(d, "final", d->students, (const char *const *)names);
+        if (names)
+            for (int i = 0; i < d->n; i++)
+                free(names[i]);
+        free(names);
+        sqlite3_stmt *ins =
+            prep("INSERT OR REPLACE INTO class_final(course, student, submission,"
+                 " place, games, wins, losses, draws, points, rate, elo, elo_lo,"
+                 " elo_hi, ms_per_move, faults) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+        ok = ok && ins;
+        for (int i = 0; ok && i < d->n; i++) {
+            const class_standing *x = &d->fst[i];
+            sqlite3_reset(ins);
+            sqlite3_bind_int64(ins, 1, d->course);
+            sqlite3_bind_int64(ins, 2, d->students[i]);
+            sqlite3_bind_int64(ins, 3, d->subs[i]);
+            sqlite3_bind_int(ins, 4, x->place);
+            sqlite3_bind_int64(ins, 5, x->games);
+            sqlite3_bind_int64(ins, 6, x->wins);
+            sqlite3_bind_int64(ins, 7, x->losses);
+            sqlite3_bind_int64(ins, 8, x->draws);
+            sqlite3_bind_double(ins, 9, x->points);
+            sqlite3_bind_double(ins, 10, x->rate);
+            sqlite3_bind_double(ins, 11, x->elo);
+            sqlite3_bind_double(ins, 12, x->elo_lo);
+            sqlite3_bind_double(ins, 13, x->elo_hi);
+            sqlite3_bind_double(ins, 14, x->ms_per_move);
+            sqlite3_bind_int64(ins, 15, x->faults);
+            ok = sqlite3_step(ins) == SQLITE_DONE;
+        }
+        sqlite3_finalize(ins);
+        sqlite3_stmt *up = prep("UPDATE class_courses SET final_state = 'done' WHERE id = ?");
+        ok = ok && up;
+        if (ok) {
+            sqlite3_bind_int64(up, 1, d->course);
+            ok = sqlite3_step(up) == SQLITE_DONE;
+        }
+        sqlite3_finalize(up);
+    } else { /* a final that failed */
+        sqlite3_stmt *up = prep("UPDATE class_courses SET final_state = 'failed', final_note = ?"
+                                " WHERE id = ?");
+        ok = ok && up;
+        if (ok) {
+            sqlite3_bind_text(up, 1, d->verdict, -1, SQLITE_STATIC);
+            sqlite3_bind_int64(up, 2, d->course);
+            ok = sqlite3_step(up) == SQLITE_DONE;
+        }
+        sqlite3_finalize(up);
+    }
+    if (!ok || !exec("COMMIT")) {
+        exec("ROLLBACK");
+        srv_log(LOG_ERROR, "course_store_failed", "{s:I, s:I}", "course", (json_int_t)d->course,
+                "submission", (json_int_t)d->submission);
+        return;
+    }
+    srv_log(LOG_INFO, "course_result", "{s:s, s:I, s:I, s:i, s:s}", "kind",
+            d->kind == DONE_GATE    ? "gate"
+            : d->kind == DONE_SUB   ? "submission"
+            : d->kind == DONE_FINAL ? "final"
+                                    : "failed",
+            "course", (json_int_t)d->course, "submission", (json_int_t)d->submission, "gate",
+            d->gate, "verdict", d->verdict);
+    if (d->kind != DONE_GATE)
+        freeze_check();
+}
+
+static void on_async(uv_async_t *h)
+{
+    (void)h;
+    pthread_mutex_lock(&C.lock);
+    done *list = C.done;
+    C.done = C.done_tail = NULL;
+    pthread_mutex_unlock(&C.lock);
+    while (list) {
+        done *next = list->next;
+        apply_done(list);
+        done_free(list);
+        list = next;
+    }
+}
+
+/* ---- the deadline ---------------------------------------------------------------------------- */
+
+/* Freeze every course whose deadline has passed and whose submissions made
+ * before it have all been through their gates: each student's latest
+ * qualifying submission is marked frozen. */
+static void freeze_check(void)
+{
+    int64_t now = srv_epoch_ms();
+    sqlite3_stmt *st =
+        prep("SELECT c.id FROM class_courses c WHERE c.frozen_ms = 0 AND c.deadline_ms > 0 AND"
+             " c.deadline_ms <= ? AND NOT EXISTS (SELECT 1 FROM class_submissions s WHERE"
+             " s.course = c.id AND s.state <> 'done')");
+    if (!st)
+        return;
+    sqlite3_bind_int64(st, 1, now);
+    int64_t ids[64];
+    int n = 0;
+    while (n < 64 && sqlite3_step(st) == SQLITE_ROW)
+        ids[n++] = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    for (int i = 0; i < n; i++) {
+        bool ok = exec("BEGIN IMMEDIATE");
+        sqlite3_stmt *fz =
+            prep("UPDATE class_submissions SET frozen = 1 WHERE id IN (SELECT (SELECT x.id FROM"
+                 " class_submissions x WHERE x.student = st.id AND x.qualified = 1 AND"
+                 " x.state = 'done' ORDER BY x.version DESC LIMIT 1) FROM class_students st"
+                 " WHERE st.course = ?)");
+        sqlite3_stmt *up = prep("UPDATE class_courses SET frozen_ms = ? WHERE id = ?");
+        ok = ok && fz && up;
+        if (ok) {
+            sqlite3_bind_int64(fz, 1, ids[i]);
+            ok = sqlite3_step(fz) == SQLITE_DONE;
+        }
+        if (ok) {
+            sqlite3_bind_int64(up, 1, now);
+            sqlite3_bind_int64(up, 2, ids[i]);
+            ok = sqlite3_step(up) == SQLITE_DONE;
+        }
+        sqlite3_finalize(fz);
+        sqlite3_finalize(up);
+        if (!ok || !exec("COMMIT")) {
+            exec("ROLLBACK");
+            srv_log(LOG_ERROR, "course_freeze_failed", "{s:I}", "course", (json_int_t)ids[i]);
+            continue;
+        }
+        srv_log(LOG_INFO, "course_frozen", "{s:I}", "course", (json_int_t)ids[i]);
+    }
+}
+
+static void on_tick(uv_timer_t *t)
+{
+    (void)t;
+    freeze_check();
+}
+
+/* ---- entry points ------------------------------------------------------------------------------
+ */
+
+bool courses_handle(conn *c, const char *buf, size_t len)
+{
+    json_error_t je;
+    json_t *root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je);
+    const char *type = json_string_value(json_object_get(root, "type"));
+    if (!type || strncmp(type, "course_", 7) != 0) {
+        json_decref(root);
+        return false;
+    }
+    req r = {.c = c, .root = root, .id = json_object_get(root, "id"), .type = type};
+    if (c->srv->stopping) {
+        fail(c, ENG_ESHUTTING_DOWN, NULL, r.id, "the server is shutting down");
+    } else if (!C.s || !C.handles) {
+        fail(c, ENG_EINTERNAL, NULL, r.id, "courses are not available on this server");
+    } else if (strcmp(type, "course_submit") == 0) {
+        submit(&r);
+    } else if (strcmp(type, "course_view") == 0) {
+        view(&r);
+    } else if (strcmp(type, "course_game") == 0) {
+        get_game(&r);
+    } else if (strcmp(type, "course_code") == 0) {
+        get_code(&r);
+    } else if (strcmp(type, "course_create") == 0 || strcmp(type, "course_add_students") == 0 ||
+               strcmp(type, "course_set_deadline") == 0 ||
+               strcmp(type, "course_start_final") == 0 || strcmp(type, "course_grades") == 0 ||
+               strcmp(type, "course_list") == 0) {
+        if (need_admin(&r)) {
+            if (strcmp(type, "course_create") == 0)
+                create_course(&r);
+            else if (strcmp(type, "course_add_students") == 0)
+                add_students(&r);
+            else if (strcmp(type, "course_set_deadline") == 0)
+                set_deadline(&r);
+            else if (strcmp(type, "course_start_final") == 0)
+                start_final(&r);
+            else if (strcmp(type, "course_grades") == 0)
+                grades(&r);
+            else
+                list_courses(&r);
+        }
+    } else {
+        fail(c, ENG_EUNKNOWN_TYPE, NULL, r.id, "unknown message type %.40s", type);
+    }
+    json_decref(root);
+    return true;
+}
+
+int courses_start(srv *s, char *err, size_t errcap)
+{
+    memset(&C, 0, sizeof C);
+    C.s = s;
+    const char *dbp = s->cfg.db_path ? s->cfg.db_path : "tessera.db";
+    char base[PATH_MAX];
+    if (dbp[0] == '/') {
+        snprintf(base, sizeof base, "%.1500s.files", dbp);
+    } else {
+        char cwd[PATH_MAX];
+        if (!getcwd(cwd, sizeof cwd)) {
+            snprintf(err, errcap, "courses: the working directory cannot be read");
+            return ENG_EIO;
+        }
+        snprintf(base, sizeof base, "%.1500s/%.500s.files", cwd, dbp);
+    }
+    snprintf(C.dir, sizeof C.dir, "%.2000s", base);
+    int rc = class_store_init(db(), err, errcap);
+    if (rc)
+        return rc;
+    /* The database holds every course's stderr, records and submission
+     * folders (and the server's admin token): the bots this server runs
+     * must not read it, whatever the umask made it. SQLite gives its -wal
+     * and -shm files the database's mode when it makes them. */
+    static const char *const parts[] = {"", "-wal", "-shm", "-journal"};
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%.4000s%s", dbp, parts[i]);
+        if (chmod(path, 0600) != 0 && errno != ENOENT)
+            srv_log(LOG_WARN, "courses_db_mode", "{s:s, s:s}", "file", path, "error",
+                    strerror(errno));
+    }
+    pthread_mutex_init(&C.lock, NULL);
+    pthread_cond_init(&C.cond, NULL);
+    atomic_store(&C.stop, false);
+    uv_async_init(s->loop, &C.async, on_async);
+    uv_timer_init(s->loop, &C.timer);
+    uv_timer_start(&C.timer, on_tick, COURSES_TICK_MS, COURSES_TICK_MS);
+    C.handles = true;
+    if (pthread_create(&C.thread, NULL, worker_main, NULL) != 0) {
+        snprintf(err, errcap, "courses: the worker thread could not start");
+        return ENG_EINTERNAL;
+    }
+    C.thread_started = true;
+    /* what a previous run left unplayed: nothing of it was stored */
+    sqlite3_stmt *st = prep("SELECT id FROM class_submissions WHERE state <> 'done' ORDER BY id");
+    exec("DELETE FROM class_games WHERE submission IN (SELECT id FROM class_submissions"
+         " WHERE state <> 'done')");
+    exec("DELETE FROM class_gates WHERE submission IN (SELECT id FROM class_submissions"
+         " WHERE state <> 'done')");
+    while (st && sqlite3_step(st) == SQLITE_ROW)
+        queue_ladder(sqlite3_column_int64(st, 0));
+    sqlite3_finalize(st);
+    /* a final cut short: back to startable */
+    exec("UPDATE class_courses SET final_state = 'none' WHERE final_state = 'running'");
+    exec("DELETE FROM class_games WHERE stage = 'final' AND course IN (SELECT id FROM"
+         " class_courses WHERE final_state = 'none')");
+    freeze_check();
+    return 0;
+}
+
+void courses_shutdown(srv *s)
+{
+    (void)s;
+    if (!C.handles)
+        return;
+    atomic_store(&C.stop, true);
+    pthread_mutex_lock(&C.lock);
+    pthread_cond_broadcast(&C.cond);
+    pthread_mutex_unlock(&C.lock);
+    if (C.thread_started) {
+        pthread_join(C.thread, NULL); /* the runner stops its games at once */
+        C.thread_started = false;
+    }
+    on_async(&C.async); /* store what was finished */
+    uv_timer_stop(&C.timer);
+    uv_close((uv_handle_t *)&C.timer, NULL);
+    uv_close((uv_handle_t *)&C.async, NULL);
+    C.handles = false;
+    while (C.jobs) {
+        job *j = C.jobs;
+        C.jobs = j->next;
+        job_free(j);
+    }
+    C.jobs_tail = NULL;
+}

@@ -1,0 +1,275 @@
+/*
+ * metrics.c — the server's numbers for an operator: GET /metrics in the
+ * Prometheus text exposition format (version 0.0.4), and what /readyz says.
+ *
+ * Everything here is read on the loop thread from counters the loop keeps
+ * (srv_counters, filled where the events happen), so a scrape costs a few
+ * microseconds of formatting and takes no lock. Counters only go up
+ * (`_total`); gauges are read when scraped; histograms have fixed bounds in
+ * seconds, chosen for what each one measures (the per-move overhead is
+ * microseconds to milliseconds; a bot's thinking, milliseconds to a
+ * minute). docs/operations.md, "Metrics", lists every series.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+static const double fast_le[] = {0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005,
+                                 0.01,    0.025,  0.05,    0.1,    0.25,  1.0};
+static const double think_le[] = {0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60};
+static const double late_le[] = {0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5};
+
+static void phist_init(srv_phist *h, const double *le, int n)
+{
+    memset(h, 0, sizeof *h);
+    h->le = le;
+    h->nle = n < PHIST_MAX_BOUNDS ? n : PHIST_MAX_BOUNDS;
+}
+
+void metrics_init(srv *s)
+{
+    phist_init(&s->cnt.overhead, fast_le, (int)(sizeof fast_le / sizeof fast_le[0]));
+    phist_init(&s->cnt.journal, fast_le, (int)(sizeof fast_le / sizeof fast_le[0]));
+    phist_init(&s->cnt.think, think_le, (int)(sizeof think_le / sizeof think_le[0]));
+    phist_init(&s->cnt.timeout_late, late_le, (int)(sizeof late_le / sizeof late_le[0]));
+}
+
+void phist_add(srv_phist *h, double seconds)
+{
+    if (!h->le)
+        return; /* not set up (a server library used without srv_run) */
+    if (seconds < 0)
+        seconds = 0;
+    int i = 0;
+    while (i < h->nle && seconds > h->le[i])
+        i++;
+    h->counts[i]++;
+    h->count++;
+    h->sum += seconds;
+}
+
+static const char *const reason_names[] = {
+#define SRV_REASON_NAME_(r) #r,
+    SRV_REASONS(SRV_REASON_NAME_)
+#undef SRV_REASON_NAME_
+};
+
+void metrics_finished(srv *s, const char *reason)
+{
+    int i = 0;
+    while (i < SRV_NREASONS - 1 && strcmp(reason, reason_names[i]) != 0)
+        i++;
+    s->cnt.finished[i]++;
+}
+
+/* ---- the exposition text ----------------------------------------------------------- */
+
+typedef struct buf {
+    char *p;
+    size_t len, cap;
+    bool failed;
+} buf;
+
+__attribute__((format(printf, 2, 3))) static void put(buf *b, const char *fmt, ...)
+{
+    if (b->failed)
+        return;
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        int n = vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
+        va_end(ap);
+        if (n < 0) {
+            b->failed = true;
+            return;
+        }
+        if ((size_t)n < b->cap - b->len) {
+            b->len += (size_t)n;
+            return;
+        }
+        size_t cap = b->cap * 2 + (size_t)n;
+        char *p = realloc(b->p, cap);
+        if (!p) {
+            b->failed = true;
+            return;
+        }
+        b->p = p;
+        b->cap = cap;
+    }
+}
+
+static void head(buf *b, const char *name, const char *type, const char *help)
+{
+    put(b, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+static void gauge(buf *b, const char *name, const char *help, double v)
+{
+    head(b, name, "gauge", help);
+    put(b, "%s %.17g\n", name, v);
+}
+
+static void counter(buf *b, const char *name, const char *help, uint64_t v)
+{
+    head(b, name, "counter", help);
+    put(b, "%s %llu\n", name, (unsigned long long)v);
+}
+
+static void histogram(buf *b, const char *name, const char *help, const srv_phist *h)
+{
+    head(b, name, "histogram", help);
+    uint64_t cum = 0;
+    for (int i = 0; i < h->nle; i++) {
+        cum += h->counts[i];
+        put(b, "%s_bucket{le=\"%g\"} %llu\n", name, h->le[i], (unsigned long long)cum);
+    }
+    cum += h->counts[h->nle];
+    put(b, "%s_bucket{le=\"+Inf\"} %llu\n", name, (unsigned long long)cum);
+    put(b, "%s_sum %.17g\n%s_count %llu\n", name, h->sum, name, (unsigned long long)h->count);
+}
+
+/* Resident memory in bytes (/proc/self/statm), or 0. */
+static double rss_bytes(void)
+{
+    FILE *f = fopen("/proc/self/statm", "r");
+    long pages = 0, rss = 0;
+    if (f) {
+        if (fscanf(f, "%ld %ld", &pages, &rss) != 2)
+            rss = 0;
+        fclose(f);
+    }
+    return (double)rss * (double)sysconf(_SC_PAGESIZE);
+}
+
+static const char *const fault_names[JF_NKINDS] = {"none",     "disk_full", "io_error", "locked",
+                                                   "readonly", "corrupt",   "other"};
+
+char *metrics_text(srv *s, size_t *len)
+{
+    const srv_counters *c = &s->cnt;
+    buf b = {malloc(16384), 0, 16384, false};
+    if (!b.p)
+        return NULL;
+    b.p[0] = 0;
+    head(&b, "tessera_build_info", "gauge", "the server's version (always 1)");
+    put(&b, "tessera_build_info{version=\"%s\"} 1\n", TESSERA_VERSION);
+    gauge(&b, "tessera_start_time_seconds", "when the server started (Unix time)",
+          (double)s->started_ms / 1000.0);
+    gauge(&b, "tessera_connections", "WebSocket connections open", s->nconns);
+    counter(&b, "tessera_connections_accepted_total", "WebSocket connections opened",
+            c->conns_accepted);
+    counter(&b, "tessera_connections_refused_total",
+            "WebSocket connections refused (connection limit, shutting down)", c->conns_refused);
+
+    int waiting = 0, live = 0;
+    for (match *m = s->matches; m; m = m->next) {
+        waiting += m->status == MATCH_WAITING && !m->closing;
+        live += m->status == MATCH_LIVE && !m->closing;
+    }
+    head(&b, "tessera_matches", "gauge",
+         "matches held by state (finished: kept in memory for listing)");
+    put(&b,
+        "tessera_matches{state=\"waiting\"} %d\ntessera_matches{state=\"live\"} %d\n"
+        "tessera_matches{state=\"finished\"} %d\n",
+        waiting, live, s->nfinished);
+    counter(&b, "tessera_matches_created_total", "matches created by clients", c->matches_created);
+    counter(&b, "tessera_matches_created_anonymous_total",
+            "matches created without the admin token", c->matches_anonymous);
+    head(&b, "tessera_matches_finished_total", "counter", "matches finished, by result reason");
+    for (int i = 0; i < SRV_NREASONS; i++)
+        put(&b, "tessera_matches_finished_total{reason=\"%s\"} %llu\n", reason_names[i],
+            (unsigned long long)c->finished[i]);
+    counter(&b, "tessera_moves_total", "turns played", s->moves);
+    histogram(&b, "tessera_move_overhead_seconds",
+              "the server's time from a remote move's arrival to the next your_turn queued",
+              &c->overhead);
+    histogram(&b, "tessera_timeout_lateness_seconds",
+              "how long after its deadline a timeout was applied", &c->timeout_late);
+    histogram(&b, "tessera_bot_think_seconds", "an in-process bot's search, wall time", &c->think);
+
+    histogram(&b, "tessera_journal_write_seconds", "one journal write (an SQLite transaction)",
+              &c->journal);
+    int64_t since = 0;
+    const char *msg = NULL;
+    int fault = s->db ? store_fault(s, &since, &msg) : JF_NONE;
+    gauge(&b, "tessera_journal_ok", "1 while the journal takes writes, 0 during a fault",
+          fault == JF_NONE);
+    head(&b, "tessera_journal_faults_total", "counter", "journal writes that failed, by kind");
+    for (int i = 1; i < JF_NKINDS; i++)
+        put(&b, "tessera_journal_faults_total{kind=\"%s\"} %llu\n", fault_names[i],
+            (unsigned long long)c->journal_faults[i]);
+    counter(&b, "tessera_journal_writes_refused_total",
+            "writes refused without trying while a fault lasts (retried every second)",
+            c->journal_refused);
+
+    head(&b, "tessera_errors_total", "counter", "error replies sent to clients, by code");
+    for (int i = 1; i < SRV_NERR; i++)
+        if (c->errors[i])
+            put(&b, "tessera_errors_total{code=\"%s\"} %llu\n", eng_err_code(-i),
+                (unsigned long long)c->errors[i]);
+    if (c->errors[0])
+        put(&b, "tessera_errors_total{code=\"other\"} %llu\n", (unsigned long long)c->errors[0]);
+    head(&b, "tessera_creates_refused_total", "counter",
+         "matches refused to clients without the admin token, by why");
+    put(&b,
+        "tessera_creates_refused_total{why=\"policy\"} %llu\n"
+        "tessera_creates_refused_total{why=\"quota\"} %llu\n"
+        "tessera_creates_refused_total{why=\"rate\"} %llu\n",
+        (unsigned long long)c->refused_policy, (unsigned long long)c->refused_quota,
+        (unsigned long long)c->refused_rate);
+
+    const char *threads = getenv("UV_THREADPOOL_SIZE");
+    int nthreads = threads ? atoi(threads) : 4;
+    int jobs = s->jobs + s->hashing;
+    gauge(&b, "tessera_worker_threads", "threads of the pool that bots search on", nthreads);
+    gauge(&b, "tessera_worker_jobs",
+          "jobs on the worker pool (searches and secret hashes), running or queued", jobs);
+    gauge(&b, "tessera_worker_queue_length", "jobs waiting for a worker thread",
+          jobs > nthreads ? jobs - nthreads : 0);
+    gauge(&b, "tessera_bots_held", "in-process bot instances held by matches not over", s->bots);
+    gauge(&b, "tessera_programs_running", "external programs running in seats", progs_running(s));
+    const char *tnames[8];
+    int tcounts[8];
+    int nt = tours_by_state(s, tnames, tcounts, 8);
+    head(&b, "tessera_tournaments", "gauge", "tournaments held, by state");
+    for (int i = 0; i < nt; i++)
+        put(&b, "tessera_tournaments{state=\"%s\"} %d\n", tnames[i], tcounts[i]);
+    counter(&b, "tessera_http_requests_total", "requests to /metrics, /healthz and /readyz",
+            c->http_requests);
+    gauge(&b, "process_resident_memory_bytes", "resident memory of the server", rss_bytes());
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    head(&b, "process_cpu_seconds_total", "counter", "CPU time used (user + system)");
+    put(&b, "process_cpu_seconds_total %.6f\n",
+        (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+            (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6);
+    if (b.failed) {
+        free(b.p);
+        return NULL;
+    }
+    *len = b.len;
+    return b.p;
+}
+
+const char *metrics_not_ready(srv *s)
+{
+    static char why[400];
+    if (s->stopping)
+        return "shutting down";
+    if (!s->listening)
+        return "starting";
+    int64_t since = 0;
+    const char *msg = NULL;
+    int fault = s->db ? store_fault(s, &since, &msg) : JF_NONE;
+    if (fault != JF_NONE) {
+        snprintf(why, sizeof why, "the journal cannot be written (%s since %lld ms: %s)",
+                 fault_names[fault], (long long)(srv_epoch_ms() - since), msg ? msg : "");
+        return why;
+    }
+    return NULL;
+}

@@ -1,0 +1,26 @@
+# Classroom competitions (classroom/, server/courses.c, docs/classroom.md).
+# test_classroom: the roster CSV, tokens, upload checks, the ladder and its
+# verdicts, the grade CSV on a hand-filled database, and a real two-game gate
+# through the runner (stderr kept). classroom_access (Node): who sees what,
+# refused uploads, and a short course end to end (two-game gates, a final of
+# two). classroom_e2e (Node, slow, ~1.5 min): the issue's course of six
+# students and five Python bots, from roster to grades.
+tessera_add_test(test_classroom
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_classroom.c
+  LIBS tessera_classroom
+  ARGS ${CMAKE_CURRENT_LIST_DIR}/bots
+  TIMEOUT 120)
+find_program(TESSERA_NODE NAMES node nodejs)
+foreach(_t access e2e)
+  if(TESSERA_NODE)
+    add_test(NAME classroom_${_t}
+      COMMAND ${TESSERA_NODE} ${CMAKE_CURRENT_LIST_DIR}/test_course_${_t}.js $<TARGET_FILE:tessera>
+      WORKING_DIRECTORY ${CMAKE_CURRENT_LIST_DIR})
+  else()
+    add_test(NAME classroom_${_t}
+      COMMAND sh -c "if [ \"$TESSERA_SKIP_MISSING\" = 1 ]; then echo 'SKIPPED: node (Node.js) is not installed'; exit 77; fi; echo 'MISSING: node (Node.js) is not installed: scripts/deps.sh node installs it (TESSERA_SKIP_MISSING=1 skips these tests)'; exit 1")
+    set_tests_properties(classroom_${_t} PROPERTIES SKIP_RETURN_CODE 77)
+  endif()
+endforeach()
+set_tests_properties(classroom_access PROPERTIES LABELS "server;classroom" TIMEOUT 180)
+set_tests_properties(classroom_e2e PROPERTIES LABELS "server;classroom;slow" TIMEOUT 600)

@@ -1,0 +1,55 @@
+'use strict';
+/*
+ * course_lib.js — helpers of the classroom tests over the protocol: submit
+ * files as a student, poll a view until a condition holds, read CSV.
+ */
+const fs = require('node:fs');
+const path = require('node:path');
+
+/* Submit files (paths; the first is the one to run) as the student with
+ * token tok. Resolves with the reply; rejects on an error reply unless
+ * allowError. */
+async function submitBot(c, tok, files, allowError = false, kind = 'python') {
+  const msg = {
+    type: 'course_submit', token: tok, kind, main: path.basename(files[0]),
+    files: files.map((f) => ({ name: path.basename(f), data: fs.readFileSync(f).toString('base64') })),
+  };
+  const r = await c.request(msg);
+  if (!allowError && r.type !== 'course_submitted')
+    throw new Error('submit ' + files[0] + ': ' + JSON.stringify(r));
+  return r;
+}
+
+/* Send msg every half second until ok(reply); the last reply. */
+async function waitFor(c, msg, ok, timeoutMs) {
+  const end = Date.now() + timeoutMs;
+  let last;
+  for (;;) {
+    last = await c.request({ ...msg, id: undefined });
+    if (last.type === 'error')
+      throw new Error(JSON.stringify(last));
+    if (ok(last))
+      return last;
+    if (Date.now() > end)
+      throw new Error('timed out; last reply: ' + JSON.stringify(last).slice(0, 2000));
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
+
+/* RFC 4180 rows of a CSV text (quoted fields, "" inside quotes). */
+function csvRows(text) {
+  const rows = [];
+  let row = [], f = '', q = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i];
+    if (q) {
+      if (ch === '"' && text[i + 1] === '"') { f += '"'; i++; } else if (ch === '"') q = false;
+      else f += ch;
+    } else if (ch === '"') q = true;
+    else if (ch === ',') { row.push(f); f = ''; } else if (ch === '\n') { row.push(f); rows.push(row); row = []; f = ''; } else if (ch !== '\r') f += ch;
+  }
+  if (f !== '' || row.length) { row.push(f); rows.push(row); }
+  return rows;
+}
+
+module.exports = { submitBot, waitFor, csvRows };

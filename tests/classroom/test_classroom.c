@@ -1,0 +1,358 @@
+/*
+ * test_classroom.c — classroom/ without a server: the roster CSV, tokens,
+ * upload checks against the declared kind, the gate ladder and its verdict,
+ * CSV quoting, the grade CSV from a hand-filled database, and one real gate
+ * through the tournament runner (a broken Python bot: every game forfeited,
+ * its traceback kept). argv[1]: the folder of the example bots.
+ */
+// clang-format off
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+// clang-format on
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "classroom/classroom.h"
+#include "engine/errors.h"
+
+static const char *bots_dir = "tests/classroom/bots";
+
+static int roster(const char *csv, class_person **ps, char *err)
+{
+    return class_roster_parse(csv, strlen(csv), ps, err, 300);
+}
+
+static void test_roster_good(void **state)
+{
+    (void)state;
+    class_person *ps = NULL;
+    char err[300];
+    /* columns in any order, quoting, CRLF, a blank line, an extra column */
+    int n = roster("Student_ID,Group,Name,E-mail\r\n"
+                   "s1,A,\"Hopper, Grace\",grace@example.edu\r\n"
+                   "\r\n"
+                   "s2,B,\"Ada \"\"the first\"\" Lovelace\",\r\n"
+                   "  s3 ,C,  Alan Turing  ,alan@example.edu",
+                   &ps, err);
+    assert_int_equal(n, 3);
+    assert_string_equal(ps[0].sid, "s1");
+    assert_string_equal(ps[0].name, "Hopper, Grace");
+    assert_string_equal(ps[0].email, "grace@example.edu");
+    assert_string_equal(ps[1].name, "Ada \"the first\" Lovelace");
+    assert_string_equal(ps[1].email, "");
+    assert_string_equal(ps[2].sid, "s3");
+    assert_string_equal(ps[2].name, "Alan Turing");
+    free(ps);
+    /* no email column at all */
+    n = roster("name,id\nBob,b\n", &ps, err);
+    assert_int_equal(n, 1);
+    assert_string_equal(ps[0].email, "");
+    free(ps);
+}
+
+static void test_roster_bad(void **state)
+{
+    (void)state;
+    class_person *ps = NULL;
+    char err[300];
+    assert_int_equal(roster("name,email\nA,a@x\n", &ps, err), ENG_EINVAL);
+    assert_non_null(strstr(err, "'id'"));
+    assert_int_equal(roster("name,id\nA,1\nB,\n", &ps, err), ENG_EINVAL);
+    assert_non_null(strstr(err, "line 3"));
+    assert_int_equal(roster("name,id\nA,1\nB,1\n", &ps, err), ENG_EINVAL);
+    assert_non_null(strstr(err, "already"));
+    assert_int_equal(roster("name,id\n\"A,1\n", &ps, err), ENG_EINVAL);
+    assert_non_null(strstr(err, "quoted"));
+    assert_int_equal(roster("name,id\n", &ps, err), ENG_EINVAL);
+    assert_int_equal(roster("name,id\nA\tB\x01,1\n", &ps, err), ENG_EINVAL);
+    char longline[400];
+    snprintf(longline, sizeof longline, "name,id\n%0200d,1\n", 7);
+    assert_int_equal(roster(longline, &ps, err), ENG_EINVAL);
+    assert_non_null(strstr(err, "longer"));
+    const char nul[] = "name,id\nA\0B,1\n";
+    assert_int_equal(class_roster_parse(nul, sizeof nul - 1, &ps, err, sizeof err), ENG_EINVAL);
+    assert_null(ps);
+}
+
+static void test_tokens(void **state)
+{
+    (void)state;
+    char a[CLASS_TOKEN_LEN + 1], b[CLASS_TOKEN_LEN + 1], ha[65], hb[65], ha2[65];
+    assert_int_equal(class_token_new(a), 0);
+    assert_int_equal(class_token_new(b), 0);
+    assert_int_equal(strlen(a), CLASS_TOKEN_LEN);
+    assert_int_equal(strspn(a, "abcdefghijklmnopqrstuvwxyz234567"), CLASS_TOKEN_LEN);
+    assert_string_not_equal(a, b);
+    class_token_hash(a, ha);
+    class_token_hash(a, ha2);
+    class_token_hash(b, hb);
+    assert_int_equal(strlen(ha), 64);
+    assert_string_equal(ha, ha2);
+    assert_string_not_equal(ha, hb);
+    /* a known value: SHA-256("abc") */
+    class_token_hash("abc", ha);
+    assert_string_equal(ha, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+}
+
+static bool have_python(void)
+{
+    return system("python3 -c '' >/dev/null 2>&1") == 0;
+}
+
+static void test_check_python(void **state)
+{
+    (void)state;
+    char err[600];
+    const char ok[] = "import sys\nprint('hi')\n";
+    assert_int_equal(class_check_file(CLASS_PYTHON, "bot.py", (const unsigned char *)ok,
+                                      sizeof ok - 1, err, sizeof err),
+                     0);
+    const unsigned char latin1[] = "x = '\xe9'\n";
+    assert_int_equal(
+        class_check_file(CLASS_PYTHON, "bot.py", latin1, sizeof latin1 - 1, err, sizeof err),
+        ENG_EINVAL);
+    assert_non_null(strstr(err, "UTF-8"));
+    const unsigned char nul[] = "x = 1\0\n";
+    assert_int_equal(class_check_file(CLASS_PYTHON, "bot.py", nul, sizeof nul - 1, err, sizeof err),
+                     ENG_EINVAL);
+    assert_int_equal(class_check_file(CLASS_PYTHON, ".bot.py", (const unsigned char *)ok,
+                                      sizeof ok - 1, err, sizeof err),
+                     ENG_EINVAL);
+    assert_int_equal(class_check_file(CLASS_PYTHON, "a/b.py", (const unsigned char *)ok,
+                                      sizeof ok - 1, err, sizeof err),
+                     ENG_EINVAL);
+    assert_int_equal(
+        class_check_file(CLASS_PYTHON, "bot.py", (const unsigned char *)"", 0, err, sizeof err),
+        ENG_EINVAL);
+    if (have_python()) {
+        const char bad[] = "def f(:\n    pass\n";
+        assert_int_equal(class_check_file(CLASS_PYTHON, "bot.py", (const unsigned char *)bad,
+                                          sizeof bad - 1, err, sizeof err),
+                         ENG_EINVAL);
+        assert_non_null(strstr(err, "bot.py, line 1"));
+        /* parsing does not run it */
+        const char side[] = "open('/tmp/tessera-classroom-ran', 'w').write('x')\n";
+        unlink("/tmp/tessera-classroom-ran");
+        assert_int_equal(class_check_file(CLASS_PYTHON, "bot.py", (const unsigned char *)side,
+                                          sizeof side - 1, err, sizeof err),
+                         0);
+        assert_int_not_equal(access("/tmp/tessera-classroom-ran", F_OK), 0);
+    }
+}
+
+static void test_check_elf(void **state)
+{
+    (void)state;
+    char err[600];
+    unsigned char buf[64];
+    FILE *f = fopen("/proc/self/exe", "rb");
+    assert_non_null(f);
+    assert_int_equal(fread(buf, 1, sizeof buf, f), sizeof buf);
+    fclose(f);
+    assert_int_equal(class_check_file(CLASS_ELF, "bot", buf, sizeof buf, err, sizeof err), 0);
+    unsigned char rel[64];
+    memcpy(rel, buf, sizeof rel);
+    rel[16] = 1; /* ET_REL */
+    rel[17] = 0;
+    assert_int_equal(class_check_file(CLASS_ELF, "bot", rel, sizeof rel, err, sizeof err),
+                     ENG_EINVAL);
+    assert_non_null(strstr(err, "relocatable"));
+    memcpy(rel, buf, sizeof rel);
+    rel[18] ^= 0x40; /* another machine */
+    assert_int_equal(class_check_file(CLASS_ELF, "bot", rel, sizeof rel, err, sizeof err),
+                     ENG_EINVAL);
+    const unsigned char text[] = "#!/bin/sh\necho hi\n";
+    assert_int_equal(class_check_file(CLASS_ELF, "bot", text, sizeof text - 1, err, sizeof err),
+                     ENG_EINVAL);
+    assert_non_null(strstr(err, "not an ELF"));
+    class_kind k;
+    assert_int_equal(class_kind_parse("python", &k), 0);
+    assert_int_equal(k, CLASS_PYTHON);
+    assert_int_equal(class_kind_parse("executable", &k), 0);
+    assert_int_equal(k, CLASS_ELF);
+    assert_int_equal(class_kind_parse("java", &k), ENG_EINVAL);
+}
+
+static void test_gates(void **state)
+{
+    (void)state;
+    const eng_game *g = eng_find_game("reversi");
+    assert_non_null(g);
+    class_gate gates[CLASS_MAX_GATES];
+    char err[300];
+    json_t *j = json_loads("[{\"opponent\":\"random\",\"games\":19,\"min_rate\":0.8},"
+                           "{\"opponent\":\"mcts:sims=400\",\"games\":20,\"min_rate\":0.5}]",
+                           0, NULL);
+    assert_int_equal(class_gates_parse(j, g, gates, err, sizeof err), 2);
+    assert_int_equal(gates[0].games, 20); /* paired: rounded up to even */
+    assert_string_equal(gates[1].opponent, "mcts:sims=400");
+    json_t *back = class_gates_json(gates, 2);
+    assert_int_equal(json_array_size(back), 2);
+    json_decref(back);
+    json_decref(j);
+    const char *bad[] = {
+        "[]",
+        "{}",
+        "[{\"opponent\":\"nosuch\",\"games\":2,\"min_rate\":0.5}]",
+        "[{\"opponent\":\"mcts:sims=-4\",\"games\":2,\"min_rate\":0.5}]",
+        "[{\"opponent\":\"random\",\"games\":1,\"min_rate\":0.5}]",
+        "[{\"opponent\":\"random\",\"games\":2,\"min_rate\":1.2}]",
+        "[{\"opponent\":\"random\",\"games\":2,\"min_rate\":0.5,\"x\":1}]",
+        "[{\"opponent\":\"random\",\"games\":\"2\",\"min_rate\":0.5}]",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        j = json_loads(bad[i], 0, NULL);
+        assert_true(class_gates_parse(j, g, gates, err, sizeof err) < 0);
+        assert_true(strlen(err) > 0);
+        json_decref(j);
+    }
+    class_gate gt = {.opponent = "random", .games = 10, .min_rate = 0.7};
+    assert_true(class_gate_passed(&gt, 7.0, 10)); /* 0.7 * 10 is 7.000000000000001 */
+    assert_false(class_gate_passed(&gt, 6.5, 10));
+    assert_true(class_gate_passed(&gt, 10, 10));
+    assert_false(class_gate_passed(&gt, 0, 0));
+    gt.min_rate = 0;
+    assert_true(class_gate_passed(&gt, 0, 2));
+}
+
+static void test_csv_field(void **state)
+{
+    (void)state;
+    char *b = NULL;
+    size_t l = 0, c = 0;
+    assert_true(class_csv_field(&b, &l, &c, "plain"));
+    assert_true(class_csv_text(&b, &l, &c, ","));
+    assert_true(class_csv_field(&b, &l, &c, "Hopper, Grace"));
+    assert_true(class_csv_text(&b, &l, &c, ","));
+    assert_true(class_csv_field(&b, &l, &c, "say \"hi\""));
+    assert_true(class_csv_text(&b, &l, &c, ","));
+    assert_true(class_csv_field(&b, &l, &c, "=cmd()"));
+    assert_true(class_csv_text(&b, &l, &c, ","));
+    assert_true(class_csv_field(&b, &l, &c, "-12.5"));
+    assert_string_equal(b, "plain,\"Hopper, Grace\",\"say \"\"hi\"\"\",'=cmd(),-12.5");
+    free(b);
+}
+
+static void exec_ok(sqlite3 *db, const char *sql)
+{
+    char *msg = NULL;
+    int rc = sqlite3_exec(db, sql, NULL, NULL, &msg);
+    if (rc != SQLITE_OK)
+        fail_msg("%s: %s", sql, msg);
+}
+
+static void test_grades(void **state)
+{
+    (void)state;
+    sqlite3 *db;
+    char err[300];
+    assert_int_equal(sqlite3_open(":memory:", &db), SQLITE_OK);
+    assert_int_equal(class_store_init(db, err, sizeof err), 0);
+    assert_int_equal(class_store_init(db, err, sizeof err), 0); /* again: nothing changes */
+    exec_ok(db, "INSERT INTO class_courses(id, name, game, rules, move_ms, gates, qualify, seed,"
+                " final_games, deadline_ms, created_ms) VALUES(1, 'c', 'reversi', '{}', 100,"
+                " '[{\"opponent\":\"random\",\"games\":2,\"min_rate\":0.5},"
+                "{\"opponent\":\"heuristic\",\"games\":2,\"min_rate\":0.5}]', 1, 1, 2, 0, 0)");
+    exec_ok(db, "INSERT INTO class_students(id, course, row, sid, name, email, token_hash) VALUES"
+                " (10, 1, 1, 's1', 'Hopper, Grace', 'g@x', 'h1'),"
+                " (11, 1, 2, 's2', 'Bob', '', 'h2'),"
+                " (12, 1, 3, 's3', 'Carol', 'c@x', 'h3')");
+    /* s1: v1 qualified (1 gate), v2 qualified (2 gates), frozen; s2: one
+     * submission done, not qualified; s3: none */
+    exec_ok(db, "INSERT INTO class_submissions(id, course, student, version, kind, main, files,"
+                " dir, bytes, sha256, created_ms, state, gates_passed, qualified, frozen) VALUES"
+                " (1, 1, 10, 1, 'python', 'a.py', '[]', '/x', 1, 'h', 0, 'done', 1, 1, 0),"
+                " (2, 1, 10, 2, 'python', 'a.py', '[]', '/x', 1, 'h', 0, 'done', 2, 1, 1),"
+                " (3, 1, 11, 1, 'python', 'a.py', '[]', '/x', 1, 'h', 0, 'done', 0, 0, 0)");
+    exec_ok(db, "INSERT INTO class_final VALUES(1, 10, 2, 1, 4, 3, 1, 0, 3, 0.75, 120.26, -30.5,"
+                " 271, 12.5, 0)");
+    char *csv = class_grades_csv(db, 1);
+    assert_non_null(csv);
+    assert_string_equal(csv, "student_id,name,email,final_rank,gates_passed,gates_total,rating,"
+                             "rating_low,rating_high,submission\n"
+                             "s1,\"Hopper, Grace\",g@x,1,2,2,120.3,-30.5,271.0,2\n"
+                             "s2,Bob,,,0,2,,,,\n"
+                             "s3,Carol,c@x,,0,2,,,,\n");
+    free(csv);
+    sqlite3_close(db);
+}
+
+typedef struct seen {
+    int games, faults;
+    bool traceback;
+    bool record;
+} seen;
+
+static void on_game(const class_game *g, void *user)
+{
+    seen *s = user;
+    s->games++;
+    for (int i = 0; i < g->seats; i++)
+        if (g->who[i] == 0) {
+            if (g->culprit == i)
+                s->faults++;
+            if (strstr(g->stderr_text[i], "KeyError"))
+                s->traceback = true;
+        }
+    if (strstr(g->record, "\"turns\""))
+        s->record = true;
+}
+
+static void test_play_broken(void **state)
+{
+    (void)state;
+    if (!have_python())
+        skip();
+    char spec[600];
+    snprintf(spec, sizeof spec, "cmd:python3 %s/broken.py", bots_dir);
+    const char *specs[2] = {spec, "random"}, *names[2] = {"broken", "random"};
+    class_play_config pc = {.game = eng_find_game("reversi"),
+                            .specs = specs,
+                            .names = names,
+                            .n = 2,
+                            .games_per_pair = 2,
+                            .move_ms = 5000,
+                            .seed = 3,
+                            .threads = 1};
+    char err[300];
+    eng_rules_default(pc.game, &pc.rules);
+    pc.rules.players = 2;
+    seen s = {0};
+    pc.on_game = on_game;
+    pc.user = &s;
+    class_standing st[2];
+    memset(st, 0, sizeof st);
+    int rc = class_play(&pc, st, err, sizeof err);
+    if (rc)
+        fail_msg("class_play: %s", err);
+    assert_int_equal(s.games, 2);
+    assert_int_equal(s.faults, 2);
+    assert_true(s.traceback);
+    assert_true(s.record);
+    assert_int_equal(st[0].games, 2);
+    assert_true(st[0].points == 0);
+    assert_int_equal(st[0].faults, 2);
+    assert_int_equal(st[1].place, 1);
+    class_gate gt = {.opponent = "random", .games = 2, .min_rate = 0.5};
+    assert_false(class_gate_passed(&gt, st[0].points, st[0].games));
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1)
+        bots_dir = argv[1];
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_roster_good), cmocka_unit_test(test_roster_bad),
+        cmocka_unit_test(test_tokens),      cmocka_unit_test(test_check_python),
+        cmocka_unit_test(test_check_elf),   cmocka_unit_test(test_gates),
+        cmocka_unit_test(test_csv_field),   cmocka_unit_test(test_grades),
+        cmocka_unit_test(test_play_broken),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,5 @@
+# The container image of docker/ built and run with podman, a match served to
+# bots outside it (tests/docker/docker.sh). Label slow: it builds the program
+# inside the image (minutes); run it with `ctest -L slow -R docker_image`.
+add_test(NAME docker_image COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/docker.sh $<TARGET_FILE:tessera> ${PROJECT_SOURCE_DIR})
+set_tests_properties(docker_image PROPERTIES LABELS "docker;slow" TIMEOUT 1800 SKIP_RETURN_CODE 77)

@@ -1,0 +1,162 @@
+// The classroom pages (web/js/course.js) in Debian's chromium against a real
+// `tessera serve`: the instructor creates a course on #/instructor, adds a
+// roster and reads the tokens; a student opens #/course on a phone (390×844)
+// with their token, uploads a Python bot through the file picker, sees it
+// pass its gate and opens a game behind the verdict with their stderr; the
+// instructor closes submissions, starts the final with one click, sees the
+// standings and exports the grade CSV (a real download). Every page fits its
+// width and logs no console error. Screenshots: desktop-instructor.png,
+// phone-student.png, desktop-student.png (and, with --doc-shots DIR, copies
+// for docs/classroom.md).
+//
+//   node course.test.js --bin build/cli/tessera --web web --out DIR [--doc-shots docs/img/classroom]
+'use strict';
+const fs = require('fs');
+const path = require('path');
+const {options, requireTools, ms, strictPage, overflow} = require('./pages.js');
+
+const O = options();
+const lib = requireTools(O.bin);
+const {test, before, after} = require('node:test');
+const assert = require('node:assert/strict');
+const {waitFor, startServer, wsClient, launchBrowser} = lib;
+
+const BOTS = path.join(__dirname, '..', 'classroom', 'bots');
+const docShots = (() => { const i = process.argv.indexOf('--doc-shots'); return i > 0 ? path.resolve(process.argv[i + 1]) : null; })();
+fs.mkdirSync(O.shots, {recursive: true});
+const work = path.join(O.out, 'run-course');
+fs.rmSync(work, {recursive: true, force: true});
+fs.mkdirSync(work, {recursive: true});
+fs.chmodSync(work, 0o755);
+let server, browser, client, adminToken;
+const pages = [];
+
+async function page(width, height, url) {
+  const p = await strictPage(lib, browser.context);
+  await p.page.setViewportSize({width, height});
+  await p.page.goto(url);
+  pages.push(p);
+  return p;
+}
+
+/** A screenshot of the whole page: the page scrolls inside <main>, so the viewport is made as tall
+ *  as its content for the picture, then put back. */
+async function shot(p, name) {
+  const size = p.page.viewportSize();
+  const tall = await p.page.evaluate(() => {
+    const el = document.querySelector('.page.course');
+    return el.getBoundingClientRect().top + el.scrollHeight + 16;
+  });
+  await p.page.setViewportSize({width: size.width, height: Math.max(size.height, Math.ceil(tall))});
+  await p.page.screenshot({path: path.join(O.shots, name)});
+  if (docShots) await p.page.screenshot({path: path.join(docShots, name)});
+  await p.page.setViewportSize(size);
+}
+
+before(async () => {
+  const tokenFile = path.join(work, 'admin-token');
+  server = await startServer({bin: O.bin, web: O.web, dir: work, args: ['--admin-token-file', tokenFile]});
+  browser = await launchBrowser(work);
+  client = await wsClient(server.port);
+  adminToken = fs.readFileSync(tokenFile, 'utf8').trim();
+});
+
+after(async () => {
+  for (const p of pages) await p.page.close().catch(() => {});
+  await browser?.close();
+  client?.close();
+  await server?.stop();
+});
+
+test('instructor and student pages, from a new course to exported grades', async () => {
+  /* the instructor: token, new course */
+  const ins = await page(1280, 800, `${server.url}#/instructor`);
+  await ins.page.fill('.token-form input[name=token]', adminToken);
+  await ins.page.click('.token-form button[type=submit]');
+  await ins.page.locator('form.create-course').waitFor();
+  assert.match(await ins.page.locator('#course-list').textContent(), /no courses yet/);
+  await ins.page.fill('form.create-course input[name=name]', 'COMP 424 — Reversi');
+  await ins.page.selectOption('form.create-course select[name=game]', 'reversi');
+  await ins.page.fill('form.create-course input[name=move_ms]', String(ms(2000)));
+  await ins.page.fill('form.create-course textarea[name=gates]',
+    '[{"opponent": "random", "games": 4, "min_rate": 0}, {"opponent": "mcts:sims=200", "games": 2, "min_rate": 0.5}]');
+  await ins.page.click('form.create-course button[type=submit]');
+  await ins.page.waitForURL(/#\/instructor\/\d+$/);
+  const course = Number(ins.page.url().split('/').pop());
+  await ins.page.locator('.course-facts ol.gates li').nth(1).waitFor();
+
+  /* the roster: tokens shown once, with the hand-out file */
+  await ins.page.fill('form.roster-form textarea[name=csv]',
+    'name,email,id\nAda Lovelace,ada@example.edu,s1\n"Hopper, Grace",grace@example.edu,s2\nAlan Turing,alan@example.edu,s3\n');
+  await ins.page.click('form.roster-form button[type=submit]');
+  await ins.page.locator('table.tokens tr[data-student="s3"]').waitFor();
+  const tokens = Object.fromEntries(await ins.page.locator('table.tokens tbody tr').evaluateAll((rows) =>
+    rows.map((r) => [r.dataset.student, r.querySelector('td.token').textContent])));
+  assert.equal(Object.keys(tokens).length, 3);
+  const [dl] = await Promise.all([ins.page.waitForEvent('download'), ins.page.click('button.handout')]);
+  const handout = fs.readFileSync(await dl.path(), 'utf8');
+  assert.ok(handout.includes(`"Hopper, Grace",grace@example.edu,s2,${tokens.s2},${course}`), handout);
+  await waitFor(async () => (await ins.page.locator('table.roster tbody tr').count()) === 3, 'the roster', ms(10000));
+
+  /* a student on a phone: token, upload, gates */
+  const stu = await page(390, 844, `${server.url}#/course`);
+  await stu.page.fill('.token-form input[name=token]', tokens.s1);
+  await stu.page.click('.token-form button[type=submit]');
+  await stu.page.locator('form.submit-form').waitFor();
+  assert.match(await stu.page.locator('.page.course h3').first().textContent(), /Ada Lovelace \(s1\)/);
+  await stu.page.setInputFiles('form.submit-form input[name=files]', [path.join(BOTS, 'greedy.py')]);
+  await stu.page.click('form.submit-form button[type=submit]');
+  await waitFor(async () => /version 1 received/.test(await stu.page.locator('.submit-status').textContent()),
+    'the submission to be received', ms(10000));
+  const row = stu.page.locator('table.submissions tr[data-submission]');
+  await waitFor(async () => (await row.getAttribute('data-state')) === 'done', 'the gates to run', ms(120000), 200);
+  assert.match(await row.locator('td.state').textContent(), /^qualified$/);
+  assert.equal(await row.locator('.gate').count(), 2);
+  await shot(stu, 'phone-student.png');
+  assert.deepEqual(await overflow(stu.page), [], 'the student page fits a phone');
+  /* a game behind the verdict: result, time, own stderr only */
+  await row.locator('.gate').first().locator('.games a').first().click();
+  await stu.page.locator('section.course-game').waitFor();
+  assert.match(await stu.page.locator('section.course-game h3').textContent(), /gate 1/);
+  assert.equal(await stu.page.locator('section.course-game details').count(), 1, 'only the student\'s own stderr');
+  assert.match(await stu.page.locator('section.course-game').textContent(), /\(you\)/);
+
+  /* a second student submits over the protocol; a bad upload is refused on the page */
+  const r2 = await client.request({type: 'course_submit', token: tokens.s2, kind: 'python', main: 'first.py',
+    files: [{name: 'first.py', data: fs.readFileSync(path.join(BOTS, 'first.py')).toString('base64')}]});
+  assert.equal(r2.type, 'course_submitted', JSON.stringify(r2));
+  await stu.page.selectOption('form.submit-form select[name=kind]', 'executable');
+  await stu.page.setInputFiles('form.submit-form input[name=files]', [path.join(BOTS, 'first.py')]);
+  await stu.page.click('form.submit-form button[type=submit]');
+  await waitFor(async () => /not an ELF file/.test(await stu.page.locator('.submit-status').textContent()),
+    'the refusal of a text file declared as an executable', ms(10000));
+
+  /* the instructor: everyone's submissions, close, start the final, grades */
+  await ins.page.reload();
+  await waitFor(async () => (await ins.page.locator('table.submissions tr[data-state="done"]').count()) === 2,
+    'both submissions through their gates', ms(120000), 250);
+  await ins.page.click('button.deadline-now');
+  await waitFor(async () => /frozen/.test(await ins.page.locator('.course-facts dd.deadline').textContent()),
+    'the course to freeze', ms(10000));
+  await ins.page.locator('button.start-final:not([disabled])').click();
+  await waitFor(async () => (await ins.page.locator('table.standings tbody tr[data-student]').count()) === 2,
+    'the final standings', ms(120000), 250);
+  await shot(ins, 'desktop-instructor.png');
+  const [gd] = await Promise.all([ins.page.waitForEvent('download'), ins.page.click('button.export')]);
+  const grades = fs.readFileSync(await gd.path(), 'utf8').trim().split('\n');
+  assert.equal(grades[0], 'student_id,name,email,final_rank,gates_passed,gates_total,rating,rating_low,rating_high,submission');
+  assert.equal(grades.length, 4);
+  assert.match(grades[3], /^s3,Alan Turing,alan@example.edu,,0,2,,,,$/);
+  assert.deepEqual(ins.problems, []);
+
+  /* the student's report, on a desktop too */
+  await stu.page.setViewportSize({width: 1280, height: 800});
+  await stu.page.reload();
+  await stu.page.locator('table.standings tr[data-student="s1"]').waitFor();
+  assert.equal(await stu.page.locator('table.standings tbody tr').count(), 1, 'their own row only');
+  assert.match(await stu.page.locator('form.submit-form').textContent(), /deadline has passed/);
+  await shot(stu, 'desktop-student.png');
+  await stu.page.setViewportSize({width: 390, height: 844});
+  assert.deepEqual(await overflow(stu.page), [], 'the report fits a phone');
+  assert.deepEqual(stu.problems, []);
+});

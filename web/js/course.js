@@ -1,0 +1,392 @@
+// Classroom competitions (docs/classroom.md): the student's page and the
+// instructor's, over the course_* messages.
+//   #/course            a student: their token, then submit, gates, games, report
+//   #/instructor        the instructor: the admin token, courses, a new course
+//   #/instructor/ID     one course: roster (+ tokens to hand out), submissions and
+//                       gate results, deadline, the final, standings, grades
+// Tokens are kept in this browser's localStorage, never in the address.
+
+import {h, fmtDate, download, pSeat} from './util.js';
+
+const STUDENT_KEY = 'tessera.course.token';
+const ADMIN_KEY = 'tessera.admin.token';
+
+function store(key, value) {
+  try {
+    if (value) localStorage.setItem(key, value); else localStorage.removeItem(key);
+  } catch { /* private mode: the token lives as long as the page */ }
+}
+
+function load(key) {
+  try { return localStorage.getItem(key) || ''; } catch { return ''; }
+}
+
+function pct(x) { return Number.isFinite(x) ? `${Math.round(x * 100)}%` : '–'; }
+
+function elo(x) {
+  if (!Number.isFinite(x)) return '–';
+  const r = Math.round(x);
+  return r > 0 ? `+${r}` : r < 0 ? `−${-r}` : '0';
+}
+
+function deadlineText(c) {
+  if (c.frozen_ms) return `closed ${fmtDate(c.frozen_ms)} (frozen)`;
+  if (c.deadline_ms) return `${fmtDate(c.deadline_ms)}${c.deadline_ms <= Date.now() ? ' (passed: freezing)' : ''}`;
+  return 'not set';
+}
+
+function gateText(g) {
+  return `beat ${g.opponent} ≥ ${pct(g.min_rate)} over ${g.games} paired games`;
+}
+
+function courseFacts(c) {
+  return h('dl', {class: 'course-facts'}, [
+    h('dt', {text: 'game'}), h('dd', {text: `${c.game}, ${c.move_ms} ms per move`}),
+    h('dt', {text: 'gates'}), h('dd', {}, [h('ol', {class: 'gates'}, c.gates.map((g) => h('li', {text: gateText(g)})))]),
+    h('dt', {text: 'qualifying'}), h('dd', {text: c.qualify ? `pass ${c.qualify} gate${c.qualify > 1 ? 's' : ''}` : 'every submission'}),
+    h('dt', {text: 'deadline'}), h('dd', {class: 'deadline', text: deadlineText(c)}),
+    h('dt', {text: 'final'}), h('dd', {class: 'final-state', text: c.final_state === 'none' ? 'not started' : `${c.final_state}${c.final_note ? ' — ' + c.final_note : ''}`}),
+  ]);
+}
+
+/** A message for people from an error reply. */
+function errText(r) { return r.reason ? `${r.message} (${r.reason})` : r.message; }
+
+/** File → {name, data (base64)}. */
+function readFile(file) {
+  return new Promise((resolve, reject) => {
+    const fr = new FileReader();
+    fr.onload = () => resolve({name: file.name, data: String(fr.result).replace(/^data:[^,]*,/, '')});
+    fr.onerror = () => reject(fr.error);
+    fr.readAsDataURL(file);
+  });
+}
+
+/** A table of submissions with their gates; games clickable (onGame(id)). */
+function submissionsTable(subs, onGame, {withStudent = false, onCode = null} = {}) {
+  if (!subs.length) return h('p', {class: 'empty', text: 'no submissions yet'});
+  const head = (withStudent ? ['student'] : []).concat(['version', 'sent', 'kind', 'state', 'gates', 'verdict']);
+  return h('table', {class: 'matches submissions'}, [
+    h('thead', {}, [h('tr', {}, head.map((x) => h('th', {text: x})))]),
+    h('tbody', {}, subs.slice().reverse().map((s) => h('tr', {dataset: {submission: s.submission, state: s.state, student: s.student_id}, class: s.frozen ? 'frozen' : ''}, [
+      withStudent ? h('td', {text: s.student_id}) : null,
+      h('td', {}, [`v${s.version}`, s.frozen ? h('span', {class: 'tag', text: 'frozen'}) : null,
+        onCode ? h('button', {class: 'link', text: 'code', onclick: () => onCode(s)}) : null]),
+      h('td', {text: fmtDate(s.created_ms)}),
+      h('td', {text: `${s.kind} · ${s.main} · ${s.bytes} B`}),
+      h('td', {class: 'state', text: s.state === 'done' ? (s.qualified ? 'qualified' : 'not qualified') : s.state === 'queued' ? 'waiting' : 'in the gates'}),
+      h('td', {class: 'gates'}, s.gates.map((g) => h('div', {class: `gate ${g.passed ? 'pass' : 'fail'}`}, [
+        h('b', {text: `${g.passed ? '✓' : '✗'} gate ${g.gate + 1}`}),
+        ` ${g.points}/${g.games} vs ${g.opponent}, ${g.ms_per_move.toFixed(1)} ms/move `,
+        h('span', {class: 'games'}, g.game_ids.map((id, k) => h('a', {href: '#', text: String(k + 1), title: `game ${id}`, dataset: {game: id}, onclick: (e) => { e.preventDefault(); onGame(id); }}))),
+      ]))),
+      h('td', {class: 'verdict', text: s.verdict}),
+    ])))]);
+}
+
+/** One game's details: result, verdict, time, stderr (one seat or both), replay. */
+function gamePanel(app, g) {
+  const seats = g.names.map((n, i) => `${pSeat(i)} ${n}`);
+  const rows = g.names.map((_, i) => h('tr', {}, [
+    h('td', {text: seats[i] + (g.your_seat === i ? ' (you)' : '')}),
+    h('td', {text: String(g.scores[i])}),
+    h('td', {text: `${g.moves[i]} moves, ${Math.round(g.think_ms[i])} ms thinking`}),
+  ]));
+  const errs = g.stderr.map((e, i) => e === null ? null : h('details', {open: g.your_seat === i || g.culprit === i}, [
+    h('summary', {text: `stderr of ${seats[i]} (${e.length} bytes kept)`}),
+    h('pre', {class: 'stderr', text: e || '(nothing)'}),
+  ]));
+  return h('section', {class: 'course-game', dataset: {game: g.game}}, [
+    h('h3', {text: `Game ${g.game} — ${g.stage === 'gate' ? `gate ${g.gate + 1}` : 'final'}, ${g.end}`}),
+    g.verdict ? h('p', {class: 'verdict', text: g.verdict}) : null,
+    h('table', {class: 'matches'}, [h('tbody', {}, rows)]),
+    ...errs,
+    h('p', {}, [h('button', {text: 'replay this game', onclick: () => { app.pendingRecord = g.record; location.hash = '#/replay/file'; }})]),
+  ]);
+}
+
+function standingsTable(rows) {
+  if (!rows.length) return h('p', {class: 'empty', text: 'no standings yet'});
+  return h('table', {class: 'matches standings'}, [
+    h('thead', {}, [h('tr', {}, ['#', 'student', 'games', 'W-L-D', 'rate', 'rating (95%)', 'ms/move', 'faults', 'version'].map((x) => h('th', {text: x})))]),
+    h('tbody', {}, rows.map((r) => h('tr', {dataset: {student: r.student_id}}, [
+      h('td', {text: String(r.place)}),
+      h('td', {text: `${r.name} (${r.student_id})`}),
+      h('td', {text: String(r.games)}),
+      h('td', {text: `${r.wins}-${r.losses}-${r.draws}`}),
+      h('td', {text: pct(r.rate)}),
+      h('td', {text: `${elo(r.rating)} [${elo(r.rating_low)}, ${elo(r.rating_high)}]`}),
+      h('td', {text: Number.isFinite(r.ms_per_move) ? r.ms_per_move.toFixed(1) : '–'}),
+      h('td', {text: String(r.faults)}),
+      h('td', {text: `v${r.version}`}),
+    ])))]);
+}
+
+// ---- the student --------------------------------------------------------------------
+
+export class StudentView {
+  constructor(app) {
+    this.app = app;
+    this.conn = app.conn;
+    this.title = 'My course';
+    this.token = load(STUDENT_KEY);
+    this.el = h('div', {class: 'page course student'});
+    this.submitStatus = h('span', {class: 'submit-status'});
+    this.detail = h('div', {class: 'detail'});
+    this.onReady = () => this.refresh();
+  }
+
+  mount(root) {
+    root.replaceChildren(this.el);
+    this.conn.addEventListener('ready', this.onReady);
+    this.render();
+    if (this.conn.ready) this.refresh();
+    this.timer = setInterval(() => { if (this.view && this.view.submissions.some((s) => s.state !== 'done')) this.refresh(); }, 2000);
+  }
+
+  unmount() {
+    clearInterval(this.timer);
+    this.conn.removeEventListener('ready', this.onReady);
+  }
+
+  async refresh() {
+    if (!this.token || !this.conn.ready) return;
+    const r = await this.conn.request({type: 'course_view', token: this.token});
+    if (r.type === 'error') { this.error = errText(r); this.view = null; } else { this.error = ''; this.view = r; }
+    this.render();
+  }
+
+  render() {
+    const login = h('form', {class: 'token-form', onsubmit: (e) => {
+      e.preventDefault();
+      this.token = e.target.elements.token.value.trim();
+      store(STUDENT_KEY, this.token);
+      this.refresh();
+    }}, [
+      h('label', {}, ['Your student token ', h('input', {name: 'token', type: 'password', autocomplete: 'off', value: this.token, size: 30})]),
+      h('button', {type: 'submit', text: 'open'}),
+      this.token ? h('button', {type: 'button', text: 'forget', onclick: () => { this.token = ''; store(STUDENT_KEY, ''); this.view = null; this.render(); }}) : null,
+    ]);
+    const parts = [h('h2', {text: 'My course'}), login];
+    if (this.error) parts.push(h('p', {class: 'error', text: this.error}));
+    const v = this.view;
+    if (v) {
+      const c = v.course;
+      parts.push(h('h3', {text: `${c.name} — ${v.student.name} (${v.student.student_id})`}), courseFacts(c));
+      parts.push(this.submitForm(c));
+      parts.push(h('h3', {text: 'My submissions'}), submissionsTable(v.submissions, (id) => this.showGame(id), {onCode: (s) => this.showCode(s)}));
+      parts.push(h('h3', {text: 'My report'}));
+      if (v.final.length) {
+        parts.push(standingsTable(v.final));
+        parts.push(h('p', {class: 'final-games'}, ['My final games: ', ...v.final_games.map((g) => h('a', {href: '#', text: `${g.names.join(' v ')} (${g.scores.join('–')}) `, dataset: {game: g.game}, onclick: (e) => { e.preventDefault(); this.showGame(g.game); }}))]));
+      } else {
+        parts.push(h('p', {class: 'empty', text: c.final_state === 'done' ? 'you were not in the final' : 'the final has not been played yet'}));
+      }
+      parts.push(this.detail);
+    }
+    this.el.replaceChildren(...parts);
+  }
+
+  submitForm(c) {
+    const closed = !!c.frozen_ms || (c.deadline_ms && c.deadline_ms <= Date.now());
+    const status = this.submitStatus;
+    const form = h('form', {class: 'submit-form', onsubmit: async (e) => {
+      e.preventDefault();
+      const el = e.target.elements;
+      const files = [...el.files.files];
+      if (!files.length) { status.textContent = 'choose your bot\'s file(s)'; return; }
+      status.textContent = 'sending…';
+      try {
+        const payload = await Promise.all(files.map(readFile));
+        const main = el.main.value.trim() || files[0].name;
+        const r = await this.conn.request({type: 'course_submit', token: this.token, kind: el.kind.value, main, files: payload});
+        status.textContent = r.type === 'error' ? errText(r) : `version ${r.version} received — it is in the gates now`;
+        status.className = 'submit-status ' + (r.type === 'error' ? 'error' : 'ok');
+        this.refresh();
+      } catch (err) { status.textContent = String(err.message || err); }
+    }}, [
+      h('h3', {text: 'Submit a bot'}),
+      h('label', {}, ['kind ', h('select', {name: 'kind'}, [h('option', {value: 'python', text: 'Python 3 (python3 MAIN)'}), h('option', {value: 'executable', text: 'executable (Linux ELF)'})])]),
+      h('label', {}, ['files ', h('input', {name: 'files', type: 'file', multiple: true})]),
+      h('label', {}, ['file to run ', h('input', {name: 'main', placeholder: 'the first file', size: 16})]),
+      h('button', {type: 'submit', text: 'submit', disabled: closed}),
+      closed ? h('span', {class: 'error', text: ' the deadline has passed'}) : null,
+      status,
+    ]);
+    return form;
+  }
+
+  async showGame(id) {
+    const r = await this.conn.request({type: 'course_game', token: this.token, game: id});
+    this.detail.replaceChildren(r.type === 'error' ? h('p', {class: 'error', text: errText(r)}) : gamePanel(this.app, r));
+    this.detail.scrollIntoView({block: 'nearest'});
+  }
+
+  async showCode(s) {
+    const r = await this.conn.request({type: 'course_code', token: this.token, submission: s.submission});
+    if (r.type === 'error') { this.detail.replaceChildren(h('p', {class: 'error', text: errText(r)})); return; }
+    this.detail.replaceChildren(h('section', {class: 'code'}, [h('h3', {text: `v${r.version}: ${r.main}`}),
+      ...r.files.map((f) => h('details', {open: f.name === r.main}, [h('summary', {text: f.name}), h('pre', {text: r.kind === 'python' ? atob(f.data) : `(${f.data.length} base64 characters)`})]))]));
+  }
+}
+
+// ---- the instructor -----------------------------------------------------------------------
+
+const DEFAULT_GATES = '[{"opponent": "random", "games": 20, "min_rate": 0.8},\n {"opponent": "heuristic", "games": 20, "min_rate": 0.5},\n {"opponent": "mcts:sims=400", "games": 20, "min_rate": 0.5}]';
+
+export class InstructorView {
+  constructor(app, courseId) {
+    this.app = app;
+    this.conn = app.conn;
+    this.courseId = courseId ? Number(courseId) : null;
+    this.title = this.courseId ? `Course ${this.courseId}` : 'Courses';
+    this.token = load(ADMIN_KEY);
+    this.el = h('div', {class: 'page course instructor'});
+    this.detail = h('div', {class: 'detail'});
+    this.rosterStatus = h('div', {class: 'roster-status'});
+    this.actStatus = h('span', {class: 'act-status'});
+    this.onReady = () => this.refresh();
+  }
+
+  mount(root) {
+    root.replaceChildren(this.el);
+    this.conn.addEventListener('ready', this.onReady);
+    this.render();
+    if (this.conn.ready) this.refresh();
+    this.timer = setInterval(() => { if (this.courseId && this.busy()) this.refresh(); }, 2000);
+  }
+
+  unmount() {
+    clearInterval(this.timer);
+    this.conn.removeEventListener('ready', this.onReady);
+  }
+
+  busy() {
+    const v = this.view;
+    return v && (v.submissions.some((s) => s.state !== 'done') || v.course.final_state === 'running' || (v.course.deadline_ms && !v.course.frozen_ms));
+  }
+
+  async refresh() {
+    if (!this.token || !this.conn.ready) return;
+    this.error = '';
+    if (this.courseId) {
+      const r = await this.conn.request({type: 'course_view', admin_token: this.token, course: this.courseId});
+      if (r.type === 'error') { this.error = errText(r); this.view = null; } else this.view = r;
+    } else {
+      const r = await this.conn.request({type: 'course_list', admin_token: this.token});
+      if (r.type === 'error') { this.error = errText(r); this.list = null; } else this.list = r.courses;
+      await this.app.loadCatalogue().catch(() => {});
+    }
+    this.render();
+  }
+
+  render() {
+    const login = h('form', {class: 'token-form', onsubmit: (e) => {
+      e.preventDefault();
+      this.token = e.target.elements.token.value.trim();
+      store(ADMIN_KEY, this.token);
+      this.refresh();
+    }}, [
+      h('label', {}, ['Admin token ', h('input', {name: 'token', type: 'password', autocomplete: 'off', value: this.token, size: 28})]),
+      h('button', {type: 'submit', text: 'open'}),
+    ]);
+    const parts = [h('h2', {}, [this.courseId ? h('a', {href: '#/instructor', text: 'Courses'}) : 'Courses', this.courseId ? ` › ${this.view?.course.name || this.courseId}` : '']), login];
+    if (this.error) parts.push(h('p', {class: 'error', text: this.error}));
+    if (this.courseId && this.view) parts.push(...this.courseParts());
+    else if (!this.courseId && this.list) parts.push(...this.listParts());
+    this.el.replaceChildren(...parts);
+  }
+
+  listParts() {
+    const rows = this.list.length ? this.list.map((c) => h('tr', {dataset: {course: c.course}}, [
+      h('td', {}, [h('a', {href: `#/instructor/${c.course}`, text: c.name})]),
+      h('td', {text: c.game}), h('td', {text: `${c.gates.length} gates`}), h('td', {text: deadlineText(c)}), h('td', {text: c.final_state}),
+    ])) : [h('tr', {}, [h('td', {class: 'empty', colspan: 5, text: 'no courses yet'})])];
+    const games = (this.app.games || []).map((g) => g.name);
+    const status = h('span', {class: 'create-status'});
+    const form = h('form', {class: 'create-course', onsubmit: async (e) => {
+      e.preventDefault();
+      const el = e.target.elements;
+      let gates;
+      try { gates = JSON.parse(el.gates.value); } catch (err) { status.textContent = `gates: not JSON (${err.message})`; return; }
+      const msg = {type: 'course_create', admin_token: this.token, name: el.name.value, game: el.game.value, move_ms: Number(el.move_ms.value), gates,
+        qualify: Number(el.qualify.value), final_games: Number(el.final_games.value)};
+      if (el.deadline.value) msg.deadline_ms = new Date(el.deadline.value).getTime();
+      const r = await this.conn.request(msg);
+      if (r.type === 'error') { status.textContent = errText(r); status.className = 'create-status error'; return; }
+      location.hash = `#/instructor/${r.course}`;
+    }}, [
+      h('h3', {text: 'New course'}),
+      h('label', {}, ['name ', h('input', {name: 'name', required: true, maxlength: 80, placeholder: 'COMP 424 — Reversi'})]),
+      h('label', {}, ['game ', h('select', {name: 'game'}, (games.length ? games : ['reversi']).map((g) => h('option', {value: g, text: g, selected: g === 'reversi'})))]),
+      h('label', {}, ['ms per move ', h('input', {name: 'move_ms', type: 'number', min: 1, value: 1000})]),
+      h('label', {class: 'wide'}, ['gates (the ladder, in order) ', h('textarea', {name: 'gates', rows: 3, cols: 60, text: DEFAULT_GATES})]),
+      h('label', {}, ['gates to qualify ', h('input', {name: 'qualify', type: 'number', min: 0, value: 1})]),
+      h('label', {}, ['final games per pair ', h('input', {name: 'final_games', type: 'number', min: 2, value: 2})]),
+      h('label', {}, ['deadline ', h('input', {name: 'deadline', type: 'datetime-local'})]),
+      h('button', {type: 'submit', text: 'create the course'}),
+      status,
+    ]);
+    return [h('table', {class: 'matches', id: 'course-list'}, [h('thead', {}, [h('tr', {}, ['course', 'game', 'ladder', 'deadline', 'final'].map((x) => h('th', {text: x})))]), h('tbody', {}, rows)]), form];
+  }
+
+  courseParts() {
+    const v = this.view, c = v.course;
+    const rosterStatus = this.rosterStatus;
+    const roster = h('form', {class: 'roster-form', onsubmit: async (e) => {
+      e.preventDefault();
+      const r = await this.conn.request({type: 'course_add_students', admin_token: this.token, course: c.course, csv: e.target.elements.csv.value});
+      if (r.type === 'error') { rosterStatus.replaceChildren(h('p', {class: 'error', text: errText(r)})); return; }
+      this.handout = r.handout_csv;
+      e.target.elements.csv.value = '';
+      rosterStatus.replaceChildren(h('p', {class: 'ok'}, [`${r.students.length} students added. Their tokens are shown this once — hand each student theirs: `,
+        h('button', {type: 'button', class: 'handout', text: 'download the token file (CSV)', onclick: () => download(`course-${c.course}-tokens.csv`, r.handout_csv)})]),
+      h('table', {class: 'matches tokens'}, [h('thead', {}, [h('tr', {}, ['id', 'name', 'token'].map((x) => h('th', {text: x})))]),
+        h('tbody', {}, r.students.map((x) => h('tr', {dataset: {student: x.student_id}}, [h('td', {text: x.student_id}), h('td', {text: x.name}), h('td', {class: 'token', text: x.token})])))]));
+      this.refresh();
+    }}, [
+      h('label', {class: 'wide'}, ['add students (CSV with name, email, id columns) ', h('textarea', {name: 'csv', rows: 3, cols: 60, placeholder: 'name,email,id\nAda Lovelace,ada@example.edu,s1'})]),
+      h('button', {type: 'submit', text: 'add to the roster'}),
+    ]);
+    const actions = h('div', {class: 'actions'}, [
+      h('button', {class: 'deadline-now', text: 'close submissions now', disabled: !!c.frozen_ms, onclick: () => this.act({type: 'course_set_deadline', deadline_ms: 0})}),
+      h('select', {class: 'final-format', title: 'the final\'s format'}, [['round-robin', 'round-robin'], ['swiss', 'Swiss'], ['knockout', 'knockout']].map(([v, t]) => h('option', {value: v, text: t}))),
+      h('button', {class: 'start-final', text: 'start the final', disabled: !c.frozen_ms || c.final_state === 'running' || c.final_state === 'done', onclick: () => this.act({type: 'course_start_final', format: this.el.querySelector('select.final-format').value})}),
+      h('button', {class: 'export', text: 'export grades (CSV)', onclick: async () => {
+        const r = await this.conn.request({type: 'course_grades', admin_token: this.token, course: c.course});
+        if (r.type === 'error') { this.actStatus.textContent = errText(r); return; }
+        this.lastGrades = r.csv;
+        download(`course-${c.course}-grades.csv`, r.csv);
+      }}),
+    ]);
+    return [
+      courseFacts(c), actions, this.actStatus,
+      h('h3', {text: `Roster (${v.roster.length})`}),
+      h('table', {class: 'matches roster'}, [h('thead', {}, [h('tr', {}, ['id', 'name', 'email', 'submissions'].map((x) => h('th', {text: x})))]),
+        h('tbody', {}, v.roster.map((s) => h('tr', {dataset: {student: s.student_id}}, [h('td', {text: s.student_id}), h('td', {text: s.name}), h('td', {text: s.email}), h('td', {text: String(s.submissions)})])))]),
+      roster, rosterStatus,
+      h('h3', {text: 'Submissions and gates'}),
+      submissionsTable(v.submissions, (id) => this.showGame(id), {withStudent: true, onCode: (s) => this.showCode(s)}),
+      h('h3', {text: 'Final standings'}), standingsTable(v.final),
+      this.detail,
+    ];
+  }
+
+  async act(msg) {
+    const r = await this.conn.request({...msg, admin_token: this.token, course: this.courseId});
+    this.actStatus.textContent = r.type === 'error' ? errText(r) : '';
+    this.refresh();
+  }
+
+  async showGame(id) {
+    const r = await this.conn.request({type: 'course_game', admin_token: this.token, game: id});
+    this.detail.replaceChildren(r.type === 'error' ? h('p', {class: 'error', text: errText(r)}) : gamePanel(this.app, r));
+  }
+
+  async showCode(s) {
+    const r = await this.conn.request({type: 'course_code', admin_token: this.token, submission: s.submission});
+    if (r.type === 'error') { this.detail.replaceChildren(h('p', {class: 'error', text: errText(r)})); return; }
+    this.detail.replaceChildren(h('section', {class: 'code'}, [h('h3', {text: `${s.student_id} v${r.version}: ${r.main}`}),
+      ...r.files.map((f) => h('details', {open: f.name === r.main}, [h('summary', {text: f.name}), h('pre', {text: r.kind === 'python' ? atob(f.data) : `(${f.data.length} base64 characters)`})]))]));
+  }
+}
