@@ -15,7 +15,7 @@ file(GLOB _srv_tests RELATIVE ${_srv_dir} ${_srv_dir}/test_*.js)
 list(SORT _srv_tests)
 # suites too long for the default run: the 30-minute soak (test_idle.js
 # runs its keep-alive with --idle-timeout-ms in seconds, so it is not one)
-set(_srv_slow test_soak.js)
+set(_srv_slow test_soak.js test_programs_memory.js)
 if(NOT TESSERA_NODE)
   message(WARNING "node not found: the server integration tests (tests/server) will fail "
     "(scripts/deps.sh node installs it; TESSERA_SKIP_MISSING=1 makes them skips)")
