@@ -229,12 +229,11 @@ static int64_t base_allowance(const match *m, const seat_t *t)
 /* The clocks. `next` >= 0 names the seat about to be asked (an update goes
  * out just before its deadline is armed): its time left is its full
  * allowance, so spectators can count down too. */
-static json_t *clocks_json(const match *m, int next)
+/* The clocks read at loop time now and epoch time epoch (read together: the
+ * epoch deadline is the loop deadline). */
+static json_t *clocks_at(const match *m, int next, uint64_t now, int64_t epoch)
 {
     json_t *a = json_array();
-    /* both clocks read together: the epoch deadline is the loop deadline */
-    uint64_t now = srv_now(m->srv);
-    int64_t epoch = srv_epoch_ms();
     for (int i = 0; i < m->nseats; i++) {
         const seat_t *t = &m->seats[i];
         json_t *o = json_pack("{s:i, s:I}", "seat", i, "bank_ms", (json_int_t)t->bank_ms);
@@ -252,6 +251,11 @@ static json_t *clocks_json(const match *m, int next)
     return a;
 }
 
+static json_t *clocks_json(const match *m, int next)
+{
+    return clocks_at(m, next, srv_now(m->srv), srv_epoch_ms());
+}
+
 json_t *match_clocks(const match *m)
 {
     return clocks_json(m, -1);
@@ -260,15 +264,14 @@ json_t *match_clocks(const match *m)
 /* The time control and policies, as create_match takes them. */
 static json_t *rules_of_play(const match *m)
 {
-    return json_pack("{s:{s:I, s:I, s:I, s:I}, s:{s:s, s:s, s:i, s:s, s:I, s:I}}", "time_control",
-                     "move_ms", (json_int_t)m->tc.move_ms, "first_move_ms",
-                     (json_int_t)m->tc.first_move_ms, "bank_ms", (json_int_t)m->tc.bank_ms,
-                     "increment_ms", (json_int_t)m->tc.increment_ms, "policies", "timeout",
-                     proto_timeout_name(m->pol.timeout), "illegal",
-                     proto_illegal_name(m->pol.illegal), "max_illegal", m->pol.max_illegal,
-                     "disconnect", proto_disconnect_name(m->pol.disconnect), "reconnect_grace_ms",
-                     (json_int_t)m->pol.reconnect_grace_ms, "grace_ms",
-                     (json_int_t)m->pol.grace_ms);
+    return json_pack(
+        "{s:{s:I, s:I, s:I, s:I}, s:{s:s, s:s, s:i, s:s, s:I, s:I}}", "time_control", "move_ms",
+        (json_int_t)m->tc.move_ms, "first_move_ms", (json_int_t)m->tc.first_move_ms, "bank_ms",
+        (json_int_t)m->tc.bank_ms, "increment_ms", (json_int_t)m->tc.increment_ms, "policies",
+        "timeout", proto_timeout_name(m->pol.timeout), "illegal",
+        proto_illegal_name(m->pol.illegal), "max_illegal", m->pol.max_illegal, "disconnect",
+        proto_disconnect_name(m->pol.disconnect), "reconnect_grace_ms",
+        (json_int_t)m->pol.reconnect_grace_ms, "grace_ms", (json_int_t)m->pol.grace_ms);
 }
 
 int match_spec_kind(const char *spec)
@@ -315,7 +318,8 @@ json_t *match_summary(const match *m)
                           status_name(m->status), "turn", m->turns, "scores", scores_json(m),
                           "seats", match_seats_json(m), "created", (json_int_t)m->created_ms);
     int p = m->g->current_player(m->st);
-    json_object_set_new(o, "to_move", m->status == MATCH_LIVE && p >= 0 ? json_integer(p) : json_null());
+    json_object_set_new(o, "to_move",
+                        m->status == MATCH_LIVE && p >= 0 ? json_integer(p) : json_null());
     json_object_set_new(o, "result", m->result ? json_incref(m->result) : json_null());
     if (m->demo)
         json_object_set_new(o, "demo", json_true());
@@ -456,8 +460,8 @@ static void finish_ex(match *m, const char *reason, int faulty, const char *deta
     for (int i = 1; i < m->nseats; i++)
         for (int j = i; j > 0; j--) {
             int a = order[j - 1], b = order[j];
-            bool b_first = (a == faulty && b != faulty) ||
-                           (a != faulty && b != faulty && sc[b] > sc[a]);
+            bool b_first =
+                (a == faulty && b != faulty) || (a != faulty && b != faulty && sc[b] > sc[a]);
             if (!b_first)
                 break;
             order[j - 1] = b;
@@ -568,8 +572,8 @@ static void finish(match *m, const char *reason, int faulty, const char *detail)
 /* The two texts of a turn's update, each written when first needed. */
 typedef struct update_texts {
     const json_t *msg; /* the update without state or change */
-    const jt_buf *v1;  /* with "state" (protocol 1, or a protocol 2 client whose state is unknown) */
-    const jt_buf *v2;  /* with "change" */
+    const jt_buf *v1; /* with "state" (protocol 1, or a protocol 2 client whose state is unknown) */
+    const jt_buf *v2; /* with "change" */
 } update_texts;
 
 static const jt_buf *update_v1(match *m, update_texts *u)
@@ -636,7 +640,7 @@ static void end_turn(match *m, const char *by, const char *reason)
     /* the turn in record form */
     char err[256];
     json_t *record = wire_record_turn(m->g, m->turn_start, m->moves + m->turn_first,
-                                    m->nmoves - m->turn_first, err, sizeof err);
+                                      m->nmoves - m->turn_first, err, sizeof err);
     if (!record) {
         srv_log(LOG_ERROR, "record_failed", "{s:s, s:s}", "match", m->id, "reason", err);
         record = json_object();
@@ -790,13 +794,13 @@ static void send_your_turn(match *m, int seat_no)
     /* protocol 2: the compact legal moves, and the state only if the
      * connection does not have it (the turn's update brought it) */
     bool v2 = t->conn->proto >= 2;
-    json_t *legal = v2 && m->wire->legal_compact ? m->wire->legal_compact(m->st)
-                                                 : m->wire->legal(m->st);
+    json_t *legal =
+        v2 && m->wire->legal_compact ? m->wire->legal_compact(m->st) : m->wire->legal(m->st);
     json_t *msg =
         json_pack("{s:s, s:s, s:i, s:i, s:o, s:I, s:I, s:o}", "type", "your_turn", "match", m->id,
                   "seat", seat_no, "turn", m->turns + 1, "legal", legal, "time_left_ms",
                   (json_int_t)left, "deadline", (json_int_t)(epoch + left), "clocks",
-                  match_clocks(m));
+                  clocks_at(m, -1, now, epoch)); /* the same reading: time_left_ms agrees */
     int tell = v2 ? what_to_tell(m, t->conn) : TELL_STATE;
     const jt_buf *txt;
     if (tell == TELL_NOTHING) {
@@ -1534,7 +1538,7 @@ static int make_bots(match *m, char *err, size_t errcap, int *code)
             m->srv->bots++;
         if (!t->bot) {
             *code = bot_find_type(t->spec) || strchr(t->spec, ':') ? ENG_EBAD_BOT_SPEC
-                                                                  : ENG_EUNKNOWN_BOT;
+                                                                   : ENG_EUNKNOWN_BOT;
             return -1;
         }
     }
@@ -1870,7 +1874,7 @@ match *match_restore(srv *s, const char *id, const char *game, const char *rules
         if (ends) {
             char e2[128];
             json_t *rec = wire_record_turn(g, m->turn_start, m->moves + m->turn_first,
-                                         m->nmoves - m->turn_first, e2, sizeof e2);
+                                           m->nmoves - m->turn_first, e2, sizeof e2);
             json_array_append_new(m->history, rec ? rec : json_object());
             m->turns++;
             m->turn_first = m->nmoves;
