@@ -153,6 +153,9 @@ class Server {
         resolve(this.exit);
       });
     });
+    /* 'exit' can come before the last of stderr has been read: waitLog waits
+     * for the stream's end (at most a second) before it says a line is missing */
+    this.stderrDone = new Promise((resolve) => proc.stderr.on('close', resolve));
     let partial = '';
     proc.stderr.on('data', (d) => {
       const text = d.toString();
@@ -206,9 +209,14 @@ class Server {
         return line;
       if (Date.now() - t0 > timeout)
         throw new Error(`no ${label} in the server log within ${timeout} ms:\n` + this.stderr.slice(-2000));
-      if (this.exit)
+      if (this.exit) {
+        await Promise.race([this.stderrDone, sleep(1000)]);
+        const late = this.logs.find(pred);
+        if (late)
+          return late;
         throw new Error(`the server exited (${JSON.stringify(this.exit)}) before ${label}:\n` +
           this.stderr.slice(-2000));
+      }
       await sleep(20);
     }
   }
