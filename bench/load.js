@@ -52,6 +52,8 @@ const USAGE = `usage: node bench/load.js --tessera PATH [options]
   --server-prefix CMD     run the server under CMD (split on spaces), e.g.
                           "nice -n -5" or "perf record -g -o perf.data --"
   --connect-concurrency C WebSocket handshakes in flight at once            [200]
+  --protocol P            protocol version the clients ask for in hello
+                          (2: state changes and compact legal moves)      [2]
   --json                  print the report as one JSON object on the last line too
   --quiet                 no progress lines on stderr
   -h, --help              this text`;
@@ -60,13 +62,13 @@ function parseArgs(argv) {
   const o = {
     tessera: null, matches: 10, game: 'carcassonne', moveDelayMs: 0, moveMs: 10000,
     timeoutMatches: 0, timeoutMoveMs: 200, durationS: 600, workers: 1, connectConcurrency: 200,
-    json: false, quiet: false, dbDir: os.tmpdir(), serverPrefix: [], fixedDelay: false,
+    json: false, quiet: false, dbDir: os.tmpdir(), serverPrefix: [], fixedDelay: false, protocol: 2,
   };
   const ints = {
     '--matches': ['matches', 1], '--move-delay-ms': ['moveDelayMs', 0], '--move-ms': ['moveMs', 1],
     '--timeout-matches': ['timeoutMatches', 0], '--timeout-move-ms': ['timeoutMoveMs', 1],
     '--duration-s': ['durationS', 1], '--workers': ['workers', 1],
-    '--connect-concurrency': ['connectConcurrency', 1],
+    '--connect-concurrency': ['connectConcurrency', 1], '--protocol': ['protocol', 1],
   };
   for (let i = 0; i < argv.length; i++) {
     let a = argv[i], v = null;
@@ -229,7 +231,7 @@ class Shard {
         handshakeTimeout: 30000,
       });
       let welcomed = false;
-      ws.on('open', () => ws.send('{"type":"hello","protocol":1,"client":"bench/load.js"}'));
+      ws.on('open', () => ws.send(`{"type":"hello","protocol":${this.cfg.protocol},"client":"bench/load.js"}`));
       ws.on('message', (data) => {
         if (!welcomed) {
           const m = JSON.parse(data.toString());
@@ -427,7 +429,12 @@ class Shard {
       this.noteError('no_legal', 'your_turn without legal moves', `match ${m.id}`);
       return;
     }
-    const e = legal[Math.floor(Math.random() * legal.length)];
+    let e = legal[Math.floor(Math.random() * legal.length)];
+    if (typeof e === 'string') {
+      /* protocol 2's compact Carcassonne entry: "x,y,rot[,PORT...]" */
+      const f = e.split(',');
+      e = { x: Number(f[0]), y: Number(f[1]), rot: Number(f[2]), meeples: f.slice(3) };
+    }
     let move = e;
     if (Array.isArray(e.meeples)) {
       /* Carcassonne: a placement plus one of its meeple ports, or none */
@@ -748,6 +755,7 @@ async function main() {
     const cfg = {
       game: opts.game, moveMs: opts.moveMs, timeoutMoveMs: opts.timeoutMoveMs,
       moveDelayMs: opts.moveDelayMs, fixedDelay: opts.fixedDelay, connectConcurrency: Math.max(1, Math.floor(opts.connectConcurrency / W)),
+      protocol: opts.protocol,
     };
     const specs = Array.from({ length: W }, () => []);
     for (let i = 0; i < total; i++) specs[i % W].push({ idx: i, timeout: i >= N });
@@ -873,6 +881,7 @@ async function main() {
       config: {
         matches: N, timeout_matches: K, game: opts.game, move_delay_ms: opts.moveDelayMs,
         fixed_delay: opts.fixedDelay, move_ms: opts.moveMs, timeout_move_ms: opts.timeoutMoveMs, workers: W,
+        protocol: opts.protocol,
         max_conns: maxConns,
       },
       ok: !failed && !timedOut && unfinished === 0,

@@ -28,6 +28,7 @@
 #include <stddef.h>
 
 #include "engine/eng.h"
+#include "protocol/jsontext.h"
 
 typedef struct game_codec {
     const char *game; /* eng_game name */
@@ -48,6 +49,18 @@ typedef struct game_codec {
     int (*parse_move)(const void *st, const json_t *move, eng_move *out, char *err, size_t errcap);
     /* The protocol move standing for engine moves[0..n) from st (new reference). */
     json_t *(*format_move)(const void *st, const eng_move *moves, int n);
+    /* Optional: the legal moves in protocol 2's compact form
+     * (docs/protocol.md), new reference, an array. NULL: `legal` is compact
+     * already. */
+    json_t *(*legal_compact)(const void *st);
+    /* Optional: protocol 2's change (protocol/delta.h) from the public state
+     * of `from` to that of `to`, written as text into out: exactly the text
+     * of delta_diff(state(from), state(to)), computed from the engine states
+     * without building either JSON state. `to` is a later position of
+     * `from`'s game. Returns 0; 1 when it cannot tell (nothing written: diff
+     * the JSON); -1 when out ran out of memory. NULL: the server diffs the
+     * JSON states. */
+    int (*change)(const void *from, const void *to, jt_buf *out);
     /* Optional: a move made from one entry of `legal` (borrowed) that
      * stands for several moves, one of them picked uniformly with rng
      * (Carcassonne: an entry lists the meeple ports its placement allows;

@@ -347,14 +347,15 @@ static int dec_hello(dctx *c, proto_msg *m)
     /* The version first: a client of another protocol version may well send
      * fields this one does not know, and deserves to hear about the version. */
     proto = json_object_get(m->root, "protocol");
-    if (json_is_integer(proto) && json_integer_value(proto) != PROTO_VERSION)
-        return fail(c, ENG_EBAD_VERSION, "protocol %lld is not supported; this server speaks %d",
-                    (long long)json_integer_value(proto), PROTO_VERSION);
+    if (json_is_integer(proto) &&
+        (json_integer_value(proto) < PROTO_VERSION || json_integer_value(proto) > PROTO_VERSION_MAX))
+        return fail(c, ENG_EBAD_VERSION, "protocol %lld is not supported; this server speaks %d to %d",
+                    (long long)json_integer_value(proto), PROTO_VERSION, PROTO_VERSION_MAX);
     if (json_unpack_ex(m->root, &e, JSON_STRICT, "{s:o, s?o, s:o, s?o}", "type", &t, "id", &id,
                        "protocol", &proto, "client", &client))
         return shape_fail(c, m->root, NULL, fields, NFIELDS(fields), &e);
     long long v;
-    int rc = want_int(c, proto, "protocol", PROTO_VERSION, PROTO_VERSION, &v);
+    int rc = want_int(c, proto, "protocol", PROTO_VERSION, PROTO_VERSION_MAX, &v);
     if (rc)
         return rc;
     m->protocol = v;

@@ -20,7 +20,8 @@
 
 #include "engine/eng.h"
 
-#define PROTO_VERSION 1
+#define PROTO_VERSION 1     /* the first version; a hello may ask for any up to ... */
+#define PROTO_VERSION_MAX 2 /* ... this one (docs/protocol.md, "Protocol 2") */
 #define PROTO_MAX_MESSAGE 65536   /* bytes of one client message (server/limits.h repeats it) */
 #define PROTO_ID_MAX 64           /* characters of a string `id` */
 #define PROTO_NAME_MAX 64         /* characters of a seat/client name */

@@ -18,7 +18,7 @@ static void reply_welcome(conn *c, const proto_msg *m)
 {
     json_t *r = proto_reply("welcome", m->id);
     const srv *s = c->srv;
-    json_object_set_new(r, "protocol", json_integer(PROTO_VERSION));
+    json_object_set_new(r, "protocol", json_integer(c->proto));
     json_object_set_new(r, "server", json_string("tessera " TESSERA_VERSION));
     json_object_set_new(r, "capabilities",
                         json_pack("[s,s,s,s,s,s,s,s,s]", "play", "spectate", "create", "resume",
@@ -314,6 +314,7 @@ static void spectate(conn *c, const proto_msg *m)
         match_add_spectator(x, c);
     }
     conn_send(c, match_table_view(x, "spectating", -1, m->id));
+    match_state_sent(x, c);
 }
 
 static void unspectate(conn *c, const proto_msg *m)
@@ -546,6 +547,7 @@ void handle_message(conn *c, const char *buf, size_t len)
             break;
         }
         c->hello = true;
+        c->proto = (int)m.protocol;
         lws_set_timeout(c->wsi, NO_PENDING_TIMEOUT, 0);
         reply_welcome(c, &m);
         break;

@@ -39,6 +39,7 @@
 #include "engine/eng.h"
 #include "limits.h"
 #include "protocol/chance.h"
+#include "protocol/jsontext.h"
 #include "protocol/messages.h"
 #include "protocol/record.h"
 #include "protocol/wire.h"
@@ -84,6 +85,7 @@ typedef struct outmsg {
 typedef struct conn_sub {
     match *m;
     int seat;                    /* >= 0: plays this seat; -1: spectates */
+    int known_at;                /* protocol 2: moves of the state it last received, -1: none */
 } conn_sub;
 
 struct conn {
@@ -94,6 +96,7 @@ struct conn {
                                     X-Forwarded-For, behind a trusted proxy) */
     srv_cidr addr;               /* peer, parsed (family 0: unknown) */
     bool hello;                  /* hello received */
+    int proto;                   /* protocol version agreed in hello (1 before) */
     bool closing;                /* close after the queue drains */
     bool close_sent;             /* our close frame is out; awaiting the peer's */
     int close_status;            /* WebSocket close code to send */
@@ -192,6 +195,9 @@ struct match {
     json_t *history;                  /* record turns, for join/resume/spectate */
     json_t *state_cache;              /* public state JSON at state_cache_at moves */
     int state_cache_at;
+    json_t *ann_state;                /* protocol 2: the state the last update carried ... */
+    int ann_at;                       /* ... at this many moves (-1: none); changes start there */
+    void *ann_st;                     /* the same as an engine state, for a codec's change() */
     /* the decision in progress */
     int to_move;                      /* seat to move, -1 when none */
     uint64_t turn_started;            /* loop ms when the seat was asked */
@@ -270,6 +276,9 @@ match *match_find(srv *s, const char *id);
 /* JSON summary for list_matches (new reference). */
 json_t *match_summary(const match *m);
 /* Full table view for joined/resumed/spectating (new reference). */
+/* Connection c was just sent the match's whole state (a table view):
+ * protocol 2's next change for it starts from there. */
+void match_state_sent(match *m, conn *c);
 json_t *match_table_view(const match *m, const char *type, int seat, const json_t *id);
 /* A seat's connection joined / resumed / dropped. */
 /* Attach a connection to a seat, reply to it with the table view (`type`
@@ -610,6 +619,16 @@ struct srv {
     int hashing;         /* secret hashes on the thread pool */
     struct progs *progs; /* program workers (programs.c) */
     struct tours *tours; /* tournaments (tournaments.c) */
+    /* web/ mount */
+    /* texts of the per-move messages, written by protocol/jsontext.h into
+     * buffers reused from message to message (loop thread only) */
+    jt_buf send_txt;                  /* conn_send: the message being queued */
+    jt_buf msg_txt;                   /* match.c: an update or your_turn being composed */
+    jt_buf msg2_txt;                  /* match.c: its protocol 2 text, when that differs */
+    jt_buf change_txt;                /* match.c: protocol 2's change of the turn */
+    jt_buf state_txt;                 /* match.c: the public state of state_txt_of ... */
+    const match *state_txt_of;        /* ... at state_txt_at moves (NULL: none) */
+    int state_txt_at;
     /* web/ mount, after the mounts of /metrics, /healthz, /readyz */
     struct lws_http_mount endpoints[3];
     char bind_host[64];               /* cfg.host resolved to an address (net.c) */
@@ -632,6 +651,9 @@ void srv_limits_default(srv *s);
 extern ssize_t (*srv__getrandom)(void *buf, size_t len, unsigned int flags);
 /* Make sure at least one live demo match exists (when --demo). */
 void srv_demo_check(srv *s);
+/* Free the buffers of the per-move message texts (send_txt, msg_txt, ...):
+ * at shutdown, after the loop has run for the last time. */
+void srv_texts_free(srv *s);
 
 /* net.c */
 int net_start(srv *s, char *err, size_t errcap);

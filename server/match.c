@@ -25,6 +25,7 @@
 
 #include "internal.h"
 #include "players/player.h"
+#include "protocol/delta.h"
 #include "protocol/record.h"
 
 /* ---- helpers ------------------------------------------------------------------ */
@@ -48,21 +49,52 @@ static bool holds_seat(const match *m, const conn *c, int upto)
 
 /* Everyone at the table, each connection once: one that holds several seats
  * of the match, or plays and watches it, hears every message once. */
-static void each_at_table(match *m, json_t *msg)
+static void each_at_table_text(match *m, const jt_buf *t)
 {
-    /* one serialisation, many queues */
-    char *text = json_dumps(msg, JSON_COMPACT);
-    json_decref(msg);
-    if (!text)
+    if (t->failed)
         return;
-    size_t len = strlen(text);
     for (int i = 0; i < m->nseats; i++)
         if (m->seats[i].conn && !holds_seat(m, m->seats[i].conn, i))
-            conn_send_text(m->seats[i].conn, text, len);
+            conn_send_text(m->seats[i].conn, t->p, t->len);
     for (int i = 0; i < m->nspect; i++)
         if (!holds_seat(m, m->spect[i], m->nseats))
-            conn_send_text(m->spect[i], text, len);
-    free(text);
+            conn_send_text(m->spect[i], t->p, t->len);
+}
+
+/* The same for a JSON message (steals the reference): one serialisation,
+ * many queues. */
+static void each_at_table(match *m, json_t *msg)
+{
+    jt_buf *b = &m->srv->msg_txt;
+    jt_reset(b);
+    int rc = msg ? jt_dump(b, msg) : -1;
+    json_decref(msg);
+    if (rc == 0)
+        each_at_table_text(m, b);
+}
+
+/* The text of msg (borrowed, an object) with `"key":raw` added as its last
+ * member, in buffer b (the server's: valid until the next message). */
+static const jt_buf *text_into(jt_buf *b, const json_t *msg, const char *key, const jt_buf *raw)
+{
+    jt_reset(b);
+    if (!msg || raw->failed || jt_dump(b, msg)) {
+        b->failed = true;
+        return b;
+    }
+    b->len--; /* the closing brace */
+    if (b->len > 1)
+        jt_raw(b, ",", 1);
+    jt_str(b, key, strlen(key));
+    jt_raw(b, ":", 1);
+    jt_raw(b, raw->p, raw->len);
+    jt_raw(b, "}", 1);
+    return b;
+}
+
+static const jt_buf *text_with(srv *s, const json_t *msg, const char *key, const jt_buf *raw)
+{
+    return text_into(&s->msg_txt, msg, key, raw);
 }
 
 /* Something the server must do itself in the match (draw, play a bot's or
@@ -95,6 +127,85 @@ static json_t *state_json(match *m)
     return json_incref(m->state_cache);
 }
 
+/* The public state now (borrowed: the match's cache). */
+static json_t *state_json_borrow(match *m)
+{
+    json_t *s = state_json(m);
+    json_decref(s);
+    return m->state_cache;
+}
+
+/* ---- protocol 2: changes instead of states --------------------------------------- */
+
+/* The subscription through which c follows m (its first, if several). */
+static conn_sub *sub_of(conn *c, const match *m)
+{
+    for (int i = 0; i < c->nsubs; i++)
+        if (c->subs[i].m == m)
+            return &c->subs[i];
+    return NULL;
+}
+
+void match_state_sent(match *m, conn *c)
+{
+    conn_sub *s = c ? sub_of(c, m) : NULL;
+    if (s)
+        s->known_at = m->nmoves;
+}
+
+/* The text of protocol 2's change from the announced state to the state
+ * now, written into the server's change buffer: by the game's codec from
+ * the two engine states when it has one (no JSON state is built), else as
+ * the diff of the two JSON states. */
+static const jt_buf *change_text(match *m)
+{
+    jt_buf *b = &m->srv->change_txt;
+    jt_reset(b);
+    if (m->wire->change) {
+        if (!m->ann_st || m->wire->change(m->ann_st, m->st, b) != 0)
+            b->failed = true;
+        return b;
+    }
+    json_t *d = m->ann_state ? delta_diff(m->ann_state, state_json_borrow(m)) : NULL;
+    if (!d || jt_dump(b, d))
+        b->failed = true;
+    json_decref(d);
+    return b;
+}
+
+/* What a protocol 2 connection is told of the state in an update or a
+ * your_turn: nothing when it has the state now, the change when it has the
+ * announced state, else the whole state. */
+enum { TELL_NOTHING, TELL_CHANGE, TELL_STATE };
+static int what_to_tell(const match *m, conn *c)
+{
+    const conn_sub *s = sub_of(c, m);
+    int known = s ? s->known_at : -1;
+    if (known == m->nmoves)
+        return TELL_NOTHING;
+    if (known >= 0 && known == m->ann_at && (m->ann_state || m->ann_st))
+        return TELL_CHANGE;
+    return TELL_STATE;
+}
+
+/* The public state's text, written once per position: the update and the
+ * next your_turn of a turn splice the same text (the server holds one, of
+ * the match that last asked). */
+static const jt_buf *state_text(match *m)
+{
+    srv *s = m->srv;
+    if (s->state_txt_of != m || s->state_txt_at != m->nmoves || s->state_txt.failed) {
+        json_t *st = state_json(m);
+        jt_reset(&s->state_txt);
+        if (!st || jt_dump(&s->state_txt, st))
+            s->state_txt.failed = true;
+        json_decref(st);
+        s->state_txt_of = m;
+        s->state_txt_at = m->nmoves;
+    }
+    return &s->state_txt;
+}
+
 static json_t *scores_json(const match *m)
 {
     double sc[ENG_MAX_PLAYERS];
@@ -118,12 +229,11 @@ static int64_t base_allowance(const match *m, const seat_t *t)
 /* The clocks. `next` >= 0 names the seat about to be asked (an update goes
  * out just before its deadline is armed): its time left is its full
  * allowance, so spectators can count down too. */
-static json_t *clocks_json(const match *m, int next)
+/* The clocks read at loop time now and epoch time epoch (read together: the
+ * epoch deadline is the loop deadline). */
+static json_t *clocks_at(const match *m, int next, uint64_t now, int64_t epoch)
 {
     json_t *a = json_array();
-    /* both clocks read together: the epoch deadline is the loop deadline */
-    uint64_t now = srv_now(m->srv);
-    int64_t epoch = srv_epoch_ms();
     for (int i = 0; i < m->nseats; i++) {
         const seat_t *t = &m->seats[i];
         json_t *o = json_pack("{s:i, s:I}", "seat", i, "bank_ms", (json_int_t)t->bank_ms);
@@ -141,6 +251,11 @@ static json_t *clocks_json(const match *m, int next)
     return a;
 }
 
+static json_t *clocks_json(const match *m, int next)
+{
+    return clocks_at(m, next, srv_now(m->srv), srv_epoch_ms());
+}
+
 json_t *match_clocks(const match *m)
 {
     return clocks_json(m, -1);
@@ -149,15 +264,14 @@ json_t *match_clocks(const match *m)
 /* The time control and policies, as create_match takes them. */
 static json_t *rules_of_play(const match *m)
 {
-    return json_pack("{s:{s:I, s:I, s:I, s:I}, s:{s:s, s:s, s:i, s:s, s:I, s:I}}", "time_control",
-                     "move_ms", (json_int_t)m->tc.move_ms, "first_move_ms",
-                     (json_int_t)m->tc.first_move_ms, "bank_ms", (json_int_t)m->tc.bank_ms,
-                     "increment_ms", (json_int_t)m->tc.increment_ms, "policies", "timeout",
-                     proto_timeout_name(m->pol.timeout), "illegal",
-                     proto_illegal_name(m->pol.illegal), "max_illegal", m->pol.max_illegal,
-                     "disconnect", proto_disconnect_name(m->pol.disconnect), "reconnect_grace_ms",
-                     (json_int_t)m->pol.reconnect_grace_ms, "grace_ms",
-                     (json_int_t)m->pol.grace_ms);
+    return json_pack(
+        "{s:{s:I, s:I, s:I, s:I}, s:{s:s, s:s, s:i, s:s, s:I, s:I}}", "time_control", "move_ms",
+        (json_int_t)m->tc.move_ms, "first_move_ms", (json_int_t)m->tc.first_move_ms, "bank_ms",
+        (json_int_t)m->tc.bank_ms, "increment_ms", (json_int_t)m->tc.increment_ms, "policies",
+        "timeout", proto_timeout_name(m->pol.timeout), "illegal",
+        proto_illegal_name(m->pol.illegal), "max_illegal", m->pol.max_illegal, "disconnect",
+        proto_disconnect_name(m->pol.disconnect), "reconnect_grace_ms",
+        (json_int_t)m->pol.reconnect_grace_ms, "grace_ms", (json_int_t)m->pol.grace_ms);
 }
 
 int match_spec_kind(const char *spec)
@@ -204,7 +318,8 @@ json_t *match_summary(const match *m)
                           status_name(m->status), "turn", m->turns, "scores", scores_json(m),
                           "seats", match_seats_json(m), "created", (json_int_t)m->created_ms);
     int p = m->g->current_player(m->st);
-    json_object_set_new(o, "to_move", m->status == MATCH_LIVE && p >= 0 ? json_integer(p) : json_null());
+    json_object_set_new(o, "to_move",
+                        m->status == MATCH_LIVE && p >= 0 ? json_integer(p) : json_null());
     json_object_set_new(o, "result", m->result ? json_incref(m->result) : json_null());
     if (m->demo)
         json_object_set_new(o, "demo", json_true());
@@ -345,8 +460,8 @@ static void finish_ex(match *m, const char *reason, int faulty, const char *deta
     for (int i = 1; i < m->nseats; i++)
         for (int j = i; j > 0; j--) {
             int a = order[j - 1], b = order[j];
-            bool b_first = (a == faulty && b != faulty) ||
-                           (a != faulty && b != faulty && sc[b] > sc[a]);
+            bool b_first =
+                (a == faulty && b != faulty) || (a != faulty && b != faulty && sc[b] > sc[a]);
             if (!b_first)
                 break;
             order[j - 1] = b;
@@ -422,6 +537,16 @@ static void finish_ex(match *m, const char *reason, int faulty, const char *deta
     /* a finished match needs no bot: its search memory (arena pages) goes now,
      * not when the match is evicted from memory much later */
     match_release_bots(m);
+    /* nor the states kept for the next turn's messages */
+    free(m->ann_st);
+    m->ann_st = NULL;
+    json_decref(m->ann_state);
+    m->ann_state = NULL;
+    m->ann_at = -1;
+    if (m->srv->state_txt_of == m)
+        m->srv->state_txt_of = NULL;
+    json_decref(m->state_cache);
+    m->state_cache = NULL;
     tours_match_finished(m); /* its result, if it is a tournament game; seats freed */
 
     /* keep a bounded number of finished matches in memory */
@@ -444,6 +569,68 @@ static void finish(match *m, const char *reason, int faulty, const char *detail)
 
 /* ---- turns ---------------------------------------------------------------------- */
 
+/* The two texts of a turn's update, each written when first needed. */
+typedef struct update_texts {
+    const json_t *msg; /* the update without state or change */
+    const jt_buf *v1; /* with "state" (protocol 1, or a protocol 2 client whose state is unknown) */
+    const jt_buf *v2; /* with "change" */
+} update_texts;
+
+static const jt_buf *update_v1(match *m, update_texts *u)
+{
+    if (!u->v1)
+        u->v1 = text_with(m->srv, u->msg, "state", state_text(m));
+    return u->v1;
+}
+
+/* One connection at the table gets the update, in its protocol's form. */
+static void send_update_to(match *m, conn *c, update_texts *u)
+{
+    const jt_buf *t;
+    if (c->proto < 2) {
+        t = update_v1(m, u);
+    } else {
+        int tell = what_to_tell(m, c);
+        if (tell != TELL_STATE && !u->v2) {
+            static const jt_buf empty = {(char *)"{}", 2, 2, false};
+            const jt_buf *ch = tell == TELL_NOTHING ? &empty : change_text(m);
+            u->v2 = text_into(&m->srv->msg2_txt, u->msg, "change", ch);
+        }
+        t = tell == TELL_STATE || u->v2->failed ? update_v1(m, u) : u->v2;
+        match_state_sent(m, c);
+    }
+    if (!t->failed)
+        conn_send_text(c, t->p, t->len);
+}
+
+/* The turn's update to everyone at the table, each connection once: the
+ * public state's text is written once and spliced in (the next your_turn
+ * reuses it); protocol 2 connections get the change instead, written once. */
+static void broadcast_update(match *m, const json_t *msg)
+{
+    update_texts u = {msg, NULL, NULL};
+    for (int i = 0; i < m->nseats; i++)
+        if (m->seats[i].conn && !holds_seat(m, m->seats[i].conn, i))
+            send_update_to(m, m->seats[i].conn, &u);
+    for (int i = 0; i < m->nspect; i++)
+        if (!holds_seat(m, m->spect[i], m->nseats))
+            send_update_to(m, m->spect[i], &u);
+    /* the next changes start from this state: the engine state when the
+     * codec writes changes from it, else the JSON state */
+    m->ann_at = m->nmoves;
+    if (m->wire->change) {
+        if (!m->ann_st)
+            m->ann_st = malloc(m->g->state_size);
+        if (m->ann_st)
+            memcpy(m->ann_st, m->st, m->g->state_size);
+        else
+            m->ann_at = -1;
+    } else {
+        json_decref(m->ann_state);
+        m->ann_state = state_json(m);
+    }
+}
+
 static void advance(match *m);
 
 /* Announce what comes next: the next draw happens first (journaled), so
@@ -453,7 +640,7 @@ static void end_turn(match *m, const char *by, const char *reason)
     /* the turn in record form */
     char err[256];
     json_t *record = wire_record_turn(m->g, m->turn_start, m->moves + m->turn_first,
-                                    m->nmoves - m->turn_first, err, sizeof err);
+                                      m->nmoves - m->turn_first, err, sizeof err);
     if (!record) {
         srv_log(LOG_ERROR, "record_failed", "{s:s, s:s}", "match", m->id, "reason", err);
         record = json_object();
@@ -472,18 +659,19 @@ static void end_turn(match *m, const char *by, const char *reason)
             discard = m->g->current_player(m->st) < 0; /* the outcome left nothing to decide */
     }
 
-    json_t *state = state_json(m);
     /* the seat whose turn comes (also one whose draw left it nothing to
-     * decide: it draws again), with the chance outcome it faces */
+     * decide: it draws again), with the chance outcome it faces: from the
+     * game, not read back from the public state's JSON (which a protocol 2
+     * table never builds) */
     json_t *next = wire_next(m->g, m->st);
     int p = eng_turn_seat(m->g, m->st);
-    json_t *msg = json_pack("{s:s, s:s, s:i, s:o, s:s, s:o, s:o, s:o, s:o}", "type", "update",
-                            "match", m->id, "turn", m->turns, "record", record, "by",
-                            by ? by : "player", "scores", scores_json(m), "next", next, "clocks",
-                            clocks_json(m, p), "state", state);
-    if (reason)
+    json_t *msg = json_pack("{s:s, s:s, s:i, s:o, s:s, s:o, s:o, s:o}", "type", "update", "match",
+                            m->id, "turn", m->turns, "record", record, "by", by ? by : "player",
+                            "scores", scores_json(m), "next", next, "clocks", clocks_json(m, p));
+    if (msg && reason)
         json_object_set_new(msg, "reason", json_string(reason));
-    each_at_table(m, msg);
+    broadcast_update(m, msg);
+    json_decref(msg);
     if (discard)
         end_turn(m, "server", codec_no_decision(m->wire));
 }
@@ -603,12 +791,35 @@ static void send_your_turn(match *m, int seat_no)
     uint64_t now = srv_now(m->srv);
     int64_t epoch = srv_epoch_ms();
     int64_t left = m->deadline > now ? (int64_t)(m->deadline - now) : 0;
+    /* protocol 2: the compact legal moves, and the state only if the
+     * connection does not have it (the turn's update brought it) */
+    bool v2 = t->conn->proto >= 2;
+    json_t *legal =
+        v2 && m->wire->legal_compact ? m->wire->legal_compact(m->st) : m->wire->legal(m->st);
     json_t *msg =
-        json_pack("{s:s, s:s, s:i, s:i, s:o, s:o, s:I, s:I, s:o}", "type", "your_turn", "match",
-                  m->id, "seat", seat_no, "turn", m->turns + 1, "state", state_json(m), "legal",
-                  m->wire->legal(m->st), "time_left_ms", (json_int_t)left, "deadline",
-                  (json_int_t)(epoch + left), "clocks", match_clocks(m));
-    conn_send(t->conn, msg);
+        json_pack("{s:s, s:s, s:i, s:i, s:o, s:I, s:I, s:o}", "type", "your_turn", "match", m->id,
+                  "seat", seat_no, "turn", m->turns + 1, "legal", legal, "time_left_ms",
+                  (json_int_t)left, "deadline", (json_int_t)(epoch + left), "clocks",
+                  clocks_at(m, -1, now, epoch)); /* the same reading: time_left_ms agrees */
+    int tell = v2 ? what_to_tell(m, t->conn) : TELL_STATE;
+    const jt_buf *txt;
+    if (tell == TELL_NOTHING) {
+        jt_buf *b = &m->srv->msg_txt;
+        jt_reset(b);
+        if (!msg || jt_dump(b, msg))
+            b->failed = true;
+        txt = b;
+    } else if (tell == TELL_CHANGE) {
+        txt = text_with(m->srv, msg, "change", change_text(m));
+    } else {
+        /* the state's text as the turn's update carried it */
+        txt = text_with(m->srv, msg, "state", state_text(m));
+    }
+    if (!txt->failed)
+        conn_send_text(t->conn, txt->p, txt->len);
+    if (v2)
+        match_state_sent(m, t->conn);
+    json_decref(msg);
     if (!m->asked_ns)
         m->asked_ns = uv_hrtime(); /* a move's wait_ms counts from the first your_turn */
     if (m->rx_ns) {
@@ -908,6 +1119,7 @@ void match_seat_connected(match *m, int seat_no, conn *c, const char *type, cons
     /* the reply first, showing the seat connected (and the match live if
      * this join starts it); then whatever play it unblocks */
     conn_send(c, match_table_view(m, type, seat_no, id));
+    match_state_sent(m, c);
     if (start) {
         srv_log(LOG_INFO, "match_started", "{s:s}", "match", m->id);
         advance(m);
@@ -1210,6 +1422,7 @@ static match *alloc_match(srv *s, const eng_game *g, const game_codec *w, const 
     m->srv = s;
     m->g = g;
     m->wire = w;
+    m->ann_at = -1;
     m->rules = *r;
     m->st = malloc(g->state_size);
     m->turn_start = malloc(g->state_size);
@@ -1254,6 +1467,8 @@ static void free_match(match *m)
     json_decref(m->history);
     json_decref(m->result);
     json_decref(m->state_cache);
+    json_decref(m->ann_state);
+    free(m->ann_st);
     free(m);
 }
 
@@ -1275,6 +1490,8 @@ void match_close(match *m)
         return;
     m->closing = true;
     srv *s = m->srv;
+    if (s->state_txt_of == m)
+        s->state_txt_of = NULL;
     /* unlink, detach everyone */
     if (m->prev)
         m->prev->next = m->next;
@@ -1321,7 +1538,7 @@ static int make_bots(match *m, char *err, size_t errcap, int *code)
             m->srv->bots++;
         if (!t->bot) {
             *code = bot_find_type(t->spec) || strchr(t->spec, ':') ? ENG_EBAD_BOT_SPEC
-                                                                  : ENG_EUNKNOWN_BOT;
+                                                                   : ENG_EUNKNOWN_BOT;
             return -1;
         }
     }
@@ -1657,7 +1874,7 @@ match *match_restore(srv *s, const char *id, const char *game, const char *rules
         if (ends) {
             char e2[128];
             json_t *rec = wire_record_turn(g, m->turn_start, m->moves + m->turn_first,
-                                         m->nmoves - m->turn_first, e2, sizeof e2);
+                                           m->nmoves - m->turn_first, e2, sizeof e2);
             json_array_append_new(m->history, rec ? rec : json_object());
             m->turns++;
             m->turn_first = m->nmoves;

@@ -82,11 +82,11 @@ void conn_send(conn *c, json_t *msg)
     if (!msg)
         return;
     if (c && c->wsi && !c->closing) {
-        char *text = json_dumps(msg, JSON_COMPACT);
-        if (text) {
-            conn_send_text(c, text, strlen(text));
-            free(text);
-        }
+        /* written into the server's reusable buffer, then copied to the queue */
+        jt_buf *b = &c->srv->send_txt;
+        jt_reset(b);
+        if (jt_dump(b, msg) == 0)
+            conn_send_text(c, b->p, b->len);
     }
     json_decref(msg);
 }
@@ -114,7 +114,7 @@ bool conn_sub_add(conn *c, match *m, int seat)
             return true;
     if (c->nsubs == (int)(sizeof c->subs / sizeof c->subs[0]))
         return false;
-    c->subs[c->nsubs++] = (conn_sub){m, seat};
+    c->subs[c->nsubs++] = (conn_sub){m, seat, -1};
     return true;
 }
 

@@ -366,6 +366,16 @@ static void on_signal(uv_signal_t *h, int signum)
     uv_timer_start(&s->stop_timer, on_stop_timer, s->conns ? 20 : 0, 20);
 }
 
+void srv_texts_free(srv *s)
+{
+    jt_free(&s->send_txt);
+    jt_free(&s->msg_txt);
+    jt_free(&s->msg2_txt);
+    jt_free(&s->change_txt);
+    jt_free(&s->state_txt);
+    s->state_txt_of = NULL;
+}
+
 int srv_run(const srv_config *cfg)
 {
     static srv s; /* one server per process; too big for the stack (histograms) */
@@ -484,6 +494,7 @@ int srv_run(const srv_config *cfg)
     store_close(&s);
     access_free(&s);
     free(s.progs);
+    srv_texts_free(&s);
     uv_loop_close(s.loop);
     srv_log(LOG_INFO, "stopped", NULL);
     return 0;

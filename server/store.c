@@ -62,6 +62,7 @@ struct store {
     int appends;               /* store_append calls that committed (test hook) */
     sqlite3_stmt *ins_match, *ins_move, *upd_seats, *upd_finish, *begin, *commit, *rollback,
         *ins_token;
+    jt_buf seats_txt;          /* write_seats: the seats' text, reused move after move */
     /* faults: a write that fails puts the journal in a fault; until a write
      * succeeds again, writes are refused at once except one attempt (the
      * probe) every SRV_STORAGE_RETRY_MS */
@@ -658,6 +659,7 @@ void store_close(srv *s)
     store *st = s->db;
     if (!st)
         return;
+    jt_free(&st->seats_txt);
     sqlite3_finalize(st->ins_match);
     sqlite3_finalize(st->ins_move);
     sqlite3_finalize(st->upd_seats);
@@ -694,32 +696,55 @@ static bool step_or_fail(store *st, sqlite3_stmt *stmt)
 
 
 /* The seats as stored: everything needed to resume them. */
-static char *seats_json(const match *m)
-{
-    json_t *a = json_array();
-    for (int i = 0; i < m->nseats; i++) {
-        const seat_t *t = &m->seats[i];
-        static const char *const kinds[] = {[SEAT_BOT] = "bot",
-                                            [SEAT_OPEN] = "open",
-                                            [SEAT_PROGRAM] = "program",
-                                            [SEAT_REMOTE] = "remote"};
-        json_array_append_new(
-            a,
-            json_pack("{s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:i, s:i, s:b, s:b, s:I}", "kind",
-                      kinds[t->kind], "name", t->name, "spec", t->spec, "token", t->token, "resume",
-                      t->resume, "bank_ms", (json_int_t)t->bank_ms, "grace_ms",
-                      (json_int_t)t->grace_ms, "illegal", t->illegal, "moves", t->moves, "joined",
-                      t->joined, "takeover", t->takeover, "used_ms", (json_int_t)t->used_ms));
-    }
-    char *txt = json_dumps(a, JSON_COMPACT);
-    json_decref(a);
-    return txt;
-}
-
 static char *dump_obj(json_t *o)
 {
     char *t = json_dumps(o, JSON_COMPACT);
     json_decref(o);
+    return t;
+}
+
+/* The text seats_json() writes, without building it as a tree first (every
+ * move rewrites the seats: clocks and counters), in st's reusable buffer. */
+static const jt_buf *seats_text(store *st, const match *m)
+{
+    static const char *const kinds[] = {[SEAT_BOT] = "bot", [SEAT_OPEN] = "open",
+                                        [SEAT_PROGRAM] = "program", [SEAT_REMOTE] = "remote"};
+    jt_buf *b = &st->seats_txt;
+    jt_reset(b);
+#define KEY(k) jt_raw(b, "\"" k "\":", sizeof(k) + 2)
+#define STR(s) jt_str(b, (s), strlen(s))
+    jt_raw(b, "[", 1);
+    for (int i = 0; i < m->nseats; i++) {
+        const seat_t *t = &m->seats[i];
+        jt_raw(b, i ? ",{" : "{", i ? 2 : 1);
+        KEY("kind"), STR(kinds[t->kind]), jt_raw(b, ",", 1);
+        KEY("name"), STR(t->name), jt_raw(b, ",", 1);
+        KEY("spec"), STR(t->spec), jt_raw(b, ",", 1);
+        KEY("token"), STR(t->token), jt_raw(b, ",", 1);
+        KEY("resume"), STR(t->resume), jt_raw(b, ",", 1);
+        KEY("bank_ms"), jt_int(b, t->bank_ms), jt_raw(b, ",", 1);
+        KEY("grace_ms"), jt_int(b, t->grace_ms), jt_raw(b, ",", 1);
+        KEY("illegal"), jt_int(b, t->illegal), jt_raw(b, ",", 1);
+        KEY("moves"), jt_int(b, t->moves), jt_raw(b, ",", 1);
+        KEY("joined"), jt_raw(b, t->joined ? "true," : "false,", t->joined ? 5 : 6);
+        KEY("takeover"), jt_raw(b, t->takeover ? "true," : "false,", t->takeover ? 5 : 6);
+        KEY("used_ms"), jt_int(b, t->used_ms), jt_raw(b, "}", 1);
+    }
+    jt_raw(b, "]", 1);
+#undef KEY
+#undef STR
+    return b;
+}
+
+/* The same text, allocated (the caller frees it), or NULL. */
+static char *seats_json(store *st, const match *m)
+{
+    const jt_buf *b = seats_text(st, m);
+    char *t = b->failed ? NULL : malloc(b->len + 1);
+    if (t) {
+        memcpy(t, b->p, b->len);
+        t[b->len] = 0;
+    }
     return t;
 }
 
@@ -729,7 +754,7 @@ int store_create_match(srv *s, const match *m)
     if (!write_begin(s))
         return ENG_ESTORAGE;
     char *rules = dump_obj(wire_rules_json(m->g, &m->rules));
-    char *seats = seats_json(m);
+    char *seats = seats_json(st, m);
     char *tc = dump_obj(json_pack("{s:I, s:I, s:I, s:I}", "move_ms", (json_int_t)m->tc.move_ms,
                                   "first_move_ms", (json_int_t)m->tc.first_move_ms, "bank_ms",
                                   (json_int_t)m->tc.bank_ms, "increment_ms",
@@ -773,13 +798,13 @@ int store_create_match(srv *s, const match *m)
  * caller to mark once committed). Returns SQLITE_DONE on success. */
 static int write_seats(store *st, const match *m, bool indexed[ENG_MAX_PLAYERS])
 {
-    char *seats = seats_json(m);
-    if (!seats) {
+    const jt_buf *seats = seats_text(st, m);
+    if (seats->failed) {
         st->err_code = SQLITE_NOMEM;
         snprintf(st->err_msg, sizeof st->err_msg, "out of memory");
         return SQLITE_NOMEM;
     }
-    sqlite3_bind_text(st->upd_seats, 1, seats, -1, free); /* SQLite frees it */
+    sqlite3_bind_text(st->upd_seats, 1, seats->p, (int)seats->len, SQLITE_TRANSIENT);
     sqlite3_bind_int(st->upd_seats, 2, m->status);
     sqlite3_bind_text(st->upd_seats, 3, m->id, -1, SQLITE_STATIC);
     if (!step_or_fail(st, st->upd_seats))
@@ -878,7 +903,7 @@ int store_finish(srv *s, match *m)
     if (!write_begin(s))
         return ENG_ESTORAGE;
     char *res = json_dumps(m->result, JSON_COMPACT);
-    char *seats = seats_json(m);
+    char *seats = seats_json(st, m);
     int rc = ENG_ENOMEM;
     if (res && seats) {
         sqlite3_stmt *q = st->upd_finish;

@@ -626,6 +626,83 @@ static int meeple_options(const carc_state *s, uint8_t *segs)
     return n;
 }
 
+int carc_meeple_options_for(const carc_state *s, eng_move place, uint8_t *segs)
+{
+    if (s->phase != CARC_PLACE || place < 0 || s->supply[s->player] == 0)
+        return 0;
+    int cell = place >> 2, rot = place & 3;
+    if (cell >= CARC_CELLS)
+        return 0;
+    const carc_type *ty = &T()[s->drawn];
+    const carc_tile *rt = &ty->rot[rot];
+    bool farms = s->rules.opt[CARC_OPT_FARMS] != 0;
+    /* the neighbour features each local segment would join, as place() unites them */
+    uint8_t joined[CARC_MAX_SEGS][12];
+    int nj[CARC_MAX_SEGS] = {0};
+#define JOIN(g, node) (joined[g][nj[g]++] = (uint8_t)find(s, (node)))
+    for (int d = 0; d < 4; d++) {
+        uint8_t nb = s->grid[wrap(cell + dcell[d])];
+        if (nb == 0 || nb >= CARC_CELL_OPEN0)
+            continue;
+        int od = (d + 2) & 3;
+        const carc_placed *q = &s->placed[nb - 1];
+        const carc_tile *qt = &T()[q->type].rot[q->rot];
+        uint8_t ek = rt->edge[d];
+        if (ek == CARC_FIELD && !farms)
+            continue;
+        JOIN(rt->seg[3 * d + 1], q->node0 + qt->seg[3 * od + 1]);
+        if (ek == CARC_ROAD && farms) {
+            JOIN(rt->seg[3 * d], q->node0 + qt->seg[3 * od + 2]);
+            JOIN(rt->seg[3 * d + 2], q->node0 + qt->seg[3 * od]);
+        }
+    }
+#undef JOIN
+    /* local segments sharing a neighbour feature become one feature */
+    int grp[CARC_MAX_SEGS];
+    for (int g = 0; g < ty->nseg; g++) {
+        grp[g] = g;
+        for (int h = 0; h < g && grp[g] == g; h++)
+            for (int i = 0; i < nj[g] && grp[g] == g; i++)
+                for (int j = 0; j < nj[h]; j++)
+                    if (joined[g][i] == joined[h][j]) {
+                        grp[g] = grp[h];
+                        break;
+                    }
+    }
+    /* a merge through a later segment can join two earlier groups: settle */
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (int g = 0; g < ty->nseg; g++)
+            for (int h = 0; h < ty->nseg; h++) {
+                if (grp[g] == grp[h])
+                    continue;
+                for (int i = 0; i < nj[g]; i++)
+                    for (int j = 0; j < nj[h]; j++)
+                        if (joined[g][i] == joined[h][j] && grp[g] != grp[h]) {
+                            int a = grp[g] < grp[h] ? grp[g] : grp[h];
+                            int b = grp[g] < grp[h] ? grp[h] : grp[g];
+                            for (int k = 0; k < ty->nseg; k++)
+                                if (grp[k] == b)
+                                    grp[k] = a;
+                            changed = true;
+                        }
+            }
+    }
+    int n = 0;
+    for (int g = 0; g < ty->nseg; g++) {
+        if ((ty->kind[g] == CARC_FIELD && !farms) || grp[g] != g)
+            continue;
+        bool taken = false;
+        for (int h = g; h < ty->nseg && !taken; h++)
+            if (grp[h] == g)
+                for (int i = 0; i < nj[h] && !taken; i++)
+                    taken = s->mee[joined[h][i]] != 0;
+        if (!taken)
+            segs[n++] = (uint8_t)g;
+    }
+    return n;
+}
+
 static int carc_legal_moves(const void *st, eng_move *out)
 {
     const carc_state *s = st;

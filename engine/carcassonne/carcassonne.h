@@ -176,6 +176,15 @@ int carc_decode_meeple(const carc_state *s, eng_move m);
 /* The preferred port naming local feature `seg` of a tile type in rotation rot. */
 int carc_feature_port(int type, int rot, int seg);
 
+/* The meeple options the legal placement `place` (a move of this PLACE
+ * state) would offer, without applying it: writes the local feature indices
+ * to segs (at most CARC_MAX_SEGS) exactly as the MEEPLE state after the
+ * placement lists them (one per distinct unoccupied feature, lowest index
+ * first; none when the player has no meeple left) and returns their number.
+ * What the wire's `legal` list costs is this, not a copy of the state per
+ * placement (tests/engine/test_carc_random.c checks it against apply). */
+int carc_meeple_options_for(const carc_state *s, eng_move place, uint8_t *segs);
+
 /* ---- reading the board ---------------------------------------------------- */
 
 /* The placed tile at (x, y), or NULL. */

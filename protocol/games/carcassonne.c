@@ -391,28 +391,364 @@ static json_t *carc_state_json(const void *st)
     return o;
 }
 
+/* ---- protocol 2: the change between two states, as delta_diff writes it -- */
+
+/* Members of a patch object: "{" before the first, "," before the others. */
+typedef struct patch {
+    jt_buf *b;
+    int n;
+} patch;
+
+static void member(patch *p, const char *key)
+{
+    jt_raw(p->b, p->n++ ? "," : "{", 1);
+    jt_str(p->b, key, strlen(key));
+    jt_raw(p->b, ":", 1);
+}
+
+static void end_patch(patch *p)
+{
+    jt_raw(p->b, p->n ? "}" : "{}", p->n ? 1 : 2);
+}
+
+static void index_member(patch *p, int i)
+{
+    char k[12];
+    snprintf(k, sizeof k, "%d", i);
+    member(p, k);
+}
+
+/* A member of a patch for an array of na -> nb integers (or port names when
+ * names is set), as delta.c's diff_array writes it: the whole array when
+ * most of it changed, else "$len" and the changed indices. */
+static void int_array_change(patch *p, const char *key, const int *a, int na, const int *b, int nb,
+                             const char *(*names)(int))
+{
+    int changed = 0;
+    for (int i = 0; i < nb; i++)
+        changed += i >= na || a[i] != b[i];
+    if (changed == 0 && na == nb)
+        return;
+    member(p, key);
+    jt_buf *o = p->b;
+    if (nb > 0 && 2 * changed > nb) {
+        jt_raw(o, "[", 1);
+        for (int i = 0; i < nb; i++) {
+            if (i)
+                jt_raw(o, ",", 1);
+            if (names)
+                jt_str(o, names(b[i]), strlen(names(b[i])));
+            else
+                jt_int(o, b[i]);
+        }
+        jt_raw(o, "]", 1);
+        return;
+    }
+    patch q = {o, 0};
+    if (na != nb) {
+        member(&q, "$len");
+        jt_int(o, nb);
+    }
+    for (int i = 0; i < nb; i++)
+        if (i >= na || a[i] != b[i]) {
+            index_member(&q, i);
+            if (names)
+                jt_str(o, names(b[i]), strlen(names(b[i])));
+            else
+                jt_int(o, b[i]);
+        }
+    end_patch(&q);
+}
+
+/* The ports of the completed features of placed tile i, as carc_state_json
+ * lists them in "closed". Returns their number. */
+static int closed_ports(const carc_state *s, int i, int *out)
+{
+    const carc_placed *pl = &s->placed[i];
+    const carc_type *ty = &carc_types()[pl->type];
+    int n = 0;
+    for (int g = 0; g < ty->nseg; g++)
+        if (ty->kind[g] != CARC_FIELD && carc_feature_complete(s, pl->node0 + g))
+            out[n++] = carc_feature_port(pl->type, pl->rot, g);
+    return n;
+}
+
+static void letter_text(jt_buf *o, int type)
+{
+    char s[2] = {carc_types()[type].letter, 0};
+    jt_str(o, s, 1);
+}
+
+static void board_entry_text(jt_buf *o, const carc_state *s, int i)
+{
+    const carc_placed *pl = &s->placed[i];
+    int closed[CARC_MAX_SEGS];
+    int n = closed_ports(s, i, closed);
+    jt_raw(o, "{\"x\":", 5);
+    jt_int(o, pl->x);
+    jt_raw(o, ",\"y\":", 5);
+    jt_int(o, pl->y);
+    jt_raw(o, ",\"tile\":", 8);
+    letter_text(o, pl->type);
+    jt_raw(o, ",\"rot\":", 7);
+    jt_int(o, pl->rot);
+    jt_raw(o, ",\"closed\":[", 11);
+    for (int k = 0; k < n; k++) {
+        if (k)
+            jt_raw(o, ",", 1);
+        jt_str(o, carc_port_name(closed[k]), strlen(carc_port_name(closed[k])));
+    }
+    jt_raw(o, "]}", 2);
+}
+
+/* A meeple as carc_state_json lists it: x, y, port, seat. */
+typedef struct meeple_view {
+    int x, y, port, seat;
+} meeple_view;
+
+static meeple_view meeple_of(const carc_state *s, int i)
+{
+    int node = s->meeple[i].node;
+    const carc_placed *pl = &s->placed[s->tile[node]];
+    meeple_view v = {pl->x, pl->y, carc_feature_port(pl->type, pl->rot, node - pl->node0),
+                     s->meeple[i].player};
+    return v;
+}
+
+static void meeple_text(jt_buf *o, meeple_view v)
+{
+    jt_raw(o, "{\"x\":", 5);
+    jt_int(o, v.x);
+    jt_raw(o, ",\"y\":", 5);
+    jt_int(o, v.y);
+    jt_raw(o, ",\"port\":", 8);
+    jt_str(o, carc_port_name(v.port), strlen(carc_port_name(v.port)));
+    jt_raw(o, ",\"seat\":", 8);
+    jt_int(o, v.seat);
+    jt_raw(o, "}", 1);
+}
+
+static int carc_change(const void *from, const void *to, jt_buf *o)
+{
+    const carc_state *a = from, *b = to;
+    size_t start = o->len;
+    patch p = {o, 0};
+    if (a->turns != b->turns) {
+        member(&p, "turn");
+        jt_int(o, b->turns);
+    }
+    if ((a->phase & 3) != (b->phase & 3)) {
+        member(&p, "phase");
+        jt_str(o, phase_names[b->phase & 3], strlen(phase_names[b->phase & 3]));
+    }
+
+    /* board: tiles never move; "closed" only grows; new tiles at the end */
+    {
+        int na = a->nplaced, nb = b->nplaced, changed = nb > na ? nb - na : 0;
+        int ca[CARC_NTILES][CARC_MAX_SEGS], cb[CARC_NTILES][CARC_MAX_SEGS];
+        int nca[CARC_NTILES], ncb[CARC_NTILES];
+        bool same_tiles = nb >= na;
+        for (int i = 0; i < na && i < nb; i++) {
+            same_tiles &= a->placed[i].type == b->placed[i].type && a->placed[i].rot == b->placed[i].rot &&
+                          a->placed[i].x == b->placed[i].x && a->placed[i].y == b->placed[i].y;
+            nca[i] = closed_ports(a, i, ca[i]);
+            ncb[i] = closed_ports(b, i, cb[i]);
+            bool differ = nca[i] != ncb[i] || memcmp(ca[i], cb[i], sizeof(int) * (size_t)nca[i]) != 0;
+            changed += differ;
+        }
+        if (!same_tiles || a->rules.players != b->rules.players) {
+            o->len = start; /* not `to` after `from` in one game: the generic diff */
+            return 1;
+        }
+        if (changed > 0 || na != nb) {
+            member(&p, "board");
+            if (nb > 0 && 2 * changed > nb) {
+                jt_raw(o, "[", 1);
+                for (int i = 0; i < nb; i++) {
+                    if (i)
+                        jt_raw(o, ",", 1);
+                    board_entry_text(o, b, i);
+                }
+                jt_raw(o, "]", 1);
+            } else {
+                patch q = {o, 0};
+                if (na != nb) {
+                    member(&q, "$len");
+                    jt_int(o, nb);
+                }
+                for (int i = 0; i < nb; i++) {
+                    if (i >= na) {
+                        index_member(&q, i);
+                        jt_raw(o, "{\"$set\":", 8);
+                        board_entry_text(o, b, i);
+                        jt_raw(o, "}", 1);
+                    } else if (nca[i] != ncb[i] ||
+                               memcmp(ca[i], cb[i], sizeof(int) * (size_t)nca[i]) != 0) {
+                        index_member(&q, i);
+                        patch r = {o, 0};
+                        int_array_change(&r, "closed", ca[i], nca[i], cb[i], ncb[i], carc_port_name);
+                        end_patch(&r);
+                    }
+                }
+                end_patch(&q);
+            }
+        }
+    }
+
+    /* meeples: compared index by index, as the generic diff does */
+    {
+        int na = a->nmeeples, nb = b->nmeeples, changed = 0;
+        meeple_view va[ENG_MAX_PLAYERS * CARC_MEEPLES], vb[ENG_MAX_PLAYERS * CARC_MEEPLES];
+        for (int i = 0; i < na; i++)
+            va[i] = meeple_of(a, i);
+        for (int i = 0; i < nb; i++) {
+            vb[i] = meeple_of(b, i);
+            changed += i >= na || memcmp(&va[i], &vb[i], sizeof va[i]) != 0;
+        }
+        if (changed > 0 || na != nb) {
+            member(&p, "meeples");
+            if (nb > 0 && 2 * changed > nb) {
+                jt_raw(o, "[", 1);
+                for (int i = 0; i < nb; i++) {
+                    if (i)
+                        jt_raw(o, ",", 1);
+                    meeple_text(o, vb[i]);
+                }
+                jt_raw(o, "]", 1);
+            } else {
+                patch q = {o, 0};
+                if (na != nb) {
+                    member(&q, "$len");
+                    jt_int(o, nb);
+                }
+                for (int i = 0; i < nb; i++) {
+                    if (i >= na) {
+                        index_member(&q, i);
+                        jt_raw(o, "{\"$set\":", 8);
+                        meeple_text(o, vb[i]);
+                        jt_raw(o, "}", 1);
+                    } else if (memcmp(&va[i], &vb[i], sizeof va[i]) != 0) {
+                        index_member(&q, i);
+                        patch r = {o, 0};
+                        if (va[i].x != vb[i].x)
+                            member(&r, "x"), jt_int(o, vb[i].x);
+                        if (va[i].y != vb[i].y)
+                            member(&r, "y"), jt_int(o, vb[i].y);
+                        if (va[i].port != vb[i].port)
+                            member(&r, "port"), jt_str(o, carc_port_name(vb[i].port),
+                                                       strlen(carc_port_name(vb[i].port)));
+                        if (va[i].seat != vb[i].seat)
+                            member(&r, "seat"), jt_int(o, vb[i].seat);
+                        end_patch(&r);
+                    }
+                }
+                end_patch(&q);
+            }
+        }
+    }
+
+    int npa = a->rules.players, npb = b->rules.players;
+    int sa[ENG_MAX_PLAYERS], sb[ENG_MAX_PLAYERS], la[ENG_MAX_PLAYERS], lb[ENG_MAX_PLAYERS];
+    for (int i = 0; i < npa; i++)
+        sa[i] = a->score[i], la[i] = a->supply[i];
+    for (int i = 0; i < npb; i++)
+        sb[i] = b->score[i], lb[i] = b->supply[i];
+    int_array_change(&p, "scores", sa, npa, sb, npb, NULL);
+    int_array_change(&p, "meeples_left", la, npa, lb, npb, NULL);
+
+    {
+        patch q = {o, 0};
+        for (int t = 0; t < CARC_NTYPES; t++)
+            if (a->bag[t] != b->bag[t]) {
+                if (q.n == 0)
+                    member(&p, "bag");
+                char name[2] = {carc_types()[t].letter, 0};
+                member(&q, name);
+                jt_int(o, b->bag[t]);
+            }
+        if (q.n)
+            end_patch(&q);
+    }
+
+    bool da = a->phase == CARC_PLACE || a->phase == CARC_MEEPLE || a->dead;
+    bool db = b->phase == CARC_PLACE || b->phase == CARC_MEEPLE || b->dead;
+    if (da != db || (db && a->drawn != b->drawn)) {
+        member(&p, "tile");
+        if (db)
+            letter_text(o, b->drawn);
+        else
+            jt_raw(o, "null", 4);
+    }
+    if (a->bag_n != b->bag_n) {
+        member(&p, "bag_left");
+        jt_int(o, b->bag_n);
+    }
+    if (a->discards != b->discards) {
+        member(&p, "discards");
+        jt_int(o, b->discards);
+    }
+    bool ova = a->phase == CARC_OVER, ovb = b->phase == CARC_OVER;
+    if (ova != ovb || (!ovb && a->player != b->player)) {
+        member(&p, "to_move");
+        if (ovb)
+            jt_raw(o, "null", 4);
+        else
+            jt_int(o, b->player);
+    }
+    end_patch(&p);
+    if (o->failed) {
+        o->len = start;
+        return -1;
+    }
+    return 0;
+}
+
 static json_t *carc_legal(const void *st)
 {
     const carc_state *s = st;
     json_t *out = json_array();
     if (s->phase != CARC_PLACE)
         return out;
-    eng_move moves[CARC_MAX_MOVES], meeples[CARC_MAX_SEGS + 1];
+    eng_move moves[CARC_MAX_MOVES];
+    uint8_t segs[CARC_MAX_SEGS];
     int n = carc_game.legal_moves(s, moves);
-    carc_state tmp;
     for (int i = 0; i < n; i++) {
         int x, y, rot;
         carc_decode_place(s, moves[i], &x, &y, &rot);
-        memcpy(&tmp, s, sizeof tmp);
-        carc_game.apply(&tmp, moves[i]);
+        /* the meeple ports without applying the placement to a copy */
         json_t *ports = json_array();
-        int k = carc_game.legal_moves(&tmp, meeples);
+        int k = carc_meeple_options_for(s, moves[i], segs);
         for (int j = 0; j < k; j++)
-            if (meeples[j] != CARC_NO_MEEPLE)
-                json_array_append_new(ports,
-                                      json_string(carc_port_name(carc_decode_meeple(&tmp, meeples[j]))));
+            json_array_append_new(
+                ports, json_string(carc_port_name(carc_feature_port(s->drawn, moves[i] & 3, segs[j]))));
         json_array_append_new(out, json_pack("{s:i, s:i, s:i, s:o}", "x", x, "y", y, "rot", rot,
                                              "meeples", ports));
+    }
+    return out;
+}
+
+/* Protocol 2: each legal placement as one string "x,y,rot" followed by
+ * ",PORT" for each meeple port it allows: "3,-2,1,N,C" is {"x":3,"y":-2,
+ * "rot":1,"meeples":["N","C"]} of protocol 1, in a third of the bytes. */
+static json_t *carc_legal_compact(const void *st)
+{
+    const carc_state *s = st;
+    json_t *out = json_array();
+    if (s->phase != CARC_PLACE)
+        return out;
+    eng_move moves[CARC_MAX_MOVES];
+    uint8_t segs[CARC_MAX_SEGS];
+    int n = carc_game.legal_moves(s, moves);
+    for (int i = 0; i < n; i++) {
+        int x, y, rot;
+        carc_decode_place(s, moves[i], &x, &y, &rot);
+        char e[64];
+        int len = snprintf(e, sizeof e, "%d,%d,%d", x, y, rot);
+        int k = carc_meeple_options_for(s, moves[i], segs);
+        for (int j = 0; j < k && len < (int)sizeof e - 4; j++)
+            len += snprintf(e + len, sizeof e - (size_t)len, ",%s",
+                            carc_port_name(carc_feature_port(s->drawn, moves[i] & 3, segs[j])));
+        json_array_append_new(out, json_string(e));
     }
     return out;
 }
@@ -521,6 +857,8 @@ const game_codec codec_carcassonne = {
     .info = carc_info,
     .state = carc_state_json,
     .legal = carc_legal,
+    .legal_compact = carc_legal_compact,
+    .change = carc_change,
     .parse_move = carc_parse_move,
     .format_move = carc_format_move,
     .pick_entry = carc_pick_entry,

@@ -21,7 +21,9 @@
  * Most games use the current rules; some use tiny_city=2 and/or farms=false.
  * Every ply also checks the move list itself (within max_moves, no
  * duplicates; at a draw, outcomes from the bag with probabilities summing
- * to 1), and a first test checks that the policy's fast paths are uniform.
+ * to 1; in one game in 8, each placement's meeple options from
+ * carc_meeple_options_for() equal those after applying it), and a first
+ * test checks that the policy's fast paths are uniform.
  *
  * Usage: test_carc_random [--games N] [--seed S]
  *   --games N: games per player count (default 10,000); the environment
@@ -104,6 +106,23 @@ static void check_move_list(const carc_state *s, int players, int gi, int plies)
         CHECK(buf[i] >= 0 && buf[i] <= CARC_NO_MEEPLE, "move out of range");
         CHECK(stamp[buf[i]] != now, "duplicate legal move");
         stamp[buf[i]] = now;
+    }
+    /* one game in 8: the meeple options of each placement, computed without
+     * applying it (what the wire's `legal` uses), equal those after applying it */
+    if (s->phase == CARC_PLACE && gi % 8 == 0) {
+        static carc_state t;
+        for (int i = 0; i < n; i++) {
+            uint8_t fast[CARC_MAX_SEGS];
+            eng_move after[CARC_MAX_SEGS + 1];
+            int k = carc_meeple_options_for(s, buf[i], fast);
+            memcpy(&t, s, sizeof t);
+            carc_game.apply(&t, buf[i]);
+            int m = carc_game.legal_moves(&t, after);
+            CHECK(m == k + 1, "meeple options without applying: a different count");
+            for (int j = 0; j < k; j++)
+                CHECK(after[j + 1] == CARC_MEEPLE0 + fast[j],
+                      "meeple options without applying: a different feature");
+        }
     }
 }
 

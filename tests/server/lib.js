@@ -336,7 +336,7 @@ class Client {
     c.wsOptions = opts.ws || {};
     await c._open(opts.timeout || 5000 * SLOW);
     if (opts.hello !== false)
-      c.welcome = await c.request({ type: 'hello', protocol: 1, client: 'itest/' + c.name }, 'welcome');
+      c.welcome = await c.request({ type: 'hello', protocol: opts.protocol || 1, client: 'itest/' + c.name }, 'welcome');
     return c;
   }
 

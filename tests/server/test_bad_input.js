@@ -220,10 +220,10 @@ describe('bad input', () => {
   badCase('no hello first: create_match', { hello: false, send: create({ id: 'c' }), code: 'bad_message',
     id: 'c', closes: true });
   badCase('hello twice', { send: { type: 'hello', protocol: 1, id: 'h2' }, code: 'bad_message', id: 'h2' });
-  badCase('protocol 2', { hello: false, send: { type: 'hello', protocol: 2, id: 1 }, code: 'unsupported_version',
+  badCase('protocol 3', { hello: false, send: { type: 'hello', protocol: 3, id: 1 }, code: 'unsupported_version',
     id: 1, closes: true });
-  badCase('protocol 2 with unknown fields (version checked first)', { hello: false,
-    send: { type: 'hello', protocol: 2, shiny: true }, code: 'unsupported_version', closes: true });
+  badCase('protocol 3 with unknown fields (version checked first)', { hello: false,
+    send: { type: 'hello', protocol: 3, shiny: true }, code: 'unsupported_version', closes: true });
   badCase('hello without protocol', { hello: false, send: { type: 'hello', id: 9 }, code: 'bad_message', id: 9,
     closes: true });
   badCase('hello with protocol "1"', { hello: false, send: '{"type":"hello","protocol":"1"}',

@@ -66,6 +66,7 @@ static void srv_close(void)
         match_close(S.matches);
     uv_run(&loop, UV_RUN_DEFAULT); /* the matches' timers close, they are freed */
     store_close(&S);
+    srv_texts_free(&S);
     assert_int_equal(uv_loop_close(&loop), 0);
 }
 
