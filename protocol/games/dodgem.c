@@ -20,33 +20,13 @@
 #include <string.h>
 
 #include "common.h"
+#include "onemove.h"
 #include "engine/dodgem/dodgem.h"
 
 /* ---- records ---- */
 
 static const char *const dir_names[4] = {"N", "E", "S", "W"};
 
-static json_t *dodgem_encode_turn(void *st, const eng_move *moves, int n, int *pos, bool *cut,
-                                  char *err, size_t errcap)
-{
-    dodgem_state *s = st;
-    int i = *pos;
-    (void)n;   /* one move per turn: the caller guarantees moves[*pos] exists */
-    (void)cut; /* so a turn is never cut short */
-    eng_move m = moves[i];
-    if (!eng_is_legal(&dodgem_game, s, m)) {
-        eng_seterr(err, errcap, ENG_EINVAL, "move %d: %d is not a legal move", i + 1, (int)m);
-        return NULL;
-    }
-    int player = s->to_move, cell = m >> 2;
-    json_t *turn = json_pack("{s:i, s:i, s:i, s:s}", "player", player, "x", cell % s->n, "y",
-                             cell / s->n, "dir", dir_names[m & 3]);
-    dodgem_game.apply(s, m);
-    *pos = i + 1;
-    if (!turn)
-        eng_seterr(err, errcap, ENG_ENOMEM, "out of memory");
-    return turn;
-}
 
 static int read_move(const void *st, const json_t *turn, bool with_player, eng_move *m, char *err,
                      size_t errcap)
@@ -121,20 +101,14 @@ static int read_move(const void *st, const json_t *turn, bool with_player, eng_m
 static int dodgem_apply_turn(void *st, const json_t *turn, eng_move *moves, int *nmoves, char *err,
                              size_t errcap)
 {
-    dodgem_state *s = st;
-    eng_move m;
-    int rc = read_move(s, turn, true, &m, err, errcap);
-    if (rc)
-        return rc;
-    rec__applied(moves, nmoves, m);
-    dodgem_game.apply(s, m);
-    return 0;
+    return onemove_apply_turn(&dodgem_game, read_move, st, turn, moves, nmoves, err, errcap);
 }
 
 /* ---- the wire ---- */
 
-static json_t *move_json(const dodgem_state *s, eng_move m)
+static json_t *move_json(const void *st, eng_move m)
 {
+    const dodgem_state *s = st;
     int cell = m >> 2;
     return json_pack("{s:i, s:i, s:s}", "x", cell % s->n, "y", cell / s->n, "dir",
                      dir_names[m & 3]);
@@ -143,16 +117,7 @@ static json_t *move_json(const dodgem_state *s, eng_move m)
 static json_t *dodgem_state_json(const void *st)
 {
     const dodgem_state *s = st;
-    json_t *rows = json_array();
-    for (int y = 0; y < s->n; y++) {
-        char line[DODGEM_MAX_N + 1];
-        for (int x = 0; x < s->n; x++) {
-            int b = y * s->n + x;
-            line[x] = (s->car[0] >> b) & 1u ? 'B' : (s->car[1] >> b) & 1u ? 'W' : '.';
-        }
-        line[s->n] = 0;
-        json_array_append_new(rows, json_string(line));
-    }
+    json_t *rows = onemove_board_rows(s->n, s->car[0], s->car[1], 'B', 'W');
     double sc[2];
     dodgem_game.scores(s, sc);
     json_t *o = json_pack("{s:i, s:i, s:i, s:o, s:[i,i], s:[i,i]}", "turn", s->plies, "size", s->n,
@@ -165,32 +130,27 @@ static json_t *dodgem_state_json(const void *st)
 
 static json_t *dodgem_legal(const void *st)
 {
-    eng_move moves[3 * (DODGEM_MAX_N - 1)];
-    int n = dodgem_game.legal_moves(st, moves);
-    json_t *a = json_array();
-    for (int i = 0; i < n; i++)
-        json_array_append_new(a, move_json(st, moves[i]));
-    return a;
+    return onemove_legal(&dodgem_game, move_json, st);
 }
 
 static int dodgem_parse_move(const void *st, const json_t *move, eng_move *out, char *err,
                              size_t errcap)
 {
-    if (!json_is_object(move))
-        return eng_seterr(err, errcap, ENG_EBAD_MOVE,
-                          "a move is {\"x\":0,\"y\":1,\"dir\":\"E\"}, not %s",
-                          rec__type_name(move));
-    if (dodgem_game.current_player(st) < 0)
-        return eng_seterr(err, errcap, ENG_EILLEGAL_MOVE, "the game is over");
-    int rc = read_move(st, move, false, out, err, errcap);
-    if (rc == ENG_EBAD_RECORD)
-        rc = ENG_EBAD_MOVE; /* on the wire a wrong shape is a move not understood */
-    return rc ? rc : 1;
+    return onemove_parse_move(&dodgem_game, read_move, "{\"x\":0,\"y\":1,\"dir\":\"E\"}", st,
+                              move, out, err, errcap);
 }
 
 static json_t *dodgem_format_move(const void *st, const eng_move *moves, int n)
 {
-    return n > 0 ? move_json(st, moves[0]) : json_null();
+    return onemove_format_move(move_json, st, moves, n);
+}
+
+static json_t *dodgem_encode_turn(void *st, const eng_move *moves, int n, int *pos, bool *cut,
+                                  char *err, size_t errcap)
+{
+    (void)n;   /* one move per turn: the caller guarantees moves[*pos] exists */
+    (void)cut; /* so a turn is never cut short */
+    return onemove_encode_turn(&dodgem_game, move_json, st, moves, pos, err, errcap);
 }
 
 const game_codec codec_dodgem = {

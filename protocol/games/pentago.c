@@ -20,34 +20,13 @@
 #include <string.h>
 
 #include "common.h"
+#include "onemove.h"
 #include "engine/pentago/pentago.h"
 
 /* ---- records ---- */
 
 static const char *const twist_names[2] = {"rotate", "flip"};
 
-static json_t *pt_encode_turn(void *st, const eng_move *moves, int n, int *pos, bool *cut,
-                              char *err, size_t errcap)
-{
-    pt_state *s = st;
-    int i = *pos;
-    (void)n;   /* one move per turn: the caller guarantees moves[*pos] exists */
-    (void)cut; /* so a turn is never cut short */
-    eng_move m = moves[i];
-    if (!eng_is_legal(&pt_game, s, m)) {
-        eng_seterr(err, errcap, ENG_EINVAL, "move %d: %d is not a legal move", i + 1, (int)m);
-        return NULL;
-    }
-    int cell = m >> 3;
-    json_t *turn =
-        json_pack("{s:i, s:i, s:i, s:i, s:s}", "player", s->to_move, "x", cell % PT_SIZE, "y",
-                  cell / PT_SIZE, "quadrant", (m >> 1) & 3, "twist", twist_names[m & 1]);
-    pt_game.apply(s, m);
-    *pos = i + 1;
-    if (!turn)
-        eng_seterr(err, errcap, ENG_ENOMEM, "out of memory");
-    return turn;
-}
 
 static int read_move(const void *st, const json_t *turn, bool with_player, eng_move *m, char *err,
                      size_t errcap)
@@ -110,20 +89,14 @@ static int read_move(const void *st, const json_t *turn, bool with_player, eng_m
 static int pt_apply_turn(void *st, const json_t *turn, eng_move *moves, int *nmoves, char *err,
                          size_t errcap)
 {
-    pt_state *s = st;
-    eng_move m;
-    int rc = read_move(s, turn, true, &m, err, errcap);
-    if (rc)
-        return rc;
-    rec__applied(moves, nmoves, m);
-    pt_game.apply(s, m);
-    return 0;
+    return onemove_apply_turn(&pt_game, read_move, st, turn, moves, nmoves, err, errcap);
 }
 
 /* ---- the wire ---- */
 
-static json_t *move_json(eng_move m)
+static json_t *move_json(const void *st, eng_move m)
 {
+    (void)st;
     int cell = m >> 3;
     return json_pack("{s:i, s:i, s:i, s:s}", "x", cell % PT_SIZE, "y", cell / PT_SIZE, "quadrant",
                      (m >> 1) & 3, "twist", twist_names[m & 1]);
@@ -132,16 +105,7 @@ static json_t *move_json(eng_move m)
 static json_t *pt_state_json(const void *st)
 {
     const pt_state *s = st;
-    json_t *rows = json_array();
-    for (int y = 0; y < PT_SIZE; y++) {
-        char line[PT_SIZE + 1];
-        for (int x = 0; x < PT_SIZE; x++) {
-            int b = y * PT_SIZE + x;
-            line[x] = (s->stone[0] >> b) & 1 ? 'W' : (s->stone[1] >> b) & 1 ? 'B' : '.';
-        }
-        line[PT_SIZE] = 0;
-        json_array_append_new(rows, json_string(line));
-    }
+    json_t *rows = onemove_board_rows(PT_SIZE, s->stone[0], s->stone[1], 'W', 'B');
     double sc[2];
     pt_game.scores(s, sc);
     json_t *o = json_pack("{s:i, s:o, s:[i,i]}", "turn", s->plies, "board", rows, "scores",
@@ -153,33 +117,28 @@ static json_t *pt_state_json(const void *st)
 
 static json_t *pt_legal(const void *st)
 {
-    eng_move moves[8 * PT_CELLS];
-    int n = pt_game.legal_moves(st, moves);
-    json_t *a = json_array();
-    for (int i = 0; i < n; i++)
-        json_array_append_new(a, move_json(moves[i]));
-    return a;
+    return onemove_legal(&pt_game, move_json, st);
 }
 
 static int pt_parse_move(const void *st, const json_t *move, eng_move *out, char *err,
                          size_t errcap)
 {
-    if (!json_is_object(move))
-        return eng_seterr(err, errcap, ENG_EBAD_MOVE,
-                          "a move is {\"x\":2,\"y\":3,\"quadrant\":1,\"twist\":\"rotate\"}, not %s",
-                          rec__type_name(move));
-    if (pt_game.current_player(st) < 0)
-        return eng_seterr(err, errcap, ENG_EILLEGAL_MOVE, "the game is over");
-    int rc = read_move(st, move, false, out, err, errcap);
-    if (rc == ENG_EBAD_RECORD)
-        rc = ENG_EBAD_MOVE; /* on the wire a wrong shape is a move not understood */
-    return rc ? rc : 1;
+    return onemove_parse_move(&pt_game, read_move,
+                              "{\"x\":2,\"y\":3,\"quadrant\":1,\"twist\":\"rotate\"}", st,
+                              move, out, err, errcap);
 }
 
 static json_t *pt_format_move(const void *st, const eng_move *moves, int n)
 {
-    (void)st;
-    return n > 0 ? move_json(moves[0]) : json_null();
+    return onemove_format_move(move_json, st, moves, n);
+}
+
+static json_t *pt_encode_turn(void *st, const eng_move *moves, int n, int *pos, bool *cut,
+                              char *err, size_t errcap)
+{
+    (void)n;   /* one move per turn: the caller guarantees moves[*pos] exists */
+    (void)cut; /* so a turn is never cut short */
+    return onemove_encode_turn(&pt_game, move_json, st, moves, pos, err, errcap);
 }
 
 const game_codec codec_pentago = {

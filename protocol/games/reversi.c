@@ -16,31 +16,11 @@
 #include <string.h>
 
 #include "common.h"
+#include "onemove.h"
 #include "engine/reversi/reversi.h"
 
 /* ---- records ---- */
 
-static json_t *rev_encode_turn(void *st, const eng_move *moves, int n, int *pos, bool *cut,
-                               char *err, size_t errcap)
-{
-    rev_state *s = st;
-    int i = *pos;
-    (void)n;   /* one move per turn: the caller guarantees moves[*pos] exists */
-    (void)cut; /* so a turn is never cut short */
-    eng_move m = moves[i];
-    char text[ENG_MOVE_STR_MAX];
-    if (!eng_is_legal(&rev_game, s, m) || rev_game.move_to_str(s, m, text, sizeof text) < 0) {
-        eng_seterr(err, errcap, ENG_EINVAL, "move %d: %d is not a legal move", i + 1, (int)m);
-        return NULL;
-    }
-    int player = s->to_move;
-    rev_game.apply(s, m);
-    *pos = i + 1;
-    json_t *turn = json_pack("{s:i, s:s}", "player", player, "move", text);
-    if (!turn)
-        eng_seterr(err, errcap, ENG_ENOMEM, "out of memory");
-    return turn;
-}
 
 static int rev_apply_turn(void *st, const json_t *turn, eng_move *moves, int *nmoves,
                           char *err, size_t errcap)
@@ -129,12 +109,7 @@ static json_t *rev_state_json(const void *st)
 
 static json_t *rev_legal(const void *st)
 {
-    eng_move moves[64];
-    int n = rev_game.legal_moves(st, moves);
-    json_t *a = json_array();
-    for (int i = 0; i < n; i++)
-        json_array_append_new(a, move_json(st, moves[i]));
-    return a;
+    return onemove_legal(&rev_game, move_json, st);
 }
 
 static int rev_parse_move(const void *st, const json_t *move, eng_move *out, char *err,
@@ -159,7 +134,15 @@ static int rev_parse_move(const void *st, const json_t *move, eng_move *out, cha
 
 static json_t *rev_format_move(const void *st, const eng_move *moves, int n)
 {
-    return n > 0 ? move_json(st, moves[0]) : json_null();
+    return onemove_format_move(move_json, st, moves, n);
+}
+
+static json_t *rev_encode_turn(void *st, const eng_move *moves, int n, int *pos, bool *cut,
+                               char *err, size_t errcap)
+{
+    (void)n;   /* one move per turn: the caller guarantees moves[*pos] exists */
+    (void)cut; /* so a turn is never cut short */
+    return onemove_encode_turn(&rev_game, move_json, st, moves, pos, err, errcap);
 }
 
 const game_codec codec_reversi = {
