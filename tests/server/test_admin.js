@@ -17,6 +17,9 @@ test('the admin token: made once, printed once, kept, written 0600', async (t) =
   const tok = srv.adminToken;
   assert.match(tok, /^[a-z2-9]{24}$/);
   assert.equal(fs.statSync(srv.tokenFile).mode & 0o777, 0o600, 'the token file is private');
+  /* the port file can come before stderr is read: wait for the log line,
+   * which the server writes after the printed token */
+  await srv.waitLog((l) => l.event === 'admin_token', undefined, 'the admin_token line');
   assert.ok(srv.stderr.includes('admin token of this server') && srv.stderr.includes(tok),
     'the first start prints the token');
   assert.equal(srv.events('admin_token').length, 1, 'and logs it once');

@@ -102,7 +102,7 @@ test('replay: a finished match, and a record sent along, checked turn by turn', 
   assert.deepEqual(rep.seats.map((s) => s.name), ['random:seed=3', 'heuristic']);
   assert.deepEqual(rep.rules, { players: 2, tiny_city: 4, farms: true });
   assert.equal(rep.initial.bag_left, 71, 'before turn 1: the start tile is down, 71 in the bag');
-  assert.equal(rep.turns.length, 71, 'one entry per draw (no dead tile in this game)');
+  assert.equal(rep.turns.length, 71, 'one entry per draw (a dead tile\'s discard is an entry too)');
   assert.deepEqual(rep.turns[rep.turns.length - 1].scores, summary.scores, 'the replay ends on the final scores');
   assert.deepEqual(rep.result.winners, summary.result.winners);
   /* states step by one tile each */
@@ -118,10 +118,13 @@ test('replay: a finished match, and a record sent along, checked turn by turn', 
 
   /* a record with an illegal turn: the error names the turn, nothing else is sent */
   const broken = JSON.parse(JSON.stringify(record));
-  broken.turns[5] = { ...broken.turns[5], x: 40, y: 40 };
+  /* the first placement from turn 6 on (a dead tile's discard has no x to move) */
+  const at = broken.turns.findIndex((tu, i) => i >= 5 && Number.isInteger(tu.x));
+  assert.ok(at >= 5, 'a placed tile after turn 5');
+  broken.turns[at] = { ...broken.turns[at], x: 40, y: 40 };
   const err = await c.request({ id: 'broken', type: 'replay', record: broken });
   assert.ok(isError(err, 'illegal_move', 'broken') || isError(err, 'bad_move', 'broken'), JSON.stringify(err));
-  assert.match(err.message, /^turn 6:/);
+  assert.match(err.message, new RegExp(`^turn ${at + 1}:`));
   /* a Reversi record, to show the replay is not Carcassonne-shaped */
   const rev = await c.request({ type: 'replay', record: { format: 'tessera-record', version: 1, game: 'reversi',
     rules: { players: 2 }, turns: [{ player: 0, move: 'd3' }, { player: 1, move: 'c5' }] } }, 'replayed');
