@@ -5,31 +5,20 @@
 // the far edge, to take the car off the board.
 
 import {h, s, playerName} from './util.js';
+import {GridView} from './grid-view.js';
 
 const C = 60;   // world units per cell
 const DIRS = {N: [0, -1], E: [1, 0], S: [0, 1], W: [-1, 0]};
 const DIR_WORDS = {N: 'north', E: 'east', S: 'south', W: 'west'};
 
-export class DodgemView {
+export class DodgemView extends GridView {
   constructor(game) {
-    this.game = game;
+    const info = h('div', {class: 'help dg-info'});
+    super(game, {dataGame: 'dodgem', sideClass: 'dodgem-side', extra: [info]});
+    this.info = info;
     this.n = 5;
-    this.boardEl = h('div', {class: 'board-wrap'});
-    this.svg = s('svg', {class: 'board', 'data-game': 'dodgem', preserveAspectRatio: 'xMidYMid meet'});
-    this.boardEl.append(this.svg);
-    this.msg = h('div', {class: 'board-msg'});
-    this.boardEl.append(this.msg);
-    this.actions = h('div', {class: 'actions'});
-    this.hint = h('div', {class: 'help'});
-    this.info = h('div', {class: 'help dg-info'});
-    this.sideEl = h('div', {class: 'dodgem-side'}, [this.hint, this.actions, this.info]);
-    this.turn = null;
-    this.sel = null;   // "x,y" of the chosen car
-    this.onMove = null;
-    this.draw(null, null);
+    this.draw(null, null);   // sel: "x,y" of the chosen car
   }
-
-  setMessage(text, mine) { this.msg.textContent = text || ''; this.msg.classList.toggle('mine', !!mine); }
 
   seatColour(seat) { return seat === 0 ? '#161616' : '#cfcfc4'; }
 
@@ -44,14 +33,8 @@ export class DodgemView {
       : `${who} moved (${rec.x},${rec.y}) ${DIR_WORDS[rec.dir] || rec.dir} to (${tx},${ty})`;
   }
 
-  show(state, last) { this.state = state; this.last = last; this.draw(state, last); }
-
   /** The legal moves of the chosen car: dir → entry. */
-  movesOf(key) {
-    const out = {};
-    for (const e of this.turn?.legal || []) if (`${e.x},${e.y}` === key) out[e.dir] = e;
-    return out;
-  }
+  movesOf(key) { return this.entriesAt(key, (e) => e.dir); }
 
   draw(state, last) {
     const rows = state?.board || [];
@@ -118,37 +101,6 @@ export class DodgemView {
     return g;
   }
 
-  choose(key) {
-    if (!this.turn || this.turn.sent) return;
-    this.sel = this.sel === key ? null : key;
-    this.refresh();
-  }
+  hintText() { return this.sel ? 'Click a marked cell (or the arrow off the board), or another car.' : 'Click one of your cars that can move.'; }
 
-  startTurn(msg) {
-    this.turn = {turn: msg.turn, legal: msg.legal || [], sent: false};
-    this.sel = null;
-    this.refresh();
-  }
-
-  refresh() {
-    const t = this.turn;
-    if (t && !t.sent) this.hint.textContent = this.sel ? 'Click a marked cell (or the arrow off the board), or another car.' : 'Click one of your cars that can move.';
-    else this.hint.textContent = t?.sent ? 'move sent…' : '';
-    this.draw(this.state, this.last);
-  }
-
-  endTurn() { this.turn = null; this.sel = null; this.refresh(); }
-
-  send(e) {
-    const t = this.turn;
-    if (!t || t.sent || !t.legal.includes(e)) return;
-    if (this.onMove && this.onMove(t.turn, {x: e.x, y: e.y, dir: e.dir})) { t.sent = true; this.sel = null; this.refresh(); }
-  }
-
-  moveRefused() { if (this.turn) { this.turn.sent = false; this.refresh(); } }
-  keydown(ev) {
-    if (ev.key === 'Escape' && this.sel) { this.sel = null; this.refresh(); return true; }
-    return false;
-  }
-  destroy() {}
 }

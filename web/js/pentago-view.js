@@ -7,6 +7,7 @@
 // and under it).
 
 import {h, s, playerName} from './util.js';
+import {GridView} from './grid-view.js';
 
 const C = 50;        // world units per cell
 const GAP = 8;       // between quadrants
@@ -23,25 +24,12 @@ export function twisted(x, y, q, twist) {
   return twist === 'rotate' ? [qx + 2 - cy, qy + cx] : [qx + 2 - cx, qy + cy];
 }
 
-export class PentagoView {
+export class PentagoView extends GridView {
   constructor(game) {
-    this.game = game;
     const W = 6 * C + GAP;
-    this.boardEl = h('div', {class: 'board-wrap'});
-    this.svg = s('svg', {class: 'board', 'data-game': 'pentago-twist', viewBox: `-62 -62 ${W + 124} ${W + 124}`, preserveAspectRatio: 'xMidYMid meet'});
-    this.boardEl.append(this.svg);
-    this.msg = h('div', {class: 'board-msg'});
-    this.boardEl.append(this.msg);
-    this.actions = h('div', {class: 'actions pt-twists'});
-    this.hint = h('div', {class: 'help'});
-    this.sideEl = h('div', {class: 'pentago-side'}, [this.hint, this.actions]);
-    this.turn = null;
-    this.sel = null;   // "x,y" of the chosen empty cell
-    this.onMove = null;
-    this.draw(null, null);
+    super(game, {dataGame: 'pentago-twist', viewBox: `-62 -62 ${W + 124} ${W + 124}`, sideClass: 'pentago-side', actionsClass: 'actions pt-twists'});
+    this.draw(null, null);   // sel: "x,y" of the chosen empty cell
   }
-
-  setMessage(text, mine) { this.msg.textContent = text || ''; this.msg.classList.toggle('mine', !!mine); }
 
   seatColour(seat) { return seat === 0 ? '#f7f7f2' : '#161616'; }
 
@@ -53,14 +41,8 @@ export class PentagoView {
     return `${who} played (${rec.x},${rec.y}) and ${verb} quadrant ${rec.quadrant}`;
   }
 
-  show(state, last) { this.state = state; this.last = last; this.draw(state, last); }
-
   /** Legal entries of the chosen cell, by "quadrant,twist". */
-  movesOf(key) {
-    const out = {};
-    for (const e of this.turn?.legal || []) if (`${e.x},${e.y}` === key) out[`${e.quadrant},${e.twist}`] = e;
-    return out;
-  }
+  movesOf(key) { return this.entriesAt(key, (e) => `${e.quadrant},${e.twist}`); }
 
   draw(state, last) {
     const rows = state?.board || [];
@@ -132,37 +114,6 @@ export class PentagoView {
     }
   }
 
-  choose(key) {
-    if (!this.turn || this.turn.sent) return;
-    this.sel = this.sel === key ? null : key;
-    this.refresh();
-  }
+  hintText() { return this.sel ? 'Now twist a quadrant: rotate ↻ (clockwise) or flip ⇆ (left–right).' : 'Click an empty cell for your piece.'; }
 
-  startTurn(msg) {
-    this.turn = {turn: msg.turn, legal: msg.legal || [], sent: false};
-    this.sel = null;
-    this.refresh();
-  }
-
-  refresh() {
-    const t = this.turn;
-    if (t && !t.sent) this.hint.textContent = this.sel ? 'Now twist a quadrant: rotate ↻ (clockwise) or flip ⇆ (left–right).' : 'Click an empty cell for your piece.';
-    else this.hint.textContent = t?.sent ? 'move sent…' : '';
-    this.draw(this.state, this.last);
-  }
-
-  endTurn() { this.turn = null; this.sel = null; this.refresh(); }
-
-  send(e) {
-    const t = this.turn;
-    if (!t || t.sent || !t.legal.includes(e)) return;
-    if (this.onMove && this.onMove(t.turn, {x: e.x, y: e.y, quadrant: e.quadrant, twist: e.twist})) { t.sent = true; this.sel = null; this.refresh(); }
-  }
-
-  moveRefused() { if (this.turn) { this.turn.sent = false; this.refresh(); } }
-  keydown(ev) {
-    if (ev.key === 'Escape' && this.sel) { this.sel = null; this.refresh(); return true; }
-    return false;
-  }
-  destroy() {}
 }

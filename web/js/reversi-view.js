@@ -3,28 +3,17 @@
 // or passes when that is the only move.
 
 import {h, s, playerName} from './util.js';
+import {GridView} from './grid-view.js';
 
 const C = 50;   // world units per square
 const FILES = 'abcdefgh';
 
-export class ReversiView {
+export class ReversiView extends GridView {
   constructor(game) {
-    this.game = game;
-    this.boardEl = h('div', {class: 'board-wrap'});
-    this.svg = s('svg', {class: 'board', 'data-game': 'reversi', viewBox: `-22 -50 ${8 * C + 30} ${8 * C + 58}`, preserveAspectRatio: 'xMidYMid meet'});
+    super(game, {dataGame: 'reversi', viewBox: `-22 -50 ${8 * C + 30} ${8 * C + 58}`, sideClass: 'reversi-side'});
     this.svg.style.cursor = 'default';
-    this.boardEl.append(this.svg);
-    this.msg = h('div', {class: 'board-msg'});
-    this.boardEl.append(this.msg);
-    this.actions = h('div', {class: 'actions'});
-    this.hint = h('div', {class: 'help'});
-    this.sideEl = h('div', {class: 'reversi-side'}, [this.hint, this.actions]);
-    this.turn = null;
-    this.onMove = null;
     this.draw(null, null);
   }
-
-  setMessage(text, mine) { this.msg.textContent = text || ''; this.msg.classList.toggle('mine', !!mine); }
 
   seatColour(seat) { return seat === 0 ? '#161616' : '#cfcfc4'; }
 
@@ -34,8 +23,6 @@ export class ReversiView {
     const who = seats?.[rec.player]?.name ? playerName(seats, rec.player) : (rec.player === 0 ? 'Black' : 'White');
     return rec.move === 'pass' ? `${who} passed` : `${who} played ${rec.move}`;
   }
-
-  show(state, last) { this.state = state; this.last = last; this.draw(state, last); }
 
   draw(state, last) {
     this.svg.replaceChildren();
@@ -50,7 +37,7 @@ export class ReversiView {
       for (let c = 0; c < 8; c++) {
         const sq = FILES[c] + (8 - r);
         const cell = s('rect', {class: 'rv-cell' + (legal.has(sq) && !this.turn?.sent ? ' legal' : ''), x: c * C, y: r * C, width: C, height: C, dataset: {square: sq}});
-        if (legal.has(sq)) cell.addEventListener('click', () => this.send(sq));
+        if (legal.has(sq)) cell.addEventListener('click', () => this.sendSquare(sq));
         this.svg.append(cell);
         const v = rows[r]?.[c];
         if (v === 'X' || v === 'O') this.svg.append(s('circle', {class: 'rv-disc ' + v, cx: c * C + C / 2, cy: r * C + C / 2, r: C * 0.4, dataset: {square: sq, colour: v}}));
@@ -63,34 +50,22 @@ export class ReversiView {
     }
   }
 
-  startTurn(msg) {
-    this.turn = {turn: msg.turn, legal: msg.legal || [], sent: false};
-    this.refresh();
-  }
+  hintText() { return this.mustPass() ? 'You have no move: pass.' : 'Click a marked square.'; }
+
+  mustPass() { return (this.turn?.legal || []).some((e) => e.move === 'pass'); }
 
   refresh() {
     this.actions.replaceChildren();
-    const t = this.turn;
-    if (t && !t.sent) {
-      if (t.legal.some((e) => e.move === 'pass')) {
-        this.actions.append(h('button', {id: 'pass', class: 'primary', text: 'Pass', onclick: () => this.send('pass')}));
-        this.hint.textContent = 'You have no move: pass.';
-      } else this.hint.textContent = 'Click a marked square.';
-    } else this.hint.textContent = t?.sent ? 'move sent…' : '';
-    this.draw(this.state, this.last);
+    if (this.turn && !this.turn.sent && this.mustPass())
+      this.actions.append(h('button', {id: 'pass', class: 'primary', text: 'Pass', onclick: () => this.sendSquare('pass')}));
+    super.refresh();
   }
 
-  endTurn() { this.turn = null; this.refresh(); }
-
-  send(sq) {
-    const t = this.turn;
-    if (!t || t.sent || !t.legal.some((e) => e.move === sq)) return;
-    if (this.onMove && this.onMove(t.turn, {move: sq})) { t.sent = true; this.refresh(); }
+  /** Send the legal entry of square sq ("d3", or "pass"). */
+  sendSquare(sq) {
+    const e = (this.turn?.legal || []).find((x) => x.move === sq);
+    if (e) this.send(e);
   }
-
-  moveRefused() { if (this.turn) { this.turn.sent = false; this.refresh(); } }
-  keydown() { return false; }
-  destroy() {}
 }
 
 /** Any other game: the state as JSON and the legal moves as buttons (the
