@@ -95,6 +95,27 @@ int eng_seterr(char *err, size_t errcap, int code, const char *fmt, ...)
     return code;
 }
 
+/* ---- text ------------------------------------------------------------- */
+
+eng_text eng_text_start(char *buf, size_t cap)
+{
+    if (buf && cap)
+        buf[0] = 0;
+    return (eng_text){buf, buf ? cap : 0, 0};
+}
+
+void eng_textf(eng_text *t, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *dst = t->len < t->cap ? t->buf + t->len : NULL;
+    size_t room = t->len < t->cap ? t->cap - t->len : 0;
+    int n = vsnprintf(dst, room, fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        t->len += (size_t)n;
+}
+
 /* ---- rules ------------------------------------------------------------- */
 
 void eng_rules_default(const eng_game *g, eng_rules *r)

@@ -185,6 +185,22 @@ struct eng_game {
 int eng_seterr(char *err, size_t errcap, int code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
+/* ---- text ------------------------------------------------------------------ */
+
+/* A text written piece by piece into a caller's buffer, as a game's
+ * render() writes its board: like snprintf, what does not fit is cut (the
+ * buffer always NUL-terminated when cap > 0, and a prefix of the whole
+ * text), while len counts the whole text, so render() returns the length
+ * it needed. Start with eng_text_start(buf, cap). */
+typedef struct {
+    char *buf;
+    size_t cap, len;
+} eng_text;
+
+eng_text eng_text_start(char *buf, size_t cap);
+/* Append printf-style text. */
+void eng_textf(eng_text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* ---- registry ---------------------------------------------------------- */
 
 /* The registered games, in a fixed order; *n receives their number. */

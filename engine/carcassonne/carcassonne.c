@@ -977,23 +977,6 @@ static int carc_move_from_str(const void *st, const char *str, eng_move *m)
 
 /* ---- text rendering ------------------------------------------------------ */
 
-typedef struct {
-    char *buf;
-    size_t cap, len;
-} out_t;
-
-__attribute__((format(printf, 2, 3))) static void put(out_t *o, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    char *dst = o->len < o->cap ? o->buf + o->len : NULL;
-    size_t room = o->len < o->cap ? o->cap - o->len : 0;
-    int n = vsnprintf(dst, room, fmt, ap);
-    va_end(ap);
-    if (n > 0)
-        o->len += (size_t)n;
-}
-
 /* Cell (row, col) of the 3x3 drawing where a port's meeple is shown. */
 static const uint8_t port_rc[CARC_NPORTS][2] = {
     {0, 0}, {0, 1}, {0, 2}, {0, 2}, {1, 2}, {2, 2}, {2, 2}, {2, 1}, {2, 0}, {2, 0}, {1, 0}, {0, 0}, {1, 1},
@@ -1037,9 +1020,7 @@ static void draw_tile(const carc_state *s, int idx, char g[3][3])
 static int carc_render(const void *st, char *buf, size_t cap)
 {
     const carc_state *s = st;
-    out_t o = {buf, cap, 0};
-    if (cap)
-        buf[0] = 0;
+    eng_text o = eng_text_start(buf, cap);
     int x0 = 0, x1 = 0, y0 = 0, y1 = 0;
     for (int i = 0; i < s->nplaced; i++) {
         const carc_placed *pl = &s->placed[i];
@@ -1048,35 +1029,35 @@ static int carc_render(const void *st, char *buf, size_t cap)
         if (pl->y < y0) y0 = pl->y;
         if (pl->y > y1) y1 = pl->y;
     }
-    put(&o, "board x %d..%d, y %d..%d (# city, |- road, . field, + cloister, digits meeples)\n", x0,
+    eng_textf(&o, "board x %d..%d, y %d..%d (# city, |- road, . field, + cloister, digits meeples)\n", x0,
         x1, y0, y1);
     for (int y = y0; y <= y1; y++)
         for (int r = 0; r < 3; r++) {
-            put(&o, r == 1 ? "%4d " : "     ", y);
+            eng_textf(&o, r == 1 ? "%4d " : "     ", y);
             for (int x = x0; x <= x1; x++) {
                 const carc_placed *pl = carc_tile_at(s, x, y);
                 if (!pl) {
-                    put(&o, "   ");
+                    eng_textf(&o, "   ");
                     continue;
                 }
                 char g[3][3];
                 draw_tile(s, (int)(pl - s->placed), g);
-                put(&o, "%c%c%c", g[r][0], g[r][1], g[r][2]);
+                eng_textf(&o, "%c%c%c", g[r][0], g[r][1], g[r][2]);
             }
-            put(&o, "\n");
+            eng_textf(&o, "\n");
         }
-    put(&o, "scores:");
+    eng_textf(&o, "scores:");
     for (int p = 0; p < s->rules.players; p++)
-        put(&o, " P%d=%d", p + 1, s->score[p]);
-    put(&o, "  meeples in hand:");
+        eng_textf(&o, " P%d=%d", p + 1, s->score[p]);
+    eng_textf(&o, "  meeples in hand:");
     for (int p = 0; p < s->rules.players; p++)
-        put(&o, " P%d=%d", p + 1, s->supply[p]);
-    put(&o, "  tiles left %d, discarded %d\n", s->bag_n, s->discards);
+        eng_textf(&o, " P%d=%d", p + 1, s->supply[p]);
+    eng_textf(&o, "  tiles left %d, discarded %d\n", s->bag_n, s->discards);
     static const char *const phase[] = {"draw", "place", "meeple", "over"};
     if (s->phase == CARC_OVER)
-        put(&o, "game over\n");
+        eng_textf(&o, "game over\n");
     else
-        put(&o, "to play: P%d (%s%s%c)\n", s->player + 1, phase[s->phase],
+        eng_textf(&o, "to play: P%d (%s%s%c)\n", s->player + 1, phase[s->phase],
             s->phase == CARC_DRAW ? "" : " ", s->phase == CARC_DRAW ? ' ' : T()[s->drawn].letter);
     return (int)o.len;
 }

@@ -224,57 +224,35 @@ static int dodgem_move_from_str(const void *st, const char *str, eng_move *m)
     return 0;
 }
 
-/* Append to buf like snprintf, tracking the full length in *len. */
-static void put(char *buf, size_t cap, size_t *len, const char *text)
-{
-    size_t k = strlen(text);
-    if (*len + k < cap)
-        memcpy(buf + *len, text, k + 1);
-    else if (*len < cap)
-        buf[*len] = 0;
-    *len += k;
-}
-
 static int dodgem_render(const void *st, char *buf, size_t cap)
 {
     const dodgem_state *s = st;
     int n = s->n;
-    size_t len = 0;
-    char line[96];
-    if (cap)
-        buf[0] = 0;
-    int k = snprintf(line, sizeof line, "  ");
+    eng_text t = eng_text_start(buf, cap);
+    eng_textf(&t, "  ");
     for (int x = 0; x < n; x++)
-        k += snprintf(line + k, sizeof line - (size_t)k, " %d", x);
-    snprintf(line + k, sizeof line - (size_t)k, "\n");
-    put(buf, cap, &len, line);
+        eng_textf(&t, " %d", x);
+    eng_textf(&t, "\n");
     for (int y = 0; y < n; y++) {
-        k = snprintf(line, sizeof line, "%d ", y);
+        eng_textf(&t, "%d ", y);
         for (int x = 0; x < n; x++) {
             int c = dodgem_grid_cell(s, x, y);
-            k += snprintf(line + k, sizeof line - (size_t)k, " %c",
-                          c == 0   ? 'B'
-                          : c == 1 ? 'W'
-                                   : '.');
+            eng_textf(&t, " %c", c == 0 ? 'B' : c == 1 ? 'W' : '.');
         }
-        snprintf(line + k, sizeof line - (size_t)k, " >\n"); /* Black leaves east */
-        put(buf, cap, &len, line);
+        eng_textf(&t, " >\n"); /* Black leaves east */
     }
-    k = snprintf(line, sizeof line, "  ");
+    eng_textf(&t, "  ");
     for (int x = 0; x < n; x++)
-        k += snprintf(line + k, sizeof line - (size_t)k, " v"); /* White leaves south */
-    snprintf(line + k, sizeof line - (size_t)k, "\n");
-    put(buf, cap, &len, line);
+        eng_textf(&t, " v"); /* White leaves south */
+    eng_textf(&t, "\n");
     const char *status = s->result == DODGEM_PLAYING
                              ? (s->to_move == DODGEM_BLACK ? "B to move" : "W to move")
                          : s->result == DODGEM_DRAW  ? "draw (ply cap)"
                          : s->result == DODGEM_BLACK ? "B (black) wins"
                                                      : "W (white) wins";
-    snprintf(line, sizeof line, "B %d cars, W %d cars, ply %d of %d, %s\n",
-             __builtin_popcount(s->car[0]), __builtin_popcount(s->car[1]), s->plies, s->cap,
-             status);
-    put(buf, cap, &len, line);
-    return (int)len;
+    eng_textf(&t, "B %d cars, W %d cars, ply %d of %d, %s\n", __builtin_popcount(s->car[0]),
+              __builtin_popcount(s->car[1]), s->plies, s->cap, status);
+    return (int)t.len;
 }
 
 static const eng_option dodgem_options[] = {

@@ -229,48 +229,29 @@ static int pt_move_from_str(const void *st, const char *str, eng_move *m)
     return 0;
 }
 
-/* Append text to buf (NUL-terminated, truncated to cap); *len counts the
- * full length. */
-static void put(char *buf, size_t cap, size_t *len, const char *text)
-{
-    size_t k = strlen(text);
-    if (*len + k < cap)
-        memcpy(buf + *len, text, k + 1);
-    else if (*len < cap)
-        buf[*len] = 0;
-    *len += k;
-}
-
 static int pt_render(const void *st, char *buf, size_t cap)
 {
     const pt_state *s = st;
-    size_t len = 0;
-    char line[96];
-    if (cap)
-        buf[0] = 0;
-    put(buf, cap, &len, "   0 1 2   3 4 5\n");
+    eng_text t = eng_text_start(buf, cap);
+    eng_textf(&t, "   0 1 2   3 4 5\n");
     for (int y = 0; y < PT_SIZE; y++) {
         if (y == 3)
-            put(buf, cap, &len, "   ------+------\n");
-        int k = snprintf(line, sizeof line, "%d ", y);
+            eng_textf(&t, "   ------+------\n");
+        eng_textf(&t, "%d ", y);
         for (int x = 0; x < PT_SIZE; x++) {
             int c = pt_grid_cell(s, x, y);
-            k += snprintf(line + k, sizeof line - (size_t)k, "%s%c", x == 3 ? " | " : " ",
-                          c == PT_WHITE   ? 'W'
-                          : c == PT_BLACK ? 'B'
-                                          : '.');
+            eng_textf(&t, "%s%c", x == 3 ? " | " : " ",
+                      c == PT_WHITE ? 'W' : c == PT_BLACK ? 'B' : '.');
         }
-        snprintf(line + k, sizeof line - (size_t)k, "\n");
-        put(buf, cap, &len, line);
+        eng_textf(&t, "\n");
     }
     const char *status = s->result == PT_PLAYING
                              ? (s->to_move == PT_WHITE ? "W to move" : "B to move")
                          : s->result == PT_DRAW  ? "draw"
                          : s->result == PT_WHITE ? "W (white) wins"
                                                  : "B (black) wins";
-    snprintf(line, sizeof line, "quadrants 0 1 / 2 3; ply %d of 36, %s\n", s->plies, status);
-    put(buf, cap, &len, line);
-    return (int)len;
+    eng_textf(&t, "quadrants 0 1 / 2 3; ply %d of 36, %s\n", s->plies, status);
+    return (int)t.len;
 }
 
 const eng_game pt_game = {

@@ -214,40 +214,28 @@ static int rev_move_from_str(const void *st, const char *str, eng_move *m)
 static int rev_render(const void *st, char *buf, size_t cap)
 {
     const rev_state *s = st;
-    size_t len = 0;
-    char line[64];
-    if (cap)
-        buf[0] = 0;
+    eng_text t = eng_text_start(buf, cap);
     uint64_t legal = s->over ? 0 : rev_moves_mask(s->disc[s->to_move], s->disc[!s->to_move]);
-    for (int r = 7; r >= -1; r--) {
-        int n;
-        if (r < 0) {
-            n = snprintf(line, sizeof line, "  a b c d e f g h\n");
-        } else {
-            n = snprintf(line, sizeof line, "%d", r + 1);
-            for (int f = 0; f < 8; f++) {
-                uint64_t b = 1ULL << (f + 8 * r);
-                char c = (s->disc[REV_BLACK] & b)   ? 'X'
-                         : (s->disc[REV_WHITE] & b) ? 'O'
-                         : (legal & b)              ? '*'
-                                                    : '.';
-                n += snprintf(line + n, sizeof line - (size_t)n, " %c", c);
-            }
-            n += snprintf(line + n, sizeof line - (size_t)n, "\n");
+    for (int r = 7; r >= 0; r--) {
+        eng_textf(&t, "%d", r + 1);
+        for (int f = 0; f < 8; f++) {
+            uint64_t b = 1ULL << (f + 8 * r);
+            char c = (s->disc[REV_BLACK] & b)   ? 'X'
+                     : (s->disc[REV_WHITE] & b) ? 'O'
+                     : (legal & b)              ? '*'
+                                                : '.';
+            eng_textf(&t, " %c", c);
         }
-        if (len + (size_t)n < cap)
-            memcpy(buf + len, line, (size_t)n + 1);
-        len += (size_t)n;
+        eng_textf(&t, "\n");
     }
+    eng_textf(&t, "  a b c d e f g h\n");
     /* P1 (seat 0) is black */
-    int n = snprintf(line, sizeof line, "P1 X (black) %d  P2 O (white) %d  %s\n",
-                     __builtin_popcountll(s->disc[0]), __builtin_popcountll(s->disc[1]),
-                     s->over                    ? "game over"
-                     : s->to_move == REV_BLACK ? "to play: P1 (X)"
-                                               : "to play: P2 (O)");
-    if (len + (size_t)n < cap)
-        memcpy(buf + len, line, (size_t)n + 1);
-    return (int)(len + (size_t)n);
+    eng_textf(&t, "P1 X (black) %d  P2 O (white) %d  %s\n", __builtin_popcountll(s->disc[0]),
+              __builtin_popcountll(s->disc[1]),
+              s->over                    ? "game over"
+              : s->to_move == REV_BLACK ? "to play: P1 (X)"
+                                        : "to play: P2 (O)");
+    return (int)t.len;
 }
 
 const eng_game rev_game = {
