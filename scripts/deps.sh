@@ -2,7 +2,7 @@
 # deps.sh — install the Debian packages tessera needs, only those missing.
 # Unattended: apt-get update first, then a non-interactive install; uses sudo
 # only when not root. Usage: scripts/deps.sh [build|test|fuzz|node|docker]...
-# docker: podman (with runc) and debootstrap, to build and run the image of
+# docker: podman (with runc), podman-compose and debootstrap, to build and run the image of
 # docker/ without a registry (tests/docker; docs/operations.md, "Docker").
 # node: Node.js and npm for the server integration tests (tests/server); they
 # count as present when `node`/`npm` are on the PATH, whatever installed them
@@ -22,7 +22,7 @@ fuzz_pkgs=(clang libclang-rt-14-dev)
 node_pkgs=(nodejs npm)
 # podman runs the container tests; runc because crun refuses some kernels'
 # cgroup modes; debootstrap makes the debian:bookworm base image locally
-docker_pkgs=(podman runc debootstrap uidmap slirp4netns fuse-overlayfs)
+docker_pkgs=(podman podman-compose runc debootstrap uidmap slirp4netns fuse-overlayfs)
 
 want=()
 for group in "${@:-build}"; do

@@ -139,6 +139,11 @@ void tokidx_remove_match(srv *s, const match *m)
     }
 }
 
+size_t tokidx_count(const srv *s)
+{
+    return s->tokidx ? s->tokidx->n : 0;
+}
+
 static void tokidx_free(struct tokidx *t)
 {
     if (!t)

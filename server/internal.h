@@ -434,6 +434,8 @@ void access_created(srv *s, match *x, const char *key);
 int tokidx_add(srv *s, const char *token, match *m, int seat);
 match *tokidx_find(srv *s, const char *token, int *seat);
 void tokidx_remove_match(srv *s, const match *m);
+/* Resume tokens in the index (/metrics: per-match memory that must not pile up). */
+size_t tokidx_count(const srv *s);
 
 /* ---- courses (courses.c) ------------------------------------------------------------------- */
 
@@ -545,6 +547,11 @@ typedef struct srv_counters {
     srv_phist journal;                   /* one journal write (transaction) */
     srv_phist think;                     /* an in-process bot's search, wall time */
     srv_phist timeout_late;              /* a timeout applied after its deadline, by */
+    /* WAL checkpoints (store.c, "Checkpoints") */
+    uint64_t ckpt_passes;       /* passes on the pool that ran */
+    uint64_t wal_resets;        /* WALs copied whole, to be started again */
+    int wal_frames, wal_copied; /* the WAL at the last pass: frames, copied */
+    srv_phist ckpt_stall;       /* the loop's share of a checkpoint (the tail) */
 } srv_counters;
 
 void phist_add(srv_phist *h, double seconds);
@@ -593,6 +600,7 @@ struct srv {
     int max_live_matches;             /* SRV_MAX_LIVE_MATCHES, or a test hook's */
     int max_spectators;               /* SRV_MAX_SPECTATORS, or a test hook's */
     int finished_kept;                /* SRV_MAX_FINISHED_KEPT, or a test hook's */
+    int wal_reset_frames;             /* SRV_WAL_RESET_FRAMES, or a test hook's */
     int idle_timeout_s;               /* keep-alive hang-up (cfg.idle_timeout_ms, rounded up) */
     lws_retry_bo_t keepalive;         /* lws' idle policy, from idle_timeout_s */
     srv_test_hooks test;

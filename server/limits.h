@@ -181,6 +181,15 @@
  * in-process bot's move) is tried again this often, never in a busy loop. */
 #define SRV_STORAGE_RETRY_MS 1000
 
+/* The journal's WAL is started again from its beginning once it holds
+ * this many frames (a frame: a 4 KiB page and its header) and a checkpoint
+ * has copied them (store.c, "Checkpoints"). It bounds the WAL file (about
+ * 64 MiB) and the index SQLite maps in memory for it (8 bytes a frame,
+ * 128 KiB); each start again costs the loop one short checkpoint, about once
+ * a second at most under the heaviest load, far less in a normal one.
+ * (Test hook TESSERA_TEST_WAL_FRAMES.) */
+#define SRV_WAL_RESET_FRAMES 16384
+
 /*
  * Test hooks: fault injection and lowered limits, read from the environment
  * at start-up, compiled in only when the build has tests (BUILD_TESTING,
@@ -196,6 +205,7 @@
  *   TESSERA_TEST_MAX_MATCHES=N, TESSERA_TEST_MAX_SPECTATORS=N,
  *   TESSERA_TEST_FINISHED_KEPT=N lower SRV_MAX_LIVE_MATCHES,
  *                                SRV_MAX_SPECTATORS, SRV_MAX_FINISHED_KEPT
+ *   TESSERA_TEST_WAL_FRAMES=N    lowers SRV_WAL_RESET_FRAMES
  */
 
 #endif

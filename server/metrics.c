@@ -10,6 +10,8 @@
  * microseconds to milliseconds; a bot's thinking, milliseconds to a
  * minute). docs/operations.md, "Metrics", lists every series.
  */
+#include <malloc.h>
+#include <sqlite3.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +39,7 @@ void metrics_init(srv *s)
     phist_init(&s->cnt.journal, fast_le, (int)(sizeof fast_le / sizeof fast_le[0]));
     phist_init(&s->cnt.think, think_le, (int)(sizeof think_le / sizeof think_le[0]));
     phist_init(&s->cnt.timeout_late, late_le, (int)(sizeof late_le / sizeof late_le[0]));
+    phist_init(&s->cnt.ckpt_stall, fast_le, (int)(sizeof fast_le / sizeof fast_le[0]));
 }
 
 void phist_add(srv_phist *h, double seconds)
@@ -206,6 +209,18 @@ char *metrics_text(srv *s, size_t *len)
     counter(&b, "tessera_journal_writes_refused_total",
             "writes refused without trying while a fault lasts (retried every second)",
             c->journal_refused);
+    counter(&b, "tessera_journal_checkpoints_total", "WAL checkpoint passes on the thread pool",
+            c->ckpt_passes);
+    counter(&b, "tessera_journal_wal_resets_total",
+            "times the WAL was copied whole, to be written again from its beginning",
+            c->wal_resets);
+    gauge(&b, "tessera_journal_wal_frames", "frames (pages) in the WAL at the last checkpoint",
+          c->wal_frames);
+    gauge(&b, "tessera_journal_wal_frames_copied",
+          "frames of the WAL copied into the database at the last checkpoint", c->wal_copied);
+    histogram(&b, "tessera_journal_checkpoint_stall_seconds",
+              "the loop thread's share of a checkpoint (the WAL's tail, before it starts again)",
+              &c->ckpt_stall);
 
     head(&b, "tessera_errors_total", "counter", "error replies sent to clients, by code");
     for (int i = 1; i < SRV_NERR; i++)
@@ -242,6 +257,18 @@ char *metrics_text(srv *s, size_t *len)
     counter(&b, "tessera_http_requests_total", "requests to /metrics, /healthz and /readyz",
             c->http_requests);
     gauge(&b, "process_resident_memory_bytes", "resident memory of the server", rss_bytes());
+    gauge(&b, "tessera_resume_tokens", "resume tokens indexed in memory (matches held)",
+          (double)tokidx_count(s));
+    gauge(&b, "tessera_sqlite_memory_bytes", "memory SQLite holds (its caches, statements)",
+          (double)sqlite3_memory_used());
+#ifdef __GLIBC__
+    struct mallinfo2 mi = mallinfo2();
+    gauge(&b, "tessera_heap_in_use_bytes", "malloc'd memory in use (glibc mallinfo2)",
+          (double)(mi.uordblks + mi.hblkhd));
+    gauge(&b, "tessera_heap_free_bytes",
+          "memory malloc holds free (glibc mallinfo2: fragmentation and arenas' reserves)",
+          (double)mi.fordblks);
+#endif
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     head(&b, "process_cpu_seconds_total", "counter", "CPU time used (user + system)");

@@ -16,9 +16,18 @@
  * power loss as well, at the cost of an fsync per move.
  *
  * Checkpoints (copying the WAL into the database, with fsyncs that take
- * milliseconds) never run on the loop thread: automatic checkpoints are off,
- * and a timer hands a passive checkpoint on a second connection to the
- * thread pool every second.
+ * milliseconds) run on the thread pool: automatic checkpoints are off, and a
+ * timer hands a passive checkpoint on a second connection to the pool every
+ * second. A passive checkpoint copies the frames the WAL holds when it
+ * starts; SQLite writes the WAL from its beginning again only when a write
+ * finds every frame copied, which never happens while the loop writes during
+ * every checkpoint (a busy server): the WAL, and its index mapped in memory
+ * (the -shm file, 8 bytes a frame, resident), would grow without bound. So
+ * when a pass finds the WAL longer than SRV_WAL_RESET_FRAMES and copied it
+ * all, the loop thread, the only writer, copies the few frames written
+ * during the pass (the tail: a short stall, measured in
+ * tessera_journal_checkpoint_stall_seconds); the next write then starts the
+ * WAL again, and journal_size_limit truncates the file to its bound.
  *
  * Versions. Moves are stored as the engine's move integers, whose meaning is
  * the game's (eng_game.move_encoding): every match row records the encoding
@@ -58,6 +67,7 @@ struct store {
     srv *owner;                /* for the timer: the fault's probe */
     uv_work_t ckpt_req;
     bool ckpt_busy;            /* a checkpoint is on the pool */
+    int ckpt_rc, ckpt_log, ckpt_copied; /* the pool's pass: SQLite's code, frames, copied */
     bool closing;
     int appends;               /* store_append calls that committed (test hook) */
     sqlite3_stmt *ins_match, *ins_move, *upd_seats, *upd_finish, *begin, *commit, *rollback,
@@ -489,11 +499,22 @@ int store_open(srv *s, const char *path, bool durable, char *err, size_t errcap)
     }
     if ((rc = sqlite3_exec(st->db, "PRAGMA wal_autocheckpoint=0;", NULL, NULL, NULL)) != SQLITE_OK)
         goto fail;
+    /* a WAL started again is cut back to this size (checkpoints below) */
+    char limit[80];
+    snprintf(limit, sizeof limit, "PRAGMA journal_size_limit=%lld;",
+             (long long)s->wal_reset_frames * (4096 + 24));
+    if ((rc = sqlite3_exec(st->db, limit, NULL, NULL, NULL)) != SQLITE_OK)
+        goto fail;
     if ((rc = token_table(st)) != SQLITE_OK)
         goto fail;
     if ((rc = sqlite3_open_v2(path, &st->ckpt_db, SQLITE_OPEN_READWRITE, NULL)) != SQLITE_OK)
         goto fail;
     sqlite3_busy_timeout(st->ckpt_db, 5000);
+    /* a connection knows the database is in WAL mode only once it has read
+     * it: until then its checkpoints do nothing (and say so only by
+     * reporting -1 frames) */
+    if ((rc = sqlite3_exec(st->ckpt_db, "PRAGMA journal_mode=WAL;", NULL, NULL, NULL)) != SQLITE_OK)
+        goto fail;
     if ((rc = prep(st, &st->ins_match,
                    "INSERT INTO matches(id,game,rules,seats,time_control,policies,seed,status,"
                    "created,demo,move_encoding,chance_nonce) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)")) ||
@@ -594,15 +615,34 @@ static int token_table(store *st)
 static void ckpt_work(uv_work_t *req)
 {
     store *st = req->data;
-    int log = 0, done = 0;
-    sqlite3_wal_checkpoint_v2(st->ckpt_db, NULL, SQLITE_CHECKPOINT_PASSIVE, &log, &done);
+    st->ckpt_log = st->ckpt_copied = -1;
+    st->ckpt_rc = sqlite3_wal_checkpoint_v2(st->ckpt_db, NULL, SQLITE_CHECKPOINT_PASSIVE,
+                                            &st->ckpt_log, &st->ckpt_copied);
 }
 
+/* Loop thread, after the pool's pass: its figures, and when the WAL is past
+ * its bound and the pass copied all it held, the tail (see "Checkpoints"). */
 static void ckpt_done(uv_work_t *req, int status)
 {
-    (void)status;
     store *st = req->data;
+    srv *s = st->owner;
     st->ckpt_busy = false;
+    if (status != 0 || st->closing || st->ckpt_rc != SQLITE_OK)
+        return;
+    s->cnt.ckpt_passes++;
+    s->cnt.wal_frames = st->ckpt_log;
+    s->cnt.wal_copied = st->ckpt_copied;
+    if (st->ckpt_log < s->wal_reset_frames || st->ckpt_copied != st->ckpt_log)
+        return;
+    uint64_t t0 = uv_hrtime();
+    int log = -1, copied = -1;
+    int rc = sqlite3_wal_checkpoint_v2(st->ckpt_db, NULL, SQLITE_CHECKPOINT_PASSIVE, &log, &copied);
+    phist_add(&s->cnt.ckpt_stall, (double)(uv_hrtime() - t0) / 1e9);
+    if (rc == SQLITE_OK && log >= 0 && copied == log) {
+        s->cnt.wal_resets++; /* the next write starts the WAL again */
+        s->cnt.wal_frames = log;
+        s->cnt.wal_copied = copied;
+    }
 }
 
 /* During a fault, a write of its own once a second (a row of meta), so

@@ -9,9 +9,13 @@
 #     two `tessera bot` processes, and a match seating the server's bots is refused without the
 #     admin token (the container is not loopback: [create] bots = auto means admin);
 #   - the admin token is in the volume, the journal too: after a restart of the container the
-#     finished match is still listed.
-# Needs podman (scripts/deps.sh docker), and root for scripts/docker-base.sh when the base image
-# is missing. TESSERA_SKIP_MISSING=1 turns a missing podman into a skip (exit 77).
+#     finished match is still listed;
+#   - docker/compose.yaml with podman-compose: it builds (from the layers just built), starts the
+#     server with its demo match, its own health check passes (and fails while nothing answers
+#     /healthz), the demo match is live, a match is played against it from outside, and it stops.
+# Needs podman and podman-compose (scripts/deps.sh docker), and root for scripts/docker-base.sh
+# when the base image is missing. TESSERA_SKIP_MISSING=1 turns a missing podman into a skip
+# (exit 77), and a missing podman-compose into a skipped compose step.
 # TESSERA_PODMAN overrides the podman command (default: podman --runtime runc).
 set -u
 tessera=$1
@@ -26,9 +30,11 @@ fi
 tag=tessera-ctest-$$
 image=localhost/tessera:ctest
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/tessera-docker.XXXXXX")
+cproj=tessera-compose-$$
 cleanup() {
-  "${podman[@]}" rm -f -t 5 "$tag" >/dev/null 2>&1
-  "${podman[@]}" volume rm -f "$tag" >/dev/null 2>&1
+  "${podman[@]}" rm -f -t 5 "$tag" "${cproj}_tessera_1" >/dev/null 2>&1
+  "${podman[@]}" volume rm -f "$tag" "${cproj}_tessera-data" >/dev/null 2>&1
+  "${podman[@]}" network rm -f "${cproj}_default" >/dev/null 2>&1
   rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -113,6 +119,70 @@ done
 grep -q "\"match\":\"$match\"" "$tmp/fin2.json" || fail "the finished match was lost in the restart"
 [ "$("${podman[@]}" logs "$tag" 2>&1 | grep -c 'admin token of this server')" = 1 ] ||
   fail "the admin token was printed again at the restart (it is shown once)"
+
+
+# docker/compose.yaml (docs/operations.md, "Docker"), with podman-compose
+"${podman[@]}" rm -f -t 20 "$tag" >/dev/null 2>&1
+if ! command -v podman-compose >/dev/null; then
+  if [ "${TESSERA_SKIP_MISSING:-}" = 1 ]; then
+    echo "SKIPPED (compose step): podman-compose is not installed"
+  else
+    fail "podman-compose is not installed (scripts/deps.sh docker installs it)"
+  fi
+else
+  cport=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  export TESSERA_IMAGE=localhost/tessera:compose-ctest TESSERA_PORT=$cport
+  compose=(podman-compose --podman-path "${podman[0]}" --podman-args "${podman[*]:1}" -p "$cproj"
+    -f "$src/docker/compose.yaml")
+  cnt=${cproj}_tessera_1
+  t0=$(date +%s)
+  if ! "${compose[@]}" --podman-build-args "--format docker --network host ${limits[*]}" build \
+      >"$tmp/compose-build.log" 2>&1; then
+    tail -n 30 "$tmp/compose-build.log" >&2
+    fail "podman-compose build failed"
+  elif ! "${compose[@]}" --podman-run-args "${limits[*]}" up -d >"$tmp/compose-up.log" 2>&1; then
+    tail -n 30 "$tmp/compose-up.log" >&2
+    fail "podman-compose up failed"
+  else
+    echo "compose: built and started in $(($(date +%s) - t0)) s"
+    healthy=
+    for _ in $(seq 60); do
+      if "${podman[@]}" healthcheck run "$cnt" >/dev/null 2>&1; then healthy=1; break; fi
+      sleep 1
+    done
+    [ -n "$healthy" ] || fail "compose: the health check did not pass within 60 s"
+    [ "$(curl -sS -m 10 "http://127.0.0.1:$cport/healthz")" = ok ] || fail "compose: /healthz"
+    curl="ws://127.0.0.1:$cport/"
+    "$tessera" matches --url "$curl" --status live --json >"$tmp/clive.json" || fail "compose: tessera matches"
+    grep -q '"demo":true' "$tmp/clive.json" || fail "compose: no demo match is live: $(head -c 300 "$tmp/clive.json")"
+    "$tessera" create carcassonne --url "$curl" --seat open --seat open --time 20000 --json >"$tmp/cmade.json" ||
+      fail "compose: tessera create failed: $(cat "$tmp/cmade.json")"
+    cmatch=$(grep -o '"match":"[^"]*"' "$tmp/cmade.json" | head -1 | cut -d'"' -f4)
+    mapfile -t ctoks < <(grep -o '"token":"[^"]*"' "$tmp/cmade.json" | cut -d'"' -f4)
+    if [ -n "$cmatch" ] && [ "${#ctoks[@]}" = 2 ]; then
+      "$tessera" bot --url "$curl" --match "$cmatch" --seat 0 --token "${ctoks[0]}" --bot random >"$tmp/c0" 2>&1 &
+      c0=$!
+      "$tessera" bot --url "$curl" --match "$cmatch" --seat 1 --token "${ctoks[1]}" --bot random >"$tmp/c1" 2>&1 ||
+        fail "compose: the bot of seat 1 failed: $(tail -n 5 "$tmp/c1")"
+      wait "$c0" || fail "compose: the bot of seat 0 failed: $(tail -n 5 "$tmp/c0")"
+    fi
+    # the health check fails when /healthz does not answer (a check that passes
+    # whatever happens checks nothing): the server stopped from the host (inside,
+    # the namespace's pid 1 ignores SIGSTOP), the container kept
+    spid=$("${podman[@]}" inspect --format '{{.State.Pid}}' "$cnt")
+    if [ -n "$spid" ] && [ "$spid" != 0 ] && kill -STOP "$spid" 2>/dev/null; then
+      # (podman 4.3's `healthcheck run` does not enforce the check's timeout)
+      timeout 20 "${podman[@]}" healthcheck run "$cnt" >/dev/null 2>&1 &&
+        fail "compose: the health check passes with the server stopped"
+      kill -CONT "$spid"
+    else
+      echo "compose: the server could not be stopped from here (not root?): the failing health check is not tried"
+    fi
+    "${compose[@]}" down >"$tmp/compose-down.log" 2>&1 || fail "podman-compose down: $(tail -n 5 "$tmp/compose-down.log")"
+    "${podman[@]}" container exists "$cnt" && fail "compose: the container is still there after down"
+  fi
+  "${podman[@]}" rmi "$TESSERA_IMAGE" >/dev/null 2>&1
+fi
 
 [ $fails -eq 0 ] || exit 1
 echo "docker: ok"
