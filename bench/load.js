@@ -52,6 +52,8 @@ const USAGE = `usage: node bench/load.js --tessera PATH [options]
   --server-prefix CMD     run the server under CMD (split on spaces), e.g.
                           "nice -n -5" or "perf record -g -o perf.data --"
   --connect-concurrency C WebSocket handshakes in flight at once            [200]
+  --durable               run the server with --durable (fsync before announcing;
+                          the report gives its syncs and commits per sync)
   --protocol P            protocol version the clients ask for in hello
                           (2: state changes and compact legal moves)      [2]
   --json                  print the report as one JSON object on the last line too
@@ -63,6 +65,7 @@ function parseArgs(argv) {
     tessera: null, matches: 10, game: 'carcassonne', moveDelayMs: 0, moveMs: 10000,
     timeoutMatches: 0, timeoutMoveMs: 200, durationS: 600, workers: 1, connectConcurrency: 200,
     json: false, quiet: false, dbDir: os.tmpdir(), serverPrefix: [], fixedDelay: false, protocol: 2,
+    durable: false,
   };
   const ints = {
     '--matches': ['matches', 1], '--move-delay-ms': ['moveDelayMs', 0], '--move-ms': ['moveMs', 1],
@@ -88,6 +91,7 @@ function parseArgs(argv) {
     } else if (a === '--json') o.json = true;
     else if (a === '--quiet') o.quiet = true;
     else if (a === '--fixed-delay') o.fixedDelay = true;
+    else if (a === '--durable') o.durable = true;
     else if (a === '--tessera') o.tessera = next();
     else if (a === '--game') o.game = next();
     else if (a === '--db-dir') o.dbDir = next();
@@ -611,6 +615,7 @@ function startServer(opts, dir, maxConns, fdNeed) {
   const args = [
     '-c', script, ...opts.serverPrefix, path.resolve(opts.tessera), 'serve', '--port', '0', '--port-file', portFile,
     '--db', db, '--no-web', '--max-conns', String(maxConns), '--log-level', 'info',
+    ...(opts.durable ? ['--durable'] : []),
   ];
   const child = spawn('sh', args, { stdio: ['ignore', 'ignore', 'pipe'] });
   const srv = {
@@ -637,6 +642,7 @@ function startServer(opts, dir, maxConns, fdNeed) {
       }
       srv.events[o.event] = (srv.events[o.event] || 0) + 1;
       if (o.event === 'stats') srv.stats = o.stats;
+      else if (o.event === 'journal_syncs') srv.syncs = o;
       else if (o.level === 'warn' || o.level === 'error') {
         const key = `${o.level}:${o.event}`;
         srv.warnings[key] = (srv.warnings[key] || 0) + 1;
@@ -881,7 +887,7 @@ async function main() {
       config: {
         matches: N, timeout_matches: K, game: opts.game, move_delay_ms: opts.moveDelayMs,
         fixed_delay: opts.fixedDelay, move_ms: opts.moveMs, timeout_move_ms: opts.timeoutMoveMs, workers: W,
-        protocol: opts.protocol,
+        protocol: opts.protocol, durable: opts.durable,
         max_conns: maxConns,
       },
       ok: !failed && !timedOut && unfinished === 0,
@@ -934,6 +940,10 @@ async function main() {
       server_stats_source: srv.stats ? 'log line at SIGTERM' : live ? 'server_stats message' : 'none',
       server_stats_live: live,
       server_exit: srv.exited,
+      journal_syncs: srv.syncs ? {
+        syncs: srv.syncs.syncs, commits: srv.syncs.commits,
+        most_commits_per_sync: srv.syncs.most_commits_per_sync, mean_sync_ms: srv.syncs.mean_sync_ms,
+      } : null,
     };
     if (failed) report.error = failed;
     if (timedOut) report.error = `not finished after --duration-s ${opts.durationS}`;
@@ -995,6 +1005,11 @@ function printTable(r) {
   if (al.count)
     row('late moves accepted', `${al.count} moves sent after their deadline were accepted (by p50 ${fmt(al.p50, 1)} ms, ` +
       `max ${fmt(al.max, 1)} ms past it): the timer had not fired yet`);
+  if (r.journal_syncs) {
+    const j = r.journal_syncs;
+    row('--durable syncs', `${j.syncs} fsyncs for ${j.commits} commits (${fmt(j.commits / Math.max(1, j.syncs), 1)} per sync, ` +
+      `at most ${j.most_commits_per_sync}); mean sync ${fmt(j.mean_sync_ms, 2)} ms`);
+  }
   row('server peak RSS', r.server_rss_peak_kb !== null ? `${fmt(r.server_rss_peak_kb / 1024, 1)} MiB` : '-');
   const sw = r.server_ctxt_switches;
   row('server CPU (play)', r.server_cpu_pct !== null ? `${fmt(r.server_cpu_pct, 0)} % of one core, ` +

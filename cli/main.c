@@ -171,7 +171,7 @@ const cli_command cli_commands[] = {
      "  --web DIR      directory served over HTTP (default: the source tree's web/)\n"
      "  --demo[=SPECS] keep a live bot-vs-bot Carcassonne match going: one bot spec\n"
      "                 (both seats) or two separated by ',' (default mcts:ms=1000,heuristic)\n"
-     "  --durable      fsync every move (survive power loss, not only crashes)\n"
+     "  --durable      announce a move only once fsynced (survive power loss)\n"
      "  --max-conns N  concurrent connections (default 8192)\n"
      "  --no-web       serve the WebSocket protocol only, no web UI\n"
      "  --log-level L  least severe log lines printed: debug, info (default), warn, error\n"

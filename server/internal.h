@@ -77,6 +77,7 @@ bool srv_cidr_match(const srv_cidr *list, int n, const srv_cidr *a);
 
 typedef struct outmsg {
     struct outmsg *next;
+    uint64_t hold;               /* --durable: written once store_synced() reaches it (0: now) */
     size_t len;                  /* payload bytes after the LWS_PRE headroom */
     unsigned char buf[];         /* LWS_PRE + len bytes */
 } outmsg;
@@ -109,6 +110,7 @@ struct conn {
     /* send */
     outmsg *head, *tail;
     size_t queued;               /* bytes in the queue */
+    bool held;                   /* in srv->held: its queue waits for the journal's sync */
     /* rate limit */
     double tokens;
     uint64_t tokens_at_ms;
@@ -457,6 +459,12 @@ void store_close(srv *s);
  * loop runs; stop before shutdown so the loop can drain). */
 void store_start_checkpoints(srv *s);
 void store_stop_checkpoints(srv *s);
+/* --durable (group sync): every commit on the journal's connection gets a
+ * number; a thread fsyncs the WAL for all the commits made so far at once.
+ * store_hold_seq: the number a message queued now must wait for (0: none is
+ * pending, send it now); store_synced: the last number known on disk. */
+uint64_t store_hold_seq(const srv *s);
+uint64_t store_synced(const srv *s);
 /* The writes of the journal. Each returns 0, or ENG_ESTORAGE when it could
  * not be written: nothing of it is stored (a transaction), the failure is
  * logged, and the journal is in a fault (store_fault) until a write
@@ -578,6 +586,7 @@ typedef struct srv_test_hooks {
     int readonly_after;               /* > 0: appends before the database turns read-only */
     int bot_illegal_turn;             /* > 0: the search answering this turn cheats */
     char fault_file[512];             /* names the journal fault in force (store.c) */
+    char sync_log[512];               /* --durable: the WAL size each sync covered (store.c) */
 } srv_test_hooks;
 
 struct srv {
@@ -591,6 +600,8 @@ struct srv {
     bool stopping;
     conn *conns;
     int nconns;
+    conn **held;                      /* --durable: connections whose output waits for a sync */
+    int nheld, held_cap;
     uint64_t next_conn_id;
     match *matches;
     int nlive;                        /* waiting + live */
@@ -666,6 +677,8 @@ void srv_texts_free(srv *s);
 /* net.c */
 int net_start(srv *s, char *err, size_t errcap);
 void net_stop(srv *s);
+/* --durable: a sync has completed; write what it released. */
+void net_release_held(srv *s);
 /* handlers.c */
 void handle_message(conn *c, const char *buf, size_t len);
 void handle_conn_closed(conn *c);

@@ -206,6 +206,11 @@
  *   TESSERA_TEST_FINISHED_KEPT=N lower SRV_MAX_LIVE_MATCHES,
  *                                SRV_MAX_SPECTATORS, SRV_MAX_FINISHED_KEPT
  *   TESSERA_TEST_WAL_FRAMES=N    lowers SRV_WAL_RESET_FRAMES
+ *   TESSERA_TEST_SYNC_LOG=FILE   --durable: after each fsync of the WAL,
+ *                                append the WAL's size it covered to FILE,
+ *                                and run no checkpoints (the WAL only grows),
+ *                                so that a test can cut the WAL there: what a
+ *                                power cut at that instant could leave
  */
 
 #endif

@@ -52,6 +52,39 @@ static void conn_kill(conn *c, const char *why)
     lws_set_timeout(c->wsi, PENDING_TIMEOUT_CLOSE_SEND, LWS_TO_KILL_ASYNC);
 }
 
+/* Put c in the list of connections whose output waits for a sync. */
+static void hold(conn *c)
+{
+    srv *s = c->srv;
+    if (c->held)
+        return;
+    if (s->nheld == s->held_cap) {
+        int cap = s->held_cap ? 2 * s->held_cap : 256;
+        conn **p = realloc(s->held, (size_t)cap * sizeof *p);
+        if (!p) {
+            conn_kill(c, "out of memory");
+            return;
+        }
+        s->held = p;
+        s->held_cap = cap;
+    }
+    s->held[s->nheld++] = c;
+    c->held = true;
+}
+
+static void unhold(conn *c)
+{
+    srv *s = c->srv;
+    if (!c->held)
+        return;
+    for (int i = 0; i < s->nheld; i++)
+        if (s->held[i] == c) {
+            s->held[i] = s->held[--s->nheld];
+            break;
+        }
+    c->held = false;
+}
+
 void conn_send_text(conn *c, const char *text, size_t len)
 {
     if (!c->wsi || c->closing)
@@ -67,6 +100,9 @@ void conn_send_text(conn *c, const char *text, size_t len)
     }
     o->next = NULL;
     o->len = len;
+    /* --durable: nothing leaves before the journal's commits made so far
+     * are on disk (net_release_held lets it go) */
+    o->hold = c->srv->db ? store_hold_seq(c->srv) : 0;
     memcpy(o->buf + LWS_PRE, text, len);
     if (c->tail)
         c->tail->next = o;
@@ -74,7 +110,27 @@ void conn_send_text(conn *c, const char *text, size_t len)
         c->head = o;
     c->tail = o;
     c->queued += len;
-    lws_callback_on_writable(c->wsi);
+    if (o->hold)
+        hold(c);
+    else
+        lws_callback_on_writable(c->wsi);
+}
+
+void net_release_held(srv *s)
+{
+    uint64_t synced = store_synced(s);
+    int kept = 0;
+    for (int i = 0; i < s->nheld; i++) {
+        conn *c = s->held[i];
+        if (c->head && c->head->hold > synced) {
+            s->held[kept++] = c; /* waits for a later sync */
+            continue;
+        }
+        c->held = false; /* writeable() holds it again at a later message's number */
+        if (c->wsi && (c->head || c->closing))
+            lws_callback_on_writable(c->wsi);
+    }
+    s->nheld = kept;
 }
 
 void conn_send(conn *c, json_t *msg)
@@ -227,6 +283,10 @@ static int writeable(conn *c, struct lws *wsi)
 {
     bool wrote = false;
     for (int k = 0; c->head && k < WRITES_PER_CALLBACK; k++) {
+        if (c->head->hold && c->head->hold > store_synced(c->srv)) {
+            hold(c); /* --durable: net_release_held asks again after the sync */
+            return 0;
+        }
         /* after the first write, only while the socket takes more at once */
         if (k > 0 && lws_send_pipe_choked(wsi))
             break;
@@ -327,6 +387,7 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
             return 0;
         srv_log(LOG_DEBUG, "conn_closed", "{s:I}", "conn", (json_int_t)c->id);
         handle_conn_closed(c);
+        unhold(c);
         c->wsi = NULL;
         if (c->prev)
             c->prev->next = c->next;

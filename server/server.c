@@ -302,16 +302,21 @@ static bool read_limits(srv *s)
         snprintf(s->test.fault_file, sizeof s->test.fault_file, "%s", fault_file);
         store_fault_hook_install();
     }
+    const char *sync_log = getenv("TESSERA_TEST_SYNC_LOG");
+    if (sync_log && sync_log[0])
+        snprintf(s->test.sync_log, sizeof s->test.sync_log, "%s", sync_log);
     s->test.seed_set = seed >= 0;
     s->test.seed = seed >= 0 ? (uint64_t)seed : 0;
     s->test.readonly_after = ro > INT32_MAX ? INT32_MAX : (int)ro;
     s->test.bot_illegal_turn = illegal > INT32_MAX ? INT32_MAX : (int)illegal;
-    if (s->test.seed_set || ro || illegal || lowered || s->test.fault_file[0])
-        srv_log(LOG_WARN, "test_hooks", "{s:I, s:i, s:i, s:i, s:i, s:i, s:i, s:s}", "seed",
+    if (s->test.seed_set || ro || illegal || lowered || s->test.fault_file[0] ||
+        s->test.sync_log[0])
+        srv_log(LOG_WARN, "test_hooks", "{s:I, s:i, s:i, s:i, s:i, s:i, s:i, s:s, s:s}", "seed",
                 (json_int_t)seed, "readonly_after", s->test.readonly_after, "bot_illegal_turn",
                 s->test.bot_illegal_turn, "max_matches", s->max_live_matches, "max_spectators",
                 s->max_spectators, "finished_kept", s->finished_kept, "wal_frames",
-                s->wal_reset_frames, "fault_file", s->test.fault_file);
+                s->wal_reset_frames, "fault_file", s->test.fault_file, "sync_log",
+                s->test.sync_log);
 #endif
     return true;
 }
@@ -504,6 +509,7 @@ int srv_run(const srv_config *cfg)
     uint64_t done_hr = uv_hrtime();
     access_free(&s);
     free(s.progs);
+    free(s.held);
     srv_texts_free(&s);
     uv_loop_close(s.loop);
     /* how long the stop took, from the signal: the operator's guide

@@ -12,8 +12,15 @@
  * Durability: WAL mode. With synchronous=NORMAL a commit is a write to the
  * WAL without fsync — safe against a crash of the process (kill -9), which
  * is what the server must survive, and cheap enough (tens of microseconds)
- * for the loop thread. `--durable` switches to synchronous=FULL to survive
- * power loss as well, at the cost of an fsync per move.
+ * for the loop thread. `--durable` survives power loss as well, through
+ * group sync: commits stay synchronous=NORMAL, every message queued after a
+ * commit waits (net.c) until a thread of ours has fdatasync'd the WAL past
+ * that commit, and one fsync covers every commit made before it began — all
+ * the moves of a loop iteration or more, while the loop goes on with the
+ * next ones. A move costs one fsync of latency, not one fsync of
+ * throughput. A failed fsync stops the server (durable_sync_failed): after
+ * one, what is on disk is unknown, and nothing not known to be there has
+ * been announced.
  *
  * Checkpoints (copying the WAL into the database, with fsyncs that take
  * milliseconds) run on the thread pool: automatic checkpoints are off, and a
@@ -56,7 +63,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "internal.h"
 
@@ -83,6 +92,30 @@ struct store {
     uint64_t write_t0;         /* uv_hrtime() at the write's start */
     int err_code;              /* the failed write's SQLite (extended) code ... */
     char err_msg[200];         /* ... and message, read before the rollback */
+    /* --durable: group sync (see "Durability" above). Loop thread: */
+    bool durable;
+    bool inline_sync;          /* no sync thread (shutdown): each commit syncs at once */
+    bool syncing;              /* the sync thread runs */
+    bool in_flight;            /* a sync was asked for and has not reported */
+    uint64_t committed;        /* commits on db so far (the WAL hook counts them) */
+    uint64_t synced;           /* commits known to be on disk */
+    uint64_t nsyncs, most_per_sync, sync_ns; /* figures for the log */
+    uv_prepare_t kick_prep;    /* ask for a sync before the loop polls ... */
+    uv_check_t kick_check;     /* ... and after it has run the I/O callbacks */
+    uv_async_t sync_done;      /* the sync thread reports */
+    uv_thread_t sync_thr;
+    char wal_path[1100], db_path[1100], dir_path[1100];
+    /* shared with the sync thread, under mu: */
+    uv_mutex_t mu;
+    uv_cond_t cv;
+    uint64_t sync_req, sync_reached; /* asked for / reached */
+    int sync_errno;                  /* a failed fsync: the server stops */
+    const char *sync_what;
+    bool sync_quit;
+    int wal_fd;                      /* the sync thread's own */
+    bool first_sync_done;            /* the database file and folder synced once */
+    int64_t sync_size;               /* test hook sync_log: the WAL's size when asked */
+    FILE *sync_log;                  /* test hook sync_log (TESSERA_TEST_SYNC_LOG) */
 };
 
 /* ---- faults ----------------------------------------------------------------------------- */
@@ -442,6 +475,7 @@ sqlite_fail:
 
 static int check_integrity(store *st, const char *path, int level, char *err, size_t errcap);
 static int token_table(store *st);
+static int on_wal_commit(void *arg, sqlite3 *db, const char *name, int pages);
 
 int store_open(srv *s, const char *path, bool durable, char *err, size_t errcap)
 {
@@ -476,9 +510,9 @@ int store_open(srv *s, const char *path, bool durable, char *err, size_t errcap)
      * the loop's writes later wait only [journal] busy_timeout_ms */
     sqlite3_busy_timeout(st->db, 5000);
     char pragmas[160];
+    /* --durable syncs the WAL itself, once for many commits (group sync) */
     snprintf(pragmas, sizeof pragmas,
-             "PRAGMA journal_mode=WAL; PRAGMA synchronous=%s; PRAGMA foreign_keys=ON;",
-             durable ? "FULL" : "NORMAL");
+             "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;");
     if ((rc = sqlite3_exec(st->db, pragmas, NULL, NULL, NULL)) != SQLITE_OK)
         goto fail;
     /* before anything reads the tables: a damaged file is named as such */
@@ -505,6 +539,23 @@ int store_open(srv *s, const char *path, bool durable, char *err, size_t errcap)
              (long long)s->wal_reset_frames * (4096 + 24));
     if ((rc = sqlite3_exec(st->db, limit, NULL, NULL, NULL)) != SQLITE_OK)
         goto fail;
+    if (durable) {
+        /* after the pragma above, which sets the same hook */
+        const char *file = sqlite3_db_filename(st->db, "main");
+        const char *sl = file ? strrchr(file, '/') : NULL;
+        if (!file || !sl || strlen(file) + 5 > sizeof st->wal_path) {
+            snprintf(err, errcap, "database %s: --durable needs its full path (at most %zu bytes)",
+                     path, sizeof st->wal_path - 5);
+            sqlite3_close_v2(st->db);
+            free(st);
+            return ENG_ESTORAGE;
+        }
+        st->durable = true;
+        snprintf(st->db_path, sizeof st->db_path, "%s", file);
+        snprintf(st->wal_path, sizeof st->wal_path, "%s-wal", file);
+        snprintf(st->dir_path, sizeof st->dir_path, "%.*s", sl == file ? 1 : (int)(sl - file), file);
+        sqlite3_wal_hook(st->db, on_wal_commit, st);
+    }
     if ((rc = token_table(st)) != SQLITE_OK)
         goto fail;
     if ((rc = sqlite3_open_v2(path, &st->ckpt_db, SQLITE_OPEN_READWRITE, NULL)) != SQLITE_OK)
@@ -612,6 +663,240 @@ static int token_table(store *st)
                         NULL, NULL, NULL);
 }
 
+/* ---- --durable: group sync ------------------------------------------------------ */
+
+/*
+ * Every commit on the journal's connection (the matches' writes, and the
+ * tournaments', courses' and registry's on the same connection) is counted
+ * by the WAL hook. A message queued while some commit is not yet known to be
+ * on disk carries that commit's number (store_hold_seq) and net.c keeps it
+ * until store_synced() reaches it. A thread of our own (not the libuv pool,
+ * where searches can hold every thread for seconds) fdatasyncs the WAL: one
+ * sync for every commit made before it began, however many. While it runs,
+ * the loop goes on reading moves and committing them, and their answers wait
+ * for the next sync: a group commit, at the cost of one fsync of latency.
+ */
+static int on_wal_commit(void *arg, sqlite3 *db, const char *name, int pages)
+{
+    (void)db, (void)name, (void)pages;
+    store *st = arg;
+    st->committed++;
+    if (st->inline_sync) {
+        /* no sync thread (it has stopped at shutdown): sync at once */
+        int fd = open(st->wal_path, O_RDWR | O_CLOEXEC);
+        if (fd >= 0) {
+            fdatasync(fd);
+            close(fd);
+        }
+        st->synced = st->committed;
+    }
+    return SQLITE_OK;
+}
+
+uint64_t store_hold_seq(const srv *s)
+{
+    const store *st = s->db;
+    return st && st->durable && st->committed > st->synced ? st->committed : 0;
+}
+
+uint64_t store_synced(const srv *s)
+{
+    const store *st = s->db;
+    return st ? st->synced : 0;
+}
+
+static int fsync_path(const char *path, int flags)
+{
+    int fd = open(path, flags | O_CLOEXEC);
+    if (fd < 0)
+        return errno;
+    int rc = fsync(fd) ? errno : 0;
+    close(fd);
+    return rc;
+}
+
+/* On the sync thread: the WAL (and, the first time, the database file and
+ * its folder, so that a new database's files are there after a power cut).
+ * Returns 0 or an errno, with what failed in *what. */
+static int sync_files(store *st, const char **what)
+{
+    int rc;
+    if (!st->first_sync_done) {
+        *what = "the database file";
+        if ((rc = fsync_path(st->db_path, O_RDWR)))
+            return rc;
+        *what = "the database's folder";
+        if ((rc = fsync_path(st->dir_path, O_RDONLY)))
+            return rc;
+        st->first_sync_done = true;
+    }
+    *what = "the write-ahead log";
+    if (st->wal_fd < 0 && (st->wal_fd = open(st->wal_path, O_RDWR | O_CLOEXEC)) < 0)
+        return errno;
+    if (fdatasync(st->wal_fd))
+        return errno;
+    if (st->sync_log) {
+        fprintf(st->sync_log, "%lld\n", (long long)st->sync_size);
+        fflush(st->sync_log);
+    }
+    return 0;
+}
+
+static void sync_thread(void *arg)
+{
+    store *st = arg;
+    uv_mutex_lock(&st->mu);
+    for (;;) {
+        while (!st->sync_quit && st->sync_req == st->sync_reached)
+            uv_cond_wait(&st->cv, &st->mu);
+        if (st->sync_quit)
+            break;
+        uint64_t target = st->sync_req;
+        uv_mutex_unlock(&st->mu);
+        const char *what = "";
+        int rc = sync_files(st, &what);
+        uv_mutex_lock(&st->mu);
+        st->sync_reached = target;
+        if (rc && !st->sync_errno) {
+            st->sync_errno = rc;
+            st->sync_what = what;
+        }
+        uv_async_send(&st->sync_done);
+    }
+    uv_mutex_unlock(&st->mu);
+}
+
+/* Ask for a sync of every commit made so far, unless one is running (its
+ * report asks for the next). */
+static void sync_kick(store *st)
+{
+    if (!st->syncing || st->in_flight || st->committed == st->synced)
+        return;
+    st->in_flight = true;
+    st->write_t0 = uv_hrtime();
+    struct stat sb;
+    uv_mutex_lock(&st->mu);
+    if (st->sync_log) /* every commit so far is in the WAL's first bytes */
+        st->sync_size = stat(st->wal_path, &sb) == 0 ? (int64_t)sb.st_size : 0;
+    st->sync_req = st->committed;
+    uv_cond_signal(&st->cv);
+    uv_mutex_unlock(&st->mu);
+}
+
+static void on_kick_prep(uv_prepare_t *h)
+{
+    sync_kick(h->data);
+}
+
+static void on_kick_check(uv_check_t *h)
+{
+    sync_kick(h->data);
+}
+
+static void on_sync_done(uv_async_t *h)
+{
+    store *st = h->data;
+    uv_mutex_lock(&st->mu);
+    uint64_t reached = st->sync_reached;
+    int err = st->sync_errno;
+    const char *what = st->sync_what;
+    uv_mutex_unlock(&st->mu);
+    if (err) {
+        /* after a failed fsync the kernel may have dropped the pages: what is
+         * on disk is unknown, and retrying would claim too much. Nothing held
+         * is sent; the next start restores what the journal really holds. */
+        srv_log(LOG_ERROR, "durable_sync_failed", "{s:s, s:s, s:s}", "what", what, "error",
+                strerror(err), "note",
+                "the server stops without announcing the moves not known to be on disk");
+        fprintf(stderr, "tessera serve: --durable: syncing %s failed: %s; stopping\n", what,
+                strerror(err));
+        _exit(1);
+    }
+    if (!st->in_flight || reached <= st->synced)
+        return;
+    st->in_flight = false;
+    st->nsyncs++;
+    st->sync_ns += uv_hrtime() - st->write_t0;
+    if (reached - st->synced > st->most_per_sync)
+        st->most_per_sync = reached - st->synced;
+    st->synced = reached;
+    net_release_held(st->owner);
+    sync_kick(st);
+}
+
+/* Start the sync thread and its loop handles (--durable). */
+static int sync_start(srv *s)
+{
+    store *st = s->db;
+    if (uv_mutex_init(&st->mu))
+        return -1;
+    if (uv_cond_init(&st->cv)) {
+        uv_mutex_destroy(&st->mu);
+        return -1;
+    }
+    uv_async_init(s->loop, &st->sync_done, on_sync_done);
+    st->sync_done.data = st;
+    uv_unref((uv_handle_t *)&st->sync_done);
+    uv_prepare_init(s->loop, &st->kick_prep);
+    uv_check_init(s->loop, &st->kick_check);
+    st->kick_prep.data = st->kick_check.data = st;
+    uv_prepare_start(&st->kick_prep, on_kick_prep);
+    uv_check_start(&st->kick_check, on_kick_check);
+    uv_unref((uv_handle_t *)&st->kick_prep);
+    uv_unref((uv_handle_t *)&st->kick_check);
+    st->wal_fd = -1;
+    if (s->test.sync_log[0] && !(st->sync_log = fopen(s->test.sync_log, "a")))
+        srv_log(LOG_ERROR, "test_sync_log", "{s:s, s:s}", "file", s->test.sync_log, "error",
+                strerror(errno));
+    if (uv_thread_create(&st->sync_thr, sync_thread, st)) {
+        srv_log(LOG_ERROR, "durable_unavailable", "{s:s}", "reason",
+                "the sync thread could not be started");
+        return -1;
+    }
+    st->syncing = true;
+    return 0;
+}
+
+/* Stop the thread: sync what is left on this thread, release it, and from
+ * now on each commit syncs at once (shutdown). */
+static void sync_stop(srv *s)
+{
+    store *st = s->db;
+    if (!st->syncing)
+        return;
+    uv_mutex_lock(&st->mu);
+    st->sync_quit = true;
+    uv_cond_signal(&st->cv);
+    uv_mutex_unlock(&st->mu);
+    uv_thread_join(&st->sync_thr);
+    st->syncing = false;
+    st->inline_sync = true;
+    const char *what = "";
+    int rc = st->committed > st->synced ? sync_files(st, &what) : 0;
+    if (st->wal_fd >= 0)
+        close(st->wal_fd);
+    st->wal_fd = -1;
+    if (rc) {
+        srv_log(LOG_ERROR, "durable_sync_failed", "{s:s, s:s}", "what", what, "error",
+                strerror(rc));
+    } else {
+        st->synced = st->committed;
+        net_release_held(s);
+    }
+    uv_close((uv_handle_t *)&st->sync_done, NULL);
+    uv_close((uv_handle_t *)&st->kick_prep, NULL);
+    uv_close((uv_handle_t *)&st->kick_check, NULL);
+    uv_cond_destroy(&st->cv);
+    uv_mutex_destroy(&st->mu);
+    if (st->sync_log)
+        fclose(st->sync_log);
+    st->sync_log = NULL;
+    srv_log(LOG_INFO, "journal_syncs", "{s:I, s:I, s:I, s:f}", "syncs", (json_int_t)st->nsyncs,
+            "commits", (json_int_t)st->committed, "most_commits_per_sync",
+            (json_int_t)st->most_per_sync, "mean_sync_ms",
+            st->nsyncs ? (double)st->sync_ns / 1e6 / (double)st->nsyncs : 0.0);
+}
+
 static void ckpt_work(uv_work_t *req)
 {
     store *st = req->data;
@@ -668,7 +953,7 @@ static void ckpt_tick(uv_timer_t *t)
     if (st->closing)
         return;
     fault_probe(st->owner);
-    if (st->ckpt_busy)
+    if (st->ckpt_busy || st->sync_log) /* test hook sync_log: the WAL only grows */
         return;
     st->ckpt_req.data = st;
     if (uv_queue_work(t->loop, &st->ckpt_req, ckpt_work, ckpt_done) == 0)
@@ -682,6 +967,13 @@ void store_start_checkpoints(srv *s)
     st->ckpt_timer.data = st;
     st->owner = s;
     uv_timer_start(&st->ckpt_timer, ckpt_tick, 1000, 1000);
+    if (st->durable && sync_start(s)) {
+        /* without the thread, every commit syncs on the loop (as at shutdown) */
+        st->inline_sync = true;
+        st->synced = st->committed; /* nothing was announced yet: the restore's writes */
+        srv_log(LOG_WARN, "durable_inline", "{s:s}", "note",
+                "each commit is synced on the loop thread");
+    }
 }
 
 void store_stop_checkpoints(srv *s)
@@ -692,6 +984,7 @@ void store_stop_checkpoints(srv *s)
     st->closing = true;
     uv_timer_stop(&st->ckpt_timer);
     uv_close((uv_handle_t *)&st->ckpt_timer, NULL);
+    sync_stop(s);
 }
 
 void store_close(srv *s)
