@@ -176,6 +176,11 @@ static void test_check_elf(void **state)
     assert_int_equal(k, CLASS_PYTHON);
     assert_int_equal(class_kind_parse("executable", &k), 0);
     assert_int_equal(k, CLASS_ELF);
+    assert_int_equal(class_kind_parse("remote", &k), 0);
+    assert_int_equal(k, CLASS_REMOTE);
+    assert_int_equal(class_check_file(CLASS_REMOTE, "bot.py", text, sizeof text - 1, err,
+                                      sizeof err),
+                     ENG_EINVAL);
     assert_int_equal(class_kind_parse("java", &k), ENG_EINVAL);
 }
 
