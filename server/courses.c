@@ -47,10 +47,11 @@
 #define COURSES_GATE_THREADS      2    /* runner workers of a gate or final */
 #define COURSES_MAX_JOBS          16   /* worker threads at most (config courses.gate_jobs) */
 #define COURSES_GATE_JOBS_DEFAULT 2    /* submissions played at once: 2 x 2 games on 2+ cores */
-/* A remote bot's seat in a server match: after a dropped connection it has
- * this long to come back (the bridge reconnects within 5 s) before the
- * game is lost by "disconnect". */
-#define COURSES_REMOTE_GRACE_MS 15000
+/* A remote bot's seat in a server match: after a dropped connection (or
+ * when it is not connected as the game starts) it has the longer of this
+ * and 3 moves' time to come back (the bridge reconnects within 5 s) before
+ * the game is lost by "disconnect". */
+#define COURSES_REMOTE_GRACE_MS 10000
 
 /* ---- jobs between the loop and the worker ------------------------------------------------ */
 
@@ -1354,6 +1355,13 @@ static void get_game(const req *r)
     json_object_set_new(rep, "verdict", json_string(v));
     json_object_set_new(rep, "think_ms", json_loads(col_text(st, 13), 0, NULL));
     json_object_set_new(rep, "moves", json_loads(col_text(st, 14), 0, NULL));
+    bool none = false; /* a server match (remote bots): no stderr was kept */
+    for (size_t k = 0; k < json_array_size(errs); k++)
+        none = none || json_is_null(json_array_get(errs, k));
+    if (none)
+        json_object_set_new(rep, "stderr_note",
+                            json_string("no stderr: a game with a remote bot is a server match; "
+                                        "a remote bot's output stays on its author's machine"));
     if (admin) {
         json_object_set_new(rep, "stderr", errs);
     } else {
@@ -2351,7 +2359,8 @@ static int rjob_start_tour(rjob *r, const course_t *c, const char *const *specs,
     m.pol.illegal = PROTO_ILLEGAL_FORFEIT;
     m.pol.max_illegal = 0;
     m.pol.disconnect = PROTO_DISCONNECT_FORFEIT;
-    m.pol.reconnect_grace_ms = COURSES_REMOTE_GRACE_MS;
+    m.pol.reconnect_grace_ms =
+        3 * c->move_ms > COURSES_REMOTE_GRACE_MS ? 3 * c->move_ms : COURSES_REMOTE_GRACE_MS;
     m.pol.grace_ms = 0;
     m.tour.format = format;
     m.tour.participants = parts;
@@ -2713,6 +2722,11 @@ bool courses_handle(conn *c, const char *buf, size_t len)
     return true;
 }
 
+bool courses_available(const srv *s)
+{
+    return C.s == s && C.handles;
+}
+
 int courses_start(srv *s, char *err, size_t errcap)
 {
     memset(&C, 0, sizeof C);
@@ -2733,18 +2747,8 @@ int courses_start(srv *s, char *err, size_t errcap)
     int rc = class_store_init(db(), err, errcap);
     if (rc)
         return rc;
-    /* The database holds every course's stderr, records and submission
-     * folders (and the server's admin token): the bots this server runs
-     * must not read it, whatever the umask made it. SQLite gives its -wal
-     * and -shm files the database's mode when it makes them. */
-    static const char *const parts[] = {"", "-wal", "-shm", "-journal"};
-    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
-        char path[PATH_MAX];
-        snprintf(path, sizeof path, "%.4000s%s", dbp, parts[i]);
-        if (chmod(path, 0600) != 0 && errno != ENOENT)
-            srv_log(LOG_WARN, "courses_db_mode", "{s:s, s:s}", "file", path, "error",
-                    strerror(errno));
-    }
+    /* the database file is mode 0600 (store_open): it holds every course's
+     * stderr, records and submission folders */
     pthread_mutex_init(&C.lock, NULL);
     pthread_cond_init(&C.cond, NULL);
     atomic_store(&C.stop, false);

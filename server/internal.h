@@ -478,6 +478,8 @@ void courses_shutdown(srv *s);
 /* A course_* message (docs/classroom.md): handled (true), or not a course
  * message (false). */
 bool courses_handle(conn *c, const char *buf, size_t len);
+/* Does this server take course_* messages (courses_start succeeded)? */
+bool courses_available(const srv *s);
 
 /* ---- storage -------------------------------------------------------------------- */
 

@@ -53,26 +53,26 @@
 
 struct store {
     sqlite3 *db;
-    sqlite3 *ckpt_db;          /* used only by checkpoint work on the thread pool */
+    sqlite3 *ckpt_db; /* used only by checkpoint work on the thread pool */
     uv_timer_t ckpt_timer;
-    srv *owner;                /* for the timer: the fault's probe */
+    srv *owner; /* for the timer: the fault's probe */
     uv_work_t ckpt_req;
-    bool ckpt_busy;            /* a checkpoint is on the pool */
+    bool ckpt_busy; /* a checkpoint is on the pool */
     bool closing;
-    int appends;               /* store_append calls that committed (test hook) */
+    int appends; /* store_append calls that committed (test hook) */
     sqlite3_stmt *ins_match, *ins_move, *upd_seats, *upd_finish, *begin, *commit, *rollback,
         *ins_token;
-    jt_buf seats_txt;          /* write_seats: the seats' text, reused move after move */
+    jt_buf seats_txt; /* write_seats: the seats' text, reused move after move */
     /* faults: a write that fails puts the journal in a fault; until a write
      * succeeds again, writes are refused at once except one attempt (the
      * probe) every SRV_STORAGE_RETRY_MS */
-    int fault;                 /* JF_NONE, or the kind of the last failure */
-    int64_t fault_since;       /* epoch ms */
-    char fault_msg[200];       /* SQLite's message */
-    uint64_t probe_at;         /* loop ms: the next write may try */
-    uint64_t write_t0;         /* uv_hrtime() at the write's start */
-    int err_code;              /* the failed write's SQLite (extended) code ... */
-    char err_msg[200];         /* ... and message, read before the rollback */
+    int fault;           /* JF_NONE, or the kind of the last failure */
+    int64_t fault_since; /* epoch ms */
+    char fault_msg[200]; /* SQLite's message */
+    uint64_t probe_at;   /* loop ms: the next write may try */
+    uint64_t write_t0;   /* uv_hrtime() at the write's start */
+    int err_code;        /* the failed write's SQLite (extended) code ... */
+    char err_msg[200];   /* ... and message, read before the rollback */
 };
 
 /* ---- faults ----------------------------------------------------------------------------- */
@@ -89,8 +89,8 @@ struct store {
 static _Atomic int injected; /* SQLite code the wrapped VFS returns, 0: none */
 
 typedef struct fault_file {
-    sqlite3_file base;       /* our methods */
-    sqlite3_file *real;      /* the wrapped file, right after this struct */
+    sqlite3_file base;  /* our methods */
+    sqlite3_file *real; /* the wrapped file, right after this struct */
 } fault_file;
 
 static sqlite3_vfs fault_vfs;
@@ -197,10 +197,10 @@ void store_fault_hook_install(void)
     fault_vfs.zName = "tessera-fault";
     fault_vfs.szOsFile = (int)sizeof(fault_file) + real_vfs->szOsFile;
     fault_vfs.xOpen = f_open;
-    fault_io = (sqlite3_io_methods){3,         f_close,    f_read,     f_write,     f_truncate,
-                                    f_sync,    f_size,     f_lock,     f_unlock,    f_check,
-                                    f_fcntl,   f_sector,   f_devchar,  f_shmmap,    f_shmlock,
-                                    f_shmbarrier, f_shmunmap, f_fetch, f_unfetch};
+    fault_io = (sqlite3_io_methods){
+        3,         f_close,      f_read,     f_write, f_truncate, f_sync,    f_size,
+        f_lock,    f_unlock,     f_check,    f_fcntl, f_sector,   f_devchar, f_shmmap,
+        f_shmlock, f_shmbarrier, f_shmunmap, f_fetch, f_unfetch};
     sqlite3_vfs_register(&fault_vfs, 1);
 }
 
@@ -462,6 +462,20 @@ int store_open(srv *s, const char *path, bool durable, char *err, size_t errcap)
     int rc = sqlite3_open_v2(path, &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
     if (rc != SQLITE_OK)
         goto fail;
+    /* The one place for the database file's mode: 0600 whatever the umask
+     * made it. It holds the admin token, every match's chance seed, the
+     * registered bots' hashes and the courses' records, stderr and folders:
+     * programs this server runs must not read it. SQLite gives the -wal and
+     * -shm files it makes the database's mode; older ones are made private
+     * here too. */
+    static const char *const parts[] = {"", "-wal", "-shm", "-journal"};
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
+        char file[PATH_MAX];
+        snprintf(file, sizeof file, "%.4000s%s", path, parts[i]);
+        if (chmod(file, 0600) != 0 && errno != ENOENT)
+            srv_log(LOG_WARN, "database_mode", "{s:s, s:s}", "file", file, "error",
+                    strerror(errno));
+    }
     /* the start-up waits for a lock as long as it takes a person to notice;
      * the loop's writes later wait only [journal] busy_timeout_ms */
     sqlite3_busy_timeout(st->db, 5000);
@@ -514,7 +528,7 @@ int store_open(srv *s, const char *path, bool durable, char *err, size_t errcap)
 fail:
     /* the failed call's code: the handle's may have been reset since */
     int code = st->db && sqlite3_errcode(st->db) != SQLITE_OK ? sqlite3_errcode(st->db) : rc;
-    const char *msg = !st->db                              ? "cannot open"
+    const char *msg = !st->db                                ? "cannot open"
                       : sqlite3_errcode(st->db) != SQLITE_OK ? sqlite3_errmsg(st->db)
                                                              : sqlite3_errstr(rc);
     if ((code & 0xff) == SQLITE_NOTADB || (code & 0xff) == SQLITE_CORRUPT)
@@ -539,7 +553,8 @@ fail:
 static int check_integrity(store *st, const char *path, int level, char *err, size_t errcap)
 {
     sqlite3_stmt *q = NULL;
-    const char *sql = level == SRV_CHECK_FULL ? "PRAGMA integrity_check(5)" : "PRAGMA quick_check(5)";
+    const char *sql =
+        level == SRV_CHECK_FULL ? "PRAGMA integrity_check(5)" : "PRAGMA quick_check(5)";
     char found[400] = "";
     size_t n = 0;
     int rc = sqlite3_prepare_v2(st->db, sql, -1, &q, NULL);
@@ -694,7 +709,6 @@ static bool step_or_fail(store *st, sqlite3_stmt *stmt)
     return rc == SQLITE_DONE;
 }
 
-
 /* The seats as stored: everything needed to resume them. */
 static char *dump_obj(json_t *o)
 {
@@ -707,8 +721,10 @@ static char *dump_obj(json_t *o)
  * move rewrites the seats: clocks and counters), in st's reusable buffer. */
 static const jt_buf *seats_text(store *st, const match *m)
 {
-    static const char *const kinds[] = {[SEAT_BOT] = "bot", [SEAT_OPEN] = "open",
-                                        [SEAT_PROGRAM] = "program", [SEAT_REMOTE] = "remote"};
+    static const char *const kinds[] = {[SEAT_BOT] = "bot",
+                                        [SEAT_OPEN] = "open",
+                                        [SEAT_PROGRAM] = "program",
+                                        [SEAT_REMOTE] = "remote"};
     jt_buf *b = &st->seats_txt;
     jt_reset(b);
 #define KEY(k) jt_raw(b, "\"" k "\":", sizeof(k) + 2)

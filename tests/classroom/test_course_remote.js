@@ -1,0 +1,173 @@
+'use strict';
+/*
+ * test_course_remote.js — remote-bot submissions (docs/classroom.md, "Remote
+ * bots"): a student submits kind "remote", gets a registered name and a
+ * secret, runs a real `tessera bridge --register` with the example bot
+ * (docs/examples/stdio_bot.py, random moves), and its gates are played as
+ * server matches against that connection: the first gate (random, any
+ * score) passes, the second (mcts:sims=1000, must win every game) fails.
+ * A remote submission whose bot never connects waits ("waiting for your
+ * bot"), then fails once the course's remote_wait_ms is over. The final
+ * seats the frozen remote bots: one connected, one whose bridge was
+ * stopped before the final (it loses its games on time, or by "disconnect"), and a
+ * Python program in the sandbox.
+ *
+ * Reversi with two games per gate and per pair keeps it to a minute or two.
+ * Verdicts are asserted, not wall time, except the wait's own bound.
+ *
+ * Usage: node test_course_remote.js PATH/TO/tessera  (CTest: classroom_remote)
+ */
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const path = require('node:path');
+const { spawn } = require('node:child_process');
+const { Client, startAdmin, binary, ROOT } = require('../server/lib');
+const { submitBot, waitFor, csvRows } = require('./course_lib');
+
+const bin = binary();
+const PY = path.join(ROOT, 'docs', 'examples', 'stdio_bot.py');
+const SLOW = process.env.TESSERA_SANITIZED === '1' ? 3 : 1;
+
+function bridge(url, remote, log) {
+  const p = spawn(bin, ['bridge', '--url', url, '--register', remote.name, '--secret', remote.secret,
+    '--game', remote.game, '--quiet', '--', 'python3', PY], { stdio: ['ignore', 'pipe', 'pipe'] });
+  p.stdout.on('data', (d) => log.push(String(d)));
+  p.stderr.on('data', (d) => log.push(String(d)));
+  p.exited = new Promise((r) => p.on('exit', r));
+  return p;
+}
+
+test('remote bots: gates as server matches, waiting, the final', { timeout: 600000 }, async (t) => {
+  const srv = await startAdmin({ tag: 'course-remote' });
+  const procs = [];
+  const log = [];
+  t.after(async () => {
+    for (const p of procs)
+      if (p.exitCode === null) { p.kill('SIGKILL'); await p.exited; }
+    await srv.cleanup();
+  });
+  const admin = await Client.connect(srv.url, { name: 'instructor' });
+  assert.ok(admin.welcome.capabilities.includes('courses'), JSON.stringify(admin.welcome));
+  const A = srv.adminToken;
+  const WAIT = 8000 * SLOW;
+
+  const created = await admin.request({
+    type: 'course_create', admin_token: A, name: 'Remote Reversi', game: 'reversi',
+    move_ms: 3000 * SLOW, seed: 11, qualify: 1, final_games: 2, remote_wait_ms: WAIT,
+    gates: [{ opponent: 'random', games: 2, min_rate: 0 },
+      { opponent: 'mcts:sims=1000', games: 2, min_rate: 1 }],
+  }, 'course_created');
+  const course = created.course;
+  assert.equal(created.remote_wait_ms, WAIT);
+  const added = await admin.request({ type: 'course_add_students', admin_token: A, course,
+    csv: 'name,email,id\nAda,ada@x.edu,s1\nAlan,alan@x.edu,s2\nGrace,grace@x.edu,s3\nEd,ed@x.edu,s4\n' },
+  'course_students_added');
+  const tok = Object.fromEntries(added.students.map((s) => [s.student_id, s.token]));
+  const st = {};
+  for (const sid of ['s1', 's2', 's3', 's4'])
+    st[sid] = await Client.connect(srv.url, { name: sid });
+
+  /* a remote submission takes no files */
+  const bad = await st.s1.request({ type: 'course_submit', token: tok.s1, kind: 'remote',
+    files: [{ name: 'bot.py', data: 'cHJpbnQoKQ==' }] });
+  assert.equal(bad.type, 'error');
+  assert.equal(bad.reason, 'bad_upload');
+
+  /* s1 and s4 submit remote bots and run them; s3 submits one and never runs it */
+  const sub = {};
+  for (const sid of ['s1', 's3', 's4']) {
+    sub[sid] = await st[sid].request({ type: 'course_submit', token: tok[sid], kind: 'remote' },
+      'course_submitted');
+    assert.equal(sub[sid].kind, 'remote');
+    assert.equal(sub[sid].version, 1);
+    assert.match(sub[sid].remote.name, /^course\d+-s\d+-v1-[a-z0-9]{6}$/);
+    assert.equal(sub[sid].remote.secret.length, 26);
+    assert.equal(sub[sid].remote.game, 'reversi');
+  }
+  /* the secret is given once: a wrong one is refused by the registration */
+  const thief = await Client.connect(srv.url, { name: 'thief' });
+  const stolen = await thief.request({ type: 'register', name: sub.s1.remote.name,
+    secret: 'not-the-secret', capacity: 1 });
+  assert.equal(stolen.type, 'error');
+  assert.equal(stolen.code, 'bad_token');
+
+  procs.push(bridge(srv.url, sub.s1.remote, log));
+  procs.push(bridge(srv.url, sub.s4.remote, log));
+  /* s2: a Python program, gated by the local runner as before */
+  await submitBot(st.s2, tok.s2, [PY]);
+
+  /* s3 waits for its bot: not failed, "waiting for your bot" */
+  const waiting = await waitFor(st.s3, { type: 'course_view', token: tok.s3 },
+    (v) => v.submissions[0] && v.submissions[0].state === 'waiting', 20000 * SLOW);
+  assert.match(waiting.submissions[0].verdict, /waiting for your bot/);
+  assert.equal(waiting.submissions[0].gates.length, 0);
+
+  /* s1 and s4: gate 1 passed, gate 2 failed; the games are server matches */
+  const view = await waitFor(admin, { type: 'course_view', admin_token: A, course },
+    (v) => v.submissions.length === 4 && v.submissions.every((s) => s.state === 'done'),
+    240000 * SLOW);
+  const by = Object.fromEntries(view.submissions.map((s) => [s.student_id, s]));
+  for (const sid of ['s1', 's4']) {
+    const s = by[sid];
+    assert.equal(s.kind, 'remote');
+    assert.equal(s.gates.length, 2, sid + ': ' + s.verdict + '\n' + log.join(''));
+    assert.equal(s.gates[0].passed, true, s.gates[0].verdict);
+    assert.equal(s.gates[0].game_ids.length, 2);
+    assert.equal(s.gates[1].passed, false, s.gates[1].verdict);
+    assert.equal(s.gates_passed, 1);
+    assert.ok(s.qualified, s.verdict);
+    assert.match(s.verdict, /^qualified: 1 of 2 gates/);
+  }
+  /* s3: its wait ran out: not qualified, the verdict says why */
+  assert.equal(by.s3.gates_passed, 0);
+  assert.ok(!by.s3.qualified);
+  assert.match(by.s3.verdict, /not qualified: 0 of 2 gates; gate 1 not played: your bot .* was not connected by/);
+  assert.ok(by.s2.qualified, by.s2.verdict);
+
+  /* a remote game as its student sees it: no stderr (N/A), time used, record */
+  const g = await st.s1.request({ type: 'course_game', token: tok.s1,
+    game: by.s1.gates[0].game_ids[0] }, 'course_game');
+  assert.ok(g.your_seat === 0 || g.your_seat === 1);
+  assert.equal(g.stderr[g.your_seat], null, 'a remote bot\'s stderr stays on its machine');
+  assert.ok(g.stderr_note && /remote/.test(g.stderr_note), g.stderr_note);
+  assert.ok(g.moves[g.your_seat] > 0);
+  assert.ok(g.think_ms[g.your_seat] >= 0);
+  assert.ok(g.record && g.record.turns.length > 0);
+  /* another student cannot read it */
+  const peek = await st.s2.request({ type: 'course_game', token: tok.s2, game: g.game });
+  assert.equal(peek.reason, 'not_yours');
+
+  /* s4's bridge stops before the final: it forfeits its final games */
+  const s4 = procs[1];
+  s4.kill('SIGKILL');
+  await s4.exited;
+
+  const dl = await admin.request({ type: 'course_set_deadline', admin_token: A, course,
+    deadline_ms: 0 }, 'course_deadline');
+  assert.ok(dl.frozen_ms > 0);
+  const fin = await admin.request({ type: 'course_start_final', admin_token: A, course },
+    'course_final_started');
+  assert.equal(fin.finalists, 3);
+  const done = await waitFor(admin, { type: 'course_view', admin_token: A, course },
+    (v) => v.course.final_state !== 'running', 300000 * SLOW);
+  assert.equal(done.course.final_state, 'done', done.course.final_note);
+  assert.equal(done.final_games.length, 6);
+  const place = Object.fromEntries(done.final.map((r) => [r.student_id, r]));
+  assert.equal(place.s4.faults, 4, JSON.stringify(place.s4));
+  assert.equal(place.s4.points, 0);
+  assert.equal(place.s4.place, 3);
+  for (const fg of done.final_games.filter((x) => x.names.includes('s4')))
+    /* its clock runs out before the reconnect grace (whichever comes first) */
+    assert.ok(['timeout', 'disconnect'].includes(fg.end), JSON.stringify(fg));
+  /* the connected remote bot played its final games to the end */
+  assert.ok(done.final_games.some((x) => x.names.includes('s1') && x.names.includes('s2')
+    && x.end === 'normal'));
+
+  const grades = await admin.request({ type: 'course_grades', admin_token: A, course },
+    'course_grades');
+  const rows = csvRows(grades.csv);
+  const byId = Object.fromEntries(rows.slice(1).map((r) => [r[0], r]));
+  assert.equal(byId.s4[3], '3');
+  assert.equal(byId.s3[3], '');
+  assert.ok(['1', '2'].includes(byId.s1[3]));
+});
