@@ -17,16 +17,28 @@
  * answered `forbidden`, whether it exists or not.
  *
  * Threads. Everything here runs on the loop, which alone touches the
- * database, except one worker thread that plays: it takes a job (a
- * submission's ladder, or a course's final) with every string it needs
- * copied, plays it with class_play (no database), and hands each gate's
- * games and verdict, or the final's, back through a uv_async_t; the loop
- * stores them, one transaction each. A job cut short by shutdown is
+ * database, except the worker threads that play ([courses] gate_jobs of
+ * them, default 2: that many submissions' ladders at once): each takes a
+ * job (a submission's ladder, or a course's final) with every string it
+ * needs copied, plays it with class_play (no database), and hands each
+ * gate's games and verdict, or the final's, back through a uv_async_t; the
+ * loop stores them, one transaction each. A job cut short by shutdown is
  * simply played again at the next start (its state in the database is
  * still queued or running, and nothing of it was stored).
+ *
+ * Remote bots (kind "remote"). The student runs the bot; the server gives
+ * out a registered name and secret (registry.c stores the hash). Its gates
+ * are not the workers' jobs: each is a server tournament (tournaments.c,
+ * tours_create_started) of the registered bot against the gate's opponent,
+ * started on the loop once the bot is connected, its games handed back by
+ * hooks as they end (record, time) and its standings when it is over. A
+ * final with a remote bot in it is one such tournament of every finalist.
+ * A bot not connected is waited for (state "waiting") up to the course's
+ * remote_wait_ms from the submission and never past the deadline.
  */
 #include <errno.h>
 #include <limits.h>
+#include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/sha.h>
 #include <pthread.h>
@@ -87,7 +99,7 @@ typedef struct job {
 
 typedef struct done {
     struct done *next;
-    int kind; /* DONE_GATE, DONE_SUB, DONE_FINAL, DONE_FAILED */
+    int kind; /* DONE_GATE, DONE_SUB, DONE_FINAL, DONE_FAILED, DONE_START (a ladder begins) */
     int64_t course, submission;
     int gate;
     class_gate gatedef;
@@ -104,7 +116,7 @@ typedef struct done {
     class_standing *fst;
 } done;
 
-enum { DONE_GATE, DONE_SUB, DONE_FINAL, DONE_FAILED };
+enum { DONE_GATE, DONE_SUB, DONE_FINAL, DONE_FAILED, DONE_START };
 
 static struct courses {
     srv *s;
@@ -338,10 +350,20 @@ static void *worker_main(void *arg)
         if (!C.jobs)
             C.jobs_tail = NULL;
         pthread_mutex_unlock(&C.lock);
-        if (j->final)
+        if (j->final) {
             run_final(j);
-        else
+        } else {
+            done *d = calloc(1, sizeof *d);
+            if (d) { /* the page shows it in its gates, not waiting in the queue */
+                d->kind = DONE_START;
+                d->course = j->course;
+                d->submission = j->submission;
+                snprintf(d->verdict, sizeof d->verdict, "gate 1: playing against %.300s",
+                         j->gates[0].opponent);
+                post(d);
+            }
             run_ladder(j);
+        }
         job_free(j);
         pthread_mutex_lock(&C.lock);
     }
@@ -1455,6 +1477,7 @@ static void upload_free(upload *u)
     for (int i = 0; i < u->nf; i++)
         free(u->data[i]);
     json_decref(u->id);
+    OPENSSL_cleanse(u->secret, sizeof u->secret); /* given out once, kept only as its hash */
     free(u);
 }
 
@@ -2030,6 +2053,17 @@ static int64_t student_of_sub(int64_t sub, char *sid, size_t cap)
 
 static void apply_done(done *d)
 {
+    if (d->kind == DONE_START) {
+        sqlite3_stmt *up = prep("UPDATE class_submissions SET state = 'running', verdict = ?"
+                                " WHERE id = ? AND state = 'queued'");
+        if (up) {
+            sqlite3_bind_text(up, 1, d->verdict, -1, SQLITE_STATIC);
+            sqlite3_bind_int64(up, 2, d->submission);
+            sqlite3_step(up);
+            sqlite3_finalize(up);
+        }
+        return;
+    }
     bool ok = exec("BEGIN IMMEDIATE");
     if (d->kind == DONE_GATE) {
         char sid[CLASS_FIELD_MAX + 1] = "";
@@ -2431,7 +2465,7 @@ static void rjob_step(rjob *r)
                                  c.seed ^ (0x9e3779b97f4a7c15ULL * (uint64_t)(r->gate + 1)), label,
                                  err, sizeof err);
         if (rc == 0) {
-            snprintf(why, sizeof why, "gate %d: playing against %s", r->gate + 1, gt->opponent);
+            snprintf(why, sizeof why, "gate %d: playing against %.300s", r->gate + 1, gt->opponent);
             rjob_show(r, "running", why);
             srv_log(LOG_INFO, "course_remote_gate", "{s:I, s:I, s:i, s:I}", "course",
                     (json_int_t)r->course, "submission", (json_int_t)r->submission, "gate",

@@ -12,6 +12,12 @@
  * stopped before the final (it loses its games on time, or by "disconnect"), and a
  * Python program in the sandbox.
  *
+ * A second course's bots register but never move (their games are lost on
+ * time), or leave at their first game (lost on time or by disconnect): the
+ * gate's verdict names the fault. Last, three slow Python programs show
+ * that two submissions (courses.gate_jobs = 2) are in their gates at once,
+ * and never three.
+ *
  * Reversi with two games per gate and per pair keeps it to a minute or two.
  * Verdicts are asserted, not wall time, except the wait's own bound.
  *
@@ -170,4 +176,79 @@ test('remote bots: gates as server matches, waiting, the final', { timeout: 6000
   assert.equal(byId.s4[3], '3');
   assert.equal(byId.s3[3], '');
   assert.ok(['1', '2'].includes(byId.s1[3]));
+});
+
+test('a remote bot that never moves, or leaves: the verdict says so', { timeout: 300000 }, async (t) => {
+  const srv = await startAdmin({ tag: 'course-remote-faults' });
+  t.after(() => srv.cleanup());
+  const admin = await Client.connect(srv.url, { name: 'instructor' });
+  const A = srv.adminToken;
+  const { course } = await admin.request({
+    type: 'course_create', admin_token: A, name: 'Faults', game: 'reversi', move_ms: 1000 * SLOW,
+    seed: 5, gates: [{ opponent: 'random', games: 2, min_rate: 0 }],
+  }, 'course_created');
+  const added = await admin.request({ type: 'course_add_students', admin_token: A, course,
+    csv: 'name,email,id\nSilent,s@x.edu,t1\nLeaver,l@x.edu,t2\n' }, 'course_students_added');
+  const tok = Object.fromEntries(added.students.map((s) => [s.student_id, s.token]));
+  const bots = {};
+  for (const sid of ['t1', 't2']) {
+    const c = await Client.connect(srv.url, { name: sid });
+    const r = await c.request({ type: 'course_submit', token: tok[sid], kind: 'remote' }, 'course_submitted');
+    /* the bot: registers with the name and secret given, then never moves */
+    const bot = await Client.connect(srv.url, { name: sid + '-bot' });
+    await bot.request({ type: 'register', name: r.remote.name, secret: r.remote.secret, capacity: 1 },
+      'registered');
+    bots[sid] = bot;
+  }
+  /* t2's bot leaves as its first game starts */
+  await bots.t2.expect('joined', 20000 * SLOW);
+  bots.t2.ws.terminate();
+  const v = await waitFor(admin, { type: 'course_view', admin_token: A, course },
+    (x) => x.submissions.length === 2 && x.submissions.every((s) => s.state === 'done'), 120000 * SLOW);
+  const by = Object.fromEntries(v.submissions.map((s) => [s.student_id, s]));
+  const g1 = by.t1.gates[0];
+  assert.equal(g1.faults, 2, JSON.stringify(g1));
+  assert.equal(g1.points, 0);
+  assert.match(g1.verdict, /2 games lost by a fault, first: P[12] \(seat [01]\): timeout: seat [01] did not move in time/);
+  const g2 = by.t2.gates[0];
+  assert.equal(g2.faults, 2, JSON.stringify(g2));
+  assert.match(g2.verdict, /lost by a fault, first: P[12] \(seat [01]\): (timeout|disconnect)/);
+  /* the games say it too, to their student */
+  const c1 = await Client.connect(srv.url, { name: 't1-view' });
+  const game = await c1.request({ type: 'course_game', token: tok.t1, game: g1.game_ids[0] }, 'course_game');
+  assert.equal(game.culprit, game.your_seat);
+  assert.equal(game.end, 'timeout');
+  bots.t1.ws.terminate();
+});
+
+test('several submissions are in their gates at once, at most courses.gate_jobs', { timeout: 300000 }, async (t) => {
+  const srv = await startAdmin({ tag: 'course-jobs', args: ['--set', 'courses.gate_jobs=2'] });
+  t.after(() => srv.cleanup());
+  const admin = await Client.connect(srv.url, { name: 'instructor' });
+  const A = srv.adminToken;
+  const { course } = await admin.request({
+    type: 'course_create', admin_token: A, name: 'Queue', game: 'reversi', move_ms: 5000 * SLOW,
+    seed: 7, gates: [{ opponent: 'random', games: 2, min_rate: 0 }],
+  }, 'course_created');
+  const added = await admin.request({ type: 'course_add_students', admin_token: A, course,
+    csv: 'name,email,id\nA,a@x.edu,u1\nB,b@x.edu,u2\nC,c@x.edu,u3\n' }, 'course_students_added');
+  const slow = path.join(__dirname, 'bots', 'slow.py');
+  for (const s of added.students) {
+    const c = await Client.connect(srv.url, { name: s.student_id });
+    await submitBot(c, s.token, [slow]);
+  }
+  let most = 0;
+  let both = null;
+  const v = await waitFor(admin, { type: 'course_view', admin_token: A, course }, (x) => {
+    const running = x.submissions.filter((s) => s.state === 'running').length;
+    most = Math.max(most, running);
+    if (running === 2 && !both)
+      both = x.submissions.map((s) => s.state);
+    return x.submissions.every((s) => s.state === 'done');
+  }, 120000 * SLOW);
+  assert.deepEqual(both && both.slice().sort(), ['queued', 'running', 'running'],
+    'two in their gates while the third waits: ' + JSON.stringify(both));
+  assert.equal(most, 2, 'never more than courses.gate_jobs at once');
+  for (const s of v.submissions)
+    assert.ok(s.qualified, s.verdict);
 });
