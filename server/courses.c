@@ -2453,7 +2453,12 @@ static void rjob_step(rjob *r)
     char why[CLASS_VERDICT_MAX];
     if (rb && rb->conn) {
         const class_gate *gt = &c.gates[r->gate];
-        const char *specs[2], *names[2] = {r->name, "opponent"};
+        /* the opponent's seat shows its spec (an instructor's program: not its path) */
+        char oname[PROTO_NAME_MAX + 1];
+        snprintf(oname, sizeof oname, "%s",
+                 match_spec_kind(gt->opponent) == SEAT_PROGRAM ? "reference program"
+                                                               : gt->opponent);
+        const char *specs[2], *names[2] = {r->name, oname};
         char spec[PROTO_SPEC_MAX + 1], label[96];
         snprintf(spec, sizeof spec, "remote:%s", r->name);
         specs[0] = spec;
@@ -2570,6 +2575,53 @@ static void rjob_over(rjob *r)
     course_release(&c);
 }
 
+/* A tournament of r that stopped short: cancelled or paused by the admin,
+ * paused by itself (a game could not start), or gone. The gate (or the
+ * final) fails with the reason rather than waiting for ever. */
+static void rjob_check(rjob *r)
+{
+    const char *note = "";
+    const char *state = tours_state_of(C.s, r->tour, &note);
+    if (state && (strcmp(state, "running") == 0 || strcmp(state, "created") == 0 ||
+                  strcmp(state, "done") == 0))
+        return;
+    char why[CLASS_VERDICT_MAX];
+    snprintf(why, sizeof why, "its server tournament %lld %s%s%.200s", (long long)r->tour,
+             state ? (strcmp(state, "paused") == 0 ? "was paused" : "was cancelled") : "was lost",
+             note && note[0] ? ": " : "", note ? note : "");
+    srv_log(LOG_WARN, "course_tournament_stopped", "{s:I, s:I, s:I, s:s}", "course",
+            (json_int_t)r->course, "submission", (json_int_t)r->submission, "tournament",
+            (json_int_t)r->tour, "state", state ? state : "gone");
+    tours_cancel_id(C.s, r->tour);
+    if (r->final) {
+        done *d = calloc(1, sizeof *d);
+        if (d) {
+            d->kind = DONE_FAILED;
+            d->course = r->course;
+            snprintf(d->verdict, sizeof d->verdict, "the final could not be played: %.300s", why);
+            apply_done(d);
+            done_free(d);
+        }
+        sqlite3_stmt *up = prep("UPDATE class_courses SET final_tour = 0 WHERE id = ?");
+        if (up) {
+            sqlite3_bind_int64(up, 1, r->course);
+            sqlite3_step(up);
+            sqlite3_finalize(up);
+        }
+        rjob_unlink(r);
+        return;
+    }
+    course_t c;
+    if (!load_course(r->course, &c)) {
+        rjob_unlink(r);
+        return;
+    }
+    char v[CLASS_VERDICT_MAX];
+    snprintf(v, sizeof v, "gate %d could not be played: %.300s", r->gate + 1, why);
+    rjob_finish(r, c.ngates, c.qualify, v);
+    course_release(&c);
+}
+
 /* Every remote job: tournaments that ended, bots that connected, waits
  * that ran out. */
 static void rjobs_pump(void)
@@ -2583,6 +2635,8 @@ static void rjobs_pump(void)
             rjob_over(r);
         else if (!r->tour)
             rjob_step(r);
+        else
+            rjob_check(r);
         r = next;
     }
 }

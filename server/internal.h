@@ -445,6 +445,10 @@ int tours_create_started(srv *s, const proto_msg *m, const tours_hooks *h, int64
 /* Cancel tournament id (its hooks are dropped first): pending games void,
  * running ones finish. Nothing when it is unknown or over. */
 void tours_cancel_id(srv *s, int64_t id);
+/* Tournament id's state ("created", "running", "paused", "cancelled",
+ * "done") and *note (why it paused itself, or ""), or NULL when the server
+ * holds no such tournament. */
+const char *tours_state_of(srv *s, int64_t id, const char **note);
 
 /* ---- access: creation policy, quotas, the resume-token index (access.c) --------------- */
 

@@ -1691,6 +1691,16 @@ int tours_create_started(srv *s, const proto_msg *m, const tours_hooks *h, int64
     return 0;
 }
 
+const char *tours_state_of(srv *s, int64_t id, const char **note)
+{
+    srv_tour *st = s->tours ? find_tour(s, id) : NULL;
+    if (!st)
+        return NULL;
+    if (note)
+        *note = st->note;
+    return state_names[st->state];
+}
+
 void tours_cancel_id(srv *s, int64_t id)
 {
     srv_tour *st = s->tours ? find_tour(s, id) : NULL;

@@ -178,7 +178,7 @@ test('remote bots: gates as server matches, waiting, the final', { timeout: 6000
   assert.ok(['1', '2'].includes(byId.s1[3]));
 });
 
-test('a remote bot that never moves, or leaves: the verdict says so', { timeout: 300000 }, async (t) => {
+test('a remote bot that never moves, or leaves, or whose gate is cancelled: the verdict says so', { timeout: 300000 }, async (t) => {
   const srv = await startAdmin({ tag: 'course-remote-faults' });
   t.after(() => srv.cleanup());
   const admin = await Client.connect(srv.url, { name: 'instructor' });
@@ -188,12 +188,15 @@ test('a remote bot that never moves, or leaves: the verdict says so', { timeout:
     seed: 5, gates: [{ opponent: 'random', games: 2, min_rate: 0 }],
   }, 'course_created');
   const added = await admin.request({ type: 'course_add_students', admin_token: A, course,
-    csv: 'name,email,id\nSilent,s@x.edu,t1\nLeaver,l@x.edu,t2\n' }, 'course_students_added');
+    csv: 'name,email,id\nSilent,s@x.edu,t1\nLeaver,l@x.edu,t2\nCancelled,c@x.edu,t3\n' },
+  'course_students_added');
   const tok = Object.fromEntries(added.students.map((s) => [s.student_id, s.token]));
   const bots = {};
-  for (const sid of ['t1', 't2']) {
+  const subs = {};
+  for (const sid of ['t1', 't2', 't3']) {
     const c = await Client.connect(srv.url, { name: sid });
     const r = await c.request({ type: 'course_submit', token: tok[sid], kind: 'remote' }, 'course_submitted');
+    subs[sid] = r.submission;
     /* the bot: registers with the name and secret given, then never moves */
     const bot = await Client.connect(srv.url, { name: sid + '-bot' });
     await bot.request({ type: 'register', name: r.remote.name, secret: r.remote.secret, capacity: 1 },
@@ -203,8 +206,14 @@ test('a remote bot that never moves, or leaves: the verdict says so', { timeout:
   /* t2's bot leaves as its first game starts */
   await bots.t2.expect('joined', 20000 * SLOW);
   bots.t2.ws.terminate();
+  /* the admin cancels t3's gate (a server tournament like any other): the gate fails, saying so */
+  const label = `course ${course}: submission ${subs.t3}, gate 1`;
+  const list = await waitFor(admin, { type: 'list_tournaments' },
+    (x) => x.tournaments.some((y) => y.label === label), 20000 * SLOW);
+  const tid = list.tournaments.find((y) => y.label === label).tournament;
+  await admin.request({ type: 'cancel_tournament', admin_token: A, tournament: tid }, 'tournament_state');
   const v = await waitFor(admin, { type: 'course_view', admin_token: A, course },
-    (x) => x.submissions.length === 2 && x.submissions.every((s) => s.state === 'done'), 120000 * SLOW);
+    (x) => x.submissions.length === 3 && x.submissions.every((s) => s.state === 'done'), 120000 * SLOW);
   const by = Object.fromEntries(v.submissions.map((s) => [s.student_id, s]));
   const g1 = by.t1.gates[0];
   assert.equal(g1.faults, 2, JSON.stringify(g1));
@@ -213,12 +222,15 @@ test('a remote bot that never moves, or leaves: the verdict says so', { timeout:
   const g2 = by.t2.gates[0];
   assert.equal(g2.faults, 2, JSON.stringify(g2));
   assert.match(g2.verdict, /lost by a fault, first: P[12] \(seat [01]\): (timeout|disconnect)/);
+  assert.match(by.t3.verdict, /not qualified: 0 of 1 gates; gate 1 could not be played: its server tournament \d+ was cancelled/);
+  assert.equal(by.t3.gates.length, 0);
   /* the games say it too, to their student */
   const c1 = await Client.connect(srv.url, { name: 't1-view' });
   const game = await c1.request({ type: 'course_game', token: tok.t1, game: g1.game_ids[0] }, 'course_game');
   assert.equal(game.culprit, game.your_seat);
   assert.equal(game.end, 'timeout');
   bots.t1.ws.terminate();
+  bots.t3.ws.terminate();
 });
 
 test('several submissions are in their gates at once, at most courses.gate_jobs', { timeout: 300000 }, async (t) => {
