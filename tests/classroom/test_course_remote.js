@@ -264,3 +264,47 @@ test('several submissions are in their gates at once, at most courses.gate_jobs'
   for (const s of v.submissions)
     assert.ok(s.qualified, s.verdict);
 });
+
+test('a server stopped during a remote gate plays the gate again after its restart', { timeout: 300000 }, async (t) => {
+  const srv = await startAdmin({ tag: 'course-remote-restart' });
+  t.after(() => srv.cleanup());
+  let admin = await Client.connect(srv.url, { name: 'instructor' });
+  const A = srv.adminToken;
+  const { course } = await admin.request({
+    type: 'course_create', admin_token: A, name: 'Restart', game: 'reversi', move_ms: 1000 * SLOW,
+    seed: 9, gates: [{ opponent: 'random', games: 2, min_rate: 0 }],
+  }, 'course_created');
+  const added = await admin.request({ type: 'course_add_students', admin_token: A, course,
+    csv: 'name,email,id\nSilent,s@x.edu,r1\n' }, 'course_students_added');
+  const tok = added.students[0].token;
+  const c = await Client.connect(srv.url, { name: 'r1' });
+  const sub = await c.request({ type: 'course_submit', token: tok, kind: 'remote' }, 'course_submitted');
+  /* a bot that registers and never moves: each game lasts until its clock runs out */
+  let bot = await Client.connect(srv.url, { name: 'r1-bot' });
+  await bot.request({ type: 'register', name: sub.remote.name, secret: sub.remote.secret, capacity: 1 },
+    'registered');
+  await waitFor(admin, { type: 'course_view', admin_token: A, course },
+    (x) => x.submissions[0].state === 'running', 20000 * SLOW);
+  const before = (await admin.request({ type: 'list_tournaments' }, 'tournaments')).tournaments
+    .filter((y) => y.label.startsWith(`course ${course}:`));
+  assert.equal(before.length, 1);
+
+  await srv.stop();
+  await srv.restart();
+  admin = await Client.connect(srv.url, { name: 'instructor2' });
+  bot = await Client.connect(srv.url, { name: 'r1-bot2' });
+  await bot.request({ type: 'register', name: sub.remote.name, secret: sub.remote.secret, capacity: 1 },
+    'registered');
+  const v = await waitFor(admin, { type: 'course_view', admin_token: A, course },
+    (x) => x.submissions[0].state === 'done', 120000 * SLOW);
+  const s = v.submissions[0];
+  assert.equal(s.gates.length, 1, s.verdict);
+  assert.equal(s.gates[0].games, 2, 'the gate played again from its start, nothing counted twice');
+  assert.equal(s.gates[0].game_ids.length, 2);
+  assert.equal(s.gates[0].faults, 2);
+  const after = (await admin.request({ type: 'list_tournaments' }, 'tournaments')).tournaments
+    .filter((y) => y.label.startsWith(`course ${course}:`));
+  assert.equal(after.length, 2, JSON.stringify(after));
+  assert.equal(after.find((y) => y.tournament === before[0].tournament).state, 'cancelled');
+  bot.ws.terminate();
+});
