@@ -167,6 +167,8 @@ test('instructor and student pages, from a new course to exported grades', async
   await ins.page.reload();
   await waitFor(async () => (await ins.page.locator('table.submissions tr[data-state="done"]').count()) === 2,
     'both submissions through their gates', ms(120000), 250);
+  assert.equal(await ins.page.locator('table.submissions tr[data-student="s3"] td.state').textContent(), 'waiting for the bot');
+  assert.match(await ins.page.locator('table.submissions tr[data-student="s3"]').textContent(), /remote bot · course\d+-s\d+-v1-/);
   await ins.page.click('button.deadline-now');
   await waitFor(async () => /frozen/.test(await ins.page.locator('.course-facts dd.deadline').textContent()),
     'the course to freeze', ms(10000));

@@ -63,10 +63,10 @@ function readFile(file) {
 }
 
 /** A submission's state in words. */
-function stateText(s) {
+function stateText(s, instructor) {
   if (s.state === 'done') return s.qualified ? 'qualified' : 'not qualified';
   if (s.state === 'queued') return 'waiting';
-  if (s.state === 'waiting') return 'waiting for your bot';
+  if (s.state === 'waiting') return instructor ? 'waiting for the bot' : 'waiting for your bot';
   return 'in the gates';
 }
 
@@ -88,7 +88,7 @@ function submissionsTable(subs, onGame, {withStudent = false, onCode = null} = {
         onCode ? h('button', {class: 'link', text: 'code', onclick: () => onCode(s)}) : null]),
       h('td', {text: fmtDate(s.created_ms)}),
       h('td', {text: s.kind === 'remote' ? `remote bot · ${s.main}` : `${s.kind} · ${s.main} · ${s.bytes} B`}),
-      h('td', {class: 'state', text: stateText(s)}),
+      h('td', {class: 'state', text: stateText(s, withStudent)}),
       h('td', {class: 'gates'}, s.gates.map((g) => h('div', {class: `gate ${g.passed ? 'pass' : 'fail'}`}, [
         h('b', {text: `${g.passed ? '✓' : '✗'} gate ${g.gate + 1}`}),
         ` ${g.points}/${g.games} vs ${g.opponent}, ${g.ms_per_move.toFixed(1)} ms/move `,
@@ -156,7 +156,7 @@ export class StudentView {
     this.conn.addEventListener('ready', this.onReady);
     this.render();
     if (this.conn.ready) this.refresh();
-    this.timer = setInterval(() => { if (this.view && this.view.submissions.some((s) => s.state !== 'done')) this.refresh(); }, 2000);
+    this.timer = setInterval(() => { if (this.view && this.view.submissions.some((s) => s.state !== 'done')) this.refresh(true); }, 2000);
   }
 
   unmount() {
@@ -164,9 +164,14 @@ export class StudentView {
     this.conn.removeEventListener('ready', this.onReady);
   }
 
-  async refresh() {
+  async refresh(poll = false) {
     if (!this.token || !this.conn.ready) return;
     const r = await this.conn.request({type: 'course_view', token: this.token});
+    /* a poll with nothing new (a remote bot still waited for): the page stays as it is, under the
+     * reader's pointer */
+    const text = JSON.stringify({...r, id: undefined});
+    if (poll && text === this.lastText) return;
+    this.lastText = text;
     if (r.type === 'error') { this.error = errText(r); this.view = null; } else { this.error = ''; this.view = r; }
     this.render();
   }
@@ -282,7 +287,7 @@ export class InstructorView {
     this.conn.addEventListener('ready', this.onReady);
     this.render();
     if (this.conn.ready) this.refresh();
-    this.timer = setInterval(() => { if (this.courseId && this.busy()) this.refresh(); }, 2000);
+    this.timer = setInterval(() => { if (this.courseId && this.busy()) this.refresh(true); }, 2000);
   }
 
   unmount() {
@@ -295,11 +300,14 @@ export class InstructorView {
     return v && (v.submissions.some((s) => s.state !== 'done') || v.course.final_state === 'running' || (v.course.deadline_ms && !v.course.frozen_ms));
   }
 
-  async refresh() {
+  async refresh(poll = false) {
     if (!this.token || !this.conn.ready) return;
     this.error = '';
     if (this.courseId) {
       const r = await this.conn.request({type: 'course_view', admin_token: this.token, course: this.courseId});
+      const text = JSON.stringify({...r, id: undefined});
+      if (poll && text === this.lastText) return; /* a poll with nothing new: the page stays as it is */
+      this.lastText = text;
       if (r.type === 'error') { this.error = errText(r); this.view = null; } else this.view = r;
     } else {
       const r = await this.conn.request({type: 'course_list', admin_token: this.token});
