@@ -25,6 +25,7 @@
  */
 const test = require('node:test');
 const assert = require('node:assert/strict');
+const fs = require('node:fs');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
 const { Client, startAdmin, binary, ROOT } = require('../server/lib');
@@ -56,6 +57,10 @@ test('remote bots: gates as server matches, waiting, the final', { timeout: 6000
   assert.ok(admin.welcome.capabilities.includes('courses'), JSON.stringify(admin.welcome));
   const A = srv.adminToken;
   const WAIT = 8000 * SLOW;
+  /* the database is private from its opening (server/store.c), whatever the umask */
+  for (const f of [srv.db, srv.db + '-wal', srv.db + '-shm'])
+    if (fs.existsSync(f))
+      assert.equal(fs.statSync(f).mode & 0o777, 0o600, f);
 
   const created = await admin.request({
     type: 'course_create', admin_token: A, name: 'Remote Reversi', game: 'reversi',
