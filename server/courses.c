@@ -2455,7 +2455,7 @@ static void rjob_step(rjob *r)
         const class_gate *gt = &c.gates[r->gate];
         /* the opponent's seat shows its spec (an instructor's program: not its path) */
         char oname[PROTO_NAME_MAX + 1];
-        snprintf(oname, sizeof oname, "%s",
+        snprintf(oname, sizeof oname, "%.64s",
                  match_spec_kind(gt->opponent) == SEAT_PROGRAM ? "reference program"
                                                                : gt->opponent);
         const char *specs[2], *names[2] = {r->name, oname};
