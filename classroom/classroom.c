@@ -274,7 +274,7 @@ void class_token_hash(const char *token, char *out)
 
 /* ---- uploads ------------------------------------------------------------------------------ */
 
-static const char *const kind_names[CLASS_NKINDS] = {"python", "executable"};
+static const char *const kind_names[CLASS_NKINDS] = {"python", "executable", "remote"};
 
 const char *class_kind_name(class_kind k)
 {
@@ -449,6 +449,10 @@ int class_check_file(class_kind kind, const char *name, const unsigned char *dat
     }
     if (len == 0) {
         snprintf(err, errcap, "%s is empty", name);
+        return ENG_EINVAL;
+    }
+    if (kind == CLASS_REMOTE) {
+        snprintf(err, errcap, "a remote bot is submitted without files");
         return ENG_EINVAL;
     }
     if (kind == CLASS_PYTHON) {

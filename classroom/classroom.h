@@ -59,6 +59,10 @@
 #define CLASS_MAX_VERSIONS    1000  /* submissions of one student: each is kept on disk */
 #define CLASS_CHECK_MS        10000 /* python3's parse of an upload may take this long */
 #define CLASS_VERDICT_MAX     400   /* characters of a verdict */
+#define CLASS_REMOTE_WAIT_MS                                                                       \
+    86400000LL /* a remote submission's gates wait this long for its bot by default: a day, for    \
+                  a student who submits in the evening and starts the bot in the morning */
+#define CLASS_MAX_REMOTE_WAIT_MS 2592000000LL /* ... and at most 30 days: a course's length */
 
 /* ---- roster -------------------------------------------------------------------------- */
 
@@ -89,6 +93,7 @@ void class_token_hash(const char *token, char *out);
 typedef enum class_kind {
     CLASS_PYTHON, /* "python": Python 3 source, run as `python3 MAIN` */
     CLASS_ELF,    /* "executable": a native program of this machine, run as itself */
+    CLASS_REMOTE, /* "remote": a bot the student runs, registered on the server (no files) */
     CLASS_NKINDS
 } class_kind;
 
@@ -186,6 +191,12 @@ typedef struct class_standing {
  * Blocks. Fills out[n] in participant order. Returns 0, ENG_ESHUTTING_DOWN when stopped, or a
  * negative code with a reason. */
 int class_play(const class_play_config *cfg, class_standing *out, char *err, size_t errcap);
+
+/* The standings of a tournament (played here or by the server: a course's
+ * remote bots play server matches) into out[participants], in participant
+ * order. 0 or ENG_ENOMEM. */
+struct tour;
+int class_standings_fill(const struct tour *t, class_standing *out);
 
 /* ---- store ------------------------------------------------------------------------------- */
 

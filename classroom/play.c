@@ -53,6 +53,31 @@ static void on_end(const tour_run_game *info, void *user)
     ctx->cfg->on_game(&cg, ctx->cfg->user);
 }
 
+int class_standings_fill(const tour *t, class_standing *out)
+{
+    tour_standings *s = tour_standings_new(t);
+    if (!s)
+        return ENG_ENOMEM;
+    for (int i = 0; i < s->n; i++) {
+        const tour_row *row = &s->rows[i];
+        class_standing *o = &out[row->participant];
+        o->place = row->place;
+        o->games = row->games;
+        o->wins = row->wins;
+        o->losses = row->losses;
+        o->draws = row->draws;
+        o->points = row->points;
+        o->rate = row->rate;
+        o->elo = row->elo;
+        o->elo_lo = row->elo_lo;
+        o->elo_hi = row->elo_hi;
+        o->ms_per_move = row->ms_per_move;
+        o->faults = row->faults;
+    }
+    tour_standings_free(s);
+    return 0;
+}
+
 int class_play(const class_play_config *cfg, class_standing *out, char *err, size_t errcap)
 {
     if (!cfg->game || cfg->n < 2 || !cfg->specs || !cfg->names) {
@@ -99,30 +124,9 @@ int class_play(const class_play_config *cfg, class_standing *out, char *err, siz
         snprintf(err, errcap, "stopped");
         rc = ENG_ESHUTTING_DOWN;
     }
-    if (rc == 0) {
-        tour_standings *s = tour_standings_new(t);
-        if (!s) {
-            snprintf(err, errcap, "out of memory");
-            rc = ENG_ENOMEM;
-        } else {
-            for (int i = 0; i < s->n; i++) {
-                const tour_row *row = &s->rows[i];
-                class_standing *o = &out[row->participant];
-                o->place = row->place;
-                o->games = row->games;
-                o->wins = row->wins;
-                o->losses = row->losses;
-                o->draws = row->draws;
-                o->points = row->points;
-                o->rate = row->rate;
-                o->elo = row->elo;
-                o->elo_lo = row->elo_lo;
-                o->elo_hi = row->elo_hi;
-                o->ms_per_move = row->ms_per_move;
-                o->faults = row->faults;
-            }
-            tour_standings_free(s);
-        }
+    if (rc == 0 && class_standings_fill(t, out) != 0) {
+        snprintf(err, errcap, "out of memory");
+        rc = ENG_ENOMEM;
     }
     tour_destroy(t);
     return rc;

@@ -10,6 +10,10 @@
  *   class_games        every game played for a course (gates and final), with
  *                      the students in its seats, stderr and record
  *   class_final        the final's standings: place, rating with interval
+ *
+ * Remote bots (kind "remote") have no files: `main` holds the name the
+ * server registered for them, and `tour` the server tournament playing
+ * their current gate.
  */
 #include <math.h>
 #include <stdio.h>
@@ -61,6 +65,29 @@ static const char schema[] =
     " ms_per_move REAL NOT NULL DEFAULT 0, faults INTEGER NOT NULL DEFAULT 0,"
     " PRIMARY KEY(course, student));";
 
+/* Columns added after the first release, to databases made before them:
+ * remote bots (a course's wait for one, the server tournament playing a
+ * remote submission's gate or a final with remote bots). */
+static const char *const added[][3] = {
+    {"class_courses", "remote_wait_ms", "INTEGER NOT NULL DEFAULT 86400000"},
+    {"class_courses", "final_tour", "INTEGER NOT NULL DEFAULT 0"},
+    {"class_submissions", "tour", "INTEGER NOT NULL DEFAULT 0"},
+};
+
+static bool has_column(sqlite3 *db, const char *table, const char *column)
+{
+    char sql[128];
+    snprintf(sql, sizeof sql, "SELECT 1 FROM pragma_table_info('%s') WHERE name = ?", table);
+    sqlite3_stmt *st = NULL;
+    bool found = false;
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK) {
+        sqlite3_bind_text(st, 1, column, -1, SQLITE_STATIC);
+        found = sqlite3_step(st) == SQLITE_ROW;
+    }
+    sqlite3_finalize(st);
+    return found;
+}
+
 int class_store_init(sqlite3 *db, char *err, size_t errcap)
 {
     char *msg = NULL;
@@ -69,6 +96,19 @@ int class_store_init(sqlite3 *db, char *err, size_t errcap)
                  msg ? msg : sqlite3_errmsg(db));
         sqlite3_free(msg);
         return ENG_ESTORAGE;
+    }
+    for (size_t i = 0; i < sizeof added / sizeof added[0]; i++) {
+        if (has_column(db, added[i][0], added[i][1]))
+            continue;
+        char sql[256];
+        snprintf(sql, sizeof sql, "ALTER TABLE %s ADD COLUMN %s %s", added[i][0], added[i][1],
+                 added[i][2]);
+        if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+            snprintf(err, errcap, "the classroom tables could not be extended: %s",
+                     msg ? msg : sqlite3_errmsg(db));
+            sqlite3_free(msg);
+            return ENG_ESTORAGE;
+        }
     }
     return 0;
 }

@@ -116,6 +116,8 @@ static const cfg_key keys[] = {
      "matches one address may create per minute without the admin token; 0 = no limit"},
     {"quota", "exempt", K_ADDRS, F(quota_exempt), 0, 0, NULL,
      "addresses (CIDR) the quota does not apply to"},
+    {"courses", "gate_jobs", K_INT, F(course_jobs), 1, 16, NULL,
+     "course submissions whose gates (or finals) are played at once, two games each"},
     {"metrics", "enabled", K_BOOL, F(metrics), 0, 0, NULL, "serve GET /metrics (Prometheus)"},
     {"metrics", "allow", K_ADDRS, F(metrics_allow), 0, 0, NULL,
      "addresses (CIDR) that may read /metrics; empty = anyone"},
@@ -137,6 +139,7 @@ void srv_config_defaults(srv_config *cfg)
     cfg->max_matches = SRV_MAX_LIVE_MATCHES;
     cfg->max_spectators = SRV_MAX_SPECTATORS;
     cfg->finished_kept = SRV_MAX_FINISHED_KEPT;
+    cfg->course_jobs = 2;
     cfg->rate_per_sec = SRV_RATE_PER_SEC;
     cfg->rate_burst = SRV_RATE_BURST;
     cfg->create_bots = SRV_WHO_AUTO;

@@ -17,16 +17,28 @@
  * answered `forbidden`, whether it exists or not.
  *
  * Threads. Everything here runs on the loop, which alone touches the
- * database, except one worker thread that plays: it takes a job (a
- * submission's ladder, or a course's final) with every string it needs
- * copied, plays it with class_play (no database), and hands each gate's
- * games and verdict, or the final's, back through a uv_async_t; the loop
- * stores them, one transaction each. A job cut short by shutdown is
+ * database, except the worker threads that play ([courses] gate_jobs of
+ * them, default 2: that many submissions' ladders at once): each takes a
+ * job (a submission's ladder, or a course's final) with every string it
+ * needs copied, plays it with class_play (no database), and hands each
+ * gate's games and verdict, or the final's, back through a uv_async_t; the
+ * loop stores them, one transaction each. A job cut short by shutdown is
  * simply played again at the next start (its state in the database is
  * still queued or running, and nothing of it was stored).
+ *
+ * Remote bots (kind "remote"). The student runs the bot; the server gives
+ * out a registered name and secret (registry.c stores the hash). Its gates
+ * are not the workers' jobs: each is a server tournament (tournaments.c,
+ * tours_create_started) of the registered bot against the gate's opponent,
+ * started on the loop once the bot is connected, its games handed back by
+ * hooks as they end (record, time) and its standings when it is over. A
+ * final with a remote bot in it is one such tournament of every finalist.
+ * A bot not connected is waited for (state "waiting") up to the course's
+ * remote_wait_ms from the submission and never past the deadline.
  */
 #include <errno.h>
 #include <limits.h>
+#include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/sha.h>
 #include <pthread.h>
@@ -35,6 +47,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "classroom/classroom.h"
@@ -42,8 +55,15 @@
 #include "tournament/limits.h"
 #include "tournament/tour.h"
 
-#define COURSES_TICK_MS      1000 /* deadline checks */
-#define COURSES_GATE_THREADS 2    /* runner workers of a gate or final */
+#define COURSES_TICK_MS           1000 /* deadline checks, remote bots' waits */
+#define COURSES_GATE_THREADS      2    /* runner workers of a gate or final */
+#define COURSES_MAX_JOBS          16   /* worker threads at most (config courses.gate_jobs) */
+#define COURSES_GATE_JOBS_DEFAULT 2    /* submissions played at once: 2 x 2 games on 2+ cores */
+/* A remote bot's seat in a server match: after a dropped connection (or
+ * when it is not connected as the game starts) it has the longer of this
+ * and 3 moves' time to come back (the bridge reconnects within 5 s) before
+ * the game is lost by "disconnect". */
+#define COURSES_REMOTE_GRACE_MS 10000
 
 /* ---- jobs between the loop and the worker ------------------------------------------------ */
 
@@ -53,6 +73,7 @@ typedef struct cgame {
     char *err[ENG_MAX_PLAYERS];
     char end[24];
     char verdict[CLASS_VERDICT_MAX];
+    bool no_stderr; /* a server match: no seat's stderr was kept */
 } cgame;
 
 typedef struct job {
@@ -78,7 +99,7 @@ typedef struct job {
 
 typedef struct done {
     struct done *next;
-    int kind; /* DONE_GATE, DONE_SUB, DONE_FINAL, DONE_FAILED */
+    int kind; /* DONE_GATE, DONE_SUB, DONE_FINAL, DONE_FAILED, DONE_START (a ladder begins) */
     int64_t course, submission;
     int gate;
     class_gate gatedef;
@@ -95,13 +116,13 @@ typedef struct done {
     class_standing *fst;
 } done;
 
-enum { DONE_GATE, DONE_SUB, DONE_FINAL, DONE_FAILED };
+enum { DONE_GATE, DONE_SUB, DONE_FINAL, DONE_FAILED, DONE_START };
 
 static struct courses {
     srv *s;
     char dir[PATH_MAX / 2]; /* the data directory, absolute */
-    pthread_t thread;
-    bool thread_started;
+    pthread_t thread[COURSES_MAX_JOBS];
+    int nthreads;
     pthread_mutex_t lock;
     pthread_cond_t cond;
     job *jobs, *jobs_tail;
@@ -109,8 +130,8 @@ static struct courses {
     atomic_bool stop;
     uv_async_t async;
     uv_timer_t timer;
-    bool handles;     /* async and timer initialised */
-    int64_t busy_sub; /* the submission the worker plays (loop: informational) */
+    bool handles;       /* async and timer initialised */
+    struct rjob *rjobs; /* remote submissions' gates and finals with remote bots (loop) */
 } C;
 
 static void job_free(job *j)
@@ -183,6 +204,32 @@ static void keep_game(const class_game *g, void *user)
         c->g.stderr_text[s] = c->err[s] ? c->err[s] : "";
 }
 
+/* A gate's pass/fail and verdict from its standing d->st[0]; the verdict
+ * names the first fault of the submission, if any. */
+static void gate_verdict(done *d, const class_gate *gate)
+{
+    d->passed = class_gate_passed(gate, d->st[0].points, d->st[0].games);
+    const char *fault = "";
+    int64_t nfault = 0;
+    for (int k = 0; k < d->ngames; k++) {
+        const class_game *g = &d->games[k].g;
+        if (g->culprit >= 0 && g->who[g->culprit] == 0) {
+            if (!nfault++)
+                fault = g->verdict;
+        }
+    }
+    int n = snprintf(d->verdict, sizeof d->verdict,
+                     "%s: scored %.1f of %lld (%.0f%%, needs %.0f%%) against %.200s",
+                     d->passed ? "passed" : "failed", d->st[0].points, (long long)d->st[0].games,
+                     100 * d->st[0].rate, 100 * gate->min_rate, gate->opponent);
+    if (n < 0 || (size_t)n >= sizeof d->verdict)
+        return;
+    if (nfault)
+        snprintf(d->verdict + n, sizeof d->verdict - (size_t)n,
+                 "; %lld game%s lost by a fault, first: %.300s", (long long)nfault,
+                 nfault == 1 ? "" : "s", fault);
+}
+
 static void run_ladder(job *j)
 {
     int passed = 0;
@@ -223,26 +270,7 @@ static void run_ladder(job *j)
             post(d);
             return;
         }
-        d->passed = class_gate_passed(&j->gates[i], d->st[0].points, d->st[0].games);
-        /* the verdict names the first fault of the submission, if any */
-        const char *fault = "";
-        int64_t nfault = 0;
-        for (int k = 0; k < d->ngames; k++) {
-            const class_game *g = &d->games[k].g;
-            if (g->culprit >= 0 && g->who[g->culprit] == 0) {
-                if (!nfault++)
-                    fault = g->verdict;
-            }
-        }
-        int n =
-            snprintf(d->verdict, sizeof d->verdict,
-                     "%s: scored %.1f of %lld (%.0f%%, needs %.0f%%) against %s",
-                     d->passed ? "passed" : "failed", d->st[0].points, (long long)d->st[0].games,
-                     100 * d->st[0].rate, 100 * j->gates[i].min_rate, j->gates[i].opponent);
-        if (nfault && n > 0 && (size_t)n < sizeof d->verdict)
-            snprintf(d->verdict + n, sizeof d->verdict - (size_t)n,
-                     "; %lld game%s lost by a fault, first: %s", (long long)nfault,
-                     nfault == 1 ? "" : "s", fault);
+        gate_verdict(d, &j->gates[i]);
         snprintf(last, sizeof last, "gate %d %.380s", i + 1, d->verdict);
         bool ok = d->passed;
         post(d);
@@ -322,10 +350,20 @@ static void *worker_main(void *arg)
         if (!C.jobs)
             C.jobs_tail = NULL;
         pthread_mutex_unlock(&C.lock);
-        if (j->final)
+        if (j->final) {
             run_final(j);
-        else
+        } else {
+            done *d = calloc(1, sizeof *d);
+            if (d) { /* the page shows it in its gates, not waiting in the queue */
+                d->kind = DONE_START;
+                d->course = j->course;
+                d->submission = j->submission;
+                snprintf(d->verdict, sizeof d->verdict, "gate 1: playing against %.300s",
+                         j->gates[0].opponent);
+                post(d);
+            }
             run_ladder(j);
+        }
         job_free(j);
         pthread_mutex_lock(&C.lock);
     }
@@ -386,6 +424,8 @@ typedef struct course {
     int qualify;
     uint64_t seed;
     int64_t final_games, deadline_ms, frozen_ms, created_ms;
+    int64_t remote_wait_ms; /* how long a remote submission waits for its bot */
+    int64_t final_tour;     /* the server tournament of a final with remote bots, or 0 */
     char final_state[16];
     char final_note[CLASS_VERDICT_MAX];
 } course_t;
@@ -394,8 +434,8 @@ static bool load_course(int64_t id, course_t *c)
 {
     memset(c, 0, sizeof *c);
     sqlite3_stmt *st = prep("SELECT name, game, rules, move_ms, gates, qualify, seed, final_games,"
-                            " deadline_ms, frozen_ms, final_state, final_note, created_ms"
-                            " FROM class_courses WHERE id = ?");
+                            " deadline_ms, frozen_ms, final_state, final_note, created_ms,"
+                            " remote_wait_ms, final_tour FROM class_courses WHERE id = ?");
     if (!st)
         return false;
     sqlite3_bind_int64(st, 1, id);
@@ -418,6 +458,8 @@ static bool load_course(int64_t id, course_t *c)
         snprintf(c->final_state, sizeof c->final_state, "%s", col_text(st, 10));
         snprintf(c->final_note, sizeof c->final_note, "%s", col_text(st, 11));
         c->created_ms = sqlite3_column_int64(st, 12);
+        c->remote_wait_ms = sqlite3_column_int64(st, 13);
+        c->final_tour = sqlite3_column_int64(st, 14);
         ok = c->g && c->ngates > 0 &&
              wire_rules_parse(c->g, c->rules_json, 2, &c->rules, err, sizeof err) == 0;
     }
@@ -438,19 +480,33 @@ static void sub_spec(const char *kind, const char *dir, const char *main, char *
 {
     if (strcmp(kind, "python") == 0)
         snprintf(out, cap, "cmd:python3 %s/%s", dir, main);
+    else if (strcmp(kind, "remote") == 0) /* main: the name registered for it */
+        snprintf(out, cap, "remote:%s", main);
     else
         snprintf(out, cap, "cmd:%s/%s", dir, main);
 }
+
+static void queue_remote(int64_t sub, int64_t course, const char *name, int64_t created_ms);
 
 /* Queue a submission's ladder (state becomes running when the worker
  * reports; queued until then). */
 static void queue_ladder(int64_t sub)
 {
-    sqlite3_stmt *st = prep("SELECT course, kind, dir, main FROM class_submissions WHERE id = ?");
+    sqlite3_stmt *st = prep("SELECT course, kind, dir, main, created_ms, tour FROM"
+                            " class_submissions WHERE id = ?");
     if (!st)
         return;
     sqlite3_bind_int64(st, 1, sub);
     if (sqlite3_step(st) != SQLITE_ROW) {
+        sqlite3_finalize(st);
+        return;
+    }
+    if (strcmp(col_text(st, 1), "remote") == 0) {
+        /* a server tournament a previous run left: its games start again */
+        if (sqlite3_column_int64(st, 5))
+            tours_cancel_id(C.s, sqlite3_column_int64(st, 5));
+        queue_remote(sub, sqlite3_column_int64(st, 0), col_text(st, 3),
+                     sqlite3_column_int64(st, 4));
         sqlite3_finalize(st);
         return;
     }
@@ -588,13 +644,14 @@ static bool need_course(const req *r, course_t *c)
 
 static json_t *course_json(const course_t *c)
 {
-    return json_pack("{s:I, s:s, s:s, s:O, s:I, s:o, s:i, s:I, s:I, s:I, s:s, s:s, s:I}", "course",
-                     (json_int_t)c->id, "name", c->name, "game", c->g->name, "rules", c->rules_json,
-                     "move_ms", (json_int_t)c->move_ms, "gates",
+    return json_pack("{s:I, s:s, s:s, s:O, s:I, s:o, s:i, s:I, s:I, s:I, s:s, s:s, s:I, s:I}",
+                     "course", (json_int_t)c->id, "name", c->name, "game", c->g->name, "rules",
+                     c->rules_json, "move_ms", (json_int_t)c->move_ms, "gates",
                      class_gates_json(c->gates, c->ngates), "qualify", c->qualify, "final_games",
                      (json_int_t)c->final_games, "deadline_ms", (json_int_t)c->deadline_ms,
                      "frozen_ms", (json_int_t)c->frozen_ms, "final_state", c->final_state,
-                     "final_note", c->final_note, "created_ms", (json_int_t)c->created_ms);
+                     "final_note", c->final_note, "created_ms", (json_int_t)c->created_ms,
+                     "remote_wait_ms", (json_int_t)c->remote_wait_ms);
 }
 
 /* A submission with its gates (student 0: any). */
@@ -793,6 +850,16 @@ static void create_course(const req *r)
         return;
     }
     int64_t move_ms = 1000, qualify = 1, final_games = 2, deadline = 0, seed = 0;
+    int64_t remote_wait = CLASS_REMOTE_WAIT_MS;
+    if ((json_object_get(r->root, "remote_wait_ms") &&
+         !int_of(r, "remote_wait_ms", &remote_wait)) ||
+        remote_wait < 1000 || remote_wait > CLASS_MAX_REMOTE_WAIT_MS) {
+        json_decref(rj);
+        fail(r->c, ENG_EINVAL, NULL, r->id,
+             "remote_wait_ms: how long a remote bot's gates wait for it, 1000 to %lld ms",
+             (long long)CLASS_MAX_REMOTE_WAIT_MS);
+        return;
+    }
     if (json_object_get(r->root, "move_ms") && !int_of(r, "move_ms", &move_ms))
         move_ms = -1;
     if (move_ms < PROTO_MIN_MOVE_MS || move_ms > 600000) {
@@ -841,8 +908,8 @@ static void create_course(const req *r)
     json_decref(gj);
     json_decref(rj);
     sqlite3_stmt *st = prep("INSERT INTO class_courses(name, game, rules, move_ms, gates, qualify,"
-                            " seed, final_games, deadline_ms, created_ms)"
-                            " VALUES(?,?,?,?,?,?,?,?,?,?)");
+                            " seed, final_games, deadline_ms, created_ms, remote_wait_ms)"
+                            " VALUES(?,?,?,?,?,?,?,?,?,?,?)");
     bool ok = st && rtext && gtext;
     if (ok) {
         sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
@@ -855,6 +922,7 @@ static void create_course(const req *r)
         sqlite3_bind_int64(st, 8, final_games);
         sqlite3_bind_int64(st, 9, deadline);
         sqlite3_bind_int64(st, 10, srv_epoch_ms());
+        sqlite3_bind_int64(st, 11, remote_wait);
         ok = sqlite3_step(st) == SQLITE_DONE;
     }
     sqlite3_finalize(st);
@@ -1026,6 +1094,8 @@ static void set_deadline(const req *r)
     conn_send(r->c, rep);
 }
 
+static bool final_remote(const req *rq, const course_t *c, job *j, tour_format format, int64_t gpp);
+
 static void start_final(const req *r)
 {
     course_t c;
@@ -1067,7 +1137,7 @@ static void start_final(const req *r)
                             " FROM class_submissions s JOIN class_students st ON st.id = s.student"
                             " WHERE s.course = ? AND s.frozen = 1 ORDER BY st.row");
     int cap = 0;
-    bool ok = j && st;
+    bool ok = j && st, any_remote = false;
     if (ok) {
         sqlite3_bind_int64(st, 1, c.id);
         while (ok && sqlite3_step(st) == SQLITE_ROW) {
@@ -1099,6 +1169,8 @@ static void start_final(const req *r)
             j->n++;
             if (!j->names[j->n - 1] || !j->specs[j->n - 1])
                 ok = false;
+            if (strcmp(col_text(st, 3), "remote") == 0)
+                any_remote = true;
         }
     }
     sqlite3_finalize(st);
@@ -1153,7 +1225,15 @@ static void start_final(const req *r)
         return;
     }
     int n = j->n;
-    push_job(j);
+    if (any_remote && !final_remote(r, &c, j, format, gpp)) {
+        job_free(j);
+        course_release(&c);
+        return;
+    }
+    if (any_remote)
+        job_free(j);
+    else
+        push_job(j);
     srv_log(LOG_INFO, "course_final_started", "{s:I, s:i}", "course", (json_int_t)c.id, "finalists",
             n);
     json_t *rep = proto_reply("course_final_started", r->id);
@@ -1297,6 +1377,13 @@ static void get_game(const req *r)
     json_object_set_new(rep, "verdict", json_string(v));
     json_object_set_new(rep, "think_ms", json_loads(col_text(st, 13), 0, NULL));
     json_object_set_new(rep, "moves", json_loads(col_text(st, 14), 0, NULL));
+    bool none = false; /* a server match (remote bots): no stderr was kept */
+    for (size_t k = 0; k < json_array_size(errs); k++)
+        none = none || json_is_null(json_array_get(errs, k));
+    if (none)
+        json_object_set_new(rep, "stderr_note",
+                            json_string("no stderr: a game with a remote bot is a server match; "
+                                        "a remote bot's output stays on its author's machine"));
     if (admin) {
         json_object_set_new(rep, "stderr", errs);
     } else {
@@ -1372,6 +1459,12 @@ typedef struct upload {
     char names[CLASS_MAX_FILES][CLASS_FILE_NAME_MAX + 1];
     unsigned char *data[CLASS_MAX_FILES];
     size_t len[CLASS_MAX_FILES], total;
+    /* a remote bot: the secret given out once, its salt and PBKDF2 hash
+     * (made on the thread pool, as registry.c does), the name registered */
+    char secret[CLASS_TOKEN_LEN + 1];
+    unsigned char salt[REGISTRY_SALT_LEN], hash[REGISTRY_HASH_LEN];
+    bool hashed;
+    char rname[PROTO_NAME_MAX + 1];
     int rc; /* the check's verdict */
     char err[600];
 } upload;
@@ -1384,6 +1477,7 @@ static void upload_free(upload *u)
     for (int i = 0; i < u->nf; i++)
         free(u->data[i]);
     json_decref(u->id);
+    OPENSSL_cleanse(u->secret, sizeof u->secret); /* given out once, kept only as its hash */
     free(u);
 }
 
@@ -1398,12 +1492,69 @@ static conn *conn_by_id(srv *s, uint64_t id)
 static void upload_work(uv_work_t *w)
 {
     upload *u = w->data;
+    if (u->kind == CLASS_REMOTE)
+        u->hashed = registry_hash_secret(u->secret, u->salt, SRV_PBKDF2_ITERATIONS, u->hash);
     for (int i = 0; i < u->nf && u->rc == 0; i++)
         /* every file of a Python submission is Python; an executable's other
          * files are data it may read */
         if (u->kind == CLASS_PYTHON || strcmp(u->names[i], u->main) == 0)
             u->rc = class_check_file(u->kind, u->names[i], u->data[i], u->len[i], u->err,
                                      sizeof u->err);
+}
+
+/* Store a remote submission: a registered name given out with its secret
+ * (course C, student S, version N and a random tail no one can guess
+ * before it is given out), and its row. Returns the submission's id, or 0
+ * with rc/err. */
+static int64_t remote_store(upload *u, int64_t now, int64_t version, int64_t *version_out)
+{
+    if (!u->hashed) {
+        u->rc = ENG_EINTERNAL;
+        snprintf(u->err, sizeof u->err, "the bot's secret could not be hashed; submit again");
+        return 0;
+    }
+    int rc = ENG_EINVAL;
+    for (int tries = 0; tries < 3 && rc == ENG_EINVAL; tries++) {
+        char rnd[CLASS_TOKEN_LEN + 1];
+        if (class_token_new(rnd) != 0) {
+            rc = ENG_EINTERNAL;
+            break;
+        }
+        for (char *p = rnd; *p; p++)
+            if (*p >= 'A' && *p <= 'Z')
+                *p = (char)(*p - 'A' + 'a');
+        snprintf(u->rname, sizeof u->rname, "course%lld-s%lld-v%lld-%.6s", (long long)u->who.course,
+                 (long long)u->who.id, (long long)version, rnd);
+        rc = registry_reserve(C.s, u->rname, u->salt, u->hash, SRV_PBKDF2_ITERATIONS);
+    }
+    if (rc) {
+        u->rc = rc == ENG_ETOO_MANY ? ENG_ETOO_MANY : ENG_ESTORAGE;
+        snprintf(u->err, sizeof u->err, "%s",
+                 rc == ENG_ETOO_MANY ? "the server holds its maximum of registered names"
+                                     : "the bot's registration could not be stored");
+        return 0;
+    }
+    sqlite3_stmt *ins = prep("INSERT INTO class_submissions(course, student, version, kind, main,"
+                             " files, dir, bytes, sha256, created_ms) VALUES(?,?,?,?,?,'[]','',0,"
+                             "'',?)");
+    bool ok = ins != NULL;
+    if (ok) {
+        sqlite3_bind_int64(ins, 1, u->who.course);
+        sqlite3_bind_int64(ins, 2, u->who.id);
+        sqlite3_bind_int64(ins, 3, version);
+        sqlite3_bind_text(ins, 4, class_kind_name(u->kind), -1, SQLITE_STATIC);
+        sqlite3_bind_text(ins, 5, u->rname, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(ins, 6, now);
+        ok = sqlite3_step(ins) == SQLITE_DONE;
+    }
+    sqlite3_finalize(ins);
+    if (!ok) {
+        u->rc = ENG_ESTORAGE;
+        snprintf(u->err, sizeof u->err, "the submission could not be stored");
+        return 0;
+    }
+    *version_out = version;
+    return sqlite3_last_insert_rowid(db());
 }
 
 /* Store a checked upload: its folder, files and row; queue its gates.
@@ -1443,9 +1594,11 @@ static int64_t upload_store(upload *u, int64_t now, int64_t *version_out, char *
         snprintf(u->err, sizeof u->err, "at most %d submissions per student", CLASS_MAX_VERSIONS);
         return 0;
     }
+    char dir[PATH_MAX], rnd[CLASS_TOKEN_LEN + 1];
+    if (u->kind == CLASS_REMOTE)
+        return remote_store(u, now, version, version_out);
     /* vN-RANDOM: the bots of every student run as the same user, and the
      * directories above are not listable, so no bot can find another's */
-    char dir[PATH_MAX], rnd[CLASS_TOKEN_LEN + 1];
     if (class_token_new(rnd) != 0) {
         u->rc = ENG_EINTERNAL;
         snprintf(u->err, sizeof u->err, "no random bytes for the submission's directory");
@@ -1555,10 +1708,63 @@ static void upload_done(uv_work_t *w, int status)
             json_object_set_new(rep, "created_ms", json_integer(now));
             json_object_set_new(rep, "sha256", json_string(hex));
             json_object_set_new(rep, "bytes", json_integer((json_int_t)u->total));
+            json_object_set_new(rep, "kind", json_string(class_kind_name(u->kind)));
+            if (u->kind == CLASS_REMOTE) {
+                course_t cc;
+                const char *game = "";
+                bool have = load_course(u->who.course, &cc);
+                if (have)
+                    game = cc.g->name;
+                json_object_set_new(rep, "remote",
+                                    json_pack("{s:s, s:s, s:s}", "name", u->rname, "secret",
+                                              u->secret, "game", game));
+                if (have)
+                    course_release(&cc);
+            }
             conn_send(c, rep);
         }
     }
     upload_free(u);
+}
+
+static void upload_work(uv_work_t *w);
+static void upload_done(uv_work_t *w, int status);
+
+/* course_submit of kind "remote": no files; the server gives out a name
+ * and a secret (its hash made on the thread pool) for the student's bot. */
+static void submit_remote(const req *r, const student_t *who)
+{
+    json_t *files = json_object_get(r->root, "files");
+    if ((files && !(json_is_array(files) && json_array_size(files) == 0)) ||
+        json_object_get(r->root, "main")) {
+        fail(r->c, ENG_EINVAL, "bad_upload", r->id,
+             "a remote bot is submitted without files or main: it runs on your machine");
+        return;
+    }
+    if (checking >= COURSES_MAX_CHECKS) {
+        fail(r->c, ENG_ETOO_MANY, NULL, r->id,
+             "%d uploads are being checked; send yours again in a moment", checking);
+        return;
+    }
+    upload *u = calloc(1, sizeof *u);
+    char salt[REGISTRY_SALT_LEN + 1];
+    if (!u || class_token_new(u->secret) != 0 || srv_random_token(salt, REGISTRY_SALT_LEN) != 0) {
+        free(u);
+        fail(r->c, ENG_EINTERNAL, NULL, r->id, "no random bytes for the bot's secret");
+        return;
+    }
+    memcpy(u->salt, salt, REGISTRY_SALT_LEN);
+    u->who = *who;
+    u->kind = CLASS_REMOTE;
+    u->conn_id = r->c->id;
+    u->id = r->id ? json_incref((json_t *)r->id) : NULL;
+    u->req.data = u;
+    if (uv_queue_work(C.s->loop, &u->req, upload_work, upload_done) != 0) {
+        fail(r->c, ENG_EINTERNAL, NULL, r->id, "the submission could not be made; send it again");
+        upload_free(u);
+        return;
+    }
+    checking++;
 }
 
 static void submit(const req *r)
@@ -1584,8 +1790,12 @@ static void submit(const req *r)
     json_t *files = json_object_get(r->root, "files");
     if (!ks || class_kind_parse(ks, &kind) != 0) {
         fail(r->c, ENG_EINVAL, "bad_upload", r->id,
-             "kind: \"python\" (Python 3 source) or \"executable\" (a native ELF program); "
-             "remote bots are not taken yet");
+             "kind: \"python\" (Python 3 source), \"executable\" (a native ELF program) or "
+             "\"remote\" (a bot you run yourself, registered on this server)");
+        return;
+    }
+    if (kind == CLASS_REMOTE) {
+        submit_remote(r, &who);
         return;
     }
     if (!json_is_array(files) || json_array_size(files) < 1 ||
@@ -1789,7 +1999,8 @@ static bool store_games(const done *d, const char *stage, const int64_t *student
             else
                 sqlite3_bind_null(ins, 6 + s);
             json_array_append_new(names, json_string(name_of[g->who[s]]));
-            json_array_append_new(errs, json_string(g->stderr_text[s]));
+            json_array_append_new(errs, d->games[k].no_stderr ? json_null()
+                                                              : json_string(g->stderr_text[s]));
         }
         char *tn = json_dumps(names, JSON_COMPACT), *te = json_dumps(errs, JSON_COMPACT);
         json_t *sc = arr_d(g->score, g->seats), *rk = arr_i(g->rank, g->seats),
@@ -1842,6 +2053,17 @@ static int64_t student_of_sub(int64_t sub, char *sid, size_t cap)
 
 static void apply_done(done *d)
 {
+    if (d->kind == DONE_START) {
+        sqlite3_stmt *up = prep("UPDATE class_submissions SET state = 'running', verdict = ?"
+                                " WHERE id = ? AND state = 'queued'");
+        if (up) {
+            sqlite3_bind_text(up, 1, d->verdict, -1, SQLITE_STATIC);
+            sqlite3_bind_int64(up, 2, d->submission);
+            sqlite3_step(up);
+            sqlite3_finalize(up);
+        }
+        return;
+    }
     bool ok = exec("BEGIN IMMEDIATE");
     if (d->kind == DONE_GATE) {
         char sid[CLASS_FIELD_MAX + 1] = "";
@@ -1972,6 +2194,8 @@ static void apply_done(done *d)
         freeze_check();
 }
 
+static void rjobs_pump(void);
+
 static void on_async(uv_async_t *h)
 {
     (void)h;
@@ -1985,6 +2209,499 @@ static void on_async(uv_async_t *h)
         done_free(list);
         list = next;
     }
+    rjobs_pump();
+}
+
+/* ---- remote bots: gates and finals played as server tournaments ------------------------------ */
+
+/* A remote submission's ladder, or a final with remote bots in it, played
+ * by the server's tournaments (tournaments.c) as server matches that seat
+ * the registered bot (`remote:NAME`), one gate after the other. Loop only. */
+typedef struct rjob {
+    struct rjob *next;
+    bool final;
+    int64_t course, submission;    /* submission: 0 for a final */
+    char name[PROTO_NAME_MAX + 1]; /* the registered bot (a ladder) */
+    int gate, passed;              /* the gate being played (or next); gates passed */
+    char last[CLASS_VERDICT_MAX];  /* the last gate's verdict */
+    char shown[CLASS_VERDICT_MAX]; /* the verdict last written while waiting */
+    int64_t created_ms;            /* the submission's time: the wait counts from it */
+    int64_t tour;                  /* the server tournament playing, or 0 */
+    bool over;                     /* that tournament is over: stored at the next async */
+    done *d;                       /* its games, and its standings once over */
+    /* a final */
+    int n;
+    int64_t *students, *subs;
+    char **specs;
+    int format;
+    int64_t gpp;
+} rjob;
+
+static void rjob_free(rjob *r)
+{
+    if (r->d)
+        done_free(r->d);
+    for (int i = 0; r->specs && i < r->n; i++)
+        free(r->specs[i]);
+    free(r->specs);
+    free(r->students);
+    free(r->subs);
+    free(r);
+}
+
+static void rjob_unlink(rjob *r)
+{
+    for (rjob **pp = &C.rjobs; *pp; pp = &(*pp)->next)
+        if (*pp == r) {
+            *pp = r->next;
+            break;
+        }
+    rjob_free(r);
+}
+
+/* hooks' user: a submission's id, or minus the course's id for a final */
+static rjob *rjob_of(int64_t user)
+{
+    for (rjob *r = C.rjobs; r; r = r->next)
+        if ((user > 0 && !r->final && r->submission == user) ||
+            (user < 0 && r->final && r->course == -user))
+            return r;
+    return NULL;
+}
+
+static void on_tour_game(int64_t user, int64_t tid, int64_t game, match *m, const int *table,
+                         const struct tour_result *res)
+{
+    rjob *r = rjob_of(user);
+    if (!r || r->tour != tid || !r->d)
+        return;
+    const tour_result *x = res;
+    class_game g;
+    memset(&g, 0, sizeof g);
+    g.index = game;
+    g.seats = m->nseats < ENG_MAX_PLAYERS ? m->nseats : ENG_MAX_PLAYERS;
+    for (int s = 0; s < g.seats; s++) {
+        g.who[s] = table[s];
+        g.score[s] = x->score[s];
+        g.rank[s] = x->rank[s];
+        g.think_ms[s] = x->time_ms[s];
+        g.moves[s] = x->moves[s];
+        g.stderr_text[s] = "";
+    }
+    g.end = tour_end_name(x->end);
+    g.culprit = x->culprit;
+    char verdict[CLASS_VERDICT_MAX];
+    verdict[0] = 0;
+    if (x->culprit >= 0)
+        snprintf(verdict, sizeof verdict, "P%d (seat %d): %s: %.300s", x->culprit + 1, x->culprit,
+                 tour_end_name(x->end), x->verdict ? x->verdict : "");
+    g.verdict = verdict;
+    char err[200];
+    json_t *rec = match_record_json(m, err, sizeof err);
+    char *text = rec ? json_dumps(rec, JSON_COMPACT) : NULL;
+    json_decref(rec);
+    g.record = text ? text : "";
+    int before = r->d->ngames;
+    keep_game(&g, r->d);
+    if (r->d->ngames > before)
+        r->d->games[before].no_stderr = true;
+    free(text);
+}
+
+static void on_tour_done(int64_t user, int64_t tid, const struct tour *t)
+{
+    rjob *r = rjob_of(user);
+    if (!r || r->tour != tid || !r->d)
+        return;
+    class_standing *out = r->final ? r->d->fst : r->d->st;
+    if (class_standings_fill(t, out) != 0) {
+        r->d->kind = DONE_FAILED;
+        snprintf(r->d->verdict, sizeof r->d->verdict, "out of memory");
+    }
+    r->over = true;
+    uv_async_send(&C.async); /* stored there, not inside the tournament's own call */
+}
+
+/* Write a remote submission's state and verdict (while it waits or plays). */
+static void rjob_show(rjob *r, const char *state, const char *verdict)
+{
+    if (strcmp(r->shown, verdict) == 0)
+        return;
+    snprintf(r->shown, sizeof r->shown, "%s", verdict);
+    sqlite3_stmt *up = prep("UPDATE class_submissions SET state = ?, verdict = ?, tour = ?"
+                            " WHERE id = ?");
+    if (!up)
+        return;
+    sqlite3_bind_text(up, 1, state, -1, SQLITE_STATIC);
+    sqlite3_bind_text(up, 2, verdict, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(up, 3, r->tour);
+    sqlite3_bind_int64(up, 4, r->submission);
+    sqlite3_step(up);
+    sqlite3_finalize(up);
+}
+
+/* The ladder of r is over: its verdict, stored as a worker's would be. */
+static void rjob_finish(rjob *r, int ngates, int qualify, const char *why)
+{
+    done *d = calloc(1, sizeof *d);
+    if (d) {
+        d->kind = DONE_SUB;
+        d->course = r->course;
+        d->submission = r->submission;
+        d->gates_passed = r->passed;
+        d->qualified = r->passed >= qualify;
+        snprintf(d->verdict, sizeof d->verdict, "%s %d of %d gates; %.360s",
+                 d->qualified ? "qualified:" : "not qualified:", r->passed, ngates,
+                 why ? why : r->last);
+        apply_done(d);
+        done_free(d);
+    }
+    sqlite3_stmt *up = prep("UPDATE class_submissions SET tour = 0 WHERE id = ?");
+    if (up) {
+        sqlite3_bind_int64(up, 1, r->submission);
+        sqlite3_step(up);
+        sqlite3_finalize(up);
+    }
+    rjob_unlink(r);
+}
+
+static void fmt_time(int64_t ms, char *out, size_t cap)
+{
+    time_t t = (time_t)(ms / 1000);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(out, cap, "%Y-%m-%d %H:%M UTC", &tm);
+}
+
+/* Start tournament of the participants (specs, names) for r with the
+ * course's game, rules and time; 0 or a negative code with err. */
+static int rjob_start_tour(rjob *r, const course_t *c, const char *const *specs,
+                           const char *const *names, int n, int format, int64_t gpp, uint64_t seed,
+                           const char *label, char *err, size_t errcap)
+{
+    json_t *parts = json_array();
+    for (int i = 0; i < n; i++)
+        json_array_append_new(parts, json_pack("{s:s, s:s}", "name", names[i], "spec", specs[i]));
+    proto_msg m;
+    memset(&m, 0, sizeof m);
+    m.type = PROTO_CREATE_TOURNAMENT;
+    m.game = c->g->name;
+    m.rules = c->rules_json;
+    m.tc.move_ms = c->move_ms;
+    m.tc.first_move_ms = 3 * c->move_ms;
+    m.pol.timeout = PROTO_TIMEOUT_FORFEIT;
+    m.pol.illegal = PROTO_ILLEGAL_FORFEIT;
+    m.pol.max_illegal = 0;
+    m.pol.disconnect = PROTO_DISCONNECT_FORFEIT;
+    m.pol.reconnect_grace_ms =
+        3 * c->move_ms > COURSES_REMOTE_GRACE_MS ? 3 * c->move_ms : COURSES_REMOTE_GRACE_MS;
+    m.pol.grace_ms = 0;
+    m.tour.format = format;
+    m.tour.participants = parts;
+    m.tour.nparticipants = n;
+    m.tour.games_per_pair = gpp;
+    m.tour.cycles = 1;
+    m.tour.concurrency = COURSES_GATE_THREADS;
+    m.tour.has_seed = true;
+    m.tour.seed = seed & INT64_MAX;
+    m.tour.label = label;
+    tours_hooks h = {
+        .game = on_tour_game, .done = on_tour_done, .user = r->final ? -r->course : r->submission};
+    int64_t id = 0;
+    done *d = calloc(1, sizeof *d);
+    if (d && r->final) {
+        d->fst = calloc((size_t)n, sizeof *d->fst);
+        if (!d->fst) {
+            free(d);
+            d = NULL;
+        }
+    }
+    if (!d) {
+        json_decref(parts);
+        snprintf(err, errcap, "out of memory");
+        return ENG_ENOMEM;
+    }
+    if (r->d)
+        done_free(r->d);
+    r->d = d;
+    int rc = tours_create_started(C.s, &m, &h, &id, err, errcap);
+    json_decref(parts);
+    if (rc == 0)
+        r->tour = id;
+    return rc;
+}
+
+/* A remote ladder between its gates: start the next one when the bot is
+ * connected; else wait, until the course's remote_wait_ms after the
+ * submission or the deadline, whichever comes first; then it fails. */
+static void rjob_step(rjob *r)
+{
+    if (r->tour || r->final)
+        return;
+    course_t c;
+    if (!load_course(r->course, &c)) {
+        rjob_unlink(r);
+        return;
+    }
+    int64_t now = srv_epoch_ms();
+    if (r->gate >= c.ngates) {
+        rjob_finish(r, c.ngates, c.qualify, NULL);
+        course_release(&c);
+        return;
+    }
+    regbot *rb = registry_find(C.s, r->name);
+    char why[CLASS_VERDICT_MAX];
+    if (rb && rb->conn) {
+        const class_gate *gt = &c.gates[r->gate];
+        /* the opponent's seat shows its spec (an instructor's program: not its path) */
+        char oname[PROTO_NAME_MAX + 1];
+        snprintf(oname, sizeof oname, "%.64s",
+                 match_spec_kind(gt->opponent) == SEAT_PROGRAM ? "reference program"
+                                                               : gt->opponent);
+        const char *specs[2], *names[2] = {r->name, oname};
+        char spec[PROTO_SPEC_MAX + 1], label[96];
+        snprintf(spec, sizeof spec, "remote:%s", r->name);
+        specs[0] = spec;
+        specs[1] = gt->opponent;
+        snprintf(label, sizeof label, "course %lld: submission %lld, gate %d", (long long)r->course,
+                 (long long)r->submission, r->gate + 1);
+        char err[400];
+        int rc = rjob_start_tour(r, &c, specs, names, 2, PROTO_TOUR_ROUND_ROBIN, gt->games,
+                                 c.seed ^ (0x9e3779b97f4a7c15ULL * (uint64_t)(r->gate + 1)), label,
+                                 err, sizeof err);
+        if (rc == 0) {
+            snprintf(why, sizeof why, "gate %d: playing against %.300s", r->gate + 1, gt->opponent);
+            rjob_show(r, "running", why);
+            srv_log(LOG_INFO, "course_remote_gate", "{s:I, s:I, s:i, s:I}", "course",
+                    (json_int_t)r->course, "submission", (json_int_t)r->submission, "gate",
+                    r->gate + 1, "tournament", (json_int_t)r->tour);
+        } else if (rc == ENG_ETOO_MANY) {
+            snprintf(why, sizeof why, "gate %d: waiting for room on the server: %.300s",
+                     r->gate + 1, err);
+            rjob_show(r, "waiting", why);
+        } else {
+            snprintf(why, sizeof why, "gate %d could not be played: %.300s", r->gate + 1, err);
+            rjob_finish(r, c.ngates, c.qualify, why);
+        }
+        course_release(&c);
+        return;
+    }
+    int64_t limit = r->created_ms + c.remote_wait_ms;
+    bool by_deadline = c.deadline_ms && c.deadline_ms < limit;
+    if (by_deadline)
+        limit = c.deadline_ms;
+    char when[40];
+    fmt_time(limit, when, sizeof when);
+    if (now >= limit) {
+        snprintf(why, sizeof why, "gate %d not played: your bot (%s) was not connected by %s (%s)",
+                 r->gate + 1, r->name, when,
+                 by_deadline ? "the deadline" : "the course's wait for a remote bot");
+        rjob_finish(r, c.ngates, c.qualify, why);
+    } else {
+        snprintf(why, sizeof why,
+                 "gate %d: waiting for your bot: %s is not connected; it fails if it has not "
+                 "connected by %s",
+                 r->gate + 1, r->name, when);
+        rjob_show(r, "waiting", why);
+    }
+    course_release(&c);
+}
+
+/* A tournament of r is over: store the gate (then go on) or the final. */
+static void rjob_over(rjob *r)
+{
+    done *d = r->d;
+    r->d = NULL;
+    r->over = false;
+    r->tour = 0;
+    if (r->final) {
+        d->course = r->course;
+        if (d->kind != DONE_FAILED) {
+            d->kind = DONE_FINAL;
+            d->n = r->n;
+            d->students = malloc((size_t)r->n * sizeof *d->students);
+            d->subs = malloc((size_t)r->n * sizeof *d->subs);
+            if (d->students && d->subs) {
+                memcpy(d->students, r->students, (size_t)r->n * sizeof *d->students);
+                memcpy(d->subs, r->subs, (size_t)r->n * sizeof *d->subs);
+            } else {
+                d->kind = DONE_FAILED;
+                snprintf(d->verdict, sizeof d->verdict, "out of memory");
+            }
+        }
+        apply_done(d);
+        done_free(d);
+        sqlite3_stmt *up = prep("UPDATE class_courses SET final_tour = 0 WHERE id = ?");
+        if (up) {
+            sqlite3_bind_int64(up, 1, r->course);
+            sqlite3_step(up);
+            sqlite3_finalize(up);
+        }
+        rjob_unlink(r);
+        return;
+    }
+    course_t c;
+    if (!load_course(r->course, &c)) {
+        done_free(d);
+        rjob_unlink(r);
+        return;
+    }
+    d->course = r->course;
+    d->submission = r->submission;
+    if (d->kind == DONE_FAILED) {
+        char why[CLASS_VERDICT_MAX];
+        snprintf(why, sizeof why, "gate %d could not be scored: %.300s", r->gate + 1, d->verdict);
+        done_free(d);
+        rjob_finish(r, c.ngates, c.qualify, why);
+        course_release(&c);
+        return;
+    }
+    d->kind = DONE_GATE;
+    d->gate = r->gate;
+    d->gatedef = c.gates[r->gate];
+    gate_verdict(d, &c.gates[r->gate]);
+    bool passed = d->passed;
+    snprintf(r->last, sizeof r->last, "gate %d %.380s", r->gate + 1, d->verdict);
+    apply_done(d);
+    done_free(d);
+    r->shown[0] = 0;
+    r->gate++;
+    if (passed)
+        r->passed++;
+    if (!passed || r->gate >= c.ngates)
+        rjob_finish(r, c.ngates, c.qualify, NULL);
+    else
+        rjob_step(r);
+    course_release(&c);
+}
+
+/* A tournament of r that stopped short: cancelled or paused by the admin,
+ * paused by itself (a game could not start), or gone. The gate (or the
+ * final) fails with the reason rather than waiting for ever. */
+static void rjob_check(rjob *r)
+{
+    const char *note = "";
+    const char *state = tours_state_of(C.s, r->tour, &note);
+    if (state && (strcmp(state, "running") == 0 || strcmp(state, "created") == 0 ||
+                  strcmp(state, "done") == 0))
+        return;
+    char why[CLASS_VERDICT_MAX];
+    snprintf(why, sizeof why, "its server tournament %lld %s%s%.200s", (long long)r->tour,
+             state ? (strcmp(state, "paused") == 0 ? "was paused" : "was cancelled") : "was lost",
+             note && note[0] ? ": " : "", note ? note : "");
+    srv_log(LOG_WARN, "course_tournament_stopped", "{s:I, s:I, s:I, s:s}", "course",
+            (json_int_t)r->course, "submission", (json_int_t)r->submission, "tournament",
+            (json_int_t)r->tour, "state", state ? state : "gone");
+    tours_cancel_id(C.s, r->tour);
+    if (r->final) {
+        done *d = calloc(1, sizeof *d);
+        if (d) {
+            d->kind = DONE_FAILED;
+            d->course = r->course;
+            snprintf(d->verdict, sizeof d->verdict, "the final could not be played: %.300s", why);
+            apply_done(d);
+            done_free(d);
+        }
+        sqlite3_stmt *up = prep("UPDATE class_courses SET final_tour = 0 WHERE id = ?");
+        if (up) {
+            sqlite3_bind_int64(up, 1, r->course);
+            sqlite3_step(up);
+            sqlite3_finalize(up);
+        }
+        rjob_unlink(r);
+        return;
+    }
+    course_t c;
+    if (!load_course(r->course, &c)) {
+        rjob_unlink(r);
+        return;
+    }
+    char v[CLASS_VERDICT_MAX];
+    snprintf(v, sizeof v, "gate %d could not be played: %.300s", r->gate + 1, why);
+    rjob_finish(r, c.ngates, c.qualify, v);
+    course_release(&c);
+}
+
+/* Every remote job: tournaments that ended, bots that connected, waits
+ * that ran out. */
+static void rjobs_pump(void)
+{
+    if (C.s->stopping)
+        return;
+    rjob *r = C.rjobs;
+    while (r) {
+        rjob *next = r->next;
+        if (r->over)
+            rjob_over(r);
+        else if (!r->tour)
+            rjob_step(r);
+        else
+            rjob_check(r);
+        r = next;
+    }
+}
+
+/* A remote submission's ladder, from its first gate. */
+static void queue_remote(int64_t sub, int64_t course, const char *name, int64_t created_ms)
+{
+    rjob *r = calloc(1, sizeof *r);
+    if (!r)
+        return;
+    r->course = course;
+    r->submission = sub;
+    r->created_ms = created_ms;
+    snprintf(r->name, sizeof r->name, "%s", name);
+    r->next = C.rjobs;
+    C.rjobs = r;
+    rjob_step(r);
+}
+
+/* A final with remote bots: a server tournament of every finalist (the
+ * programs seated by the server, in its sandbox), each remote bot seated
+ * on its registered connection; one that is not connected loses each of
+ * its games once the reconnect grace is over. false after replying. */
+static bool final_remote(const req *rq, const course_t *c, job *j, tour_format format, int64_t gpp)
+{
+    rjob *r = calloc(1, sizeof *r);
+    if (!r) {
+        fail(rq->c, ENG_ENOMEM, NULL, rq->id, "out of memory");
+        return false;
+    }
+    r->final = true;
+    r->course = c->id;
+    r->n = j->n;
+    r->format = (int)format;
+    r->gpp = gpp;
+    r->students = j->students;
+    r->subs = j->subs;
+    j->students = NULL;
+    j->subs = NULL;
+    char label[64], err[400];
+    snprintf(label, sizeof label, "course %lld: the final", (long long)c->id);
+    r->next = C.rjobs;
+    C.rjobs = r;
+    int rc = rjob_start_tour(r, c, (const char *const *)j->specs, (const char *const *)j->names,
+                             j->n, (int)format, gpp, c->seed ^ 0xf1a1ULL, label, err, sizeof err);
+    if (rc) {
+        rjob_unlink(r);
+        sqlite3_stmt *up = prep("UPDATE class_courses SET final_state = 'none', final_note = ''"
+                                " WHERE id = ?");
+        if (up) {
+            sqlite3_bind_int64(up, 1, c->id);
+            sqlite3_step(up);
+            sqlite3_finalize(up);
+        }
+        fail(rq->c, rc, NULL, rq->id, "the final could not start: %s", err);
+        return false;
+    }
+    sqlite3_stmt *up = prep("UPDATE class_courses SET final_tour = ? WHERE id = ?");
+    if (up) {
+        sqlite3_bind_int64(up, 1, r->tour);
+        sqlite3_bind_int64(up, 2, c->id);
+        sqlite3_step(up);
+        sqlite3_finalize(up);
+    }
+    return true;
 }
 
 /* ---- the deadline ---------------------------------------------------------------------------- */
@@ -2039,6 +2756,7 @@ static void freeze_check(void)
 static void on_tick(uv_timer_t *t)
 {
     (void)t;
+    rjobs_pump();
     freeze_check();
 }
 
@@ -2092,6 +2810,11 @@ bool courses_handle(conn *c, const char *buf, size_t len)
     return true;
 }
 
+bool courses_available(const srv *s)
+{
+    return C.s == s && C.handles;
+}
+
 int courses_start(srv *s, char *err, size_t errcap)
 {
     memset(&C, 0, sizeof C);
@@ -2112,18 +2835,8 @@ int courses_start(srv *s, char *err, size_t errcap)
     int rc = class_store_init(db(), err, errcap);
     if (rc)
         return rc;
-    /* The database holds every course's stderr, records and submission
-     * folders (and the server's admin token): the bots this server runs
-     * must not read it, whatever the umask made it. SQLite gives its -wal
-     * and -shm files the database's mode when it makes them. */
-    static const char *const parts[] = {"", "-wal", "-shm", "-journal"};
-    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
-        char path[PATH_MAX];
-        snprintf(path, sizeof path, "%.4000s%s", dbp, parts[i]);
-        if (chmod(path, 0600) != 0 && errno != ENOENT)
-            srv_log(LOG_WARN, "courses_db_mode", "{s:s, s:s}", "file", path, "error",
-                    strerror(errno));
-    }
+    /* the database file is mode 0600 (store_open): it holds every course's
+     * stderr, records and submission folders */
     pthread_mutex_init(&C.lock, NULL);
     pthread_cond_init(&C.cond, NULL);
     atomic_store(&C.stop, false);
@@ -2131,11 +2844,19 @@ int courses_start(srv *s, char *err, size_t errcap)
     uv_timer_init(s->loop, &C.timer);
     uv_timer_start(&C.timer, on_tick, COURSES_TICK_MS, COURSES_TICK_MS);
     C.handles = true;
-    if (pthread_create(&C.thread, NULL, worker_main, NULL) != 0) {
-        snprintf(err, errcap, "courses: the worker thread could not start");
-        return ENG_EINTERNAL;
+    int want = s->cfg.course_jobs > 0 ? s->cfg.course_jobs : COURSES_GATE_JOBS_DEFAULT;
+    if (want > COURSES_MAX_JOBS)
+        want = COURSES_MAX_JOBS;
+    for (int i = 0; i < want; i++) {
+        if (pthread_create(&C.thread[i], NULL, worker_main, NULL) != 0) {
+            if (i == 0) {
+                snprintf(err, errcap, "courses: the worker thread could not start");
+                return ENG_EINTERNAL;
+            }
+            break;
+        }
+        C.nthreads = i + 1;
     }
-    C.thread_started = true;
     /* what a previous run left unplayed: nothing of it was stored */
     sqlite3_stmt *st = prep("SELECT id FROM class_submissions WHERE state <> 'done' ORDER BY id");
     exec("DELETE FROM class_games WHERE submission IN (SELECT id FROM class_submissions"
@@ -2145,8 +2866,15 @@ int courses_start(srv *s, char *err, size_t errcap)
     while (st && sqlite3_step(st) == SQLITE_ROW)
         queue_ladder(sqlite3_column_int64(st, 0));
     sqlite3_finalize(st);
-    /* a final cut short: back to startable */
-    exec("UPDATE class_courses SET final_state = 'none' WHERE final_state = 'running'");
+    /* a final cut short: back to startable (a server tournament it was
+     * played by is cancelled) */
+    sqlite3_stmt *ft = prep("SELECT final_tour FROM class_courses WHERE final_state = 'running'"
+                            " AND final_tour <> 0");
+    while (ft && sqlite3_step(ft) == SQLITE_ROW)
+        tours_cancel_id(s, sqlite3_column_int64(ft, 0));
+    sqlite3_finalize(ft);
+    exec("UPDATE class_courses SET final_state = 'none', final_tour = 0 WHERE final_state ="
+         " 'running'");
     exec("DELETE FROM class_games WHERE stage = 'final' AND course IN (SELECT id FROM"
          " class_courses WHERE final_state = 'none')");
     freeze_check();
@@ -2162,10 +2890,9 @@ void courses_shutdown(srv *s)
     pthread_mutex_lock(&C.lock);
     pthread_cond_broadcast(&C.cond);
     pthread_mutex_unlock(&C.lock);
-    if (C.thread_started) {
-        pthread_join(C.thread, NULL); /* the runner stops its games at once */
-        C.thread_started = false;
-    }
+    for (int i = 0; i < C.nthreads; i++)
+        pthread_join(C.thread[i], NULL); /* the runner stops its games at once */
+    C.nthreads = 0;
     on_async(&C.async); /* store what was finished */
     uv_timer_stop(&C.timer);
     uv_close((uv_handle_t *)&C.timer, NULL);
@@ -2177,4 +2904,9 @@ void courses_shutdown(srv *s)
         job_free(j);
     }
     C.jobs_tail = NULL;
+    while (C.rjobs) {
+        rjob *r = C.rjobs;
+        C.rjobs = r->next;
+        rjob_free(r);
+    }
 }

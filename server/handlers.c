@@ -20,21 +20,22 @@ static void reply_welcome(conn *c, const proto_msg *m)
     const srv *s = c->srv;
     json_object_set_new(r, "protocol", json_integer(c->proto));
     json_object_set_new(r, "server", json_string("tessera " TESSERA_VERSION));
-    json_object_set_new(r, "capabilities",
-                        json_pack("[s,s,s,s,s,s,s,s,s]", "play", "spectate", "create", "resume",
-                                  "list", "replay", "record", "register", "tournaments"));
+    json_t *caps = json_pack("[s,s,s,s,s,s,s,s,s]", "play", "spectate", "create", "resume", "list",
+                             "replay", "record", "register", "tournaments");
+    if (courses_available(s))
+        json_array_append_new(caps, json_string("courses"));
+    json_object_set_new(r, "capabilities", caps);
     json_object_set_new(r, "limits",
                         json_pack("{s:i, s:i, s:i, s:i}", "max_message_bytes", SRV_MAX_MESSAGE,
                                   "messages_per_second", s->cfg.rate_per_sec, "burst",
                                   s->cfg.rate_burst, "idle_timeout_ms", s->idle_timeout_s * 1000));
     /* what this client may create without the admin token (access.c) */
-    json_object_set_new(r, "create",
-                        json_pack("{s:s, s:s, s:i, s:i, s:i}", "bots",
-                                  s->bots_anyone ? "anyone" : "admin", "open",
-                                  s->open_anyone ? "anyone" : "admin", "matches_per_address",
-                                  s->cfg.quota_matches, "creates_per_minute",
-                                  s->cfg.quota_per_minute, "waiting_expiry_s",
-                                  s->cfg.waiting_expiry_s));
+    json_object_set_new(
+        r, "create",
+        json_pack("{s:s, s:s, s:i, s:i, s:i}", "bots", s->bots_anyone ? "anyone" : "admin", "open",
+                  s->open_anyone ? "anyone" : "admin", "matches_per_address", s->cfg.quota_matches,
+                  "creates_per_minute", s->cfg.quota_per_minute, "waiting_expiry_s",
+                  s->cfg.waiting_expiry_s));
     conn_send(c, r);
 }
 
@@ -92,8 +93,8 @@ static void reply_bots(conn *c, const proto_msg *m)
 /* One bot option as `bots` lists it: name, kind, help, default, range/choices. */
 static json_t *param_json(const bot_param *p)
 {
-    json_t *o = json_pack("{s:s, s:s, s:s}", "name", p->name, "kind", kind_name(p->kind), "help",
-                          p->help);
+    json_t *o =
+        json_pack("{s:s, s:s, s:s}", "name", p->name, "kind", kind_name(p->kind), "help", p->help);
     if (p->kind == BOT_ENUM) {
         json_t *ch = json_array();
         for (int j = 0; p->choices[j]; j++)
@@ -209,8 +210,7 @@ void take_seat(conn *c, match *x, int seat, const char *type, const json_t *id)
     /* fail closed: no seat without a resume token from real random bytes */
     if (!t->resume[0]) {
         if (srv_random_token(t->resume, SRV_TOKEN_LEN) != 0) {
-            conn_error(c, ENG_EINTERNAL, "the server could not make a resume token; try again",
-                       id);
+            conn_error(c, ENG_EINTERNAL, "the server could not make a resume token; try again", id);
             return;
         }
         if (tokidx_add(c->srv, t->resume, x, seat) != 0) {
@@ -370,8 +370,7 @@ static match *played_match(conn *c, const proto_msg *m, int *seat)
     }
     if (count > 1) {
         conn_error(c, ENG_EBAD_MESSAGE,
-                   "this connection holds seats to move in several matches: name the match",
-                   m->id);
+                   "this connection holds seats to move in several matches: name the match", m->id);
         return NULL;
     }
     char e[96];

@@ -392,6 +392,17 @@ int registry_check(srv *s, const char *name, const eng_game *g, int more, char *
 int registry_load(const srv *s, const char *name);
 /* Is `name` registered (known to the database)? */
 bool registry_known(srv *s, const char *name);
+/* PBKDF2 of a secret with a salt of REGISTRY_SALT_LEN bytes into hash
+ * (REGISTRY_HASH_LEN bytes); any thread. false when it failed. */
+#define REGISTRY_SALT_LEN 16
+#define REGISTRY_HASH_LEN 32
+bool registry_hash_secret(const char *secret, const unsigned char *salt, int iterations,
+                          unsigned char *hash);
+/* Store a name with its secret's salt and hash, as a first registration
+ * would (a name the server gives out, courses.c). 0, ENG_EINVAL (the name
+ * is taken), ENG_ETOO_MANY (SRV_MAX_REGISTERED), ENG_ESTORAGE. */
+int registry_reserve(srv *s, const char *name, const unsigned char *salt,
+                     const unsigned char *hash, int iterations);
 /* Free the registry (shutdown). */
 void registry_free(srv *s);
 
@@ -415,6 +426,31 @@ void tours_conn_closed(conn *c);
 int tours_by_state(const srv *s, const char **names, int *counts, int cap);
 /* {"tournament": id, "game": n} for a match's summary (new ref), or NULL. */
 json_t *tours_match_tag(const match *m);
+
+/* A tournament another module runs (courses.c): `game` is called as each
+ * of its games ends, with the match still held (its record can be read)
+ * and the participant in each seat; `done` once it is over (not when
+ * cancelled). Hooks live in
+ * memory only: after a restart the tournament resumes without them. */
+struct tour_result;
+struct tour;
+typedef struct tours_hooks {
+    void (*game)(int64_t user, int64_t tour, int64_t game, match *m, const int *table,
+                 const struct tour_result *r);
+    void (*done)(int64_t user, int64_t tour, const struct tour *t); /* t: its standings */
+    int64_t user;
+} tours_hooks;
+/* Create the tournament of a create_tournament message m (as the admin)
+ * and start it, with hooks h. 0 with its id, or a negative code with err. */
+int tours_create_started(srv *s, const proto_msg *m, const tours_hooks *h, int64_t *id,
+                         char *err, size_t errcap);
+/* Cancel tournament id (its hooks are dropped first): pending games void,
+ * running ones finish. Nothing when it is unknown or over. */
+void tours_cancel_id(srv *s, int64_t id);
+/* Tournament id's state ("created", "running", "paused", "cancelled",
+ * "done") and *note (why it paused itself, or ""), or NULL when the server
+ * holds no such tournament. */
+const char *tours_state_of(srv *s, int64_t id, const char **note);
 
 /* ---- access: creation policy, quotas, the resume-token index (access.c) --------------- */
 
@@ -450,6 +486,8 @@ void courses_shutdown(srv *s);
 /* A course_* message (docs/classroom.md): handled (true), or not a course
  * message (false). */
 bool courses_handle(conn *c, const char *buf, size_t len);
+/* Does this server take course_* messages (courses_start succeeded)? */
+bool courses_available(const srv *s);
 
 /* ---- storage -------------------------------------------------------------------- */
 

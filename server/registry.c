@@ -467,6 +467,38 @@ drop:
     free(j);
 }
 
+/* ---- names given out by the server (courses.c) ------------------------------------- */
+
+bool registry_hash_secret(const char *secret, const unsigned char *salt, int iterations,
+                          unsigned char *hash)
+{
+    return PKCS5_PBKDF2_HMAC(secret, (int)strlen(secret), salt, SALT_LEN, iterations,
+                             EVP_sha256(), HASH_LEN, hash) == 1;
+}
+
+int registry_reserve(srv *s, const char *name, const unsigned char *salt,
+                     const unsigned char *hash, int iterations)
+{
+    if (registry_known(s, name))
+        return ENG_EINVAL;
+    sqlite3_stmt *q = NULL;
+    long long names = 0;
+    if (sqlite3_prepare_v2(store_handle(s), "SELECT count(*) FROM registered_bots", -1, &q,
+                           NULL) == SQLITE_OK &&
+        sqlite3_step(q) == SQLITE_ROW)
+        names = sqlite3_column_int64(q, 0);
+    sqlite3_finalize(q);
+    if (names >= SRV_MAX_REGISTERED)
+        return ENG_ETOO_MANY;
+    reg_job j;
+    memset(&j, 0, sizeof j);
+    snprintf(j.name, sizeof j.name, "%s", name);
+    memcpy(j.salt, salt, SALT_LEN);
+    memcpy(j.hash, hash, HASH_LEN);
+    j.iterations = iterations;
+    return store_secret(s, &j) ? 0 : ENG_ESTORAGE;
+}
+
 void handle_unregister(conn *c, const proto_msg *m)
 {
     if (!c->reg) {

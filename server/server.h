@@ -60,6 +60,7 @@ typedef struct srv_config {
     int max_matches;          /* matches not over held at once */
     int max_spectators;       /* spectators per match */
     int finished_kept;        /* finished matches kept in memory for listing */
+    int course_jobs;          /* courses: submissions (or finals) played at once; 0 = default */
     int rate_per_sec;         /* messages per second per connection (sustained) */
     int rate_burst;           /* ... and its burst */
     /* [create] */

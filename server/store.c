@@ -506,6 +506,20 @@ int store_open(srv *s, const char *path, bool durable, char *err, size_t errcap)
     int rc = sqlite3_open_v2(path, &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
     if (rc != SQLITE_OK)
         goto fail;
+    /* The one place for the database file's mode: 0600 whatever the umask
+     * made it. It holds the admin token, every match's chance seed, the
+     * registered bots' hashes and the courses' records, stderr and folders:
+     * programs this server runs must not read it. SQLite gives the -wal and
+     * -shm files it makes the database's mode; older ones are made private
+     * here too. */
+    static const char *const parts[] = {"", "-wal", "-shm", "-journal"};
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
+        char file[PATH_MAX];
+        snprintf(file, sizeof file, "%.4000s%s", path, parts[i]);
+        if (chmod(file, 0600) != 0 && errno != ENOENT)
+            srv_log(LOG_WARN, "database_mode", "{s:s, s:s}", "file", file, "error",
+                    strerror(errno));
+    }
     /* the start-up waits for a lock as long as it takes a person to notice;
      * the loop's writes later wait only [journal] busy_timeout_ms */
     sqlite3_busy_timeout(st->db, 5000);

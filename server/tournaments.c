@@ -156,6 +156,7 @@ struct srv_tour {
     int want;           /* its proto_type, or -1 */
     uint64_t want_conn; /* who asked (a connection id: it may be gone) */
     json_t *want_id;    /* its id (a copy), or NULL */
+    tours_hooks hooks;  /* a tournament another module runs (courses.c), or zeroes */
     srv_tour *next;
 };
 
@@ -938,6 +939,8 @@ static void check_done(srv_tour *st)
         st->state != TS_CANCELLED) {
         set_state(st, TS_DONE, NULL);
         push_update(st, NULL, false);
+        if (st->hooks.done)
+            st->hooks.done(st->hooks.user, st->id, st->t);
     }
 }
 
@@ -1047,6 +1050,9 @@ void tours_match_finished(match *m)
         tour_result r;
         char verdict[TOUR_VERDICT_MAX + 1];
         result_from_json(st->k, m->result, m, &r, verdict, sizeof verdict);
+        tour_game tg;
+        if (st->hooks.game && !is_ladder(st) && tour_get_game(st->t, m->tour_game, &tg) == 0)
+            st->hooks.game(st->hooks.user, st->id, m->tour_game, m, tg.table, &r);
         if (st->job) {
             /* the standings job reads the tournament: the result waits */
             deferred *d = calloc(1, sizeof *d);
@@ -1644,9 +1650,77 @@ static int insert_row(srv_tour *st, const char *kind, int64_t *id)
     return rc;
 }
 
+/* Create the tournament of message m (checked by the protocol's decoder);
+ * linked, in state created. Returns it, or NULL with code and err. */
+static srv_tour *create_core(srv *s, const proto_msg *m, int *code, char *err, size_t errcap);
+
 static void create_tournament(conn *c, const proto_msg *m)
 {
-    srv *s = c->srv;
+    char err[512];
+    int rc = 0;
+    srv_tour *st = create_core(c->srv, m, &rc, err, sizeof err);
+    if (!st) {
+        conn_error(c, rc, err, m->id);
+        return;
+    }
+    json_t *r = proto_reply("tournament_created", m->id);
+    json_object_set_new(r, "tournament", json_integer(st->id));
+    json_object_set_new(r, "state", json_string(state_names[st->state]));
+    conn_send(c, r);
+}
+
+int tours_create_started(srv *s, const proto_msg *m, const tours_hooks *h, int64_t *id, char *err,
+                         size_t errcap)
+{
+    int rc = 0;
+    if (!s->tours) {
+        snprintf(err, errcap, "tournaments are not available on this server");
+        return ENG_EINTERNAL;
+    }
+    srv_tour *st = create_core(s, m, &rc, err, errcap);
+    if (!st)
+        return rc;
+    st->hooks = *h;
+    *id = st->id;
+    if (st->job && st->want < 0) {
+        st->want = PROTO_START_TOURNAMENT; /* after the standings job, as steer() does */
+        st->want_conn = 0;
+    } else {
+        steer_now(st, PROTO_START_TOURNAMENT, NULL, NULL);
+    }
+    return 0;
+}
+
+const char *tours_state_of(srv *s, int64_t id, const char **note)
+{
+    srv_tour *st = s->tours ? find_tour(s, id) : NULL;
+    if (!st)
+        return NULL;
+    if (note)
+        *note = st->note;
+    return state_names[st->state];
+}
+
+void tours_cancel_id(srv *s, int64_t id)
+{
+    srv_tour *st = s->tours ? find_tour(s, id) : NULL;
+    if (!st)
+        return;
+    memset(&st->hooks, 0, sizeof st->hooks);
+    if (st->state == TS_DONE || st->state == TS_CANCELLED)
+        return;
+    if (st->job) {
+        st->want = PROTO_CANCEL_TOURNAMENT;
+        st->want_conn = 0;
+        json_decref(st->want_id);
+        st->want_id = NULL;
+    } else {
+        steer_now(st, PROTO_CANCEL_TOURNAMENT, NULL, NULL);
+    }
+}
+
+static srv_tour *create_core(srv *s, const proto_msg *m, int *code, char *errout, size_t errcap)
+{
     const proto_tournament *pt = &m->tour;
     char err[512], e2[400];
     int live = 0;
@@ -1655,20 +1729,23 @@ static void create_tournament(conn *c, const proto_msg *m)
     if (live >= SRV_MAX_TOURNAMENTS) {
         snprintf(err, sizeof err, "the server holds its maximum of %d tournaments not over",
                  SRV_MAX_TOURNAMENTS);
-        conn_error(c, ENG_ETOO_MANY, err, m->id);
-        return;
+        snprintf(errout, errcap, "%s", err);
+        *code = ENG_ETOO_MANY;
+        return NULL;
     }
     const eng_game *g = eng_find_game(m->game);
     if (!g || !codec_find(g->name)) {
         snprintf(err, sizeof err, "create_tournament: no game named '%.40s' (see list_games)",
                  m->game);
-        conn_error(c, ENG_EUNKNOWN_GAME, err, m->id);
-        return;
+        snprintf(errout, errcap, "%s", err);
+        *code = ENG_EUNKNOWN_GAME;
+        return NULL;
     }
     srv_tour *st = tour_new(s);
     if (!st) {
-        conn_error(c, ENG_ENOMEM, "out of memory", m->id);
-        return;
+        snprintf(errout, errcap, "out of memory");
+        *code = ENG_ENOMEM;
+        return NULL;
     }
     st->format = pt->format;
     st->g = g;
@@ -1796,16 +1873,14 @@ static void create_tournament(conn *c, const proto_msg *m)
     srv_log(LOG_INFO, "tournament_created", "{s:I, s:s, s:s, s:i}", "tournament",
             (json_int_t)st->id, "format", proto_tour_format_name(st->format), "game", g->name,
             "participants", n);
-    json_t *r = proto_reply("tournament_created", m->id);
-    json_object_set_new(r, "tournament", json_integer(st->id));
-    json_object_set_new(r, "state", json_string(state_names[st->state]));
-    conn_send(c, r);
     schedule_standings(st);
-    return;
+    return st;
 fail:
-    conn_error(c, rc, err, m->id);
+    snprintf(errout, errcap, "%s", err);
+    *code = rc;
     st->closing = true; /* not linked: freed once its timer has closed */
     uv_close((uv_handle_t *)&st->timer, on_timer_closed);
+    return NULL;
 }
 
 /* ---- the other messages -----------------------------------------------------------------------

@@ -4,14 +4,16 @@
 # through the runner (stderr kept). classroom_access (Node): who sees what,
 # refused uploads, and a short course end to end (two-game gates, a final of
 # two). classroom_e2e (Node, slow, ~1.5 min): the issue's course of six
-# students and five Python bots, from roster to grades.
+# students and five Python bots, from roster to grades. classroom_remote (Node,
+# ~1-2 min): remote-bot submissions with a real `tessera bridge --register`:
+# gates as server matches, a bot that never connects, the final.
 tessera_add_test(test_classroom
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_classroom.c
   LIBS tessera_classroom
   ARGS ${CMAKE_CURRENT_LIST_DIR}/bots
   TIMEOUT 120)
 find_program(TESSERA_NODE NAMES node nodejs)
-foreach(_t access e2e)
+foreach(_t access e2e remote)
   if(TESSERA_NODE)
     add_test(NAME classroom_${_t}
       COMMAND ${TESSERA_NODE} ${CMAKE_CURRENT_LIST_DIR}/test_course_${_t}.js $<TARGET_FILE:tessera>
@@ -23,4 +25,5 @@ foreach(_t access e2e)
   endif()
 endforeach()
 set_tests_properties(classroom_access PROPERTIES LABELS "server;classroom" TIMEOUT 180)
+set_tests_properties(classroom_remote PROPERTIES LABELS "server;classroom" TIMEOUT 400)
 set_tests_properties(classroom_e2e PROPERTIES LABELS "server;classroom;slow" TIMEOUT 600)

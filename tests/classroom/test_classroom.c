@@ -176,6 +176,11 @@ static void test_check_elf(void **state)
     assert_int_equal(k, CLASS_PYTHON);
     assert_int_equal(class_kind_parse("executable", &k), 0);
     assert_int_equal(k, CLASS_ELF);
+    assert_int_equal(class_kind_parse("remote", &k), 0);
+    assert_int_equal(k, CLASS_REMOTE);
+    assert_int_equal(
+        class_check_file(CLASS_REMOTE, "bot.py", text, sizeof text - 1, err, sizeof err),
+        ENG_EINVAL);
     assert_int_equal(class_kind_parse("java", &k), ENG_EINVAL);
 }
 
@@ -304,6 +309,39 @@ static void on_game(const class_game *g, void *user)
         s->record = true;
 }
 
+/* A database made before remote bots gains their columns, keeping its rows. */
+static void test_store_upgrade(void **state)
+{
+    (void)state;
+    sqlite3 *db;
+    char err[300];
+    assert_int_equal(sqlite3_open(":memory:", &db), SQLITE_OK);
+    exec_ok(db, "CREATE TABLE class_courses(id INTEGER PRIMARY KEY, name TEXT NOT NULL,"
+                " game TEXT NOT NULL, rules TEXT NOT NULL, move_ms INTEGER NOT NULL,"
+                " gates TEXT NOT NULL, qualify INTEGER NOT NULL, seed INTEGER NOT NULL,"
+                " final_games INTEGER NOT NULL, deadline_ms INTEGER NOT NULL,"
+                " frozen_ms INTEGER NOT NULL DEFAULT 0, final_state TEXT NOT NULL DEFAULT 'none',"
+                " final_note TEXT NOT NULL DEFAULT '', created_ms INTEGER NOT NULL);"
+                "INSERT INTO class_courses(id, name, game, rules, move_ms, gates, qualify, seed,"
+                " final_games, deadline_ms, created_ms) VALUES(7, 'old', 'reversi', '{}', 1000,"
+                " '[]', 1, 1, 2, 0, 1)");
+    assert_int_equal(class_store_init(db, err, sizeof err), 0);
+    assert_int_equal(class_store_init(db, err, sizeof err), 0); /* again: nothing to add */
+    sqlite3_stmt *st;
+    assert_int_equal(sqlite3_prepare_v2(db,
+                                        "SELECT remote_wait_ms, final_tour, name FROM class_courses"
+                                        " WHERE id = 7",
+                                        -1, &st, NULL),
+                     SQLITE_OK);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    assert_int_equal(sqlite3_column_int64(st, 0), CLASS_REMOTE_WAIT_MS);
+    assert_int_equal(sqlite3_column_int64(st, 1), 0);
+    assert_string_equal((const char *)sqlite3_column_text(st, 2), "old");
+    sqlite3_finalize(st);
+    exec_ok(db, "SELECT tour FROM class_submissions");
+    sqlite3_close(db);
+}
+
 static void test_play_broken(void **state)
 {
     (void)state;
@@ -352,7 +390,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_tokens),      cmocka_unit_test(test_check_python),
         cmocka_unit_test(test_check_elf),   cmocka_unit_test(test_gates),
         cmocka_unit_test(test_csv_field),   cmocka_unit_test(test_grades),
-        cmocka_unit_test(test_play_broken),
+        cmocka_unit_test(test_play_broken), cmocka_unit_test(test_store_upgrade),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -2,7 +2,9 @@
 // `tessera serve`: the instructor creates a course on #/instructor, adds a
 // roster and reads the tokens; a student opens #/course on a phone (390×844)
 // with their token, uploads a Python bot through the file picker, sees it
-// pass its gate and opens a game behind the verdict with their stderr; the
+// pass its gate and opens a game behind the verdict with their stderr; a
+// third submits a remote bot and is shown the `tessera bridge --register`
+// command, its submission waiting for the bot (phone and desktop); the
 // instructor closes submissions, starts the final with one click, sees the
 // standings and exports the grade CSV (a real download). Every page fits its
 // width and logs no console error. Screenshots: desktop-instructor.png,
@@ -131,10 +133,42 @@ test('instructor and student pages, from a new course to exported grades', async
   await waitFor(async () => /not an ELF file/.test(await stu.page.locator('.submit-status').textContent()),
     'the refusal of a text file declared as an executable', ms(10000));
 
+  /* a third student submits a remote bot on a phone: the page shows the command to run it, and the
+   * submission waits for the bot (it never connects here: the deadline below fails it) */
+  const rem = await page(390, 844, `${server.url}#/course`);
+  await rem.page.fill('.token-form input[name=token]', tokens.s3);
+  await rem.page.click('.token-form button[type=submit]');
+  await rem.page.locator('form.submit-form').waitFor();
+  await rem.page.selectOption('form.submit-form select[name=kind]', 'remote');
+  assert.equal(await rem.page.locator('form.submit-form input[name=files]').isVisible(), false, 'no files for a remote bot');
+  assert.match(await rem.page.locator('form.submit-form .remote-help').textContent(), /runs on your machine/);
+  await rem.page.click('form.submit-form button[type=submit]');
+  const cmd = rem.page.locator('.register-command pre');
+  await cmd.waitFor();
+  assert.match(await cmd.textContent(),
+    /^tessera bridge --url ws:\/\/127\.0\.0\.1:\d+\/ --register course\d+-s\d+-v1-[a-z0-9]{6} --secret [a-z2-7]{26} --game reversi -- python3 mybot\.py$/);
+  const remRow = rem.page.locator('table.submissions tr[data-submission]');
+  await waitFor(async () => (await remRow.getAttribute('data-state')) === 'waiting', 'the remote bot to be waited for', ms(10000), 200);
+  assert.match(await remRow.locator('td.state').textContent(), /^waiting for your bot$/);
+  assert.match(await remRow.locator('td.verdict').textContent(), /waiting for your bot/);
+  assert.deepEqual(await overflow(rem.page), [], 'the remote submission fits a phone');
+  await rem.page.setViewportSize({width: 1280, height: 800});
+  await remRow.waitFor();
+  assert.ok(await rem.page.locator('.register-command pre').isVisible());
+  assert.deepEqual(await overflow(rem.page), [], 'the remote submission fits a desktop');
+  assert.deepEqual(rem.problems, []);
+  /* the pages share the browser's storage: give the first student's token back to it */
+  await rem.page.fill('.token-form input[name=token]', tokens.s1);
+  await rem.page.click('.token-form button[type=submit]');
+  await waitFor(async () => /Ada Lovelace/.test(await rem.page.locator('.page.course h3').first().textContent()),
+    'the first student\'s page again', ms(10000));
+
   /* the instructor: everyone's submissions, close, start the final, grades */
   await ins.page.reload();
   await waitFor(async () => (await ins.page.locator('table.submissions tr[data-state="done"]').count()) === 2,
     'both submissions through their gates', ms(120000), 250);
+  assert.equal(await ins.page.locator('table.submissions tr[data-student="s3"] td.state').textContent(), 'waiting for the bot');
+  assert.match(await ins.page.locator('table.submissions tr[data-student="s3"]').textContent(), /remote bot · course\d+-s\d+-v1-/);
   await ins.page.click('button.deadline-now');
   await waitFor(async () => /frozen/.test(await ins.page.locator('.course-facts dd.deadline').textContent()),
     'the course to freeze', ms(10000));

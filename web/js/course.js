@@ -62,6 +62,20 @@ function readFile(file) {
   });
 }
 
+/** A submission's state in words. */
+function stateText(s, instructor) {
+  if (s.state === 'done') return s.qualified ? 'qualified' : 'not qualified';
+  if (s.state === 'queued') return 'waiting';
+  if (s.state === 'waiting') return instructor ? 'waiting for the bot' : 'waiting for your bot';
+  return 'in the gates';
+}
+
+/** The command a student runs for a remote submission (docs/classroom.md). */
+function registerCommand(rem, secret) {
+  const url = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/`;
+  return `tessera bridge --url ${url} --register ${rem.name} --secret ${secret} --game ${rem.game} -- python3 mybot.py`;
+}
+
 /** A table of submissions with their gates; games clickable (onGame(id)). */
 function submissionsTable(subs, onGame, {withStudent = false, onCode = null} = {}) {
   if (!subs.length) return h('p', {class: 'empty', text: 'no submissions yet'});
@@ -73,8 +87,8 @@ function submissionsTable(subs, onGame, {withStudent = false, onCode = null} = {
       h('td', {}, [`v${s.version}`, s.frozen ? h('span', {class: 'tag', text: 'frozen'}) : null,
         onCode ? h('button', {class: 'link', text: 'code', onclick: () => onCode(s)}) : null]),
       h('td', {text: fmtDate(s.created_ms)}),
-      h('td', {text: `${s.kind} · ${s.main} · ${s.bytes} B`}),
-      h('td', {class: 'state', text: s.state === 'done' ? (s.qualified ? 'qualified' : 'not qualified') : s.state === 'queued' ? 'waiting' : 'in the gates'}),
+      h('td', {text: s.kind === 'remote' ? `remote bot · ${s.main}` : `${s.kind} · ${s.main} · ${s.bytes} B`}),
+      h('td', {class: 'state', text: stateText(s, withStudent)}),
       h('td', {class: 'gates'}, s.gates.map((g) => h('div', {class: `gate ${g.passed ? 'pass' : 'fail'}`}, [
         h('b', {text: `${g.passed ? '✓' : '✗'} gate ${g.gate + 1}`}),
         ` ${g.points}/${g.games} vs ${g.opponent}, ${g.ms_per_move.toFixed(1)} ms/move `,
@@ -101,6 +115,7 @@ function gamePanel(app, g) {
     g.verdict ? h('p', {class: 'verdict', text: g.verdict}) : null,
     h('table', {class: 'matches'}, [h('tbody', {}, rows)]),
     ...errs,
+    g.stderr_note ? h('p', {class: 'stderr-note', text: `stderr: not available — ${g.stderr_note}`}) : null,
     h('p', {}, [h('button', {text: 'replay this game', onclick: () => { app.pendingRecord = g.record; location.hash = '#/replay/file'; }})]),
   ]);
 }
@@ -141,7 +156,7 @@ export class StudentView {
     this.conn.addEventListener('ready', this.onReady);
     this.render();
     if (this.conn.ready) this.refresh();
-    this.timer = setInterval(() => { if (this.view && this.view.submissions.some((s) => s.state !== 'done')) this.refresh(); }, 2000);
+    this.timer = setInterval(() => { if (this.view && this.view.submissions.some((s) => s.state !== 'done')) this.refresh(true); }, 2000);
   }
 
   unmount() {
@@ -149,9 +164,14 @@ export class StudentView {
     this.conn.removeEventListener('ready', this.onReady);
   }
 
-  async refresh() {
+  async refresh(poll = false) {
     if (!this.token || !this.conn.ready) return;
     const r = await this.conn.request({type: 'course_view', token: this.token});
+    /* a poll with nothing new (a remote bot still waited for): the page stays as it is, under the
+     * reader's pointer */
+    const text = JSON.stringify({...r, id: undefined});
+    if (poll && text === this.lastText) return;
+    this.lastText = text;
     if (r.type === 'error') { this.error = errText(r); this.view = null; } else { this.error = ''; this.view = r; }
     this.render();
   }
@@ -193,6 +213,15 @@ export class StudentView {
     const form = h('form', {class: 'submit-form', onsubmit: async (e) => {
       e.preventDefault();
       const el = e.target.elements;
+      if (el.kind.value === 'remote') {
+        status.textContent = 'sending…';
+        const r = await this.conn.request({type: 'course_submit', token: this.token, kind: 'remote'});
+        status.textContent = r.type === 'error' ? errText(r) : `version ${r.version} received — run your bot with the command below; its gates start when it connects`;
+        status.className = 'submit-status ' + (r.type === 'error' ? 'error' : 'ok');
+        if (r.type !== 'error') this.registration = {version: r.version, command: registerCommand(r.remote, r.remote.secret)};
+        this.refresh();
+        return;
+      }
       const files = [...el.files.files];
       if (!files.length) { status.textContent = 'choose your bot\'s file(s)'; return; }
       status.textContent = 'sending…';
@@ -206,12 +235,17 @@ export class StudentView {
       } catch (err) { status.textContent = String(err.message || err); }
     }}, [
       h('h3', {text: 'Submit a bot'}),
-      h('label', {}, ['kind ', h('select', {name: 'kind'}, [h('option', {value: 'python', text: 'Python 3 (python3 MAIN)'}), h('option', {value: 'executable', text: 'executable (Linux ELF)'})])]),
+      h('label', {}, ['kind ', h('select', {name: 'kind', onchange: (e) => { form.classList.toggle('remote', e.target.value === 'remote'); }}, [h('option', {value: 'python', text: 'Python 3 (python3 MAIN)'}), h('option', {value: 'executable', text: 'executable (Linux ELF)'}), h('option', {value: 'remote', text: 'remote bot (you run it)'})])]),
       h('label', {}, ['files ', h('input', {name: 'files', type: 'file', multiple: true})]),
       h('label', {}, ['file to run ', h('input', {name: 'main', placeholder: 'the first file', size: 16})]),
       h('button', {type: 'submit', text: 'submit', disabled: closed}),
       closed ? h('span', {class: 'error', text: ' the deadline has passed'}) : null,
       status,
+      h('p', {class: 'remote-help', text: 'A remote bot runs on your machine: submit, then run the command shown with your program (any language speaking the stdio protocol) after the "--". The secret is shown once.'}),
+      this.registration ? h('div', {class: 'register-command'}, [
+        h('b', {text: `v${this.registration.version}: run your bot with`}),
+        h('pre', {text: this.registration.command}),
+      ]) : null,
     ]);
     return form;
   }
@@ -253,7 +287,7 @@ export class InstructorView {
     this.conn.addEventListener('ready', this.onReady);
     this.render();
     if (this.conn.ready) this.refresh();
-    this.timer = setInterval(() => { if (this.courseId && this.busy()) this.refresh(); }, 2000);
+    this.timer = setInterval(() => { if (this.courseId && this.busy()) this.refresh(true); }, 2000);
   }
 
   unmount() {
@@ -266,11 +300,14 @@ export class InstructorView {
     return v && (v.submissions.some((s) => s.state !== 'done') || v.course.final_state === 'running' || (v.course.deadline_ms && !v.course.frozen_ms));
   }
 
-  async refresh() {
+  async refresh(poll = false) {
     if (!this.token || !this.conn.ready) return;
     this.error = '';
     if (this.courseId) {
       const r = await this.conn.request({type: 'course_view', admin_token: this.token, course: this.courseId});
+      const text = JSON.stringify({...r, id: undefined});
+      if (poll && text === this.lastText) return; /* a poll with nothing new: the page stays as it is */
+      this.lastText = text;
       if (r.type === 'error') { this.error = errText(r); this.view = null; } else this.view = r;
     } else {
       const r = await this.conn.request({type: 'course_list', admin_token: this.token});
