@@ -8,7 +8,7 @@ tessera_add_test(test_experiment
   LIBS tessera_experiment
   TIMEOUT 60)
 set(_exp_sh ${CMAKE_CURRENT_LIST_DIR}/experiment.sh)
-foreach(case list report bad)
+foreach(case list report resume bad)
   add_test(NAME experiment_${case} COMMAND bash ${_exp_sh} $<TARGET_FILE:tessera> ${case})
   set_tests_properties(experiment_${case} PROPERTIES LABELS cli TIMEOUT 60)
 endforeach()

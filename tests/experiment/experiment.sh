@@ -6,6 +6,8 @@
 #                   same command again finds every row in the store (resumed,
 #                   nothing played); --report reads it back the same
 #   report          --report on an empty store: every row "not run", exit 0
+#   resume          SIGINT after the first game: exit 1, "stopped"; the same
+#                   command continues from the store and plays only the rest
 #   bad             bad arguments exit 2 with a message naming what is wrong
 # usage: experiment.sh TESSERA CASE [NAME]
 set -u
@@ -94,6 +96,30 @@ report)
     n=$(grep -c " not run$" "$DIR/out")
     [ "$n" = 18 ] || fail "expected 18 rows not run, got $n"
     grep -q "fitness_tree=copy" "$DIR/o/siea-x.md" || fail "no Markdown"
+    ;;
+resume)
+    "$T" experiment siea-iii --games 30 --jobs 2 --out "$DIR/o" > "$DIR/out1" 2> "$DIR/err1" &
+    pid=$!
+    for _ in $(seq 600); do
+        grep -q "row 1/1 (R2 vs R1): [1-9][0-9]*/30 games" "$DIR/err1" && break
+        sleep 0.1
+    done
+    kill -INT $pid
+    wait $pid
+    rc=$?
+    [ $rc = 1 ] || { grep -q "30 games, A" "$DIR/err1" && echo "finished before the signal: skipped" \
+        && exit 0; fail "stopped run exit $rc, not 1"; }
+    grep -q "stopped; run the same command again to continue" "$DIR/err1" || fail "no 'stopped'"
+    "$T" experiment siea-iii --games 30 --jobs 2 --out "$DIR/o" --json > "$DIR/out2" 2> "$DIR/err2" \
+        || fail "continued run exit $?"
+    done1=$(sed -n 's/.*resumed, \([0-9]*\) of 30 games done.*/\1/p' "$DIR/err2")
+    [ -n "$done1" ] && [ "$done1" -ge 1 ] && [ "$done1" -lt 30 ] || fail "resumed with '$done1' games"
+    tail -n 1 "$DIR/out2" | python3 -c '
+import json, sys
+r = json.load(sys.stdin)["rows"][0]["ours"]
+done1 = int(sys.argv[1])
+assert r["games"] == 30 and r["resumed"], r
+assert r["played"] == 30 - done1, (r["played"], done1)' "$done1" || fail "continued run's counts"
     ;;
 bad)
     expect2() {
