@@ -400,7 +400,7 @@ int exp_run(const exp_def *d, const char *db_path, const exp_options *o, exp_row
         spec.rules = rules;
         spec.participants = parts;
         spec.nparticipants = 2;
-        spec.games_per_pair = o->quick ? 2 : o->games > 0 ? o->games + o->games % 2 : row->games;
+        spec.games_per_pair = o->games > 0 ? o->games + o->games % 2 : o->quick ? 2 : row->games;
         spec.seed = o->seed;
         spec.label = label;
         tour *t = NULL;

@@ -110,7 +110,7 @@ typedef struct exp_options {
     int64_t games;           /* > 0: games of every row (rounded up to even); 0: each row's own */
     uint64_t seed;           /* default 1 */
     int jobs;                /* worker threads, default 1 */
-    bool quick;              /* tiny budgets (exp_quick_spec) and 2 games a row, for tests */
+    bool quick;              /* tiny budgets (exp_quick_spec); unless games, 2 games a row */
     bool play;               /* false: only read the store (report what is there) */
     const atomic_bool *stop; /* optional: raised, the run stops after saving */
     /* Progress, optional: a game of row r ended; counts are the row's. */
