@@ -5,8 +5,9 @@
  * The bots drive the shared MCTS engine (mcts.h) through its decision
  * driver and its pluggable selection formula (mcts_ctx.score): the real
  * tree is searched with UCT until the root is expanded, the formula is
- * evolved with fitness simulations on a copy of the tree (or read-only on
- * the real one), and the search then continues with the evolved formula.
+ * evolved with fitness simulations backed up into the real tree (ea-mcts,
+ * siea-mcts by default), into a copy of it (fitness_tree=copy) or read-only
+ * on it (ea-p-mcts), and the search then continues with the evolved formula.
  * Everything is allocated at bot creation; a decision allocates nothing.
  */
 #include "ea.h"
@@ -485,8 +486,8 @@ static void ea_reset(bot *b)
          "seed's fitness: mcts (the S UCT iterations before the evolution) or fitness (S more)"}
 
 #define EA_TREE_PARAM                                                                              \
-    {"fitness_tree", BOT_ENUM, 0, 0, 1, ea_tree_names, NULL,                                      \
-     "where fitness simulations back up: copy (papers) or real (the authors' code)"}
+    {"fitness_tree", BOT_ENUM, 1, 0, 1, ea_tree_names, NULL,                                      \
+     "where fitness simulations back up: real (the authors' code, default) or copy (papers' text)"}
 
 static const bot_param ea_p_params[] = {EA_MCTS_PARAMS, EA_EVO_PARAMS};
 static const bot_param ea_params_tab[] = {EA_MCTS_PARAMS, EA_EVO_PARAMS, EA_TREE_PARAM};
@@ -517,8 +518,8 @@ const bot_type bot_ea_p_mcts_type = {
 
 const bot_type bot_ea_mcts_type = {
     .name = "ea-mcts",
-    .summary = "EA-MCTS / ES-MCTS: evolves the UCT formula each decision, fitness on a copy "
-               "of the tree (SIEA-MCTS paper, Alg. 2; ES-MCTS paper; 400 + 2400 sims)",
+    .summary = "EA-MCTS / ES-MCTS: evolves the UCT formula each decision, fitness simulations "
+               "backed up into the tree (SIEA-MCTS paper, Alg. 2; ES-MCTS paper; 400 + 2400 sims)",
     .params = ea_params_tab,
     .nparams = NPARAMS(ea_params_tab),
     .init = ea_mcts_init,

@@ -17,9 +17,11 @@
  *      offspring (ties: ea_select);
  *   D. normal MCTS iterations with the evolved formula until the budget ends.
  * Where the fitness simulations run is the variant: ea-mcts and siea-mcts
- * on one copy of the tree taken at the start of C (they expand and back up
- * into the copy), ea-p-mcts on the real tree read-only (no expansion, no
- * back-up). Either way the real tree receives MCTS iterations only.
+ * on the real tree, expanded and backed up like MCTS iterations (the
+ * authors' code; the default since the measurements of docs/ea.md), or with
+ * fitness_tree=copy on one copy of the tree taken at the start of C (the
+ * papers' text: the real tree then receives MCTS iterations only);
+ * ea-p-mcts on the real tree read-only (no expansion, no back-up).
  *
  * Budgets: sims= counts the MCTS iterations (A, B, D); the evolution
  * spends lambda*G*S simulations on top (2,400 with the defaults). With ms=
@@ -42,9 +44,9 @@
 
 /* Where an individual's fitness simulations run. */
 enum ea_where {
-    EA_ON_COPY,      /* a copy of the tree, expanded and backed up (ea-mcts, siea-mcts) */
+    EA_ON_COPY,      /* a copy of the tree, expanded and backed up (option fitness_tree=copy) */
     EA_READ_ONLY,    /* the real tree, read-only: no expansion, no back-up (ea-p-mcts) */
-    EA_ON_REAL_TREE, /* the real tree, backed up (the authors' code; option fitness_tree=real) */
+    EA_ON_REAL_TREE, /* the real tree, backed up (the authors' code; ea-mcts, siea-mcts default) */
 };
 
 /* How the seed's fitness is obtained. */

@@ -84,6 +84,9 @@ int cmd_serve(int argc, char **argv);
 int cmd_match(int argc, char **argv);
 /* `tessera tournament`: a local tournament (cmd_tournament.c, tournament/runner.h). */
 int cmd_tournament(int argc, char **argv);
+/* `tessera experiment`: a seed paper's table played again (cmd_experiment.c, experiment/). */
+extern const char cmd_experiment_usage[];
+int cmd_experiment(int argc, char **argv);
 int cmd_bots(int argc, char **argv);
 /* `tessera bot`: play a seat of a remote match (cmd_bot.c, client/botclient.h). */
 int cmd_bot(int argc, char **argv);

@@ -149,6 +149,8 @@ const cli_command cli_commands[] = {
      "game or bot, a program that cannot be found, fewer than 2 participants, a bad\n"
      "count), with the reason.\n",
      cmd_tournament},
+    {"experiment", "play a seed paper's table again: the paper's figures and ours side by side",
+     cmd_experiment_usage, cmd_experiment},
     {"bots", "list the bots, their options and defaults",
      "usage: tessera bots\n"
      "\n"

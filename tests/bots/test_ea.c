@@ -793,20 +793,32 @@ static void test_bot_accounting(void **state)
     (void)state;
     const char *o = "sims=150,lambda=3,gens=4,fitness_sims=5";
     char spec[256];
+    /* by default ea-mcts and siea-mcts back their fitness simulations up into
+     * the real tree (the authors' code; docs/ea.md says why) */
     snprintf(spec, sizeof spec, "ea-mcts:%s", o);
-    check_accounting(spec, 150, 60, true, false);
+    check_accounting(spec, 150, 60, false, true);
     snprintf(spec, sizeof spec, "siea-mcts:%s", o);
-    check_accounting(spec, 150, 60, true, false);
+    check_accounting(spec, 150, 60, false, true);
     snprintf(spec, sizeof spec, "ea-p-mcts:%s", o);
     check_accounting(spec, 150, 60, false, false);
     snprintf(spec, sizeof spec, "siea-mcts:%s,fitness_tree=real", o);
     check_accounting(spec, 150, 60, false, true);
+    /* the papers' text: a copy, the real tree holds the MCTS iterations only */
+    snprintf(spec, sizeof spec, "ea-mcts:%s,fitness_tree=copy", o);
+    check_accounting(spec, 150, 60, true, false);
+    snprintf(spec, sizeof spec, "siea-mcts:%s,fitness_tree=copy", o);
+    check_accounting(spec, 150, 60, true, false);
     snprintf(spec, sizeof spec, "ea-mcts:%s,seed_eval=fitness", o);
+    check_accounting(spec, 150, 65, false, true);
+    snprintf(spec, sizeof spec, "ea-mcts:%s,seed_eval=fitness,fitness_tree=copy", o);
     check_accounting(spec, 150, 65, true, false);
     snprintf(spec, sizeof spec, "siea-mcts:%s,reuse=true", o);
+    check_accounting(spec, 150, 60, false, true);
+    snprintf(spec, sizeof spec, "siea-mcts:%s,reuse=true,fitness_tree=copy", o);
     check_accounting(spec, 150, 60, true, false);
-    /* the published defaults: 400 MCTS iterations + 20*4*30 = 2400 */
-    check_accounting("siea-mcts", 400, 2400, true, false);
+    /* the published defaults: 400 MCTS iterations + 20*4*30 = 2400, all in the real tree */
+    check_accounting("siea-mcts", 400, 2400, false, true);
+    check_accounting("ea-mcts:fitness_tree=copy", 400, 2400, true, false);
 }
 
 /* Evolution needs the root expanded and iterations left to use the result. */
@@ -863,6 +875,12 @@ static void test_bot_specs(void **state)
                                  "kset=0.25/0.5/1/2/3/5/7/10,p_internal=0.9"));
     assert_non_null(strstr(desc, "alpha=5,beta=10"));
     assert_non_null(strstr(desc, "k=1.41421"));
+    /* the default reading of the fitness tree (docs/ea.md, "Which reading is the default") */
+    assert_non_null(strstr(desc, "fitness_tree=real"));
+    bot_destroy(b);
+    b = make("ea-mcts", g, 1);
+    bot_describe(b, desc, sizeof desc);
+    assert_non_null(strstr(desc, "fitness_tree=real"));
     bot_destroy(b);
 }
 

@@ -1,0 +1,150 @@
+#!/bin/bash
+# `tessera experiment` end to end, one case per CTest test:
+#   list            --list names every built-in experiment
+#   quick NAME      NAME --quick: exit 0, the JSON/Markdown/CSV (and SVG) have
+#                   every row with its paper figures and 2 games of ours; the
+#                   same command again finds every row in the store (resumed,
+#                   nothing played); --report reads it back the same
+#   report          --report on an empty store: every row "not run", exit 0
+#   resume          SIGINT after the first game: exit 1, "stopped"; the same
+#                   command continues from the store and plays only the rest
+#   bad             bad arguments exit 2 with a message naming what is wrong
+# usage: experiment.sh TESSERA CASE [NAME]
+set -u
+T=$1
+CASE=$2
+NAME=${3:-}
+DIR=$(mktemp -d)
+trap 'rm -rf "$DIR"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+case $CASE in
+list)
+    "$T" experiment --list > "$DIR/list" || fail "--list exit $?"
+    for n in es-ix muller-5.5 muller-5.6 muller-5.7 siea-iii siea-iv siea-vi siea-viii siea-x; do
+        grep -q "^$n " "$DIR/list" || fail "--list lacks $n"
+    done
+    ;;
+quick)
+    "$T" experiment "$NAME" --quick --out "$DIR/o" --jobs 2 --json > "$DIR/out" 2> "$DIR/err" \
+        || { cat "$DIR/err"; fail "$NAME --quick exit $?"; }
+    grep -q "tessera experiment: $NAME row 1/" "$DIR/err" || fail "no progress lines"
+    tail -n 1 "$DIR/out" > "$DIR/result.json"
+    python3 - "$DIR" "$NAME" <<'PY' || exit 1
+import csv, json, os, sys
+d, name = sys.argv[1], sys.argv[2]
+r = json.load(open(f"{d}/result.json"))
+f = json.load(open(f"{d}/o/{name}.json"))
+assert r == f, "the --json line and NAME.json differ"
+assert r["experiment"] == name and r["quick"] is True
+for k in ("title", "paper", "anchor", "table", "conclusion", "setup"):
+    assert r[k], k
+rows = r["rows"]
+assert len(rows) >= 1
+ids = set()
+for row in rows:
+    assert row["id"] not in ids; ids.add(row["id"])
+    o = row["ours"]
+    assert o["games"] == 2 and o["games_expected"] == 2, row
+    assert o["w"] + o["l"] + o["d"] == 2, row
+    assert 0 <= o["lo"] <= o["rate"] <= o["hi"] <= 1, row
+    assert o["played"] == 2 and o["resumed"] is False, row
+    p = row["paper"]
+    assert p is not None and p["w"] + p["l"] + p["d"] > 0, row
+    assert abs(p["rate"] - (p["w"] + p["d"] / 2) / (p["w"] + p["l"] + p["d"])) < 1e-6
+    assert row["verdict"] in ("agrees", "differs"), row
+md = open(f"{d}/o/{name}.md").read()
+assert md.startswith(f"# {name}: ")
+assert "| row | A | B | paper W-L-D |" in md
+for row in rows:
+    assert f"| {row['label']} |" in md, row["label"]
+lines = list(csv.reader(open(f"{d}/o/{name}.csv")))
+assert lines[0][:2] == ["experiment", "row"] and len(lines) == len(rows) + 1
+assert [l[1] for l in lines[1:]] == [row["id"] for row in rows]
+svg = os.path.exists(f"{d}/o/{name}.svg")
+if name in ("muller-5.5", "muller-5.6"):
+    s = open(f"{d}/o/{name}.svg").read()
+    assert s.startswith("<svg") and s.rstrip().endswith("</svg>")
+    assert s.count("<circle") == len(rows) + 1  # ours + the legend's
+else:
+    assert not svg
+PY
+    # the same command again: every row comes from the store
+    "$T" experiment "$NAME" --quick --out "$DIR/o" --jobs 2 --json > "$DIR/out2" 2> "$DIR/err2" \
+        || fail "second run exit $?"
+    grep -q "resumed, 2 of 2 games done" "$DIR/err2" || fail "second run did not resume"
+    tail -n 1 "$DIR/out2" | python3 -c '
+import json, sys
+r = json.load(sys.stdin)
+assert all(x["ours"]["played"] == 0 and x["ours"]["resumed"] for x in r["rows"])' \
+        || fail "second run played games again"
+    # --report reads the same figures
+    "$T" experiment "$NAME" --quick --out "$DIR/o" --report --json > "$DIR/out3" 2>/dev/null \
+        || fail "--report exit $?"
+    python3 - "$DIR" <<'PY' || fail "--report differs from the run"
+import json, sys
+d = sys.argv[1]
+a = json.loads(open(f"{d}/result.json").read())
+b = json.loads(open(f"{d}/out3").read().splitlines()[-1])
+for x, y in zip(a["rows"], b["rows"]):
+    for k in ("w", "l", "d", "games", "rate"):
+        assert x["ours"][k] == y["ours"][k], (x["id"], k)
+PY
+    ;;
+report)
+    "$T" experiment siea-x --out "$DIR/o" --report > "$DIR/out" 2>/dev/null || fail "exit $?"
+    n=$(grep -c " not run$" "$DIR/out")
+    [ "$n" = 18 ] || fail "expected 18 rows not run, got $n"
+    grep -q "fitness_tree=copy" "$DIR/o/siea-x.md" || fail "no Markdown"
+    ;;
+resume)
+    # quick budgets: many short games (fewer under the sanitizers, several times slower)
+    N=200
+    [ -n "${TESSERA_SANITIZED:-}" ] && N=60
+    "$T" experiment siea-iii --quick --games $N --jobs 2 --out "$DIR/o" > "$DIR/out1" 2> "$DIR/err1" &
+    pid=$!
+    for _ in $(seq 600); do
+        grep -q "row 1/1 (R2 vs R1): [1-9][0-9]*/$N games" "$DIR/err1" && break
+        sleep 0.1
+    done
+    kill -INT $pid
+    wait $pid
+    rc=$?
+    [ $rc = 1 ] || { grep -q "$N games, A" "$DIR/err1" && echo "finished before the signal: skipped" \
+        && exit 0; fail "stopped run exit $rc, not 1"; }
+    grep -q "stopped; run the same command again to continue" "$DIR/err1" || fail "no 'stopped'"
+    "$T" experiment siea-iii --quick --games $N --jobs 2 --out "$DIR/o" --json > "$DIR/out2" 2> "$DIR/err2" \
+        || fail "continued run exit $?"
+    done1=$(sed -n "s/.*resumed, \([0-9]*\) of $N games done.*/\1/p" "$DIR/err2")
+    [ -n "$done1" ] && [ "$done1" -ge 1 ] && [ "$done1" -lt $N ] || fail "resumed with '$done1' games"
+    tail -n 1 "$DIR/out2" | python3 -c '
+import json, sys
+r = json.load(sys.stdin)["rows"][0]["ours"]
+done1, n = int(sys.argv[1]), int(sys.argv[2])
+assert r["games"] == n and r["resumed"], r
+assert r["played"] == n - done1, (r["played"], done1)' "$done1" $N || fail "continued run's counts"
+    ;;
+bad)
+    expect2() {
+        local want=$1; shift
+        "$T" experiment "$@" > /dev/null 2> "$DIR/err"
+        local rc=$?
+        [ $rc = 2 ] || fail "'$*' exit $rc, not 2"
+        grep -q -- "$want" "$DIR/err" || { cat "$DIR/err"; fail "'$*': message lacks '$want'"; }
+    }
+    expect2 "which experiment"
+    expect2 "unknown experiment 'nope'; experiments: es-ix muller-5.5" nope --out "$DIR/o"
+    expect2 "one experiment at a time" siea-iii muller-5.5
+    expect2 "--games needs an integer" siea-iii --games 0
+    expect2 "--games needs an integer" siea-iii --games x
+    expect2 "--jobs needs an integer" siea-iii --jobs 0
+    expect2 "--seed" siea-iii --seed -1
+    expect2 "unknown option '--bogus'" siea-iii --bogus
+    expect2 "--out needs a value" siea-iii --out
+    expect2 "--list takes no experiment name" --list siea-iii
+    touch "$DIR/file"
+    expect2 "is not a folder" siea-iii --out "$DIR/file"
+    ;;
+*) fail "unknown case $CASE" ;;
+esac
+echo ok

@@ -1,0 +1,249 @@
+/*
+ * test_experiment.c — experiment/ without playing: every built-in definition
+ * loads and its bot specs are accepted by the runner, with the paper's
+ * figures of a few rows checked against the tables by hand; the parser's
+ * errors name what is wrong; the Wilson interval against published values;
+ * the verdict on rows that must agree, must differ, have no paper figure or
+ * no game; the quick mode's specs. `tessera experiment` itself is tested by
+ * experiment.sh.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "engine/eng.h"
+#include "experiment/experiment.h"
+#include "tournament/runner.h"
+
+#define assert_near(a, b, eps) assert_true(fabs((a) - (b)) <= (eps))
+
+static const exp_row *find_row(const exp_def *d, const char *id)
+{
+    for (int i = 0; i < d->nrows; i++)
+        if (strcmp(d->rows[i].id, id) == 0)
+            return &d->rows[i];
+    fail_msg("no row %s in %s", id, d->name);
+    return NULL;
+}
+
+static void test_builtins_load(void **state)
+{
+    (void)state;
+    assert_true(exp_count() >= 8);
+    const eng_game *g = eng_find_game("carcassonne");
+    player_config pc;
+    player_config_default(&pc);
+    for (int i = 0; i < exp_count(); i++) {
+        exp_def *d;
+        char err[512];
+        int rc = exp_load(exp_name(i), &d, err, sizeof err);
+        if (rc)
+            fail_msg("%s: %s", exp_name(i), err);
+        assert_string_equal(d->name, exp_name(i));
+        assert_true(d->nrows >= 1);
+        for (int r = 0; r < d->nrows; r++) {
+            const exp_row *row = &d->rows[r];
+            assert_true(row->games >= 2 && row->games % 2 == 0);
+            assert_true(row->paper.present);
+            for (int k = 0; k < 2; k++) {
+                const char *sp = k ? row->b : row->a;
+                if (tour_run_check_spec(sp, g, &pc, err, sizeof err))
+                    fail_msg("%s row %s: %s: %s", d->name, row->id, sp, err);
+                char q[TOUR_SPEC_MAX + 1];
+                assert_int_equal(exp_quick_spec(sp, q, sizeof q), 0);
+                if (tour_run_check_spec(q, g, &pc, err, sizeof err))
+                    fail_msg("%s row %s: quick %s: %s", d->name, row->id, q, err);
+            }
+        }
+        exp_def_free(d);
+    }
+}
+
+/* A few cells read off the papers by hand, from A's side. */
+static void test_paper_figures(void **state)
+{
+    (void)state;
+    exp_def *d;
+    char err[512];
+    assert_int_equal(exp_load("siea-iii", &d, err, sizeof err), 0);
+    /* Table III: R2 won 45 as first player and 48 as second; R1 won 4 and 2; one draw */
+    const exp_row *r = find_row(d, "r2r1");
+    assert_int_equal(r->paper.w, 93);
+    assert_int_equal(r->paper.l, 6);
+    assert_int_equal(r->paper.d, 1);
+    exp_def_free(d);
+
+    assert_int_equal(exp_load("muller-5.5", &d, err, sizeof err), 0);
+    assert_int_equal(d->nrows, 9);
+    r = find_row(d, "4096");
+    assert_int_equal(r->paper.w, 1147);
+    assert_int_equal(r->paper.l, 743);
+    assert_int_equal(r->paper.d, 110);
+    assert_near(r->x, 4096, 0);
+    assert_non_null(d->plot_x);
+    exp_def_free(d);
+
+    assert_int_equal(exp_load("siea-x", &d, err, sizeof err), 0);
+    /* Table X: SIEA first against MCTS K=√2 400 7-6, MCTS first 5-9: 16 wins, 11 losses, 3 draws */
+    r = find_row(d, "siea-mcts-real-k141-400");
+    assert_int_equal(r->paper.w, 16);
+    assert_int_equal(r->paper.l, 11);
+    assert_int_equal(r->paper.d, 3);
+    assert_string_equal(r->a, "siea-mcts:fitness_tree=real");
+    assert_string_equal(r->b, "mcts:sims=400");
+    exp_def_free(d);
+
+    assert_int_equal(exp_load("siea-iv", &d, err, sizeof err), 0);
+    assert_int_equal(d->nrows, 15);
+    /* Table IV: K=√2 first against K=0.25 22-3, K=0.25 first 8-17: √2 lost 8, won 17+22 */
+    r = find_row(d, "k0.25-k1.41");
+    assert_int_equal(r->paper.w, 8 + 3);
+    assert_int_equal(r->paper.l, 17 + 22);
+    assert_int_equal(r->paper.d, 50 - 11 - 39);
+    exp_def_free(d);
+}
+
+static void test_parse_errors(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *text, *want;
+    } cases[] = {
+        {"[1", "not JSON"},
+        {"[]", "not a JSON object"},
+        {"{\"name\":\"x\"}", "\"title\" must be a non-empty string"},
+        {"{\"name\":\"X Y\",\"title\":\"t\",\"paper\":\"p\",\"anchor\":\"a\",\"table\":\"T\","
+         "\"conclusion\":\"c\",\"setup\":\"s\",\"games\":10,\"rows\":[]}",
+         "name 'X Y'"},
+        {"{\"name\":\"x\",\"title\":\"t\",\"paper\":\"p\",\"anchor\":\"a\",\"table\":\"T\","
+         "\"conclusion\":\"c\",\"setup\":\"s\",\"games\":1,\"rows\":[]}",
+         "\"games\" must be an integer in 2.."},
+        {"{\"name\":\"x\",\"title\":\"t\",\"paper\":\"p\",\"anchor\":\"a\",\"table\":\"T\","
+         "\"conclusion\":\"c\",\"setup\":\"s\",\"games\":10,\"rows\":[]}",
+         "\"rows\" must be an array of 1.."},
+        {"{\"name\":\"x\",\"title\":\"t\",\"paper\":\"p\",\"anchor\":\"a\",\"table\":\"T\","
+         "\"conclusion\":\"c\",\"setup\":\"s\",\"games\":10,\"rows\":[{\"id\":\"r\",\"label\":"
+         "\"l\","
+         "\"a\":\"random\",\"b\":\"random\"},{\"id\":\"r\",\"label\":\"l\",\"a\":\"random\","
+         "\"b\":\"random\"}]}",
+         "id 'r' is used twice"},
+        {"{\"name\":\"x\",\"title\":\"t\",\"paper\":\"p\",\"anchor\":\"a\",\"table\":\"T\","
+         "\"conclusion\":\"c\",\"setup\":\"s\",\"games\":10,\"rows\":[{\"id\":\"r\",\"label\":"
+         "\"l\","
+         "\"a\":\"random\",\"b\":\"random\",\"paper\":{\"w\":1,\"l\":-1,\"d\":0}}]}",
+         "row 1: \"paper\" needs integers w, l, d"},
+        {"{\"name\":\"x\",\"title\":\"t\",\"paper\":\"p\",\"anchor\":\"a\",\"table\":\"T\","
+         "\"conclusion\":\"c\",\"setup\":\"s\",\"games\":10,\"plot_x\":\"n\",\"rows\":[{\"id\":"
+         "\"r\",\"label\":\"l\",\"a\":\"random\",\"b\":\"random\"}]}",
+         "a plotted experiment needs \"x\" > 0"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        exp_def *d = (exp_def *)1;
+        char err[512] = "";
+        assert_int_equal(exp_parse(cases[i].text, &d, err, sizeof err), ENG_EINVAL);
+        assert_null(d);
+        if (!strstr(err, cases[i].want))
+            fail_msg("case %zu: '%s' lacks '%s'", i, err, cases[i].want);
+    }
+    /* a good one: odd games round up to even, a row's own count wins */
+    exp_def *d;
+    char err[512];
+    assert_int_equal(
+        exp_parse(
+            "{\"name\":\"x\",\"title\":\"t\",\"paper\":\"p\",\"anchor\":\"a\",\"table\":\"T\","
+            "\"conclusion\":\"c\",\"setup\":\"s\",\"games\":11,\"rows\":[{\"id\":\"r\","
+            "\"label\":\"l\",\"a\":\"random\",\"b\":\"heuristic\"},{\"id\":\"s\",\"label\":"
+            "\"m\",\"a\":\"random\",\"b\":\"random\",\"games\":4}]}",
+            &d, err, sizeof err),
+        0);
+    assert_int_equal(d->rows[0].games, 12);
+    assert_int_equal(d->rows[1].games, 4);
+    assert_false(d->rows[0].paper.present);
+    exp_def_free(d);
+
+    assert_int_equal(exp_load("nope", &d, err, sizeof err), ENG_EINVAL);
+    assert_non_null(strstr(err, "unknown experiment 'nope'; experiments: es-ix muller-5.5"));
+}
+
+static void test_wilson(void **state)
+{
+    (void)state;
+    double lo, hi;
+    /* docs/match.md: 10 of 10 at 90% gives 78.7-100%, 0 of 10 gives 0-21.3% */
+    exp_wilson(1, 10, 1.6448536, &lo, &hi);
+    assert_near(lo, 0.787, 0.0005);
+    assert_near(hi, 1, 1e-12);
+    exp_wilson(0, 10, 1.6448536, &lo, &hi);
+    assert_near(lo, 0, 1e-12);
+    assert_near(hi, 0.213, 0.0005);
+    /* Wilson (1927) at 95%: 81 of 263 -> 0.2553-0.3662 (Newcombe 1998, Table I) */
+    exp_wilson(81.0 / 263, 263, EXP_Z95, &lo, &hi);
+    assert_near(lo, 0.2553, 0.00005);
+    assert_near(hi, 0.3662, 0.00005);
+}
+
+static void test_verdict(void **state)
+{
+    (void)state;
+    exp_paper p = {true, 93, 6, 1, "x"};
+    exp_row_result r = {0};
+    exp_judge(&p, &r);
+    assert_int_equal(r.verdict, EXP_NOT_RUN);
+    assert_near(r.paper_rate, 0.935, 1e-12);
+    /* 192-8-0 of 200 against 93.5% of 100: agrees */
+    r.done = 200, r.w = 192, r.l = 8, r.rate = 0.96;
+    exp_judge(&p, &r);
+    assert_int_equal(r.verdict, EXP_AGREES);
+    /* 13% of 100 against 73.3% of 30 (Table X, EA-MCTS vs MCTS-400): differs, z far below */
+    exp_paper q = {true, 22, 8, 0, "x"};
+    exp_row_result s = {.done = 100, .w = 13, .l = 87, .rate = 0.13};
+    exp_judge(&q, &s);
+    assert_int_equal(s.verdict, EXP_DIFFERS);
+    assert_true(s.z < -5);
+    /* the pooled z by hand: pool = (0.13*100 + 22/30*30)/130 */
+    double pool = (13.0 + 22.0) / 130, se = sqrt(pool * (1 - pool) * (1.0 / 100 + 1.0 / 30));
+    assert_near(s.z, (0.13 - 22.0 / 30) / se, 1e-12);
+    /* both at 0%: agrees (no variance, no difference) */
+    exp_paper z0 = {true, 0, 30, 0, "x"};
+    exp_row_result t = {.done = 100, .l = 100, .rate = 0};
+    exp_judge(&z0, &t);
+    assert_int_equal(t.verdict, EXP_AGREES);
+    /* no paper figure */
+    exp_paper none = {0};
+    exp_judge(&none, &t);
+    assert_int_equal(t.verdict, EXP_NO_PAPER);
+    assert_string_equal(exp_verdict_name(EXP_DIFFERS), "differs");
+}
+
+static void test_quick_spec(void **state)
+{
+    (void)state;
+    char buf[256];
+    assert_int_equal(exp_quick_spec("mcts:sims=400,k=0.5", buf, sizeof buf), 0);
+    assert_string_equal(buf, "mcts:sims=400,k=0.5,sims=8");
+    assert_int_equal(exp_quick_spec("siea-mcts", buf, sizeof buf), 0);
+    assert_string_equal(buf, "siea-mcts:sims=8,gens=1,fitness_sims=2");
+    assert_int_equal(exp_quick_spec("star2.5", buf, sizeof buf), 0);
+    assert_string_equal(buf, "star2.5:depth=1");
+    assert_int_equal(exp_quick_spec("heuristic", buf, sizeof buf), 0);
+    assert_string_equal(buf, "heuristic");
+    /* a name that only starts like a known bot is not it */
+    assert_int_equal(exp_quick_spec("mctsx:a=1", buf, sizeof buf), 0);
+    assert_string_equal(buf, "mctsx:a=1");
+    assert_int_equal(exp_quick_spec("mcts", buf, 8), ENG_EINVAL);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_builtins_load), cmocka_unit_test(test_paper_figures),
+        cmocka_unit_test(test_parse_errors),  cmocka_unit_test(test_wilson),
+        cmocka_unit_test(test_verdict),       cmocka_unit_test(test_quick_spec),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
