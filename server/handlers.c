@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "match_views.h"
 #include "protocol/record.h"
 
 static void reply_welcome(conn *c, const proto_msg *m)

@@ -273,13 +273,9 @@ match *match_restore(srv *s, const char *id, const char *game, const char *rules
  * is finished. New reference, or NULL with a reason in err. */
 json_t *match_record_json(const match *m, char *err, size_t errcap);
 match *match_find(srv *s, const char *id);
-/* JSON summary for list_matches (new reference). */
-json_t *match_summary(const match *m);
-/* Full table view for joined/resumed/spectating (new reference). */
 /* Connection c was just sent the match's whole state (a table view):
  * protocol 2's next change for it starts from there. */
 void match_state_sent(match *m, conn *c);
-json_t *match_table_view(const match *m, const char *type, int seat, const json_t *id);
 /* A seat's connection joined / resumed / dropped. */
 /* Attach a connection to a seat, reply to it with the table view (`type`
  * joined/resumed, echoing id), then start or continue play. */
@@ -310,10 +306,6 @@ void match_attach_remote(match *m);
 void match_close(match *m);
 void match_add_spectator(match *m, conn *c);
 void match_remove_spectator(match *m, conn *c);
-/* Clock view per seat (new reference). */
-json_t *match_clocks(const match *m);
-/* Seats view: kind, name, connected (new reference). */
-json_t *match_seats_json(const match *m);
 
 /* ---- agents -------------------------------------------------------------------- */
 

@@ -24,8 +24,9 @@
 #include <string.h>
 
 #include "internal.h"
+#include "match_clock.h"
+#include "match_views.h"
 #include "players/player.h"
-#include "protocol/delta.h"
 #include "protocol/record.h"
 
 /* ---- helpers ------------------------------------------------------------------ */
@@ -65,36 +66,9 @@ static void each_at_table_text(match *m, const jt_buf *t)
  * many queues. */
 static void each_at_table(match *m, json_t *msg)
 {
-    jt_buf *b = &m->srv->msg_txt;
-    jt_reset(b);
-    int rc = msg ? jt_dump(b, msg) : -1;
+    const jt_buf *b = match_view_text(m, msg);
     json_decref(msg);
-    if (rc == 0)
-        each_at_table_text(m, b);
-}
-
-/* The text of msg (borrowed, an object) with `"key":raw` added as its last
- * member, in buffer b (the server's: valid until the next message). */
-static const jt_buf *text_into(jt_buf *b, const json_t *msg, const char *key, const jt_buf *raw)
-{
-    jt_reset(b);
-    if (!msg || raw->failed || jt_dump(b, msg)) {
-        b->failed = true;
-        return b;
-    }
-    b->len--; /* the closing brace */
-    if (b->len > 1)
-        jt_raw(b, ",", 1);
-    jt_str(b, key, strlen(key));
-    jt_raw(b, ":", 1);
-    jt_raw(b, raw->p, raw->len);
-    jt_raw(b, "}", 1);
-    return b;
-}
-
-static const jt_buf *text_with(srv *s, const json_t *msg, const char *key, const jt_buf *raw)
-{
-    return text_into(&s->msg_txt, msg, key, raw);
+    each_at_table_text(m, b);
 }
 
 /* Something the server must do itself in the match (draw, play a bot's or
@@ -115,26 +89,6 @@ static void storage_paused(match *m, const char *what)
     each_at_table(m, e);
 }
 
-/* The public state, built once per position: the update and the next
- * your_turn of a turn carry the same one (a new reference). */
-static json_t *state_json(match *m)
-{
-    if (!m->state_cache || m->state_cache_at != m->nmoves) {
-        json_decref(m->state_cache);
-        m->state_cache = m->wire->state(m->st);
-        m->state_cache_at = m->nmoves;
-    }
-    return json_incref(m->state_cache);
-}
-
-/* The public state now (borrowed: the match's cache). */
-static json_t *state_json_borrow(match *m)
-{
-    json_t *s = state_json(m);
-    json_decref(s);
-    return m->state_cache;
-}
-
 /* ---- protocol 2: changes instead of states --------------------------------------- */
 
 /* The subscription through which c follows m (its first, if several). */
@@ -153,125 +107,13 @@ void match_state_sent(match *m, conn *c)
         s->known_at = m->nmoves;
 }
 
-/* The text of protocol 2's change from the announced state to the state
- * now, written into the server's change buffer: by the game's codec from
- * the two engine states when it has one (no JSON state is built), else as
- * the diff of the two JSON states. */
-static const jt_buf *change_text(match *m)
-{
-    jt_buf *b = &m->srv->change_txt;
-    jt_reset(b);
-    if (m->wire->change) {
-        if (!m->ann_st || m->wire->change(m->ann_st, m->st, b) != 0)
-            b->failed = true;
-        return b;
-    }
-    json_t *d = m->ann_state ? delta_diff(m->ann_state, state_json_borrow(m)) : NULL;
-    if (!d || jt_dump(b, d))
-        b->failed = true;
-    json_decref(d);
-    return b;
-}
-
 /* What a protocol 2 connection is told of the state in an update or a
  * your_turn: nothing when it has the state now, the change when it has the
  * announced state, else the whole state. */
-enum { TELL_NOTHING, TELL_CHANGE, TELL_STATE };
 static int what_to_tell(const match *m, conn *c)
 {
     const conn_sub *s = sub_of(c, m);
-    int known = s ? s->known_at : -1;
-    if (known == m->nmoves)
-        return TELL_NOTHING;
-    if (known >= 0 && known == m->ann_at && (m->ann_state || m->ann_st))
-        return TELL_CHANGE;
-    return TELL_STATE;
-}
-
-/* The public state's text, written once per position: the update and the
- * next your_turn of a turn splice the same text (the server holds one, of
- * the match that last asked). */
-static const jt_buf *state_text(match *m)
-{
-    srv *s = m->srv;
-    if (s->state_txt_of != m || s->state_txt_at != m->nmoves || s->state_txt.failed) {
-        json_t *st = state_json(m);
-        jt_reset(&s->state_txt);
-        if (!st || jt_dump(&s->state_txt, st))
-            s->state_txt.failed = true;
-        json_decref(st);
-        s->state_txt_of = m;
-        s->state_txt_at = m->nmoves;
-    }
-    return &s->state_txt;
-}
-
-static json_t *scores_json(const match *m)
-{
-    double sc[ENG_MAX_PLAYERS];
-    m->g->scores(m->st, sc);
-    json_t *a = json_array();
-    for (int i = 0; i < m->nseats; i++)
-        json_array_append_new(a, json_integer((json_int_t)llround(sc[i])));
-    return a;
-}
-
-static const char *status_name(int s)
-{
-    return s == MATCH_WAITING ? "waiting" : s == MATCH_LIVE ? "live" : "finished";
-}
-
-static int64_t base_allowance(const match *m, const seat_t *t)
-{
-    return t->moves == 0 ? m->tc.first_move_ms : m->tc.move_ms;
-}
-
-/* The clocks. `next` >= 0 names the seat about to be asked (an update goes
- * out just before its deadline is armed): its time left is its full
- * allowance, so spectators can count down too. */
-/* The clocks read at loop time now and epoch time epoch (read together: the
- * epoch deadline is the loop deadline). */
-static json_t *clocks_at(const match *m, int next, uint64_t now, int64_t epoch)
-{
-    json_t *a = json_array();
-    for (int i = 0; i < m->nseats; i++) {
-        const seat_t *t = &m->seats[i];
-        json_t *o = json_pack("{s:i, s:I}", "seat", i, "bank_ms", (json_int_t)t->bank_ms);
-        if (m->pol.timeout == PROTO_TIMEOUT_GRACE)
-            json_object_set_new(o, "grace_ms", json_integer(t->grace_ms));
-        if (m->status == MATCH_LIVE && (m->to_move == i || (m->to_move < 0 && next == i))) {
-            json_int_t left = m->to_move == i
-                                  ? (m->deadline > now ? (json_int_t)(m->deadline - now) : 0)
-                                  : (json_int_t)(base_allowance(m, t) + t->bank_ms);
-            json_object_set_new(o, "time_left_ms", json_integer(left));
-            json_object_set_new(o, "deadline", json_integer(epoch + left));
-        }
-        json_array_append_new(a, o);
-    }
-    return a;
-}
-
-static json_t *clocks_json(const match *m, int next)
-{
-    return clocks_at(m, next, srv_now(m->srv), srv_epoch_ms());
-}
-
-json_t *match_clocks(const match *m)
-{
-    return clocks_json(m, -1);
-}
-
-/* The time control and policies, as create_match takes them. */
-static json_t *rules_of_play(const match *m)
-{
-    return json_pack(
-        "{s:{s:I, s:I, s:I, s:I}, s:{s:s, s:s, s:i, s:s, s:I, s:I}}", "time_control", "move_ms",
-        (json_int_t)m->tc.move_ms, "first_move_ms", (json_int_t)m->tc.first_move_ms, "bank_ms",
-        (json_int_t)m->tc.bank_ms, "increment_ms", (json_int_t)m->tc.increment_ms, "policies",
-        "timeout", proto_timeout_name(m->pol.timeout), "illegal",
-        proto_illegal_name(m->pol.illegal), "max_illegal", m->pol.max_illegal, "disconnect",
-        proto_disconnect_name(m->pol.disconnect), "reconnect_grace_ms",
-        (json_int_t)m->pol.reconnect_grace_ms, "grace_ms", (json_int_t)m->pol.grace_ms);
+    return match_view_what_to_tell(m, s ? s->known_at : -1);
 }
 
 int match_spec_kind(const char *spec)
@@ -281,77 +123,6 @@ int match_spec_kind(const char *spec)
     if (strncmp(spec, "remote:", 7) == 0)
         return SEAT_REMOTE;
     return SEAT_BOT;
-}
-
-static const char *kind_name(int kind)
-{
-    switch (kind) {
-    case SEAT_BOT: return "bot";
-    case SEAT_PROGRAM: return "program";
-    case SEAT_REMOTE: return "remote";
-    default: return "open";
-    }
-}
-
-json_t *match_seats_json(const match *m)
-{
-    json_t *a = json_array();
-    for (int i = 0; i < m->nseats; i++) {
-        const seat_t *t = &m->seats[i];
-        const char *name = t->kind == SEAT_BOT                      ? t->spec
-                           : t->kind == SEAT_PROGRAM && !t->name[0] ? t->spec
-                                                                    : t->name;
-        bool local = t->kind == SEAT_BOT || t->kind == SEAT_PROGRAM;
-        json_t *o = json_pack("{s:i, s:s, s:s, s:b}", "seat", i, "kind", kind_name(t->kind), "name",
-                              name, "connected", local || t->conn != NULL);
-        if (t->takeover)
-            json_object_set_new(o, "takeover", json_true());
-        json_array_append_new(a, o);
-    }
-    return a;
-}
-
-json_t *match_summary(const match *m)
-{
-    json_t *o = json_pack("{s:s, s:s, s:o, s:s, s:i, s:o, s:o, s:I}", "match", m->id, "game",
-                          m->g->name, "rules", wire_rules_json(m->g, &m->rules), "status",
-                          status_name(m->status), "turn", m->turns, "scores", scores_json(m),
-                          "seats", match_seats_json(m), "created", (json_int_t)m->created_ms);
-    int p = m->g->current_player(m->st);
-    json_object_set_new(o, "to_move",
-                        m->status == MATCH_LIVE && p >= 0 ? json_integer(p) : json_null());
-    json_object_set_new(o, "result", m->result ? json_incref(m->result) : json_null());
-    if (m->demo)
-        json_object_set_new(o, "demo", json_true());
-    json_t *tag = tours_match_tag(m);
-    if (tag)
-        json_object_update_new(o, tag);
-    json_object_update_new(o, rules_of_play(m));
-    if (m->has_nonce)
-        json_object_set_new(o, "chance_commitment", json_string(m->commitment));
-    return o;
-}
-
-json_t *match_table_view(const match *m, const char *type, int seat, const json_t *id)
-{
-    json_t *r = proto_reply(type, id);
-    json_object_set_new(r, "match", json_string(m->id));
-    if (seat >= 0) {
-        json_object_set_new(r, "seat", json_integer(seat));
-        json_object_set_new(r, "resume_token", json_string(m->seats[seat].resume));
-    }
-    json_object_set_new(r, "game", json_string(m->g->name));
-    json_object_set_new(r, "rules", wire_rules_json(m->g, &m->rules));
-    json_object_set_new(r, "status", json_string(status_name(m->status)));
-    json_object_set_new(r, "seats", match_seats_json(m));
-    json_object_set_new(r, "history", json_incref(m->history));
-    json_object_set_new(r, "state", m->wire->state(m->st));
-    json_object_set_new(r, "clocks", match_clocks(m));
-    json_object_set_new(r, "result", m->result ? json_incref(m->result) : json_null());
-    json_object_update_new(r, rules_of_play(m));
-    if (m->has_nonce)
-        json_object_set_new(r, "chance_commitment", json_string(m->commitment));
-    return r;
 }
 
 /* ---- the journal of engine moves ----------------------------------------------- */
@@ -479,7 +250,7 @@ static void finish_ex(match *m, const char *reason, int faulty, const char *deta
             json_array_append_new(winners, json_integer(i));
     json_decref(m->result);
     m->result = json_pack("{s:s, s:o, s:o, s:o}", "reason", reason, "winners", winners, "ranking",
-                          ranking, "scores", scores_json(m));
+                          ranking, "scores", match_view_scores(m));
     if (faulty >= 0)
         json_object_set_new(m->result, "seat", json_integer(faulty));
     if (detail)
@@ -538,15 +309,7 @@ static void finish_ex(match *m, const char *reason, int faulty, const char *deta
      * not when the match is evicted from memory much later */
     match_release_bots(m);
     /* nor the states kept for the next turn's messages */
-    free(m->ann_st);
-    m->ann_st = NULL;
-    json_decref(m->ann_state);
-    m->ann_state = NULL;
-    m->ann_at = -1;
-    if (m->srv->state_txt_of == m)
-        m->srv->state_txt_of = NULL;
-    json_decref(m->state_cache);
-    m->state_cache = NULL;
+    match_view_forget(m);
     tours_match_finished(m); /* its result, if it is a tournament game; seats freed */
 
     /* keep a bounded number of finished matches in memory */
@@ -569,34 +332,14 @@ static void finish(match *m, const char *reason, int faulty, const char *detail)
 
 /* ---- turns ---------------------------------------------------------------------- */
 
-/* The two texts of a turn's update, each written when first needed. */
-typedef struct update_texts {
-    const json_t *msg; /* the update without state or change */
-    const jt_buf *v1; /* with "state" (protocol 1, or a protocol 2 client whose state is unknown) */
-    const jt_buf *v2; /* with "change" */
-} update_texts;
-
-static const jt_buf *update_v1(match *m, update_texts *u)
-{
-    if (!u->v1)
-        u->v1 = text_with(m->srv, u->msg, "state", state_text(m));
-    return u->v1;
-}
-
 /* One connection at the table gets the update, in its protocol's form. */
-static void send_update_to(match *m, conn *c, update_texts *u)
+static void send_update_to(match *m, conn *c, match_update_texts *u)
 {
     const jt_buf *t;
     if (c->proto < 2) {
-        t = update_v1(m, u);
+        t = match_view_update_text(m, u, TELL_STATE);
     } else {
-        int tell = what_to_tell(m, c);
-        if (tell != TELL_STATE && !u->v2) {
-            static const jt_buf empty = {(char *)"{}", 2, 2, false};
-            const jt_buf *ch = tell == TELL_NOTHING ? &empty : change_text(m);
-            u->v2 = text_into(&m->srv->msg2_txt, u->msg, "change", ch);
-        }
-        t = tell == TELL_STATE || u->v2->failed ? update_v1(m, u) : u->v2;
+        t = match_view_update_text(m, u, what_to_tell(m, c));
         match_state_sent(m, c);
     }
     if (!t->failed)
@@ -608,27 +351,14 @@ static void send_update_to(match *m, conn *c, update_texts *u)
  * reuses it); protocol 2 connections get the change instead, written once. */
 static void broadcast_update(match *m, const json_t *msg)
 {
-    update_texts u = {msg, NULL, NULL};
+    match_update_texts u = {msg, NULL, NULL};
     for (int i = 0; i < m->nseats; i++)
         if (m->seats[i].conn && !holds_seat(m, m->seats[i].conn, i))
             send_update_to(m, m->seats[i].conn, &u);
     for (int i = 0; i < m->nspect; i++)
         if (!holds_seat(m, m->spect[i], m->nseats))
             send_update_to(m, m->spect[i], &u);
-    /* the next changes start from this state: the engine state when the
-     * codec writes changes from it, else the JSON state */
-    m->ann_at = m->nmoves;
-    if (m->wire->change) {
-        if (!m->ann_st)
-            m->ann_st = malloc(m->g->state_size);
-        if (m->ann_st)
-            memcpy(m->ann_st, m->st, m->g->state_size);
-        else
-            m->ann_at = -1;
-    } else {
-        json_decref(m->ann_state);
-        m->ann_state = state_json(m);
-    }
+    match_view_announced(m);
 }
 
 static void advance(match *m);
@@ -665,9 +395,10 @@ static void end_turn(match *m, const char *by, const char *reason)
      * table never builds) */
     json_t *next = wire_next(m->g, m->st);
     int p = eng_turn_seat(m->g, m->st);
-    json_t *msg = json_pack("{s:s, s:s, s:i, s:o, s:s, s:o, s:o, s:o}", "type", "update", "match",
-                            m->id, "turn", m->turns, "record", record, "by", by ? by : "player",
-                            "scores", scores_json(m), "next", next, "clocks", clocks_json(m, p));
+    json_t *msg =
+        json_pack("{s:s, s:s, s:i, s:o, s:s, s:o, s:o, s:o}", "type", "update", "match", m->id,
+                  "turn", m->turns, "record", record, "by", by ? by : "player", "scores",
+                  match_view_scores(m), "next", next, "clocks", match_view_clocks(m, p));
     if (msg && reason)
         json_object_set_new(msg, "reason", json_string(reason));
     broadcast_update(m, msg);
@@ -715,7 +446,7 @@ static int play_turn(match *m, int seat_no, const eng_move *mv, int n, const rec
     const int64_t bank0 = t->bank_ms, grace0 = t->grace_ms;
     const bool in_grace0 = t->in_grace;
     int64_t used = (int64_t)(now - m->turn_started);
-    int64_t over = used - base_allowance(m, t);
+    int64_t over = used - match_clock_allowance(m, t);
     if (over > 0) {
         int64_t from_bank = over < t->bank_ms ? over : t->bank_ms;
         t->bank_ms -= from_bank;
@@ -790,36 +521,13 @@ static void send_your_turn(match *m, int seat_no)
      * after that made the announced deadline later than the real one. */
     uint64_t now = srv_now(m->srv);
     int64_t epoch = srv_epoch_ms();
-    int64_t left = m->deadline > now ? (int64_t)(m->deadline - now) : 0;
-    /* protocol 2: the compact legal moves, and the state only if the
-     * connection does not have it (the turn's update brought it) */
     bool v2 = t->conn->proto >= 2;
-    json_t *legal =
-        v2 && m->wire->legal_compact ? m->wire->legal_compact(m->st) : m->wire->legal(m->st);
-    json_t *msg =
-        json_pack("{s:s, s:s, s:i, s:i, s:o, s:I, s:I, s:o}", "type", "your_turn", "match", m->id,
-                  "seat", seat_no, "turn", m->turns + 1, "legal", legal, "time_left_ms",
-                  (json_int_t)left, "deadline", (json_int_t)(epoch + left), "clocks",
-                  clocks_at(m, -1, now, epoch)); /* the same reading: time_left_ms agrees */
     int tell = v2 ? what_to_tell(m, t->conn) : TELL_STATE;
-    const jt_buf *txt;
-    if (tell == TELL_NOTHING) {
-        jt_buf *b = &m->srv->msg_txt;
-        jt_reset(b);
-        if (!msg || jt_dump(b, msg))
-            b->failed = true;
-        txt = b;
-    } else if (tell == TELL_CHANGE) {
-        txt = text_with(m->srv, msg, "change", change_text(m));
-    } else {
-        /* the state's text as the turn's update carried it */
-        txt = text_with(m->srv, msg, "state", state_text(m));
-    }
+    const jt_buf *txt = match_view_your_turn_text(m, seat_no, v2, tell, now, epoch);
     if (!txt->failed)
         conn_send_text(t->conn, txt->p, txt->len);
     if (v2)
         match_state_sent(m, t->conn);
-    json_decref(msg);
     if (!m->asked_ns)
         m->asked_ns = uv_hrtime(); /* a move's wait_ms counts from the first your_turn */
     if (m->rx_ns) {
@@ -860,7 +568,7 @@ static void ask(match *m, int p)
     m->turn_started = now;
     m->asked_ns = 0; /* set as the seat is asked: its search, program or your_turn */
     m->turn_think_ms = 0;
-    int64_t allow = base_allowance(m, t) + t->bank_ms;
+    int64_t allow = match_clock_allowance(m, t) + t->bank_ms;
     m->deadline = now + (uint64_t)allow;
     t->in_grace = false;
     if (t->takeover) {
@@ -1224,7 +932,7 @@ void match_remote_move(match *m, int seat_no, conn *c, const proto_msg *msg)
         uint64_t now = srv_now(m->srv);
         m->turn_started = now;
         m->asked_ns = 0; /* the fresh your_turn below */
-        m->deadline = now + (uint64_t)(base_allowance(m, t) + t->bank_ms);
+        m->deadline = now + (uint64_t)(match_clock_allowance(m, t) + t->bank_ms);
         t->in_grace = false;
         arm_timer(m);
         conn_error(c, ENG_ESTORAGE,
@@ -1766,7 +1474,7 @@ match *match_create_ex(srv *s, const proto_msg *msg, const match_opts *opts, int
         return NULL;
     }
     srv_log(LOG_INFO, "match_created", "{s:s, s:s, s:i, s:s}", "match", m->id, "game", g->name,
-            "seats", m->nseats, "status", status_name(m->status));
+            "seats", m->nseats, "status", match_status_name(m->status));
     return m;
 }
 

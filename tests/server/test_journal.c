@@ -42,6 +42,7 @@
 #include <sqlite3.h>
 
 #include "server/internal.h"
+#include "server/match_views.h"
 
 static const char *tessera_bin;
 static char tmpdir[256];
