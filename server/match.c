@@ -443,29 +443,12 @@ static int play_turn(match *m, int seat_no, const eng_move *mv, int n, const rec
     /* the clock: time beyond the per-move allowance comes from the bank,
      * then from the grace bank (a takeover move costs nothing: it is instant);
      * all of it is undone when the turn cannot be journaled */
-    const int64_t bank0 = t->bank_ms, grace0 = t->grace_ms;
-    const bool in_grace0 = t->in_grace;
-    int64_t used = (int64_t)(now - m->turn_started);
-    int64_t over = used - match_clock_allowance(m, t);
-    if (over > 0) {
-        int64_t from_bank = over < t->bank_ms ? over : t->bank_ms;
-        t->bank_ms -= from_bank;
-        over -= from_bank;
-        if (over > 0)
-            t->grace_ms = over < t->grace_ms ? t->grace_ms - over : 0;
-    }
-    t->in_grace = false;
-    t->bank_ms += m->tc.increment_ms;
-    t->moves++;
-    t->used_ms += used;
+    match_clock_undo undo;
+    match_clock_charge(m, t, (int64_t)(now - m->turn_started), &undo);
     m->srv->moves++;
     int rc = commit_moves(m, from, by, reason);
     if (rc) {
-        t->moves--;
-        t->used_ms -= used;
-        t->bank_ms = bank0;
-        t->grace_ms = grace0;
-        t->in_grace = in_grace0;
+        match_clock_uncharge(t, &undo);
         m->srv->moves--;
         json_decref(ack);
         return rc;
@@ -568,7 +551,7 @@ static void ask(match *m, int p)
     m->turn_started = now;
     m->asked_ns = 0; /* set as the seat is asked: its search, program or your_turn */
     m->turn_think_ms = 0;
-    int64_t allow = match_clock_allowance(m, t) + t->bank_ms;
+    int64_t allow = match_clock_turn_time(m, t);
     m->deadline = now + (uint64_t)allow;
     t->in_grace = false;
     if (t->takeover) {
@@ -636,24 +619,7 @@ static void arm_timer(match *m)
 {
     if (m->closing || m->status == MATCH_FINISHED)
         return;
-    uint64_t now = srv_now(m->srv), next = UINT64_MAX;
-    if (m->finish_reason) { /* only the result's journaling is left to do */
-        uv_timer_start(&m->timer, on_timer, m->retry_at > now ? m->retry_at - now : 0, 0);
-        return;
-    }
-    if (m->to_move >= 0)
-        next = m->storage_retry ? m->retry_at : m->deadline;
-    for (int i = 0; i < m->nseats; i++) {
-        const seat_t *t = &m->seats[i];
-        if (t->gone_since && !t->takeover && m->status == MATCH_LIVE) {
-            uint64_t end = t->gone_since + (uint64_t)m->pol.reconnect_grace_ms;
-            if (end < next)
-                next = end;
-        }
-    }
-    if (m->to_move < 0 && m->status == MATCH_LIVE && m->g->current_player(m->st) == ENG_CHANCE &&
-        now + SRV_STORAGE_RETRY_MS < next)
-        next = now + SRV_STORAGE_RETRY_MS; /* a draw that could not be journaled: retry */
+    uint64_t now = srv_now(m->srv), next = match_clock_next(m, now);
     if (next == UINT64_MAX) {
         uv_timer_stop(&m->timer);
         return;
@@ -679,28 +645,17 @@ static void timeout_v(match *m, const char *why, const char *verdict)
         snprintf(detail, sizeof detail, "seat %d did not move in time", p);
     srv_log(LOG_INFO, "timeout", "{s:s, s:i, s:s}", "match", m->id, "seat", p, "policy",
             proto_timeout_name(m->pol.timeout));
-    switch (m->pol.timeout) {
-    case PROTO_TIMEOUT_RANDOM: play_random(m, p, "timeout"); return;
-    case PROTO_TIMEOUT_GRACE:
-        if (t->grace_ms > 0 && !t->in_grace) {
-            /* draw on the one-off grace bank; what is used is charged when
-             * the move comes, and when it runs out too the seat forfeits */
-            m->deadline += (uint64_t)t->grace_ms;
-            t->in_grace = true;
-            if (t->kind == SEAT_PROGRAM) {
-                /* its verdict came after the deadline: the grace counts from now */
-                m->deadline = srv_now(m->srv) + (uint64_t)t->grace_ms;
-                t->bot_stopping = false;
-                ask_program(m, p);
-                return;
-            }
-            arm_timer(m);
-            if (t->kind == SEAT_OPEN || t->kind == SEAT_REMOTE)
-                send_your_turn(m, p);
+    switch (match_clock_on_timeout(m, p, srv_now(m->srv))) {
+    case TIMEOUT_RANDOM: play_random(m, p, "timeout"); return;
+    case TIMEOUT_GRACE:
+        if (t->kind == SEAT_PROGRAM) {
+            ask_program(m, p);
             return;
         }
-        t->grace_ms = 0;
-        __attribute__((fallthrough)); /* grace spent: forfeit */
+        arm_timer(m);
+        if (t->kind == SEAT_OPEN || t->kind == SEAT_REMOTE)
+            send_your_turn(m, p);
+        return;
     default: finish_ex(m, "timeout", p, detail, verdict); return;
     }
 }
@@ -713,13 +668,11 @@ static void timeout(match *m)
 static void on_timer(uv_timer_t *h)
 {
     match *m = h->data;
-    if (m->closing || m->status == MATCH_FINISHED)
-        return;
-    if (m->finish_reason) {
-        if (srv_now(m->srv) < m->retry_at) {
-            arm_timer(m);
-            return;
-        }
+    int p = -1;
+    switch (match_clock_due(m, srv_now(m->srv), &p)) {
+    case DUE_NONE: return;
+    case DUE_WAIT: arm_timer(m); return;
+    case DUE_FINISH: {
         /* the same finish again: its detail is ours now */
         char *detail = m->finish_detail;
         m->finish_detail = NULL;
@@ -730,38 +683,15 @@ static void on_timer(uv_timer_t *h)
             free(detail);
         return;
     }
-    if (m->status != MATCH_LIVE)
+    case DUE_TAKEOVER: play_random(m, p, "disconnect"); return;
+    case DUE_DISCONNECT: {
+        char detail[128];
+        snprintf(detail, sizeof detail, "seat %d left and did not come back in time", p);
+        finish(m, "disconnect", p, detail);
         return;
-    uint64_t now = srv_now(m->srv);
-    for (int i = 0; i < m->nseats && m->status == MATCH_LIVE; i++) {
-        seat_t *t = &m->seats[i];
-        if (!t->gone_since || t->takeover ||
-            now < t->gone_since + (uint64_t)m->pol.reconnect_grace_ms)
-            continue;
-        srv_log(LOG_INFO, "reconnect_grace_over", "{s:s, s:i, s:s}", "match", m->id, "seat", i,
-                "policy", proto_disconnect_name(m->pol.disconnect));
-        if (m->pol.disconnect == PROTO_DISCONNECT_RANDOM) {
-            t->takeover = true;
-            if (m->to_move == i) {
-                play_random(m, i, "disconnect");
-                return;
-            }
-        } else {
-            char detail[128];
-            snprintf(detail, sizeof detail, "seat %d left and did not come back in time", i);
-            finish(m, "disconnect", i, detail);
-            return;
-        }
     }
-    if (m->status != MATCH_LIVE)
-        return;
-    if (m->to_move >= 0 && m->storage_retry) {
-        if (now < m->retry_at) {
-            arm_timer(m);
-            return;
-        }
+    case DUE_RETRY: {
         const char *what = m->storage_retry;
-        int p = m->to_move;
         m->storage_retry = NULL;
         if (strcmp(what, "bot") == 0) {
             m->to_move = -1;
@@ -771,32 +701,16 @@ static void on_timer(uv_timer_t *h)
         }
         return;
     }
-    if (m->to_move >= 0 && now >= m->deadline) {
-        seat_t *t = &m->seats[m->to_move];
-        if (m->job && t->kind == SEAT_BOT && !t->bot_stopping) {
-            /* our own search overran (a starved thread): stop it and take
-             * its best move if it comes within the grace */
-            t->bot_stopping = true;
-            srv_log(LOG_WARN, "bot_overran", "{s:s, s:i}", "match", m->id, "seat", m->to_move);
-            agent_stop(m);
-            m->deadline = now + SRV_BOT_STOP_GRACE_MS;
-            arm_timer(m);
-            return;
-        }
-        if (t->kind == SEAT_PROGRAM && t->prog_asked && !t->bot_stopping) {
-            /* the worker enforces the deadline itself and answers
-             * time_limit with the program's stderr: wait a moment for it */
-            t->bot_stopping = true;
-            m->deadline = now + SRV_PROG_VERDICT_GRACE_MS;
-            arm_timer(m);
-            return;
-        }
-        timeout(m);
+    case DUE_STOP_BOT:
+        agent_stop(m);
+        arm_timer(m);
+        return;
+    case DUE_TIMEOUT: timeout(m); return;
+    case DUE_ADVANCE:
+        advance(m); /* a draw that could not be journaled */
+        arm_timer(m);
         return;
     }
-    if (m->to_move < 0)
-        advance(m); /* a draw that could not be journaled */
-    arm_timer(m);
 }
 
 /* ---- events from connections and agents ------------------------------------------- */
@@ -932,7 +846,7 @@ void match_remote_move(match *m, int seat_no, conn *c, const proto_msg *msg)
         uint64_t now = srv_now(m->srv);
         m->turn_started = now;
         m->asked_ns = 0; /* the fresh your_turn below */
-        m->deadline = now + (uint64_t)(match_clock_allowance(m, t) + t->bank_ms);
+        m->deadline = now + (uint64_t)match_clock_turn_time(m, t);
         t->in_grace = false;
         arm_timer(m);
         conn_error(c, ENG_ESTORAGE,
