@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "conn.h"
 #include "internal.h"
 
 /* ---- a seeded string hash ----------------------------------------------------------- */

@@ -38,7 +38,9 @@
 #include <unistd.h>
 
 #include "classroom/classroom.h"
+#include "conn.h"
 #include "internal.h"
+#include "store.h"
 #include "tournament/limits.h"
 #include "tournament/tour.h"
 

@@ -11,9 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "conn.h"
 #include "internal.h"
 #include "match_views.h"
 #include "protocol/record.h"
+#include "store.h"
 
 static void reply_welcome(conn *c, const proto_msg *m)
 {

@@ -122,17 +122,6 @@ struct conn {
     conn *prev, *next;           /* srv->conns list */
 };
 
-/* Queue a JSON message (steals the reference) for a connection. */
-void conn_send(conn *c, json_t *msg);
-/* Queue an already serialised message (copied). */
-void conn_send_text(conn *c, const char *text, size_t len);
-/* Queue an error reply. */
-void conn_error(conn *c, int code, const char *message, const json_t *id);
-/* Send what is queued, then close with this status and reason. */
-void conn_close_after(conn *c, int status, const char *reason);
-/* false when the table is full (callers check their limits first). */
-bool conn_sub_add(conn *c, match *m, int seat);
-void conn_sub_remove(conn *c, match *m, int seat);
 
 /* ---- matches --------------------------------------------------------------------- */
 
@@ -239,6 +228,10 @@ struct match {
     match *prev, *next;               /* srv->matches list */
 };
 
+struct match_restore_spec;
+/* Rebuild a stored match at start-up (store.h, store_restore_fn): its moves
+ * replayed, its history rebuilt, its bots and programs started again. */
+match *match_restore(srv *s, const struct match_restore_spec *spec, char *err, size_t errcap);
 /* Create a match from a decoded create_match (validated here). On success
  * returns the match (already journaled and started), else NULL with an
  * error code and reason. */
@@ -259,14 +252,6 @@ match *match_create_ex(srv *s, const proto_msg *msg, const match_opts *opts, int
 /* The kind a seat spec makes: SEAT_PROGRAM for cmd:/cmd-stateless:,
  * SEAT_REMOTE for remote:NAME, else SEAT_BOT. */
 int match_spec_kind(const char *spec);
-/* Rebuild a match from the journal at start-up (moves replayed). */
-/* times (may be NULL: none known) holds the journal's time figures of each
- * move, as match.times. */
-match *match_restore(srv *s, const char *id, const char *game, const char *rules_json,
-                     const char *seats_json, const char *tc_json, const char *pol_json,
-                     uint64_t seed, const char *nonce_hex, int status, const char *result_json,
-                     int64_t created_ms, int64_t finished_ms, const eng_move *moves,
-                     const rec_time *times, int nmoves, char *err, size_t errcap);
 /* The match as a game record (docs/records.md): its complete turns, each
  * with the time figures the server has of it (think_ms, wait_ms), and its
  * "chance" block — the commitment, with the seed and nonce once the match
@@ -288,11 +273,6 @@ void match_resign(match *m, int seat);
 void match_expire(match *m);
 /* Start or continue play: draws, asks the seat to move, or finishes. */
 void match_advance(match *m);
-/* The result of an in-process search (called on the loop thread);
- * finished_at: when the search ended, in loop ms (uv_hrtime's clock), which
- * may be well before this busy loop got to it. */
-void match_agent_done(match *m, int seat, const eng_move *moves, int n, const bot_stats *st,
-                      uint64_t finished_at);
 /* Destroy the in-process bots of a finished match (none while a search
  * still runs one: then the search's completion calls this again). */
 void match_release_bots(match *m);
@@ -306,19 +286,6 @@ void match_attach_remote(match *m);
 void match_close(match *m);
 void match_add_spectator(match *m, conn *c);
 void match_remove_spectator(match *m, conn *c);
-
-/* ---- agents -------------------------------------------------------------------- */
-
-/* Start an in-process search for the seat to move; the result arrives via
- * match_agent_done. Returns 0 or ENG_ENOMEM. */
-int agent_start(match *m, int seat, int64_t time_ms);
-/* Ask a running search to stop; its result will be discarded. */
-void agent_cancel(match *m);
-/* agents.c calls this when the search of a closing match returns: the
- * match is freed once both that and its timer's close have happened. */
-void match_free_after_job(match *m);
-/* Ask a running search to stop now and deliver its best move so far. */
-void agent_stop(match *m);
 
 /* ---- external programs (programs.c) ---------------------------------------------- */
 
@@ -438,40 +405,6 @@ void courses_shutdown(srv *s);
 /* A course_* message (docs/classroom.md): handled (true), or not a course
  * message (false). */
 bool courses_handle(conn *c, const char *buf, size_t len);
-
-/* ---- storage -------------------------------------------------------------------- */
-
-int store_open(srv *s, const char *path, bool durable, char *err, size_t errcap);
-void store_close(srv *s);
-/* Passive WAL checkpoints on the thread pool every second (start once the
- * loop runs; stop before shutdown so the loop can drain). */
-void store_start_checkpoints(srv *s);
-void store_stop_checkpoints(srv *s);
-/* The writes of the journal. Each returns 0, or ENG_ESTORAGE when it could
- * not be written: nothing of it is stored (a transaction), the failure is
- * logged, and the journal is in a fault (store_fault) until a write
- * succeeds; meanwhile writes fail at once except one attempt a second. */
-int store_create_match(srv *s, const match *m);
-/* Append moves[from..to) of the match and its clocks, in one transaction. */
-int store_append(srv *s, match *m, int from, int to, const char *by, const char *reason);
-int store_update_seats(srv *s, match *m);
-int store_finish(srv *s, match *m);
-/* Test hook TESSERA_TEST_FAULT_FILE: wrap SQLite's VFS (before any open). */
-void store_fault_hook_install(void);
-/* Status of the stored match whose seat has this resume token, or -1. */
-int store_resume_status(srv *s, const char *token);
-/* Restore every stored match (unfinished ones become live again, the latest
- * finished ones are kept for listing). */
-int store_load(srv *s, char *err, size_t errcap);
-/* The journal's fault in force: JF_NONE, or its kind (JF_*), with when it
- * began (epoch ms) and SQLite's message. */
-int store_fault(const srv *s, int64_t *since_ms, const char **message);
-/* The journal's SQLite connection (loop thread only), for the tables of
- * registry.c, programs.c and tournaments.c. */
-struct sqlite3 *store_handle(srv *s);
-/* A stored match's status and result (new reference, or NULL), for a
- * match no longer held in memory: 0, or -1 when there is no such match. */
-int store_match_result(srv *s, const char *id, int *status, json_t **result);
 
 /* ---- logging ------------------------------------------------------------------------- */
 

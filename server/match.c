@@ -23,9 +23,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "conn.h"
+#include "agents.h"
 #include "internal.h"
 #include "match_clock.h"
 #include "match_views.h"
+#include "store.h"
 #include "players/player.h"
 #include "protocol/record.h"
 
@@ -362,6 +365,7 @@ static void broadcast_update(match *m, const json_t *msg)
 }
 
 static void advance(match *m);
+static void agent_returned(match *m, const agent_result *r);
 
 /* Announce what comes next: the next draw happens first (journaled), so
  * the update can tell everyone the chance outcome the next seat faces. */
@@ -563,7 +567,7 @@ static void ask(match *m, int p)
         int64_t margin = allow / 20 > SRV_BOT_MARGIN_MS ? allow / 20 : SRV_BOT_MARGIN_MS;
         int64_t budget = allow - margin;
         m->asked_ns = uv_hrtime();
-        if (agent_start(m, p, budget > 1 ? budget : 1) != 0) {
+        if (agent_start(m, p, budget > 1 ? budget : 1, agent_returned) != 0) {
             play_random(m, p, "internal");
             return;
         }
@@ -874,8 +878,11 @@ static bool whole_turn(const match *m, int seat_no, const eng_move *mv, int n)
     return ok;
 }
 
-void match_agent_done(match *m, int seat_no, const eng_move *mv, int n, const bot_stats *st,
-                      uint64_t finished_at)
+/* The result of an in-process search; finished_at: when the search ended,
+ * in loop ms (uv_hrtime's clock), which may be well before this busy loop
+ * got to it. */
+static void agent_done(match *m, int seat_no, const eng_move *mv, int n, const bot_stats *st,
+                       uint64_t finished_at)
 {
     if (m->status != MATCH_LIVE || m->to_move != seat_no)
         return;
@@ -904,6 +911,23 @@ void match_agent_done(match *m, int seat_no, const eng_move *mv, int n, const bo
         return;
     }
     advance(m);
+}
+
+static void free_after_job(match *m);
+
+/* A search came back (agents.h): its turn is played, or, cancelled, what
+ * waited for the bot to be free goes on; a finished match lets its bots go
+ * (the search was the last user), a closing one is freed. */
+static void agent_returned(match *m, const agent_result *r)
+{
+    if (m->closing)
+        free_after_job(m);
+    else if (m->status == MATCH_FINISHED)
+        match_release_bots(m);
+    else if (r->cancelled)
+        advance(m);
+    else
+        agent_done(m, r->seat, r->moves, r->n, r->stats, r->finished_at);
 }
 
 /* The part of a program's verdict detail everyone may read: its stderr
@@ -1139,7 +1163,9 @@ void match_close(match *m)
     uv_close((uv_handle_t *)&m->timer, on_timer_closed);
 }
 
-void match_free_after_job(match *m)
+/* The search of a closing match returned: the match is freed once both
+ * that and its timer's close have happened. */
+static void free_after_job(match *m)
 {
     if (m->closing && m->timer_closed)
         free_match(m);
@@ -1392,21 +1418,19 @@ match *match_create_ex(srv *s, const proto_msg *msg, const match_opts *opts, int
     return m;
 }
 
-match *match_restore(srv *s, const char *id, const char *game, const char *rules_json,
-                     const char *seats_json, const char *tc_json, const char *pol_json,
-                     uint64_t seed, const char *nonce_hex, int status, const char *result_json,
-                     int64_t created_ms, int64_t finished_ms, const eng_move *moves,
-                     const rec_time *times, int nmoves, char *err, size_t errcap)
+match *match_restore(srv *s, const match_restore_spec *stored, char *err, size_t errcap)
 {
-    const eng_game *g = eng_find_game(game);
+    const eng_game *g = eng_find_game(stored->game);
     const game_codec *w = g ? codec_find(g->name) : NULL;
     if (!g || !w) {
-        snprintf(err, errcap, "unknown game '%s'", game);
+        snprintf(err, errcap, "unknown game '%s'", stored->game);
         return NULL;
     }
+    const int status = stored->status, nmoves = stored->nmoves;
+    const eng_move *moves = stored->moves;
     json_error_t je;
-    json_t *rj = json_loads(rules_json, 0, &je), *sj = json_loads(seats_json, 0, &je);
-    json_t *tj = json_loads(tc_json, 0, &je), *pj = json_loads(pol_json, 0, &je);
+    json_t *rj = json_loads(stored->rules_json, 0, &je), *sj = json_loads(stored->seats_json, 0, &je);
+    json_t *tj = json_loads(stored->tc_json, 0, &je), *pj = json_loads(stored->pol_json, 0, &je);
     match *m = NULL;
     eng_rules rules;
     const char *bad = !rj                         ? "rules"
@@ -1428,11 +1452,12 @@ match *match_restore(srv *s, const char *id, const char *game, const char *rules
     m = alloc_match(s, g, w, &rules);
     if (!m)
         goto out;
-    snprintf(m->id, sizeof m->id, "%s", id);
-    m->seed = seed;
+    snprintf(m->id, sizeof m->id, "%s", stored->id);
+    m->seed = stored->seed;
+    m->demo = stored->demo;
     /* a match journaled before commitments has no nonce: no chance block */
-    if (nonce_hex && chance_nonce_parse(nonce_hex, m->nonce) == 0) {
-        chance_secret secret = {.seed = seed};
+    if (stored->nonce_hex && chance_nonce_parse(stored->nonce_hex, m->nonce) == 0) {
+        chance_secret secret = {.seed = stored->seed};
         memcpy(secret.nonce, m->nonce, sizeof m->nonce);
         m->has_nonce = chance_commitment(&secret, m->commitment) == 0;
     }
@@ -1487,8 +1512,8 @@ match *match_restore(srv *s, const char *id, const char *game, const char *rules
             snprintf(err, errcap, "journal move %d does not fit the game", i);
             goto fail;
         }
-        if (times)
-            m->times[i] = times[i];
+        if (stored->times)
+            m->times[i] = stored->times[i];
         g->apply(m->st, moves[i]);
         /* a turn ends when the next thing is a draw, the end, or another seat */
         int q = g->current_player(m->st);
@@ -1505,10 +1530,10 @@ match *match_restore(srv *s, const char *id, const char *game, const char *rules
     }
     /* future draws go on from chance event chance_k of the same seed */
     m->status = status;
-    m->created_ms = created_ms;
-    m->finished_ms = finished_ms;
+    m->created_ms = stored->created_ms;
+    m->finished_ms = stored->finished_ms;
     if (status == MATCH_FINISHED) {
-        m->result = json_loads(result_json, 0, &je);
+        m->result = json_loads(stored->result_json, 0, &je);
         double sc[ENG_MAX_PLAYERS];
         g->scores(m->st, sc);
         for (int i = 0; i < m->nseats; i++)

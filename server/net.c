@@ -25,107 +25,8 @@
 #include <openssl/pem.h>
 #include <openssl/x509.h>
 
+#include "conn.h"
 #include "internal.h"
-
-static void conn_free_queue(conn *c)
-{
-    outmsg *o = c->head;
-    while (o) {
-        outmsg *n = o->next;
-        free(o);
-        o = n;
-    }
-    c->head = c->tail = NULL;
-    c->queued = 0;
-}
-
-/* A peer that lets its queue grow without reading is cut off at once: we
- * cannot even send it a close frame. */
-static void conn_kill(conn *c, const char *why)
-{
-    if (!c->wsi || c->closing)
-        return;
-    srv_log(LOG_WARN, "conn_killed", "{s:I, s:s, s:s}", "conn", (json_int_t)c->id, "peer", c->peer,
-            "reason", why);
-    c->closing = true;
-    conn_free_queue(c);
-    lws_set_timeout(c->wsi, PENDING_TIMEOUT_CLOSE_SEND, LWS_TO_KILL_ASYNC);
-}
-
-void conn_send_text(conn *c, const char *text, size_t len)
-{
-    if (!c->wsi || c->closing)
-        return;
-    if (c->queued + len > SRV_MAX_QUEUED_BYTES) {
-        conn_kill(c, "output queue full: the client does not read");
-        return;
-    }
-    outmsg *o = malloc(sizeof *o + LWS_PRE + len);
-    if (!o) {
-        conn_kill(c, "out of memory");
-        return;
-    }
-    o->next = NULL;
-    o->len = len;
-    memcpy(o->buf + LWS_PRE, text, len);
-    if (c->tail)
-        c->tail->next = o;
-    else
-        c->head = o;
-    c->tail = o;
-    c->queued += len;
-    lws_callback_on_writable(c->wsi);
-}
-
-void conn_send(conn *c, json_t *msg)
-{
-    if (!msg)
-        return;
-    if (c && c->wsi && !c->closing) {
-        /* written into the server's reusable buffer, then copied to the queue */
-        jt_buf *b = &c->srv->send_txt;
-        jt_reset(b);
-        if (jt_dump(b, msg) == 0)
-            conn_send_text(c, b->p, b->len);
-    }
-    json_decref(msg);
-}
-
-void conn_error(conn *c, int code, const char *message, const json_t *id)
-{
-    c->srv->cnt.errors[code < 0 && -code < SRV_NERR ? -code : 0]++;
-    conn_send(c, proto_error(code, message, id));
-}
-
-void conn_close_after(conn *c, int status, const char *reason)
-{
-    if (!c->wsi || c->closing)
-        return;
-    c->closing = true;
-    c->close_status = status;
-    snprintf(c->close_reason, sizeof c->close_reason, "%s", reason);
-    lws_callback_on_writable(c->wsi);
-}
-
-bool conn_sub_add(conn *c, match *m, int seat)
-{
-    for (int i = 0; i < c->nsubs; i++)
-        if (c->subs[i].m == m && c->subs[i].seat == seat)
-            return true;
-    if (c->nsubs == (int)(sizeof c->subs / sizeof c->subs[0]))
-        return false;
-    c->subs[c->nsubs++] = (conn_sub){m, seat, -1};
-    return true;
-}
-
-void conn_sub_remove(conn *c, match *m, int seat)
-{
-    for (int i = 0; i < c->nsubs; i++)
-        if (c->subs[i].m == m && c->subs[i].seat == seat) {
-            c->subs[i] = c->subs[--c->nsubs];
-            return;
-        }
-}
 
 /* Token bucket: false when the message must be refused. A registered bot
  * plays up to `capacity` games at once: its rate and burst scale with it. */
@@ -335,7 +236,7 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         if (c->next)
             c->next->prev = c->prev;
         s->nconns--;
-        conn_free_queue(c);
+        conn_queue_free(c);
         free(c->rx);
         free(c);
         *pc = NULL;

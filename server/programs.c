@@ -41,6 +41,7 @@
 
 #include "internal.h"
 #include "players/player.h"
+#include "store.h"
 
 static const char tables[] =
     "CREATE TABLE IF NOT EXISTS program_logs("

@@ -34,7 +34,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "conn.h"
 #include "internal.h"
+#include "store.h"
 
 #define SALT_LEN 16
 #define HASH_LEN 32

@@ -47,8 +47,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "conn.h"
 #include "internal.h"
 #include "players/player.h"
+#include "store.h"
 #include "tournament/ladder.h"
 #include "tournament/rating.h"
 #include "tournament/report.h"

@@ -41,8 +41,10 @@
 #include <cmocka.h>
 #include <sqlite3.h>
 
+#include "server/conn.h"
 #include "server/internal.h"
 #include "server/match_views.h"
+#include "server/store.h"
 
 static const char *tessera_bin;
 static char tmpdir[256];
@@ -82,7 +84,7 @@ static int load_logged(char *log, size_t cap)
     assert_non_null(f);
     dup2(fileno(f), 2);
     char err[512] = "";
-    int rc = store_load(&S, err, sizeof err);
+    int rc = store_load(&S, match_restore, err, sizeof err);
     fflush(stderr);
     dup2(saved, 2);
     close(saved);

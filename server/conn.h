@@ -1,0 +1,27 @@
+/*
+ * conn.h — talking to one client connection: queue a message, reply with
+ * an error, close after the queue drains (conn.c). The connection itself
+ * (struct conn, internal.h) is made and freed by net.c.
+ */
+#ifndef TESSERA_SERVER_CONN_H
+#define TESSERA_SERVER_CONN_H
+
+#include "internal.h"
+
+/* Queue a JSON message (steals the reference; NULL is ignored). */
+void conn_send(conn *c, json_t *msg);
+/* Queue an already serialised message (copied). */
+void conn_send_text(conn *c, const char *text, size_t len);
+/* Queue an error reply (docs/protocol.md, "Errors"), counted by its code;
+ * id (may be NULL) is echoed. */
+void conn_error(conn *c, int code, const char *message, const json_t *id);
+/* Send what is queued, then close with this status and reason. */
+void conn_close_after(conn *c, int status, const char *reason);
+/* Drop what is queued (the connection is closing or closed). */
+void conn_queue_free(conn *c);
+/* Note that c plays `seat` of m (seat >= 0) or watches m (-1); false when
+ * its table is full (callers check their limits first). */
+bool conn_sub_add(conn *c, match *m, int seat);
+void conn_sub_remove(conn *c, match *m, int seat);
+
+#endif
