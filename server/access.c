@@ -32,6 +32,7 @@
 
 #include "conn.h"
 #include "internal.h"
+#include "match.h"
 
 /* ---- a seeded string hash ----------------------------------------------------------- */
 

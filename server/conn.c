@@ -94,23 +94,3 @@ void conn_close_after(conn *c, int status, const char *reason)
     snprintf(c->close_reason, sizeof c->close_reason, "%s", reason);
     lws_callback_on_writable(c->wsi);
 }
-
-bool conn_sub_add(conn *c, match *m, int seat)
-{
-    for (int i = 0; i < c->nsubs; i++)
-        if (c->subs[i].m == m && c->subs[i].seat == seat)
-            return true;
-    if (c->nsubs == (int)(sizeof c->subs / sizeof c->subs[0]))
-        return false;
-    c->subs[c->nsubs++] = (conn_sub){m, seat, -1};
-    return true;
-}
-
-void conn_sub_remove(conn *c, match *m, int seat)
-{
-    for (int i = 0; i < c->nsubs; i++)
-        if (c->subs[i].m == m && c->subs[i].seat == seat) {
-            c->subs[i] = c->subs[--c->nsubs];
-            return;
-        }
-}

@@ -19,9 +19,4 @@ void conn_error(conn *c, int code, const char *message, const json_t *id);
 void conn_close_after(conn *c, int status, const char *reason);
 /* Drop what is queued (the connection is closing or closed). */
 void conn_queue_free(conn *c);
-/* Note that c plays `seat` of m (seat >= 0) or watches m (-1); false when
- * its table is full (callers check their limits first). */
-bool conn_sub_add(conn *c, match *m, int seat);
-void conn_sub_remove(conn *c, match *m, int seat);
-
 #endif

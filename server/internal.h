@@ -228,64 +228,6 @@ struct match {
     match *prev, *next;               /* srv->matches list */
 };
 
-struct match_restore_spec;
-/* Rebuild a stored match at start-up (store.h, store_restore_fn): its moves
- * replayed, its history rebuilt, its bots and programs started again. */
-match *match_restore(srv *s, const struct match_restore_spec *spec, char *err, size_t errcap);
-/* Create a match from a decoded create_match (validated here). On success
- * returns the match (already journaled and started), else NULL with an
- * error code and reason. */
-match *match_create(srv *s, const proto_msg *msg, int *code, char *err, size_t errcap);
-/* What a match may be created with besides a create_match. */
-typedef struct match_opts {
-    bool admin;    /* the creator gave the admin token (or is the server's
-                      operator): cmd: and remote: seats and file-reading bot
-                      options are allowed (forbidden otherwise) */
-    bool has_seed; /* seed the chance draws with `seed` */
-    uint64_t seed;
-    bool has_seat_seeds; /* seed each in-process bot with seat_seed[seat] */
-    uint64_t seat_seed[ENG_MAX_PLAYERS];
-} match_opts;
-/* match_create with options (opts may be NULL: none). */
-match *match_create_ex(srv *s, const proto_msg *msg, const match_opts *opts, int *code, char *err,
-                       size_t errcap);
-/* The kind a seat spec makes: SEAT_PROGRAM for cmd:/cmd-stateless:,
- * SEAT_REMOTE for remote:NAME, else SEAT_BOT. */
-int match_spec_kind(const char *spec);
-/* The match as a game record (docs/records.md): its complete turns, each
- * with the time figures the server has of it (think_ms, wait_ms), and its
- * "chance" block — the commitment, with the seed and nonce once the match
- * is finished. New reference, or NULL with a reason in err. */
-json_t *match_record_json(const match *m, char *err, size_t errcap);
-match *match_find(srv *s, const char *id);
-/* Connection c was just sent the match's whole state (a table view):
- * protocol 2's next change for it starts from there. */
-void match_state_sent(match *m, conn *c);
-/* A seat's connection joined / resumed / dropped. */
-/* Attach a connection to a seat, reply to it with the table view (`type`
- * joined/resumed, echoing id), then start or continue play. */
-void match_seat_connected(match *m, int seat, conn *c, const char *type, const json_t *id);
-void match_seat_dropped(match *m, int seat);
-/* A move from a remote seat (borrowed JSON). Replies on c. */
-void match_remote_move(match *m, int seat, conn *c, const proto_msg *msg);
-void match_resign(match *m, int seat);
-/* A waiting match past [create] waiting_expiry_s ends as `expired`. */
-void match_expire(match *m);
-/* Start or continue play: draws, asks the seat to move, or finishes. */
-void match_advance(match *m);
-/* Destroy the in-process bots of a finished match (none while a search
- * still runs one: then the search's completion calls this again). */
-void match_release_bots(match *m);
-struct player_result;
-/* The answer of a program seat's worker to turn `seq` (loop thread). */
-void match_program_done(match *m, int seat, int seq, const struct player_result *r);
-/* The seats of kind SEAT_REMOTE whose registered bot is connected take
- * their seats (unsolicited `joined`); call once a new match is announced. */
-void match_attach_remote(match *m);
-/* Stop every timer and search; free once they have closed. */
-void match_close(match *m);
-void match_add_spectator(match *m, conn *c);
-void match_remove_spectator(match *m, conn *c);
 
 /* ---- external programs (programs.c) ---------------------------------------------- */
 
@@ -511,6 +453,8 @@ struct srv {
     int nconns;
     uint64_t next_conn_id;
     match *matches;
+    const struct match_sink *sink;    /* who hears the matches' events (match.h): the
+                                         table's, from net_start on; NULL: no one */
     int nlive;                        /* waiting + live */
     int nfinished;                    /* finished matches held in memory */
     uint64_t finished;                /* matches finished since start */
@@ -586,8 +530,5 @@ void net_stop(srv *s);
 /* handlers.c */
 void handle_message(conn *c, const char *buf, size_t len);
 void handle_conn_closed(conn *c);
-/* Take seat `seat` of x for c (the previous holder is told seat_taken),
- * replying `type` (joined/resumed) with id (may be NULL: unsolicited). */
-void take_seat(conn *c, match *x, int seat, const char *type, const json_t *id);
 
 #endif

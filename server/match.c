@@ -1,6 +1,10 @@
 /*
- * match.c — a match from creation to result: seats, turns, clocks, policies,
- * the journal and what everyone at the table is told.
+ * match.c — a match from creation to result: seats, turns, the journal,
+ * the policies' moves, and the events everyone at the table is told of.
+ *
+ * What a match looks like (JSON, message texts) is match_views.c's; how
+ * much time a seat has and what its timer calls for is match_clock.c's; who
+ * hears an event, and in which form, is the sink's (match.h; table.c).
  *
  * The flow of one turn:
  *   1. a chance event (Carcassonne's draw) is drawn from the match's secret
@@ -13,9 +17,10 @@
  *      armed for the seat's absolute deadline;
  *   3. the seat's move (or the one a policy plays for it) is checked,
  *      journaled, applied; the clocks are charged;
- *   4. the turn is written in record form to the history and broadcast as
- *      `update`, after the next draw so that everyone sees what comes next.
- * Journal first, broadcast second: a restarted server never un-says a move.
+ *   4. the turn is written in record form to the history and announced as
+ *      `update` (the sink's turn), after the next draw so that everyone sees
+ *      what comes next.
+ * Journal first, announce second: a restarted server never un-says a move.
  */
 #include <errno.h>
 #include <math.h>
@@ -23,9 +28,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "conn.h"
 #include "agents.h"
 #include "internal.h"
+#include "match.h"
 #include "match_clock.h"
 #include "match_views.h"
 #include "store.h"
@@ -42,36 +47,44 @@ match *match_find(srv *s, const char *id)
     return NULL;
 }
 
-/* Does an earlier seat than `upto` (all seats: m->nseats) have this connection? */
-static bool holds_seat(const match *m, const conn *c, int upto)
+/* With no sink set, a match tells no one. */
+static void quiet_turn(match *m, const json_t *update)
 {
-    for (int i = 0; i < upto; i++)
-        if (m->seats[i].conn == c)
-            return true;
+    (void)m, (void)update;
+}
+static bool quiet_your_turn(match *m, int seat)
+{
+    (void)m, (void)seat;
     return false;
 }
-
-/* Everyone at the table, each connection once: one that holds several seats
- * of the match, or plays and watches it, hears every message once. */
-static void each_at_table_text(match *m, const jt_buf *t)
+static void quiet_reply(conn *to, json_t *msg)
 {
-    if (t->failed)
-        return;
-    for (int i = 0; i < m->nseats; i++)
-        if (m->seats[i].conn && !holds_seat(m, m->seats[i].conn, i))
-            conn_send_text(m->seats[i].conn, t->p, t->len);
-    for (int i = 0; i < m->nspect; i++)
-        if (!holds_seat(m, m->spect[i], m->nseats))
-            conn_send_text(m->spect[i], t->p, t->len);
+    (void)to;
+    json_decref(msg);
+}
+static void quiet_error(conn *to, int code, const char *message, const json_t *id)
+{
+    (void)to, (void)code, (void)message, (void)id;
+}
+static void quiet_match(match *m)
+{
+    (void)m;
+}
+static const match_sink quiet_sink = {quiet_turn, quiet_your_turn, quiet_turn,
+                                      quiet_reply, quiet_error, quiet_match};
+
+/* The sink that hears this match's events (match.h). */
+static const match_sink *sink_of(const match *m)
+{
+    return m->srv->sink ? m->srv->sink : &quiet_sink;
 }
 
-/* The same for a JSON message (steals the reference): one serialisation,
- * many queues. */
-static void each_at_table(match *m, json_t *msg)
+/* Everyone at the table is told msg (steals the reference). */
+static void tell_all(match *m, json_t *msg)
 {
-    const jt_buf *b = match_view_text(m, msg);
+    if (msg)
+        sink_of(m)->tell(m, msg);
     json_decref(msg);
-    each_at_table_text(m, b);
 }
 
 /* Something the server must do itself in the match (draw, play a bot's or
@@ -89,34 +102,7 @@ static void storage_paused(match *m, const char *what)
                             "goes on by itself once it can",
                             NULL);
     json_object_set_new(e, "match", json_string(m->id));
-    each_at_table(m, e);
-}
-
-/* ---- protocol 2: changes instead of states --------------------------------------- */
-
-/* The subscription through which c follows m (its first, if several). */
-static conn_sub *sub_of(conn *c, const match *m)
-{
-    for (int i = 0; i < c->nsubs; i++)
-        if (c->subs[i].m == m)
-            return &c->subs[i];
-    return NULL;
-}
-
-void match_state_sent(match *m, conn *c)
-{
-    conn_sub *s = c ? sub_of(c, m) : NULL;
-    if (s)
-        s->known_at = m->nmoves;
-}
-
-/* What a protocol 2 connection is told of the state in an update or a
- * your_turn: nothing when it has the state now, the change when it has the
- * announced state, else the whole state. */
-static int what_to_tell(const match *m, conn *c)
-{
-    const conn_sub *s = sub_of(c, m);
-    return match_view_what_to_tell(m, s ? s->known_at : -1);
+    tell_all(m, e);
 }
 
 int match_spec_kind(const char *spec)
@@ -195,7 +181,9 @@ static int commit_moves(match *m, int from, const char *by, const char *reason)
 
 /* ---- result --------------------------------------------------------------------- */
 
-void match_release_bots(match *m)
+/* Destroy the in-process bots of a finished match (none while a search
+ * still runs one: then the search's completion calls this again). */
+static void match_release_bots(match *m)
 {
     if (m->job)
         return; /* a search still uses one: agents.c calls again when it returns */
@@ -307,7 +295,7 @@ static void finish_ex(match *m, const char *reason, int faulty, const char *deta
         json_object_set_new(msg, "chance_seed", json_string(seed));
         json_object_set_new(msg, "chance_nonce", json_string(nonce));
     }
-    each_at_table(m, msg);
+    tell_all(m, msg);
     /* a finished match needs no bot: its search memory (arena pages) goes now,
      * not when the match is evicted from memory much later */
     match_release_bots(m);
@@ -335,32 +323,12 @@ static void finish(match *m, const char *reason, int faulty, const char *detail)
 
 /* ---- turns ---------------------------------------------------------------------- */
 
-/* One connection at the table gets the update, in its protocol's form. */
-static void send_update_to(match *m, conn *c, match_update_texts *u)
-{
-    const jt_buf *t;
-    if (c->proto < 2) {
-        t = match_view_update_text(m, u, TELL_STATE);
-    } else {
-        t = match_view_update_text(m, u, what_to_tell(m, c));
-        match_state_sent(m, c);
-    }
-    if (!t->failed)
-        conn_send_text(c, t->p, t->len);
-}
-
-/* The turn's update to everyone at the table, each connection once: the
- * public state's text is written once and spliced in (the next your_turn
- * reuses it); protocol 2 connections get the change instead, written once. */
+/* The turn's update to everyone at the table (the sink writes each
+ * connection's form); the next protocol 2 changes start from this state. */
 static void broadcast_update(match *m, const json_t *msg)
 {
-    match_update_texts u = {msg, NULL, NULL};
-    for (int i = 0; i < m->nseats; i++)
-        if (m->seats[i].conn && !holds_seat(m, m->seats[i].conn, i))
-            send_update_to(m, m->seats[i].conn, &u);
-    for (int i = 0; i < m->nspect; i++)
-        if (!holds_seat(m, m->spect[i], m->nseats))
-            send_update_to(m, m->spect[i], &u);
+    if (msg)
+        sink_of(m)->turn(m, msg);
     match_view_announced(m);
 }
 
@@ -458,7 +426,7 @@ static int play_turn(match *m, int seat_no, const eng_move *mv, int n, const rec
         return rc;
     }
     if (ack)
-        conn_send(ack_to, ack);
+        sink_of(m)->reply(ack_to, ack);
     m->to_move = -1;
     m->storage_retry = NULL;
     uv_timer_stop(&m->timer);
@@ -499,22 +467,8 @@ static void play_random(match *m, int seat_no, const char *reason)
 
 static void send_your_turn(match *m, int seat_no)
 {
-    seat_t *t = &m->seats[seat_no];
-    if (!t->conn)
-        return;
-
-    /* Both clocks read together, before the message is built: building it
-     * (the legal moves) takes time on a busy machine, and an epoch read
-     * after that made the announced deadline later than the real one. */
-    uint64_t now = srv_now(m->srv);
-    int64_t epoch = srv_epoch_ms();
-    bool v2 = t->conn->proto >= 2;
-    int tell = v2 ? what_to_tell(m, t->conn) : TELL_STATE;
-    const jt_buf *txt = match_view_your_turn_text(m, seat_no, v2, tell, now, epoch);
-    if (!txt->failed)
-        conn_send_text(t->conn, txt->p, txt->len);
-    if (v2)
-        match_state_sent(m, t->conn);
+    if (!sink_of(m)->your_turn(m, seat_no))
+        return; /* no connection plays it now */
     if (!m->asked_ns)
         m->asked_ns = uv_hrtime(); /* a move's wait_ms counts from the first your_turn */
     if (m->rx_ns) {
@@ -719,10 +673,9 @@ static void on_timer(uv_timer_t *h)
 
 /* ---- events from connections and agents ------------------------------------------- */
 
-void match_seat_connected(match *m, int seat_no, conn *c, const char *type, const json_t *id)
+bool match_seat_taken(match *m, int seat_no)
 {
     seat_t *t = &m->seats[seat_no];
-    t->conn = c;
     t->joined = true;
     t->gone_since = 0;
     t->takeover = false;
@@ -742,10 +695,11 @@ void match_seat_connected(match *m, int seat_no, conn *c, const char *type, cons
     }
     if (m->srv->db)
         store_update_seats(m->srv, m);
-    /* the reply first, showing the seat connected (and the match live if
-     * this join starts it); then whatever play it unblocks */
-    conn_send(c, match_table_view(m, type, seat_no, id));
-    match_state_sent(m, c);
+    return start;
+}
+
+void match_seat_continue(match *m, int seat_no, bool start)
+{
     if (start) {
         srv_log(LOG_INFO, "match_started", "{s:s}", "match", m->id);
         advance(m);
@@ -759,7 +713,6 @@ void match_seat_connected(match *m, int seat_no, conn *c, const char *type, cons
 void match_seat_dropped(match *m, int seat_no)
 {
     seat_t *t = &m->seats[seat_no];
-    t->conn = NULL;
     if (m->status != MATCH_LIVE)
         return;
     t->gone_since = srv_now(m->srv);
@@ -767,33 +720,34 @@ void match_seat_dropped(match *m, int seat_no)
     arm_timer(m);
 }
 
-void match_remote_move(match *m, int seat_no, conn *c, const proto_msg *msg)
+bool match_remote_move(match *m, int seat_no, conn *c, const proto_msg *msg, uint64_t rx_ns)
 {
     seat_t *t = &m->seats[seat_no];
+    const match_sink *out = sink_of(m);
     if (m->status == MATCH_FINISHED) {
-        conn_error(c, ENG_EMATCH_OVER, "the match has already ended", msg->id);
-        return;
+        out->error(c, ENG_EMATCH_OVER, "the match has already ended", msg->id);
+        return false;
     }
     if (m->status == MATCH_WAITING) {
-        conn_error(c, ENG_ENOT_YOUR_TURN, "the match waits for its open seats to be joined",
+        out->error(c, ENG_ENOT_YOUR_TURN, "the match waits for its open seats to be joined",
                    msg->id);
-        return;
+        return false;
     }
     if (m->finish_reason) {
-        conn_error(c, ENG_ESTORAGE,
+        out->error(c, ENG_ESTORAGE,
                    "the match is over but its result is not journaled yet: wait for game_over",
                    msg->id);
-        return;
+        return false;
     }
     if (m->to_move != seat_no) {
-        conn_error(c, ENG_ENOT_YOUR_TURN, "it is not this seat's turn", msg->id);
-        return;
+        out->error(c, ENG_ENOT_YOUR_TURN, "it is not this seat's turn", msg->id);
+        return false;
     }
     if (m->storage_retry) {
-        conn_error(c, ENG_ENOT_YOUR_TURN,
+        out->error(c, ENG_ENOT_YOUR_TURN,
                    "the server plays this turn for the seat (its policy); wait for the update",
                    msg->id);
-        return;
+        return false;
     }
     /* A move that arrived after the deadline is late even if the deadline's
      * timer has not run yet (a busy loop runs timers after I/O). */
@@ -802,26 +756,26 @@ void match_remote_move(match *m, int seat_no, conn *c, const proto_msg *msg)
         char e[96];
         snprintf(e, sizeof e, "the move arrived %llu ms after the deadline",
                  (unsigned long long)(arrived - m->deadline));
-        conn_error(c, ENG_ENOT_YOUR_TURN, e, msg->id);
+        out->error(c, ENG_ENOT_YOUR_TURN, e, msg->id);
         timeout(m);
-        return;
+        return false;
     }
     if (msg->has_turn && msg->turn != m->turns + 1) {
         char e[96];
         snprintf(e, sizeof e, "this is turn %d, not turn %lld", m->turns + 1, (long long)msg->turn);
-        conn_error(c, ENG_ENOT_YOUR_TURN, e, msg->id);
-        return;
+        out->error(c, ENG_ENOT_YOUR_TURN, e, msg->id);
+        return false;
     }
     eng_move mv[ENG_MAX_TURN_MOVES];
     char err[256];
     int n = m->wire->parse_move(m->st, msg->move, mv, err, sizeof err);
     if (n == ENG_EBAD_MOVE) {
-        conn_error(c, ENG_EBAD_MOVE, err, msg->id);
-        return;
+        out->error(c, ENG_EBAD_MOVE, err, msg->id);
+        return false;
     }
     if (n < 0) {
         t->illegal++;
-        conn_error(c, ENG_EILLEGAL_MOVE, err, msg->id);
+        out->error(c, ENG_EILLEGAL_MOVE, err, msg->id);
         srv_log(LOG_INFO, "illegal_move", "{s:s, s:i, s:s}", "match", m->id, "seat", seat_no,
                 "reason", err);
         char detail[300];
@@ -833,15 +787,15 @@ void match_remote_move(match *m, int seat_no, conn *c, const proto_msg *msg)
             play_random(m, seat_no, "illegal");
         else if (m->srv->db)
             store_update_seats(m->srv, m);
-        return;
+        return false;
     }
     json_t *ok = proto_reply("move_accepted", msg->id);
     json_object_set_new(ok, "match", json_string(m->id));
     json_object_set_new(ok, "turn", json_integer(m->turns + 1));
-    m->rx_ns = c->rx_ns;
+    m->rx_ns = rx_ns;
     /* what the client says it thought, and what the server saw: its
      * your_turn to the move's arrival */
-    rec_time tm = {msg->has_think_ms ? msg->think_ms : -1, wait_ms_since(m->asked_ns, c->rx_ns)};
+    rec_time tm = {msg->has_think_ms ? msg->think_ms : -1, wait_ms_since(m->asked_ns, rx_ns)};
     if (play_turn(m, seat_no, mv, n, &tm, "player", NULL, c, ok) != 0) {
         /* nothing of the move happened, and the seat does not pay for the
          * server's trouble: its clock restarts with the whole allowance, and
@@ -853,19 +807,16 @@ void match_remote_move(match *m, int seat_no, conn *c, const proto_msg *msg)
         m->deadline = now + (uint64_t)match_clock_turn_time(m, t);
         t->in_grace = false;
         arm_timer(m);
-        conn_error(c, ENG_ESTORAGE,
+        out->error(c, ENG_ESTORAGE,
                    "the server could not journal the move: nothing of it was played and the "
                    "seat's clock restarts; send a move again",
                    msg->id);
         send_your_turn(m, seat_no);
-        return;
+        return false;
     }
-    /* a move the server asked for and played costs no rate token: a bot
-     * answering at once against instant opponents (or in many games at
-     * once) is paced by the server, not flooding it */
-    c->tokens += 1.0;
     advance(m);
     m->rx_ns = 0; /* the next seat is not a remote one waiting now */
+    return true;
 }
 
 /* Are mv[0..n) one whole legal turn of seat_no, the seat to move? */
@@ -996,18 +947,6 @@ void match_program_done(match *m, int seat_no, int seq, const player_result *r)
     }
 }
 
-void match_attach_remote(match *m)
-{
-    for (int i = 0; i < m->nseats && m->status != MATCH_FINISHED; i++) {
-        seat_t *t = &m->seats[i];
-        if (t->kind != SEAT_REMOTE || t->conn)
-            continue;
-        regbot *r = registry_find(m->srv, t->name);
-        if (r && r->conn)
-            take_seat(r->conn, m, i, "joined", NULL);
-    }
-}
-
 void match_expire(match *m)
 {
     if (m->status != MATCH_WAITING || m->finish_reason)
@@ -1028,34 +967,6 @@ void match_resign(match *m, int seat_no)
     char detail[64];
     snprintf(detail, sizeof detail, "seat %d resigned", seat_no);
     finish(m, "resignation", seat_no, detail);
-}
-
-void match_add_spectator(match *m, conn *c)
-{
-    for (int i = 0; i < m->nspect; i++)
-        if (m->spect[i] == c)
-            return;
-    if (!conn_sub_add(c, m, -1))
-        return; /* not reached: spectate checks SRV_MAX_SPECTATING first */
-    if (m->nspect == m->capspect) {
-        int cap = m->capspect ? m->capspect * 2 : 4;
-        conn **p = realloc(m->spect, (size_t)cap * sizeof *p);
-        if (!p)
-            return;
-        m->spect = p;
-        m->capspect = cap;
-    }
-    m->spect[m->nspect++] = c;
-}
-
-void match_remove_spectator(match *m, conn *c)
-{
-    for (int i = 0; i < m->nspect; i++)
-        if (m->spect[i] == c) {
-            m->spect[i] = m->spect[--m->nspect];
-            break;
-        }
-    conn_sub_remove(c, m, -1);
 }
 
 /* ---- creation, restore, freeing --------------------------------------------------- */
@@ -1149,16 +1060,10 @@ void match_close(match *m)
         s->nfinished--;
     else
         s->nlive--;
-    for (int i = 0; i < m->nseats; i++) {
-        if (m->seats[i].conn) {
-            conn_sub_remove(m->seats[i].conn, m, i);
-            m->seats[i].conn = NULL;
-        }
+    sink_of(m)->closing(m);
+    for (int i = 0; i < m->nseats; i++)
         if (m->seats[i].prog)
             prog_detach(m->seats[i].prog); /* unfinished: it resumes at the next start */
-    }
-    while (m->nspect > 0)
-        match_remove_spectator(m, m->spect[m->nspect - 1]);
     agent_cancel(m);
     uv_close((uv_handle_t *)&m->timer, on_timer_closed);
 }
@@ -1400,7 +1305,7 @@ match *match_create_ex(srv *s, const proto_msg *msg, const match_opts *opts, int
     }
     link_match(s, m);
     /* a registered bot is away until its connection takes the seat
-     * (match_attach_remote): its clock runs, the disconnect policy applies */
+     * (table_attach_remote): its clock runs, the disconnect policy applies */
     for (int i = 0; i < m->nseats; i++)
         if (m->seats[i].kind == SEAT_REMOTE && m->status == MATCH_LIVE)
             m->seats[i].gone_since = srv_now(s);

@@ -27,6 +27,7 @@
 
 #include "conn.h"
 #include "internal.h"
+#include "table.h"
 
 /* Token bucket: false when the message must be refused. A registered bot
  * plays up to `capacity` games at once: its rate and burst scale with it. */
@@ -522,6 +523,7 @@ static const char *bind_address(const char *host, char *out, size_t cap)
 
 int net_start(srv *s, char *err, size_t errcap)
 {
+    s->sink = &table_sink; /* the tables hear their matches' events from now on */
     /* TESSERA_LWS_DEBUG=1 shows libwebsockets' own notices and info (debugging) */
     const char *dbg = getenv("TESSERA_LWS_DEBUG");
     lws_set_log_level(dbg && *dbg == '1' ? LLL_ERR | LLL_WARN | LLL_NOTICE | LLL_INFO

@@ -40,6 +40,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "match.h"
 #include "players/player.h"
 #include "store.h"
 

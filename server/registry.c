@@ -37,6 +37,7 @@
 #include "conn.h"
 #include "internal.h"
 #include "store.h"
+#include "table.h"
 
 #define SALT_LEN 16
 #define HASH_LEN 32
@@ -329,7 +330,7 @@ static void registered(srv *s, conn *c, const reg_job *j)
         for (int i = 0; i < m->nseats; i++)
             if (m->seats[i].kind == SEAT_REMOTE && strcmp(m->seats[i].name, r->name) == 0 &&
                 m->seats[i].conn != c)
-                take_seat(c, m, i, "resumed", NULL);
+                table_take_seat(c, m, i, "resumed", NULL);
     }
     tours_poke(s);
 }

@@ -20,6 +20,7 @@
 
 #include "conn.h"
 #include "internal.h"
+#include "match.h"
 #include "store.h"
 
 uint64_t srv_now(const srv *s)

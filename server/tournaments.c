@@ -49,8 +49,10 @@
 
 #include "conn.h"
 #include "internal.h"
+#include "match.h"
 #include "players/player.h"
 #include "store.h"
+#include "table.h"
 #include "tournament/ladder.h"
 #include "tournament/rating.h"
 #include "tournament/report.h"
@@ -540,7 +542,7 @@ static bool start_tour_game(srv_tour *st, const tour_game *g)
     tag(st, m, g->id);
     srv_log(LOG_INFO, "tournament_game_started", "{s:I, s:I, s:s}", "tournament",
             (json_int_t)st->id, "game", (json_int_t)g->id, "match", m->id);
-    match_attach_remote(m);
+    table_attach_remote(m);
     match_advance(m);
     push_update(st, game_json(st, g->id), false);
     return true;
@@ -720,7 +722,7 @@ static bool lad_start(srv_tour *st, lad_group *gr)
     tag(st, m, g->id);
     srv_log(LOG_INFO, "tournament_game_started", "{s:I, s:I, s:s}", "tournament",
             (json_int_t)st->id, "game", (json_int_t)g->id, "match", m->id);
-    match_attach_remote(m);
+    table_attach_remote(m);
     match_advance(m);
     push_update(st, game_json(st, g->id), false);
     return true;

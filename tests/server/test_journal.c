@@ -41,8 +41,8 @@
 #include <cmocka.h>
 #include <sqlite3.h>
 
-#include "server/conn.h"
 #include "server/internal.h"
+#include "server/match.h"
 #include "server/match_views.h"
 #include "server/store.h"
 
@@ -674,8 +674,7 @@ static void test_times(void **state)
     memset(&c, 0, sizeof c);
     c.srv = &S;
     c.hello = true;
-    m->seats[0].conn = &c;
-    conn_sub_add(&c, m, 0);
+    m->seats[0].conn = &c; /* no sink: the server tells no one */
     m->asked_ns = uv_hrtime() - 250 * 1000000ull; /* asked 250 ms ago */
     c.rx_ns = uv_hrtime();
     json_t *legal = m->wire->legal(m->st);
@@ -689,12 +688,11 @@ static void test_times(void **state)
              (int)json_integer_value(json_object_get(first, "rot")));
     json_decref(legal);
     proto_msg mv = decode(msg);
-    match_remote_move(m, 0, &c, &mv);
+    assert_true(match_remote_move(m, 0, &c, &mv, c.rx_ns));
     proto_msg_free(&mv);
     assert_int_equal(m->turns, 1);
     char id[SRV_MATCH_ID_LEN + 1];
     snprintf(id, sizeof id, "%s", m->id);
-    conn_sub_remove(&c, m, 0);
     m->seats[0].conn = NULL;
     srv_close();
     raw = raw_open(db);
