@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "access.h"
 #include "conn.h"
 #include "internal.h"
 #include "match.h"

@@ -39,7 +39,9 @@
 
 #include "classroom/classroom.h"
 #include "conn.h"
+#include "courses.h"
 #include "internal.h"
+#include "registry.h"
 #include "store.h"
 #include "tournament/limits.h"
 #include "tournament/tour.h"

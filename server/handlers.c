@@ -11,13 +11,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "access.h"
 #include "conn.h"
+#include "courses.h"
+#include "handlers.h"
 #include "internal.h"
 #include "match.h"
 #include "match_views.h"
+#include "programs.h"
 #include "protocol/record.h"
+#include "registry.h"
 #include "store.h"
 #include "table.h"
+#include "tournaments.h"
 
 static void reply_welcome(conn *c, const proto_msg *m)
 {

@@ -1,18 +1,30 @@
 /*
- * internal.h — private to server/: the server's objects and how the files
- * share them.
+ * internal.h — private to server/: the server's objects (connections,
+ * matches, seats, the server itself) and what every file shares (addresses,
+ * logs, statistics, metrics, the server's clock and tokens). What each part
+ * exposes is in its own header:
  *
- *   net.c       libwebsockets on the libuv loop: connections, framing,
- *               output queues, limits
- *   handlers.c  one function per client message type
- *   match.c     matches: seats, turns, clocks, policies, broadcasting
- *   agents.c    in-process bots on the libuv thread pool
- *   programs.c  external programs (cmd:) in seats, one worker thread each
- *   registry.c  registered remote bots and the admin token
- *   tournaments.c  tournaments and the ladder, driven on the loop
- *   store.c     the SQLite journal
- *   log.c       structured (JSON lines) logs
- *   server.c    start-up, recovery, the demo match, shutdown
+ *   net.h          libwebsockets on the libuv loop: connections, framing,
+ *                  limits (net.c)
+ *   handlers.h     one function per client message (handlers.c)
+ *   conn.h         a connection's output queue, errors, closing (conn.c)
+ *   table.h        who sits at and watches each match; the event sink (table.c)
+ *   match.h        matches: creation, turns, policies, restore; the sink's
+ *                  interface (match.c)
+ *   match_views.h  a match as JSON and message text (match_views.c)
+ *   match_clock.h  clocks and timeout policies (match_clock.c)
+ *   agents.h       in-process bots on the libuv thread pool (agents.c)
+ *   store.h        the SQLite journal, and the restore spec (store.c)
+ *   programs.h     external programs (cmd:) in seats, one worker thread each
+ *   registry.h     registered remote bots and the admin token
+ *   tournaments.h  tournaments and the ladder, driven on the loop
+ *   access.h       creation policy, quotas, expiry, the resume-token index
+ *   courses.h      the course_* messages and their worker
+ *   log.c, metrics.c, config.c, server.c: declared here (shared by all)
+ *
+ * The per-move path reads down: net -> handlers -> table -> match ->
+ * {store, agents, match_clock, match_views}; a match tells its table
+ * through the sink (match.h), never by calling a connection.
  *
  * Threads: everything here runs on the loop thread except the body of an
  * agent's search (agents.c), which works on its own copies and hands its
@@ -229,125 +241,6 @@ struct match {
 };
 
 
-/* ---- external programs (programs.c) ---------------------------------------------- */
-
-/* Start the worker thread of program seat `seat` of m, for a game starting
- * from m's initial state, or (n > 0) resumed after moves[0..n) from
- * `initial`. Returns 0, ENG_ETOO_MANY (SRV_MAX_PROGRAMS running) or
- * ENG_ENOMEM / ENG_EINTERNAL with a reason. */
-int prog_start(match *m, int seat, const void *initial, const eng_move *moves, int n, char *err,
-               size_t errcap);
-/* Tell the program a move is about to be applied to st. */
-void prog_observe(prog *p, const void *st, eng_move mv, const char *reason);
-/* Ask for the seat's turn from st by deadline (bot_now_ms clock); the
- * answer comes to match_program_done with this seq. */
-int prog_turn(prog *p, const void *st, int seq, double deadline_ms);
-/* Stop turn `seq` now if it is still running (its answer: time_limit). */
-void prog_stop(prog *p, int seq);
-/* The game ended: the program is told (game_over) and ended; its log is
- * stored. The seat lets go of p (it frees itself). */
-void prog_finish(prog *p, const void *st, const char *reason, int faulty, const char *detail);
-/* The match is going away unfinished (shutdown): end the program without
- * game_over (the match resumes at the next start). */
-void prog_detach(prog *p);
-/* A seat's program log so far: {"seat","spec","stderr","stderr_bytes",
- * "starts","verdicts"} (new reference). */
-json_t *prog_log_json(const prog *p);
-/* Programs running now (workers alive). */
-int progs_running(const srv *s);
-int progs_init(srv *s);
-/* Stop accepting programs; the loop may end once every worker is gone. */
-void progs_shutdown(srv *s);
-
-/* ---- registered bots and the admin token (registry.c) ----------------------------- */
-
-struct regbot {
-    char name[PROTO_NAME_MAX + 1];
-    conn *conn;   /* the registered connection, or NULL */
-    int capacity; /* live games at once */
-    int ngames;   /* 0: every game */
-    char games[PROTO_MAX_REG_GAMES][PROTO_NAME_MAX + 1];
-    regbot *next;
-};
-
-/* Load or make the admin token (printed once, when made); write it to
- * cfg.admin_token_file if set. Returns 0 or a negative code with err. */
-int admin_init(srv *s, char *err, size_t errcap);
-/* Does the message carry the admin token? Replies forbidden when not. */
-bool admin_check(conn *c, const proto_msg *m);
-/* true when token is the admin token (constant time). */
-bool admin_token_ok(const srv *s, const char *token);
-void handle_register(conn *c, const proto_msg *m);
-void handle_unregister(conn *c, const proto_msg *m);
-void registry_conn_closed(conn *c);
-/* The connected registered bot of that name, or NULL. */
-regbot *registry_find(srv *s, const char *name);
-/* Can a match of game g seat registered bot `name` now, besides `more`
- * seats of it already counted in that match? 0, or ENG_EUNKNOWN_BOT (never
- * registered), ENG_EBAD_BOT_SPEC (it does not play g), ENG_ETOO_MANY (at
- * its capacity: live seats), with a reason. */
-int registry_check(srv *s, const char *name, const eng_game *g, int more, char *err, size_t errcap);
-/* Live seats of registered bot `name` in matches not over. */
-int registry_load(const srv *s, const char *name);
-/* Is `name` registered (known to the database)? */
-bool registry_known(srv *s, const char *name);
-/* Free the registry (shutdown). */
-void registry_free(srv *s);
-
-/* ---- tournaments (tournaments.c) ------------------------------------------------------ */
-
-int tours_init(srv *s, char *err, size_t errcap);
-/* Resume the stored tournaments (after the matches are restored). */
-void tours_resume(srv *s);
-void tours_shutdown(srv *s);
-/* Close the tournaments' store (after the loop has drained, before the journal). */
-void tours_free(srv *s);
-void handle_tournament(conn *c, const proto_msg *m);
-/* A match of a tournament finished (called from the match's finish). */
-void tours_match_finished(match *m);
-/* Something that may let a tournament start games changed (a registered
- * bot connected, a program ended). */
-void tours_poke(srv *s);
-void tours_conn_closed(conn *c);
-/* The tournaments held, counted by state: names[i] is state i's name;
- * returns the number of states (at most cap). */
-int tours_by_state(const srv *s, const char **names, int *counts, int cap);
-/* {"tournament": id, "game": n} for a match's summary (new ref), or NULL. */
-json_t *tours_match_tag(const match *m);
-
-/* ---- access: creation policy, quotas, the resume-token index (access.c) --------------- */
-
-int access_init(srv *s, char *err, size_t errcap);
-/* Start / stop the sweep that expires waiting matches. */
-void access_start(srv *s);
-void access_stop(srv *s);
-void access_free(srv *s);
-/* The connection's client address (c->peer, c->addr), at its start. */
-void access_conn_address(conn *c, struct lws *wsi);
-/* May c create match m (admin: it gave the right admin token)? 0, with the
- * quota key of its address in key ("" when not counted); else -1 after
- * replying forbidden or too_many. */
-int access_create_check(conn *c, const proto_msg *m, bool admin, char *key, size_t keycap);
-/* Count a created match against key (may be ""). */
-void access_created(srv *s, match *x, const char *key);
-/* Resume tokens: index one (a seat's token was made or restored), find
- * one, forget every token of a match being freed. */
-int tokidx_add(srv *s, const char *token, match *m, int seat);
-match *tokidx_find(srv *s, const char *token, int *seat);
-void tokidx_remove_match(srv *s, const match *m);
-
-/* ---- courses (courses.c) ------------------------------------------------------------------- */
-
-/* Create the class_ tables, start the worker, queue what a previous run
- * left unplayed (after the journal is loaded). 0 or a negative code. */
-int courses_start(srv *s, char *err, size_t errcap);
-/* Stop the worker (its running games are cut short and played again at the
- * next start) and close the handles. */
-void courses_shutdown(srv *s);
-/* A course_* message (docs/classroom.md): handled (true), or not a course
- * message (false). */
-bool courses_handle(conn *c, const char *buf, size_t len);
-
 /* ---- logging ------------------------------------------------------------------------- */
 
 enum { LOG_DEBUG, LOG_INFO, LOG_WARN, LOG_ERROR, LOG_ALWAYS /* printed at any level, as info */ };
@@ -524,11 +417,5 @@ void srv_demo_check(srv *s);
  * at shutdown, after the loop has run for the last time. */
 void srv_texts_free(srv *s);
 
-/* net.c */
-int net_start(srv *s, char *err, size_t errcap);
-void net_stop(srv *s);
-/* handlers.c */
-void handle_message(conn *c, const char *buf, size_t len);
-void handle_conn_closed(conn *c);
 
 #endif

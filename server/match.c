@@ -28,14 +28,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "access.h"
 #include "agents.h"
 #include "internal.h"
 #include "match.h"
 #include "match_clock.h"
 #include "match_views.h"
+#include "programs.h"
+#include "registry.h"
 #include "store.h"
 #include "players/player.h"
 #include "protocol/record.h"
+#include "tournaments.h"
 
 /* ---- helpers ------------------------------------------------------------------ */
 

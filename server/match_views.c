@@ -17,6 +17,7 @@
 #include "match_clock.h"
 #include "match_views.h"
 #include "protocol/delta.h"
+#include "tournaments.h"
 
 /* The text of msg (borrowed, an object) with `"key":raw` added as its last
  * member, in buffer b (the server's: valid until the next message). */

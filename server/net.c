@@ -25,8 +25,12 @@
 #include <openssl/pem.h>
 #include <openssl/x509.h>
 
+#include "access.h"
 #include "conn.h"
+#include "handlers.h"
 #include "internal.h"
+#include "net.h"
+#include "registry.h"
 #include "table.h"
 
 /* Token bucket: false when the message must be refused. A registered bot

@@ -42,7 +42,9 @@
 #include "internal.h"
 #include "match.h"
 #include "players/player.h"
+#include "programs.h"
 #include "store.h"
+#include "tournaments.h"
 
 static const char tables[] =
     "CREATE TABLE IF NOT EXISTS program_logs("

@@ -36,8 +36,10 @@
 
 #include "conn.h"
 #include "internal.h"
+#include "registry.h"
 #include "store.h"
 #include "table.h"
+#include "tournaments.h"
 
 #define SALT_LEN 16
 #define HASH_LEN 32

@@ -18,10 +18,16 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include "access.h"
 #include "conn.h"
+#include "courses.h"
 #include "internal.h"
 #include "match.h"
+#include "net.h"
+#include "programs.h"
+#include "registry.h"
 #include "store.h"
+#include "tournaments.h"
 
 uint64_t srv_now(const srv *s)
 {

@@ -16,8 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "access.h"
 #include "conn.h"
 #include "match_views.h"
+#include "registry.h"
 #include "table.h"
 
 /* ---- the links ----------------------------------------------------------------- */

@@ -51,6 +51,8 @@
 #include "internal.h"
 #include "match.h"
 #include "players/player.h"
+#include "programs.h"
+#include "registry.h"
 #include "store.h"
 #include "table.h"
 #include "tournament/ladder.h"
@@ -59,6 +61,7 @@
 #include "tournament/standings.h"
 #include "tournament/store.h"
 #include "tournament/tour.h"
+#include "tournaments.h"
 
 enum tstate { TS_CREATED, TS_RUNNING, TS_PAUSED, TS_CANCELLED, TS_DONE, TS_NSTATES };
 static const char *const state_names[TS_NSTATES] = {"created", "running", "paused", "cancelled",

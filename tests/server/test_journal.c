@@ -41,6 +41,7 @@
 #include <cmocka.h>
 #include <sqlite3.h>
 
+#include "server/handlers.h"
 #include "server/internal.h"
 #include "server/match.h"
 #include "server/match_views.h"
