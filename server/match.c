@@ -895,7 +895,8 @@ static void public_detail(int seat_no, const char *verdict, const char *detail, 
     snprintf(out, cap, "seat %d: %s%s%.*s", seat_no, verdict, n ? ": " : "", n, detail);
 }
 
-void match_program_done(match *m, int seat_no, int seq, const player_result *r)
+/* The answer of a program seat's worker to turn `seq` (programs.h). */
+static void program_done(match *m, int seat_no, int seq, const player_result *r)
 {
     seat_t *t = &m->seats[seat_no];
     if (m->status != MATCH_LIVE || m->to_move != seat_no || !t->prog_asked || seq != t->prog_seq)
@@ -1190,7 +1191,7 @@ static int start_programs(match *m, const eng_move *moves, int n, char *err, siz
             }
             m->g->init(initial, &m->rules);
         }
-        int rc = prog_start(m, i, initial, moves, n, err, errcap);
+        int rc = prog_start(m, i, initial, moves, n, program_done, err, errcap);
         if (rc) {
             free(initial);
             return rc;

@@ -99,9 +99,6 @@ bool match_remote_move(match *m, int seat, conn *c, const proto_msg *msg, uint64
 void match_resign(match *m, int seat);
 /* A waiting match past [create] waiting_expiry_s ends as `expired`. */
 void match_expire(match *m);
-struct player_result;
-/* The answer of a program seat's worker to turn `seq` (loop thread). */
-void match_program_done(match *m, int seat, int seq, const struct player_result *r);
 /* Stop every timer and search, let everyone at the table go (the sink's
  * closing); free once the timer and the search have returned. */
 void match_close(match *m);

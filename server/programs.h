@@ -7,16 +7,20 @@
 
 #include "internal.h"
 
+struct player_result;
+/* The answer of a program seat's worker to turn `seq`, handed to the match
+ * on the loop thread (the verdict and, when it is ok, the turn). */
+typedef void (*prog_done_fn)(match *m, int seat, int seq, const struct player_result *r);
 /* Start the worker thread of program seat `seat` of m, for a game starting
  * from m's initial state, or (n > 0) resumed after moves[0..n) from
- * `initial`. Returns 0, ENG_ETOO_MANY (SRV_MAX_PROGRAMS running) or
- * ENG_ENOMEM / ENG_EINTERNAL with a reason. */
-int prog_start(match *m, int seat, const void *initial, const eng_move *moves, int n, char *err,
-               size_t errcap);
+ * `initial`; its answers go to on_done. Returns 0, ENG_ETOO_MANY
+ * (SRV_MAX_PROGRAMS running) or ENG_ENOMEM / ENG_EINTERNAL with a reason. */
+int prog_start(match *m, int seat, const void *initial, const eng_move *moves, int n,
+               prog_done_fn on_done, char *err, size_t errcap);
 /* Tell the program a move is about to be applied to st. */
 void prog_observe(prog *p, const void *st, eng_move mv, const char *reason);
 /* Ask for the seat's turn from st by deadline (bot_now_ms clock); the
- * answer comes to match_program_done with this seq. */
+ * answer comes to on_done with this seq. */
 int prog_turn(prog *p, const void *st, int seq, double deadline_ms);
 /* Stop turn `seq` now if it is still running (its answer: time_limit). */
 void prog_stop(prog *p, int seq);
