@@ -125,7 +125,7 @@ struct conn {
     double tokens;
     uint64_t tokens_at_ms;
     int floods;
-    /* matches this connection plays or watches */
+    /* matches this connection plays or watches (table.c) */
     conn_sub subs[SRV_MAX_SPECTATING + SRV_MAX_SEATS_PER_CONN];
     int nsubs;
     regbot *reg;                          /* the registered bot this connection is, or NULL */
@@ -150,7 +150,7 @@ struct seat {
     bot *bot;                         /* in-process bot (SEAT_BOT) */
     char token[SRV_TOKEN_LEN + 1];    /* join token (SEAT_OPEN) */
     char resume[SRV_TOKEN_LEN + 1];   /* resume token, set at the first join */
-    conn *conn;                       /* connection playing it now, or NULL */
+    conn *conn;                       /* connection playing it now, or NULL (table.c) */
     bool joined;                      /* joined at least once */
     bool takeover;                    /* the server plays random moves for it */
     int64_t bank_ms;                  /* time bank left */
@@ -214,7 +214,7 @@ struct match {
     uint64_t retry_at;                /* loop ms */
     agent_job *job;                   /* running (or cancelled, still returning) search */
     int job_seat;                     /* the seat whose bot that search uses */
-    /* spectators */
+    /* spectators (table.c) */
     conn **spect;
     int nspect, capspect;
     /* result */
