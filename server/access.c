@@ -30,7 +30,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "access.h"
+#include "conn.h"
 #include "internal.h"
+#include "match.h"
 
 /* ---- a seeded string hash ----------------------------------------------------------- */
 

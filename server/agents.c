@@ -8,14 +8,16 @@
  * its budget — the bot's own sims=/ms=, capped by the time the seat has
  * left minus a safety margin — or when the loop raises its stop flag
  * (timeout policy, resignation, shutdown). Its result comes back on the loop
- * thread through uv_queue_work's completion callback; a cancelled search's
- * result is dropped there. At log level debug every search is logged
+ * thread through uv_queue_work's completion callback, handed to the
+ * function the match gave (agents.c knows nothing of what the match does
+ * with it; a cancelled search says so). At log level debug every search is logged
  * (`bot_search`): the seat's allowance, the time it waited for a worker,
  * the budget its first decision got, and what it took.
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include "agents.h"
 #include "internal.h"
 
 struct agent_job {
@@ -36,6 +38,7 @@ struct agent_job {
     double waited_ms;                 /* from queued to running on a worker */
     bool cheat;                       /* test hook: answer with an illegal move */
     double finished_ms;               /* when the worker was done (bot_now_ms) */
+    agent_done_fn on_done;            /* the match's: called on the loop thread */
 };
 
 /* The first well-formed move the rules refuse here (test hook). */
@@ -71,28 +74,23 @@ static void done(uv_work_t *req, int status)
     match *m = j->m;
     m->srv->jobs--;
     m->job = NULL;
-    if (m->closing) {
-        match_free_after_job(m);
-    } else if (m->status == MATCH_FINISHED) {
-        match_release_bots(m); /* the search was the last user of its bot */
-    } else if (j->cancelled || status == UV_ECANCELED) {
-        match_advance(m); /* whatever waited for this bot to be free */
-    } else {
-        /* bot_now_ms() and the loop's clock are both CLOCK_MONOTONIC in ms */
-        uint64_t finished_at = (uint64_t)j->finished_ms;
+    /* bot_now_ms() and the loop's clock are both CLOCK_MONOTONIC in ms */
+    uint64_t finished_at = (uint64_t)j->finished_ms;
+    bool cancelled = j->cancelled || status == UV_ECANCELED;
+    if (!cancelled && !m->closing && m->status != MATCH_FINISHED)
         srv_log(LOG_DEBUG, "bot_search", "{s:s, s:i, s:i, s:I, s:I, s:i, s:I, s:i, s:I, s:I}",
                 "match", m->id, "seat", j->seat, "turn", j->turn, "allowance_ms",
                 (json_int_t)j->allow_ms, "budget_ms", (json_int_t)j->ms, "waited_ms",
                 (int)(j->waited_ms + 0.5), "first_budget_ms", (json_int_t)j->t.first_budget_ms,
                 "search_ms", (int)(j->t.stats.ms + 0.5), "sims", (json_int_t)j->t.stats.sims,
                 "noticed_after_ms", (json_int_t)(srv_now(m->srv) - finished_at));
-        match_agent_done(m, j->seat, j->t.moves, j->t.n, &j->t.stats, finished_at);
-    }
+    agent_result r = {j->seat, j->t.moves, j->t.n, &j->t.stats, finished_at, cancelled};
+    j->on_done(m, &r); /* may free m */
     free(j->st);
     free(j);
 }
 
-int agent_start(match *m, int seat, int64_t time_ms)
+int agent_start(match *m, int seat, int64_t time_ms, agent_done_fn on_done)
 {
     agent_job *j = calloc(1, sizeof *j);
     if (!j)
@@ -108,6 +106,7 @@ int agent_start(match *m, int seat, int64_t time_ms)
     j->bot = m->seats[seat].bot;
     j->g = m->g;
     j->ms = time_ms;
+    j->on_done = on_done;
     j->started_ms = bot_now_ms(); /* the seat's clock runs while the search waits for a worker */
     j->turn = m->turns + 1;
     j->allow_ms = (int64_t)(m->deadline - m->turn_started);

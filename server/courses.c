@@ -51,7 +51,13 @@
 #include <unistd.h>
 
 #include "classroom/classroom.h"
+#include "conn.h"
+#include "courses.h"
 #include "internal.h"
+#include "match.h"
+#include "registry.h"
+#include "store.h"
+#include "tournaments.h"
 #include "tournament/limits.h"
 #include "tournament/tour.h"
 

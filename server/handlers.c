@@ -11,8 +11,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "access.h"
+#include "conn.h"
+#include "courses.h"
+#include "handlers.h"
 #include "internal.h"
+#include "match.h"
+#include "match_views.h"
+#include "programs.h"
 #include "protocol/record.h"
+#include "registry.h"
+#include "store.h"
+#include "table.h"
+#include "tournaments.h"
 
 static void reply_welcome(conn *c, const proto_msg *m)
 {
@@ -158,7 +169,7 @@ static void create(conn *c, const proto_msg *m)
                                   json_pack("{s:i, s:s}", "seat", i, "token", x->seats[i].token));
     json_object_set_new(r, "seats", seats);
     conn_send(c, r);
-    match_attach_remote(x);
+    table_attach_remote(x);
     match_advance(x);
 }
 
@@ -169,71 +180,6 @@ static match *need_match(conn *c, const char *id, const json_t *msg_id)
     if (!x)
         conn_error(c, ENG_EUNKNOWN_MATCH, "no match with that id", msg_id);
     return x;
-}
-
-/* Room for one more seat on this connection (SRV_MAX_SEATS_PER_CONN):
- * seats in finished matches are let go first. */
-static bool seat_room(conn *c, match *x, int seat)
-{
-    int held = 0;
-    for (int i = 0; i < c->nsubs; i++) {
-        if (c->subs[i].m == x && c->subs[i].seat == seat)
-            return true; /* holds it already */
-        held += c->subs[i].seat >= 0;
-    }
-    for (int i = c->nsubs - 1; i >= 0 && held >= SRV_MAX_SEATS_PER_CONN; i--) {
-        conn_sub s = c->subs[i];
-        if (s.seat >= 0 && s.m->status == MATCH_FINISHED) {
-            s.m->seats[s.seat].conn = NULL;
-            conn_sub_remove(c, s.m, s.seat);
-            held--;
-        }
-    }
-    return held < SRV_MAX_SEATS_PER_CONN;
-}
-
-/* Take a seat for this connection: the previous holder, if any, is told
- * and loses it (resume always wins). */
-void take_seat(conn *c, match *x, int seat, const char *type, const json_t *id)
-{
-    struct seat *t = &x->seats[seat];
-    if (!seat_room(c, x, seat)) {
-        conn_error(c, ENG_ETOO_MANY, "this connection holds too many seats in matches not yet over",
-                   id);
-        return;
-    }
-    if (x->finish_reason) {
-        conn_error(c, ENG_ESTORAGE,
-                   "the match is over but its result is not journaled yet: try again later", id);
-        return;
-    }
-    /* fail closed: no seat without a resume token from real random bytes */
-    if (!t->resume[0]) {
-        if (srv_random_token(t->resume, SRV_TOKEN_LEN) != 0) {
-            conn_error(c, ENG_EINTERNAL, "the server could not make a resume token; try again", id);
-            return;
-        }
-        if (tokidx_add(c->srv, t->resume, x, seat) != 0) {
-            t->resume[0] = 0;
-            conn_error(c, ENG_ENOMEM, "out of memory", id);
-            return;
-        }
-    }
-    if (t->conn && t->conn != c) {
-        /* unasked: the notice names the match and seat, since the old
-         * connection may hold seats in several matches */
-        json_t *told = proto_error(ENG_ESEAT_TAKEN, "another connection resumed this seat", NULL);
-        json_object_set_new(told, "match", json_string(x->id));
-        json_object_set_new(told, "seat", json_integer(seat));
-        conn_send(t->conn, told);
-        conn_sub_remove(t->conn, x, seat);
-        t->conn = NULL;
-    }
-    if (!conn_sub_add(c, x, seat)) { /* not reached: seat_room() made room */
-        conn_error(c, ENG_EINTERNAL, "no room to hold the seat", id);
-        return;
-    }
-    match_seat_connected(x, seat, c, type, id);
 }
 
 static void join(conn *c, const proto_msg *m)
@@ -259,7 +205,7 @@ static void join(conn *c, const proto_msg *m)
                    "another connection holds this seat; use resume with the resume token", m->id);
         return;
     }
-    take_seat(c, x, m->seat, "joined", m->id);
+    table_take_seat(c, x, m->seat, "joined", m->id);
 }
 
 static void resume(conn *c, const proto_msg *m)
@@ -274,7 +220,7 @@ static void resume(conn *c, const proto_msg *m)
             conn_error(c, ENG_EMATCH_OVER, "the match has already ended", m->id);
             return;
         }
-        take_seat(c, x, i, "resumed", m->id);
+        table_take_seat(c, x, i, "resumed", m->id);
         return;
     }
     /* a finished match may no longer be held in memory: ask the journal */
@@ -300,7 +246,7 @@ static void spectate(conn *c, const proto_msg *m)
          * seats in finished matches are (SRV_MAX_SEATS_PER_CONN) */
         for (int i = c->nsubs - 1; i >= 0 && watching >= SRV_MAX_SPECTATING; i--)
             if (c->subs[i].seat < 0 && c->subs[i].m->status == MATCH_FINISHED) {
-                match_remove_spectator(c->subs[i].m, c);
+                table_unspectate(c, c->subs[i].m);
                 watching--;
             }
         if (watching >= SRV_MAX_SPECTATING) {
@@ -311,10 +257,8 @@ static void spectate(conn *c, const proto_msg *m)
             conn_error(c, ENG_ETOO_MANY, "this match has its maximum of spectators", m->id);
             return;
         }
-        match_add_spectator(x, c);
     }
-    conn_send(c, match_table_view(x, "spectating", -1, m->id));
-    match_state_sent(x, c);
+    table_spectate(c, x, m->id);
 }
 
 static void unspectate(conn *c, const proto_msg *m)
@@ -322,7 +266,7 @@ static void unspectate(conn *c, const proto_msg *m)
     match *x = need_match(c, m->match, m->id);
     if (!x)
         return;
-    match_remove_spectator(x, c);
+    table_unspectate(c, x);
     conn_send(c, proto_reply("unspectated", m->id));
 }
 
@@ -391,8 +335,11 @@ static void move(conn *c, const proto_msg *m)
 {
     int seat;
     match *x = played_match(c, m, &seat);
-    if (x)
-        match_remote_move(x, seat, c, m);
+    /* a move the server asked for and played costs no rate token: a bot
+     * answering at once against instant opponents (or in many games at
+     * once) is paced by the server, not flooding it */
+    if (x && match_remote_move(x, seat, c, m, c->rx_ns))
+        c->tokens += 1.0;
 }
 
 static void resign(conn *c, const proto_msg *m)
@@ -588,11 +535,5 @@ void handle_conn_closed(conn *c)
 {
     registry_conn_closed(c);
     tours_conn_closed(c);
-    while (c->nsubs > 0) {
-        conn_sub sub = c->subs[--c->nsubs];
-        if (sub.seat < 0)
-            match_remove_spectator(sub.m, c);
-        else if (sub.m->seats[sub.seat].conn == c)
-            match_seat_dropped(sub.m, sub.seat);
-    }
+    table_conn_closed(c);
 }

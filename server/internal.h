@@ -1,18 +1,30 @@
 /*
- * internal.h — private to server/: the server's objects and how the files
- * share them.
+ * internal.h — private to server/: the server's objects (connections,
+ * matches, seats, the server itself) and what every file shares (addresses,
+ * logs, statistics, metrics, the server's clock and tokens). What each part
+ * exposes is in its own header:
  *
- *   net.c       libwebsockets on the libuv loop: connections, framing,
- *               output queues, limits
- *   handlers.c  one function per client message type
- *   match.c     matches: seats, turns, clocks, policies, broadcasting
- *   agents.c    in-process bots on the libuv thread pool
- *   programs.c  external programs (cmd:) in seats, one worker thread each
- *   registry.c  registered remote bots and the admin token
- *   tournaments.c  tournaments and the ladder, driven on the loop
- *   store.c     the SQLite journal
- *   log.c       structured (JSON lines) logs
- *   server.c    start-up, recovery, the demo match, shutdown
+ *   net.h          libwebsockets on the libuv loop: connections, framing,
+ *                  limits (net.c)
+ *   handlers.h     one function per client message (handlers.c)
+ *   conn.h         a connection's output queue, errors, closing (conn.c)
+ *   table.h        who sits at and watches each match; the event sink (table.c)
+ *   match.h        matches: creation, turns, policies, restore; the sink's
+ *                  interface (match.c)
+ *   match_views.h  a match as JSON and message text (match_views.c)
+ *   match_clock.h  clocks and timeout policies (match_clock.c)
+ *   agents.h       in-process bots on the libuv thread pool (agents.c)
+ *   store.h        the SQLite journal, and the restore spec (store.c)
+ *   programs.h     external programs (cmd:) in seats, one worker thread each
+ *   registry.h     registered remote bots and the admin token
+ *   tournaments.h  tournaments and the ladder, driven on the loop
+ *   access.h       creation policy, quotas, expiry, the resume-token index
+ *   courses.h      the course_* messages and their worker
+ *   log.c, metrics.c, config.c, server.c: declared here (shared by all)
+ *
+ * The per-move path reads down: net -> handlers -> table -> match ->
+ * {store, agents, match_clock, match_views}; a match tells its table
+ * through the sink (match.h), never by calling a connection.
  *
  * Threads: everything here runs on the loop thread except the body of an
  * agent's search (agents.c), which works on its own copies and hands its
@@ -115,7 +127,7 @@ struct conn {
     double tokens;
     uint64_t tokens_at_ms;
     int floods;
-    /* matches this connection plays or watches */
+    /* matches this connection plays or watches (table.c) */
     conn_sub subs[SRV_MAX_SPECTATING + SRV_MAX_SEATS_PER_CONN];
     int nsubs;
     regbot *reg;                          /* the registered bot this connection is, or NULL */
@@ -124,17 +136,6 @@ struct conn {
     conn *prev, *next;           /* srv->conns list */
 };
 
-/* Queue a JSON message (steals the reference) for a connection. */
-void conn_send(conn *c, json_t *msg);
-/* Queue an already serialised message (copied). */
-void conn_send_text(conn *c, const char *text, size_t len);
-/* Queue an error reply. */
-void conn_error(conn *c, int code, const char *message, const json_t *id);
-/* Send what is queued, then close with this status and reason. */
-void conn_close_after(conn *c, int status, const char *reason);
-/* false when the table is full (callers check their limits first). */
-bool conn_sub_add(conn *c, match *m, int seat);
-void conn_sub_remove(conn *c, match *m, int seat);
 
 /* ---- matches --------------------------------------------------------------------- */
 
@@ -151,7 +152,7 @@ struct seat {
     bot *bot;                         /* in-process bot (SEAT_BOT) */
     char token[SRV_TOKEN_LEN + 1];    /* join token (SEAT_OPEN) */
     char resume[SRV_TOKEN_LEN + 1];   /* resume token, set at the first join */
-    conn *conn;                       /* connection playing it now, or NULL */
+    conn *conn;                       /* connection playing it now, or NULL (table.c) */
     bool joined;                      /* joined at least once */
     bool takeover;                    /* the server plays random moves for it */
     int64_t bank_ms;                  /* time bank left */
@@ -215,7 +216,7 @@ struct match {
     uint64_t retry_at;                /* loop ms */
     agent_job *job;                   /* running (or cancelled, still returning) search */
     int job_seat;                     /* the seat whose bot that search uses */
-    /* spectators */
+    /* spectators (table.c) */
     conn **spect;
     int nspect, capspect;
     /* result */
@@ -241,293 +242,6 @@ struct match {
     match *prev, *next;               /* srv->matches list */
 };
 
-/* Create a match from a decoded create_match (validated here). On success
- * returns the match (already journaled and started), else NULL with an
- * error code and reason. */
-match *match_create(srv *s, const proto_msg *msg, int *code, char *err, size_t errcap);
-/* What a match may be created with besides a create_match. */
-typedef struct match_opts {
-    bool admin;    /* the creator gave the admin token (or is the server's
-                      operator): cmd: and remote: seats and file-reading bot
-                      options are allowed (forbidden otherwise) */
-    bool has_seed; /* seed the chance draws with `seed` */
-    uint64_t seed;
-    bool has_seat_seeds; /* seed each in-process bot with seat_seed[seat] */
-    uint64_t seat_seed[ENG_MAX_PLAYERS];
-} match_opts;
-/* match_create with options (opts may be NULL: none). */
-match *match_create_ex(srv *s, const proto_msg *msg, const match_opts *opts, int *code, char *err,
-                       size_t errcap);
-/* The kind a seat spec makes: SEAT_PROGRAM for cmd:/cmd-stateless:,
- * SEAT_REMOTE for remote:NAME, else SEAT_BOT. */
-int match_spec_kind(const char *spec);
-/* Rebuild a match from the journal at start-up (moves replayed). */
-/* times (may be NULL: none known) holds the journal's time figures of each
- * move, as match.times. */
-match *match_restore(srv *s, const char *id, const char *game, const char *rules_json,
-                     const char *seats_json, const char *tc_json, const char *pol_json,
-                     uint64_t seed, const char *nonce_hex, int status, const char *result_json,
-                     int64_t created_ms, int64_t finished_ms, const eng_move *moves,
-                     const rec_time *times, int nmoves, char *err, size_t errcap);
-/* The match as a game record (docs/records.md): its complete turns, each
- * with the time figures the server has of it (think_ms, wait_ms), and its
- * "chance" block — the commitment, with the seed and nonce once the match
- * is finished. New reference, or NULL with a reason in err. */
-json_t *match_record_json(const match *m, char *err, size_t errcap);
-match *match_find(srv *s, const char *id);
-/* JSON summary for list_matches (new reference). */
-json_t *match_summary(const match *m);
-/* Full table view for joined/resumed/spectating (new reference). */
-/* Connection c was just sent the match's whole state (a table view):
- * protocol 2's next change for it starts from there. */
-void match_state_sent(match *m, conn *c);
-json_t *match_table_view(const match *m, const char *type, int seat, const json_t *id);
-/* A seat's connection joined / resumed / dropped. */
-/* Attach a connection to a seat, reply to it with the table view (`type`
- * joined/resumed, echoing id), then start or continue play. */
-void match_seat_connected(match *m, int seat, conn *c, const char *type, const json_t *id);
-void match_seat_dropped(match *m, int seat);
-/* A move from a remote seat (borrowed JSON). Replies on c. */
-void match_remote_move(match *m, int seat, conn *c, const proto_msg *msg);
-void match_resign(match *m, int seat);
-/* A waiting match past [create] waiting_expiry_s ends as `expired`. */
-void match_expire(match *m);
-/* Start or continue play: draws, asks the seat to move, or finishes. */
-void match_advance(match *m);
-/* The result of an in-process search (called on the loop thread);
- * finished_at: when the search ended, in loop ms (uv_hrtime's clock), which
- * may be well before this busy loop got to it. */
-void match_agent_done(match *m, int seat, const eng_move *moves, int n, const bot_stats *st,
-                      uint64_t finished_at);
-/* Destroy the in-process bots of a finished match (none while a search
- * still runs one: then the search's completion calls this again). */
-void match_release_bots(match *m);
-struct player_result;
-/* The answer of a program seat's worker to turn `seq` (loop thread). */
-void match_program_done(match *m, int seat, int seq, const struct player_result *r);
-/* The seats of kind SEAT_REMOTE whose registered bot is connected take
- * their seats (unsolicited `joined`); call once a new match is announced. */
-void match_attach_remote(match *m);
-/* Stop every timer and search; free once they have closed. */
-void match_close(match *m);
-void match_add_spectator(match *m, conn *c);
-void match_remove_spectator(match *m, conn *c);
-/* Clock view per seat (new reference). */
-json_t *match_clocks(const match *m);
-/* Seats view: kind, name, connected (new reference). */
-json_t *match_seats_json(const match *m);
-
-/* ---- agents -------------------------------------------------------------------- */
-
-/* Start an in-process search for the seat to move; the result arrives via
- * match_agent_done. Returns 0 or ENG_ENOMEM. */
-int agent_start(match *m, int seat, int64_t time_ms);
-/* Ask a running search to stop; its result will be discarded. */
-void agent_cancel(match *m);
-/* agents.c calls this when the search of a closing match returns: the
- * match is freed once both that and its timer's close have happened. */
-void match_free_after_job(match *m);
-/* Ask a running search to stop now and deliver its best move so far. */
-void agent_stop(match *m);
-
-/* ---- external programs (programs.c) ---------------------------------------------- */
-
-/* Start the worker thread of program seat `seat` of m, for a game starting
- * from m's initial state, or (n > 0) resumed after moves[0..n) from
- * `initial`. Returns 0, ENG_ETOO_MANY (SRV_MAX_PROGRAMS running) or
- * ENG_ENOMEM / ENG_EINTERNAL with a reason. */
-int prog_start(match *m, int seat, const void *initial, const eng_move *moves, int n, char *err,
-               size_t errcap);
-/* Tell the program a move is about to be applied to st. */
-void prog_observe(prog *p, const void *st, eng_move mv, const char *reason);
-/* Ask for the seat's turn from st by deadline (bot_now_ms clock); the
- * answer comes to match_program_done with this seq. */
-int prog_turn(prog *p, const void *st, int seq, double deadline_ms);
-/* Stop turn `seq` now if it is still running (its answer: time_limit). */
-void prog_stop(prog *p, int seq);
-/* The game ended: the program is told (game_over) and ended; its log is
- * stored. The seat lets go of p (it frees itself). */
-void prog_finish(prog *p, const void *st, const char *reason, int faulty, const char *detail);
-/* The match is going away unfinished (shutdown): end the program without
- * game_over (the match resumes at the next start). */
-void prog_detach(prog *p);
-/* A seat's program log so far: {"seat","spec","stderr","stderr_bytes",
- * "starts","verdicts"} (new reference). */
-json_t *prog_log_json(const prog *p);
-/* Programs running now (workers alive). */
-int progs_running(const srv *s);
-int progs_init(srv *s);
-/* Stop accepting programs; the loop may end once every worker is gone. */
-void progs_shutdown(srv *s);
-
-/* ---- registered bots and the admin token (registry.c) ----------------------------- */
-
-struct regbot {
-    char name[PROTO_NAME_MAX + 1];
-    conn *conn;   /* the registered connection, or NULL */
-    int capacity; /* live games at once */
-    int ngames;   /* 0: every game */
-    char games[PROTO_MAX_REG_GAMES][PROTO_NAME_MAX + 1];
-    regbot *next;
-};
-
-/* Load or make the admin token (printed once, when made); write it to
- * cfg.admin_token_file if set. Returns 0 or a negative code with err. */
-int admin_init(srv *s, char *err, size_t errcap);
-/* Does the message carry the admin token? Replies forbidden when not. */
-bool admin_check(conn *c, const proto_msg *m);
-/* true when token is the admin token (constant time). */
-bool admin_token_ok(const srv *s, const char *token);
-void handle_register(conn *c, const proto_msg *m);
-void handle_unregister(conn *c, const proto_msg *m);
-void registry_conn_closed(conn *c);
-/* The connected registered bot of that name, or NULL. */
-regbot *registry_find(srv *s, const char *name);
-/* Can a match of game g seat registered bot `name` now, besides `more`
- * seats of it already counted in that match? 0, or ENG_EUNKNOWN_BOT (never
- * registered), ENG_EBAD_BOT_SPEC (it does not play g), ENG_ETOO_MANY (at
- * its capacity: live seats), with a reason. */
-int registry_check(srv *s, const char *name, const eng_game *g, int more, char *err, size_t errcap);
-/* Live seats of registered bot `name` in matches not over. */
-int registry_load(const srv *s, const char *name);
-/* Is `name` registered (known to the database)? */
-bool registry_known(srv *s, const char *name);
-/* PBKDF2 of a secret with a salt of REGISTRY_SALT_LEN bytes into hash
- * (REGISTRY_HASH_LEN bytes); any thread. false when it failed. */
-#define REGISTRY_SALT_LEN 16
-#define REGISTRY_HASH_LEN 32
-bool registry_hash_secret(const char *secret, const unsigned char *salt, int iterations,
-                          unsigned char *hash);
-/* Store a name with its secret's salt and hash, as a first registration
- * would (a name the server gives out, courses.c). 0, ENG_EINVAL (the name
- * is taken), ENG_ETOO_MANY (SRV_MAX_REGISTERED), ENG_ESTORAGE. */
-int registry_reserve(srv *s, const char *name, const unsigned char *salt,
-                     const unsigned char *hash, int iterations);
-/* Free the registry (shutdown). */
-void registry_free(srv *s);
-
-/* ---- tournaments (tournaments.c) ------------------------------------------------------ */
-
-int tours_init(srv *s, char *err, size_t errcap);
-/* Resume the stored tournaments (after the matches are restored). */
-void tours_resume(srv *s);
-void tours_shutdown(srv *s);
-/* Close the tournaments' store (after the loop has drained, before the journal). */
-void tours_free(srv *s);
-void handle_tournament(conn *c, const proto_msg *m);
-/* A match of a tournament finished (called from the match's finish). */
-void tours_match_finished(match *m);
-/* Something that may let a tournament start games changed (a registered
- * bot connected, a program ended). */
-void tours_poke(srv *s);
-void tours_conn_closed(conn *c);
-/* The tournaments held, counted by state: names[i] is state i's name;
- * returns the number of states (at most cap). */
-int tours_by_state(const srv *s, const char **names, int *counts, int cap);
-/* {"tournament": id, "game": n} for a match's summary (new ref), or NULL. */
-json_t *tours_match_tag(const match *m);
-
-/* A tournament another module runs (courses.c): `game` is called as each
- * of its games ends, with the match still held (its record can be read)
- * and the participant in each seat; `done` once it is over (not when
- * cancelled). Hooks live in
- * memory only: after a restart the tournament resumes without them. */
-struct tour_result;
-struct tour;
-typedef struct tours_hooks {
-    void (*game)(int64_t user, int64_t tour, int64_t game, match *m, const int *table,
-                 const struct tour_result *r);
-    void (*done)(int64_t user, int64_t tour, const struct tour *t); /* t: its standings */
-    int64_t user;
-} tours_hooks;
-/* Create the tournament of a create_tournament message m (as the admin)
- * and start it, with hooks h. 0 with its id, or a negative code with err. */
-int tours_create_started(srv *s, const proto_msg *m, const tours_hooks *h, int64_t *id,
-                         char *err, size_t errcap);
-/* Cancel tournament id (its hooks are dropped first): pending games void,
- * running ones finish. Nothing when it is unknown or over. */
-void tours_cancel_id(srv *s, int64_t id);
-/* Tournament id's state ("created", "running", "paused", "cancelled",
- * "done") and *note (why it paused itself, or ""), or NULL when the server
- * holds no such tournament. */
-const char *tours_state_of(srv *s, int64_t id, const char **note);
-
-/* ---- access: creation policy, quotas, the resume-token index (access.c) --------------- */
-
-int access_init(srv *s, char *err, size_t errcap);
-/* Start / stop the sweep that expires waiting matches. */
-void access_start(srv *s);
-void access_stop(srv *s);
-void access_free(srv *s);
-/* The connection's client address (c->peer, c->addr), at its start. */
-void access_conn_address(conn *c, struct lws *wsi);
-/* May c create match m (admin: it gave the right admin token)? 0, with the
- * quota key of its address in key ("" when not counted); else -1 after
- * replying forbidden or too_many. */
-int access_create_check(conn *c, const proto_msg *m, bool admin, char *key, size_t keycap);
-/* Count a created match against key (may be ""). */
-void access_created(srv *s, match *x, const char *key);
-/* Resume tokens: index one (a seat's token was made or restored), find
- * one, forget every token of a match being freed. */
-int tokidx_add(srv *s, const char *token, match *m, int seat);
-match *tokidx_find(srv *s, const char *token, int *seat);
-void tokidx_remove_match(srv *s, const match *m);
-/* Resume tokens in the index (/metrics: per-match memory that must not pile up). */
-size_t tokidx_count(const srv *s);
-
-/* ---- courses (courses.c) ------------------------------------------------------------------- */
-
-/* Create the class_ tables, start the worker, queue what a previous run
- * left unplayed (after the journal is loaded). 0 or a negative code. */
-int courses_start(srv *s, char *err, size_t errcap);
-/* Stop the worker (its running games are cut short and played again at the
- * next start) and close the handles. */
-void courses_shutdown(srv *s);
-/* A course_* message (docs/classroom.md): handled (true), or not a course
- * message (false). */
-bool courses_handle(conn *c, const char *buf, size_t len);
-/* Does this server take course_* messages (courses_start succeeded)? */
-bool courses_available(const srv *s);
-
-/* ---- storage -------------------------------------------------------------------- */
-
-int store_open(srv *s, const char *path, bool durable, char *err, size_t errcap);
-void store_close(srv *s);
-/* Passive WAL checkpoints on the thread pool every second (start once the
- * loop runs; stop before shutdown so the loop can drain). */
-void store_start_checkpoints(srv *s);
-void store_stop_checkpoints(srv *s);
-/* --durable (group sync): every commit on the journal's connection gets a
- * number; a thread fsyncs the WAL for all the commits made so far at once.
- * store_hold_seq: the number a message queued now must wait for (0: none is
- * pending, send it now); store_synced: the last number known on disk. */
-uint64_t store_hold_seq(const srv *s);
-uint64_t store_synced(const srv *s);
-/* The writes of the journal. Each returns 0, or ENG_ESTORAGE when it could
- * not be written: nothing of it is stored (a transaction), the failure is
- * logged, and the journal is in a fault (store_fault) until a write
- * succeeds; meanwhile writes fail at once except one attempt a second. */
-int store_create_match(srv *s, const match *m);
-/* Append moves[from..to) of the match and its clocks, in one transaction. */
-int store_append(srv *s, match *m, int from, int to, const char *by, const char *reason);
-int store_update_seats(srv *s, match *m);
-int store_finish(srv *s, match *m);
-/* Test hook TESSERA_TEST_FAULT_FILE: wrap SQLite's VFS (before any open). */
-void store_fault_hook_install(void);
-/* Status of the stored match whose seat has this resume token, or -1. */
-int store_resume_status(srv *s, const char *token);
-/* Restore every stored match (unfinished ones become live again, the latest
- * finished ones are kept for listing). */
-int store_load(srv *s, char *err, size_t errcap);
-/* The journal's fault in force: JF_NONE, or its kind (JF_*), with when it
- * began (epoch ms) and SQLite's message. */
-int store_fault(const srv *s, int64_t *since_ms, const char **message);
-/* The journal's SQLite connection (loop thread only), for the tables of
- * registry.c, programs.c and tournaments.c. */
-struct sqlite3 *store_handle(srv *s);
-/* A stored match's status and result (new reference, or NULL), for a
- * match no longer held in memory: 0, or -1 when there is no such match. */
-int store_match_result(srv *s, const char *id, int *status, json_t **result);
 
 /* ---- logging ------------------------------------------------------------------------- */
 
@@ -639,9 +353,12 @@ struct srv {
     conn *conns;
     int nconns;
     conn **held;                      /* --durable: connections whose output waits for a sync */
+    void (*on_synced)(srv *s);        /* --durable: a sync released commits (net.c sets it) */
     int nheld, held_cap;
     uint64_t next_conn_id;
     match *matches;
+    const struct match_sink *sink;    /* who hears the matches' events (match.h): the
+                                         table's, from net_start on; NULL: no one */
     int nlive;                        /* waiting + live */
     int nfinished;                    /* finished matches held in memory */
     uint64_t finished;                /* matches finished since start */
@@ -712,16 +429,5 @@ void srv_demo_check(srv *s);
  * at shutdown, after the loop has run for the last time. */
 void srv_texts_free(srv *s);
 
-/* net.c */
-int net_start(srv *s, char *err, size_t errcap);
-void net_stop(srv *s);
-/* --durable: a sync has completed; write what it released. */
-void net_release_held(srv *s);
-/* handlers.c */
-void handle_message(conn *c, const char *buf, size_t len);
-void handle_conn_closed(conn *c);
-/* Take seat `seat` of x for c (the previous holder is told seat_taken),
- * replying `type` (joined/resumed) with id (may be NULL: unsolicited). */
-void take_seat(conn *c, match *x, int seat, const char *type, const json_t *id);
 
 #endif

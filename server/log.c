@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "internal.h"
+#include "programs.h"
 
 static int min_level = LOG_INFO;
 static const char *const level_names[] = {"debug", "info", "warn", "error", "info"};

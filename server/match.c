@@ -1,6 +1,10 @@
 /*
- * match.c — a match from creation to result: seats, turns, clocks, policies,
- * the journal and what everyone at the table is told.
+ * match.c — a match from creation to result: seats, turns, the journal,
+ * the policies' moves, and the events everyone at the table is told of.
+ *
+ * What a match looks like (JSON, message texts) is match_views.c's; how
+ * much time a seat has and what its timer calls for is match_clock.c's; who
+ * hears an event, and in which form, is the sink's (match.h; table.c).
  *
  * The flow of one turn:
  *   1. a chance event (Carcassonne's draw) is drawn from the match's secret
@@ -13,9 +17,10 @@
  *      armed for the seat's absolute deadline;
  *   3. the seat's move (or the one a policy plays for it) is checked,
  *      journaled, applied; the clocks are charged;
- *   4. the turn is written in record form to the history and broadcast as
- *      `update`, after the next draw so that everyone sees what comes next.
- * Journal first, broadcast second: a restarted server never un-says a move.
+ *   4. the turn is written in record form to the history and announced as
+ *      `update` (the sink's turn), after the next draw so that everyone sees
+ *      what comes next.
+ * Journal first, announce second: a restarted server never un-says a move.
  */
 #include <errno.h>
 #include <math.h>
@@ -23,10 +28,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "access.h"
+#include "agents.h"
 #include "internal.h"
+#include "match.h"
+#include "match_clock.h"
+#include "match_views.h"
+#include "programs.h"
+#include "registry.h"
+#include "store.h"
 #include "players/player.h"
-#include "protocol/delta.h"
 #include "protocol/record.h"
+#include "tournaments.h"
 
 /* ---- helpers ------------------------------------------------------------------ */
 
@@ -38,63 +51,44 @@ match *match_find(srv *s, const char *id)
     return NULL;
 }
 
-/* Does an earlier seat than `upto` (all seats: m->nseats) have this connection? */
-static bool holds_seat(const match *m, const conn *c, int upto)
+/* With no sink set, a match tells no one. */
+static void quiet_turn(match *m, const json_t *update)
 {
-    for (int i = 0; i < upto; i++)
-        if (m->seats[i].conn == c)
-            return true;
+    (void)m, (void)update;
+}
+static bool quiet_your_turn(match *m, int seat)
+{
+    (void)m, (void)seat;
     return false;
 }
-
-/* Everyone at the table, each connection once: one that holds several seats
- * of the match, or plays and watches it, hears every message once. */
-static void each_at_table_text(match *m, const jt_buf *t)
+static void quiet_reply(conn *to, json_t *msg)
 {
-    if (t->failed)
-        return;
-    for (int i = 0; i < m->nseats; i++)
-        if (m->seats[i].conn && !holds_seat(m, m->seats[i].conn, i))
-            conn_send_text(m->seats[i].conn, t->p, t->len);
-    for (int i = 0; i < m->nspect; i++)
-        if (!holds_seat(m, m->spect[i], m->nseats))
-            conn_send_text(m->spect[i], t->p, t->len);
-}
-
-/* The same for a JSON message (steals the reference): one serialisation,
- * many queues. */
-static void each_at_table(match *m, json_t *msg)
-{
-    jt_buf *b = &m->srv->msg_txt;
-    jt_reset(b);
-    int rc = msg ? jt_dump(b, msg) : -1;
+    (void)to;
     json_decref(msg);
-    if (rc == 0)
-        each_at_table_text(m, b);
+}
+static void quiet_error(conn *to, int code, const char *message, const json_t *id)
+{
+    (void)to, (void)code, (void)message, (void)id;
+}
+static void quiet_match(match *m)
+{
+    (void)m;
+}
+static const match_sink quiet_sink = {quiet_turn, quiet_your_turn, quiet_turn,
+                                      quiet_reply, quiet_error, quiet_match};
+
+/* The sink that hears this match's events (match.h). */
+static const match_sink *sink_of(const match *m)
+{
+    return m->srv->sink ? m->srv->sink : &quiet_sink;
 }
 
-/* The text of msg (borrowed, an object) with `"key":raw` added as its last
- * member, in buffer b (the server's: valid until the next message). */
-static const jt_buf *text_into(jt_buf *b, const json_t *msg, const char *key, const jt_buf *raw)
+/* Everyone at the table is told msg (steals the reference). */
+static void tell_all(match *m, json_t *msg)
 {
-    jt_reset(b);
-    if (!msg || raw->failed || jt_dump(b, msg)) {
-        b->failed = true;
-        return b;
-    }
-    b->len--; /* the closing brace */
-    if (b->len > 1)
-        jt_raw(b, ",", 1);
-    jt_str(b, key, strlen(key));
-    jt_raw(b, ":", 1);
-    jt_raw(b, raw->p, raw->len);
-    jt_raw(b, "}", 1);
-    return b;
-}
-
-static const jt_buf *text_with(srv *s, const json_t *msg, const char *key, const jt_buf *raw)
-{
-    return text_into(&s->msg_txt, msg, key, raw);
+    if (msg)
+        sink_of(m)->tell(m, msg);
+    json_decref(msg);
 }
 
 /* Something the server must do itself in the match (draw, play a bot's or
@@ -112,166 +106,7 @@ static void storage_paused(match *m, const char *what)
                             "goes on by itself once it can",
                             NULL);
     json_object_set_new(e, "match", json_string(m->id));
-    each_at_table(m, e);
-}
-
-/* The public state, built once per position: the update and the next
- * your_turn of a turn carry the same one (a new reference). */
-static json_t *state_json(match *m)
-{
-    if (!m->state_cache || m->state_cache_at != m->nmoves) {
-        json_decref(m->state_cache);
-        m->state_cache = m->wire->state(m->st);
-        m->state_cache_at = m->nmoves;
-    }
-    return json_incref(m->state_cache);
-}
-
-/* The public state now (borrowed: the match's cache). */
-static json_t *state_json_borrow(match *m)
-{
-    json_t *s = state_json(m);
-    json_decref(s);
-    return m->state_cache;
-}
-
-/* ---- protocol 2: changes instead of states --------------------------------------- */
-
-/* The subscription through which c follows m (its first, if several). */
-static conn_sub *sub_of(conn *c, const match *m)
-{
-    for (int i = 0; i < c->nsubs; i++)
-        if (c->subs[i].m == m)
-            return &c->subs[i];
-    return NULL;
-}
-
-void match_state_sent(match *m, conn *c)
-{
-    conn_sub *s = c ? sub_of(c, m) : NULL;
-    if (s)
-        s->known_at = m->nmoves;
-}
-
-/* The text of protocol 2's change from the announced state to the state
- * now, written into the server's change buffer: by the game's codec from
- * the two engine states when it has one (no JSON state is built), else as
- * the diff of the two JSON states. */
-static const jt_buf *change_text(match *m)
-{
-    jt_buf *b = &m->srv->change_txt;
-    jt_reset(b);
-    if (m->wire->change) {
-        if (!m->ann_st || m->wire->change(m->ann_st, m->st, b) != 0)
-            b->failed = true;
-        return b;
-    }
-    json_t *d = m->ann_state ? delta_diff(m->ann_state, state_json_borrow(m)) : NULL;
-    if (!d || jt_dump(b, d))
-        b->failed = true;
-    json_decref(d);
-    return b;
-}
-
-/* What a protocol 2 connection is told of the state in an update or a
- * your_turn: nothing when it has the state now, the change when it has the
- * announced state, else the whole state. */
-enum { TELL_NOTHING, TELL_CHANGE, TELL_STATE };
-static int what_to_tell(const match *m, conn *c)
-{
-    const conn_sub *s = sub_of(c, m);
-    int known = s ? s->known_at : -1;
-    if (known == m->nmoves)
-        return TELL_NOTHING;
-    if (known >= 0 && known == m->ann_at && (m->ann_state || m->ann_st))
-        return TELL_CHANGE;
-    return TELL_STATE;
-}
-
-/* The public state's text, written once per position: the update and the
- * next your_turn of a turn splice the same text (the server holds one, of
- * the match that last asked). */
-static const jt_buf *state_text(match *m)
-{
-    srv *s = m->srv;
-    if (s->state_txt_of != m || s->state_txt_at != m->nmoves || s->state_txt.failed) {
-        json_t *st = state_json(m);
-        jt_reset(&s->state_txt);
-        if (!st || jt_dump(&s->state_txt, st))
-            s->state_txt.failed = true;
-        json_decref(st);
-        s->state_txt_of = m;
-        s->state_txt_at = m->nmoves;
-    }
-    return &s->state_txt;
-}
-
-static json_t *scores_json(const match *m)
-{
-    double sc[ENG_MAX_PLAYERS];
-    m->g->scores(m->st, sc);
-    json_t *a = json_array();
-    for (int i = 0; i < m->nseats; i++)
-        json_array_append_new(a, json_integer((json_int_t)llround(sc[i])));
-    return a;
-}
-
-static const char *status_name(int s)
-{
-    return s == MATCH_WAITING ? "waiting" : s == MATCH_LIVE ? "live" : "finished";
-}
-
-static int64_t base_allowance(const match *m, const seat_t *t)
-{
-    return t->moves == 0 ? m->tc.first_move_ms : m->tc.move_ms;
-}
-
-/* The clocks. `next` >= 0 names the seat about to be asked (an update goes
- * out just before its deadline is armed): its time left is its full
- * allowance, so spectators can count down too. */
-/* The clocks read at loop time now and epoch time epoch (read together: the
- * epoch deadline is the loop deadline). */
-static json_t *clocks_at(const match *m, int next, uint64_t now, int64_t epoch)
-{
-    json_t *a = json_array();
-    for (int i = 0; i < m->nseats; i++) {
-        const seat_t *t = &m->seats[i];
-        json_t *o = json_pack("{s:i, s:I}", "seat", i, "bank_ms", (json_int_t)t->bank_ms);
-        if (m->pol.timeout == PROTO_TIMEOUT_GRACE)
-            json_object_set_new(o, "grace_ms", json_integer(t->grace_ms));
-        if (m->status == MATCH_LIVE && (m->to_move == i || (m->to_move < 0 && next == i))) {
-            json_int_t left = m->to_move == i
-                                  ? (m->deadline > now ? (json_int_t)(m->deadline - now) : 0)
-                                  : (json_int_t)(base_allowance(m, t) + t->bank_ms);
-            json_object_set_new(o, "time_left_ms", json_integer(left));
-            json_object_set_new(o, "deadline", json_integer(epoch + left));
-        }
-        json_array_append_new(a, o);
-    }
-    return a;
-}
-
-static json_t *clocks_json(const match *m, int next)
-{
-    return clocks_at(m, next, srv_now(m->srv), srv_epoch_ms());
-}
-
-json_t *match_clocks(const match *m)
-{
-    return clocks_json(m, -1);
-}
-
-/* The time control and policies, as create_match takes them. */
-static json_t *rules_of_play(const match *m)
-{
-    return json_pack(
-        "{s:{s:I, s:I, s:I, s:I}, s:{s:s, s:s, s:i, s:s, s:I, s:I}}", "time_control", "move_ms",
-        (json_int_t)m->tc.move_ms, "first_move_ms", (json_int_t)m->tc.first_move_ms, "bank_ms",
-        (json_int_t)m->tc.bank_ms, "increment_ms", (json_int_t)m->tc.increment_ms, "policies",
-        "timeout", proto_timeout_name(m->pol.timeout), "illegal",
-        proto_illegal_name(m->pol.illegal), "max_illegal", m->pol.max_illegal, "disconnect",
-        proto_disconnect_name(m->pol.disconnect), "reconnect_grace_ms",
-        (json_int_t)m->pol.reconnect_grace_ms, "grace_ms", (json_int_t)m->pol.grace_ms);
+    tell_all(m, e);
 }
 
 int match_spec_kind(const char *spec)
@@ -281,77 +116,6 @@ int match_spec_kind(const char *spec)
     if (strncmp(spec, "remote:", 7) == 0)
         return SEAT_REMOTE;
     return SEAT_BOT;
-}
-
-static const char *kind_name(int kind)
-{
-    switch (kind) {
-    case SEAT_BOT: return "bot";
-    case SEAT_PROGRAM: return "program";
-    case SEAT_REMOTE: return "remote";
-    default: return "open";
-    }
-}
-
-json_t *match_seats_json(const match *m)
-{
-    json_t *a = json_array();
-    for (int i = 0; i < m->nseats; i++) {
-        const seat_t *t = &m->seats[i];
-        const char *name = t->kind == SEAT_BOT                      ? t->spec
-                           : t->kind == SEAT_PROGRAM && !t->name[0] ? t->spec
-                                                                    : t->name;
-        bool local = t->kind == SEAT_BOT || t->kind == SEAT_PROGRAM;
-        json_t *o = json_pack("{s:i, s:s, s:s, s:b}", "seat", i, "kind", kind_name(t->kind), "name",
-                              name, "connected", local || t->conn != NULL);
-        if (t->takeover)
-            json_object_set_new(o, "takeover", json_true());
-        json_array_append_new(a, o);
-    }
-    return a;
-}
-
-json_t *match_summary(const match *m)
-{
-    json_t *o = json_pack("{s:s, s:s, s:o, s:s, s:i, s:o, s:o, s:I}", "match", m->id, "game",
-                          m->g->name, "rules", wire_rules_json(m->g, &m->rules), "status",
-                          status_name(m->status), "turn", m->turns, "scores", scores_json(m),
-                          "seats", match_seats_json(m), "created", (json_int_t)m->created_ms);
-    int p = m->g->current_player(m->st);
-    json_object_set_new(o, "to_move",
-                        m->status == MATCH_LIVE && p >= 0 ? json_integer(p) : json_null());
-    json_object_set_new(o, "result", m->result ? json_incref(m->result) : json_null());
-    if (m->demo)
-        json_object_set_new(o, "demo", json_true());
-    json_t *tag = tours_match_tag(m);
-    if (tag)
-        json_object_update_new(o, tag);
-    json_object_update_new(o, rules_of_play(m));
-    if (m->has_nonce)
-        json_object_set_new(o, "chance_commitment", json_string(m->commitment));
-    return o;
-}
-
-json_t *match_table_view(const match *m, const char *type, int seat, const json_t *id)
-{
-    json_t *r = proto_reply(type, id);
-    json_object_set_new(r, "match", json_string(m->id));
-    if (seat >= 0) {
-        json_object_set_new(r, "seat", json_integer(seat));
-        json_object_set_new(r, "resume_token", json_string(m->seats[seat].resume));
-    }
-    json_object_set_new(r, "game", json_string(m->g->name));
-    json_object_set_new(r, "rules", wire_rules_json(m->g, &m->rules));
-    json_object_set_new(r, "status", json_string(status_name(m->status)));
-    json_object_set_new(r, "seats", match_seats_json(m));
-    json_object_set_new(r, "history", json_incref(m->history));
-    json_object_set_new(r, "state", m->wire->state(m->st));
-    json_object_set_new(r, "clocks", match_clocks(m));
-    json_object_set_new(r, "result", m->result ? json_incref(m->result) : json_null());
-    json_object_update_new(r, rules_of_play(m));
-    if (m->has_nonce)
-        json_object_set_new(r, "chance_commitment", json_string(m->commitment));
-    return r;
 }
 
 /* ---- the journal of engine moves ----------------------------------------------- */
@@ -421,7 +185,9 @@ static int commit_moves(match *m, int from, const char *by, const char *reason)
 
 /* ---- result --------------------------------------------------------------------- */
 
-void match_release_bots(match *m)
+/* Destroy the in-process bots of a finished match (none while a search
+ * still runs one: then the search's completion calls this again). */
+static void match_release_bots(match *m)
 {
     if (m->job)
         return; /* a search still uses one: agents.c calls again when it returns */
@@ -479,7 +245,7 @@ static void finish_ex(match *m, const char *reason, int faulty, const char *deta
             json_array_append_new(winners, json_integer(i));
     json_decref(m->result);
     m->result = json_pack("{s:s, s:o, s:o, s:o}", "reason", reason, "winners", winners, "ranking",
-                          ranking, "scores", scores_json(m));
+                          ranking, "scores", match_view_scores(m));
     if (faulty >= 0)
         json_object_set_new(m->result, "seat", json_integer(faulty));
     if (detail)
@@ -533,20 +299,12 @@ static void finish_ex(match *m, const char *reason, int faulty, const char *deta
         json_object_set_new(msg, "chance_seed", json_string(seed));
         json_object_set_new(msg, "chance_nonce", json_string(nonce));
     }
-    each_at_table(m, msg);
+    tell_all(m, msg);
     /* a finished match needs no bot: its search memory (arena pages) goes now,
      * not when the match is evicted from memory much later */
     match_release_bots(m);
     /* nor the states kept for the next turn's messages */
-    free(m->ann_st);
-    m->ann_st = NULL;
-    json_decref(m->ann_state);
-    m->ann_state = NULL;
-    m->ann_at = -1;
-    if (m->srv->state_txt_of == m)
-        m->srv->state_txt_of = NULL;
-    json_decref(m->state_cache);
-    m->state_cache = NULL;
+    match_view_forget(m);
     tours_match_finished(m); /* its result, if it is a tournament game; seats freed */
 
     /* keep a bounded number of finished matches in memory */
@@ -569,69 +327,17 @@ static void finish(match *m, const char *reason, int faulty, const char *detail)
 
 /* ---- turns ---------------------------------------------------------------------- */
 
-/* The two texts of a turn's update, each written when first needed. */
-typedef struct update_texts {
-    const json_t *msg; /* the update without state or change */
-    const jt_buf *v1; /* with "state" (protocol 1, or a protocol 2 client whose state is unknown) */
-    const jt_buf *v2; /* with "change" */
-} update_texts;
-
-static const jt_buf *update_v1(match *m, update_texts *u)
-{
-    if (!u->v1)
-        u->v1 = text_with(m->srv, u->msg, "state", state_text(m));
-    return u->v1;
-}
-
-/* One connection at the table gets the update, in its protocol's form. */
-static void send_update_to(match *m, conn *c, update_texts *u)
-{
-    const jt_buf *t;
-    if (c->proto < 2) {
-        t = update_v1(m, u);
-    } else {
-        int tell = what_to_tell(m, c);
-        if (tell != TELL_STATE && !u->v2) {
-            static const jt_buf empty = {(char *)"{}", 2, 2, false};
-            const jt_buf *ch = tell == TELL_NOTHING ? &empty : change_text(m);
-            u->v2 = text_into(&m->srv->msg2_txt, u->msg, "change", ch);
-        }
-        t = tell == TELL_STATE || u->v2->failed ? update_v1(m, u) : u->v2;
-        match_state_sent(m, c);
-    }
-    if (!t->failed)
-        conn_send_text(c, t->p, t->len);
-}
-
-/* The turn's update to everyone at the table, each connection once: the
- * public state's text is written once and spliced in (the next your_turn
- * reuses it); protocol 2 connections get the change instead, written once. */
+/* The turn's update to everyone at the table (the sink writes each
+ * connection's form); the next protocol 2 changes start from this state. */
 static void broadcast_update(match *m, const json_t *msg)
 {
-    update_texts u = {msg, NULL, NULL};
-    for (int i = 0; i < m->nseats; i++)
-        if (m->seats[i].conn && !holds_seat(m, m->seats[i].conn, i))
-            send_update_to(m, m->seats[i].conn, &u);
-    for (int i = 0; i < m->nspect; i++)
-        if (!holds_seat(m, m->spect[i], m->nseats))
-            send_update_to(m, m->spect[i], &u);
-    /* the next changes start from this state: the engine state when the
-     * codec writes changes from it, else the JSON state */
-    m->ann_at = m->nmoves;
-    if (m->wire->change) {
-        if (!m->ann_st)
-            m->ann_st = malloc(m->g->state_size);
-        if (m->ann_st)
-            memcpy(m->ann_st, m->st, m->g->state_size);
-        else
-            m->ann_at = -1;
-    } else {
-        json_decref(m->ann_state);
-        m->ann_state = state_json(m);
-    }
+    if (msg)
+        sink_of(m)->turn(m, msg);
+    match_view_announced(m);
 }
 
 static void advance(match *m);
+static void agent_returned(match *m, const agent_result *r);
 
 /* Announce what comes next: the next draw happens first (journaled), so
  * the update can tell everyone the chance outcome the next seat faces. */
@@ -665,9 +371,10 @@ static void end_turn(match *m, const char *by, const char *reason)
      * table never builds) */
     json_t *next = wire_next(m->g, m->st);
     int p = eng_turn_seat(m->g, m->st);
-    json_t *msg = json_pack("{s:s, s:s, s:i, s:o, s:s, s:o, s:o, s:o}", "type", "update", "match",
-                            m->id, "turn", m->turns, "record", record, "by", by ? by : "player",
-                            "scores", scores_json(m), "next", next, "clocks", clocks_json(m, p));
+    json_t *msg =
+        json_pack("{s:s, s:s, s:i, s:o, s:s, s:o, s:o, s:o}", "type", "update", "match", m->id,
+                  "turn", m->turns, "record", record, "by", by ? by : "player", "scores",
+                  match_view_scores(m), "next", next, "clocks", match_view_clocks(m, p));
     if (msg && reason)
         json_object_set_new(msg, "reason", json_string(reason));
     broadcast_update(m, msg);
@@ -712,35 +419,18 @@ static int play_turn(match *m, int seat_no, const eng_move *mv, int n, const rec
     /* the clock: time beyond the per-move allowance comes from the bank,
      * then from the grace bank (a takeover move costs nothing: it is instant);
      * all of it is undone when the turn cannot be journaled */
-    const int64_t bank0 = t->bank_ms, grace0 = t->grace_ms;
-    const bool in_grace0 = t->in_grace;
-    int64_t used = (int64_t)(now - m->turn_started);
-    int64_t over = used - base_allowance(m, t);
-    if (over > 0) {
-        int64_t from_bank = over < t->bank_ms ? over : t->bank_ms;
-        t->bank_ms -= from_bank;
-        over -= from_bank;
-        if (over > 0)
-            t->grace_ms = over < t->grace_ms ? t->grace_ms - over : 0;
-    }
-    t->in_grace = false;
-    t->bank_ms += m->tc.increment_ms;
-    t->moves++;
-    t->used_ms += used;
+    match_clock_undo undo;
+    match_clock_charge(m, t, (int64_t)(now - m->turn_started), &undo);
     m->srv->moves++;
     int rc = commit_moves(m, from, by, reason);
     if (rc) {
-        t->moves--;
-        t->used_ms -= used;
-        t->bank_ms = bank0;
-        t->grace_ms = grace0;
-        t->in_grace = in_grace0;
+        match_clock_uncharge(t, &undo);
         m->srv->moves--;
         json_decref(ack);
         return rc;
     }
     if (ack)
-        conn_send(ack_to, ack);
+        sink_of(m)->reply(ack_to, ack);
     m->to_move = -1;
     m->storage_retry = NULL;
     uv_timer_stop(&m->timer);
@@ -781,45 +471,8 @@ static void play_random(match *m, int seat_no, const char *reason)
 
 static void send_your_turn(match *m, int seat_no)
 {
-    seat_t *t = &m->seats[seat_no];
-    if (!t->conn)
-        return;
-
-    /* Both clocks read together, before the message is built: building it
-     * (the legal moves) takes time on a busy machine, and an epoch read
-     * after that made the announced deadline later than the real one. */
-    uint64_t now = srv_now(m->srv);
-    int64_t epoch = srv_epoch_ms();
-    int64_t left = m->deadline > now ? (int64_t)(m->deadline - now) : 0;
-    /* protocol 2: the compact legal moves, and the state only if the
-     * connection does not have it (the turn's update brought it) */
-    bool v2 = t->conn->proto >= 2;
-    json_t *legal =
-        v2 && m->wire->legal_compact ? m->wire->legal_compact(m->st) : m->wire->legal(m->st);
-    json_t *msg =
-        json_pack("{s:s, s:s, s:i, s:i, s:o, s:I, s:I, s:o}", "type", "your_turn", "match", m->id,
-                  "seat", seat_no, "turn", m->turns + 1, "legal", legal, "time_left_ms",
-                  (json_int_t)left, "deadline", (json_int_t)(epoch + left), "clocks",
-                  clocks_at(m, -1, now, epoch)); /* the same reading: time_left_ms agrees */
-    int tell = v2 ? what_to_tell(m, t->conn) : TELL_STATE;
-    const jt_buf *txt;
-    if (tell == TELL_NOTHING) {
-        jt_buf *b = &m->srv->msg_txt;
-        jt_reset(b);
-        if (!msg || jt_dump(b, msg))
-            b->failed = true;
-        txt = b;
-    } else if (tell == TELL_CHANGE) {
-        txt = text_with(m->srv, msg, "change", change_text(m));
-    } else {
-        /* the state's text as the turn's update carried it */
-        txt = text_with(m->srv, msg, "state", state_text(m));
-    }
-    if (!txt->failed)
-        conn_send_text(t->conn, txt->p, txt->len);
-    if (v2)
-        match_state_sent(m, t->conn);
-    json_decref(msg);
+    if (!sink_of(m)->your_turn(m, seat_no))
+        return; /* no connection plays it now */
     if (!m->asked_ns)
         m->asked_ns = uv_hrtime(); /* a move's wait_ms counts from the first your_turn */
     if (m->rx_ns) {
@@ -860,7 +513,7 @@ static void ask(match *m, int p)
     m->turn_started = now;
     m->asked_ns = 0; /* set as the seat is asked: its search, program or your_turn */
     m->turn_think_ms = 0;
-    int64_t allow = base_allowance(m, t) + t->bank_ms;
+    int64_t allow = match_clock_turn_time(m, t);
     m->deadline = now + (uint64_t)allow;
     t->in_grace = false;
     if (t->takeover) {
@@ -872,7 +525,7 @@ static void ask(match *m, int p)
         int64_t margin = allow / 20 > SRV_BOT_MARGIN_MS ? allow / 20 : SRV_BOT_MARGIN_MS;
         int64_t budget = allow - margin;
         m->asked_ns = uv_hrtime();
-        if (agent_start(m, p, budget > 1 ? budget : 1) != 0) {
+        if (agent_start(m, p, budget > 1 ? budget : 1, agent_returned) != 0) {
             play_random(m, p, "internal");
             return;
         }
@@ -928,24 +581,7 @@ static void arm_timer(match *m)
 {
     if (m->closing || m->status == MATCH_FINISHED)
         return;
-    uint64_t now = srv_now(m->srv), next = UINT64_MAX;
-    if (m->finish_reason) { /* only the result's journaling is left to do */
-        uv_timer_start(&m->timer, on_timer, m->retry_at > now ? m->retry_at - now : 0, 0);
-        return;
-    }
-    if (m->to_move >= 0)
-        next = m->storage_retry ? m->retry_at : m->deadline;
-    for (int i = 0; i < m->nseats; i++) {
-        const seat_t *t = &m->seats[i];
-        if (t->gone_since && !t->takeover && m->status == MATCH_LIVE) {
-            uint64_t end = t->gone_since + (uint64_t)m->pol.reconnect_grace_ms;
-            if (end < next)
-                next = end;
-        }
-    }
-    if (m->to_move < 0 && m->status == MATCH_LIVE && m->g->current_player(m->st) == ENG_CHANCE &&
-        now + SRV_STORAGE_RETRY_MS < next)
-        next = now + SRV_STORAGE_RETRY_MS; /* a draw that could not be journaled: retry */
+    uint64_t now = srv_now(m->srv), next = match_clock_next(m, now);
     if (next == UINT64_MAX) {
         uv_timer_stop(&m->timer);
         return;
@@ -971,28 +607,17 @@ static void timeout_v(match *m, const char *why, const char *verdict)
         snprintf(detail, sizeof detail, "seat %d did not move in time", p);
     srv_log(LOG_INFO, "timeout", "{s:s, s:i, s:s}", "match", m->id, "seat", p, "policy",
             proto_timeout_name(m->pol.timeout));
-    switch (m->pol.timeout) {
-    case PROTO_TIMEOUT_RANDOM: play_random(m, p, "timeout"); return;
-    case PROTO_TIMEOUT_GRACE:
-        if (t->grace_ms > 0 && !t->in_grace) {
-            /* draw on the one-off grace bank; what is used is charged when
-             * the move comes, and when it runs out too the seat forfeits */
-            m->deadline += (uint64_t)t->grace_ms;
-            t->in_grace = true;
-            if (t->kind == SEAT_PROGRAM) {
-                /* its verdict came after the deadline: the grace counts from now */
-                m->deadline = srv_now(m->srv) + (uint64_t)t->grace_ms;
-                t->bot_stopping = false;
-                ask_program(m, p);
-                return;
-            }
-            arm_timer(m);
-            if (t->kind == SEAT_OPEN || t->kind == SEAT_REMOTE)
-                send_your_turn(m, p);
+    switch (match_clock_on_timeout(m, p, srv_now(m->srv))) {
+    case TIMEOUT_RANDOM: play_random(m, p, "timeout"); return;
+    case TIMEOUT_GRACE:
+        if (t->kind == SEAT_PROGRAM) {
+            ask_program(m, p);
             return;
         }
-        t->grace_ms = 0;
-        __attribute__((fallthrough)); /* grace spent: forfeit */
+        arm_timer(m);
+        if (t->kind == SEAT_OPEN || t->kind == SEAT_REMOTE)
+            send_your_turn(m, p);
+        return;
     default: finish_ex(m, "timeout", p, detail, verdict); return;
     }
 }
@@ -1005,13 +630,11 @@ static void timeout(match *m)
 static void on_timer(uv_timer_t *h)
 {
     match *m = h->data;
-    if (m->closing || m->status == MATCH_FINISHED)
-        return;
-    if (m->finish_reason) {
-        if (srv_now(m->srv) < m->retry_at) {
-            arm_timer(m);
-            return;
-        }
+    int p = -1;
+    switch (match_clock_due(m, srv_now(m->srv), &p)) {
+    case DUE_NONE: return;
+    case DUE_WAIT: arm_timer(m); return;
+    case DUE_FINISH: {
         /* the same finish again: its detail is ours now */
         char *detail = m->finish_detail;
         m->finish_detail = NULL;
@@ -1022,38 +645,15 @@ static void on_timer(uv_timer_t *h)
             free(detail);
         return;
     }
-    if (m->status != MATCH_LIVE)
+    case DUE_TAKEOVER: play_random(m, p, "disconnect"); return;
+    case DUE_DISCONNECT: {
+        char detail[128];
+        snprintf(detail, sizeof detail, "seat %d left and did not come back in time", p);
+        finish(m, "disconnect", p, detail);
         return;
-    uint64_t now = srv_now(m->srv);
-    for (int i = 0; i < m->nseats && m->status == MATCH_LIVE; i++) {
-        seat_t *t = &m->seats[i];
-        if (!t->gone_since || t->takeover ||
-            now < t->gone_since + (uint64_t)m->pol.reconnect_grace_ms)
-            continue;
-        srv_log(LOG_INFO, "reconnect_grace_over", "{s:s, s:i, s:s}", "match", m->id, "seat", i,
-                "policy", proto_disconnect_name(m->pol.disconnect));
-        if (m->pol.disconnect == PROTO_DISCONNECT_RANDOM) {
-            t->takeover = true;
-            if (m->to_move == i) {
-                play_random(m, i, "disconnect");
-                return;
-            }
-        } else {
-            char detail[128];
-            snprintf(detail, sizeof detail, "seat %d left and did not come back in time", i);
-            finish(m, "disconnect", i, detail);
-            return;
-        }
     }
-    if (m->status != MATCH_LIVE)
-        return;
-    if (m->to_move >= 0 && m->storage_retry) {
-        if (now < m->retry_at) {
-            arm_timer(m);
-            return;
-        }
+    case DUE_RETRY: {
         const char *what = m->storage_retry;
-        int p = m->to_move;
         m->storage_retry = NULL;
         if (strcmp(what, "bot") == 0) {
             m->to_move = -1;
@@ -1063,40 +663,23 @@ static void on_timer(uv_timer_t *h)
         }
         return;
     }
-    if (m->to_move >= 0 && now >= m->deadline) {
-        seat_t *t = &m->seats[m->to_move];
-        if (m->job && t->kind == SEAT_BOT && !t->bot_stopping) {
-            /* our own search overran (a starved thread): stop it and take
-             * its best move if it comes within the grace */
-            t->bot_stopping = true;
-            srv_log(LOG_WARN, "bot_overran", "{s:s, s:i}", "match", m->id, "seat", m->to_move);
-            agent_stop(m);
-            m->deadline = now + SRV_BOT_STOP_GRACE_MS;
-            arm_timer(m);
-            return;
-        }
-        if (t->kind == SEAT_PROGRAM && t->prog_asked && !t->bot_stopping) {
-            /* the worker enforces the deadline itself and answers
-             * time_limit with the program's stderr: wait a moment for it */
-            t->bot_stopping = true;
-            m->deadline = now + SRV_PROG_VERDICT_GRACE_MS;
-            arm_timer(m);
-            return;
-        }
-        timeout(m);
+    case DUE_STOP_BOT:
+        agent_stop(m);
+        arm_timer(m);
+        return;
+    case DUE_TIMEOUT: timeout(m); return;
+    case DUE_ADVANCE:
+        advance(m); /* a draw that could not be journaled */
+        arm_timer(m);
         return;
     }
-    if (m->to_move < 0)
-        advance(m); /* a draw that could not be journaled */
-    arm_timer(m);
 }
 
 /* ---- events from connections and agents ------------------------------------------- */
 
-void match_seat_connected(match *m, int seat_no, conn *c, const char *type, const json_t *id)
+bool match_seat_taken(match *m, int seat_no)
 {
     seat_t *t = &m->seats[seat_no];
-    t->conn = c;
     t->joined = true;
     t->gone_since = 0;
     t->takeover = false;
@@ -1116,10 +699,11 @@ void match_seat_connected(match *m, int seat_no, conn *c, const char *type, cons
     }
     if (m->srv->db)
         store_update_seats(m->srv, m);
-    /* the reply first, showing the seat connected (and the match live if
-     * this join starts it); then whatever play it unblocks */
-    conn_send(c, match_table_view(m, type, seat_no, id));
-    match_state_sent(m, c);
+    return start;
+}
+
+void match_seat_continue(match *m, int seat_no, bool start)
+{
     if (start) {
         srv_log(LOG_INFO, "match_started", "{s:s}", "match", m->id);
         advance(m);
@@ -1133,7 +717,6 @@ void match_seat_connected(match *m, int seat_no, conn *c, const char *type, cons
 void match_seat_dropped(match *m, int seat_no)
 {
     seat_t *t = &m->seats[seat_no];
-    t->conn = NULL;
     if (m->status != MATCH_LIVE)
         return;
     t->gone_since = srv_now(m->srv);
@@ -1141,33 +724,34 @@ void match_seat_dropped(match *m, int seat_no)
     arm_timer(m);
 }
 
-void match_remote_move(match *m, int seat_no, conn *c, const proto_msg *msg)
+bool match_remote_move(match *m, int seat_no, conn *c, const proto_msg *msg, uint64_t rx_ns)
 {
     seat_t *t = &m->seats[seat_no];
+    const match_sink *out = sink_of(m);
     if (m->status == MATCH_FINISHED) {
-        conn_error(c, ENG_EMATCH_OVER, "the match has already ended", msg->id);
-        return;
+        out->error(c, ENG_EMATCH_OVER, "the match has already ended", msg->id);
+        return false;
     }
     if (m->status == MATCH_WAITING) {
-        conn_error(c, ENG_ENOT_YOUR_TURN, "the match waits for its open seats to be joined",
+        out->error(c, ENG_ENOT_YOUR_TURN, "the match waits for its open seats to be joined",
                    msg->id);
-        return;
+        return false;
     }
     if (m->finish_reason) {
-        conn_error(c, ENG_ESTORAGE,
+        out->error(c, ENG_ESTORAGE,
                    "the match is over but its result is not journaled yet: wait for game_over",
                    msg->id);
-        return;
+        return false;
     }
     if (m->to_move != seat_no) {
-        conn_error(c, ENG_ENOT_YOUR_TURN, "it is not this seat's turn", msg->id);
-        return;
+        out->error(c, ENG_ENOT_YOUR_TURN, "it is not this seat's turn", msg->id);
+        return false;
     }
     if (m->storage_retry) {
-        conn_error(c, ENG_ENOT_YOUR_TURN,
+        out->error(c, ENG_ENOT_YOUR_TURN,
                    "the server plays this turn for the seat (its policy); wait for the update",
                    msg->id);
-        return;
+        return false;
     }
     /* A move that arrived after the deadline is late even if the deadline's
      * timer has not run yet (a busy loop runs timers after I/O). */
@@ -1176,26 +760,26 @@ void match_remote_move(match *m, int seat_no, conn *c, const proto_msg *msg)
         char e[96];
         snprintf(e, sizeof e, "the move arrived %llu ms after the deadline",
                  (unsigned long long)(arrived - m->deadline));
-        conn_error(c, ENG_ENOT_YOUR_TURN, e, msg->id);
+        out->error(c, ENG_ENOT_YOUR_TURN, e, msg->id);
         timeout(m);
-        return;
+        return false;
     }
     if (msg->has_turn && msg->turn != m->turns + 1) {
         char e[96];
         snprintf(e, sizeof e, "this is turn %d, not turn %lld", m->turns + 1, (long long)msg->turn);
-        conn_error(c, ENG_ENOT_YOUR_TURN, e, msg->id);
-        return;
+        out->error(c, ENG_ENOT_YOUR_TURN, e, msg->id);
+        return false;
     }
     eng_move mv[ENG_MAX_TURN_MOVES];
     char err[256];
     int n = m->wire->parse_move(m->st, msg->move, mv, err, sizeof err);
     if (n == ENG_EBAD_MOVE) {
-        conn_error(c, ENG_EBAD_MOVE, err, msg->id);
-        return;
+        out->error(c, ENG_EBAD_MOVE, err, msg->id);
+        return false;
     }
     if (n < 0) {
         t->illegal++;
-        conn_error(c, ENG_EILLEGAL_MOVE, err, msg->id);
+        out->error(c, ENG_EILLEGAL_MOVE, err, msg->id);
         srv_log(LOG_INFO, "illegal_move", "{s:s, s:i, s:s}", "match", m->id, "seat", seat_no,
                 "reason", err);
         char detail[300];
@@ -1207,15 +791,15 @@ void match_remote_move(match *m, int seat_no, conn *c, const proto_msg *msg)
             play_random(m, seat_no, "illegal");
         else if (m->srv->db)
             store_update_seats(m->srv, m);
-        return;
+        return false;
     }
     json_t *ok = proto_reply("move_accepted", msg->id);
     json_object_set_new(ok, "match", json_string(m->id));
     json_object_set_new(ok, "turn", json_integer(m->turns + 1));
-    m->rx_ns = c->rx_ns;
+    m->rx_ns = rx_ns;
     /* what the client says it thought, and what the server saw: its
      * your_turn to the move's arrival */
-    rec_time tm = {msg->has_think_ms ? msg->think_ms : -1, wait_ms_since(m->asked_ns, c->rx_ns)};
+    rec_time tm = {msg->has_think_ms ? msg->think_ms : -1, wait_ms_since(m->asked_ns, rx_ns)};
     if (play_turn(m, seat_no, mv, n, &tm, "player", NULL, c, ok) != 0) {
         /* nothing of the move happened, and the seat does not pay for the
          * server's trouble: its clock restarts with the whole allowance, and
@@ -1224,22 +808,19 @@ void match_remote_move(match *m, int seat_no, conn *c, const proto_msg *msg)
         uint64_t now = srv_now(m->srv);
         m->turn_started = now;
         m->asked_ns = 0; /* the fresh your_turn below */
-        m->deadline = now + (uint64_t)(base_allowance(m, t) + t->bank_ms);
+        m->deadline = now + (uint64_t)match_clock_turn_time(m, t);
         t->in_grace = false;
         arm_timer(m);
-        conn_error(c, ENG_ESTORAGE,
+        out->error(c, ENG_ESTORAGE,
                    "the server could not journal the move: nothing of it was played and the "
                    "seat's clock restarts; send a move again",
                    msg->id);
         send_your_turn(m, seat_no);
-        return;
+        return false;
     }
-    /* a move the server asked for and played costs no rate token: a bot
-     * answering at once against instant opponents (or in many games at
-     * once) is paced by the server, not flooding it */
-    c->tokens += 1.0;
     advance(m);
     m->rx_ns = 0; /* the next seat is not a remote one waiting now */
+    return true;
 }
 
 /* Are mv[0..n) one whole legal turn of seat_no, the seat to move? */
@@ -1252,8 +833,11 @@ static bool whole_turn(const match *m, int seat_no, const eng_move *mv, int n)
     return ok;
 }
 
-void match_agent_done(match *m, int seat_no, const eng_move *mv, int n, const bot_stats *st,
-                      uint64_t finished_at)
+/* The result of an in-process search; finished_at: when the search ended,
+ * in loop ms (uv_hrtime's clock), which may be well before this busy loop
+ * got to it. */
+static void agent_done(match *m, int seat_no, const eng_move *mv, int n, const bot_stats *st,
+                       uint64_t finished_at)
 {
     if (m->status != MATCH_LIVE || m->to_move != seat_no)
         return;
@@ -1284,6 +868,23 @@ void match_agent_done(match *m, int seat_no, const eng_move *mv, int n, const bo
     advance(m);
 }
 
+static void free_after_job(match *m);
+
+/* A search came back (agents.h): its turn is played, or, cancelled, what
+ * waited for the bot to be free goes on; a finished match lets its bots go
+ * (the search was the last user), a closing one is freed. */
+static void agent_returned(match *m, const agent_result *r)
+{
+    if (m->closing)
+        free_after_job(m);
+    else if (m->status == MATCH_FINISHED)
+        match_release_bots(m);
+    else if (r->cancelled)
+        advance(m);
+    else
+        agent_done(m, r->seat, r->moves, r->n, r->stats, r->finished_at);
+}
+
 /* The part of a program's verdict detail everyone may read: its stderr
  * lines stay in the program's log, for the match's owner. */
 static void public_detail(int seat_no, const char *verdict, const char *detail, char *out,
@@ -1294,7 +895,8 @@ static void public_detail(int seat_no, const char *verdict, const char *detail, 
     snprintf(out, cap, "seat %d: %s%s%.*s", seat_no, verdict, n ? ": " : "", n, detail);
 }
 
-void match_program_done(match *m, int seat_no, int seq, const player_result *r)
+/* The answer of a program seat's worker to turn `seq` (programs.h). */
+static void program_done(match *m, int seat_no, int seq, const player_result *r)
 {
     seat_t *t = &m->seats[seat_no];
     if (m->status != MATCH_LIVE || m->to_move != seat_no || !t->prog_asked || seq != t->prog_seq)
@@ -1350,18 +952,6 @@ void match_program_done(match *m, int seat_no, int seq, const player_result *r)
     }
 }
 
-void match_attach_remote(match *m)
-{
-    for (int i = 0; i < m->nseats && m->status != MATCH_FINISHED; i++) {
-        seat_t *t = &m->seats[i];
-        if (t->kind != SEAT_REMOTE || t->conn)
-            continue;
-        regbot *r = registry_find(m->srv, t->name);
-        if (r && r->conn)
-            take_seat(r->conn, m, i, "joined", NULL);
-    }
-}
-
 void match_expire(match *m)
 {
     if (m->status != MATCH_WAITING || m->finish_reason)
@@ -1382,34 +972,6 @@ void match_resign(match *m, int seat_no)
     char detail[64];
     snprintf(detail, sizeof detail, "seat %d resigned", seat_no);
     finish(m, "resignation", seat_no, detail);
-}
-
-void match_add_spectator(match *m, conn *c)
-{
-    for (int i = 0; i < m->nspect; i++)
-        if (m->spect[i] == c)
-            return;
-    if (!conn_sub_add(c, m, -1))
-        return; /* not reached: spectate checks SRV_MAX_SPECTATING first */
-    if (m->nspect == m->capspect) {
-        int cap = m->capspect ? m->capspect * 2 : 4;
-        conn **p = realloc(m->spect, (size_t)cap * sizeof *p);
-        if (!p)
-            return;
-        m->spect = p;
-        m->capspect = cap;
-    }
-    m->spect[m->nspect++] = c;
-}
-
-void match_remove_spectator(match *m, conn *c)
-{
-    for (int i = 0; i < m->nspect; i++)
-        if (m->spect[i] == c) {
-            m->spect[i] = m->spect[--m->nspect];
-            break;
-        }
-    conn_sub_remove(c, m, -1);
 }
 
 /* ---- creation, restore, freeing --------------------------------------------------- */
@@ -1503,21 +1065,17 @@ void match_close(match *m)
         s->nfinished--;
     else
         s->nlive--;
-    for (int i = 0; i < m->nseats; i++) {
-        if (m->seats[i].conn) {
-            conn_sub_remove(m->seats[i].conn, m, i);
-            m->seats[i].conn = NULL;
-        }
+    sink_of(m)->closing(m);
+    for (int i = 0; i < m->nseats; i++)
         if (m->seats[i].prog)
             prog_detach(m->seats[i].prog); /* unfinished: it resumes at the next start */
-    }
-    while (m->nspect > 0)
-        match_remove_spectator(m, m->spect[m->nspect - 1]);
     agent_cancel(m);
     uv_close((uv_handle_t *)&m->timer, on_timer_closed);
 }
 
-void match_free_after_job(match *m)
+/* The search of a closing match returned: the match is freed once both
+ * that and its timer's close have happened. */
+static void free_after_job(match *m)
 {
     if (m->closing && m->timer_closed)
         free_match(m);
@@ -1633,7 +1191,7 @@ static int start_programs(match *m, const eng_move *moves, int n, char *err, siz
             }
             m->g->init(initial, &m->rules);
         }
-        int rc = prog_start(m, i, initial, moves, n, err, errcap);
+        int rc = prog_start(m, i, initial, moves, n, program_done, err, errcap);
         if (rc) {
             free(initial);
             return rc;
@@ -1752,7 +1310,7 @@ match *match_create_ex(srv *s, const proto_msg *msg, const match_opts *opts, int
     }
     link_match(s, m);
     /* a registered bot is away until its connection takes the seat
-     * (match_attach_remote): its clock runs, the disconnect policy applies */
+     * (table_attach_remote): its clock runs, the disconnect policy applies */
     for (int i = 0; i < m->nseats; i++)
         if (m->seats[i].kind == SEAT_REMOTE && m->status == MATCH_LIVE)
             m->seats[i].gone_since = srv_now(s);
@@ -1766,25 +1324,23 @@ match *match_create_ex(srv *s, const proto_msg *msg, const match_opts *opts, int
         return NULL;
     }
     srv_log(LOG_INFO, "match_created", "{s:s, s:s, s:i, s:s}", "match", m->id, "game", g->name,
-            "seats", m->nseats, "status", status_name(m->status));
+            "seats", m->nseats, "status", match_status_name(m->status));
     return m;
 }
 
-match *match_restore(srv *s, const char *id, const char *game, const char *rules_json,
-                     const char *seats_json, const char *tc_json, const char *pol_json,
-                     uint64_t seed, const char *nonce_hex, int status, const char *result_json,
-                     int64_t created_ms, int64_t finished_ms, const eng_move *moves,
-                     const rec_time *times, int nmoves, char *err, size_t errcap)
+match *match_restore(srv *s, const match_restore_spec *stored, char *err, size_t errcap)
 {
-    const eng_game *g = eng_find_game(game);
+    const eng_game *g = eng_find_game(stored->game);
     const game_codec *w = g ? codec_find(g->name) : NULL;
     if (!g || !w) {
-        snprintf(err, errcap, "unknown game '%s'", game);
+        snprintf(err, errcap, "unknown game '%s'", stored->game);
         return NULL;
     }
+    const int status = stored->status, nmoves = stored->nmoves;
+    const eng_move *moves = stored->moves;
     json_error_t je;
-    json_t *rj = json_loads(rules_json, 0, &je), *sj = json_loads(seats_json, 0, &je);
-    json_t *tj = json_loads(tc_json, 0, &je), *pj = json_loads(pol_json, 0, &je);
+    json_t *rj = json_loads(stored->rules_json, 0, &je), *sj = json_loads(stored->seats_json, 0, &je);
+    json_t *tj = json_loads(stored->tc_json, 0, &je), *pj = json_loads(stored->pol_json, 0, &je);
     match *m = NULL;
     eng_rules rules;
     const char *bad = !rj                         ? "rules"
@@ -1806,11 +1362,12 @@ match *match_restore(srv *s, const char *id, const char *game, const char *rules
     m = alloc_match(s, g, w, &rules);
     if (!m)
         goto out;
-    snprintf(m->id, sizeof m->id, "%s", id);
-    m->seed = seed;
+    snprintf(m->id, sizeof m->id, "%s", stored->id);
+    m->seed = stored->seed;
+    m->demo = stored->demo;
     /* a match journaled before commitments has no nonce: no chance block */
-    if (nonce_hex && chance_nonce_parse(nonce_hex, m->nonce) == 0) {
-        chance_secret secret = {.seed = seed};
+    if (stored->nonce_hex && chance_nonce_parse(stored->nonce_hex, m->nonce) == 0) {
+        chance_secret secret = {.seed = stored->seed};
         memcpy(secret.nonce, m->nonce, sizeof m->nonce);
         m->has_nonce = chance_commitment(&secret, m->commitment) == 0;
     }
@@ -1865,8 +1422,8 @@ match *match_restore(srv *s, const char *id, const char *game, const char *rules
             snprintf(err, errcap, "journal move %d does not fit the game", i);
             goto fail;
         }
-        if (times)
-            m->times[i] = times[i];
+        if (stored->times)
+            m->times[i] = stored->times[i];
         g->apply(m->st, moves[i]);
         /* a turn ends when the next thing is a draw, the end, or another seat */
         int q = g->current_player(m->st);
@@ -1883,10 +1440,10 @@ match *match_restore(srv *s, const char *id, const char *game, const char *rules
     }
     /* future draws go on from chance event chance_k of the same seed */
     m->status = status;
-    m->created_ms = created_ms;
-    m->finished_ms = finished_ms;
+    m->created_ms = stored->created_ms;
+    m->finished_ms = stored->finished_ms;
     if (status == MATCH_FINISHED) {
-        m->result = json_loads(result_json, 0, &je);
+        m->result = json_loads(stored->result_json, 0, &je);
         double sc[ENG_MAX_PLAYERS];
         g->scores(m->st, sc);
         for (int i = 0; i < m->nseats; i++)

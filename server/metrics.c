@@ -19,7 +19,11 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "access.h"
 #include "internal.h"
+#include "programs.h"
+#include "store.h"
+#include "tournaments.h"
 
 static const double fast_le[] = {0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005,
                                  0.01,    0.025,  0.05,    0.1,    0.25,  1.0};

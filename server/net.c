@@ -25,96 +25,14 @@
 #include <openssl/pem.h>
 #include <openssl/x509.h>
 
+#include "access.h"
+#include "conn.h"
+#include "handlers.h"
 #include "internal.h"
-
-static void conn_free_queue(conn *c)
-{
-    outmsg *o = c->head;
-    while (o) {
-        outmsg *n = o->next;
-        free(o);
-        o = n;
-    }
-    c->head = c->tail = NULL;
-    c->queued = 0;
-}
-
-/* A peer that lets its queue grow without reading is cut off at once: we
- * cannot even send it a close frame. */
-static void conn_kill(conn *c, const char *why)
-{
-    if (!c->wsi || c->closing)
-        return;
-    srv_log(LOG_WARN, "conn_killed", "{s:I, s:s, s:s}", "conn", (json_int_t)c->id, "peer", c->peer,
-            "reason", why);
-    c->closing = true;
-    conn_free_queue(c);
-    lws_set_timeout(c->wsi, PENDING_TIMEOUT_CLOSE_SEND, LWS_TO_KILL_ASYNC);
-}
-
-/* Put c in the list of connections whose output waits for a sync. */
-static void hold(conn *c)
-{
-    srv *s = c->srv;
-    if (c->held)
-        return;
-    if (s->nheld == s->held_cap) {
-        int cap = s->held_cap ? 2 * s->held_cap : 256;
-        conn **p = realloc(s->held, (size_t)cap * sizeof *p);
-        if (!p) {
-            conn_kill(c, "out of memory");
-            return;
-        }
-        s->held = p;
-        s->held_cap = cap;
-    }
-    s->held[s->nheld++] = c;
-    c->held = true;
-}
-
-static void unhold(conn *c)
-{
-    srv *s = c->srv;
-    if (!c->held)
-        return;
-    for (int i = 0; i < s->nheld; i++)
-        if (s->held[i] == c) {
-            s->held[i] = s->held[--s->nheld];
-            break;
-        }
-    c->held = false;
-}
-
-void conn_send_text(conn *c, const char *text, size_t len)
-{
-    if (!c->wsi || c->closing)
-        return;
-    if (c->queued + len > SRV_MAX_QUEUED_BYTES) {
-        conn_kill(c, "output queue full: the client does not read");
-        return;
-    }
-    outmsg *o = malloc(sizeof *o + LWS_PRE + len);
-    if (!o) {
-        conn_kill(c, "out of memory");
-        return;
-    }
-    o->next = NULL;
-    o->len = len;
-    /* --durable: nothing leaves before the journal's commits made so far
-     * are on disk (net_release_held lets it go) */
-    o->hold = c->srv->db ? store_hold_seq(c->srv) : 0;
-    memcpy(o->buf + LWS_PRE, text, len);
-    if (c->tail)
-        c->tail->next = o;
-    else
-        c->head = o;
-    c->tail = o;
-    c->queued += len;
-    if (o->hold)
-        hold(c);
-    else
-        lws_callback_on_writable(c->wsi);
-}
+#include "net.h"
+#include "registry.h"
+#include "table.h"
+#include "store.h"
 
 void net_release_held(srv *s)
 {
@@ -131,56 +49,6 @@ void net_release_held(srv *s)
             lws_callback_on_writable(c->wsi);
     }
     s->nheld = kept;
-}
-
-void conn_send(conn *c, json_t *msg)
-{
-    if (!msg)
-        return;
-    if (c && c->wsi && !c->closing) {
-        /* written into the server's reusable buffer, then copied to the queue */
-        jt_buf *b = &c->srv->send_txt;
-        jt_reset(b);
-        if (jt_dump(b, msg) == 0)
-            conn_send_text(c, b->p, b->len);
-    }
-    json_decref(msg);
-}
-
-void conn_error(conn *c, int code, const char *message, const json_t *id)
-{
-    c->srv->cnt.errors[code < 0 && -code < SRV_NERR ? -code : 0]++;
-    conn_send(c, proto_error(code, message, id));
-}
-
-void conn_close_after(conn *c, int status, const char *reason)
-{
-    if (!c->wsi || c->closing)
-        return;
-    c->closing = true;
-    c->close_status = status;
-    snprintf(c->close_reason, sizeof c->close_reason, "%s", reason);
-    lws_callback_on_writable(c->wsi);
-}
-
-bool conn_sub_add(conn *c, match *m, int seat)
-{
-    for (int i = 0; i < c->nsubs; i++)
-        if (c->subs[i].m == m && c->subs[i].seat == seat)
-            return true;
-    if (c->nsubs == (int)(sizeof c->subs / sizeof c->subs[0]))
-        return false;
-    c->subs[c->nsubs++] = (conn_sub){m, seat, -1};
-    return true;
-}
-
-void conn_sub_remove(conn *c, match *m, int seat)
-{
-    for (int i = 0; i < c->nsubs; i++)
-        if (c->subs[i].m == m && c->subs[i].seat == seat) {
-            c->subs[i] = c->subs[--c->nsubs];
-            return;
-        }
 }
 
 /* Token bucket: false when the message must be refused. A registered bot
@@ -284,7 +152,7 @@ static int writeable(conn *c, struct lws *wsi)
     bool wrote = false;
     for (int k = 0; c->head && k < WRITES_PER_CALLBACK; k++) {
         if (c->head->hold && c->head->hold > store_synced(c->srv)) {
-            hold(c); /* --durable: net_release_held asks again after the sync */
+            conn_hold(c); /* --durable: net_release_held asks again after the sync */
             return 0;
         }
         /* after the first write, only while the socket takes more at once */
@@ -387,7 +255,7 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
             return 0;
         srv_log(LOG_DEBUG, "conn_closed", "{s:I}", "conn", (json_int_t)c->id);
         handle_conn_closed(c);
-        unhold(c);
+        conn_unhold(c);
         c->wsi = NULL;
         if (c->prev)
             c->prev->next = c->next;
@@ -396,7 +264,7 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         if (c->next)
             c->next->prev = c->prev;
         s->nconns--;
-        conn_free_queue(c);
+        conn_queue_free(c);
         free(c->rx);
         free(c);
         *pc = NULL;
@@ -682,6 +550,8 @@ static const char *bind_address(const char *host, char *out, size_t cap)
 
 int net_start(srv *s, char *err, size_t errcap)
 {
+    s->sink = &table_sink; /* the tables hear their matches' events from now on */
+    s->on_synced = net_release_held; /* --durable: held output goes once it is on disk */
     /* TESSERA_LWS_DEBUG=1 shows libwebsockets' own notices and info (debugging) */
     const char *dbg = getenv("TESSERA_LWS_DEBUG");
     lws_set_log_level(dbg && *dbg == '1' ? LLL_ERR | LLL_WARN | LLL_NOTICE | LLL_INFO

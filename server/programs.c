@@ -41,6 +41,9 @@
 
 #include "internal.h"
 #include "players/player.h"
+#include "programs.h"
+#include "store.h"
+#include "tournaments.h"
 
 static const char tables[] =
     "CREATE TABLE IF NOT EXISTS program_logs("
@@ -81,6 +84,7 @@ struct prog {
     srv *srv;
     match *m; /* NULL once detached or finished */
     int seat;
+    prog_done_fn on_done; /* the match's: a turn's answer, on the loop */
     char match_id[SRV_MATCH_ID_LEN + 1];
     char spec[PROTO_SPEC_MAX + 1];
     const eng_game *g;
@@ -363,7 +367,7 @@ static void on_async(uv_async_t *h)
                                       player_verdict_name(r->r.verdict), "detail", r->r.detail));
                     store_log(p);
                 }
-                match_program_done(p->m, p->seat, r->seq, &r->r);
+                p->on_done(p->m, p->seat, r->seq, &r->r);
             }
         }
         free(r);
@@ -413,8 +417,8 @@ int progs_running(const srv *s)
     return s->progs ? s->progs->running : 0;
 }
 
-int prog_start(match *m, int seat, const void *initial, const eng_move *moves, int n, char *err,
-               size_t errcap)
+int prog_start(match *m, int seat, const void *initial, const eng_move *moves, int n,
+               prog_done_fn on_done, char *err, size_t errcap)
 {
     srv *s = m->srv;
     struct progs *ps = s->progs;
@@ -434,6 +438,7 @@ int prog_start(match *m, int seat, const void *initial, const eng_move *moves, i
     p->srv = s;
     p->m = m;
     p->seat = seat;
+    p->on_done = on_done;
     p->g = m->g;
     snprintf(p->match_id, sizeof p->match_id, "%s", m->id);
     snprintf(p->spec, sizeof p->spec, "%s", m->seats[seat].spec);

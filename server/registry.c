@@ -34,7 +34,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "conn.h"
 #include "internal.h"
+#include "registry.h"
+#include "store.h"
+#include "table.h"
+#include "tournaments.h"
 
 #define SALT_LEN 16
 #define HASH_LEN 32
@@ -327,7 +332,7 @@ static void registered(srv *s, conn *c, const reg_job *j)
         for (int i = 0; i < m->nseats; i++)
             if (m->seats[i].kind == SEAT_REMOTE && strcmp(m->seats[i].name, r->name) == 0 &&
                 m->seats[i].conn != c)
-                take_seat(c, m, i, "resumed", NULL);
+                table_take_seat(c, m, i, "resumed", NULL);
     }
     tours_poke(s);
 }

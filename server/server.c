@@ -18,7 +18,16 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include "access.h"
+#include "conn.h"
+#include "courses.h"
 #include "internal.h"
+#include "match.h"
+#include "net.h"
+#include "programs.h"
+#include "registry.h"
+#include "store.h"
+#include "tournaments.h"
 
 uint64_t srv_now(const srv *s)
 {
@@ -429,7 +438,7 @@ int srv_run(const srv_config *cfg)
         snprintf(err, sizeof err, "the program workers could not be set up");
     if (irc == 0)
         irc = tours_init(&s, err, sizeof err);
-    if (irc || store_load(&s, err, sizeof err)) {
+    if (irc || store_load(&s, match_restore, err, sizeof err)) {
         srv_log(LOG_ERROR, "start_failed", "{s:s}", "reason", err);
         fprintf(stderr, "tessera serve: %s\n", err);
         while (s.matches)

@@ -68,6 +68,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "store.h"
 
 struct store {
     sqlite3 *db;
@@ -834,7 +835,8 @@ static void on_sync_done(uv_async_t *h)
     if (reached - st->synced > st->most_per_sync)
         st->most_per_sync = reached - st->synced;
     st->synced = reached;
-    net_release_held(st->owner);
+    if (st->owner->on_synced) /* net.c writes what waited for this sync */
+        st->owner->on_synced(st->owner);
     sync_kick(st);
 }
 
@@ -895,7 +897,8 @@ static void sync_stop(srv *s)
                 strerror(rc));
     } else {
         st->synced = st->committed;
-        net_release_held(s);
+        if (s->on_synced)
+            s->on_synced(s);
     }
     uv_close((uv_handle_t *)&st->sync_done, NULL);
     uv_close((uv_handle_t *)&st->kick_prep, NULL);
@@ -1361,7 +1364,8 @@ fail:
  * cannot be restored is logged (restore_failed, with the reason) and left
  * in the journal; the others are restored. Returns 0, or a negative code
  * with err when the journal cannot be read at all. */
-static int load_rows(srv *s, const char *sql, int *count, char *err, size_t errcap)
+static int load_rows(srv *s, store_restore_fn restore, const char *sql, int *count, char *err,
+                     size_t errcap)
 {
     store *st = s->db;
     sqlite3_stmt *q = NULL, *mv = NULL;
@@ -1399,17 +1403,30 @@ static int load_rows(srv *s, const char *sql, int *count, char *err, size_t errc
                      g->name, encoding, g->move_encoding);
         else if (read_moves(st, mv, id, moves, times, g ? g->max_plies : most, &n, why,
                             sizeof why) == 0)
-            m = match_restore(s, id, game, col_text(q, 2), col_text(q, 3), col_text(q, 4),
-                              col_text(q, 5), (uint64_t)sqlite3_column_int64(q, 6),
-                              (const char *)sqlite3_column_text(q, 13), sqlite3_column_int(q, 7),
-                              col_text(q, 8), sqlite3_column_int64(q, 9),
-                              sqlite3_column_int64(q, 10), moves, times, n, why, sizeof why);
-        if (!m) {
+            m = restore(s,
+                        &(match_restore_spec){
+                            .id = id,
+                            .game = game,
+                            .rules_json = col_text(q, 2),
+                            .seats_json = col_text(q, 3),
+                            .tc_json = col_text(q, 4),
+                            .pol_json = col_text(q, 5),
+                            .seed = (uint64_t)sqlite3_column_int64(q, 6),
+                            .nonce_hex = (const char *)sqlite3_column_text(q, 13),
+                            .status = sqlite3_column_int(q, 7),
+                            .result_json = col_text(q, 8),
+                            .created_ms = sqlite3_column_int64(q, 9),
+                            .finished_ms = sqlite3_column_int64(q, 10),
+                            .demo = sqlite3_column_int(q, 11) != 0,
+                            .moves = moves,
+                            .times = times,
+                            .nmoves = n,
+                        },
+                        why, sizeof why);
+        if (!m)
             srv_log(LOG_ERROR, "restore_failed", "{s:s, s:s}", "match", id, "reason", why);
-        } else {
-            m->demo = sqlite3_column_int(q, 11) != 0;
+        else
             (*count)++;
-        }
     }
     if (step != SQLITE_DONE) {
         snprintf(err, errcap, "database: reading the matches: %s", sqlite3_errmsg(st->db));
@@ -1422,7 +1439,7 @@ static int load_rows(srv *s, const char *sql, int *count, char *err, size_t errc
     return rc;
 }
 
-int store_load(srv *s, char *err, size_t errcap)
+int store_load(srv *s, store_restore_fn restore, char *err, size_t errcap)
 {
     int live = 0, done = 0;
     char sql[512];
@@ -1432,7 +1449,7 @@ int store_load(srv *s, char *err, size_t errcap)
              "finished,demo,move_encoding,chance_nonce FROM (SELECT * FROM matches "
              "WHERE status=%d ORDER BY created DESC LIMIT %d) ORDER BY created",
              MATCH_FINISHED, s->finished_kept);
-    int rc = load_rows(s, sql, &done, err, errcap);
+    int rc = load_rows(s, restore, sql, &done, err, errcap);
     if (rc)
         return rc;
     snprintf(sql, sizeof sql,
@@ -1440,7 +1457,7 @@ int store_load(srv *s, char *err, size_t errcap)
              "finished,demo,move_encoding,chance_nonce FROM matches WHERE status<>%d "
              "ORDER BY created",
              MATCH_FINISHED);
-    rc = load_rows(s, sql, &live, err, errcap);
+    rc = load_rows(s, restore, sql, &live, err, errcap);
     if (rc)
         return rc;
     srv_log(LOG_INFO, "restored", "{s:i, s:i}", "unfinished", live, "finished", done);

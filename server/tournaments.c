@@ -47,14 +47,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "conn.h"
 #include "internal.h"
+#include "match.h"
 #include "players/player.h"
+#include "programs.h"
+#include "registry.h"
+#include "store.h"
+#include "table.h"
 #include "tournament/ladder.h"
 #include "tournament/rating.h"
 #include "tournament/report.h"
 #include "tournament/standings.h"
 #include "tournament/store.h"
 #include "tournament/tour.h"
+#include "tournaments.h"
 
 enum tstate { TS_CREATED, TS_RUNNING, TS_PAUSED, TS_CANCELLED, TS_DONE, TS_NSTATES };
 static const char *const state_names[TS_NSTATES] = {"created", "running", "paused", "cancelled",
@@ -539,7 +546,7 @@ static bool start_tour_game(srv_tour *st, const tour_game *g)
     tag(st, m, g->id);
     srv_log(LOG_INFO, "tournament_game_started", "{s:I, s:I, s:s}", "tournament",
             (json_int_t)st->id, "game", (json_int_t)g->id, "match", m->id);
-    match_attach_remote(m);
+    table_attach_remote(m);
     match_advance(m);
     push_update(st, game_json(st, g->id), false);
     return true;
@@ -719,7 +726,7 @@ static bool lad_start(srv_tour *st, lad_group *gr)
     tag(st, m, g->id);
     srv_log(LOG_INFO, "tournament_game_started", "{s:I, s:I, s:s}", "tournament",
             (json_int_t)st->id, "game", (json_int_t)g->id, "match", m->id);
-    match_attach_remote(m);
+    table_attach_remote(m);
     match_advance(m);
     push_update(st, game_json(st, g->id), false);
     return true;

@@ -1,0 +1,135 @@
+/*
+ * conn.c — what the server says to a connection: its bounded output queue
+ * (written out by net.c in lws' WRITEABLE callback), error replies, and
+ * closing after the queue drains. Everything above the socket (handlers,
+ * the table, registry, tournaments, courses) talks to a client through
+ * these; none of them calls back into net.c.
+ *
+ * A peer that lets its queue grow past SRV_MAX_QUEUED_BYTES without reading
+ * is cut off at once (we cannot even send it a close frame). Loop thread
+ * only.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "conn.h"
+#include "store.h"
+
+void conn_queue_free(conn *c)
+{
+    outmsg *o = c->head;
+    while (o) {
+        outmsg *n = o->next;
+        free(o);
+        o = n;
+    }
+    c->head = c->tail = NULL;
+    c->queued = 0;
+}
+
+/* A peer that lets its queue grow without reading is cut off at once: we
+ * cannot even send it a close frame. */
+static void conn_kill(conn *c, const char *why)
+{
+    if (!c->wsi || c->closing)
+        return;
+    srv_log(LOG_WARN, "conn_killed", "{s:I, s:s, s:s}", "conn", (json_int_t)c->id, "peer", c->peer,
+            "reason", why);
+    c->closing = true;
+    conn_queue_free(c);
+    lws_set_timeout(c->wsi, PENDING_TIMEOUT_CLOSE_SEND, LWS_TO_KILL_ASYNC);
+}
+
+void conn_hold(conn *c)
+{
+    srv *s = c->srv;
+    if (c->held)
+        return;
+    if (s->nheld == s->held_cap) {
+        int cap = s->held_cap ? 2 * s->held_cap : 256;
+        conn **p = realloc(s->held, (size_t)cap * sizeof *p);
+        if (!p) {
+            conn_kill(c, "out of memory");
+            return;
+        }
+        s->held = p;
+        s->held_cap = cap;
+    }
+    s->held[s->nheld++] = c;
+    c->held = true;
+}
+
+void conn_unhold(conn *c)
+{
+    srv *s = c->srv;
+    if (!c->held)
+        return;
+    for (int i = 0; i < s->nheld; i++)
+        if (s->held[i] == c) {
+            s->held[i] = s->held[--s->nheld];
+            break;
+        }
+    c->held = false;
+}
+
+void conn_send_text(conn *c, const char *text, size_t len)
+{
+    if (!c->wsi || c->closing)
+        return;
+    if (c->queued + len > SRV_MAX_QUEUED_BYTES) {
+        conn_kill(c, "output queue full: the client does not read");
+        return;
+    }
+    outmsg *o = malloc(sizeof *o + LWS_PRE + len);
+    if (!o) {
+        conn_kill(c, "out of memory");
+        return;
+    }
+    o->next = NULL;
+    o->len = len;
+    /* --durable: nothing leaves before the journal's commits made so far
+     * are on disk (net_release_held lets it go) */
+    o->hold = c->srv->db ? store_hold_seq(c->srv) : 0;
+    memcpy(o->buf + LWS_PRE, text, len);
+    if (c->tail)
+        c->tail->next = o;
+    else
+        c->head = o;
+    c->tail = o;
+    c->queued += len;
+    if (o->hold)
+        conn_hold(c);
+    else
+        lws_callback_on_writable(c->wsi);
+}
+
+void conn_send(conn *c, json_t *msg)
+{
+    if (!msg)
+        return;
+    if (c && c->wsi && !c->closing) {
+        /* written into the server's reusable buffer, then copied to the queue */
+        jt_buf *b = &c->srv->send_txt;
+        jt_reset(b);
+        if (jt_dump(b, msg) == 0)
+            conn_send_text(c, b->p, b->len);
+    }
+    json_decref(msg);
+}
+
+void conn_error(conn *c, int code, const char *message, const json_t *id)
+{
+    c->srv->cnt.errors[code < 0 && -code < SRV_NERR ? -code : 0]++;
+    conn_send(c, proto_error(code, message, id));
+}
+
+void conn_close_after(conn *c, int status, const char *reason)
+{
+    if (!c->wsi || c->closing)
+        return;
+    c->closing = true;
+    c->close_status = status;
+    snprintf(c->close_reason, sizeof c->close_reason, "%s", reason);
+    lws_callback_on_writable(c->wsi);
+}

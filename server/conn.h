@@ -1,0 +1,26 @@
+/*
+ * conn.h — talking to one client connection: queue a message, reply with
+ * an error, close after the queue drains (conn.c). The connection itself
+ * (struct conn, internal.h) is made and freed by net.c.
+ */
+#ifndef TESSERA_SERVER_CONN_H
+#define TESSERA_SERVER_CONN_H
+
+#include "internal.h"
+
+/* Queue a JSON message (steals the reference; NULL is ignored). */
+void conn_send(conn *c, json_t *msg);
+/* Queue an already serialised message (copied). */
+void conn_send_text(conn *c, const char *text, size_t len);
+/* Queue an error reply (docs/protocol.md, "Errors"), counted by its code;
+ * id (may be NULL) is echoed. */
+void conn_error(conn *c, int code, const char *message, const json_t *id);
+/* Send what is queued, then close with this status and reason. */
+void conn_close_after(conn *c, int status, const char *reason);
+/* --durable: c's output waits for the journal's sync (srv->held; net.c's
+ * net_release_held lets it go), or no longer (the connection is freed). */
+void conn_hold(conn *c);
+void conn_unhold(conn *c);
+/* Drop what is queued (the connection is closing or closed). */
+void conn_queue_free(conn *c);
+#endif

@@ -1,0 +1,17 @@
+/*
+ * handlers.h — one function per client message (handlers.c), called by
+ * net.c for each complete message and each closed connection.
+ */
+#ifndef TESSERA_SERVER_HANDLERS_H
+#define TESSERA_SERVER_HANDLERS_H
+
+#include "internal.h"
+
+/* A complete text message of c (len bytes at buf): decoded, checked, and
+ * answered; a protocol violation closes c after the reply. */
+void handle_message(conn *c, const char *buf, size_t len);
+/* c closed: its registration, watched tournaments, seats and spectating
+ * are let go. */
+void handle_conn_closed(conn *c);
+
+#endif

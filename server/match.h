@@ -1,0 +1,106 @@
+/*
+ * match.h — a match from creation to result (match.c): what the rest of the
+ * server may ask of a match, and the event sink through which a match tells
+ * the people at its table what happened.
+ *
+ * The per-move path reads down: net.c -> handlers.c -> table.c -> match.c
+ * -> {store.c, agents.c, match_clock.c, match_views.c}. A match never calls
+ * a connection: it emits its events to the server's sink (srv.sink), and the
+ * sink (table.c's) decides who hears them and in which form.
+ */
+#ifndef TESSERA_SERVER_MATCH_H
+#define TESSERA_SERVER_MATCH_H
+
+#include "internal.h"
+
+/* ---- the event sink ------------------------------------------------------------- */
+
+/* What a match says, to whoever sits at or watches its table. The match
+ * decides what happens and when; the sink decides who is told and how
+ * (table.c: each connection once, in its protocol's form). Every function
+ * is called on the loop thread, in the order the match's events happen —
+ * a mover hears `move_accepted` before the turn's update, everyone hears
+ * the update before the next your_turn — and none may call back into the
+ * match. With no sink set (srv.sink NULL) a match tells no one.
+ *
+ * This is the boundary a broadcast across instances plugs into: a sink
+ * that forwards turn/tell (each carries the match and a message that
+ * stands on its own) to the instances holding that match's connections,
+ * and your_turn to the one holding the seat's. */
+typedef struct match_sink {
+    /* A turn was played: `update` (borrowed) is its update message without
+     * the state or change, which each connection gets in its own form. */
+    void (*turn)(match *m, const json_t *update);
+    /* Seat `seat` is asked to move: the connection playing it, if any, gets
+     * your_turn. Returns whether one did (its wait_ms counts from then). */
+    bool (*your_turn)(match *m, int seat);
+    /* A message (borrowed) for everyone at the table: game_over, a notice. */
+    void (*tell)(match *m, const json_t *msg);
+    /* A reply to the connection whose request the match is handling
+     * (match_remote_move): a message (stolen), or an error. */
+    void (*reply)(conn *to, json_t *msg);
+    void (*error)(conn *to, int code, const char *message, const json_t *id);
+    /* The match is going away: everyone at its table is let go. */
+    void (*closing)(match *m);
+} match_sink;
+
+/* ---- creation, restore, lookup ------------------------------------------------------ */
+
+/* Create a match from a decoded create_match (validated here). On success
+ * returns the match (already journaled and started), else NULL with an
+ * error code and reason. */
+match *match_create(srv *s, const proto_msg *msg, int *code, char *err, size_t errcap);
+/* What a match may be created with besides a create_match. */
+typedef struct match_opts {
+    bool admin;    /* the creator gave the admin token (or is the server's
+                      operator): cmd: and remote: seats and file-reading bot
+                      options are allowed (forbidden otherwise) */
+    bool has_seed; /* seed the chance draws with `seed` */
+    uint64_t seed;
+    bool has_seat_seeds; /* seed each in-process bot with seat_seed[seat] */
+    uint64_t seat_seed[ENG_MAX_PLAYERS];
+} match_opts;
+/* match_create with options (opts may be NULL: none). */
+match *match_create_ex(srv *s, const proto_msg *msg, const match_opts *opts, int *code, char *err,
+                       size_t errcap);
+struct match_restore_spec;
+/* Rebuild a stored match at start-up (store.h, store_restore_fn): its moves
+ * replayed, its history rebuilt, its bots and programs started again. */
+match *match_restore(srv *s, const struct match_restore_spec *spec, char *err, size_t errcap);
+/* The kind a seat spec makes: SEAT_PROGRAM for cmd:/cmd-stateless:,
+ * SEAT_REMOTE for remote:NAME, else SEAT_BOT. */
+int match_spec_kind(const char *spec);
+match *match_find(srv *s, const char *id);
+/* The match as a game record (docs/records.md): its complete turns, each
+ * with the time figures the server has of it (think_ms, wait_ms), and its
+ * "chance" block — the commitment, with the seed and nonce once the match
+ * is finished. New reference, or NULL with a reason in err. */
+json_t *match_record_json(const match *m, char *err, size_t errcap);
+
+/* ---- play ----------------------------------------------------------------------------- */
+
+/* Start or continue play: draws, asks the seat to move, or finishes. */
+void match_advance(match *m);
+/* A connection now plays `seat` (table.c has linked it): the seat is
+ * joined, and the match goes live if that was its last open seat. Returns
+ * whether this join started it. The caller then replies with the table
+ * view and calls match_seat_continue. */
+bool match_seat_taken(match *m, int seat);
+/* After match_seat_taken and the reply: start play (started), or ask the
+ * seat again if it is to move. */
+void match_seat_continue(match *m, int seat, bool started);
+/* The connection playing `seat` dropped (table.c has unlinked it): the
+ * reconnect grace starts. */
+void match_seat_dropped(match *m, int seat);
+/* A move from the connection c playing seat (msg borrowed), received at
+ * rx_ns (uv_hrtime()). Replies on c through the sink. Returns whether it
+ * was played as the seat's turn. */
+bool match_remote_move(match *m, int seat, conn *c, const proto_msg *msg, uint64_t rx_ns);
+void match_resign(match *m, int seat);
+/* A waiting match past [create] waiting_expiry_s ends as `expired`. */
+void match_expire(match *m);
+/* Stop every timer and search, let everyone at the table go (the sink's
+ * closing); free once the timer and the search have returned. */
+void match_close(match *m);
+
+#endif

@@ -1,0 +1,329 @@
+/*
+ * match_views.c — a match as JSON and as message text: the lobby's
+ * summary, the table view, seats and clocks, and the per-move messages
+ * (update, your_turn) in both protocols.
+ *
+ * The per-move texts are written by protocol/jsontext.h into the server's
+ * reusable buffers: the public state's text once per position (the turn's
+ * update and the next your_turn splice the same), protocol 2's change once
+ * per turn, each message's text once however many connections get it.
+ * Nothing here sends: match.c and the table decide who hears what.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "match_clock.h"
+#include "match_views.h"
+#include "protocol/delta.h"
+#include "tournaments.h"
+
+/* The text of msg (borrowed, an object) with `"key":raw` added as its last
+ * member, in buffer b (the server's: valid until the next message). */
+static const jt_buf *text_into(jt_buf *b, const json_t *msg, const char *key, const jt_buf *raw)
+{
+    jt_reset(b);
+    if (!msg || raw->failed || jt_dump(b, msg)) {
+        b->failed = true;
+        return b;
+    }
+    b->len--; /* the closing brace */
+    if (b->len > 1)
+        jt_raw(b, ",", 1);
+    jt_str(b, key, strlen(key));
+    jt_raw(b, ":", 1);
+    jt_raw(b, raw->p, raw->len);
+    jt_raw(b, "}", 1);
+    return b;
+}
+
+static const jt_buf *text_with(srv *s, const json_t *msg, const char *key, const jt_buf *raw)
+{
+    return text_into(&s->msg_txt, msg, key, raw);
+}
+
+/* The public state, built once per position: the update and the next
+ * your_turn of a turn carry the same one (a new reference). */
+json_t *match_view_state(match *m)
+{
+    if (!m->state_cache || m->state_cache_at != m->nmoves) {
+        json_decref(m->state_cache);
+        m->state_cache = m->wire->state(m->st);
+        m->state_cache_at = m->nmoves;
+    }
+    return json_incref(m->state_cache);
+}
+
+/* The public state now (borrowed: the match's cache). */
+static json_t *state_json_borrow(match *m)
+{
+    json_t *s = match_view_state(m);
+    json_decref(s);
+    return m->state_cache;
+}
+
+/* The text of protocol 2's change from the announced state to the state
+ * now, written into the server's change buffer: by the game's codec from
+ * the two engine states when it has one (no JSON state is built), else as
+ * the diff of the two JSON states. */
+static const jt_buf *change_text(match *m)
+{
+    jt_buf *b = &m->srv->change_txt;
+    jt_reset(b);
+    if (m->wire->change) {
+        if (!m->ann_st || m->wire->change(m->ann_st, m->st, b) != 0)
+            b->failed = true;
+        return b;
+    }
+    json_t *d = m->ann_state ? delta_diff(m->ann_state, state_json_borrow(m)) : NULL;
+    if (!d || jt_dump(b, d))
+        b->failed = true;
+    json_decref(d);
+    return b;
+}
+
+/* The public state's text, written once per position: the update and the
+ * next your_turn of a turn splice the same text (the server holds one, of
+ * the match that last asked). */
+static const jt_buf *state_text(match *m)
+{
+    srv *s = m->srv;
+    if (s->state_txt_of != m || s->state_txt_at != m->nmoves || s->state_txt.failed) {
+        json_t *st = match_view_state(m);
+        jt_reset(&s->state_txt);
+        if (!st || jt_dump(&s->state_txt, st))
+            s->state_txt.failed = true;
+        json_decref(st);
+        s->state_txt_of = m;
+        s->state_txt_at = m->nmoves;
+    }
+    return &s->state_txt;
+}
+
+json_t *match_view_scores(const match *m)
+{
+    double sc[ENG_MAX_PLAYERS];
+    m->g->scores(m->st, sc);
+    json_t *a = json_array();
+    for (int i = 0; i < m->nseats; i++)
+        json_array_append_new(a, json_integer((json_int_t)llround(sc[i])));
+    return a;
+}
+
+const char *match_status_name(int s)
+{
+    return s == MATCH_WAITING ? "waiting" : s == MATCH_LIVE ? "live" : "finished";
+}
+
+/* The clocks. `next` >= 0 names the seat about to be asked (an update goes
+ * out just before its deadline is armed): its time left is its full
+ * allowance, so spectators can count down too. */
+/* The clocks read at loop time now and epoch time epoch (read together: the
+ * epoch deadline is the loop deadline). */
+json_t *match_view_clocks_at(const match *m, int next, uint64_t now, int64_t epoch)
+{
+    json_t *a = json_array();
+    for (int i = 0; i < m->nseats; i++) {
+        const seat_t *t = &m->seats[i];
+        json_t *o = json_pack("{s:i, s:I}", "seat", i, "bank_ms", (json_int_t)t->bank_ms);
+        if (m->pol.timeout == PROTO_TIMEOUT_GRACE)
+            json_object_set_new(o, "grace_ms", json_integer(t->grace_ms));
+        if (m->status == MATCH_LIVE && (m->to_move == i || (m->to_move < 0 && next == i))) {
+            json_int_t left = m->to_move == i
+                                  ? (m->deadline > now ? (json_int_t)(m->deadline - now) : 0)
+                                  : (json_int_t)(match_clock_allowance(m, t) + t->bank_ms);
+            json_object_set_new(o, "time_left_ms", json_integer(left));
+            json_object_set_new(o, "deadline", json_integer(epoch + left));
+        }
+        json_array_append_new(a, o);
+    }
+    return a;
+}
+
+json_t *match_view_clocks(const match *m, int next)
+{
+    return match_view_clocks_at(m, next, srv_now(m->srv), srv_epoch_ms());
+}
+
+json_t *match_clocks(const match *m)
+{
+    return match_view_clocks(m, -1);
+}
+
+/* The time control and policies, as create_match takes them. */
+static json_t *rules_of_play(const match *m)
+{
+    return json_pack(
+        "{s:{s:I, s:I, s:I, s:I}, s:{s:s, s:s, s:i, s:s, s:I, s:I}}", "time_control", "move_ms",
+        (json_int_t)m->tc.move_ms, "first_move_ms", (json_int_t)m->tc.first_move_ms, "bank_ms",
+        (json_int_t)m->tc.bank_ms, "increment_ms", (json_int_t)m->tc.increment_ms, "policies",
+        "timeout", proto_timeout_name(m->pol.timeout), "illegal",
+        proto_illegal_name(m->pol.illegal), "max_illegal", m->pol.max_illegal, "disconnect",
+        proto_disconnect_name(m->pol.disconnect), "reconnect_grace_ms",
+        (json_int_t)m->pol.reconnect_grace_ms, "grace_ms", (json_int_t)m->pol.grace_ms);
+}
+
+static const char *kind_name(int kind)
+{
+    switch (kind) {
+    case SEAT_BOT: return "bot";
+    case SEAT_PROGRAM: return "program";
+    case SEAT_REMOTE: return "remote";
+    default: return "open";
+    }
+}
+
+json_t *match_seats_json(const match *m)
+{
+    json_t *a = json_array();
+    for (int i = 0; i < m->nseats; i++) {
+        const seat_t *t = &m->seats[i];
+        const char *name = t->kind == SEAT_BOT                      ? t->spec
+                           : t->kind == SEAT_PROGRAM && !t->name[0] ? t->spec
+                                                                    : t->name;
+        bool local = t->kind == SEAT_BOT || t->kind == SEAT_PROGRAM;
+        json_t *o = json_pack("{s:i, s:s, s:s, s:b}", "seat", i, "kind", kind_name(t->kind), "name",
+                              name, "connected", local || t->conn != NULL);
+        if (t->takeover)
+            json_object_set_new(o, "takeover", json_true());
+        json_array_append_new(a, o);
+    }
+    return a;
+}
+
+json_t *match_summary(const match *m)
+{
+    json_t *o =
+        json_pack("{s:s, s:s, s:o, s:s, s:i, s:o, s:o, s:I}", "match", m->id, "game", m->g->name,
+                  "rules", wire_rules_json(m->g, &m->rules), "status", match_status_name(m->status),
+                  "turn", m->turns, "scores", match_view_scores(m), "seats", match_seats_json(m),
+                  "created", (json_int_t)m->created_ms);
+    int p = m->g->current_player(m->st);
+    json_object_set_new(o, "to_move",
+                        m->status == MATCH_LIVE && p >= 0 ? json_integer(p) : json_null());
+    json_object_set_new(o, "result", m->result ? json_incref(m->result) : json_null());
+    if (m->demo)
+        json_object_set_new(o, "demo", json_true());
+    json_t *tag = tours_match_tag(m);
+    if (tag)
+        json_object_update_new(o, tag);
+    json_object_update_new(o, rules_of_play(m));
+    if (m->has_nonce)
+        json_object_set_new(o, "chance_commitment", json_string(m->commitment));
+    return o;
+}
+
+json_t *match_table_view(const match *m, const char *type, int seat, const json_t *id)
+{
+    json_t *r = proto_reply(type, id);
+    json_object_set_new(r, "match", json_string(m->id));
+    if (seat >= 0) {
+        json_object_set_new(r, "seat", json_integer(seat));
+        json_object_set_new(r, "resume_token", json_string(m->seats[seat].resume));
+    }
+    json_object_set_new(r, "game", json_string(m->g->name));
+    json_object_set_new(r, "rules", wire_rules_json(m->g, &m->rules));
+    json_object_set_new(r, "status", json_string(match_status_name(m->status)));
+    json_object_set_new(r, "seats", match_seats_json(m));
+    json_object_set_new(r, "history", json_incref(m->history));
+    json_object_set_new(r, "state", m->wire->state(m->st));
+    json_object_set_new(r, "clocks", match_clocks(m));
+    json_object_set_new(r, "result", m->result ? json_incref(m->result) : json_null());
+    json_object_update_new(r, rules_of_play(m));
+    if (m->has_nonce)
+        json_object_set_new(r, "chance_commitment", json_string(m->commitment));
+    return r;
+}
+
+/* ---- the per-move messages ------------------------------------------------------- */
+
+int match_view_what_to_tell(const match *m, int known)
+{
+    if (known == m->nmoves)
+        return TELL_NOTHING;
+    if (known >= 0 && known == m->ann_at && (m->ann_state || m->ann_st))
+        return TELL_CHANGE;
+    return TELL_STATE;
+}
+
+const jt_buf *match_view_text(match *m, const json_t *msg)
+{
+    jt_buf *b = &m->srv->msg_txt;
+    jt_reset(b);
+    if (!msg || jt_dump(b, msg))
+        b->failed = true;
+    return b;
+}
+
+static const jt_buf *update_v1(match *m, match_update_texts *u)
+{
+    if (!u->v1)
+        u->v1 = text_with(m->srv, u->msg, "state", state_text(m));
+    return u->v1;
+}
+
+const jt_buf *match_view_update_text(match *m, match_update_texts *u, int tell)
+{
+    if (tell != TELL_STATE && !u->v2) {
+        static const jt_buf empty = {(char *)"{}", 2, 2, false};
+        const jt_buf *ch = tell == TELL_NOTHING ? &empty : change_text(m);
+        u->v2 = text_into(&m->srv->msg2_txt, u->msg, "change", ch);
+    }
+    return tell == TELL_STATE || u->v2->failed ? update_v1(m, u) : u->v2;
+}
+
+void match_view_announced(match *m)
+{
+    /* the next changes start from this state: the engine state when the
+     * codec writes changes from it, else the JSON state */
+    m->ann_at = m->nmoves;
+    if (m->wire->change) {
+        if (!m->ann_st)
+            m->ann_st = malloc(m->g->state_size);
+        if (m->ann_st)
+            memcpy(m->ann_st, m->st, m->g->state_size);
+        else
+            m->ann_at = -1;
+    } else {
+        json_decref(m->ann_state);
+        m->ann_state = match_view_state(m);
+    }
+}
+
+const jt_buf *match_view_your_turn_text(match *m, int seat_no, bool v2, int tell, uint64_t now,
+                                        int64_t epoch)
+{
+    int64_t left = m->deadline > now ? (int64_t)(m->deadline - now) : 0;
+    /* protocol 2: the compact legal moves, and the state only if the
+     * connection does not have it (the turn's update brought it) */
+    json_t *legal =
+        v2 && m->wire->legal_compact ? m->wire->legal_compact(m->st) : m->wire->legal(m->st);
+    json_t *msg = json_pack(
+        "{s:s, s:s, s:i, s:i, s:o, s:I, s:I, s:o}", "type", "your_turn", "match", m->id, "seat",
+        seat_no, "turn", m->turns + 1, "legal", legal, "time_left_ms", (json_int_t)left, "deadline",
+        (json_int_t)(epoch + left), "clocks",
+        match_view_clocks_at(m, -1, now, epoch)); /* the same reading: time_left_ms agrees */
+    const jt_buf *txt;
+    if (tell == TELL_NOTHING)
+        txt = match_view_text(m, msg);
+    else if (tell == TELL_CHANGE)
+        txt = text_with(m->srv, msg, "change", change_text(m));
+    else /* the state's text as the turn's update carried it */
+        txt = text_with(m->srv, msg, "state", state_text(m));
+    json_decref(msg);
+    return txt;
+}
+
+void match_view_forget(match *m)
+{
+    free(m->ann_st);
+    m->ann_st = NULL;
+    json_decref(m->ann_state);
+    m->ann_state = NULL;
+    m->ann_at = -1;
+    if (m->srv->state_txt_of == m)
+        m->srv->state_txt_of = NULL;
+    json_decref(m->state_cache);
+    m->state_cache = NULL;
+}
