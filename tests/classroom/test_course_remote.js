@@ -35,9 +35,14 @@ const bin = binary();
 const PY = path.join(ROOT, 'docs', 'examples', 'stdio_bot.py');
 const SLOW = process.env.TESSERA_SANITIZED === '1' ? 3 : 1;
 
-function bridge(url, remote, log) {
+/* Run the example bot behind `tessera bridge --register`: a copy of it in dir (the CLI tests
+ * look for processes of docs/examples/stdio_bot.py left behind by theirs, and run meanwhile). */
+function bridge(url, remote, log, dir) {
+  const bot = path.join(dir, 'stdio_bot.py');
+  if (!fs.existsSync(bot))
+    fs.copyFileSync(PY, bot);
   const p = spawn(bin, ['bridge', '--url', url, '--register', remote.name, '--secret', remote.secret,
-    '--game', remote.game, '--quiet', '--', 'python3', PY], { stdio: ['ignore', 'pipe', 'pipe'] });
+    '--game', remote.game, '--quiet', '--', 'python3', bot], { stdio: ['ignore', 'pipe', 'pipe'] });
   p.stdout.on('data', (d) => log.push(String(d)));
   p.stderr.on('data', (d) => log.push(String(d)));
   p.on('error', (e) => log.push(`bridge ${remote.name}: ${e.message}\n`));
@@ -100,7 +105,7 @@ test('remote bots: gates as server matches, waiting, the final', { timeout: 6000
     assert.equal(sub[sid].remote.game, 'reversi');
     /* s1 and s4 start their bots at once, as told */
     if (sid !== 's3')
-      procs.push(bridge(srv.url, sub[sid].remote, log));
+      procs.push(bridge(srv.url, sub[sid].remote, log, srv.dir));
     if (sid === 's3') {
       /* waited for, not failed: "waiting for your bot" (written before the reply is sent) */
       const w = await st.s3.request({ type: 'course_view', token: tok.s3 }, 'course_view');
