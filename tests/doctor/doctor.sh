@@ -53,6 +53,12 @@ sys.exit(0 if ok else 1)
 PY
 }
 
+# Our bots must pass; the low_clock check's 200 ms is about the bot's logic
+# (does it scale its thinking to time_left_ms?), not the machine's speed: a
+# loaded CI machine can take longer than that to start a Python turn. The
+# broken bots keep the default, which is what catches them.
+slack=(--low-ms 1500)
+
 case "$case_name" in
 args)
     expect nothing 2
@@ -73,27 +79,27 @@ args)
 
 pass)
     for spec in mcts:sims=50 heuristic; do
-        expect "bot-$spec" 0 --bot "$spec"
+        expect "bot-$spec" 0 "${slack[@]}" --bot "$spec"
         grep -q '^Every check passed' "$tmp/bot-$spec.out" || fail "$spec: $(tail -n 3 "$tmp/bot-$spec.out")"
     done
-    expect python 0 -- python3 docs/examples/stdio_bot.py
+    expect python 0 "${slack[@]}" -- python3 docs/examples/stdio_bot.py
     grep -q '^pass  carcassonne  dead_tile ' "$tmp/python.out" || fail "python: no dead_tile check passed"
     grep -q '^pass  carcassonne  no_meeples ' "$tmp/python.out" || fail "python: no no_meeples check passed"
     grep -q '^pass  reversi ' "$tmp/python.out" || fail "python: reversi not checked"
     grep -q 'FAIL' "$tmp/python.out" && fail "python: a check failed"
-    expect c-example 0 -- "$cbot"
-    expect python-json 0 --json -- python3 docs/examples/stdio_bot.py
+    expect c-example 0 "${slack[@]}" -- "$cbot"
+    expect python-json 0 "${slack[@]}" --json -- python3 docs/examples/stdio_bot.py
     json_check "$tmp/python-json.out" \
         'r["passed"] and r["fail"] == 0 and r["kind"] == "long-running" and r["pass"] == len(r["checks"]) - r["skip"] and ("carcassonne", "resync") in checks and all(c["status"] != "fail" for c in r["checks"])'
     ;;
 
 stateless)
-    expect stateless 0 --game carcassonne --stateless -- python3 docs/examples/stdio_bot.py
+    expect stateless 0 "${slack[@]}" --game carcassonne --stateless -- python3 docs/examples/stdio_bot.py
     grep -q '^pass  carcassonne  new_game ' "$tmp/stateless.out" || fail "stateless: $(cat "$tmp/stateless.out")"
     grep -q -- '--stateless -- python3 docs/examples/stdio_bot.py$' "$tmp/stateless.out" ||
         fail "stateless: the bridge line does not say --stateless"
     # --check runs the checks named, nothing else
-    expect only 0 --check low_clock --check resync --game reversi -- python3 docs/examples/stdio_bot.py
+    expect only 0 "${slack[@]}" --check low_clock --check resync --game reversi -- python3 docs/examples/stdio_bot.py
     [ "$(grep -c '^pass ' "$tmp/only.out")" -eq 2 ] || fail "only: $(cat "$tmp/only.out")"
     ;;
 
