@@ -447,11 +447,11 @@ test('a dropped connection shows the trouble and resynchronises', withShots(asyn
   const p = await page(`${server.url}#/watch/${match}`);
   await waitFor(async () => (await boardSnapshot(p.page)).synced >= 2, 'a few turns');
   await p.page.evaluate(() => window.tessera.conn.drop());
-  await p.page.locator('#banner[data-kind="down"]').waitFor({timeout: 3000});
+  await p.page.locator('#banner[data-kind="down"]').waitFor({timeout: 20000 * lib.SLOW});
   assert.notEqual(await p.page.locator('body').getAttribute('data-conn'), 'open');
   await shot(p, 'connection-lost.png');
-  await p.page.locator('body[data-conn="open"]').waitFor({timeout: 10000});
-  await p.page.locator('#banner[data-kind="ok"]').waitFor({timeout: 5000});
+  await p.page.locator('body[data-conn="open"]').waitFor({timeout: 20000 * lib.SLOW});
+  await p.page.locator('#banner[data-kind="ok"]').waitFor({timeout: 20000 * lib.SLOW});
   const check = async () => {
     let last = null;
     await waitFor(async () => {
@@ -474,13 +474,13 @@ test('a dropped connection shows the trouble and resynchronises', withShots(asyn
   const q = await page(`${s2.url}#/watch/${created.match}`);
   await waitFor(async () => (await boardSnapshot(q.page)).synced >= 2, 'a few turns');
   await s2.stop('SIGTERM');
-  await q.page.locator('#banner[data-kind="down"]').waitFor({timeout: 5000});
+  await q.page.locator('#banner[data-kind="down"]').waitFor({timeout: 20000 * lib.SLOW});
   await waitFor(async () => /offline/.test(await q.page.locator('#conn').innerText()), 'the offline mark');
   const before = await boardSnapshot(q.page);
   assert.ok(before.tiles.length >= 3, 'the board stays while offline');
   await shot(q, 'server-down.png');
   s2 = await startServer({bin: BIN, web: WEB, dir, port: s2.port, db: s2.db});
-  await q.page.locator('body[data-conn="open"]').waitFor({timeout: 15000});
+  await q.page.locator('body[data-conn="open"]').waitFor({timeout: 20000 * lib.SLOW});
   const f2 = await (async () => { const save = server; server = s2; try { return await follow(created.match); } finally { server = save; } })();
   await waitFor(async () => {
     const snap = await boardSnapshot(q.page);
