@@ -522,8 +522,9 @@ int srv_run(const srv_config *cfg)
     srv_texts_free(&s);
     uv_loop_close(s.loop);
     /* how long the stop took, from the signal: the operator's guide
-     * promises a bound (docs/operations.md, "Stopping") */
-    srv_log(LOG_INFO, "stopped", "{s:I, s:I}", "shutdown_ms",
+     * promises a bound (docs/operations.md, "Stopping"); at any log level,
+     * like the stats line */
+    srv_log(LOG_ALWAYS, "stopped", "{s:I, s:I}", "shutdown_ms",
             (json_int_t)(stop_hr ? (done_hr - stop_hr) / 1000000 : 0), "journal_close_ms",
             (json_int_t)((done_hr - close_hr) / 1000000));
     return 0;
