@@ -537,7 +537,8 @@ int store_open(srv *s, const char *path, bool durable, char *err, size_t errcap)
         st->durable = true;
         snprintf(st->db_path, sizeof st->db_path, "%s", file);
         snprintf(st->wal_path, sizeof st->wal_path, "%s-wal", file);
-        snprintf(st->dir_path, sizeof st->dir_path, "%.*s", sl == file ? 1 : (int)(sl - file), file);
+        snprintf(st->dir_path, sizeof st->dir_path, "%.*s", sl == file ? 1 : (int)(sl - file),
+                 file);
         sqlite3_wal_hook(st->db, on_wal_commit, st);
     }
     if ((rc = token_table(st)) != SQLITE_OK)
