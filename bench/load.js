@@ -52,6 +52,9 @@ const USAGE = `usage: node bench/load.js --tessera PATH [options]
   --server-prefix CMD     run the server under CMD (split on spaces), e.g.
                           "nice -n -5" or "perf record -g -o perf.data --"
   --connect-concurrency C WebSocket handshakes in flight at once            [200]
+  --seats-per-conn S      each seat connection plays S matches (the same seat of
+                          each; the server allows 32): S times fewer descriptors,
+                          for N beyond what ulimit -n allows at 2 per match    [1]
   --durable               run the server with --durable (fsync before announcing;
                           the report gives its syncs and commits per sync)
   --protocol P            protocol version the clients ask for in hello
@@ -65,13 +68,14 @@ function parseArgs(argv) {
     tessera: null, matches: 10, game: 'carcassonne', moveDelayMs: 0, moveMs: 10000,
     timeoutMatches: 0, timeoutMoveMs: 200, durationS: 600, workers: 1, connectConcurrency: 200,
     json: false, quiet: false, dbDir: os.tmpdir(), serverPrefix: [], fixedDelay: false, protocol: 2,
-    durable: false,
+    durable: false, seatsPerConn: 1,
   };
   const ints = {
     '--matches': ['matches', 1], '--move-delay-ms': ['moveDelayMs', 0], '--move-ms': ['moveMs', 1],
     '--timeout-matches': ['timeoutMatches', 0], '--timeout-move-ms': ['timeoutMoveMs', 1],
     '--duration-s': ['durationS', 1], '--workers': ['workers', 1],
     '--connect-concurrency': ['connectConcurrency', 1], '--protocol': ['protocol', 1],
+    '--seats-per-conn': ['seatsPerConn', 1],
   };
   for (let i = 0; i < argv.length; i++) {
     let a = argv[i], v = null;
@@ -104,6 +108,7 @@ function parseArgs(argv) {
     } else usage(`unknown option '${argv[i]}'`);
   }
   if (!o.tessera) usage('--tessera PATH is required');
+  if (o.seatsPerConn > 32) usage('--seats-per-conn: the server lets a connection hold at most 32 seats');
   return o;
 }
 
@@ -341,11 +346,34 @@ class Shard {
     }));
     this.normalLeft = this.matches.filter((m) => !m.timeout).length;
     this.allLeft = this.matches.length;
-    const socks = await this.openMany(this.matches.length * 2, (k) => {
-      const m = this.matches[k >> 1], seat = k & 1;
-      return (data) => this.onSeatMessage(m, seat, data);
+    /* connection k holds seat k & 1 of the matches of group k >> 1 (S of them) */
+    const S = this.cfg.seatsPerConn || 1;
+    const byId = new Map(this.matches.map((m) => [m.id, m]));
+    const socks = await this.openMany(Math.ceil(this.matches.length / S) * 2, (k) => {
+      const seat = k & 1;
+      if (S === 1) {
+        const m = this.matches[k >> 1];
+        return (data) => this.onSeatMessage(m, seat, data);
+      }
+      /* several matches on this connection: route by the message's "match" */
+      return (data) => {
+        const text = data.toString('latin1', 0, Math.min(data.length, 200));
+        const at = text.indexOf('"match":"');
+        let id = at >= 0 ? text.slice(at + 9, text.indexOf('"', at + 9)) : null;
+        if (id === null || !byId.has(id)) {
+          /* "match" is not near the start: read the whole message */
+          try {
+            id = JSON.parse(data.toString()).match;
+          } catch (e) { id = null; }
+        }
+        const m = byId.get(id);
+        if (m) this.onSeatMessage(m, seat, data);
+        else this.onSeatMessage({ id: '?', timeout: false, silent: -1, sentLate: [0, 0], updAt: [0, 0] }, seat, data);
+      };
     });
-    for (let k = 0; k < socks.length; k++) this.matches[k >> 1].ws[k & 1] = socks[k];
+    for (let k = 0; k < socks.length; k++)
+      for (let j = (k >> 1) * S; j < Math.min(this.matches.length, ((k >> 1) + 1) * S); j++)
+        this.matches[j].ws[k & 1] = socks[k];
     this.seatSockets = socks;
     this.send({
       ev: 'ready',
@@ -616,6 +644,9 @@ function startServer(opts, dir, maxConns, fdNeed) {
     '-c', script, ...opts.serverPrefix, path.resolve(opts.tessera), 'serve', '--port', '0', '--port-file', portFile,
     '--db', db, '--no-web', '--max-conns', String(maxConns), '--log-level', 'info',
     ...(opts.durable ? ['--durable'] : []),
+    /* the server holds 5,000 matches unless told more */
+    ...(opts.matches + opts.timeoutMatches > 4000
+      ? ['--set', `limits.max_matches=${opts.matches + opts.timeoutMatches + 100}`] : []),
   ];
   const child = spawn('sh', args, { stdio: ['ignore', 'ignore', 'pipe'] });
   const srv = {
@@ -718,12 +749,13 @@ async function main() {
   const N = opts.matches, K = opts.timeoutMatches, W = opts.workers;
   const total = N + K;
   const nctl = Math.ceil(total / CREATES_PER_CONTROL) + W;
-  const maxConns = 2 * total + nctl + 64;
+  const S = opts.seatsPerConn;
+  const maxConns = 2 * Math.ceil(total / S) + nctl + 64;
   const fdNeed = maxConns + 64;
 
   /* fd limits: the server's is raised in its child; the clients' must fit ours */
   const lim = fdLimits();
-  const clientFdNeed = Math.ceil((2 * total) / W) + nctl + 64;
+  const clientFdNeed = Math.ceil((2 * Math.ceil(total / S)) / W) + nctl + 64;
   if (W === 1 && lim.soft < clientFdNeed) {
     if (lim.hard >= clientFdNeed && !process.env.TESSERA_BENCH_REEXEC) {
       log(`raising ulimit -n from ${lim.soft} to ${clientFdNeed} (re-running through sh)`);
@@ -761,7 +793,7 @@ async function main() {
     const cfg = {
       game: opts.game, moveMs: opts.moveMs, timeoutMoveMs: opts.timeoutMoveMs,
       moveDelayMs: opts.moveDelayMs, fixedDelay: opts.fixedDelay, connectConcurrency: Math.max(1, Math.floor(opts.connectConcurrency / W)),
-      protocol: opts.protocol,
+      protocol: opts.protocol, seatsPerConn: opts.seatsPerConn,
     };
     const specs = Array.from({ length: W }, () => []);
     for (let i = 0; i < total; i++) specs[i % W].push({ idx: i, timeout: i >= N });
@@ -887,7 +919,7 @@ async function main() {
       config: {
         matches: N, timeout_matches: K, game: opts.game, move_delay_ms: opts.moveDelayMs,
         fixed_delay: opts.fixedDelay, move_ms: opts.moveMs, timeout_move_ms: opts.timeoutMoveMs, workers: W,
-        protocol: opts.protocol, durable: opts.durable,
+        protocol: opts.protocol, durable: opts.durable, seats_per_conn: opts.seatsPerConn,
         max_conns: maxConns,
       },
       ok: !failed && !timedOut && unfinished === 0,

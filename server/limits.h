@@ -30,11 +30,19 @@
  * past this we refuse new ones rather than degrade every match. Settable
  * with `tessera serve --max-conns`. */
 #define SRV_MAX_CONNS_DEFAULT 8192
+/* Descriptors kept for the server itself when max_conns is checked against
+ * the process's limit (server.c fd_limit): the database's files on two
+ * connections, listening sockets, the loop's, lws', external programs'
+ * pipes while they start. */
+#define SRV_FD_RESERVE 128
 
 /* Matches held in memory (live and waiting). Each holds a game state and,
  * for bot seats, a bot whose search memory is bounded by its mem= option.
+ * 10,000 matches of remote bots measured ~560 MiB of server RSS
+ * (bench/README.md); a match of two remote seats also takes two
+ * connections, so max_conns and the descriptor limit bound it too.
  * (Test hook TESSERA_TEST_MAX_MATCHES lowers it, see below.) */
-#define SRV_MAX_LIVE_MATCHES 5000
+#define SRV_MAX_LIVE_MATCHES 10000
 
 /* Finished matches kept in memory for `list_matches` and `replay` (the
  * database keeps all); the oldest is let go when a match finishes past it.

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/resource.h>
 #include <sys/time.h>
 #include <unistd.h>
 
@@ -330,6 +331,51 @@ static bool read_limits(srv *s)
     return true;
 }
 
+/* ---- descriptors ---------------------------------------------------------------- */
+
+/*
+ * Every connection is a descriptor. The soft limit is raised to the hard one
+ * (the loop uses epoll, so a large limit costs nothing; lws sizes its table
+ * from it when the context is made, so this runs first). When max_conns and
+ * the descriptors the server needs for itself do not fit even then, the
+ * server says so and lowers max_conns: a connection past it is refused with
+ * a clear `too_many` error instead of failing in accept() with EMFILE, where
+ * no client would hear why.
+ */
+static void fd_limit(srv *s)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+        return;
+    rlim_t was = rl.rlim_cur;
+    if (rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
+            rl.rlim_cur = was;
+    }
+    long long limit = rl.rlim_cur == RLIM_INFINITY ? (long long)1 << 40 : (long long)rl.rlim_cur;
+    long long fit = limit - SRV_FD_RESERVE;
+    if (s->cfg.max_conns <= fit) {
+        if (rl.rlim_cur != was)
+            srv_log(LOG_DEBUG, "fd_limit", "{s:I, s:I}", "raised_from", (json_int_t)was, "to",
+                    (json_int_t)limit);
+        return;
+    }
+    int lowered = fit > 1 ? (int)fit : 1;
+    srv_log(LOG_WARN, "fd_limit", "{s:I, s:i, s:i, s:i, s:s}", "limit", (json_int_t)limit,
+            "reserved", SRV_FD_RESERVE, "max_conns", s->cfg.max_conns, "lowered_to", lowered,
+            "note",
+            "max_conns needs more descriptors than the process may open (ulimit -Hn, systemd "
+            "LimitNOFILE=): connections past lowered_to are refused; a match of two remote seats "
+            "on two connections takes two");
+    fprintf(stderr,
+            "tessera serve: max_conns %d needs more descriptors than the limit of %lld allows "
+            "(%d kept for the server itself): at most %d connections; raise the hard limit "
+            "(ulimit -Hn) to serve more\n",
+            s->cfg.max_conns, limit, SRV_FD_RESERVE, lowered);
+    s->cfg.max_conns = lowered;
+}
+
 /* ---- shutdown ------------------------------------------------------------------- */
 
 /* Shutdown waits for the goodbyes: until every connection has closed (the
@@ -422,6 +468,7 @@ int srv_run(const srv_config *cfg)
     s.started_ms = (uint64_t)srv_epoch_ms();
     if (!read_limits(&s))
         return 2;
+    fd_limit(&s);
     metrics_init(&s);
     if (access_init(&s, err, sizeof err)) {
         fprintf(stderr, "tessera serve: %s\n", err);

@@ -80,8 +80,8 @@ struct store {
     int ckpt_rc, ckpt_log, ckpt_copied; /* the pool's pass: SQLite's code, frames, copied */
     bool closing;
     int appends;               /* store_append calls that committed (test hook) */
-    sqlite3_stmt *ins_match, *ins_move, *upd_seats, *upd_finish, *begin, *commit, *rollback,
-        *ins_token;
+    sqlite3_stmt *ins_match, *ins_move, *upd_seats, *upd_status, *upd_finish, *begin, *commit,
+        *rollback, *ins_token;
     jt_buf seats_txt;          /* write_seats: the seats' text, reused move after move */
     /* faults: a write that fails puts the journal in a fault; until a write
      * succeeds again, writes are refused at once except one attempt (the
@@ -568,7 +568,8 @@ int store_open(srv *s, const char *path, bool durable, char *err, size_t errcap)
         st->durable = true;
         snprintf(st->db_path, sizeof st->db_path, "%s", file);
         snprintf(st->wal_path, sizeof st->wal_path, "%s-wal", file);
-        snprintf(st->dir_path, sizeof st->dir_path, "%.*s", sl == file ? 1 : (int)(sl - file), file);
+        snprintf(st->dir_path, sizeof st->dir_path, "%.*s", sl == file ? 1 : (int)(sl - file),
+                 file);
         sqlite3_wal_hook(st->db, on_wal_commit, st);
     }
     if ((rc = token_table(st)) != SQLITE_OK)
@@ -587,7 +588,9 @@ int store_open(srv *s, const char *path, bool durable, char *err, size_t errcap)
         (rc = prep(st, &st->ins_move,
                    "INSERT INTO moves(match,ply,move,by,reason,at,think_ms,wait_ms) "
                    "VALUES(?,?,?,?,?,?,?,?)")) ||
-        (rc = prep(st, &st->upd_seats, "UPDATE matches SET seats=?, status=? WHERE id=?")) ||
+        (rc = prep(st, &st->upd_seats, "UPDATE matches SET seats=? WHERE id=?")) ||
+        (rc = prep(st, &st->upd_status,
+                   "UPDATE matches SET status=?1 WHERE id=?2 AND status<>?1")) ||
         (rc = prep(st, &st->upd_finish,
                    "UPDATE matches SET status=?, finished=?, result=?, seats=? WHERE id=?")) ||
         (rc = prep(st, &st->begin, "BEGIN IMMEDIATE")) || (rc = prep(st, &st->commit, "COMMIT")) ||
@@ -1013,6 +1016,7 @@ void store_close(srv *s)
     sqlite3_finalize(st->ins_match);
     sqlite3_finalize(st->ins_move);
     sqlite3_finalize(st->upd_seats);
+    sqlite3_finalize(st->upd_status);
     sqlite3_finalize(st->upd_finish);
     sqlite3_finalize(st->begin);
     sqlite3_finalize(st->commit);
@@ -1155,9 +1159,14 @@ static int write_seats(store *st, const match *m, bool indexed[ENG_MAX_PLAYERS])
         return SQLITE_NOMEM;
     }
     sqlite3_bind_text(st->upd_seats, 1, seats->p, (int)seats->len, SQLITE_TRANSIENT);
-    sqlite3_bind_int(st->upd_seats, 2, m->status);
-    sqlite3_bind_text(st->upd_seats, 3, m->id, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st->upd_seats, 2, m->id, -1, SQLITE_STATIC);
     if (!step_or_fail(st, st->upd_seats))
+        return SQLITE_ERROR;
+    /* the status apart, and only when it changed: setting it rewrites the
+     * matches_status index's page too, one more WAL frame every move */
+    sqlite3_bind_int(st->upd_status, 1, m->status);
+    sqlite3_bind_text(st->upd_status, 2, m->id, -1, SQLITE_STATIC);
+    if (!step_or_fail(st, st->upd_status))
         return SQLITE_ERROR;
     for (int i = 0; i < m->nseats; i++) {
         const seat_t *t = &m->seats[i];
