@@ -166,7 +166,9 @@ export class StudentView {
 
   async refresh(poll = false) {
     if (!this.token || !this.conn.ready) return;
-    const r = await this.conn.request({type: 'course_view', token: this.token});
+    const token = this.token;
+    const r = await this.conn.request({type: 'course_view', token});
+    if (token !== this.token) return; /* the answer for a token given up meanwhile */
     /* a poll with nothing new (a remote bot still waited for): the page stays as it is, under the
      * reader's pointer */
     const text = JSON.stringify({...r, id: undefined});
@@ -177,15 +179,20 @@ export class StudentView {
   }
 
   render() {
+    /* what the person is typing survives a re-render (a view arriving meanwhile) */
     const login = h('form', {class: 'token-form', onsubmit: (e) => {
       e.preventDefault();
       this.token = e.target.elements.token.value.trim();
+      this.typed = null;
+      this.view = null; /* the last token's view goes at once */
       store(STUDENT_KEY, this.token);
+      this.render();
       this.refresh();
     }}, [
-      h('label', {}, ['Your student token ', h('input', {name: 'token', type: 'password', autocomplete: 'off', value: this.token, size: 30})]),
+      h('label', {}, ['Your student token ', h('input', {name: 'token', type: 'password', autocomplete: 'off', value: this.typed ?? this.token, size: 30,
+        oninput: (e) => { this.typed = e.target.value; }})]),
       h('button', {type: 'submit', text: 'open'}),
-      this.token ? h('button', {type: 'button', text: 'forget', onclick: () => { this.token = ''; store(STUDENT_KEY, ''); this.view = null; this.render(); }}) : null,
+      this.token ? h('button', {type: 'button', text: 'forget', onclick: () => { this.token = ''; this.typed = null; store(STUDENT_KEY, ''); this.view = null; this.render(); }}) : null,
     ]);
     const parts = [h('h2', {text: 'My course'}), login];
     if (this.error) parts.push(h('p', {class: 'error', text: this.error}));
