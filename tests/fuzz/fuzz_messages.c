@@ -65,7 +65,7 @@ static void check_message(const proto_msg *m)
     check(!m->id || json_is_string(m->id) || json_is_integer(m->id));
     switch (m->type) {
     case PROTO_HELLO:
-        check(m->protocol == PROTO_VERSION);
+        check(m->protocol >= PROTO_VERSION && m->protocol <= PROTO_VERSION_MAX);
         check(!m->client || (*m->client && printable(m->client, PROTO_NAME_MAX)));
         break;
     case PROTO_LIST_MATCHES:
