@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # deps.sh — install the Debian packages tessera needs, only those missing.
 # Unattended: apt-get update first, then a non-interactive install; uses sudo
-# only when not root. Usage: scripts/deps.sh [build|test|fuzz|node|docker]...
+# only when not root. Usage: scripts/deps.sh [build|test|fuzz|node|cluster|docker]...
+# cluster: PostgreSQL, Redis and haproxy for the local cluster (scripts/cluster.sh).
 # docker: podman (with runc), podman-compose and debootstrap, to build and run the image of
 # docker/ without a registry (tests/docker; docs/operations.md, "Docker").
 # node: Node.js and npm for the server integration tests (tests/server); they
@@ -11,17 +12,22 @@
 set -euo pipefail
 
 # libwebsockets-evlib-uv: lws loads its libuv glue at run time (docs/ARCHITECTURE.md)
+# libpq-dev, libhiredis-dev: PostgreSQL storage and Redis events for several servers
+# (docs/scaling.md); the program links them whether or not it is run that way
 build_pkgs=(gcc make cmake pkg-config libjansson-dev libuv1-dev libwebsockets-dev
-            libwebsockets-evlib-uv libsqlite3-dev libssl-dev)
+            libwebsockets-evlib-uv libsqlite3-dev libssl-dev libpq-dev libhiredis-dev)
 # chromium: the web UI tests (tests/web); sqlite3: reading journals in tests; python3: the
 # example bot of docs/examples/ played through `tessera bridge`, `tessera doctor`, as an
 # external program and as a tournament participant (tests/players, tests/cli); openssl: the
 # self-signed certificate of the TLS test (tests/server/test_tls.js)
-test_pkgs=(libcmocka-dev valgrind chromium sqlite3 python3 openssl)
+# postgresql, redis-server: the throwaway cluster of scripts/services.sh that the
+# storage and cluster suites run against
+test_pkgs=(libcmocka-dev valgrind chromium sqlite3 python3 openssl postgresql redis-server)
 fuzz_pkgs=(clang libclang-rt-14-dev)
 node_pkgs=(nodejs npm)
 # podman runs the container tests; runc because crun refuses some kernels'
 # cgroup modes; debootstrap makes the debian:bookworm base image locally
+cluster_pkgs=(postgresql redis-server haproxy python3)
 docker_pkgs=(podman podman-compose runc debootstrap uidmap slirp4netns fuse-overlayfs)
 
 want=()
@@ -31,8 +37,9 @@ for group in "${@:-build}"; do
     test) want+=("${build_pkgs[@]}" "${test_pkgs[@]}" "${node_pkgs[@]}") ;;
     fuzz) want+=("${fuzz_pkgs[@]}") ;;
     node) want+=("${node_pkgs[@]}") ;;
+    cluster) want+=("${build_pkgs[@]}" "${cluster_pkgs[@]}") ;;
     docker) want+=("${docker_pkgs[@]}") ;;
-    *) echo "deps.sh: unknown group '$group' (build, test, fuzz, node, docker)" >&2; exit 2 ;;
+    *) echo "deps.sh: unknown group '$group' (build, test, fuzz, node, cluster, docker)" >&2; exit 2 ;;
   esac
 done
 

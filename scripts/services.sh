@@ -1,0 +1,144 @@
+#!/usr/bin/env bash
+# services.sh — a throwaway PostgreSQL cluster and Redis server on loopback,
+# under one folder, for the tests and the local cluster (scripts/cluster.sh).
+#
+#   scripts/services.sh start DIR [--pg-port P] [--redis-port R] [--no-redis]
+#   scripts/services.sh stop DIR
+#   scripts/services.sh pg-stop DIR | pg-start DIR          (fault tests: lose PostgreSQL)
+#   scripts/services.sh redis-stop DIR | redis-start DIR    (fault tests: lose Redis)
+#
+# `start` writes DIR/services.env with two lines a shell can source:
+#   TESSERA_PG='host=127.0.0.1 port=P user=tessera dbname=tessera'
+#   TESSERA_REDIS='127.0.0.1:R'
+# PostgreSQL's initdb and pg_ctl refuse to run as root: as root, the cluster
+# runs as the user `nobody` (its files under DIR/pg are nobody's). Packages:
+# postgresql and redis-server (scripts/deps.sh cluster installs them).
+set -euo pipefail
+
+cmd=${1:-}
+dir=${2:-}
+[ -n "$cmd" ] && [ -n "$dir" ] || {
+  sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//' >&2
+  exit 2
+}
+shift 2
+
+pg_bin() {
+  local b
+  for b in $(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V -r); do
+    [ -x "$b/initdb" ] && { echo "$b"; return 0; }
+  done
+  command -v initdb >/dev/null && { dirname "$(command -v initdb)"; return 0; }
+  echo "services.sh: PostgreSQL's initdb was not found: install the Debian package postgresql (scripts/deps.sh cluster)" >&2
+  return 1
+}
+
+# as_pg CMD...: run as the cluster's user (nobody when we are root)
+as_pg() {
+  if [ "$(id -u)" -eq 0 ]; then
+    setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all -- "$@"
+  else
+    "$@"
+  fi
+}
+
+free_port() {
+  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
+}
+
+pg_start() {
+  local bin; bin=$(pg_bin)
+  local port; port=$(cat "$dir/pg.port")
+  as_pg "$bin/pg_ctl" -D "$dir/pg/data" -l "$dir/pg/log" -w -t 60 \
+    -o "-p $port -k $dir/pg -c listen_addresses=127.0.0.1" start >/dev/null ||
+    { echo "services.sh: PostgreSQL did not start; its log:" >&2; tail -n 20 "$dir/pg/log" >&2; return 1; }
+}
+
+pg_stop() {
+  local bin; bin=$(pg_bin)
+  [ -f "$dir/pg/data/postmaster.pid" ] || return 0
+  as_pg "$bin/pg_ctl" -D "$dir/pg/data" -m fast -w -t 60 stop >/dev/null 2>&1 ||
+    as_pg "$bin/pg_ctl" -D "$dir/pg/data" -m immediate -w stop >/dev/null 2>&1 || true
+}
+
+redis_start() {
+  command -v redis-server >/dev/null ||
+    { echo "services.sh: redis-server was not found: install the Debian package redis-server (scripts/deps.sh cluster)" >&2; return 1; }
+  local port; port=$(cat "$dir/redis.port")
+  redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no --daemonize yes \
+    --pidfile "$dir/redis.pid" --logfile "$dir/redis.log" --dir "$dir" >/dev/null
+  for _ in $(seq 1 100); do
+    redis-cli -p "$port" ping 2>/dev/null | grep -q PONG && return 0
+    sleep 0.1
+  done
+  echo "services.sh: Redis did not answer on port $port; its log:" >&2
+  tail -n 20 "$dir/redis.log" >&2
+  return 1
+}
+
+redis_stop() {
+  [ -f "$dir/redis.pid" ] || return 0
+  local pid; pid=$(cat "$dir/redis.pid" 2>/dev/null || true)
+  [ -n "$pid" ] && kill "$pid" 2>/dev/null || true
+  for _ in $(seq 1 50); do
+    [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  rm -f "$dir/redis.pid"
+}
+
+case "$cmd" in
+start)
+  pg_port=""
+  redis_port=""
+  redis=1
+  while [ $# -gt 0 ]; do
+    case "$1" in
+      --pg-port) pg_port=$2; shift 2 ;;
+      --redis-port) redis_port=$2; shift 2 ;;
+      --no-redis) redis=0; shift ;;
+      *) echo "services.sh: unknown option $1" >&2; exit 2 ;;
+    esac
+  done
+  bin=$(pg_bin)
+  mkdir -p "$dir/pg"
+  chmod 755 "$dir"
+  [ "$(id -u)" -eq 0 ] && chown nobody:nogroup "$dir/pg"
+  [ -n "$pg_port" ] || pg_port=$(free_port)
+  echo "$pg_port" >"$dir/pg.port"
+  if [ ! -f "$dir/pg/data/PG_VERSION" ]; then
+    as_pg "$bin/initdb" -D "$dir/pg/data" -U tessera -A trust -E UTF8 --locale=C.UTF-8 \
+      >"$dir/pg/initdb.log" 2>&1 ||
+      { echo "services.sh: initdb failed:" >&2; tail -n 20 "$dir/pg/initdb.log" >&2; exit 1; }
+    # a cluster for tests and a laptop: small, and many connections
+    cat >>"$dir/pg/data/postgresql.conf" <<'CONF'
+max_connections = 200
+shared_buffers = 64MB
+unix_socket_permissions = 0777
+CONF
+  fi
+  pg_start
+  as_pg "$bin/psql" -h "$dir/pg" -p "$pg_port" -U tessera -d postgres -qAt \
+    -c "SELECT 1 FROM pg_database WHERE datname='tessera'" | grep -q 1 ||
+    as_pg "$bin/createdb" -h "$dir/pg" -p "$pg_port" -U tessera tessera
+  {
+    echo "TESSERA_PG='host=127.0.0.1 port=$pg_port user=tessera dbname=tessera'"
+    echo "TESSERA_PG_ADMIN='host=127.0.0.1 port=$pg_port user=tessera dbname=postgres'"
+  } >"$dir/services.env"
+  if [ "$redis" = 1 ]; then
+    [ -n "$redis_port" ] || redis_port=$(free_port)
+    echo "$redis_port" >"$dir/redis.port"
+    redis_start
+    echo "TESSERA_REDIS='127.0.0.1:$redis_port'" >>"$dir/services.env"
+  fi
+  ;;
+stop)
+  redis_stop
+  [ -d "$dir/pg/data" ] && pg_stop
+  ;;
+pg-stop) pg_stop ;;
+pg-start) pg_start ;;
+redis-stop) redis_stop ;;
+redis-start) redis_start ;;
+*) echo "services.sh: unknown command $cmd (start, stop, pg-stop, pg-start, redis-stop, redis-start)" >&2; exit 2 ;;
+esac
