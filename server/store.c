@@ -68,10 +68,12 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "storage/db.h"
 #include "store.h"
 
 struct store {
     sqlite3 *db;
+    db_conn *dbh;                   /* db over the same connection, for other modules (store_db) */
     sqlite3 *ckpt_db;          /* used only by checkpoint work on the thread pool */
     uv_timer_t ckpt_timer;
     srv *owner;                /* for the timer: the fault's probe */
@@ -599,6 +601,10 @@ int store_open(srv *s, const char *path, bool durable, char *err, size_t errcap)
                    "INSERT OR IGNORE INTO resume_tokens(token,match,seat) VALUES(?,?,?)")))
         goto fail;
     sqlite3_busy_timeout(st->db, s->cfg.busy_timeout_ms > 0 ? s->cfg.busy_timeout_ms : 0);
+    if (db_wrap_sqlite(st->db, &st->dbh) != DB_OK) {
+        rc = SQLITE_NOMEM;
+        goto fail;
+    }
     s->db = st;
     return 0;
 fail:
@@ -1022,6 +1028,7 @@ void store_close(srv *s)
     sqlite3_finalize(st->commit);
     sqlite3_finalize(st->rollback);
     sqlite3_finalize(st->ins_token);
+    db_close(st->dbh);             /* borrowed: leaves st->db open */
     sqlite3_close_v2(st->ckpt_db); /* its work has drained with the loop */
     sqlite3_close_v2(st->db);      /* the last connection checkpoints the WAL */
     free(st);
@@ -1490,6 +1497,11 @@ int store_resume_status(srv *s, const char *token)
     }
     sqlite3_finalize(q);
     return status;
+}
+
+db_conn *store_db(srv *s)
+{
+    return s->db ? s->db->dbh : NULL;
 }
 
 struct sqlite3 *store_handle(srv *s)

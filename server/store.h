@@ -70,9 +70,16 @@ int store_load(srv *s, store_restore_fn restore, char *err, size_t errcap);
 /* The journal's fault in force: JF_NONE, or its kind (JF_*), with when it
  * began (epoch ms) and SQLite's message. */
 int store_fault(const srv *s, int64_t *since_ms, const char **message);
-/* The journal's SQLite connection (loop thread only), for the tables of
- * registry.c, programs.c and tournaments.c. */
+/* The journal's SQLite connection (loop thread only). Deprecated: use
+ * store_db. */
 struct sqlite3 *store_handle(srv *s);
+/* The database of the tables outside the journal's per-move path
+ * (registry.c, programs.c, tournaments.c, courses.c), on whichever engine
+ * the server stores in (storage/db.h); loop thread only. On PostgreSQL it is
+ * the journal's own connection: a statement run through it first waits for
+ * the journal's writes queued before it, so the order of writes is the
+ * program's. */
+struct db_conn *store_db(srv *s);
 /* A stored match's status and result (new reference, or NULL), for a
  * match no longer held in memory: 0, or -1 when there is no such match. */
 int store_match_result(srv *s, const char *id, int *status, json_t **result);

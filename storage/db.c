@@ -32,7 +32,7 @@
 /* Parameters a statement may have (the most any of ours has is 16). */
 #define DB_MAX_PARAMS 64
 
-struct db {
+struct db_conn {
     db_engine engine;
     /* SQLite */
     sqlite3 *lite;
@@ -51,7 +51,7 @@ struct db {
 };
 
 struct db_stmt {
-    db *d;
+    db_conn *d;
     sqlite3_stmt *lite;
     /* PostgreSQL */
     char *sql;                       /* translated */
@@ -73,7 +73,7 @@ static uint64_t mono_ms(void)
     return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
-static void set_err(db *d, int code, const char *msg)
+static void set_err(db_conn *d, int code, const char *msg)
 {
     d->code = code;
     snprintf(d->msg, sizeof d->msg, "%s", msg ? msg : "");
@@ -136,7 +136,7 @@ static int lite_code(int rc)
     }
 }
 
-static int lite_fail(db *d, int rc)
+static int lite_fail(db_conn *d, int rc)
 {
     int code = lite_code(rc);
     if (code < 0)
@@ -174,7 +174,7 @@ static int pg_code(PGconn *c, const PGresult *r)
     return DB_EFAIL;
 }
 
-int db_pg_set_error(db *d, const void *res)
+int db_pg_set_error(db_conn *d, const void *res)
 {
     const PGresult *r = res;
     int code = pg_code(d->pg, r);
@@ -215,7 +215,7 @@ static PGconn *pg_connect(const char *conninfo)
 
 /* The message of a failed connection, without anything that could hold a
  * password (libpq does not echo passwords; one line). */
-static void pg_connect_error(db *d, PGconn *c)
+static void pg_connect_error(db_conn *d, PGconn *c)
 {
     const char *m = c ? PQerrorMessage(c) : "out of memory";
     set_err(d, DB_ELOST, m && *m ? m : "cannot connect");
@@ -224,7 +224,7 @@ static void pg_connect_error(db *d, PGconn *c)
             *p = ' ';
 }
 
-int db_reconnect(db *d)
+int db_reconnect(db_conn *d)
 {
     if (d->engine != DB_POSTGRES)
         return DB_OK;
@@ -244,7 +244,7 @@ int db_reconnect(db *d)
 
 /* Is the connection usable? Tries again once DB_RECONNECT_MS has passed
  * since the last attempt; fails at once otherwise. */
-static int pg_ready(db *d)
+static int pg_ready(db_conn *d)
 {
     if (d->pg && PQstatus(d->pg) == CONNECTION_OK)
         return DB_OK;
@@ -258,10 +258,10 @@ static int pg_ready(db *d)
 
 /* ---- open, close ------------------------------------------------------------------------------ */
 
-int db_open(const char *target, db **out, char *err, size_t errcap)
+int db_open(const char *target, db_conn **out, char *err, size_t errcap)
 {
     *out = NULL;
-    db *d = calloc(1, sizeof *d);
+    db_conn *d = calloc(1, sizeof *d);
     if (!d) {
         snprintf(err, errcap, "out of memory");
         return DB_ENOMEM;
@@ -296,9 +296,9 @@ int db_open(const char *target, db **out, char *err, size_t errcap)
     return DB_OK;
 }
 
-int db_wrap_sqlite(sqlite3 *h, db **out)
+int db_wrap_sqlite(sqlite3 *h, db_conn **out)
 {
-    db *d = calloc(1, sizeof *d);
+    db_conn *d = calloc(1, sizeof *d);
     if (!d)
         return DB_ENOMEM;
     d->engine = DB_SQLITE;
@@ -308,7 +308,7 @@ int db_wrap_sqlite(sqlite3 *h, db **out)
     return DB_OK;
 }
 
-void db_close(db *d)
+void db_close(db_conn *d)
 {
     if (!d)
         return;
@@ -320,13 +320,13 @@ void db_close(db *d)
     free(d);
 }
 
-db_engine db_engine_of(const db *d) { return d->engine; }
-sqlite3 *db_sqlite(db *d) { return d->lite; }
-struct pg_conn *db_pg(db *d) { return d->pg; }
-const char *db_errmsg(db *d) { return d->msg; }
-int db_errcode(db *d) { return d->code; }
+db_engine db_engine_of(const db_conn *d) { return d->engine; }
+sqlite3 *db_sqlite(db_conn *d) { return d->lite; }
+struct pg_conn *db_pg(db_conn *d) { return d->pg; }
+const char *db_errmsg(db_conn *d) { return d->msg; }
+int db_errcode(db_conn *d) { return d->code; }
 
-void db_set_before(db *d, db_before_fn fn, void *arg)
+void db_set_before(db_conn *d, db_before_fn fn, void *arg)
 {
     d->before = fn;
     d->before_arg = arg;
@@ -479,20 +479,20 @@ char *db_translate_pg(const char *sql)
     return b.p;
 }
 
-char *db_translate(const db *d, const char *sql)
+char *db_translate(const db_conn *d, const char *sql)
 {
     return d->engine == DB_POSTGRES ? db_translate_pg(sql) : strdup(sql);
 }
 
 /* ---- statements ------------------------------------------------------------------------------- */
 
-static void pg_before(db *d)
+static void pg_before(db_conn *d)
 {
     if (d->before)
         d->before(d->before_arg);
 }
 
-int db_exec(db *d, const char *sql)
+int db_exec(db_conn *d, const char *sql)
 {
     if (d->engine == DB_SQLITE) {
         char *m = NULL;
@@ -529,7 +529,7 @@ int db_exec(db *d, const char *sql)
     return DB_OK;
 }
 
-int db_prepare(db *d, const char *sql, db_stmt **out)
+int db_prepare(db_conn *d, const char *sql, db_stmt **out)
 {
     *out = NULL;
     db_stmt *q = calloc(1, sizeof *q);
@@ -645,7 +645,7 @@ int db_bind_null(db_stmt *q, int i)
 
 int db_step(db_stmt *q)
 {
-    db *d = q->d;
+    db_conn *d = q->d;
     if (q->lite) {
         int rc = sqlite3_step(q->lite);
         if (rc == SQLITE_ROW)
@@ -804,12 +804,12 @@ void db_finalize(db_stmt *q)
     free(q);
 }
 
-int64_t db_changes(db *d)
+int64_t db_changes(db_conn *d)
 {
     return d->engine == DB_SQLITE ? sqlite3_changes(d->lite) : d->changes;
 }
 
-bool db_in_transaction(db *d)
+bool db_in_transaction(db_conn *d)
 {
     if (d->engine == DB_SQLITE)
         return !sqlite3_get_autocommit(d->lite);
@@ -822,7 +822,7 @@ bool db_in_transaction(db *d)
 /* A key of our own for the advisory lock ("tessera" folded into 63 bits). */
 #define SCHEMA_LOCK_KEY 7308604921398372961LL
 
-int db_schema_lock(db *d)
+int db_schema_lock(db_conn *d)
 {
     if (d->engine == DB_SQLITE || d->schema_locked)
         return DB_OK;
@@ -833,7 +833,7 @@ int db_schema_lock(db *d)
     return rc;
 }
 
-void db_schema_unlock(db *d)
+void db_schema_unlock(db_conn *d)
 {
     if (d->engine == DB_SQLITE || !d->schema_locked)
         return;

@@ -33,7 +33,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef struct db db;
+typedef struct db_conn db_conn;
 typedef struct db_stmt db_stmt;
 typedef struct sqlite3 sqlite3;
 typedef struct pg_conn pg_conn;
@@ -72,21 +72,21 @@ const char *db_target_file(const char *target);
  * that is the caller's) or a PostgreSQL server (connect_timeout 5 s unless
  * the string sets one). Returns 0 and *out, or a DB_E* code with the reason
  * in err (a PostgreSQL password is never shown). */
-int db_open(const char *target, db **out, char *err, size_t errcap);
+int db_open(const char *target, db_conn **out, char *err, size_t errcap);
 /* A db over the caller's SQLite connection (borrowed: it must outlive the
  * db, and db_close leaves it open). */
-int db_wrap_sqlite(sqlite3 *h, db **out);
-void db_close(db *d);
+int db_wrap_sqlite(sqlite3 *h, db_conn **out);
+void db_close(db_conn *d);
 
-db_engine db_engine_of(const db *d);
+db_engine db_engine_of(const db_conn *d);
 /* The engine's connection, for what only one engine has (NULL for the other). */
-sqlite3 *db_sqlite(db *d);
-struct pg_conn *db_pg(db *d); /* a PGconn * */
+sqlite3 *db_sqlite(db_conn *d);
+struct pg_conn *db_pg(db_conn *d); /* a PGconn * */
 
 /* Run one or more statements without parameters. DB_OK or DB_E*. */
-int db_exec(db *d, const char *sql);
+int db_exec(db_conn *d, const char *sql);
 /* Prepare a statement with `?`/`?N` parameters. DB_OK and *out, or DB_E*. */
-int db_prepare(db *d, const char *sql, db_stmt **out);
+int db_prepare(db_conn *d, const char *sql, db_stmt **out);
 /* Bind parameter i (from 1). Text and blobs are copied. */
 int db_bind_int64(db_stmt *q, int i, int64_t v);
 int db_bind_double(db_stmt *q, int i, double v);
@@ -114,18 +114,18 @@ void db_clear_bindings(db_stmt *q);
 void db_finalize(db_stmt *q);
 
 /* Rows the last INSERT, UPDATE or DELETE changed. */
-int64_t db_changes(db *d);
+int64_t db_changes(db_conn *d);
 /* Is a transaction open on d? */
-bool db_in_transaction(db *d);
+bool db_in_transaction(db_conn *d);
 /* The last error's message ("" when none) and code (DB_OK when none). */
-const char *db_errmsg(db *d);
-int db_errcode(db *d);
+const char *db_errmsg(db_conn *d);
+int db_errcode(db_conn *d);
 
 /* Hold a lock that serialises schema changes between servers sharing one
  * PostgreSQL database (a session advisory lock); nothing on SQLite, whose
  * writers are serialised anyway. */
-int db_schema_lock(db *d);
-void db_schema_unlock(db *d);
+int db_schema_lock(db_conn *d);
+void db_schema_unlock(db_conn *d);
 
 /* PostgreSQL: called before every statement d runs for a caller (db_exec,
  * the first db_step of a statement), so that an owner of the same connection
@@ -133,19 +133,19 @@ void db_schema_unlock(db *d);
  * can finish that work first and keep the connection's order the program's
  * order. NULL: none. */
 typedef void (*db_before_fn)(void *arg);
-void db_set_before(db *d, db_before_fn fn, void *arg);
+void db_set_before(db_conn *d, db_before_fn fn, void *arg);
 /* PostgreSQL: try to connect again now if the connection is lost (whatever
  * DB_RECONNECT_MS says). DB_OK when connected. */
-int db_reconnect(db *d);
+int db_reconnect(db_conn *d);
 /* PostgreSQL: set the last error from a result of the caller's own
  * asynchronous use of the connection (a PGresult *, or NULL: the
  * connection's message). Returns its DB_E* code. */
-int db_pg_set_error(db *d, const void *pgresult);
+int db_pg_set_error(db_conn *d, const void *pgresult);
 
 /* The SQL text d's engine runs for `sql` (malloc'd; the caller frees it), or
  * NULL when out of memory. SQLite: a copy. PostgreSQL: translated as the
  * file comment says. */
-char *db_translate(const db *d, const char *sql);
+char *db_translate(const db_conn *d, const char *sql);
 char *db_translate_pg(const char *sql);
 
 #endif

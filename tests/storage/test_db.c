@@ -25,10 +25,10 @@
 
 static char sqlite_path[64];
 
-static db *open_engine(int pg)
+static db_conn *open_engine(int pg)
 {
     char err[512] = "";
-    db *d = NULL;
+    db_conn *d = NULL;
     const char *target;
     if (pg) {
         target = pgtest_create("test_db");
@@ -46,7 +46,7 @@ static db *open_engine(int pg)
     return d;
 }
 
-static void close_engine(db *d, int pg)
+static void close_engine(db_conn *d, int pg)
 {
     db_close(d);
     if (pg)
@@ -55,7 +55,7 @@ static void close_engine(db *d, int pg)
         unlink(sqlite_path);
 }
 
-static void exec_ok(db *d, const char *sql)
+static void exec_ok(db_conn *d, const char *sql)
 {
     int rc = db_exec(d, sql);
     if (rc)
@@ -65,7 +65,7 @@ static void exec_ok(db *d, const char *sql)
 static void types_roundtrip(void **state)
 {
     int pg = *(int *)*state;
-    db *d = open_engine(pg);
+    db_conn *d = open_engine(pg);
     exec_ok(d, "CREATE TABLE t(id INTEGER PRIMARY KEY AUTOINCREMENT, big INTEGER NOT NULL,"
                " r REAL, s TEXT, b BLOB)");
     db_stmt *q = NULL;
@@ -117,7 +117,7 @@ static void types_roundtrip(void **state)
 static void upsert_and_numbered(void **state)
 {
     int pg = *(int *)*state;
-    db *d = open_engine(pg);
+    db_conn *d = open_engine(pg);
     exec_ok(d, "CREATE TABLE kv(k TEXT PRIMARY KEY, v INTEGER NOT NULL, n INTEGER NOT NULL DEFAULT 0)"
                " WITHOUT ROWID");
     db_stmt *q = NULL;
@@ -151,7 +151,7 @@ static void upsert_and_numbered(void **state)
 static void transactions(void **state)
 {
     int pg = *(int *)*state;
-    db *d = open_engine(pg);
+    db_conn *d = open_engine(pg);
     exec_ok(d, "CREATE TABLE t(a INTEGER PRIMARY KEY, s TEXT NOT NULL)");
     assert_false(db_in_transaction(d));
     exec_ok(d, "BEGIN IMMEDIATE");
@@ -241,7 +241,7 @@ static void translation(void **state)
 static void pg_lost_connection(void **state)
 {
     (void)state;
-    db *d = open_engine(1);
+    db_conn *d = open_engine(1);
     exec_ok(d, "CREATE TABLE t(a INTEGER)");
     db_stmt *q = NULL;
     assert_int_equal(db_prepare(d, "SELECT pg_backend_pid()", &q), DB_OK);
@@ -276,7 +276,7 @@ static void before_hook_counts(void *arg) { (*(int *)arg)++; }
 static void pg_before_hook(void **state)
 {
     (void)state;
-    db *d = open_engine(1);
+    db_conn *d = open_engine(1);
     int calls = 0;
     db_set_before(d, before_hook_counts, &calls);
     exec_ok(d, "CREATE TABLE t(a INTEGER)");
