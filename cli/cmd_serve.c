@@ -63,6 +63,9 @@ static const struct option opts[] = {
     {"port", required_argument, NULL, 'p'},
     {"host", required_argument, NULL, 'H'},
     {"db", required_argument, NULL, 'd'},
+    {"storage", required_argument, NULL, 'S'},
+    {"instance", required_argument, NULL, 'I'},
+    {"redis", required_argument, NULL, 'r'},
     {"web", required_argument, NULL, 'w'},
     {"no-web", no_argument, NULL, 'W'},
     {"durable", no_argument, NULL, 'D'},
@@ -137,6 +140,9 @@ int cmd_serve(int argc, char **argv)
         case 'p': bad = set(&cfg, "--port", "server.port", optarg); break;
         case 'H': bad = set(&cfg, "--host", "server.host", optarg); break;
         case 'd': bad = set(&cfg, "--db", "journal.path", optarg); break;
+        case 'S': bad = set(&cfg, "--storage", "journal.storage", optarg); break;
+        case 'I': bad = set(&cfg, "--instance", "cluster.instance", optarg); break;
+        case 'r': bad = set(&cfg, "--redis", "cluster.redis", optarg); break;
         case 'w': bad = set(&cfg, "--web", "server.web", optarg); break;
         case 'W': cfg.web_root = NULL; break;
         case 'D': cfg.durable = true; break;

@@ -159,7 +159,8 @@ const cli_command cli_commands[] = {
      "NAME or NAME:KEY=VALUE,KEY=VALUE,...\n",
      cmd_bots},
     {"serve", "run the match server (WebSocket protocol + web UI)",
-     "usage: tessera serve [--port P] [--host ADDR] [--db FILE] [--web DIR | --no-web]\n"
+     "usage: tessera serve [--port P] [--host ADDR] [--db FILE | --storage TARGET]\n"
+     "                     [--instance NAME] [--redis HOST:PORT] [--web DIR | --no-web]\n"
      "                     [--demo[=BOT,BOT]] [--durable] [--max-conns N]\n"
      "                     [--log-level debug|info|warn|error] [--port-file FILE]\n"
      "                     [--idle-timeout-ms MS] [--admin-token-file FILE]\n"
@@ -170,6 +171,11 @@ const cli_command cli_commands[] = {
      "  --port P       TCP port (default 8080; 0 picks a free one)\n"
      "  --host ADDR    address to bind (default: all)\n"
      "  --db FILE      SQLite journal (default tessera.db)\n"
+     "  --storage T    where to store: sqlite:FILE, or a PostgreSQL connection string\n"
+     "                 (postgresql://USER@HOST/DB or \"host=H dbname=D\"): several servers\n"
+     "                 sharing one database take over each other's matches (docs/scaling.md)\n"
+     "  --instance N   this server's name among several (default: the host name)\n"
+     "  --redis H:P    Redis for spectators and moves across servers (PostgreSQL only)\n"
      "  --web DIR      directory served over HTTP (default: the source tree's web/)\n"
      "  --demo[=SPECS] keep a live bot-vs-bot Carcassonne match going: one bot spec\n"
      "                 (both seats) or two separated by ',' (default mcts:ms=1000,heuristic)\n"

@@ -85,12 +85,22 @@ static const cfg_key keys[] = {
     {"server", "trusted_proxies", K_ADDRS, F(trusted_proxies), 0, 0, NULL,
      "reverse proxies (addresses, CIDR) whose X-Forwarded-For names the client"},
     {"journal", "path", K_PATH, F(db_path), 0, 0, NULL, "the SQLite database file"},
+    {"journal", "storage", K_STR, F(storage), 0, 0, NULL,
+     "sqlite:FILE, or a PostgreSQL connection string (postgresql://...); empty = path"},
     {"journal", "durable", K_BOOL, F(durable), 0, 0, NULL,
      "fsync every move (survives power loss, not only crashes)"},
     {"journal", "busy_timeout_ms", K_INT, F(busy_timeout_ms), 0, 5000, NULL,
      "wait this long for a lock held by another process before a write fails"},
     {"journal", "check", K_ENUM, F(check), 0, 0, checks,
      "integrity check of the database at start-up: off, quick, full"},
+    {"cluster", "instance", K_STR, F(instance), 0, 0, NULL,
+     "this server's name among servers sharing one PostgreSQL database; empty = the host name"},
+    {"cluster", "lease_ms", K_INT, F(lease_ms), 1000, 600000, NULL,
+     "a server silent this long is taken for dead and its matches are taken over"},
+    {"cluster", "address", K_STR, F(cluster_address), 0, 0, NULL,
+     "where this server is reached (ws://HOST:PORT/), shown to operators"},
+    {"cluster", "redis", K_STR, F(redis), 0, 0, NULL,
+     "HOST:PORT of Redis, for spectators and moves across servers; empty = none"},
     {"tls", "cert", K_STR, F(tls_cert), 0, 0, NULL,
      "PEM certificate (chain): serve https:// and wss:// only"},
     {"tls", "key", K_STR, F(tls_key), 0, 0, NULL, "PEM private key of the certificate"},
@@ -134,6 +144,7 @@ void srv_config_defaults(srv_config *cfg)
     cfg->log_level = 1;
     cfg->idle_timeout_ms = SRV_HANGUP_IDLE_S * 1000;
     cfg->db_path = "tessera.db";
+    cfg->lease_ms = SRV_LEASE_MS;
     cfg->busy_timeout_ms = SRV_BUSY_TIMEOUT_MS;
     cfg->check = SRV_CHECK_QUICK;
     cfg->max_matches = SRV_MAX_LIVE_MATCHES;

@@ -290,7 +290,19 @@ enum { SRV_REASONS(SRV_REASON_ENUM_) SRV_NREASONS };
 #undef SRV_REASON_ENUM_
 
 /* Journal faults by kind (store.c classifies SQLite's codes). */
-enum { JF_NONE, JF_DISK_FULL, JF_IO_ERROR, JF_LOCKED, JF_READONLY, JF_CORRUPT, JF_OTHER, JF_NKINDS };
+enum {
+    JF_NONE,
+    JF_DISK_FULL,
+    JF_IO_ERROR,
+    JF_LOCKED,
+    JF_READONLY,
+    JF_CORRUPT,
+    JF_OTHER,
+    JF_UNREACHABLE, /* PostgreSQL: no connection to the database server */
+    JF_NKINDS
+};
+/* Their names, as logs and /metrics show them (store.c). */
+extern const char *const srv_fault_names[JF_NKINDS];
 
 typedef struct srv_counters {
     uint64_t conns_accepted;             /* WebSocket connections opened */
@@ -363,6 +375,7 @@ struct srv {
     int nfinished;                    /* finished matches held in memory */
     uint64_t finished;                /* matches finished since start */
     store *db;
+    char instance[SRV_INSTANCE_MAX + 1]; /* this server's name among several ([cluster]) */
     int max_live_matches;             /* SRV_MAX_LIVE_MATCHES, or a test hook's */
     int max_spectators;               /* SRV_MAX_SPECTATORS, or a test hook's */
     int finished_kept;                /* SRV_MAX_FINISHED_KEPT, or a test hook's */
@@ -409,6 +422,11 @@ struct srv {
     struct lws_http_mount mount;
     char web_root[512];
 };
+
+/* Is name a valid [cluster] instance name? */
+bool srv_instance_valid(const char *name);
+/* Where the configuration says to store: journal.storage, or journal.path. */
+const char *srv_storage_target(const srv_config *cfg);
 
 /* Milliseconds on the loop's monotonic clock. */
 uint64_t srv_now(const srv *s);

@@ -188,6 +188,15 @@
  * what the server must do itself (a draw, a move a policy plays, an
  * in-process bot's move) is tried again this often, never in a busy loop. */
 #define SRV_STORAGE_RETRY_MS 1000
+/* Several servers on one PostgreSQL database (docs/scaling.md): an instance
+ * name is at most SRV_INSTANCE_MAX characters of [A-Za-z0-9._:-] (it goes
+ * into SQL and Redis channel names); a server's lease lasts SRV_LEASE_MS
+ * unless [cluster] lease_ms says otherwise, and is renewed at least every
+ * SRV_LEASE_BEAT_MS (every journal batch renews it too): a dead server's
+ * matches are taken over once its lease has expired. */
+#define SRV_INSTANCE_MAX 64
+#define SRV_LEASE_MS 5000
+#define SRV_LEASE_BEAT_MS 1000
 
 /* The journal's WAL is started again from its beginning once it holds
  * this many frames (a frame: a 4 KiB page and its header) and a checkpoint

@@ -153,8 +153,7 @@ static double rss_bytes(void)
     return (double)rss * (double)sysconf(_SC_PAGESIZE);
 }
 
-static const char *const fault_names[JF_NKINDS] = {"none",     "disk_full", "io_error", "locked",
-                                                   "readonly", "corrupt",   "other"};
+
 
 char *metrics_text(srv *s, size_t *len)
 {
@@ -208,7 +207,7 @@ char *metrics_text(srv *s, size_t *len)
           fault == JF_NONE);
     head(&b, "tessera_journal_faults_total", "counter", "journal writes that failed, by kind");
     for (int i = 1; i < JF_NKINDS; i++)
-        put(&b, "tessera_journal_faults_total{kind=\"%s\"} %llu\n", fault_names[i],
+        put(&b, "tessera_journal_faults_total{kind=\"%s\"} %llu\n", srv_fault_names[i],
             (unsigned long long)c->journal_faults[i]);
     counter(&b, "tessera_journal_writes_refused_total",
             "writes refused without trying while a fault lasts (retried every second)",
@@ -299,7 +298,7 @@ const char *metrics_not_ready(srv *s)
     int fault = s->db ? store_fault(s, &since, &msg) : JF_NONE;
     if (fault != JF_NONE) {
         snprintf(why, sizeof why, "the journal cannot be written (%s since %lld ms: %s)",
-                 fault_names[fault], (long long)(srv_epoch_ms() - since), msg ? msg : "");
+                 srv_fault_names[fault], (long long)(srv_epoch_ms() - since), msg ? msg : "");
         return why;
     }
     return NULL;

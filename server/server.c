@@ -27,6 +27,7 @@
 #include "net.h"
 #include "programs.h"
 #include "registry.h"
+#include "storage/db.h"
 #include "store.h"
 #include "tournaments.h"
 
@@ -154,6 +155,30 @@ static int demo_split(const char *demo, char bots[2][PROTO_SPEC_MAX + 1], char *
     return 2;
 }
 
+bool srv_instance_valid(const char *name)
+{
+    size_t n = strlen(name);
+    return n >= 1 && n <= SRV_INSTANCE_MAX &&
+           strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._:-") == n;
+}
+
+/* This server's instance name: [cluster] instance, or the host name made
+ * valid (characters outside the set become '-'). */
+static void instance_name(srv *s)
+{
+    if (s->cfg.instance) {
+        snprintf(s->instance, sizeof s->instance, "%s", s->cfg.instance);
+        return;
+    }
+    char host[256] = "";
+    if (gethostname(host, sizeof host - 1) != 0 || !host[0])
+        snprintf(host, sizeof host, "tessera");
+    snprintf(s->instance, sizeof s->instance, "%.*s", SRV_INSTANCE_MAX, host);
+    for (char *c = s->instance; *c; c++)
+        if (!strchr("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._:-", *c))
+            *c = '-';
+}
+
 int srv_config_check(const srv_config *cfg, char *err, size_t errcap)
 {
     char bots[2][PROTO_SPEC_MAX + 1];
@@ -163,6 +188,17 @@ int srv_config_check(const srv_config *cfg, char *err, size_t errcap)
         snprintf(err, errcap, "TLS needs both tls.cert and tls.key (--tls-cert, --tls-key): "
                  "only %s is set",
                  cfg->tls_cert ? "the certificate" : "the key");
+        return -1;
+    }
+    if (cfg->instance && !srv_instance_valid(cfg->instance)) {
+        snprintf(err, errcap,
+                 "cluster.instance '%.80s': a name of 1 to %d characters among A-Z a-z 0-9 . _ : -",
+                 cfg->instance, SRV_INSTANCE_MAX);
+        return -1;
+    }
+    if (cfg->redis && !(cfg->storage && db_target_is_pg(cfg->storage))) {
+        snprintf(err, errcap, "cluster.redis needs PostgreSQL storage (journal.storage): servers "
+                              "that share events must share one database");
         return -1;
     }
     struct {
@@ -475,7 +511,8 @@ int srv_run(const srv_config *cfg)
         access_free(&s);
         return 2;
     }
-    if (store_open(&s, cfg->db_path ? cfg->db_path : "tessera.db", cfg->durable, err, sizeof err)) {
+    instance_name(&s);
+    if (store_open(&s, srv_storage_target(cfg), cfg->durable, err, sizeof err)) {
         srv_log(LOG_ERROR, "start_failed", "{s:s}", "reason", err);
         fprintf(stderr, "tessera serve: %s\n", err);
         return 1;
@@ -525,7 +562,7 @@ int srv_run(const srv_config *cfg)
 
     srv_log(LOG_INFO, "listening", "{s:s, s:i, s:s, s:s, s:b, s:b, s:b}", "host",
             cfg->host ? cfg->host : "*", "port", s.cfg.port, "db",
-            cfg->db_path ? cfg->db_path : "tessera.db", "web", cfg->web_root ? cfg->web_root : "",
+            store_describe(&s), "web", cfg->web_root ? cfg->web_root : "",
             "tls", s.tls, "anonymous_bot_matches", s.bots_anyone, "anonymous_open_matches",
             s.open_anyone);
     bool v6 = cfg->host && strchr(cfg->host, ':'); /* an IPv6 address goes in brackets */

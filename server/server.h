@@ -50,9 +50,16 @@ typedef struct srv_config {
     const char *trusted_proxies;  /* addresses (CIDR) whose X-Forwarded-For is believed */
     /* [journal] */
     const char *db_path;      /* SQLite file (default "tessera.db") */
+    const char *storage;      /* where to store: "sqlite:FILE", or a PostgreSQL connection
+                                 string (docs/scaling.md); NULL: db_path */
     bool durable;             /* fsync every commit (survives power loss, slower) */
     int busy_timeout_ms;      /* wait this long for a lock another process holds */
     int check;                /* enum srv_check: integrity check at start-up */
+    /* [cluster] (several servers on one PostgreSQL database: docs/scaling.md) */
+    const char *instance;     /* this server's name, unique among them (NULL: the host name) */
+    int lease_ms;             /* a dead server's matches are taken over after this long */
+    const char *cluster_address; /* where this server is reached (shown to operators) */
+    const char *redis;        /* HOST:PORT of Redis, for events between servers (NULL: none) */
     /* [tls] */
     const char *tls_cert;     /* PEM certificate (chain): serve https:// and wss:// */
     const char *tls_key;      /* its PEM private key */

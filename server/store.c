@@ -58,6 +58,7 @@
  * error) fails that match's restore, loudly.
  */
 #include <errno.h>
+#include <libpq-fe.h>
 #include <sqlite3.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -70,10 +71,15 @@
 #include "internal.h"
 #include "storage/db.h"
 #include "store.h"
+#include "store_pg.h"
+#include "match.h"
 
 struct store {
+    pgj *pg;                   /* the journal on PostgreSQL (store_pg.c), or NULL: SQLite */
+    char target[512];          /* where it stores, for logs (a PostgreSQL password hidden) */
     sqlite3 *db;
-    db_conn *dbh;                   /* db over the same connection, for other modules (store_db) */
+    db_conn *dbh;              /* the database for the other modules (store_db) and the
+                                  journal's reads: over db (SQLite), or pg's connection */
     sqlite3 *ckpt_db;          /* used only by checkpoint work on the thread pool */
     uv_timer_t ckpt_timer;
     srv *owner;                /* for the timer: the fault's probe */
@@ -270,8 +276,8 @@ static void fault_poll(const srv *s)
     atomic_store(&injected, e);
 }
 
-static const char *const fault_kinds[JF_NKINDS] = {"none",     "disk_full", "io_error", "locked",
-                                                   "readonly", "corrupt",   "other"};
+const char *const srv_fault_names[JF_NKINDS] = {
+    "none", "disk_full", "io_error", "locked", "readonly", "corrupt", "other", "unreachable"};
 
 static int classify(int code)
 {
@@ -290,6 +296,8 @@ static int classify(int code)
 int store_fault(const srv *s, int64_t *since_ms, const char **message)
 {
     const store *st = s->db;
+    if (st && st->pg)
+        return pgj_fault(st->pg, since_ms, message);
     if (!st || !st->fault)
         return JF_NONE;
     *since_ms = st->fault_since;
@@ -333,7 +341,7 @@ static void write_end(srv *s, bool ok, const char *what, const match *m)
     int64_t now = srv_epoch_ms();
     if (ok) {
         if (st->fault) {
-            srv_log(LOG_WARN, "journal_recovered", "{s:s, s:I}", "fault", fault_kinds[st->fault],
+            srv_log(LOG_WARN, "journal_recovered", "{s:s, s:I}", "fault", srv_fault_names[st->fault],
                     "after_ms", (json_int_t)(now - st->fault_since));
             st->fault = JF_NONE;
         }
@@ -342,9 +350,9 @@ static void write_end(srv *s, bool ok, const char *what, const match *m)
     int kind = classify(st->err_code);
     s->cnt.journal_faults[kind]++;
     srv_log(LOG_ERROR, "storage_error", "{s:s, s:s, s:s, s:s}", "what", what, "match",
-            m ? m->id : "", "sqlite", st->err_msg, "fault", fault_kinds[kind]);
+            m ? m->id : "", "sqlite", st->err_msg, "fault", srv_fault_names[kind]);
     if (st->fault != kind) {
-        srv_log(LOG_ERROR, "journal_fault", "{s:s, s:s, s:i, s:s}", "fault", fault_kinds[kind],
+        srv_log(LOG_ERROR, "journal_fault", "{s:s, s:s, s:i, s:s}", "fault", srv_fault_names[kind],
                 "sqlite", st->err_msg, "code", st->err_code, "note",
                 "matches that need the journal pause; writes are tried again every second");
         if (!st->fault)
@@ -480,8 +488,68 @@ static int check_integrity(store *st, const char *path, int level, char *err, si
 static int token_table(store *st);
 static int on_wal_commit(void *arg, sqlite3 *db, const char *name, int pages);
 
-int store_open(srv *s, const char *path, bool durable, char *err, size_t errcap)
+const char *srv_storage_target(const srv_config *cfg)
 {
+    return cfg->storage ? cfg->storage : cfg->db_path ? cfg->db_path : "tessera.db";
+}
+
+/* The target as logs show it: a file name, or the PostgreSQL connection's
+ * parts without its password. */
+static void describe(const char *target, char *out, size_t cap)
+{
+    if (!db_target_is_pg(target)) {
+        snprintf(out, cap, "%s", db_target_file(target));
+        return;
+    }
+    const char *info = strncmp(target, "pg:", 3) == 0 ? target + 3 : target;
+    PQconninfoOption *opts = PQconninfoParse(info, NULL);
+    size_t n = (size_t)snprintf(out, cap, "postgresql:");
+    for (PQconninfoOption *o = opts; o && o->keyword && n < cap; o++)
+        if (o->val && o->val[0] &&
+            (!strcmp(o->keyword, "host") || !strcmp(o->keyword, "hostaddr") ||
+             !strcmp(o->keyword, "port") || !strcmp(o->keyword, "dbname") ||
+             !strcmp(o->keyword, "user")))
+            n += (size_t)snprintf(out + n, cap - n, " %s=%s", o->keyword, o->val);
+    PQconninfoFree(opts);
+}
+
+const char *store_describe(const srv *s)
+{
+    return s->db ? s->db->target : "";
+}
+
+bool store_is_pg(const srv *s)
+{
+    return s->db && s->db->pg;
+}
+
+/* PostgreSQL: the journal of store_pg.c, the other modules on its connection. */
+static int open_pg(srv *s, const char *target, bool durable, char *err, size_t errcap)
+{
+    store *st = calloc(1, sizeof *st);
+    if (!st) {
+        snprintf(err, errcap, "out of memory");
+        return ENG_ENOMEM;
+    }
+    describe(target, st->target, sizeof st->target);
+    int rc = pgj_open(s, target, &st->pg, &st->dbh, err, errcap);
+    if (rc) {
+        free(st);
+        return rc;
+    }
+    if (durable) /* every PostgreSQL commit is flushed before it is acknowledged */
+        srv_log(LOG_INFO, "durable_postgres", "{s:s}", "note",
+                "--durable is the default on PostgreSQL: every batch is committed and flushed "
+                "by the database before anything in it is announced");
+    s->db = st;
+    return 0;
+}
+
+int store_open(srv *s, const char *target, bool durable, char *err, size_t errcap)
+{
+    if (db_target_is_pg(target))
+        return open_pg(s, target, durable, err, errcap);
+    const char *path = db_target_file(target);
     /* SQLite says only "unable to open database file": name the usual causes */
     struct stat sb;
     if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
@@ -506,6 +574,7 @@ int store_open(srv *s, const char *path, bool durable, char *err, size_t errcap)
         snprintf(err, errcap, "out of memory");
         return ENG_ENOMEM;
     }
+    describe(target, st->target, sizeof st->target);
     int rc = sqlite3_open_v2(path, &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
     if (rc != SQLITE_OK)
         goto fail;
@@ -720,12 +789,16 @@ static int on_wal_commit(void *arg, sqlite3 *db, const char *name, int pages)
 uint64_t store_hold_seq(const srv *s)
 {
     const store *st = s->db;
+    if (st && st->pg)
+        return pgj_hold_seq(st->pg);
     return st && st->durable && st->committed > st->synced ? st->committed : 0;
 }
 
 uint64_t store_synced(const srv *s)
 {
     const store *st = s->db;
+    if (st && st->pg)
+        return pgj_synced(st->pg);
     return st ? st->synced : 0;
 }
 
@@ -989,6 +1062,10 @@ static void ckpt_tick(uv_timer_t *t)
 void store_start_checkpoints(srv *s)
 {
     store *st = s->db;
+    if (st->pg) { /* no checkpoints: the batches, their retries and the lease */
+        pgj_start(st->pg);
+        return;
+    }
     uv_timer_init(s->loop, &st->ckpt_timer);
     st->ckpt_timer.data = st;
     st->owner = s;
@@ -1007,6 +1084,11 @@ void store_stop_checkpoints(srv *s)
     store *st = s->db;
     if (!st || st->closing)
         return;
+    if (st->pg) {
+        st->closing = true;
+        pgj_stop(st->pg);
+        return;
+    }
     st->closing = true;
     uv_timer_stop(&st->ckpt_timer);
     uv_close((uv_handle_t *)&st->ckpt_timer, NULL);
@@ -1018,6 +1100,12 @@ void store_close(srv *s)
     store *st = s->db;
     if (!st)
         return;
+    if (st->pg) {
+        pgj_close(st->pg); /* closes dbh: its connection */
+        free(st);
+        s->db = NULL;
+        return;
+    }
     jt_free(&st->seats_txt);
     sqlite3_finalize(st->ins_match);
     sqlite3_finalize(st->ins_move);
@@ -1112,7 +1200,7 @@ static char *seats_json(store *st, const match *m)
 int store_create_match(srv *s, const match *m)
 {
     store *st = s->db;
-    if (!write_begin(s))
+    if (!st->pg && !write_begin(s))
         return ENG_ESTORAGE;
     char *rules = dump_obj(wire_rules_json(m->g, &m->rules));
     char *seats = seats_json(st, m);
@@ -1125,7 +1213,11 @@ int store_create_match(srv *s, const match *m)
         "max_illegal", m->pol.max_illegal, "disconnect", m->pol.disconnect, "reconnect_grace_ms",
         (json_int_t)m->pol.reconnect_grace_ms, "grace_ms", (json_int_t)m->pol.grace_ms));
     int rc = ENG_ENOMEM;
-    if (rules && seats && tc && pol) {
+    if (st->pg && rules && seats && tc && pol) {
+        char nonce[CHANCE_NONCE_HEX];
+        chance_nonce_hex(m->nonce, nonce);
+        rc = pgj_create_match(st->pg, m, rules, seats, tc, pol, m->has_nonce ? nonce : NULL);
+    } else if (rules && seats && tc && pol) {
         sqlite3_stmt *q = st->ins_match;
         sqlite3_bind_text(q, 1, m->id, -1, SQLITE_STATIC);
         sqlite3_bind_text(q, 2, m->g->name, -1, SQLITE_STATIC);
@@ -1197,9 +1289,46 @@ static void mark_indexed(match *m, const bool indexed[ENG_MAX_PLAYERS])
             m->seats[i].resume_indexed = true;
 }
 
+/* PostgreSQL: the resume tokens not yet indexed, for the batch (marked
+ * indexed once it has taken them). */
+static int pg_tokens(const match *m, pgj_token *out)
+{
+    int n = 0;
+    for (int i = 0; i < m->nseats; i++)
+        if (m->seats[i].resume[0] && !m->seats[i].resume_indexed)
+            out[n++] = (pgj_token){m->seats[i].resume, i};
+    return n;
+}
+
+static void pg_mark_tokens(match *m)
+{
+    for (int i = 0; i < m->nseats; i++)
+        if (m->seats[i].resume[0])
+            m->seats[i].resume_indexed = true;
+}
+
+/* PostgreSQL: a turn's moves, seats and tokens into the open batch. */
+static int pg_append(srv *s, match *m, int from, int to, const char *by, const char *reason,
+                     bool seats_too)
+{
+    store *st = s->db;
+    pgj_token tokens[ENG_MAX_PLAYERS] = {{0}};
+    int nt = seats_too ? pg_tokens(m, tokens) : 0;
+    const jt_buf *seats = seats_too ? seats_text(st, m) : NULL;
+    if (seats && seats->failed)
+        return ENG_ENOMEM;
+    int rc = pgj_append(st->pg, m, from, to, by, reason, seats ? seats->p : NULL,
+                        seats ? seats->len : 0, tokens, nt);
+    if (rc == 0 && nt)
+        pg_mark_tokens(m);
+    return rc ? ENG_ESTORAGE : 0;
+}
+
 int store_append(srv *s, match *m, int from, int to, const char *by, const char *reason)
 {
     store *st = s->db;
+    if (st->pg) /* a draw changes no seat; a seat's move changes its clock and counters */
+        return pg_append(s, m, from, to, by, reason, !by || strcmp(by, "chance") != 0);
     bool indexed[ENG_MAX_PLAYERS] = {false};
     if (!write_begin(s))
         return ENG_ESTORAGE;
@@ -1248,6 +1377,8 @@ fail:
 int store_update_seats(srv *s, match *m)
 {
     store *st = s->db;
+    if (st->pg)
+        return pg_append(s, m, 0, 0, NULL, NULL, true);
     bool indexed[ENG_MAX_PLAYERS] = {false};
     if (!write_begin(s))
         return ENG_ESTORAGE;
@@ -1266,11 +1397,21 @@ int store_finish(srv *s, match *m)
 {
     store *st = s->db;
     bool indexed[ENG_MAX_PLAYERS] = {false};
-    if (!write_begin(s))
+    if (!st->pg && !write_begin(s))
         return ENG_ESTORAGE;
     char *res = json_dumps(m->result, JSON_COMPACT);
     char *seats = seats_json(st, m);
     int rc = ENG_ENOMEM;
+    if (st->pg && res && seats) {
+        pgj_token tokens[ENG_MAX_PLAYERS];
+        int nt = pg_tokens(m, tokens);
+        rc = pgj_finish(st->pg, m, res, seats, tokens, nt) ? ENG_ESTORAGE : 0;
+        if (rc == 0)
+            pg_mark_tokens(m);
+        free(res);
+        free(seats);
+        return rc;
+    }
     if (res && seats) {
         sqlite3_stmt *q = st->upd_finish;
         sqlite3_bind_int(q, 1, m->status);
@@ -1296,10 +1437,10 @@ int store_finish(srv *s, match *m)
     return rc;
 }
 
-static const char *col_text(sqlite3_stmt *q, int i)
+static const char *col_text(db_stmt *q, int i)
 {
-    const unsigned char *t = sqlite3_column_text(q, i);
-    return t ? (const char *)t : "";
+    const char *t = db_column_text(q, i);
+    return t ? t : "";
 }
 
 /* The most moves any registered game can have: the size of the one buffer
@@ -1317,14 +1458,14 @@ static int max_plies_of_all_games(void)
 
 /* A move's time figure from its column: -1 for NULL (none). Anything else
  * than an integer from 0 to a day is no figure the server wrote: refused. */
-static int read_time(sqlite3_stmt *mv, int col, int64_t *out)
+static int read_time(db_stmt *mv, int col, int64_t *out)
 {
-    if (sqlite3_column_type(mv, col) == SQLITE_NULL) {
+    if (db_column_null(mv, col)) {
         *out = -1;
         return 0;
     }
-    sqlite3_int64 v = sqlite3_column_int64(mv, col);
-    if (sqlite3_column_type(mv, col) != SQLITE_INTEGER || v < 0 || v > REC_TIME_MAX_MS)
+    int64_t v = db_column_int64(mv, col);
+    if (!db_column_is_int(mv, col) || v < 0 || v > REC_TIME_MAX_MS)
         return -1;
     *out = v;
     return 0;
@@ -1334,25 +1475,26 @@ static int read_time(sqlite3_stmt *mv, int col, int64_t *out)
  * into times[0..*n): every ply from 0 in order, each an integer, at most
  * `most`. Returns 0, or -1 with the reason in why (the restore of that
  * match fails: nothing is ever silently cut short). */
-static int read_moves(store *st, sqlite3_stmt *mv, const char *id, eng_move *moves, rec_time *times,
+static int read_moves(store *st, db_stmt *mv, const char *id, eng_move *moves, rec_time *times,
                       int most, int *n, char *why, size_t whycap)
 {
     *n = 0;
-    sqlite3_bind_text(mv, 1, id, -1, SQLITE_TRANSIENT);
+    db_reset(mv);
+    db_bind_text(mv, 1, id, -1);
     int rc;
-    while ((rc = sqlite3_step(mv)) == SQLITE_ROW) {
+    while ((rc = db_step(mv)) == DB_ROW) {
         if (*n == most) {
             snprintf(why, whycap,
                      "the journal holds more than %d moves, more than the game can have", most);
             goto fail;
         }
-        if (sqlite3_column_type(mv, 0) != SQLITE_INTEGER || sqlite3_column_int64(mv, 0) != *n) {
+        if (!db_column_is_int(mv, 0) || db_column_int64(mv, 0) != *n) {
             snprintf(why, whycap, "the journal's move %d is missing (plies must run 0, 1, 2, ...)",
                      *n);
             goto fail;
         }
-        sqlite3_int64 v = sqlite3_column_int64(mv, 1);
-        if (sqlite3_column_type(mv, 1) != SQLITE_INTEGER || v < INT32_MIN || v > INT32_MAX) {
+        int64_t v = db_column_int64(mv, 1);
+        if (!db_column_is_int(mv, 1) || v < INT32_MIN || v > INT32_MAX) {
             snprintf(why, whycap, "the journal's move %d is not a move integer", *n);
             goto fail;
         }
@@ -1365,34 +1507,43 @@ static int read_moves(store *st, sqlite3_stmt *mv, const char *id, eng_move *mov
         }
         moves[(*n)++] = (eng_move)v;
     }
-    if (rc != SQLITE_DONE) {
-        snprintf(why, whycap, "reading its moves: %s", sqlite3_errmsg(st->db));
+    if (rc != DB_DONE) {
+        snprintf(why, whycap, "reading its moves: %s", db_errmsg(st->dbh));
         goto fail;
     }
-    sqlite3_reset(mv);
+    db_reset(mv);
     return 0;
 fail:
-    sqlite3_reset(mv);
+    db_reset(mv);
     return -1;
 }
 
-/* Restore the matches selected by `sql` (one row per match). A match that
- * cannot be restored is logged (restore_failed, with the reason) and left
- * in the journal; the others are restored. Returns 0, or a negative code
- * with err when the journal cannot be read at all. */
-static int load_rows(srv *s, store_restore_fn restore, const char *sql, int *count, char *err,
-                     size_t errcap)
+/* The columns load_rows reads, in its order. */
+#define MATCH_COLUMNS                                                                            \
+    "id,game,rules,seats,time_control,policies,seed,status,result,created,finished,demo,"        \
+    "move_encoding,chance_nonce"
+
+/* Restore the matches selected by `sql` (one row per match, MATCH_COLUMNS;
+ * its one parameter, if any, is bound to `param`). A match already held
+ * (restored before) is skipped. A match that cannot be restored is logged
+ * (restore_failed, with the reason) and left in the journal; the others are
+ * restored. Returns 0, or a negative code with err when the journal cannot
+ * be read at all. */
+static int load_rows(srv *s, store_restore_fn restore, const char *sql, const char *param,
+                     int *count, char *err, size_t errcap)
 {
     store *st = s->db;
-    sqlite3_stmt *q = NULL, *mv = NULL;
-    if (prep(st, &q, sql) ||
-        prep(st, &mv,
-             "SELECT ply, move, think_ms, wait_ms FROM moves WHERE match=? ORDER BY ply")) {
-        snprintf(err, errcap, "database: %s", sqlite3_errmsg(st->db));
-        sqlite3_finalize(q);
-        sqlite3_finalize(mv);
+    db_stmt *q = NULL, *mv = NULL;
+    if (db_prepare(st->dbh, sql, &q) ||
+        db_prepare(st->dbh, "SELECT ply, move, think_ms, wait_ms FROM moves WHERE match=? ORDER BY ply",
+                   &mv)) {
+        snprintf(err, errcap, "database: %s", db_errmsg(st->dbh));
+        db_finalize(q);
+        db_finalize(mv);
         return ENG_ESTORAGE;
     }
+    if (param)
+        db_bind_text(q, 1, param, -1);
     int most = max_plies_of_all_games();
     eng_move *moves = malloc((size_t)most * sizeof *moves);
     rec_time *times = malloc((size_t)most * sizeof *times);
@@ -1400,15 +1551,17 @@ static int load_rows(srv *s, store_restore_fn restore, const char *sql, int *cou
         free(moves);
         free(times);
         snprintf(err, errcap, "out of memory for the journal's moves");
-        sqlite3_finalize(q);
-        sqlite3_finalize(mv);
+        db_finalize(q);
+        db_finalize(mv);
         return ENG_ENOMEM;
     }
     int rc = 0, step;
-    while ((step = sqlite3_step(q)) == SQLITE_ROW) {
+    while ((step = db_step(q)) == DB_ROW) {
         const char *id = col_text(q, 0), *game = col_text(q, 1);
+        if (match_find(s, id))
+            continue;
         const eng_game *g = eng_find_game(game);
-        long long encoding = sqlite3_column_int64(q, 12);
+        long long encoding = db_column_int64(q, 12);
         char why[256];
         int n = 0;
         match *m = NULL;
@@ -1427,13 +1580,13 @@ static int load_rows(srv *s, store_restore_fn restore, const char *sql, int *cou
                             .seats_json = col_text(q, 3),
                             .tc_json = col_text(q, 4),
                             .pol_json = col_text(q, 5),
-                            .seed = (uint64_t)sqlite3_column_int64(q, 6),
-                            .nonce_hex = (const char *)sqlite3_column_text(q, 13),
-                            .status = sqlite3_column_int(q, 7),
+                            .seed = (uint64_t)db_column_int64(q, 6),
+                            .nonce_hex = db_column_text(q, 13),
+                            .status = db_column_int(q, 7),
                             .result_json = col_text(q, 8),
-                            .created_ms = sqlite3_column_int64(q, 9),
-                            .finished_ms = sqlite3_column_int64(q, 10),
-                            .demo = sqlite3_column_int(q, 11) != 0,
+                            .created_ms = db_column_int64(q, 9),
+                            .finished_ms = db_column_int64(q, 10),
+                            .demo = db_column_int(q, 11) != 0,
                             .moves = moves,
                             .times = times,
                             .nmoves = n,
@@ -1444,14 +1597,14 @@ static int load_rows(srv *s, store_restore_fn restore, const char *sql, int *cou
         else
             (*count)++;
     }
-    if (step != SQLITE_DONE) {
-        snprintf(err, errcap, "database: reading the matches: %s", sqlite3_errmsg(st->db));
+    if (step != DB_DONE) {
+        snprintf(err, errcap, "database: reading the matches: %s", db_errmsg(st->dbh));
         rc = ENG_ESTORAGE;
     }
     free(moves);
     free(times);
-    sqlite3_finalize(q);
-    sqlite3_finalize(mv);
+    db_finalize(q);
+    db_finalize(mv);
     return rc;
 }
 
@@ -1461,23 +1614,32 @@ int store_load(srv *s, store_restore_fn restore, char *err, size_t errcap)
     char sql[512];
     /* the latest finished ones first, so that the list shows them */
     snprintf(sql, sizeof sql,
-             "SELECT id,game,rules,seats,time_control,policies,seed,status,result,created,"
-             "finished,demo,move_encoding,chance_nonce FROM (SELECT * FROM matches "
-             "WHERE status=%d ORDER BY created DESC LIMIT %d) ORDER BY created",
+             "SELECT " MATCH_COLUMNS " FROM (SELECT * FROM matches "
+             "WHERE status=%d ORDER BY created DESC LIMIT %d) AS latest ORDER BY created",
              MATCH_FINISHED, s->finished_kept);
-    int rc = load_rows(s, restore, sql, &done, err, errcap);
+    int rc = load_rows(s, restore, sql, NULL, &done, err, errcap);
     if (rc)
         return rc;
+    /* the unfinished ones: on PostgreSQL those this server owns (the others
+     * are other servers', or taken over from a dead one: store_take_over) */
     snprintf(sql, sizeof sql,
-             "SELECT id,game,rules,seats,time_control,policies,seed,status,result,created,"
-             "finished,demo,move_encoding,chance_nonce FROM matches WHERE status<>%d "
-             "ORDER BY created",
-             MATCH_FINISHED);
-    rc = load_rows(s, restore, sql, &live, err, errcap);
+             "SELECT " MATCH_COLUMNS " FROM matches WHERE status<>%d%s ORDER BY created",
+             MATCH_FINISHED, s->db->pg ? " AND owner=?" : "");
+    rc = load_rows(s, restore, sql, s->db->pg ? s->instance : NULL, &live, err, errcap);
     if (rc)
         return rc;
     srv_log(LOG_INFO, "restored", "{s:i, s:i}", "unfinished", live, "finished", done);
     return 0;
+}
+
+int store_load_owned(srv *s, store_restore_fn restore, int *count, char *err, size_t errcap)
+{
+    char sql[256];
+    snprintf(sql, sizeof sql,
+             "SELECT " MATCH_COLUMNS " FROM matches WHERE status<>%d AND owner=? ORDER BY created",
+             MATCH_FINISHED);
+    *count = 0;
+    return load_rows(s, restore, sql, s->instance, count, err, errcap);
 }
 
 int store_resume_status(srv *s, const char *token)
@@ -1486,16 +1648,17 @@ int store_resume_status(srv *s, const char *token)
     if (!st || !token || !*token)
         return -1;
     /* a finished match no longer held in memory: through the token index */
-    sqlite3_stmt *q = NULL;
+    db_stmt *q = NULL;
     int status = -1;
-    if (prep(st, &q,
-             "SELECT m.status FROM resume_tokens t JOIN matches m ON m.id = t.match "
-             "WHERE t.token = ?") == SQLITE_OK) {
-        sqlite3_bind_text(q, 1, token, -1, SQLITE_TRANSIENT);
-        if (sqlite3_step(q) == SQLITE_ROW)
-            status = sqlite3_column_int(q, 0);
+    if (db_prepare(st->dbh,
+                   "SELECT m.status FROM resume_tokens t JOIN matches m ON m.id = t.match "
+                   "WHERE t.token = ?",
+                   &q) == DB_OK) {
+        db_bind_text(q, 1, token, -1);
+        if (db_step(q) == DB_ROW)
+            status = db_column_int(q, 0);
     }
-    sqlite3_finalize(q);
+    db_finalize(q);
     return status;
 }
 
@@ -1515,18 +1678,18 @@ int store_match_result(srv *s, const char *id, int *status, json_t **result)
     *result = NULL;
     if (!st)
         return -1;
-    sqlite3_stmt *q = NULL;
+    db_stmt *q = NULL;
     int rc = -1;
-    if (prep(st, &q, "SELECT status, result FROM matches WHERE id=?") == SQLITE_OK) {
-        sqlite3_bind_text(q, 1, id, -1, SQLITE_TRANSIENT);
-        if (sqlite3_step(q) == SQLITE_ROW) {
-            *status = sqlite3_column_int(q, 0);
+    if (db_prepare(st->dbh, "SELECT status, result FROM matches WHERE id=?", &q) == DB_OK) {
+        db_bind_text(q, 1, id, -1);
+        if (db_step(q) == DB_ROW) {
+            *status = db_column_int(q, 0);
             const char *res = col_text(q, 1);
             if (res[0])
                 *result = json_loads(res, 0, NULL);
             rc = 0;
         }
     }
-    sqlite3_finalize(q);
+    db_finalize(q);
     return rc;
 }

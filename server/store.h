@@ -13,7 +13,9 @@
 
 #include "internal.h"
 
-int store_open(srv *s, const char *path, bool durable, char *err, size_t errcap);
+/* Open the journal at target: a SQLite file ("sqlite:FILE" or a file
+ * name) or a PostgreSQL connection string (storage/db.h). */
+int store_open(srv *s, const char *target, bool durable, char *err, size_t errcap);
 void store_close(srv *s);
 /* Passive WAL checkpoints on the thread pool every second (start once the
  * loop runs; stop before shutdown so the loop can drain). */
@@ -67,6 +69,14 @@ typedef match *(*store_restore_fn)(srv *s, const match_restore_spec *spec, char 
  * be restored is logged (restore_failed) and left in the journal. 0, or a
  * negative code with err when the journal cannot be read at all. */
 int store_load(srv *s, store_restore_fn restore, char *err, size_t errcap);
+/* PostgreSQL: restore the unfinished matches this server owns that it does
+ * not hold yet (those just taken over from a dead server). *count says how
+ * many; 0, or a negative code with err. */
+int store_load_owned(srv *s, store_restore_fn restore, int *count, char *err, size_t errcap);
+/* Where the journal is, as logs show it (a PostgreSQL password hidden). */
+const char *store_describe(const srv *s);
+/* Does the server store in PostgreSQL? */
+bool store_is_pg(const srv *s);
 /* The journal's fault in force: JF_NONE, or its kind (JF_*), with when it
  * began (epoch ms) and SQLite's message. */
 int store_fault(const srv *s, int64_t *since_ms, const char **message);

@@ -24,9 +24,9 @@
 #include <string.h>
 #include <time.h>
 
-#define OID_INT8 20
-#define OID_BOOL 16
-#define OID_BYTEA 17
+#define OID_INT8   20
+#define OID_BOOL   16
+#define OID_BYTEA  17
 #define OID_FLOAT8 701
 
 /* Parameters a statement may have (the most any of ours has is 16). */
@@ -36,17 +36,19 @@ struct db_conn {
     db_engine engine;
     /* SQLite */
     sqlite3 *lite;
-    bool borrowed;          /* db_wrap_sqlite: not ours to close */
+    bool borrowed; /* db_wrap_sqlite: not ours to close */
     /* PostgreSQL */
     PGconn *pg;
-    char *conninfo;         /* as given, for reconnecting */
-    int64_t changes;        /* rows the last statement changed */
-    uint64_t tried_ms;      /* monotonic ms of the last connection attempt */
+    char *conninfo;    /* as given, for reconnecting */
+    int64_t changes;   /* rows the last statement changed */
+    uint64_t tried_ms; /* monotonic ms of the last connection attempt */
     db_before_fn before;
     void *before_arg;
+    db_before_fn on_lost;
+    void *on_lost_arg;
     bool schema_locked;
     /* both */
-    int code;               /* the last error (DB_OK: none) */
+    int code; /* the last error (DB_OK: none) */
     char msg[400];
 };
 
@@ -54,16 +56,16 @@ struct db_stmt {
     db_conn *d;
     sqlite3_stmt *lite;
     /* PostgreSQL */
-    char *sql;                       /* translated */
-    int nparams;                     /* highest parameter bound or named */
-    char *val[DB_MAX_PARAMS];        /* malloc'd text or bytes, NULL for NULL */
+    char *sql;                /* translated */
+    int nparams;              /* highest parameter bound or named */
+    char *val[DB_MAX_PARAMS]; /* malloc'd text or bytes, NULL for NULL */
     int len[DB_MAX_PARAMS];
-    int fmt[DB_MAX_PARAMS];          /* 0 text, 1 binary */
+    int fmt[DB_MAX_PARAMS]; /* 0 text, 1 binary */
     unsigned int type[DB_MAX_PARAMS];
     PGresult *res;
-    int row, nrows;                  /* row: the current one (-1 before the first) */
-    unsigned char *blob;             /* the last decoded bytea (freed on the next) */
-    bool ran;                        /* executed since the last reset */
+    int row, nrows;      /* row: the current one (-1 before the first) */
+    unsigned char *blob; /* the last decoded bytea (freed on the next) */
+    bool ran;            /* executed since the last reset */
 };
 
 static uint64_t mono_ms(void)
@@ -89,8 +91,7 @@ bool db_target_is_pg(const char *t)
 {
     if (!t)
         return false;
-    if (!strncmp(t, "postgresql://", 13) || !strncmp(t, "postgres://", 11) ||
-        !strncmp(t, "pg:", 3))
+    if (!strncmp(t, "postgresql://", 13) || !strncmp(t, "postgres://", 11) || !strncmp(t, "pg:", 3))
         return true;
     if (!strncmp(t, "sqlite:", 7))
         return false;
@@ -195,8 +196,9 @@ int db_pg_set_error(db_conn *d, const void *res)
 static PGconn *pg_connect(const char *conninfo)
 {
     const char *info = !strncmp(conninfo, "pg:", 3) ? conninfo + 3 : conninfo;
-    const char *keys[] = {"dbname", "connect_timeout", "application_name", "keepalives",
-                          "keepalives_idle", "keepalives_interval", "keepalives_count", NULL};
+    const char *keys[] = {
+        "dbname",          "connect_timeout",     "application_name", "keepalives",
+        "keepalives_idle", "keepalives_interval", "keepalives_count", NULL};
     const char *vals[] = {info, "5", "tessera", "1", "10", "5", "3", NULL};
     /* expand_dbname: the first value is the whole string; later keys
      * override it, so ours come only where it sets none */
@@ -224,6 +226,13 @@ static void pg_connect_error(db_conn *d, PGconn *c)
             *p = ' ';
 }
 
+/* PostgreSQL's notices ("relation already exists, skipping") are not ours
+ * to print on stderr. */
+static void ignore_notice(void *arg, const char *message)
+{
+    (void)arg, (void)message;
+}
+
 int db_reconnect(db_conn *d)
 {
     if (d->engine != DB_POSTGRES)
@@ -231,14 +240,19 @@ int db_reconnect(db_conn *d)
     if (d->pg && PQstatus(d->pg) == CONNECTION_OK)
         return DB_OK;
     d->tried_ms = mono_ms();
-    if (d->pg)
+    if (d->pg) {
+        if (d->on_lost)
+            d->on_lost(d->on_lost_arg);
         PQfinish(d->pg);
+        d->pg = NULL;
+    }
     d->pg = pg_connect(d->conninfo);
     if (!d->pg || PQstatus(d->pg) != CONNECTION_OK) {
         pg_connect_error(d, d->pg);
         return DB_ELOST;
     }
     d->schema_locked = false;
+    PQsetNoticeProcessor(d->pg, ignore_notice, NULL);
     return DB_OK;
 }
 
@@ -256,7 +270,8 @@ static int pg_ready(db_conn *d)
     return db_reconnect(d);
 }
 
-/* ---- open, close ------------------------------------------------------------------------------ */
+/* ---- open, close ------------------------------------------------------------------------------
+ */
 
 int db_open(const char *target, db_conn **out, char *err, size_t errcap)
 {
@@ -320,11 +335,32 @@ void db_close(db_conn *d)
     free(d);
 }
 
-db_engine db_engine_of(const db_conn *d) { return d->engine; }
-sqlite3 *db_sqlite(db_conn *d) { return d->lite; }
-struct pg_conn *db_pg(db_conn *d) { return d->pg; }
-const char *db_errmsg(db_conn *d) { return d->msg; }
-int db_errcode(db_conn *d) { return d->code; }
+db_engine db_engine_of(const db_conn *d)
+{
+    return d->engine;
+}
+sqlite3 *db_sqlite(db_conn *d)
+{
+    return d->lite;
+}
+struct pg_conn *db_pg(db_conn *d)
+{
+    return d->pg;
+}
+const char *db_errmsg(db_conn *d)
+{
+    return d->msg;
+}
+int db_errcode(db_conn *d)
+{
+    return d->code;
+}
+
+void db_set_on_lost(db_conn *d, db_before_fn fn, void *arg)
+{
+    d->on_lost = fn;
+    d->on_lost_arg = arg;
+}
 
 void db_set_before(db_conn *d, db_before_fn fn, void *arg)
 {
@@ -332,7 +368,8 @@ void db_set_before(db_conn *d, db_before_fn fn, void *arg)
     d->before_arg = arg;
 }
 
-/* ---- translation to PostgreSQL's dialect ------------------------------------------------------ */
+/* ---- translation to PostgreSQL's dialect ------------------------------------------------------
+ */
 
 typedef struct sbuf {
     char *p;
@@ -484,7 +521,8 @@ char *db_translate(const db_conn *d, const char *sql)
     return d->engine == DB_POSTGRES ? db_translate_pg(sql) : strdup(sql);
 }
 
-/* ---- statements ------------------------------------------------------------------------------- */
+/* ---- statements -------------------------------------------------------------------------------
+ */
 
 static void pg_before(db_conn *d)
 {
@@ -721,6 +759,16 @@ int64_t db_column_int64(db_stmt *q, int i)
     if (PQftype(q->res, i) == OID_BOOL)
         return v[0] == 't';
     return strtoll(v, NULL, 10);
+}
+
+bool db_column_is_int(db_stmt *q, int i)
+{
+    if (q->lite)
+        return sqlite3_column_type(q->lite, i) == SQLITE_INTEGER;
+    if (!pg_cell(q, i))
+        return false;
+    unsigned int t = PQftype(q->res, i);
+    return t == OID_INT8 || t == 21 /* int2 */ || t == 23 /* int4 */;
 }
 
 double db_column_double(db_stmt *q, int i)

@@ -43,19 +43,19 @@ typedef enum db_engine { DB_SQLITE, DB_POSTGRES } db_engine;
 /* Results. */
 enum {
     DB_OK = 0,
-    DB_ROW = 1,           /* db_step: a row is ready */
-    DB_DONE = 2,          /* db_step: the statement has run to its end */
-    DB_EFAIL = -1,        /* the statement failed (a syntax error, a type, ...) */
-    DB_ECONSTRAINT = -2,  /* a key, NOT NULL or CHECK refused the row */
-    DB_EBUSY = -3,        /* another connection holds a lock; try again */
-    DB_EFULL = -4,        /* the disk is full */
-    DB_EIO = -5,          /* an I/O error */
-    DB_EREADONLY = -6,    /* the database refuses writes */
-    DB_ECORRUPT = -7,     /* the database is damaged */
-    DB_ELOST = -8,        /* PostgreSQL: no connection to the server */
-    DB_ENOMEM = -9,       /* out of memory */
-    DB_EFENCED = -10,     /* PostgreSQL: this server's lease was taken (SQLSTATE TS001) */
-    DB_EMISUSE = -11,     /* a wrong call: bad parameter index, step after an error */
+    DB_ROW = 1,          /* db_step: a row is ready */
+    DB_DONE = 2,         /* db_step: the statement has run to its end */
+    DB_EFAIL = -1,       /* the statement failed (a syntax error, a type, ...) */
+    DB_ECONSTRAINT = -2, /* a key, NOT NULL or CHECK refused the row */
+    DB_EBUSY = -3,       /* another connection holds a lock; try again */
+    DB_EFULL = -4,       /* the disk is full */
+    DB_EIO = -5,         /* an I/O error */
+    DB_EREADONLY = -6,   /* the database refuses writes */
+    DB_ECORRUPT = -7,    /* the database is damaged */
+    DB_ELOST = -8,       /* PostgreSQL: no connection to the server */
+    DB_ENOMEM = -9,      /* out of memory */
+    DB_EFENCED = -10,    /* PostgreSQL: this server's lease was taken (SQLSTATE TS001) */
+    DB_EMISUSE = -11,    /* a wrong call: bad parameter index, step after an error */
 };
 
 /* A lost PostgreSQL connection is tried again at most this often (ms). */
@@ -93,7 +93,10 @@ int db_bind_double(db_stmt *q, int i, double v);
 int db_bind_text(db_stmt *q, int i, const char *s, int len); /* len < 0: up to the NUL */
 int db_bind_blob(db_stmt *q, int i, const void *p, int len);
 int db_bind_null(db_stmt *q, int i);
-static inline int db_bind_int(db_stmt *q, int i, int v) { return db_bind_int64(q, i, v); }
+static inline int db_bind_int(db_stmt *q, int i, int v)
+{
+    return db_bind_int64(q, i, v);
+}
 /* Run the statement, or move to its next row: DB_ROW, DB_DONE or DB_E*. */
 int db_step(db_stmt *q);
 /* Columns of the result: after the first db_step (PostgreSQL knows them
@@ -101,7 +104,13 @@ int db_step(db_stmt *q);
 int db_column_count(db_stmt *q);
 bool db_column_null(db_stmt *q, int i);
 int64_t db_column_int64(db_stmt *q, int i); /* 0 for NULL; a boolean is 0 or 1 */
-static inline int db_column_int(db_stmt *q, int i) { return (int)db_column_int64(q, i); }
+/* Is column i an integer (SQLite: stored as one; PostgreSQL: of an integer
+ * type)? For readers that refuse what they did not write. */
+bool db_column_is_int(db_stmt *q, int i);
+static inline int db_column_int(db_stmt *q, int i)
+{
+    return (int)db_column_int64(q, i);
+}
 double db_column_double(db_stmt *q, int i);
 /* The text of column i, or NULL for NULL. Valid until the next step, reset
  * or finalize of q. */
@@ -134,6 +143,11 @@ void db_schema_unlock(db_conn *d);
  * order. NULL: none. */
 typedef void (*db_before_fn)(void *arg);
 void db_set_before(db_conn *d, db_before_fn fn, void *arg);
+/* PostgreSQL: called when the connection is about to be closed and
+ * replaced (a reconnect), before its socket is closed: an owner of
+ * asynchronous work on it lets go of the socket and of what was in flight.
+ * NULL: none. */
+void db_set_on_lost(db_conn *d, db_before_fn fn, void *arg);
 /* PostgreSQL: try to connect again now if the connection is lost (whatever
  * DB_RECONNECT_MS says). DB_OK when connected. */
 int db_reconnect(db_conn *d);

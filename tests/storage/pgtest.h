@@ -56,8 +56,8 @@ static const char *pgtest_create(const char *name)
     char file[512];
     snprintf(file, sizeof file, "%s/services.env", dir);
     if (pgtest_env_value(file, "TESSERA_PG_ADMIN", pgtest_admin, sizeof pgtest_admin)) {
-        fprintf(stderr, "MISSING: %s has no TESSERA_PG_ADMIN: did scripts/services.sh start fail?\n",
-                file);
+        fprintf(stderr,
+                "MISSING: %s has no TESSERA_PG_ADMIN: did scripts/services.sh start fail?\n", file);
         return NULL;
     }
     static int serial;
