@@ -9,16 +9,16 @@
  * connection (its backend terminated) failing fast with DB_ELOST and then
  * reconnecting, and the fence error TS001 read as DB_EFENCED.
  */
-#include <cmocka.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include <cmocka.h>
 
 #include "pgtest.h"
 #include "storage/db.h"
