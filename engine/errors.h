@@ -46,6 +46,7 @@
     X(FORBIDDEN, "forbidden", "this needs the server's admin token")                   \
     X(UNKNOWN_TOURNAMENT, "unknown_tournament", "no tournament with that id")          \
     X(REGISTRATION_TAKEN, "registration_taken", "another connection took this name")   \
+    X(UNAVAILABLE, "unavailable", "it is on another server, which cannot be reached now")   \
     X(INTERNAL, "internal_error", "internal error")
 
 enum {

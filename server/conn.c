@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cluster.h"
 #include "conn.h"
 #include "store.h"
 
@@ -32,6 +33,11 @@ void conn_queue_free(conn *c)
  * cannot even send it a close frame. */
 static void conn_kill(conn *c, const char *why)
 {
+    if (c->remote && !c->closing) { /* no socket: its server closes its client */
+        conn_queue_free(c);
+        conn_close_after(c, LWS_CLOSE_STATUS_POLICY_VIOLATION, why);
+        return;
+    }
     if (!c->wsi || c->closing)
         return;
     srv_log(LOG_WARN, "conn_killed", "{s:I, s:s, s:s}", "conn", (json_int_t)c->id, "peer", c->peer,
@@ -73,9 +79,19 @@ void conn_unhold(conn *c)
     c->held = false;
 }
 
-void conn_send_text(conn *c, const char *text, size_t len)
+void conn_wake(conn *c)
 {
-    if (!c->wsi || c->closing)
+    if (c->remote)
+        cluster_flush(c);
+    else if (c->wsi)
+        lws_callback_on_writable(c->wsi);
+}
+
+/* Queue text on c, to go once the journal's commit number `hold` is synced
+ * (0: at once). */
+static void queue_text(conn *c, const char *text, size_t len, uint64_t hold)
+{
+    if ((!c->wsi && !c->remote) || c->closing)
         return;
     if (c->queued + len > SRV_MAX_QUEUED_BYTES) {
         conn_kill(c, "output queue full: the client does not read");
@@ -88,9 +104,7 @@ void conn_send_text(conn *c, const char *text, size_t len)
     }
     o->next = NULL;
     o->len = len;
-    /* --durable: nothing leaves before the journal's commits made so far
-     * are on disk (net_release_held lets it go) */
-    o->hold = c->srv->db ? store_hold_seq(c->srv) : 0;
+    o->hold = hold;
     memcpy(o->buf + LWS_PRE, text, len);
     if (c->tail)
         c->tail->next = o;
@@ -101,14 +115,26 @@ void conn_send_text(conn *c, const char *text, size_t len)
     if (o->hold)
         conn_hold(c);
     else
-        lws_callback_on_writable(c->wsi);
+        conn_wake(c);
+}
+
+void conn_send_text(conn *c, const char *text, size_t len)
+{
+    /* nothing leaves before the journal's commits made so far are stored
+     * (--durable, PostgreSQL's batches): net_release_held lets it go */
+    queue_text(c, text, len, c->srv->db ? store_hold_seq(c->srv) : 0);
+}
+
+void conn_relay_text(conn *c, const char *text, size_t len)
+{
+    queue_text(c, text, len, 0);
 }
 
 void conn_send(conn *c, json_t *msg)
 {
     if (!msg)
         return;
-    if (c && c->wsi && !c->closing) {
+    if (c && (c->wsi || c->remote) && !c->closing) {
         /* written into the server's reusable buffer, then copied to the queue */
         jt_buf *b = &c->srv->send_txt;
         jt_reset(b);
@@ -126,10 +152,10 @@ void conn_error(conn *c, int code, const char *message, const json_t *id)
 
 void conn_close_after(conn *c, int status, const char *reason)
 {
-    if (!c->wsi || c->closing)
+    if ((!c->wsi && !c->remote) || c->closing)
         return;
     c->closing = true;
     c->close_status = status;
     snprintf(c->close_reason, sizeof c->close_reason, "%s", reason);
-    lws_callback_on_writable(c->wsi);
+    conn_wake(c);
 }

@@ -12,6 +12,12 @@
 void conn_send(conn *c, json_t *msg);
 /* Queue an already serialised message (copied). */
 void conn_send_text(conn *c, const char *text, size_t len);
+/* Queue text another server's match sent to c (cluster.c): already held
+ * there until stored, it goes at once. */
+void conn_relay_text(conn *c, const char *text, size_t len);
+/* c has output to write (a socket's WRITEABLE is asked for; a remote
+ * connection's output is published to its server). */
+void conn_wake(conn *c);
 /* Queue an error reply (docs/protocol.md, "Errors"), counted by its code;
  * id (may be NULL) is echoed. */
 void conn_error(conn *c, int code, const char *message, const json_t *id);

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "access.h"
+#include "cluster.h"
 #include "conn.h"
 #include "courses.h"
 #include "handlers.h"
@@ -137,6 +138,10 @@ static void reply_matches(conn *c, const proto_msg *m)
             continue;
         json_array_append_new(arr, match_summary(x));
     }
+    /* the other servers' matches (several servers on one database) */
+    json_t *more = cluster_remote_matches(c->srv, m->status, SRV_MAX_LISTED_REMOTE);
+    json_array_extend(arr, more);
+    json_decref(more);
     json_t *r = proto_reply("matches", m->id);
     json_object_set_new(r, "matches", arr);
     conn_send(c, r);
@@ -486,6 +491,11 @@ void handle_message(conn *c, const char *buf, size_t len)
         proto_msg_free(&m);
         return;
     }
+    /* another server's match or tournament: forwarded there (cluster.c) */
+    if (cluster_route(c, &m, buf, len)) {
+        proto_msg_free(&m);
+        return;
+    }
     switch (m.type) {
     case PROTO_HELLO:
         if (c->hello) {
@@ -533,6 +543,7 @@ void handle_message(conn *c, const char *buf, size_t len)
 
 void handle_conn_closed(conn *c)
 {
+    cluster_conn_closed(c);
     registry_conn_closed(c);
     tours_conn_closed(c);
     table_conn_closed(c);

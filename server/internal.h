@@ -130,6 +130,14 @@ struct conn {
     /* matches this connection plays or watches (table.c) */
     conn_sub subs[SRV_MAX_SPECTATING + SRV_MAX_SEATS_PER_CONN];
     int nsubs;
+    /* several servers (cluster.c) */
+    bool remote;                 /* stands for a client of another server: no socket; what
+                                    is queued goes there over Redis */
+    int edge;                    /* remote: that server's index in cluster.c's table */
+    uint64_t edge_conn;          /* remote: the connection's id on that server */
+    uint64_t fwd_mask;           /* ours: the servers (by index) its messages went to */
+    int seat_owner;              /* ours: where its last join or resume went (-1: none) */
+    conn *hnext;                 /* cluster.c's index of connections by id */
     regbot *reg;                          /* the registered bot this connection is, or NULL */
     srv_tour *watching[SRV_MAX_WATCHING]; /* tournaments it watches */
     int nwatching;
@@ -237,6 +245,9 @@ struct match {
     char *finish_detail;              /* (malloc'd) */
     const char *finish_verdict;
     bool paused_told;                 /* the table was told the match waits for the journal */
+    int summary_turns;                /* cluster.c: turns + 1 when its lobby summary was last
+                                         stored for other servers (0: never) ... */
+    int summary_status;               /* ... and its status then */
     bool closing;                     /* being freed (timer closing) */
     bool timer_closed;                /* the timer's close callback has run */
     match *prev, *next;               /* srv->matches list */
@@ -406,6 +417,7 @@ struct srv {
     int hashing;         /* secret hashes on the thread pool */
     struct progs *progs; /* program workers (programs.c) */
     struct tours *tours; /* tournaments (tournaments.c) */
+    struct cluster *cluster; /* several servers on one database (cluster.c), or NULL */
     /* web/ mount */
     /* texts of the per-move messages, written by protocol/jsontext.h into
      * buffers reused from message to message (loop thread only) */

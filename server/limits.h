@@ -197,6 +197,13 @@
 #define SRV_INSTANCE_MAX 64
 #define SRV_LEASE_MS 5000
 #define SRV_LEASE_BEAT_MS 1000
+/* Servers one server keeps track of (its table of names; a connection's
+ * forwards are a 64-bit mask over it). */
+#define SRV_MAX_INSTANCES 64
+/* A message between servers: a client message and its envelope. */
+#define SRV_MAX_ENVELOPE (SRV_MAX_MESSAGE + 256)
+/* Other servers' matches a lobby list shows at most (newest first). */
+#define SRV_MAX_LISTED_REMOTE 1000
 
 /* The journal's WAL is started again from its beginning once it holds
  * this many frames (a frame: a 4 KiB page and its header) and a checkpoint

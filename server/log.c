@@ -10,6 +10,7 @@
 #include <sys/time.h>
 #include <time.h>
 
+#include "cluster.h"
 #include "internal.h"
 #include "programs.h"
 
@@ -105,5 +106,16 @@ json_t *srv_stats_json(const srv *s)
                      s->jobs, "bots_held", s->bots);
     /* external programs running in seats now (each a process and a worker thread) */
     json_object_set_new(o, "programs", json_integer(progs_running(s)));
+    if (cluster_on(s)) { /* several servers on one database (docs/scaling.md) */
+        cluster_stats cs;
+        cluster_get_stats(s, &cs);
+        json_object_set_new(
+            o, "cluster",
+            json_pack("{s:s, s:i, s:b, s:I, s:I, s:I, s:I, s:I}", "instance", s->instance,
+                      "instances", cs.instances, "redis", cs.redis_up, "forwarded",
+                      (json_int_t)cs.forwarded, "relayed", (json_int_t)cs.relayed, "served",
+                      (json_int_t)cs.served, "takeovers", (json_int_t)cs.takeovers,
+                      "taken_matches", (json_int_t)cs.taken_matches));
+    }
     return o;
 }

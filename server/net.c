@@ -45,8 +45,8 @@ void net_release_held(srv *s)
             continue;
         }
         c->held = false; /* writeable() holds it again at a later message's number */
-        if (c->wsi && (c->head || c->closing))
-            lws_callback_on_writable(c->wsi);
+        if (c->head || c->closing)
+            conn_wake(c);
     }
     s->nheld = kept;
 }
@@ -217,6 +217,7 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         c->id = ++s->next_conn_id;
         c->tokens = s->cfg.rate_burst;
         c->tokens_at_ms = srv_now(s);
+        c->seat_owner = -1;
         access_conn_address(c, wsi);
         c->next = s->conns;
         if (s->conns)

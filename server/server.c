@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "access.h"
+#include "cluster.h"
 #include "conn.h"
 #include "courses.h"
 #include "internal.h"
@@ -455,6 +456,7 @@ static void on_signal(uv_signal_t *h, int signum)
      * unfinished in the journal */
     tours_shutdown(s);
     courses_shutdown(s);
+    cluster_stop(s);
     while (s->matches)
         match_close(s->matches);
     progs_shutdown(s);
@@ -585,6 +587,10 @@ int srv_run(const srv_config *cfg)
         if (m->status != MATCH_FINISHED)
             match_advance(m);
     tours_resume(&s);
+    if (cluster_start(&s, err, sizeof err)) {
+        srv_log(LOG_ERROR, "start_failed", "{s:s}", "reason", err);
+        fprintf(stderr, "tessera serve: %s\n", err);
+    }
     if (courses_start(&s, err, sizeof err))
         srv_log(LOG_ERROR, "courses_unavailable", "{s:s}", "reason", err);
     start_demo(&s);
@@ -597,6 +603,7 @@ int srv_run(const srv_config *cfg)
     uv_run(s.loop, UV_RUN_NOWAIT);
     tours_free(&s);
     registry_free(&s);
+    cluster_free(&s);
     uint64_t close_hr = uv_hrtime();
     store_close(&s); /* the last checkpoint: the WAL is bounded (limits.h) */
     uint64_t done_hr = uv_hrtime();

@@ -1374,6 +1374,12 @@ fail:
     return ENG_ESTORAGE;
 }
 
+int store_set_summary(srv *s, const match *m, const char *summary)
+{
+    store *st = s->db;
+    return st && st->pg ? pgj_summary(st->pg, m, summary) : 0;
+}
+
 int store_update_seats(srv *s, match *m)
 {
     store *st = s->db;

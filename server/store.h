@@ -36,6 +36,9 @@ int store_create_match(srv *s, const match *m);
 int store_append(srv *s, match *m, int from, int to, const char *by, const char *reason);
 int store_update_seats(srv *s, match *m);
 int store_finish(srv *s, match *m);
+/* PostgreSQL: the match's lobby summary (JSON text), which the lobbies of
+ * the other servers show (cluster.c); nothing on SQLite. */
+int store_set_summary(srv *s, const match *m, const char *summary);
 /* Test hook TESSERA_TEST_FAULT_FILE: wrap SQLite's VFS (before any open). */
 void store_fault_hook_install(void);
 /* Status of the stored match whose seat has this resume token, or -1. */

@@ -164,7 +164,7 @@ static const char schema[] =
     "  time_control TEXT NOT NULL, policies TEXT NOT NULL, seed INTEGER NOT NULL,"
     "  status INTEGER NOT NULL, created INTEGER NOT NULL, finished INTEGER, result TEXT,"
     "  demo INTEGER NOT NULL DEFAULT 0, move_encoding INTEGER NOT NULL DEFAULT 1,"
-    "  chance_nonce TEXT, owner TEXT);"
+    "  chance_nonce TEXT, owner TEXT, summary TEXT);"
     "CREATE TABLE IF NOT EXISTS moves("
     "  match TEXT NOT NULL, ply INTEGER NOT NULL, move INTEGER NOT NULL, by TEXT, reason TEXT,"
     "  at INTEGER NOT NULL, think_ms INTEGER, wait_ms INTEGER, PRIMARY KEY(match, ply));"
@@ -700,9 +700,24 @@ void pgj_stop(pgj *j)
     srv_log(LOG_INFO, "journal_batches", "{s:I, s:I, s:I}", "batches", (json_int_t)j->nbatches,
             "writes", (json_int_t)j->committed, "most_writes_per_batch",
             (json_int_t)j->most_per_batch);
-    if (j->failed_batch || j->open.len)
+    if (j->failed_batch || j->open.len) {
         srv_log(LOG_ERROR, "journal_unsent", "{s:s}", "note",
                 "the journal could not store its last writes; they were never announced");
+        return;
+    }
+    /* give the lease up: another server takes this one's matches over now
+     * rather than when the lease would have expired (a restart of this
+     * server under the same name, if it comes first, keeps them) */
+    db_stmt *q = NULL;
+    if (db_prepare(j->dbh,
+                   "UPDATE tessera_instances SET expires_at = clock_timestamp() - interval '1 "
+                   "second' WHERE id = ? AND token = ?",
+                   &q) == DB_OK) {
+        db_bind_text(q, 1, j->instance, -1);
+        db_bind_int64(q, 2, j->token);
+        db_step(q);
+    }
+    db_finalize(q);
 }
 
 void pgj_close(pgj *j)
@@ -868,6 +883,25 @@ int pgj_finish(pgj *j, const match *m, const char *result, const char *seats,
     put_str(t, m->id);
     puts_(t, ";");
     put_tokens(t, m, tokens, ntokens);
+    if (t->failed) {
+        t->failed = false;
+        t->len = mark;
+        return ENG_ENOMEM;
+    }
+    return accepted(j);
+}
+
+int pgj_summary(pgj *j, const match *m, const char *summary)
+{
+    if (!writable(j))
+        return ENG_ESTORAGE;
+    text *t = &j->open;
+    size_t mark = t->len;
+    puts_(t, "UPDATE matches SET summary=");
+    put_str(t, summary);
+    puts_(t, " WHERE id=");
+    put_str(t, m->id);
+    puts_(t, ";");
     if (t->failed) {
         t->failed = false;
         t->len = mark;

@@ -57,6 +57,9 @@ int pgj_update_seats(pgj *j, const match *m, const char *seats, size_t seats_len
 int pgj_finish(pgj *j, const match *m, const char *result, const char *seats,
                const pgj_token *tokens, int ntokens);
 
+/* The match's lobby summary, for the other servers' lobbies. */
+int pgj_summary(pgj *j, const match *m, const char *summary);
+
 uint64_t pgj_hold_seq(const pgj *j);
 uint64_t pgj_synced(const pgj *j);
 int pgj_fault(const pgj *j, int64_t *since_ms, const char **message);

@@ -51,4 +51,14 @@ void tours_cancel_id(srv *s, int64_t id);
  * holds no such tournament. */
 const char *tours_state_of(srv *s, int64_t id, const char **note);
 
+/* Several servers on one database (cluster.c). The owner of tournament id,
+ * into name: 1, 0 when there is none, -1 on an error. */
+int tours_owner(srv *s, int64_t id, char *name, size_t cap);
+/* Within the caller's transaction: the unfinished tournaments of dead
+ * server `dead` become this server's. 0, or -1. */
+int tours_claim(srv *s, const char *dead);
+/* Load and resume the tournaments this server owns that it does not hold
+ * (after tours_claim and the matches' restore). */
+void tours_take_over(srv *s);
+
 #endif

@@ -99,6 +99,69 @@ function rng(seed) {
   return next;
 }
 
+/* ---- PostgreSQL (the same suites on the second storage engine) ------------------- */
+
+/*
+ * With TESSERA_TEST_STORAGE=pg (CTest's server_pg_* tests) every Server
+ * gets a fresh PostgreSQL database on the test cluster of
+ * scripts/services.sh (TESSERA_SERVICES names its folder) instead of a
+ * SQLite file; a restart keeps it. A suite that reads or damages the SQLite
+ * file itself says so with sqliteOnly(), which skips it on PostgreSQL.
+ */
+const ON_PG = process.env.TESSERA_TEST_STORAGE === 'pg';
+
+/* KEY='value' lines of the cluster's services.env. */
+function servicesEnv() {
+  const dir = process.env.TESSERA_SERVICES;
+  if (!dir)
+    throw new Error('TESSERA_SERVICES is not set: run this through ctest, whose fixture ' +
+      '`services` starts PostgreSQL and Redis (scripts/services.sh)');
+  const file = path.join(dir, 'services.env');
+  let text;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new Error(`${file}: ${e.message} (did scripts/services.sh start fail?)`);
+  }
+  const env = {};
+  for (const line of text.split('\n')) {
+    const m = /^(\w+)='(.*)'$/.exec(line);
+    if (m)
+      env[m[1]] = m[2];
+  }
+  return env;
+}
+
+let dbSerial = 0;
+/* A fresh database on the test cluster: its connection string. */
+function freshPgDb(tag) {
+  const env = servicesEnv();
+  const name = `t_${(tag || 'x').replace(/[^a-z0-9]/gi, '_').slice(0, 20)}_${process.pid}_${++dbSerial}`
+    .toLowerCase();
+  psql(env.TESSERA_PG_ADMIN, `CREATE DATABASE ${name}`);
+  return `${env.TESSERA_PG_ADMIN} dbname=${name}`;
+}
+
+/* Run SQL with psql (the postgresql package brings it); its output rows. */
+function psql(conninfo, sql) {
+  const r = require('node:child_process').spawnSync('psql', [conninfo, '-qAt', '-v', 'ON_ERROR_STOP=1', '-c', sql],
+    { encoding: 'utf8' });
+  if (r.error)
+    throw new Error(`psql: ${r.error.message} (install the Debian package postgresql-client)`);
+  if (r.status !== 0)
+    throw new Error(`psql ${sql.slice(0, 80)}: ${r.stderr}`);
+  return r.stdout.split('\n').filter((l) => l.length);
+}
+
+/* In a suite about the SQLite file itself: on PostgreSQL, say why and skip
+ * (exit 0 after a line CTest shows). */
+function sqliteOnly(why) {
+  if (!ON_PG)
+    return;
+  console.log(`SKIPPED on PostgreSQL: ${why}`);
+  process.exit(0);
+}
+
 function tmpDir(tag) {
   return fs.mkdtempSync(path.join(os.tmpdir(), 'tessera-itest-' + (tag || 'x') + '-'));
 }
@@ -128,6 +191,8 @@ class Server {
     s.dir = opts.dir || tmpDir(opts.tag);
     s.db = opts.db || path.join(s.dir, 'tessera.db');
     s.args = opts.args || [];
+    /* the second engine: the same suite on a fresh PostgreSQL database */
+    s.storage = opts.storage || (ON_PG && !opts.db ? freshPgDb(opts.tag) : null);
     s.env = opts.env || {};
     s.scheme = opts.scheme || 'ws'; /* wss for a server given a TLS certificate */
     await s._spawn();
@@ -141,7 +206,8 @@ class Server {
     this.exit = null;
     this.killed9 = false;     /* this run ended by our kill9() */
     this.forceKilled = false; /* stop() gave up waiting and used SIGKILL */
-    const args = ['serve', '--port', '0', '--port-file', this.portFile, '--db', this.db, '--no-web',
+    const where = this.storage ? ['--storage', this.storage] : ['--db', this.db];
+    const args = ['serve', '--port', '0', '--port-file', this.portFile, ...where, '--no-web',
       '--log-level', 'info', ...this.args];
     const proc = spawn(this.bin, args, { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...this.env } });
     this.proc = proc;
@@ -808,6 +874,11 @@ function httpGet(url, opts = {}) {
 }
 
 module.exports = {
+  ON_PG,
+  servicesEnv,
+  freshPgDb,
+  psql,
+  sqliteOnly,
   httpGet,
   leaks, replayHistory, logTime, CLOCK_SLACK, startAdmin, autoPlay,
   WebSocket, ROOT, SLOW, Server, Client, binary, sleep, within, rng, tmpDir,

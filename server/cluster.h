@@ -1,0 +1,56 @@
+/*
+ * cluster.h — several tessera servers on one PostgreSQL database, with
+ * Redis between them (cluster.c; docs/scaling.md).
+ *
+ * Every live match is owned by one server: the one that created it, or the
+ * one that took it over when its owner's lease expired. Any server accepts
+ * any client: a message about a match (or a tournament) another server owns
+ * is forwarded to it over Redis, and what the owner says to that client comes
+ * back the same way — the client never knows. The owner answers through a
+ * connection object of its own that stands for the client (conn.remote), so
+ * the handlers, the table and the journal's holds work unchanged.
+ *
+ * Without [cluster] redis a server on PostgreSQL still takes over the
+ * matches of a dead server; it just cannot forward (a client must reach the
+ * owner, and is told so). On SQLite none of this runs. Loop thread only.
+ */
+#ifndef TESSERA_SERVER_CLUSTER_H
+#define TESSERA_SERVER_CLUSTER_H
+
+#include "internal.h"
+
+/* Start (after the journal is open and the matches restored): the takeover
+ * tick and, with [cluster] redis, the Redis links. 0, or -1 with err. */
+int cluster_start(srv *s, char *err, size_t errcap);
+/* Stop the timers and the Redis links (shutdown). */
+void cluster_stop(srv *s);
+void cluster_free(srv *s);
+/* Does this server share a database with others (PostgreSQL)? */
+bool cluster_on(const srv *s);
+
+/* Route a decoded client message: true when another server owns what it is
+ * about and it was forwarded there (or refused with an error because it
+ * cannot be); false: handle it here. raw/len: the message as received. */
+bool cluster_route(conn *c, const proto_msg *m, const char *raw, size_t len);
+/* A connection of ours closed: the owners it talked to let it go. */
+void cluster_conn_closed(conn *c);
+/* A remote connection (conn.remote) has output to send, or is closing. */
+void cluster_flush(conn *c);
+
+/* The live matches other servers own, for the lobby (a JSON array of
+ * summaries, new reference), at most `max`. */
+json_t *cluster_remote_matches(srv *s, int status_filter, int max);
+
+/* Figures for server_stats and /metrics. */
+typedef struct cluster_stats {
+    uint64_t forwarded;    /* messages sent to other servers' matches */
+    uint64_t relayed;      /* messages from owners to our clients */
+    uint64_t served;       /* messages other servers forwarded to us */
+    uint64_t takeovers;    /* dead servers whose matches this one took */
+    uint64_t taken_matches; /* matches taken over */
+    bool redis_up;
+    int instances;         /* servers alive, this one included */
+} cluster_stats;
+void cluster_get_stats(const srv *s, cluster_stats *out);
+
+#endif

@@ -1,0 +1,124 @@
+'use strict';
+/*
+ * cluster.js — the harness of the cluster suites: several real `tessera
+ * serve` processes on one fresh PostgreSQL database of the test cluster
+ * (scripts/services.sh, the CTest fixture `services`), with Redis between
+ * them, and haproxy in front when a suite asks for one address.
+ *
+ *   startCluster(names, opts)   a database and one server per name, each with
+ *                               --storage, --instance NAME, --redis and a short
+ *                               lease (opts.leaseMs, default 2000)
+ *   proxy(servers)              haproxy on a free port, round-robin over them
+ *   playAll(clients, ...)       answer your_turn on every client until game_over
+ *
+ * Everything else (Server, Client, the play helpers) is tests/server/lib.js.
+ */
+const { spawn, spawnSync } = require('node:child_process');
+const fs = require('node:fs');
+const net = require('node:net');
+const path = require('node:path');
+const lib = require('../server/lib.js');
+
+async function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const p = s.address().port;
+      s.close(() => resolve(p));
+    });
+    s.on('error', reject);
+  });
+}
+
+/* A database and one server per name. Returns {db, redis, servers: {name: Server}, env}. */
+async function startCluster(names, opts = {}) {
+  const env = lib.servicesEnv();
+  const db = opts.db || lib.freshPgDb(opts.tag || 'cluster');
+  const servers = {};
+  for (const name of names)
+    servers[name] = await startOne(name, db, env, opts);
+  return { db, env, servers, redis: env.TESSERA_REDIS };
+}
+
+async function startOne(name, db, env, opts = {}) {
+  const args = ['--instance', name, '--set', `cluster.lease_ms=${opts.leaseMs || 2000}`];
+  if (opts.redis !== false)
+    args.push('--redis', opts.redisAddr || env.TESSERA_REDIS);
+  if (opts.args)
+    args.push(...opts.args);
+  const srv = await lib.Server.start({ storage: db, args, tag: 'cl-' + name, env: opts.env });
+  srv.instance = name;
+  return srv;
+}
+
+/* haproxy in front of the servers (WebSocket-aware: tunnel mode once upgraded),
+ * round-robin, health-checked every 500 ms. Resolves with {port, url, stop()}. */
+async function proxy(servers, opts = {}) {
+  const which = spawnSync('sh', ['-c', 'command -v haproxy']);
+  if (which.status !== 0)
+    throw new Error('haproxy is not installed (scripts/deps.sh cluster installs it)');
+  const port = await freePort();
+  const dir = lib.tmpDir('haproxy');
+  const backends = servers.map((s, i) =>
+    `  server s${i} 127.0.0.1:${s.port} check inter 500 fall 2 rise 1`).join('\n');
+  const cfg = `global
+  maxconn 4096
+defaults
+  mode http
+  timeout connect 2s
+  timeout client 120s
+  timeout server 120s
+  timeout tunnel 1h
+frontend tessera
+  bind 127.0.0.1:${port}
+  default_backend servers
+backend servers
+  balance ${opts.balance || 'roundrobin'}
+  option httpchk GET /healthz
+${backends}
+`;
+  const file = path.join(dir, 'haproxy.cfg');
+  fs.writeFileSync(file, cfg);
+  const proc = spawn('haproxy', ['-f', file, '-db'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  proc.stderr.on('data', (d) => (stderr += d));
+  for (let i = 0; i < 100; i++) {
+    const ok = await new Promise((resolve) => {
+      const s = net.connect(port, '127.0.0.1');
+      s.on('connect', () => {
+        s.destroy();
+        resolve(true);
+      });
+      s.on('error', () => resolve(false));
+    });
+    if (ok)
+      break;
+    if (proc.exitCode !== null)
+      throw new Error('haproxy exited: ' + stderr);
+    await lib.sleep(50);
+  }
+  return {
+    port,
+    url: `ws://127.0.0.1:${port}/`,
+    stop() {
+      proc.kill('SIGTERM');
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/* Stop every server; fail on a sanitizer report or a bad exit (lib.js cleanup). */
+async function stopAll(cl) {
+  const errors = [];
+  for (const s of Object.values(cl.servers)) {
+    try {
+      await s.cleanup();
+    } catch (e) {
+      errors.push(`${s.instance}: ${e.message}`);
+    }
+  }
+  if (errors.length)
+    throw new Error(errors.join('\n'));
+}
+
+module.exports = { startCluster, startOne, proxy, stopAll, freePort };

@@ -1,0 +1,196 @@
+'use strict';
+/*
+ * test_cluster.js — three servers on one PostgreSQL database with Redis
+ * between them (docs/scaling.md):
+ *   - a match created on A, played by clients of B and C, watched from A, B
+ *     and C: everyone sees the same turns, the lobbies of B and C list it;
+ *   - A killed with SIGKILL mid-match: once its lease expires another server
+ *     takes the match over from the journal, the players (whose connections
+ *     B and C close) resume with their resume tokens and finish it; every
+ *     turn announced before the kill is in the final history, none twice,
+ *     and the whole history replays to the final scores;
+ *   - the same through haproxy, one address in front of the three, the
+ *     players reconnecting through it.
+ */
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const lib = require('../server/lib.js');
+const { Client, SLOW, createMatch, rng, randomMove, replayHistory, sleep } = lib;
+const { startCluster, proxy, stopAll } = require('./cluster.js');
+
+const updates = (c) => c.all.filter((m) => m.type === 'update');
+
+/*
+ * A player that keeps its seat across lost connections, as `tessera bot`
+ * does: on a close it connects again to url() and resumes with its token.
+ * Resolves with the game_over message and the turns it saw announced.
+ */
+function resilientPlayer(url, match, seat, token, seed, opts = {}) {
+  const r = rng(seed);
+  const seen = []; /* every update heard, over every connection */
+  let resumeToken = null;
+  let reconnects = 0;
+  const done = (async () => {
+    let c = await Client.connect(url(), { name: `p${seat}` });
+    const joined = await c.request({ type: 'join', match, seat, token }, 'joined');
+    resumeToken = joined.resume_token;
+    for (;;) {
+      let m;
+      try {
+        m = await c.expect((x) => ['your_turn', 'game_over', 'update'].includes(x.type), 60000 * SLOW);
+      } catch (e) {
+        if (!c.closeInfo)
+          throw e;
+        /* lost: connect again (retrying while the servers sort themselves out) and resume */
+        for (let attempt = 0; ; attempt++) {
+          await sleep(Math.min(100 * 2 ** attempt, 1000));
+          try {
+            c = await Client.connect(url(), { name: `p${seat}r${++reconnects}` });
+            const res = await c.request({ type: 'resume', resume_token: resumeToken });
+            if (res.type === 'resumed')
+              break;
+            c.close();
+          } catch {
+            /* refused or closed: again */
+          }
+          if (attempt > 200)
+            throw new Error(`player ${seat} could not resume`);
+        }
+        continue;
+      }
+      if (m.type === 'update') {
+        seen.push(m);
+        continue;
+      }
+      if (m.type === 'game_over') {
+        c.close();
+        return { over: m, seen, reconnects };
+      }
+      if (opts.onTurn)
+        await opts.onTurn(m);
+      if (opts.delayMs)
+        await sleep(opts.delayMs);
+      c.send({ type: 'move', match, turn: m.turn, move: randomMove(m, r) });
+    }
+  })();
+  return done;
+}
+
+/* No turn announced twice with different content, and each a prefix-consistent
+ * piece of the final history. */
+function checkAgainst(history, seen, who) {
+  const byTurn = new Map();
+  for (const u of seen) {
+    const prev = byTurn.get(u.turn);
+    if (prev)
+      assert.deepEqual(u.record, prev, `${who}: turn ${u.turn} announced twice, differently`);
+    byTurn.set(u.turn, u.record);
+    assert.deepEqual(u.record, history[u.turn - 1], `${who}: turn ${u.turn} is the history's`);
+  }
+}
+
+test('a match of A played from B and C, watched from all three', async (t) => {
+  const cl = await startCluster(['a', 'b', 'c'], { tag: 'play3' });
+  t.after(() => stopAll(cl));
+  const { a, b, c } = cl.servers;
+  const ctl = await Client.connect(a.url, { name: 'ctl' });
+  const { match, tokens } = await createMatch(ctl, [{ open: true }, { open: true }],
+    { time_control: { move_ms: 20000 } });
+  const watchers = [];
+  for (const s of [a, b, c]) {
+    const w = await Client.connect(s.url, { name: 'watch-' + s.instance });
+    const view = await w.request({ type: 'spectate', match }, 'spectating');
+    assert.equal(view.match, match);
+    watchers.push(w);
+  }
+  /* the lobbies of the other servers list A's match (their summaries are
+   * written once a second) */
+  for (const s of [b, c]) {
+    const lc = await Client.connect(s.url, { name: 'lobby-' + s.instance });
+    let listed = null;
+    for (let i = 0; i < 50 && !listed; i++) {
+      const r = await lc.request({ type: 'list_matches' }, 'matches');
+      listed = r.matches.find((x) => x.match === match);
+      if (!listed)
+        await sleep(200);
+    }
+    assert.ok(listed, `${s.instance}'s lobby lists A's match`);
+    assert.equal(listed.server, 'a');
+    lc.close();
+  }
+  const p0 = resilientPlayer(() => b.url, match, 0, tokens[0], 5);
+  const p1 = resilientPlayer(() => c.url, match, 1, tokens[1], 6);
+  const [r0, r1] = await Promise.all([p0, p1]);
+  assert.equal(r0.over.result.reason, 'normal');
+  assert.deepEqual(r0.over.result, r1.over.result);
+  assert.equal(r0.reconnects + r1.reconnects, 0);
+  for (const w of watchers)
+    await w.expect('game_over', 20000 * SLOW);
+  const ref = updates(watchers[0]).map((u) => u.record);
+  assert.ok(ref.length > 30);
+  for (const w of watchers.slice(1))
+    assert.deepEqual(updates(w).map((u) => u.record), ref, `${w.name} saw what A's watcher saw`);
+  /* the record, asked of C, replays to the final scores */
+  const rec = await watchers[2].request({ type: 'get_record', match }, 'record');
+  assert.equal(rec.status, 'finished');
+  const spectView = await watchers[1].request({ type: 'spectate', match }, 'spectating');
+  replayHistory(lib.binary(), spectView.rules, spectView.history, r0.over.scores);
+  /* every message of B's and C's players went through Redis to A */
+  const stats = await ctl.request({ type: 'server_stats' }, 'stats');
+  assert.ok(stats.cluster && stats.cluster.served > 0, 'A answered forwarded messages');
+});
+
+for (const viaProxy of [false, true])
+  test(`kill -9 the owner mid-match${viaProxy ? ', players behind haproxy' : ''}: another server ` +
+       'takes it over and it finishes with every move intact', async (t) => {
+    const cl = await startCluster(['a', 'b', 'c'], { tag: viaProxy ? 'killpx' : 'kill' });
+    t.after(() => stopAll(cl));
+    const { a, b, c } = cl.servers;
+    let px = null;
+    if (viaProxy) {
+      px = await proxy([a, b, c]);
+      t.after(() => px.stop());
+    }
+    const ctl = await Client.connect(a.url, { name: 'ctl' });
+    const { match, tokens } = await createMatch(ctl, [{ open: true }, { open: true }], {
+      time_control: { move_ms: 30000 },
+      policies: { disconnect: 'forfeit', reconnect_grace_ms: 60000 },
+    });
+    const watch = await Client.connect(b.url, { name: 'watch' });
+    await watch.request({ type: 'spectate', match }, 'spectating');
+    let killed = false;
+    const kill = async (yt) => {
+      if (!killed && yt.turn >= 12) {
+        killed = true;
+        await a.kill9();
+      }
+    };
+    const url0 = () => (px ? px.url : b.url);
+    const url1 = () => (px ? px.url : c.url);
+    const p0 = resilientPlayer(url0, match, 0, tokens[0], 11, { onTurn: kill });
+    const p1 = resilientPlayer(url1, match, 1, tokens[1], 12, { onTurn: kill });
+    const [r0, r1] = await Promise.all([p0, p1]);
+    assert.ok(killed, 'A was killed mid-match');
+    assert.equal(r0.over.result.reason, 'normal', JSON.stringify(r0.over.result));
+    assert.deepEqual(r0.over.result, r1.over.result);
+    /* the survivors: one of them took A over */
+    const takers = [b, c].filter((s) => s.events('takeover').some((e) => e.from === 'a'));
+    assert.equal(takers.length, 1, 'exactly one server took A over');
+    assert.equal(takers[0].events('takeover').find((e) => e.from === 'a').matches, 1);
+    /* the whole history, from a server, replays to the final scores */
+    const v = await Client.connect(b.url, { name: 'final' });
+    const view = await v.request({ type: 'spectate', match }, 'spectating');
+    assert.equal(view.status, 'finished');
+    replayHistory(lib.binary(), view.rules, view.history, r0.over.scores);
+    /* every turn anyone heard announced, before the kill or after, is the
+     * history's, and none was announced twice differently */
+    checkAgainst(view.history, r0.seen, 'player 0');
+    checkAgainst(view.history, r1.seen, 'player 1');
+    checkAgainst(view.history, updates(watch), 'B\'s watcher');
+    /* the journal holds each ply once: the history's turns and no more */
+    const plies = lib.psql(cl.db, `SELECT count(*), count(DISTINCT ply), max(ply) FROM moves WHERE match='${match}'`)[0]
+      .split('|').map(Number);
+    assert.equal(plies[0], plies[1], 'no ply twice');
+    assert.equal(plies[2], plies[0] - 1, 'no ply missing');
+    a.expectedExit = null;
+  });
