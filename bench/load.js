@@ -141,13 +141,14 @@ function cpuMs(u) {
   return (u.user + u.system) / 1000;
 }
 
-/* CPU time (ms) a process has used, from /proc (Linux); null elsewhere. */
-function procCpuMs(pid) {
+/* CPU time (ms) a process has used, from /proc (Linux), as {user, sys}
+ * (user space, kernel); null elsewhere. */
+function procCpuSplit(pid) {
   try {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
     const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     const hz = 100; /* USER_HZ is 100 on every Linux we run on */
-    return ((Number(f[11]) + Number(f[12])) * 1000) / hz;
+    return { user: (Number(f[11]) * 1000) / hz, sys: (Number(f[12]) * 1000) / hz };
   } catch (e) {
     return null;
   }
@@ -852,7 +853,8 @@ async function main() {
       if (m.timeout) finishedTimeout++;
     });
     const load0 = os.loadavg();
-    const srvCpu0 = procCpuMs(srv.pid);
+    const srvSplit0 = procCpuSplit(srv.pid);
+    const srvCpu0 = srvSplit0 ? srvSplit0.user + srvSplit0.sys : null;
     const srvSw0 = procSwitches(srv.pid);
     const srvSched0 = procSched(srv.pid);
     const psi0 = cpuPressure();
@@ -869,7 +871,8 @@ async function main() {
         `${finished - finishedTimeout}/${N} matches finished)`);
     });
     const tNormal = performance.now();
-    const srvCpu1 = procCpuMs(srv.pid);
+    const srvSplit1 = procCpuSplit(srv.pid);
+    const srvCpu1 = srvSplit1 ? srvSplit1.user + srvSplit1.sys : null;
     const srvSw1 = procSwitches(srv.pid);
     const srvSched1 = procSched(srv.pid);
     const psi1 = cpuPressure();
@@ -949,6 +952,11 @@ async function main() {
       server_cpu_pct: srvCpuPct,
       server_cpu_us_per_move: srvCpu0 !== null && srvCpu1 !== null && turnsNormal
         ? (1000 * (srvCpu1 - srvCpu0)) / turnsNormal : null,
+      /* the same, split: user space and kernel (system calls) */
+      server_cpu_us_per_move_split: srvSplit0 && srvSplit1 && turnsNormal ? {
+        user: (1000 * (srvSplit1.user - srvSplit0.user)) / turnsNormal,
+        sys: (1000 * (srvSplit1.sys - srvSplit0.sys)) / turnsNormal,
+      } : null,
       server_runqueue_wait_pct: srvSched0 && srvSched1 ? (100 * (srvSched1.wait - srvSched0.wait)) / playMs : null,
       server_ctxt_switches: srvSw0 && srvSw1 ? {
         voluntary: srvSw1.voluntary - srvSw0.voluntary,
@@ -1046,6 +1054,8 @@ function printTable(r) {
   const sw = r.server_ctxt_switches;
   row('server CPU (play)', r.server_cpu_pct !== null ? `${fmt(r.server_cpu_pct, 0)} % of one core, ` +
     `${fmt(r.server_cpu_us_per_move, 0)} us CPU per move` +
+    (r.server_cpu_us_per_move_split ? ` (${fmt(r.server_cpu_us_per_move_split.user, 0)} user, ` +
+      `${fmt(r.server_cpu_us_per_move_split.sys, 0)} system)` : '') +
     (sw ? `; preempted ${sw.involuntary} times, ${sw.voluntary} voluntary switches` : '') : '-');
   if (r.server_runqueue_wait_pct !== null)
     row('server waited for a CPU', `${fmt(r.server_runqueue_wait_pct, 0)} % of the play time (runnable, not running: other processes had the cores)`);

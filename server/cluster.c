@@ -322,7 +322,9 @@ void cluster_flush(conn *c)
             conn_hold(c); /* net_release_held flushes it again after the commit */
             return;
         }
-        publish(cl, channel, head, (size_t)hl, (const char *)o->buf + LWS_PRE, o->len);
+        size_t tl;
+        const char *text = conn_msg_text(o, &tl);
+        publish(cl, channel, head, (size_t)hl, text, tl);
         cl->st.served++;
         c->head = o->next;
         if (!c->head)
@@ -330,6 +332,7 @@ void cluster_flush(conn *c)
         c->queued -= o->len;
         free(o);
     }
+    conn_unhold(c); /* nothing waits: off the held and flush lists */
     if (c->closing && !c->close_sent) {
         hl = snprintf(head, sizeof head, "X %" PRIu64 " %d\n", c->edge_conn, c->close_status);
         publish(cl, channel, head, (size_t)hl, c->close_reason, strlen(c->close_reason));

@@ -1,14 +1,23 @@
 /*
  * conn.c — what the server says to a connection: its bounded output queue
- * (written out by net.c in lws' WRITEABLE callback), error replies, and
+ * (written out by net.c at the end of the loop round), error replies, and
  * closing after the queue drains. Everything above the socket (handlers,
  * the table, registry, tournaments, courses) talks to a client through
  * these; none of them calls back into net.c.
+ *
+ * A message is queued as the WebSocket frame that carries it (RFC 6455: a
+ * final text frame, unmasked as a server's are), so that net.c writes every
+ * message a connection has waiting in one send(2). A message queued after a
+ * journal write that is not yet committed (under --durable: not yet synced)
+ * waits for it (store_hold_seq): the connection is held (srv->held) until the
+ * journal releases it (srv->on_synced). Otherwise the connection goes on
+ * srv->flush, written when the loop round's callbacks are done.
  *
  * A peer that lets its queue grow past SRV_MAX_QUEUED_BYTES without reading
  * is cut off at once (we cannot even send it a close frame). Loop thread
  * only.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,26 +78,82 @@ void conn_hold(conn *c)
 void conn_unhold(conn *c)
 {
     srv *s = c->srv;
-    if (!c->held)
+    if (c->held) {
+        for (int i = 0; i < s->nheld; i++)
+            if (s->held[i] == c) {
+                s->held[i] = s->held[--s->nheld];
+                break;
+            }
+        c->held = false;
+    }
+    if (c->flushing) {
+        for (int i = 0; i < s->nflush; i++)
+            if (s->flush[i] == c) {
+                s->flush[i] = s->flush[--s->nflush];
+                break;
+            }
+        c->flushing = false;
+    }
+}
+
+void conn_flush_later(conn *c)
+{
+    srv *s = c->srv;
+    if (c->flushing)
         return;
-    for (int i = 0; i < s->nheld; i++)
-        if (s->held[i] == c) {
-            s->held[i] = s->held[--s->nheld];
-            break;
+    if (s->nflush == s->flush_cap) {
+        int cap = s->flush_cap ? 2 * s->flush_cap : 256;
+        conn **p = realloc(s->flush, (size_t)cap * sizeof *p);
+        if (!p) {
+            conn_kill(c, "out of memory");
+            return;
         }
-    c->held = false;
+        s->flush = p;
+        s->flush_cap = cap;
+    }
+    s->flush[s->nflush++] = c;
+    c->flushing = true;
+}
+
+/* The header of a final text frame of len bytes (RFC 6455, 5.2; a server's
+ * frames are not masked) into h: its length, 2 to 10 bytes. */
+static size_t frame_header(unsigned char *h, size_t len)
+{
+    h[0] = 0x81; /* FIN, text */
+    if (len < 126) {
+        h[1] = (unsigned char)len;
+        return 2;
+    }
+    if (len < 65536) {
+        h[1] = 126;
+        h[2] = (unsigned char)(len >> 8);
+        h[3] = (unsigned char)len;
+        return 4;
+    }
+    h[1] = 127;
+    for (int i = 0; i < 8; i++)
+        h[2 + i] = (unsigned char)((uint64_t)len >> (56 - 8 * i));
+    return 10;
 }
 
 void conn_wake(conn *c)
 {
     if (c->remote)
         cluster_flush(c);
-    else if (c->wsi)
-        lws_callback_on_writable(c->wsi);
+    else
+        conn_flush_later(c);
 }
 
-/* Queue text on c, to go once the journal's commit number `hold` is synced
- * (0: at once). */
+const char *conn_msg_text(const outmsg *o, size_t *len)
+{
+    const unsigned char *f = o->buf + LWS_PRE;
+    size_t hn = (f[1] & 0x7f) < 126 ? 2 : (f[1] & 0x7f) == 126 ? 4 : 10;
+    *len = o->len - hn;
+    return (const char *)f + hn;
+}
+
+/* Queue text on c, to leave once the journal's write number `hold` is
+ * committed (0: at once). */
 static void queue_text(conn *c, const char *text, size_t len, uint64_t hold)
 {
     if ((!c->wsi && !c->remote) || c->closing)
@@ -97,21 +162,24 @@ static void queue_text(conn *c, const char *text, size_t len, uint64_t hold)
         conn_kill(c, "output queue full: the client does not read");
         return;
     }
-    outmsg *o = malloc(sizeof *o + LWS_PRE + len);
+    unsigned char h[10];
+    size_t hn = frame_header(h, len);
+    outmsg *o = malloc(sizeof *o + LWS_PRE + hn + len);
     if (!o) {
         conn_kill(c, "out of memory");
         return;
     }
     o->next = NULL;
-    o->len = len;
+    o->len = hn + len;
     o->hold = hold;
-    memcpy(o->buf + LWS_PRE, text, len);
+    memcpy(o->buf + LWS_PRE, h, hn);
+    memcpy(o->buf + LWS_PRE + hn, text, len);
     if (c->tail)
         c->tail->next = o;
     else
         c->head = o;
     c->tail = o;
-    c->queued += len;
+    c->queued += o->len;
     if (o->hold)
         conn_hold(c);
     else
@@ -120,8 +188,8 @@ static void queue_text(conn *c, const char *text, size_t len, uint64_t hold)
 
 void conn_send_text(conn *c, const char *text, size_t len)
 {
-    /* nothing leaves before the journal's commits made so far are stored
-     * (--durable, PostgreSQL's batches): net_release_held lets it go */
+    /* nothing leaves before the journal's writes made so far are committed
+     * (--durable: on disk; PostgreSQL: the batch); net_release_held lets it go */
     queue_text(c, text, len, c->srv->db ? store_hold_seq(c->srv) : 0);
 }
 
@@ -157,5 +225,5 @@ void conn_close_after(conn *c, int status, const char *reason)
     c->closing = true;
     c->close_status = status;
     snprintf(c->close_reason, sizeof c->close_reason, "%s", reason);
-    conn_wake(c);
+    conn_wake(c); /* net.c (or cluster.c) sends the close once the queue is out */
 }

@@ -15,18 +15,24 @@ void conn_send_text(conn *c, const char *text, size_t len);
 /* Queue text another server's match sent to c (cluster.c): already held
  * there until stored, it goes at once. */
 void conn_relay_text(conn *c, const char *text, size_t len);
-/* c has output to write (a socket's WRITEABLE is asked for; a remote
- * connection's output is published to its server). */
+/* c has output to write: a socket's goes at the end of the loop round
+ * (net.c); a remote connection's is published to its server (cluster.c). */
 void conn_wake(conn *c);
+/* The message text of a queued frame (after its WebSocket header). */
+const char *conn_msg_text(const outmsg *o, size_t *len);
 /* Queue an error reply (docs/protocol.md, "Errors"), counted by its code;
  * id (may be NULL) is echoed. */
 void conn_error(conn *c, int code, const char *message, const json_t *id);
 /* Send what is queued, then close with this status and reason. */
 void conn_close_after(conn *c, int status, const char *reason);
-/* --durable: c's output waits for the journal's sync (srv->held; net.c's
- * net_release_held lets it go), or no longer (the connection is freed). */
+/* c's output waits for the journal (srv->held; net.c's net_release_held
+ * lets it go). conn_unhold: no longer, nor any output to write (the
+ * connection is freed). */
 void conn_hold(conn *c);
 void conn_unhold(conn *c);
+/* c has output to write (or a close to send) at the end of this loop round
+ * (srv->flush; net.c writes it). */
+void conn_flush_later(conn *c);
 /* Drop what is queued (the connection is closing or closed). */
 void conn_queue_free(conn *c);
 #endif

@@ -89,9 +89,10 @@ bool srv_cidr_match(const srv_cidr *list, int n, const srv_cidr *a);
 
 typedef struct outmsg {
     struct outmsg *next;
-    uint64_t hold;               /* --durable: written once store_synced() reaches it (0: now) */
-    size_t len;                  /* payload bytes after the LWS_PRE headroom */
-    unsigned char buf[];         /* LWS_PRE + len bytes */
+    uint64_t hold;               /* written once store_synced() reaches it (0: now): the
+                                    journal's commit (--durable: its sync) it waits for */
+    size_t len;                  /* bytes of the WebSocket frame after the LWS_PRE headroom */
+    unsigned char buf[];         /* LWS_PRE + len bytes: the frame (header, text) */
 } outmsg;
 
 /* A spectated or played match, as held by a connection. */
@@ -122,7 +123,9 @@ struct conn {
     /* send */
     outmsg *head, *tail;
     size_t queued;               /* bytes in the queue */
-    bool held;                   /* in srv->held: its queue waits for the journal's sync */
+    bool held;                   /* in srv->held: its queue waits for the journal */
+    bool flushing;               /* in srv->flush: written at the end of this loop round */
+    bool write_asked;            /* lws was asked for a WRITEABLE callback, not yet had */
     /* rate limit */
     double tokens;
     uint64_t tokens_at_ms;
@@ -371,13 +374,22 @@ struct srv {
     uv_signal_t sigint, sigterm;
     uv_timer_t demo_timer;
     uv_timer_t stop_timer;            /* lets goodbyes flush before lws stops */
+    uv_prepare_t out_prep;            /* writes the round's output before the loop polls ... */
+    uv_check_t out_check;             /* ... and after the I/O callbacks (net.c) */
+    bool out_handles;                 /* those two are running */
+    unsigned char *wbuf;              /* a connection's messages gathered for one write */
+    size_t wbuf_cap;
     uint64_t stop_at;                 /* loop ms: stop lws then, goodbyes or not */
     bool stopping;
     conn *conns;
     int nconns;
-    conn **held;                      /* --durable: connections whose output waits for a sync */
-    void (*on_synced)(srv *s);        /* --durable: a sync released commits (net.c sets it) */
+    conn **held;                      /* connections whose output waits for the journal */
+    void (*on_synced)(srv *s);        /* the journal released held output: a commit, or under
+                                         --durable its sync (net.c sets it) */
     int nheld, held_cap;
+    conn **flush;                     /* connections with output to write at the end of
+                                         this loop round (net.c) */
+    int nflush, flush_cap;
     uint64_t next_conn_id;
     match *matches;
     const struct match_sink *sink;    /* who hears the matches' events (match.h): the

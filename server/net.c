@@ -7,9 +7,17 @@
  * lws rules we live by (docs/ARCHITECTURE.md, "Dependencies"): our protocol
  * is the first in the list, so WebSocket clients that name no subprotocol
  * land on it, and every HTTP event is passed on to lws_callback_http_dummy
- * so the web/ mount and 404s keep working; we write only from the WRITEABLE
- * callback, one message per callback, with LWS_PRE headroom; a connection is
- * freed only in its CLOSED callback, never from inside our own handlers.
+ * so the web/ mount and 404s keep working; a connection is freed only in its
+ * CLOSED callback, never from inside our own handlers.
+ *
+ * Output: a connection's queued messages (WebSocket frames already, conn.c)
+ * are written at the end of each loop round — from a prepare and a check
+ * handle, outside lws' callbacks — all of them in one write, given to lws
+ * raw (it keeps and finishes a partial write itself, asking for POLLOUT);
+ * the WRITEABLE callback is only for what does not fit in one write, the
+ * rest after lws' partial write, and the close frame. On lws' libuv loop
+ * every POLLOUT request costs two epoll_ctl calls, so a turn written this
+ * way costs one send(2) per connection and no epoll_ctl.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -26,6 +34,7 @@
 #include <openssl/x509.h>
 
 #include "access.h"
+#include "cluster.h"
 #include "conn.h"
 #include "handlers.h"
 #include "internal.h"
@@ -33,23 +42,6 @@
 #include "registry.h"
 #include "table.h"
 #include "store.h"
-
-void net_release_held(srv *s)
-{
-    uint64_t synced = store_synced(s);
-    int kept = 0;
-    for (int i = 0; i < s->nheld; i++) {
-        conn *c = s->held[i];
-        if (c->head && c->head->hold > synced) {
-            s->held[kept++] = c; /* waits for a later sync */
-            continue;
-        }
-        c->held = false; /* writeable() holds it again at a later message's number */
-        if (c->head || c->closing)
-            conn_wake(c);
-    }
-    s->nheld = kept;
-}
 
 /* Token bucket: false when the message must be refused. A registered bot
  * plays up to `capacity` games at once: its rate and burst scale with it. */
@@ -142,61 +134,164 @@ static int receive(conn *c, struct lws *wsi, const char *in, size_t len)
     return 0;
 }
 
-/* Messages written per WRITEABLE callback at most: one turn typically
- * queues two (update, then your_turn) for the seat to move; writing them in
- * one callback spares the second a whole loop round. */
-#define WRITES_PER_CALLBACK 8
+/* ---- output ----------------------------------------------------------------------- */
 
-static int writeable(conn *c, struct lws *wsi)
+/* At most this many bytes go to lws in one write: one send(2) (the
+ * protocol's tx_packet_size); a connection with more waits for WRITEABLE. */
+#define WRITE_CHUNK 65536
+
+static void ask_writable(conn *c)
 {
-    bool wrote = false;
-    for (int k = 0; c->head && k < WRITES_PER_CALLBACK; k++) {
-        if (c->head->hold && c->head->hold > store_synced(c->srv)) {
-            conn_hold(c); /* --durable: net_release_held asks again after the sync */
-            return 0;
+    if (c->write_asked || !c->wsi)
+        return;
+    c->write_asked = true;
+    lws_callback_on_writable(c->wsi);
+}
+
+/* Write the front of c's queue that may leave now (not held for the
+ * journal), up to WRITE_CHUNK bytes, in one write. The messages are
+ * WebSocket frames already (conn.c), so lws is given them as they are
+ * (LWS_WRITE_RAW): one send(2) for a turn's update and your_turn, and no
+ * WRITEABLE callback (two epoll_ctl calls each on lws' libuv loop) unless
+ * the socket does not take it all, when lws keeps the rest and asks for one
+ * itself. Returns how many bytes were written, or -1 when the write failed. */
+static long push_out(conn *c)
+{
+    srv *s = c->srv;
+    struct lws *wsi = c->wsi;
+    if (!wsi || c->close_sent || !c->head)
+        return 0;
+    if (lws_partial_buffered(wsi)) {
+        ask_writable(c); /* lws writes its rest first, then calls back */
+        return 0;
+    }
+    uint64_t synced = s->db ? store_synced(s) : 0;
+    size_t total = 0;
+    int n = 0;
+    outmsg *o = c->head;
+    while (o && !(o->hold && o->hold > synced) && (n == 0 || total + o->len <= WRITE_CHUNK)) {
+        total += o->len;
+        n++;
+        o = o->next;
+    }
+    if (n > 0) {
+        unsigned char *b = c->head->buf;
+        if (n > 1) { /* gathered into one buffer, with lws' headroom */
+            if (s->wbuf_cap < LWS_PRE + total) {
+                unsigned char *p = realloc(s->wbuf, LWS_PRE + total);
+                if (!p)
+                    return -1;
+                s->wbuf = p;
+                s->wbuf_cap = LWS_PRE + total;
+            }
+            b = s->wbuf;
+            size_t at = LWS_PRE;
+            for (outmsg *q = c->head; q != o; q = q->next) {
+                memcpy(b + at, q->buf + LWS_PRE, q->len);
+                at += q->len;
+            }
         }
-        /* after the first write, only while the socket takes more at once */
-        if (k > 0 && lws_send_pipe_choked(wsi))
-            break;
-        outmsg *o = c->head;
-        int n = lws_write(wsi, o->buf + LWS_PRE, o->len, LWS_WRITE_TEXT);
-        if (n < (int)o->len)
+        if (lws_write(wsi, b + LWS_PRE, total, LWS_WRITE_RAW) < (int)total)
             return -1;
-        c->head = o->next;
+        while (c->head != o) {
+            outmsg *q = c->head;
+            c->head = q->next;
+            free(q);
+        }
         if (!c->head)
             c->tail = NULL;
-        c->queued -= o->len;
-        free(o);
-        wrote = true;
+        c->queued -= total;
     }
     if (c->head) {
-        lws_callback_on_writable(wsi);
-        return 0;
+        if (c->head->hold && c->head->hold > synced)
+            conn_hold(c); /* net_release_held comes back to it */
+        else
+            ask_writable(c); /* more than one chunk */
     }
-    if (c->closing && wrote) {
+    return (long)total;
+}
+
+/* End of a loop round (and a release by the journal): write every
+ * connection's waiting output; a connection that is closing and has sent
+ * everything gets its WRITEABLE callback for the close frame. */
+static void flush_all(srv *s)
+{
+    while (s->nflush > 0) {
+        conn *c = s->flush[--s->nflush];
+        c->flushing = false;
+        if (c->remote) { /* another server's client: over Redis */
+            cluster_flush(c);
+            continue;
+        }
+        if (push_out(c) < 0) {
+            /* outside lws' callbacks: have lws close it (its CLOSED follows) */
+            if (c->wsi)
+                lws_set_timeout(c->wsi, PENDING_TIMEOUT_CLOSE_SEND, LWS_TO_KILL_ASYNC);
+            continue;
+        }
+        if (c->closing && !c->head && !c->close_sent)
+            ask_writable(c);
+    }
+}
+
+void net_release_held(srv *s)
+{
+    uint64_t synced = store_synced(s);
+    int kept = 0;
+    for (int i = 0; i < s->nheld; i++) {
+        conn *c = s->held[i];
+        if (c->head && c->head->hold > synced) {
+            s->held[kept++] = c; /* waits for a later commit or sync */
+            continue;
+        }
+        c->held = false; /* push_out holds it again at a later message's number */
+        conn_flush_later(c);
+    }
+    s->nheld = kept;
+    flush_all(s);
+}
+
+static void on_out_prep(uv_prepare_t *h)
+{
+    flush_all(h->data);
+}
+
+static void on_out_check(uv_check_t *h)
+{
+    flush_all(h->data);
+}
+
+/* The WRITEABLE callback: lws has written the rest of an earlier write, or
+ * the queue is longer than one write, or the close frame is due. */
+static int writeable(conn *c, struct lws *wsi)
+{
+    c->write_asked = false;
+    long wrote = push_out(c);
+    if (wrote < 0)
+        return -1;
+    if (c->head || !c->closing || c->close_sent)
+        return 0;
+    if (wrote > 0 || lws_partial_buffered(wsi)) {
         /* the close frame goes in a callback of its own, after the last
          * message has fully left: the client reads every reply first */
-        lws_callback_on_writable(wsi);
+        ask_writable(c);
         return 0;
     }
-    if (c->closing && !c->close_sent) {
-        /* lws 4.1 kills the socket without a close frame when a callback
-         * returns -1, so clients saw 1006 and could lose the last replies.
-         * We send the close frame ourselves (opcode 8; lws' internal
-         * LWS_WRITE_CLOSE is 4) and let the client answer it: lws then ends
-         * the connection cleanly. A client that never answers is dropped by
-         * the timeout. */
-        unsigned char frame[LWS_PRE + 2 + sizeof c->close_reason];
-        size_t n = strlen(c->close_reason);
-        frame[LWS_PRE] = (unsigned char)(c->close_status >> 8);
-        frame[LWS_PRE + 1] = (unsigned char)(c->close_status & 0xff);
-        memcpy(frame + LWS_PRE + 2, c->close_reason, n);
-        c->close_sent = true;
-        lws_set_timeout(wsi, PENDING_TIMEOUT_CLOSE_ACK, 3);
-        if (lws_write(wsi, frame + LWS_PRE, 2 + n, (enum lws_write_protocol)4) < (int)(2 + n))
-            return -1;
-        return 0;
-    }
+    /* lws 4.1 kills the socket without a close frame when a callback
+     * returns -1, so clients saw 1006 and could lose the last replies.
+     * We send the close frame ourselves (opcode 8; lws' internal
+     * LWS_WRITE_CLOSE is 4) and let the client answer it: lws then ends
+     * the connection cleanly. A client that never answers is dropped by
+     * the timeout. */
+    unsigned char frame[LWS_PRE + 2 + sizeof c->close_reason];
+    size_t n = strlen(c->close_reason);
+    frame[LWS_PRE] = (unsigned char)(c->close_status >> 8);
+    frame[LWS_PRE + 1] = (unsigned char)(c->close_status & 0xff);
+    memcpy(frame + LWS_PRE + 2, c->close_reason, n);
+    c->close_sent = true;
+    lws_set_timeout(wsi, PENDING_TIMEOUT_CLOSE_ACK, 3);
+    if (lws_write(wsi, frame + LWS_PRE, 2 + n, (enum lws_write_protocol)4) < (int)(2 + n))
+        return -1;
     return 0;
 }
 
@@ -256,7 +351,7 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
             return 0;
         srv_log(LOG_DEBUG, "conn_closed", "{s:I}", "conn", (json_int_t)c->id);
         handle_conn_closed(c);
-        conn_unhold(c);
+        conn_unhold(c); /* held or to be flushed: no longer */
         c->wsi = NULL;
         if (c->prev)
             c->prev->next = c->next;
@@ -399,7 +494,7 @@ static int http_callback(struct lws *wsi, enum lws_callback_reasons reason, void
 static struct lws_protocols protocols[] = {
     /* first: WebSocket clients naming no subprotocol (browsers, most
      * libraries) and plain HTTP both land here */
-    {"tessera", callback, sizeof(conn *), 4096, 0, NULL, 0},
+    {"tessera", callback, sizeof(conn *), 4096, 0, NULL, WRITE_CHUNK},
     /* the operator's endpoints, reached through their mounts (net_start) */
     {"tessera-http", http_callback, sizeof(http_sess), 0, 0, NULL, 0},
     {NULL, NULL, 0, 0, 0, NULL, 0}, /* lws 4.1: a zeroed entry ends the list */
@@ -641,11 +736,25 @@ int net_start(srv *s, char *err, size_t errcap)
     }
     s->cfg.port = port;
     s->listening = true;
+    uv_prepare_init(s->loop, &s->out_prep);
+    uv_check_init(s->loop, &s->out_check);
+    s->out_prep.data = s->out_check.data = s;
+    uv_prepare_start(&s->out_prep, on_out_prep);
+    uv_check_start(&s->out_check, on_out_check);
+    uv_unref((uv_handle_t *)&s->out_prep);
+    uv_unref((uv_handle_t *)&s->out_check);
+    s->out_handles = true;
     return 0;
 }
 
 void net_stop(srv *s)
 {
+    if (s->out_handles) {
+        flush_all(s); /* the goodbyes */
+        uv_close((uv_handle_t *)&s->out_prep, NULL);
+        uv_close((uv_handle_t *)&s->out_check, NULL);
+        s->out_handles = false;
+    }
     if (s->ctx)
         lws_context_destroy(s->ctx);
 }

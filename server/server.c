@@ -610,6 +610,8 @@ int srv_run(const srv_config *cfg)
     access_free(&s);
     free(s.progs);
     free(s.held);
+    free(s.flush);
+    free(s.wbuf);
     srv_texts_free(&s);
     uv_loop_close(s.loop);
     /* how long the stop took, from the signal: the operator's guide
