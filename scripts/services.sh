@@ -2,7 +2,7 @@
 # services.sh — a throwaway PostgreSQL cluster and Redis server on loopback,
 # under one folder, for the tests and the local cluster (scripts/cluster.sh).
 #
-#   scripts/services.sh start DIR [--pg-port P] [--redis-port R] [--no-redis]
+#   scripts/services.sh start DIR [--pg-port P] [--redis-port R] [--no-redis] [--no-pg]
 #   scripts/services.sh stop DIR
 #   scripts/services.sh pg-stop DIR | pg-start DIR          (fault tests: lose PostgreSQL)
 #   scripts/services.sh redis-stop DIR | redis-start DIR    (fault tests: lose Redis)
@@ -92,17 +92,22 @@ start)
   pg_port=""
   redis_port=""
   redis=1
+  pg=1
   while [ $# -gt 0 ]; do
     case "$1" in
       --pg-port) pg_port=$2; shift 2 ;;
       --redis-port) redis_port=$2; shift 2 ;;
       --no-redis) redis=0; shift ;;
+      --no-pg) pg=0; shift ;;
       *) echo "services.sh: unknown option $1" >&2; exit 2 ;;
     esac
   done
+  mkdir -p "$dir"
+  chmod 755 "$dir"
+  : >"$dir/services.env"
+  if [ "$pg" = 1 ]; then
   bin=$(pg_bin)
   mkdir -p "$dir/pg"
-  chmod 755 "$dir"
   [ "$(id -u)" -eq 0 ] && chown nobody:nogroup "$dir/pg"
   [ -n "$pg_port" ] || pg_port=$(free_port)
   echo "$pg_port" >"$dir/pg.port"
@@ -124,7 +129,8 @@ CONF
   {
     echo "TESSERA_PG='host=127.0.0.1 port=$pg_port user=tessera dbname=tessera'"
     echo "TESSERA_PG_ADMIN='host=127.0.0.1 port=$pg_port user=tessera dbname=postgres'"
-  } >"$dir/services.env"
+  } >>"$dir/services.env"
+  fi
   if [ "$redis" = 1 ]; then
     [ -n "$redis_port" ] || redis_port=$(free_port)
     echo "$redis_port" >"$dir/redis.port"
@@ -134,7 +140,7 @@ CONF
   ;;
 stop)
   redis_stop
-  [ -d "$dir/pg/data" ] && pg_stop
+  if [ -d "$dir/pg/data" ]; then pg_stop; fi
   ;;
 pg-stop) pg_stop ;;
 pg-start) pg_start ;;

@@ -531,6 +531,9 @@ static void restore_owned(struct cluster *cl, const char *from)
 static bool take_over(struct cluster *cl, const char *name)
 {
     srv *s = cl->s;
+    int lease = s->cfg.lease_ms > 0 ? s->cfg.lease_ms : SRV_LEASE_MS;
+    if (store_up_ms(s) < (uint64_t)lease)
+        return false; /* we may be back from an outage the others are not yet back from */
     db_conn *d = store_db(s);
     char sql[256];
     if (db_exec(d, "BEGIN"))

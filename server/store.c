@@ -518,6 +518,11 @@ const char *store_describe(const srv *s)
     return s->db ? s->db->target : "";
 }
 
+uint64_t store_up_ms(const srv *s)
+{
+    return s->db && s->db->pg ? pgj_up_ms(s->db->pg) : UINT64_MAX;
+}
+
 bool store_is_pg(const srv *s)
 {
     return s->db && s->db->pg;

@@ -78,6 +78,11 @@ int store_load(srv *s, store_restore_fn restore, char *err, size_t errcap);
 int store_load_owned(srv *s, store_restore_fn restore, int *count, char *err, size_t errcap);
 /* Where the journal is, as logs show it (a PostgreSQL password hidden). */
 const char *store_describe(const srv *s);
+/* PostgreSQL: how long (ms) the journal has worked without a fault (0
+ * during one). A server takes no other over until it has been up a whole
+ * lease: after an outage of the database every lease has expired, and the
+ * others must first have had the time to renew theirs. */
+uint64_t store_up_ms(const srv *s);
 /* Does the server store in PostgreSQL? */
 bool store_is_pg(const srv *s);
 /* The journal's fault in force: JF_NONE, or its kind (JF_*), with when it

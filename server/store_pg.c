@@ -76,6 +76,8 @@ struct pgj {
     char result_msg[300];
     uint64_t sent_ns;      /* uv_hrtime() when the batch in flight was sent */
     uint64_t last_sent_ms; /* loop ms of the last batch sent */
+    uint64_t up_since;     /* loop ms since which the journal works (start, or the end
+                              of its last fault) */
     /* faults */
     int fault;           /* JF_NONE or its kind */
     int64_t fault_since; /* epoch ms */
@@ -390,6 +392,7 @@ static void batch_done(pgj *j)
         srv_log(LOG_WARN, "journal_recovered", "{s:s, s:I}", "fault", srv_fault_names[j->fault],
                 "after_ms", (json_int_t)(srv_epoch_ms() - j->fault_since));
         j->fault = JF_NONE;
+        j->up_since = srv_now(s);
     }
     if (s->on_synced) /* net.c writes what waited for this commit */
         s->on_synced(s);
@@ -678,7 +681,7 @@ void pgj_start(pgj *j)
     j->tick.data = j;
     uv_timer_start(&j->tick, on_tick, SRV_STORAGE_RETRY_MS / 4, SRV_STORAGE_RETRY_MS / 4);
     uv_unref((uv_handle_t *)&j->tick);
-    j->last_sent_ms = srv_now(s);
+    j->last_sent_ms = j->up_since = srv_now(s);
     poll_update(j);
 }
 
@@ -918,6 +921,11 @@ uint64_t pgj_hold_seq(const pgj *j)
 uint64_t pgj_synced(const pgj *j)
 {
     return j->synced;
+}
+
+uint64_t pgj_up_ms(const pgj *j)
+{
+    return j->fault || j->failed_batch || !j->started ? 0 : srv_now(j->s) - j->up_since;
 }
 
 int pgj_fault(const pgj *j, int64_t *since_ms, const char **message)

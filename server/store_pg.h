@@ -63,5 +63,7 @@ int pgj_summary(pgj *j, const match *m, const char *summary);
 uint64_t pgj_hold_seq(const pgj *j);
 uint64_t pgj_synced(const pgj *j);
 int pgj_fault(const pgj *j, int64_t *since_ms, const char **message);
+/* How long (ms) the journal has worked without a fault: 0 during one. */
+uint64_t pgj_up_ms(const pgj *j);
 
 #endif
