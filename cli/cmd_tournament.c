@@ -2,7 +2,8 @@
  * cmd_tournament.c — `tessera tournament FORMAT [options] PARTICIPANT...`:
  * a round-robin, gauntlet, Swiss or knockout tournament of in-process bots
  * and external programs, played here on worker threads (tournament/runner.h),
- * with live progress, resumable from an SQLite file (--db), and reports
+ * with live progress, resumable from a database (--db: a SQLite file, or
+ * PostgreSQL by its connection string), and reports
  * (--out, --json). docs/tournaments.md is the user's guide.
  *
  * This file parses arguments, sets up the tournament (new, or found again
@@ -510,6 +511,11 @@ int cmd_tournament(int argc, char **argv)
     /* the tournament: found again in --db (same spec), or new */
     int64_t done_before = 0;
     bool resumed = false;
+    /* how --db is named in messages: a PostgreSQL connection string may hold
+     * a password, so it is never echoed */
+    const char *db_name = !db_path                   ? ""
+                          : db_target_is_pg(db_path) ? "the PostgreSQL database"
+                                                     : db_target_file(db_path);
     if (db_path) {
         if (tour_store_open(db_path, &store, err, sizeof err)) {
             fprintf(stderr, "tessera %s: %s\n", cmd, err);
@@ -520,7 +526,7 @@ int cmd_tournament(int argc, char **argv)
         int f = tour_store_find(store, &spec, &id, err, sizeof err);
         if (f < 0 ||
             (f == 1 && tour_store_load(store, id, TOUR_RESUME_REPLAY, &t, err, sizeof err))) {
-            fprintf(stderr, "tessera %s: %s: %s\n", cmd, db_path, err);
+            fprintf(stderr, "tessera %s: %s: %s\n", cmd, db_name, err);
             rc = CLI_FAIL;
             goto out;
         }
@@ -533,7 +539,7 @@ int cmd_tournament(int argc, char **argv)
         }
         int64_t id;
         if (store && tour_store_create(store, t, &id, err, sizeof err)) {
-            fprintf(stderr, "tessera %s: %s: %s\n", cmd, db_path, err);
+            fprintf(stderr, "tessera %s: %s: %s\n", cmd, db_name, err);
             rc = CLI_FAIL;
             goto out;
         }
@@ -544,7 +550,7 @@ int cmd_tournament(int argc, char **argv)
     if (resumed && !quiet)
         fprintf(stderr,
                 "tessera %s: resuming tournament %lld of %s: %lld of %lld games done already\n",
-                cmd, (long long)tour_store_id(t), db_path, (long long)cnt.done,
+                cmd, (long long)tour_store_id(t), db_name, (long long)cnt.done,
                 (long long)cnt.expected);
 
     /* --out DIR and its records/ */

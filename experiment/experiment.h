@@ -1,9 +1,10 @@
 /*
  * experiment.h — the seed papers' tables, one experiment each (prefix exp_):
  * `tessera experiment NAME` plays the rows of a table on the tournament
- * runner, keeps every game in the tournament's SQLite store (so a stopped
- * experiment continues where it was), and sets our figures beside the
- * paper's with a verdict per row. docs/experiments.md is the user's guide.
+ * runner, keeps every game in the tournament's store (SQLite or
+ * PostgreSQL; so a stopped experiment continues where it was), and sets
+ * our figures beside the paper's with a verdict per row.
+ * docs/experiments.md is the user's guide.
  *
  * An experiment is a list of rows. A row is a head-to-head between two bot
  * specs, A and B, over paired games (each pair deals the same tiles with the
@@ -126,8 +127,9 @@ void exp_options_default(exp_options *o);
  * Returns 0 or ENG_EINVAL when it does not fit. */
 int exp_quick_spec(const char *spec, char *buf, size_t cap);
 
-/* Run (or, with !play, read) every row of d in the store at db_path
- * (created when missing). res has d->nrows entries. Returns 0 when every row
+/* Run (or, with !play, read) every row of d in the tournament store at
+ * db_path (tour_store_open's target: a SQLite file, created when missing,
+ * or a PostgreSQL connection string). res has d->nrows entries. Returns 0 when every row
  * is done or the run was stopped (*stopped says which), or a negative code
  * with a reason: a bad spec (ENG_EINVAL, ENG_EUNKNOWN_BOT, ENG_EBAD_BOT_SPEC),
  * a storage failure (ENG_ESTORAGE), out of memory. */

@@ -7,7 +7,6 @@
  * any problem. A protocol violation (bad JSON, no hello) closes the
  * connection after the reply; everything else keeps it open.
  */
-#include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,6 +21,7 @@
 #include "programs.h"
 #include "protocol/record.h"
 #include "registry.h"
+#include "storage/db.h"
 #include "store.h"
 #include "table.h"
 #include "tournaments.h"
@@ -423,17 +423,14 @@ static json_t *program_logs(srv *s, const match *x)
         if (t->kind != SEAT_PROGRAM)
             continue;
         json_t *log = t->prog ? prog_log_json(t->prog) : NULL;
-        sqlite3_stmt *q = NULL;
+        db_stmt *q = NULL;
         if (!log && s->db &&
-            sqlite3_prepare_v2(store_handle(s),
-                               "SELECT log FROM program_logs WHERE match=? AND seat=?", -1, &q,
-                               NULL) == SQLITE_OK) {
-            sqlite3_bind_text(q, 1, x->id, -1, SQLITE_STATIC);
-            sqlite3_bind_int(q, 2, i);
-            if (sqlite3_step(q) == SQLITE_ROW && sqlite3_column_text(q, 0))
-                log = json_loads((const char *)sqlite3_column_text(q, 0), 0, NULL);
-        }
-        sqlite3_finalize(q);
+            db_prepare(store_db(s), "SELECT log FROM program_logs WHERE match=? AND seat=?", &q) ==
+                DB_OK &&
+            db_bind_text(q, 1, x->id, -1) == DB_OK && db_bind_int(q, 2, i) == DB_OK &&
+            db_step(q) == DB_ROW && db_column_text(q, 0))
+            log = json_loads(db_column_text(q, 0), 0, NULL);
+        db_finalize(q);
         if (!log)
             log = json_pack("{s:i, s:s, s:s, s:i, s:i, s:[]}", "seat", i, "spec", t->spec, "stderr",
                             "", "stderr_bytes", 0, "starts", 0, "verdicts");

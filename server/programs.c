@@ -33,7 +33,6 @@
  * match's owner (get_record with the admin token).
  */
 #include <pthread.h>
-#include <sqlite3.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +41,7 @@
 #include "internal.h"
 #include "players/player.h"
 #include "programs.h"
+#include "storage/db.h"
 #include "store.h"
 #include "tournaments.h"
 
@@ -286,26 +286,25 @@ json_t *prog_log_json(const prog *p)
 
 static void store_log(prog *p)
 {
-    sqlite3 *db = p->srv->db ? store_handle(p->srv) : NULL;
+    db_conn *db = p->srv->db ? store_db(p->srv) : NULL;
     if (!db)
         return;
     json_t *o = prog_log_json(p);
     char *text = o ? json_dumps(o, JSON_COMPACT) : NULL;
     json_decref(o);
-    sqlite3_stmt *q = NULL;
-    if (text && sqlite3_prepare_v2(db,
-                                   "INSERT OR REPLACE INTO program_logs(match,seat,spec,log) "
-                                   "VALUES(?,?,?,?)",
-                                   -1, &q, NULL) == SQLITE_OK) {
-        sqlite3_bind_text(q, 1, p->match_id, -1, SQLITE_STATIC);
-        sqlite3_bind_int(q, 2, p->seat);
-        sqlite3_bind_text(q, 3, p->spec, -1, SQLITE_STATIC);
-        sqlite3_bind_text(q, 4, text, -1, SQLITE_STATIC);
-        if (sqlite3_step(q) != SQLITE_DONE)
+    db_stmt *q = NULL;
+    if (text && db_prepare(db,
+                           "INSERT INTO program_logs(match,seat,spec,log) VALUES(?,?,?,?) "
+                           "ON CONFLICT(match,seat) DO UPDATE SET spec=excluded.spec, "
+                           "log=excluded.log",
+                           &q) == DB_OK) {
+        if (db_bind_text(q, 1, p->match_id, -1) != DB_OK || db_bind_int(q, 2, p->seat) != DB_OK ||
+            db_bind_text(q, 3, p->spec, -1) != DB_OK || db_bind_text(q, 4, text, -1) != DB_OK ||
+            db_step(q) != DB_DONE)
             srv_log(LOG_ERROR, "storage_error", "{s:s, s:s, s:s}", "what", "program_log", "match",
-                    p->match_id, "sqlite", sqlite3_errmsg(db));
+                    p->match_id, "sqlite", db_errmsg(db));
     }
-    sqlite3_finalize(q);
+    db_finalize(q);
     free(text);
 }
 
@@ -395,8 +394,15 @@ int progs_init(srv *s)
     uv_async_init(s->loop, &ps->async, on_async);
     ps->async.data = s;
     s->progs = ps;
-    if (s->db && sqlite3_exec(store_handle(s), tables, NULL, NULL, NULL) != SQLITE_OK)
-        return ENG_ESTORAGE;
+    if (s->db) {
+        db_conn *db = store_db(s);
+        int rc = db_schema_lock(db); /* servers starting at once on PostgreSQL */
+        if (rc == DB_OK)
+            rc = db_exec(db, tables);
+        db_schema_unlock(db);
+        if (rc != DB_OK)
+            return ENG_ESTORAGE;
+    }
     return 0;
 }
 

@@ -6,7 +6,9 @@
  * registered bot, creating and steering tournaments — need it. It is made
  * from getrandom(2) on the first start, kept in the journal's meta table
  * (the database is already the server's secret store: it holds every
- * match's chance seed), printed once on stderr and in the log, and written
+ * match's chance seed; servers sharing one PostgreSQL database share the
+ * token: the first to store one wins, the others read it), printed once on
+ * stderr and in the log by the server that made it, and written
  * at every start to --admin-token-file (mode 0600) for scripts. A message
  * without it, or with another one, is refused with `forbidden`; the
  * comparison takes the same time whatever the token.
@@ -27,7 +29,6 @@
 #include <fcntl.h>
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +38,7 @@
 #include "conn.h"
 #include "internal.h"
 #include "registry.h"
+#include "storage/db.h"
 #include "store.h"
 #include "table.h"
 #include "tournaments.h"
@@ -71,45 +73,75 @@ static int write_token_file(const char *path, const char *token, char *err, size
     return 0;
 }
 
-int admin_init(srv *s, char *err, size_t errcap)
+/* The stored admin token into s->admin_token: 1 when there is a well-formed
+ * one, 0 when there is none, or a DB_E* code. */
+static int read_token(srv *s, db_conn *db)
 {
-    sqlite3 *db = store_handle(s);
-    if (sqlite3_exec(db, tables, NULL, NULL, NULL) != SQLITE_OK) {
-        snprintf(err, errcap, "database: %s", sqlite3_errmsg(db));
-        return ENG_ESTORAGE;
-    }
-    sqlite3_stmt *q = NULL;
-    bool found = false;
-    if (sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key='admin_token'", -1, &q, NULL) ==
-            SQLITE_OK &&
-        sqlite3_step(q) == SQLITE_ROW) {
-        const unsigned char *v = sqlite3_column_text(q, 0);
-        if (v && strlen((const char *)v) == SRV_TOKEN_LEN) {
+    db_stmt *q = NULL;
+    int rc = db_prepare(db, "SELECT value FROM meta WHERE key='admin_token'", &q);
+    if (rc == DB_OK)
+        rc = db_step(q);
+    int found = rc < 0 ? rc : 0;
+    if (rc == DB_ROW) {
+        const char *v = db_column_text(q, 0);
+        if (v && strlen(v) == SRV_TOKEN_LEN) {
             memcpy(s->admin_token, v, SRV_TOKEN_LEN + 1);
-            found = true;
+            found = 1;
         }
     }
-    sqlite3_finalize(q);
+    db_finalize(q);
+    return found;
+}
+
+int admin_init(srv *s, char *err, size_t errcap)
+{
+    db_conn *db = store_db(s);
+    int rc = db_schema_lock(db); /* servers starting at once on PostgreSQL */
+    if (rc == DB_OK)
+        rc = db_exec(db, tables);
+    db_schema_unlock(db);
+    if (rc != DB_OK) {
+        snprintf(err, errcap, "database: %s", db_errmsg(db));
+        return ENG_ESTORAGE;
+    }
+    int found = read_token(s, db);
+    if (found < 0) {
+        snprintf(err, errcap, "database: reading the admin token: %s", db_errmsg(db));
+        return ENG_ESTORAGE;
+    }
     if (!found) {
-        if (srv_random_token(s->admin_token, SRV_TOKEN_LEN) != 0) {
+        char made[SRV_TOKEN_LEN + 1];
+        if (srv_random_token(made, SRV_TOKEN_LEN) != 0) {
             snprintf(err, errcap, "no random bytes for the admin token (getrandom failed)");
             return ENG_EINTERNAL;
         }
-        if (sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO meta VALUES('admin_token', ?)", -1, &q,
-                               NULL) != SQLITE_OK ||
-            sqlite3_bind_text(q, 1, s->admin_token, -1, SQLITE_STATIC) != SQLITE_OK ||
-            sqlite3_step(q) != SQLITE_DONE) {
-            snprintf(err, errcap, "database: storing the admin token: %s", sqlite3_errmsg(db));
-            sqlite3_finalize(q);
+        /* another server sharing the database may have stored one since:
+         * a well-formed token stays (the update's WHERE) and is read back;
+         * a malformed row is replaced, as a missing one is inserted */
+        db_stmt *q = NULL;
+        bool ok = db_prepare(db,
+                             "INSERT INTO meta(key, value) VALUES('admin_token', ?) "
+                             "ON CONFLICT(key) DO UPDATE SET value=excluded.value "
+                             "WHERE length(meta.value) <> ?",
+                             &q) == DB_OK &&
+                  db_bind_text(q, 1, made, -1) == DB_OK &&
+                  db_bind_int(q, 2, SRV_TOKEN_LEN) == DB_OK && db_step(q) == DB_DONE;
+        db_finalize(q);
+        if (!ok || read_token(s, db) != 1) {
+            snprintf(err, errcap, "database: storing the admin token: %s", db_errmsg(db));
             return ENG_ESTORAGE;
         }
-        sqlite3_finalize(q);
-        /* shown once: the operator copies it now, or reads --admin-token-file */
-        fprintf(stderr,
-                "tessera serve: the admin token of this server (shown once, kept in %s): %s\n",
-                s->cfg.db_path ? s->cfg.db_path : "tessera.db", s->admin_token);
-        srv_log(LOG_ALWAYS, "admin_token", "{s:s, s:s}", "token", s->admin_token, "note",
-                "shown once; needed for cmd: and remote: seats and tournaments");
+        if (strcmp(s->admin_token, made) == 0) {
+            /* shown once, by the server that made it: the operator copies it
+             * now, or reads --admin-token-file */
+            const char *path = s->cfg.db_path ? s->cfg.db_path : "tessera.db";
+            fprintf(stderr,
+                    "tessera serve: the admin token of this server (shown once, kept in %s): %s\n",
+                    db_target_is_pg(path) ? "the PostgreSQL database" : db_target_file(path),
+                    s->admin_token);
+            srv_log(LOG_ALWAYS, "admin_token", "{s:s, s:s}", "token", s->admin_token, "note",
+                    "shown once; needed for cmd: and remote: seats and tournaments");
+        }
     }
     if (s->cfg.admin_token_file)
         return write_token_file(s->cfg.admin_token_file, s->admin_token, err, errcap);
@@ -187,15 +219,25 @@ int registry_load(const srv *s, const char *name)
 
 bool registry_known(srv *s, const char *name)
 {
-    sqlite3_stmt *q = NULL;
-    bool known = false;
-    if (sqlite3_prepare_v2(store_handle(s), "SELECT 1 FROM registered_bots WHERE name=?", -1, &q,
-                           NULL) == SQLITE_OK) {
-        sqlite3_bind_text(q, 1, name, -1, SQLITE_TRANSIENT);
-        known = sqlite3_step(q) == SQLITE_ROW;
-    }
-    sqlite3_finalize(q);
+    db_stmt *q = NULL;
+    bool known =
+        db_prepare(store_db(s), "SELECT 1 FROM registered_bots WHERE name=?", &q) == DB_OK &&
+        db_bind_text(q, 1, name, -1) == DB_OK && db_step(q) == DB_ROW;
+    db_finalize(q);
     return known;
+}
+
+/* How many names are registered (0 when the table cannot be read: the
+ * insert that follows fails then, with the reason logged). */
+static int64_t registered_count(srv *s)
+{
+    db_stmt *q = NULL;
+    int64_t names = 0;
+    if (db_prepare(store_db(s), "SELECT count(*) FROM registered_bots", &q) == DB_OK &&
+        db_step(q) == DB_ROW)
+        names = db_column_int64(q, 0);
+    db_finalize(q);
+    return names;
 }
 
 static bool plays(const regbot *r, const eng_game *g)
@@ -275,24 +317,22 @@ static conn *conn_by_id(srv *s, uint64_t id)
 
 static bool store_secret(srv *s, const reg_job *j)
 {
-    sqlite3_stmt *q = NULL;
-    bool ok = sqlite3_prepare_v2(store_handle(s),
-                                 "INSERT INTO registered_bots(name,salt,hash,iterations,created,"
-                                 "last_seen) VALUES(?,?,?,?,?,?)",
-                                 -1, &q, NULL) == SQLITE_OK;
-    if (ok) {
-        sqlite3_bind_text(q, 1, j->name, -1, SQLITE_STATIC);
-        sqlite3_bind_blob(q, 2, j->salt, SALT_LEN, SQLITE_STATIC);
-        sqlite3_bind_blob(q, 3, j->hash, HASH_LEN, SQLITE_STATIC);
-        sqlite3_bind_int(q, 4, j->iterations);
-        sqlite3_bind_int64(q, 5, srv_epoch_ms());
-        sqlite3_bind_int64(q, 6, srv_epoch_ms());
-        ok = sqlite3_step(q) == SQLITE_DONE;
-    }
+    db_conn *db = store_db(s);
+    db_stmt *q = NULL;
+    int64_t now = srv_epoch_ms();
+    bool ok = db_prepare(db,
+                         "INSERT INTO registered_bots(name,salt,hash,iterations,created,"
+                         "last_seen) VALUES(?,?,?,?,?,?)",
+                         &q) == DB_OK &&
+              db_bind_text(q, 1, j->name, -1) == DB_OK &&
+              db_bind_blob(q, 2, j->salt, SALT_LEN) == DB_OK &&
+              db_bind_blob(q, 3, j->hash, HASH_LEN) == DB_OK &&
+              db_bind_int(q, 4, j->iterations) == DB_OK && db_bind_int64(q, 5, now) == DB_OK &&
+              db_bind_int64(q, 6, now) == DB_OK && db_step(q) == DB_DONE;
     if (!ok)
         srv_log(LOG_ERROR, "storage_error", "{s:s, s:s, s:s}", "what", "register", "name", j->name,
-                "sqlite", sqlite3_errmsg(store_handle(s)));
-    sqlite3_finalize(q);
+                "sqlite", db_errmsg(db));
+    db_finalize(q);
     return ok;
 }
 
@@ -414,38 +454,37 @@ void handle_register(conn *c, const proto_msg *m)
         snprintf(j->games[i], sizeof j->games[i], "%s", eng_find_game(m->games[i])->name);
     j->iterations = SRV_PBKDF2_ITERATIONS;
     /* the stored hash, or a fresh salt for a first registration */
-    sqlite3_stmt *q = NULL;
-    int rc = sqlite3_prepare_v2(store_handle(s),
-                                "SELECT salt, hash, iterations FROM registered_bots WHERE name=?",
-                                -1, &q, NULL);
-    if (rc == SQLITE_OK) {
-        sqlite3_bind_text(q, 1, j->name, -1, SQLITE_STATIC);
-        rc = sqlite3_step(q);
-        if (rc == SQLITE_ROW && sqlite3_column_bytes(q, 0) == SALT_LEN &&
-            sqlite3_column_bytes(q, 1) == HASH_LEN && sqlite3_column_int(q, 2) > 0) {
-            memcpy(j->salt, sqlite3_column_blob(q, 0), SALT_LEN);
-            memcpy(j->stored, sqlite3_column_blob(q, 1), HASH_LEN);
-            j->iterations = sqlite3_column_int(q, 2);
+    db_stmt *q = NULL;
+    int rc = db_prepare(store_db(s),
+                        "SELECT salt, hash, iterations FROM registered_bots WHERE name=?", &q);
+    if (rc == DB_OK && (rc = db_bind_text(q, 1, j->name, -1)) == DB_OK) {
+        rc = db_step(q);
+        int nsalt = 0, nhash = 0;
+        /* a blob's bytes are valid until the next column read of q (PostgreSQL
+         * decodes each one): copied at once */
+        const void *salt = rc == DB_ROW ? db_column_blob(q, 0, &nsalt) : NULL;
+        if (salt && nsalt == SALT_LEN)
+            memcpy(j->salt, salt, SALT_LEN);
+        const void *hash = rc == DB_ROW ? db_column_blob(q, 1, &nhash) : NULL;
+        if (hash && nhash == HASH_LEN)
+            memcpy(j->stored, hash, HASH_LEN);
+        if (rc == DB_ROW && salt && nsalt == SALT_LEN && hash && nhash == HASH_LEN &&
+            db_column_int(q, 2) > 0) {
+            j->iterations = db_column_int(q, 2);
             j->known = true;
-            rc = SQLITE_OK;
-        } else if (rc == SQLITE_DONE) {
-            rc = SQLITE_OK;
+            rc = DB_OK;
+        } else if (rc == DB_ROW || rc == DB_DONE) {
+            rc = DB_OK;
         }
     }
-    sqlite3_finalize(q);
-    if (rc != SQLITE_OK) {
+    db_finalize(q);
+    if (rc != DB_OK) {
         conn_error(c, ENG_ESTORAGE, "the registration could not be read; try again", m->id);
         goto drop;
     }
     if (!j->known) {
         /* a new name: the table of names is bounded */
-        long long names = 0;
-        if (sqlite3_prepare_v2(store_handle(s), "SELECT count(*) FROM registered_bots", -1, &q,
-                               NULL) == SQLITE_OK &&
-            sqlite3_step(q) == SQLITE_ROW)
-            names = sqlite3_column_int64(q, 0);
-        sqlite3_finalize(q);
-        if (names >= SRV_MAX_REGISTERED) {
+        if (registered_count(s) >= SRV_MAX_REGISTERED) {
             conn_error(c, ENG_ETOO_MANY, "the server holds its maximum of registered names",
                        m->id);
             goto drop;
@@ -486,14 +525,7 @@ int registry_reserve(srv *s, const char *name, const unsigned char *salt,
 {
     if (registry_known(s, name))
         return ENG_EINVAL;
-    sqlite3_stmt *q = NULL;
-    long long names = 0;
-    if (sqlite3_prepare_v2(store_handle(s), "SELECT count(*) FROM registered_bots", -1, &q,
-                           NULL) == SQLITE_OK &&
-        sqlite3_step(q) == SQLITE_ROW)
-        names = sqlite3_column_int64(q, 0);
-    sqlite3_finalize(q);
-    if (names >= SRV_MAX_REGISTERED)
+    if (registered_count(s) >= SRV_MAX_REGISTERED)
         return ENG_ETOO_MANY;
     reg_job j;
     memset(&j, 0, sizeof j);

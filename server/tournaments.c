@@ -4,13 +4,13 @@
  *
  * A tournament of one of the formats of tournament/ (round-robin, gauntlet,
  * Swiss, knockout) is a `tour` attached to the server's own database
- * (tour_store_attach on the journal's connection): the driver asks it for
- * the next game whose participants are free, starts an ordinary server
- * match for it — in-process bots, programs (cmd:) and registered bots
- * (remote:NAME) alike, with the tournament's time control and policies, the
- * group's chance seed and the bots' seeds — and, in the same SQLite
- * transaction, marks the game started with the match's id as its ref. When
- * the match ends (match.c calls tours_match_finished), its result (scores,
+ * (tour_store_attach on store_db: SQLite or PostgreSQL, storage/db.h): the
+ * driver asks it for the next game whose participants are free, starts an
+ * ordinary server match for it — in-process bots, programs (cmd:) and
+ * registered bots (remote:NAME) alike, with the tournament's time control
+ * and policies, the group's chance seed and the bots' seeds — and, in the
+ * same transaction, marks the game started with the match's id as its ref.
+ * When the match ends (match.c calls tours_match_finished), its result (scores,
  * ranking, how it ended, who was at fault, time used) goes into the
  * tournament, which schedules what that unlocks; the driver then starts
  * more games, up to the tournament's concurrency.
@@ -22,7 +22,9 @@
  * playing one group (k games with the seats rotated and the same chance
  * seed), one game after the other; ratings are fitted over every ladder
  * game (tour_fit_ratings). Its participants and games are rows of its own
- * tables.
+ * tables. Ids are the database's (srv_tournaments.id an identity, read
+ * back with RETURNING), never computed here: several servers may share the
+ * tables on PostgreSQL.
  *
  * Resume. Everything is in the database before anyone hears of it. At
  * start-up, after the matches are restored, each tournament not over is
@@ -42,7 +44,6 @@
  * each game starts and ends, and another with the standings once computed.
  */
 #include <math.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +54,7 @@
 #include "players/player.h"
 #include "programs.h"
 #include "registry.h"
+#include "storage/db.h"
 #include "store.h"
 #include "table.h"
 #include "tournament/ladder.h"
@@ -185,9 +187,9 @@ static bool is_ladder(const srv_tour *st)
     return st->format == PROTO_TOUR_LADDER;
 }
 
-static sqlite3 *db_of(srv *s)
+static db_conn *db_of(srv *s)
 {
-    return store_handle(s);
+    return store_db(s);
 }
 
 /* A random 63-bit number from getrandom(2), or a counter when it fails
@@ -208,17 +210,17 @@ static void set_state(srv_tour *st, int state, const char *note)
 {
     st->state = state;
     snprintf(st->note, sizeof st->note, "%s", note ? note : "");
-    sqlite3_stmt *q = NULL;
-    if (sqlite3_prepare_v2(db_of(st->srv), "UPDATE srv_tournaments SET state=?, note=? WHERE id=?",
-                           -1, &q, NULL) == SQLITE_OK) {
-        sqlite3_bind_text(q, 1, state_names[state], -1, SQLITE_STATIC);
-        sqlite3_bind_text(q, 2, st->note, -1, SQLITE_STATIC);
-        sqlite3_bind_int64(q, 3, st->id);
-        if (sqlite3_step(q) != SQLITE_DONE)
-            srv_log(LOG_ERROR, "storage_error", "{s:s, s:I, s:s}", "what", "tournament_state",
-                    "tournament", (json_int_t)st->id, "sqlite", sqlite3_errmsg(db_of(st->srv)));
-    }
-    sqlite3_finalize(q);
+    db_conn *db = db_of(st->srv);
+    db_stmt *q = NULL;
+    bool ok =
+        db_prepare(db, "UPDATE srv_tournaments SET state=?, note=? WHERE id=?", &q) == DB_OK &&
+        db_bind_text(q, 1, state_names[state], -1) == DB_OK &&
+        db_bind_text(q, 2, st->note, -1) == DB_OK && db_bind_int64(q, 3, st->id) == DB_OK &&
+        db_step(q) == DB_DONE;
+    if (!ok)
+        srv_log(LOG_ERROR, "storage_error", "{s:s, s:I, s:s}", "what", "tournament_state",
+                "tournament", (json_int_t)st->id, "sqlite", db_errmsg(db));
+    db_finalize(q);
     srv_log(LOG_INFO, "tournament_state", "{s:I, s:s, s:s}", "tournament", (json_int_t)st->id,
             "state", state_names[state], "note", st->note);
 }
@@ -438,9 +440,12 @@ static void result_from_json(int k, const json_t *res, const match *m, tour_resu
 
 /* ---- starting games ------------------------------------------------------------------------ */
 
-static bool tx(sqlite3 *db, const char *sql)
+/* BEGIN IMMEDIATE (a plain BEGIN on PostgreSQL), COMMIT, ROLLBACK. Every
+ * failure inside a transaction ends in ROLLBACK: PostgreSQL refuses all
+ * else in a transaction once a statement of it failed. */
+static bool tx(db_conn *db, const char *sql)
 {
-    return sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK;
+    return db_exec(db, sql) == DB_OK;
 }
 
 /* Create the match of one game: seats from `specs`/`names` by seat, with
@@ -512,12 +517,12 @@ static bool start_tour_game(srv_tour *st, const tour_game *g)
     }
     if (!can_seat(st->srv, specs, st->k))
         return false;
-    sqlite3 *db = db_of(st->srv);
+    db_conn *db = db_of(st->srv);
     int code = 0;
     char err[400];
     if (!tx(db, "BEGIN IMMEDIATE")) {
         srv_log(LOG_ERROR, "storage_error", "{s:s, s:s}", "what", "tournament_game", "sqlite",
-                sqlite3_errmsg(db));
+                db_errmsg(db));
         return false;
     }
     match *m = make_match(st, specs, names, g->chance_seed, g->seat_seed, &code, err, sizeof err);
@@ -575,20 +580,16 @@ static int lad_add_part(srv_tour *st, const char *name, const char *spec, bool r
     p->reference = reference;
     p->last_opp = -1;
     if (write) {
-        sqlite3_stmt *q = NULL;
-        bool ok = sqlite3_prepare_v2(db_of(st->srv),
-                                     "INSERT INTO ladder_participants(tournament,idx,name,spec,"
-                                     "reference) VALUES(?,?,?,?,?)",
-                                     -1, &q, NULL) == SQLITE_OK;
-        if (ok) {
-            sqlite3_bind_int64(q, 1, st->id);
-            sqlite3_bind_int(q, 2, st->np);
-            sqlite3_bind_text(q, 3, p->name, -1, SQLITE_STATIC);
-            sqlite3_bind_text(q, 4, p->spec, -1, SQLITE_STATIC);
-            sqlite3_bind_int(q, 5, reference);
-            ok = sqlite3_step(q) == SQLITE_DONE;
-        }
-        sqlite3_finalize(q);
+        db_stmt *q = NULL;
+        bool ok = db_prepare(db_of(st->srv),
+                             "INSERT INTO ladder_participants(tournament,idx,name,spec,"
+                             "reference) VALUES(?,?,?,?,?)",
+                             &q) == DB_OK &&
+                  db_bind_int64(q, 1, st->id) == DB_OK && db_bind_int(q, 2, st->np) == DB_OK &&
+                  db_bind_text(q, 3, p->name, -1) == DB_OK &&
+                  db_bind_text(q, 4, p->spec, -1) == DB_OK &&
+                  db_bind_int(q, 5, reference) == DB_OK && db_step(q) == DB_DONE;
+        db_finalize(q);
         if (!ok)
             return ENG_ESTORAGE;
     }
@@ -634,7 +635,7 @@ static json_t *lad_result_json(const srv_tour *st, const lad_game *g)
                      tour_end_name((tour_end)g->end), "culprit", g->culprit);
 }
 
-/* Write a ladder game's row (insert or replace). */
+/* Write a ladder game's row (inserted, or updated when it is there). */
 static bool lad_store_game(srv_tour *st, const lad_game *g)
 {
     char seats[64];
@@ -644,30 +645,28 @@ static bool lad_store_game(srv_tour *st, const lad_game *g)
         res = json_dumps(o, JSON_COMPACT);
         json_decref(o);
     }
-    sqlite3_stmt *q = NULL;
-    bool ok = sqlite3_prepare_v2(db_of(st->srv),
-                                 "INSERT OR REPLACE INTO ladder_games(tournament,id,grp,rot,seats,"
-                                 "chance_seed,match,status,result) VALUES(?,?,?,?,?,?,?,?,?)",
-                                 -1, &q, NULL) == SQLITE_OK;
-    if (ok) {
-        sqlite3_bind_int64(q, 1, st->id);
-        sqlite3_bind_int64(q, 2, g->id);
-        sqlite3_bind_int64(q, 3, g->grp);
-        sqlite3_bind_int(q, 4, g->rot);
-        sqlite3_bind_text(q, 5, seats_text(g->seat, st->k, seats, sizeof seats), -1,
-                          SQLITE_TRANSIENT);
-        sqlite3_bind_int64(q, 6, (sqlite3_int64)g->chance_seed);
-        sqlite3_bind_text(q, 7, g->match, -1, SQLITE_STATIC);
-        sqlite3_bind_text(q, 8, tour_game_status_name((tour_game_status)g->status), -1,
-                          SQLITE_STATIC);
-        if (res)
-            sqlite3_bind_text(q, 9, res, -1, SQLITE_STATIC);
-        ok = sqlite3_step(q) == SQLITE_DONE;
-    }
+    db_conn *db = db_of(st->srv);
+    db_stmt *q = NULL;
+    bool ok =
+        db_prepare(db,
+                   "INSERT INTO ladder_games(tournament,id,grp,rot,seats,chance_seed,match,status,"
+                   "result) VALUES(?,?,?,?,?,?,?,?,?) ON CONFLICT(tournament,id) DO UPDATE SET "
+                   "grp=excluded.grp, rot=excluded.rot, seats=excluded.seats, "
+                   "chance_seed=excluded.chance_seed, match=excluded.match, "
+                   "status=excluded.status, result=excluded.result",
+                   &q) == DB_OK &&
+        db_bind_int64(q, 1, st->id) == DB_OK && db_bind_int64(q, 2, g->id) == DB_OK &&
+        db_bind_int64(q, 3, g->grp) == DB_OK && db_bind_int(q, 4, g->rot) == DB_OK &&
+        db_bind_text(q, 5, seats_text(g->seat, st->k, seats, sizeof seats), -1) == DB_OK &&
+        db_bind_int64(q, 6, (int64_t)g->chance_seed) == DB_OK &&
+        db_bind_text(q, 7, g->match, -1) == DB_OK &&
+        db_bind_text(q, 8, tour_game_status_name((tour_game_status)g->status), -1) == DB_OK &&
+        db_bind_text(q, 9, res, -1) == DB_OK && /* NULL until it is done */
+        db_step(q) == DB_DONE;
     if (!ok)
         srv_log(LOG_ERROR, "storage_error", "{s:s, s:I, s:s}", "what", "ladder_game", "tournament",
-                (json_int_t)st->id, "sqlite", sqlite3_errmsg(db_of(st->srv)));
-    sqlite3_finalize(q);
+                (json_int_t)st->id, "sqlite", db_errmsg(db));
+    db_finalize(q);
     free(res);
     return ok;
 }
@@ -687,7 +686,7 @@ static bool lad_start(srv_tour *st, lad_group *gr)
     }
     if (!can_seat(st->srv, specs, st->k))
         return false;
-    sqlite3 *db = db_of(st->srv);
+    db_conn *db = db_of(st->srv);
     if (!tx(db, "BEGIN IMMEDIATE"))
         return false;
     int code = 0;
@@ -1634,25 +1633,26 @@ static int insert_row(srv_tour *st, const char *kind, int64_t *id)
     json_t *set = settings_json(st);
     char *text = set ? json_dumps(set, JSON_COMPACT) : NULL;
     json_decref(set);
-    sqlite3_stmt *q = NULL;
-    sqlite3 *db = db_of(st->srv);
+    db_stmt *q = NULL;
     int rc = ENG_ESTORAGE;
-    if (text && sqlite3_prepare_v2(db,
-                                   "INSERT INTO srv_tournaments(kind,tour_id,settings,state,note,"
-                                   "created) VALUES(?,?,?,?,'',?)",
-                                   -1, &q, NULL) == SQLITE_OK) {
-        sqlite3_bind_text(q, 1, kind, -1, SQLITE_STATIC);
-        if (st->t)
-            sqlite3_bind_int64(q, 2, st->tour_id);
-        sqlite3_bind_text(q, 3, text, -1, SQLITE_STATIC);
-        sqlite3_bind_text(q, 4, state_names[st->state], -1, SQLITE_STATIC);
-        sqlite3_bind_int64(q, 5, st->created_ms);
-        if (sqlite3_step(q) == SQLITE_DONE) {
-            *id = sqlite3_last_insert_rowid(db);
+    /* the id is the database's (an identity on PostgreSQL), never ours */
+    if (text &&
+        db_prepare(db_of(st->srv),
+                   "INSERT INTO srv_tournaments(kind,tour_id,settings,state,note,created) "
+                   "VALUES(?,?,?,?,'',?) RETURNING id",
+                   &q) == DB_OK &&
+        db_bind_text(q, 1, kind, -1) == DB_OK &&
+        (st->t ? db_bind_int64(q, 2, st->tour_id) : db_bind_null(q, 2)) == DB_OK &&
+        db_bind_text(q, 3, text, -1) == DB_OK &&
+        db_bind_text(q, 4, state_names[st->state], -1) == DB_OK &&
+        db_bind_int64(q, 5, st->created_ms) == DB_OK && db_step(q) == DB_ROW) {
+        int64_t new_id = db_column_int64(q, 0);
+        if (db_step(q) == DB_DONE) {
+            *id = new_id;
             rc = 0;
         }
     }
-    sqlite3_finalize(q);
+    db_finalize(q);
     free(text);
     return rc;
 }
@@ -1794,7 +1794,7 @@ static srv_tour *create_core(srv *s, const proto_msg *m, int *code, char *errout
             goto fail;
         }
     }
-    sqlite3 *db = db_of(s);
+    db_conn *db = db_of(s);
     if (st->format == PROTO_TOUR_LADDER) {
         if (st->k < 2) {
             rc = ENG_EBAD_PLAYERS;
@@ -2064,9 +2064,15 @@ int tours_init(srv *s, char *err, size_t errcap)
         snprintf(err, errcap, "out of memory");
         return ENG_ENOMEM;
     }
-    sqlite3 *db = db_of(s);
-    if (sqlite3_exec(db, tables, NULL, NULL, NULL) != SQLITE_OK) {
-        snprintf(err, errcap, "database: %s", sqlite3_errmsg(db));
+    db_conn *db = db_of(s);
+    /* two servers starting at once on one PostgreSQL database: schema
+     * changes one at a time (nothing on SQLite) */
+    int lrc = db_schema_lock(db);
+    if (lrc == DB_OK)
+        lrc = db_exec(db, tables);
+    db_schema_unlock(db);
+    if (lrc != DB_OK) {
+        snprintf(err, errcap, "database: %s", db_errmsg(db));
         free(ts);
         return ENG_ESTORAGE;
     }
@@ -2111,32 +2117,33 @@ static void resume_game(srv_tour *st, int64_t game, const char *ref, bool *reque
 
 static void resume_ladder(srv_tour *st)
 {
-    sqlite3 *db = db_of(st->srv);
-    sqlite3_stmt *q = NULL;
-    if (sqlite3_prepare_v2(db,
-                           "SELECT name, spec, reference FROM ladder_participants WHERE "
-                           "tournament=? ORDER BY idx",
-                           -1, &q, NULL) == SQLITE_OK) {
-        sqlite3_bind_int64(q, 1, st->id);
-        while (sqlite3_step(q) == SQLITE_ROW)
-            lad_add_part(st, (const char *)sqlite3_column_text(q, 0),
-                         (const char *)sqlite3_column_text(q, 1), sqlite3_column_int(q, 2) != 0,
-                         false);
+    db_conn *db = db_of(st->srv);
+    db_stmt *q = NULL;
+    if (db_prepare(db,
+                   "SELECT name, spec, reference FROM ladder_participants WHERE "
+                   "tournament=? ORDER BY idx",
+                   &q) == DB_OK &&
+        db_bind_int64(q, 1, st->id) == DB_OK) {
+        while (db_step(q) == DB_ROW) {
+            const char *name = db_column_text(q, 0), *spec = db_column_text(q, 1);
+            lad_add_part(st, name ? name : "", spec ? spec : "", db_column_int(q, 2) != 0, false);
+        }
     }
-    sqlite3_finalize(q);
-    if (sqlite3_prepare_v2(db,
-                           "SELECT id, grp, rot, seats, chance_seed, match, status, result FROM "
-                           "ladder_games WHERE tournament=? ORDER BY id",
-                           -1, &q, NULL) == SQLITE_OK) {
-        sqlite3_bind_int64(q, 1, st->id);
-        while (sqlite3_step(q) == SQLITE_ROW) {
+    db_finalize(q);
+    q = NULL;
+    if (db_prepare(db,
+                   "SELECT id, grp, rot, seats, chance_seed, match, status, result FROM "
+                   "ladder_games WHERE tournament=? ORDER BY id",
+                   &q) == DB_OK &&
+        db_bind_int64(q, 1, st->id) == DB_OK) {
+        while (db_step(q) == DB_ROW) {
             lad_game *g = lad_push_game(st);
             if (!g)
                 break;
-            g->id = sqlite3_column_int64(q, 0);
-            g->grp = sqlite3_column_int64(q, 1);
-            g->rot = sqlite3_column_int(q, 2);
-            const char *seats = (const char *)sqlite3_column_text(q, 3);
+            g->id = db_column_int64(q, 0);
+            g->grp = db_column_int64(q, 1);
+            g->rot = db_column_int(q, 2);
+            const char *seats = db_column_text(q, 3);
             bool ok = g->id == st->ng - 1 && seats;
             for (int s = 0; ok && s < st->k; s++) {
                 char *end;
@@ -2145,10 +2152,10 @@ static void resume_ladder(srv_tour *st)
                 g->seat[s] = (int)v;
                 seats = end;
             }
-            g->chance_seed = (uint64_t)sqlite3_column_int64(q, 4);
-            snprintf(g->match, sizeof g->match, "%s",
-                     sqlite3_column_text(q, 5) ? (const char *)sqlite3_column_text(q, 5) : "");
-            const char *status = (const char *)sqlite3_column_text(q, 6);
+            g->chance_seed = (uint64_t)db_column_int64(q, 4);
+            const char *mid = db_column_text(q, 5);
+            snprintf(g->match, sizeof g->match, "%s", mid ? mid : "");
+            const char *status = db_column_text(q, 6);
             g->status = status && strcmp(status, "done") == 0      ? TOUR_DONE
                         : status && strcmp(status, "running") == 0 ? TOUR_RUNNING
                                                                    : TOUR_VOID;
@@ -2163,9 +2170,8 @@ static void resume_ladder(srv_tour *st)
                     m->tour_id = st->id;
                     m->tour_game = g->id;
                 }
-                json_t *res = sqlite3_column_text(q, 7)
-                                  ? json_loads((const char *)sqlite3_column_text(q, 7), 0, NULL)
-                                  : NULL;
+                const char *rtext = db_column_text(q, 7);
+                json_t *res = rtext ? json_loads(rtext, 0, NULL) : NULL;
                 for (int s = 0; s < st->k; s++) {
                     json_t *v = json_array_get(json_object_get(res, "score"), (size_t)s);
                     g->score[s] = json_is_number(v) ? json_number_value(v) : 0;
@@ -2188,7 +2194,7 @@ static void resume_ladder(srv_tour *st)
                 st->next_grp = g->grp + 1;
         }
     }
-    sqlite3_finalize(q);
+    db_finalize(q);
     /* the groups not finished: each one's last game is running, or done
      * with rotations to go (games of a group are stored in order) */
     int64_t *last = st->next_grp > 0 ? malloc((size_t)st->next_grp * sizeof *last) : NULL;
@@ -2237,31 +2243,34 @@ void tours_resume(srv *s)
 {
     if (!s->tours)
         return;
-    sqlite3 *db = db_of(s);
-    sqlite3_stmt *q = NULL;
-    if (sqlite3_prepare_v2(db,
-                           "SELECT id, kind, tour_id, settings, state, note, created FROM "
-                           "srv_tournaments ORDER BY id",
-                           -1, &q, NULL) != SQLITE_OK)
+    db_conn *db = db_of(s);
+    db_stmt *q = NULL;
+    if (db_prepare(db,
+                   "SELECT id, kind, tour_id, settings, state, note, created FROM "
+                   "srv_tournaments ORDER BY id",
+                   &q) != DB_OK)
         return;
     int n = 0;
-    while (sqlite3_step(q) == SQLITE_ROW) {
+    /* On PostgreSQL the rows are all read at the first step; on SQLite the
+     * statement stays open while each tournament is loaded and resumed on
+     * the same connection (reads and writes of other tables, as before). */
+    while (db_step(q) == DB_ROW) {
         srv_tour *st = tour_new(s);
         if (!st)
             break;
         char err[256] = "";
-        st->id = sqlite3_column_int64(q, 0);
-        const char *kind = (const char *)sqlite3_column_text(q, 1);
-        st->tour_id = sqlite3_column_int64(q, 2);
-        const char *state = (const char *)sqlite3_column_text(q, 4);
+        st->id = db_column_int64(q, 0);
+        const char *kind = db_column_text(q, 1);
+        st->tour_id = db_column_int64(q, 2);
+        const char *state = db_column_text(q, 4);
         st->state = TS_CREATED;
         for (int i = 0; state && i < TS_NSTATES; i++)
             if (strcmp(state, state_names[i]) == 0)
                 st->state = i;
-        const char *note = (const char *)sqlite3_column_text(q, 5);
+        const char *note = db_column_text(q, 5);
         snprintf(st->note, sizeof st->note, "%s", note ? note : "");
-        st->created_ms = sqlite3_column_int64(q, 6);
-        int rc = settings_parse(st, (const char *)sqlite3_column_text(q, 3), err, sizeof err);
+        st->created_ms = db_column_int64(q, 6);
+        int rc = settings_parse(st, db_column_text(q, 3), err, sizeof err);
         if (rc == 0 && kind && strcmp(kind, "tour") == 0)
             rc = tour_store_load(s->tours->store, st->tour_id, TOUR_RESUME_KEEP, &st->t, err,
                                  sizeof err);
@@ -2302,7 +2311,7 @@ void tours_resume(srv *s)
         }
         schedule_standings(st);
     }
-    sqlite3_finalize(q);
+    db_finalize(q);
     if (n)
         srv_log(LOG_INFO, "tournaments_restored", "{s:i}", "tournaments", n);
     tours_poke(s);

@@ -1,5 +1,6 @@
 /*
- * store.c — tournaments in SQLite (see store.h). Three tables:
+ * store.c — tournaments in a database of storage/db.h, SQLite or
+ * PostgreSQL (see store.h). Four tables:
  *
  *   tour_tournaments(id, label, spec, status, paused, cancelled, created, updated)
  *   tour_pairings(tournament, id, round, members, regular)
@@ -8,12 +9,18 @@
  *
  * spec and result are JSON text (the spec in its canonical form, which
  * tour_store_find compares); members and seats are participant indices
- * separated by commas, readable from the sqlite3 shell. A tournament's
- * journal (internal.h) becomes one transaction: the new pairings and games,
- * the games whose status changed, and the tournament row.
+ * separated by commas, readable from the sqlite3 shell or psql. A
+ * tournament's id is the database's (an identity column on PostgreSQL,
+ * read back with RETURNING), never computed here: several servers may
+ * share the tables. A tournament's journal (internal.h) becomes one
+ * transaction: the new pairings and games, the games whose status changed,
+ * and the tournament row.
+ *
+ * The SQL is the subset both engines accept (db.h): upserts are ON
+ * CONFLICT ... DO UPDATE, and nothing of SQLite's own is used (the list
+ * reads each spec's format with jansson, not json_extract).
  */
 #include <jansson.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,9 +30,9 @@
 #include "tournament/store.h"
 
 struct tour_store {
-    sqlite3 *db;
+    db_conn *db;
     bool owned; /* opened by tour_store_open */
-    sqlite3_stmt *ins_pair, *ins_game, *upd_game, *upd_tour, *ins_record;
+    db_stmt *ins_pair, *ins_game, *upd_game, *upd_tour, *ins_record;
 };
 
 static const char schema[] =
@@ -49,43 +56,49 @@ static const char schema[] =
 static int fail(tour_store *st, char *err, size_t errcap, const char *what)
 {
     return eng_seterr(err, errcap, ENG_ESTORAGE, "tournament database: %s: %s", what,
-                      st && st->db ? sqlite3_errmsg(st->db) : "cannot open");
+                      st && st->db ? db_errmsg(st->db) : "cannot open");
 }
 
 static int prepare(tour_store *st, char *err, size_t errcap)
 {
-    if (sqlite3_exec(st->db, schema, NULL, NULL, NULL) != SQLITE_OK)
+    /* CREATE TABLE IF NOT EXISTS from two servers at once can collide on
+     * PostgreSQL: schema changes are serialised (nothing on SQLite) */
+    if (db_schema_lock(st->db) != DB_OK)
+        return fail(st, err, errcap, "locking the schema");
+    int rc = db_exec(st->db, schema);
+    db_schema_unlock(st->db);
+    if (rc != DB_OK)
         return fail(st, err, errcap, "creating the tables");
-    if (sqlite3_prepare_v3(st->db,
-                           "INSERT INTO tour_pairings(tournament,id,round,members,regular) "
-                           "VALUES(?,?,?,?,?)",
-                           -1, SQLITE_PREPARE_PERSISTENT, &st->ins_pair, NULL) ||
-        sqlite3_prepare_v3(st->db,
-                           "INSERT INTO tour_games(tournament,id,grp,pairing,round,seats,"
-                           "chance_seed,status,ref,result) VALUES(?,?,?,?,?,?,?,?,?,?)",
-                           -1, SQLITE_PREPARE_PERSISTENT, &st->ins_game, NULL) ||
-        sqlite3_prepare_v3(st->db,
-                           "UPDATE tour_games SET status=?, ref=?, result=? "
-                           "WHERE tournament=? AND id=?",
-                           -1, SQLITE_PREPARE_PERSISTENT, &st->upd_game, NULL) ||
-        sqlite3_prepare_v3(st->db,
-                           "UPDATE tour_tournaments SET status=?, paused=?, cancelled=?, "
-                           "updated=? WHERE id=?",
-                           -1, SQLITE_PREPARE_PERSISTENT, &st->upd_tour, NULL) ||
-        sqlite3_prepare_v3(st->db,
-                           "INSERT OR REPLACE INTO tour_records(tournament,game,record) "
-                           "VALUES(?,?,?)",
-                           -1, SQLITE_PREPARE_PERSISTENT, &st->ins_record, NULL))
+    if (db_prepare(st->db,
+                   "INSERT INTO tour_pairings(tournament,id,round,members,regular) "
+                   "VALUES(?,?,?,?,?)",
+                   &st->ins_pair) ||
+        db_prepare(st->db,
+                   "INSERT INTO tour_games(tournament,id,grp,pairing,round,seats,"
+                   "chance_seed,status,ref,result) VALUES(?,?,?,?,?,?,?,?,?,?)",
+                   &st->ins_game) ||
+        db_prepare(st->db,
+                   "UPDATE tour_games SET status=?, ref=?, result=? "
+                   "WHERE tournament=? AND id=?",
+                   &st->upd_game) ||
+        db_prepare(st->db,
+                   "UPDATE tour_tournaments SET status=?, paused=?, cancelled=?, "
+                   "updated=? WHERE id=?",
+                   &st->upd_tour) ||
+        db_prepare(st->db,
+                   "INSERT INTO tour_records(tournament,game,record) VALUES(?,?,?) "
+                   "ON CONFLICT(tournament,game) DO UPDATE SET record=excluded.record",
+                   &st->ins_record))
         return fail(st, err, errcap, "preparing statements");
     return 0;
 }
 
-static int store_new(sqlite3 *db, bool owned, tour_store **out, char *err, size_t errcap)
+static int store_new(db_conn *db, bool owned, tour_store **out, char *err, size_t errcap)
 {
     tour_store *st = calloc(1, sizeof *st);
     if (!st) {
         if (owned)
-            sqlite3_close_v2(db);
+            db_close(db);
         return eng_seterr(err, errcap, ENG_ENOMEM, "out of memory");
     }
     st->db = db;
@@ -99,27 +112,31 @@ static int store_new(sqlite3 *db, bool owned, tour_store **out, char *err, size_
     return 0;
 }
 
-int tour_store_open(const char *path, tour_store **out, char *err, size_t errcap)
+int tour_store_open(const char *target, tour_store **out, char *err, size_t errcap)
 {
     *out = NULL;
-    sqlite3 *db = NULL;
-    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
-        int rc = eng_seterr(err, errcap, ENG_ESTORAGE, "cannot open the database %s: %s", path,
-                            db ? sqlite3_errmsg(db) : "out of memory");
-        sqlite3_close_v2(db);
-        return rc;
-    }
-    sqlite3_busy_timeout(db, 5000);
-    if (sqlite3_exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;", NULL, NULL, NULL) !=
-        SQLITE_OK) {
-        int rc = eng_seterr(err, errcap, ENG_ESTORAGE, "database %s: %s", path, sqlite3_errmsg(db));
-        sqlite3_close_v2(db);
+    db_conn *db = NULL;
+    char why[512];
+    if (db_open(target, &db, why, sizeof why) != DB_OK)
+        return eng_seterr(err, errcap, ENG_ESTORAGE, "cannot open the tournament database: %s",
+                          why);
+    /* SQLite: wait for another writer rather than fail; WAL with
+     * synchronous=NORMAL is safe against a crash of the process, which is
+     * what resume is for. PostgreSQL: the server's own settings, but not
+     * its NOTICEs (libpq prints them on stderr: "relation ... already
+     * exists, skipping" at every CREATE TABLE IF NOT EXISTS). */
+    bool lite = db_engine_of(db) == DB_SQLITE;
+    if (db_exec(db, lite ? "PRAGMA busy_timeout=5000; PRAGMA journal_mode=WAL; "
+                           "PRAGMA synchronous=NORMAL;"
+                         : "SET client_min_messages = warning") != DB_OK) {
+        int rc = eng_seterr(err, errcap, ENG_ESTORAGE, "tournament database: %s", db_errmsg(db));
+        db_close(db);
         return rc;
     }
     return store_new(db, true, out, err, errcap);
 }
 
-int tour_store_attach(sqlite3 *db, tour_store **out, char *err, size_t errcap)
+int tour_store_attach(db_conn *db, tour_store **out, char *err, size_t errcap)
 {
     *out = NULL;
     if (!db)
@@ -131,13 +148,13 @@ void tour_store_close(tour_store *st)
 {
     if (!st)
         return;
-    sqlite3_finalize(st->ins_pair);
-    sqlite3_finalize(st->ins_game);
-    sqlite3_finalize(st->upd_game);
-    sqlite3_finalize(st->upd_tour);
-    sqlite3_finalize(st->ins_record);
+    db_finalize(st->ins_pair);
+    db_finalize(st->ins_game);
+    db_finalize(st->upd_game);
+    db_finalize(st->upd_tour);
+    db_finalize(st->ins_record);
     if (st->owned)
-        sqlite3_close_v2(st->db);
+        db_close(st->db);
     free(st);
 }
 
@@ -245,131 +262,142 @@ static const char *tour_status_text(const tour *t)
 
 /* ---- writing the journal ------------------------------------------------------------- */
 
-static int bind_game_state(sqlite3_stmt *s, int col, const tour *t, int64_t id)
+static int bind_game_state(db_stmt *s, int col, const tour *t, int64_t id)
 {
-    int rc = sqlite3_bind_text(s, col, tour_game_status_name((tour_game_status)t->status[id]), -1,
-                               SQLITE_STATIC);
+    int rc = db_bind_text(s, col, tour_game_status_name((tour_game_status)t->status[id]), -1);
     if (!rc)
-        rc = t->ref[id] ? sqlite3_bind_text(s, col + 1, t->ref[id], -1, SQLITE_TRANSIENT)
-                        : sqlite3_bind_null(s, col + 1);
+        rc = db_bind_text(s, col + 1, t->ref[id], -1); /* NULL: none */
     if (!rc) {
         if (t->res[id]) {
             char *text = result_text(t, t->res[id]);
             if (!text)
-                return SQLITE_NOMEM;
-            rc = sqlite3_bind_text(s, col + 2, text, -1, free);
+                return DB_ENOMEM;
+            rc = db_bind_text(s, col + 2, text, -1); /* copied */
+            free(text);
         } else {
-            rc = sqlite3_bind_null(s, col + 2);
+            rc = db_bind_null(s, col + 2);
         }
     }
     return rc;
 }
 
-static int step_reset(sqlite3_stmt *s)
+/* Run a statement that returns no rows and make it ready for the next
+ * bindings: DB_OK or a DB_E* code. */
+static int step_reset(db_stmt *s)
 {
-    int rc = sqlite3_step(s);
-    sqlite3_reset(s);
-    sqlite3_clear_bindings(s);
-    return rc == SQLITE_DONE ? SQLITE_OK : rc;
+    int rc = db_step(s);
+    db_reset(s);
+    db_clear_bindings(s);
+    return rc == DB_DONE ? DB_OK : rc < 0 ? rc : DB_EMISUSE;
 }
 
-/* The journal's rows, inside the caller's transaction; an SQLite code. */
+/* A statement whose binding failed: ready for the next ones, unrun. */
+static void abandon(db_stmt *s)
+{
+    db_reset(s);
+    db_clear_bindings(s);
+}
+
+/* The journal's rows, inside the caller's transaction: DB_OK or a DB_E*
+ * code (the caller rolls back). */
 static int write_journal(tour *t)
 {
     tour_store *st = t->store;
-    int rc = SQLITE_OK, k = t->k;
-    for (int64_t p = t->j_pair; p < t->npair && rc == SQLITE_OK; p++) {
+    int rc = DB_OK, k = t->k;
+    for (int64_t p = t->j_pair; p < t->npair && rc == DB_OK; p++) {
         const tour__pairing *pr = &t->pair[p];
         int mem[ENG_MAX_PLAYERS];
         char buf[64];
         for (int b = 0; b < k; b++)
             mem[b] = pr->member[b];
         ints_text(mem, k, buf, sizeof buf);
-        sqlite3_stmt *s = st->ins_pair;
-        if (!(rc = sqlite3_bind_int64(s, 1, t->store_id)) && !(rc = sqlite3_bind_int64(s, 2, p)) &&
-            !(rc = sqlite3_bind_int(s, 3, pr->round)) &&
-            !(rc = sqlite3_bind_text(s, 4, buf, -1, SQLITE_TRANSIENT)) &&
-            !(rc = sqlite3_bind_int(s, 5, pr->regular)))
+        db_stmt *s = st->ins_pair;
+        if (!(rc = db_bind_int64(s, 1, t->store_id)) && !(rc = db_bind_int64(s, 2, p)) &&
+            !(rc = db_bind_int(s, 3, pr->round)) && !(rc = db_bind_text(s, 4, buf, -1)) &&
+            !(rc = db_bind_int(s, 5, pr->regular)))
             rc = step_reset(s);
         else
-            sqlite3_reset(s);
+            abandon(s);
     }
-    for (int64_t id = t->j_group * k; id < tour__ngames(t) && rc == SQLITE_OK; id++) {
+    for (int64_t id = t->j_group * k; id < tour__ngames(t) && rc == DB_OK; id++) {
         int64_t g = id / k, p = t->group_pair[g];
         int seats[ENG_MAX_PLAYERS];
         char buf[64];
         for (int s = 0; s < k; s++)
             seats[s] = tour__seat_participant(t, id, s);
         ints_text(seats, k, buf, sizeof buf);
-        sqlite3_stmt *s = st->ins_game;
-        if (!(rc = sqlite3_bind_int64(s, 1, t->store_id)) && !(rc = sqlite3_bind_int64(s, 2, id)) &&
-            !(rc = sqlite3_bind_int64(s, 3, g)) && !(rc = sqlite3_bind_int64(s, 4, p)) &&
-            !(rc = sqlite3_bind_int(s, 5, t->pair[p].round)) &&
-            !(rc = sqlite3_bind_text(s, 6, buf, -1, SQLITE_TRANSIENT)) &&
-            !(rc = sqlite3_bind_int64(s, 7, (sqlite3_int64)tour__chance_seed(t, g))) &&
+        db_stmt *s = st->ins_game;
+        /* the 64-bit chance seed is stored as the signed integer of the
+         * same bits (both engines' integers are signed) */
+        if (!(rc = db_bind_int64(s, 1, t->store_id)) && !(rc = db_bind_int64(s, 2, id)) &&
+            !(rc = db_bind_int64(s, 3, g)) && !(rc = db_bind_int64(s, 4, p)) &&
+            !(rc = db_bind_int(s, 5, t->pair[p].round)) && !(rc = db_bind_text(s, 6, buf, -1)) &&
+            !(rc = db_bind_int64(s, 7, (int64_t)tour__chance_seed(t, g))) &&
             !(rc = bind_game_state(s, 8, t, id)))
             rc = step_reset(s);
         else
-            sqlite3_reset(s);
+            abandon(s);
     }
-    for (int64_t i = 0; i < t->nj_games && rc == SQLITE_OK; i++) {
+    for (int64_t i = 0; i < t->nj_games && rc == DB_OK; i++) {
         int64_t id = t->j_games[i];
-        sqlite3_stmt *s = st->upd_game;
-        if (!(rc = bind_game_state(s, 1, t, id)) && !(rc = sqlite3_bind_int64(s, 4, t->store_id)) &&
-            !(rc = sqlite3_bind_int64(s, 5, id)))
+        db_stmt *s = st->upd_game;
+        if (!(rc = bind_game_state(s, 1, t, id)) && !(rc = db_bind_int64(s, 4, t->store_id)) &&
+            !(rc = db_bind_int64(s, 5, id)))
             rc = step_reset(s);
         else
-            sqlite3_reset(s);
+            abandon(s);
     }
-    if (rc == SQLITE_OK && t->j_record) {
-        sqlite3_stmt *s = st->ins_record;
-        if (!(rc = sqlite3_bind_int64(s, 1, t->store_id)) &&
-            !(rc = sqlite3_bind_int64(s, 2, t->j_record_game)) &&
-            !(rc = sqlite3_bind_text(s, 3, t->j_record, -1, SQLITE_STATIC)))
+    if (rc == DB_OK && t->j_record) {
+        db_stmt *s = st->ins_record;
+        if (!(rc = db_bind_int64(s, 1, t->store_id)) &&
+            !(rc = db_bind_int64(s, 2, t->j_record_game)) &&
+            !(rc = db_bind_text(s, 3, t->j_record, -1)))
             rc = step_reset(s);
         else
-            sqlite3_reset(s);
+            abandon(s);
     }
-    if (rc == SQLITE_OK) {
-        sqlite3_stmt *s = st->upd_tour;
-        if (!(rc = sqlite3_bind_text(s, 1, tour_status_text(t), -1, SQLITE_STATIC)) &&
-            !(rc = sqlite3_bind_int(s, 2, t->paused)) &&
-            !(rc = sqlite3_bind_int(s, 3, t->cancelled)) &&
-            !(rc = sqlite3_bind_int64(s, 4, (sqlite3_int64)time(NULL))) &&
-            !(rc = sqlite3_bind_int64(s, 5, t->store_id)))
+    if (rc == DB_OK) {
+        db_stmt *s = st->upd_tour;
+        if (!(rc = db_bind_text(s, 1, tour_status_text(t), -1)) &&
+            !(rc = db_bind_int(s, 2, t->paused)) && !(rc = db_bind_int(s, 3, t->cancelled)) &&
+            !(rc = db_bind_int64(s, 4, (int64_t)time(NULL))) &&
+            !(rc = db_bind_int64(s, 5, t->store_id)))
             rc = step_reset(s);
         else
-            sqlite3_reset(s);
+            abandon(s);
     }
     return rc;
 }
 
 /* One transaction (a savepoint when the caller's connection is already in
- * one): BEGIN IMMEDIATE takes the write lock up front, so a busy database
- * waits in the busy handler instead of failing half-way. */
-static bool tx_begin(sqlite3 *db, bool *outer)
+ * one): on SQLite, BEGIN IMMEDIATE takes the write lock up front, so a busy
+ * database waits in the busy handler instead of failing half-way (on
+ * PostgreSQL it is a plain BEGIN: row locks are taken as rows are written).
+ * DB_OK, or a DB_E* code and nothing begun. */
+static int tx_begin(db_conn *db, bool *outer)
 {
-    *outer = sqlite3_get_autocommit(db) != 0;
-    return sqlite3_exec(db, *outer ? "BEGIN IMMEDIATE" : "SAVEPOINT tour_write", NULL, NULL,
-                        NULL) == SQLITE_OK;
+    *outer = !db_in_transaction(db);
+    return db_exec(db, *outer ? "BEGIN IMMEDIATE" : "SAVEPOINT tour_write");
 }
 
-static int tx_end(sqlite3 *db, bool outer, int rc)
+/* Commit when rc is DB_OK, else (or when the commit fails) roll back —
+ * also what PostgreSQL needs after any failed statement, which aborts the
+ * whole transaction. 0, or ENG_ESTORAGE and nothing written. */
+static int tx_end(db_conn *db, bool outer, int rc)
 {
-    if (rc == SQLITE_OK &&
-        sqlite3_exec(db, outer ? "COMMIT" : "RELEASE tour_write", NULL, NULL, NULL) == SQLITE_OK)
+    if (rc == DB_OK && db_exec(db, outer ? "COMMIT" : "RELEASE tour_write") == DB_OK)
         return 0;
     if (outer)
-        sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+        db_exec(db, "ROLLBACK");
     else
-        sqlite3_exec(db, "ROLLBACK TO tour_write; RELEASE tour_write", NULL, NULL, NULL);
+        db_exec(db, "ROLLBACK TO tour_write; RELEASE tour_write");
     return ENG_ESTORAGE;
 }
 
 int tour__store_write(tour *t)
 {
     bool outer;
-    if (!tx_begin(t->store->db, &outer))
+    if (tx_begin(t->store->db, &outer) != DB_OK)
         return ENG_ESTORAGE;
     return tx_end(t->store->db, outer, write_journal(t));
 }
@@ -392,31 +420,33 @@ int tour_store_create(tour_store *st, tour *t, int64_t *id, char *err, size_t er
     if (!text)
         return eng_seterr(err, errcap, ENG_ENOMEM, "out of memory");
     bool outer;
-    if (!tx_begin(st->db, &outer)) {
+    if (tx_begin(st->db, &outer) != DB_OK) {
         free(text);
         return fail(st, err, errcap, "saving the tournament");
     }
     /* the tournament row and its whole schedule in one transaction: a kill
-     * leaves either both or neither */
-    sqlite3_stmt *s = NULL;
-    int64_t now = (int64_t)time(NULL);
-    int rc = sqlite3_prepare_v2(st->db,
-                                "INSERT INTO tour_tournaments(label,spec,status,paused,cancelled,"
-                                "created,updated) VALUES(?,?,'running',0,0,?,?)",
-                                -1, &s, NULL);
-    if (rc == SQLITE_OK) {
-        if (t->spec->label)
-            sqlite3_bind_text(s, 1, t->spec->label, -1, SQLITE_TRANSIENT);
-        sqlite3_bind_text(s, 2, text, -1, SQLITE_TRANSIENT);
-        sqlite3_bind_int64(s, 3, now);
-        sqlite3_bind_int64(s, 4, now);
-        rc = sqlite3_step(s) == SQLITE_DONE ? SQLITE_OK : SQLITE_ERROR;
+     * leaves either both or neither. Its id is the database's. */
+    db_stmt *s = NULL;
+    int64_t now = (int64_t)time(NULL), new_id = -1;
+    int rc = db_prepare(st->db,
+                        "INSERT INTO tour_tournaments(label,spec,status,paused,cancelled,"
+                        "created,updated) VALUES(?,?,'running',0,0,?,?) RETURNING id",
+                        &s);
+    if (rc == DB_OK && !(rc = db_bind_text(s, 1, t->spec->label, -1)) &&
+        !(rc = db_bind_text(s, 2, text, -1)) && !(rc = db_bind_int64(s, 3, now)) &&
+        !(rc = db_bind_int64(s, 4, now))) {
+        rc = db_step(s);
+        if (rc == DB_ROW) {
+            new_id = db_column_int64(s, 0);
+            rc = db_step(s);
+        }
+        rc = rc == DB_DONE && new_id >= 0 ? DB_OK : rc < 0 ? rc : DB_EFAIL;
     }
-    sqlite3_finalize(s);
+    db_finalize(s);
     free(text);
-    if (rc == SQLITE_OK) {
+    if (rc == DB_OK) {
         t->store = st;
-        t->store_id = sqlite3_last_insert_rowid(st->db);
+        t->store_id = new_id;
         /* everything scheduled so far is new to the database */
         t->j_pair = 0;
         t->j_group = 0;
@@ -425,7 +455,7 @@ int tour_store_create(tour_store *st, tour *t, int64_t *id, char *err, size_t er
         rc = write_journal(t);
     }
     char why[200];
-    snprintf(why, sizeof why, "%s", sqlite3_errmsg(st->db));
+    snprintf(why, sizeof why, "%s", db_errmsg(st->db));
     if (tx_end(st->db, outer, rc)) {
         t->store = NULL;
         t->store_id = -1;
@@ -443,23 +473,23 @@ int tour_store_find(tour_store *st, const tour_spec *spec, int64_t *id, char *er
     char *text = spec_text(spec);
     if (!text)
         return eng_seterr(err, errcap, ENG_ENOMEM, "out of memory");
-    sqlite3_stmt *s = NULL;
+    db_stmt *s = NULL;
     int found = 0;
-    if (sqlite3_prepare_v2(st->db,
-                           "SELECT id FROM tour_tournaments WHERE spec=? ORDER BY id DESC LIMIT 1",
-                           -1, &s, NULL) != SQLITE_OK) {
+    if (db_prepare(st->db, "SELECT id FROM tour_tournaments WHERE spec=? ORDER BY id DESC LIMIT 1",
+                   &s) != DB_OK) {
         free(text);
         return fail(st, err, errcap, "looking up the tournament");
     }
-    sqlite3_bind_text(s, 1, text, -1, SQLITE_TRANSIENT);
-    int rc = sqlite3_step(s);
-    if (rc == SQLITE_ROW) {
-        *id = sqlite3_column_int64(s, 0);
+    int rc = db_bind_text(s, 1, text, -1);
+    if (rc == DB_OK)
+        rc = db_step(s);
+    if (rc == DB_ROW) {
+        *id = db_column_int64(s, 0);
         found = 1;
-    } else if (rc != SQLITE_DONE) {
+    } else if (rc != DB_DONE) {
         found = fail(st, err, errcap, "looking up the tournament");
     }
-    sqlite3_finalize(s);
+    db_finalize(s);
     free(text);
     return found;
 }
@@ -482,40 +512,50 @@ static int damaged(char *err, size_t errcap, int64_t id, const char *what, int64
                       what, (long long)row);
 }
 
+/* Prepare sql with the tournament id as its one parameter: DB_OK or DB_E*. */
+static int prepare_for(tour_store *st, const char *sql, int64_t id, db_stmt **out)
+{
+    int rc = db_prepare(st->db, sql, out);
+    if (rc == DB_OK && (rc = db_bind_int64(*out, 1, id)) != DB_OK) {
+        db_finalize(*out);
+        *out = NULL;
+    }
+    return rc;
+}
+
 int tour_store_load(tour_store *st, int64_t id, tour_resume_mode mode, tour **out, char *err,
                     size_t errcap)
 {
     *out = NULL;
-    sqlite3_stmt *s = NULL;
+    db_stmt *s = NULL;
     tour *t = NULL;
     tour_spec *spec = NULL;
     int rc = 0;
-    if (sqlite3_prepare_v2(st->db,
-                           "SELECT spec, paused, cancelled FROM tour_tournaments WHERE id=?", -1,
-                           &s, NULL) != SQLITE_OK)
+    if (prepare_for(st, "SELECT spec, paused, cancelled FROM tour_tournaments WHERE id=?", id,
+                    &s) != DB_OK)
         return fail(st, err, errcap, "reading the tournament");
-    sqlite3_bind_int64(s, 1, id);
-    int step = sqlite3_step(s);
-    if (step != SQLITE_ROW) {
-        sqlite3_finalize(s);
-        if (step == SQLITE_DONE)
+    int step = db_step(s);
+    if (step != DB_ROW) {
+        db_finalize(s);
+        if (step == DB_DONE)
             return eng_seterr(err, errcap, ENG_EINVAL, "no tournament %lld in the database",
                               (long long)id);
         return fail(st, err, errcap, "reading the tournament");
     }
-    const char *text = (const char *)sqlite3_column_text(s, 0);
-    bool paused = sqlite3_column_int(s, 1) != 0, cancelled = sqlite3_column_int(s, 2) != 0;
+    const char *text = db_column_text(s, 0);
+    bool has_text = text != NULL;
+    bool paused = db_column_int(s, 1) != 0, cancelled = db_column_int(s, 2) != 0;
     json_error_t je;
     json_t *o = text ? json_loads(text, JSON_REJECT_DUPLICATES, &je) : NULL;
-    sqlite3_finalize(s);
+    db_finalize(s);
     s = NULL;
-    char why[256];
+    char why[256] = "not JSON";
     spec = o ? tour_spec_from_json(o, why, sizeof why) : NULL;
     json_decref(o);
     if (!spec)
         return eng_seterr(err, errcap, ENG_ESTORAGE,
                           "tournament %lld in the database has an unreadable spec: %s",
-                          (long long)id, text ? why : "missing");
+                          (long long)id, has_text ? why : "missing");
     rc = tour__alloc(spec, &t, err, errcap);
     tour_spec_free(spec);
     if (rc)
@@ -523,20 +563,19 @@ int tour_store_load(tour_store *st, int64_t id, tour_resume_mode mode, tour **ou
     int k = t->k, n = t->n;
 
     /* pairings */
-    if (sqlite3_prepare_v2(st->db,
-                           "SELECT id, round, members, regular FROM tour_pairings "
-                           "WHERE tournament=? ORDER BY id",
-                           -1, &s, NULL) != SQLITE_OK) {
+    if (prepare_for(st,
+                    "SELECT id, round, members, regular FROM tour_pairings "
+                    "WHERE tournament=? ORDER BY id",
+                    id, &s) != DB_OK) {
         rc = fail(st, err, errcap, "reading the pairings");
         goto out;
     }
-    sqlite3_bind_int64(s, 1, id);
-    while ((step = sqlite3_step(s)) == SQLITE_ROW) {
-        int64_t pid = sqlite3_column_int64(s, 0);
-        int round = sqlite3_column_int(s, 1), mem[ENG_MAX_PLAYERS];
-        int regular = sqlite3_column_int(s, 3);
+    while ((step = db_step(s)) == DB_ROW) {
+        int64_t pid = db_column_int64(s, 0);
+        int round = db_column_int(s, 1), mem[ENG_MAX_PLAYERS];
+        int regular = db_column_int(s, 3);
         if (pid != t->npair || round < 0 || round >= TOUR_MAX_ROUNDS * TOUR_MAX_CYCLES ||
-            text_ints((const char *)sqlite3_column_text(s, 2), k, n, mem) || regular < 0) {
+            text_ints(db_column_text(s, 2), k, n, mem) || regular < 0) {
             rc = damaged(err, errcap, id, "a pairing is out of order or malformed", pid);
             goto out;
         }
@@ -552,29 +591,28 @@ int tour_store_load(tour_store *st, int64_t id, tour_resume_mode mode, tour **ou
         }
         t->pair[pid].regular = regular;
     }
-    if (step != SQLITE_DONE) {
+    if (step != DB_DONE) {
         rc = fail(st, err, errcap, "reading the pairings");
         goto out;
     }
-    sqlite3_finalize(s);
+    db_finalize(s);
     s = NULL;
 
     /* games */
-    if (sqlite3_prepare_v2(st->db,
-                           "SELECT id, grp, pairing, status, ref, result FROM tour_games "
-                           "WHERE tournament=? ORDER BY id",
-                           -1, &s, NULL) != SQLITE_OK) {
+    if (prepare_for(st,
+                    "SELECT id, grp, pairing, status, ref, result FROM tour_games "
+                    "WHERE tournament=? ORDER BY id",
+                    id, &s) != DB_OK) {
         rc = fail(st, err, errcap, "reading the games");
         goto out;
     }
-    sqlite3_bind_int64(s, 1, id);
     int64_t expect = 0;
-    while ((step = sqlite3_step(s)) == SQLITE_ROW) {
-        int64_t gid = sqlite3_column_int64(s, 0), grp = sqlite3_column_int64(s, 1);
-        int64_t pairing = sqlite3_column_int64(s, 2);
-        const char *status = (const char *)sqlite3_column_text(s, 3);
-        const char *ref = (const char *)sqlite3_column_text(s, 4);
-        const char *result = (const char *)sqlite3_column_text(s, 5);
+    while ((step = db_step(s)) == DB_ROW) {
+        int64_t gid = db_column_int64(s, 0), grp = db_column_int64(s, 1);
+        int64_t pairing = db_column_int64(s, 2);
+        const char *status = db_column_text(s, 3);
+        const char *ref = db_column_text(s, 4);
+        const char *result = db_column_text(s, 5);
         bool first = gid % k == 0;
         if (gid != expect || grp != gid / k || pairing < 0 || pairing >= t->npair ||
             (!first && t->group_pair[grp] != pairing)) {
@@ -610,11 +648,11 @@ int tour_store_load(tour_store *st, int64_t id, tour_resume_mode mode, tour **ou
         }
         tour__set_status(t, gid, gs); /* not journaled: every row is new until the reset */
     }
-    if (step != SQLITE_DONE) {
+    if (step != DB_DONE) {
         rc = fail(st, err, errcap, "reading the games");
         goto out;
     }
-    sqlite3_finalize(s);
+    db_finalize(s);
     s = NULL;
     if (tour__ngames(t) % k) {
         rc = damaged(err, errcap, id, "the last group is incomplete", tour__ngames(t));
@@ -659,38 +697,58 @@ int tour_store_load(tour_store *st, int64_t id, tour_resume_mode mode, tour **ou
     *out = t;
     return 0;
 out:
-    sqlite3_finalize(s);
+    db_finalize(s);
     if (t)
         t->store = NULL;
     tour_destroy(t);
     return rc;
 }
 
+/* The format named in a stored spec (canonical JSON), into out ("" when
+ * it cannot be read: the list shows what it can). */
+static void spec_format(const char *spec, char *out, size_t cap)
+{
+    json_t *o = spec ? json_loads(spec, 0, NULL) : NULL;
+    const char *f = json_string_value(json_object_get(o, "format"));
+    snprintf(out, cap, "%s", f ? f : "");
+    json_decref(o);
+}
+
 int tour_store_list(tour_store *st, tour_store_entry *out, int cap, int *n, char *err,
                     size_t errcap)
 {
     *n = 0;
-    sqlite3_stmt *s = NULL;
-    if (sqlite3_prepare_v2(st->db,
-                           "SELECT id, label, json_extract(spec,'$.format'), status, created, "
-                           "updated FROM tour_tournaments ORDER BY id DESC",
-                           -1, &s, NULL) != SQLITE_OK)
+    db_stmt *s = NULL;
+    if (cap <= 0)
+        return 0;
+    if (db_prepare(st->db,
+                   "SELECT id, label, spec, status, created, updated FROM tour_tournaments "
+                   "ORDER BY id DESC LIMIT ?",
+                   &s) != DB_OK ||
+        db_bind_int(s, 1, cap) != DB_OK) {
+        db_finalize(s);
         return fail(st, err, errcap, "listing tournaments");
-    int step;
-    while (*n < cap && (step = sqlite3_step(s)) == SQLITE_ROW) {
+    }
+    int step = DB_DONE;
+    while (*n < cap && (step = db_step(s)) == DB_ROW) {
         tour_store_entry *e = &out[(*n)++];
         memset(e, 0, sizeof *e);
-        e->id = sqlite3_column_int64(s, 0);
-        const char *label = (const char *)sqlite3_column_text(s, 1);
-        const char *fmt = (const char *)sqlite3_column_text(s, 2);
-        const char *status = (const char *)sqlite3_column_text(s, 3);
+        e->id = db_column_int64(s, 0);
+        const char *label = db_column_text(s, 1);
+        const char *status = db_column_text(s, 3);
         snprintf(e->label, sizeof e->label, "%s", label ? label : "");
-        snprintf(e->format, sizeof e->format, "%s", fmt ? fmt : "");
+        spec_format(db_column_text(s, 2), e->format, sizeof e->format);
         snprintf(e->status, sizeof e->status, "%s", status ? status : "");
-        e->created = sqlite3_column_int64(s, 4);
-        e->updated = sqlite3_column_int64(s, 5);
+        e->created = db_column_int64(s, 4);
+        e->updated = db_column_int64(s, 5);
     }
-    sqlite3_finalize(s);
+    if (*n < cap && step != DB_DONE) {
+        int rc = fail(st, err, errcap, "listing tournaments");
+        db_finalize(s);
+        *n = 0;
+        return rc;
+    }
+    db_finalize(s);
     return 0;
 }
 
@@ -700,25 +758,26 @@ int tour_store_record(tour_store *st, int64_t tournament, int64_t game, char **o
                       size_t errcap)
 {
     *out = NULL;
-    sqlite3_stmt *s = NULL;
-    if (sqlite3_prepare_v2(st->db, "SELECT record FROM tour_records WHERE tournament=? AND game=?",
-                           -1, &s, NULL) != SQLITE_OK)
+    db_stmt *s = NULL;
+    if (db_prepare(st->db, "SELECT record FROM tour_records WHERE tournament=? AND game=?", &s) !=
+            DB_OK ||
+        db_bind_int64(s, 1, tournament) != DB_OK || db_bind_int64(s, 2, game) != DB_OK) {
+        db_finalize(s);
         return fail(st, err, errcap, "reading a record");
-    sqlite3_bind_int64(s, 1, tournament);
-    sqlite3_bind_int64(s, 2, game);
-    int rc = sqlite3_step(s), found = 0;
-    if (rc == SQLITE_ROW) {
-        const unsigned char *text = sqlite3_column_text(s, 0);
-        if (text && !(*out = strdup((const char *)text))) {
-            sqlite3_finalize(s);
+    }
+    int rc = db_step(s), found = 0;
+    if (rc == DB_ROW) {
+        const char *text = db_column_text(s, 0);
+        if (text && !(*out = strdup(text))) {
+            db_finalize(s);
             return eng_seterr(err, errcap, ENG_ENOMEM, "out of memory");
         }
         found = text != NULL;
-    } else if (rc != SQLITE_DONE) {
+    } else if (rc != DB_DONE) {
         rc = fail(st, err, errcap, "reading a record");
-        sqlite3_finalize(s);
+        db_finalize(s);
         return rc;
     }
-    sqlite3_finalize(s);
+    db_finalize(s);
     return found;
 }

@@ -1,13 +1,16 @@
 /*
- * store.h — a tournament's state in SQLite, so that a tournament survives
- * kill -9: the spec, every scheduled game and every result, each change in
- * one transaction before the call that made it returns (tour.h).
+ * store.h — a tournament's state in a database (storage/db.h: a SQLite
+ * file, or PostgreSQL), so that a tournament survives kill -9: the spec,
+ * every scheduled game and every result, each change in one transaction
+ * before the call that made it returns (tour.h).
  *
  * The tables are prefixed tour_ and created with CREATE TABLE IF NOT
- * EXISTS, so they can live in the server's own database (tessera.db) next to
- * its match journal — hand tour_store_attach() the server's connection — or
- * in a file of their own (tour_store_open(), WAL mode, synchronous=NORMAL:
- * safe against a crash of the process, which is what resume is for).
+ * EXISTS, so they can live in the server's own database next to its match
+ * journal — hand tour_store_attach() the server's connection — or in a
+ * database of their own (tour_store_open(): on SQLite in WAL mode with
+ * synchronous=NORMAL, safe against a crash of the process, which is what
+ * resume is for). A tournament's id is the database's own (an identity on
+ * PostgreSQL), so several processes may share the tables.
  *
  * Loading rebuilds the tournament from the rows: finished games are never
  * played again, the Swiss and knockout rounds already scheduled are read
@@ -26,17 +29,22 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "storage/db.h"
 #include "tournament/tour.h"
 
-typedef struct sqlite3 sqlite3;
 typedef struct tour_store tour_store;
 
-/* Open (or create) the database at path, in WAL mode, with the tour_
- * tables. Returns 0 and *out, or ENG_ESTORAGE with a reason. */
-int tour_store_open(const char *path, tour_store **out, char *err, size_t errcap);
-/* Use the caller's connection (borrowed: it must outlive the store; its
- * pragmas are left alone). Creates the tour_ tables if needed. */
-int tour_store_attach(sqlite3 *db, tour_store **out, char *err, size_t errcap);
+/* Open (or create) the database `target` (db_open's: a SQLite file name,
+ * "sqlite:FILE", or a PostgreSQL connection string) with the tour_ tables;
+ * a SQLite file is put in WAL mode with a 5 s busy timeout. Returns 0 and
+ * *out, or ENG_ESTORAGE with a reason (never a password). */
+int tour_store_open(const char *target, tour_store **out, char *err, size_t errcap);
+/* Use the caller's connection, on either engine (borrowed: it must outlive
+ * the store; its pragmas are left alone). Creates the tour_ tables if
+ * needed, under db_schema_lock (which it releases: a caller holding that
+ * lock attaches before taking it or after releasing it). A change made
+ * while the connection is in a transaction is a savepoint of it. */
+int tour_store_attach(db_conn *db, tour_store **out, char *err, size_t errcap);
 /* Close the store (the connection too if tour_store_open opened it).
  * Tournaments attached to it must be destroyed or detached first. */
 void tour_store_close(tour_store *st);

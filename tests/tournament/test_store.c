@@ -1,28 +1,47 @@
 /*
- * test_store.c — tournaments in SQLite (tournament/store.c): create, finish
- * some games, close, reopen, continue — no game lost or played twice, the
- * same schedule and the same final state as an uninterrupted run, for
- * round-robin, Swiss (rounds generated after the reload), knockout (early
- * decisions and voids) and SPRT; running games replayed or kept; a child
- * process killed with SIGKILL at chosen points and at an arbitrary moment;
- * damaged rows refused with a reason; a failing write stops the tournament.
+ * test_store.c — tournaments in a database (tournament/store.c), on SQLite
+ * (`test_store`) and on PostgreSQL (`test_store pg`: a fresh database of
+ * the test cluster, the CTest fixture `services`), the same cases on both:
+ * create, finish some games, close, reopen, continue — no game lost or
+ * played twice, the same schedule and the same final state as an
+ * uninterrupted run, for round-robin, Swiss (rounds generated after the
+ * reload), knockout (early decisions and voids) and SPRT; running games
+ * replayed or kept; a child process killed with SIGKILL at chosen points and
+ * at an arbitrary moment; damaged rows refused with a reason; a failing
+ * write stops the tournament; the tables beside another application's on
+ * the caller's connection; two connections sharing the tables.
+ *
+ * A test names its databases ("rr.db"): on SQLite each is a file of a
+ * fresh folder, on PostgreSQL a schema of the test's fresh database (the
+ * connection string sets its search_path).
  */
 #include "util.h"
 
+#include <ctype.h>
 #include <signal.h>
-#include <sqlite3.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "storage/db.h"
+#include "tests/storage/pgtest.h"
 #include "tournament/standings.h"
 #include "tournament/store.h"
 
-static char dir[64];
+static bool on_pg;        /* this run's engine (main's argument) */
+static char dir[64];      /* SQLite: the test's folder */
+static char pg_base[600]; /* PostgreSQL: the test's database */
 
 static int setup(void **state)
 {
     (void)state;
+    if (on_pg) {
+        const char *c = pgtest_create("tour_store");
+        if (!c)
+            return -1; /* a failure, never a skip (pgtest.h) */
+        snprintf(pg_base, sizeof pg_base, "%s", c);
+        return 0;
+    }
     snprintf(dir, sizeof dir, "/tmp/tour-store-XXXXXX");
     return mkdtemp(dir) ? 0 : -1;
 }
@@ -30,26 +49,71 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     (void)state;
+    if (on_pg) {
+        pgtest_drop();
+        return 0;
+    }
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     return system(cmd) == 0 ? 0 : -1;
 }
 
-static void db_path(char *buf, size_t cap, const char *name)
+/* The target of database `name`: a file of the folder, or a schema of the
+ * PostgreSQL database (made if missing). Commits there are not waited on
+ * to reach the disk (synchronous_commit=off: a session setting for speed
+ * on a loaded machine; a killed client loses nothing either way). */
+static void db_target(char *buf, size_t cap, const char *name)
 {
-    snprintf(buf, cap, "%s/%s", dir, name);
+    if (!on_pg) {
+        snprintf(buf, cap, "%s/%s", dir, name);
+        return;
+    }
+    char schema[64];
+    size_t n = 0;
+    for (const char *p = name; *p && n + 1 < sizeof schema; p++)
+        schema[n++] = isalnum((unsigned char)*p) ? (char)*p : '_';
+    schema[n] = 0;
+    db_conn *d = NULL;
+    char err[512], sql[128];
+    if (db_open(pg_base, &d, err, sizeof err))
+        fail_msg("db_open: %s", err);
+    snprintf(sql, sizeof sql, "SET client_min_messages = warning; CREATE SCHEMA IF NOT EXISTS %s",
+             schema);
+    if (db_exec(d, sql))
+        fail_msg("%s: %s", sql, db_errmsg(d));
+    db_close(d);
+    snprintf(buf, cap, "%s options='-c search_path=%s -c synchronous_commit=off'", pg_base, schema);
 }
 
 static tour_store *open_store(const char *name)
 {
-    char path[128], err[256];
-    db_path(path, sizeof path, name);
+    char target[1024], err[512];
+    db_target(target, sizeof target, name);
     tour_store *st = NULL;
-    int rc = tour_store_open(path, &st, err, sizeof err);
+    int rc = tour_store_open(target, &st, err, sizeof err);
     if (rc)
         print_error("%s\n", err);
     assert_int_equal(rc, 0);
     return st;
+}
+
+/* A connection of the test's own to database `name`. */
+static db_conn *raw_open(const char *name)
+{
+    char target[1024], err[512];
+    db_target(target, sizeof target, name);
+    db_conn *d = NULL;
+    if (db_open(target, &d, err, sizeof err))
+        fail_msg("db_open: %s", err);
+    assert_int_equal(db_engine_of(d), on_pg ? DB_POSTGRES : DB_SQLITE);
+    return d;
+}
+
+static void exec_ok(db_conn *d, const char *sql)
+{
+    int rc = db_exec(d, sql);
+    if (rc)
+        fail_msg("%s: %d %s", sql, rc, db_errmsg(d));
 }
 
 static tour *make(spec_fixture *f)
@@ -243,12 +307,12 @@ static void test_resume_swiss_knockout_sprt(void **state)
  * from the model; with kill_after >= 0 it kills itself with SIGKILL after
  * that many results, right after starting one more game; with -1 it plays
  * on until it is killed or done. */
-static void child(const spec_fixture *f, const model *m, const char *db, int kill_after)
+static void child(const spec_fixture *f, const model *m, const char *target, int kill_after,
+                  int ready_fd)
 {
-    char path[128], err[256];
-    db_path(path, sizeof path, db);
+    char err[512];
     tour_store *st;
-    if (tour_store_open(path, &st, err, sizeof err))
+    if (tour_store_open(target, &st, err, sizeof err))
         _exit(3);
     tour *t;
     int64_t id;
@@ -260,6 +324,9 @@ static void child(const spec_fixture *f, const model *m, const char *db, int kil
                tour_store_create(st, t, &id, err, sizeof err)) {
         _exit(5);
     }
+    if (write(ready_fd, "r", 1) != 1) /* the tournament is stored: play */
+        _exit(9);
+    close(ready_fd);
     int done = 0;
     tour_game g;
     while (tour_next_game(t, NULL, &g) == 1) {
@@ -276,20 +343,34 @@ static void child(const spec_fixture *f, const model *m, const char *db, int kil
     _exit(tour_is_done(t) ? 0 : 8);
 }
 
+/* Run the child on database db; with kill_ms > 0, kill it that long after
+ * the fork (it may be opening or creating), or with after_ready that long
+ * after it has its tournament (it is playing). Returns its wait status. */
 static int run_child(const spec_fixture *f, const model *m, const char *db, int kill_after,
-                     int kill_ms)
+                     int kill_ms, bool after_ready)
 {
+    char target[1024];
+    db_target(target, sizeof target, db);
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
     pid_t pid = fork();
     assert_true(pid >= 0);
-    if (pid == 0)
-        child(f, m, db, kill_after);
+    if (pid == 0) {
+        close(fds[0]);
+        child(f, m, target, kill_after, fds[1]);
+    }
+    close(fds[1]);
     if (kill_ms > 0) {
+        char c;
+        if (after_ready && read(fds[0], &c, 1) != 1)
+            print_message("the child ended before it had its tournament\n");
         struct timespec ts = {kill_ms / 1000, (long)(kill_ms % 1000) * 1000000L};
         nanosleep(&ts, NULL);
         kill(pid, SIGKILL);
     }
     int status;
     assert_int_equal(waitpid(pid, &status, 0), pid);
+    close(fds[0]); /* only now: the child's write must not meet a closed pipe */
     return status;
 }
 
@@ -306,25 +387,23 @@ static void check_complete(const spec_fixture *f, const model *m, const char *db
     drive(ref, m, 1, 0);
     assert_same(ref, t);
     /* exactly one row per game, none left unfinished */
-    char path[128];
-    db_path(path, sizeof path, db);
-    sqlite3 *db3;
-    assert_int_equal(sqlite3_open(path, &db3), SQLITE_OK);
-    sqlite3_stmt *s;
-    assert_int_equal(sqlite3_prepare_v2(db3,
-                                        "SELECT count(*), count(DISTINCT id), sum(status='done') "
-                                        "FROM tour_games WHERE tournament=?",
-                                        -1, &s, NULL),
-                     SQLITE_OK);
-    sqlite3_bind_int64(s, 1, id);
-    assert_int_equal(sqlite3_step(s), SQLITE_ROW);
-    assert_int_equal(sqlite3_column_int64(s, 0), tour_game_count(ref));
-    assert_int_equal(sqlite3_column_int64(s, 1), tour_game_count(ref));
+    db_conn *d = raw_open(db);
+    db_stmt *s;
+    assert_int_equal(db_prepare(d,
+                                "SELECT count(*), count(DISTINCT id), "
+                                "sum(CASE WHEN status='done' THEN 1 ELSE 0 END) "
+                                "FROM tour_games WHERE tournament=?",
+                                &s),
+                     DB_OK);
+    db_bind_int64(s, 1, id);
+    assert_int_equal(db_step(s), DB_ROW);
+    assert_int_equal(db_column_int64(s, 0), tour_game_count(ref));
+    assert_int_equal(db_column_int64(s, 1), tour_game_count(ref));
     tour_counts c;
     tour_get_counts(ref, &c);
-    assert_int_equal(sqlite3_column_int64(s, 2), c.done);
-    sqlite3_finalize(s);
-    sqlite3_close(db3);
+    assert_int_equal(db_column_int64(s, 2), c.done);
+    db_finalize(s);
+    db_close(d);
     tour_destroy(ref);
     tour_destroy(t);
     tour_store_close(st);
@@ -341,10 +420,10 @@ static void test_kill_9(void **state)
     f.spec.rounds = 3;
     int points[] = {0, 1, 5, 4, 3}; /* results per run: 13 of 18 in all */
     for (size_t i = 0; i < sizeof points / sizeof *points; i++) {
-        int status = run_child(&f, &m, "kill.db", points[i], 0);
+        int status = run_child(&f, &m, "kill.db", points[i], 0, false);
         assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
     }
-    int status = run_child(&f, &m, "kill.db", -1, 0);
+    int status = run_child(&f, &m, "kill.db", -1, 0, false);
     assert_true(WIFEXITED(status));
     assert_int_equal(WEXITSTATUS(status), 0);
     check_complete(&f, &m, "kill.db");
@@ -353,7 +432,10 @@ static void test_kill_9(void **state)
      * transaction), several times, then finished */
     fixture(&f, TOUR_ROUND_ROBIN, "reversi", 2, n, 200);
     for (int i = 0; i < 3; i++) {
-        run_child(&f, &m, "kill-async.db", -1, 40 + 15 * i);
+        /* the first time 40 ms after the start (it may be opening the
+         * database or creating the tournament: on PostgreSQL, connecting
+         * alone may take that long), then while it plays */
+        run_child(&f, &m, "kill-async.db", -1, 40 + 15 * i, i > 0);
         /* how far it got (depends on the machine: reported, not asserted) */
         char err[256];
         tour_store *st = open_store("kill-async.db");
@@ -370,7 +452,7 @@ static void test_kill_9(void **state)
         }
         tour_store_close(st);
     }
-    status = run_child(&f, &m, "kill-async.db", -1, 0);
+    status = run_child(&f, &m, "kill-async.db", -1, 0, false);
     assert_true(WIFEXITED(status));
     assert_int_equal(WEXITSTATUS(status), 0);
     check_complete(&f, &m, "kill-async.db");
@@ -378,19 +460,13 @@ static void test_kill_9(void **state)
 
 /* ---- damage and failures ------------------------------------------------------------------- */
 
+/* Run sql on database `name` from a connection of its own (the damage a
+ * person or another program could do). */
 static void exec_sql(const char *name, const char *sql)
 {
-    char path[128];
-    db_path(path, sizeof path, name);
-    sqlite3 *db;
-    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-    char *msg = NULL;
-    int rc = sqlite3_exec(db, sql, NULL, NULL, &msg);
-    if (rc)
-        print_error("%s: %s\n", sql, msg);
-    sqlite3_free(msg);
-    assert_int_equal(rc, SQLITE_OK);
-    sqlite3_close(db);
+    db_conn *d = raw_open(name);
+    exec_ok(d, sql);
+    db_close(d);
 }
 
 static void test_damaged(void **state)
@@ -488,15 +564,11 @@ static void test_write_failure(void **state)
 static void test_attach_and_list(void **state)
 {
     (void)state;
-    char path[128], err[256];
-    db_path(path, sizeof path, "shared.db");
-    sqlite3 *db;
-    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-    assert_int_equal(sqlite3_exec(db,
-                                  "PRAGMA journal_mode=WAL; CREATE TABLE matches(id TEXT PRIMARY "
-                                  "KEY); INSERT INTO matches VALUES('m1');",
-                                  NULL, NULL, NULL),
-                     SQLITE_OK);
+    char err[256];
+    db_conn *db = raw_open("shared.db");
+    if (!on_pg) /* SQLite only: the server's journal is in WAL mode */
+        exec_ok(db, "PRAGMA journal_mode=WAL");
+    exec_ok(db, "CREATE TABLE matches(id TEXT PRIMARY KEY); INSERT INTO matches VALUES('m1');");
     tour_store *st;
     assert_int_equal(tour_store_attach(db, &st, err, sizeof err), 0);
     int n = 3;
@@ -507,11 +579,12 @@ static void test_attach_and_list(void **state)
     int64_t ida, idb;
     assert_int_equal(tour_store_create(st, a, &ida, err, sizeof err), 0);
     /* inside the caller's own transaction, too (a savepoint) */
-    assert_int_equal(sqlite3_exec(db, "BEGIN", NULL, NULL, NULL), SQLITE_OK);
+    exec_ok(db, "BEGIN");
     tour_game g;
     assert_int_equal(tour_next_game(a, NULL, &g), 1);
     assert_int_equal(tour_game_started(a, g.id, "m1"), 0);
-    assert_int_equal(sqlite3_exec(db, "COMMIT", NULL, NULL, NULL), SQLITE_OK);
+    assert_true(db_in_transaction(db));
+    exec_ok(db, "COMMIT");
     f.spec.seed = 2;
     f.spec.label = NULL;
     tour *b = make(&f);
@@ -533,28 +606,91 @@ static void test_attach_and_list(void **state)
     tour_destroy(b);
     tour_store_close(st);
     /* the other application's data is untouched; the started game is there */
-    sqlite3_stmt *s;
-    assert_int_equal(sqlite3_prepare_v2(db,
-                                        "SELECT (SELECT count(*) FROM matches), (SELECT ref FROM "
-                                        "tour_games WHERE status='running')",
-                                        -1, &s, NULL),
-                     SQLITE_OK);
-    assert_int_equal(sqlite3_step(s), SQLITE_ROW);
-    assert_int_equal(sqlite3_column_int(s, 0), 1);
-    assert_string_equal((const char *)sqlite3_column_text(s, 1), "m1");
-    sqlite3_finalize(s);
-    sqlite3_close(db);
+    db_stmt *s;
+    assert_int_equal(db_prepare(db,
+                                "SELECT (SELECT count(*) FROM matches), (SELECT ref FROM "
+                                "tour_games WHERE status='running')",
+                                &s),
+                     DB_OK);
+    assert_int_equal(db_step(s), DB_ROW);
+    assert_int_equal(db_column_int(s, 0), 1);
+    assert_string_equal(db_column_text(s, 1), "m1");
+    db_finalize(s);
+    db_close(db);
 }
 
-int main(void)
+/* Two connections to the same tables (two servers sharing one database):
+ * the ids are the database's, so tournaments created turn about through
+ * either never collide, and each reads back through the other. */
+static void test_two_connections(void **state)
 {
+    (void)state;
+    char err[256];
+    tour_store *a = open_store("two.db"), *b = open_store("two.db");
+    int n = 3;
+    spec_fixture f;
+    model m = {.strength = strength_by_index, .user = &n, .draw = 0.2, .seed = 51};
+    fixture(&f, TOUR_ROUND_ROBIN, "reversi", 2, n, 2);
+    int64_t ids[6];
+    for (int i = 0; i < 6; i++) {
+        f.spec.seed = (uint64_t)(100 + i);
+        tour *t = make(&f);
+        assert_int_equal(tour_store_create(i % 2 ? b : a, t, &ids[i], err, sizeof err), 0);
+        partial(t, &m, 2, 1, 0);
+        tour_destroy(t);
+        for (int j = 0; j < i; j++)
+            assert_true(ids[j] != ids[i]);
+    }
+    for (int i = 0; i < 6; i++) {
+        tour *t = NULL;
+        assert_int_equal(
+            tour_store_load(i % 2 ? a : b, ids[i], TOUR_RESUME_KEEP, &t, err, sizeof err), 0);
+        tour_counts c;
+        tour_get_counts(t, &c);
+        assert_int_equal(c.done, 2);
+        tour_destroy(t);
+    }
+    tour_store_entry e[8];
+    int ne;
+    assert_int_equal(tour_store_list(b, e, 8, &ne, err, sizeof err), 0);
+    assert_int_equal(ne, 6);
+    assert_string_equal(e[0].format, "round-robin");
+    assert_int_equal(tour_store_list(b, e, 2, &ne, err, sizeof err), 0);
+    assert_int_equal(ne, 2);
+    tour_store_close(a);
+    tour_store_close(b);
+}
+
+/* A target that cannot be opened is an error with a reason (and a
+ * PostgreSQL password is never in it). */
+static void test_open_failure(void **state)
+{
+    (void)state;
+    char err[512] = "";
+    tour_store *st = NULL;
+    const char *target = on_pg ? "host=127.0.0.1 port=1 user=x password=sekrit dbname=x "
+                                 "connect_timeout=2"
+                               : "/nonexistent-folder/x/tour.db";
+    assert_int_equal(tour_store_open(target, &st, err, sizeof err), ENG_ESTORAGE);
+    assert_null(st);
+    assert_err_has(err, "cannot open the tournament database");
+    assert_null(strstr(err, "sekrit"));
+}
+
+/* test_store: on SQLite; test_store pg: on PostgreSQL. */
+int main(int argc, char **argv)
+{
+    on_pg = argc > 1 && strcmp(argv[1], "pg") == 0;
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_resume_round_robin),
-        cmocka_unit_test(test_resume_swiss_knockout_sprt),
-        cmocka_unit_test(test_kill_9),
-        cmocka_unit_test(test_damaged),
-        cmocka_unit_test(test_write_failure),
-        cmocka_unit_test(test_attach_and_list),
+        cmocka_unit_test_setup_teardown(test_resume_round_robin, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_resume_swiss_knockout_sprt, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_kill_9, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_damaged, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_write_failure, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_attach_and_list, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_two_connections, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_open_failure, setup, teardown),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests_name(on_pg ? "tour_store on PostgreSQL" : "tour_store on SQLite",
+                                       tests, NULL, NULL);
 }

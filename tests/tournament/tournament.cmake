@@ -1,8 +1,10 @@
 # The tournament engine (tournament/): every format's schedule and bad
 # specs (test_tour_schedule), standings and league points on hand-built
 # results (test_tour_standings), the rating fit, Wilson, SPRT and ladder
-# against independent references (test_tour_stats), SQLite persistence with
-# a real kill -9 (test_tour_store), and the reports (test_tour_report).
+# against independent references (test_tour_stats), persistence with a real
+# kill -9 on SQLite (test_tour_store) and the same cases on PostgreSQL
+# (test_tour_store_pg, on the cluster of the fixture `services`), and the
+# reports (test_tour_report).
 # Results come from a synthetic model with a fixed generator: no game is
 # played and nothing looks at a clock.
 tessera_add_test(test_tour_schedule
@@ -21,6 +23,9 @@ tessera_add_test(test_tour_store
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_store.c
   LIBS tessera_tournament
   TIMEOUT 120)
+add_test(NAME test_tour_store_pg COMMAND test_tour_store pg)
+set_tests_properties(test_tour_store_pg PROPERTIES LABELS "unit;storage" TIMEOUT 240)
+tessera_needs_services(test_tour_store_pg)
 tessera_add_test(test_tour_report
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_report.c
   LIBS tessera_tournament
