@@ -37,7 +37,6 @@
  * between clients of the owner goes on, since it never needed Redis; the
  * links are made again every second.
  */
-#include <hiredis/adapters/libuv.h>
 #include <hiredis/async.h>
 #include <hiredis/hiredis.h>
 #include <inttypes.h>
@@ -77,6 +76,8 @@ struct cluster {
     redisAsyncContext *pub, *sub;
     bool pub_up, sub_up;          /* connected (and, sub, subscribed) */
     uint64_t redis_down_since;    /* loop ms (0: up, or never tried) */
+    uint64_t connect_started;     /* loop ms of the last connection attempt */
+    bool unreachable_told;        /* this outage's first failed attempt was logged */
     /* connections: ours that forwarded (by id), remote ones (by server and id) */
     conn *local[HASH_SIZE];
     conn *remote[HASH_SIZE];
@@ -174,13 +175,81 @@ static void publish(struct cluster *cl, const char *channel, const char *head, s
 static void on_redis_message(redisAsyncContext *ac, void *r, void *priv);
 static void redis_connect(struct cluster *cl);
 
+/*
+ * hiredis on the loop: our own glue (hiredis 0.14's libuv adapter drops the
+ * error a poll reports — a refused connection — and its context then waits
+ * forever). An error on the socket is handed to hiredis as the events the
+ * context waits for, so that it reads the error and fails the connection.
+ */
+typedef struct redis_ev {
+    redisAsyncContext *ac; /* NULL once hiredis let go of it */
+    uv_poll_t handle;
+    int events;
+} redis_ev;
+
+static void ev_poll(uv_poll_t *h, int status, int events)
+{
+    redis_ev *e = h->data;
+    if (status < 0)
+        events = e->events ? e->events : UV_READABLE;
+    if (e->ac && (events & UV_READABLE))
+        redisAsyncHandleRead(e->ac);
+    if (e->ac && (events & UV_WRITABLE))
+        redisAsyncHandleWrite(e->ac);
+}
+
+static void ev_update(redis_ev *e, int add, int del)
+{
+    e->events = (e->events | add) & ~del;
+    if (e->events)
+        uv_poll_start(&e->handle, e->events, ev_poll);
+    else
+        uv_poll_stop(&e->handle);
+}
+
+static void ev_add_read(void *p) { ev_update(p, UV_READABLE, 0); }
+static void ev_del_read(void *p) { ev_update(p, 0, UV_READABLE); }
+static void ev_add_write(void *p) { ev_update(p, UV_WRITABLE, 0); }
+static void ev_del_write(void *p) { ev_update(p, 0, UV_WRITABLE); }
+
+static void ev_closed(uv_handle_t *h) { free(h->data); }
+
+static void ev_cleanup(void *p)
+{
+    redis_ev *e = p;
+    e->ac = NULL;
+    uv_close((uv_handle_t *)&e->handle, ev_closed);
+}
+
+static int ev_attach(redisAsyncContext *ac, uv_loop_t *loop)
+{
+    redis_ev *e = calloc(1, sizeof *e);
+    if (!e)
+        return -1;
+    if (uv_poll_init(loop, &e->handle, ac->c.fd) != 0) {
+        free(e);
+        return -1;
+    }
+    e->ac = ac;
+    e->handle.data = e;
+    ac->ev.data = e;
+    ac->ev.addRead = ev_add_read;
+    ac->ev.delRead = ev_del_read;
+    ac->ev.addWrite = ev_add_write;
+    ac->ev.delWrite = ev_del_write;
+    ac->ev.cleanup = ev_cleanup;
+    return 0;
+}
+
 static void on_redis_connect(const redisAsyncContext *ac, int status)
 {
     struct cluster *cl = ac->data;
     bool is_sub = ac == cl->sub;
     if (status != REDIS_OK) {
-        srv_log(LOG_WARN, "redis_unreachable", "{s:s, s:s}", "link", is_sub ? "sub" : "pub",
-                "error", ac->errstr);
+        /* once per outage at warn level; the retries every second at debug */
+        srv_log(cl->unreachable_told ? LOG_DEBUG : LOG_WARN, "redis_unreachable", "{s:s, s:s}",
+                "link", is_sub ? "sub" : "pub", "error", ac->errstr);
+        cl->unreachable_told = true;
         /* hiredis frees the context after this callback */
         if (is_sub)
             cl->sub = NULL;
@@ -240,13 +309,14 @@ static void redis_connect(struct cluster *cl)
             continue;
         }
         ac->data = cl;
-        if (redisLibuvAttach(ac, cl->s->loop) != REDIS_OK) {
+        if (ev_attach(ac, cl->s->loop) != 0) {
             redisAsyncFree(ac);
             continue;
         }
         redisAsyncSetConnectCallback(ac, on_redis_connect);
         redisAsyncSetDisconnectCallback(ac, on_redis_disconnect);
         *pp = ac;
+        cl->connect_started = srv_now(cl->s);
     }
 }
 
@@ -437,6 +507,7 @@ static void on_redis_message(redisAsyncContext *ac, void *r, void *priv)
     if (kind->type == REDIS_REPLY_STRING && !strcmp(kind->str, "subscribe")) {
         if (rep->element[2]->type == REDIS_REPLY_INTEGER && rep->element[2]->integer >= 2) {
             cl->sub_up = true;
+            cl->unreachable_told = false;
             if (cl->redis_down_since)
                 srv_log(LOG_INFO, "redis_recovered", "{s:I}", "after_ms",
                         (json_int_t)(srv_now(cl->s) - cl->redis_down_since));
@@ -587,6 +658,18 @@ static void on_tick(uv_timer_t *t)
         return;
     if (cl->redis_wanted && (!cl->pub || !cl->sub))
         redis_connect(cl);
+    /* an attempt that neither connected nor failed (a host that drops the
+     * packets): given up after SRV_REDIS_CONNECT_MS, tried again next tick */
+    if (cl->redis_wanted && srv_now(s) - cl->connect_started > SRV_REDIS_CONNECT_MS) {
+        for (int k = 0; k < 2; k++) {
+            redisAsyncContext **pp = k ? &cl->sub : &cl->pub;
+            if (*pp && !((*pp)->c.flags & REDIS_CONNECTED)) {
+                redisAsyncContext *ac = *pp;
+                *pp = NULL; /* no callback comes for one never connected */
+                redisAsyncFree(ac);
+            }
+        }
+    }
     db_stmt *q = NULL;
     db_conn *d = store_db(s);
     if (store_fault(s, &(int64_t){0}, &(const char *){NULL}) != JF_NONE)
@@ -630,6 +713,7 @@ static void on_tick(uv_timer_t *t)
     for (int i = 0; i < ndead; i++)
         take_over(cl, dead[i]);
     write_summaries(cl);
+    tours_write_summaries(s);
 }
 
 /* ---- the public part ------------------------------------------------------------------------------ */

@@ -181,7 +181,8 @@ static void create(conn *c, const proto_msg *m)
 /* Look up a match or reply unknown_match. */
 static match *need_match(conn *c, const char *id, const json_t *msg_id)
 {
-    match *x = id ? match_find(c->srv, id) : NULL;
+    /* a finished match no longer held (or another server's) is read back */
+    match *x = id ? match_find_stored(c->srv, id) : NULL;
     if (!x)
         conn_error(c, ENG_EUNKNOWN_MATCH, "no match with that id", msg_id);
     return x;

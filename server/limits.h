@@ -202,6 +202,9 @@
 #define SRV_MAX_INSTANCES 64
 /* A message between servers: a client message and its envelope. */
 #define SRV_MAX_ENVELOPE (SRV_MAX_MESSAGE + 256)
+/* A connection to Redis not made within this long is given up (and tried
+ * again a second later). */
+#define SRV_REDIS_CONNECT_MS 5000
 /* Other servers' matches a lobby list shows at most (newest first). */
 #define SRV_MAX_LISTED_REMOTE 1000
 

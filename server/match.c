@@ -307,17 +307,36 @@ static void finish_ex(match *m, const char *reason, int faulty, const char *deta
     match_view_forget(m);
     tours_match_finished(m); /* its result, if it is a tournament game; seats freed */
 
-    /* keep a bounded number of finished matches in memory */
-    if (m->srv->nfinished > m->srv->finished_kept) {
-        match *oldest = NULL;
-        for (match *x = m->srv->matches; x; x = x->next)
-            if (x->status == MATCH_FINISHED && x != m && !x->closing)
-                oldest = x; /* the list is newest first */
-        if (oldest)
-            match_close(oldest);
-    }
+    match_trim_finished(m->srv, m);
     if (m->demo)
         srv_demo_check(m->srv);
+}
+
+void match_trim_finished(srv *s, const match *keep)
+{
+    /* keep a bounded number of finished matches in memory */
+    if (s->nfinished <= s->finished_kept)
+        return;
+    match *oldest = NULL;
+    for (match *x = s->matches; x; x = x->next)
+        if (x->status == MATCH_FINISHED && x != keep && !x->closing)
+            oldest = x; /* the list is newest first */
+    if (oldest)
+        match_close(oldest);
+}
+
+match *match_find_stored(srv *s, const char *id)
+{
+    match *m = match_find(s, id);
+    if (m || !s->db || !id)
+        return m;
+    char err[256];
+    if (store_load_finished(s, id, match_restore, err, sizeof err) != 0)
+        return NULL;
+    m = match_find(s, id);
+    if (m)
+        match_trim_finished(s, m);
+    return m;
 }
 
 static void finish(match *m, const char *reason, int faulty, const char *detail)

@@ -71,6 +71,12 @@ match *match_restore(srv *s, const struct match_restore_spec *spec, char *err, s
  * SEAT_REMOTE for remote:NAME, else SEAT_BOT. */
 int match_spec_kind(const char *spec);
 match *match_find(srv *s, const char *id);
+/* match_find, or a finished match read back from the journal (one no longer
+ * held, or another server's): held from now on, as the latest finished. */
+match *match_find_stored(srv *s, const char *id);
+/* Close the oldest finished match held (not keep) when more than the
+ * server keeps are held. */
+void match_trim_finished(srv *s, const match *keep);
 /* The match as a game record (docs/records.md): its complete turns, each
  * with the time figures the server has of it (think_ms, wait_ms), and its
  * "chance" block — the commitment, with the seed and nonce once the match

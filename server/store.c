@@ -1643,6 +1643,17 @@ int store_load(srv *s, store_restore_fn restore, char *err, size_t errcap)
     return 0;
 }
 
+int store_load_finished(srv *s, const char *id, store_restore_fn restore, char *err,
+                        size_t errcap)
+{
+    char sql[200];
+    snprintf(sql, sizeof sql, "SELECT " MATCH_COLUMNS " FROM matches WHERE id=? AND status=%d",
+             MATCH_FINISHED);
+    int count = 0;
+    int rc = load_rows(s, restore, sql, id, &count, err, errcap);
+    return rc ? rc : count == 1 ? 0 : -1;
+}
+
 int store_load_owned(srv *s, store_restore_fn restore, int *count, char *err, size_t errcap)
 {
     char sql[256];

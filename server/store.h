@@ -72,6 +72,10 @@ typedef match *(*store_restore_fn)(srv *s, const match_restore_spec *spec, char 
  * be restored is logged (restore_failed) and left in the journal. 0, or a
  * negative code with err when the journal cannot be read at all. */
 int store_load(srv *s, store_restore_fn restore, char *err, size_t errcap);
+/* Restore finished match id from the journal (through restore): 0 when it
+ * was read, -1 when there is no such finished match, or a negative code. */
+int store_load_finished(srv *s, const char *id, store_restore_fn restore, char *err,
+                        size_t errcap);
 /* PostgreSQL: restore the unfinished matches this server owns that it does
  * not hold yet (those just taken over from a dead server). *count says how
  * many; 0, or a negative code with err. */

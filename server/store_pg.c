@@ -405,7 +405,14 @@ static void send_batch(pgj *j, bool beat)
     if (j->in_flight || j->busy || (!beat && !j->open.len && !j->failed_batch))
         return;
     PGconn *c = db_pg(j->dbh);
-    if (!c || PQstatus(c) != CONNECTION_OK || db_in_transaction(j->dbh))
+    if (!c || PQstatus(c) != CONNECTION_OK) {
+        /* lost under another statement of the connection (db.h): a fault of
+         * ours too, with nothing in flight to settle */
+        if (!j->failed_batch || !j->fault)
+            batch_failed(j, DB_ELOST, c ? PQerrorMessage(c) : "no connection to PostgreSQL");
+        return;
+    }
+    if (db_in_transaction(j->dbh))
         return;
     if (j->unsettled) {
         settle_lost_batch(j);

@@ -166,6 +166,7 @@ struct srv_tour {
     uint64_t want_conn; /* who asked (a connection id: it may be gone) */
     json_t *want_id;    /* its id (a copy), or NULL */
     tours_hooks hooks;  /* a tournament another module runs (courses.c), or zeroes */
+    char *summary_written; /* PostgreSQL: the summary last stored for other servers (malloc'd) */
     srv_tour *next;
 };
 
@@ -323,6 +324,7 @@ static void tour_free(srv_tour *st)
     json_decref(st->standings);
     for (int i = 0; i < 3; i++)
         free(st->svg[i]);
+    free(st->summary_written);
     while (st->dhead) {
         deferred *d = st->dhead;
         st->dhead = d->next;
@@ -504,6 +506,7 @@ static void tag(srv_tour *st, match *m, int64_t game)
 }
 
 static json_t *game_json(const srv_tour *st, int64_t id);
+static void append_remote(srv *s, json_t *a);
 
 /* Start tour game g; false when it must wait or failed (the tournament
  * paused itself with the reason). */
@@ -1636,11 +1639,16 @@ static int insert_row(srv_tour *st, const char *kind, int64_t *id)
     db_stmt *q = NULL;
     int rc = ENG_ESTORAGE;
     /* the id is the database's (an identity on PostgreSQL), never ours */
+    /* on PostgreSQL the row names its owner, this server (cluster.c) */
+    bool pg = store_is_pg(st->srv);
     if (text &&
         db_prepare(db_of(st->srv),
-                   "INSERT INTO srv_tournaments(kind,tour_id,settings,state,note,created) "
-                   "VALUES(?,?,?,?,'',?) RETURNING id",
+                   pg ? "INSERT INTO srv_tournaments(kind,tour_id,settings,state,note,created,owner) "
+                        "VALUES(?,?,?,?,'',?,?) RETURNING id"
+                      : "INSERT INTO srv_tournaments(kind,tour_id,settings,state,note,created) "
+                        "VALUES(?,?,?,?,'',?) RETURNING id",
                    &q) == DB_OK &&
+        (!pg || db_bind_text(q, 6, st->srv->instance, -1) == DB_OK) &&
         db_bind_text(q, 1, kind, -1) == DB_OK &&
         (st->t ? db_bind_int64(q, 2, st->tour_id) : db_bind_null(q, 2)) == DB_OK &&
         db_bind_text(q, 3, text, -1) == DB_OK &&
@@ -2020,6 +2028,7 @@ void handle_tournament(conn *c, const proto_msg *m)
         for (srv_tour *st = s->tours->list; st; st = st->next)
             if (!st->closing)
                 json_array_append_new(a, summary_json(st));
+        append_remote(s, a);
         json_t *r = proto_reply("tournaments", m->id);
         json_object_set_new(r, "tournaments", a);
         conn_send(c, r);
@@ -2070,6 +2079,11 @@ int tours_init(srv *s, char *err, size_t errcap)
     int lrc = db_schema_lock(db);
     if (lrc == DB_OK)
         lrc = db_exec(db, tables);
+    /* several servers on PostgreSQL: each tournament's owner, and the summary
+     * the other servers' lists show (cluster.c) */
+    if (lrc == DB_OK && store_is_pg(s))
+        lrc = db_exec(db, "ALTER TABLE srv_tournaments ADD COLUMN IF NOT EXISTS owner TEXT;"
+                          "ALTER TABLE srv_tournaments ADD COLUMN IF NOT EXISTS summary TEXT;");
     db_schema_unlock(db);
     if (lrc != DB_OK) {
         snprintf(err, errcap, "database: %s", db_errmsg(db));
@@ -2239,22 +2253,31 @@ static void resume_ladder(srv_tour *st)
     }
 }
 
-void tours_resume(srv *s)
+/* Load and resume the stored tournaments: every one (SQLite), or those this
+ * server owns (PostgreSQL); with only_new, those not held yet (taken over). */
+static void resume_rows(srv *s, bool only_new)
 {
     if (!s->tours)
         return;
     db_conn *db = db_of(s);
     db_stmt *q = NULL;
+    bool pg = store_is_pg(s);
     if (db_prepare(db,
-                   "SELECT id, kind, tour_id, settings, state, note, created FROM "
-                   "srv_tournaments ORDER BY id",
+                   pg ? "SELECT id, kind, tour_id, settings, state, note, created FROM "
+                        "srv_tournaments WHERE owner=? ORDER BY id"
+                      : "SELECT id, kind, tour_id, settings, state, note, created FROM "
+                        "srv_tournaments ORDER BY id",
                    &q) != DB_OK)
         return;
+    if (pg)
+        db_bind_text(q, 1, s->instance, -1);
     int n = 0;
     /* On PostgreSQL the rows are all read at the first step; on SQLite the
      * statement stays open while each tournament is loaded and resumed on
      * the same connection (reads and writes of other tables, as before). */
     while (db_step(q) == DB_ROW) {
+        if (only_new && find_tour(s, db_column_int64(q, 0)))
+            continue;
         srv_tour *st = tour_new(s);
         if (!st)
             break;
@@ -2313,8 +2336,113 @@ void tours_resume(srv *s)
     }
     db_finalize(q);
     if (n)
-        srv_log(LOG_INFO, "tournaments_restored", "{s:i}", "tournaments", n);
+        srv_log(LOG_INFO, "tournaments_restored", "{s:i, s:b}", "tournaments", n, "taken_over",
+                only_new);
     tours_poke(s);
+}
+
+void tours_resume(srv *s)
+{
+    resume_rows(s, false);
+}
+
+/* ---- several servers (cluster.c) --------------------------------------------------------------- */
+
+void tours_take_over(srv *s)
+{
+    resume_rows(s, true);
+}
+
+int tours_claim(srv *s, const char *dead)
+{
+    db_stmt *q = NULL;
+    int rc = db_prepare(db_of(s),
+                        "UPDATE srv_tournaments SET owner=? WHERE owner=? AND state<>'done' AND "
+                        "state<>'cancelled'",
+                        &q);
+    if (rc == DB_OK) {
+        db_bind_text(q, 1, s->instance, -1);
+        db_bind_text(q, 2, dead, -1);
+        rc = db_step(q) == DB_DONE ? DB_OK : DB_EFAIL;
+    }
+    db_finalize(q);
+    return rc == DB_OK ? 0 : -1;
+}
+
+int tours_owner(srv *s, int64_t id, char *name, size_t cap)
+{
+    if (!s->tours || !store_is_pg(s) || find_tour(s, id))
+        return 0;
+    db_stmt *q = NULL;
+    int rc = db_prepare(db_of(s), "SELECT owner FROM srv_tournaments WHERE id=?", &q);
+    int found = rc == DB_OK ? 0 : -1;
+    if (rc == DB_OK) {
+        db_bind_int64(q, 1, id);
+        rc = db_step(q);
+        const char *o = rc == DB_ROW ? db_column_text(q, 0) : NULL;
+        if (o) {
+            snprintf(name, cap, "%s", o);
+            found = 1;
+        } else if (rc < 0) {
+            found = -1;
+        }
+    }
+    db_finalize(q);
+    return found;
+}
+
+void tours_write_summaries(srv *s)
+{
+    if (!s->tours || !store_is_pg(s))
+        return;
+    for (srv_tour *st = s->tours->list; st; st = st->next) {
+        if (st->closing)
+            continue;
+        json_t *sum = summary_json(st);
+        char *text = sum ? json_dumps(sum, JSON_COMPACT) : NULL;
+        json_decref(sum);
+        if (text && (!st->summary_written || strcmp(text, st->summary_written) != 0)) {
+            db_stmt *q = NULL;
+            if (db_prepare(db_of(s), "UPDATE srv_tournaments SET summary=? WHERE id=?", &q) ==
+                    DB_OK &&
+                db_bind_text(q, 1, text, -1) == DB_OK && db_bind_int64(q, 2, st->id) == DB_OK &&
+                db_step(q) == DB_DONE) {
+                free(st->summary_written);
+                st->summary_written = text;
+                text = NULL;
+            }
+            db_finalize(q);
+        }
+        free(text);
+    }
+}
+
+/* The other servers' tournaments, for list_tournaments (their summaries,
+ * written by their owners, with "server"). */
+static void append_remote(srv *s, json_t *a)
+{
+    if (!store_is_pg(s))
+        return;
+    db_stmt *q = NULL;
+    if (db_prepare(db_of(s),
+                   "SELECT id, owner, summary FROM srv_tournaments WHERE owner<>? AND summary IS "
+                   "NOT NULL ORDER BY id",
+                   &q) != DB_OK)
+        return;
+    db_bind_text(q, 1, s->instance, -1);
+    while (db_step(q) == DB_ROW) {
+        if (find_tour(s, db_column_int64(q, 0)))
+            continue;
+        json_t *e = json_loads(db_column_text(q, 2) ? db_column_text(q, 2) : "", 0, NULL);
+        if (!json_is_object(e)) {
+            json_decref(e);
+            continue;
+        }
+        json_object_set_new(e, "server", json_string(db_column_text(q, 1) ? db_column_text(q, 1)
+                                                                            : ""));
+        json_array_append_new(a, e);
+    }
+    db_finalize(q);
 }
 
 void tours_shutdown(srv *s)
@@ -2350,20 +2478,3 @@ int tours_by_state(const srv *s, const char **names, int *counts, int cap)
     return n;
 }
 
-/* ---- several servers (cluster.c) ---------------------------------------------------------------
- * (in progress: tournaments are not yet owned; they stay with the server
- * that made them) */
-
-int tours_owner(srv *s, int64_t id, char *name, size_t cap)
-{
-    (void)s, (void)id, (void)name, (void)cap;
-    return 0;
-}
-
-int tours_claim(srv *s, const char *dead)
-{
-    (void)s, (void)dead;
-    return 0;
-}
-
-void tours_take_over(srv *s) { (void)s; }

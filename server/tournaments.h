@@ -60,5 +60,8 @@ int tours_claim(srv *s, const char *dead);
 /* Load and resume the tournaments this server owns that it does not hold
  * (after tours_claim and the matches' restore). */
 void tours_take_over(srv *s);
+/* Store the summaries of the tournaments held that changed, for the other
+ * servers' lists (PostgreSQL; the cluster's tick). */
+void tours_write_summaries(srv *s);
 
 #endif

@@ -46,7 +46,7 @@ struct db_conn {
     void *before_arg;
     db_before_fn on_lost;
     void *on_lost_arg;
-    bool schema_locked;
+    int schema_locked;      /* db_schema_lock depth (the lock is held while > 0) */
     /* both */
     int code; /* the last error (DB_OK: none) */
     char msg[400];
@@ -251,7 +251,7 @@ int db_reconnect(db_conn *d)
         pg_connect_error(d, d->pg);
         return DB_ELOST;
     }
-    d->schema_locked = false;
+    d->schema_locked = 0; /* a new session holds no lock */
     PQsetNoticeProcessor(d->pg, ignore_notice, NULL);
     return DB_OK;
 }
@@ -872,21 +872,25 @@ bool db_in_transaction(db_conn *d)
 
 int db_schema_lock(db_conn *d)
 {
-    if (d->engine == DB_SQLITE || d->schema_locked)
+    if (d->engine == DB_SQLITE)
         return DB_OK;
+    if (d->schema_locked > 0) { /* nested: the outermost holds it */
+        d->schema_locked++;
+        return DB_OK;
+    }
     char sql[80];
     snprintf(sql, sizeof sql, "SELECT pg_advisory_lock(%lld)", SCHEMA_LOCK_KEY);
     int rc = db_exec(d, sql);
-    d->schema_locked = rc == DB_OK;
+    if (rc == DB_OK)
+        d->schema_locked = 1;
     return rc;
 }
 
 void db_schema_unlock(db_conn *d)
 {
-    if (d->engine == DB_SQLITE || !d->schema_locked)
+    if (d->engine == DB_SQLITE || d->schema_locked <= 0 || --d->schema_locked > 0)
         return;
     char sql[80];
     snprintf(sql, sizeof sql, "SELECT pg_advisory_unlock(%lld)", SCHEMA_LOCK_KEY);
     db_exec(d, sql);
-    d->schema_locked = false;
 }

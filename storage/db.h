@@ -132,7 +132,8 @@ int db_errcode(db_conn *d);
 
 /* Hold a lock that serialises schema changes between servers sharing one
  * PostgreSQL database (a session advisory lock); nothing on SQLite, whose
- * writers are serialised anyway. */
+ * writers are serialised anyway. Calls nest: the lock goes with the last
+ * unlock. */
 int db_schema_lock(db_conn *d);
 void db_schema_unlock(db_conn *d);
 

@@ -150,7 +150,7 @@ test('Redis lost: play on the owner goes on, spectating from another server stop
     const w = await Client.connect(b.url, { name: 'w' });
     await w.request({ type: 'spectate', match }, 'spectating');
     const r = rng(9);
-    await playSome(c, r, (m) => m.turn >= 6);
+    let yt = await playSome(c, r, (m) => m.turn >= 6);
     await w.expect((m) => m.type === 'update' && m.turn >= 5, 10000 * SLOW);
 
     services('redis-stop', dir);
@@ -163,7 +163,8 @@ test('Redis lost: play on the owner goes on, spectating from another server stop
     const refused = await w2.request({ type: 'spectate', match });
     assert.ok(lib.isError(refused, 'unavailable', refused.id), JSON.stringify(refused));
     /* play on the owner goes on without Redis */
-    const yt = await playSome(c, r, (m) => m.turn >= 16);
+    c.send({ type: 'move', match, turn: yt.turn, move: randomMove(yt, r) });
+    yt = await playSome(c, r, (m) => m.turn >= 16);
     assert.ok(yt.turn >= 16);
 
     services('redis-start', dir);
@@ -173,6 +174,7 @@ test('Redis lost: play on the owner goes on, spectating from another server stop
     const view = await w3.request({ type: 'spectate', match }, 'spectating');
     assert.equal(view.match, match);
     assert.ok(view.history.length >= 15, 'the spectator from B sees the turns played meanwhile');
+    c.send({ type: 'move', match, turn: yt.turn, move: randomMove(yt, r) });
     const over = await playSome(c, r, null);
     assert.equal(over.type, 'game_over');
     await w3.expect('game_over', 20000 * SLOW);

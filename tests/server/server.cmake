@@ -39,3 +39,22 @@ foreach(_f ${_srv_tests})
 endforeach()
 # 30 minutes of play, and the warm-up (test_soak.js)
 set_tests_properties(server_soak PROPERTIES TIMEOUT 2700)
+
+# The same suites on the second storage engine: each as server_pg_NAME, with
+# TESSERA_TEST_STORAGE=pg (lib.js gives every server a fresh PostgreSQL
+# database of the fixture `services`, tests/storage/storage.cmake). A suite
+# about the SQLite file itself skips there, saying why (lib.js sqliteOnly).
+if(TESSERA_NODE)
+  foreach(_f ${_srv_tests})
+    if(_f IN_LIST _srv_slow)
+      continue()
+    endif()
+    string(REGEX REPLACE "^test_(.*)\\.js$" "server_pg_\\1" _name ${_f})
+    add_test(NAME ${_name}
+      COMMAND ${TESSERA_NODE} ${_srv_dir}/${_f} $<TARGET_FILE:tessera>
+      WORKING_DIRECTORY ${_srv_dir})
+    set_tests_properties(${_name} PROPERTIES LABELS "server;pg" TIMEOUT 240
+      FIXTURES_REQUIRED services
+      ENVIRONMENT "TESSERA_SERVICES=${TESSERA_SERVICES_DIR};TESSERA_TEST_STORAGE=pg")
+  endforeach()
+endif()
