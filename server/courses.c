@@ -781,7 +781,8 @@ static json_t *final_json(int64_t course, int64_t student)
         "SELECT st.sid, st.name, f.place, f.games, f.wins, f.losses, f.draws, f.points, f.rate,"
         " f.elo, f.elo_lo, f.elo_hi, s.version, f.ms_per_move, f.faults FROM class_final f"
         " JOIN class_students st ON st.id = f.student JOIN class_submissions s ON s.id ="
-        " f.submission WHERE f.course = ? AND (? = 0 OR f.student = ?) ORDER BY f.place, st.row");
+        " f.submission WHERE f.course = ? AND (? = 0 OR f.student = ?) ORDER BY f.place, st.row, "
+        "st.id");
     if (!st)
         return a;
     db_bind_int64(st, 1, course);
@@ -856,7 +857,7 @@ static json_t *roster_json(int64_t course)
     json_t *a = json_array();
     db_stmt *st = prep("SELECT s.sid, s.name, s.email,"
                        " (SELECT COUNT(*) FROM class_submissions x WHERE x.student = s.id)"
-                       " FROM class_students s WHERE s.course = ? ORDER BY s.row");
+                       " FROM class_students s WHERE s.course = ? ORDER BY s.row, s.id");
     if (!st)
         return a;
     db_bind_int64(st, 1, course);
@@ -1189,7 +1190,7 @@ static void start_final(const req *r)
     job *j = calloc(1, sizeof *j);
     db_stmt *st = prep("SELECT s.id, s.student, st.sid, s.kind, s.dir, s.main"
                        " FROM class_submissions s JOIN class_students st ON st.id = s.student"
-                       " WHERE s.course = ? AND s.frozen = 1 ORDER BY st.row");
+                       " WHERE s.course = ? AND s.frozen = 1 ORDER BY st.row, st.id");
     int cap = 0;
     bool ok = j && st, any_remote = false;
     if (ok) {
@@ -2851,27 +2852,31 @@ static void freeze_check(void)
         ids[n++] = db_column_int64(st, 0);
     db_finalize(st);
     for (int i = 0; i < n; i++) {
-        bool ok = exec("BEGIN IMMEDIATE");
+        /* the course first: of servers sharing the database, the one whose
+         * UPDATE changes it freezes it; the others find it frozen */
+        bool ok = exec("BEGIN IMMEDIATE"), mine = false;
+        db_stmt *up = prep("UPDATE class_courses SET frozen_ms = ? WHERE id = ? AND frozen_ms = 0");
         db_stmt *fz =
             prep("UPDATE class_submissions SET frozen = 1 WHERE id IN (SELECT (SELECT x.id FROM"
                  " class_submissions x WHERE x.student = st.id AND x.qualified = 1 AND"
                  " x.state = 'done' ORDER BY x.version DESC LIMIT 1) FROM class_students st"
                  " WHERE st.course = ?)");
-        db_stmt *up = prep("UPDATE class_courses SET frozen_ms = ? WHERE id = ?");
         ok = ok && fz && up;
-        if (ok) {
-            db_bind_int64(fz, 1, ids[i]);
-            ok = step(fz) == DB_DONE;
-        }
         if (ok) {
             db_bind_int64(up, 1, now);
             db_bind_int64(up, 2, ids[i]);
             ok = step(up) == DB_DONE;
+            mine = ok && db_changes(db()) == 1;
+        }
+        if (ok && mine) {
+            db_bind_int64(fz, 1, ids[i]);
+            ok = step(fz) == DB_DONE;
         }
         db_finalize(fz);
         db_finalize(up);
-        if (!commit(ok)) {
-            srv_log(LOG_ERROR, "course_freeze_failed", "{s:I}", "course", (json_int_t)ids[i]);
+        if (!commit(ok && mine)) {
+            if (!ok)
+                srv_log(LOG_ERROR, "course_freeze_failed", "{s:I}", "course", (json_int_t)ids[i]);
             continue;
         }
         srv_log(LOG_INFO, "course_frozen", "{s:I}", "course", (json_int_t)ids[i]);
