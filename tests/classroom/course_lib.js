@@ -8,13 +8,14 @@ const path = require('node:path');
 
 /* Submit files (paths; the first is the one to run) as the student with
  * token tok. Resolves with the reply; rejects on an error reply unless
- * allowError. */
-async function submitBot(c, tok, files, allowError = false, kind = 'python') {
+ * allowError, or when none comes within timeout ms (the client's default
+ * when undefined). */
+async function submitBot(c, tok, files, allowError = false, kind = 'python', timeout = undefined) {
   const msg = {
     type: 'course_submit', token: tok, kind, main: path.basename(files[0]),
     files: files.map((f) => ({ name: path.basename(f), data: fs.readFileSync(f).toString('base64') })),
   };
-  const r = await c.request(msg);
+  const r = await c.request(msg, undefined, timeout);
   if (!allowError && r.type !== 'course_submitted')
     throw new Error('submit ' + files[0] + ': ' + JSON.stringify(r));
   return r;
