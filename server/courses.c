@@ -781,8 +781,8 @@ static json_t *final_json(int64_t course, int64_t student)
         "SELECT st.sid, st.name, f.place, f.games, f.wins, f.losses, f.draws, f.points, f.rate,"
         " f.elo, f.elo_lo, f.elo_hi, s.version, f.ms_per_move, f.faults FROM class_final f"
         " JOIN class_students st ON st.id = f.student JOIN class_submissions s ON s.id ="
-        " f.submission WHERE f.course = ? AND (? = 0 OR f.student = ?) ORDER BY f.place, st.row, "
-        "st.id");
+        " f.submission WHERE f.course = ? AND (? = 0 OR f.student = ?)"
+        " ORDER BY f.place, st.row, st.id");
     if (!st)
         return a;
     db_bind_int64(st, 1, course);
