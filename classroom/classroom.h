@@ -18,25 +18,26 @@
  *              runner (tournament/runner.h): the same sandbox and stdio
  *              protocol as `tessera tournament`, with each game's record,
  *              stderr and time use handed back
- *   store      the class_ tables in SQLite (courses, students, submissions,
- *              gate results, games, the final), one transaction per change
+ *   store      the class_ tables (courses, students, submissions, gate
+ *              results, games, the final) on SQLite or PostgreSQL through
+ *              storage/db.h, one transaction per change
  *   grades     the CSV the instructor exports
  *
  * Threads: class_play blocks and runs on a worker thread of the caller's;
  * it touches no database. Everything else is plain functions on caller data
- * or on a sqlite3 handle the caller owns (one thread at a time).
+ * or on a db_conn the caller owns (one thread at a time).
  */
 #ifndef TESSERA_CLASSROOM_H
 #define TESSERA_CLASSROOM_H
 
 #include <jansson.h>
-#include <sqlite3.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "engine/eng.h"
+#include "storage/db.h"
 
 /* ---- limits, each with its reason ----------------------------------------------------- */
 
@@ -200,8 +201,13 @@ int class_standings_fill(const struct tour *t, class_standing *out);
 
 /* ---- store ------------------------------------------------------------------------------- */
 
-/* Create the class_ tables if missing. 0 or ENG_ESTORAGE with a reason. */
-int class_store_init(sqlite3 *db, char *err, size_t errcap);
+/* Create the class_ tables if missing, and add the columns a database made
+ * by an earlier release lacks, on either engine (under db_schema_lock:
+ * servers sharing one PostgreSQL database may start together). Ids are the
+ * database's (identity columns on PostgreSQL): a caller inserts without
+ * them and reads them back with RETURNING id. 0 or ENG_ESTORAGE with a
+ * reason. */
+int class_store_init(db_conn *db, char *err, size_t errcap);
 
 /* ---- grades ------------------------------------------------------------------------------ */
 
@@ -210,7 +216,7 @@ int class_store_init(sqlite3 *db, char *err, size_t errcap);
  * `student_id,name,email,final_rank,gates_passed,gates_total,rating,rating_low,rating_high,
  * submission` and one line per student of the roster in roster order;
  * students without a frozen submission have empty rank and rating. */
-char *class_grades_csv(sqlite3 *db, int64_t course);
+char *class_grades_csv(db_conn *db, int64_t course);
 
 /* A CSV field quoted when it needs to be, appended to a growing buffer.
  * Exposed for tests. Returns false when out of memory. */

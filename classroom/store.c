@@ -14,6 +14,12 @@
  * Remote bots (kind "remote") have no files: `main` holds the name the
  * server registered for them, and `tour` the server tournament playing
  * their current gate.
+ *
+ * The SQL is storage/db.h's common subset, so the tables live on SQLite or
+ * PostgreSQL alike: ids are identity columns there (never given by the
+ * caller), and what the engines do differently is done here in C (the
+ * number of a ladder's gates, counted from its JSON) or asked of each
+ * engine in its own words (whether a column exists).
  */
 #include <math.h>
 #include <stdio.h>
@@ -74,27 +80,30 @@ static const char *const added[][3] = {
     {"class_submissions", "tour", "INTEGER NOT NULL DEFAULT 0"},
 };
 
-static bool has_column(sqlite3 *db, const char *table, const char *column)
+/* Does `table` have `column`? SQLite: its table_info; PostgreSQL: the
+ * information schema of the connection's current schema. */
+static bool has_column(db_conn *db, const char *table, const char *column)
 {
-    char sql[128];
-    snprintf(sql, sizeof sql, "SELECT 1 FROM pragma_table_info('%s') WHERE name = ?", table);
-    sqlite3_stmt *st = NULL;
+    const char *sql = db_engine_of(db) == DB_POSTGRES
+                          ? "SELECT 1 FROM information_schema.columns WHERE table_schema ="
+                            " current_schema() AND table_name = ? AND column_name = ?"
+                          : "SELECT 1 FROM pragma_table_info(?) WHERE name = ?";
+    db_stmt *st = NULL;
     bool found = false;
-    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK) {
-        sqlite3_bind_text(st, 1, column, -1, SQLITE_STATIC);
-        found = sqlite3_step(st) == SQLITE_ROW;
+    if (db_prepare(db, sql, &st) == DB_OK) {
+        db_bind_text(st, 1, table, -1);
+        db_bind_text(st, 2, column, -1);
+        found = db_step(st) == DB_ROW;
     }
-    sqlite3_finalize(st);
+    db_finalize(st);
     return found;
 }
 
-int class_store_init(sqlite3 *db, char *err, size_t errcap)
+/* The schema and its added columns, with the schema lock held. */
+static int store_init_locked(db_conn *db, char *err, size_t errcap)
 {
-    char *msg = NULL;
-    if (sqlite3_exec(db, schema, NULL, NULL, &msg) != SQLITE_OK) {
-        snprintf(err, errcap, "the classroom tables could not be created: %s",
-                 msg ? msg : sqlite3_errmsg(db));
-        sqlite3_free(msg);
+    if (db_exec(db, schema) != DB_OK) {
+        snprintf(err, errcap, "the classroom tables could not be created: %s", db_errmsg(db));
         return ENG_ESTORAGE;
     }
     for (size_t i = 0; i < sizeof added / sizeof added[0]; i++) {
@@ -103,14 +112,25 @@ int class_store_init(sqlite3 *db, char *err, size_t errcap)
         char sql[256];
         snprintf(sql, sizeof sql, "ALTER TABLE %s ADD COLUMN %s %s", added[i][0], added[i][1],
                  added[i][2]);
-        if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK) {
-            snprintf(err, errcap, "the classroom tables could not be extended: %s",
-                     msg ? msg : sqlite3_errmsg(db));
-            sqlite3_free(msg);
+        if (db_exec(db, sql) != DB_OK) {
+            snprintf(err, errcap, "the classroom tables could not be extended: %s", db_errmsg(db));
             return ENG_ESTORAGE;
         }
     }
     return 0;
+}
+
+int class_store_init(db_conn *db, char *err, size_t errcap)
+{
+    /* servers sharing one PostgreSQL database may start together: one at a
+     * time creates or extends the tables */
+    if (db_schema_lock(db) != DB_OK) {
+        snprintf(err, errcap, "the classroom tables could not be created: %s", db_errmsg(db));
+        return ENG_ESTORAGE;
+    }
+    int rc = store_init_locked(db, err, errcap);
+    db_schema_unlock(db);
+    return rc;
 }
 
 bool class_csv_field(char **buf, size_t *len, size_t *cap, const char *field)
@@ -167,56 +187,78 @@ bool class_csv_text(char **b, size_t *l, size_t *c, const char *s)
     return true;
 }
 
-char *class_grades_csv(sqlite3 *db, int64_t course)
+/* The number of gates of a course's ladder (0 when it has none or no such
+ * course), or -1 when the database fails. Counted here, not in SQL: the
+ * engines' JSON functions differ (SQLite's json_array_length on text,
+ * PostgreSQL's on json). */
+static int gates_total(db_conn *db, int64_t course)
+{
+    db_stmt *st = NULL;
+    if (db_prepare(db, "SELECT gates FROM class_courses WHERE id = ?", &st) != DB_OK)
+        return -1;
+    db_bind_int64(st, 1, course);
+    int n = 0, rc = db_step(st);
+    if (rc == DB_ROW) {
+        const char *t = db_column_text(st, 0);
+        json_t *gates = t ? json_loads(t, 0, NULL) : NULL;
+        n = (int)json_array_size(gates);
+        json_decref(gates);
+    } else if (rc != DB_DONE) {
+        n = -1;
+    }
+    db_finalize(st);
+    return n;
+}
+
+char *class_grades_csv(db_conn *db, int64_t course)
 {
     static const char q[] =
         "SELECT s.sid, s.name, s.email, f.place, "
         " COALESCE(fs.gates_passed, (SELECT x.gates_passed FROM class_submissions x"
         "   WHERE x.student = s.id AND x.state = 'done' ORDER BY x.version DESC LIMIT 1), 0),"
-        " f.elo, f.elo_lo, f.elo_hi, fs.version,"
-        " (SELECT json_array_length(c.gates) FROM class_courses c WHERE c.id = s.course)"
+        " f.elo, f.elo_lo, f.elo_hi, fs.version"
         " FROM class_students s"
         " LEFT JOIN class_submissions fs ON fs.student = s.id AND fs.frozen = 1"
         " LEFT JOIN class_final f ON f.course = s.course AND f.student = s.id"
-        " WHERE s.course = ? ORDER BY s.row";
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(db, q, -1, &st, NULL) != SQLITE_OK)
+        " WHERE s.course = ? ORDER BY s.row, s.id";
+    int total = gates_total(db, course);
+    db_stmt *st = NULL;
+    if (total < 0 || db_prepare(db, q, &st) != DB_OK)
         return NULL;
-    sqlite3_bind_int64(st, 1, course);
+    db_bind_int64(st, 1, course);
     char *b = NULL;
     size_t l = 0, c = 0;
     bool ok = class_csv_text(
         &b, &l, &c,
         "student_id,name,email,final_rank,gates_passed,gates_total,rating,rating_low,"
         "rating_high,submission\n");
-    int rc = SQLITE_DONE;
-    while (ok && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+    int rc = DB_DONE;
+    while (ok && (rc = db_step(st)) == DB_ROW) {
         char num[64];
         for (int i = 0; i < 3 && ok; i++) {
-            const unsigned char *t = sqlite3_column_text(st, i);
-            ok = class_csv_field(&b, &l, &c, t ? (const char *)t : "") &&
-                 class_csv_text(&b, &l, &c, ",");
+            const char *t = db_column_text(st, i);
+            ok = class_csv_field(&b, &l, &c, t ? t : "") && class_csv_text(&b, &l, &c, ",");
         }
-        bool final = sqlite3_column_type(st, 3) != SQLITE_NULL;
-        snprintf(num, sizeof num, final ? "%d," : ",", sqlite3_column_int(st, 3));
+        bool final = !db_column_null(st, 3);
+        snprintf(num, sizeof num, final ? "%d," : ",", db_column_int(st, 3));
         ok = ok && class_csv_text(&b, &l, &c, num);
-        snprintf(num, sizeof num, "%d,%d,", sqlite3_column_int(st, 4), sqlite3_column_int(st, 9));
+        snprintf(num, sizeof num, "%d,%d,", db_column_int(st, 4), total);
         ok = ok && class_csv_text(&b, &l, &c, num);
         if (final)
-            snprintf(num, sizeof num, "%.1f,%.1f,%.1f,", sqlite3_column_double(st, 5),
-                     sqlite3_column_double(st, 6), sqlite3_column_double(st, 7));
+            snprintf(num, sizeof num, "%.1f,%.1f,%.1f,", db_column_double(st, 5),
+                     db_column_double(st, 6), db_column_double(st, 7));
         else
             snprintf(num, sizeof num, ",,,");
         ok = ok && class_csv_text(&b, &l, &c, num);
-        if (sqlite3_column_type(st, 8) != SQLITE_NULL)
-            snprintf(num, sizeof num, "%d\n", sqlite3_column_int(st, 8));
+        if (!db_column_null(st, 8))
+            snprintf(num, sizeof num, "%d\n", db_column_int(st, 8));
         else
             snprintf(num, sizeof num, "\n");
         ok = ok && class_csv_text(&b, &l, &c, num);
     }
-    if (ok && rc != SQLITE_DONE)
+    if (ok && rc != DB_DONE)
         ok = false;
-    sqlite3_finalize(st);
+    db_finalize(st);
     if (!ok) {
         free(b);
         return NULL;

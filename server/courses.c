@@ -42,7 +42,6 @@
 #include <openssl/evp.h>
 #include <openssl/sha.h>
 #include <pthread.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -391,30 +390,82 @@ static void push_job(job *j)
 
 /* ---- database helpers --------------------------------------------------------------------- */
 
-static sqlite3 *db(void)
+/* The server's database (SQLite or PostgreSQL, storage/db.h): the SQL here
+ * is the subset both engines accept. Several servers may share one
+ * PostgreSQL database, so ids and version numbers are the database's, never
+ * computed here, and a failure inside a transaction is rolled back (on
+ * PostgreSQL it has aborted the transaction). */
+static db_conn *db(void)
 {
-    return store_handle(C.s);
+    return store_db(C.s);
 }
 
 static bool exec(const char *sql)
 {
-    return sqlite3_exec(db(), sql, NULL, NULL, NULL) == SQLITE_OK;
+    if (db_exec(db(), sql) == DB_OK)
+        return true;
+    srv_log(LOG_ERROR, "courses_sql", "{s:s, s:s}", "sql", sql, "error", db_errmsg(db()));
+    return false;
 }
 
-static sqlite3_stmt *prep(const char *sql)
+static db_stmt *prep(const char *sql)
 {
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(db(), sql, -1, &st, NULL) != SQLITE_OK) {
-        srv_log(LOG_ERROR, "courses_sql", "{s:s, s:s}", "sql", sql, "error", sqlite3_errmsg(db()));
+    db_stmt *st = NULL;
+    if (db_prepare(db(), sql, &st) != DB_OK) {
+        srv_log(LOG_ERROR, "courses_sql", "{s:s, s:s}", "sql", sql, "error", db_errmsg(db()));
         return NULL;
     }
     return st;
 }
 
-static const char *col_text(sqlite3_stmt *st, int i)
+/* db_step, a failure logged (PostgreSQL reports a statement's errors when
+ * it runs, not when it is prepared). A refused key is the caller's to
+ * report: it may be expected (a student id already on the roster). */
+static int step(db_stmt *st)
 {
-    const unsigned char *t = sqlite3_column_text(st, i);
-    return t ? (const char *)t : "";
+    int rc = db_step(st);
+    if (rc < 0 && rc != DB_ECONSTRAINT)
+        srv_log(LOG_ERROR, "courses_sql", "{s:s, s:i}", "error", db_errmsg(db()), "code", rc);
+    return rc;
+}
+
+/* Run an INSERT ... RETURNING id: the new row's id, or 0 when it failed
+ * (*rc: its DB_E* code). */
+static int64_t insert_id(db_stmt *st, int *rc)
+{
+    int64_t id = 0;
+    *rc = step(st);
+    if (*rc == DB_ROW) {
+        id = db_column_int64(st, 0);
+        *rc = step(st); /* to its end: SQLite finishes the statement */
+    }
+    if (*rc != DB_DONE)
+        id = 0;
+    return id;
+}
+
+/* Roll back the transaction open on the database, if any. */
+static void rollback(void)
+{
+    if (db_in_transaction(db()))
+        exec("ROLLBACK");
+}
+
+/* End the transaction open since BEGIN: committed when ok (every statement
+ * in it succeeded: on PostgreSQL a COMMIT after a failed one rolls back
+ * without an error), else rolled back. Whether it was committed. */
+static bool commit(bool ok)
+{
+    if (ok && exec("COMMIT"))
+        return true;
+    rollback();
+    return false;
+}
+
+static const char *col_text(db_stmt *st, int i)
+{
+    const char *t = db_column_text(st, i);
+    return t ? t : "";
 }
 
 /* A course row as loaded for scheduling. */
@@ -439,37 +490,37 @@ typedef struct course {
 static bool load_course(int64_t id, course_t *c)
 {
     memset(c, 0, sizeof *c);
-    sqlite3_stmt *st = prep("SELECT name, game, rules, move_ms, gates, qualify, seed, final_games,"
-                            " deadline_ms, frozen_ms, final_state, final_note, created_ms,"
-                            " remote_wait_ms, final_tour FROM class_courses WHERE id = ?");
+    db_stmt *st = prep("SELECT name, game, rules, move_ms, gates, qualify, seed, final_games,"
+                       " deadline_ms, frozen_ms, final_state, final_note, created_ms,"
+                       " remote_wait_ms, final_tour FROM class_courses WHERE id = ?");
     if (!st)
         return false;
-    sqlite3_bind_int64(st, 1, id);
+    db_bind_int64(st, 1, id);
     bool ok = false;
-    if (sqlite3_step(st) == SQLITE_ROW) {
+    if (step(st) == DB_ROW) {
         c->id = id;
         snprintf(c->name, sizeof c->name, "%s", col_text(st, 0));
         c->g = eng_find_game(col_text(st, 1));
         c->rules_json = json_loads(col_text(st, 2), 0, NULL);
-        c->move_ms = sqlite3_column_int64(st, 3);
+        c->move_ms = db_column_int64(st, 3);
         json_t *gj = json_loads(col_text(st, 4), 0, NULL);
         char err[256];
         c->ngates = c->g ? class_gates_parse(gj, c->g, c->gates, err, sizeof err) : -1;
         json_decref(gj);
-        c->qualify = sqlite3_column_int(st, 5);
-        c->seed = (uint64_t)sqlite3_column_int64(st, 6);
-        c->final_games = sqlite3_column_int64(st, 7);
-        c->deadline_ms = sqlite3_column_int64(st, 8);
-        c->frozen_ms = sqlite3_column_int64(st, 9);
+        c->qualify = db_column_int(st, 5);
+        c->seed = (uint64_t)db_column_int64(st, 6);
+        c->final_games = db_column_int64(st, 7);
+        c->deadline_ms = db_column_int64(st, 8);
+        c->frozen_ms = db_column_int64(st, 9);
         snprintf(c->final_state, sizeof c->final_state, "%s", col_text(st, 10));
         snprintf(c->final_note, sizeof c->final_note, "%s", col_text(st, 11));
-        c->created_ms = sqlite3_column_int64(st, 12);
-        c->remote_wait_ms = sqlite3_column_int64(st, 13);
-        c->final_tour = sqlite3_column_int64(st, 14);
+        c->created_ms = db_column_int64(st, 12);
+        c->remote_wait_ms = db_column_int64(st, 13);
+        c->final_tour = db_column_int64(st, 14);
         ok = c->g && c->ngates > 0 &&
              wire_rules_parse(c->g, c->rules_json, 2, &c->rules, err, sizeof err) == 0;
     }
-    sqlite3_finalize(st);
+    db_finalize(st);
     if (!ok)
         json_decref(c->rules_json);
     return ok;
@@ -498,29 +549,28 @@ static void queue_remote(int64_t sub, int64_t course, const char *name, int64_t 
  * reports; queued until then). */
 static void queue_ladder(int64_t sub)
 {
-    sqlite3_stmt *st = prep("SELECT course, kind, dir, main, created_ms, tour FROM"
-                            " class_submissions WHERE id = ?");
+    db_stmt *st = prep("SELECT course, kind, dir, main, created_ms, tour FROM"
+                       " class_submissions WHERE id = ?");
     if (!st)
         return;
-    sqlite3_bind_int64(st, 1, sub);
-    if (sqlite3_step(st) != SQLITE_ROW) {
-        sqlite3_finalize(st);
+    db_bind_int64(st, 1, sub);
+    if (step(st) != DB_ROW) {
+        db_finalize(st);
         return;
     }
     if (strcmp(col_text(st, 1), "remote") == 0) {
         /* a server tournament a previous run left: its games start again */
-        if (sqlite3_column_int64(st, 5))
-            tours_cancel_id(C.s, sqlite3_column_int64(st, 5));
-        queue_remote(sub, sqlite3_column_int64(st, 0), col_text(st, 3),
-                     sqlite3_column_int64(st, 4));
-        sqlite3_finalize(st);
+        if (db_column_int64(st, 5))
+            tours_cancel_id(C.s, db_column_int64(st, 5));
+        queue_remote(sub, db_column_int64(st, 0), col_text(st, 3), db_column_int64(st, 4));
+        db_finalize(st);
         return;
     }
     job *j = calloc(1, sizeof *j);
     course_t c;
-    if (!j || !load_course(sqlite3_column_int64(st, 0), &c)) {
+    if (!j || !load_course(db_column_int64(st, 0), &c)) {
         free(j);
-        sqlite3_finalize(st);
+        db_finalize(st);
         return;
     }
     j->course = c.id;
@@ -533,7 +583,7 @@ static void queue_ladder(int64_t sub)
     memcpy(j->gates, c.gates, sizeof j->gates);
     j->ngates = c.ngates;
     sub_spec(col_text(st, 1), col_text(st, 2), col_text(st, 3), j->spec, sizeof j->spec);
-    sqlite3_finalize(st);
+    db_finalize(st);
     course_release(&c);
     push_job(j);
 }
@@ -610,19 +660,18 @@ static bool need_student(const req *r, student_t *out)
     }
     char h[65];
     class_token_hash(t, h);
-    sqlite3_stmt *st =
-        prep("SELECT id, course, sid, name FROM class_students WHERE token_hash = ?");
+    db_stmt *st = prep("SELECT id, course, sid, name FROM class_students WHERE token_hash = ?");
     bool ok = false;
     if (st) {
-        sqlite3_bind_text(st, 1, h, -1, SQLITE_STATIC);
-        if (sqlite3_step(st) == SQLITE_ROW) {
-            out->id = sqlite3_column_int64(st, 0);
-            out->course = sqlite3_column_int64(st, 1);
+        db_bind_text(st, 1, h, -1);
+        if (step(st) == DB_ROW) {
+            out->id = db_column_int64(st, 0);
+            out->course = db_column_int64(st, 1);
             snprintf(out->sid, sizeof out->sid, "%s", col_text(st, 2));
             snprintf(out->name, sizeof out->name, "%s", col_text(st, 3));
             ok = true;
         }
-        sqlite3_finalize(st);
+        db_finalize(st);
     }
     if (!ok) {
         srv_log(LOG_WARN, "student_token_refused", "{s:I, s:s, s:s}", "conn", (json_int_t)r->c->id,
@@ -664,64 +713,63 @@ static json_t *course_json(const course_t *c)
 static json_t *subs_json(int64_t course, int64_t student)
 {
     json_t *a = json_array();
-    sqlite3_stmt *st = prep(
+    db_stmt *st = prep(
         "SELECT s.id, s.student, st.sid, s.version, s.kind, s.main, s.files, s.bytes, s.sha256,"
         " s.created_ms, s.state, s.gates_passed, s.qualified, s.verdict, s.frozen"
         " FROM class_submissions s JOIN class_students st ON st.id = s.student"
         " WHERE s.course = ? AND (? = 0 OR s.student = ?) ORDER BY s.id");
-    sqlite3_stmt *gq = prep("SELECT gate, opponent, games, wins, losses, draws, points, rate,"
-                            " min_rate, passed, faults, verdict, ms_per_move FROM class_gates"
-                            " WHERE submission = ? ORDER BY gate");
-    sqlite3_stmt *gg = prep("SELECT id FROM class_games WHERE submission = ? AND gate = ?"
-                            " AND stage = 'gate' ORDER BY idx");
+    db_stmt *gq = prep("SELECT gate, opponent, games, wins, losses, draws, points, rate,"
+                       " min_rate, passed, faults, verdict, ms_per_move FROM class_gates"
+                       " WHERE submission = ? ORDER BY gate");
+    db_stmt *gg = prep("SELECT id FROM class_games WHERE submission = ? AND gate = ?"
+                       " AND stage = 'gate' ORDER BY idx");
     if (!st || !gq || !gg)
         goto out;
-    sqlite3_bind_int64(st, 1, course);
-    sqlite3_bind_int64(st, 2, student);
-    sqlite3_bind_int64(st, 3, student);
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        int64_t id = sqlite3_column_int64(st, 0);
+    db_bind_int64(st, 1, course);
+    db_bind_int64(st, 2, student);
+    db_bind_int64(st, 3, student);
+    while (step(st) == DB_ROW) {
+        int64_t id = db_column_int64(st, 0);
         json_t *gates = json_array();
-        sqlite3_reset(gq);
-        sqlite3_bind_int64(gq, 1, id);
-        while (sqlite3_step(gq) == SQLITE_ROW) {
+        db_reset(gq);
+        db_bind_int64(gq, 1, id);
+        while (step(gq) == DB_ROW) {
             json_t *games = json_array();
-            sqlite3_reset(gg);
-            sqlite3_bind_int64(gg, 1, id);
-            sqlite3_bind_int(gg, 2, sqlite3_column_int(gq, 0));
-            while (sqlite3_step(gg) == SQLITE_ROW)
-                json_array_append_new(games, json_integer(sqlite3_column_int64(gg, 0)));
+            db_reset(gg);
+            db_bind_int64(gg, 1, id);
+            db_bind_int(gg, 2, db_column_int(gq, 0));
+            while (step(gg) == DB_ROW)
+                json_array_append_new(games, json_integer(db_column_int64(gg, 0)));
             json_array_append_new(
                 gates,
                 json_pack("{s:i, s:s, s:I, s:I, s:I, s:I, s:f, s:f, s:f, s:b, s:I, s:s, s:o, s:f}",
-                          "gate", sqlite3_column_int(gq, 0), "opponent", col_text(gq, 1), "games",
-                          (json_int_t)sqlite3_column_int64(gq, 2), "wins",
-                          (json_int_t)sqlite3_column_int64(gq, 3), "losses",
-                          (json_int_t)sqlite3_column_int64(gq, 4), "draws",
-                          (json_int_t)sqlite3_column_int64(gq, 5), "points",
-                          sqlite3_column_double(gq, 6), "rate", sqlite3_column_double(gq, 7),
-                          "min_rate", sqlite3_column_double(gq, 8), "passed",
-                          sqlite3_column_int(gq, 9) != 0, "faults",
-                          (json_int_t)sqlite3_column_int64(gq, 10), "verdict", col_text(gq, 11),
-                          "game_ids", games, "ms_per_move", sqlite3_column_double(gq, 12)));
+                          "gate", db_column_int(gq, 0), "opponent", col_text(gq, 1), "games",
+                          (json_int_t)db_column_int64(gq, 2), "wins",
+                          (json_int_t)db_column_int64(gq, 3), "losses",
+                          (json_int_t)db_column_int64(gq, 4), "draws",
+                          (json_int_t)db_column_int64(gq, 5), "points", db_column_double(gq, 6),
+                          "rate", db_column_double(gq, 7), "min_rate", db_column_double(gq, 8),
+                          "passed", db_column_int(gq, 9) != 0, "faults",
+                          (json_int_t)db_column_int64(gq, 10), "verdict", col_text(gq, 11),
+                          "game_ids", games, "ms_per_move", db_column_double(gq, 12)));
         }
         json_t *files = json_loads(col_text(st, 6), 0, NULL);
         json_array_append_new(
-            a, json_pack("{s:I, s:s, s:I, s:s, s:s, s:o, s:I, s:s, s:I, s:s, s:i, s:b, s:s, s:b, "
-                         "s:o}",
-                         "submission", (json_int_t)id, "student_id", col_text(st, 2), "version",
-                         (json_int_t)sqlite3_column_int64(st, 3), "kind", col_text(st, 4), "main",
-                         col_text(st, 5), "files", files ? files : json_array(), "bytes",
-                         (json_int_t)sqlite3_column_int64(st, 7), "sha256", col_text(st, 8),
-                         "created_ms", (json_int_t)sqlite3_column_int64(st, 9), "state",
-                         col_text(st, 10), "gates_passed", sqlite3_column_int(st, 11), "qualified",
-                         sqlite3_column_int(st, 12) != 0, "verdict", col_text(st, 13), "frozen",
-                         sqlite3_column_int(st, 14) != 0, "gates", gates));
+            a,
+            json_pack("{s:I, s:s, s:I, s:s, s:s, s:o, s:I, s:s, s:I, s:s, s:i, s:b, s:s, s:b, "
+                      "s:o}",
+                      "submission", (json_int_t)id, "student_id", col_text(st, 2), "version",
+                      (json_int_t)db_column_int64(st, 3), "kind", col_text(st, 4), "main",
+                      col_text(st, 5), "files", files ? files : json_array(), "bytes",
+                      (json_int_t)db_column_int64(st, 7), "sha256", col_text(st, 8), "created_ms",
+                      (json_int_t)db_column_int64(st, 9), "state", col_text(st, 10), "gates_passed",
+                      db_column_int(st, 11), "qualified", db_column_int(st, 12) != 0, "verdict",
+                      col_text(st, 13), "frozen", db_column_int(st, 14) != 0, "gates", gates));
     }
 out:
-    sqlite3_finalize(st);
-    sqlite3_finalize(gq);
-    sqlite3_finalize(gg);
+    db_finalize(st);
+    db_finalize(gq);
+    db_finalize(gg);
     return a;
 }
 
@@ -729,32 +777,30 @@ out:
 static json_t *final_json(int64_t course, int64_t student)
 {
     json_t *a = json_array();
-    sqlite3_stmt *st = prep(
+    db_stmt *st = prep(
         "SELECT st.sid, st.name, f.place, f.games, f.wins, f.losses, f.draws, f.points, f.rate,"
         " f.elo, f.elo_lo, f.elo_hi, s.version, f.ms_per_move, f.faults FROM class_final f"
         " JOIN class_students st ON st.id = f.student JOIN class_submissions s ON s.id ="
-        " f.submission WHERE f.course = ? AND (? = 0 OR f.student = ?) ORDER BY f.place, st.row");
+        " f.submission WHERE f.course = ? AND (? = 0 OR f.student = ?)"
+        " ORDER BY f.place, st.row, st.id");
     if (!st)
         return a;
-    sqlite3_bind_int64(st, 1, course);
-    sqlite3_bind_int64(st, 2, student);
-    sqlite3_bind_int64(st, 3, student);
-    while (sqlite3_step(st) == SQLITE_ROW)
+    db_bind_int64(st, 1, course);
+    db_bind_int64(st, 2, student);
+    db_bind_int64(st, 3, student);
+    while (step(st) == DB_ROW)
         json_array_append_new(
-            a,
-            json_pack("{s:s, s:s, s:i, s:I, s:I, s:I, s:I, s:f, s:f, s:f, s:f, s:f, s:I, s:f, s:I}",
-                      "student_id", col_text(st, 0), "name", col_text(st, 1), "place",
-                      sqlite3_column_int(st, 2), "games", (json_int_t)sqlite3_column_int64(st, 3),
-                      "wins", (json_int_t)sqlite3_column_int64(st, 4), "losses",
-                      (json_int_t)sqlite3_column_int64(st, 5), "draws",
-                      (json_int_t)sqlite3_column_int64(st, 6), "points",
-                      sqlite3_column_double(st, 7), "rate", sqlite3_column_double(st, 8), "rating",
-                      sqlite3_column_double(st, 9), "rating_low", sqlite3_column_double(st, 10),
-                      "rating_high", sqlite3_column_double(st, 11), "version",
-                      (json_int_t)sqlite3_column_int64(st, 12), "ms_per_move",
-                      sqlite3_column_double(st, 13), "faults",
-                      (json_int_t)sqlite3_column_int64(st, 14)));
-    sqlite3_finalize(st);
+            a, json_pack(
+                   "{s:s, s:s, s:i, s:I, s:I, s:I, s:I, s:f, s:f, s:f, s:f, s:f, s:I, s:f, s:I}",
+                   "student_id", col_text(st, 0), "name", col_text(st, 1), "place",
+                   db_column_int(st, 2), "games", (json_int_t)db_column_int64(st, 3), "wins",
+                   (json_int_t)db_column_int64(st, 4), "losses", (json_int_t)db_column_int64(st, 5),
+                   "draws", (json_int_t)db_column_int64(st, 6), "points", db_column_double(st, 7),
+                   "rate", db_column_double(st, 8), "rating", db_column_double(st, 9), "rating_low",
+                   db_column_double(st, 10), "rating_high", db_column_double(st, 11), "version",
+                   (json_int_t)db_column_int64(st, 12), "ms_per_move", db_column_double(st, 13),
+                   "faults", (json_int_t)db_column_int64(st, 14)));
+    db_finalize(st);
     return a;
 }
 
@@ -772,11 +818,10 @@ static void verdict_for(const char *v, int culprit, int mine, char *out, size_t 
 }
 
 /* The student's seat in a game row whose s0, s1 are at columns i, i+1. */
-static int seat_of(sqlite3_stmt *st, int i, int64_t student)
+static int seat_of(db_stmt *st, int i, int64_t student)
 {
     for (int s = 0; s < 2; s++)
-        if (sqlite3_column_type(st, i + s) != SQLITE_NULL &&
-            sqlite3_column_int64(st, i + s) == student)
+        if (!db_column_null(st, i + s) && db_column_int64(st, i + s) == student)
             return s;
     return -1;
 }
@@ -785,43 +830,42 @@ static int seat_of(sqlite3_stmt *st, int i, int64_t student)
 static json_t *final_games_json(int64_t course, int64_t student)
 {
     json_t *a = json_array();
-    sqlite3_stmt *st =
-        prep("SELECT g.id, g.names, g.scores, g.end_reason, g.verdict, g.s0, g.s1,"
-             " g.culprit FROM class_games g WHERE g.course = ? AND"
-             " g.stage = 'final' AND (? = 0 OR g.s0 = ? OR g.s1 = ?) ORDER BY g.idx");
+    db_stmt *st = prep("SELECT g.id, g.names, g.scores, g.end_reason, g.verdict, g.s0, g.s1,"
+                       " g.culprit FROM class_games g WHERE g.course = ? AND"
+                       " g.stage = 'final' AND (? = 0 OR g.s0 = ? OR g.s1 = ?) ORDER BY g.idx");
     if (!st)
         return a;
-    sqlite3_bind_int64(st, 1, course);
+    db_bind_int64(st, 1, course);
     for (int i = 2; i <= 4; i++)
-        sqlite3_bind_int64(st, i, student);
-    while (sqlite3_step(st) == SQLITE_ROW) {
+        db_bind_int64(st, i, student);
+    while (step(st) == DB_ROW) {
         char v[CLASS_VERDICT_MAX + 1];
-        verdict_for(col_text(st, 4), sqlite3_column_int(st, 7),
-                    student ? seat_of(st, 5, student) : -1, v, sizeof v);
+        verdict_for(col_text(st, 4), db_column_int(st, 7), student ? seat_of(st, 5, student) : -1,
+                    v, sizeof v);
         json_array_append_new(a, json_pack("{s:I, s:o, s:o, s:s, s:s}", "game",
-                                           (json_int_t)sqlite3_column_int64(st, 0), "names",
+                                           (json_int_t)db_column_int64(st, 0), "names",
                                            json_loads(col_text(st, 1), 0, NULL), "scores",
                                            json_loads(col_text(st, 2), 0, NULL), "end",
                                            col_text(st, 3), "verdict", v));
     }
-    sqlite3_finalize(st);
+    db_finalize(st);
     return a;
 }
 
 static json_t *roster_json(int64_t course)
 {
     json_t *a = json_array();
-    sqlite3_stmt *st = prep("SELECT s.sid, s.name, s.email,"
-                            " (SELECT COUNT(*) FROM class_submissions x WHERE x.student = s.id)"
-                            " FROM class_students s WHERE s.course = ? ORDER BY s.row");
+    db_stmt *st = prep("SELECT s.sid, s.name, s.email,"
+                       " (SELECT COUNT(*) FROM class_submissions x WHERE x.student = s.id)"
+                       " FROM class_students s WHERE s.course = ? ORDER BY s.row, s.id");
     if (!st)
         return a;
-    sqlite3_bind_int64(st, 1, course);
-    while (sqlite3_step(st) == SQLITE_ROW)
+    db_bind_int64(st, 1, course);
+    while (step(st) == DB_ROW)
         json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:i}", "student_id", col_text(st, 0),
                                            "name", col_text(st, 1), "email", col_text(st, 2),
-                                           "submissions", sqlite3_column_int(st, 3)));
-    sqlite3_finalize(st);
+                                           "submissions", db_column_int(st, 3)));
+    db_finalize(st);
     return a;
 }
 
@@ -913,32 +957,34 @@ static void create_course(const req *r)
     char *gtext = json_dumps(gj, JSON_COMPACT);
     json_decref(gj);
     json_decref(rj);
-    sqlite3_stmt *st = prep("INSERT INTO class_courses(name, game, rules, move_ms, gates, qualify,"
-                            " seed, final_games, deadline_ms, created_ms, remote_wait_ms)"
-                            " VALUES(?,?,?,?,?,?,?,?,?,?,?)");
+    db_stmt *st = prep("INSERT INTO class_courses(name, game, rules, move_ms, gates, qualify,"
+                       " seed, final_games, deadline_ms, created_ms, remote_wait_ms)"
+                       " VALUES(?,?,?,?,?,?,?,?,?,?,?) RETURNING id");
     bool ok = st && rtext && gtext;
+    int64_t id = 0;
     if (ok) {
-        sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-        sqlite3_bind_text(st, 2, g->name, -1, SQLITE_STATIC);
-        sqlite3_bind_text(st, 3, rtext, -1, SQLITE_STATIC);
-        sqlite3_bind_int64(st, 4, move_ms);
-        sqlite3_bind_text(st, 5, gtext, -1, SQLITE_STATIC);
-        sqlite3_bind_int64(st, 6, qualify);
-        sqlite3_bind_int64(st, 7, seed);
-        sqlite3_bind_int64(st, 8, final_games);
-        sqlite3_bind_int64(st, 9, deadline);
-        sqlite3_bind_int64(st, 10, srv_epoch_ms());
-        sqlite3_bind_int64(st, 11, remote_wait);
-        ok = sqlite3_step(st) == SQLITE_DONE;
+        db_bind_text(st, 1, name, -1);
+        db_bind_text(st, 2, g->name, -1);
+        db_bind_text(st, 3, rtext, -1);
+        db_bind_int64(st, 4, move_ms);
+        db_bind_text(st, 5, gtext, -1);
+        db_bind_int64(st, 6, qualify);
+        db_bind_int64(st, 7, seed);
+        db_bind_int64(st, 8, final_games);
+        db_bind_int64(st, 9, deadline);
+        db_bind_int64(st, 10, srv_epoch_ms());
+        db_bind_int64(st, 11, remote_wait);
+        int src;
+        id = insert_id(st, &src);
+        ok = id > 0;
     }
-    sqlite3_finalize(st);
+    db_finalize(st);
     free(rtext);
     free(gtext);
     if (!ok) {
         fail(r->c, ENG_ESTORAGE, NULL, r->id, "the course could not be stored");
         return;
     }
-    int64_t id = sqlite3_last_insert_rowid(db());
     srv_log(LOG_INFO, "course_created", "{s:I, s:s, s:s, s:i}", "course", (json_int_t)id, "name",
             name, "game", g->name, "gates", ng);
     course_t c;
@@ -970,18 +1016,20 @@ static void add_students(const req *r)
         fail(r->c, n, "bad_roster", r->id, "roster: %s", err);
         return;
     }
-    sqlite3_stmt *cnt = prep("SELECT COUNT(*), COALESCE(MAX(row), 0) FROM class_students"
-                             " WHERE course = ?");
-    int have = 0, row = 0;
-    if (cnt) {
-        sqlite3_bind_int64(cnt, 1, c.id);
-        if (sqlite3_step(cnt) == SQLITE_ROW) {
-            have = sqlite3_column_int(cnt, 0);
-            row = sqlite3_column_int(cnt, 1);
-        }
-        sqlite3_finalize(cnt);
+    /* counted in the transaction that adds them (with servers sharing a
+     * PostgreSQL database, two rosters added at once may still pass it) */
+    bool ok = exec("BEGIN IMMEDIATE");
+    db_stmt *cnt = ok ? prep("SELECT COUNT(*) FROM class_students WHERE course = ?") : NULL;
+    int have = 0;
+    ok = ok && cnt;
+    if (ok) {
+        db_bind_int64(cnt, 1, c.id);
+        ok = step(cnt) == DB_ROW;
+        have = db_column_int(cnt, 0);
     }
-    if (have + n > CLASS_MAX_STUDENTS) {
+    db_finalize(cnt);
+    if (ok && have + n > CLASS_MAX_STUDENTS) {
+        rollback();
         free(ps);
         course_release(&c);
         fail(r->c, ENG_ETOO_MANY, NULL, r->id, "a course takes at most %d students (%d already)",
@@ -991,10 +1039,13 @@ static void add_students(const req *r)
     json_t *out = json_array();
     char *handout = NULL;
     size_t hl = 0, hc = 0;
-    bool ok = class_csv_text(&handout, &hl, &hc, "name,email,id,token,course\n");
-    sqlite3_stmt *ins = prep("INSERT INTO class_students(course, row, sid, name, email, token_hash)"
-                             " VALUES(?,?,?,?,?,?)");
-    ok = ok && ins && exec("BEGIN IMMEDIATE");
+    ok = ok && class_csv_text(&handout, &hl, &hc, "name,email,id,token,course\n");
+    /* each after the last of the roster, numbered by the database */
+    db_stmt *ins = ok ? prep("INSERT INTO class_students(course, row, sid, name, email, token_hash)"
+                             " SELECT ?1, COALESCE(MAX(row), 0) + 1, ?2, ?3, ?4, ?5"
+                             " FROM class_students WHERE course = ?1")
+                      : NULL;
+    ok = ok && ins;
     for (int i = 0; ok && i < n; i++) {
         char tok[CLASS_TOKEN_LEN + 1], h[65];
         if (class_token_new(tok) != 0) {
@@ -1002,17 +1053,16 @@ static void add_students(const req *r)
             break;
         }
         class_token_hash(tok, h);
-        sqlite3_reset(ins);
-        sqlite3_bind_int64(ins, 1, c.id);
-        sqlite3_bind_int(ins, 2, row + 1 + i);
-        sqlite3_bind_text(ins, 3, ps[i].sid, -1, SQLITE_STATIC);
-        sqlite3_bind_text(ins, 4, ps[i].name, -1, SQLITE_STATIC);
-        sqlite3_bind_text(ins, 5, ps[i].email, -1, SQLITE_STATIC);
-        sqlite3_bind_text(ins, 6, h, -1, SQLITE_TRANSIENT);
-        int src = sqlite3_step(ins);
-        if (src == SQLITE_CONSTRAINT) {
-            exec("ROLLBACK");
-            sqlite3_finalize(ins);
+        db_reset(ins);
+        db_bind_int64(ins, 1, c.id);
+        db_bind_text(ins, 2, ps[i].sid, -1);
+        db_bind_text(ins, 3, ps[i].name, -1);
+        db_bind_text(ins, 4, ps[i].email, -1);
+        db_bind_text(ins, 5, h, -1);
+        int src = step(ins);
+        if (src == DB_ECONSTRAINT) {
+            rollback();
+            db_finalize(ins);
             json_decref(out);
             free(handout);
             fail(r->c, ENG_EINVAL, "bad_roster", r->id,
@@ -1021,7 +1071,7 @@ static void add_students(const req *r)
             course_release(&c);
             return;
         }
-        ok = src == SQLITE_DONE;
+        ok = src == DB_DONE;
         char cid[32];
         snprintf(cid, sizeof cid, ",%lld\n", (long long)c.id);
         ok = ok && class_csv_field(&handout, &hl, &hc, ps[i].name) &&
@@ -1035,9 +1085,8 @@ static void add_students(const req *r)
                               json_pack("{s:s, s:s, s:s, s:s}", "student_id", ps[i].sid, "name",
                                         ps[i].name, "email", ps[i].email, "token", tok));
     }
-    sqlite3_finalize(ins);
-    if (!ok || !exec("COMMIT")) {
-        exec("ROLLBACK");
+    db_finalize(ins);
+    if (!commit(ok)) {
         json_decref(out);
         free(handout);
         free(ps);
@@ -1078,14 +1127,14 @@ static void set_deadline(const req *r)
     }
     if (d == 0)
         d = srv_epoch_ms();
-    sqlite3_stmt *st = prep("UPDATE class_courses SET deadline_ms = ? WHERE id = ?");
+    db_stmt *st = prep("UPDATE class_courses SET deadline_ms = ? WHERE id = ?");
     bool ok = st != NULL;
     if (ok) {
-        sqlite3_bind_int64(st, 1, d);
-        sqlite3_bind_int64(st, 2, c.id);
-        ok = sqlite3_step(st) == SQLITE_DONE;
+        db_bind_int64(st, 1, d);
+        db_bind_int64(st, 2, c.id);
+        ok = step(st) == DB_DONE;
     }
-    sqlite3_finalize(st);
+    db_finalize(st);
     course_release(&c);
     if (!ok) {
         fail(r->c, ENG_ESTORAGE, NULL, r->id, "the deadline could not be stored");
@@ -1139,14 +1188,14 @@ static void start_final(const req *r)
         return;
     }
     job *j = calloc(1, sizeof *j);
-    sqlite3_stmt *st = prep("SELECT s.id, s.student, st.sid, s.kind, s.dir, s.main"
-                            " FROM class_submissions s JOIN class_students st ON st.id = s.student"
-                            " WHERE s.course = ? AND s.frozen = 1 ORDER BY st.row");
+    db_stmt *st = prep("SELECT s.id, s.student, st.sid, s.kind, s.dir, s.main"
+                       " FROM class_submissions s JOIN class_students st ON st.id = s.student"
+                       " WHERE s.course = ? AND s.frozen = 1 ORDER BY st.row, st.id");
     int cap = 0;
     bool ok = j && st, any_remote = false;
     if (ok) {
-        sqlite3_bind_int64(st, 1, c.id);
-        while (ok && sqlite3_step(st) == SQLITE_ROW) {
+        db_bind_int64(st, 1, c.id);
+        while (ok && step(st) == DB_ROW) {
             if (j->n == cap) {
                 cap = cap ? cap * 2 : 16;
                 char **ns = realloc(j->specs, (size_t)cap * sizeof *ns);
@@ -1168,8 +1217,8 @@ static void start_final(const req *r)
             }
             char spec[PATH_MAX + 32];
             sub_spec(col_text(st, 3), col_text(st, 4), col_text(st, 5), spec, sizeof spec);
-            j->subs[j->n] = sqlite3_column_int64(st, 0);
-            j->students[j->n] = sqlite3_column_int64(st, 1);
+            j->subs[j->n] = db_column_int64(st, 0);
+            j->students[j->n] = db_column_int64(st, 1);
             j->names[j->n] = strdup(col_text(st, 2));
             j->specs[j->n] = strdup(spec);
             j->n++;
@@ -1179,7 +1228,7 @@ static void start_final(const req *r)
                 any_remote = true;
         }
     }
-    sqlite3_finalize(st);
+    db_finalize(st);
     if (!ok) {
         job_free(j);
         course_release(&c);
@@ -1212,18 +1261,18 @@ static void start_final(const req *r)
     j->seed = c.seed;
     j->final_games = gpp;
     j->format = (int)format;
-    sqlite3_stmt *up = prep("UPDATE class_courses SET final_state = 'running', final_note = ?"
-                            " WHERE id = ?");
+    db_stmt *up = prep("UPDATE class_courses SET final_state = 'running', final_note = ?"
+                       " WHERE id = ?");
     char note[120];
     snprintf(note, sizeof note, "%s of %d finalists, %lld games per pair", tour_format_name(format),
              j->n, (long long)gpp);
     ok = up != NULL;
     if (ok) {
-        sqlite3_bind_text(up, 1, note, -1, SQLITE_STATIC);
-        sqlite3_bind_int64(up, 2, c.id);
-        ok = sqlite3_step(up) == SQLITE_DONE;
+        db_bind_text(up, 1, note, -1);
+        db_bind_int64(up, 2, c.id);
+        ok = step(up) == DB_DONE;
     }
-    sqlite3_finalize(up);
+    db_finalize(up);
     if (!ok) {
         job_free(j);
         course_release(&c);
@@ -1274,15 +1323,15 @@ static void grades(const req *r)
 static void list_courses(const req *r)
 {
     json_t *a = json_array();
-    sqlite3_stmt *st = prep("SELECT id FROM class_courses ORDER BY id");
-    while (st && sqlite3_step(st) == SQLITE_ROW) {
+    db_stmt *st = prep("SELECT id FROM class_courses ORDER BY id");
+    while (st && step(st) == DB_ROW) {
         course_t c;
-        if (load_course(sqlite3_column_int64(st, 0), &c)) {
+        if (load_course(db_column_int64(st, 0), &c)) {
             json_array_append_new(a, course_json(&c));
             course_release(&c);
         }
     }
-    sqlite3_finalize(st);
+    db_finalize(st);
     json_t *rep = proto_reply("course_list", r->id);
     json_object_set_new(rep, "courses", a);
     conn_send(r->c, rep);
@@ -1340,19 +1389,19 @@ static void get_game(const req *r)
         fail(r->c, ENG_EBAD_MESSAGE, NULL, r->id, "course_game needs \"game\" (an id)");
         return;
     }
-    sqlite3_stmt *st = prep("SELECT g.course, g.stage, g.submission, g.gate, g.idx, g.s0, g.s1,"
-                            " g.names, g.scores, g.ranks, g.end_reason, g.culprit, g.verdict,"
-                            " g.think_ms, g.moves, g.stderr, g.record FROM class_games g"
-                            " WHERE g.id = ?");
+    db_stmt *st = prep("SELECT g.course, g.stage, g.submission, g.gate, g.idx, g.s0, g.s1,"
+                       " g.names, g.scores, g.ranks, g.end_reason, g.culprit, g.verdict,"
+                       " g.think_ms, g.moves, g.stderr, g.record FROM class_games g"
+                       " WHERE g.id = ?");
     if (!st) {
         fail(r->c, ENG_ESTORAGE, NULL, r->id, "the game could not be read");
         return;
     }
-    sqlite3_bind_int64(st, 1, gid);
-    bool found = sqlite3_step(st) == SQLITE_ROW;
+    db_bind_int64(st, 1, gid);
+    bool found = step(st) == DB_ROW;
     int mine = found && !admin ? seat_of(st, 5, who.id) : -1; /* the student's seat */
     if (!found || (!admin && mine < 0)) {
-        sqlite3_finalize(st);
+        db_finalize(st);
         if (!admin)
             fail(r->c, ENG_EFORBIDDEN, "not_yours", r->id, "game %lld is not one of your games",
                  (long long)gid);
@@ -1367,19 +1416,19 @@ static void get_game(const req *r)
     }
     json_t *rep = proto_reply("course_game", r->id);
     json_object_set_new(rep, "game", json_integer(gid));
-    json_object_set_new(rep, "course", json_integer(sqlite3_column_int64(st, 0)));
+    json_object_set_new(rep, "course", json_integer(db_column_int64(st, 0)));
     json_object_set_new(rep, "stage", json_string(col_text(st, 1)));
-    if (sqlite3_column_type(st, 2) != SQLITE_NULL)
-        json_object_set_new(rep, "submission", json_integer(sqlite3_column_int64(st, 2)));
-    json_object_set_new(rep, "gate", json_integer(sqlite3_column_int(st, 3)));
-    json_object_set_new(rep, "index", json_integer(sqlite3_column_int64(st, 4)));
+    if (!db_column_null(st, 2))
+        json_object_set_new(rep, "submission", json_integer(db_column_int64(st, 2)));
+    json_object_set_new(rep, "gate", json_integer(db_column_int(st, 3)));
+    json_object_set_new(rep, "index", json_integer(db_column_int64(st, 4)));
     json_object_set_new(rep, "names", json_loads(col_text(st, 7), 0, NULL));
     json_object_set_new(rep, "scores", json_loads(col_text(st, 8), 0, NULL));
     json_object_set_new(rep, "ranks", json_loads(col_text(st, 9), 0, NULL));
     json_object_set_new(rep, "end", json_string(col_text(st, 10)));
-    json_object_set_new(rep, "culprit", json_integer(sqlite3_column_int(st, 11)));
+    json_object_set_new(rep, "culprit", json_integer(db_column_int(st, 11)));
     char v[CLASS_VERDICT_MAX + 1];
-    verdict_for(col_text(st, 12), sqlite3_column_int(st, 11), admin ? -1 : mine, v, sizeof v);
+    verdict_for(col_text(st, 12), db_column_int(st, 11), admin ? -1 : mine, v, sizeof v);
     json_object_set_new(rep, "verdict", json_string(v));
     json_object_set_new(rep, "think_ms", json_loads(col_text(st, 13), 0, NULL));
     json_object_set_new(rep, "moves", json_loads(col_text(st, 14), 0, NULL));
@@ -1402,7 +1451,7 @@ static void get_game(const req *r)
         json_object_set_new(rep, "your_seat", json_integer(mine));
     }
     json_object_set_new(rep, "record", json_loads(col_text(st, 16), 0, NULL));
-    sqlite3_finalize(st);
+    db_finalize(st);
     conn_send(r->c, rep);
 }
 
@@ -1508,16 +1557,49 @@ static void upload_work(uv_work_t *w)
                                      sizeof u->err);
 }
 
-/* Store a remote submission: a registered name given out with its secret
- * (course C, student S, version N and a random tail no one can guess
- * before it is given out), and its row. Returns the submission's id, or 0
- * with rc/err. */
-static int64_t remote_store(upload *u, int64_t now, int64_t version, int64_t *version_out)
+/* Insert a submission's row in the transaction open, with the student's
+ * next version counted by the database: servers sharing one may store two
+ * uploads of a student at once, and the second's (student, version) is then
+ * refused (*rc DB_ECONSTRAINT: try again). Its id and *version, or 0 with
+ * *rc. Its folder and files, or a remote bot's name, are the caller's to
+ * fill in, in the same transaction. */
+static int64_t insert_submission(const upload *u, int64_t now, const char *hex, int64_t *version,
+                                 int *rc)
+{
+    db_stmt *ins = prep("INSERT INTO class_submissions(course, student, version, kind, main,"
+                        " files, dir, bytes, sha256, created_ms)"
+                        " SELECT ?1, ?2, COALESCE(MAX(version), 0) + 1, ?3, ?4, '[]', '', ?5, ?6,"
+                        " ?7 FROM class_submissions WHERE student = ?2 RETURNING id, version");
+    *rc = DB_EFAIL;
+    if (!ins)
+        return 0;
+    db_bind_int64(ins, 1, u->who.course);
+    db_bind_int64(ins, 2, u->who.id);
+    db_bind_text(ins, 3, class_kind_name(u->kind), -1);
+    db_bind_text(ins, 4, u->main, -1);
+    db_bind_int64(ins, 5, (int64_t)u->total);
+    db_bind_text(ins, 6, hex, -1);
+    db_bind_int64(ins, 7, now);
+    int64_t id = 0;
+    *rc = step(ins);
+    if (*rc == DB_ROW) {
+        id = db_column_int64(ins, 0);
+        *version = db_column_int64(ins, 1);
+        *rc = step(ins);
+    }
+    db_finalize(ins);
+    return *rc == DB_DONE ? id : 0;
+}
+
+/* A remote submission's registered name, given out with its secret (course
+ * C, student S, version N and a random tail no one can guess before it is
+ * given out), reserved and written to its row. false with rc/err. */
+static bool remote_name(upload *u, int64_t sub, int64_t version)
 {
     if (!u->hashed) {
         u->rc = ENG_EINTERNAL;
         snprintf(u->err, sizeof u->err, "the bot's secret could not be hashed; submit again");
-        return 0;
+        return false;
     }
     int rc = ENG_EINVAL;
     for (int tries = 0; tries < 3 && rc == ENG_EINVAL; tries++) {
@@ -1538,85 +1620,57 @@ static int64_t remote_store(upload *u, int64_t now, int64_t version, int64_t *ve
         snprintf(u->err, sizeof u->err, "%s",
                  rc == ENG_ETOO_MANY ? "the server holds its maximum of registered names"
                                      : "the bot's registration could not be stored");
-        return 0;
+        return false;
     }
-    sqlite3_stmt *ins = prep("INSERT INTO class_submissions(course, student, version, kind, main,"
-                             " files, dir, bytes, sha256, created_ms) VALUES(?,?,?,?,?,'[]','',0,"
-                             "'',?)");
-    bool ok = ins != NULL;
+    db_stmt *up = prep("UPDATE class_submissions SET main = ? WHERE id = ?");
+    bool ok = up != NULL;
     if (ok) {
-        sqlite3_bind_int64(ins, 1, u->who.course);
-        sqlite3_bind_int64(ins, 2, u->who.id);
-        sqlite3_bind_int64(ins, 3, version);
-        sqlite3_bind_text(ins, 4, class_kind_name(u->kind), -1, SQLITE_STATIC);
-        sqlite3_bind_text(ins, 5, u->rname, -1, SQLITE_STATIC);
-        sqlite3_bind_int64(ins, 6, now);
-        ok = sqlite3_step(ins) == SQLITE_DONE;
+        db_bind_text(up, 1, u->rname, -1);
+        db_bind_int64(up, 2, sub);
+        ok = step(up) == DB_DONE;
     }
-    sqlite3_finalize(ins);
+    db_finalize(up);
     if (!ok) {
         u->rc = ENG_ESTORAGE;
         snprintf(u->err, sizeof u->err, "the submission could not be stored");
-        return 0;
     }
-    *version_out = version;
-    return sqlite3_last_insert_rowid(db());
+    return ok;
 }
 
-/* Store a checked upload: its folder, files and row; queue its gates.
- * Returns the submission's id, or 0 with rc/err/reason set. */
-static int64_t upload_store(upload *u, int64_t now, int64_t *version_out, char *hex,
-                            const char **reason)
+/* Remove what write_files wrote of u under dir (the transaction that
+ * would have named them was rolled back). */
+static void remove_files(const upload *u, const char *dir)
 {
-    unsigned char hash[SHA256_DIGEST_LENGTH];
-    EVP_MD_CTX *h = EVP_MD_CTX_new();
-    bool hok = h && EVP_DigestInit_ex(h, EVP_sha256(), NULL) == 1;
-    for (int i = 0; hok && i < u->nf; i++)
-        hok = EVP_DigestUpdate(h, u->names[i], strlen(u->names[i]) + 1) == 1 &&
-              EVP_DigestUpdate(h, u->data[i], u->len[i]) == 1;
-    hok = hok && EVP_DigestFinal_ex(h, hash, NULL) == 1;
-    EVP_MD_CTX_free(h);
-    if (!hok)
-        memset(hash, 0, sizeof hash);
-    for (int i = 0; i < SHA256_DIGEST_LENGTH; i++)
-        sprintf(hex + 2 * i, "%02x", hash[i]);
-    *reason = NULL;
-    int64_t version = 0;
-    sqlite3_stmt *st = prep("SELECT COALESCE(MAX(version), 0) FROM class_submissions"
-                            " WHERE student = ?");
-    if (st) {
-        sqlite3_bind_int64(st, 1, u->who.id);
-        if (sqlite3_step(st) == SQLITE_ROW)
-            version = sqlite3_column_int64(st, 0) + 1;
-        sqlite3_finalize(st);
+    for (int i = 0; i < u->nf; i++) {
+        char path[PATH_MAX + 80];
+        snprintf(path, sizeof path, "%s/%s", dir, u->names[i]);
+        unlink(path);
     }
-    if (version == 0) {
-        u->rc = ENG_ESTORAGE;
-        snprintf(u->err, sizeof u->err, "the submission could not be stored");
-        return 0;
-    }
-    if (version > CLASS_MAX_VERSIONS) {
-        u->rc = ENG_ETOO_MANY;
-        snprintf(u->err, sizeof u->err, "at most %d submissions per student", CLASS_MAX_VERSIONS);
-        return 0;
-    }
-    char dir[PATH_MAX], rnd[CLASS_TOKEN_LEN + 1];
-    if (u->kind == CLASS_REMOTE)
-        return remote_store(u, now, version, version_out);
-    /* vN-RANDOM: the bots of every student run as the same user, and the
-     * directories above are not listable, so no bot can find another's */
+    rmdir(dir);
+}
+
+/* A checked upload's folder (vN-RANDOM: the bots of every student run as
+ * the same user, and the directories above are not listable, so no bot can
+ * find another's) and files, written to its row. false with rc/err (and
+ * *dir the folder if it was made: the caller removes it). */
+static bool write_files(upload *u, int64_t sub, int64_t version, char *dir, size_t dircap)
+{
+    char rnd[CLASS_TOKEN_LEN + 1];
+    dir[0] = '\0';
     if (class_token_new(rnd) != 0) {
         u->rc = ENG_EINTERNAL;
         snprintf(u->err, sizeof u->err, "no random bytes for the submission's directory");
-        return 0;
+        return false;
     }
-    snprintf(dir, sizeof dir, "%.3900s/course-%lld/student-%lld/v%lld-%.16s", C.dir,
+    char path0[PATH_MAX];
+    snprintf(path0, sizeof path0, "%.3900s/course-%lld/student-%lld/v%lld-%.16s", C.dir,
              (long long)u->who.course, (long long)u->who.id, (long long)version, rnd);
-    if (mkdirs(dir) != 0) {
+    if (mkdirs(path0) != 0) {
         u->rc = ENG_EIO;
         snprintf(u->err, sizeof u->err, "the submission's directory could not be made");
-        return 0;
+        return false;
     }
+    snprintf(dir, dircap, "%s", path0);
     json_t *fl = json_array();
     for (int i = 0; u->rc == 0 && i < u->nf; i++) {
         char path[PATH_MAX + 80];
@@ -1638,32 +1692,87 @@ static int64_t upload_store(upload *u, int64_t now, int64_t *version_out, char *
     char *ftext = u->rc ? NULL : json_dumps(fl, JSON_COMPACT);
     json_decref(fl);
     if (u->rc)
-        return 0;
-    sqlite3_stmt *ins = prep("INSERT INTO class_submissions(course, student, version, kind, main,"
-                             " files, dir, bytes, sha256, created_ms) VALUES(?,?,?,?,?,?,?,?,?,?)");
-    bool ok = ins && ftext;
+        return false;
+    db_stmt *up = prep("UPDATE class_submissions SET files = ?, dir = ? WHERE id = ?");
+    bool ok = up && ftext;
     if (ok) {
-        sqlite3_bind_int64(ins, 1, u->who.course);
-        sqlite3_bind_int64(ins, 2, u->who.id);
-        sqlite3_bind_int64(ins, 3, version);
-        sqlite3_bind_text(ins, 4, class_kind_name(u->kind), -1, SQLITE_STATIC);
-        sqlite3_bind_text(ins, 5, u->main, -1, SQLITE_STATIC);
-        sqlite3_bind_text(ins, 6, ftext, -1, SQLITE_STATIC);
-        sqlite3_bind_text(ins, 7, dir, -1, SQLITE_STATIC);
-        sqlite3_bind_int64(ins, 8, (int64_t)u->total);
-        sqlite3_bind_text(ins, 9, hex, -1, SQLITE_STATIC);
-        sqlite3_bind_int64(ins, 10, now);
-        ok = sqlite3_step(ins) == SQLITE_DONE;
+        db_bind_text(up, 1, ftext, -1);
+        db_bind_text(up, 2, dir, -1);
+        db_bind_int64(up, 3, sub);
+        ok = step(up) == DB_DONE;
     }
-    sqlite3_finalize(ins);
+    db_finalize(up);
     free(ftext);
     if (!ok) {
         u->rc = ENG_ESTORAGE;
         snprintf(u->err, sizeof u->err, "the submission could not be stored");
+    }
+    return ok;
+}
+
+/* Store a checked upload in one transaction: its row, then its folder and
+ * files or a remote bot's registered name. Returns the submission's id, or
+ * 0 with rc/err set (*again: its version was taken by another server's
+ * upload meanwhile; nothing was kept, try again). */
+static int64_t store_once(upload *u, int64_t now, const char *hex, int64_t *version, bool *again)
+{
+    *again = false;
+    int rc = DB_EFAIL;
+    int64_t sub = exec("BEGIN IMMEDIATE") ? insert_submission(u, now, hex, version, &rc) : 0;
+    if (!sub) {
+        rollback();
+        *again = rc == DB_ECONSTRAINT;
+        u->rc = ENG_ESTORAGE;
+        snprintf(u->err, sizeof u->err, "the submission could not be stored");
         return 0;
     }
-    *version_out = version;
-    return sqlite3_last_insert_rowid(db());
+    if (*version > CLASS_MAX_VERSIONS) {
+        rollback();
+        u->rc = ENG_ETOO_MANY;
+        snprintf(u->err, sizeof u->err, "at most %d submissions per student", CLASS_MAX_VERSIONS);
+        return 0;
+    }
+    char dir[PATH_MAX] = "";
+    bool ok = u->kind == CLASS_REMOTE ? remote_name(u, sub, *version)
+                                      : write_files(u, sub, *version, dir, sizeof dir);
+    if (!commit(ok)) {
+        if (dir[0])
+            remove_files(u, dir);
+        if (!u->rc) {
+            u->rc = ENG_ESTORAGE;
+            snprintf(u->err, sizeof u->err, "the submission could not be stored");
+        }
+        return 0;
+    }
+    return sub;
+}
+
+/* Store a checked upload: its folder, files and row (a remote bot: its
+ * registered name and row). Returns the submission's id, or 0 with
+ * rc/err/reason set. */
+static int64_t upload_store(upload *u, int64_t now, int64_t *version_out, char *hex,
+                            const char **reason)
+{
+    unsigned char hash[SHA256_DIGEST_LENGTH];
+    EVP_MD_CTX *h = EVP_MD_CTX_new();
+    bool hok = h && EVP_DigestInit_ex(h, EVP_sha256(), NULL) == 1;
+    for (int i = 0; hok && i < u->nf; i++)
+        hok = EVP_DigestUpdate(h, u->names[i], strlen(u->names[i]) + 1) == 1 &&
+              EVP_DigestUpdate(h, u->data[i], u->len[i]) == 1;
+    hok = hok && EVP_DigestFinal_ex(h, hash, NULL) == 1;
+    EVP_MD_CTX_free(h);
+    if (!hok)
+        memset(hash, 0, sizeof hash);
+    for (int i = 0; i < SHA256_DIGEST_LENGTH; i++)
+        sprintf(hex + 2 * i, "%02x", hash[i]);
+    *reason = NULL;
+    int64_t sub = 0;
+    bool again = true;
+    for (int tries = 0; !sub && again && tries < 3; tries++) {
+        u->rc = 0;
+        sub = store_once(u, now, u->kind == CLASS_REMOTE ? "" : hex, version_out, &again);
+    }
+    return sub;
 }
 
 static void upload_done(uv_work_t *w, int status)
@@ -1910,16 +2019,16 @@ static void get_code(const req *r)
         fail(r->c, ENG_EBAD_MESSAGE, NULL, r->id, "course_code needs \"submission\" (an id)");
         return;
     }
-    sqlite3_stmt *st = prep("SELECT student, dir, files, version, kind, main FROM"
-                            " class_submissions WHERE id = ?");
+    db_stmt *st = prep("SELECT student, dir, files, version, kind, main FROM"
+                       " class_submissions WHERE id = ?");
     if (!st) {
         fail(r->c, ENG_ESTORAGE, NULL, r->id, "the submission could not be read");
         return;
     }
-    sqlite3_bind_int64(st, 1, sid);
-    bool found = sqlite3_step(st) == SQLITE_ROW;
-    if (!found || (!admin && sqlite3_column_int64(st, 0) != who.id)) {
-        sqlite3_finalize(st);
+    db_bind_int64(st, 1, sid);
+    bool found = step(st) == DB_ROW;
+    if (!found || (!admin && db_column_int64(st, 0) != who.id)) {
+        db_finalize(st);
         if (admin)
             fail(r->c, ENG_EINVAL, "unknown_submission", r->id, "no submission %lld",
                  (long long)sid);
@@ -1951,11 +2060,11 @@ static void get_code(const req *r)
     json_decref(files);
     json_t *rep = proto_reply("course_code", r->id);
     json_object_set_new(rep, "submission", json_integer(sid));
-    json_object_set_new(rep, "version", json_integer(sqlite3_column_int64(st, 3)));
+    json_object_set_new(rep, "version", json_integer(db_column_int64(st, 3)));
     json_object_set_new(rep, "kind", json_string(col_text(st, 4)));
     json_object_set_new(rep, "main", json_string(col_text(st, 5)));
     json_object_set_new(rep, "files", out);
-    sqlite3_finalize(st);
+    db_finalize(st);
     conn_send(r->c, rep);
 }
 
@@ -1980,30 +2089,30 @@ static json_t *arr_i(const int *v, int n)
 static bool store_games(const done *d, const char *stage, const int64_t *student_of,
                         const char *const *name_of)
 {
-    sqlite3_stmt *ins = prep("INSERT INTO class_games(course, stage, submission, gate, idx, s0, s1,"
-                             " names, scores, ranks, end_reason, culprit, verdict, think_ms, moves,"
-                             " stderr, record) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+    db_stmt *ins = prep("INSERT INTO class_games(course, stage, submission, gate, idx, s0, s1,"
+                        " names, scores, ranks, end_reason, culprit, verdict, think_ms, moves,"
+                        " stderr, record) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
     if (!ins)
         return false;
     bool ok = true;
     for (int k = 0; ok && k < d->ngames; k++) {
         const class_game *g = &d->games[k].g;
-        sqlite3_reset(ins);
-        sqlite3_bind_int64(ins, 1, d->course);
-        sqlite3_bind_text(ins, 2, stage, -1, SQLITE_STATIC);
+        db_reset(ins);
+        db_bind_int64(ins, 1, d->course);
+        db_bind_text(ins, 2, stage, -1);
         if (d->kind == DONE_GATE)
-            sqlite3_bind_int64(ins, 3, d->submission);
+            db_bind_int64(ins, 3, d->submission);
         else
-            sqlite3_bind_null(ins, 3);
-        sqlite3_bind_int(ins, 4, d->gate);
-        sqlite3_bind_int64(ins, 5, g->index);
+            db_bind_null(ins, 3);
+        db_bind_int(ins, 4, d->gate);
+        db_bind_int64(ins, 5, g->index);
         json_t *names = json_array(), *errs = json_array();
         for (int s = 0; s < 2; s++) {
             int64_t st = student_of[g->who[s]];
             if (st > 0)
-                sqlite3_bind_int64(ins, 6 + s, st);
+                db_bind_int64(ins, 6 + s, st);
             else
-                sqlite3_bind_null(ins, 6 + s);
+                db_bind_null(ins, 6 + s);
             json_array_append_new(names, json_string(name_of[g->who[s]]));
             json_array_append_new(errs, d->games[k].no_stderr ? json_null()
                                                               : json_string(g->stderr_text[s]));
@@ -2013,17 +2122,17 @@ static bool store_games(const done *d, const char *stage, const int64_t *student
                *th = arr_d(g->think_ms, g->seats), *mv = arr_i(g->moves, g->seats);
         char *ts = json_dumps(sc, JSON_COMPACT), *tr = json_dumps(rk, JSON_COMPACT),
              *tt = json_dumps(th, JSON_COMPACT), *tm = json_dumps(mv, JSON_COMPACT);
-        sqlite3_bind_text(ins, 8, tn ? tn : "[]", -1, SQLITE_TRANSIENT);
-        sqlite3_bind_text(ins, 9, ts ? ts : "[]", -1, SQLITE_TRANSIENT);
-        sqlite3_bind_text(ins, 10, tr ? tr : "[]", -1, SQLITE_TRANSIENT);
-        sqlite3_bind_text(ins, 11, g->end, -1, SQLITE_STATIC);
-        sqlite3_bind_int(ins, 12, g->culprit);
-        sqlite3_bind_text(ins, 13, g->verdict, -1, SQLITE_STATIC);
-        sqlite3_bind_text(ins, 14, tt ? tt : "[]", -1, SQLITE_TRANSIENT);
-        sqlite3_bind_text(ins, 15, tm ? tm : "[]", -1, SQLITE_TRANSIENT);
-        sqlite3_bind_text(ins, 16, te ? te : "[]", -1, SQLITE_TRANSIENT);
-        sqlite3_bind_text(ins, 17, g->record, -1, SQLITE_STATIC);
-        ok = sqlite3_step(ins) == SQLITE_DONE;
+        db_bind_text(ins, 8, tn ? tn : "[]", -1);
+        db_bind_text(ins, 9, ts ? ts : "[]", -1);
+        db_bind_text(ins, 10, tr ? tr : "[]", -1);
+        db_bind_text(ins, 11, g->end, -1);
+        db_bind_int(ins, 12, g->culprit);
+        db_bind_text(ins, 13, g->verdict, -1);
+        db_bind_text(ins, 14, tt ? tt : "[]", -1);
+        db_bind_text(ins, 15, tm ? tm : "[]", -1);
+        db_bind_text(ins, 16, te ? te : "[]", -1);
+        db_bind_text(ins, 17, g->record, -1);
+        ok = step(ins) == DB_DONE;
         free(tn);
         free(te);
         free(ts);
@@ -2037,22 +2146,24 @@ static bool store_games(const done *d, const char *stage, const int64_t *student
         json_decref(th);
         json_decref(mv);
     }
-    sqlite3_finalize(ins);
+    db_finalize(ins);
     return ok;
 }
 
+/* The student of a submission and their student id, or 0 (no such
+ * submission, or the database failed). */
 static int64_t student_of_sub(int64_t sub, char *sid, size_t cap)
 {
-    sqlite3_stmt *st = prep("SELECT s.student, st.sid FROM class_submissions s JOIN"
-                            " class_students st ON st.id = s.student WHERE s.id = ?");
+    db_stmt *st = prep("SELECT s.student, st.sid FROM class_submissions s JOIN"
+                       " class_students st ON st.id = s.student WHERE s.id = ?");
     int64_t id = 0;
     if (st) {
-        sqlite3_bind_int64(st, 1, sub);
-        if (sqlite3_step(st) == SQLITE_ROW) {
-            id = sqlite3_column_int64(st, 0);
+        db_bind_int64(st, 1, sub);
+        if (step(st) == DB_ROW) {
+            id = db_column_int64(st, 0);
             snprintf(sid, cap, "%s", col_text(st, 1));
         }
-        sqlite3_finalize(st);
+        db_finalize(st);
     }
     return id;
 }
@@ -2060,13 +2171,13 @@ static int64_t student_of_sub(int64_t sub, char *sid, size_t cap)
 static void apply_done(done *d)
 {
     if (d->kind == DONE_START) {
-        sqlite3_stmt *up = prep("UPDATE class_submissions SET state = 'running', verdict = ?"
-                                " WHERE id = ? AND state = 'queued'");
+        db_stmt *up = prep("UPDATE class_submissions SET state = 'running', verdict = ?"
+                           " WHERE id = ? AND state = 'queued'");
         if (up) {
-            sqlite3_bind_text(up, 1, d->verdict, -1, SQLITE_STATIC);
-            sqlite3_bind_int64(up, 2, d->submission);
-            sqlite3_step(up);
-            sqlite3_finalize(up);
+            db_bind_text(up, 1, d->verdict, -1);
+            db_bind_int64(up, 2, d->submission);
+            step(up);
+            db_finalize(up);
         }
         return;
     }
@@ -2074,117 +2185,127 @@ static void apply_done(done *d)
     if (d->kind == DONE_GATE) {
         char sid[CLASS_FIELD_MAX + 1] = "";
         int64_t stu = student_of_sub(d->submission, sid, sizeof sid);
+        ok = ok && stu > 0;
         int64_t students[2] = {stu, 0};
         char opp[600];
         snprintf(opp, sizeof opp, "%s", d->gatedef.opponent);
         const char *names[2] = {sid, opp};
-        sqlite3_stmt *st = prep(
-            "INSERT OR REPLACE INTO class_gates(submission, gate, opponent, games, wins, losses,"
-            " draws, points, rate, min_rate, passed, faults, verdict, ms_per_move)"
-            " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+        db_stmt *st =
+            prep("INSERT INTO class_gates(submission, gate, opponent, games, wins, losses, draws,"
+                 " points, rate, min_rate, passed, faults, verdict, ms_per_move)"
+                 " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT(submission, gate) DO UPDATE SET"
+                 " opponent = excluded.opponent, games = excluded.games, wins = excluded.wins,"
+                 " losses = excluded.losses, draws = excluded.draws, points = excluded.points,"
+                 " rate = excluded.rate, min_rate = excluded.min_rate, passed = excluded.passed,"
+                 " faults = excluded.faults, verdict = excluded.verdict,"
+                 " ms_per_move = excluded.ms_per_move");
         ok = ok && st;
         if (ok) {
             const class_standing *x = &d->st[0];
-            sqlite3_bind_int64(st, 1, d->submission);
-            sqlite3_bind_int(st, 2, d->gate);
-            sqlite3_bind_text(st, 3, d->gatedef.opponent, -1, SQLITE_STATIC);
-            sqlite3_bind_int64(st, 4, x->games);
-            sqlite3_bind_int64(st, 5, x->wins);
-            sqlite3_bind_int64(st, 6, x->losses);
-            sqlite3_bind_int64(st, 7, x->draws);
-            sqlite3_bind_double(st, 8, x->points);
-            sqlite3_bind_double(st, 9, x->rate);
-            sqlite3_bind_double(st, 10, d->gatedef.min_rate);
-            sqlite3_bind_int(st, 11, d->passed);
-            sqlite3_bind_int64(st, 12, x->faults);
-            sqlite3_bind_text(st, 13, d->verdict, -1, SQLITE_STATIC);
-            sqlite3_bind_double(st, 14, x->ms_per_move);
-            ok = sqlite3_step(st) == SQLITE_DONE;
+            db_bind_int64(st, 1, d->submission);
+            db_bind_int(st, 2, d->gate);
+            db_bind_text(st, 3, d->gatedef.opponent, -1);
+            db_bind_int64(st, 4, x->games);
+            db_bind_int64(st, 5, x->wins);
+            db_bind_int64(st, 6, x->losses);
+            db_bind_int64(st, 7, x->draws);
+            db_bind_double(st, 8, x->points);
+            db_bind_double(st, 9, x->rate);
+            db_bind_double(st, 10, d->gatedef.min_rate);
+            db_bind_int(st, 11, d->passed);
+            db_bind_int64(st, 12, x->faults);
+            db_bind_text(st, 13, d->verdict, -1);
+            db_bind_double(st, 14, x->ms_per_move);
+            ok = step(st) == DB_DONE;
         }
-        sqlite3_finalize(st);
+        db_finalize(st);
         ok = ok && store_games(d, "gate", students, names);
-        sqlite3_stmt *up = prep("UPDATE class_submissions SET state = 'running', verdict = ?"
-                                " WHERE id = ?");
+        db_stmt *up = prep("UPDATE class_submissions SET state = 'running', verdict = ?"
+                           " WHERE id = ?");
         if (ok && up) {
             char v[CLASS_VERDICT_MAX + 20];
             snprintf(v, sizeof v, "gate %d %s", d->gate + 1, d->verdict);
-            sqlite3_bind_text(up, 1, v, -1, SQLITE_TRANSIENT);
-            sqlite3_bind_int64(up, 2, d->submission);
-            ok = sqlite3_step(up) == SQLITE_DONE;
+            db_bind_text(up, 1, v, -1);
+            db_bind_int64(up, 2, d->submission);
+            ok = step(up) == DB_DONE;
         }
-        sqlite3_finalize(up);
+        db_finalize(up);
     } else if (d->kind == DONE_SUB || (d->kind == DONE_FAILED && d->submission)) {
-        sqlite3_stmt *up = prep("UPDATE class_submissions SET state = 'done', gates_passed = ?,"
-                                " qualified = ?, verdict = ? WHERE id = ?");
+        db_stmt *up = prep("UPDATE class_submissions SET state = 'done', gates_passed = ?,"
+                           " qualified = ?, verdict = ? WHERE id = ?");
         ok = ok && up;
         if (ok) {
-            sqlite3_bind_int(up, 1, d->gates_passed);
-            sqlite3_bind_int(up, 2, d->qualified);
-            sqlite3_bind_text(up, 3, d->verdict, -1, SQLITE_STATIC);
-            sqlite3_bind_int64(up, 4, d->submission);
-            ok = sqlite3_step(up) == SQLITE_DONE;
+            db_bind_int(up, 1, d->gates_passed);
+            db_bind_int(up, 2, d->qualified);
+            db_bind_text(up, 3, d->verdict, -1);
+            db_bind_int64(up, 4, d->submission);
+            ok = step(up) == DB_DONE;
         }
-        sqlite3_finalize(up);
+        db_finalize(up);
     } else if (d->kind == DONE_FINAL) {
         char **names = calloc((size_t)d->n, sizeof *names);
         ok = ok && names;
         for (int i = 0; ok && i < d->n; i++) {
             char sid[CLASS_FIELD_MAX + 1] = "";
-            student_of_sub(d->subs[i], sid, sizeof sid);
+            ok = student_of_sub(d->subs[i], sid, sizeof sid) > 0;
             names[i] = strdup(sid);
-            ok = names[i] != NULL;
+            ok = ok && names[i] != NULL;
         }
         ok = ok && store_games(d, "final", d->students, (const char *const *)names);
         if (names)
             for (int i = 0; i < d->n; i++)
                 free(names[i]);
         free(names);
-        sqlite3_stmt *ins =
-            prep("INSERT OR REPLACE INTO class_final(course, student, submission,"
-                 " place, games, wins, losses, draws, points, rate, elo, elo_lo,"
-                 " elo_hi, ms_per_move, faults) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+        db_stmt *ins =
+            prep("INSERT INTO class_final(course, student, submission, place, games, wins,"
+                 " losses, draws, points, rate, elo, elo_lo, elo_hi, ms_per_move, faults)"
+                 " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT(course, student) DO UPDATE"
+                 " SET submission = excluded.submission, place = excluded.place,"
+                 " games = excluded.games, wins = excluded.wins, losses = excluded.losses,"
+                 " draws = excluded.draws, points = excluded.points, rate = excluded.rate,"
+                 " elo = excluded.elo, elo_lo = excluded.elo_lo, elo_hi = excluded.elo_hi,"
+                 " ms_per_move = excluded.ms_per_move, faults = excluded.faults");
         ok = ok && ins;
         for (int i = 0; ok && i < d->n; i++) {
             const class_standing *x = &d->fst[i];
-            sqlite3_reset(ins);
-            sqlite3_bind_int64(ins, 1, d->course);
-            sqlite3_bind_int64(ins, 2, d->students[i]);
-            sqlite3_bind_int64(ins, 3, d->subs[i]);
-            sqlite3_bind_int(ins, 4, x->place);
-            sqlite3_bind_int64(ins, 5, x->games);
-            sqlite3_bind_int64(ins, 6, x->wins);
-            sqlite3_bind_int64(ins, 7, x->losses);
-            sqlite3_bind_int64(ins, 8, x->draws);
-            sqlite3_bind_double(ins, 9, x->points);
-            sqlite3_bind_double(ins, 10, x->rate);
-            sqlite3_bind_double(ins, 11, x->elo);
-            sqlite3_bind_double(ins, 12, x->elo_lo);
-            sqlite3_bind_double(ins, 13, x->elo_hi);
-            sqlite3_bind_double(ins, 14, x->ms_per_move);
-            sqlite3_bind_int64(ins, 15, x->faults);
-            ok = sqlite3_step(ins) == SQLITE_DONE;
+            db_reset(ins);
+            db_bind_int64(ins, 1, d->course);
+            db_bind_int64(ins, 2, d->students[i]);
+            db_bind_int64(ins, 3, d->subs[i]);
+            db_bind_int(ins, 4, x->place);
+            db_bind_int64(ins, 5, x->games);
+            db_bind_int64(ins, 6, x->wins);
+            db_bind_int64(ins, 7, x->losses);
+            db_bind_int64(ins, 8, x->draws);
+            db_bind_double(ins, 9, x->points);
+            db_bind_double(ins, 10, x->rate);
+            db_bind_double(ins, 11, x->elo);
+            db_bind_double(ins, 12, x->elo_lo);
+            db_bind_double(ins, 13, x->elo_hi);
+            db_bind_double(ins, 14, x->ms_per_move);
+            db_bind_int64(ins, 15, x->faults);
+            ok = step(ins) == DB_DONE;
         }
-        sqlite3_finalize(ins);
-        sqlite3_stmt *up = prep("UPDATE class_courses SET final_state = 'done' WHERE id = ?");
+        db_finalize(ins);
+        db_stmt *up = prep("UPDATE class_courses SET final_state = 'done' WHERE id = ?");
         ok = ok && up;
         if (ok) {
-            sqlite3_bind_int64(up, 1, d->course);
-            ok = sqlite3_step(up) == SQLITE_DONE;
+            db_bind_int64(up, 1, d->course);
+            ok = step(up) == DB_DONE;
         }
-        sqlite3_finalize(up);
+        db_finalize(up);
     } else { /* a final that failed */
-        sqlite3_stmt *up = prep("UPDATE class_courses SET final_state = 'failed', final_note = ?"
-                                " WHERE id = ?");
+        db_stmt *up = prep("UPDATE class_courses SET final_state = 'failed', final_note = ?"
+                           " WHERE id = ?");
         ok = ok && up;
         if (ok) {
-            sqlite3_bind_text(up, 1, d->verdict, -1, SQLITE_STATIC);
-            sqlite3_bind_int64(up, 2, d->course);
-            ok = sqlite3_step(up) == SQLITE_DONE;
+            db_bind_text(up, 1, d->verdict, -1);
+            db_bind_int64(up, 2, d->course);
+            ok = step(up) == DB_DONE;
         }
-        sqlite3_finalize(up);
+        db_finalize(up);
     }
-    if (!ok || !exec("COMMIT")) {
-        exec("ROLLBACK");
+    if (!commit(ok)) {
         srv_log(LOG_ERROR, "course_store_failed", "{s:I, s:I}", "course", (json_int_t)d->course,
                 "submission", (json_int_t)d->submission);
         return;
@@ -2334,16 +2455,16 @@ static void rjob_show(rjob *r, const char *state, const char *verdict)
     if (strcmp(r->shown, verdict) == 0)
         return;
     snprintf(r->shown, sizeof r->shown, "%s", verdict);
-    sqlite3_stmt *up = prep("UPDATE class_submissions SET state = ?, verdict = ?, tour = ?"
-                            " WHERE id = ?");
+    db_stmt *up = prep("UPDATE class_submissions SET state = ?, verdict = ?, tour = ?"
+                       " WHERE id = ?");
     if (!up)
         return;
-    sqlite3_bind_text(up, 1, state, -1, SQLITE_STATIC);
-    sqlite3_bind_text(up, 2, verdict, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(up, 3, r->tour);
-    sqlite3_bind_int64(up, 4, r->submission);
-    sqlite3_step(up);
-    sqlite3_finalize(up);
+    db_bind_text(up, 1, state, -1);
+    db_bind_text(up, 2, verdict, -1);
+    db_bind_int64(up, 3, r->tour);
+    db_bind_int64(up, 4, r->submission);
+    step(up);
+    db_finalize(up);
 }
 
 /* The ladder of r is over: its verdict, stored as a worker's would be. */
@@ -2362,11 +2483,11 @@ static void rjob_finish(rjob *r, int ngates, int qualify, const char *why)
         apply_done(d);
         done_free(d);
     }
-    sqlite3_stmt *up = prep("UPDATE class_submissions SET tour = 0 WHERE id = ?");
+    db_stmt *up = prep("UPDATE class_submissions SET tour = 0 WHERE id = ?");
     if (up) {
-        sqlite3_bind_int64(up, 1, r->submission);
-        sqlite3_step(up);
-        sqlite3_finalize(up);
+        db_bind_int64(up, 1, r->submission);
+        step(up);
+        db_finalize(up);
     }
     rjob_unlink(r);
 }
@@ -2537,11 +2658,11 @@ static void rjob_over(rjob *r)
         }
         apply_done(d);
         done_free(d);
-        sqlite3_stmt *up = prep("UPDATE class_courses SET final_tour = 0 WHERE id = ?");
+        db_stmt *up = prep("UPDATE class_courses SET final_tour = 0 WHERE id = ?");
         if (up) {
-            sqlite3_bind_int64(up, 1, r->course);
-            sqlite3_step(up);
-            sqlite3_finalize(up);
+            db_bind_int64(up, 1, r->course);
+            step(up);
+            db_finalize(up);
         }
         rjob_unlink(r);
         return;
@@ -2608,11 +2729,11 @@ static void rjob_check(rjob *r)
             apply_done(d);
             done_free(d);
         }
-        sqlite3_stmt *up = prep("UPDATE class_courses SET final_tour = 0 WHERE id = ?");
+        db_stmt *up = prep("UPDATE class_courses SET final_tour = 0 WHERE id = ?");
         if (up) {
-            sqlite3_bind_int64(up, 1, r->course);
-            sqlite3_step(up);
-            sqlite3_finalize(up);
+            db_bind_int64(up, 1, r->course);
+            step(up);
+            db_finalize(up);
         }
         rjob_unlink(r);
         return;
@@ -2690,22 +2811,22 @@ static bool final_remote(const req *rq, const course_t *c, job *j, tour_format f
                              j->n, (int)format, gpp, c->seed ^ 0xf1a1ULL, label, err, sizeof err);
     if (rc) {
         rjob_unlink(r);
-        sqlite3_stmt *up = prep("UPDATE class_courses SET final_state = 'none', final_note = ''"
-                                " WHERE id = ?");
+        db_stmt *up = prep("UPDATE class_courses SET final_state = 'none', final_note = ''"
+                           " WHERE id = ?");
         if (up) {
-            sqlite3_bind_int64(up, 1, c->id);
-            sqlite3_step(up);
-            sqlite3_finalize(up);
+            db_bind_int64(up, 1, c->id);
+            step(up);
+            db_finalize(up);
         }
         fail(rq->c, rc, NULL, rq->id, "the final could not start: %s", err);
         return false;
     }
-    sqlite3_stmt *up = prep("UPDATE class_courses SET final_tour = ? WHERE id = ?");
+    db_stmt *up = prep("UPDATE class_courses SET final_tour = ? WHERE id = ?");
     if (up) {
-        sqlite3_bind_int64(up, 1, r->tour);
-        sqlite3_bind_int64(up, 2, c->id);
-        sqlite3_step(up);
-        sqlite3_finalize(up);
+        db_bind_int64(up, 1, r->tour);
+        db_bind_int64(up, 2, c->id);
+        step(up);
+        db_finalize(up);
     }
     return true;
 }
@@ -2718,41 +2839,44 @@ static bool final_remote(const req *rq, const course_t *c, job *j, tour_format f
 static void freeze_check(void)
 {
     int64_t now = srv_epoch_ms();
-    sqlite3_stmt *st =
+    db_stmt *st =
         prep("SELECT c.id FROM class_courses c WHERE c.frozen_ms = 0 AND c.deadline_ms > 0 AND"
              " c.deadline_ms <= ? AND NOT EXISTS (SELECT 1 FROM class_submissions s WHERE"
              " s.course = c.id AND s.state <> 'done')");
     if (!st)
         return;
-    sqlite3_bind_int64(st, 1, now);
+    db_bind_int64(st, 1, now);
     int64_t ids[64];
     int n = 0;
-    while (n < 64 && sqlite3_step(st) == SQLITE_ROW)
-        ids[n++] = sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
+    while (n < 64 && step(st) == DB_ROW)
+        ids[n++] = db_column_int64(st, 0);
+    db_finalize(st);
     for (int i = 0; i < n; i++) {
-        bool ok = exec("BEGIN IMMEDIATE");
-        sqlite3_stmt *fz =
+        /* the course first: of servers sharing the database, the one whose
+         * UPDATE changes it freezes it; the others find it frozen */
+        bool ok = exec("BEGIN IMMEDIATE"), mine = false;
+        db_stmt *up = prep("UPDATE class_courses SET frozen_ms = ? WHERE id = ? AND frozen_ms = 0");
+        db_stmt *fz =
             prep("UPDATE class_submissions SET frozen = 1 WHERE id IN (SELECT (SELECT x.id FROM"
                  " class_submissions x WHERE x.student = st.id AND x.qualified = 1 AND"
                  " x.state = 'done' ORDER BY x.version DESC LIMIT 1) FROM class_students st"
                  " WHERE st.course = ?)");
-        sqlite3_stmt *up = prep("UPDATE class_courses SET frozen_ms = ? WHERE id = ?");
         ok = ok && fz && up;
         if (ok) {
-            sqlite3_bind_int64(fz, 1, ids[i]);
-            ok = sqlite3_step(fz) == SQLITE_DONE;
+            db_bind_int64(up, 1, now);
+            db_bind_int64(up, 2, ids[i]);
+            ok = step(up) == DB_DONE;
+            mine = ok && db_changes(db()) == 1;
         }
-        if (ok) {
-            sqlite3_bind_int64(up, 1, now);
-            sqlite3_bind_int64(up, 2, ids[i]);
-            ok = sqlite3_step(up) == SQLITE_DONE;
+        if (ok && mine) {
+            db_bind_int64(fz, 1, ids[i]);
+            ok = step(fz) == DB_DONE;
         }
-        sqlite3_finalize(fz);
-        sqlite3_finalize(up);
-        if (!ok || !exec("COMMIT")) {
-            exec("ROLLBACK");
-            srv_log(LOG_ERROR, "course_freeze_failed", "{s:I}", "course", (json_int_t)ids[i]);
+        db_finalize(fz);
+        db_finalize(up);
+        if (!commit(ok && mine)) {
+            if (!ok)
+                srv_log(LOG_ERROR, "course_freeze_failed", "{s:I}", "course", (json_int_t)ids[i]);
             continue;
         }
         srv_log(LOG_INFO, "course_frozen", "{s:I}", "course", (json_int_t)ids[i]);
@@ -2864,21 +2988,21 @@ int courses_start(srv *s, char *err, size_t errcap)
         C.nthreads = i + 1;
     }
     /* what a previous run left unplayed: nothing of it was stored */
-    sqlite3_stmt *st = prep("SELECT id FROM class_submissions WHERE state <> 'done' ORDER BY id");
+    db_stmt *st = prep("SELECT id FROM class_submissions WHERE state <> 'done' ORDER BY id");
     exec("DELETE FROM class_games WHERE submission IN (SELECT id FROM class_submissions"
          " WHERE state <> 'done')");
     exec("DELETE FROM class_gates WHERE submission IN (SELECT id FROM class_submissions"
          " WHERE state <> 'done')");
-    while (st && sqlite3_step(st) == SQLITE_ROW)
-        queue_ladder(sqlite3_column_int64(st, 0));
-    sqlite3_finalize(st);
+    while (st && step(st) == DB_ROW)
+        queue_ladder(db_column_int64(st, 0));
+    db_finalize(st);
     /* a final cut short: back to startable (a server tournament it was
      * played by is cancelled) */
-    sqlite3_stmt *ft = prep("SELECT final_tour FROM class_courses WHERE final_state = 'running'"
-                            " AND final_tour <> 0");
-    while (ft && sqlite3_step(ft) == SQLITE_ROW)
-        tours_cancel_id(s, sqlite3_column_int64(ft, 0));
-    sqlite3_finalize(ft);
+    db_stmt *ft = prep("SELECT final_tour FROM class_courses WHERE final_state = 'running'"
+                       " AND final_tour <> 0");
+    while (ft && step(ft) == DB_ROW)
+        tours_cancel_id(s, db_column_int64(ft, 0));
+    db_finalize(ft);
     exec("UPDATE class_courses SET final_state = 'none', final_tour = 0 WHERE final_state ="
          " 'running'");
     exec("DELETE FROM class_games WHERE stage = 'final' AND course IN (SELECT id FROM"

@@ -1,7 +1,8 @@
 # Classroom competitions (classroom/, server/courses.c, docs/classroom.md).
 # test_classroom: the roster CSV, tokens, upload checks, the ladder and its
-# verdicts, the grade CSV on a hand-filled database, and a real two-game gate
-# through the runner (stderr kept). classroom_access (Node): who sees what,
+# verdicts, the class_ tables, their upgrade and the grade CSV on a
+# hand-filled database (on SQLite and on PostgreSQL: the fixture `services`),
+# and a real two-game gate through the runner (stderr kept). classroom_access (Node): who sees what,
 # refused uploads, and a short course end to end (two-game gates, a final of
 # two). classroom_e2e (Node, slow, ~1.5 min): the issue's course of six
 # students and five Python bots, from roster to grades. classroom_remote (Node,
@@ -12,6 +13,7 @@ tessera_add_test(test_classroom
   LIBS tessera_classroom
   ARGS ${CMAKE_CURRENT_LIST_DIR}/bots
   TIMEOUT 120)
+tessera_needs_services(test_classroom)
 find_program(TESSERA_NODE NAMES node nodejs)
 foreach(_t access e2e remote)
   if(TESSERA_NODE)

@@ -4,6 +4,11 @@
  * CSV quoting, the grade CSV from a hand-filled database, and one real gate
  * through the tournament runner (a broken Python bot: every game forfeited,
  * its traceback kept). argv[1]: the folder of the example bots.
+ *
+ * The store's cases (the tables, their upgrade, the grade CSV) run on both
+ * engines of storage/db.h: SQLite in memory, and a fresh PostgreSQL
+ * database of the test cluster (the CTest fixture `services`,
+ * tests/storage/pgtest.h).
  */
 // clang-format off
 #include <setjmp.h>
@@ -18,6 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../storage/pgtest.h"
 #include "classroom/classroom.h"
 #include "engine/errors.h"
 
@@ -244,40 +250,114 @@ static void test_csv_field(void **state)
     free(b);
 }
 
-static void exec_ok(sqlite3 *db, const char *sql)
+/* The store's cases run on each engine: *state points at 0 (SQLite) or 1
+ * (PostgreSQL). */
+static int on_sqlite = 0, on_pg = 1;
+
+static db_conn *open_engine(void **state)
 {
-    char *msg = NULL;
-    int rc = sqlite3_exec(db, sql, NULL, NULL, &msg);
-    if (rc != SQLITE_OK)
-        fail_msg("%s: %s", sql, msg);
+    int pg = *(int *)*state;
+    const char *target = ":memory:";
+    if (pg && !(target = pgtest_create("test_classroom")))
+        fail_msg("no PostgreSQL for this test (see above)");
+    char err[512] = "";
+    db_conn *db = NULL;
+    if (db_open(target, &db, err, sizeof err) != DB_OK)
+        fail_msg("db_open(%s): %s", target, err);
+    return db;
+}
+
+static void close_engine(db_conn *db, void **state)
+{
+    db_close(db);
+    if (*(int *)*state)
+        pgtest_drop();
+}
+
+static void exec_ok(db_conn *db, const char *sql)
+{
+    if (db_exec(db, sql) != DB_OK)
+        fail_msg("%s: %s", sql, db_errmsg(db));
 }
 
 static void test_grades(void **state)
 {
-    (void)state;
-    sqlite3 *db;
+    db_conn *db = open_engine(state);
     char err[300];
-    assert_int_equal(sqlite3_open(":memory:", &db), SQLITE_OK);
     assert_int_equal(class_store_init(db, err, sizeof err), 0);
     assert_int_equal(class_store_init(db, err, sizeof err), 0); /* again: nothing changes */
-    exec_ok(db, "INSERT INTO class_courses(id, name, game, rules, move_ms, gates, qualify, seed,"
-                " final_games, deadline_ms, created_ms) VALUES(1, 'c', 'reversi', '{}', 100,"
-                " '[{\"opponent\":\"random\",\"games\":2,\"min_rate\":0.5},"
-                "{\"opponent\":\"heuristic\",\"games\":2,\"min_rate\":0.5}]', 1, 1, 2, 0, 0)");
-    exec_ok(db, "INSERT INTO class_students(id, course, row, sid, name, email, token_hash) VALUES"
-                " (10, 1, 1, 's1', 'Hopper, Grace', 'g@x', 'h1'),"
-                " (11, 1, 2, 's2', 'Bob', '', 'h2'),"
-                " (12, 1, 3, 's3', 'Carol', 'c@x', 'h3')");
+    /* the ids are the database's: read back as the server does (RETURNING) */
+    db_stmt *q = NULL;
+    assert_int_equal(db_prepare(db,
+                                "INSERT INTO class_courses(name, game, rules, move_ms, gates,"
+                                " qualify, seed, final_games, deadline_ms, created_ms)"
+                                " VALUES('c', 'reversi', '{}', 100, ?, 1, 1, 2, 0, 0) RETURNING id",
+                                &q),
+                     DB_OK);
+    db_bind_text(q, 1,
+                 "[{\"opponent\":\"random\",\"games\":2,\"min_rate\":0.5},"
+                 "{\"opponent\":\"heuristic\",\"games\":2,\"min_rate\":0.5}]",
+                 -1);
+    assert_int_equal(db_step(q), DB_ROW);
+    int64_t course = db_column_int64(q, 0);
+    db_finalize(q);
+    assert_true(course > 0);
+    static const char *const people[3][4] = {{"s1", "Hopper, Grace", "g@x", "h1"},
+                                             {"s2", "Bob", "", "h2"},
+                                             {"s3", "Carol", "c@x", "h3"}};
+    int64_t student[3];
+    assert_int_equal(db_prepare(db,
+                                "INSERT INTO class_students(course, row, sid, name, email,"
+                                " token_hash) VALUES(?, ?, ?, ?, ?, ?) RETURNING id",
+                                &q),
+                     DB_OK);
+    for (int i = 0; i < 3; i++) {
+        db_reset(q);
+        db_bind_int64(q, 1, course);
+        db_bind_int(q, 2, i + 1);
+        for (int k = 0; k < 4; k++)
+            db_bind_text(q, 3 + k, people[i][k], -1);
+        assert_int_equal(db_step(q), DB_ROW);
+        student[i] = db_column_int64(q, 0);
+        assert_int_equal(db_step(q), DB_DONE);
+    }
+    db_finalize(q);
     /* s1: v1 qualified (1 gate), v2 qualified (2 gates), frozen; s2: one
      * submission done, not qualified; s3: none */
-    exec_ok(db, "INSERT INTO class_submissions(id, course, student, version, kind, main, files,"
-                " dir, bytes, sha256, created_ms, state, gates_passed, qualified, frozen) VALUES"
-                " (1, 1, 10, 1, 'python', 'a.py', '[]', '/x', 1, 'h', 0, 'done', 1, 1, 0),"
-                " (2, 1, 10, 2, 'python', 'a.py', '[]', '/x', 1, 'h', 0, 'done', 2, 1, 1),"
-                " (3, 1, 11, 1, 'python', 'a.py', '[]', '/x', 1, 'h', 0, 'done', 0, 0, 0)");
-    exec_ok(db, "INSERT INTO class_final VALUES(1, 10, 2, 1, 4, 3, 1, 0, 3, 0.75, 120.26, -30.5,"
-                " 271, 12.5, 0)");
-    char *csv = class_grades_csv(db, 1);
+    static const int subs[3][5] = {/* student, version, gates_passed, qualified, frozen */
+                                   {0, 1, 1, 1, 0},
+                                   {0, 2, 2, 1, 1},
+                                   {1, 1, 0, 0, 0}};
+    int64_t sub[3];
+    assert_int_equal(db_prepare(db,
+                                "INSERT INTO class_submissions(course, student, version, kind,"
+                                " main, files, dir, bytes, sha256, created_ms, state,"
+                                " gates_passed, qualified, frozen) VALUES(?, ?, ?, 'python',"
+                                " 'a.py', '[]', '/x', 1, 'h', 0, 'done', ?, ?, ?) RETURNING id",
+                                &q),
+                     DB_OK);
+    for (int i = 0; i < 3; i++) {
+        db_reset(q);
+        db_bind_int64(q, 1, course);
+        db_bind_int64(q, 2, student[subs[i][0]]);
+        for (int k = 1; k < 5; k++)
+            db_bind_int(q, 2 + k, subs[i][k]);
+        assert_int_equal(db_step(q), DB_ROW);
+        sub[i] = db_column_int64(q, 0);
+        assert_int_equal(db_step(q), DB_DONE);
+    }
+    db_finalize(q);
+    assert_int_equal(db_prepare(db,
+                                "INSERT INTO class_final VALUES(?, ?, ?, 1, 4, 3, 1, 0, 3, 0.75,"
+                                " 120.26, -30.5, 271, 12.5, 0)",
+                                &q),
+                     DB_OK);
+    db_bind_int64(q, 1, course);
+    db_bind_int64(q, 2, student[0]);
+    db_bind_int64(q, 3, sub[1]);
+    assert_int_equal(db_step(q), DB_DONE);
+    db_finalize(q);
+    char *csv = class_grades_csv(db, course);
     assert_non_null(csv);
     assert_string_equal(csv, "student_id,name,email,final_rank,gates_passed,gates_total,rating,"
                              "rating_low,rating_high,submission\n"
@@ -285,7 +365,13 @@ static void test_grades(void **state)
                              "s2,Bob,,,0,2,,,,\n"
                              "s3,Carol,c@x,,0,2,,,,\n");
     free(csv);
-    sqlite3_close(db);
+    /* a course without students: the header alone; no such course: the same */
+    csv = class_grades_csv(db, course + 100);
+    assert_non_null(csv);
+    assert_string_equal(csv, "student_id,name,email,final_rank,gates_passed,gates_total,rating,"
+                             "rating_low,rating_high,submission\n");
+    free(csv);
+    close_engine(db, state);
 }
 
 typedef struct seen {
@@ -309,13 +395,13 @@ static void on_game(const class_game *g, void *user)
         s->record = true;
 }
 
-/* A database made before remote bots gains their columns, keeping its rows. */
+/* A database made before remote bots gains their columns, keeping its rows.
+ * (Its old table is made with an explicit id: the only row of that table
+ * in this database, so no identity sequence is left behind on PostgreSQL.) */
 static void test_store_upgrade(void **state)
 {
-    (void)state;
-    sqlite3 *db;
+    db_conn *db = open_engine(state);
     char err[300];
-    assert_int_equal(sqlite3_open(":memory:", &db), SQLITE_OK);
     exec_ok(db, "CREATE TABLE class_courses(id INTEGER PRIMARY KEY, name TEXT NOT NULL,"
                 " game TEXT NOT NULL, rules TEXT NOT NULL, move_ms INTEGER NOT NULL,"
                 " gates TEXT NOT NULL, qualify INTEGER NOT NULL, seed INTEGER NOT NULL,"
@@ -327,19 +413,19 @@ static void test_store_upgrade(void **state)
                 " '[]', 1, 1, 2, 0, 1)");
     assert_int_equal(class_store_init(db, err, sizeof err), 0);
     assert_int_equal(class_store_init(db, err, sizeof err), 0); /* again: nothing to add */
-    sqlite3_stmt *st;
-    assert_int_equal(sqlite3_prepare_v2(db,
-                                        "SELECT remote_wait_ms, final_tour, name FROM class_courses"
-                                        " WHERE id = 7",
-                                        -1, &st, NULL),
-                     SQLITE_OK);
-    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-    assert_int_equal(sqlite3_column_int64(st, 0), CLASS_REMOTE_WAIT_MS);
-    assert_int_equal(sqlite3_column_int64(st, 1), 0);
-    assert_string_equal((const char *)sqlite3_column_text(st, 2), "old");
-    sqlite3_finalize(st);
+    db_stmt *st;
+    assert_int_equal(db_prepare(db,
+                                "SELECT remote_wait_ms, final_tour, name FROM class_courses"
+                                " WHERE id = 7",
+                                &st),
+                     DB_OK);
+    assert_int_equal(db_step(st), DB_ROW);
+    assert_int_equal(db_column_int64(st, 0), CLASS_REMOTE_WAIT_MS);
+    assert_int_equal(db_column_int64(st, 1), 0);
+    assert_string_equal(db_column_text(st, 2), "old");
+    db_finalize(st);
     exec_ok(db, "SELECT tour FROM class_submissions");
-    sqlite3_close(db);
+    close_engine(db, state);
 }
 
 static void test_play_broken(void **state)
@@ -386,11 +472,19 @@ int main(int argc, char **argv)
     if (argc > 1)
         bots_dir = argv[1];
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_roster_good), cmocka_unit_test(test_roster_bad),
-        cmocka_unit_test(test_tokens),      cmocka_unit_test(test_check_python),
-        cmocka_unit_test(test_check_elf),   cmocka_unit_test(test_gates),
-        cmocka_unit_test(test_csv_field),   cmocka_unit_test(test_grades),
-        cmocka_unit_test(test_play_broken), cmocka_unit_test(test_store_upgrade),
+        cmocka_unit_test(test_roster_good),
+        cmocka_unit_test(test_roster_bad),
+        cmocka_unit_test(test_tokens),
+        cmocka_unit_test(test_check_python),
+        cmocka_unit_test(test_check_elf),
+        cmocka_unit_test(test_gates),
+        cmocka_unit_test(test_csv_field),
+        cmocka_unit_test(test_play_broken),
+        /* named by their engine (cmocka_unit_test_prestate would name both alike) */
+        {"test_grades_sqlite", test_grades, NULL, NULL, &on_sqlite},
+        {"test_store_upgrade_sqlite", test_store_upgrade, NULL, NULL, &on_sqlite},
+        {"test_grades_postgres", test_grades, NULL, NULL, &on_pg},
+        {"test_store_upgrade_postgres", test_store_upgrade, NULL, NULL, &on_pg},
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

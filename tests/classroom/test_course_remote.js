@@ -261,10 +261,11 @@ test('several submissions are in their gates at once, at most courses.gate_jobs'
   const added = await admin.request({ type: 'course_add_students', admin_token: A, course,
     csv: 'name,email,id\nA,a@x.edu,u1\nB,b@x.edu,u2\nC,c@x.edu,u3\n' }, 'course_students_added');
   const slow = path.join(__dirname, 'bots', 'slow.py');
-  for (const s of added.students) {
-    const c = await Client.connect(srv.url, { name: s.student_id });
-    await submitBot(c, s.token, [slow]);
-  }
+  /* all three at once: one after the other, on a loaded machine (python3's
+   * check of each upload taking seconds), the first could finish its gate
+   * before the third is even queued */
+  const clients = await Promise.all(added.students.map((s) => Client.connect(srv.url, { name: s.student_id })));
+  await Promise.all(added.students.map((s, i) => submitBot(clients[i], s.token, [slow])));
   let most = 0;
   let both = null;
   const v = await waitFor(admin, { type: 'course_view', admin_token: A, course }, (x) => {
