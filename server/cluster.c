@@ -769,6 +769,9 @@ void cluster_stop(srv *s)
     cl->stopping = true;
     uv_timer_stop(&cl->tick);
     uv_close((uv_handle_t *)&cl->tick, NULL);
+    on_reap(&cl->reap);
+    uv_check_stop(&cl->reap);
+    uv_close((uv_handle_t *)&cl->reap, NULL);
     /* the remote connections' seats go as on any disconnect */
     for (int b = 0; b < HASH_SIZE; b++)
         while (cl->remote[b])
@@ -784,8 +787,7 @@ void cluster_free(srv *s)
     struct cluster *cl = s->cluster;
     if (!cl)
         return;
-    if (!uv_is_closing((uv_handle_t *)&cl->reap))
-        uv_close((uv_handle_t *)&cl->reap, NULL);
+    /* after the loop's last run: cluster_stop closed the handles */
     on_reap(&cl->reap);
     free(cl);
     s->cluster = NULL;

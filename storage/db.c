@@ -863,8 +863,11 @@ bool db_in_transaction(db_conn *d)
         return !sqlite3_get_autocommit(d->lite);
     if (!d->pg)
         return false;
+    /* ACTIVE: a query of the connection's asynchronous owner is in flight
+     * (store_pg.c's batch, its own implicit transaction), not a transaction
+     * the caller opened */
     PGTransactionStatusType t = PQtransactionStatus(d->pg);
-    return t == PQTRANS_INTRANS || t == PQTRANS_INERROR || t == PQTRANS_ACTIVE;
+    return t == PQTRANS_INTRANS || t == PQTRANS_INERROR;
 }
 
 /* A key of our own for the advisory lock ("tessera" folded into 63 bits). */

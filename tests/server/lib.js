@@ -153,6 +153,20 @@ function psql(conninfo, sql) {
   return r.stdout.split('\n').filter((l) => l.length);
 }
 
+/* Run SQL on a server's database, whichever engine it is on: the sqlite3
+ * command on its file, or psql on its PostgreSQL database. Rows as text,
+ * columns joined by '|' (both tools' default), lines by '\n'. */
+function dbQuery(srv, sql) {
+  if (srv.storage)
+    return psql(srv.storage, sql).join('\n');
+  const r = require('node:child_process').spawnSync('sqlite3', [srv.db, sql], { encoding: 'utf8' });
+  if (r.error)
+    throw new Error('MISSING: the sqlite3 command (scripts/deps.sh test installs it): ' + r.error.message);
+  if (r.status !== 0)
+    throw new Error(`sqlite3 ${sql}: ${r.stderr}`);
+  return r.stdout.trim();
+}
+
 /* In a suite about the SQLite file itself: on PostgreSQL, say why and skip
  * (exit 0 after a line CTest shows). */
 function sqliteOnly(why) {
@@ -879,6 +893,7 @@ module.exports = {
   freshPgDb,
   psql,
   sqliteOnly,
+  dbQuery,
   httpGet,
   leaks, replayHistory, logTime, CLOCK_SLACK, startAdmin, autoPlay,
   WebSocket, ROOT, SLOW, Server, Client, binary, sleep, within, rng, tmpDir,

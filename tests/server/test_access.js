@@ -21,7 +21,7 @@ const test = require('node:test');
 const assert = require('node:assert/strict');
 const os = require('node:os');
 const { spawnSync } = require('node:child_process');
-const { Server, Client, SLOW, startAdmin, createMatch, join, isError, sleep, WebSocket } = require('./lib');
+const { Server, Client, SLOW, startAdmin, createMatch, join, isError, sleep, WebSocket, dbQuery, ON_PG } = require('./lib');
 
 /* An IPv4 address of this machine that is not loopback, or null. */
 function externalV4() {
@@ -32,15 +32,6 @@ function externalV4() {
   return null;
 }
 const EXT = externalV4();
-
-function sqlite(db, sql) {
-  const r = spawnSync('sqlite3', [db, sql], { encoding: 'utf8' });
-  if (r.error)
-    throw new Error('MISSING: the sqlite3 command (scripts/deps.sh test installs it): ' + r.error.message);
-  if (r.status !== 0)
-    throw new Error(`sqlite3 ${sql}: ${r.stderr}`);
-  return r.stdout.trim();
-}
 
 /* Does a WebSocket connection to url open? */
 function opens(url) {
@@ -228,7 +219,9 @@ test('a waiting match expires; a match whose seats are all joined does not', asy
   assert.ok(isError(e, 'match_over', 'j'), JSON.stringify(e));
   /* journaled as finished */
   assert.equal((await srv.stop()).code, 0);
-  assert.equal(sqlite(srv.db, `SELECT status, json_extract(result,'$.reason') FROM matches WHERE id='${waiting.match}'`), '2|expired');
+  const [status, result] = dbQuery(srv, `SELECT status, result FROM matches WHERE id='${waiting.match}'`).split('|');
+  assert.equal(status, '2');
+  assert.equal(JSON.parse(result).reason, 'expired');
 });
 
 test('resume tokens: an index in memory and in the database, rebuilt for an older database', async (t) => {
@@ -260,17 +253,22 @@ test('resume tokens: an index in memory and in the database, rebuilt for an olde
   await second.p.expect('game_over');
   const e = await c.request({ type: 'resume', resume_token: first.joined.resume_token, id: 'gone' });
   assert.ok(isError(e, 'match_over', 'gone'), JSON.stringify(e));
+  /* no longer held in memory, it is read back from the journal when asked for */
   const spectate = await c.request({ type: 'spectate', match: first.match, id: 's' });
-  assert.ok(isError(spectate, 'unknown_match', 's'), 'no longer held in memory');
+  assert.equal(spectate.type, 'spectating', JSON.stringify(spectate).slice(0, 200));
+  assert.equal(spectate.status, 'finished');
   assert.equal((await srv.stop()).code, 0);
-  assert.equal(sqlite(srv.db, `SELECT match || ':' || seat FROM resume_tokens WHERE token='${first.joined.resume_token}'`),
+  assert.equal(dbQuery(srv, `SELECT match || ':' || seat FROM resume_tokens WHERE token='${first.joined.resume_token}'`),
     `${first.match}:0`);
-  assert.equal(Number(sqlite(srv.db, 'SELECT count(*) FROM resume_tokens')), 30);
-  /* a database from before the index: it is made from the stored seats */
-  sqlite(srv.db, 'DROP TABLE resume_tokens');
-  await srv.restart();
-  assert.equal((await srv.stop()).code, 0);
-  assert.equal(Number(sqlite(srv.db, 'SELECT count(*) FROM resume_tokens')), 30, 'rebuilt');
+  assert.equal(Number(dbQuery(srv, 'SELECT count(*) FROM resume_tokens')), 30);
+  /* a database from before the index: it is made from the stored seats
+   * (SQLite's migration; a PostgreSQL journal always had it) */
+  if (!ON_PG) {
+    dbQuery(srv, 'DROP TABLE resume_tokens');
+    await srv.restart();
+    assert.equal((await srv.stop()).code, 0);
+    assert.equal(Number(dbQuery(srv, 'SELECT count(*) FROM resume_tokens')), 30, 'rebuilt');
+  }
   await srv.restart();
   const c2 = await Client.connect(srv.url, { name: 'host2' });
   assert.ok(isError(await c2.request({ type: 'resume', resume_token: first.joined.resume_token, id: 'g2' }), 'match_over', 'g2'));

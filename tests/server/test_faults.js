@@ -29,6 +29,8 @@ const { spawn } = require('node:child_process');
 const { Server, Client, SLOW, binary, tmpDir, createMatch, join, playUntilOver, rng, randomMove, isError, sleep, httpGet } =
   require('./lib');
 
+require('./lib').sqliteOnly("its faults are injected into SQLite's file (disk full, I/O error, a lock, a damaged file); PostgreSQL's are tests/cluster/test_faults.js");
+
 /* A server whose journal faults are injected through a file; its seed is
  * fixed, so the tiles (and the turns the server plays itself) are too. */
 async function faultServer(t, tag, extra = {}) {

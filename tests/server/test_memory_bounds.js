@@ -17,6 +17,8 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const { Server, WebSocket, SLOW, rng, randomMove, httpGet, sleep } = require('./lib');
 
+require('./lib').sqliteOnly("it watches SQLite's write-ahead log and checkpoints");
+
 const MATCHES = 40;   /* played to the end */
 const AT_ONCE = 20;   /* on 2 connections of 10 */
 const KEPT = 5;       /* limits.finished_kept */

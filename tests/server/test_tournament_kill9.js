@@ -9,7 +9,7 @@
  */
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const { Client, SLOW, sleep, startAdmin } = require('./lib');
+const { Client, SLOW, sleep, startAdmin, dbQuery } = require('./lib');
 
 async function view(srv, id) {
   const c = await Client.connect(srv.url, { name: 'viewer' });
@@ -115,14 +115,8 @@ test('a match that ended just before a kill, its result not yet in the tournamen
     const done = await waitFor(srv, id, (x) => x.state === 'done', 'the end');
     await srv.stop();
     /* the window between the match's end and the tournament's record of it */
-    const py = require('node:child_process').spawnSync('python3', ['-c', `
-import sqlite3, sys
-db = sqlite3.connect(sys.argv[1])
-n = db.execute("UPDATE tour_games SET status='running', result=NULL WHERE id=1").rowcount
-db.execute("UPDATE srv_tournaments SET state='running'")
-db.commit()
-print(n)`, srv.db], { encoding: 'utf8' });
-    assert.equal(py.stdout.trim(), '1', py.stderr);
+    assert.equal(dbQuery(srv, "UPDATE tour_games SET status='running', result=NULL WHERE id=1 RETURNING id"), '1');
+    dbQuery(srv, "UPDATE srv_tournaments SET state='running'");
     await srv.restart();
     const back = await waitFor(srv, id, (x) => x.state === 'done', 'the end again');
     assert.deepEqual(back.games.map((g) => [g.game, g.match, g.result.score]),
