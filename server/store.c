@@ -1107,6 +1107,7 @@ void store_close(srv *s)
         return;
     if (st->pg) {
         pgj_close(st->pg); /* closes dbh: its connection */
+        jt_free(&st->seats_txt);
         free(st);
         s->db = NULL;
         return;
