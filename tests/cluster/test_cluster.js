@@ -194,3 +194,59 @@ for (const viaProxy of [false, true])
     assert.equal(plies[2], plies[0] - 1, 'no ply missing');
     a.expectedExit = null;
   });
+
+test('a tournament on A survives A\'s death: another server takes it over, every game once', async (t) => {
+  const cl = await startCluster(['a', 'b', 'c'], { tag: 'tour', args: [] });
+  t.after(() => stopAll(cl));
+  const { a, b, c } = cl.servers;
+  /* the admin token is the database's: the same on every server */
+  const token = lib.psql(cl.db, "SELECT value FROM meta WHERE key='admin_token'")[0];
+  assert.equal(token.length, 24);
+  const admin = await Client.connect(a.url, { name: 'admin' });
+  const made = await admin.request({
+    type: 'create_tournament', admin_token: token, format: 'round-robin', game: 'carcassonne',
+    participants: [{ name: 'heur', spec: 'heuristic' }, { name: 'rnd', spec: 'random' },
+      { name: 'mc', spec: 'flatmc:sims=20' }],
+    games_per_pair: 2, concurrency: 2, seed: 7, time_control: { move_ms: 5000 * SLOW },
+  }, 'tournament_created');
+  const id = made.tournament;
+  /* watched from B: forwarded to A */
+  const wb = await Client.connect(b.url, { name: 'wb' });
+  const view = await wb.request({ type: 'watch_tournament', tournament: id }, 'tournament');
+  assert.equal(view.tournament, id);
+  await admin.request({ type: 'start_tournament', admin_token: token, tournament: id }, 'tournament_state');
+  /* once a game is done, A dies */
+  await wb.expect((m) => m.type === 'tournament_update' && m.counts && m.counts.done >= 1, 120000 * SLOW);
+  await a.kill9();
+  const taker = await Promise.race([b, c].map((s) =>
+    s.waitLog((l) => l.event === 'takeover' && l.from === 'a', 30000 * SLOW).then(() => s)));
+  await taker.waitLog((l) => l.event === 'tournaments_restored' && l.taken_over, 10000 * SLOW,
+    'the tournament restored by the taker');
+  /* from the other survivor, through the new owner, to its end */
+  const other = taker === b ? c : b;
+  let done = null;
+  for (let i = 0; i < 600 && !done; i++) {
+    const w = await Client.connect(other.url, { name: 'w' + i });
+    const st = await w.request({ type: 'watch_tournament', tournament: id });
+    w.close();
+    if (st.type === 'tournament' && st.state === 'done')
+      done = st;
+    else
+      await sleep(500);
+  }
+  assert.ok(done, 'the tournament finished on the taker');
+  assert.equal(done.counts.done, 6, 'every game of 3 pairs x 2 played');
+  assert.equal(done.counts.void, 0);
+  /* each game once: one match per game, each finished once in the journal */
+  const ids = done.games.map((g) => g.match);
+  assert.equal(new Set(ids).size, 6, 'six different matches');
+  const finished = lib.psql(cl.db,
+    `SELECT count(*) FROM matches WHERE id IN (${ids.map((x) => `'${x}'`).join(',')}) AND status=2`)[0];
+  assert.equal(+finished, 6);
+  /* the lists of the other servers show it, with its owner */
+  const lc = await Client.connect(other.url, { name: 'lc' });
+  const list = await lc.request({ type: 'list_tournaments' }, 'tournaments');
+  const e = list.tournaments.find((x) => x.tournament === id);
+  assert.ok(e, 'listed');
+  assert.equal(e.server || other.instance, taker === other ? other.instance : taker.instance);
+});

@@ -1,0 +1,351 @@
+'use strict';
+/*
+ * cluster.js — the load benchmark of several servers (docs/scaling.md): the
+ * same play, in interleaved rounds, on
+ *   sqlite   one server on its SQLite journal (the single-machine default),
+ *   pg1      one server on PostgreSQL,
+ *   pg3      three servers on one PostgreSQL with Redis between them, each
+ *            match created on one server and its two seats played from the
+ *            two others (every move forwarded over Redis and back).
+ * N concurrent matches of two remote random bots (Carcassonne, protocol 1)
+ * per round. It reports moves/s, the latency of a move (sent -> its update
+ * received on the same connection: stored, and forwarded where it is), the
+ * CPU per move of the tessera servers, of PostgreSQL and of Redis (from
+ * /proc), and the medians over rounds. A benchmark, not a test: it never
+ * fails on time.
+ *
+ *   node bench/cluster.js --tessera build/cli/tessera [--matches 200] [--rounds 3]
+ *        [--configs sqlite,pg1,pg3] [--services DIR] [--json]
+ *
+ * PostgreSQL and Redis come from scripts/services.sh (a throwaway cluster in
+ * a temporary folder, or the one in --services DIR); each round gets a fresh
+ * database. Needs the npm package ws (bench/package.json).
+ */
+const { spawn, spawnSync } = require('node:child_process');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+let WebSocket;
+try {
+  WebSocket = require('ws');
+} catch {
+  console.error('bench/cluster.js: the npm package ws is missing: (cd bench && npm ci)');
+  process.exit(2);
+}
+
+const ROOT = path.resolve(__dirname, '..');
+const SERVICES = path.join(ROOT, 'scripts', 'services.sh');
+
+function parseArgs(argv) {
+  const o = { matches: 200, rounds: 3, configs: ['sqlite', 'pg1', 'pg3'], json: false, services: null,
+    tessera: null, instances: 3 };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const next = () => {
+      if (i + 1 >= argv.length)
+        usage(`${a} needs a value`);
+      return argv[++i];
+    };
+    if (a === '--tessera') o.tessera = path.resolve(next());
+    else if (a === '--matches') o.matches = +next();
+    else if (a === '--rounds') o.rounds = +next();
+    else if (a === '--configs') o.configs = next().split(',');
+    else if (a === '--services') o.services = path.resolve(next());
+    else if (a === '--instances') o.instances = +next();
+    else if (a === '--json') o.json = true;
+    else usage(`unknown option '${a}'`);
+  }
+  if (!o.tessera)
+    usage('--tessera PATH is required');
+  for (const c of o.configs)
+    if (!['sqlite', 'pg1', 'pg3'].includes(c))
+      usage(`unknown config '${c}' (sqlite, pg1, pg3)`);
+  if (!(o.matches >= 1 && o.rounds >= 1 && o.instances >= 2))
+    usage('--matches and --rounds must be at least 1, --instances at least 2');
+  return o;
+}
+
+function usage(msg) {
+  console.error(`bench/cluster.js: ${msg}\nusage: node bench/cluster.js --tessera PATH [--matches N] ` +
+    '[--rounds R] [--configs sqlite,pg1,pg3] [--instances K] [--services DIR] [--json]');
+  process.exit(2);
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+function envOf(dir) {
+  const env = {};
+  for (const line of fs.readFileSync(path.join(dir, 'services.env'), 'utf8').split('\n')) {
+    const m = /^(\w+)='(.*)'$/.exec(line);
+    if (m)
+      env[m[1]] = m[2];
+  }
+  return env;
+}
+
+function psql(conninfo, sql) {
+  const r = spawnSync('psql', [conninfo, '-qAt', '-c', sql], { encoding: 'utf8' });
+  if (r.status !== 0)
+    throw new Error(`psql: ${r.stderr || r.error}`);
+  return r.stdout.trim();
+}
+
+/* CPU ms (user + system) of a process, 0 when it is gone. */
+function cpuMs(pid) {
+  try {
+    const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return ((+f[11]) + (+f[12])) * 1000 / 100; /* utime, stime: clock ticks (100/s) */
+  } catch {
+    return 0;
+  }
+}
+
+/* Every process whose parent is ppid (PostgreSQL's backends under its postmaster). */
+function children(ppid) {
+  const out = [];
+  for (const d of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(d))
+      continue;
+    try {
+      const f = fs.readFileSync(`/proc/${d}/stat`, 'utf8').split(') ')[1].split(' ');
+      if (+f[1] === ppid)
+        out.push(+d);
+    } catch {}
+  }
+  return out;
+}
+
+/* CPU of PostgreSQL (postmaster and its backends; exited backends' time is
+ * in the postmaster's cutime/cstime) and Redis. */
+function serviceCpu(svc) {
+  let pg = 0, redis = 0;
+  if (svc.pgPid) {
+    try {
+      const f = fs.readFileSync(`/proc/${svc.pgPid}/stat`, 'utf8').split(') ')[1].split(' ');
+      pg += ((+f[11]) + (+f[12]) + (+f[13]) + (+f[14])) * 10;
+    } catch {}
+    for (const c of children(svc.pgPid))
+      pg += cpuMs(c);
+  }
+  if (svc.redisPid)
+    redis = cpuMs(svc.redisPid);
+  return { pg, redis };
+}
+
+async function startServer(bin, args, dir, name) {
+  const portFile = path.join(dir, `port-${name}`);
+  const log = fs.openSync(path.join(dir, `${name}.log`), 'w');
+  const child = spawn(bin, ['serve', '--port', '0', '--port-file', portFile, '--no-web', '--log-level', 'warn',
+    '--max-conns', '20000', ...args], { stdio: ['ignore', 'ignore', log] });
+  for (let i = 0; i < 600; i++) {
+    if (child.exitCode !== null)
+      throw new Error(`server ${name} exited: ${fs.readFileSync(path.join(dir, `${name}.log`), 'utf8').slice(-2000)}`);
+    try {
+      const p = +fs.readFileSync(portFile, 'utf8');
+      if (p > 0)
+        return { child, port: p, name };
+    } catch {}
+    await sleep(50);
+  }
+  throw new Error(`server ${name} did not start`);
+}
+
+function connect(port) {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(`ws://127.0.0.1:${port}/`, { perMessageDeflate: false });
+    ws.on('open', () => resolve(ws));
+    ws.on('error', reject);
+  });
+}
+
+/* One request on ws, the reply with its id. */
+function request(ws, msg) {
+  return new Promise((resolve) => {
+    const on = (data) => {
+      const m = JSON.parse(data);
+      if (m.id === msg.id) {
+        ws.off('message', on);
+        resolve(m);
+      }
+    };
+    ws.on('message', on);
+    ws.send(JSON.stringify(msg));
+  });
+}
+
+let rngState = 12345;
+function rand(n) {
+  rngState ^= rngState << 13;
+  rngState ^= rngState >>> 17;
+  rngState ^= rngState << 5;
+  return ((rngState >>> 0) % n);
+}
+
+/* Play one round: servers are {port}; match i is created on server i % K and
+ * its seats play from servers (i+1) % K and (i+2) % K. */
+async function playRound(servers, n) {
+  const K = servers.length;
+  const ctl = await Promise.all(servers.map((s) => connect(s.port)));
+  let id = 0;
+  for (const c of ctl)
+    await request(c, { type: 'hello', protocol: 1, id: ++id });
+  const matches = [];
+  for (let i = 0; i < n; i++) {
+    const r = await request(ctl[i % K], { type: 'create_match', game: 'carcassonne', id: ++id,
+      seats: [{ open: true }, { open: true }], time_control: { move_ms: 60000 } });
+    if (r.type !== 'match_created')
+      throw new Error('create_match: ' + JSON.stringify(r));
+    matches.push({ match: r.match, tokens: r.seats.map((s) => s.token), owner: i % K });
+  }
+  const lat = [];
+  let moves = 0, over = 0;
+  let done;
+  const allOver = new Promise((r) => (done = r));
+  const seats = [];
+  for (let i = 0; i < n; i++)
+    for (let k = 0; k < 2; k++) {
+      const srv = servers[K === 1 ? 0 : (i + 1 + k) % K];
+      const ws = await connect(srv.port);
+      seats.push({ ws, match: matches[i].match, seat: k, token: matches[i].tokens[k], sent: new Map() });
+    }
+  for (const s of seats)
+    await request(s.ws, { type: 'hello', protocol: 1, id: ++id });
+  const t0 = Date.now();
+  for (const s of seats) {
+    s.ws.on('message', (data) => {
+      const m = JSON.parse(data);
+      if (m.type === 'your_turn') {
+        const e = m.legal[rand(m.legal.length)];
+        const mv = { x: e.x, y: e.y, rot: e.rot };
+        if (e.meeples && e.meeples.length && rand(2))
+          mv.meeple = e.meeples[rand(e.meeples.length)];
+        s.sent.set(m.turn, process.hrtime.bigint());
+        s.ws.send(JSON.stringify({ type: 'move', match: s.match, turn: m.turn, move: mv }));
+      } else if (m.type === 'update') {
+        const at = s.sent.get(m.turn);
+        if (at !== undefined) {
+          lat.push(Number(process.hrtime.bigint() - at) / 1e6);
+          s.sent.delete(m.turn);
+          moves++;
+        }
+      } else if (m.type === 'game_over' && s.seat === 0) {
+        if (++over === n)
+          done();
+      }
+    });
+    s.ws.send(JSON.stringify({ type: 'join', match: s.match, seat: s.seat, token: s.token, id: ++id }));
+  }
+  await allOver;
+  const wall = Date.now() - t0;
+  for (const s of seats)
+    s.ws.close();
+  for (const c of ctl)
+    c.close();
+  lat.sort((a, b) => a - b);
+  const pct = (q) => lat[Math.min(lat.length - 1, Math.floor(q * lat.length))];
+  return { moves, wall, p50: pct(0.5), p99: pct(0.99) };
+}
+
+async function runConfig(o, config, svc, dir) {
+  const K = config === 'pg3' ? o.instances : 1;
+  let db = null;
+  const servers = [];
+  if (config === 'sqlite') {
+    servers.push(await startServer(o.tessera, ['--db', path.join(dir, `bench-${Date.now()}.db`)], dir, 'sqlite'));
+  } else {
+    const name = `bench_${config}_${Date.now()}`;
+    psql(svc.env.TESSERA_PG_ADMIN, `CREATE DATABASE ${name}`);
+    db = `${svc.env.TESSERA_PG_ADMIN} dbname=${name}`;
+    for (let k = 0; k < K; k++)
+      servers.push(await startServer(o.tessera, ['--storage', db, '--instance', `b${k}`,
+        ...(K > 1 ? ['--redis', svc.env.TESSERA_REDIS] : [])], dir, `${config}-${k}`));
+  }
+  const cpu0 = servers.map((s) => cpuMs(s.child.pid));
+  const sc0 = serviceCpu(svc);
+  const r = await playRound(servers, o.matches);
+  const cpu1 = servers.map((s) => cpuMs(s.child.pid));
+  const sc1 = serviceCpu(svc);
+  for (const s of servers) {
+    s.child.kill('SIGTERM');
+    await new Promise((res) => s.child.once('exit', res));
+  }
+  if (db)
+    psql(svc.env.TESSERA_PG_ADMIN, `DROP DATABASE ${db.split('dbname=').pop()} WITH (FORCE)`);
+  const tcpu = cpu1.reduce((a, b, i) => a + b - cpu0[i], 0);
+  return {
+    config, instances: K, moves: r.moves, wall_ms: r.wall, moves_per_s: r.moves / (r.wall / 1000),
+    latency_p50_ms: r.p50, latency_p99_ms: r.p99,
+    tessera_cpu_us_per_move: tcpu * 1000 / r.moves,
+    postgres_cpu_us_per_move: (sc1.pg - sc0.pg) * 1000 / r.moves,
+    redis_cpu_us_per_move: (sc1.redis - sc0.redis) * 1000 / r.moves,
+  };
+}
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+async function main() {
+  const o = parseArgs(process.argv.slice(2));
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tessera-cluster-bench-'));
+  let svcDir = o.services;
+  if (!svcDir) {
+    svcDir = path.join(dir, 'services');
+    const r = spawnSync(SERVICES, ['start', svcDir], { encoding: 'utf8' });
+    if (r.status !== 0)
+      throw new Error('scripts/services.sh start: ' + r.stderr);
+  }
+  const env = envOf(svcDir);
+  const svc = { env };
+  try {
+    svc.pgPid = +fs.readFileSync(path.join(svcDir, 'pg', 'data', 'postmaster.pid'), 'utf8').split('\n')[0];
+  } catch {}
+  try {
+    svc.redisPid = +fs.readFileSync(path.join(svcDir, 'redis.pid'), 'utf8');
+  } catch {}
+  const rows = [];
+  try {
+    for (let round = 1; round <= o.rounds; round++)
+      for (const c of o.configs) {
+        const r = await runConfig(o, c, svc, dir);
+        r.round = round;
+        rows.push(r);
+        if (!o.json)
+          console.error(`round ${round} ${c}: ${r.moves} moves, ${r.moves_per_s.toFixed(0)} moves/s, ` +
+            `p50 ${r.latency_p50_ms.toFixed(1)} ms, p99 ${r.latency_p99_ms.toFixed(1)} ms, tessera ` +
+            `${r.tessera_cpu_us_per_move.toFixed(0)} us/move, postgres ${r.postgres_cpu_us_per_move.toFixed(0)}, ` +
+            `redis ${r.redis_cpu_us_per_move.toFixed(0)}`);
+      }
+  } finally {
+    if (!o.services)
+      spawnSync(SERVICES, ['stop', svcDir]);
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+  const out = {
+    matches: o.matches, rounds: o.rounds, loadavg: os.loadavg(),
+    medians: Object.fromEntries(o.configs.map((c) => {
+      const rs = rows.filter((r) => r.config === c);
+      const keys = ['moves_per_s', 'latency_p50_ms', 'latency_p99_ms', 'tessera_cpu_us_per_move',
+        'postgres_cpu_us_per_move', 'redis_cpu_us_per_move'];
+      return [c, Object.fromEntries(keys.map((k) => [k, median(rs.map((r) => r[k]))]))];
+    })),
+    rows,
+  };
+  if (o.json) {
+    console.log(JSON.stringify(out));
+    return;
+  }
+  console.log('\nmedians over rounds:');
+  console.log('| config | moves/s | move latency p50 | p99 | tessera CPU/move | PostgreSQL CPU/move | Redis CPU/move |');
+  console.log('|---|---|---|---|---|---|---|');
+  for (const [c, m] of Object.entries(out.medians))
+    console.log(`| ${c} | ${m.moves_per_s.toFixed(0)} | ${m.latency_p50_ms.toFixed(1)} ms | ` +
+      `${m.latency_p99_ms.toFixed(1)} ms | ${m.tessera_cpu_us_per_move.toFixed(0)} µs | ` +
+      `${m.postgres_cpu_us_per_move.toFixed(0)} µs | ${m.redis_cpu_us_per_move.toFixed(0)} µs |`);
+}
+
+main().catch((e) => {
+  console.error('bench/cluster.js: ' + (e.stack || e));
+  process.exit(1);
+});
