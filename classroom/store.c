@@ -48,6 +48,12 @@ static const char schema[] =
     " gates_passed INTEGER NOT NULL DEFAULT 0, qualified INTEGER NOT NULL DEFAULT 0,"
     " verdict TEXT NOT NULL DEFAULT '', frozen INTEGER NOT NULL DEFAULT 0,"
     " UNIQUE(student, version));"
+    /* the submissions' files, also kept in the database: a server that runs
+     * a submission whose folder another server wrote makes it again from
+     * these (several servers on one database: docs/scaling.md) */
+    "CREATE TABLE IF NOT EXISTS class_files("
+    " submission INTEGER NOT NULL, name TEXT NOT NULL, data BLOB NOT NULL,"
+    " PRIMARY KEY(submission, name));"
     "CREATE TABLE IF NOT EXISTS class_gates("
     " submission INTEGER NOT NULL, gate INTEGER NOT NULL, opponent TEXT NOT NULL,"
     " games INTEGER NOT NULL, wins INTEGER NOT NULL, losses INTEGER NOT NULL,"

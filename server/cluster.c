@@ -47,6 +47,7 @@
 #include "access.h"
 #include "cluster.h"
 #include "conn.h"
+#include "courses.h"
 #include "handlers.h"
 #include "match.h"
 #include "match_views.h"
@@ -540,10 +541,10 @@ static void on_redis_message(redisAsyncContext *ac, void *r, void *priv)
     }
 }
 
-/* Forward c's message to server `owner`; false (with an error reply) when
- * it cannot go. */
-static bool forward(struct cluster *cl, conn *c, int owner, const proto_msg *m, const char *raw,
-                    size_t len)
+/* Forward c's message to server `owner` (seat: it takes a seat there);
+ * true, having answered with an error when it cannot go. */
+static bool forward_raw(struct cluster *cl, conn *c, int owner, const char *raw, size_t len,
+                        const json_t *msg_id, bool seat)
 {
     if (!redis_up(cl)) {
         conn_error(c, ENG_EUNAVAILABLE,
@@ -551,7 +552,7 @@ static bool forward(struct cluster *cl, conn *c, int owner, const proto_msg *m, 
                                       "is down; try again shortly"
                                     : "this is on another server of this cluster; connect to it "
                                       "there (this server has no [cluster] redis)",
-                   m->id);
+                   msg_id);
         return true;
     }
     char head[SRV_INSTANCE_MAX + 128];
@@ -559,11 +560,18 @@ static bool forward(struct cluster *cl, conn *c, int owner, const proto_msg *m, 
                       c->id, c->proto, c->peer[0] ? c->peer : "-");
     local_add(cl, c);
     c->fwd_mask |= 1ull << owner;
-    if (m->type == PROTO_JOIN || m->type == PROTO_RESUME)
+    if (seat)
         c->seat_owner = owner;
     publish(cl, cl->insts[owner].channel, head, (size_t)hl, raw, len);
     cl->st.forwarded++;
     return true;
+}
+
+static bool forward(struct cluster *cl, conn *c, int owner, const proto_msg *m, const char *raw,
+                    size_t len)
+{
+    return forward_raw(cl, c, owner, raw, len, m->id,
+                       m->type == PROTO_JOIN || m->type == PROTO_RESUME);
 }
 
 /* ---- takeover ----------------------------------------------------------------------------------- */
@@ -633,6 +641,20 @@ static bool take_over(struct cluster *cl, const char *name)
     }
     if (ok)
         ok = tours_claim(s, name) == 0;
+    bool courses = false;
+    if (ok) { /* its roles (courses) are this server's now */
+        ok = db_prepare(d, "UPDATE tessera_roles SET instance=? WHERE instance=? RETURNING role",
+                        &q) == DB_OK;
+        if (ok) {
+            db_bind_text(q, 1, s->instance, -1);
+            db_bind_text(q, 2, name, -1);
+            int rc;
+            while ((rc = db_step(q)) == DB_ROW)
+                courses = courses || (db_column_text(q, 0) && !strcmp(db_column_text(q, 0), "courses"));
+            ok = rc == DB_DONE;
+        }
+        db_finalize(q);
+    }
     if (!ok || db_exec(d, "COMMIT")) {
         if (won)
             srv_log(LOG_ERROR, "takeover_failed", "{s:s, s:s}", "from", name, "postgres",
@@ -645,6 +667,13 @@ static bool take_over(struct cluster *cl, const char *name)
     int hl = snprintf(head, sizeof head, "D %s %s\n", name, s->instance);
     publish(cl, CLUSTER_CHANNEL, head, (size_t)hl, NULL, 0);
     restore_owned(cl, name);
+    if (courses) {
+        char err[300];
+        if (courses_start(s, err, sizeof err))
+            srv_log(LOG_ERROR, "courses_unavailable", "{s:s}", "reason", err);
+        else
+            srv_log(LOG_WARN, "role_taken_over", "{s:s, s:s}", "role", "courses", "from", name);
+    }
     return true;
 }
 
@@ -946,6 +975,75 @@ static void write_summaries(struct cluster *cl)
         }
         free(text);
     }
+}
+
+conn *cluster_remote_find(srv *s, uint64_t id)
+{
+    struct cluster *cl = s->cluster;
+    if (!cl)
+        return NULL;
+    for (int b = 0; b < HASH_SIZE; b++)
+        for (conn *c = cl->remote[b]; c; c = c->hnext)
+            if (c->id == id)
+                return c;
+    return NULL;
+}
+
+/* ---- roles: what one server of the cluster does for all (courses) -------------------------- */
+
+bool cluster_claim_role(srv *s, const char *role)
+{
+    if (!store_is_pg(s))
+        return true; /* one server: it is everything */
+    db_stmt *q = NULL;
+    bool held = false;
+    if (db_prepare(store_db(s),
+                   "INSERT INTO tessera_roles(role, instance) VALUES(?1, ?2) ON CONFLICT(role) DO "
+                   "UPDATE SET instance = excluded.instance WHERE tessera_roles.instance = "
+                   "excluded.instance OR NOT EXISTS (SELECT 1 FROM tessera_instances i WHERE "
+                   "i.id = tessera_roles.instance AND i.expires_at > clock_timestamp()) "
+                   "RETURNING instance",
+                   &q) == DB_OK) {
+        db_bind_text(q, 1, role, -1);
+        db_bind_text(q, 2, s->instance, -1);
+        held = db_step(q) == DB_ROW;
+    }
+    db_finalize(q);
+    srv_log(LOG_INFO, "role", "{s:s, s:b}", "role", role, "held", held);
+    return held;
+}
+
+/* The server holding role: its index, -1 when it is this one or none. */
+static int role_holder(struct cluster *cl, const char *role)
+{
+    db_stmt *q = NULL;
+    int who = -1;
+    if (db_prepare(store_db(cl->s), "SELECT instance FROM tessera_roles WHERE role = ?", &q) ==
+        DB_OK) {
+        db_bind_text(q, 1, role, -1);
+        if (db_step(q) == DB_ROW && db_column_text(q, 0))
+            who = inst_index(cl, db_column_text(q, 0), strlen(db_column_text(q, 0)));
+    }
+    db_finalize(q);
+    return who == cl->self ? -1 : who;
+}
+
+bool cluster_has_role(srv *s, const char *role)
+{
+    struct cluster *cl = s->cluster;
+    return cl && role_holder(cl, role) >= 0;
+}
+
+bool cluster_route_role(conn *c, const char *role, const char *raw, size_t len,
+                        const json_t *msg_id)
+{
+    struct cluster *cl = c->srv->cluster;
+    if (!cl || c->remote)
+        return false;
+    int o = role_holder(cl, role);
+    if (o < 0)
+        return false;
+    return forward_raw(cl, c, o, raw, len, msg_id, false);
 }
 
 void cluster_get_stats(const srv *s, cluster_stats *out)

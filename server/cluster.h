@@ -41,6 +41,22 @@ void cluster_flush(conn *c);
  * summaries, new reference), at most `max`. */
 json_t *cluster_remote_matches(srv *s, int status_filter, int max);
 
+/* The connection standing for another server's client with this (local)
+ * id, or NULL. */
+conn *cluster_remote_find(srv *s, uint64_t id);
+
+/* Roles: what one server of a cluster does for all of them (the courses:
+ * their jobs, deadlines and uploads). Claim role for this server: true when
+ * it holds it now (no other live server does; always on SQLite). A dead
+ * holder's roles go to whoever takes it over. */
+bool cluster_claim_role(srv *s, const char *role);
+/* Does another live server hold role (so its messages go there)? */
+bool cluster_has_role(srv *s, const char *role);
+/* Forward a message of c for role's holder when that is another server:
+ * true when forwarded (or refused with an error); false: handle it here. */
+bool cluster_route_role(conn *c, const char *role, const char *raw, size_t len,
+                        const json_t *msg_id);
+
 /* Figures for server_stats and /metrics. */
 typedef struct cluster_stats {
     uint64_t forwarded;    /* messages sent to other servers' matches */

@@ -128,6 +128,9 @@ static const cfg_key keys[] = {
      "addresses (CIDR) the quota does not apply to"},
     {"courses", "gate_jobs", K_INT, F(course_jobs), 1, 16, NULL,
      "course submissions whose gates (or finals) are played at once, two games each"},
+    {"courses", "files", K_STR, F(course_files), 0, 0, NULL,
+     "folder of the submissions' files; empty = DB.files beside the SQLite file "
+     "(on PostgreSQL: ./tessera-files)"},
     {"metrics", "enabled", K_BOOL, F(metrics), 0, 0, NULL, "serve GET /metrics (Prometheus)"},
     {"metrics", "allow", K_ADDRS, F(metrics_allow), 0, 0, NULL,
      "addresses (CIDR) that may read /metrics; empty = anyone"},

@@ -227,3 +227,11 @@ void conn_close_after(conn *c, int status, const char *reason)
     snprintf(c->close_reason, sizeof c->close_reason, "%s", reason);
     conn_wake(c); /* net.c (or cluster.c) sends the close once the queue is out */
 }
+
+conn *conn_find(srv *s, uint64_t id)
+{
+    for (conn *c = s->conns; c; c = c->next)
+        if (c->id == id)
+            return c;
+    return cluster_remote_find(s, id);
+}

@@ -20,6 +20,9 @@ void conn_relay_text(conn *c, const char *text, size_t len);
 void conn_wake(conn *c);
 /* The message text of a queued frame (after its WebSocket header). */
 const char *conn_msg_text(const outmsg *o, size_t *len);
+/* The connection with this id (one of ours, or one standing for another
+ * server's client), or NULL when it is gone. */
+conn *conn_find(srv *s, uint64_t id);
 /* Queue an error reply (docs/protocol.md, "Errors"), counted by its code;
  * id (may be NULL) is echoed. */
 void conn_error(conn *c, int code, const char *message, const json_t *id);

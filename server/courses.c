@@ -50,6 +50,7 @@
 #include <unistd.h>
 
 #include "classroom/classroom.h"
+#include "cluster.h"
 #include "conn.h"
 #include "courses.h"
 #include "internal.h"
@@ -532,6 +533,46 @@ static void course_release(course_t *c)
     c->rules_json = NULL;
 }
 
+static int mkdirs(const char *path);
+
+/* Make sure submission sub's folder is on this machine: another server of
+ * the cluster may have written it (its files are in class_files too). The
+ * folder is made again where the row says, the main file of a native bot
+ * executable. 0, or -1 when it cannot be made (logged). */
+static int ensure_files(int64_t sub, const char *dir, const char *kind, const char *main)
+{
+    struct stat sb;
+    if (!dir[0] || strcmp(kind, "remote") == 0 || stat(dir, &sb) == 0)
+        return 0;
+    db_stmt *st = prep("SELECT name, data FROM class_files WHERE submission = ? ORDER BY name");
+    if (!st)
+        return -1;
+    db_bind_int64(st, 1, sub);
+    int n = 0, rc = mkdirs(dir);
+    while (rc == 0 && step(st) == DB_ROW) {
+        const char *name = db_column_text(st, 0);
+        int len = 0;
+        const void *data = db_column_blob(st, 1, &len);
+        char path[PATH_MAX + 80];
+        snprintf(path, sizeof path, "%s/%s", dir, name ? name : "");
+        FILE *f = name && strchr(name, '/') == NULL ? fopen(path, "wbx") : NULL;
+        bool ok = f && (len == 0 || fwrite(data, 1, (size_t)len, f) == (size_t)len);
+        if (f && fclose(f) != 0)
+            ok = false;
+        bool exe = strcmp(kind, class_kind_name(CLASS_ELF)) == 0 && name && strcmp(name, main) == 0;
+        if (!ok || chmod(path, exe ? 0755 : 0644) != 0)
+            rc = -1;
+        n++;
+    }
+    db_finalize(st);
+    if (rc == 0 && n == 0)
+        rc = -1; /* nothing to make it from */
+    srv_log(rc ? LOG_ERROR : LOG_INFO, "submission_files", "{s:I, s:s, s:i, s:s}", "submission",
+            (json_int_t)sub, "dir", dir, "files", n, "outcome",
+            rc ? "could not be made again on this server" : "made again from the database");
+    return rc;
+}
+
 /* The spec a submission runs as. */
 static void sub_spec(const char *kind, const char *dir, const char *main, char *out, size_t cap)
 {
@@ -582,6 +623,7 @@ static void queue_ladder(int64_t sub)
     j->qualify = c.qualify;
     memcpy(j->gates, c.gates, sizeof j->gates);
     j->ngates = c.ngates;
+    ensure_files(sub, col_text(st, 2), col_text(st, 1), col_text(st, 3));
     sub_spec(col_text(st, 1), col_text(st, 2), col_text(st, 3), j->spec, sizeof j->spec);
     db_finalize(st);
     course_release(&c);
@@ -1216,6 +1258,7 @@ static void start_final(const req *r)
                 }
             }
             char spec[PATH_MAX + 32];
+            ensure_files(db_column_int64(st, 0), col_text(st, 4), col_text(st, 3), col_text(st, 5));
             sub_spec(col_text(st, 3), col_text(st, 4), col_text(st, 5), spec, sizeof spec);
             j->subs[j->n] = db_column_int64(st, 0);
             j->students[j->n] = db_column_int64(st, 1);
@@ -1536,14 +1579,6 @@ static void upload_free(upload *u)
     free(u);
 }
 
-static conn *conn_by_id(srv *s, uint64_t id)
-{
-    for (conn *c = s->conns; c; c = c->next)
-        if (c->id == id)
-            return c;
-    return NULL;
-}
-
 static void upload_work(uv_work_t *w)
 {
     upload *u = w->data;
@@ -1693,8 +1728,16 @@ static bool write_files(upload *u, int64_t sub, int64_t version, char *dir, size
     json_decref(fl);
     if (u->rc)
         return false;
-    db_stmt *up = prep("UPDATE class_submissions SET files = ?, dir = ? WHERE id = ?");
-    bool ok = up && ftext;
+    /* the bytes too, in the same transaction (ensure_files) */
+    bool ok = true;
+    for (int i = 0; ok && i < u->nf; i++) {
+        db_stmt *f = prep("INSERT INTO class_files(submission, name, data) VALUES(?, ?, ?)");
+        ok = f && db_bind_int64(f, 1, sub) == DB_OK && db_bind_text(f, 2, u->names[i], -1) == DB_OK &&
+             db_bind_blob(f, 3, u->data[i], (int)u->len[i]) == DB_OK && step(f) == DB_DONE;
+        db_finalize(f);
+    }
+    db_stmt *up = ok ? prep("UPDATE class_submissions SET files = ?, dir = ? WHERE id = ?") : NULL;
+    ok = ok && up && ftext;
     if (ok) {
         db_bind_text(up, 1, ftext, -1);
         db_bind_text(up, 2, dir, -1);
@@ -1780,7 +1823,7 @@ static void upload_done(uv_work_t *w, int status)
     upload *u = w->data;
     checking--;
     srv *s = C.s;
-    conn *c = conn_by_id(s, u->conn_id);
+    conn *c = conn_find(s, u->conn_id);
     const char *reason = "not_declared_kind";
     if (status != 0 && u->rc == 0) {
         u->rc = ENG_EINTERNAL;
@@ -2037,6 +2080,7 @@ static void get_code(const req *r)
                  (long long)sid);
         return;
     }
+    ensure_files(sid, col_text(st, 1), col_text(st, 4), col_text(st, 5)); /* another server's */
     json_t *files = json_loads(col_text(st, 2), 0, NULL), *out = json_array();
     size_t i;
     json_t *f;
@@ -2903,6 +2947,11 @@ bool courses_handle(conn *c, const char *buf, size_t len)
         return false;
     }
     req r = {.c = c, .root = root, .id = json_object_get(root, "id"), .type = type};
+    /* several servers: the courses are one server's (cluster.c, roles) */
+    if (cluster_route_role(c, "courses", buf, len, r.id)) {
+        json_decref(root);
+        return true;
+    }
     if (c->srv->stopping) {
         fail(c, ENG_ESHUTTING_DOWN, NULL, r.id, "the server is shutting down");
     } else if (!C.s || !C.handles) {
@@ -2949,17 +2998,26 @@ int courses_start(srv *s, char *err, size_t errcap)
 {
     memset(&C, 0, sizeof C);
     C.s = s;
+    /* [courses] files, or DB.files beside the SQLite file (on PostgreSQL,
+     * where there is no such file: ./tessera-files) */
     const char *dbp = s->cfg.db_path ? s->cfg.db_path : "tessera.db";
+    char name[PATH_MAX];
+    if (s->cfg.course_files)
+        snprintf(name, sizeof name, "%.2000s", s->cfg.course_files);
+    else if (store_is_pg(s))
+        snprintf(name, sizeof name, "tessera-files");
+    else
+        snprintf(name, sizeof name, "%.2000s.files", dbp);
     char base[PATH_MAX];
-    if (dbp[0] == '/') {
-        snprintf(base, sizeof base, "%.1500s.files", dbp);
+    if (name[0] == '/') {
+        snprintf(base, sizeof base, "%.2000s", name);
     } else {
         char cwd[PATH_MAX];
         if (!getcwd(cwd, sizeof cwd)) {
             snprintf(err, errcap, "courses: the working directory cannot be read");
             return ENG_EIO;
         }
-        snprintf(base, sizeof base, "%.1500s/%.500s.files", cwd, dbp);
+        snprintf(base, sizeof base, "%.1500s/%.500s", cwd, name);
     }
     snprintf(C.dir, sizeof C.dir, "%.2000s", base);
     int rc = class_store_init(db(), err, errcap);

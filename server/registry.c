@@ -307,14 +307,6 @@ static void hash_work(uv_work_t *req)
     OPENSSL_cleanse(j->secret, sizeof j->secret);
 }
 
-static conn *conn_by_id(srv *s, uint64_t id)
-{
-    for (conn *c = s->conns; c; c = c->next)
-        if (c->id == id)
-            return c;
-    return NULL;
-}
-
 static bool store_secret(srv *s, const reg_job *j)
 {
     db_conn *db = store_db(s);
@@ -387,7 +379,7 @@ static void hash_done(uv_work_t *req, int status)
             *pp = j->next;
             break;
         }
-    conn *c = conn_by_id(s, j->conn_id);
+    conn *c = conn_find(s, j->conn_id);
     if (c && !s->stopping) {
         if (status != 0 || !j->ok) {
             conn_error(c, ENG_EINTERNAL, "the secret could not be hashed; try again", j->id);

@@ -591,7 +591,8 @@ int srv_run(const srv_config *cfg)
         srv_log(LOG_ERROR, "start_failed", "{s:s}", "reason", err);
         fprintf(stderr, "tessera serve: %s\n", err);
     }
-    if (courses_start(&s, err, sizeof err))
+    /* the courses run on one server of a cluster (cluster.c, roles) */
+    if (cluster_claim_role(&s, "courses") && courses_start(&s, err, sizeof err))
         srv_log(LOG_ERROR, "courses_unavailable", "{s:s}", "reason", err);
     start_demo(&s);
 

@@ -68,6 +68,8 @@ typedef struct srv_config {
     int max_spectators;       /* spectators per match */
     int finished_kept;        /* finished matches kept in memory for listing */
     int course_jobs;          /* courses: submissions (or finals) played at once; 0 = default */
+    const char *course_files; /* courses: the submissions' folder (NULL: DB.files beside the
+                                 SQLite file, or ./tessera-files on PostgreSQL) */
     int rate_per_sec;         /* messages per second per connection (sustained) */
     int rate_burst;           /* ... and its burst */
     /* [create] */

@@ -174,6 +174,7 @@ static const char schema[] =
     "CREATE INDEX IF NOT EXISTS matches_owner ON matches(owner, status);"
     "CREATE TABLE IF NOT EXISTS resume_tokens(token TEXT PRIMARY KEY, match TEXT NOT NULL,"
     "  seat INTEGER NOT NULL);"
+    "CREATE TABLE IF NOT EXISTS tessera_roles(role TEXT PRIMARY KEY, instance TEXT NOT NULL);"
     "CREATE TABLE IF NOT EXISTS tessera_instances(id TEXT PRIMARY KEY, token INTEGER NOT NULL,"
     "  address TEXT, started INTEGER NOT NULL, expires_at TIMESTAMPTZ NOT NULL,"
     "  batch INTEGER NOT NULL DEFAULT 0);"

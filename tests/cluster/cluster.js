@@ -41,12 +41,15 @@ async function startCluster(names, opts = {}) {
 }
 
 async function startOne(name, db, env, opts = {}) {
+  /* each server its own folder (lib.js puts the courses' files there): its own disk */
+  const dir = lib.tmpDir('cl-' + name);
   const args = ['--instance', name, '--set', `cluster.lease_ms=${opts.leaseMs || 2000}`];
   if (opts.redis !== false)
     args.push('--redis', opts.redisAddr || env.TESSERA_REDIS);
   if (opts.args)
     args.push(...opts.args);
-  const srv = await lib.Server.start({ storage: db, args, tag: 'cl-' + name, env: opts.env });
+  const srv = await lib.Server.start({ storage: db, args, dir, env: opts.env });
+  srv.ownDir = true; /* removed by cleanup */
   srv.instance = name;
   return srv;
 }

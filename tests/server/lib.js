@@ -220,7 +220,9 @@ class Server {
     this.exit = null;
     this.killed9 = false;     /* this run ended by our kill9() */
     this.forceKilled = false; /* stop() gave up waiting and used SIGKILL */
-    const where = this.storage ? ['--storage', this.storage] : ['--db', this.db];
+    /* on PostgreSQL the courses' files go in the test's folder too */
+    const where = this.storage ? ['--storage', this.storage, '--set', `courses.files=${path.join(this.dir, 'files')}`]
+      : ['--db', this.db];
     const args = ['serve', '--port', '0', '--port-file', this.portFile, ...where, '--no-web',
       '--log-level', 'info', ...this.args];
     const proc = spawn(this.bin, args, { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...this.env } });
