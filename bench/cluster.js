@@ -260,11 +260,22 @@ async function runConfig(o, config, svc, dir) {
       servers.push(await startServer(o.tessera, ['--storage', db, '--instance', `b${k}`,
         ...(K > 1 ? ['--redis', svc.env.TESSERA_REDIS] : [])], dir, `${config}-${k}`));
   }
+  /* PostgreSQL's own counts: WAL bytes written and transactions committed */
+  const pgCounts = () => {
+    if (!db)
+      return { wal: 0, commits: 0 };
+    const [lsn, commits] = psql(db, 'SELECT pg_current_wal_lsn() - \'0/0\'::pg_lsn, ' +
+      'xact_commit FROM pg_stat_database WHERE datname = current_database()').split('|');
+    return { wal: +lsn, commits: +commits };
+  };
+  const pg0 = pgCounts();
   const cpu0 = servers.map((s) => cpuMs(s.child.pid));
   const sc0 = serviceCpu(svc);
   const r = await playRound(servers, o.matches);
   const cpu1 = servers.map((s) => cpuMs(s.child.pid));
   const sc1 = serviceCpu(svc);
+  await sleep(600); /* pg_stat_database is updated by the backends every 500 ms at most */
+  const pg1 = pgCounts();
   for (const s of servers) {
     s.child.kill('SIGTERM');
     await new Promise((res) => s.child.once('exit', res));
@@ -278,10 +289,14 @@ async function runConfig(o, config, svc, dir) {
     tessera_cpu_us_per_move: tcpu * 1000 / r.moves,
     postgres_cpu_us_per_move: (sc1.pg - sc0.pg) * 1000 / r.moves,
     redis_cpu_us_per_move: (sc1.redis - sc0.redis) * 1000 / r.moves,
+    wal_bytes_per_move: db ? (pg1.wal - pg0.wal) / r.moves : null,
+    commits_per_move: db ? (pg1.commits - pg0.commits) / r.moves : null,
   };
 }
 
 const median = (xs) => {
+  if (xs.some((x) => x === null))
+    return null;
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
@@ -327,7 +342,7 @@ async function main() {
     medians: Object.fromEntries(o.configs.map((c) => {
       const rs = rows.filter((r) => r.config === c);
       const keys = ['moves_per_s', 'latency_p50_ms', 'latency_p99_ms', 'tessera_cpu_us_per_move',
-        'postgres_cpu_us_per_move', 'redis_cpu_us_per_move'];
+        'postgres_cpu_us_per_move', 'redis_cpu_us_per_move', 'wal_bytes_per_move', 'commits_per_move'];
       return [c, Object.fromEntries(keys.map((k) => [k, median(rs.map((r) => r[k]))]))];
     })),
     rows,
@@ -337,12 +352,15 @@ async function main() {
     return;
   }
   console.log('\nmedians over rounds:');
-  console.log('| config | moves/s | move latency p50 | p99 | tessera CPU/move | PostgreSQL CPU/move | Redis CPU/move |');
-  console.log('|---|---|---|---|---|---|---|');
+  console.log('| config | moves/s | move latency p50 | p99 | tessera CPU/move | PostgreSQL CPU/move | ' +
+    'Redis CPU/move | WAL bytes/move | commits/move |');
+  console.log('|---|---|---|---|---|---|---|---|---|');
+  const opt = (x, d) => (x === null || x === undefined || Number.isNaN(x) ? '—' : x.toFixed(d));
   for (const [c, m] of Object.entries(out.medians))
     console.log(`| ${c} | ${m.moves_per_s.toFixed(0)} | ${m.latency_p50_ms.toFixed(1)} ms | ` +
       `${m.latency_p99_ms.toFixed(1)} ms | ${m.tessera_cpu_us_per_move.toFixed(0)} µs | ` +
-      `${m.postgres_cpu_us_per_move.toFixed(0)} µs | ${m.redis_cpu_us_per_move.toFixed(0)} µs |`);
+      `${m.postgres_cpu_us_per_move.toFixed(0)} µs | ${m.redis_cpu_us_per_move.toFixed(0)} µs | ` +
+      `${opt(m.wal_bytes_per_move, 0)} | ${opt(m.commits_per_move, 3)} |`);
 }
 
 main().catch((e) => {
