@@ -261,6 +261,13 @@ async function runConfig(o, config, svc, dir) {
         ...(K > 1 ? ['--redis', svc.env.TESSERA_REDIS] : [])], dir, `${config}-${k}`));
   }
   /* PostgreSQL's own counts: WAL bytes written and transactions committed */
+  const redisCommands = () => {
+    const r = spawnSync('redis-cli', ['-p', svc.env.TESSERA_REDIS.split(':')[1], 'INFO', 'stats'],
+      { encoding: 'utf8' });
+    const m = /total_commands_processed:(\d+)/.exec(r.stdout || '');
+    return m ? +m[1] : 0;
+  };
+  const rc0 = redisCommands();
   const pgCounts = () => {
     if (!db)
       return { wal: 0, commits: 0 };
@@ -276,6 +283,7 @@ async function runConfig(o, config, svc, dir) {
   const sc1 = serviceCpu(svc);
   await sleep(600); /* pg_stat_database is updated by the backends every 500 ms at most */
   const pg1 = pgCounts();
+  const rc1 = redisCommands();
   for (const s of servers) {
     s.child.kill('SIGTERM');
     await new Promise((res) => s.child.once('exit', res));
@@ -291,6 +299,7 @@ async function runConfig(o, config, svc, dir) {
     redis_cpu_us_per_move: (sc1.redis - sc0.redis) * 1000 / r.moves,
     wal_bytes_per_move: db ? (pg1.wal - pg0.wal) / r.moves : null,
     commits_per_move: db ? (pg1.commits - pg0.commits) / r.moves : null,
+    redis_commands_per_move: (rc1 - rc0) / r.moves,
   };
 }
 
@@ -314,7 +323,8 @@ async function main() {
   const env = envOf(svcDir);
   const svc = { env };
   try {
-    svc.pgPid = +fs.readFileSync(path.join(svcDir, 'pg', 'data', 'postmaster.pid'), 'utf8').split('\n')[0];
+    const pgDir = fs.readFileSync(path.join(svcDir, 'pg.dir'), 'utf8').trim();
+    svc.pgPid = +fs.readFileSync(path.join(pgDir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0];
   } catch {}
   try {
     svc.redisPid = +fs.readFileSync(path.join(svcDir, 'redis.pid'), 'utf8');
@@ -342,7 +352,8 @@ async function main() {
     medians: Object.fromEntries(o.configs.map((c) => {
       const rs = rows.filter((r) => r.config === c);
       const keys = ['moves_per_s', 'latency_p50_ms', 'latency_p99_ms', 'tessera_cpu_us_per_move',
-        'postgres_cpu_us_per_move', 'redis_cpu_us_per_move', 'wal_bytes_per_move', 'commits_per_move'];
+        'postgres_cpu_us_per_move', 'redis_cpu_us_per_move', 'wal_bytes_per_move', 'commits_per_move',
+        'redis_commands_per_move'];
       return [c, Object.fromEntries(keys.map((k) => [k, median(rs.map((r) => r[k]))]))];
     })),
     rows,
@@ -353,14 +364,14 @@ async function main() {
   }
   console.log('\nmedians over rounds:');
   console.log('| config | moves/s | move latency p50 | p99 | tessera CPU/move | PostgreSQL CPU/move | ' +
-    'Redis CPU/move | WAL bytes/move | commits/move |');
-  console.log('|---|---|---|---|---|---|---|---|---|');
+    'Redis CPU/move | WAL bytes/move | commits/move | Redis commands/move |');
+  console.log('|---|---|---|---|---|---|---|---|---|---|');
   const opt = (x, d) => (x === null || x === undefined || Number.isNaN(x) ? '—' : x.toFixed(d));
   for (const [c, m] of Object.entries(out.medians))
     console.log(`| ${c} | ${m.moves_per_s.toFixed(0)} | ${m.latency_p50_ms.toFixed(1)} ms | ` +
       `${m.latency_p99_ms.toFixed(1)} ms | ${m.tessera_cpu_us_per_move.toFixed(0)} µs | ` +
       `${m.postgres_cpu_us_per_move.toFixed(0)} µs | ${m.redis_cpu_us_per_move.toFixed(0)} µs | ` +
-      `${opt(m.wal_bytes_per_move, 0)} | ${opt(m.commits_per_move, 3)} |`);
+      `${opt(m.wal_bytes_per_move, 0)} | ${opt(m.commits_per_move, 3)} | ${opt(m.redis_commands_per_move, 2)} |`);
 }
 
 main().catch((e) => {

@@ -11,7 +11,9 @@
 #   TESSERA_PG='host=127.0.0.1 port=P user=tessera dbname=tessera'
 #   TESSERA_REDIS='127.0.0.1:R'
 # PostgreSQL's initdb and pg_ctl refuse to run as root: as root, the cluster
-# runs as the user `nobody` (its files under DIR/pg are nobody's). Packages:
+# runs as the user `nobody`, its files in a folder of its own under /tmp (nobody
+# may be unable to reach DIR: a private parent folder); DIR/pg.dir names it.
+# Packages:
 # postgresql and redis-server (scripts/deps.sh cluster installs them).
 set -euo pipefail
 
@@ -46,19 +48,24 @@ free_port() {
   python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
 }
 
+# the cluster's folder (DIR/pg, or under /tmp when it runs as nobody)
+pgdir() { cat "$dir/pg.dir" 2>/dev/null || echo "$dir/pg"; }
+
 pg_start() {
   local bin; bin=$(pg_bin)
+  local pg; pg=$(pgdir)
   local port; port=$(cat "$dir/pg.port")
-  as_pg "$bin/pg_ctl" -D "$dir/pg/data" -l "$dir/pg/log" -w -t 60 \
-    -o "-p $port -k $dir/pg -c listen_addresses=127.0.0.1" start >/dev/null ||
-    { echo "services.sh: PostgreSQL did not start; its log:" >&2; tail -n 20 "$dir/pg/log" >&2; return 1; }
+  as_pg "$bin/pg_ctl" -D "$pg/data" -l "$pg/log" -w -t 60 \
+    -o "-p $port -k $pg -c listen_addresses=127.0.0.1" start >/dev/null ||
+    { echo "services.sh: PostgreSQL did not start; its log:" >&2; tail -n 20 "$pg/log" >&2; return 1; }
 }
 
 pg_stop() {
   local bin; bin=$(pg_bin)
-  [ -f "$dir/pg/data/postmaster.pid" ] || return 0
-  as_pg "$bin/pg_ctl" -D "$dir/pg/data" -m fast -w -t 60 stop >/dev/null 2>&1 ||
-    as_pg "$bin/pg_ctl" -D "$dir/pg/data" -m immediate -w stop >/dev/null 2>&1 || true
+  local pg; pg=$(pgdir)
+  [ -f "$pg/data/postmaster.pid" ] || return 0
+  as_pg "$bin/pg_ctl" -D "$pg/data" -m fast -w -t 60 stop >/dev/null 2>&1 ||
+    as_pg "$bin/pg_ctl" -D "$pg/data" -m immediate -w stop >/dev/null 2>&1 || true
 }
 
 redis_start() {
@@ -107,25 +114,35 @@ start)
   : >"$dir/services.env"
   if [ "$pg" = 1 ]; then
   bin=$(pg_bin)
-  mkdir -p "$dir/pg"
-  [ "$(id -u)" -eq 0 ] && chown nobody:nogroup "$dir/pg"
+  if [ ! -f "$dir/pg.dir" ]; then
+    if [ "$(id -u)" -eq 0 ]; then
+      pg=$(mktemp -d /tmp/tessera-pg.XXXXXX)
+      chmod 755 "$pg"
+      chown nobody:nogroup "$pg"
+    else
+      pg="$dir/pg"
+      mkdir -p "$pg"
+    fi
+    echo "$pg" >"$dir/pg.dir"
+  fi
+  pg=$(pgdir)
   [ -n "$pg_port" ] || pg_port=$(free_port)
   echo "$pg_port" >"$dir/pg.port"
-  if [ ! -f "$dir/pg/data/PG_VERSION" ]; then
-    as_pg "$bin/initdb" -D "$dir/pg/data" -U tessera -A trust -E UTF8 --locale=C.UTF-8 \
-      >"$dir/pg/initdb.log" 2>&1 ||
-      { echo "services.sh: initdb failed:" >&2; tail -n 20 "$dir/pg/initdb.log" >&2; exit 1; }
+  if [ ! -f "$pg/data/PG_VERSION" ]; then
+    as_pg "$bin/initdb" -D "$pg/data" -U tessera -A trust -E UTF8 --locale=C.UTF-8 \
+      >"$dir/initdb.log" 2>&1 ||
+      { echo "services.sh: initdb failed:" >&2; tail -n 20 "$dir/initdb.log" >&2; exit 1; }
     # a cluster for tests and a laptop: small, and many connections
-    cat >>"$dir/pg/data/postgresql.conf" <<'CONF'
+    cat >>"$pg/data/postgresql.conf" <<'CONF'
 max_connections = 200
 shared_buffers = 64MB
 unix_socket_permissions = 0777
 CONF
   fi
   pg_start
-  as_pg "$bin/psql" -h "$dir/pg" -p "$pg_port" -U tessera -d postgres -qAt \
+  as_pg "$bin/psql" -h "$pg" -p "$pg_port" -U tessera -d postgres -qAt \
     -c "SELECT 1 FROM pg_database WHERE datname='tessera'" | grep -q 1 ||
-    as_pg "$bin/createdb" -h "$dir/pg" -p "$pg_port" -U tessera tessera
+    as_pg "$bin/createdb" -h "$pg" -p "$pg_port" -U tessera tessera
   {
     echo "TESSERA_PG='host=127.0.0.1 port=$pg_port user=tessera dbname=tessera'"
     echo "TESSERA_PG_ADMIN='host=127.0.0.1 port=$pg_port user=tessera dbname=postgres'"
@@ -140,7 +157,10 @@ CONF
   ;;
 stop)
   redis_stop
-  if [ -d "$dir/pg/data" ]; then pg_stop; fi
+  pg=$(pgdir)
+  if [ -d "$pg/data" ]; then pg_stop; fi
+  # a cluster folder of ours under /tmp goes with it
+  case "$pg" in /tmp/tessera-pg.*) rm -rf "$pg"; rm -f "$dir/pg.dir" ;; esac
   ;;
 pg-stop) pg_stop ;;
 pg-start) pg_start ;;
