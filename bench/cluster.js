@@ -190,8 +190,21 @@ async function playRound(servers, n) {
   for (const c of ctl)
     await request(c, { type: 'hello', protocol: 1, id: ++id });
   const matches = [];
+  /* a connection may send 100 messages at once (its burst), 50 a second:
+   * a fresh control connection every 40 creates */
+  const extra = [];
   for (let i = 0; i < n; i++) {
-    const r = await request(ctl[i % K], { type: 'create_match', game: 'carcassonne', id: ++id,
+    let c = ctl[i % K];
+    if (i >= 40 * K) {
+      if (i % (40 * K) < K) {
+        const x = await connect(servers[i % K].port);
+        await request(x, { type: 'hello', protocol: 1, id: ++id });
+        extra[i % K] = x;
+        ctl.push(x);
+      }
+      c = extra[i % K];
+    }
+    const r = await request(c, { type: 'create_match', game: 'carcassonne', id: ++id,
       seats: [{ open: true }, { open: true }], time_control: { move_ms: 60000 } });
     if (r.type !== 'match_created')
       throw new Error('create_match: ' + JSON.stringify(r));

@@ -1,6 +1,6 @@
 'use strict';
 /*
- * test_courses.js — courses on several servers (docs/scaling.md, "Roles"):
+ * test_courses.js — courses on several servers (docs/scaling.md, "Roles: the courses"):
  * one server holds the courses (their jobs, deadlines, uploads), the others
  * forward course messages to it; when it dies, the server that takes it over
  * takes the courses too, and runs a submission whose folder was on the dead

@@ -448,7 +448,9 @@ test('a dropped connection shows the trouble and resynchronises', withShots(asyn
   await waitFor(async () => (await boardSnapshot(p.page)).synced >= 2, 'a few turns');
   await p.page.evaluate(() => window.tessera.conn.drop());
   await p.page.locator('#banner[data-kind="down"]').waitFor({timeout: 20000 * lib.SLOW});
-  assert.notEqual(await p.page.locator('body').getAttribute('data-conn'), 'open');
+  /* (the page may already be connected again when this line runs: a loaded
+   * machine let the reconnect through between the two reads, so the banner
+   * above is the check that the loss was shown) */
   await shot(p, 'connection-lost.png');
   await p.page.locator('body[data-conn="open"]').waitFor({timeout: 20000 * lib.SLOW});
   await p.page.locator('#banner[data-kind="ok"]').waitFor({timeout: 20000 * lib.SLOW});
