@@ -134,6 +134,7 @@ function serviceCpu(svc) {
 
 async function startServer(bin, args, dir, name) {
   const portFile = path.join(dir, `port-${name}`);
+  fs.rmSync(portFile, { force: true }); /* a round before left its own */
   const log = fs.openSync(path.join(dir, `${name}.log`), 'w');
   const child = spawn(bin, ['serve', '--port', '0', '--port-file', portFile, '--no-web', '--log-level', 'warn',
     '--max-conns', '20000', ...args], { stdio: ['ignore', 'ignore', log] });
@@ -291,7 +292,17 @@ async function runConfig(o, config, svc, dir) {
   const pg0 = pgCounts();
   const cpu0 = servers.map((s) => cpuMs(s.child.pid));
   const sc0 = serviceCpu(svc);
-  const r = await playRound(servers, o.matches);
+  let r;
+  try {
+    r = await playRound(servers, o.matches);
+  } catch (e) {
+    for (const srv of servers) {
+      const log = path.join(dir, `${srv.name}.log`);
+      console.error(`-- ${srv.name} (exit ${srv.child.exitCode}, signal ${srv.child.signalCode}):\n` +
+        (fs.existsSync(log) ? fs.readFileSync(log, 'utf8').slice(-1500) : ''));
+    }
+    throw e;
+  }
   const cpu1 = servers.map((s) => cpuMs(s.child.pid));
   const sc1 = serviceCpu(svc);
   await sleep(600); /* pg_stat_database is updated by the backends every 500 ms at most */

@@ -912,9 +912,18 @@ bool cluster_route(conn *c, const proto_msg *m, const char *raw, size_t len)
     }
     if (!token && (!id || match_find(c->srv, id)))
         return false;
+    /* the match this connection's last message went to: its owner again,
+     * without asking the database each move (the owner, once dead, is
+     * noticed by the tick, which closes this connection) */
+    if (!token && c->fwd_match[0] && strcmp(c->fwd_match, id) == 0 && cl->insts[c->fwd_owner].live)
+        return forward(cl, c, c->fwd_owner, m, raw, len);
     int o = match_owner(cl, id, token);
     if (o < 0)
         return false;
+    if (id && strlen(id) <= SRV_MATCH_ID_LEN) {
+        snprintf(c->fwd_match, sizeof c->fwd_match, "%s", id);
+        c->fwd_owner = o;
+    }
     if (!cl->insts[o].live) {
         /* its server is dead: take it over now rather than at the next tick */
         if (take_over(cl, cl->insts[o].name))
@@ -923,11 +932,29 @@ bool cluster_route(conn *c, const proto_msg *m, const char *raw, size_t len)
     return forward(cl, c, o, m, raw, len);
 }
 
+void cluster_append_summaries(srv *s, db_stmt *q, bool (*held)(srv *, const char *), json_t *out)
+{
+    while (db_step(q) == DB_ROW) {
+        const char *id = db_column_text(q, 0), *owner = db_column_text(q, 1);
+        const char *text = db_column_text(q, 2);
+        if (!id || !text || held(s, id)) /* held here (a finished one, read back) */
+            continue;
+        json_t *e = json_loads(text, 0, NULL);
+        if (!json_is_object(e)) {
+            json_decref(e);
+            continue;
+        }
+        json_object_set_new(e, "server", json_string(owner ? owner : ""));
+        json_array_append_new(out, e);
+    }
+}
+
+static bool match_held(srv *s, const char *id) { return match_find(s, id) != NULL; }
+
 json_t *cluster_remote_matches(srv *s, int status_filter, int max)
 {
     json_t *out = json_array();
-    struct cluster *cl = s->cluster;
-    if (!cl)
+    if (!s->cluster)
         return out;
     db_stmt *q = NULL;
     char sql[300];
@@ -941,19 +968,7 @@ json_t *cluster_remote_matches(srv *s, int status_filter, int max)
     if (db_prepare(store_db(s), sql, &q) != DB_OK)
         return out;
     db_bind_text(q, 1, s->instance, -1);
-    while (db_step(q) == DB_ROW) {
-        const char *id = db_column_text(q, 0), *text = db_column_text(q, 2);
-        if (!id || !text || match_find(s, id)) /* held here (a finished one, restored) */
-            continue;
-        json_t *e = json_loads(text, 0, NULL);
-        if (!json_is_object(e)) {
-            json_decref(e);
-            continue;
-        }
-        json_object_set_new(e, "server", json_string(db_column_text(q, 1) ? db_column_text(q, 1)
-                                                                            : ""));
-        json_array_append_new(out, e);
-    }
+    cluster_append_summaries(s, q, match_held, out);
     db_finalize(q);
     return out;
 }

@@ -57,6 +57,14 @@ bool cluster_has_role(srv *s, const char *role);
 bool cluster_route_role(conn *c, const char *role, const char *raw, size_t len,
                         const json_t *msg_id);
 
+/* Append to out the other servers' summaries that q reads — its rows: an
+ * id (as text), the owner, the summary (JSON text) — but those this server
+ * holds (held), each with "server": its owner. For the lists of matches
+ * and tournaments. */
+struct db_stmt;
+void cluster_append_summaries(srv *s, struct db_stmt *q, bool (*held)(srv *, const char *),
+                              json_t *out);
+
 /* Figures for server_stats and /metrics. */
 typedef struct cluster_stats {
     uint64_t forwarded;    /* messages sent to other servers' matches */

@@ -140,6 +140,8 @@ struct conn {
     uint64_t edge_conn;          /* remote: the connection's id on that server */
     uint64_t fwd_mask;           /* ours: the servers (by index) its messages went to */
     int seat_owner;              /* ours: where its last join or resume went (-1: none) */
+    char fwd_match[SRV_MATCH_ID_LEN + 1]; /* ours: the match its last forward was about ... */
+    int fwd_owner;               /* ... and that match's owner (cluster.c: no lookup per move) */
     conn *hnext;                 /* cluster.c's index of connections by id */
     regbot *reg;                          /* the registered bot this connection is, or NULL */
     srv_tour *watching[SRV_MAX_WATCHING]; /* tournaments it watches */

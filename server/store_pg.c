@@ -42,11 +42,6 @@
  * SQLite journal's current layout, plus matches.owner and the instances. */
 #define PG_SCHEMA 1
 
-typedef struct text {
-    char *p;
-    size_t len, cap;
-    bool failed;
-} text;
 
 struct pgj {
     srv *s;
@@ -61,8 +56,8 @@ struct pgj {
     int64_t token; /* this process's lease token */
     int lease_ms;
     /* batches */
-    text open;          /* statements not yet sent */
-    text sent;          /* the batch in flight, or the failed one to send again */
+    jt_buf open;          /* statements not yet sent */
+    jt_buf sent;          /* the batch in flight, or the failed one to send again */
     uint64_t committed; /* writes accepted so far (the hold numbers) */
     uint64_t sent_upto; /* the writes the batch in flight holds */
     uint64_t synced;    /* writes known committed */
@@ -88,34 +83,17 @@ struct pgj {
 
 /* ---- text ------------------------------------------------------------------------------- */
 
-static void put(text *t, const char *s, size_t n)
-{
-    if (t->failed)
-        return;
-    if (t->len + n + 1 > t->cap) {
-        size_t cap = t->cap ? t->cap : 4096;
-        while (cap < t->len + n + 1)
-            cap *= 2;
-        char *p = realloc(t->p, cap);
-        if (!p) {
-            t->failed = true;
-            return;
-        }
-        t->p = p;
-        t->cap = cap;
-    }
-    memcpy(t->p + t->len, s, n);
-    t->len += n;
-    t->p[t->len] = 0;
-}
+/* The batches' text is a jt_buf (protocol/jsontext.h): it grows, and says
+ * when it could not (failed). */
+static void put(jt_buf *t, const char *s, size_t n) { jt_raw(t, s, n); }
 
-static void puts_(text *t, const char *s)
+static void puts_(jt_buf *t, const char *s)
 {
     put(t, s, strlen(s));
 }
 
-static void putf(text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void putf(text *t, const char *fmt, ...)
+static void putf(jt_buf *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void putf(jt_buf *t, const char *fmt, ...)
 {
     char buf[256];
     va_list ap;
@@ -130,7 +108,7 @@ static void putf(text *t, const char *fmt, ...)
 }
 
 /* A string literal: quotes doubled (standard_conforming_strings is on). */
-static void put_lit(text *t, const char *s, size_t n)
+static void put_lit(jt_buf *t, const char *s, size_t n)
 {
     put(t, "'", 1);
     const char *start = s, *end = s + n;
@@ -143,7 +121,7 @@ static void put_lit(text *t, const char *s, size_t n)
     put(t, "'", 1);
 }
 
-static void put_str(text *t, const char *s)
+static void put_str(jt_buf *t, const char *s)
 {
     if (s)
         put_lit(t, s, strlen(s));
@@ -151,11 +129,6 @@ static void put_str(text *t, const char *s)
         put(t, "NULL", 4);
 }
 
-static void text_free(text *t)
-{
-    free(t->p);
-    memset(t, 0, sizeof *t);
-}
 
 /* ---- the schema --------------------------------------------------------------------------- */
 
@@ -426,7 +399,7 @@ static void send_batch(pgj *j, bool beat)
         poll_update(j); /* a new connection: its socket */
     /* the batch: the fence, then what failed before (its statements after
      * its own fence), then the open statements */
-    text b = {0};
+    jt_buf b = JT_BUF_INIT;
     j->batch_no++;
     putf(&b, "SELECT tessera_fence(");
     put_str(&b, j->instance);
@@ -439,15 +412,20 @@ static void send_batch(pgj *j, bool beat)
     put(&b, j->open.p ? j->open.p : "", j->open.len);
     if (b.failed || j->open.failed) {
         /* out of memory: the writes cannot be sent; keep trying */
-        text_free(&b);
+        jt_free(&b);
         batch_failed(j, DB_ENOMEM, "out of memory for the journal's batch");
         return;
     }
-    text_free(&j->sent);
+    put(&b, "", 1); /* libpq reads a C string */
+    if (b.failed) {
+        jt_free(&b);
+        batch_failed(j, DB_ENOMEM, "out of memory for the journal's batch");
+        return;
+    }
+    b.len--; /* the text without its NUL, kept after it */
+    jt_free(&j->sent);
     j->sent = b;
-    j->open.len = 0;
-    if (j->open.p)
-        j->open.p[0] = 0;
+    jt_reset(&j->open);
     j->sent_upto = j->committed;
     j->result_code = DB_OK;
     j->result_msg[0] = 0;
@@ -737,8 +715,8 @@ void pgj_close(pgj *j)
         return;
     if (j->poll) /* never started on a loop that ran: not closed by a callback */
         free(j->poll);
-    text_free(&j->open);
-    text_free(&j->sent);
+    jt_free(&j->open);
+    jt_free(&j->sent);
     db_close(j->dbh);
     free(j);
 }
@@ -756,7 +734,7 @@ static bool writable(pgj *j)
     return true;
 }
 
-static void put_tokens(text *t, const match *m, const pgj_token *tokens, int n)
+static void put_tokens(jt_buf *t, const match *m, const pgj_token *tokens, int n)
 {
     if (n <= 0)
         return;
@@ -771,7 +749,7 @@ static void put_tokens(text *t, const match *m, const pgj_token *tokens, int n)
     puts_(t, " ON CONFLICT DO NOTHING;");
 }
 
-static void put_seats(text *t, const match *m, const char *seats, size_t seats_len)
+static void put_seats(jt_buf *t, const match *m, const char *seats, size_t seats_len)
 {
     puts_(t, "UPDATE matches SET seats=");
     put_lit(t, seats, seats_len);
@@ -837,7 +815,7 @@ int pgj_append(pgj *j, const match *m, int from, int to, const char *by, const c
 {
     if (!writable(j))
         return ENG_ESTORAGE;
-    text *t = &j->open;
+    jt_buf *t = &j->open;
     size_t mark = t->len;
     int64_t now = srv_epoch_ms();
     if (to > from) {
@@ -883,7 +861,7 @@ int pgj_finish(pgj *j, const match *m, const char *result, const char *seats,
 {
     if (!writable(j))
         return ENG_ESTORAGE;
-    text *t = &j->open;
+    jt_buf *t = &j->open;
     size_t mark = t->len;
     putf(t, "UPDATE matches SET status=%d, finished=%" PRId64 ", result=", m->status,
          (int64_t)m->finished_ms);
@@ -906,7 +884,7 @@ int pgj_summary(pgj *j, const match *m, const char *summary)
 {
     if (!writable(j))
         return ENG_ESTORAGE;
-    text *t = &j->open;
+    jt_buf *t = &j->open;
     size_t mark = t->len;
     puts_(t, "UPDATE matches SET summary=");
     put_str(t, summary);

@@ -48,6 +48,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cluster.h"
 #include "conn.h"
 #include "internal.h"
 #include "match.h"
@@ -2417,6 +2418,8 @@ void tours_write_summaries(srv *s)
     }
 }
 
+static bool tour_held(srv *s, const char *id) { return find_tour(s, strtoll(id, NULL, 10)) != NULL; }
+
 /* The other servers' tournaments, for list_tournaments (their summaries,
  * written by their owners, with "server"). */
 static void append_remote(srv *s, json_t *a)
@@ -2425,23 +2428,12 @@ static void append_remote(srv *s, json_t *a)
         return;
     db_stmt *q = NULL;
     if (db_prepare(db_of(s),
-                   "SELECT id, owner, summary FROM srv_tournaments WHERE owner<>? AND summary IS "
-                   "NOT NULL ORDER BY id",
+                   "SELECT CAST(id AS TEXT), owner, summary FROM srv_tournaments WHERE owner<>? AND "
+                   "summary IS NOT NULL ORDER BY id",
                    &q) != DB_OK)
         return;
     db_bind_text(q, 1, s->instance, -1);
-    while (db_step(q) == DB_ROW) {
-        if (find_tour(s, db_column_int64(q, 0)))
-            continue;
-        json_t *e = json_loads(db_column_text(q, 2) ? db_column_text(q, 2) : "", 0, NULL);
-        if (!json_is_object(e)) {
-            json_decref(e);
-            continue;
-        }
-        json_object_set_new(e, "server", json_string(db_column_text(q, 1) ? db_column_text(q, 1)
-                                                                            : ""));
-        json_array_append_new(a, e);
-    }
+    cluster_append_summaries(s, q, tour_held, a);
     db_finalize(q);
 }
 
