@@ -23,15 +23,19 @@ const defaults = {
   matches: 100000,
   rate: 0.5,
   servers: 'auto',
-  srvUs: 320,        /* tessera CPU per move on its owner (pg1) */
-  fwdUs: 280,        /* more tessera CPU per move when its mover is on another server (pg3 - pg1) */
-  pgCommitUs: 700,   /* PostgreSQL CPU per commit (a batch): fitted from two batch sizes */
-  pgMoveUs: 90,      /* PostgreSQL CPU per move in a batch: the same fit */
-  commitMs: 2.0,     /* a batch's commit on a server-class disk: fsync of the WAL, round trip */
+  /* measured by bench/cluster.js, 2026-11-28 (bench/README.md, "Three servers"; medians of 3
+   * interleaved rounds of 200 matches, 14,200 moves each) */
+  srvUs: 300,        /* tessera CPU per move on its owner (pg1: 299 µs) */
+  fwdUs: 100,        /* more tessera CPU per move whose mover is on another server (pg3 401 - pg1 299) */
+  pgCommitUs: 790,   /* PostgreSQL CPU per commit, and ... */
+  pgMoveUs: 150,     /* ... per move: the line through pg1 (0.037 commits/move, 180 µs/move) and
+                        pg3 (0.158, 276 µs) */
+  walBytes: 2300,    /* PostgreSQL WAL per move (pg1 2,477, pg3 2,070) */
+  redisPerFwd: 5.1,  /* Redis commands per forwarded move (pg3) */
+  redisUs: 7,        /* Redis CPU per command (pg3: 35 µs per move / 5.1) */
+  /* assumed, not measured here (a VM's disk is no server's): */
+  commitMs: 2.0,     /* a batch's commit: the WAL's fsync on a server-class SSD, and the round trip */
   rowUs: 25,         /* more commit time per move in the batch */
-  walBytes: 1400,    /* PostgreSQL WAL per move */
-  redisPerFwd: 5,    /* Redis commands per forwarded move (the move there, the answers back) */
-  redisUs: 5,        /* Redis CPU per command (pub/sub fan-out included) */
   util: 0.6,         /* the share of a core a server may use (its loop is one thread) */
   seconds: 30,
   json: false,
