@@ -268,6 +268,7 @@ static void on_redis_connect(const redisAsyncContext *ac, int status)
 
 static void close_forwarding(struct cluster *cl, uint64_t mask, int status, const char *why);
 static void write_summaries(struct cluster *cl);
+static int role_holder(struct cluster *cl, const char *role);
 
 static void on_redis_disconnect(const redisAsyncContext *ac, int status)
 {
@@ -650,7 +651,8 @@ static bool take_over(struct cluster *cl, const char *name)
             db_bind_text(q, 2, name, -1);
             int rc;
             while ((rc = db_step(q)) == DB_ROW)
-                courses = courses || (db_column_text(q, 0) && !strcmp(db_column_text(q, 0), "courses"));
+                courses = courses || (db_column_text(q, 0) &&
+                                      !strcmp(db_column_text(q, 0), CLUSTER_COORDINATOR));
             ok = rc == DB_DONE;
         }
         db_finalize(q);
@@ -672,7 +674,8 @@ static bool take_over(struct cluster *cl, const char *name)
         if (courses_start(s, err, sizeof err))
             srv_log(LOG_ERROR, "courses_unavailable", "{s:s}", "reason", err);
         else
-            srv_log(LOG_WARN, "role_taken_over", "{s:s, s:s}", "role", "courses", "from", name);
+            srv_log(LOG_WARN, "role_taken_over", "{s:s, s:s}", "role", CLUSTER_COORDINATOR, "from",
+                    name);
     }
     return true;
 }
@@ -891,6 +894,21 @@ bool cluster_route(conn *c, const proto_msg *m, const char *raw, size_t len)
             return false;
         token = m->resume_token;
         break;
+    case PROTO_REGISTER:
+    case PROTO_UNREGISTER:
+    case PROTO_CREATE_TOURNAMENT: {
+        /* registered bots live on the coordinator, and so do the tournaments
+         * that seat them */
+        int o = role_holder(cl, CLUSTER_COORDINATOR);
+        return o >= 0 && forward_raw(cl, c, o, raw, len, m->id, false);
+    }
+    case PROTO_CREATE_MATCH:
+        for (int i = 0; i < m->nseats; i++)
+            if (!m->seats[i].open && strncmp(m->seats[i].bot, "remote:", 7) == 0) {
+                int o = role_holder(cl, CLUSTER_COORDINATOR);
+                return o >= 0 && forward_raw(cl, c, o, raw, len, m->id, false);
+            }
+        return false;
     case PROTO_START_TOURNAMENT:
     case PROTO_PAUSE_TOURNAMENT:
     case PROTO_CANCEL_TOURNAMENT:

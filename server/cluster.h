@@ -45,8 +45,11 @@ json_t *cluster_remote_matches(srv *s, int status_filter, int max);
  * id, or NULL. */
 conn *cluster_remote_find(srv *s, uint64_t id);
 
-/* Roles: what one server of a cluster does for all of them (the courses:
- * their jobs, deadlines and uploads). Claim role for this server: true when
+/* The coordinator: the role of the one server of a cluster that holds what
+ * must be in one place — the registered bots, the tournaments (they seat
+ * them), the courses (their jobs, deadlines and uploads). */
+#define CLUSTER_COORDINATOR "coordinator"
+/* Roles: what one server of a cluster does for all of them. Claim role for this server: true when
  * it holds it now (no other live server does; always on SQLite). A dead
  * holder's roles go to whoever takes it over. */
 bool cluster_claim_role(srv *s, const char *role);

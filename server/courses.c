@@ -2948,7 +2948,7 @@ bool courses_handle(conn *c, const char *buf, size_t len)
     }
     req r = {.c = c, .root = root, .id = json_object_get(root, "id"), .type = type};
     /* several servers: the courses are one server's (cluster.c, roles) */
-    if (cluster_route_role(c, "courses", buf, len, r.id)) {
+    if (cluster_route_role(c, CLUSTER_COORDINATOR, buf, len, r.id)) {
         json_decref(root);
         return true;
     }

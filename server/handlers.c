@@ -34,7 +34,7 @@ static void reply_welcome(conn *c, const proto_msg *m)
     json_object_set_new(r, "server", json_string("tessera " TESSERA_VERSION));
     json_t *caps = json_pack("[s,s,s,s,s,s,s,s,s]", "play", "spectate", "create", "resume", "list",
                              "replay", "record", "register", "tournaments");
-    if (courses_available(s) || cluster_has_role(c->srv, "courses"))
+    if (courses_available(s) || cluster_has_role(c->srv, CLUSTER_COORDINATOR))
         json_array_append_new(caps, json_string("courses"));
     json_object_set_new(r, "capabilities", caps);
     json_object_set_new(r, "limits",

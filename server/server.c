@@ -592,7 +592,7 @@ int srv_run(const srv_config *cfg)
         fprintf(stderr, "tessera serve: %s\n", err);
     }
     /* the courses run on one server of a cluster (cluster.c, roles) */
-    if (cluster_claim_role(&s, "courses") && courses_start(&s, err, sizeof err))
+    if (cluster_claim_role(&s, CLUSTER_COORDINATOR) && courses_start(&s, err, sizeof err))
         srv_log(LOG_ERROR, "courses_unavailable", "{s:s}", "reason", err);
     start_demo(&s);
 

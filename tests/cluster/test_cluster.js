@@ -134,7 +134,7 @@ test('a match of A played from B and C, watched from all three', async (t) => {
   const rec = await watchers[2].request({ type: 'get_record', match }, 'record');
   assert.equal(rec.status, 'finished');
   const spectView = await watchers[1].request({ type: 'spectate', match }, 'spectating');
-  replayHistory(lib.binary(), spectView.rules, spectView.history, r0.over.scores);
+  await replayHistory(lib.binary(), spectView.rules, spectView.history, r0.over.scores);
   /* every message of B's and C's players went through Redis to A */
   const stats = await ctl.request({ type: 'server_stats' }, 'stats');
   assert.ok(stats.cluster && stats.cluster.served > 0, 'A answered forwarded messages');
@@ -181,7 +181,7 @@ for (const viaProxy of [false, true])
     const v = await Client.connect(b.url, { name: 'final' });
     const view = await v.request({ type: 'spectate', match }, 'spectating');
     assert.equal(view.status, 'finished');
-    replayHistory(lib.binary(), view.rules, view.history, r0.over.scores);
+    await replayHistory(lib.binary(), view.rules, view.history, r0.over.scores);
     /* every turn anyone heard announced, before the kill or after, is the
      * history's, and none was announced twice differently */
     checkAgainst(view.history, r0.seen, 'player 0');
@@ -249,4 +249,38 @@ test('a tournament on A survives A\'s death: another server takes it over, every
   const e = list.tournaments.find((x) => x.tournament === id);
   assert.ok(e, 'listed');
   assert.equal(e.server || other.instance, taker === other ? other.instance : taker.instance);
+});
+
+test('a bot registered through B plays a tournament created through C: both on the coordinator', async (t) => {
+  const cl = await startCluster(['a', 'b', 'c'], { tag: 'reg' });
+  t.after(() => stopAll(cl));
+  const { a, b, c } = cl.servers;
+  assert.equal((await a.waitLog((l) => l.event === 'role')).held, true, 'a, the first, coordinates');
+  const token = lib.psql(cl.db, "SELECT value FROM meta WHERE key='admin_token'")[0];
+  const bot = await Client.connect(b.url, { name: 'bot' });
+  await bot.request({ type: 'register', name: 'rover', secret: 'rover-secret', capacity: 2 }, 'registered');
+  const player = lib.autoPlay(bot, { rng: rng(21) });
+  const admin = await Client.connect(c.url, { name: 'admin' });
+  const made = await admin.request({
+    type: 'create_tournament', admin_token: token, format: 'round-robin', game: 'carcassonne',
+    participants: [{ name: 'rover', spec: 'remote:rover' }, { name: 'rnd', spec: 'random' }],
+    games_per_pair: 2, concurrency: 2, seed: 5, time_control: { move_ms: 5000 * SLOW },
+  }, 'tournament_created');
+  await admin.request({ type: 'start_tournament', admin_token: token, tournament: made.tournament },
+    'tournament_state');
+  let done = null;
+  for (let i = 0; i < 400 && !done; i++) {
+    const st = await admin.request({ type: 'watch_tournament', tournament: made.tournament }, 'tournament');
+    if (st.state === 'done')
+      done = st;
+    else
+      await sleep(500);
+  }
+  player.stop();
+  assert.ok(done, 'the tournament ended');
+  assert.equal(done.counts.done, 2);
+  assert.ok(player.turns > 20, `the registered bot played (${player.turns} turns)`);
+  /* it ran where the registration is: the coordinator */
+  const owner = lib.psql(cl.db, `SELECT owner FROM srv_tournaments WHERE id=${made.tournament}`)[0];
+  assert.equal(owner, 'a');
 });

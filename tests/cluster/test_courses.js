@@ -1,6 +1,6 @@
 'use strict';
 /*
- * test_courses.js — courses on several servers (docs/scaling.md, "Roles: the courses"):
+ * test_courses.js — courses on several servers (docs/scaling.md, "The coordinator"):
  * one server holds the courses (their jobs, deadlines, uploads), the others
  * forward course messages to it; when it dies, the server that takes it over
  * takes the courses too, and runs a submission whose folder was on the dead
@@ -48,7 +48,7 @@ test('the courses live on one server; its death moves them, files and all', asyn
   /* a dies, and its disk with it: b takes the courses over */
   await a.kill9();
   fs.rmSync(path.join(a.dir), { recursive: true, force: true });
-  await b.waitLog((l) => l.event === 'role_taken_over' && l.role === 'courses', 30000 * SLOW,
+  await b.waitLog((l) => l.event === 'role_taken_over' && l.role === 'coordinator', 30000 * SLOW,
     'the courses taken over');
   /* the first submission's code, read on b: made again from the database */
   const st2 = await Client.connect(b.url, { name: 'student2' });

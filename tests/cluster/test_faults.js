@@ -133,7 +133,7 @@ test('PostgreSQL lost mid-match: the match pauses, goes on when it is back, and 
     assert.equal(over.type, 'game_over');
     assert.equal(over.result.reason, 'normal');
     const fin = await w.request({ type: 'spectate', match }, 'spectating');
-    replayHistory(lib.binary(), fin.rules, fin.history, over.scores);
+    await replayHistory(lib.binary(), fin.rules, fin.history, over.scores);
   });
 
 test('Redis lost: play on the owner goes on, spectating from another server stops and comes back',

@@ -756,7 +756,8 @@ function replayHistory(bin, rules, history, scores) {
     let out = '', err = '';
     p.stdout.on('data', (d) => (out += d));
     p.stderr.on('data', (d) => (err += d));
-    p.on('exit', (code) => {
+    /* 'close', not 'exit': the output is all read by then */
+    p.on('close', (code) => {
       if (code !== 0)
         return reject(new Error(`tessera replay exited ${code}: ${err}${out}`));
       const lines = out.trim().split('\n');
