@@ -134,11 +134,9 @@ int admin_init(srv *s, char *err, size_t errcap)
         if (strcmp(s->admin_token, made) == 0) {
             /* shown once, by the server that made it: the operator copies it
              * now, or reads --admin-token-file */
-            const char *path = s->cfg.db_path ? s->cfg.db_path : "tessera.db";
             fprintf(stderr,
                     "tessera serve: the admin token of this server (shown once, kept in %s): %s\n",
-                    db_target_is_pg(path) ? "the PostgreSQL database" : db_target_file(path),
-                    s->admin_token);
+                    store_describe(s), s->admin_token);
             srv_log(LOG_ALWAYS, "admin_token", "{s:s, s:s}", "token", s->admin_token, "note",
                     "shown once; needed for cmd: and remote: seats and tournaments");
         }
