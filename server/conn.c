@@ -150,6 +150,17 @@ void conn_send_text(conn *c, const char *text, size_t len)
     /* nothing leaves before the journal's writes made so far are committed
      * (--durable: on disk); net_release_held lets it go */
     o->hold = c->srv->db ? store_hold_seq(c->srv) : 0;
+    if (c->srv->db) {
+        /* a table whose match has moves in a batch not yet stored (its commit
+         * failed: store_hold_seq no longer holds everything) hears nothing
+         * more until they are */
+        uint64_t synced = store_synced(c->srv);
+        for (int i = 0; i < c->nsubs; i++) {
+            uint64_t b = c->subs[i].m->journal_batch;
+            if (b > synced && b > o->hold)
+                o->hold = b;
+        }
+    }
     memcpy(o->buf + LWS_PRE, h, hn);
     memcpy(o->buf + LWS_PRE + hn, text, len);
     if (c->tail)

@@ -240,6 +240,9 @@ struct match {
     char *finish_detail;              /* (malloc'd) */
     const char *finish_verdict;
     bool paused_told;                 /* the table was told the match waits for the journal */
+    uint64_t journal_batch;           /* the commit its latest moves wait for (store.c: the
+                                         batch they are in); stored once store_synced()
+                                         reaches it */
     bool closing;                     /* being freed (timer closing) */
     bool timer_closed;                /* the timer's close callback has run */
     match *prev, *next;               /* srv->matches list */
