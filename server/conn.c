@@ -45,9 +45,20 @@ static void conn_kill(conn *c, const char *why)
         return;
     srv_log(LOG_WARN, "conn_killed", "{s:I, s:s, s:s}", "conn", (json_int_t)c->id, "peer", c->peer,
             "reason", why);
+    conn_drop(c);
+}
+
+void conn_drop(conn *c)
+{
+    if (!c->wsi || c->kill)
+        return;
     c->closing = true;
+    c->kill = true;
     conn_queue_free(c);
-    lws_set_timeout(c->wsi, PENDING_TIMEOUT_CLOSE_SEND, LWS_TO_KILL_ASYNC);
+    /* its WRITEABLE callback returns -1: lws closes it at once (a timeout
+     * set from outside lws' own callbacks may wait for its next service) */
+    c->write_asked = true;
+    lws_callback_on_writable(c->wsi);
 }
 
 void conn_hold(conn *c)

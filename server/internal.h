@@ -126,6 +126,10 @@ struct conn {
     bool held;                   /* in srv->held: its queue waits for the journal */
     bool flushing;               /* in srv->flush: written at the end of this loop round */
     bool write_asked;            /* lws was asked for a WRITEABLE callback, not yet had */
+    bool kill;                   /* drop it at its next WRITEABLE callback (no close frame) */
+    /* keep-alive (net.c) */
+    uint64_t heard_ms;           /* loop ms when a frame (any: a message, a pong) last came */
+    uint64_t pinged_ms;          /* loop ms of our last ping (0: none since then) */
     /* rate limit */
     double tokens;
     uint64_t tokens_at_ms;
@@ -383,7 +387,9 @@ struct srv {
     int finished_kept;                /* SRV_MAX_FINISHED_KEPT, or a test hook's */
     int wal_reset_frames;             /* SRV_WAL_RESET_FRAMES, or a test hook's */
     int idle_timeout_s;               /* keep-alive hang-up (cfg.idle_timeout_ms, rounded up) */
-    lws_retry_bo_t keepalive;         /* lws' idle policy, from idle_timeout_s */
+    lws_retry_bo_t keepalive;         /* lws' idle policy: off (net.c keeps connections alive) */
+    uv_timer_t keep_timer;            /* net.c's keep-alive sweep */
+    bool keep_timer_on;
     srv_test_hooks test;
     int jobs;                         /* in-process searches running */
     int bots;                         /* in-process bot instances held (live matches only) */
