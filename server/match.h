@@ -71,6 +71,9 @@ match *match_restore(srv *s, const struct match_restore_spec *spec, char *err, s
  * SEAT_REMOTE for remote:NAME, else SEAT_BOT. */
 int match_spec_kind(const char *spec);
 match *match_find(srv *s, const char *id);
+/* The turns played so far in record form (docs/records.md), as the views
+ * show them: a new array, or NULL when memory ran out. */
+json_t *match_history_json(const match *m);
 /* The match as a game record (docs/records.md): its complete turns, each
  * with the time figures the server has of it (think_ms, wait_ms), and its
  * "chance" block — the commitment, with the seed and nonce once the match

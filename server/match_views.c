@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "match_clock.h"
+#include "match.h"
 #include "match_views.h"
 #include "protocol/delta.h"
 #include "tournaments.h"
@@ -226,7 +227,7 @@ json_t *match_table_view(const match *m, const char *type, int seat, const json_
     json_object_set_new(r, "rules", wire_rules_json(m->g, &m->rules));
     json_object_set_new(r, "status", json_string(match_status_name(m->status)));
     json_object_set_new(r, "seats", match_seats_json(m));
-    json_object_set_new(r, "history", json_incref(m->history));
+    json_object_set_new(r, "history", match_history_json(m));
     json_object_set_new(r, "state", m->wire->state(m->st));
     json_object_set_new(r, "clocks", match_clocks(m));
     json_object_set_new(r, "result", m->result ? json_incref(m->result) : json_null());
