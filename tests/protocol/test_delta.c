@@ -16,7 +16,8 @@
  *     from the first position; positions of two games are refused (1);
  *     and its `next` (seat and tile) is what the state's to_move and tile say;
  *   - Carcassonne's compact legal entries "x,y,rot[,PORT...]" say exactly
- *     what protocol 1's entries say, in the same order, and are smaller.
+ *     what protocol 1's entries say, in the same order, and are smaller;
+ *     legal_compact_text writes exactly the text of that array.
  */
 #include <setjmp.h>
 #include <stdarg.h>
