@@ -247,6 +247,8 @@ struct match {
     char *finish_detail;              /* (malloc'd) */
     const char *finish_verdict;
     bool paused_told;                 /* the table was told the match waits for the journal */
+    int journal_status;               /* store.c: the status it last wrote + 1 (0: not known):
+                                         a move's batch leaves it alone when unchanged */
     uint64_t journal_batch;           /* the commit its latest moves wait for (store.c: the
                                          batch they are in); stored once store_synced()
                                          reaches it */

@@ -1371,7 +1371,8 @@ int store_append(srv *s, match *m, int from, int to, const char *by, const char 
         if ((ok = o != NULL)) {
             o->a = btext_add(st, seats->p, seats->len);
             o->b = (uint32_t)seats->len;
-            o->n = m->status;
+            /* the status only when it may have changed (-1: not written) */
+            o->n = m->journal_status == m->status + 1 ? -1 : m->status;
             ok = o->a != BNONE;
         }
         for (int i = 0; ok && i < m->nseats; i++) {
@@ -1396,6 +1397,8 @@ int store_append(srv *s, match *m, int from, int to, const char *by, const char 
     /* the token goes in with the batch (a batch that fails is tried again
      * whole): not again with a later one */
     mark_indexed(m, tokens);
+    if (!by || strcmp(by, "chance") != 0)
+        m->journal_status = m->status + 1; /* the batch writes it (a failed one is tried again) */
     if (!st->batch_hold)
         st->batch_hold = st->committed + 1; /* its commit: the next one on the connection */
     m->journal_batch = st->batch_hold;
@@ -1435,6 +1438,8 @@ static bool batch_rows(store *st)
             if (!step_or_fail(st, st->upd_seats))
                 return false;
             /* the status apart, and only when it changed (see write_seats) */
+            if (o->n < 0)
+                break;
             sqlite3_bind_int(st->upd_status, 1, o->n);
             sqlite3_bind_text(st->upd_status, 2, id, -1, SQLITE_STATIC);
             if (!step_or_fail(st, st->upd_status))
@@ -1528,8 +1533,10 @@ int store_update_seats(srv *s, match *m)
               step_or_fail(st, st->commit);
     if (!ok && !sqlite3_get_autocommit(st->db))
         step(st->rollback);
-    if (ok)
+    if (ok) {
         mark_indexed(m, indexed);
+        m->journal_status = m->status + 1;
+    }
     write_end(s, ok, "update_seats", m->id);
     return ok ? 0 : ENG_ESTORAGE;
 }
@@ -1556,8 +1563,10 @@ int store_finish(srv *s, match *m)
                   write_seats(st, m, indexed) == SQLITE_DONE && step_or_fail(st, st->commit);
         if (!ok && !sqlite3_get_autocommit(st->db))
             step(st->rollback);
-        if (ok)
+        if (ok) {
             mark_indexed(m, indexed);
+            m->journal_status = m->status + 1;
+        }
         rc = ok ? 0 : ENG_ESTORAGE;
     } else {
         st->err_code = SQLITE_NOMEM;
