@@ -269,8 +269,8 @@ static void keep_sweep(uv_timer_t *t)
     srv *s = t->data;
     uint64_t now = srv_now(s), ping = ping_after_ms(s), hangup = (uint64_t)s->idle_timeout_s * 1000;
     for (conn *c = s->conns; c; c = c->next) {
-        if (!c->wsi || c->closing)
-            continue; /* closing: its own timeouts end it */
+        if (!c->wsi || c->kill)
+            continue;
         uint64_t quiet = now - c->heard_ms;
         if (quiet >= hangup) {
             /* not while the peer's frames wait unread in the socket: a busy
@@ -281,7 +281,9 @@ static void keep_sweep(uv_timer_t *t)
             srv_log(LOG_INFO, "conn_idle", "{s:I, s:s, s:I}", "conn", (json_int_t)c->id, "peer",
                     c->peer, "quiet_ms", (json_int_t)quiet);
             conn_drop(c);
-        } else if (quiet >= ping && (!c->pinged_ms || now - c->pinged_ms >= ping)) {
+        } else if (!c->closing && quiet >= ping && (!c->pinged_ms || now - c->pinged_ms >= ping)) {
+            /* (a closing one gets no ping: its close waits for the queue, which a
+             * peer that stopped reading never drains — the hang-up above ends it) */
             c->pinged_ms = now;
             send_ping(c);
         }
