@@ -104,6 +104,8 @@ for (let k = 0; k < rounds; k++) {
     row.baseline_ratio = base.server_cpu_us_per_move / r.server_cpu_us_per_move;
     row.baseline_bytes_per_turn = base.bytes_per_turn;
     row.baseline_moves_per_s = base.moves_per_s;
+    row.baseline_overhead_us = base.server_overhead_us;
+    row.baseline_rss_peak_kb = base.server_rss_peak_kb;
   }
   out.push(row);
   console.error(`round ${k + 1}: tessera ${row.tessera_cpu_us_per_move.toFixed(1)} us/move, relay ` +

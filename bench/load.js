@@ -51,6 +51,7 @@ const USAGE = `usage: node bench/load.js --tessera PATH [options]
   --db-dir DIR            where the throw-away database goes                [os.tmpdir()]
   --server-prefix CMD     run the server under CMD (split on spaces), e.g.
                           "nice -n -5" or "perf record -g -o perf.data --"
+  --server-log FILE       append the server's log (stderr) to FILE
   --connect-concurrency C WebSocket handshakes in flight at once            [200]
   --seats-per-conn S      each seat connection plays S matches (the same seat of
                           each; the server allows 32): S times fewer descriptors,
@@ -68,6 +69,7 @@ function parseArgs(argv) {
     tessera: null, matches: 10, game: 'carcassonne', moveDelayMs: 0, moveMs: 10000,
     timeoutMatches: 0, timeoutMoveMs: 200, durationS: 600, workers: 1, connectConcurrency: 200,
     json: false, quiet: false, dbDir: os.tmpdir(), serverPrefix: [], fixedDelay: false, protocol: 2,
+    serverLog: null,
     durable: false, seatsPerConn: 1,
   };
   const ints = {
@@ -100,6 +102,7 @@ function parseArgs(argv) {
     else if (a === '--game') o.game = next();
     else if (a === '--db-dir') o.dbDir = next();
     else if (a === '--server-prefix') o.serverPrefix = next().split(/\s+/).filter(Boolean);
+    else if (a === '--server-log') o.serverLog = next();
     else if (ints[a]) {
       const [key, min] = ints[a];
       const s = next();
@@ -655,8 +658,10 @@ function startServer(opts, dir, maxConns, fdNeed) {
     events: {}, stderrTail: [],
   };
   let buf = '';
+  const logFd = opts.serverLog ? fs.openSync(opts.serverLog, 'a') : null;
   child.stderr.setEncoding('utf8');
   child.stderr.on('data', (chunk) => {
+    if (logFd !== null) fs.writeSync(logFd, chunk);
     buf += chunk;
     let nl;
     while ((nl = buf.indexOf('\n')) >= 0) {

@@ -53,6 +53,11 @@ typedef struct game_codec {
      * (docs/protocol.md), new reference, an array. NULL: `legal` is compact
      * already. */
     json_t *(*legal_compact)(const void *st);
+    /* Optional: the same array as legal_compact, written as text into out
+     * (what jt_dump of legal_compact's array writes), without building it:
+     * the server writes every your_turn with it. Returns 0, or -1 when out
+     * ran out of memory. */
+    int (*legal_compact_text)(const void *st, jt_buf *out);
     /* Optional: protocol 2's change (protocol/delta.h) from the public state
      * of `from` to that of `to`, written as text into out: exactly the text
      * of delta_diff(state(from), state(to)), computed from the engine states

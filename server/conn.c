@@ -51,9 +51,20 @@ static void conn_kill(conn *c, const char *why)
         return;
     srv_log(LOG_WARN, "conn_killed", "{s:I, s:s, s:s}", "conn", (json_int_t)c->id, "peer", c->peer,
             "reason", why);
+    conn_drop(c);
+}
+
+void conn_drop(conn *c)
+{
+    if (!c->wsi || c->kill)
+        return;
     c->closing = true;
+    c->kill = true;
     conn_queue_free(c);
-    lws_set_timeout(c->wsi, PENDING_TIMEOUT_CLOSE_SEND, LWS_TO_KILL_ASYNC);
+    /* its WRITEABLE callback returns -1: lws closes it at once (a timeout
+     * set from outside lws' own callbacks may wait for its next service) */
+    c->write_asked = true;
+    lws_callback_on_writable(c->wsi);
 }
 
 void conn_hold(conn *c)
@@ -190,7 +201,19 @@ void conn_send_text(conn *c, const char *text, size_t len)
 {
     /* nothing leaves before the journal's writes made so far are committed
      * (--durable: on disk; PostgreSQL: the batch); net_release_held lets it go */
-    queue_text(c, text, len, c->srv->db ? store_hold_seq(c->srv) : 0);
+    uint64_t hold = c->srv->db ? store_hold_seq(c->srv) : 0;
+    if (c->srv->db) {
+        /* a table whose match has moves in a batch not yet stored (its commit
+         * failed: store_hold_seq no longer holds everything) hears nothing
+         * more until they are */
+        uint64_t synced = store_synced(c->srv);
+        for (int i = 0; i < c->nsubs; i++) {
+            uint64_t b = c->subs[i].m->journal_batch;
+            if (b > synced && b > hold)
+                hold = b;
+        }
+    }
+    queue_text(c, text, len, hold);
 }
 
 void conn_relay_text(conn *c, const char *text, size_t len)

@@ -36,6 +36,9 @@ void conn_unhold(conn *c);
 /* c has output to write (or a close to send) at the end of this loop round
  * (srv->flush; net.c writes it). */
 void conn_flush_later(conn *c);
+/* Close the connection at once, without a close frame, dropping what is
+ * queued (a peer that does not read, or went silent). */
+void conn_drop(conn *c);
 /* Drop what is queued (the connection is closing or closed). */
 void conn_queue_free(conn *c);
 #endif

@@ -126,6 +126,10 @@ struct conn {
     bool held;                   /* in srv->held: its queue waits for the journal */
     bool flushing;               /* in srv->flush: written at the end of this loop round */
     bool write_asked;            /* lws was asked for a WRITEABLE callback, not yet had */
+    bool kill;                   /* drop it at its next WRITEABLE callback (no close frame) */
+    /* keep-alive (net.c) */
+    uint64_t heard_ms;           /* loop ms when a frame (any: a message, a pong) last came */
+    uint64_t pinged_ms;          /* loop ms of our last ping (0: none since then) */
     /* rate limit */
     double tokens;
     uint64_t tokens_at_ms;
@@ -208,7 +212,10 @@ struct match {
     int nmoves, capmoves;
     int turn_first;                   /* index in moves[] where the current turn began */
     int turns;                        /* completed turns (record turns) */
-    json_t *history;                  /* record turns, for join/resume/spectate */
+    jt_buf history;                   /* the record turns as compact JSON texts, each with a
+                                         comma after it, for join/resume/spectate
+                                         (match_history_json): a tenth of their memory as
+                                         jansson objects (about 50 KB a finished match) */
     json_t *state_cache;              /* public state JSON at state_cache_at moves */
     int state_cache_at;
     json_t *ann_state;                /* protocol 2: the state the last update carried ... */
@@ -253,6 +260,11 @@ struct match {
     int summary_turns;                /* cluster.c: turns + 1 when its lobby summary was last
                                          stored for other servers (0: never) ... */
     int summary_status;               /* ... and its status then */
+    int journal_status;               /* store.c: the status it last wrote + 1 (0: not known):
+                                         a move's batch leaves it alone when unchanged */
+    uint64_t journal_batch;           /* the commit its latest moves wait for (store.c: the
+                                         batch they are in); stored once store_synced()
+                                         reaches it */
     bool closing;                     /* being freed (timer closing) */
     bool timer_closed;                /* the timer's close callback has run */
     match *prev, *next;               /* srv->matches list */
@@ -406,7 +418,9 @@ struct srv {
     int finished_kept;                /* SRV_MAX_FINISHED_KEPT, or a test hook's */
     int wal_reset_frames;             /* SRV_WAL_RESET_FRAMES, or a test hook's */
     int idle_timeout_s;               /* keep-alive hang-up (cfg.idle_timeout_ms, rounded up) */
-    lws_retry_bo_t keepalive;         /* lws' idle policy, from idle_timeout_s */
+    lws_retry_bo_t keepalive;         /* lws' idle policy: off (net.c keeps connections alive) */
+    uv_timer_t keep_timer;            /* net.c's keep-alive sweep */
+    bool keep_timer_on;
     srv_test_hooks test;
     int jobs;                         /* in-process searches running */
     int bots;                         /* in-process bot instances held (live matches only) */

@@ -69,11 +69,11 @@
  * connection that never speaks only holds a slot. */
 #define SRV_HELLO_TIMEOUT_S 10
 
-/* WebSocket keep-alive: ping a connection idle this long, and drop it when
- * nothing valid arrived for the second figure (half-open connections).
- * `tessera serve --idle-timeout-ms` sets the second (whole seconds, at
- * least SRV_MIN_IDLE_S: libwebsockets counts in seconds); the ping then goes
- * out after a third of it. */
+/* WebSocket keep-alive (net.c, keep_sweep): ping a connection from which
+ * nothing (a message, a pong) arrived for this long, and drop it when nothing
+ * arrived for the second figure (half-open connections). `tessera serve
+ * --idle-timeout-ms` sets the second (whole seconds, at least
+ * SRV_MIN_IDLE_S); the ping then goes out after a third of it. */
 #define SRV_PING_IDLE_S 15
 #define SRV_HANGUP_IDLE_S 45
 #define SRV_MIN_IDLE_S 3

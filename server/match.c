@@ -118,6 +118,35 @@ int match_spec_kind(const char *spec)
     return SEAT_BOT;
 }
 
+/* ---- the history: the record turns ------------------------------------------------ */
+
+/* Append a turn in record form (borrowed; NULL: a turn the codec could not
+ * write, kept as {} so that the turns keep their numbers). */
+static void history_add(match *m, const json_t *rec)
+{
+    if (rec)
+        jt_dump(&m->history, rec);
+    else
+        jt_raw(&m->history, "{}", 2);
+    jt_raw(&m->history, ",", 1);
+}
+
+json_t *match_history_json(const match *m)
+{
+    const jt_buf *h = &m->history;
+    if (h->failed || h->len == 0)
+        return json_array(); /* out of memory while it was written: none shown */
+    char *t = malloc(h->len + 1);
+    if (!t)
+        return NULL;
+    t[0] = '[';
+    memcpy(t + 1, h->p, h->len - 1); /* without the last comma */
+    t[h->len] = ']';
+    json_t *a = json_loadb(t, h->len + 1, 0, NULL);
+    free(t);
+    return a;
+}
+
 /* ---- the journal of engine moves ----------------------------------------------- */
 
 static int push_move(match *m, eng_move mv)
@@ -370,7 +399,7 @@ static void end_turn(match *m, const char *by, const char *reason)
         srv_log(LOG_ERROR, "record_failed", "{s:s, s:s}", "match", m->id, "reason", err);
         record = json_object();
     }
-    json_array_append(m->history, record);
+    history_add(m, record);
     m->turns++;
     m->turn_first = m->nmoves;
     memcpy(m->turn_start, m->st, m->g->state_size);
@@ -1007,12 +1036,10 @@ static match *alloc_match(srv *s, const eng_game *g, const game_codec *w, const 
     m->rules = *r;
     m->st = malloc(g->state_size);
     m->turn_start = malloc(g->state_size);
-    m->history = json_array();
     m->to_move = -1;
-    if (!m->st || !m->turn_start || !m->history) {
+    if (!m->st || !m->turn_start) {
         free(m->st);
         free(m->turn_start);
-        json_decref(m->history);
         free(m);
         return NULL;
     }
@@ -1045,7 +1072,7 @@ static void free_match(match *m)
     free(m->moves);
     free(m->times);
     free(m->spect);
-    json_decref(m->history);
+    jt_free(&m->history);
     json_decref(m->result);
     json_decref(m->state_cache);
     json_decref(m->ann_state);
@@ -1451,7 +1478,8 @@ match *match_restore(srv *s, const match_restore_spec *stored, char *err, size_t
             char e2[128];
             json_t *rec = wire_record_turn(g, m->turn_start, m->moves + m->turn_first,
                                            m->nmoves - m->turn_first, e2, sizeof e2);
-            json_array_append_new(m->history, rec ? rec : json_object());
+            history_add(m, rec);
+            json_decref(rec);
             m->turns++;
             m->turn_first = m->nmoves;
             memcpy(m->turn_start, m->st, g->state_size);

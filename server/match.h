@@ -77,6 +77,9 @@ match *match_find_stored(srv *s, const char *id);
 /* Close the oldest finished match held (not keep) when more than the
  * server keeps are held. */
 void match_trim_finished(srv *s, const match *keep);
+/* The turns played so far in record form (docs/records.md), as the views
+ * show them: a new array, or NULL when memory ran out. */
+json_t *match_history_json(const match *m);
 /* The match as a game record (docs/records.md): its complete turns, each
  * with the time figures the server has of it (think_ms, wait_ms), and its
  * "chance" block — the commitment, with the seed and nonce once the match

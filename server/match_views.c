@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "match_clock.h"
+#include "match.h"
 #include "match_views.h"
 #include "protocol/delta.h"
 #include "tournaments.h"
@@ -226,7 +227,7 @@ json_t *match_table_view(const match *m, const char *type, int seat, const json_
     json_object_set_new(r, "rules", wire_rules_json(m->g, &m->rules));
     json_object_set_new(r, "status", json_string(match_status_name(m->status)));
     json_object_set_new(r, "seats", match_seats_json(m));
-    json_object_set_new(r, "history", json_incref(m->history));
+    json_object_set_new(r, "history", match_history_json(m));
     json_object_set_new(r, "state", m->wire->state(m->st));
     json_object_set_new(r, "clocks", match_clocks(m));
     json_object_set_new(r, "result", m->result ? json_incref(m->result) : json_null());
@@ -291,28 +292,87 @@ void match_view_announced(match *m)
     }
 }
 
+/* A literal string appended as it is. */
+#define LIT(b, s) jt_raw((b), (s), sizeof(s) - 1)
+
+/* The clocks as match_view_clocks_at writes them (next: -1), as text. */
+static void clocks_text(jt_buf *b, const match *m, uint64_t now, int64_t epoch)
+{
+    LIT(b, "[");
+    for (int i = 0; i < m->nseats; i++) {
+        const seat_t *t = &m->seats[i];
+        if (i)
+            LIT(b, ",");
+        LIT(b, "{\"seat\":");
+        jt_int(b, i);
+        LIT(b, ",\"bank_ms\":");
+        jt_int(b, t->bank_ms);
+        if (m->pol.timeout == PROTO_TIMEOUT_GRACE) {
+            LIT(b, ",\"grace_ms\":");
+            jt_int(b, t->grace_ms);
+        }
+        if (m->status == MATCH_LIVE && m->to_move == i) {
+            int64_t left = m->deadline > now ? (int64_t)(m->deadline - now) : 0;
+            LIT(b, ",\"time_left_ms\":");
+            jt_int(b, left);
+            LIT(b, ",\"deadline\":");
+            jt_int(b, epoch + left);
+        }
+        LIT(b, "}");
+    }
+    LIT(b, "]");
+}
+
 const jt_buf *match_view_your_turn_text(match *m, int seat_no, bool v2, int tell, uint64_t now,
                                         int64_t epoch)
 {
     int64_t left = m->deadline > now ? (int64_t)(m->deadline - now) : 0;
+    /* the change or the state first: they are written into buffers of
+     * their own, and the message is written around them in one */
+    const jt_buf *tail = tell == TELL_CHANGE ? change_text(m)
+                         : tell == TELL_STATE ? state_text(m)
+                                              : NULL;
+    /* written as text, member by member (what jt_dump of the message built
+     * with jansson wrote, without its hundred allocations for `legal`) */
+    jt_buf *b = &m->srv->msg_txt;
+    jt_reset(b);
+    LIT(b, "{\"type\":\"your_turn\",\"match\":");
+    jt_str(b, m->id, strlen(m->id));
+    LIT(b, ",\"seat\":");
+    jt_int(b, seat_no);
+    LIT(b, ",\"turn\":");
+    jt_int(b, m->turns + 1);
+    LIT(b, ",\"legal\":");
     /* protocol 2: the compact legal moves, and the state only if the
      * connection does not have it (the turn's update brought it) */
-    json_t *legal =
-        v2 && m->wire->legal_compact ? m->wire->legal_compact(m->st) : m->wire->legal(m->st);
-    json_t *msg = json_pack(
-        "{s:s, s:s, s:i, s:i, s:o, s:I, s:I, s:o}", "type", "your_turn", "match", m->id, "seat",
-        seat_no, "turn", m->turns + 1, "legal", legal, "time_left_ms", (json_int_t)left, "deadline",
-        (json_int_t)(epoch + left), "clocks",
-        match_view_clocks_at(m, -1, now, epoch)); /* the same reading: time_left_ms agrees */
-    const jt_buf *txt;
-    if (tell == TELL_NOTHING)
-        txt = match_view_text(m, msg);
-    else if (tell == TELL_CHANGE)
-        txt = text_with(m->srv, msg, "change", change_text(m));
-    else /* the state's text as the turn's update carried it */
-        txt = text_with(m->srv, msg, "state", state_text(m));
-    json_decref(msg);
-    return txt;
+    if (v2 && m->wire->legal_compact_text) {
+        if (m->wire->legal_compact_text(m->st, b))
+            b->failed = true;
+    } else {
+        json_t *legal =
+            v2 && m->wire->legal_compact ? m->wire->legal_compact(m->st) : m->wire->legal(m->st);
+        if (!legal || jt_dump(b, legal))
+            b->failed = true;
+        json_decref(legal);
+    }
+    LIT(b, ",\"time_left_ms\":");
+    jt_int(b, left);
+    LIT(b, ",\"deadline\":");
+    jt_int(b, epoch + left);
+    LIT(b, ",\"clocks\":");
+    clocks_text(b, m, now, epoch); /* the same reading: time_left_ms agrees */
+    if (tail) {
+        if (tell == TELL_CHANGE)
+            LIT(b, ",\"change\":");
+        else
+            LIT(b, ",\"state\":");
+        if (tail->failed)
+            b->failed = true;
+        else
+            jt_raw(b, tail->p, tail->len);
+    }
+    LIT(b, "}");
+    return b;
 }
 
 void match_view_forget(match *m)

@@ -9,6 +9,23 @@
  * the seed and k alone (eng_chance_draw), so the draws after a restart are
  * the ones the committed seed gives.
  *
+ * Batches. store_append does not write: it adds the rows of its moves (and
+ * the seats' clocks) to the loop round's batch, with copies of their
+ * values, and the batch is committed as one transaction at the end of the
+ * round (a prepare and a check handle: before the loop polls, and after its
+ * I/O callbacks), so that a busy round's moves share one transaction's
+ * locks, WAL frames and system calls. Every message queued while the batch
+ * is open waits for its commit (store_hold_seq, net.c): nothing is told
+ * before it is stored. The other writes (a match created, seats, a result)
+ * and anyone else's use of the connection (store_handle) commit the batch
+ * first, then go on as their own transactions, their failures known at
+ * once. A batch whose commit fails stays whole — its moves were played in
+ * memory and cannot be taken back (bots and programs have seen them) — and
+ * is tried again once a second (fault_probe) until it is stored; meanwhile
+ * every append is refused at once (the match's own refusal: storage_error to
+ * the mover, a pause for the server's moves), and the tables of its matches
+ * are told nothing more (conn.c, match.journal_batch) until it is stored.
+ *
  * Durability: WAL mode. With synchronous=NORMAL a commit is a write to the
  * WAL without fsync — safe against a crash of the process (kill -9), which
  * is what the server must survive, and cheap enough (tens of microseconds)
@@ -88,6 +105,20 @@ struct store {
     int ckpt_rc, ckpt_log, ckpt_copied; /* the pool's pass: SQLite's code, frames, copied */
     bool closing;
     int appends;               /* store_append calls that committed (test hook) */
+    /* the round's batch (see "Batches"): what store_append was given since
+     * the last commit, as the rows it makes, with copies of their values */
+    struct bop *bops;
+    int nbops, capbops;
+    char *btext;               /* the rows' strings (match ids, seats, tokens), NUL-ended */
+    size_t btext_len, btext_cap;
+    int batch_appends;         /* store_append calls in it */
+    uint64_t batch_hold;       /* the commit its messages wait for (0: no batch) */
+    bool batch_failed;         /* its commit failed: it is tried again, nothing is added */
+    uint64_t barrier_hold, barrier_commit; /* a batch stored by a later commit than its
+                                              messages' number: they wait for that one */
+    uv_prepare_t round_prep;   /* the batch is committed (and a sync asked for) before */
+    uv_check_t round_check;    /* the loop polls, and after the I/O callbacks */
+    bool round_handles;        /* those two run */
     sqlite3_stmt *ins_match, *ins_move, *upd_seats, *upd_status, *upd_finish, *begin, *commit,
         *rollback, *ins_token;
     jt_buf seats_txt;          /* write_seats: the seats' text, reused move after move */
@@ -98,6 +129,7 @@ struct store {
     int64_t fault_since;       /* epoch ms */
     char fault_msg[200];       /* SQLite's message */
     uint64_t probe_at;         /* loop ms: the next write may try */
+    uv_timer_t probe_timer;    /* fires at probe_at: the journal tried again (fault_probe) */
     uint64_t write_t0;         /* uv_hrtime() at the write's start */
     int err_code;              /* the failed write's SQLite (extended) code ... */
     char err_msg[200];         /* ... and message, read before the rollback */
@@ -109,8 +141,6 @@ struct store {
     uint64_t committed;        /* commits on db so far (the WAL hook counts them) */
     uint64_t synced;           /* commits known to be on disk */
     uint64_t nsyncs, most_per_sync, sync_ns; /* figures for the log */
-    uv_prepare_t kick_prep;    /* ask for a sync before the loop polls ... */
-    uv_check_t kick_check;     /* ... and after it has run the I/O callbacks */
     uv_async_t sync_done;      /* the sync thread reports */
     uv_thread_t sync_thr;
     char wal_path[1100], db_path[1100], dir_path[1100];
@@ -126,6 +156,11 @@ struct store {
     int64_t sync_size;               /* test hook sync_log: the WAL's size when asked */
     FILE *sync_log;                  /* test hook sync_log (TESSERA_TEST_SYNC_LOG) */
 };
+
+static bool batch_commit(srv *s, bool now);
+static void batch_first(srv *s);
+static void batch_first_hook(void *arg);
+static void on_probe_timer(uv_timer_t *t);
 
 /* ---- faults ----------------------------------------------------------------------------- */
 
@@ -334,7 +369,7 @@ static void write_failed(store *st)
 
 /* After a write: its time, and the fault state (a clear log line when a
  * fault begins, changes kind, or ends). */
-static void write_end(srv *s, bool ok, const char *what, const match *m)
+static void write_end(srv *s, bool ok, const char *what, const char *match_id)
 {
     store *st = s->db;
     phist_add(&s->cnt.journal, (double)(uv_hrtime() - st->write_t0) / 1e9);
@@ -350,7 +385,7 @@ static void write_end(srv *s, bool ok, const char *what, const match *m)
     int kind = classify(st->err_code);
     s->cnt.journal_faults[kind]++;
     srv_log(LOG_ERROR, "storage_error", "{s:s, s:s, s:s, s:s}", "what", what, "match",
-            m ? m->id : "", "sqlite", st->err_msg, "fault", srv_fault_names[kind]);
+            match_id ? match_id : "", "sqlite", st->err_msg, "fault", srv_fault_names[kind]);
     if (st->fault != kind) {
         srv_log(LOG_ERROR, "journal_fault", "{s:s, s:s, s:i, s:s}", "fault", srv_fault_names[kind],
                 "sqlite", st->err_msg, "code", st->err_code, "note",
@@ -361,6 +396,8 @@ static void write_end(srv *s, bool ok, const char *what, const match *m)
     }
     snprintf(st->fault_msg, sizeof st->fault_msg, "%s", st->err_msg);
     st->probe_at = srv_now(s) + SRV_STORAGE_RETRY_MS;
+    if (st->round_handles) /* the loop runs: try again then, busy or idle */
+        uv_timer_start(&st->probe_timer, on_probe_timer, SRV_STORAGE_RETRY_MS, 0);
 }
 
 /* The layout of the tables; bump with a migration in migrate() when it changes. */
@@ -630,8 +667,10 @@ int store_open(srv *s, const char *target, bool durable, char *err, size_t errca
              (long long)s->wal_reset_frames * (4096 + 24));
     if ((rc = sqlite3_exec(st->db, limit, NULL, NULL, NULL)) != SQLITE_OK)
         goto fail;
+    /* commits are counted (messages wait for theirs): after the pragma
+     * above, which sets the same hook */
+    sqlite3_wal_hook(st->db, on_wal_commit, st);
     if (durable) {
-        /* after the pragma above, which sets the same hook */
         const char *file = sqlite3_db_filename(st->db, "main");
         const char *sl = file ? strrchr(file, '/') : NULL;
         if (!file || !sl || strlen(file) + 5 > sizeof st->wal_path) {
@@ -646,7 +685,6 @@ int store_open(srv *s, const char *target, bool durable, char *err, size_t errca
         snprintf(st->wal_path, sizeof st->wal_path, "%s-wal", file);
         snprintf(st->dir_path, sizeof st->dir_path, "%.*s", sl == file ? 1 : (int)(sl - file),
                  file);
-        sqlite3_wal_hook(st->db, on_wal_commit, st);
     }
     if ((rc = token_table(st)) != SQLITE_OK)
         goto fail;
@@ -679,6 +717,9 @@ int store_open(srv *s, const char *target, bool durable, char *err, size_t errca
         rc = SQLITE_NOMEM;
         goto fail;
     }
+    /* the other modules' statements on this connection (store_db) come after
+     * the round's batch: it is committed first */
+    db_set_before(st->dbh, batch_first_hook, s);
     s->db = st;
     return 0;
 fail:
@@ -796,7 +837,13 @@ uint64_t store_hold_seq(const srv *s)
     const store *st = s->db;
     if (st && st->pg)
         return pgj_hold_seq(st->pg);
-    return st && st->durable && st->committed > st->synced ? st->committed : 0;
+    if (!st)
+        return 0;
+    /* the round's batch: its commit (a batch whose commit failed holds only
+     * what its matches' tables are told: conn.c, match.journal_batch) */
+    if (st->batch_hold && !st->batch_failed)
+        return st->batch_hold;
+    return st->durable && st->committed > st->synced ? st->committed : 0;
 }
 
 uint64_t store_synced(const srv *s)
@@ -804,7 +851,17 @@ uint64_t store_synced(const srv *s)
     const store *st = s->db;
     if (st && st->pg)
         return pgj_synced(st->pg);
-    return st ? st->synced : 0;
+    if (!st)
+        return 0;
+    uint64_t at = st->durable ? st->synced : st->committed;
+    /* nothing of a batch not yet stored, nor after it */
+    if (st->batch_hold && at >= st->batch_hold)
+        at = st->batch_hold - 1;
+    /* a batch stored late (after others' commits): its messages wait for its
+     * commit's sync */
+    if (st->barrier_commit > at && at >= st->barrier_hold)
+        at = st->barrier_hold - 1;
+    return at;
 }
 
 static int fsync_path(const char *path, int flags)
@@ -885,14 +942,24 @@ static void sync_kick(store *st)
     uv_mutex_unlock(&st->mu);
 }
 
-static void on_kick_prep(uv_prepare_t *h)
+/* The end of a loop round (before it polls, and after its I/O callbacks):
+ * the round's batch is committed, and under --durable a sync asked for. */
+static void round_end(store *st)
 {
-    sync_kick(h->data);
+    if (st->closing)
+        return;
+    batch_commit(st->owner, false);
+    sync_kick(st);
 }
 
-static void on_kick_check(uv_check_t *h)
+static void on_round_prep(uv_prepare_t *h)
 {
-    sync_kick(h->data);
+    round_end(h->data);
+}
+
+static void on_round_check(uv_check_t *h)
+{
+    round_end(h->data);
 }
 
 static void on_sync_done(uv_async_t *h)
@@ -940,13 +1007,6 @@ static int sync_start(srv *s)
     uv_async_init(s->loop, &st->sync_done, on_sync_done);
     st->sync_done.data = st;
     uv_unref((uv_handle_t *)&st->sync_done);
-    uv_prepare_init(s->loop, &st->kick_prep);
-    uv_check_init(s->loop, &st->kick_check);
-    st->kick_prep.data = st->kick_check.data = st;
-    uv_prepare_start(&st->kick_prep, on_kick_prep);
-    uv_check_start(&st->kick_check, on_kick_check);
-    uv_unref((uv_handle_t *)&st->kick_prep);
-    uv_unref((uv_handle_t *)&st->kick_check);
     st->wal_fd = -1;
     if (s->test.sync_log[0] && !(st->sync_log = fopen(s->test.sync_log, "a")))
         srv_log(LOG_ERROR, "test_sync_log", "{s:s, s:s}", "file", s->test.sync_log, "error",
@@ -988,8 +1048,6 @@ static void sync_stop(srv *s)
             s->on_synced(s);
     }
     uv_close((uv_handle_t *)&st->sync_done, NULL);
-    uv_close((uv_handle_t *)&st->kick_prep, NULL);
-    uv_close((uv_handle_t *)&st->kick_check, NULL);
     uv_cond_destroy(&st->cv);
     uv_mutex_destroy(&st->mu);
     if (st->sync_log)
@@ -1040,7 +1098,13 @@ static void ckpt_done(uv_work_t *req, int status)
 static void fault_probe(srv *s)
 {
     store *st = s->db;
-    if (!st->fault || srv_now(s) < st->probe_at || !write_begin(s))
+    if (!st->fault || srv_now(s) < st->probe_at)
+        return;
+    if (st->nbops) { /* a batch that failed: it is the probe */
+        batch_commit(s, false);
+        return;
+    }
+    if (!write_begin(s))
         return;
     char sql[96];
     snprintf(sql, sizeof sql, "INSERT OR REPLACE INTO meta VALUES('journal_probe', '%lld')",
@@ -1049,6 +1113,13 @@ static void fault_probe(srv *s)
     if (!ok)
         write_failed(st);
     write_end(s, ok, "probe", NULL);
+}
+
+static void on_probe_timer(uv_timer_t *t)
+{
+    store *st = t->data;
+    if (!st->closing)
+        fault_probe(st->owner);
 }
 
 static void ckpt_tick(uv_timer_t *t)
@@ -1075,6 +1146,16 @@ void store_start_checkpoints(srv *s)
     st->ckpt_timer.data = st;
     st->owner = s;
     uv_timer_start(&st->ckpt_timer, ckpt_tick, 1000, 1000);
+    uv_timer_init(s->loop, &st->probe_timer);
+    st->probe_timer.data = st;
+    uv_prepare_init(s->loop, &st->round_prep);
+    uv_check_init(s->loop, &st->round_check);
+    st->round_prep.data = st->round_check.data = st;
+    uv_prepare_start(&st->round_prep, on_round_prep);
+    uv_check_start(&st->round_check, on_round_check);
+    uv_unref((uv_handle_t *)&st->round_prep);
+    uv_unref((uv_handle_t *)&st->round_check);
+    st->round_handles = true;
     if (st->durable && sync_start(s)) {
         /* without the thread, every commit syncs on the loop (as at shutdown) */
         st->inline_sync = true;
@@ -1094,9 +1175,17 @@ void store_stop_checkpoints(srv *s)
         pgj_stop(st->pg);
         return;
     }
+    /* what the last round left (a failed batch once more, if any) */
+    batch_commit(s, true);
     st->closing = true;
     uv_timer_stop(&st->ckpt_timer);
     uv_close((uv_handle_t *)&st->ckpt_timer, NULL);
+    if (st->round_handles) {
+        uv_close((uv_handle_t *)&st->probe_timer, NULL);
+        uv_close((uv_handle_t *)&st->round_prep, NULL);
+        uv_close((uv_handle_t *)&st->round_check, NULL);
+        st->round_handles = false;
+    }
     sync_stop(s);
 }
 
@@ -1112,7 +1201,11 @@ void store_close(srv *s)
         s->db = NULL;
         return;
     }
+    if (st->nbops && !st->closing)
+        batch_commit(s, true); /* never started: nothing was announced, nothing is lost */
     jt_free(&st->seats_txt);
+    free(st->bops);
+    free(st->btext);
     sqlite3_finalize(st->ins_match);
     sqlite3_finalize(st->ins_move);
     sqlite3_finalize(st->upd_seats);
@@ -1206,6 +1299,8 @@ static char *seats_json(store *st, const match *m)
 int store_create_match(srv *s, const match *m)
 {
     store *st = s->db;
+    if (!st->pg)
+        batch_first(s);
     if (!st->pg && !write_begin(s))
         return ENG_ESTORAGE;
     char *rules = dump_obj(wire_rules_json(m->g, &m->rules));
@@ -1243,7 +1338,7 @@ int store_create_match(srv *s, const match *m)
         else
             sqlite3_bind_null(q, 12);
         rc = step_or_fail(st, q) ? 0 : ENG_ESTORAGE;
-        write_end(s, rc == 0, "create_match", m);
+        write_end(s, rc == 0, "create_match", m->id);
     }
     free(rules);
     free(seats);
@@ -1330,54 +1425,256 @@ static int pg_append(srv *s, match *m, int from, int to, const char *by, const c
     return rc ? ENG_ESTORAGE : 0;
 }
 
+/* ---- the round's batch ------------------------------------------------------------ */
+
+/* One row of a batch, its values copied (strings in st->btext). */
+enum { BOP_MOVE, BOP_SEATS, BOP_TOKEN };
+#define BNONE UINT32_MAX /* no string (SQL NULL) */
+typedef struct bop {
+    int kind;           /* BOP_* */
+    uint32_t id;        /* the match's id */
+    uint32_t a;         /* BOP_MOVE: by; BOP_SEATS: the seats' text; BOP_TOKEN: the token */
+    uint32_t b;         /* BOP_MOVE: reason; BOP_SEATS: the text's length */
+    int n;              /* BOP_MOVE: ply; BOP_SEATS: status; BOP_TOKEN: seat */
+    eng_move move;      /* BOP_MOVE */
+    int64_t at, think_ms, wait_ms; /* BOP_MOVE: epoch ms; ms (-1: none) */
+} bop;
+
+/* Copy n bytes (and a NUL) into the batch's strings: their offset, or
+ * BNONE when out of memory. */
+static uint32_t btext_add(store *st, const char *p, size_t n)
+{
+    if (st->btext_len + n + 1 > st->btext_cap) {
+        size_t cap = st->btext_cap ? st->btext_cap : 4096;
+        while (cap < st->btext_len + n + 1)
+            cap *= 2;
+        char *t = cap < BNONE ? realloc(st->btext, cap) : NULL;
+        if (!t)
+            return BNONE;
+        st->btext = t;
+        st->btext_cap = cap;
+    }
+    uint32_t at = (uint32_t)st->btext_len;
+    memcpy(st->btext + at, p, n);
+    st->btext[at + n] = 0;
+    st->btext_len += n + 1;
+    return at;
+}
+
+static bop *bop_add(store *st, int kind, uint32_t id)
+{
+    if (st->nbops == st->capbops) {
+        int cap = st->capbops ? 2 * st->capbops : 256;
+        bop *p = realloc(st->bops, (size_t)cap * sizeof *p);
+        if (!p)
+            return NULL;
+        st->bops = p;
+        st->capbops = cap;
+    }
+    bop *o = &st->bops[st->nbops++];
+    *o = (bop){.kind = kind, .id = id, .a = BNONE, .b = BNONE, .think_ms = -1, .wait_ms = -1};
+    return o;
+}
+
+static uint32_t btext_str(store *st, const char *p)
+{
+    return p ? btext_add(st, p, strlen(p)) : BNONE;
+}
+
 int store_append(srv *s, match *m, int from, int to, const char *by, const char *reason)
 {
     store *st = s->db;
     if (st->pg) /* a draw changes no seat; a seat's move changes its clock and counters */
         return pg_append(s, m, from, to, by, reason, !by || strcmp(by, "chance") != 0);
-    bool indexed[ENG_MAX_PLAYERS] = {false};
-    if (!write_begin(s))
-        return ENG_ESTORAGE;
-    if (!step_or_fail(st, st->begin)) {
-        write_end(s, false, "begin", m);
+    /* during a fault every append is refused at once: the journal is tried
+     * again by itself (fault_probe), a batch that failed first of all */
+    if (st->fault || st->batch_failed) {
+        s->cnt.journal_refused++;
         return ENG_ESTORAGE;
     }
+    const int nbops0 = st->nbops;
+    const size_t btext0 = st->btext_len;
+    bool tokens[ENG_MAX_PLAYERS] = {false};
     int64_t now = srv_epoch_ms();
-    for (int i = from; i < to; i++) {
-        sqlite3_stmt *q = st->ins_move;
-        sqlite3_bind_text(q, 1, m->id, -1, SQLITE_STATIC);
-        sqlite3_bind_int(q, 2, i);
-        sqlite3_bind_int(q, 3, m->moves[i]);
-        if (by)
-            sqlite3_bind_text(q, 4, by, -1, SQLITE_STATIC);
-        if (reason)
-            sqlite3_bind_text(q, 5, reason, -1, SQLITE_STATIC);
-        sqlite3_bind_int64(q, 6, now);
-        if (m->times[i].think_ms >= 0)
-            sqlite3_bind_int64(q, 7, m->times[i].think_ms);
-        if (m->times[i].wait_ms >= 0)
-            sqlite3_bind_int64(q, 8, m->times[i].wait_ms);
-        if (!step_or_fail(st, q))
-            goto fail;
+    uint32_t id = btext_str(st, m->id);
+    uint32_t by_at = btext_str(st, by), reason_at = btext_str(st, reason);
+    bool ok = id != BNONE && (!by || by_at != BNONE) && (!reason || reason_at != BNONE);
+    for (int i = from; ok && i < to; i++) {
+        bop *o = bop_add(st, BOP_MOVE, id);
+        if (!(ok = o != NULL))
+            break;
+        o->a = by_at;
+        o->b = reason_at;
+        o->n = i;
+        o->move = m->moves[i];
+        o->at = now;
+        o->think_ms = m->times[i].think_ms;
+        o->wait_ms = m->times[i].wait_ms;
     }
     /* a draw changes no seat; a seat's move changes its clock and counters */
-    if ((!by || strcmp(by, "chance") != 0) && write_seats(st, m, indexed) != SQLITE_DONE)
-        goto fail;
-    if (!step_or_fail(st, st->commit))
-        goto fail;
-    mark_indexed(m, indexed);
-    write_end(s, true, "append", m);
-    if (++st->appends == s->test.readonly_after) {
+    if (ok && (!by || strcmp(by, "chance") != 0)) {
+        const jt_buf *seats = seats_text(st, m);
+        bop *o = seats->failed ? NULL : bop_add(st, BOP_SEATS, id);
+        if ((ok = o != NULL)) {
+            o->a = btext_add(st, seats->p, seats->len);
+            o->b = (uint32_t)seats->len;
+            /* the status only when it may have changed (-1: not written) */
+            o->n = m->journal_status == m->status + 1 ? -1 : m->status;
+            ok = o->a != BNONE;
+        }
+        for (int i = 0; ok && i < m->nseats; i++) {
+            const seat_t *t = &m->seats[i];
+            if (!t->resume[0] || t->resume_indexed)
+                continue;
+            bop *k = bop_add(st, BOP_TOKEN, id);
+            ok = k && (k->a = btext_str(st, t->resume)) != BNONE;
+            if (ok) {
+                k->n = i;
+                tokens[i] = true;
+            }
+        }
+    }
+    if (!ok) { /* out of memory: none of it */
+        st->nbops = nbops0;
+        st->btext_len = btext0;
+        srv_log(LOG_ERROR, "storage_error", "{s:s, s:s, s:s}", "what", "append", "match", m->id,
+                "sqlite", "out of memory");
+        return ENG_ENOMEM;
+    }
+    /* the token goes in with the batch (a batch that fails is tried again
+     * whole): not again with a later one */
+    mark_indexed(m, tokens);
+    if (!by || strcmp(by, "chance") != 0)
+        m->journal_status = m->status + 1; /* the batch writes it (a failed one is tried again) */
+    if (!st->batch_hold)
+        st->batch_hold = st->committed + 1; /* its commit: the next one on the connection */
+    m->journal_batch = st->batch_hold;
+    st->batch_appends++;
+    return 0;
+}
+
+/* Write the batch's rows (in a transaction the caller opened). */
+static bool batch_rows(store *st)
+{
+    const char *t = st->btext;
+    for (int i = 0; i < st->nbops; i++) {
+        const bop *o = &st->bops[i];
+        const char *id = t + o->id;
+        sqlite3_stmt *q;
+        switch (o->kind) {
+        case BOP_MOVE:
+            q = st->ins_move;
+            sqlite3_bind_text(q, 1, id, -1, SQLITE_STATIC);
+            sqlite3_bind_int(q, 2, o->n);
+            sqlite3_bind_int(q, 3, o->move);
+            if (o->a != BNONE)
+                sqlite3_bind_text(q, 4, t + o->a, -1, SQLITE_STATIC);
+            if (o->b != BNONE)
+                sqlite3_bind_text(q, 5, t + o->b, -1, SQLITE_STATIC);
+            sqlite3_bind_int64(q, 6, o->at);
+            if (o->think_ms >= 0)
+                sqlite3_bind_int64(q, 7, o->think_ms);
+            if (o->wait_ms >= 0)
+                sqlite3_bind_int64(q, 8, o->wait_ms);
+            if (!step_or_fail(st, q))
+                return false;
+            break;
+        case BOP_SEATS:
+            sqlite3_bind_text(st->upd_seats, 1, t + o->a, (int)o->b, SQLITE_STATIC);
+            sqlite3_bind_text(st->upd_seats, 2, id, -1, SQLITE_STATIC);
+            if (!step_or_fail(st, st->upd_seats))
+                return false;
+            /* the status apart, and only when it changed (see write_seats) */
+            if (o->n < 0)
+                break;
+            sqlite3_bind_int(st->upd_status, 1, o->n);
+            sqlite3_bind_text(st->upd_status, 2, id, -1, SQLITE_STATIC);
+            if (!step_or_fail(st, st->upd_status))
+                return false;
+            break;
+        default:
+            sqlite3_bind_text(st->ins_token, 1, t + o->a, -1, SQLITE_STATIC);
+            sqlite3_bind_text(st->ins_token, 2, id, -1, SQLITE_STATIC);
+            sqlite3_bind_int(st->ins_token, 3, o->n);
+            if (!step_or_fail(st, st->ins_token))
+                return false;
+            break;
+        }
+    }
+    return true;
+}
+
+/* Commit the round's batch: one transaction. true when there is no batch
+ * left. A batch that fails stays whole (batch_failed), its messages held,
+ * and is tried again at the fault's next probe (fault_probe), every append
+ * refused meanwhile. Nothing is tried while another transaction is open on
+ * the connection (a tournament's, started through store_handle: the batch
+ * waits for the end of the round), or, after a failure, before probe_at
+ * unless `now` (shutdown). */
+static bool batch_commit(srv *s, bool now)
+{
+    store *st = s->db;
+    if (!st->nbops)
+        return true;
+    if (!sqlite3_get_autocommit(st->db))
+        return false;
+    if (st->fault && !now && srv_now(s) < st->probe_at)
+        return false;
+    fault_poll(s);
+    st->err_code = SQLITE_OK;
+    st->write_t0 = uv_hrtime();
+    bool ok = step_or_fail(st, st->begin) && batch_rows(st) && step_or_fail(st, st->commit);
+    if (!ok && !sqlite3_get_autocommit(st->db))
+        step(st->rollback);
+    write_end(s, ok, "append", st->btext + st->bops[0].id);
+    if (!ok) {
+        st->batch_failed = true;
+        return false;
+    }
+    /* stored by commit number `committed`: normally its messages' number;
+     * after a failure, others may have committed in between (a tournament's
+     * writes): its messages then wait for this commit's sync too */
+    if (st->committed != st->batch_hold) {
+        if (!st->barrier_commit || st->batch_hold < st->barrier_hold)
+            st->barrier_hold = st->batch_hold;
+        if (st->committed > st->barrier_commit)
+            st->barrier_commit = st->committed;
+    }
+    st->nbops = 0;
+    st->btext_len = 0;
+    st->batch_hold = 0;
+    st->batch_failed = false;
+    int before = st->appends;
+    st->appends += st->batch_appends;
+    st->batch_appends = 0;
+    if (s->test.readonly_after > 0 && before < s->test.readonly_after &&
+        st->appends >= s->test.readonly_after) {
         /* test hook (limits.h): the database turns read-only from now on */
         sqlite3_exec(st->db, "PRAGMA query_only=1;", NULL, NULL, NULL);
         srv_log(LOG_WARN, "test_readonly", "{s:i}", "appends", st->appends);
     }
-    return 0;
-fail:
-    if (!sqlite3_get_autocommit(st->db))
-        step(st->rollback);
-    write_end(s, false, "append", m);
-    return ENG_ESTORAGE;
+    /* net.c writes what waited for this commit (under --durable, for its
+     * sync: on_sync_done; without the sync thread, each commit is synced) */
+    if ((!st->durable || st->inline_sync) && s->on_synced)
+        s->on_synced(s);
+    return true;
+}
+
+/* The writes below are not batched: the round's batch goes first (their
+ * rows come after its moves), then each is its own transaction, its
+ * failure known at once. */
+static void batch_first(srv *s)
+{
+    batch_commit(s, false);
+}
+
+/* db.h's hook before a statement of another module on the connection: not
+ * inside a transaction it opened (the batch went before its BEGIN). */
+static void batch_first_hook(void *arg)
+{
+    srv *s = arg;
+    if (s->db && sqlite3_get_autocommit(s->db->db))
+        batch_first(s);
 }
 
 int store_set_summary(srv *s, const match *m, const char *summary)
@@ -1392,6 +1689,7 @@ int store_update_seats(srv *s, match *m)
     if (st->pg)
         return pg_append(s, m, 0, 0, NULL, NULL, true);
     bool indexed[ENG_MAX_PLAYERS] = {false};
+    batch_first(s);
     if (!write_begin(s))
         return ENG_ESTORAGE;
     /* one transaction: the seats row and the tokens together */
@@ -1399,9 +1697,11 @@ int store_update_seats(srv *s, match *m)
               step_or_fail(st, st->commit);
     if (!ok && !sqlite3_get_autocommit(st->db))
         step(st->rollback);
-    if (ok)
+    if (ok) {
         mark_indexed(m, indexed);
-    write_end(s, ok, "update_seats", m);
+        m->journal_status = m->status + 1;
+    }
+    write_end(s, ok, "update_seats", m->id);
     return ok ? 0 : ENG_ESTORAGE;
 }
 
@@ -1409,6 +1709,8 @@ int store_finish(srv *s, match *m)
 {
     store *st = s->db;
     bool indexed[ENG_MAX_PLAYERS] = {false};
+    if (!st->pg)
+        batch_first(s);
     if (!st->pg && !write_begin(s))
         return ENG_ESTORAGE;
     char *res = json_dumps(m->result, JSON_COMPACT);
@@ -1436,14 +1738,16 @@ int store_finish(srv *s, match *m)
                   write_seats(st, m, indexed) == SQLITE_DONE && step_or_fail(st, st->commit);
         if (!ok && !sqlite3_get_autocommit(st->db))
             step(st->rollback);
-        if (ok)
+        if (ok) {
             mark_indexed(m, indexed);
+            m->journal_status = m->status + 1;
+        }
         rc = ok ? 0 : ENG_ESTORAGE;
     } else {
         st->err_code = SQLITE_NOMEM;
         snprintf(st->err_msg, sizeof st->err_msg, "out of memory");
     }
-    write_end(s, rc == 0, "finish", m);
+    write_end(s, rc == 0, "finish", m->id);
     free(res);
     free(seats);
     return rc;
@@ -1692,7 +1996,10 @@ db_conn *store_db(srv *s)
 
 struct sqlite3 *store_handle(srv *s)
 {
-    return s->db ? s->db->db : NULL;
+    if (!s->db || s->db->pg)
+        return NULL;
+    batch_first(s); /* the caller's transactions never mix with the batch */
+    return s->db->db;
 }
 
 int store_match_result(srv *s, const char *id, int *status, json_t **result)

@@ -21,10 +21,11 @@ void store_close(srv *s);
  * loop runs; stop before shutdown so the loop can drain). */
 void store_start_checkpoints(srv *s);
 void store_stop_checkpoints(srv *s);
-/* --durable (group sync): every commit on the journal's connection gets a
- * number; a thread fsyncs the WAL for all the commits made so far at once.
- * store_hold_seq: the number a message queued now must wait for (0: none is
- * pending, send it now); store_synced: the last number known on disk. */
+/* Every commit on the journal's connection gets a number; under --durable
+ * (group sync) a thread fsyncs the WAL for all the commits made so far at
+ * once. store_hold_seq: the number a message queued now must wait for (0:
+ * none is pending, send it now); store_synced: the last number stored
+ * (--durable: known on disk). */
 uint64_t store_hold_seq(const srv *s);
 uint64_t store_synced(const srv *s);
 /* The writes of the journal. Each returns 0, or ENG_ESTORAGE when it could
@@ -32,7 +33,11 @@ uint64_t store_synced(const srv *s);
  * logged, and the journal is in a fault (store_fault) until a write
  * succeeds; meanwhile writes fail at once except one attempt a second. */
 int store_create_match(srv *s, const match *m);
-/* Append moves[from..to) of the match and its clocks, in one transaction. */
+/* Append moves[from..to) of the match and its clocks. 0 when accepted: they
+ * go into the loop round's batch, committed at the end of the round, and
+ * every message queued from now on waits (store_hold_seq) until they are
+ * stored. A batch whose commit fails is kept and tried again until stored;
+ * meanwhile every append is refused at once (ENG_ESTORAGE). */
 int store_append(srv *s, match *m, int from, int to, const char *by, const char *reason);
 int store_update_seats(srv *s, match *m);
 int store_finish(srv *s, match *m);
@@ -92,8 +97,9 @@ bool store_is_pg(const srv *s);
 /* The journal's fault in force: JF_NONE, or its kind (JF_*), with when it
  * began (epoch ms) and SQLite's message. */
 int store_fault(const srv *s, int64_t *since_ms, const char **message);
-/* The journal's SQLite connection (loop thread only). Deprecated: use
- * store_db. */
+/* The journal's SQLite connection (loop thread only), for the tables of
+ * registry.c, programs.c and tournaments.c; the round's batch is committed
+ * first, so that their transactions never hold it. */
 struct sqlite3 *store_handle(srv *s);
 /* The database of the tables outside the journal's per-move path
  * (registry.c, programs.c, tournaments.c, courses.c), on whichever engine

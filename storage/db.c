@@ -533,6 +533,8 @@ static void pg_before(db_conn *d)
 int db_exec(db_conn *d, const char *sql)
 {
     if (d->engine == DB_SQLITE) {
+        if (d->before)
+            d->before(d->before_arg);
         char *m = NULL;
         int rc = sqlite3_exec(d->lite, sql, NULL, NULL, &m);
         if (rc != SQLITE_OK) {
@@ -685,6 +687,8 @@ int db_step(db_stmt *q)
 {
     db_conn *d = q->d;
     if (q->lite) {
+        if (d->before && !sqlite3_stmt_busy(q->lite)) /* its first step */
+            d->before(d->before_arg);
         int rc = sqlite3_step(q->lite);
         if (rc == SQLITE_ROW)
             return DB_ROW;

@@ -137,11 +137,11 @@ int db_errcode(db_conn *d);
 int db_schema_lock(db_conn *d);
 void db_schema_unlock(db_conn *d);
 
-/* PostgreSQL: called before every statement d runs for a caller (db_exec,
- * the first db_step of a statement), so that an owner of the same connection
- * doing asynchronous work on it (the journal's batches, server/store_pg.c)
- * can finish that work first and keep the connection's order the program's
- * order. NULL: none. */
+/* Called before every statement d runs for a caller (db_exec, the first
+ * db_step of a statement), so that an owner of the same connection that
+ * gathers writes of its own on it (the journal's batches: server/store.c on
+ * SQLite, store_pg.c on PostgreSQL) can commit them first and keep the
+ * connection's order the program's order. NULL: none. */
 typedef void (*db_before_fn)(void *arg);
 void db_set_before(db_conn *d, db_before_fn fn, void *arg);
 /* PostgreSQL: called when the connection is about to be closed and

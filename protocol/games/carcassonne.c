@@ -747,6 +747,32 @@ static size_t put_small_int(char *p, int v)
     return n;
 }
 
+/* The compact entry of placement `mv` ("x,y,rot[,PORT...]") into e (at
+ * least 64 bytes): its length. Written by hand: snprintf was a tenth of a
+ * relayed move's cost. ASCII digits, commas and port names only. */
+static size_t compact_entry(const carc_state *s, eng_move mv, char *e, size_t cap)
+{
+    uint8_t segs[CARC_MAX_SEGS];
+    int x, y, rot;
+    carc_decode_place(s, mv, &x, &y, &rot);
+    size_t len = put_small_int(e, x);
+    e[len++] = ',';
+    len += put_small_int(e + len, y);
+    e[len++] = ',';
+    e[len++] = (char)('0' + rot);
+    int k = carc_meeple_options_for(s, mv, segs);
+    for (int j = 0; j < k; j++) {
+        const char *port = carc_port_name(carc_feature_port(s->drawn, mv & 3, segs[j]));
+        size_t pl = strlen(port);
+        if (len + 1 + pl > cap)
+            break;
+        e[len++] = ',';
+        memcpy(e + len, port, pl);
+        len += pl;
+    }
+    return len;
+}
+
 static json_t *carc_legal_compact(const void *st)
 {
     const carc_state *s = st;
@@ -754,32 +780,34 @@ static json_t *carc_legal_compact(const void *st)
     if (s->phase != CARC_PLACE)
         return out;
     eng_move moves[CARC_MAX_MOVES];
-    uint8_t segs[CARC_MAX_SEGS];
     int n = carc_game.legal_moves(s, moves);
     for (int i = 0; i < n; i++) {
-        int x, y, rot;
-        carc_decode_place(s, moves[i], &x, &y, &rot);
-        /* written by hand: snprintf was a tenth of a relayed move's cost */
         char e[64];
-        size_t len = put_small_int(e, x);
-        e[len++] = ',';
-        len += put_small_int(e + len, y);
-        e[len++] = ',';
-        e[len++] = (char)('0' + rot);
-        int k = carc_meeple_options_for(s, moves[i], segs);
-        for (int j = 0; j < k; j++) {
-            const char *port = carc_port_name(carc_feature_port(s->drawn, moves[i] & 3, segs[j]));
-            size_t pl = strlen(port);
-            if (len + 1 + pl > sizeof e)
-                break;
-            e[len++] = ',';
-            memcpy(e + len, port, pl);
-            len += pl;
-        }
-        /* ASCII digits, commas and port names: no UTF-8 to check */
+        size_t len = compact_entry(s, moves[i], e, sizeof e);
+        /* no UTF-8 to check (compact_entry) */
         json_array_append_new(out, json_stringn_nocheck(e, len));
     }
     return out;
+}
+
+/* The same array as text: no escaping is needed (compact_entry). */
+static int carc_legal_compact_text(const void *st, jt_buf *out)
+{
+    const carc_state *s = st;
+    eng_move moves[CARC_MAX_MOVES];
+    int n = s->phase == CARC_PLACE ? carc_game.legal_moves(s, moves) : 0;
+    int rc = jt_raw(out, "[", 1);
+    for (int i = 0; i < n && rc == 0; i++) {
+        char e[68];
+        e[0] = i ? ',' : '"';
+        size_t at = i ? 2 : 1;
+        if (i)
+            e[1] = '"';
+        size_t len = at + compact_entry(s, moves[i], e + at, 64);
+        e[len++] = '"';
+        rc = jt_raw(out, e, len);
+    }
+    return rc ? rc : jt_raw(out, "]", 1);
 }
 
 static int carc_parse_move(const void *st, const json_t *move, eng_move *out, char *err,
@@ -887,6 +915,7 @@ const game_codec codec_carcassonne = {
     .state = carc_state_json,
     .legal = carc_legal,
     .legal_compact = carc_legal_compact,
+    .legal_compact_text = carc_legal_compact_text,
     .change = carc_change,
     .parse_move = carc_parse_move,
     .format_move = carc_format_move,

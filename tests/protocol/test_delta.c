@@ -16,7 +16,8 @@
  *     from the first position; positions of two games are refused (1);
  *     and its `next` (seat and tile) is what the state's to_move and tile say;
  *   - Carcassonne's compact legal entries "x,y,rot[,PORT...]" say exactly
- *     what protocol 1's entries say, in the same order, and are smaller.
+ *     what protocol 1's entries say, in the same order, and are smaller;
+ *     legal_compact_text writes exactly the text of that array.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -327,6 +328,20 @@ static void test_bad_changes(void **state)
     assert_null(delta_apply(NULL, NULL, err, sizeof err));
 }
 
+/* legal_compact_text writes exactly the text of legal_compact's array. */
+static void same_text(const game_codec *w, const void *st, const json_t *compact)
+{
+    assert_non_null(w->legal_compact_text);
+    jt_buf want = JT_BUF_INIT, got = JT_BUF_INIT;
+    assert_int_equal(jt_dump(&want, compact), 0);
+    assert_int_equal(jt_raw(&got, "x", 1), 0); /* it appends */
+    assert_int_equal(w->legal_compact_text(st, &got), 0);
+    assert_int_equal(got.len, want.len + 1);
+    assert_memory_equal(got.p + 1, want.p, want.len);
+    jt_free(&want);
+    jt_free(&got);
+}
+
 static void test_compact_legal(void **state)
 {
     (void)state;
@@ -363,11 +378,13 @@ static void test_compact_legal(void **state)
                 }
                 full += text_len(l1);
                 compact += text_len(l2);
+                same_text(w, st, l2);
                 json_decref(l1);
                 json_decref(l2);
             } else {
                 json_t *l2 = w->legal_compact(st);
                 assert_int_equal(json_array_size(l2), 0);
+                same_text(w, st, l2);
                 json_decref(l2);
             }
             g->apply(st, g->current_player(st) == ENG_CHANCE ? eng_sample_chance(g, st, &rng)

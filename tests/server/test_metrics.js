@@ -287,9 +287,9 @@ test('/metrics parses, has every series, and its values move as matches are play
   /* the server's bots: their thinking */
   const bots = await createMatch(host, [{ bot: 'random' }, { bot: 'random' }]);
   const spect = await Client.connect(srv.url, { name: 'spect' });
-  /* the server's bots may have played it to the end already */
-  const seen = await spect.request({ type: 'spectate', match: bots.match }, 'spectating');
-  if (seen.status !== 'finished')
+  /* two random bots may have finished already (a few ms): then the view says so */
+  const watched = await spect.request({ type: 'spectate', match: bots.match }, 'spectating');
+  if (watched.status !== 'finished')
     await spect.expect('game_over', 30000 * SLOW);
   const mb = await scrape(srv);
   const botTurns = value(mb, 'tessera_moves_total') - turns;

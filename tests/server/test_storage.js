@@ -9,8 +9,9 @@
  *     (restore_failed, with the reason) and left in the database; every
  *     other match is restored and plays on;
  *   - the database turning read-only mid-match (test hook
- *     TESSERA_TEST_READONLY_AFTER, server/limits.h): a move that cannot be
- *     journaled is refused with storage_error, nothing of it is announced,
+ *     TESSERA_TEST_READONLY_AFTER, server/limits.h): a move made while the
+ *     journal is known to fail is refused with storage_error, nothing of it
+ *     is announced,
  *     the seat's clock restarts and your_turn is sent again; a move the
  *     server owes (timeout policy) is retried every second, not in a busy
  *     loop; after a restart on a writable database the match resumes where
@@ -162,6 +163,12 @@ test('the database turns read-only mid-match: storage_error, nothing announced, 
     assert.ok(!ups().some((u) => u.record.discarded), 'no dead tile before turn 10 (the append count holds)');
     /* the draw of turn 10 was the 19th append: read-only from now on */
     assert.equal((await srv.waitLog((l) => l.event === 'test_readonly')).appends, 19);
+    /* the journal meets the fault first with a write of its own, which is
+     * refused at once: creating a match (a move whose loop round's commit
+     * is the first to meet a fault waits for the journal instead, its table
+     * told nothing: test_faults.js) */
+    const early = await host.request({ type: 'create_match', game: 'carcassonne', seats: [{ bot: 'random' }, { open: true }], id: 'cm0' });
+    assert.ok(isError(early, 'storage_error', 'cm0'), JSON.stringify(early));
 
     /* turn 10: the move cannot be journaled */
     const s1 = seats[1];
@@ -181,7 +188,9 @@ test('the database turns read-only mid-match: storage_error, nothing announced, 
     /* restarted when the move was refused, 300 ms or more after turn 10 began */
     assert.ok(again.deadline >= yt.deadline + 300 - CLOCK_SLACK,
       `the deadline restarted: ${yt.deadline} -> ${again.deadline} (move sent at ${sentAt})`);
-    const logged = await srv.waitLog((l) => l.event === 'storage_error' && l.match === match);
+    /* the write that met the fault (the create_match above) is logged */
+    const logged = await srv.waitLog((l) => l.event === 'storage_error');
+    assert.equal(logged.what, 'create_match');
     assert.match(logged.sqlite, /readonly|read-only/i, 'the log says why: ' + logged.sqlite);
     /* sent again, refused again */
     const e2 = await s1.request({ type: 'move', turn: 10, move, id: 'm10b' });
