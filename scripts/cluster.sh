@@ -89,9 +89,14 @@ start)
       sleep 0.1
     done
   done
+  # haproxy needs two descriptors a connection: as many as the hard limit allows
+  hard=$(ulimit -Hn)
+  case "$hard" in unlimited) maxconn=20000 ;; *) maxconn=$(( (hard - 200) / 2 )) ;; esac
+  [ "$maxconn" -gt 20000 ] && maxconn=20000
+  ulimit -n "$hard" 2>/dev/null || true
   {
     echo "global"
-    echo "  maxconn 20000"
+    echo "  maxconn $maxconn"
     echo "defaults"
     echo "  mode http"
     echo "  timeout connect 2s"

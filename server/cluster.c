@@ -20,7 +20,7 @@
  * the ones of any connection. What the owner queues on it is published back
  * once the journal has stored what it announces, and the edge server writes
  * it to the client unchanged. When the owner dies, the edge closes the
- * connections that talked to it (1012): the clients resume — with their resume
+ * connections that talked to it (1001, going away): the clients resume — with their resume
  * tokens, on any server — at the match's new owner.
  *
  * Messages on Redis (one channel per server, tessera:i:NAME, and
@@ -533,7 +533,7 @@ static void on_redis_message(redisAsyncContext *ac, void *r, void *priv)
             int d = inst_index(cl, dead, strlen(dead));
             if (d >= 0 && d != cl->self) {
                 cl->insts[d].live = false;
-                close_forwarding(cl, 1ull << d, 1012, "the match moved to another server");
+                close_forwarding(cl, 1ull << d, LWS_CLOSE_STATUS_GOINGAWAY, "the match moved to another server");
             }
         }
         break;
@@ -741,7 +741,7 @@ static void on_tick(uv_timer_t *t)
     }
     cl->st.instances = live;
     if (gone)
-        close_forwarding(cl, gone, 1012, "the server of this match is gone; resume to continue");
+        close_forwarding(cl, gone, LWS_CLOSE_STATUS_GOINGAWAY, "the server of this match is gone; resume to continue");
     for (int i = 0; i < ndead; i++)
         take_over(cl, dead[i]);
     write_summaries(cl);
