@@ -23,6 +23,7 @@ const char *const mcts_reward_names[] = {"winloss", "scorediff", "portion", "sco
                                          "heyden", NULL};
 const char *const mcts_playout_names[] = {"random", "egreedy", NULL};
 const char *const mcts_final_names[] = {"value", "visits", NULL};
+const char *const mcts_unplanned_names[] = {"search", "first", NULL};
 
 #define SEEN_SIZE 1024u /* RAVE hash set; > 4 x the longest game (Carcassonne: 213 plies) */
 
@@ -616,6 +617,13 @@ eng_move mcts_bot_end(mcts_bot *mb, bot *b, const void *st, bot_stats *stats)
             if (next) {
                 mb->plan = t->node[next].move;
                 mb->has_plan = true;
+            } else if (opt_or(b, "unplanned", MCTS_U_SEARCH) == MCTS_U_FIRST &&
+                       g->legal_moves(mb->plan_state, mb->ctx.moves) > 0) {
+                /* Alg. 5 returns BESTCHILD0 of a placement node that has no visited
+                 * child: the turn's next decision gets no search of its own, and
+                 * the game's first legal move (Carcassonne: no meeple) is played */
+                mb->plan = mb->ctx.moves[0];
+                mb->has_plan = true;
             }
         }
     }
@@ -741,7 +749,7 @@ static int ucb1_init(bot *b, char *err, size_t cap)
 
 static const bot_param mcts_params[] = {
     MCTS_OPT_UCT(0), MCTS_OPT_K(1.41421356, "K of the galvan formula"), MCTS_OPT_CP,
-    MCTS_PLAYOUT_OPTS, MCTS_OPT_FINAL, MCTS_OPT_REUSE, MCTS_OPT_JOINT,
+    MCTS_PLAYOUT_OPTS, MCTS_OPT_FINAL, MCTS_OPT_REUSE, MCTS_OPT_JOINT, MCTS_OPT_UNPLANNED,
 };
 
 static const bot_param rave_params[] = {

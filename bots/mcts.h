@@ -36,6 +36,7 @@ enum mcts_reward {
 };
 enum mcts_playout { MCTS_P_RANDOM, MCTS_P_EGREEDY };
 enum mcts_final { MCTS_F_VALUE, MCTS_F_VISITS };
+enum mcts_unplanned { MCTS_U_SEARCH, MCTS_U_FIRST };
 enum mcts_select { MCTS_S_UCT, MCTS_S_UNIFORM, MCTS_S_UCB1 };
 
 enum mcts_kind { MCTS_LEAF = 0, MCTS_DECISION, MCTS_CHANCE, MCTS_TERMINAL };
@@ -172,6 +173,8 @@ void mcts_cfg_from_bot(mcts_cfg *cfg, const bot *b);
 #define MCTS_OPT_REUSE {"reuse", BOT_BOOL, 0, 0, 1, NULL, NULL, "keep the subtree between decisions"}
 #define MCTS_OPT_JOINT {"joint", BOT_BOOL, 1, 0, 1, NULL, NULL, \
     "one search per turn: the seat's next decision in the same turn is read from the tree"}
+#define MCTS_OPT_UNPLANNED {"unplanned", BOT_ENUM, 0, 0, 1, mcts_unplanned_names, NULL, \
+    "joint: the next decision of the turn when the search left it no visited child: search (its own search) or first (the first legal move, Carcassonne: no meeple)"}
 /* rewards and playouts: every bot of the family takes these */
 #define MCTS_PLAYOUT_OPTS MCTS_OPT_REWARD, MCTS_OPT_NORM, MCTS_OPT_PLAYOUT, MCTS_OPT_EPS, MCTS_OPT_CUTOFF
 /* clang-format on */
@@ -180,6 +183,7 @@ extern const char *const mcts_uct_names[];
 extern const char *const mcts_reward_names[];
 extern const char *const mcts_playout_names[];
 extern const char *const mcts_final_names[];
+extern const char *const mcts_unplanned_names[];
 
 /* A reusable MCTS decision driver: the bots' choose() shares it. */
 typedef struct mcts_bot {

@@ -120,6 +120,37 @@ int exp_parse(const char *text, exp_def **out, char *err, size_t errcap)
     d->table = str_field(root, "table", true, where, &bad, err, errcap);
     d->conclusion = str_field(root, "conclusion", true, where, &bad, err, errcap);
     d->setup = str_field(root, "setup", true, where, &bad, err, errcap);
+    d->game = str_field(root, "game", false, where, &bad, err, errcap);
+    if (!d->game && !bad)
+        d->game = "carcassonne";
+    json_t *rules = json_object_get(root, "rules");
+    if (!bad && rules) {
+        if (!json_is_array(rules) || json_array_size(rules) > EXP_MAX_RULES) {
+            bad = 1;
+            eng_seterr(err, errcap, ENG_EINVAL,
+                       "%s: \"rules\" must be an array of at most %d \"key=value\" strings", where,
+                       EXP_MAX_RULES);
+        }
+        for (size_t i = 0; !bad && i < json_array_size(rules); i++) {
+            json_t *r = json_array_get(rules, i);
+            if (!json_is_string(r) || !strchr(json_string_value(r), '=')) {
+                bad = 1;
+                eng_seterr(err, errcap, ENG_EINVAL, "%s: rule %zu must be a \"key=value\" string",
+                           where, i + 1);
+            } else {
+                d->rules[d->nrules++] = json_string_value(r);
+            }
+        }
+    }
+    if (!bad) {
+        const eng_game *g;
+        eng_rules rl;
+        char e[256];
+        if (exp_game_rules(d, &g, &rl, e, sizeof e)) {
+            bad = 1;
+            eng_seterr(err, errcap, ENG_EINVAL, "%s: %s", where, e);
+        }
+    }
     d->plot_x = str_field(root, "plot_x", false, where, &bad, err, errcap);
     d->plot_log2 = json_is_true(json_object_get(root, "plot_log2"));
     if (!bad && !id_ok(d->name)) {
@@ -182,18 +213,38 @@ int exp_parse(const char *text, exp_def **out, char *err, size_t errcap)
             break;
         }
         json_t *p = json_object_get(r, "paper");
-        if (p) {
+        if (p && json_is_object(p) && json_object_get(p, "rate")) {
+            /* a rate over n games, the form of papers that print no W-L-D */
+            json_t *rt = json_object_get(p, "rate");
+            if (!json_is_number(rt) || !(json_number_value(rt) >= 0) ||
+                !(json_number_value(rt) <= 1) || int_field(p, "n", 1, 10000000, &row->paper.n) ||
+                json_object_get(p, "w") || json_object_get(p, "l") || json_object_get(p, "d")) {
+                bad = 1;
+                eng_seterr(err, errcap, ENG_EINVAL,
+                           "%s: \"paper\" with a \"rate\" needs it in [0, 1] and an integer "
+                           "\"n\" >= 1 (games), and no w, l, d",
+                           rw);
+                break;
+            }
+            row->paper.present = true;
+            row->paper.rate = json_number_value(rt);
+            row->paper.source = str_field(p, "source", true, rw, &bad, err, errcap);
+        } else if (p) {
             if (!json_is_object(p) || int_field(p, "w", 0, 1000000, &row->paper.w) ||
                 int_field(p, "l", 0, 1000000, &row->paper.l) ||
                 int_field(p, "d", 0, 1000000, &row->paper.d) ||
                 row->paper.w + row->paper.l + row->paper.d < 1) {
                 bad = 1;
                 eng_seterr(err, errcap, ENG_EINVAL,
-                           "%s: \"paper\" needs integers w, l, d >= 0 (A's wins, losses, draws)",
+                           "%s: \"paper\" needs integers w, l, d >= 0 (A's wins, losses, draws), "
+                           "or a \"rate\" and \"n\"",
                            rw);
                 break;
             }
-            row->paper.present = true;
+            row->paper.present = row->paper.wld = true;
+            row->paper.n = row->paper.w + row->paper.l + row->paper.d;
+            row->paper.rate =
+                ((double)row->paper.w + 0.5 * (double)row->paper.d) / (double)row->paper.n;
             row->paper.source = str_field(p, "source", true, rw, &bad, err, errcap);
         }
         d->nrows++;
@@ -224,6 +275,34 @@ int exp_load(const char *name, exp_def **out, char *err, size_t errcap)
     return ENG_EINVAL;
 }
 
+int exp_game_rules(const exp_def *d, const eng_game **g, eng_rules *rules, char *err, size_t errcap)
+{
+    *g = eng_find_game(d->game);
+    if (!*g) {
+        int n;
+        const eng_game *const *all = eng_games(&n);
+        size_t o = (size_t)snprintf(err, errcap, "game '%s' is not built in; games:", d->game);
+        for (int i = 0; i < n && o < errcap; i++)
+            o += (size_t)snprintf(err + o, errcap - o, " %s", all[i]->name);
+        return ENG_EINVAL;
+    }
+    eng_rules_default(*g, rules);
+    char e[256];
+    if (eng_rules_set(*g, rules, "players=2", e, sizeof e))
+        return eng_seterr(err, errcap, ENG_EINVAL, "%s cannot be played by two: %s", d->game, e);
+    for (int i = 0; i < d->nrules; i++) {
+        if (strncmp(d->rules[i], "players=", 8) == 0)
+            return eng_seterr(err, errcap, ENG_EINVAL,
+                              "rule '%s': an experiment's rows are two-seat head-to-heads",
+                              d->rules[i]);
+        if (eng_rules_set(*g, rules, d->rules[i], e, sizeof e))
+            return eng_seterr(err, errcap, ENG_EINVAL, "rule '%s': %s", d->rules[i], e);
+    }
+    if (eng_rules_check(*g, rules, e, sizeof e))
+        return eng_seterr(err, errcap, ENG_EINVAL, "rules: %s", e);
+    return 0;
+}
+
 void exp_def_free(exp_def *d)
 {
     if (!d)
@@ -252,9 +331,8 @@ void exp_judge(const exp_paper *p, exp_row_result *r)
     r->z = 0;
     r->paper_rate = r->paper_lo = r->paper_hi = 0;
     if (p->present) {
-        double pn = (double)(p->w + p->l + p->d);
-        r->paper_rate = ((double)p->w + 0.5 * (double)p->d) / pn;
-        exp_wilson(r->paper_rate, pn, EXP_Z95, &r->paper_lo, &r->paper_hi);
+        r->paper_rate = p->rate;
+        exp_wilson(r->paper_rate, (double)p->n, EXP_Z95, &r->paper_lo, &r->paper_hi);
     }
     if (r->done == 0) {
         r->verdict = EXP_NOT_RUN;
@@ -266,7 +344,7 @@ void exp_judge(const exp_paper *p, exp_row_result *r)
     }
     /* Two-proportion test with the pooled rate: both figures are rates over
      * their own games, each with its noise. */
-    double n1 = (double)r->done, n2 = (double)(p->w + p->l + p->d);
+    double n1 = (double)r->done, n2 = (double)p->n;
     double pool = (r->rate * n1 + r->paper_rate * n2) / (n1 + n2);
     double se = sqrt(pool * (1 - pool) * (1 / n1 + 1 / n2));
     double diff = r->rate - r->paper_rate;
@@ -359,12 +437,11 @@ int exp_run(const exp_def *d, const char *db_path, const exp_options *o, exp_row
 {
     *stopped = false;
     memset(res, 0, sizeof *res * (size_t)d->nrows);
-    const eng_game *g = eng_find_game("carcassonne");
-    if (!g)
-        return eng_seterr(err, errcap, ENG_EINVAL, "the game carcassonne is not built in");
+    const eng_game *g;
     eng_rules rules;
-    eng_rules_default(g, &rules);
-    rules.players = 2;
+    int grc = exp_game_rules(d, &g, &rules, err, errcap);
+    if (grc)
+        return grc;
     player_config pc;
     player_config_default(&pc);
     /* check every spec before playing anything */
@@ -390,6 +467,7 @@ int exp_run(const exp_def *d, const char *db_path, const exp_options *o, exp_row
     for (int i = 0; i < d->nrows && !rc; i++) {
         exp_row_result *r = &res[i];
         const exp_row *row = &d->rows[i];
+        bool play = o->play && (!o->only || o->only[i]);
         char label[TOUR_LABEL_MAX + 1];
         snprintf(label, sizeof label, "%s-%s%s", d->name, row->id, o->quick ? "-quick" : "");
         tour_participant parts[2] = {{"A", specs[i][0]}, {"B", specs[i][1]}};
@@ -411,12 +489,12 @@ int exp_run(const exp_def *d, const char *db_path, const exp_options *o, exp_row
             break;
         }
         if (f == 1) {
-            rc = tour_store_load(store, id, o->play ? TOUR_RESUME_REPLAY : TOUR_RESUME_KEEP, &t,
-                                 err, errcap);
+            rc = tour_store_load(store, id, play ? TOUR_RESUME_REPLAY : TOUR_RESUME_KEEP, &t, err,
+                                 errcap);
             if (rc)
                 break;
             r->resumed = true;
-        } else if (o->play) {
+        } else if (play) {
             rc = tour_create(&spec, &t, err, errcap);
             if (!rc)
                 rc = tour_store_create(store, t, &id, err, errcap);
@@ -435,7 +513,7 @@ int exp_run(const exp_def *d, const char *db_path, const exp_options *o, exp_row
             collect(t, r);
             o->on_row(d, i, true, r, o->user);
         }
-        if (o->play && !tour_is_done(t)) {
+        if (play && !tour_is_done(t)) {
             run_ctx ctx = {d, o, i, t};
             tour_run_config cfg;
             tour_run_config_default(&cfg);

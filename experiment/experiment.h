@@ -13,10 +13,12 @@
  * experiment (experiment/data/NAME.json, compiled into the program).
  *
  * A row is played as a round-robin of two participants named "A" and "B",
- * labelled "NAME-ROW", seed S, N games, Carcassonne with the default rules
- * for two seats: the same tournament `tessera tournament round-robin --game
- * carcassonne --games-per-pair N --seed S --name NAME-ROW A=SPEC_A B=SPEC_B`
- * plays, so runs made with that command in the same --db are found again.
+ * labelled "NAME-ROW", seed S, N games, two seats of the experiment's game
+ * under its rules (the data file's "game", default Carcassonne, and "rules",
+ * default none): the same tournament `tessera tournament round-robin --game
+ * GAME [--rule K=V]... --games-per-pair N --seed S --name NAME-ROW A=SPEC_A
+ * B=SPEC_B` plays, so runs made with that command in the same --db are found
+ * again. Nothing here knows a particular game.
  *
  * Nothing is printed here: progress goes through a callback, reports are
  * strings the caller owns (experiment/report.c).
@@ -30,6 +32,8 @@
 #include <stdint.h>
 
 struct json_t;
+struct eng_game;
+struct eng_rules;
 
 /* Limits, with their reasons. */
 #define EXP_MAX_ROWS                                                                               \
@@ -38,10 +42,17 @@ struct json_t;
 #define EXP_MAX_GAMES 100000 /* per row: as tessera match's --games */
 #define EXP_Z95       1.959963984540054 /* two-sided 95% normal quantile */
 
-/* The paper's figure of a row, from A's side. */
+#define EXP_MAX_RULES 8 /* rule settings of one experiment (a game has at most a few options) */
+
+/* The paper's figure of a row, from A's side: its W-L-D, or, for the papers
+ * that print only a rate (the EvoMCTS paper: "wins out of 1000, a draw
+ * counts as half"), the rate and the number of games. */
 typedef struct exp_paper {
     bool present;       /* false: the paper has no such cell (the row is ours alone) */
-    int64_t w, l, d;    /* A's wins, losses, draws; n = w + l + d */
+    bool wld;           /* w, l, d are the paper's; false: only rate and n are */
+    int64_t w, l, d;    /* A's wins, losses, draws (wld) */
+    double rate;        /* A's scoring rate (W + D/2) / n */
+    int64_t n;          /* games */
     const char *source; /* the cell(s) it sums, e.g. "A first 45-4-1, B first 48-2-0" */
 } exp_paper;
 
@@ -62,8 +73,11 @@ typedef struct exp_def {
     const char *table;      /* e.g. "Table 5.5" */
     const char *conclusion; /* the paper's conclusion the table supports */
     const char *setup;      /* how our rows translate the paper's set-up */
-    const char *plot_x;     /* the plot's x label, or NULL: no plot */
-    bool plot_log2;         /* x on a log2 scale */
+    const char *game;       /* the game's registered name (default "carcassonne") */
+    int nrules;             /* rule settings, "key=value" (eng_rules_set), two seats always */
+    const char *rules[EXP_MAX_RULES];
+    const char *plot_x; /* the plot's x label, or NULL: no plot */
+    bool plot_log2;     /* x on a log2 scale */
     int nrows;
     exp_row rows[EXP_MAX_ROWS];
     struct json_t *json; /* owns the strings above */
@@ -80,6 +94,10 @@ int exp_load(const char *name, exp_def **out, char *err, size_t errcap);
  * Same returns as exp_load. */
 int exp_parse(const char *text, exp_def **out, char *err, size_t errcap);
 void exp_def_free(exp_def *d);
+/* The game and rules d's rows are played under: d->game, two seats, then
+ * d->rules in order. Returns 0 or ENG_EINVAL (err says why). */
+int exp_game_rules(const exp_def *d, const struct eng_game **g, struct eng_rules *rules, char *err,
+                   size_t errcap);
 
 /* Our result of a row. */
 typedef enum exp_verdict {
@@ -112,6 +130,8 @@ typedef struct exp_options {
     int jobs;                /* worker threads, default 1 */
     bool quick;              /* tiny budgets (exp_quick_spec); unless games, 2 games a row */
     bool play;               /* false: only read the store (report what is there) */
+    const bool *only;        /* optional, one per row: play only the rows marked (the others
+                                are read from the store, as with !play) */
     const atomic_bool *stop; /* optional: raised, the run stops after saving */
     /* Progress, optional: a game of row r ended; counts are the row's. */
     void (*on_game)(const exp_def *d, int row, int64_t done, int64_t expected, void *user);

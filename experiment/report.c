@@ -60,10 +60,20 @@ static char *sb_done(sb *b)
 
 static void paper_wld(const exp_paper *p, char *buf, size_t cap)
 {
-    if (p->present)
+    if (p->present && p->wld)
         snprintf(buf, cap, "%lld-%lld-%lld", (long long)p->w, (long long)p->l, (long long)p->d);
+    else if (p->present) /* the paper's own form: points (W + D/2) of n games */
+        snprintf(buf, cap, "%g of %lld", p->rate * (double)p->n, (long long)p->n);
     else
         snprintf(buf, cap, "-");
+}
+
+/* "carcassonne, rules tiny_city=2" / "reversi" */
+static void game_text(const exp_def *d, char *buf, size_t cap)
+{
+    size_t o = (size_t)snprintf(buf, cap, "%s", d->game);
+    for (int i = 0; i < d->nrules && o < cap; i++)
+        o += (size_t)snprintf(buf + o, cap - o, "%s%s", i ? " " : ", rules ", d->rules[i]);
 }
 
 static void rate_text(double rate, double lo, double hi, bool have, char *buf, size_t cap)
@@ -95,9 +105,12 @@ static void games_text(const exp_row_result *r, char *buf, size_t cap)
 char *exp_report_text(const exp_def *d, const exp_row_result *res)
 {
     sb b = {0};
+    char gt[512];
+    game_text(d, gt, sizeof gt);
     sb_add(&b,
-           "%s: %s\n%s, %s. Rates are A's: (W + D/2) / games, with the 95%% Wilson interval.\n\n",
-           d->name, d->title, d->paper, d->table);
+           "%s: %s\n%s, %s. Game: %s, 2 players. Rates are A's: (W + D/2) / games, with the 95%% "
+           "Wilson interval.\n\n",
+           d->name, d->title, d->paper, d->table, gt);
     int lw = 5;
     for (int i = 0; i < d->nrows; i++) {
         int n = (int)strlen(d->rows[i].label);
@@ -141,6 +154,11 @@ char *exp_report_markdown(const exp_def *d, const exp_row_result *res, const exp
     sb_add(&b, "Paper: %s (docs/references.md, `#%s`), %s. Its conclusion: %s\n\n", d->paper,
            d->anchor, d->table, d->conclusion);
     sb_add(&b, "Set-up: %s\n\n", d->setup);
+    sb_add(&b, "Game: `%s`, 2 players, ", d->game);
+    if (d->nrules == 0)
+        sb_add(&b, "default rules.\n\n");
+    for (int i = 0; i < d->nrules; i++)
+        sb_add(&b, "%s`%s`%s", i ? ", " : "rules ", d->rules[i], i + 1 == d->nrules ? ".\n\n" : "");
     sb_add(&b,
            "Seed %llu%s. Every rate is A's scoring rate (W + D/2) / games with its 95%% Wilson "
            "interval; the paper's figures are A's side of the cells named in *paper cells*.\n\n",
@@ -192,7 +210,8 @@ static void csv_field(sb *b, const char *s)
 char *exp_report_csv(const exp_def *d, const exp_row_result *res)
 {
     sb b = {0};
-    sb_add(&b, "experiment,row,label,a,b,x,paper_w,paper_l,paper_d,paper_rate,paper_lo,paper_hi,"
+    sb_add(&b, "experiment,row,label,a,b,x,paper_w,paper_l,paper_d,paper_n,paper_rate,paper_lo,"
+               "paper_hi,"
                "games_expected,games,w,l,d,rate,lo,hi,score_a,score_b,elo,elo_lo,elo_hi,z,"
                "verdict\n");
     for (int i = 0; i < d->nrows; i++) {
@@ -208,12 +227,16 @@ char *exp_report_csv(const exp_def *d, const exp_row_result *res)
         sb_add(&b, ",");
         csv_field(&b, row->b);
         sb_add(&b, ",%g,", row->x);
+        if (row->paper.present && row->paper.wld)
+            sb_add(&b, "%lld,%lld,%lld,", (long long)row->paper.w, (long long)row->paper.l,
+                   (long long)row->paper.d);
+        else
+            sb_add(&b, ",,,");
         if (row->paper.present)
-            sb_add(&b, "%lld,%lld,%lld,%.4f,%.4f,%.4f,", (long long)row->paper.w,
-                   (long long)row->paper.l, (long long)row->paper.d, r->paper_rate, r->paper_lo,
+            sb_add(&b, "%lld,%.4f,%.4f,%.4f,", (long long)row->paper.n, r->paper_rate, r->paper_lo,
                    r->paper_hi);
         else
-            sb_add(&b, ",,,,,,");
+            sb_add(&b, ",,,,");
         sb_add(&b, "%lld,%lld,", (long long)r->expected, (long long)r->done);
         if (r->done)
             sb_add(&b, "%lld,%lld,%lld,%.4f,%.4f,%.4f,%.2f,%.2f,%.1f,%.1f,%.1f,%.3f,",
@@ -231,21 +254,28 @@ char *exp_report_csv(const exp_def *d, const exp_row_result *res)
 json_t *exp_report_json(const exp_def *d, const exp_row_result *res, const exp_options *o)
 {
     json_t *rows = json_array();
-    json_t *root =
-        json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:b, s:o}", "experiment", d->name,
-                  "title", d->title, "paper", d->paper, "anchor", d->anchor, "table", d->table,
-                  "conclusion", d->conclusion, "setup", d->setup, "seed",
-                  (json_int_t)(o ? o->seed : 1), "quick", o && o->quick, "rows", rows);
+    json_t *rules = json_array();
+    for (int i = 0; rules && i < d->nrules; i++)
+        json_array_append_new(rules, json_string(d->rules[i]));
+    json_t *root = json_pack(
+        "{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:I, s:b, s:o}", "experiment", d->name,
+        "title", d->title, "paper", d->paper, "anchor", d->anchor, "table", d->table, "conclusion",
+        d->conclusion, "setup", d->setup, "game", d->game, "rules", rules ? rules : json_null(),
+        "seed", (json_int_t)(o ? o->seed : 1), "quick", o && o->quick, "rows", rows);
     if (!root)
         return NULL;
     for (int i = 0; i < d->nrows; i++) {
         const exp_row *row = &d->rows[i];
         const exp_row_result *r = &res[i];
-        json_t *paper = row->paper.present
-                            ? json_pack("{s:I, s:I, s:I, s:f, s:f, s:f, s:s}", "w",
-                                        (json_int_t)row->paper.w, "l", (json_int_t)row->paper.l,
-                                        "d", (json_int_t)row->paper.d, "rate", r->paper_rate, "lo",
-                                        r->paper_lo, "hi", r->paper_hi, "source", row->paper.source)
+        const exp_paper *pp = &row->paper;
+        /* w, l, d are null when the paper gives only a rate over n games */
+        json_t *paper = pp->present
+                            ? json_pack("{s:o, s:o, s:o, s:I, s:f, s:f, s:f, s:s}", "w",
+                                        pp->wld ? json_integer(pp->w) : json_null(), "l",
+                                        pp->wld ? json_integer(pp->l) : json_null(), "d",
+                                        pp->wld ? json_integer(pp->d) : json_null(), "n",
+                                        (json_int_t)pp->n, "rate", r->paper_rate, "lo", r->paper_lo,
+                                        "hi", r->paper_hi, "source", pp->source)
                             : json_null();
         json_t *ours = json_pack(
             "{s:I, s:I, s:I, s:I, s:I, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, "
