@@ -249,12 +249,91 @@ int exp_parse(const char *text, exp_def **out, char *err, size_t errcap)
         }
         d->nrows++;
     }
+    json_t *rk = json_object_get(root, "ranking");
+    if (!bad && rk) {
+        json_t *ents = json_object_get(rk, "entries");
+        d->ranking_table =
+            json_is_object(rk) ? str_field(rk, "table", true, where, &bad, err, errcap) : NULL;
+        if (!bad && (!json_is_object(rk) || !json_is_array(ents) || json_array_size(ents) < 2 ||
+                     json_array_size(ents) > EXP_MAX_RANKED)) {
+            bad = 1;
+            eng_seterr(err, errcap, ENG_EINVAL,
+                       "%s: \"ranking\" needs \"table\" and 2..%d \"entries\"", where,
+                       EXP_MAX_RANKED);
+        }
+        for (size_t i = 0; !bad && i < json_array_size(ents); i++) {
+            json_t *e = json_array_get(ents, i);
+            exp_ranked *k = &d->ranked[i];
+            char rw[96];
+            snprintf(rw, sizeof rw, "%s: ranking entry %zu", where, i + 1);
+            int64_t v[7];
+            static const char *const keys[] = {"rank", "points", "bwp", "blp", "w", "l", "d"};
+            json_t *pd = json_is_object(e) ? json_object_get(e, "pd") : NULL;
+            k->label = str_field(e, "label", true, rw, &bad, err, errcap);
+            k->spec = bad ? NULL : str_field(e, "spec", true, rw, &bad, err, errcap);
+            for (int j = 0; !bad && j < 7; j++)
+                if (int_field(e, keys[j], 0, 1000000, &v[j])) {
+                    bad = 1;
+                    eng_seterr(err, errcap, ENG_EINVAL, "%s: \"%s\" must be an integer >= 0", rw,
+                               keys[j]);
+                }
+            if (!bad && !json_is_number(pd)) {
+                bad = 1;
+                eng_seterr(err, errcap, ENG_EINVAL, "%s: \"pd\" must be a number", rw);
+            }
+            int uses = 0;
+            for (int r = 0; !bad && r < d->nrows; r++)
+                uses += strcmp(d->rows[r].a, k->spec) == 0 || strcmp(d->rows[r].b, k->spec) == 0;
+            if (!bad && !uses) {
+                bad = 1;
+                eng_seterr(err, errcap, ENG_EINVAL, "%s: no row plays '%s'", rw, k->spec);
+            }
+            if (bad)
+                break;
+            k->paper_rank = (int)v[0];
+            k->paper = (exp_league){(int)v[1],
+                                    (int)v[2],
+                                    (int)v[3],
+                                    (int)v[4],
+                                    (int)v[5],
+                                    (int)v[6],
+                                    json_number_value(pd)};
+            d->nranked++;
+        }
+    }
     if (bad) {
         exp_def_free(d);
         return ENG_EINVAL;
     }
     *out = d;
     return 0;
+}
+
+void exp_ranking(const exp_def *d, const exp_row_result *res, exp_league *out, int *rank)
+{
+    for (int i = 0; i < d->nranked; i++) {
+        exp_league *o = &out[i];
+        memset(o, 0, sizeof *o);
+        for (int r = 0; r < d->nrows; r++) {
+            const exp_league *l = NULL;
+            if (strcmp(d->rows[r].a, d->ranked[i].spec) == 0)
+                l = &res[r].league_a;
+            else if (strcmp(d->rows[r].b, d->ranked[i].spec) == 0)
+                l = &res[r].league_b;
+            if (!l)
+                continue;
+            o->points += l->points, o->bwp += l->bwp, o->blp += l->blp;
+            o->won += l->won, o->lost += l->lost, o->drawn += l->drawn;
+            o->pd += l->pd;
+        }
+    }
+    for (int i = 0; i < d->nranked; i++) {
+        rank[i] = 1;
+        for (int j = 0; j < d->nranked; j++)
+            if (out[j].points > out[i].points ||
+                (out[j].points == out[i].points && out[j].pd > out[i].pd))
+                rank[i]++;
+    }
 }
 
 int exp_load(const char *name, exp_def **out, char *err, size_t errcap)
@@ -428,6 +507,12 @@ static int collect(const tour *t, exp_row_result *r)
     r->elo_lo = r->elo - 2 * EXP_Z95 * a->elo_se;
     r->elo_hi = r->elo + 2 * EXP_Z95 * a->elo_se;
     r->ms_a = a->ms_per_move, r->ms_b = b->ms_per_move;
+    const tour_row *rows[2] = {a, b};
+    exp_league *lg[2] = {&r->league_a, &r->league_b};
+    for (int k = 0; k < 2; k++) {
+        const tour_league *tl = &rows[k]->league;
+        *lg[k] = (exp_league){tl->points, tl->bwp, tl->blp, tl->won, tl->lost, tl->drawn, tl->pd};
+    }
     tour_standings_free(s);
     return 0;
 }

@@ -65,6 +65,25 @@ typedef struct exp_row {
     exp_paper paper;
 } exp_row;
 
+/* League points of one controller, the papers' ranking tables (SIEA-MCTS
+ * paper, Tables V, VII, IX; docs/league.md): 4 per match won, 2 drawn, bonus
+ * win and loss points; PD the sum of the matches' mean score differences. */
+typedef struct exp_league {
+    int points, bwp, blp, won, lost, drawn;
+    double pd;
+} exp_league;
+
+#define EXP_MAX_RANKED 16 /* controllers in a ranking table (Table XI ranks 13) */
+
+/* A controller of a ranking table: every row where its spec is A or B adds
+ * that row's two league matches (one per seat order) to its points. */
+typedef struct exp_ranked {
+    const char *label; /* as the paper names it, e.g. "K = √2" */
+    const char *spec;  /* the bot spec, exactly as in the rows */
+    int paper_rank;    /* 1-based */
+    exp_league paper;
+} exp_ranked;
+
 typedef struct exp_def {
     const char *name;       /* e.g. "muller-5.5" */
     const char *title;      /* one line */
@@ -80,6 +99,9 @@ typedef struct exp_def {
     bool plot_log2;     /* x on a log2 scale */
     int nrows;
     exp_row rows[EXP_MAX_ROWS];
+    const char *ranking_table; /* e.g. "Table V", or NULL: no ranking */
+    int nranked;
+    exp_ranked ranked[EXP_MAX_RANKED];
     struct json_t *json; /* owns the strings above */
 } exp_def;
 
@@ -109,12 +131,13 @@ typedef enum exp_verdict {
 const char *exp_verdict_name(exp_verdict v); /* "not run", "ours only", "agrees", "differs" */
 
 typedef struct exp_row_result {
-    int64_t expected, done;     /* games of the row, and finished */
-    int64_t w, l, d;            /* A's */
-    double rate, lo, hi;        /* A's scoring rate (W + D/2)/n and its Wilson 95% interval */
-    double score_a, score_b;    /* mean game scores */
-    double elo, elo_lo, elo_hi; /* A's Bradley-Terry rating against B, 95% (Elo points) */
-    double ms_a, ms_b;          /* thinking time per decision */
+    int64_t expected, done;        /* games of the row, and finished */
+    int64_t w, l, d;               /* A's */
+    double rate, lo, hi;           /* A's scoring rate (W + D/2)/n and its Wilson 95% interval */
+    double score_a, score_b;       /* mean game scores */
+    double elo, elo_lo, elo_hi;    /* A's Bradley-Terry rating against B, 95% (Elo points) */
+    double ms_a, ms_b;             /* thinking time per decision */
+    exp_league league_a, league_b; /* the row's two league matches (one per seat order) */
     double paper_rate, paper_lo, paper_hi; /* the paper's rate and Wilson 95% interval */
     double z; /* (ours - paper) / pooled standard error (0 when not both) */
     exp_verdict verdict;
@@ -157,6 +180,11 @@ int exp_run(const exp_def *d, const char *db_path, const exp_options *o, exp_row
 /* The verdict and paper interval of a row, from the figures in r (w, l, d,
  * done) and the paper; fills paper_rate/lo/hi, z, verdict. */
 void exp_judge(const exp_paper *p, exp_row_result *r);
+
+/* Our ranking table (d->ranked): league points summed over the rows each
+ * controller plays, ranked by points then PD (the papers' rule). out[i] is
+ * controller i's sum, rank[i] its 1-based rank. Rows not run count nothing. */
+void exp_ranking(const exp_def *d, const exp_row_result *res, exp_league *out, int *rank);
 
 /* Wilson score interval of a rate over n games at normal quantile z. */
 void exp_wilson(double rate, double n, double z, double *lo, double *hi);

@@ -100,6 +100,66 @@ static void games_text(const exp_row_result *r, char *buf, size_t cap)
         snprintf(buf, cap, "%lld", (long long)r->done);
 }
 
+static void league_text(const exp_league *l, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "%d (%d/%d, %d-%d-%d, PD %+.1f)", l->points, l->bwp, l->blp, l->won, l->lost,
+             l->drawn, l->pd);
+}
+
+/* Every row of the experiment finished? (the ranking is partial otherwise) */
+static bool all_rows_done(const exp_def *d, const exp_row_result *res)
+{
+    for (int i = 0; i < d->nrows; i++)
+        if (res[i].done == 0 || res[i].done < res[i].expected)
+            return false;
+    return true;
+}
+
+/* The ranking table, one line per controller in the paper's order:
+ * Markdown (md) or plain text. */
+static void ranking(sb *b, const exp_def *d, const exp_row_result *res, bool md)
+{
+    if (d->nranked == 0)
+        return;
+    exp_league ours[EXP_MAX_RANKED];
+    int rank[EXP_MAX_RANKED];
+    exp_ranking(d, res, ours, rank);
+    int order[EXP_MAX_RANKED];
+    for (int i = 0; i < d->nranked; i++)
+        order[i] = i;
+    for (int i = 1; i < d->nranked; i++) /* by the paper's rank (few entries) */
+        for (int j = i;
+             j > 0 && d->ranked[order[j]].paper_rank < d->ranked[order[j - 1]].paper_rank; j--) {
+            int t = order[j];
+            order[j] = order[j - 1];
+            order[j - 1] = t;
+        }
+    const char *partial = all_rows_done(d, res) ? "" : " (not every row is done: partial)";
+    if (md)
+        sb_add(b,
+               "\n### Ranking: the paper's %s and ours%s\n\n"
+               "League points of docs/league.md summed over each controller's rows (a row is "
+               "two matches, one per seat order): points (BWP/BLP, matches W-L-D, PD).\n\n"
+               "| controller | paper rank | paper points | our rank | our points |\n"
+               "|---|---|---|---|---|\n",
+               d->ranking_table, partial);
+    else
+        sb_add(b, "\nRanking (the paper's %s) and ours%s: points (BWP/BLP, W-L-D, PD)\n",
+               d->ranking_table, partial);
+    for (int j = 0; j < d->nranked; j++) {
+        int i = order[j];
+        char pl[96], ol[96];
+        league_text(&d->ranked[i].paper, pl, sizeof pl);
+        league_text(&ours[i], ol, sizeof ol);
+        if (md)
+            sb_add(b, "| %s (`%s`) | %d | %s | %d | %s |\n", d->ranked[i].label, d->ranked[i].spec,
+                   d->ranked[i].paper_rank, pl, rank[i], ol);
+        else
+            sb_add(b, "  %-12s paper %2d: %-30s ours %2d: %s\n", d->ranked[i].label,
+                   d->ranked[i].paper_rank, pl, rank[i], ol);
+    }
+}
+
 /* ---- terminal ---------------------------------------------------------------------- */
 
 char *exp_report_text(const exp_def *d, const exp_row_result *res)
@@ -140,6 +200,7 @@ char *exp_report_text(const exp_def *d, const exp_row_result *res)
            "standard errors (a two-proportion test at 95%%, each rate over its own games), else\n"
            "\"differs\". The paper's conclusion: %s\n",
            d->conclusion);
+    ranking(&b, d, res, false);
     return sb_done(&b);
 }
 
@@ -190,6 +251,7 @@ char *exp_report_markdown(const exp_def *d, const exp_row_result *res, const exp
     sb_add(&b, "\n*verdict*: **agrees** when the two rates differ by at most 1.96 pooled standard "
                "errors (a two-proportion test at 95%%, each rate over its own games), "
                "**differs** otherwise; *ours only*: the paper has no such cell.\n");
+    ranking(&b, d, res, true);
     return sb_done(&b);
 }
 
@@ -293,6 +355,34 @@ json_t *exp_report_json(const exp_def *d, const exp_row_result *res, const exp_o
         if (!jr || json_array_append_new(rows, jr)) {
             json_decref(root);
             return NULL;
+        }
+    }
+    if (d->nranked) {
+        exp_league ours[EXP_MAX_RANKED];
+        int rank[EXP_MAX_RANKED];
+        exp_ranking(d, res, ours, rank);
+        json_t *ents = json_array();
+        json_t *rk = json_pack("{s:s, s:b, s:o}", "table", d->ranking_table, "complete",
+                               all_rows_done(d, res), "entries", ents);
+        if (!rk || json_object_set_new(root, "ranking", rk)) {
+            json_decref(root);
+            return NULL;
+        }
+        for (int i = 0; i < d->nranked; i++) {
+            const exp_league *l[2] = {&d->ranked[i].paper, &ours[i]};
+            int rks[2] = {d->ranked[i].paper_rank, rank[i]};
+            json_t *side[2];
+            for (int k = 0; k < 2; k++)
+                side[k] = json_pack("{s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:f}", "rank", rks[k],
+                                    "points", l[k]->points, "bwp", l[k]->bwp, "blp", l[k]->blp, "w",
+                                    l[k]->won, "l", l[k]->lost, "d", l[k]->drawn, "pd", l[k]->pd);
+            json_t *e = json_pack("{s:s, s:s, s:o, s:o}", "label", d->ranked[i].label, "spec",
+                                  d->ranked[i].spec, "paper", side[0] ? side[0] : json_null(),
+                                  "ours", side[1] ? side[1] : json_null());
+            if (!e || json_array_append_new(ents, e)) {
+                json_decref(root);
+                return NULL;
+            }
         }
     }
     return root;

@@ -68,6 +68,21 @@ for row in rows:
         assert p["l"] is None and p["d"] is None and name.startswith("evomcts-"), row
     assert row["verdict"] in ("agrees", "differs"), row
 md = open(f"{d}/o/{name}.md").read()
+if name in ("siea-iv", "siea-vi", "siea-viii"):  # the papers' ranking tables
+    rk = r["ranking"]
+    assert rk["table"] in ("Table V", "Table VII", "Table IX") and rk["complete"] is True, rk
+    n = 3 if name == "siea-viii" else 6
+    assert len(rk["entries"]) == n
+    assert sorted(e["ours"]["rank"] for e in rk["entries"])[0] == 1
+    assert sorted(e["paper"]["rank"] for e in rk["entries"]) == list(range(1, n + 1))
+    # each controller plays n - 1 rows, two league matches each
+    for e in rk["entries"]:
+        o = e["ours"]
+        assert o["w"] + o["l"] + o["d"] == 2 * (n - 1), e
+        assert o["points"] == 4 * o["w"] + 2 * o["d"] + o["bwp"] + o["blp"], e
+    assert "### Ranking: the paper's " + rk["table"] in md
+else:
+    assert "ranking" not in r
 assert md.startswith(f"# {name}: ")
 assert "| row | A | B | paper W-L-D |" in md
 for row in rows:

@@ -249,6 +249,91 @@ static void test_parse_errors(void **state)
     assert_non_null(strstr(err, "unknown experiment 'nope'; experiments: es-ix evomcts-v"));
 }
 
+/* The ranking tables: the paper's figures as read, and ours summed from the
+ * rows' league matches and ranked by points, then PD. */
+static void test_ranking(void **state)
+{
+    (void)state;
+    exp_def *d;
+    char err[512];
+    assert_int_equal(exp_load("siea-iv", &d, err, sizeof err), 0);
+    assert_string_equal(d->ranking_table, "Table V");
+    assert_int_equal(d->nranked, 6);
+    /* Table V, first row: K = √2, 31 points, BWP 1, BLP 2, 7-3-0, PD +40.08 */
+    assert_string_equal(d->ranked[0].spec, "mcts:sims=400,k=1.41421356");
+    assert_int_equal(d->ranked[0].paper_rank, 1);
+    assert_int_equal(d->ranked[0].paper.points, 31);
+    assert_int_equal(d->ranked[0].paper.blp, 2);
+    assert_near(d->ranked[0].paper.pd, 40.08, 1e-9);
+    /* every paper entry adds up: 4 per win, 2 per draw, the bonus points */
+    for (int i = 0; i < d->nranked; i++) {
+        const exp_league *l = &d->ranked[i].paper;
+        assert_int_equal(l->points, 4 * l->won + 2 * l->drawn + l->bwp + l->blp);
+    }
+    /* ours: give each row's A 4+1 points (a won match with a bonus) and B 0,
+     * except one row that B wins; a controller collects its rows as A and as B */
+    exp_row_result res[EXP_MAX_ROWS];
+    memset(res, 0, sizeof res);
+    for (int r = 0; r < d->nrows; r++) {
+        res[r].done = res[r].expected = 50;
+        res[r].league_a = (exp_league){5, 1, 0, 1, 1, 0, 2.5};
+        res[r].league_b = (exp_league){4, 0, 0, 1, 1, 0, -2.5};
+    }
+    exp_league ours[EXP_MAX_RANKED];
+    int rank[EXP_MAX_RANKED];
+    exp_ranking(d, res, ours, rank);
+    /* K = 0.25 is A in its 5 rows (the first in every pairing): 25 points, PD +12.5 */
+    int k025 = -1, k3 = -1;
+    for (int i = 0; i < d->nranked; i++) {
+        if (strcmp(d->ranked[i].spec, "mcts:sims=400,k=0.25") == 0)
+            k025 = i;
+        if (strcmp(d->ranked[i].spec, "mcts:sims=400,k=3") == 0)
+            k3 = i;
+    }
+    assert_true(k025 >= 0 && k3 >= 0);
+    assert_int_equal(ours[k025].points, 25);
+    assert_int_equal(ours[k025].won, 5);
+    assert_near(ours[k025].pd, 12.5, 1e-12);
+    assert_int_equal(rank[k025], 1);
+    /* K = 3 is B in all its rows (the last of every pairing): 20 points, last */
+    assert_int_equal(ours[k3].points, 20);
+    assert_near(ours[k3].pd, -12.5, 1e-12);
+    assert_int_equal(rank[k3], 6);
+    /* a tie on points is broken by PD; ranks are 1..6 once each here */
+    int seen[7] = {0};
+    for (int i = 0; i < d->nranked; i++)
+        seen[rank[i]]++;
+    for (int k = 1; k <= 6; k++)
+        assert_int_equal(seen[k], 1);
+    exp_def_free(d);
+
+    /* a ranking entry must name a spec some row plays */
+    static const char *const bad[][2] = {
+        {"\"ranking\":{\"table\":\"T\",\"entries\":[{\"label\":\"x\",\"spec\":\"heuristic\","
+         "\"rank\":1,\"points\":0,\"bwp\":0,\"blp\":0,\"w\":0,\"l\":0,\"d\":0,\"pd\":0},"
+         "{\"label\":\"y\",\"spec\":\"random\",\"rank\":2,\"points\":0,\"bwp\":0,\"blp\":0,"
+         "\"w\":0,\"l\":0,\"d\":0,\"pd\":0}]}",
+         "ranking entry 1: no row plays 'heuristic'"},
+        {"\"ranking\":{\"table\":\"T\",\"entries\":[]}", "\"ranking\" needs \"table\" and 2.."},
+        {"\"ranking\":{\"table\":\"T\",\"entries\":[{\"label\":\"x\",\"spec\":\"random\","
+         "\"rank\":1,\"points\":-1,\"bwp\":0,\"blp\":0,\"w\":0,\"l\":0,\"d\":0,\"pd\":0},"
+         "{\"label\":\"y\",\"spec\":\"random\",\"rank\":2,\"points\":0,\"bwp\":0,\"blp\":0,"
+         "\"w\":0,\"l\":0,\"d\":0,\"pd\":0}]}",
+         "ranking entry 1: \"points\" must be an integer >= 0"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char text[2048];
+        snprintf(text, sizeof text,
+                 "{\"name\":\"x\",\"title\":\"t\",\"paper\":\"p\",\"anchor\":\"a\",\"table\":"
+                 "\"T\",\"conclusion\":\"c\",\"setup\":\"s\",\"games\":10,\"rows\":[{\"id\":"
+                 "\"r\",\"label\":\"l\",\"a\":\"random\",\"b\":\"random:seed=2\"}],%s}",
+                 bad[i][0]);
+        assert_int_equal(exp_parse(text, &d, err, sizeof err), ENG_EINVAL);
+        if (!strstr(err, bad[i][1]))
+            fail_msg("ranking case %zu: '%s' lacks '%s'", i, err, bad[i][1]);
+    }
+}
+
 static void test_wilson(void **state)
 {
     (void)state;
@@ -334,6 +419,7 @@ int main(void)
         cmocka_unit_test(test_builtins_load), cmocka_unit_test(test_paper_figures),
         cmocka_unit_test(test_parse_errors),  cmocka_unit_test(test_wilson),
         cmocka_unit_test(test_verdict),       cmocka_unit_test(test_quick_spec),
+        cmocka_unit_test(test_ranking),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
