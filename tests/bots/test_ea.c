@@ -633,6 +633,44 @@ static void fixture_close(search_fixture *f)
     mcts_tree_free(&f->copy);
 }
 
+/* final=uct (the authors' MCTS-RAVE player): the move is the root child the
+ * selection formula picks, its exploration term included -- the argmax of
+ * Q + 2K sqrt(2 ln N / Nj) over the visited children, computed here by hand;
+ * with a large K it is a least-visited child, not the best mean. */
+static void test_final_by_selection(void **state)
+{
+    (void)state;
+    static search_fixture f;
+    fixture_open(&f, "carcassonne", 21, 9);
+    for (int i = 0; i < 300; i++)
+        mcts_simulate(&f.ctx);
+    const mcts_node *root = &f.tree.node[MCTS_ROOT];
+    assert_true(root->nchild >= 3);
+    double ks[] = {0.25, 1.41421356, 1000};
+    for (int t = 0; t < 3; t++) {
+        f.cfg.k = ks[t];
+        uint32_t want = 0, least = 0;
+        double wv = -INFINITY, N = root->visits;
+        for (uint32_t i = 0; i < root->nchild; i++) {
+            const mcts_node *ch = &f.tree.node[root->child + i];
+            if (!ch->visits)
+                continue;
+            double v = ch->value / ch->visits + 2 * f.cfg.k * sqrt(2 * log(N) / (double)ch->visits);
+            if (v > wv)
+                wv = v, want = root->child + i;
+            if (!least || ch->visits < f.tree.node[least].visits)
+                least = root->child + i;
+        }
+        assert_int_equal(mcts_best_by_selection(&f.ctx, MCTS_ROOT), want);
+        if (t == 2) /* exploration dominates: the fewest visits */
+            assert_int_equal(f.tree.node[want].visits, f.tree.node[least].visits);
+    }
+    /* the best mean (final=value) is another child here: the test tells them apart */
+    assert_true(mcts_best_child(&f.tree, MCTS_ROOT, MCTS_F_VALUE) !=
+                mcts_best_by_selection(&f.ctx, MCTS_ROOT));
+    fixture_close(&f);
+}
+
 static ea_params small_params(int where, bool semantic)
 {
     ea_params p;
@@ -1224,6 +1262,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_legal_everywhere),
         cmocka_unit_test(test_determinism),
         cmocka_unit_test(test_formula_evolves),
+        cmocka_unit_test(test_final_by_selection),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
