@@ -85,7 +85,7 @@ static void test_paper_figures(void **state)
     exp_def_free(d);
 
     assert_int_equal(exp_load("muller-5.5", &d, err, sizeof err), 0);
-    assert_int_equal(d->nrows, 10);
+    assert_int_equal(d->nrows, 11);
     r = find_row(d, "4096");
     assert_int_equal(r->paper.w, 1147);
     assert_int_equal(r->paper.l, 743);
