@@ -67,22 +67,25 @@ double ea_ssd(const double *a, const double *b, int n)
 }
 
 int ea_select(const double *fitness, const double *const *sem, int count, int nsem, bool semantic,
-              double alpha, double beta, eng_rng *rng)
+              double alpha, double beta, bool parent_ties, eng_rng *rng, bool *by_semantics)
 {
+    if (by_semantics)
+        *by_semantics = false;
     if (count > EA_MAX_LAMBDA + 1)
         count = EA_MAX_LAMBDA + 1;
     double best = fitness[0];
     for (int i = 1; i < count; i++)
         if (fitness[i] > best)
             best = fitness[i];
+    /* the tied individuals: with parent_ties the parent among them (first) */
     int tied[EA_MAX_LAMBDA + 1], nt = 0;
-    for (int i = 1; i < count; i++)
+    for (int i = parent_ties ? 0 : 1; i < count; i++)
         if (fitness[i] == best)
             tied[nt++] = i;
     if (nt == 0)
         return 0; /* the parent alone is best: it is kept */
     if (nt == 1)
-        return tied[0]; /* a unique best offspring, or the one tying with its parent */
+        return tied[0]; /* a unique best (without parent_ties: or the one tying with its parent) */
     if (semantic) {
         int pick = -1;
         double pick_d = INFINITY;
@@ -93,8 +96,13 @@ int ea_select(const double *fitness, const double *const *sem, int count, int ns
                 pick_d = d;
             }
         }
-        if (pick >= 0)
+        if (pick >= 0) {
+            if (by_semantics)
+                *by_semantics = true;
             return pick;
+        }
+    } else if (parent_ties && tied[0] == 0) {
+        return 0; /* EA: the parent keeps its place in a tie */
     }
     return tied[eng_rng_below(rng, (uint32_t)nt)];
 }
@@ -151,6 +159,7 @@ int ea_evolve(ea_evo *ev, mcts_ctx *ctx, int seat, bot_clock *clk, eng_rng *rng)
     ev->gens_done = 0;
     ev->sims = 0;
     ev->evaluations = 0;
+    ev->ties = ev->offspring_ties = ev->semantic = 0;
     if (par->seed_eval == EA_SEED_FITNESS && !pop[0].evaluated) {
         if (!ea_evaluate(ev, &pop[0], ctx, par->where, seat, clk))
             return 0;
@@ -175,8 +184,18 @@ int ea_evolve(ea_evo *ev, mcts_ctx *ctx, int seat, bot_clock *clk, eng_rng *rng)
             fit[i] = pop[i].fitness;
             sem[i] = pop[i].sem;
         }
+        double best = fit[0];
+        for (int i = 1; i < count; i++)
+            best = fit[i] > best ? fit[i] : best;
+        int at_best = fit[0] == best, offspring_at_best = 0;
+        for (int i = 1; i < count; i++)
+            offspring_at_best += fit[i] == best;
+        ev->ties += at_best + offspring_at_best >= 2;
+        ev->offspring_ties += offspring_at_best >= 2;
+        bool by_sem;
         int w = ea_select(fit, sem, count, par->fitness_sims, par->semantic, par->alpha, par->beta,
-                          rng);
+                          par->parent_ties, rng, &by_sem);
+        ev->semantic += by_sem;
         if (w != 0)
             indiv_copy(&pop[0], &pop[w]);
         if (count < par->lambda + 1)
@@ -203,6 +222,7 @@ extern const bot_type bot_ea_p_mcts_type, bot_ea_mcts_type, bot_siea_mcts_type;
 
 static const char *const ea_tree_names[] = {"copy", "real", NULL};
 static const char *const ea_seed_names[] = {"mcts", "fitness", NULL};
+static const char *const ea_ties_names[] = {"parent", "offspring", NULL};
 
 static bool is_ea(const bot *b)
 {
@@ -249,6 +269,7 @@ static int ea_init(bot *b, char *err, size_t cap, int variant)
     par.p_internal = bot_opt(b, "p_internal");
     par.k = bot_opt(b, "k");
     par.seed_eval = (int)bot_opt(b, "seed_eval");
+    par.parent_ties = bot_opt(b, "ties") == 0;
     par.semantic = variant == SIEA_MCTS;
     if (par.semantic) {
         par.alpha = bot_opt(b, "alpha");
@@ -406,6 +427,9 @@ static eng_move ea_choose(bot *b, const void *st, const bot_budget *budget, bot_
         rep->evo_ms = bot_now_ms() - ec.start_ms;
         rep->evo_sims = ec.sims;
         rep->gens = ev->gens_done;
+        rep->ties = ev->ties;
+        rep->offspring_ties = ev->offspring_ties;
+        rep->semantic = ev->semantic;
         if (im->has_copy)
             rep->copy_root_visits = im->copy.node[MCTS_ROOT].visits;
         if (ev->pop[0].evaluated) {
@@ -438,10 +462,10 @@ static eng_move ea_choose(bot *b, const void *st, const bot_budget *budget, bot_
     gp_to_infix(&ev->pop[0].expr, formula, sizeof formula);
     if (rep->evolved)
         snprintf(stats->info, sizeof stats->info,
-                 "formula %s; fitness %.3f over %d sims; %d/%d generations; "
-                 "sims %lld mcts + %lld evolution; %.300s",
-                 formula, rep->fitness, S, rep->gens, par->gens, (long long)rep->mcts_sims,
-                 (long long)rep->evo_sims, search);
+                 "formula %s; fitness %.3f over %d sims; %d/%d generations (ties %d, of "
+                 "offspring %d, semantic %d); sims %lld mcts + %lld evolution; %.180s",
+                 formula, rep->fitness, S, rep->gens, par->gens, rep->ties, rep->offspring_ties,
+                 rep->semantic, (long long)rep->mcts_sims, (long long)rep->evo_sims, search);
     else
         snprintf(stats->info, sizeof stats->info,
                  "formula %s (UCT; evolution skipped: %s); sims %lld mcts + %lld evolution; %.300s",
@@ -483,7 +507,10 @@ static void ea_reset(bot *b)
         {"p_internal", BOT_REAL, 0.9, 0, 1, NULL, NULL,                                            \
          "probability that a mutation replaces an internal node (else a leaf)"},                   \
         {"seed_eval", BOT_ENUM, 0, 0, 1, ea_seed_names, NULL,                                      \
-         "seed's fitness: mcts (the S UCT iterations before the evolution) or fitness (S more)"}
+         "seed's fitness: mcts (the S UCT iterations before the evolution) or fitness (S more)"},  \
+        {"ties", BOT_ENUM, 0, 0, 1, ea_ties_names, NULL,                                           \
+         "a tie on the best fitness: parent (the parent takes part, the authors' code) or "        \
+         "offspring (it drops out)"}
 
 #define EA_TREE_PARAM                                                                              \
     {"fitness_tree", BOT_ENUM, 1, 0, 1, ea_tree_names, NULL,                                      \

@@ -66,6 +66,7 @@ typedef struct ea_params {
     double k;           /* K of the seeded UCT formula */
     bool semantic;      /* SIEA: semantic selection among tied individuals */
     double alpha, beta; /* SIEA: SSi holds when alpha < SSD < beta */
+    bool parent_ties;   /* a parent tied on the best fitness takes part in the tie (ea_select) */
     int where;          /* enum ea_where */
     int seed_eval;      /* enum ea_seed_eval */
 } ea_params;
@@ -84,9 +85,12 @@ typedef struct ea_evo {
     ea_params par;
     ea_indiv *pop; /* pop[0] the parent, pop[1..lambda] the offspring */
     /* results of the last ea_evolve() */
-    int gens_done;   /* complete generations */
-    int64_t sims;    /* fitness simulations run */
-    int evaluations; /* individuals evaluated completely */
+    int gens_done;      /* complete generations */
+    int64_t sims;       /* fitness simulations run */
+    int evaluations;    /* individuals evaluated completely */
+    int ties;           /* selections where two or more individuals shared the best fitness */
+    int offspring_ties; /* ... two or more offspring (the only ties SIEA decides differently) */
+    int semantic;       /* ... decided by an offspring's SSD in (alpha, beta) (SIEA) */
 } ea_evo;
 
 /* Allocate the population for `par`. Returns 0 or ENG_ENOMEM. */
@@ -107,15 +111,22 @@ double ea_ssd(const double *a, const double *b, int n);
 /* The next parent among count individuals, index 0 being the current
  * parent (SIEA-MCTS paper Alg. 2, read as a (1+lambda)-ES):
  *   - the highest fitness wins when it is unique (the parent included);
- *   - when several share it exactly, the parent drops out of the tie (an
- *     offspring as good as its parent replaces it); with `semantic`, the
- *     tied offspring with the smallest SSD to the parent among those with
- *     alpha < SSD < beta wins (the lowest index on equal SSD); otherwise,
- *     or when none is in range, one of the tied offspring uniformly.
+ *   - when several share it exactly (a tie):
+ *     with parent_ties (the authors' code), a tied parent is one of the tied:
+ *       EA (no semantics) keeps it (their sort is stable and lists it first),
+ *       otherwise a random tied offspring; with `semantic` the tied individual
+ *       with the smallest SSD to the parent among those with alpha < SSD <
+ *       beta wins (the lowest index on equal SSD; the parent's SSD is 0, so it
+ *       wins only when alpha < 0), otherwise one of all the tied at random,
+ *       the parent included;
+ *     without parent_ties (the papers' "best offspring" / Alg. 2 line 30),
+ *       the parent drops out of the tie (an offspring as good as its parent
+ *       replaces it) and the same rules pick among the tied offspring.
  * sem[i] are the sorted semantics (length nsem) of individual i; only read
- * with `semantic`. rng is used only for the random pick. */
+ * with `semantic`. rng is used only for a random pick. *by_semantics (may be
+ * NULL) says whether the semantic rule decided. */
 int ea_select(const double *fitness, const double *const *sem, int count, int nsem, bool semantic,
-              double alpha, double beta, eng_rng *rng);
+              double alpha, double beta, bool parent_ties, eng_rng *rng, bool *by_semantics);
 
 /* Evaluate one individual: S simulations with ctx selecting by its formula.
  * ctx must be set for `where` (its tree and flags are left as found apart
@@ -142,6 +153,9 @@ typedef struct ea_report {
     uint32_t root_visits_at_copy; /* real root visits when the copy was taken */
     uint32_t copy_root_visits;    /* the copy's root visits after the evolution */
     double evo_ms;                /* wall-clock time of the evolution */
+    int ties;                     /* selections with a shared best fitness (ea_evo) */
+    int offspring_ties;           /* ... shared by two or more offspring */
+    int semantic;                 /* ... settled by semantic similarity (siea-mcts) */
 } ea_report;
 
 /* The report of an ea-p-mcts / ea-mcts / siea-mcts bot, NULL for others. */

@@ -22,7 +22,8 @@ const char *const mcts_uct_names[] = {"galvan", "thesis", NULL};
 const char *const mcts_reward_names[] = {"winloss", "scorediff", "portion", "scorediff-norm",
                                          "heyden", NULL};
 const char *const mcts_playout_names[] = {"random", "egreedy", NULL};
-const char *const mcts_final_names[] = {"value", "visits", NULL};
+const char *const mcts_final_names[] = {"value", "visits", "uct", NULL};
+const char *const mcts_unplanned_names[] = {"search", "first", NULL};
 
 #define SEEN_SIZE 1024u /* RAVE hash set; > 4 x the longest game (Carcassonne: 213 plies) */
 
@@ -273,6 +274,31 @@ static uint32_t chance_child(mcts_ctx *c, const mcts_node *nd, const void *s)
     return 0; /* cannot happen: the outcomes were listed from this state */
 }
 
+/* The selection value of child i (visited) of nd: the bot's formula (c->score)
+ * or the configured UCT, on the RAVE-blended mean when the tree has AMAF. */
+static double child_score(const mcts_ctx *c, const mcts_node *nd, uint32_t i, double N,
+                          double logn)
+{
+    const mcts_tree *t = c->tree;
+    const mcts_cfg *cfg = c->cfg;
+    const mcts_node *ch = &t->node[nd->child + i];
+    double nj = (double)ch->visits;
+    double q = ch->value / nj;
+    if (c->score)
+        return c->score(c->score_ud, q, N, nj);
+    if (t->amaf) {
+        const mcts_amaf *a = &t->amaf[nd->child + i];
+        if (a->n) {
+            double na = (double)a->n, b = cfg->rave_b;
+            double beta = na / (nj + na + 4.0 * nj * na * b * b);
+            q = (1 - beta) * q + beta * a->v;
+        }
+    }
+    if (cfg->uct == MCTS_UCT_GALVAN)
+        return q + 2.0 * cfg->k * sqrt(2.0 * logn / nj);
+    return q + cfg->cp * sqrt(logn / nj);
+}
+
 static uint32_t select_child(mcts_ctx *c, uint32_t n)
 {
     mcts_tree *t = c->tree;
@@ -301,30 +327,32 @@ static uint32_t select_child(mcts_ctx *c, uint32_t n)
     double N = (double)nd->visits;
     double logn = log(N > 1 ? N : 1);
     for (uint32_t i = 0; i < nd->nchild; i++) {
-        double nj = (double)ch[i].visits;
-        double q = ch[i].value / nj, v;
-        if (c->score) {
-            v = c->score(c->score_ud, q, N, nj);
-        } else {
-            if (t->amaf) {
-                const mcts_amaf *a = &t->amaf[nd->child + i];
-                if (a->n) {
-                    double na = (double)a->n, b = cfg->rave_b;
-                    double beta = na / (nj + na + 4.0 * nj * na * b * b);
-                    q = (1 - beta) * q + beta * a->v;
-                }
-            }
-            if (cfg->uct == MCTS_UCT_GALVAN)
-                v = q + 2.0 * cfg->k * sqrt(2.0 * logn / nj);
-            else
-                v = q + cfg->cp * sqrt(logn / nj);
-        }
+        double v = child_score(c, nd, i, N, logn);
         if (v > best_v) {
             best_v = v;
             best = i;
         }
     }
     return nd->child + best;
+}
+
+uint32_t mcts_best_by_selection(const mcts_ctx *c, uint32_t node)
+{
+    const mcts_node *nd = &c->tree->node[node];
+    double N = (double)nd->visits;
+    double logn = log(N > 1 ? N : 1);
+    uint32_t best = 0;
+    double best_v = -INFINITY;
+    for (uint32_t i = 0; i < nd->nchild; i++) {
+        if (!c->tree->node[nd->child + i].visits)
+            continue;
+        double v = child_score(c, nd, i, N, logn);
+        if (!best || v > best_v) {
+            best_v = v;
+            best = nd->child + i;
+        }
+    }
+    return best;
 }
 
 /* Mark a (seat, move) pair as played in this simulation's RAVE set. */
@@ -593,7 +621,9 @@ eng_move mcts_bot_end(mcts_bot *mb, bot *b, const void *st, bot_stats *stats)
 {
     const eng_game *g = b->game;
     mcts_tree *t = &mb->tree;
-    uint32_t best = mcts_best_child(t, MCTS_ROOT, mb->cfg.final);
+    bool by_sel = mb->cfg.final == MCTS_F_UCT;
+    uint32_t best = by_sel ? mcts_best_by_selection(&mb->ctx, MCTS_ROOT)
+                           : mcts_best_child(t, MCTS_ROOT, mb->cfg.final);
     eng_move m;
     if (best) {
         m = t->node[best].move;
@@ -612,9 +642,17 @@ eng_move mcts_bot_end(mcts_bot *mb, bot *b, const void *st, bot_stats *stats)
         memcpy(mb->plan_state, st, g->state_size);
         g->apply(mb->plan_state, m);
         if (g->current_player(mb->plan_state) == g->current_player(st)) {
-            uint32_t next = mcts_best_child(t, best, mb->cfg.final);
+            uint32_t next = by_sel ? mcts_best_by_selection(&mb->ctx, best)
+                                   : mcts_best_child(t, best, mb->cfg.final);
             if (next) {
                 mb->plan = t->node[next].move;
+                mb->has_plan = true;
+            } else if (opt_or(b, "unplanned", MCTS_U_SEARCH) == MCTS_U_FIRST &&
+                       g->legal_moves(mb->plan_state, mb->ctx.moves) > 0) {
+                /* Alg. 5 returns BESTCHILD0 of a placement node that has no visited
+                 * child: the turn's next decision gets no search of its own, and
+                 * the game's first legal move (Carcassonne: no meeple) is played */
+                mb->plan = mb->ctx.moves[0];
                 mb->has_plan = true;
             }
         }
@@ -741,7 +779,7 @@ static int ucb1_init(bot *b, char *err, size_t cap)
 
 static const bot_param mcts_params[] = {
     MCTS_OPT_UCT(0), MCTS_OPT_K(1.41421356, "K of the galvan formula"), MCTS_OPT_CP,
-    MCTS_PLAYOUT_OPTS, MCTS_OPT_FINAL, MCTS_OPT_REUSE, MCTS_OPT_JOINT,
+    MCTS_PLAYOUT_OPTS, MCTS_OPT_FINAL, MCTS_OPT_REUSE, MCTS_OPT_JOINT, MCTS_OPT_UNPLANNED,
 };
 
 static const bot_param rave_params[] = {

@@ -35,7 +35,8 @@ enum mcts_reward {
     MCTS_R_HEYDEN,        /* the game's "heyden" evaluation (Carcassonne) */
 };
 enum mcts_playout { MCTS_P_RANDOM, MCTS_P_EGREEDY };
-enum mcts_final { MCTS_F_VALUE, MCTS_F_VISITS };
+enum mcts_final { MCTS_F_VALUE, MCTS_F_VISITS, MCTS_F_UCT };
+enum mcts_unplanned { MCTS_U_SEARCH, MCTS_U_FIRST };
 enum mcts_select { MCTS_S_UCT, MCTS_S_UNIFORM, MCTS_S_UCB1 };
 
 enum mcts_kind { MCTS_LEAF = 0, MCTS_DECISION, MCTS_CHANCE, MCTS_TERMINAL };
@@ -145,6 +146,10 @@ void mcts_simulate(mcts_ctx *c);
 /* The child of `node` to play by the final-move rule (NULL-safe: 0 if no
  * visited child). */
 uint32_t mcts_best_child(const mcts_tree *t, uint32_t node, int final);
+/* final=uct: the visited child of `node` the selection step would pick (the
+ * formula with its exploration term, RAVE-blended for rave), as the authors'
+ * MCTS-RAVE player picks its move; 0 if no visited child. */
+uint32_t mcts_best_by_selection(const mcts_ctx *c, uint32_t node);
 
 /* Rewards of a (terminal or cut-off) state for every seat. */
 void mcts_rewards(const mcts_ctx *c, const void *st, bool terminal, double *out);
@@ -167,11 +172,13 @@ void mcts_cfg_from_bot(mcts_cfg *cfg, const bot *b);
 #define MCTS_OPT_EPS {"eps", BOT_REAL, 0.1, 0, 1, NULL, NULL, "random-move probability of egreedy playouts"}
 #define MCTS_OPT_CUTOFF {"cutoff", BOT_INT, 0, 0, 100000, NULL, NULL, \
     "end playouts after this many decisions, value by evaluation (0: play to the end)"}
-#define MCTS_OPT_FINAL {"final", BOT_ENUM, 0, 0, 1, mcts_final_names, NULL, \
-    "move played: value (best mean) or visits (most visited)"}
+#define MCTS_OPT_FINAL {"final", BOT_ENUM, 0, 0, 2, mcts_final_names, NULL, \
+    "move played: value (best mean), visits (most visited) or uct (the selection formula, exploration included)"}
 #define MCTS_OPT_REUSE {"reuse", BOT_BOOL, 0, 0, 1, NULL, NULL, "keep the subtree between decisions"}
 #define MCTS_OPT_JOINT {"joint", BOT_BOOL, 1, 0, 1, NULL, NULL, \
     "one search per turn: the seat's next decision in the same turn is read from the tree"}
+#define MCTS_OPT_UNPLANNED {"unplanned", BOT_ENUM, 0, 0, 1, mcts_unplanned_names, NULL, \
+    "joint: the next decision of the turn when the search left it no visited child: search (its own search) or first (the first legal move, Carcassonne: no meeple)"}
 /* rewards and playouts: every bot of the family takes these */
 #define MCTS_PLAYOUT_OPTS MCTS_OPT_REWARD, MCTS_OPT_NORM, MCTS_OPT_PLAYOUT, MCTS_OPT_EPS, MCTS_OPT_CUTOFF
 /* clang-format on */
@@ -180,6 +187,7 @@ extern const char *const mcts_uct_names[];
 extern const char *const mcts_reward_names[];
 extern const char *const mcts_playout_names[];
 extern const char *const mcts_final_names[];
+extern const char *const mcts_unplanned_names[];
 
 /* A reusable MCTS decision driver: the bots' choose() shares it. */
 typedef struct mcts_bot {

@@ -45,6 +45,8 @@ const char cmd_experiment_usage[] =
     "                 store go (default: experiments)\n"
     "  --db FILE|URL  the store: a SQLite file (default: DIR/experiments.db) or a\n"
     "                 PostgreSQL connection string\n"
+    "  --rows ID,...  play only these rows (ids as in NAME.csv); the others are\n"
+    "                 reported from the store\n"
     "  --report       play nothing: report what the store holds\n"
     "  --json         print the result as one JSON object (last line)\n"
     "  --quiet        no progress on stderr\n"
@@ -124,6 +126,33 @@ static int list(void)
     return CLI_OK;
 }
 
+/* --rows ID,ID,...: mark the rows to play; an unknown or empty id is an error
+ * that lists the experiment's ids. */
+static int select_rows(const exp_def *d, const char *list, bool *only)
+{
+    const char *p = list;
+    for (;;) {
+        size_t n = strcspn(p, ",");
+        int found = -1;
+        for (int i = 0; i < d->nrows && n > 0; i++)
+            if (strlen(d->rows[i].id) == n && strncmp(d->rows[i].id, p, n) == 0)
+                found = i;
+        if (found < 0) {
+            fprintf(stderr, "tessera %s: --rows: %s '%.*s'; the rows of %s:", cmd,
+                    n ? "unknown row" : "an empty row id in", n ? (int)n : (int)strlen(list),
+                    n ? p : list, d->name);
+            for (int i = 0; i < d->nrows; i++)
+                fprintf(stderr, " %s", d->rows[i].id);
+            fprintf(stderr, "\n");
+            return -1;
+        }
+        only[found] = true;
+        if (!p[n])
+            return 0;
+        p += n + 1;
+    }
+}
+
 static int write_text(const char *dir, const char *name, const char *ext, const char *text)
 {
     char path[4096], tmp[4200];
@@ -144,23 +173,18 @@ static int write_text(const char *dir, const char *name, const char *ext, const 
 int cmd_experiment(int argc, char **argv)
 {
     static const struct option opts[] = {
-        {"list", no_argument, NULL, 'l'},
-        {"games", required_argument, NULL, 'n'},
-        {"quick", no_argument, NULL, 'Q'},
-        {"seed", required_argument, NULL, 's'},
-        {"jobs", required_argument, NULL, 'j'},
-        {"out", required_argument, NULL, 'o'},
-        {"db", required_argument, NULL, 'd'},
-        {"report", no_argument, NULL, 'r'},
-        {"json", no_argument, NULL, 'J'},
-        {"quiet", no_argument, NULL, 'q'},
-        {NULL, 0, NULL, 0},
+        {"list", no_argument, NULL, 'l'},       {"games", required_argument, NULL, 'n'},
+        {"quick", no_argument, NULL, 'Q'},      {"seed", required_argument, NULL, 's'},
+        {"jobs", required_argument, NULL, 'j'}, {"out", required_argument, NULL, 'o'},
+        {"db", required_argument, NULL, 'd'},   {"report", no_argument, NULL, 'r'},
+        {"rows", required_argument, NULL, 'R'}, {"json", no_argument, NULL, 'J'},
+        {"quiet", no_argument, NULL, 'q'},      {NULL, 0, NULL, 0},
     };
     exp_options o;
     exp_options_default(&o);
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     o.jobs = ncpu > 0 ? (int)(ncpu > TOUR_RUN_MAX_THREADS ? TOUR_RUN_MAX_THREADS : ncpu) : 1;
-    const char *out_dir = "experiments", *db = NULL;
+    const char *out_dir = "experiments", *db = NULL, *rows = NULL;
     bool do_list = false, json = false, quiet = false;
     long long v;
     optind = 1;
@@ -187,6 +211,7 @@ int cmd_experiment(int argc, char **argv)
         case 'o': out_dir = optarg; break;
         case 'd': db = optarg; break;
         case 'r': o.play = false; break;
+        case 'R': rows = optarg; break;
         case 'J': json = true; break;
         case 'q': quiet = true; break;
         case ':': return cli_usage_error(cmd, "%s needs a value", argv[optind - 1]);
@@ -211,6 +236,13 @@ int cmd_experiment(int argc, char **argv)
         fprintf(stderr, "tessera %s: %s\n", cmd, err);
         return rc == ENG_EINVAL ? CLI_USAGE : CLI_FAIL;
     }
+    bool only[EXP_MAX_ROWS] = {false};
+    if (rows && select_rows(d, rows, only)) {
+        exp_def_free(d);
+        return CLI_USAGE;
+    }
+    if (rows)
+        o.only = only;
     if (mkdir(out_dir, 0777) && errno != EEXIST) {
         fprintf(stderr, "tessera %s: --out %s: cannot make the folder: %s\n", cmd, out_dir,
                 strerror(errno));
@@ -288,9 +320,10 @@ int cmd_experiment(int argc, char **argv)
         free(line);
     }
     json_decref(jo);
-    bool all_done = true;
+    bool all_done = true; /* of the rows this run was asked to play */
     for (int i = 0; i < d->nrows; i++)
-        all_done &= res[i].done >= res[i].expected && res[i].expected > 0;
+        if (!o.only || o.only[i])
+            all_done &= res[i].done >= res[i].expected && res[i].expected > 0;
     if (stopped)
         fprintf(stderr, "tessera %s: stopped; run the same command again to continue\n", cmd);
     rc = bad ? CLI_FAIL : (o.play && !all_done) ? CLI_FAIL : CLI_OK;

@@ -120,6 +120,37 @@ int exp_parse(const char *text, exp_def **out, char *err, size_t errcap)
     d->table = str_field(root, "table", true, where, &bad, err, errcap);
     d->conclusion = str_field(root, "conclusion", true, where, &bad, err, errcap);
     d->setup = str_field(root, "setup", true, where, &bad, err, errcap);
+    d->game = str_field(root, "game", false, where, &bad, err, errcap);
+    if (!d->game && !bad)
+        d->game = "carcassonne";
+    json_t *rules = json_object_get(root, "rules");
+    if (!bad && rules) {
+        if (!json_is_array(rules) || json_array_size(rules) > EXP_MAX_RULES) {
+            bad = 1;
+            eng_seterr(err, errcap, ENG_EINVAL,
+                       "%s: \"rules\" must be an array of at most %d \"key=value\" strings", where,
+                       EXP_MAX_RULES);
+        }
+        for (size_t i = 0; !bad && i < json_array_size(rules); i++) {
+            json_t *r = json_array_get(rules, i);
+            if (!json_is_string(r) || !strchr(json_string_value(r), '=')) {
+                bad = 1;
+                eng_seterr(err, errcap, ENG_EINVAL, "%s: rule %zu must be a \"key=value\" string",
+                           where, i + 1);
+            } else {
+                d->rules[d->nrules++] = json_string_value(r);
+            }
+        }
+    }
+    if (!bad) {
+        const eng_game *g;
+        eng_rules rl;
+        char e[256];
+        if (exp_game_rules(d, &g, &rl, e, sizeof e)) {
+            bad = 1;
+            eng_seterr(err, errcap, ENG_EINVAL, "%s: %s", where, e);
+        }
+    }
     d->plot_x = str_field(root, "plot_x", false, where, &bad, err, errcap);
     d->plot_log2 = json_is_true(json_object_get(root, "plot_log2"));
     if (!bad && !id_ok(d->name)) {
@@ -182,21 +213,93 @@ int exp_parse(const char *text, exp_def **out, char *err, size_t errcap)
             break;
         }
         json_t *p = json_object_get(r, "paper");
-        if (p) {
+        if (p && json_is_object(p) && json_object_get(p, "rate")) {
+            /* a rate over n games, the form of papers that print no W-L-D */
+            json_t *rt = json_object_get(p, "rate");
+            if (!json_is_number(rt) || !(json_number_value(rt) >= 0) ||
+                !(json_number_value(rt) <= 1) || int_field(p, "n", 1, 10000000, &row->paper.n) ||
+                json_object_get(p, "w") || json_object_get(p, "l") || json_object_get(p, "d")) {
+                bad = 1;
+                eng_seterr(err, errcap, ENG_EINVAL,
+                           "%s: \"paper\" with a \"rate\" needs it in [0, 1] and an integer "
+                           "\"n\" >= 1 (games), and no w, l, d",
+                           rw);
+                break;
+            }
+            row->paper.present = true;
+            row->paper.rate = json_number_value(rt);
+            row->paper.source = str_field(p, "source", true, rw, &bad, err, errcap);
+        } else if (p) {
             if (!json_is_object(p) || int_field(p, "w", 0, 1000000, &row->paper.w) ||
                 int_field(p, "l", 0, 1000000, &row->paper.l) ||
                 int_field(p, "d", 0, 1000000, &row->paper.d) ||
                 row->paper.w + row->paper.l + row->paper.d < 1) {
                 bad = 1;
                 eng_seterr(err, errcap, ENG_EINVAL,
-                           "%s: \"paper\" needs integers w, l, d >= 0 (A's wins, losses, draws)",
+                           "%s: \"paper\" needs integers w, l, d >= 0 (A's wins, losses, draws), "
+                           "or a \"rate\" and \"n\"",
                            rw);
                 break;
             }
-            row->paper.present = true;
+            row->paper.present = row->paper.wld = true;
+            row->paper.n = row->paper.w + row->paper.l + row->paper.d;
+            row->paper.rate =
+                ((double)row->paper.w + 0.5 * (double)row->paper.d) / (double)row->paper.n;
             row->paper.source = str_field(p, "source", true, rw, &bad, err, errcap);
         }
         d->nrows++;
+    }
+    json_t *rk = json_object_get(root, "ranking");
+    if (!bad && rk) {
+        json_t *ents = json_object_get(rk, "entries");
+        d->ranking_table =
+            json_is_object(rk) ? str_field(rk, "table", true, where, &bad, err, errcap) : NULL;
+        if (!bad && (!json_is_object(rk) || !json_is_array(ents) || json_array_size(ents) < 2 ||
+                     json_array_size(ents) > EXP_MAX_RANKED)) {
+            bad = 1;
+            eng_seterr(err, errcap, ENG_EINVAL,
+                       "%s: \"ranking\" needs \"table\" and 2..%d \"entries\"", where,
+                       EXP_MAX_RANKED);
+        }
+        for (size_t i = 0; !bad && i < json_array_size(ents); i++) {
+            json_t *e = json_array_get(ents, i);
+            exp_ranked *k = &d->ranked[i];
+            char rw[96];
+            snprintf(rw, sizeof rw, "%s: ranking entry %zu", where, i + 1);
+            int64_t v[7];
+            static const char *const keys[] = {"rank", "points", "bwp", "blp", "w", "l", "d"};
+            json_t *pd = json_is_object(e) ? json_object_get(e, "pd") : NULL;
+            k->label = str_field(e, "label", true, rw, &bad, err, errcap);
+            k->spec = bad ? NULL : str_field(e, "spec", true, rw, &bad, err, errcap);
+            for (int j = 0; !bad && j < 7; j++)
+                if (int_field(e, keys[j], 0, 1000000, &v[j])) {
+                    bad = 1;
+                    eng_seterr(err, errcap, ENG_EINVAL, "%s: \"%s\" must be an integer >= 0", rw,
+                               keys[j]);
+                }
+            if (!bad && !json_is_number(pd)) {
+                bad = 1;
+                eng_seterr(err, errcap, ENG_EINVAL, "%s: \"pd\" must be a number", rw);
+            }
+            int uses = 0;
+            for (int r = 0; !bad && r < d->nrows; r++)
+                uses += strcmp(d->rows[r].a, k->spec) == 0 || strcmp(d->rows[r].b, k->spec) == 0;
+            if (!bad && !uses) {
+                bad = 1;
+                eng_seterr(err, errcap, ENG_EINVAL, "%s: no row plays '%s'", rw, k->spec);
+            }
+            if (bad)
+                break;
+            k->paper_rank = (int)v[0];
+            k->paper = (exp_league){(int)v[1],
+                                    (int)v[2],
+                                    (int)v[3],
+                                    (int)v[4],
+                                    (int)v[5],
+                                    (int)v[6],
+                                    json_number_value(pd)};
+            d->nranked++;
+        }
     }
     if (bad) {
         exp_def_free(d);
@@ -204,6 +307,33 @@ int exp_parse(const char *text, exp_def **out, char *err, size_t errcap)
     }
     *out = d;
     return 0;
+}
+
+void exp_ranking(const exp_def *d, const exp_row_result *res, exp_league *out, int *rank)
+{
+    for (int i = 0; i < d->nranked; i++) {
+        exp_league *o = &out[i];
+        memset(o, 0, sizeof *o);
+        for (int r = 0; r < d->nrows; r++) {
+            const exp_league *l = NULL;
+            if (strcmp(d->rows[r].a, d->ranked[i].spec) == 0)
+                l = &res[r].league_a;
+            else if (strcmp(d->rows[r].b, d->ranked[i].spec) == 0)
+                l = &res[r].league_b;
+            if (!l)
+                continue;
+            o->points += l->points, o->bwp += l->bwp, o->blp += l->blp;
+            o->won += l->won, o->lost += l->lost, o->drawn += l->drawn;
+            o->pd += l->pd;
+        }
+    }
+    for (int i = 0; i < d->nranked; i++) {
+        rank[i] = 1;
+        for (int j = 0; j < d->nranked; j++)
+            if (out[j].points > out[i].points ||
+                (out[j].points == out[i].points && out[j].pd > out[i].pd))
+                rank[i]++;
+    }
 }
 
 int exp_load(const char *name, exp_def **out, char *err, size_t errcap)
@@ -222,6 +352,34 @@ int exp_load(const char *name, exp_def **out, char *err, size_t errcap)
     for (int i = 0; i < exp_data_count && o < errcap; i++)
         o += (size_t)snprintf(err + o, errcap - o, " %s", exp_data_names[i]);
     return ENG_EINVAL;
+}
+
+int exp_game_rules(const exp_def *d, const eng_game **g, eng_rules *rules, char *err, size_t errcap)
+{
+    *g = eng_find_game(d->game);
+    if (!*g) {
+        int n;
+        const eng_game *const *all = eng_games(&n);
+        size_t o = (size_t)snprintf(err, errcap, "game '%s' is not built in; games:", d->game);
+        for (int i = 0; i < n && o < errcap; i++)
+            o += (size_t)snprintf(err + o, errcap - o, " %s", all[i]->name);
+        return ENG_EINVAL;
+    }
+    eng_rules_default(*g, rules);
+    char e[256];
+    if (eng_rules_set(*g, rules, "players=2", e, sizeof e))
+        return eng_seterr(err, errcap, ENG_EINVAL, "%s cannot be played by two: %s", d->game, e);
+    for (int i = 0; i < d->nrules; i++) {
+        if (strncmp(d->rules[i], "players=", 8) == 0)
+            return eng_seterr(err, errcap, ENG_EINVAL,
+                              "rule '%s': an experiment's rows are two-seat head-to-heads",
+                              d->rules[i]);
+        if (eng_rules_set(*g, rules, d->rules[i], e, sizeof e))
+            return eng_seterr(err, errcap, ENG_EINVAL, "rule '%s': %s", d->rules[i], e);
+    }
+    if (eng_rules_check(*g, rules, e, sizeof e))
+        return eng_seterr(err, errcap, ENG_EINVAL, "rules: %s", e);
+    return 0;
 }
 
 void exp_def_free(exp_def *d)
@@ -252,9 +410,8 @@ void exp_judge(const exp_paper *p, exp_row_result *r)
     r->z = 0;
     r->paper_rate = r->paper_lo = r->paper_hi = 0;
     if (p->present) {
-        double pn = (double)(p->w + p->l + p->d);
-        r->paper_rate = ((double)p->w + 0.5 * (double)p->d) / pn;
-        exp_wilson(r->paper_rate, pn, EXP_Z95, &r->paper_lo, &r->paper_hi);
+        r->paper_rate = p->rate;
+        exp_wilson(r->paper_rate, (double)p->n, EXP_Z95, &r->paper_lo, &r->paper_hi);
     }
     if (r->done == 0) {
         r->verdict = EXP_NOT_RUN;
@@ -266,7 +423,7 @@ void exp_judge(const exp_paper *p, exp_row_result *r)
     }
     /* Two-proportion test with the pooled rate: both figures are rates over
      * their own games, each with its noise. */
-    double n1 = (double)r->done, n2 = (double)(p->w + p->l + p->d);
+    double n1 = (double)r->done, n2 = (double)p->n;
     double pool = (r->rate * n1 + r->paper_rate * n2) / (n1 + n2);
     double se = sqrt(pool * (1 - pool) * (1 / n1 + 1 / n2));
     double diff = r->rate - r->paper_rate;
@@ -350,6 +507,12 @@ static int collect(const tour *t, exp_row_result *r)
     r->elo_lo = r->elo - 2 * EXP_Z95 * a->elo_se;
     r->elo_hi = r->elo + 2 * EXP_Z95 * a->elo_se;
     r->ms_a = a->ms_per_move, r->ms_b = b->ms_per_move;
+    const tour_row *rows[2] = {a, b};
+    exp_league *lg[2] = {&r->league_a, &r->league_b};
+    for (int k = 0; k < 2; k++) {
+        const tour_league *tl = &rows[k]->league;
+        *lg[k] = (exp_league){tl->points, tl->bwp, tl->blp, tl->won, tl->lost, tl->drawn, tl->pd};
+    }
     tour_standings_free(s);
     return 0;
 }
@@ -359,12 +522,11 @@ int exp_run(const exp_def *d, const char *db_path, const exp_options *o, exp_row
 {
     *stopped = false;
     memset(res, 0, sizeof *res * (size_t)d->nrows);
-    const eng_game *g = eng_find_game("carcassonne");
-    if (!g)
-        return eng_seterr(err, errcap, ENG_EINVAL, "the game carcassonne is not built in");
+    const eng_game *g;
     eng_rules rules;
-    eng_rules_default(g, &rules);
-    rules.players = 2;
+    int grc = exp_game_rules(d, &g, &rules, err, errcap);
+    if (grc)
+        return grc;
     player_config pc;
     player_config_default(&pc);
     /* check every spec before playing anything */
@@ -390,6 +552,7 @@ int exp_run(const exp_def *d, const char *db_path, const exp_options *o, exp_row
     for (int i = 0; i < d->nrows && !rc; i++) {
         exp_row_result *r = &res[i];
         const exp_row *row = &d->rows[i];
+        bool play = o->play && (!o->only || o->only[i]);
         char label[TOUR_LABEL_MAX + 1];
         snprintf(label, sizeof label, "%s-%s%s", d->name, row->id, o->quick ? "-quick" : "");
         tour_participant parts[2] = {{"A", specs[i][0]}, {"B", specs[i][1]}};
@@ -411,12 +574,12 @@ int exp_run(const exp_def *d, const char *db_path, const exp_options *o, exp_row
             break;
         }
         if (f == 1) {
-            rc = tour_store_load(store, id, o->play ? TOUR_RESUME_REPLAY : TOUR_RESUME_KEEP, &t,
-                                 err, errcap);
+            rc = tour_store_load(store, id, play ? TOUR_RESUME_REPLAY : TOUR_RESUME_KEEP, &t, err,
+                                 errcap);
             if (rc)
                 break;
             r->resumed = true;
-        } else if (o->play) {
+        } else if (play) {
             rc = tour_create(&spec, &t, err, errcap);
             if (!rc)
                 rc = tour_store_create(store, t, &id, err, errcap);
@@ -435,7 +598,7 @@ int exp_run(const exp_def *d, const char *db_path, const exp_options *o, exp_row
             collect(t, r);
             o->on_row(d, i, true, r, o->user);
         }
-        if (o->play && !tour_is_done(t)) {
+        if (play && !tour_is_done(t)) {
             run_ctx ctx = {d, o, i, t};
             tour_run_config cfg;
             tour_run_config_default(&cfg);

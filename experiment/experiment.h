@@ -14,10 +14,12 @@
  * experiment (experiment/data/NAME.json, compiled into the program).
  *
  * A row is played as a round-robin of two participants named "A" and "B",
- * labelled "NAME-ROW", seed S, N games, Carcassonne with the default rules
- * for two seats: the same tournament `tessera tournament round-robin --game
- * carcassonne --games-per-pair N --seed S --name NAME-ROW A=SPEC_A B=SPEC_B`
- * plays, so runs made with that command in the same --db are found again.
+ * labelled "NAME-ROW", seed S, N games, two seats of the experiment's game
+ * under its rules (the data file's "game", default Carcassonne, and "rules",
+ * default none): the same tournament `tessera tournament round-robin --game
+ * GAME [--rule K=V]... --games-per-pair N --seed S --name NAME-ROW A=SPEC_A
+ * B=SPEC_B` plays, so runs made with that command in the same --db are found
+ * again. Nothing here knows a particular game.
  *
  * Nothing is printed here: progress goes through a callback, reports are
  * strings the caller owns (experiment/report.c).
@@ -31,6 +33,8 @@
 #include <stdint.h>
 
 struct json_t;
+struct eng_game;
+struct eng_rules;
 
 /* Limits, with their reasons. */
 #define EXP_MAX_ROWS                                                                               \
@@ -39,10 +43,17 @@ struct json_t;
 #define EXP_MAX_GAMES 100000 /* per row: as tessera match's --games */
 #define EXP_Z95       1.959963984540054 /* two-sided 95% normal quantile */
 
-/* The paper's figure of a row, from A's side. */
+#define EXP_MAX_RULES 8 /* rule settings of one experiment (a game has at most a few options) */
+
+/* The paper's figure of a row, from A's side: its W-L-D, or, for the papers
+ * that print only a rate (the EvoMCTS paper: "wins out of 1000, a draw
+ * counts as half"), the rate and the number of games. */
 typedef struct exp_paper {
     bool present;       /* false: the paper has no such cell (the row is ours alone) */
-    int64_t w, l, d;    /* A's wins, losses, draws; n = w + l + d */
+    bool wld;           /* w, l, d are the paper's; false: only rate and n are */
+    int64_t w, l, d;    /* A's wins, losses, draws (wld) */
+    double rate;        /* A's scoring rate (W + D/2) / n */
+    int64_t n;          /* games */
     const char *source; /* the cell(s) it sums, e.g. "A first 45-4-1, B first 48-2-0" */
 } exp_paper;
 
@@ -55,6 +66,25 @@ typedef struct exp_row {
     exp_paper paper;
 } exp_row;
 
+/* League points of one controller, the papers' ranking tables (SIEA-MCTS
+ * paper, Tables V, VII, IX; docs/league.md): 4 per match won, 2 drawn, bonus
+ * win and loss points; PD the sum of the matches' mean score differences. */
+typedef struct exp_league {
+    int points, bwp, blp, won, lost, drawn;
+    double pd;
+} exp_league;
+
+#define EXP_MAX_RANKED 16 /* controllers in a ranking table (Table XI ranks 13) */
+
+/* A controller of a ranking table: every row where its spec is A or B adds
+ * that row's two league matches (one per seat order) to its points. */
+typedef struct exp_ranked {
+    const char *label; /* as the paper names it, e.g. "K = √2" */
+    const char *spec;  /* the bot spec, exactly as in the rows */
+    int paper_rank;    /* 1-based */
+    exp_league paper;
+} exp_ranked;
+
 typedef struct exp_def {
     const char *name;       /* e.g. "muller-5.5" */
     const char *title;      /* one line */
@@ -63,10 +93,16 @@ typedef struct exp_def {
     const char *table;      /* e.g. "Table 5.5" */
     const char *conclusion; /* the paper's conclusion the table supports */
     const char *setup;      /* how our rows translate the paper's set-up */
-    const char *plot_x;     /* the plot's x label, or NULL: no plot */
-    bool plot_log2;         /* x on a log2 scale */
+    const char *game;       /* the game's registered name (default "carcassonne") */
+    int nrules;             /* rule settings, "key=value" (eng_rules_set), two seats always */
+    const char *rules[EXP_MAX_RULES];
+    const char *plot_x; /* the plot's x label, or NULL: no plot */
+    bool plot_log2;     /* x on a log2 scale */
     int nrows;
     exp_row rows[EXP_MAX_ROWS];
+    const char *ranking_table; /* e.g. "Table V", or NULL: no ranking */
+    int nranked;
+    exp_ranked ranked[EXP_MAX_RANKED];
     struct json_t *json; /* owns the strings above */
 } exp_def;
 
@@ -81,6 +117,10 @@ int exp_load(const char *name, exp_def **out, char *err, size_t errcap);
  * Same returns as exp_load. */
 int exp_parse(const char *text, exp_def **out, char *err, size_t errcap);
 void exp_def_free(exp_def *d);
+/* The game and rules d's rows are played under: d->game, two seats, then
+ * d->rules in order. Returns 0 or ENG_EINVAL (err says why). */
+int exp_game_rules(const exp_def *d, const struct eng_game **g, struct eng_rules *rules, char *err,
+                   size_t errcap);
 
 /* Our result of a row. */
 typedef enum exp_verdict {
@@ -92,12 +132,13 @@ typedef enum exp_verdict {
 const char *exp_verdict_name(exp_verdict v); /* "not run", "ours only", "agrees", "differs" */
 
 typedef struct exp_row_result {
-    int64_t expected, done;     /* games of the row, and finished */
-    int64_t w, l, d;            /* A's */
-    double rate, lo, hi;        /* A's scoring rate (W + D/2)/n and its Wilson 95% interval */
-    double score_a, score_b;    /* mean game scores */
-    double elo, elo_lo, elo_hi; /* A's Bradley-Terry rating against B, 95% (Elo points) */
-    double ms_a, ms_b;          /* thinking time per decision */
+    int64_t expected, done;        /* games of the row, and finished */
+    int64_t w, l, d;               /* A's */
+    double rate, lo, hi;           /* A's scoring rate (W + D/2)/n and its Wilson 95% interval */
+    double score_a, score_b;       /* mean game scores */
+    double elo, elo_lo, elo_hi;    /* A's Bradley-Terry rating against B, 95% (Elo points) */
+    double ms_a, ms_b;             /* thinking time per decision */
+    exp_league league_a, league_b; /* the row's two league matches (one per seat order) */
     double paper_rate, paper_lo, paper_hi; /* the paper's rate and Wilson 95% interval */
     double z; /* (ours - paper) / pooled standard error (0 when not both) */
     exp_verdict verdict;
@@ -113,6 +154,8 @@ typedef struct exp_options {
     int jobs;                /* worker threads, default 1 */
     bool quick;              /* tiny budgets (exp_quick_spec); unless games, 2 games a row */
     bool play;               /* false: only read the store (report what is there) */
+    const bool *only;        /* optional, one per row: play only the rows marked (the others
+                                are read from the store, as with !play) */
     const atomic_bool *stop; /* optional: raised, the run stops after saving */
     /* Progress, optional: a game of row r ended; counts are the row's. */
     void (*on_game)(const exp_def *d, int row, int64_t done, int64_t expected, void *user);
@@ -139,6 +182,11 @@ int exp_run(const exp_def *d, const char *db_path, const exp_options *o, exp_row
 /* The verdict and paper interval of a row, from the figures in r (w, l, d,
  * done) and the paper; fills paper_rate/lo/hi, z, verdict. */
 void exp_judge(const exp_paper *p, exp_row_result *r);
+
+/* Our ranking table (d->ranked): league points summed over the rows each
+ * controller plays, ranked by points then PD (the papers' rule). out[i] is
+ * controller i's sum, rank[i] its 1-based rank. Rows not run count nothing. */
+void exp_ranking(const exp_def *d, const exp_row_result *res, exp_league *out, int *rank);
 
 /* Wilson score interval of a rate over n games at normal quantile z. */
 void exp_wilson(double rate, double n, double z, double *lo, double *hi);

@@ -60,10 +60,20 @@ static char *sb_done(sb *b)
 
 static void paper_wld(const exp_paper *p, char *buf, size_t cap)
 {
-    if (p->present)
+    if (p->present && p->wld)
         snprintf(buf, cap, "%lld-%lld-%lld", (long long)p->w, (long long)p->l, (long long)p->d);
+    else if (p->present) /* the paper's own form: points (W + D/2) of n games */
+        snprintf(buf, cap, "%g of %lld", p->rate * (double)p->n, (long long)p->n);
     else
         snprintf(buf, cap, "-");
+}
+
+/* "carcassonne, rules tiny_city=2" / "reversi" */
+static void game_text(const exp_def *d, char *buf, size_t cap)
+{
+    size_t o = (size_t)snprintf(buf, cap, "%s", d->game);
+    for (int i = 0; i < d->nrules && o < cap; i++)
+        o += (size_t)snprintf(buf + o, cap - o, "%s%s", i ? " " : ", rules ", d->rules[i]);
 }
 
 static void rate_text(double rate, double lo, double hi, bool have, char *buf, size_t cap)
@@ -90,14 +100,77 @@ static void games_text(const exp_row_result *r, char *buf, size_t cap)
         snprintf(buf, cap, "%lld", (long long)r->done);
 }
 
+static void league_text(const exp_league *l, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "%d (%d/%d, %d-%d-%d, PD %+.1f)", l->points, l->bwp, l->blp, l->won, l->lost,
+             l->drawn, l->pd);
+}
+
+/* Every row of the experiment finished? (the ranking is partial otherwise) */
+static bool all_rows_done(const exp_def *d, const exp_row_result *res)
+{
+    for (int i = 0; i < d->nrows; i++)
+        if (res[i].done == 0 || res[i].done < res[i].expected)
+            return false;
+    return true;
+}
+
+/* The ranking table, one line per controller in the paper's order:
+ * Markdown (md) or plain text. */
+static void ranking(sb *b, const exp_def *d, const exp_row_result *res, bool md)
+{
+    if (d->nranked == 0)
+        return;
+    exp_league ours[EXP_MAX_RANKED];
+    int rank[EXP_MAX_RANKED];
+    exp_ranking(d, res, ours, rank);
+    int order[EXP_MAX_RANKED];
+    for (int i = 0; i < d->nranked; i++)
+        order[i] = i;
+    for (int i = 1; i < d->nranked; i++) /* by the paper's rank (few entries) */
+        for (int j = i;
+             j > 0 && d->ranked[order[j]].paper_rank < d->ranked[order[j - 1]].paper_rank; j--) {
+            int t = order[j];
+            order[j] = order[j - 1];
+            order[j - 1] = t;
+        }
+    const char *partial = all_rows_done(d, res) ? "" : " (not every row is done: partial)";
+    if (md)
+        sb_add(b,
+               "\n### Ranking: the paper's %s and ours%s\n\n"
+               "League points of docs/league.md summed over each controller's rows (a row is "
+               "two matches, one per seat order): points (BWP/BLP, matches W-L-D, PD).\n\n"
+               "| controller | paper rank | paper points | our rank | our points |\n"
+               "|---|---|---|---|---|\n",
+               d->ranking_table, partial);
+    else
+        sb_add(b, "\nRanking (the paper's %s) and ours%s: points (BWP/BLP, W-L-D, PD)\n",
+               d->ranking_table, partial);
+    for (int j = 0; j < d->nranked; j++) {
+        int i = order[j];
+        char pl[96], ol[96];
+        league_text(&d->ranked[i].paper, pl, sizeof pl);
+        league_text(&ours[i], ol, sizeof ol);
+        if (md)
+            sb_add(b, "| %s (`%s`) | %d | %s | %d | %s |\n", d->ranked[i].label, d->ranked[i].spec,
+                   d->ranked[i].paper_rank, pl, rank[i], ol);
+        else
+            sb_add(b, "  %-12s paper %2d: %-30s ours %2d: %s\n", d->ranked[i].label,
+                   d->ranked[i].paper_rank, pl, rank[i], ol);
+    }
+}
+
 /* ---- terminal ---------------------------------------------------------------------- */
 
 char *exp_report_text(const exp_def *d, const exp_row_result *res)
 {
     sb b = {0};
+    char gt[512];
+    game_text(d, gt, sizeof gt);
     sb_add(&b,
-           "%s: %s\n%s, %s. Rates are A's: (W + D/2) / games, with the 95%% Wilson interval.\n\n",
-           d->name, d->title, d->paper, d->table);
+           "%s: %s\n%s, %s. Game: %s, 2 players. Rates are A's: (W + D/2) / games, with the 95%% "
+           "Wilson interval.\n\n",
+           d->name, d->title, d->paper, d->table, gt);
     int lw = 5;
     for (int i = 0; i < d->nrows; i++) {
         int n = (int)strlen(d->rows[i].label);
@@ -127,6 +200,7 @@ char *exp_report_text(const exp_def *d, const exp_row_result *res)
            "standard errors (a two-proportion test at 95%%, each rate over its own games), else\n"
            "\"differs\". The paper's conclusion: %s\n",
            d->conclusion);
+    ranking(&b, d, res, false);
     return sb_done(&b);
 }
 
@@ -141,6 +215,11 @@ char *exp_report_markdown(const exp_def *d, const exp_row_result *res, const exp
     sb_add(&b, "Paper: %s (docs/references.md, `#%s`), %s. Its conclusion: %s\n\n", d->paper,
            d->anchor, d->table, d->conclusion);
     sb_add(&b, "Set-up: %s\n\n", d->setup);
+    sb_add(&b, "Game: `%s`, 2 players, ", d->game);
+    if (d->nrules == 0)
+        sb_add(&b, "default rules.\n\n");
+    for (int i = 0; i < d->nrules; i++)
+        sb_add(&b, "%s`%s`%s", i ? ", " : "rules ", d->rules[i], i + 1 == d->nrules ? ".\n\n" : "");
     sb_add(&b,
            "Seed %llu%s. Every rate is A's scoring rate (W + D/2) / games with its 95%% Wilson "
            "interval; the paper's figures are A's side of the cells named in *paper cells*.\n\n",
@@ -172,6 +251,7 @@ char *exp_report_markdown(const exp_def *d, const exp_row_result *res, const exp
     sb_add(&b, "\n*verdict*: **agrees** when the two rates differ by at most 1.96 pooled standard "
                "errors (a two-proportion test at 95%%, each rate over its own games), "
                "**differs** otherwise; *ours only*: the paper has no such cell.\n");
+    ranking(&b, d, res, true);
     return sb_done(&b);
 }
 
@@ -192,7 +272,8 @@ static void csv_field(sb *b, const char *s)
 char *exp_report_csv(const exp_def *d, const exp_row_result *res)
 {
     sb b = {0};
-    sb_add(&b, "experiment,row,label,a,b,x,paper_w,paper_l,paper_d,paper_rate,paper_lo,paper_hi,"
+    sb_add(&b, "experiment,row,label,a,b,x,paper_w,paper_l,paper_d,paper_n,paper_rate,paper_lo,"
+               "paper_hi,"
                "games_expected,games,w,l,d,rate,lo,hi,score_a,score_b,elo,elo_lo,elo_hi,z,"
                "verdict\n");
     for (int i = 0; i < d->nrows; i++) {
@@ -208,12 +289,16 @@ char *exp_report_csv(const exp_def *d, const exp_row_result *res)
         sb_add(&b, ",");
         csv_field(&b, row->b);
         sb_add(&b, ",%g,", row->x);
+        if (row->paper.present && row->paper.wld)
+            sb_add(&b, "%lld,%lld,%lld,", (long long)row->paper.w, (long long)row->paper.l,
+                   (long long)row->paper.d);
+        else
+            sb_add(&b, ",,,");
         if (row->paper.present)
-            sb_add(&b, "%lld,%lld,%lld,%.4f,%.4f,%.4f,", (long long)row->paper.w,
-                   (long long)row->paper.l, (long long)row->paper.d, r->paper_rate, r->paper_lo,
+            sb_add(&b, "%lld,%.4f,%.4f,%.4f,", (long long)row->paper.n, r->paper_rate, r->paper_lo,
                    r->paper_hi);
         else
-            sb_add(&b, ",,,,,,");
+            sb_add(&b, ",,,,");
         sb_add(&b, "%lld,%lld,", (long long)r->expected, (long long)r->done);
         if (r->done)
             sb_add(&b, "%lld,%lld,%lld,%.4f,%.4f,%.4f,%.2f,%.2f,%.1f,%.1f,%.1f,%.3f,",
@@ -231,21 +316,28 @@ char *exp_report_csv(const exp_def *d, const exp_row_result *res)
 json_t *exp_report_json(const exp_def *d, const exp_row_result *res, const exp_options *o)
 {
     json_t *rows = json_array();
-    json_t *root =
-        json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:b, s:o}", "experiment", d->name,
-                  "title", d->title, "paper", d->paper, "anchor", d->anchor, "table", d->table,
-                  "conclusion", d->conclusion, "setup", d->setup, "seed",
-                  (json_int_t)(o ? o->seed : 1), "quick", o && o->quick, "rows", rows);
+    json_t *rules = json_array();
+    for (int i = 0; rules && i < d->nrules; i++)
+        json_array_append_new(rules, json_string(d->rules[i]));
+    json_t *root = json_pack(
+        "{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:I, s:b, s:o}", "experiment", d->name,
+        "title", d->title, "paper", d->paper, "anchor", d->anchor, "table", d->table, "conclusion",
+        d->conclusion, "setup", d->setup, "game", d->game, "rules", rules ? rules : json_null(),
+        "seed", (json_int_t)(o ? o->seed : 1), "quick", o && o->quick, "rows", rows);
     if (!root)
         return NULL;
     for (int i = 0; i < d->nrows; i++) {
         const exp_row *row = &d->rows[i];
         const exp_row_result *r = &res[i];
-        json_t *paper = row->paper.present
-                            ? json_pack("{s:I, s:I, s:I, s:f, s:f, s:f, s:s}", "w",
-                                        (json_int_t)row->paper.w, "l", (json_int_t)row->paper.l,
-                                        "d", (json_int_t)row->paper.d, "rate", r->paper_rate, "lo",
-                                        r->paper_lo, "hi", r->paper_hi, "source", row->paper.source)
+        const exp_paper *pp = &row->paper;
+        /* w, l, d are null when the paper gives only a rate over n games */
+        json_t *paper = pp->present
+                            ? json_pack("{s:o, s:o, s:o, s:I, s:f, s:f, s:f, s:s}", "w",
+                                        pp->wld ? json_integer(pp->w) : json_null(), "l",
+                                        pp->wld ? json_integer(pp->l) : json_null(), "d",
+                                        pp->wld ? json_integer(pp->d) : json_null(), "n",
+                                        (json_int_t)pp->n, "rate", r->paper_rate, "lo", r->paper_lo,
+                                        "hi", r->paper_hi, "source", pp->source)
                             : json_null();
         json_t *ours = json_pack(
             "{s:I, s:I, s:I, s:I, s:I, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, "
@@ -263,6 +355,34 @@ json_t *exp_report_json(const exp_def *d, const exp_row_result *res, const exp_o
         if (!jr || json_array_append_new(rows, jr)) {
             json_decref(root);
             return NULL;
+        }
+    }
+    if (d->nranked) {
+        exp_league ours[EXP_MAX_RANKED];
+        int rank[EXP_MAX_RANKED];
+        exp_ranking(d, res, ours, rank);
+        json_t *ents = json_array();
+        json_t *rk = json_pack("{s:s, s:b, s:o}", "table", d->ranking_table, "complete",
+                               all_rows_done(d, res), "entries", ents);
+        if (!rk || json_object_set_new(root, "ranking", rk)) {
+            json_decref(root);
+            return NULL;
+        }
+        for (int i = 0; i < d->nranked; i++) {
+            const exp_league *l[2] = {&d->ranked[i].paper, &ours[i]};
+            int rks[2] = {d->ranked[i].paper_rank, rank[i]};
+            json_t *side[2];
+            for (int k = 0; k < 2; k++)
+                side[k] = json_pack("{s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:f}", "rank", rks[k],
+                                    "points", l[k]->points, "bwp", l[k]->bwp, "blp", l[k]->blp, "w",
+                                    l[k]->won, "l", l[k]->lost, "d", l[k]->drawn, "pd", l[k]->pd);
+            json_t *e = json_pack("{s:s, s:s, s:o, s:o}", "label", d->ranked[i].label, "spec",
+                                  d->ranked[i].spec, "paper", side[0] ? side[0] : json_null(),
+                                  "ours", side[1] ? side[1] : json_null());
+            if (!e || json_array_append_new(ents, e)) {
+                json_decref(root);
+                return NULL;
+            }
         }
     }
     return root;

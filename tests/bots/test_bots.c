@@ -1027,6 +1027,75 @@ static void test_choose_turn(void **state)
     }
 }
 
+/* ---- the turn's next decision without a plan (mcts:unplanned=) --------------- */
+
+/* Carcassonne with 2 simulations a turn: the placement played has one visit,
+ * so the search has no meeple child for it. unplanned=first plays the first
+ * legal meeple move (no meeple) without simulating, as Alg. 5 of Müller's
+ * thesis returns the placement's best child; unplanned=search (the default)
+ * searches the meeple on its own. */
+static void test_unplanned(void **state)
+{
+    (void)state;
+    const eng_game *g = eng_find_game("carcassonne");
+    eng_rules r;
+    rules_for(g, 2, &r);
+    void *st = malloc(g->state_size), *after = malloc(g->state_size);
+    eng_move *moves = malloc(sizeof(eng_move) * (size_t)g->max_moves);
+    assert_true(st && after && moves);
+    char err[256];
+    bot *first = bot_create("mcts:sims=2,unplanned=first", g, 3, err, sizeof err);
+    bot *search = bot_create("mcts:sims=2", g, 3, err, sizeof err);
+    assert_non_null(first);
+    assert_non_null(search);
+    assert_null(bot_create("mcts:unplanned=later", g, 3, err, sizeof err));
+    assert_non_null(strstr(err, "unplanned"));
+    assert_int_equal(eng_init(g, st, &r, err, sizeof err), 0);
+    eng_rng rng;
+    eng_rng_seed(&rng, 5);
+    int checked = 0;
+    while (g->current_player(st) != ENG_TERMINAL && checked < 12) {
+        int p = g->current_player(st);
+        if (p == ENG_CHANCE) {
+            g->apply(st, eng_sample_chance(g, st, &rng));
+            continue;
+        }
+        int nplace = g->legal_moves(st, moves);
+        if (nplace >= 3) {
+            bot *bs[2] = {first, search};
+            for (int k = 0; k < 2; k++) {
+                bot_stats stats;
+                eng_move m = bot_choose(bs[k], st, NULL, &stats);
+                assert_int_equal(stats.sims, 2);
+                memcpy(after, st, g->state_size);
+                g->apply(after, m);
+                if (g->current_player(after) != p || g->legal_moves(after, moves) < 2) {
+                    k = 2; /* no meeple choice after this placement */
+                    break;
+                }
+                m = bot_choose(bs[k], after, NULL, &stats);
+                if (k == 0) { /* read from the tree: nothing searched, the first move */
+                    assert_int_equal(stats.sims, 0);
+                    assert_int_equal(m, moves[0]);
+                    checked++;
+                } else { /* a search of its own */
+                    assert_int_equal(stats.sims, 2);
+                }
+            }
+        }
+        /* the game goes on by random moves; no plan or tree is kept */
+        bot_reset(first);
+        bot_reset(search);
+        g->apply(st, eng_random_move(g, st, &rng));
+    }
+    assert_int_equal(checked, 12);
+    bot_destroy(first);
+    bot_destroy(search);
+    free(st);
+    free(after);
+    free(moves);
+}
+
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);               /* keep the log if CTest kills a hung run */
@@ -1043,7 +1112,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_bad_specs),     cmocka_unit_test(test_legal_every_game),
         cmocka_unit_test(test_deterministic), cmocka_unit_test(test_stop_flag),
         cmocka_unit_test(test_ms_budget),     cmocka_unit_test(test_file_options),
-        cmocka_unit_test(test_choose_turn),
+        cmocka_unit_test(test_choose_turn),   cmocka_unit_test(test_unplanned),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -11,9 +11,11 @@
  * legal moves in every registered game for every seat count from 2 to 5,
  * determinism by seed. Searches use tiny budgets; nothing reads a clock.
  *
- * `test_ea --bench [positions]` runs the benchmark instead (not a CTest
- * test): ms per move and simulations per second of ea-p-mcts, ea-mcts and
- * siea-mcts against mcts:sims=2800 in 2-player Carcassonne, by phase.
+ * `test_ea --ties [positions]` counts the selections that meet a shared best
+ * fitness and the decisions where siea-mcts and ea-mcts differ (docs/ea.md). `test_ea --bench
+ * [positions]` runs the benchmark instead (not a CTest test): ms per move and simulations per
+ * second of ea-p-mcts, ea-mcts and siea-mcts against mcts:sims=2800 in 2-player Carcassonne, by
+ * phase.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -442,7 +444,22 @@ static int select_case(const double *f, const double *o, int count, bool semanti
             semv[i][j] = base[j] + (i ? o[i] : 0);
         sem[i] = semv[i];
     }
-    return ea_select(f, sem, count, NS, semantic, 5, 10, rng);
+    return ea_select(f, sem, count, NS, semantic, 5, 10, false, rng, NULL);
+}
+
+/* The same with the parent taking part in ties (ties=parent, the default). */
+static int select_parent(const double *f, const double *o, int count, bool semantic, eng_rng *rng,
+                         bool *by_sem)
+{
+    static double semv[EA_MAX_LAMBDA + 1][NS];
+    const double *sem[EA_MAX_LAMBDA + 1];
+    const double base[NS] = {-4, 0, 3, 10};
+    for (int i = 0; i < count; i++) {
+        for (int j = 0; j < NS; j++)
+            semv[i][j] = base[j] + (i ? o[i] : 0);
+        sem[i] = semv[i];
+    }
+    return ea_select(f, sem, count, NS, semantic, 5, 10, true, rng, by_sem);
 }
 
 static void test_select_rule(void **state)
@@ -451,12 +468,11 @@ static void test_select_rule(void **state)
     eng_rng rng;
     eng_rng_seed(&rng, 3);
     const double none[5] = {0, 0, 0, 0, 0};
+    const double f1_unique[] = {1, 3, 2, 2, 0}, f2_unique[] = {5, 3, 4, 1, 2};
     for (int sem = 0; sem <= 1; sem++) {
         /* a unique best offspring wins; a unique best parent is kept */
-        const double f1[] = {1, 3, 2, 2, 0};
-        assert_int_equal(select_case(f1, none, 5, sem, &rng), 1);
-        const double f2[] = {5, 3, 4, 1, 2};
-        assert_int_equal(select_case(f2, none, 5, sem, &rng), 0);
+        assert_int_equal(select_case(f1_unique, none, 5, sem, &rng), 1);
+        assert_int_equal(select_case(f2_unique, none, 5, sem, &rng), 0);
         /* parent tied with exactly one offspring: the offspring */
         const double f3[] = {4, 1, 4, 2, 3};
         assert_int_equal(select_case(f3, none, 5, sem, &rng), 2);
@@ -509,7 +525,7 @@ static void test_select_rule(void **state)
     double fit[] = {1, 4, 4, 2, 4};
     memset(seen, 0, sizeof seen);
     for (int t = 0; t < 300; t++)
-        seen[ea_select(fit, NULL, 5, NS, false, 5, 10, &rng)]++;
+        seen[ea_select(fit, NULL, 5, NS, false, 5, 10, false, &rng, NULL)]++;
     assert_true(seen[0] == 0 && seen[3] == 0);
     assert_true(seen[1] > 60 && seen[2] > 60 && seen[4] > 60);
     /* with semantics even an in-range offspring is ignored by EA-MCTS */
@@ -520,6 +536,34 @@ static void test_select_rule(void **state)
     /* fewer individuals (an interrupted generation): only those compete */
     const double fshort[] = {1, 0, 9, 9, 9};
     assert_int_equal(select_case(fshort, none, 2, true, &rng), 0);
+
+    /* ties=parent (the authors' code): a unique best is unchanged */
+    bool by = true;
+    assert_int_equal(select_parent(f2_unique, none, 5, true, &rng, &by), 0);
+    assert_false(by);
+    assert_int_equal(select_parent(f1_unique, none, 5, false, &rng, &by), 1);
+    /* EA: a parent tied with offspring is kept, every time, with no random draw */
+    eng_rng before = rng;
+    for (int t = 0; t < 50; t++)
+        assert_int_equal(select_parent(fp, o6, 5, false, &rng, NULL), 0);
+    assert_memory_equal(&before, &rng, sizeof rng);
+    /* EA: offspring tied without the parent: one of them at random, as before */
+    memset(seen, 0, sizeof seen);
+    for (int t = 0; t < 300; t++)
+        seen[select_parent(ft, none, 5, false, &rng, NULL)]++;
+    assert_true(seen[0] == 0 && seen[3] == 0 && seen[1] > 60 && seen[2] > 60 && seen[4] > 60);
+    /* SIEA: the parent's tie goes to an offspring in range (SSDs 6 and 20) */
+    assert_int_equal(select_parent(fp, o6, 5, true, &rng, &by), 1);
+    assert_true(by);
+    /* SIEA: none in range (SSD 0 for all): one of the tied at random, the
+     * parent included -- where EA keeps the parent, SIEA may not */
+    memset(seen, 0, sizeof seen);
+    for (int t = 0; t < 300; t++) {
+        seen[select_parent(fp, o7, 5, true, &rng, &by)]++;
+        assert_false(by);
+    }
+    assert_true(seen[2] == 0 && seen[4] == 0);
+    assert_true(seen[0] > 60 && seen[1] > 60 && seen[3] > 60);
 }
 
 /* ---- the evolution on real trees ---------------------------------------------------- */
@@ -587,6 +631,44 @@ static void fixture_close(search_fixture *f)
     mcts_ctx_free(&f->cctx);
     mcts_tree_free(&f->tree);
     mcts_tree_free(&f->copy);
+}
+
+/* final=uct (the authors' MCTS-RAVE player): the move is the root child the
+ * selection formula picks, its exploration term included -- the argmax of
+ * Q + 2K sqrt(2 ln N / Nj) over the visited children, computed here by hand;
+ * with a large K it is a least-visited child, not the best mean. */
+static void test_final_by_selection(void **state)
+{
+    (void)state;
+    static search_fixture f;
+    fixture_open(&f, "carcassonne", 21, 9);
+    for (int i = 0; i < 300; i++)
+        mcts_simulate(&f.ctx);
+    const mcts_node *root = &f.tree.node[MCTS_ROOT];
+    assert_true(root->nchild >= 3);
+    double ks[] = {0.25, 1.41421356, 1000};
+    for (int t = 0; t < 3; t++) {
+        f.cfg.k = ks[t];
+        uint32_t want = 0, least = 0;
+        double wv = -INFINITY, N = root->visits;
+        for (uint32_t i = 0; i < root->nchild; i++) {
+            const mcts_node *ch = &f.tree.node[root->child + i];
+            if (!ch->visits)
+                continue;
+            double v = ch->value / ch->visits + 2 * f.cfg.k * sqrt(2 * log(N) / (double)ch->visits);
+            if (v > wv)
+                wv = v, want = root->child + i;
+            if (!least || ch->visits < f.tree.node[least].visits)
+                least = root->child + i;
+        }
+        assert_int_equal(mcts_best_by_selection(&f.ctx, MCTS_ROOT), want);
+        if (t == 2) /* exploration dominates: the fewest visits */
+            assert_int_equal(f.tree.node[want].visits, f.tree.node[least].visits);
+    }
+    /* the best mean (final=value) is another child here: the test tells them apart */
+    assert_true(mcts_best_child(&f.tree, MCTS_ROOT, MCTS_F_VALUE) !=
+                mcts_best_by_selection(&f.ctx, MCTS_ROOT));
+    fixture_close(&f);
 }
 
 static ea_params small_params(int where, bool semantic)
@@ -1101,10 +1183,67 @@ static int bench(int positions)
     return 0;
 }
 
+/* How often the selection meets a shared best fitness, and whether siea-mcts
+ * then decides differently from ea-mcts (the same seed, the same positions):
+ * placement decisions of 2-player Carcassonne in three phases, a fresh
+ * search each. */
+static int ties(int positions)
+{
+    const eng_game *g = eng_find_game("carcassonne");
+    /* each siea spec is compared with the ea-mcts spec of the same options */
+    const char *specs[][2] = {
+        {"siea-mcts", "ea-mcts"},
+        {"siea-mcts:ties=offspring", "ea-mcts:ties=offspring"},
+        {"siea-mcts:fitness_tree=copy", "ea-mcts:fitness_tree=copy"},
+        {"siea-mcts:fitness_sims=10", "ea-mcts:fitness_sims=10"},
+        {"siea-mcts:reward=winloss", "ea-mcts:reward=winloss"},
+        {"siea-mcts:reward=portion", "ea-mcts:reward=portion"},
+    };
+    const int nspec = (int)(sizeof specs / sizeof specs[0]);
+    const int phase_turn[3] = {4, 34, 62};
+    static unsigned char st[1 << 16];
+    printf("2-player Carcassonne, %d placement decisions per phase (turns 4-8, 34-38, 62-66)\n",
+           positions);
+    printf("%-28s %9s %10s %6s %14s %9s %14s %14s\n", "bot", "decisions", "selections", "ties",
+           "offspring ties", "semantic", "other formula", "other move");
+    for (int si = 0; si < nspec; si++) {
+        bot *b = make(specs[si][0], g, 1), *e = make(specs[si][1], g, 1);
+        long dec = 0, sel = 0, tie = 0, otie = 0, sem = 0, dform = 0, dmove = 0;
+        for (int ph = 0; ph < 3; ph++)
+            for (int i = 0; i < positions; i++) {
+                carc_position(st, 3 * (phase_turn[ph] + i % 5), 1000 + (uint64_t)i);
+                bot_reset(b);
+                bot_reset(e);
+                bot_stats stats;
+                eng_move mb = bot_choose(b, st, NULL, &stats);
+                eng_move me = bot_choose(e, st, NULL, &stats);
+                const ea_report *rep = ea_bot_report(b), *rep_e = ea_bot_report(e);
+                char fb[640], fe[640];
+                gp_to_infix(&rep->formula, fb, sizeof fb);
+                gp_to_infix(&rep_e->formula, fe, sizeof fe);
+                dec++;
+                sel += rep->gens;
+                tie += rep->ties;
+                otie += rep->offspring_ties;
+                sem += rep->semantic;
+                dform += strcmp(fb, fe) != 0;
+                dmove += mb != me;
+            }
+        printf("%-28s %9ld %10ld %6ld %14ld %9ld %14ld %14ld\n", specs[si][0], dec, sel, tie, otie,
+               sem, dform, dmove);
+        fflush(stdout);
+        bot_destroy(b);
+        bot_destroy(e);
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc >= 2 && strcmp(argv[1], "--bench") == 0)
         return bench(argc >= 3 ? atoi(argv[2]) > 0 ? atoi(argv[2]) : 10 : 10);
+    if (argc >= 2 && strcmp(argv[1], "--ties") == 0)
+        return ties(argc >= 3 ? atoi(argv[2]) > 0 ? atoi(argv[2]) : 10 : 10);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_protected_ops),
         cmocka_unit_test(test_infix_known_trees),
@@ -1123,6 +1262,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_legal_everywhere),
         cmocka_unit_test(test_determinism),
         cmocka_unit_test(test_formula_evolves),
+        cmocka_unit_test(test_final_by_selection),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -8,7 +8,11 @@
 #   report          --report on an empty store: every row "not run", exit 0
 #   resume          SIGINT after the first game: exit 1, "stopped"; the same
 #                   command continues from the store and plays only the rest
+#   rows            --rows plays the rows named and reports the others from the
+#                   store (not run); an unknown row id exits 2 listing the ids
 #   bad             bad arguments exit 2 with a message naming what is wrong
+# Run from the repository's root (CTest does): the EvoMCTS experiments name
+# the evolved evaluations in docs/examples by relative paths.
 # usage: experiment.sh TESSERA CASE [NAME]
 set -u
 T=$1
@@ -21,7 +25,8 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 case $CASE in
 list)
     "$T" experiment --list > "$DIR/list" || fail "--list exit $?"
-    for n in es-ix muller-5.5 muller-5.6 muller-5.7 siea-iii siea-iv siea-vi siea-viii siea-x; do
+    for n in es-ix evomcts-v evomcts-vi evomcts-vii evomcts-x evomcts-xi evomcts-xii \
+        muller-5.5 muller-5.6 muller-5.7 siea-iii siea-iv siea-vi siea-viii siea-x; do
         grep -q "^$n " "$DIR/list" || fail "--list lacks $n"
     done
     ;;
@@ -37,8 +42,13 @@ r = json.load(open(f"{d}/result.json"))
 f = json.load(open(f"{d}/o/{name}.json"))
 assert r == f, "the --json line and NAME.json differ"
 assert r["experiment"] == name and r["quick"] is True
-for k in ("title", "paper", "anchor", "table", "conclusion", "setup"):
+for k in ("title", "paper", "anchor", "table", "conclusion", "setup", "game"):
     assert r[k], k
+assert isinstance(r["rules"], list)
+if name.startswith("muller-"):
+    assert r["game"] == "carcassonne" and r["rules"] == ["tiny_city=2"], r["rules"]
+if name.startswith("evomcts-"):
+    assert r["game"] in ("reversi", "dodgem"), r["game"]
 rows = r["rows"]
 assert len(rows) >= 1
 ids = set()
@@ -50,10 +60,29 @@ for row in rows:
     assert 0 <= o["lo"] <= o["rate"] <= o["hi"] <= 1, row
     assert o["played"] == 2 and o["resumed"] is False, row
     p = row["paper"]
-    assert p is not None and p["w"] + p["l"] + p["d"] > 0, row
-    assert abs(p["rate"] - (p["w"] + p["d"] / 2) / (p["w"] + p["l"] + p["d"])) < 1e-6
+    assert p is not None and p["n"] > 0 and p["lo"] <= p["rate"] <= p["hi"], row
+    if p["w"] is not None:
+        assert p["w"] + p["l"] + p["d"] == p["n"], row
+        assert abs(p["rate"] - (p["w"] + p["d"] / 2) / p["n"]) < 1e-6
+    else:  # a paper that gives a rate alone (the EvoMCTS paper)
+        assert p["l"] is None and p["d"] is None and name.startswith("evomcts-"), row
     assert row["verdict"] in ("agrees", "differs"), row
 md = open(f"{d}/o/{name}.md").read()
+if name in ("siea-iv", "siea-vi", "siea-viii"):  # the papers' ranking tables
+    rk = r["ranking"]
+    assert rk["table"] in ("Table V", "Table VII", "Table IX") and rk["complete"] is True, rk
+    n = 3 if name == "siea-viii" else 6
+    assert len(rk["entries"]) == n
+    assert sorted(e["ours"]["rank"] for e in rk["entries"])[0] == 1
+    assert sorted(e["paper"]["rank"] for e in rk["entries"]) == list(range(1, n + 1))
+    # each controller plays n - 1 rows, two league matches each
+    for e in rk["entries"]:
+        o = e["ours"]
+        assert o["w"] + o["l"] + o["d"] == 2 * (n - 1), e
+        assert o["points"] == 4 * o["w"] + 2 * o["d"] + o["bwp"] + o["blp"], e
+    assert "### Ranking: the paper's " + rk["table"] in md
+else:
+    assert "ranking" not in r
 assert md.startswith(f"# {name}: ")
 assert "| row | A | B | paper W-L-D |" in md
 for row in rows:
@@ -124,6 +153,23 @@ done1, n = int(sys.argv[1]), int(sys.argv[2])
 assert r["games"] == n and r["resumed"], r
 assert r["played"] == n - done1, (r["played"], done1)' "$done1" $N || fail "continued run's counts"
     ;;
+rows)
+    "$T" experiment siea-iv --quick --rows k0.5-k1,k2-k3 --out "$DIR/o" --json > "$DIR/out" \
+        2> "$DIR/err" || { cat "$DIR/err"; fail "--rows exit $?"; }
+    tail -n 1 "$DIR/out" | python3 -c '
+import json, sys
+r = json.load(sys.stdin)
+played = {x["id"]: x["ours"]["games"] for x in r["rows"]}
+assert len(played) == 15
+assert played.pop("k0.5-k1") == 2 and played.pop("k2-k3") == 2, played
+assert all(g == 0 for g in played.values()), played
+assert sum(x["verdict"] == "not run" for x in r["rows"]) == 13' || fail "--rows played the wrong rows"
+    # the rest of the table continues in the same store; the two rows are found again
+    "$T" experiment siea-iv --quick --rows k0.25-k0.5,k0.5-k1 --out "$DIR/o" > /dev/null \
+        2> "$DIR/err2" || fail "second --rows exit $?"
+    grep -q "row 6/15 (K=0.5 vs K=1): resumed, 2 of 2 games done" "$DIR/err2" \
+        || fail "the row played before was not found again"
+    ;;
 bad)
     expect2() {
         local want=$1; shift
@@ -133,7 +179,10 @@ bad)
         grep -q -- "$want" "$DIR/err" || { cat "$DIR/err"; fail "'$*': message lacks '$want'"; }
     }
     expect2 "which experiment"
-    expect2 "unknown experiment 'nope'; experiments: es-ix muller-5.5" nope --out "$DIR/o"
+    expect2 "unknown experiment 'nope'; experiments: es-ix evomcts-v" nope --out "$DIR/o"
+    expect2 "--rows: unknown row 'k9'; the rows of siea-iv: k0.25-k0.5" siea-iv --rows k0.5-k1,k9 \
+        --out "$DIR/o"
+    expect2 "--rows: an empty row id in 'k0.5-k1,'" siea-iv --rows k0.5-k1, --out "$DIR/o"
     expect2 "one experiment at a time" siea-iii muller-5.5
     expect2 "--games needs an integer" siea-iii --games 0
     expect2 "--games needs an integer" siea-iii --games x
