@@ -759,10 +759,16 @@ static void put_seats(jt_buf *t, const match *m, const char *seats, size_t seats
 }
 
 /* Accept the statements just written into `open`. */
-static int accepted(pgj *j)
+/* The end of an append to the open batch, which held `mark` bytes before it:
+ * counted, or, when a buffer could not grow, taken back whole (ENG_ENOMEM). */
+static int accepted(pgj *j, size_t mark)
 {
-    if (j->open.failed)
+    jt_buf *t = &j->open;
+    if (t->failed) {
+        t->failed = false;
+        t->len = mark;
         return ENG_ENOMEM;
+    }
     j->committed++;
     return 0;
 }
@@ -842,12 +848,7 @@ int pgj_append(pgj *j, const match *m, int from, int to, const char *by, const c
     if (seats)
         put_seats(t, m, seats, seats_len);
     put_tokens(t, m, tokens, ntokens);
-    if (t->failed) {
-        t->failed = false;
-        t->len = mark;
-        return ENG_ENOMEM;
-    }
-    return accepted(j);
+    return accepted(j, mark);
 }
 
 int pgj_update_seats(pgj *j, const match *m, const char *seats, size_t seats_len,
@@ -872,12 +873,7 @@ int pgj_finish(pgj *j, const match *m, const char *result, const char *seats,
     put_str(t, m->id);
     puts_(t, ";");
     put_tokens(t, m, tokens, ntokens);
-    if (t->failed) {
-        t->failed = false;
-        t->len = mark;
-        return ENG_ENOMEM;
-    }
-    return accepted(j);
+    return accepted(j, mark);
 }
 
 int pgj_summary(pgj *j, const match *m, const char *summary)
@@ -891,12 +887,7 @@ int pgj_summary(pgj *j, const match *m, const char *summary)
     puts_(t, " WHERE id=");
     put_str(t, m->id);
     puts_(t, ";");
-    if (t->failed) {
-        t->failed = false;
-        t->len = mark;
-        return ENG_ENOMEM;
-    }
-    return accepted(j);
+    return accepted(j, mark);
 }
 
 uint64_t pgj_hold_seq(const pgj *j)
