@@ -592,7 +592,7 @@ static void restore_owned(struct cluster *cl, const char *from)
     int k = 0;
     for (match *m = s->matches; m && old; m = m->next)
         old[k++] = m;
-    if (store_load_owned(s, match_restore, &n, err, sizeof err))
+    if (store_load_owned(s, &match_restorer, &n, err, sizeof err))
         srv_log(LOG_ERROR, "takeover_restore_failed", "{s:s, s:s}", "from", from, "reason", err);
     for (match *m = s->matches; m; m = m->next) {
         bool was = false;

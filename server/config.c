@@ -726,3 +726,10 @@ void srv_config_print(const srv_config *cfg, FILE *out)
         fputc('\n', out);
     }
 }
+
+bool srv_instance_valid(const char *name)
+{
+    size_t n = strlen(name);
+    return n >= 1 && n <= SRV_INSTANCE_MAX &&
+           strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._:-") == n;
+}

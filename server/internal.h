@@ -387,6 +387,9 @@ struct srv {
     struct lws_context *ctx;
     uv_signal_t sigint, sigterm;
     uv_timer_t demo_timer;
+    /* A demo match ended (set by server.c: the next one, after a pause); NULL
+     * without --demo. */
+    void (*demo_over)(srv *s);
     uv_timer_t stop_timer;            /* lets goodbyes flush before lws stops */
     uv_prepare_t out_prep;            /* writes the round's output before the loop polls ... */
     uv_check_t out_check;             /* ... and after the I/O callbacks (net.c) */
@@ -481,8 +484,6 @@ int srv_random_token(char *out, int n);
 void srv_limits_default(srv *s);
 /* The source of random bytes: getrandom(2). A test hook (fault injection). */
 extern ssize_t (*srv__getrandom)(void *buf, size_t len, unsigned int flags);
-/* Make sure at least one live demo match exists (when --demo). */
-void srv_demo_check(srv *s);
 /* Free the buffers of the per-move message texts (send_txt, msg_txt, ...):
  * at shutdown, after the loop has run for the last time. */
 void srv_texts_free(srv *s);

@@ -1,18 +1,21 @@
 /*
- * log.c — structured logs: one JSON object per line on stderr, e.g.
+ * log.c — the ground floor of server/, what every other part uses and which
+ * uses none of them: structured logs (one JSON object per line on stderr,
+ * e.g.
  *   {"ts":"2026-11-22T02:41:07.123Z","level":"info","event":"match_created","match":"ab12cd34"}
- * Fields are built with jansson's pack formats, so untrusted strings are
- * escaped, never interpreted.
+ * fields built with jansson's pack formats, so untrusted strings are escaped,
+ * never interpreted), the latency histograms, the loop's clock and the wall
+ * clock, and random tokens.
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include <sys/resource.h>
+#include <string.h>
+#include <sys/random.h>
 #include <sys/time.h>
 #include <time.h>
 
-#include "cluster.h"
 #include "internal.h"
-#include "programs.h"
 
 static int min_level = LOG_INFO;
 static const char *const level_names[] = {"debug", "info", "warn", "error", "info"};
@@ -93,29 +96,63 @@ json_t *hist_json(const srv_hist *h)
                      "max_us", (json_int_t)h->max_us);
 }
 
-json_t *srv_stats_json(const srv *s)
+/* One observation (seconds) into a histogram of fixed bounds (metrics.c sets
+ * them up and writes them out). */
+void phist_add(srv_phist *h, double seconds)
 {
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    json_t *o = json_pack("{s:i, s:i, s:I, s:i, s:I, s:o, s:o, s:I, s:I, s:i, s:i}", "connections",
-                     s->nconns, "matches_live", s->nlive, "matches_finished",
-                     (json_int_t)s->finished, "matches_kept", s->nfinished, "moves",
-                     (json_int_t)s->moves, "overhead", hist_json(&s->overhead), "timeout_late",
-                     hist_json(&s->timeout_late), "rss_peak_kb", (json_int_t)ru.ru_maxrss,
-                     "uptime_ms", (json_int_t)(srv_epoch_ms() - (int64_t)s->started_ms), "searches",
-                     s->jobs, "bots_held", s->bots);
-    /* external programs running in seats now (each a process and a worker thread) */
-    json_object_set_new(o, "programs", json_integer(progs_running(s)));
-    if (cluster_on(s)) { /* several servers on one database (docs/scaling.md) */
-        cluster_stats cs;
-        cluster_get_stats(s, &cs);
-        json_object_set_new(
-            o, "cluster",
-            json_pack("{s:s, s:i, s:b, s:I, s:I, s:I, s:I, s:I}", "instance", s->instance,
-                      "instances", cs.instances, "redis", cs.redis_up, "forwarded",
-                      (json_int_t)cs.forwarded, "relayed", (json_int_t)cs.relayed, "served",
-                      (json_int_t)cs.served, "takeovers", (json_int_t)cs.takeovers,
-                      "taken_matches", (json_int_t)cs.taken_matches));
+    if (!h->le)
+        return; /* not set up (a server library used without srv_run) */
+    if (seconds < 0)
+        seconds = 0;
+    int i = 0;
+    while (i < h->nle && seconds > h->le[i])
+        i++;
+    h->counts[i]++;
+    h->count++;
+    h->sum += seconds;
+}
+
+/* ---- the clocks and random tokens every part uses ---------------------------------- */
+
+uint64_t srv_now(const srv *s)
+{
+    /* the loop's cached time can be stale by a whole batch of I/O; clocks
+     * are charged from it, so refresh it (a vDSO clock read) */
+    uv_update_time(s->loop);
+    return uv_now(s->loop);
+}
+
+int64_t srv_epoch_ms(void)
+{
+    struct timeval tv;
+    gettimeofday(&tv, NULL);
+    return (int64_t)tv.tv_sec * 1000 + tv.tv_usec / 1000;
+}
+
+ssize_t (*srv__getrandom)(void *buf, size_t len, unsigned int flags) = getrandom;
+
+int srv_random_token(char *out, int n)
+{
+    static const char alphabet[] = "abcdefghijkmnpqrstuvwxyz23456789"; /* 32, no look-alikes */
+    unsigned char raw[64];
+    out[0] = 0;
+    if (n < 1 || n > (int)sizeof raw)
+        return ENG_EINVAL;
+    size_t got = 0;
+    while (got < (size_t)n) {
+        ssize_t r = srv__getrandom(raw + got, (size_t)n - got, 0);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0) {
+            /* fail closed: never a token from bytes that are not random */
+            srv_log(LOG_ERROR, "random_failed", "{s:s}", "reason",
+                    r < 0 ? strerror(errno) : "getrandom returned no bytes");
+            return ENG_EINTERNAL;
+        }
+        got += (size_t)r;
     }
-    return o;
+    for (int i = 0; i < n; i++)
+        out[i] = alphabet[raw[i] & 31];
+    out[n] = 0;
+    return 0;
 }

@@ -337,8 +337,8 @@ static void finish_ex(match *m, const char *reason, int faulty, const char *deta
     tours_match_finished(m); /* its result, if it is a tournament game; seats freed */
 
     match_trim_finished(m->srv, m);
-    if (m->demo)
-        srv_demo_check(m->srv);
+    if (m->demo && m->srv->demo_over)
+        m->srv->demo_over(m->srv);
 }
 
 void match_trim_finished(srv *s, const match *keep)
@@ -360,7 +360,7 @@ match *match_find_stored(srv *s, const char *id)
     if (m || !s->db || !id)
         return m;
     char err[256];
-    if (store_load_finished(s, id, match_restore, err, sizeof err) != 0)
+    if (store_load_finished(s, id, &match_restorer, err, sizeof err) != 0)
         return NULL;
     m = match_find(s, id);
     if (m)
@@ -1521,6 +1521,8 @@ out:
     json_decref(pj);
     return m;
 }
+
+const store_restorer match_restorer = {match_find, match_restore};
 
 /* ---- the record ---------------------------------------------------------------- */
 

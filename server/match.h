@@ -64,9 +64,11 @@ typedef struct match_opts {
 match *match_create_ex(srv *s, const proto_msg *msg, const match_opts *opts, int *code, char *err,
                        size_t errcap);
 struct match_restore_spec;
-/* Rebuild a stored match at start-up (store.h, store_restore_fn): its moves
+/* Rebuild a stored match at start-up (store.h, store_restorer): its moves
  * replayed, its history rebuilt, its bots and programs started again. */
 match *match_restore(srv *s, const struct match_restore_spec *spec, char *err, size_t errcap);
+/* match_find and match_restore, for the journal's reader (store.h). */
+extern const struct store_restorer match_restorer;
 /* The kind a seat spec makes: SEAT_PROGRAM for cmd:/cmd-stateless:,
  * SEAT_REMOTE for remote:NAME, else SEAT_BOT. */
 int match_spec_kind(const char *spec);

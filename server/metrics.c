@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "access.h"
+#include "cluster.h"
 #include "internal.h"
 #include "programs.h"
 #include "store.h"
@@ -44,20 +45,6 @@ void metrics_init(srv *s)
     phist_init(&s->cnt.think, think_le, (int)(sizeof think_le / sizeof think_le[0]));
     phist_init(&s->cnt.timeout_late, late_le, (int)(sizeof late_le / sizeof late_le[0]));
     phist_init(&s->cnt.ckpt_stall, fast_le, (int)(sizeof fast_le / sizeof fast_le[0]));
-}
-
-void phist_add(srv_phist *h, double seconds)
-{
-    if (!h->le)
-        return; /* not set up (a server library used without srv_run) */
-    if (seconds < 0)
-        seconds = 0;
-    int i = 0;
-    while (i < h->nle && seconds > h->le[i])
-        i++;
-    h->counts[i]++;
-    h->count++;
-    h->sum += seconds;
 }
 
 static const char *const reason_names[] = {
@@ -302,4 +289,32 @@ const char *metrics_not_ready(srv *s)
         return why;
     }
     return NULL;
+}
+
+/* The server's figures: server_stats (docs/protocol.md) and the stats log line. */
+json_t *srv_stats_json(const srv *s)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    json_t *o = json_pack("{s:i, s:i, s:I, s:i, s:I, s:o, s:o, s:I, s:I, s:i, s:i}", "connections",
+                     s->nconns, "matches_live", s->nlive, "matches_finished",
+                     (json_int_t)s->finished, "matches_kept", s->nfinished, "moves",
+                     (json_int_t)s->moves, "overhead", hist_json(&s->overhead), "timeout_late",
+                     hist_json(&s->timeout_late), "rss_peak_kb", (json_int_t)ru.ru_maxrss,
+                     "uptime_ms", (json_int_t)(srv_epoch_ms() - (int64_t)s->started_ms), "searches",
+                     s->jobs, "bots_held", s->bots);
+    /* external programs running in seats now (each a process and a worker thread) */
+    json_object_set_new(o, "programs", json_integer(progs_running(s)));
+    if (cluster_on(s)) { /* several servers on one database (docs/scaling.md) */
+        cluster_stats cs;
+        cluster_get_stats(s, &cs);
+        json_object_set_new(
+            o, "cluster",
+            json_pack("{s:s, s:i, s:b, s:I, s:I, s:I, s:I, s:I}", "instance", s->instance,
+                      "instances", cs.instances, "redis", cs.redis_up, "forwarded",
+                      (json_int_t)cs.forwarded, "relayed", (json_int_t)cs.relayed, "served",
+                      (json_int_t)cs.served, "takeovers", (json_int_t)cs.takeovers,
+                      "taken_matches", (json_int_t)cs.taken_matches));
+    }
+    return o;
 }

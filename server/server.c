@@ -9,14 +9,11 @@
  * Unfinished matches stay unfinished in the journal and resume at the next
  * start: a graceful shutdown loses nothing either.
  */
-#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/resource.h>
-#include <sys/time.h>
 #include <unistd.h>
 
 #include "access.h"
@@ -31,49 +28,6 @@
 #include "storage/db.h"
 #include "store.h"
 #include "tournaments.h"
-
-uint64_t srv_now(const srv *s)
-{
-    /* the loop's cached time can be stale by a whole batch of I/O; clocks
-     * are charged from it, so refresh it (a vDSO clock read) */
-    uv_update_time(s->loop);
-    return uv_now(s->loop);
-}
-
-int64_t srv_epoch_ms(void)
-{
-    struct timeval tv;
-    gettimeofday(&tv, NULL);
-    return (int64_t)tv.tv_sec * 1000 + tv.tv_usec / 1000;
-}
-
-ssize_t (*srv__getrandom)(void *buf, size_t len, unsigned int flags) = getrandom;
-
-int srv_random_token(char *out, int n)
-{
-    static const char alphabet[] = "abcdefghijkmnpqrstuvwxyz23456789"; /* 32, no look-alikes */
-    unsigned char raw[64];
-    out[0] = 0;
-    if (n < 1 || n > (int)sizeof raw)
-        return ENG_EINVAL;
-    size_t got = 0;
-    while (got < (size_t)n) {
-        ssize_t r = srv__getrandom(raw + got, (size_t)n - got, 0);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0) {
-            /* fail closed: never a token from bytes that are not random */
-            srv_log(LOG_ERROR, "random_failed", "{s:s}", "reason",
-                    r < 0 ? strerror(errno) : "getrandom returned no bytes");
-            return ENG_EINTERNAL;
-        }
-        got += (size_t)r;
-    }
-    for (int i = 0; i < n; i++)
-        out[i] = alphabet[raw[i] & 31];
-    out[n] = 0;
-    return 0;
-}
 
 /* ---- the demo match ---------------------------------------------------------- */
 
@@ -154,13 +108,6 @@ static int demo_split(const char *demo, char bots[2][PROTO_SPEC_MAX + 1], char *
     if (n == 1)
         memcpy(bots[1], bots[0], sizeof bots[0]);
     return 2;
-}
-
-bool srv_instance_valid(const char *name)
-{
-    size_t n = strlen(name);
-    return n >= 1 && n <= SRV_INSTANCE_MAX &&
-           strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._:-") == n;
 }
 
 /* This server's instance name: [cluster] instance, or the host name made
@@ -263,9 +210,10 @@ static void on_demo_timer(uv_timer_t *t)
     start_demo(t->data);
 }
 
-void srv_demo_check(srv *s)
+/* srv.demo_over: a demo match ended; the next starts after a pause, so that
+ * viewers see the final board. */
+static void demo_over(srv *s)
 {
-    /* a pause between demo games so viewers see the final board */
     if (s->cfg.demo && !s->stopping)
         uv_timer_start(&s->demo_timer, on_demo_timer, 10000, 0);
 }
@@ -524,7 +472,7 @@ int srv_run(const srv_config *cfg)
         snprintf(err, sizeof err, "the program workers could not be set up");
     if (irc == 0)
         irc = tours_init(&s, err, sizeof err);
-    if (irc || store_load(&s, match_restore, err, sizeof err)) {
+    if (irc || store_load(&s, &match_restorer, err, sizeof err)) {
         srv_log(LOG_ERROR, "start_failed", "{s:s}", "reason", err);
         fprintf(stderr, "tessera serve: %s\n", err);
         while (s.matches)
@@ -559,6 +507,7 @@ int srv_run(const srv_config *cfg)
     uv_signal_start(&s.sigterm, on_signal, SIGTERM);
     uv_timer_init(s.loop, &s.demo_timer);
     s.demo_timer.data = &s;
+    s.demo_over = demo_over;
     store_start_checkpoints(&s);
     access_start(&s);
 

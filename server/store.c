@@ -1845,7 +1845,7 @@ fail:
  * (restore_failed, with the reason) and left in the journal; the others are
  * restored. Returns 0, or a negative code with err when the journal cannot
  * be read at all. */
-static int load_rows(srv *s, store_restore_fn restore, const char *sql, const char *param,
+static int load_rows(srv *s, const store_restorer *restore, const char *sql, const char *param,
                      int *count, char *err, size_t errcap)
 {
     store *st = s->db;
@@ -1874,7 +1874,7 @@ static int load_rows(srv *s, store_restore_fn restore, const char *sql, const ch
     int rc = 0, step;
     while ((step = db_step(q)) == DB_ROW) {
         const char *id = col_text(q, 0), *game = col_text(q, 1);
-        if (match_find(s, id))
+        if (restore->held(s, id))
             continue;
         const eng_game *g = eng_find_game(game);
         long long encoding = db_column_int64(q, 12);
@@ -1888,7 +1888,7 @@ static int load_rows(srv *s, store_restore_fn restore, const char *sql, const ch
                      g->name, encoding, g->move_encoding);
         else if (read_moves(st, mv, id, moves, times, g ? g->max_plies : most, &n, why,
                             sizeof why) == 0)
-            m = restore(s,
+            m = restore->restore(s,
                         &(match_restore_spec){
                             .id = id,
                             .game = game,
@@ -1924,7 +1924,7 @@ static int load_rows(srv *s, store_restore_fn restore, const char *sql, const ch
     return rc;
 }
 
-int store_load(srv *s, store_restore_fn restore, char *err, size_t errcap)
+int store_load(srv *s, const store_restorer *restore, char *err, size_t errcap)
 {
     int live = 0, done = 0;
     char sql[512];
@@ -1948,7 +1948,7 @@ int store_load(srv *s, store_restore_fn restore, char *err, size_t errcap)
     return 0;
 }
 
-int store_load_finished(srv *s, const char *id, store_restore_fn restore, char *err,
+int store_load_finished(srv *s, const char *id, const store_restorer *restore, char *err,
                         size_t errcap)
 {
     char sql[200];
@@ -1959,7 +1959,7 @@ int store_load_finished(srv *s, const char *id, store_restore_fn restore, char *
     return rc ? rc : count == 1 ? 0 : -1;
 }
 
-int store_load_owned(srv *s, store_restore_fn restore, int *count, char *err, size_t errcap)
+int store_load_owned(srv *s, const store_restorer *restore, int *count, char *err, size_t errcap)
 {
     char sql[256];
     snprintf(sql, sizeof sql,

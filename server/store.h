@@ -68,23 +68,29 @@ typedef struct match_restore_spec {
     const rec_time *times; /* times[i]: the time figures of moves[i] (NULL: none known) */
     int nmoves;
 } match_restore_spec;
-/* Rebuild one match from its spec: the match, linked into the server, or
- * NULL with a reason in err. */
-typedef match *(*store_restore_fn)(srv *s, const match_restore_spec *spec, char *err,
-                                   size_t errcap);
+/* What the journal's reader hands matches to (match.c's match_restorer): the
+ * store rebuilds no match itself and looks none up. */
+typedef struct store_restorer {
+    /* The match of this id the server holds already, or NULL (checked before
+     * a match's moves are read: a held match is skipped). */
+    match *(*held)(srv *s, const char *id);
+    /* Rebuild one match from its spec: the match, linked into the server, or
+     * NULL with a reason in err. */
+    match *(*restore)(srv *s, const match_restore_spec *spec, char *err, size_t errcap);
+} store_restorer;
 /* Restore every stored match through `restore` (unfinished ones become live
  * again, the latest finished ones are kept for listing); a match that cannot
  * be restored is logged (restore_failed) and left in the journal. 0, or a
  * negative code with err when the journal cannot be read at all. */
-int store_load(srv *s, store_restore_fn restore, char *err, size_t errcap);
+int store_load(srv *s, const store_restorer *restore, char *err, size_t errcap);
 /* Restore finished match id from the journal (through restore): 0 when it
  * was read, -1 when there is no such finished match, or a negative code. */
-int store_load_finished(srv *s, const char *id, store_restore_fn restore, char *err,
+int store_load_finished(srv *s, const char *id, const store_restorer *restore, char *err,
                         size_t errcap);
 /* PostgreSQL: restore the unfinished matches this server owns that it does
  * not hold yet (those just taken over from a dead server). *count says how
  * many; 0, or a negative code with err. */
-int store_load_owned(srv *s, store_restore_fn restore, int *count, char *err, size_t errcap);
+int store_load_owned(srv *s, const store_restorer *restore, int *count, char *err, size_t errcap);
 /* Where the journal is, as logs show it (a PostgreSQL password hidden). */
 const char *store_describe(const srv *s);
 /* PostgreSQL: how long (ms) the journal has worked without a fault (0

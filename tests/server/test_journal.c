@@ -85,7 +85,7 @@ static int load_logged(char *log, size_t cap)
     assert_non_null(f);
     dup2(fileno(f), 2);
     char err[512] = "";
-    int rc = store_load(&S, match_restore, err, sizeof err);
+    int rc = store_load(&S, &match_restorer, err, sizeof err);
     fflush(stderr);
     dup2(saved, 2);
     close(saved);
