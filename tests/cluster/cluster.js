@@ -6,8 +6,9 @@
  * them, and haproxy in front when a suite asks for one address.
  *
  *   startCluster(names, opts)   a database and one server per name, each with
- *                               --storage, --instance NAME, --redis and a short
- *                               lease (opts.leaseMs, default 2000)
+ *                               --storage, --instance NAME, --redis and a
+ *                               lease (opts.leaseMs, default 5000: the servers' own
+ *                               default; a shorter one expires on a busy machine)
  *   proxy(servers)              haproxy on a free port, round-robin over them
  *   playAll(clients, ...)       answer your_turn on every client until game_over
  *
@@ -43,7 +44,7 @@ async function startCluster(names, opts = {}) {
 async function startOne(name, db, env, opts = {}) {
   /* each server its own folder (lib.js puts the courses' files there): its own disk */
   const dir = lib.tmpDir('cl-' + name);
-  const args = ['--instance', name, '--set', `cluster.lease_ms=${opts.leaseMs || 2000}`];
+  const args = ['--instance', name, '--set', `cluster.lease_ms=${opts.leaseMs || 5000}`];
   if (opts.redis !== false)
     args.push('--redis', opts.redisAddr || env.TESSERA_REDIS);
   if (opts.args)
