@@ -3,8 +3,9 @@
 # Unattended: apt-get update first, then a non-interactive install; uses sudo
 # only when not root. Usage: scripts/deps.sh [build|test|fuzz|node|cluster|docker]...
 # cluster: PostgreSQL, Redis and haproxy for the local cluster (scripts/cluster.sh).
-# docker: podman (with runc), podman-compose and debootstrap, to build and run the image of
-# docker/ without a registry (tests/docker; docs/operations.md, "Docker").
+# docker: podman (with runc), podman-compose, debootstrap and the containers' DNS plugin, to
+# build and run the image of docker/ and its compose files without a registry (tests/docker;
+# docs/operations.md, "Docker").
 # node: Node.js and npm for the server integration tests (tests/server); they
 # count as present when `node`/`npm` are on the PATH, whatever installed them
 # (a Node.js from another source bundles npm, which the Debian package would
@@ -26,9 +27,13 @@ test_pkgs=(libcmocka-dev valgrind chromium sqlite3 python3 openssl postgresql re
 fuzz_pkgs=(clang libclang-rt-14-dev)
 node_pkgs=(nodejs npm)
 # podman runs the container tests; runc because crun refuses some kernels'
-# cgroup modes; debootstrap makes the debian:bookworm base image locally
+# cgroup modes; debootstrap makes the debian:bookworm base image locally; the dnsname CNI
+# plugin is the compose network's DNS on bookworm's podman (its CNI backend): without it a
+# container cannot look the others up by service name (docker/compose.cluster.yaml's
+# servers reach db and redis so, haproxy the servers)
 cluster_pkgs=(postgresql redis-server haproxy python3)
-docker_pkgs=(podman podman-compose runc debootstrap uidmap slirp4netns fuse-overlayfs)
+docker_pkgs=(podman podman-compose runc debootstrap uidmap slirp4netns fuse-overlayfs
+             golang-github-containernetworking-plugin-dnsname)
 
 want=()
 for group in "${@:-build}"; do

@@ -11,14 +11,19 @@
  *                               default; a shorter one expires on a busy machine)
  *   proxy(servers)              haproxy on a free port, round-robin over them
  *   playAll(clients, ...)       answer your_turn on every client until game_over
+ *   resilientPlayer(url, ...)   a seat's player that resumes on any lost connection
+ *                               (as `tessera bot` does), at url() each time
+ *   checkAgainst(history, seen) every turn announced is the final history's
  *
  * Everything else (Server, Client, the play helpers) is tests/server/lib.js.
  */
 const { spawn, spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const net = require('node:net');
+const assert = require('node:assert');
 const path = require('node:path');
 const lib = require('../server/lib.js');
+const { Client, SLOW, rng, randomMove, sleep } = lib;
 
 async function freePort() {
   return new Promise((resolve, reject) => {
@@ -111,6 +116,75 @@ ${backends}
   };
 }
 
+/*
+ * A player that keeps its seat across lost connections, as `tessera bot`
+ * does: on a close it connects again to url() and resumes with its token.
+ * Resolves with the game_over message and the turns it saw announced.
+ */
+function resilientPlayer(url, match, seat, token, seed, opts = {}) {
+  const r = rng(seed);
+  const seen = []; /* every update heard, over every connection */
+  let resumeToken = null;
+  let reconnects = 0;
+  const done = (async () => {
+    let c = await Client.connect(url(), { name: `p${seat}` });
+    const joined = await c.request({ type: 'join', match, seat, token }, 'joined');
+    resumeToken = joined.resume_token;
+    for (;;) {
+      let m;
+      try {
+        m = await c.expect((x) => ['your_turn', 'game_over', 'update'].includes(x.type), 60000 * SLOW);
+      } catch (e) {
+        if (!c.closeInfo)
+          throw e;
+        /* lost: connect again (retrying while the servers sort themselves out) and resume */
+        for (let attempt = 0; ; attempt++) {
+          await sleep(Math.min(100 * 2 ** attempt, 1000));
+          try {
+            c = await Client.connect(url(), { name: `p${seat}r${++reconnects}` });
+            const res = await c.request({ type: 'resume', resume_token: resumeToken });
+            if (res.type === 'resumed')
+              break;
+            c.close();
+          } catch {
+            /* refused or closed: again */
+          }
+          if (attempt > 200)
+            throw new Error(`player ${seat} could not resume`);
+        }
+        continue;
+      }
+      if (m.type === 'update') {
+        seen.push(m);
+        continue;
+      }
+      if (m.type === 'game_over') {
+        c.close();
+        return { over: m, seen, reconnects };
+      }
+      if (opts.onTurn)
+        await opts.onTurn(m);
+      if (opts.delayMs)
+        await sleep(opts.delayMs);
+      c.send({ type: 'move', match, turn: m.turn, move: randomMove(m, r) });
+    }
+  })();
+  return done;
+}
+
+/* No turn announced twice with different content, and each a prefix-consistent
+ * piece of the final history. */
+function checkAgainst(history, seen, who) {
+  const byTurn = new Map();
+  for (const u of seen) {
+    const prev = byTurn.get(u.turn);
+    if (prev)
+      assert.deepStrictEqual(u.record, prev, `${who}: turn ${u.turn} announced twice, differently`);
+    byTurn.set(u.turn, u.record);
+    assert.deepStrictEqual(u.record, history[u.turn - 1], `${who}: turn ${u.turn} is the history's`);
+  }
+}
+
 /* Stop every server; fail on a sanitizer report or a bad exit (lib.js cleanup). */
 async function stopAll(cl) {
   const errors = [];
@@ -125,4 +199,4 @@ async function stopAll(cl) {
     throw new Error(errors.join('\n'));
 }
 
-module.exports = { startCluster, startOne, proxy, stopAll, freePort };
+module.exports = { startCluster, startOne, proxy, stopAll, freePort, resilientPlayer, checkAgainst };

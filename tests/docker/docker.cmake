@@ -3,3 +3,9 @@
 # inside the image (minutes); run it with `ctest -L slow -R docker_image`.
 add_test(NAME docker_image COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/docker.sh $<TARGET_FILE:tessera> ${PROJECT_SOURCE_DIR})
 set_tests_properties(docker_image PROPERTIES LABELS "docker;slow" TIMEOUT 1800 SKIP_RETURN_CODE 77)
+# docker/compose.cluster.yaml with podman-compose: three servers on PostgreSQL and Redis
+# behind haproxy, a match played and watched through the proxy, its owner stopped and the
+# match finished on another (tests/docker/cluster.sh, its client side in cluster.js).
+# Label slow: it builds five images; `ctest -L slow -R docker_cluster`.
+add_test(NAME docker_cluster COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/cluster.sh $<TARGET_FILE:tessera> ${PROJECT_SOURCE_DIR})
+set_tests_properties(docker_cluster PROPERTIES LABELS "docker;slow" TIMEOUT 2700 SKIP_RETURN_CODE 77)
