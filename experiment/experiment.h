@@ -38,8 +38,8 @@ struct eng_rules;
 
 /* Limits, with their reasons. */
 #define EXP_MAX_ROWS                                                                               \
-    64                       /* the largest table (SIEA-MCTS paper, Table X) has 156 cells; an     \
-                                experiment takes the rows worth measuring, pairs of cells */
+    96                       /* the largest table, the SIEA-MCTS paper's 13-controller league      \
+                                (Tables X and XI), has 78 pairs: a row is a pair of cells */
 #define EXP_MAX_GAMES 100000 /* per row: as tessera match's --games */
 #define EXP_Z95       1.959963984540054 /* two-sided 95% normal quantile */
 

@@ -16,7 +16,7 @@ foreach(case list report resume rows bad)
     WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
 endforeach()
 foreach(name es-ix evomcts-v evomcts-vi evomcts-vii evomcts-x evomcts-xi evomcts-xii
-    muller-5.5 muller-5.6 muller-5.7 siea-iii siea-iv siea-vi siea-viii siea-x)
+    muller-5.5 muller-5.6 muller-5.7 siea-iii siea-iv siea-vi siea-viii siea-x siea-xi)
   add_test(NAME experiment_quick_${name}
     COMMAND bash ${_exp_sh} $<TARGET_FILE:tessera> quick ${name})
   set_tests_properties(experiment_quick_${name} PROPERTIES LABELS cli TIMEOUT 120

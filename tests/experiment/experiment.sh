@@ -26,7 +26,7 @@ case $CASE in
 list)
     "$T" experiment --list > "$DIR/list" || fail "--list exit $?"
     for n in es-ix evomcts-v evomcts-vi evomcts-vii evomcts-x evomcts-xi evomcts-xii \
-        muller-5.5 muller-5.6 muller-5.7 siea-iii siea-iv siea-vi siea-viii siea-x; do
+        muller-5.5 muller-5.6 muller-5.7 siea-iii siea-iv siea-vi siea-viii siea-x siea-xi; do
         grep -q "^$n " "$DIR/list" || fail "--list lacks $n"
     done
     ;;
@@ -68,10 +68,10 @@ for row in rows:
         assert p["l"] is None and p["d"] is None and name.startswith("evomcts-"), row
     assert row["verdict"] in ("agrees", "differs"), row
 md = open(f"{d}/o/{name}.md").read()
-if name in ("siea-iv", "siea-vi", "siea-viii"):  # the papers' ranking tables
+if name in ("siea-iv", "siea-vi", "siea-viii", "siea-xi"):  # the papers' ranking tables
     rk = r["ranking"]
-    assert rk["table"] in ("Table V", "Table VII", "Table IX") and rk["complete"] is True, rk
-    n = 3 if name == "siea-viii" else 6
+    assert rk["table"] in ("Table V", "Table VII", "Table IX", "Table XI") and rk["complete"] is True, rk
+    n = {"siea-viii": 3, "siea-xi": 13}.get(name, 6)
     assert len(rk["entries"]) == n
     assert sorted(e["ours"]["rank"] for e in rk["entries"])[0] == 1
     assert sorted(e["paper"]["rank"] for e in rk["entries"]) == list(range(1, n + 1))
