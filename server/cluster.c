@@ -23,8 +23,10 @@
  * connections that talked to it (1001, going away): the clients resume — with their resume
  * tokens, on any server — at the match's new owner.
  *
- * Messages on Redis (one channel per server, tessera:i:NAME, and
- * tessera:cluster), a header line then the payload:
+ * Messages on Redis (one channel per server, tessera:ID:i:NAME, and
+ * tessera:ID:cluster, where ID is the database's cluster_id, a random token
+ * in its meta table: clusters on different databases can share one Redis),
+ * a header line then the payload:
  *   F EDGE CONN PROTO PEER\n<client message>   to the owner
  *   C EDGE CONN\n                              to the owner: that client left
  *   O CONN\n<server message>                   to the edge: write it to CONN
@@ -51,6 +53,7 @@
 #include "handlers.h"
 #include "match.h"
 #include "match_views.h"
+#include "registry.h"
 #include "storage/db.h"
 #include "store.h"
 #include "tournaments.h"
@@ -59,7 +62,7 @@
 
 typedef struct inst {
     char name[SRV_INSTANCE_MAX + 1];
-    char channel[SRV_INSTANCE_MAX + 16]; /* tessera:i:NAME */
+    char channel[SRV_INSTANCE_MAX + SRV_TOKEN_LEN + 16]; /* tessera:ID:i:NAME */
     bool live;                           /* its lease is current (last tick) */
 } inst;
 
@@ -85,9 +88,10 @@ struct cluster {
     conn *reaped;                 /* remote connections to free (chained by hnext) */
     cluster_stats st;
     bool stopping;
+    char ns[SRV_TOKEN_LEN + 16];          /* the channels' prefix: tessera:ID: */
+    char all_channel[SRV_TOKEN_LEN + 24]; /* tessera:ID:cluster, to every server */
 };
 
-static const char CLUSTER_CHANNEL[] = "tessera:cluster";
 
 /* ---- the table of servers -------------------------------------------------------------------- */
 
@@ -105,8 +109,10 @@ static int inst_index(struct cluster *cl, const char *name, size_t n)
     x->name[n] = 0;
     if (!srv_instance_valid(x->name))
         return -1;
-    memcpy(x->channel, "tessera:i:", 10);
-    memcpy(x->channel + 10, x->name, n + 1);
+    size_t nl = strlen(cl->ns); /* "tessera:ID:" fits: ns is sized for it */
+    memcpy(x->channel, cl->ns, nl);
+    memcpy(x->channel + nl, "i:", 2);
+    memcpy(x->channel + nl + 2, x->name, n + 1);
     x->live = true; /* until a tick says otherwise */
     return cl->ninsts++;
 }
@@ -260,7 +266,7 @@ static void on_redis_connect(const redisAsyncContext *ac, int status)
     }
     if (is_sub) {
         redisAsyncCommand(cl->sub, on_redis_message, NULL, "SUBSCRIBE %s %s",
-                          cl->insts[cl->self].channel, CLUSTER_CHANNEL);
+                          cl->insts[cl->self].channel, cl->all_channel);
     } else {
         cl->pub_up = true;
     }
@@ -667,7 +673,7 @@ static bool take_over(struct cluster *cl, const char *name)
     cl->st.takeovers++;
     char head[2 * SRV_INSTANCE_MAX + 8];
     int hl = snprintf(head, sizeof head, "D %s %s\n", name, s->instance);
-    publish(cl, CLUSTER_CHANNEL, head, (size_t)hl, NULL, 0);
+    publish(cl, cl->all_channel, head, (size_t)hl, NULL, 0);
     restore_owned(cl, name);
     if (courses) {
         char err[300];
@@ -762,6 +768,14 @@ int cluster_start(srv *s, char *err, size_t errcap)
         return -1;
     }
     cl->s = s;
+    char id[SRV_TOKEN_LEN + 1];
+    bool made;
+    if (srv_meta_token(s, "cluster_id", id, &made, err, errcap)) {
+        free(cl);
+        return -1;
+    }
+    snprintf(cl->ns, sizeof cl->ns, "tessera:%s:", id);
+    snprintf(cl->all_channel, sizeof cl->all_channel, "%scluster", cl->ns);
     cl->self = inst_index(cl, s->instance, strlen(s->instance));
     if (s->cfg.redis) {
         const char *colon = strrchr(s->cfg.redis, ':');

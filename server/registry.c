@@ -73,24 +73,63 @@ static int write_token_file(const char *path, const char *token, char *err, size
     return 0;
 }
 
-/* The stored admin token into s->admin_token: 1 when there is a well-formed
- * one, 0 when there is none, or a DB_E* code. */
-static int read_token(srv *s, db_conn *db)
+/* The token stored under `key` in the meta table into out (SRV_TOKEN_LEN + 1
+ * bytes): 1 when there is a well-formed one, 0 when there is none, or a DB_E*
+ * code. */
+static int read_meta_token(db_conn *db, const char *key, char *out)
 {
     db_stmt *q = NULL;
-    int rc = db_prepare(db, "SELECT value FROM meta WHERE key='admin_token'", &q);
+    int rc = db_prepare(db, "SELECT value FROM meta WHERE key=?", &q);
+    if (rc == DB_OK)
+        rc = db_bind_text(q, 1, key, -1);
     if (rc == DB_OK)
         rc = db_step(q);
     int found = rc < 0 ? rc : 0;
     if (rc == DB_ROW) {
         const char *v = db_column_text(q, 0);
         if (v && strlen(v) == SRV_TOKEN_LEN) {
-            memcpy(s->admin_token, v, SRV_TOKEN_LEN + 1);
+            memcpy(out, v, SRV_TOKEN_LEN + 1);
             found = 1;
         }
     }
     db_finalize(q);
     return found;
+}
+
+int srv_meta_token(srv *s, const char *key, char *out, bool *made_here, char *err, size_t errcap)
+{
+    db_conn *db = store_db(s);
+    *made_here = false;
+    int found = read_meta_token(db, key, out);
+    if (found < 0) {
+        snprintf(err, errcap, "database: reading the %s: %s", key, db_errmsg(db));
+        return ENG_ESTORAGE;
+    }
+    if (found)
+        return 0;
+    char made[SRV_TOKEN_LEN + 1];
+    if (srv_random_token(made, SRV_TOKEN_LEN) != 0) {
+        snprintf(err, errcap, "no random bytes for the %s (getrandom failed)", key);
+        return ENG_EINTERNAL;
+    }
+    /* another server sharing the database may have stored one since: a
+     * well-formed token stays (the update's WHERE) and is read back; a
+     * malformed row is replaced, as a missing one is inserted */
+    db_stmt *q = NULL;
+    bool ok = db_prepare(db,
+                         "INSERT INTO meta(key, value) VALUES(?, ?) "
+                         "ON CONFLICT(key) DO UPDATE SET value=excluded.value "
+                         "WHERE length(meta.value) <> ?",
+                         &q) == DB_OK &&
+              db_bind_text(q, 1, key, -1) == DB_OK && db_bind_text(q, 2, made, -1) == DB_OK &&
+              db_bind_int(q, 3, SRV_TOKEN_LEN) == DB_OK && db_step(q) == DB_DONE;
+    db_finalize(q);
+    if (!ok || read_meta_token(db, key, out) != 1) {
+        snprintf(err, errcap, "database: storing the %s: %s", key, db_errmsg(db));
+        return ENG_ESTORAGE;
+    }
+    *made_here = strcmp(out, made) == 0;
+    return 0;
 }
 
 int admin_init(srv *s, char *err, size_t errcap)
@@ -104,42 +143,17 @@ int admin_init(srv *s, char *err, size_t errcap)
         snprintf(err, errcap, "database: %s", db_errmsg(db));
         return ENG_ESTORAGE;
     }
-    int found = read_token(s, db);
-    if (found < 0) {
-        snprintf(err, errcap, "database: reading the admin token: %s", db_errmsg(db));
-        return ENG_ESTORAGE;
-    }
-    if (!found) {
-        char made[SRV_TOKEN_LEN + 1];
-        if (srv_random_token(made, SRV_TOKEN_LEN) != 0) {
-            snprintf(err, errcap, "no random bytes for the admin token (getrandom failed)");
-            return ENG_EINTERNAL;
-        }
-        /* another server sharing the database may have stored one since:
-         * a well-formed token stays (the update's WHERE) and is read back;
-         * a malformed row is replaced, as a missing one is inserted */
-        db_stmt *q = NULL;
-        bool ok = db_prepare(db,
-                             "INSERT INTO meta(key, value) VALUES('admin_token', ?) "
-                             "ON CONFLICT(key) DO UPDATE SET value=excluded.value "
-                             "WHERE length(meta.value) <> ?",
-                             &q) == DB_OK &&
-                  db_bind_text(q, 1, made, -1) == DB_OK &&
-                  db_bind_int(q, 2, SRV_TOKEN_LEN) == DB_OK && db_step(q) == DB_DONE;
-        db_finalize(q);
-        if (!ok || read_token(s, db) != 1) {
-            snprintf(err, errcap, "database: storing the admin token: %s", db_errmsg(db));
-            return ENG_ESTORAGE;
-        }
-        if (strcmp(s->admin_token, made) == 0) {
-            /* shown once, by the server that made it: the operator copies it
-             * now, or reads --admin-token-file */
-            fprintf(stderr,
-                    "tessera serve: the admin token of this server (shown once, kept in %s): %s\n",
-                    store_describe(s), s->admin_token);
-            srv_log(LOG_ALWAYS, "admin_token", "{s:s, s:s}", "token", s->admin_token, "note",
-                    "shown once; needed for cmd: and remote: seats and tournaments");
-        }
+    bool made = false;
+    rc = srv_meta_token(s, "admin_token", s->admin_token, &made, err, errcap);
+    if (rc)
+        return rc;
+    if (made) {
+        /* shown once, by the server that made it: the operator copies it
+         * now, or reads --admin-token-file */
+        fprintf(stderr, "tessera serve: the admin token of this server (shown once, kept in %s): %s\n",
+                store_describe(s), s->admin_token);
+        srv_log(LOG_ALWAYS, "admin_token", "{s:s, s:s}", "token", s->admin_token, "note",
+                "shown once; needed for cmd: and remote: seats and tournaments");
     }
     if (s->cfg.admin_token_file)
         return write_token_file(s->cfg.admin_token_file, s->admin_token, err, errcap);

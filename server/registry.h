@@ -19,6 +19,11 @@ struct regbot {
 /* Load or make the admin token (printed once, when made); write it to
  * cfg.admin_token_file if set. Returns 0 or a negative code with err. */
 int admin_init(srv *s, char *err, size_t errcap);
+/* The random token (SRV_TOKEN_LEN characters) kept under `key` in the
+ * database's meta table, made and stored on first use (servers sharing the
+ * database agree on one) into out (SRV_TOKEN_LEN + 1 bytes); *made_here says
+ * whether this call made it. 0, or a negative code with err. */
+int srv_meta_token(srv *s, const char *key, char *out, bool *made_here, char *err, size_t errcap);
 /* Does the message carry the admin token? Replies forbidden when not. */
 bool admin_check(conn *c, const proto_msg *m);
 /* true when token is the admin token (constant time). */
