@@ -434,7 +434,8 @@ static void test_ssd(void **state)
 #define NS 4
 /* A constructed population: fitness f[i], semantics = parent's + offset o[i]
  * in every case (so SSD to the parent is |o[i]|). */
-static int select_case(const double *f, const double *o, int count, bool semantic, eng_rng *rng)
+static int select_ties(const double *f, const double *o, int count, bool semantic, bool parent,
+                       eng_rng *rng, bool *by_sem)
 {
     static double semv[EA_MAX_LAMBDA + 1][NS];
     const double *sem[EA_MAX_LAMBDA + 1];
@@ -444,22 +445,19 @@ static int select_case(const double *f, const double *o, int count, bool semanti
             semv[i][j] = base[j] + (i ? o[i] : 0);
         sem[i] = semv[i];
     }
-    return ea_select(f, sem, count, NS, semantic, 5, 10, false, rng, NULL);
+    return ea_select(f, sem, count, NS, semantic, 5, 10, parent, rng, by_sem);
+}
+
+static int select_case(const double *f, const double *o, int count, bool semantic, eng_rng *rng)
+{
+    return select_ties(f, o, count, semantic, false, rng, NULL);
 }
 
 /* The same with the parent taking part in ties (ties=parent, the default). */
 static int select_parent(const double *f, const double *o, int count, bool semantic, eng_rng *rng,
                          bool *by_sem)
 {
-    static double semv[EA_MAX_LAMBDA + 1][NS];
-    const double *sem[EA_MAX_LAMBDA + 1];
-    const double base[NS] = {-4, 0, 3, 10};
-    for (int i = 0; i < count; i++) {
-        for (int j = 0; j < NS; j++)
-            semv[i][j] = base[j] + (i ? o[i] : 0);
-        sem[i] = semv[i];
-    }
-    return ea_select(f, sem, count, NS, semantic, 5, 10, true, rng, by_sem);
+    return select_ties(f, o, count, semantic, true, rng, by_sem);
 }
 
 static void test_select_rule(void **state)
