@@ -379,6 +379,7 @@ typedef struct srv_test_hooks {
     int bot_illegal_turn;             /* > 0: the search answering this turn cheats */
     char fault_file[512];             /* names the journal fault in force (store.c) */
     char sync_log[512];               /* --durable: the WAL size each sync covered (store.c) */
+    int standings_delay_ms;           /* > 0: each standings job takes this much longer */
 } srv_test_hooks;
 
 struct srv {

@@ -238,6 +238,9 @@
  *                                and run no checkpoints (the WAL only grows),
  *                                so that a test can cut the WAL there: what a
  *                                power cut at that instant could leave
+ *   TESSERA_TEST_STANDINGS_DELAY_MS=N a tournament's standings job sleeps N ms
+ *                                in its thread: a change asked meanwhile
+ *                                waits for it (tournaments.c, steer)
  */
 
 #endif

@@ -272,14 +272,15 @@ static bool read_limits(srv *s)
                                                     : secs;
     }
 #ifdef TESSERA_TEST_HOOKS
-    long long seed, ro, illegal, maxm, maxs, kept, walf;
+    long long seed, ro, illegal, maxm, maxs, kept, walf, sdelay;
     if (!hook_int("TESSERA_TEST_SEED", 0, -1, &seed) ||
         !hook_int("TESSERA_TEST_READONLY_AFTER", 1, 0, &ro) ||
         !hook_int("TESSERA_TEST_BOT_ILLEGAL_TURN", 1, 0, &illegal) ||
         !hook_int("TESSERA_TEST_MAX_MATCHES", 1, s->max_live_matches, &maxm) ||
         !hook_int("TESSERA_TEST_MAX_SPECTATORS", 1, s->max_spectators, &maxs) ||
         !hook_int("TESSERA_TEST_FINISHED_KEPT", 1, s->finished_kept, &kept) ||
-        !hook_int("TESSERA_TEST_WAL_FRAMES", 1, s->wal_reset_frames, &walf))
+        !hook_int("TESSERA_TEST_WAL_FRAMES", 1, s->wal_reset_frames, &walf) ||
+        !hook_int("TESSERA_TEST_STANDINGS_DELAY_MS", 1, 0, &sdelay))
         return false;
     /* lower only: a hook never lifts a limit */
     bool lowered = maxm < s->max_live_matches || maxs < s->max_spectators ||
@@ -304,14 +305,15 @@ static bool read_limits(srv *s)
     s->test.seed = seed >= 0 ? (uint64_t)seed : 0;
     s->test.readonly_after = ro > INT32_MAX ? INT32_MAX : (int)ro;
     s->test.bot_illegal_turn = illegal > INT32_MAX ? INT32_MAX : (int)illegal;
+    s->test.standings_delay_ms = sdelay > 60000 ? 60000 : (int)sdelay;
     if (s->test.seed_set || ro || illegal || lowered || s->test.fault_file[0] ||
-        s->test.sync_log[0])
-        srv_log(LOG_WARN, "test_hooks", "{s:I, s:i, s:i, s:i, s:i, s:i, s:i, s:s, s:s}", "seed",
+        s->test.sync_log[0] || sdelay)
+        srv_log(LOG_WARN, "test_hooks", "{s:I, s:i, s:i, s:i, s:i, s:i, s:i, s:s, s:s, s:i}", "seed",
                 (json_int_t)seed, "readonly_after", s->test.readonly_after, "bot_illegal_turn",
                 s->test.bot_illegal_turn, "max_matches", s->max_live_matches, "max_spectators",
                 s->max_spectators, "finished_kept", s->finished_kept, "wal_frames",
                 s->wal_reset_frames, "fault_file", s->test.fault_file, "sync_log",
-                s->test.sync_log);
+                s->test.sync_log, "standings_delay_ms", s->test.standings_delay_ms);
 #endif
     return true;
 }

@@ -1325,6 +1325,7 @@ typedef struct tjob {
     char *svg[3];
     double *elo;
     double ms;
+    int delay_ms; /* the test hook TESSERA_TEST_STANDINGS_DELAY_MS */
 } tjob;
 
 static json_t *num(double x)
@@ -1404,6 +1405,8 @@ static void job_work(uv_work_t *req)
 {
     tjob *j = req->data;
     double t0 = bot_now_ms();
+    if (j->delay_ms > 0)
+        uv_sleep((unsigned)j->delay_ms);
     if (j->t) {
         tour_standings *s = tour_standings_new(j->t);
         if (s) {
@@ -1474,10 +1477,8 @@ static void job_done(uv_work_t *req, int status)
     job_free(j);
     push_update(st, NULL, true);
     if (st->want >= 0) { /* a change that waited for the job */
-        conn *c = NULL;
-        for (conn *x = st->srv->conns; x && !c; x = x->next)
-            if (x->id == st->want_conn)
-                c = x;
+        /* who asked may be a client of another server (cluster.c) */
+        conn *c = st->want_conn ? conn_find(st->srv, st->want_conn) : NULL;
         int type = st->want;
         json_t *id = st->want_id;
         st->want = -1;
@@ -1556,6 +1557,7 @@ static void start_job(srv_tour *st)
     if (!j)
         return;
     j->st = st;
+    j->delay_ms = st->srv->test.standings_delay_ms;
     if (is_ladder(st)) {
         if (!ladder_snapshot(st, j)) {
             job_free(j);

@@ -14,6 +14,9 @@
  *   resilientPlayer(url, ...)   a seat's player that resumes on any lost connection
  *                               (as `tessera bot` does), at url() each time
  *   checkAgainst(history, seen) every turn announced is the final history's
+ *   test(name, fn)              node:test's test; when it fails, the last log
+ *                               lines of every server it started are printed
+ *                               (the servers log at debug level)
  *
  * Everything else (Server, Client, the play helpers) is tests/server/lib.js.
  */
@@ -21,6 +24,7 @@ const { spawn, spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const net = require('node:net');
 const assert = require('node:assert');
+const nodeTest = require('node:test');
 const path = require('node:path');
 const lib = require('../server/lib.js');
 const { Client, SLOW, rng, randomMove, sleep } = lib;
@@ -46,6 +50,31 @@ async function startCluster(names, opts = {}) {
   return { db, env, servers, redis: env.TESSERA_REDIS };
 }
 
+/* every server started by the running test, for its failure report */
+let started = [];
+
+function printLogs(servers, lines = 60) {
+  for (const s of servers) {
+    const all = (s.previousLogs || []).concat(s.logs || []);
+    process.stderr.write(`--- server ${s.instance}: the last ${Math.min(lines, all.length)} of ` +
+      `${all.length} log lines\n`);
+    for (const l of all.slice(-lines))
+      process.stderr.write((l.raw !== undefined ? l.raw : JSON.stringify(l)) + '\n');
+  }
+}
+
+function test(name, fn) {
+  return nodeTest(name, async (t) => {
+    started = [];
+    try {
+      return await fn(t);
+    } catch (e) {
+      printLogs(started);
+      throw e;
+    }
+  });
+}
+
 async function startOne(name, db, env, opts = {}) {
   /* each server its own folder (lib.js puts the courses' files there): its own disk */
   const dir = lib.tmpDir('cl-' + name);
@@ -54,9 +83,11 @@ async function startOne(name, db, env, opts = {}) {
     args.push('--redis', opts.redisAddr || env.TESSERA_REDIS);
   if (opts.args)
     args.push(...opts.args);
+  args.push('--log-level', 'debug');
   const srv = await lib.Server.start({ storage: db, args, dir, env: opts.env });
   srv.ownDir = true; /* removed by cleanup */
   srv.instance = name;
+  started.push(srv);
   return srv;
 }
 
@@ -199,4 +230,4 @@ async function stopAll(cl) {
     throw new Error(errors.join('\n'));
 }
 
-module.exports = { startCluster, startOne, proxy, stopAll, freePort, resilientPlayer, checkAgainst };
+module.exports = { test, startCluster, startOne, proxy, stopAll, freePort, resilientPlayer, checkAgainst };

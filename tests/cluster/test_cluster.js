@@ -12,11 +12,10 @@
  *   - the same through haproxy, one address in front of the three, the
  *     players reconnecting through it.
  */
-const test = require('node:test');
 const assert = require('node:assert/strict');
 const lib = require('../server/lib.js');
 const { Client, SLOW, createMatch, rng, replayHistory, sleep } = lib;
-const { startCluster, proxy, stopAll, resilientPlayer, checkAgainst } = require('./cluster.js');
+const { test, startCluster, proxy, stopAll, resilientPlayer, checkAgainst } = require('./cluster.js');
 
 const updates = (c) => c.all.filter((m) => m.type === 'update');
 
@@ -183,7 +182,10 @@ test('a tournament on A survives A\'s death: another server takes it over, every
 });
 
 test('a bot registered through B plays a tournament created through C: both on the coordinator', async (t) => {
-  const cl = await startCluster(['a', 'b', 'c'], { tag: 'reg' });
+  /* each standings job takes 1.5 s longer: the start, sent right after the
+   * creation, reaches A while the creation's job runs and waits for it; its
+   * answer must still find the way back to C (it once did not: seen in CI) */
+  const cl = await startCluster(['a', 'b', 'c'], { tag: 'reg', env: { TESSERA_TEST_STANDINGS_DELAY_MS: '1500' } });
   t.after(() => stopAll(cl));
   const { a, b, c } = cl.servers;
   assert.equal((await a.waitLog((l) => l.event === 'role')).held, true, 'a, the first, coordinates');
@@ -197,8 +199,10 @@ test('a bot registered through B plays a tournament created through C: both on t
     participants: [{ name: 'rover', spec: 'remote:rover' }, { name: 'rnd', spec: 'random' }],
     games_per_pair: 2, concurrency: 2, seed: 5, time_control: { move_ms: 5000 * SLOW },
   }, 'tournament_created');
-  await admin.request({ type: 'start_tournament', admin_token: token, tournament: made.tournament },
+  const started = await admin.request({ type: 'start_tournament', admin_token: token, tournament: made.tournament },
     'tournament_state');
+  assert.equal(started.state, 'running');
+  assert.ok(cl.servers.a.logs.some((l) => l.event === 'test_hooks' && l.standings_delay_ms === 1500));
   let done = null;
   for (let i = 0; i < 400 && !done; i++) {
     const st = await admin.request({ type: 'watch_tournament', tournament: made.tournament }, 'tournament');

@@ -6,13 +6,12 @@
  * takes the courses too, and runs a submission whose folder was on the dead
  * server's disk from the copy of its files in the database.
  */
-const test = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
 const lib = require('../server/lib.js');
 const { Client, SLOW } = lib;
-const { startCluster, startOne, stopAll } = require('./cluster.js');
+const { test, startCluster, startOne, stopAll } = require('./cluster.js');
 const { submitBot, waitFor } = require('../classroom/course_lib.js');
 
 const BOTS = path.join(lib.ROOT, 'tests', 'classroom', 'bots');

@@ -13,14 +13,13 @@
  * These suites start a PostgreSQL or Redis of their own (scripts/services.sh
  * in a temporary folder), since they stop it.
  */
-const test = require('node:test');
 const assert = require('node:assert/strict');
 const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
 const lib = require('../server/lib.js');
 const { Server, Client, SLOW, createMatch, rng, randomMove, replayHistory, sleep } = lib;
-const { startCluster, freePort, stopAll } = require('./cluster.js');
+const { test, startCluster, freePort, stopAll } = require('./cluster.js');
 
 const SERVICES = path.join(lib.ROOT, 'scripts', 'services.sh');
 

@@ -11,11 +11,10 @@
  * cluster_courses, run at once on the fixture's Redis, closed each other's
  * forwarded connections ("the server of this match is gone").
  */
-const test = require('node:test');
 const assert = require('node:assert/strict');
 const lib = require('../server/lib.js');
 const { Client, SLOW, createMatch } = lib;
-const { startCluster, stopAll, resilientPlayer } = require('./cluster.js');
+const { test, startCluster, stopAll, resilientPlayer } = require('./cluster.js');
 
 test('two clusters on one Redis with the same server names do not hear each other', async (t) => {
   const one = await startCluster(['a', 'b'], { tag: 'shared1' });
