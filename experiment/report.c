@@ -7,56 +7,12 @@
  */
 #include <jansson.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/textbuf.h"
 #include "experiment/experiment.h"
-
-/* A growing string; on failure it stays failed and sb_done returns NULL. */
-typedef struct sb {
-    char *s;
-    size_t n, cap;
-    bool failed;
-} sb;
-
-static void sb_add(sb *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void sb_add(sb *b, const char *fmt, ...)
-{
-    if (b->failed)
-        return;
-    for (;;) {
-        va_list ap;
-        va_start(ap, fmt);
-        int n = vsnprintf(b->s ? b->s + b->n : NULL, b->s ? b->cap - b->n : 0, fmt, ap);
-        va_end(ap);
-        if (n < 0) {
-            b->failed = true;
-            return;
-        }
-        if (b->s && b->n + (size_t)n < b->cap) {
-            b->n += (size_t)n;
-            return;
-        }
-        size_t cap = (b->cap ? b->cap * 2 : 1024) + (size_t)n;
-        char *s = realloc(b->s, cap);
-        if (!s) {
-            b->failed = true;
-            return;
-        }
-        b->s = s, b->cap = cap;
-    }
-}
-
-static char *sb_done(sb *b)
-{
-    if (b->failed || !b->s) {
-        free(b->s);
-        return NULL;
-    }
-    return b->s;
-}
 
 static void paper_wld(const exp_paper *p, char *buf, size_t cap)
 {
@@ -117,7 +73,7 @@ static bool all_rows_done(const exp_def *d, const exp_row_result *res)
 
 /* The ranking table, one line per controller in the paper's order:
  * Markdown (md) or plain text. */
-static void ranking(sb *b, const exp_def *d, const exp_row_result *res, bool md)
+static void ranking(textbuf *b, const exp_def *d, const exp_row_result *res, bool md)
 {
     if (d->nranked == 0)
         return;
@@ -136,27 +92,27 @@ static void ranking(sb *b, const exp_def *d, const exp_row_result *res, bool md)
         }
     const char *partial = all_rows_done(d, res) ? "" : " (not every row is done: partial)";
     if (md)
-        sb_add(b,
-               "\n### Ranking: the paper's %s and ours%s\n\n"
-               "League points of docs/league.md summed over each controller's rows (a row is "
-               "two matches, one per seat order): points (BWP/BLP, matches W-L-D, PD).\n\n"
-               "| controller | paper rank | paper points | our rank | our points |\n"
-               "|---|---|---|---|---|\n",
-               d->ranking_table, partial);
+        tb_printf(b,
+                  "\n### Ranking: the paper's %s and ours%s\n\n"
+                  "League points of docs/league.md summed over each controller's rows (a row is "
+                  "two matches, one per seat order): points (BWP/BLP, matches W-L-D, PD).\n\n"
+                  "| controller | paper rank | paper points | our rank | our points |\n"
+                  "|---|---|---|---|---|\n",
+                  d->ranking_table, partial);
     else
-        sb_add(b, "\nRanking (the paper's %s) and ours%s: points (BWP/BLP, W-L-D, PD)\n",
-               d->ranking_table, partial);
+        tb_printf(b, "\nRanking (the paper's %s) and ours%s: points (BWP/BLP, W-L-D, PD)\n",
+                  d->ranking_table, partial);
     for (int j = 0; j < d->nranked; j++) {
         int i = order[j];
         char pl[96], ol[96];
         league_text(&d->ranked[i].paper, pl, sizeof pl);
         league_text(&ours[i], ol, sizeof ol);
         if (md)
-            sb_add(b, "| %s (`%s`) | %d | %s | %d | %s |\n", d->ranked[i].label, d->ranked[i].spec,
-                   d->ranked[i].paper_rank, pl, rank[i], ol);
+            tb_printf(b, "| %s (`%s`) | %d | %s | %d | %s |\n", d->ranked[i].label,
+                      d->ranked[i].spec, d->ranked[i].paper_rank, pl, rank[i], ol);
         else
-            sb_add(b, "  %-12s paper %2d: %-30s ours %2d: %s\n", d->ranked[i].label,
-                   d->ranked[i].paper_rank, pl, rank[i], ol);
+            tb_printf(b, "  %-12s paper %2d: %-30s ours %2d: %s\n", d->ranked[i].label,
+                      d->ranked[i].paper_rank, pl, rank[i], ol);
     }
 }
 
@@ -164,21 +120,22 @@ static void ranking(sb *b, const exp_def *d, const exp_row_result *res, bool md)
 
 char *exp_report_text(const exp_def *d, const exp_row_result *res)
 {
-    sb b = {0};
+    textbuf b = TEXTBUF_INIT;
     char gt[512];
     game_text(d, gt, sizeof gt);
-    sb_add(&b,
-           "%s: %s\n%s, %s. Game: %s, 2 players. Rates are A's: (W + D/2) / games, with the 95%% "
-           "Wilson interval.\n\n",
-           d->name, d->title, d->paper, d->table, gt);
+    tb_printf(
+        &b,
+        "%s: %s\n%s, %s. Game: %s, 2 players. Rates are A's: (W + D/2) / games, with the 95%% "
+        "Wilson interval.\n\n",
+        d->name, d->title, d->paper, d->table, gt);
     int lw = 5;
     for (int i = 0; i < d->nrows; i++) {
         int n = (int)strlen(d->rows[i].label);
         if (n > lw)
             lw = n > 44 ? 44 : n;
     }
-    sb_add(&b, "%-*s  %11s %21s  %11s %11s %21s  %s\n", lw, "row", "paper W-L-D", "paper rate",
-           "games", "ours W-L-D", "our rate", "verdict");
+    tb_printf(&b, "%-*s  %11s %21s  %11s %11s %21s  %s\n", lw, "row", "paper W-L-D", "paper rate",
+              "games", "ours W-L-D", "our rate", "verdict");
     for (int i = 0; i < d->nrows; i++) {
         const exp_row *row = &d->rows[i];
         const exp_row_result *r = &res[i];
@@ -188,20 +145,21 @@ char *exp_report_text(const exp_def *d, const exp_row_result *res)
         ours_wld(r, ow, sizeof ow);
         rate_text(r->rate, r->lo, r->hi, r->done > 0, orr, sizeof orr);
         games_text(r, gm, sizeof gm);
-        sb_add(&b, "%-*.*s  %11s %21s  %11s %11s %21s  %s\n", lw, lw, row->label, pw, pr, gm, ow,
-               orr, exp_verdict_name(r->verdict));
+        tb_printf(&b, "%-*.*s  %11s %21s  %11s %11s %21s  %s\n", lw, lw, row->label, pw, pr, gm, ow,
+                  orr, exp_verdict_name(r->verdict));
     }
-    sb_add(&b, "\nRows (A against B):\n");
+    tb_printf(&b, "\nRows (A against B):\n");
     for (int i = 0; i < d->nrows; i++)
-        sb_add(&b, "  %-*.*s  A = %s, B = %s\n", lw, lw, d->rows[i].label, d->rows[i].a,
-               d->rows[i].b);
-    sb_add(&b,
-           "\nverdict: \"agrees\" when our rate and the paper's differ by at most 1.96 pooled\n"
-           "standard errors (a two-proportion test at 95%%, each rate over its own games), else\n"
-           "\"differs\". The paper's conclusion: %s\n",
-           d->conclusion);
+        tb_printf(&b, "  %-*.*s  A = %s, B = %s\n", lw, lw, d->rows[i].label, d->rows[i].a,
+                  d->rows[i].b);
+    tb_printf(
+        &b,
+        "\nverdict: \"agrees\" when our rate and the paper's differ by at most 1.96 pooled\n"
+        "standard errors (a two-proportion test at 95%%, each rate over its own games), else\n"
+        "\"differs\". The paper's conclusion: %s\n",
+        d->conclusion);
     ranking(&b, d, res, false);
-    return sb_done(&b);
+    return tb_take(&b);
 }
 
 /* ---- Markdown ---------------------------------------------------------------------- */
@@ -209,25 +167,26 @@ char *exp_report_text(const exp_def *d, const exp_row_result *res)
 /* Backquote a spec for Markdown (specs have no backquotes). */
 char *exp_report_markdown(const exp_def *d, const exp_row_result *res, const exp_options *o)
 {
-    sb b = {0};
-    sb_add(&b, "# %s: %s\n\n", d->name, d->title);
+    textbuf b = TEXTBUF_INIT;
+    tb_printf(&b, "# %s: %s\n\n", d->name, d->title);
     /* no link: the report is written outside docs/ (the anchor names the citation there) */
-    sb_add(&b, "Paper: %s (docs/references.md, `#%s`), %s. Its conclusion: %s\n\n", d->paper,
-           d->anchor, d->table, d->conclusion);
-    sb_add(&b, "Set-up: %s\n\n", d->setup);
-    sb_add(&b, "Game: `%s`, 2 players, ", d->game);
+    tb_printf(&b, "Paper: %s (docs/references.md, `#%s`), %s. Its conclusion: %s\n\n", d->paper,
+              d->anchor, d->table, d->conclusion);
+    tb_printf(&b, "Set-up: %s\n\n", d->setup);
+    tb_printf(&b, "Game: `%s`, 2 players, ", d->game);
     if (d->nrules == 0)
-        sb_add(&b, "default rules.\n\n");
+        tb_printf(&b, "default rules.\n\n");
     for (int i = 0; i < d->nrules; i++)
-        sb_add(&b, "%s`%s`%s", i ? ", " : "rules ", d->rules[i], i + 1 == d->nrules ? ".\n\n" : "");
-    sb_add(&b,
-           "Seed %llu%s. Every rate is A's scoring rate (W + D/2) / games with its 95%% Wilson "
-           "interval; the paper's figures are A's side of the cells named in *paper cells*.\n\n",
-           (unsigned long long)(o ? o->seed : 1),
-           o && o->quick ? ", quick mode (tiny budgets)" : "");
-    sb_add(&b, "| row | A | B | paper W-L-D | paper rate (95%%) | games | ours W-L-D | our rate "
-               "(95%%) | score A / B | Elo A−B (95%%) | verdict | paper cells |\n");
-    sb_add(&b, "|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+        tb_printf(&b, "%s`%s`%s", i ? ", " : "rules ", d->rules[i],
+                  i + 1 == d->nrules ? ".\n\n" : "");
+    tb_printf(&b,
+              "Seed %llu%s. Every rate is A's scoring rate (W + D/2) / games with its 95%% Wilson "
+              "interval; the paper's figures are A's side of the cells named in *paper cells*.\n\n",
+              (unsigned long long)(o ? o->seed : 1),
+              o && o->quick ? ", quick mode (tiny budgets)" : "");
+    tb_printf(&b, "| row | A | B | paper W-L-D | paper rate (95%%) | games | ours W-L-D | our rate "
+                  "(95%%) | score A / B | Elo A−B (95%%) | verdict | paper cells |\n");
+    tb_printf(&b, "|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (int i = 0; i < d->nrows; i++) {
         const exp_row *row = &d->rows[i];
         const exp_row_result *r = &res[i];
@@ -244,71 +203,72 @@ char *exp_report_markdown(const exp_def *d, const exp_row_result *res, const exp
             snprintf(sc, sizeof sc, "-");
             snprintf(elo, sizeof elo, "-");
         }
-        sb_add(&b, "| %s | `%s` | `%s` | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
-               row->label, row->a, row->b, pw, pr, gm, ow, orr, sc, elo,
-               exp_verdict_name(r->verdict), row->paper.present ? row->paper.source : "—");
+        tb_printf(&b, "| %s | `%s` | `%s` | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+                  row->label, row->a, row->b, pw, pr, gm, ow, orr, sc, elo,
+                  exp_verdict_name(r->verdict), row->paper.present ? row->paper.source : "—");
     }
-    sb_add(&b, "\n*verdict*: **agrees** when the two rates differ by at most 1.96 pooled standard "
-               "errors (a two-proportion test at 95%%, each rate over its own games), "
-               "**differs** otherwise; *ours only*: the paper has no such cell.\n");
+    tb_printf(&b,
+              "\n*verdict*: **agrees** when the two rates differ by at most 1.96 pooled standard "
+              "errors (a two-proportion test at 95%%, each rate over its own games), "
+              "**differs** otherwise; *ours only*: the paper has no such cell.\n");
     ranking(&b, d, res, true);
-    return sb_done(&b);
+    return tb_take(&b);
 }
 
 /* ---- CSV ---------------------------------------------------------------------------- */
 
-static void csv_field(sb *b, const char *s)
+static void csv_field(textbuf *b, const char *s)
 {
     if (!strpbrk(s, ",\"\n\r")) {
-        sb_add(b, "%s", s);
+        tb_printf(b, "%s", s);
         return;
     }
-    sb_add(b, "\"");
+    tb_printf(b, "\"");
     for (; *s; s++)
-        sb_add(b, *s == '"' ? "\"\"" : "%c", *s);
-    sb_add(b, "\"");
+        tb_printf(b, *s == '"' ? "\"\"" : "%c", *s);
+    tb_printf(b, "\"");
 }
 
 char *exp_report_csv(const exp_def *d, const exp_row_result *res)
 {
-    sb b = {0};
-    sb_add(&b, "experiment,row,label,a,b,x,paper_w,paper_l,paper_d,paper_n,paper_rate,paper_lo,"
-               "paper_hi,"
-               "games_expected,games,w,l,d,rate,lo,hi,score_a,score_b,elo,elo_lo,elo_hi,z,"
-               "verdict\n");
+    textbuf b = TEXTBUF_INIT;
+    tb_printf(&b, "experiment,row,label,a,b,x,paper_w,paper_l,paper_d,paper_n,paper_rate,paper_lo,"
+                  "paper_hi,"
+                  "games_expected,games,w,l,d,rate,lo,hi,score_a,score_b,elo,elo_lo,elo_hi,z,"
+                  "verdict\n");
     for (int i = 0; i < d->nrows; i++) {
         const exp_row *row = &d->rows[i];
         const exp_row_result *r = &res[i];
         csv_field(&b, d->name);
-        sb_add(&b, ",");
+        tb_printf(&b, ",");
         csv_field(&b, row->id);
-        sb_add(&b, ",");
+        tb_printf(&b, ",");
         csv_field(&b, row->label);
-        sb_add(&b, ",");
+        tb_printf(&b, ",");
         csv_field(&b, row->a);
-        sb_add(&b, ",");
+        tb_printf(&b, ",");
         csv_field(&b, row->b);
-        sb_add(&b, ",%g,", row->x);
+        tb_printf(&b, ",%g,", row->x);
         if (row->paper.present && row->paper.wld)
-            sb_add(&b, "%lld,%lld,%lld,", (long long)row->paper.w, (long long)row->paper.l,
-                   (long long)row->paper.d);
+            tb_printf(&b, "%lld,%lld,%lld,", (long long)row->paper.w, (long long)row->paper.l,
+                      (long long)row->paper.d);
         else
-            sb_add(&b, ",,,");
+            tb_printf(&b, ",,,");
         if (row->paper.present)
-            sb_add(&b, "%lld,%.4f,%.4f,%.4f,", (long long)row->paper.n, r->paper_rate, r->paper_lo,
-                   r->paper_hi);
+            tb_printf(&b, "%lld,%.4f,%.4f,%.4f,", (long long)row->paper.n, r->paper_rate,
+                      r->paper_lo, r->paper_hi);
         else
-            sb_add(&b, ",,,,");
-        sb_add(&b, "%lld,%lld,", (long long)r->expected, (long long)r->done);
+            tb_printf(&b, ",,,,");
+        tb_printf(&b, "%lld,%lld,", (long long)r->expected, (long long)r->done);
         if (r->done)
-            sb_add(&b, "%lld,%lld,%lld,%.4f,%.4f,%.4f,%.2f,%.2f,%.1f,%.1f,%.1f,%.3f,",
-                   (long long)r->w, (long long)r->l, (long long)r->d, r->rate, r->lo, r->hi,
-                   r->score_a, r->score_b, r->elo, r->elo_lo, r->elo_hi, r->z);
+            tb_printf(&b, "%lld,%lld,%lld,%.4f,%.4f,%.4f,%.2f,%.2f,%.1f,%.1f,%.1f,%.3f,",
+                      (long long)r->w, (long long)r->l, (long long)r->d, r->rate, r->lo, r->hi,
+                      r->score_a, r->score_b, r->elo, r->elo_lo, r->elo_hi, r->z);
         else
-            sb_add(&b, ",,,,,,,,,,,,");
-        sb_add(&b, "%s\n", exp_verdict_name(r->verdict));
+            tb_printf(&b, ",,,,,,,,,,,,");
+        tb_printf(&b, "%s\n", exp_verdict_name(r->verdict));
     }
-    return sb_done(&b);
+    return tb_take(&b);
 }
 
 /* ---- JSON --------------------------------------------------------------------------- */
@@ -390,17 +350,17 @@ json_t *exp_report_json(const exp_def *d, const exp_row_result *res, const exp_o
 
 /* ---- SVG ---------------------------------------------------------------------------- */
 
-static void svg_text(sb *b, const char *s)
+static void svg_text(textbuf *b, const char *s)
 {
     for (; *s; s++) {
         if (*s == '<')
-            sb_add(b, "&lt;");
+            tb_printf(b, "&lt;");
         else if (*s == '>')
-            sb_add(b, "&gt;");
+            tb_printf(b, "&gt;");
         else if (*s == '&')
-            sb_add(b, "&amp;");
+            tb_printf(b, "&amp;");
         else
-            sb_add(b, "%c", *s);
+            tb_printf(b, "%c", *s);
     }
 }
 
@@ -433,87 +393,88 @@ char *exp_report_svg(const exp_def *d, const exp_row_result *res)
         yhi = fmin(1, ylo + 0.1), ylo = yhi - 0.1;
 #define PX(x) (L + ((d->plot_log2 ? log2(x) : (x)) - xmin) / (xmax - xmin) * (W - L - R))
 #define PY(y) (T + (yhi - (y)) / (yhi - ylo) * (H - T - B))
-    sb b = {0};
-    sb_add(&b,
-           "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d "
-           "%d\" font-family=\"sans-serif\" font-size=\"12\">\n",
-           W, H, W, H);
-    sb_add(&b, "<rect width=\"%d\" height=\"%d\" fill=\"white\"/>\n", W, H);
-    sb_add(&b, "<text x=\"%d\" y=\"22\" font-size=\"15\">", L);
+    textbuf b = TEXTBUF_INIT;
+    tb_printf(
+        &b,
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d "
+        "%d\" font-family=\"sans-serif\" font-size=\"12\">\n",
+        W, H, W, H);
+    tb_printf(&b, "<rect width=\"%d\" height=\"%d\" fill=\"white\"/>\n", W, H);
+    tb_printf(&b, "<text x=\"%d\" y=\"22\" font-size=\"15\">", L);
     svg_text(&b, d->name);
-    sb_add(&b, ": ");
+    tb_printf(&b, ": ");
     svg_text(&b, d->table);
-    sb_add(&b, ", scoring rate of A (ours: 95%% Wilson interval)</text>\n");
+    tb_printf(&b, ", scoring rate of A (ours: 95%% Wilson interval)</text>\n");
     /* grid and y labels */
     for (int k = 0; k <= 10; k++) {
         double y = ylo + (yhi - ylo) * k / 10;
-        sb_add(&b,
-               "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n"
-               "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%.0f%%</text>\n",
-               L, W - R, PY(y), PY(y), L - 6, PY(y) + 4, 100 * y);
+        tb_printf(&b,
+                  "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n"
+                  "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%.0f%%</text>\n",
+                  L, W - R, PY(y), PY(y), L - 6, PY(y) + 4, 100 * y);
     }
     if (0.5 > ylo && 0.5 < yhi)
-        sb_add(&b,
-               "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#999\" "
-               "stroke-dasharray=\"4 3\"/>\n",
-               L, W - R, PY(0.5), PY(0.5));
+        tb_printf(&b,
+                  "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#999\" "
+                  "stroke-dasharray=\"4 3\"/>\n",
+                  L, W - R, PY(0.5), PY(0.5));
     /* x labels */
     for (int i = 0; i < d->nrows; i++)
-        sb_add(&b, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%g</text>\n", PX(d->rows[i].x),
-               H - B + 18, d->rows[i].x);
-    sb_add(&b, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">", (L + W - R) / 2, H - 16);
+        tb_printf(&b, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%g</text>\n",
+                  PX(d->rows[i].x), H - B + 18, d->rows[i].x);
+    tb_printf(&b, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">", (L + W - R) / 2, H - 16);
     svg_text(&b, d->plot_x);
-    sb_add(&b, "</text>\n");
-    sb_add(&b,
-           "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#444\"/>\n",
-           L, T, W - L - R, H - T - B);
+    tb_printf(&b, "</text>\n");
+    tb_printf(
+        &b, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#444\"/>\n",
+        L, T, W - L - R, H - T - B);
     /* the paper: grey squares joined by a line, with their interval */
     const char *paper_colour = "#888", *our_colour = "#1f5fbf";
     bool first = true;
-    sb_add(&b, "<polyline fill=\"none\" stroke=\"%s\" points=\"", paper_colour);
+    tb_printf(&b, "<polyline fill=\"none\" stroke=\"%s\" points=\"", paper_colour);
     for (int i = 0; i < d->nrows; i++)
         if (d->rows[i].paper.present) {
-            sb_add(&b, "%s%.1f,%.1f", first ? "" : " ", PX(d->rows[i].x), PY(res[i].paper_rate));
+            tb_printf(&b, "%s%.1f,%.1f", first ? "" : " ", PX(d->rows[i].x), PY(res[i].paper_rate));
             first = false;
         }
-    sb_add(&b, "\"/>\n");
+    tb_printf(&b, "\"/>\n");
     for (int i = 0; i < d->nrows; i++)
         if (d->rows[i].paper.present)
-            sb_add(&b,
-                   "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"%s\"/>"
-                   "<rect x=\"%.1f\" y=\"%.1f\" width=\"7\" height=\"7\" fill=\"%s\"/>\n",
-                   PX(d->rows[i].x) - 4, PX(d->rows[i].x) - 4, PY(res[i].paper_lo),
-                   PY(res[i].paper_hi), paper_colour, PX(d->rows[i].x) - 7.5,
-                   PY(res[i].paper_rate) - 3.5, paper_colour);
+            tb_printf(&b,
+                      "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"%s\"/>"
+                      "<rect x=\"%.1f\" y=\"%.1f\" width=\"7\" height=\"7\" fill=\"%s\"/>\n",
+                      PX(d->rows[i].x) - 4, PX(d->rows[i].x) - 4, PY(res[i].paper_lo),
+                      PY(res[i].paper_hi), paper_colour, PX(d->rows[i].x) - 7.5,
+                      PY(res[i].paper_rate) - 3.5, paper_colour);
     /* ours: blue dots with whiskers */
     first = true;
-    sb_add(&b, "<polyline fill=\"none\" stroke=\"%s\" points=\"", our_colour);
+    tb_printf(&b, "<polyline fill=\"none\" stroke=\"%s\" points=\"", our_colour);
     for (int i = 0; i < d->nrows; i++)
         if (res[i].done) {
-            sb_add(&b, "%s%.1f,%.1f", first ? "" : " ", PX(d->rows[i].x) + 4, PY(res[i].rate));
+            tb_printf(&b, "%s%.1f,%.1f", first ? "" : " ", PX(d->rows[i].x) + 4, PY(res[i].rate));
             first = false;
         }
-    sb_add(&b, "\"/>\n");
+    tb_printf(&b, "\"/>\n");
     for (int i = 0; i < d->nrows; i++)
         if (res[i].done)
-            sb_add(&b,
-                   "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"%s\"/>"
-                   "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"%s\"/>\n",
-                   PX(d->rows[i].x) + 4, PX(d->rows[i].x) + 4, PY(res[i].lo), PY(res[i].hi),
-                   our_colour, PX(d->rows[i].x) + 4, PY(res[i].rate), our_colour);
+            tb_printf(&b,
+                      "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"%s\"/>"
+                      "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"%s\"/>\n",
+                      PX(d->rows[i].x) + 4, PX(d->rows[i].x) + 4, PY(res[i].lo), PY(res[i].hi),
+                      our_colour, PX(d->rows[i].x) + 4, PY(res[i].rate), our_colour);
     /* legend */
-    sb_add(&b,
-           "<rect x=\"%d\" y=\"%d\" width=\"8\" height=\"8\" fill=\"%s\"/><text x=\"%d\" "
-           "y=\"%d\">",
-           W - R - 250, T + 12, paper_colour, W - R - 236, T + 20);
+    tb_printf(&b,
+              "<rect x=\"%d\" y=\"%d\" width=\"8\" height=\"8\" fill=\"%s\"/><text x=\"%d\" "
+              "y=\"%d\">",
+              W - R - 250, T + 12, paper_colour, W - R - 236, T + 20);
     svg_text(&b, d->paper);
-    sb_add(&b, "</text>\n");
-    sb_add(&b,
-           "<circle cx=\"%d\" cy=\"%d\" r=\"4\" fill=\"%s\"/><text x=\"%d\" y=\"%d\">tessera "
-           "(ours)</text>\n",
-           W - R - 246, T + 34, our_colour, W - R - 236, T + 38);
-    sb_add(&b, "</svg>\n");
+    tb_printf(&b, "</text>\n");
+    tb_printf(&b,
+              "<circle cx=\"%d\" cy=\"%d\" r=\"4\" fill=\"%s\"/><text x=\"%d\" y=\"%d\">tessera "
+              "(ours)</text>\n",
+              W - R - 246, T + 34, our_colour, W - R - 236, T + 38);
+    tb_printf(&b, "</svg>\n");
 #undef PX
 #undef PY
-    return sb_done(&b);
+    return tb_take(&b);
 }

@@ -57,7 +57,7 @@ typedef struct game_codec {
      * (what jt_dump of legal_compact's array writes), without building it:
      * the server writes every your_turn with it. Returns 0, or -1 when out
      * ran out of memory. */
-    int (*legal_compact_text)(const void *st, jt_buf *out);
+    int (*legal_compact_text)(const void *st, textbuf *out);
     /* Optional: protocol 2's change (protocol/delta.h) from the public state
      * of `from` to that of `to`, written as text into out: exactly the text
      * of delta_diff(state(from), state(to)), computed from the engine states
@@ -65,7 +65,7 @@ typedef struct game_codec {
      * `from`'s game. Returns 0; 1 when it cannot tell (nothing written: diff
      * the JSON); -1 when out ran out of memory. NULL: the server diffs the
      * JSON states. */
-    int (*change)(const void *from, const void *to, jt_buf *out);
+    int (*change)(const void *from, const void *to, textbuf *out);
     /* Optional: a move made from one entry of `legal` (borrowed) that
      * stands for several moves, one of them picked uniformly with rng
      * (Carcassonne: an entry lists the meeple ports its placement allows;

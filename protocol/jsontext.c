@@ -10,60 +10,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-void jt_free(jt_buf *b)
+/* One character, the NUL left to jt_dump's end (tb_reserve keeps room). */
+static inline int put(textbuf *b, char c)
 {
-    free(b->p);
-    b->p = NULL;
-    b->len = b->cap = 0;
-    b->failed = false;
-}
-
-/* Room for n more bytes. */
-static int grow(jt_buf *b, size_t n)
-{
-    if (b->failed)
-        return -1;
-    if (b->cap - b->len >= n)
-        return 0;
-    size_t cap = b->cap ? b->cap : 1024;
-    while (cap - b->len < n) {
-        if (cap > SIZE_MAX / 2) {
-            b->failed = true;
-            return -1;
-        }
-        cap *= 2;
-    }
-    char *p = realloc(b->p, cap);
-    if (!p) {
-        b->failed = true;
-        return -1;
-    }
-    b->p = p;
-    b->cap = cap;
-    return 0;
-}
-
-int jt_raw(jt_buf *b, const char *s, size_t n)
-{
-    if (grow(b, n))
-        return -1;
-    if (n)
-        memcpy(b->p + b->len, s, n);
-    b->len += n;
-    return 0;
-}
-
-static inline int put(jt_buf *b, char c)
-{
-    if (b->len == b->cap && grow(b, 1))
-        return -1;
-    if (b->failed)
+    if (tb_reserve(b, 1))
         return -1;
     b->p[b->len++] = c;
     return 0;
 }
 
-int jt_int(jt_buf *b, long long v)
+int jt_int(textbuf *b, long long v)
 {
     char tmp[24];
     int i = (int)sizeof tmp;
@@ -74,13 +30,13 @@ int jt_int(jt_buf *b, long long v)
     } while (u);
     if (v < 0)
         tmp[--i] = '-';
-    return jt_raw(b, tmp + i, sizeof tmp - (size_t)i);
+    return tb_put(b, tmp + i, sizeof tmp - (size_t)i);
 }
 
-int jt_str(jt_buf *b, const char *s, size_t n)
+int jt_str(textbuf *b, const char *s, size_t n)
 {
     /* worst case: every byte as \u00XX, plus the quotes */
-    if (grow(b, 6 * n + 2))
+    if (tb_reserve(b, 6 * n + 2))
         return -1;
     static const char hex[] = "0123456789ABCDEF"; /* as jansson writes them */
     char *o = b->p + b->len;
@@ -109,12 +65,13 @@ int jt_str(jt_buf *b, const char *s, size_t n)
         }
     }
     *o++ = '"';
+    *o = 0;
     b->len = (size_t)(o - b->p);
     return 0;
 }
 
 /* As jansson writes a real: "%.17g", and ".0" if that reads as an integer. */
-static int real(jt_buf *b, double d)
+static int real(textbuf *b, double d)
 {
     char tmp[40];
     int n = snprintf(tmp, sizeof tmp, "%.17g", d);
@@ -138,10 +95,10 @@ static int real(jt_buf *b, double d)
         memmove(to, from, strlen(from) + 1);
         n = (int)strlen(tmp);
     }
-    return jt_raw(b, tmp, (size_t)n);
+    return tb_put(b, tmp, (size_t)n);
 }
 
-static int dump(jt_buf *b, const json_t *v, int depth)
+static int dump(textbuf *b, const json_t *v, int depth)
 {
     if (depth > JT_MAX_DEPTH)
         return -1;
@@ -178,21 +135,22 @@ static int dump(jt_buf *b, const json_t *v, int depth)
     case JSON_STRING: return jt_str(b, json_string_value(v), json_string_length(v));
     case JSON_INTEGER: return jt_int(b, (long long)json_integer_value(v));
     case JSON_REAL: return real(b, json_real_value(v));
-    case JSON_TRUE: return jt_raw(b, "true", 4);
-    case JSON_FALSE: return jt_raw(b, "false", 5);
-    case JSON_NULL: return jt_raw(b, "null", 4);
+    case JSON_TRUE: return tb_put(b, "true", 4);
+    case JSON_FALSE: return tb_put(b, "false", 5);
+    case JSON_NULL: return tb_put(b, "null", 4);
     }
     return -1;
 }
 
-int jt_dump(jt_buf *b, const json_t *v)
+int jt_dump(textbuf *b, const json_t *v)
 {
     if (!v || b->failed)
         return -1;
     size_t at = b->len;
     if (dump(b, v, 0)) {
-        b->len = at;
+        tb_cut(b, at);
         return -1;
     }
+    b->p[b->len] = 0;
     return 0;
 }

@@ -227,8 +227,8 @@ void conn_send(conn *c, json_t *msg)
         return;
     if (c && (c->wsi || c->remote) && !c->closing) {
         /* written into the server's reusable buffer, then copied to the queue */
-        jt_buf *b = &c->srv->send_txt;
-        jt_reset(b);
+        textbuf *b = &c->srv->send_txt;
+        tb_reset(b);
         if (jt_dump(b, msg) == 0)
             conn_send_text(c, b->p, b->len);
     }

@@ -127,13 +127,13 @@ static void history_add(match *m, const json_t *rec)
     if (rec)
         jt_dump(&m->history, rec);
     else
-        jt_raw(&m->history, "{}", 2);
-    jt_raw(&m->history, ",", 1);
+        tb_put(&m->history, "{}", 2);
+    tb_put(&m->history, ",", 1);
 }
 
 json_t *match_history_json(const match *m)
 {
-    const jt_buf *h = &m->history;
+    const textbuf *h = &m->history;
     if (h->failed || h->len == 0)
         return json_array(); /* out of memory while it was written: none shown */
     char *t = malloc(h->len + 1);
@@ -1072,7 +1072,7 @@ static void free_match(match *m)
     free(m->moves);
     free(m->times);
     free(m->spect);
-    jt_free(&m->history);
+    tb_free(&m->history);
     json_decref(m->result);
     json_decref(m->state_cache);
     json_decref(m->ann_state);

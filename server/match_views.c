@@ -22,24 +22,24 @@
 
 /* The text of msg (borrowed, an object) with `"key":raw` added as its last
  * member, in buffer b (the server's: valid until the next message). */
-static const jt_buf *text_into(jt_buf *b, const json_t *msg, const char *key, const jt_buf *raw)
+static const textbuf *text_into(textbuf *b, const json_t *msg, const char *key, const textbuf *raw)
 {
-    jt_reset(b);
+    tb_reset(b);
     if (!msg || raw->failed || jt_dump(b, msg)) {
         b->failed = true;
         return b;
     }
     b->len--; /* the closing brace */
     if (b->len > 1)
-        jt_raw(b, ",", 1);
+        tb_put(b, ",", 1);
     jt_str(b, key, strlen(key));
-    jt_raw(b, ":", 1);
-    jt_raw(b, raw->p, raw->len);
-    jt_raw(b, "}", 1);
+    tb_put(b, ":", 1);
+    tb_put(b, raw->p, raw->len);
+    tb_put(b, "}", 1);
     return b;
 }
 
-static const jt_buf *text_with(srv *s, const json_t *msg, const char *key, const jt_buf *raw)
+static const textbuf *text_with(srv *s, const json_t *msg, const char *key, const textbuf *raw)
 {
     return text_into(&s->msg_txt, msg, key, raw);
 }
@@ -68,10 +68,10 @@ static json_t *state_json_borrow(match *m)
  * now, written into the server's change buffer: by the game's codec from
  * the two engine states when it has one (no JSON state is built), else as
  * the diff of the two JSON states. */
-static const jt_buf *change_text(match *m)
+static const textbuf *change_text(match *m)
 {
-    jt_buf *b = &m->srv->change_txt;
-    jt_reset(b);
+    textbuf *b = &m->srv->change_txt;
+    tb_reset(b);
     if (m->wire->change) {
         if (!m->ann_st || m->wire->change(m->ann_st, m->st, b) != 0)
             b->failed = true;
@@ -87,12 +87,12 @@ static const jt_buf *change_text(match *m)
 /* The public state's text, written once per position: the update and the
  * next your_turn of a turn splice the same text (the server holds one, of
  * the match that last asked). */
-static const jt_buf *state_text(match *m)
+static const textbuf *state_text(match *m)
 {
     srv *s = m->srv;
     if (s->state_txt_of != m || s->state_txt_at != m->nmoves || s->state_txt.failed) {
         json_t *st = match_view_state(m);
-        jt_reset(&s->state_txt);
+        tb_reset(&s->state_txt);
         if (!st || jt_dump(&s->state_txt, st))
             s->state_txt.failed = true;
         json_decref(st);
@@ -248,27 +248,27 @@ int match_view_what_to_tell(const match *m, int known)
     return TELL_STATE;
 }
 
-const jt_buf *match_view_text(match *m, const json_t *msg)
+const textbuf *match_view_text(match *m, const json_t *msg)
 {
-    jt_buf *b = &m->srv->msg_txt;
-    jt_reset(b);
+    textbuf *b = &m->srv->msg_txt;
+    tb_reset(b);
     if (!msg || jt_dump(b, msg))
         b->failed = true;
     return b;
 }
 
-static const jt_buf *update_v1(match *m, match_update_texts *u)
+static const textbuf *update_v1(match *m, match_update_texts *u)
 {
     if (!u->v1)
         u->v1 = text_with(m->srv, u->msg, "state", state_text(m));
     return u->v1;
 }
 
-const jt_buf *match_view_update_text(match *m, match_update_texts *u, int tell)
+const textbuf *match_view_update_text(match *m, match_update_texts *u, int tell)
 {
     if (tell != TELL_STATE && !u->v2) {
-        static const jt_buf empty = {(char *)"{}", 2, 2, false};
-        const jt_buf *ch = tell == TELL_NOTHING ? &empty : change_text(m);
+        static const textbuf empty = {(char *)"{}", 2, 2, false};
+        const textbuf *ch = tell == TELL_NOTHING ? &empty : change_text(m);
         u->v2 = text_into(&m->srv->msg2_txt, u->msg, "change", ch);
     }
     return tell == TELL_STATE || u->v2->failed ? update_v1(m, u) : u->v2;
@@ -293,10 +293,10 @@ void match_view_announced(match *m)
 }
 
 /* A literal string appended as it is. */
-#define LIT(b, s) jt_raw((b), (s), sizeof(s) - 1)
+#define LIT(b, s) tb_put((b), (s), sizeof(s) - 1)
 
 /* The clocks as match_view_clocks_at writes them (next: -1), as text. */
-static void clocks_text(jt_buf *b, const match *m, uint64_t now, int64_t epoch)
+static void clocks_text(textbuf *b, const match *m, uint64_t now, int64_t epoch)
 {
     LIT(b, "[");
     for (int i = 0; i < m->nseats; i++) {
@@ -323,19 +323,19 @@ static void clocks_text(jt_buf *b, const match *m, uint64_t now, int64_t epoch)
     LIT(b, "]");
 }
 
-const jt_buf *match_view_your_turn_text(match *m, int seat_no, bool v2, int tell, uint64_t now,
+const textbuf *match_view_your_turn_text(match *m, int seat_no, bool v2, int tell, uint64_t now,
                                         int64_t epoch)
 {
     int64_t left = m->deadline > now ? (int64_t)(m->deadline - now) : 0;
     /* the change or the state first: they are written into buffers of
      * their own, and the message is written around them in one */
-    const jt_buf *tail = tell == TELL_CHANGE ? change_text(m)
+    const textbuf *tail = tell == TELL_CHANGE ? change_text(m)
                          : tell == TELL_STATE ? state_text(m)
                                               : NULL;
     /* written as text, member by member (what jt_dump of the message built
      * with jansson wrote, without its hundred allocations for `legal`) */
-    jt_buf *b = &m->srv->msg_txt;
-    jt_reset(b);
+    textbuf *b = &m->srv->msg_txt;
+    tb_reset(b);
     LIT(b, "{\"type\":\"your_turn\",\"match\":");
     jt_str(b, m->id, strlen(m->id));
     LIT(b, ",\"seat\":");
@@ -369,7 +369,7 @@ const jt_buf *match_view_your_turn_text(match *m, int seat_no, bool v2, int tell
         if (tail->failed)
             b->failed = true;
         else
-            jt_raw(b, tail->p, tail->len);
+            tb_put(b, tail->p, tail->len);
     }
     LIT(b, "}");
     return b;

@@ -50,21 +50,21 @@ int match_view_what_to_tell(const match *m, int known_at);
 /* The texts of a turn's update, each written when first needed. */
 typedef struct match_update_texts {
     const json_t *msg; /* the update without state or change (borrowed) */
-    const jt_buf *v1;  /* with "state" (protocol 1, or protocol 2 whose state is unknown) */
-    const jt_buf *v2;  /* with "change" */
+    const textbuf *v1;  /* with "state" (protocol 1, or protocol 2 whose state is unknown) */
+    const textbuf *v2;  /* with "change" */
 } match_update_texts;
 /* The update's text for a connection told `tell` (a server buffer, valid
  * until the next message is composed; check ->failed). */
-const jt_buf *match_view_update_text(match *m, match_update_texts *u, int tell);
+const textbuf *match_view_update_text(match *m, match_update_texts *u, int tell);
 /* The update just sent is the state protocol 2's next changes start from. */
 void match_view_announced(match *m);
 /* The text of seat's your_turn (a server buffer, as above): its legal moves
  * (compact for protocol 2 when the codec has them), its time left and
  * deadline from the clocks read at now/epoch, and the state as `tell` says. */
-const jt_buf *match_view_your_turn_text(match *m, int seat, bool v2, int tell, uint64_t now,
+const textbuf *match_view_your_turn_text(match *m, int seat, bool v2, int tell, uint64_t now,
                                         int64_t epoch);
 /* Write msg (borrowed; NULL fails) into the server's message buffer. */
-const jt_buf *match_view_text(match *m, const json_t *msg);
+const textbuf *match_view_text(match *m, const json_t *msg);
 /* Forget the state caches of m (it finished or goes away). */
 void match_view_forget(match *m);
 

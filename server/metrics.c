@@ -12,7 +12,6 @@
  */
 #include <malloc.h>
 #include <sqlite3.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +20,7 @@
 
 #include "access.h"
 #include "cluster.h"
+#include "engine/textbuf.h"
 #include "internal.h"
 #include "programs.h"
 #include "store.h"
@@ -63,68 +63,34 @@ void metrics_finished(srv *s, const char *reason)
 
 /* ---- the exposition text ----------------------------------------------------------- */
 
-typedef struct buf {
-    char *p;
-    size_t len, cap;
-    bool failed;
-} buf;
-
-__attribute__((format(printf, 2, 3))) static void put(buf *b, const char *fmt, ...)
+static void head(textbuf *b, const char *name, const char *type, const char *help)
 {
-    if (b->failed)
-        return;
-    for (;;) {
-        va_list ap;
-        va_start(ap, fmt);
-        int n = vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
-        va_end(ap);
-        if (n < 0) {
-            b->failed = true;
-            return;
-        }
-        if ((size_t)n < b->cap - b->len) {
-            b->len += (size_t)n;
-            return;
-        }
-        size_t cap = b->cap * 2 + (size_t)n;
-        char *p = realloc(b->p, cap);
-        if (!p) {
-            b->failed = true;
-            return;
-        }
-        b->p = p;
-        b->cap = cap;
-    }
+    tb_printf(b, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
-static void head(buf *b, const char *name, const char *type, const char *help)
-{
-    put(b, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
-}
-
-static void gauge(buf *b, const char *name, const char *help, double v)
+static void gauge(textbuf *b, const char *name, const char *help, double v)
 {
     head(b, name, "gauge", help);
-    put(b, "%s %.17g\n", name, v);
+    tb_printf(b, "%s %.17g\n", name, v);
 }
 
-static void counter(buf *b, const char *name, const char *help, uint64_t v)
+static void counter(textbuf *b, const char *name, const char *help, uint64_t v)
 {
     head(b, name, "counter", help);
-    put(b, "%s %llu\n", name, (unsigned long long)v);
+    tb_printf(b, "%s %llu\n", name, (unsigned long long)v);
 }
 
-static void histogram(buf *b, const char *name, const char *help, const srv_phist *h)
+static void histogram(textbuf *b, const char *name, const char *help, const srv_phist *h)
 {
     head(b, name, "histogram", help);
     uint64_t cum = 0;
     for (int i = 0; i < h->nle; i++) {
         cum += h->counts[i];
-        put(b, "%s_bucket{le=\"%g\"} %llu\n", name, h->le[i], (unsigned long long)cum);
+        tb_printf(b, "%s_bucket{le=\"%g\"} %llu\n", name, h->le[i], (unsigned long long)cum);
     }
     cum += h->counts[h->nle];
-    put(b, "%s_bucket{le=\"+Inf\"} %llu\n", name, (unsigned long long)cum);
-    put(b, "%s_sum %.17g\n%s_count %llu\n", name, h->sum, name, (unsigned long long)h->count);
+    tb_printf(b, "%s_bucket{le=\"+Inf\"} %llu\n", name, (unsigned long long)cum);
+    tb_printf(b, "%s_sum %.17g\n%s_count %llu\n", name, h->sum, name, (unsigned long long)h->count);
 }
 
 /* Resident memory in bytes (/proc/self/statm), or 0. */
@@ -140,17 +106,12 @@ static double rss_bytes(void)
     return (double)rss * (double)sysconf(_SC_PAGESIZE);
 }
 
-
-
 char *metrics_text(srv *s, size_t *len)
 {
     const srv_counters *c = &s->cnt;
-    buf b = {malloc(16384), 0, 16384, false};
-    if (!b.p)
-        return NULL;
-    b.p[0] = 0;
+    textbuf b = TEXTBUF_INIT;
     head(&b, "tessera_build_info", "gauge", "the server's version (always 1)");
-    put(&b, "tessera_build_info{version=\"%s\"} 1\n", TESSERA_VERSION);
+    tb_printf(&b, "tessera_build_info{version=\"%s\"} 1\n", TESSERA_VERSION);
     gauge(&b, "tessera_start_time_seconds", "when the server started (Unix time)",
           (double)s->started_ms / 1000.0);
     gauge(&b, "tessera_connections", "WebSocket connections open", s->nconns);
@@ -166,17 +127,17 @@ char *metrics_text(srv *s, size_t *len)
     }
     head(&b, "tessera_matches", "gauge",
          "matches held by state (finished: kept in memory for listing)");
-    put(&b,
-        "tessera_matches{state=\"waiting\"} %d\ntessera_matches{state=\"live\"} %d\n"
-        "tessera_matches{state=\"finished\"} %d\n",
-        waiting, live, s->nfinished);
+    tb_printf(&b,
+              "tessera_matches{state=\"waiting\"} %d\ntessera_matches{state=\"live\"} %d\n"
+              "tessera_matches{state=\"finished\"} %d\n",
+              waiting, live, s->nfinished);
     counter(&b, "tessera_matches_created_total", "matches created by clients", c->matches_created);
     counter(&b, "tessera_matches_created_anonymous_total",
             "matches created without the admin token", c->matches_anonymous);
     head(&b, "tessera_matches_finished_total", "counter", "matches finished, by result reason");
     for (int i = 0; i < SRV_NREASONS; i++)
-        put(&b, "tessera_matches_finished_total{reason=\"%s\"} %llu\n", reason_names[i],
-            (unsigned long long)c->finished[i]);
+        tb_printf(&b, "tessera_matches_finished_total{reason=\"%s\"} %llu\n", reason_names[i],
+                  (unsigned long long)c->finished[i]);
     counter(&b, "tessera_moves_total", "turns played", s->moves);
     histogram(&b, "tessera_move_overhead_seconds",
               "the server's time from a remote move's arrival to the next your_turn queued",
@@ -194,8 +155,8 @@ char *metrics_text(srv *s, size_t *len)
           fault == JF_NONE);
     head(&b, "tessera_journal_faults_total", "counter", "journal writes that failed, by kind");
     for (int i = 1; i < JF_NKINDS; i++)
-        put(&b, "tessera_journal_faults_total{kind=\"%s\"} %llu\n", srv_fault_names[i],
-            (unsigned long long)c->journal_faults[i]);
+        tb_printf(&b, "tessera_journal_faults_total{kind=\"%s\"} %llu\n", srv_fault_names[i],
+                  (unsigned long long)c->journal_faults[i]);
     counter(&b, "tessera_journal_writes_refused_total",
             "writes refused without trying while a fault lasts (retried every second)",
             c->journal_refused);
@@ -215,18 +176,19 @@ char *metrics_text(srv *s, size_t *len)
     head(&b, "tessera_errors_total", "counter", "error replies sent to clients, by code");
     for (int i = 1; i < SRV_NERR; i++)
         if (c->errors[i])
-            put(&b, "tessera_errors_total{code=\"%s\"} %llu\n", eng_err_code(-i),
-                (unsigned long long)c->errors[i]);
+            tb_printf(&b, "tessera_errors_total{code=\"%s\"} %llu\n", eng_err_code(-i),
+                      (unsigned long long)c->errors[i]);
     if (c->errors[0])
-        put(&b, "tessera_errors_total{code=\"other\"} %llu\n", (unsigned long long)c->errors[0]);
+        tb_printf(&b, "tessera_errors_total{code=\"other\"} %llu\n",
+                  (unsigned long long)c->errors[0]);
     head(&b, "tessera_creates_refused_total", "counter",
          "matches refused to clients without the admin token, by why");
-    put(&b,
-        "tessera_creates_refused_total{why=\"policy\"} %llu\n"
-        "tessera_creates_refused_total{why=\"quota\"} %llu\n"
-        "tessera_creates_refused_total{why=\"rate\"} %llu\n",
-        (unsigned long long)c->refused_policy, (unsigned long long)c->refused_quota,
-        (unsigned long long)c->refused_rate);
+    tb_printf(&b,
+              "tessera_creates_refused_total{why=\"policy\"} %llu\n"
+              "tessera_creates_refused_total{why=\"quota\"} %llu\n"
+              "tessera_creates_refused_total{why=\"rate\"} %llu\n",
+              (unsigned long long)c->refused_policy, (unsigned long long)c->refused_quota,
+              (unsigned long long)c->refused_rate);
 
     const char *threads = getenv("UV_THREADPOOL_SIZE");
     int nthreads = threads ? atoi(threads) : 4;
@@ -243,7 +205,7 @@ char *metrics_text(srv *s, size_t *len)
     int nt = tours_by_state(s, tnames, tcounts, 8);
     head(&b, "tessera_tournaments", "gauge", "tournaments held, by state");
     for (int i = 0; i < nt; i++)
-        put(&b, "tessera_tournaments{state=\"%s\"} %d\n", tnames[i], tcounts[i]);
+        tb_printf(&b, "tessera_tournaments{state=\"%s\"} %d\n", tnames[i], tcounts[i]);
     counter(&b, "tessera_http_requests_total", "requests to /metrics, /healthz and /readyz",
             c->http_requests);
     gauge(&b, "process_resident_memory_bytes", "resident memory of the server", rss_bytes());
@@ -262,15 +224,11 @@ char *metrics_text(srv *s, size_t *len)
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     head(&b, "process_cpu_seconds_total", "counter", "CPU time used (user + system)");
-    put(&b, "process_cpu_seconds_total %.6f\n",
-        (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
-            (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6);
-    if (b.failed) {
-        free(b.p);
-        return NULL;
-    }
+    tb_printf(&b, "process_cpu_seconds_total %.6f\n",
+              (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+                  (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6);
     *len = b.len;
-    return b.p;
+    return tb_take(&b);
 }
 
 const char *metrics_not_ready(srv *s)
@@ -297,24 +255,24 @@ json_t *srv_stats_json(const srv *s)
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     json_t *o = json_pack("{s:i, s:i, s:I, s:i, s:I, s:o, s:o, s:I, s:I, s:i, s:i}", "connections",
-                     s->nconns, "matches_live", s->nlive, "matches_finished",
-                     (json_int_t)s->finished, "matches_kept", s->nfinished, "moves",
-                     (json_int_t)s->moves, "overhead", hist_json(&s->overhead), "timeout_late",
-                     hist_json(&s->timeout_late), "rss_peak_kb", (json_int_t)ru.ru_maxrss,
-                     "uptime_ms", (json_int_t)(srv_epoch_ms() - (int64_t)s->started_ms), "searches",
-                     s->jobs, "bots_held", s->bots);
+                          s->nconns, "matches_live", s->nlive, "matches_finished",
+                          (json_int_t)s->finished, "matches_kept", s->nfinished, "moves",
+                          (json_int_t)s->moves, "overhead", hist_json(&s->overhead), "timeout_late",
+                          hist_json(&s->timeout_late), "rss_peak_kb", (json_int_t)ru.ru_maxrss,
+                          "uptime_ms", (json_int_t)(srv_epoch_ms() - (int64_t)s->started_ms),
+                          "searches", s->jobs, "bots_held", s->bots);
     /* external programs running in seats now (each a process and a worker thread) */
     json_object_set_new(o, "programs", json_integer(progs_running(s)));
     if (cluster_on(s)) { /* several servers on one database (docs/scaling.md) */
         cluster_stats cs;
         cluster_get_stats(s, &cs);
-        json_object_set_new(
-            o, "cluster",
-            json_pack("{s:s, s:i, s:b, s:I, s:I, s:I, s:I, s:I}", "instance", s->instance,
-                      "instances", cs.instances, "redis", cs.redis_up, "forwarded",
-                      (json_int_t)cs.forwarded, "relayed", (json_int_t)cs.relayed, "served",
-                      (json_int_t)cs.served, "takeovers", (json_int_t)cs.takeovers,
-                      "taken_matches", (json_int_t)cs.taken_matches));
+        json_object_set_new(o, "cluster",
+                            json_pack("{s:s, s:i, s:b, s:I, s:I, s:I, s:I, s:I}", "instance",
+                                      s->instance, "instances", cs.instances, "redis", cs.redis_up,
+                                      "forwarded", (json_int_t)cs.forwarded, "relayed",
+                                      (json_int_t)cs.relayed, "served", (json_int_t)cs.served,
+                                      "takeovers", (json_int_t)cs.takeovers, "taken_matches",
+                                      (json_int_t)cs.taken_matches));
     }
     return o;
 }

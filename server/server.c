@@ -424,11 +424,11 @@ static void on_signal(uv_signal_t *h, int signum)
 
 void srv_texts_free(srv *s)
 {
-    jt_free(&s->send_txt);
-    jt_free(&s->msg_txt);
-    jt_free(&s->msg2_txt);
-    jt_free(&s->change_txt);
-    jt_free(&s->state_txt);
+    tb_free(&s->send_txt);
+    tb_free(&s->msg_txt);
+    tb_free(&s->msg2_txt);
+    tb_free(&s->change_txt);
+    tb_free(&s->state_txt);
     s->state_txt_of = NULL;
 }
 

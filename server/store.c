@@ -121,7 +121,7 @@ struct store {
     bool round_handles;        /* those two run */
     sqlite3_stmt *ins_match, *ins_move, *upd_seats, *upd_status, *upd_finish, *begin, *commit,
         *rollback, *ins_token;
-    jt_buf seats_txt;          /* write_seats: the seats' text, reused move after move */
+    textbuf seats_txt;          /* write_seats: the seats' text, reused move after move */
     /* faults: a write that fails puts the journal in a fault; until a write
      * succeeds again, writes are refused at once except one attempt (the
      * probe) every SRV_STORAGE_RETRY_MS */
@@ -1196,14 +1196,14 @@ void store_close(srv *s)
         return;
     if (st->pg) {
         pgj_close(st->pg); /* closes dbh: its connection */
-        jt_free(&st->seats_txt);
+        tb_free(&st->seats_txt);
         free(st);
         s->db = NULL;
         return;
     }
     if (st->nbops && !st->closing)
         batch_commit(s, true); /* never started: nothing was announced, nothing is lost */
-    jt_free(&st->seats_txt);
+    tb_free(&st->seats_txt);
     free(st->bops);
     free(st->btext);
     sqlite3_finalize(st->ins_match);
@@ -1253,32 +1253,32 @@ static char *dump_obj(json_t *o)
 
 /* The text seats_json() writes, without building it as a tree first (every
  * move rewrites the seats: clocks and counters), in st's reusable buffer. */
-static const jt_buf *seats_text(store *st, const match *m)
+static const textbuf *seats_text(store *st, const match *m)
 {
     static const char *const kinds[] = {[SEAT_BOT] = "bot", [SEAT_OPEN] = "open",
                                         [SEAT_PROGRAM] = "program", [SEAT_REMOTE] = "remote"};
-    jt_buf *b = &st->seats_txt;
-    jt_reset(b);
-#define KEY(k) jt_raw(b, "\"" k "\":", sizeof(k) + 2)
+    textbuf *b = &st->seats_txt;
+    tb_reset(b);
+#define KEY(k) tb_put(b, "\"" k "\":", sizeof(k) + 2)
 #define STR(s) jt_str(b, (s), strlen(s))
-    jt_raw(b, "[", 1);
+    tb_put(b, "[", 1);
     for (int i = 0; i < m->nseats; i++) {
         const seat_t *t = &m->seats[i];
-        jt_raw(b, i ? ",{" : "{", i ? 2 : 1);
-        KEY("kind"), STR(kinds[t->kind]), jt_raw(b, ",", 1);
-        KEY("name"), STR(t->name), jt_raw(b, ",", 1);
-        KEY("spec"), STR(t->spec), jt_raw(b, ",", 1);
-        KEY("token"), STR(t->token), jt_raw(b, ",", 1);
-        KEY("resume"), STR(t->resume), jt_raw(b, ",", 1);
-        KEY("bank_ms"), jt_int(b, t->bank_ms), jt_raw(b, ",", 1);
-        KEY("grace_ms"), jt_int(b, t->grace_ms), jt_raw(b, ",", 1);
-        KEY("illegal"), jt_int(b, t->illegal), jt_raw(b, ",", 1);
-        KEY("moves"), jt_int(b, t->moves), jt_raw(b, ",", 1);
-        KEY("joined"), jt_raw(b, t->joined ? "true," : "false,", t->joined ? 5 : 6);
-        KEY("takeover"), jt_raw(b, t->takeover ? "true," : "false,", t->takeover ? 5 : 6);
-        KEY("used_ms"), jt_int(b, t->used_ms), jt_raw(b, "}", 1);
+        tb_put(b, i ? ",{" : "{", i ? 2 : 1);
+        KEY("kind"), STR(kinds[t->kind]), tb_put(b, ",", 1);
+        KEY("name"), STR(t->name), tb_put(b, ",", 1);
+        KEY("spec"), STR(t->spec), tb_put(b, ",", 1);
+        KEY("token"), STR(t->token), tb_put(b, ",", 1);
+        KEY("resume"), STR(t->resume), tb_put(b, ",", 1);
+        KEY("bank_ms"), jt_int(b, t->bank_ms), tb_put(b, ",", 1);
+        KEY("grace_ms"), jt_int(b, t->grace_ms), tb_put(b, ",", 1);
+        KEY("illegal"), jt_int(b, t->illegal), tb_put(b, ",", 1);
+        KEY("moves"), jt_int(b, t->moves), tb_put(b, ",", 1);
+        KEY("joined"), tb_put(b, t->joined ? "true," : "false,", t->joined ? 5 : 6);
+        KEY("takeover"), tb_put(b, t->takeover ? "true," : "false,", t->takeover ? 5 : 6);
+        KEY("used_ms"), jt_int(b, t->used_ms), tb_put(b, "}", 1);
     }
-    jt_raw(b, "]", 1);
+    tb_put(b, "]", 1);
 #undef KEY
 #undef STR
     return b;
@@ -1287,7 +1287,7 @@ static const jt_buf *seats_text(store *st, const match *m)
 /* The same text, allocated (the caller frees it), or NULL. */
 static char *seats_json(store *st, const match *m)
 {
-    const jt_buf *b = seats_text(st, m);
+    const textbuf *b = seats_text(st, m);
     char *t = b->failed ? NULL : malloc(b->len + 1);
     if (t) {
         memcpy(t, b->p, b->len);
@@ -1352,7 +1352,7 @@ int store_create_match(srv *s, const match *m)
  * caller to mark once committed). Returns SQLITE_DONE on success. */
 static int write_seats(store *st, const match *m, bool indexed[ENG_MAX_PLAYERS])
 {
-    const jt_buf *seats = seats_text(st, m);
+    const textbuf *seats = seats_text(st, m);
     if (seats->failed) {
         st->err_code = SQLITE_NOMEM;
         snprintf(st->err_msg, sizeof st->err_msg, "out of memory");
@@ -1415,7 +1415,7 @@ static int pg_append(srv *s, match *m, int from, int to, const char *by, const c
     store *st = s->db;
     pgj_token tokens[ENG_MAX_PLAYERS] = {{0}};
     int nt = seats_too ? pg_tokens(m, tokens) : 0;
-    const jt_buf *seats = seats_too ? seats_text(st, m) : NULL;
+    const textbuf *seats = seats_too ? seats_text(st, m) : NULL;
     if (seats && seats->failed)
         return ENG_ENOMEM;
     int rc = pgj_append(st->pg, m, from, to, by, reason, seats ? seats->p : NULL,
@@ -1513,7 +1513,7 @@ int store_append(srv *s, match *m, int from, int to, const char *by, const char 
     }
     /* a draw changes no seat; a seat's move changes its clock and counters */
     if (ok && (!by || strcmp(by, "chance") != 0)) {
-        const jt_buf *seats = seats_text(st, m);
+        const textbuf *seats = seats_text(st, m);
         bop *o = seats->failed ? NULL : bop_add(st, BOP_SEATS, id);
         if ((ok = o != NULL)) {
             o->a = btext_add(st, seats->p, seats->len);

@@ -56,8 +56,8 @@ struct pgj {
     int64_t token; /* this process's lease token */
     int lease_ms;
     /* batches */
-    jt_buf open;          /* statements not yet sent */
-    jt_buf sent;          /* the batch in flight, or the failed one to send again */
+    textbuf open;          /* statements not yet sent */
+    textbuf sent;          /* the batch in flight, or the failed one to send again */
     uint64_t committed; /* writes accepted so far (the hold numbers) */
     uint64_t sent_upto; /* the writes the batch in flight holds */
     uint64_t synced;    /* writes known committed */
@@ -83,32 +83,12 @@ struct pgj {
 
 /* ---- text ------------------------------------------------------------------------------- */
 
-/* The batches' text is a jt_buf (protocol/jsontext.h): it grows, and says
+/* The batches' text is a textbuf (engine/textbuf.h): it grows, and says
  * when it could not (failed). */
-static void put(jt_buf *t, const char *s, size_t n) { jt_raw(t, s, n); }
-
-static void puts_(jt_buf *t, const char *s)
-{
-    put(t, s, strlen(s));
-}
-
-static void putf(jt_buf *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void putf(jt_buf *t, const char *fmt, ...)
-{
-    char buf[256];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    if (n < 0 || (size_t)n >= sizeof buf) {
-        t->failed = true;
-        return;
-    }
-    put(t, buf, (size_t)n);
-}
+static void put(textbuf *t, const char *s, size_t n) { tb_put(t, s, n); }
 
 /* A string literal: quotes doubled (standard_conforming_strings is on). */
-static void put_lit(jt_buf *t, const char *s, size_t n)
+static void put_lit(textbuf *t, const char *s, size_t n)
 {
     put(t, "'", 1);
     const char *start = s, *end = s + n;
@@ -121,7 +101,7 @@ static void put_lit(jt_buf *t, const char *s, size_t n)
     put(t, "'", 1);
 }
 
-static void put_str(jt_buf *t, const char *s)
+static void put_str(textbuf *t, const char *s)
 {
     if (s)
         put_lit(t, s, strlen(s));
@@ -361,7 +341,7 @@ static void batch_done(pgj *j)
     if (j->sent_upto - j->synced > j->most_per_batch)
         j->most_per_batch = j->sent_upto - j->synced;
     j->synced = j->sent_upto;
-    j->sent.len = 0;
+    tb_reset(&j->sent);
     if (j->fault) {
         srv_log(LOG_WARN, "journal_recovered", "{s:s, s:I}", "fault", srv_fault_names[j->fault],
                 "after_ms", (json_int_t)(srv_epoch_ms() - j->fault_since));
@@ -399,11 +379,11 @@ static void send_batch(pgj *j, bool beat)
         poll_update(j); /* a new connection: its socket */
     /* the batch: the fence, then what failed before (its statements after
      * its own fence), then the open statements */
-    jt_buf b = JT_BUF_INIT;
+    textbuf b = TEXTBUF_INIT;
     j->batch_no++;
-    putf(&b, "SELECT tessera_fence(");
+    tb_printf(&b, "SELECT tessera_fence(");
     put_str(&b, j->instance);
-    putf(&b, ", %" PRId64 ", %" PRId64 ", %d);", j->token, j->batch_no, j->lease_ms);
+    tb_printf(&b, ", %" PRId64 ", %" PRId64 ", %d);", j->token, j->batch_no, j->lease_ms);
     if (j->failed_batch && j->sent.len) {
         const char *body = strchr(j->sent.p, ';'); /* after its fence */
         if (body)
@@ -412,20 +392,13 @@ static void send_batch(pgj *j, bool beat)
     put(&b, j->open.p ? j->open.p : "", j->open.len);
     if (b.failed || j->open.failed) {
         /* out of memory: the writes cannot be sent; keep trying */
-        jt_free(&b);
+        tb_free(&b);
         batch_failed(j, DB_ENOMEM, "out of memory for the journal's batch");
         return;
     }
-    put(&b, "", 1); /* libpq reads a C string */
-    if (b.failed) {
-        jt_free(&b);
-        batch_failed(j, DB_ENOMEM, "out of memory for the journal's batch");
-        return;
-    }
-    b.len--; /* the text without its NUL, kept after it */
-    jt_free(&j->sent);
+    tb_free(&j->sent); /* a C string, as libpq reads it */
     j->sent = b;
-    jt_reset(&j->open);
+    tb_reset(&j->open);
     j->sent_upto = j->committed;
     j->result_code = DB_OK;
     j->result_msg[0] = 0;
@@ -715,8 +688,8 @@ void pgj_close(pgj *j)
         return;
     if (j->poll) /* never started on a loop that ran: not closed by a callback */
         free(j->poll);
-    jt_free(&j->open);
-    jt_free(&j->sent);
+    tb_free(&j->open);
+    tb_free(&j->sent);
     db_close(j->dbh);
     free(j);
 }
@@ -734,28 +707,28 @@ static bool writable(pgj *j)
     return true;
 }
 
-static void put_tokens(jt_buf *t, const match *m, const pgj_token *tokens, int n)
+static void put_tokens(textbuf *t, const match *m, const pgj_token *tokens, int n)
 {
     if (n <= 0)
         return;
-    puts_(t, "INSERT INTO resume_tokens(token, match, seat) VALUES");
+    tb_puts(t, "INSERT INTO resume_tokens(token, match, seat) VALUES");
     for (int i = 0; i < n; i++) {
-        puts_(t, i ? ",(" : "(");
+        tb_puts(t, i ? ",(" : "(");
         put_str(t, tokens[i].token);
-        puts_(t, ",");
+        tb_puts(t, ",");
         put_str(t, m->id);
-        putf(t, ",%d)", tokens[i].seat);
+        tb_printf(t, ",%d)", tokens[i].seat);
     }
-    puts_(t, " ON CONFLICT DO NOTHING;");
+    tb_puts(t, " ON CONFLICT DO NOTHING;");
 }
 
-static void put_seats(jt_buf *t, const match *m, const char *seats, size_t seats_len)
+static void put_seats(textbuf *t, const match *m, const char *seats, size_t seats_len)
 {
-    puts_(t, "UPDATE matches SET seats=");
+    tb_puts(t, "UPDATE matches SET seats=");
     put_lit(t, seats, seats_len);
-    putf(t, ", status=%d WHERE id=", m->status);
+    tb_printf(t, ", status=%d WHERE id=", m->status);
     put_str(t, m->id);
-    puts_(t, ";");
+    tb_puts(t, ";");
 }
 
 /* Accept the statements just written into `open`. */
@@ -763,10 +736,10 @@ static void put_seats(jt_buf *t, const match *m, const char *seats, size_t seats
  * counted, or, when a buffer could not grow, taken back whole (ENG_ENOMEM). */
 static int accepted(pgj *j, size_t mark)
 {
-    jt_buf *t = &j->open;
+    textbuf *t = &j->open;
     if (t->failed) {
         t->failed = false;
-        t->len = mark;
+        tb_cut(t, mark);
         return ENG_ENOMEM;
     }
     j->committed++;
@@ -821,29 +794,29 @@ int pgj_append(pgj *j, const match *m, int from, int to, const char *by, const c
 {
     if (!writable(j))
         return ENG_ESTORAGE;
-    jt_buf *t = &j->open;
+    textbuf *t = &j->open;
     size_t mark = t->len;
     int64_t now = srv_epoch_ms();
     if (to > from) {
-        puts_(t, "INSERT INTO moves(match,ply,move,by,reason,at,think_ms,wait_ms) VALUES");
+        tb_puts(t, "INSERT INTO moves(match,ply,move,by,reason,at,think_ms,wait_ms) VALUES");
         for (int i = from; i < to; i++) {
-            puts_(t, i > from ? ",(" : "(");
+            tb_puts(t, i > from ? ",(" : "(");
             put_str(t, m->id);
-            putf(t, ",%d,%d,", i, (int)m->moves[i]);
+            tb_printf(t, ",%d,%d,", i, (int)m->moves[i]);
             put_str(t, by);
-            puts_(t, ",");
+            tb_puts(t, ",");
             put_str(t, reason);
-            putf(t, ",%" PRId64 ",", now);
+            tb_printf(t, ",%" PRId64 ",", now);
             if (m->times[i].think_ms >= 0)
-                putf(t, "%" PRId64 ",", (int64_t)m->times[i].think_ms);
+                tb_printf(t, "%" PRId64 ",", (int64_t)m->times[i].think_ms);
             else
-                puts_(t, "NULL,");
+                tb_puts(t, "NULL,");
             if (m->times[i].wait_ms >= 0)
-                putf(t, "%" PRId64 ")", (int64_t)m->times[i].wait_ms);
+                tb_printf(t, "%" PRId64 ")", (int64_t)m->times[i].wait_ms);
             else
-                puts_(t, "NULL)");
+                tb_puts(t, "NULL)");
         }
-        puts_(t, ";");
+        tb_puts(t, ";");
     }
     if (seats)
         put_seats(t, m, seats, seats_len);
@@ -862,16 +835,16 @@ int pgj_finish(pgj *j, const match *m, const char *result, const char *seats,
 {
     if (!writable(j))
         return ENG_ESTORAGE;
-    jt_buf *t = &j->open;
+    textbuf *t = &j->open;
     size_t mark = t->len;
-    putf(t, "UPDATE matches SET status=%d, finished=%" PRId64 ", result=", m->status,
+    tb_printf(t, "UPDATE matches SET status=%d, finished=%" PRId64 ", result=", m->status,
          (int64_t)m->finished_ms);
     put_str(t, result);
-    puts_(t, ", seats=");
+    tb_puts(t, ", seats=");
     put_str(t, seats);
-    puts_(t, " WHERE id=");
+    tb_puts(t, " WHERE id=");
     put_str(t, m->id);
-    puts_(t, ";");
+    tb_puts(t, ";");
     put_tokens(t, m, tokens, ntokens);
     return accepted(j, mark);
 }
@@ -880,13 +853,13 @@ int pgj_summary(pgj *j, const match *m, const char *summary)
 {
     if (!writable(j))
         return ENG_ESTORAGE;
-    jt_buf *t = &j->open;
+    textbuf *t = &j->open;
     size_t mark = t->len;
-    puts_(t, "UPDATE matches SET summary=");
+    tb_puts(t, "UPDATE matches SET summary=");
     put_str(t, summary);
-    puts_(t, " WHERE id=");
+    tb_puts(t, " WHERE id=");
     put_str(t, m->id);
-    puts_(t, ";");
+    tb_puts(t, ";");
     return accepted(j, mark);
 }
 

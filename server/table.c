@@ -109,7 +109,7 @@ void table_unspectate(conn *c, match *m)
 
 /* Everyone at the table, each connection once: one that holds several seats
  * of the match, or plays and watches it, hears every message once. */
-static void tell_text(match *m, const jt_buf *t)
+static void tell_text(match *m, const textbuf *t)
 {
     if (t->failed)
         return;
@@ -130,7 +130,7 @@ static void sink_tell(match *m, const json_t *msg)
 /* One connection at the table gets the update, in its protocol's form. */
 static void send_update_to(match *m, conn *c, match_update_texts *u)
 {
-    const jt_buf *t;
+    const textbuf *t;
     if (c->proto < 2) {
         t = match_view_update_text(m, u, TELL_STATE);
     } else {
@@ -167,7 +167,7 @@ static bool sink_your_turn(match *m, int seat_no)
     int64_t epoch = srv_epoch_ms();
     bool v2 = c->proto >= 2;
     int tell = v2 ? what_to_tell(m, c) : TELL_STATE;
-    const jt_buf *txt = match_view_your_turn_text(m, seat_no, v2, tell, now, epoch);
+    const textbuf *txt = match_view_your_turn_text(m, seat_no, v2, tell, now, epoch);
     if (!txt->failed)
         conn_send_text(c, txt->p, txt->len);
     if (v2)

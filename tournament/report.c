@@ -6,97 +6,51 @@
 #include <errno.h>
 #include <jansson.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "engine/textbuf.h"
 #include "tournament/internal.h"
 #include "tournament/rating.h"
 #include "tournament/report.h"
 
-/* ---- a string builder ------------------------------------------------------------ */
-
-typedef struct sb {
-    char *p;
-    size_t len, cap;
-    bool oom;
-} sb;
-
-static void sb_printf(sb *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void sb_printf(sb *b, const char *fmt, ...)
-{
-    if (b->oom)
-        return;
-    for (;;) {
-        va_list ap;
-        va_start(ap, fmt);
-        int need = vsnprintf(b->p ? b->p + b->len : NULL, b->p ? b->cap - b->len : 0, fmt, ap);
-        va_end(ap);
-        if (need < 0) {
-            b->oom = true;
-            return;
-        }
-        if (b->p && b->len + (size_t)need < b->cap) {
-            b->len += (size_t)need;
-            return;
-        }
-        size_t cap = b->cap ? b->cap : 1024;
-        while (cap <= b->len + (size_t)need)
-            cap *= 2;
-        char *p = realloc(b->p, cap);
-        if (!p) {
-            b->oom = true;
-            return;
-        }
-        b->p = p;
-        b->cap = cap;
-    }
-}
-
-static char *sb_done(sb *b)
-{
-    if (b->oom || !b->p) {
-        free(b->p);
-        return NULL;
-    }
-    return b->p;
-}
+/* ---- text: a textbuf (engine/textbuf.h) ------------------------------------------- */
 
 /* Text with the characters that matter to a format escaped. */
-static void sb_md(sb *b, const char *s)
+static void sb_md(textbuf *b, const char *s)
 {
     for (; *s; s++)
         if (*s == '|')
-            sb_printf(b, "\\|");
+            tb_printf(b, "\\|");
         else
-            sb_printf(b, "%c", *s);
+            tb_printf(b, "%c", *s);
 }
 
-static void sb_xml(sb *b, const char *s)
+static void sb_xml(textbuf *b, const char *s)
 {
     for (; *s; s++)
         switch (*s) {
-        case '&': sb_printf(b, "&amp;"); break;
-        case '<': sb_printf(b, "&lt;"); break;
-        case '>': sb_printf(b, "&gt;"); break;
-        case '"': sb_printf(b, "&quot;"); break;
-        default: sb_printf(b, "%c", *s);
+        case '&': tb_printf(b, "&amp;"); break;
+        case '<': tb_printf(b, "&lt;"); break;
+        case '>': tb_printf(b, "&gt;"); break;
+        case '"': tb_printf(b, "&quot;"); break;
+        default: tb_printf(b, "%c", *s);
         }
 }
 
-static void sb_csv(sb *b, const char *s)
+static void sb_csv(textbuf *b, const char *s)
 {
     if (!strpbrk(s, ",\"\r\n")) {
-        sb_printf(b, "%s", s);
+        tb_printf(b, "%s", s);
         return;
     }
-    sb_printf(b, "\"");
+    tb_printf(b, "\"");
     for (; *s; s++)
-        sb_printf(b, *s == '"' ? "\"\"" : "%c", *s);
-    sb_printf(b, "\"");
+        tb_printf(b, *s == '"' ? "\"\"" : "%c", *s);
+    tb_printf(b, "\"");
 }
 
 static const char *pname(const tour *t, int i)
@@ -125,81 +79,81 @@ static const char *status_word(const tour_standings *s, const tour *t)
     return t->cancelled ? "cancelled" : s->done ? "finished" : t->paused ? "paused" : "running";
 }
 
-static void sb_rules(sb *b, const tour *t)
+static void sb_rules(textbuf *b, const tour *t)
 {
     const eng_game *g = t->spec->game;
-    sb_printf(b, "%s (players=%d", g->name, t->k);
+    tb_printf(b, "%s (players=%d", g->name, t->k);
     for (int i = 0; i < g->n_options; i++) {
         const eng_option *o = &g->options[i];
         int v = t->spec->rules.opt[i];
         if (o->boolean)
-            sb_printf(b, ", %s=%s", o->name, v ? "true" : "false");
+            tb_printf(b, ", %s=%s", o->name, v ? "true" : "false");
         else
-            sb_printf(b, ", %s=%d", o->name, v);
+            tb_printf(b, ", %s=%d", o->name, v);
     }
-    sb_printf(b, ")");
+    tb_printf(b, ")");
 }
 
 /* ---- Markdown --------------------------------------------------------------------- */
 
 char *tour_report_markdown(const tour *t, const tour_standings *s)
 {
-    sb b = {0};
+    textbuf b = TEXTBUF_INIT;
     const tour_spec *sp = t->spec;
     int n = t->n, k = t->k;
-    sb_printf(&b, "# ");
+    tb_printf(&b, "# ");
     if (sp->label) {
         sb_md(&b, sp->label);
-        sb_printf(&b, ": ");
+        tb_printf(&b, ": ");
     }
-    sb_printf(&b, "%s of %s, %d participants\n\n", tour_format_name(sp->format), sp->game->title,
+    tb_printf(&b, "%s of %s, %d participants\n\n", tour_format_name(sp->format), sp->game->title,
               n);
     sb_rules(&b, t);
     switch (sp->format) {
     case TOUR_ROUND_ROBIN:
     case TOUR_GAUNTLET:
-        sb_printf(&b, ", %d cycle%s", sp->cycles, sp->cycles == 1 ? "" : "s");
+        tb_printf(&b, ", %d cycle%s", sp->cycles, sp->cycles == 1 ? "" : "s");
         break;
-    case TOUR_SWISS: sb_printf(&b, ", %d rounds", t->rounds_total); break;
+    case TOUR_SWISS: tb_printf(&b, ", %d rounds", t->rounds_total); break;
     case TOUR_KNOCKOUT:
-        sb_printf(&b, ", ties of %d group%s", t->gpg, t->gpg == 1 ? "" : "s");
+        tb_printf(&b, ", ties of %d group%s", t->gpg, t->gpg == 1 ? "" : "s");
         break;
     }
     if (sp->format != TOUR_KNOCKOUT)
-        sb_printf(&b, ", %lld games per table (%d group%s of %d)", (long long)t->gpp, t->gpg,
+        tb_printf(&b, ", %lld games per table (%d group%s of %d)", (long long)t->gpp, t->gpg,
                   t->gpg == 1 ? "" : "s", k);
-    sb_printf(&b, ", seed %llu.\n\n", (unsigned long long)sp->seed);
-    sb_printf(&b, "Status: %s. Games: %lld done, %lld running, %lld pending of %lld expected",
+    tb_printf(&b, ", seed %llu.\n\n", (unsigned long long)sp->seed);
+    tb_printf(&b, "Status: %s. Games: %lld done, %lld running, %lld pending of %lld expected",
               status_word(s, t), (long long)s->counts.done, (long long)s->counts.running,
               (long long)s->counts.pending, (long long)s->counts.expected);
     if (s->counts.voided)
-        sb_printf(&b, " (%lld void)", (long long)s->counts.voided);
-    sb_printf(&b, ".\n\n## Standings\n\n| # | participant |");
+        tb_printf(&b, " (%lld void)", (long long)s->counts.voided);
+    tb_printf(&b, ".\n\n## Standings\n\n| # | participant |");
     if (sp->format == TOUR_SWISS)
-        sb_printf(&b, " round pts | Buchholz | byes |");
+        tb_printf(&b, " round pts | Buchholz | byes |");
     if (sp->format == TOUR_KNOCKOUT)
-        sb_printf(&b, " reached |");
-    sb_printf(&b,
+        tb_printf(&b, " reached |");
+    tb_printf(&b,
               " games | W | D | L | points | rate | rate 95%% | mean score | PD | league | "
               "m:W-D-L | BWP | BLP | Elo | Elo 95%% | ms/move | time losses | faults |\n|---|---|");
     if (sp->format == TOUR_SWISS)
-        sb_printf(&b, "---|---|---|");
+        tb_printf(&b, "---|---|---|");
     if (sp->format == TOUR_KNOCKOUT)
-        sb_printf(&b, "---|");
-    sb_printf(&b, "---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+        tb_printf(&b, "---|");
+    tb_printf(&b, "---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (int i = 0; i < n; i++) {
         const tour_row *r = &s->rows[i];
-        sb_printf(&b, "| %d | ", r->place);
+        tb_printf(&b, "| %d | ", r->place);
         sb_md(&b, pname(t, r->participant));
-        sb_printf(&b, " |");
+        tb_printf(&b, " |");
         if (sp->format == TOUR_SWISS)
-            sb_printf(&b, " %.1f | %.1f | %d |", r->swiss_points, r->buchholz, r->byes);
+            tb_printf(&b, " %.1f | %.1f | %d |", r->swiss_points, r->buchholz, r->byes);
         if (sp->format == TOUR_KNOCKOUT) {
             char stage[32];
             ko_stage(t, r->ko_reached, stage, sizeof stage);
-            sb_printf(&b, " %s%s |", stage, r->ko_alive && !s->done ? " (in)" : "");
+            tb_printf(&b, " %s%s |", stage, r->ko_alive && !s->done ? " (in)" : "");
         }
-        sb_printf(&b,
+        tb_printf(&b,
                   " %lld | %lld | %lld | %lld | %.1f | %.1f%% | %.1f–%.1f%% | %.2f | %+.2f | %d | "
                   "%d-%d-%d | %d | %d | %+.0f | %+.0f…%+.0f | %.1f | %lld | %lld |\n",
                   (long long)r->games, (long long)r->wins, (long long)r->draws,
@@ -209,36 +163,36 @@ char *tour_report_markdown(const tour *t, const tour_standings *s)
                   r->elo_hi, r->ms_per_move, (long long)r->time_losses, (long long)r->faults);
     }
 
-    sb_printf(
+    tb_printf(
         &b, "\n## Cross-table\n\nPoints of the row against the column (a game counts 1 "
             "for a better final place, ½ for an equal one), over the games they shared.\n\n|   |");
     for (int j = 0; j < n; j++)
-        sb_printf(&b, " %d |", j + 1);
-    sb_printf(&b, "\n|---|");
+        tb_printf(&b, " %d |", j + 1);
+    tb_printf(&b, "\n|---|");
     for (int j = 0; j < n; j++)
-        sb_printf(&b, "---|");
-    sb_printf(&b, "\n");
+        tb_printf(&b, "---|");
+    tb_printf(&b, "\n");
     for (int i = 0; i < n; i++) {
-        sb_printf(&b, "| %d. ", i + 1);
+        tb_printf(&b, "| %d. ", i + 1);
         sb_md(&b, pname(t, i));
-        sb_printf(&b, " |");
+        tb_printf(&b, " |");
         for (int j = 0; j < n; j++) {
             double g = s->cross_games[i * n + j];
             if (i == j || g == 0)
-                sb_printf(&b, " · |");
+                tb_printf(&b, " · |");
             else
-                sb_printf(&b, " %g/%g |", s->cross_points[i * n + j], g);
+                tb_printf(&b, " %g/%g |", s->cross_points[i * n + j], g);
         }
-        sb_printf(&b, "\n");
+        tb_printf(&b, "\n");
     }
 
     if (n == 2 && k == 2 &&
         s->penta.ll + s->penta.ld + s->penta.dd + s->penta.wl + s->penta.wd + s->penta.ww > 0) {
         const tour_penta *c = &s->penta;
         const tour_penta_est *e = &s->est;
-        sb_printf(&b, "\n## Head to head (game pairs)\n\nFrom ");
+        tb_printf(&b, "\n## Head to head (game pairs)\n\nFrom ");
         sb_md(&b, pname(t, 0));
-        sb_printf(&b,
+        tb_printf(&b,
                   "'s side, %lld pairs: LL %lld, LD %lld, DD %lld, WL %lld, WD %lld, WW %lld. "
                   "Score %.2f%%, Elo %+.1f (95%%: %+.1f to %+.1f), nElo %+.1f (95%%: %+.1f to "
                   "%+.1f), LOS %.1f%%.\n",
@@ -248,57 +202,57 @@ char *tour_report_markdown(const tour *t, const tour_standings *s)
     }
     if (s->has_sprt) {
         const tour_sprt_params *p = &sp->sprt;
-        sb_printf(&b,
+        tb_printf(&b,
                   "\n## SPRT\n\nH0: elo %g, H1: elo %g (%s model), alpha %g, beta %g. LLR "
                   "%.2f, bounds [%.2f, %.2f], %lld pairs: ",
                   p->elo0, p->elo1, tour_sprt_model_name(p->model), p->alpha, p->beta, s->sprt.llr,
                   s->sprt.lower, s->sprt.upper, (long long)tour_penta_pairs(&s->sprt.penta));
         if (s->sprt.state == TOUR_SPRT_H1)
-            sb_printf(&b, "**H1 accepted** (the first participant is stronger by about elo1).\n");
+            tb_printf(&b, "**H1 accepted** (the first participant is stronger by about elo1).\n");
         else if (s->sprt.state == TOUR_SPRT_H0)
-            sb_printf(&b, "**H0 accepted** (not stronger by elo1).\n");
+            tb_printf(&b, "**H0 accepted** (not stronger by elo1).\n");
         else
-            sb_printf(&b, "undecided.\n");
+            tb_printf(&b, "undecided.\n");
     }
-    sb_printf(&b, "\n## Notes\n\n- W: sole first place; D: first place shared; L: otherwise. "
+    tb_printf(&b, "\n## Notes\n\n- W: sole first place; D: first place shared; L: otherwise. "
                   "Points: pairwise share of the final ranking per game.\n"
                   "- Rate 95%%: Wilson score interval. Elo: Bradley–Terry maximum likelihood over "
                   "all games (draws half a win), ");
     if (k > 2)
-        sb_printf(&b, "each %d-seat game split into pairwise results weighted 1/%d, ", k, k - 1);
+        tb_printf(&b, "each %d-seat game split into pairwise results weighted 1/%d, ", k, k - 1);
     if (s->anchor >= 0) {
-        sb_printf(&b, "anchored at ");
+        tb_printf(&b, "anchored at ");
         sb_md(&b, pname(t, s->anchor));
-        sb_printf(&b, " = 0");
+        tb_printf(&b, " = 0");
     } else {
-        sb_printf(&b, "mean 0");
+        tb_printf(&b, "mean 0");
     }
-    sb_printf(&b, "; 95%% intervals from the inverse observed information.%s\n",
+    tb_printf(&b, "; 95%% intervals from the inverse observed information.%s\n",
               s->rating_prior ? " The plain maximum-likelihood ratings do not exist yet (someone "
                                 "won or lost every game, or the field has not all met): 2 virtual "
                                 "draws per participant were added, pulling ratings towards 0."
                               : "");
-    sb_printf(&b, "- League points: docs/league.md (W4 D2 L0, bonus points).\n");
-    return sb_done(&b);
+    tb_printf(&b, "- League points: docs/league.md (W4 D2 L0, bonus points).\n");
+    return tb_take(&b);
 }
 
 /* ---- CSV ------------------------------------------------------------------------- */
 
 char *tour_report_csv(const tour *t, const tour_standings *s)
 {
-    sb b = {0};
-    sb_printf(&b, "place,name,spec,games,wins,draws,losses,points,rate,rate_lo,rate_hi,"
+    textbuf b = TEXTBUF_INIT;
+    tb_printf(&b, "place,name,spec,games,wins,draws,losses,points,rate,rate_lo,rate_hi,"
                   "mean_score,pd,league_points,league_won,league_drawn,league_lost,bwp,blp,"
                   "league_pd,elo,elo_lo,elo_hi,elo_se,time_ms,moves,ms_per_move,time_losses,"
                   "faults,score_min,score_q1,score_median,score_q3,score_max,swiss_points,"
                   "buchholz,byes,ko_reached,ko_alive\r\n");
     for (int i = 0; i < s->n; i++) {
         const tour_row *r = &s->rows[i];
-        sb_printf(&b, "%d,", r->place);
+        tb_printf(&b, "%d,", r->place);
         sb_csv(&b, pname(t, r->participant));
-        sb_printf(&b, ",");
+        tb_printf(&b, ",");
         sb_csv(&b, t->spec->participants[r->participant].spec);
-        sb_printf(&b,
+        tb_printf(&b,
                   ",%lld,%lld,%lld,%lld,%.6g,%.6f,%.6f,%.6f,%.6g,%.6g,%d,%d,%d,%d,%d,%d,%.6g,"
                   "%.3f,%.3f,%.3f,%.3f,%.3f,%lld,%.6g,%lld,%lld,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,"
                   "%.6g,%d,%d,%d\r\n",
@@ -311,7 +265,7 @@ char *tour_report_csv(const tour *t, const tour_standings *s)
                   r->score_median, r->score_q3, r->score_max, r->swiss_points, r->buchholz, r->byes,
                   r->ko_reached, r->ko_alive);
     }
-    return sb_done(&b);
+    return tb_take(&b);
 }
 
 /* ---- JSON ------------------------------------------------------------------------ */
@@ -479,46 +433,46 @@ static double nice_step(double span, int ticks)
     return (m < 1.5 ? 1 : m < 3.5 ? 2 : m < 7.5 ? 5 : 10) * p;
 }
 
-static void svg_open(sb *b, int h, const char *title)
+static void svg_open(textbuf *b, int h, const char *title)
 {
-    sb_printf(b,
+    tb_printf(b,
               "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
               "viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"12\">\n"
               "<rect width=\"100%%\" height=\"100%%\" fill=\"#fff\"/>\n"
               "<text x=\"%d\" y=\"22\" font-size=\"15\" font-weight=\"bold\">",
               SVG_W, h, SVG_W, h, 10);
     sb_xml(b, title);
-    sb_printf(b, "</text>\n");
+    tb_printf(b, "</text>\n");
 }
 
 /* An x axis from lo to hi at the bottom of a plot of height h. */
-static void svg_axis(sb *b, double lo, double hi, int h, const char *label)
+static void svg_axis(textbuf *b, double lo, double hi, int h, const char *label)
 {
     double step = nice_step(hi - lo, 6);
     int y0 = SVG_TOP - 6, y1 = h - SVG_BOTTOM + 4, w = SVG_W - SVG_LEFT - SVG_RIGHT;
     for (double x = ceil(lo / step) * step; x <= hi + 1e-9; x += step) {
         double px = SVG_LEFT + (x - lo) / (hi - lo) * w;
-        sb_printf(b,
+        tb_printf(b,
                   "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#ddd\"/>\n"
                   "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" fill=\"#555\">%g</text>\n",
                   px, y0, px, y1, px, y1 + 14, fabs(x) < 1e-9 ? 0 : x);
     }
-    sb_printf(b, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" fill=\"#333\">", SVG_LEFT + w / 2,
+    tb_printf(b, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" fill=\"#333\">", SVG_LEFT + w / 2,
               h - 6);
     sb_xml(b, label);
-    sb_printf(b, "</text>\n");
+    tb_printf(b, "</text>\n");
 }
 
-static void svg_name(sb *b, const tour *t, int i, int y)
+static void svg_name(textbuf *b, const tour *t, int i, int y)
 {
-    sb_printf(b, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">", SVG_LEFT - 10, y + 4);
+    tb_printf(b, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">", SVG_LEFT - 10, y + 4);
     sb_xml(b, pname(t, i));
-    sb_printf(b, "</text>\n");
+    tb_printf(b, "</text>\n");
 }
 
 char *tour_svg_ratings(const tour *t, const tour_standings *s)
 {
-    sb b = {0};
+    textbuf b = TEXTBUF_INIT;
     int n = s->n, h = SVG_TOP + n * SVG_ROW + SVG_BOTTOM;
     /* rows by rating, best first */
     int order[TOUR_MAX_PARTICIPANTS];
@@ -542,13 +496,13 @@ char *tour_svg_ratings(const tour *t, const tour_standings *s)
     svg_axis(&b, lo, hi, h, s->anchor >= 0 ? "Elo (anchor = 0)" : "Elo (mean = 0)");
     int w = SVG_W - SVG_LEFT - SVG_RIGHT;
 #define PX(v) (SVG_LEFT + ((v)-lo) / (hi - lo) * w)
-    sb_printf(&b, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#999\"/>\n", PX(0.0),
+    tb_printf(&b, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#999\"/>\n", PX(0.0),
               SVG_TOP - 6, PX(0.0), h - SVG_BOTTOM + 4);
     for (int i = 0; i < n; i++) {
         const tour_row *r = &s->rows[order[i]];
         int y = SVG_TOP + i * SVG_ROW + SVG_ROW / 2;
         svg_name(&b, t, r->participant, y);
-        sb_printf(&b,
+        tb_printf(&b,
                   "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#1f5fa8\" "
                   "stroke-width=\"2\"/>\n"
                   "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#1f5fa8\"/>\n"
@@ -560,13 +514,13 @@ char *tour_svg_ratings(const tour *t, const tour_standings *s)
                   r->elo_hi);
     }
 #undef PX
-    sb_printf(&b, "</svg>\n");
-    return sb_done(&b);
+    tb_printf(&b, "</svg>\n");
+    return tb_take(&b);
 }
 
 char *tour_svg_scores(const tour *t, const tour_standings *s)
 {
-    sb b = {0};
+    textbuf b = TEXTBUF_INIT;
     int n = s->n, h = SVG_TOP + n * SVG_ROW + SVG_BOTTOM;
     double lo = INFINITY, hi = -INFINITY;
     for (int i = 0; i < n; i++)
@@ -591,7 +545,7 @@ char *tour_svg_scores(const tour *t, const tour_standings *s)
         svg_name(&b, t, r->participant, y);
         if (!r->games)
             continue;
-        sb_printf(&b,
+        tb_printf(&b,
                   "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#555\"/>\n"
                   "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"14\" fill=\"#cfe0f3\" "
                   "stroke=\"#1f5fa8\"/>\n"
@@ -605,16 +559,16 @@ char *tour_svg_scores(const tour *t, const tour_standings *s)
                   r->score_median, (long long)r->games);
     }
 #undef PX
-    sb_printf(&b, "</svg>\n");
-    return sb_done(&b);
+    tb_printf(&b, "</svg>\n");
+    return tb_take(&b);
 }
 
 char *tour_svg_crosstable(const tour *t, const tour_standings *s)
 {
-    sb b = {0};
+    textbuf b = TEXTBUF_INIT;
     int n = s->n, cell = n <= 12 ? 44 : n <= 30 ? 22 : 10, left = 170, top = 60;
     int wpx = left + n * cell + 20, h = top + n * cell + 30;
-    sb_printf(&b,
+    tb_printf(&b,
               "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
               "viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"12\">\n"
               "<rect width=\"100%%\" height=\"100%%\" fill=\"#fff\"/>\n"
@@ -622,19 +576,19 @@ char *tour_svg_crosstable(const tour *t, const tour_standings *s)
               "score rate of the row against the column</text>\n",
               wpx, h, wpx, h);
     for (int j = 0; j < n; j++)
-        sb_printf(&b, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%d</text>\n",
+        tb_printf(&b, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%d</text>\n",
                   left + j * cell + cell / 2, top - 8, j + 1);
     for (int i = 0; i < n; i++) {
         int y = top + i * cell;
-        sb_printf(&b, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%d. ", left - 8,
+        tb_printf(&b, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%d. ", left - 8,
                   y + cell / 2 + 4, i + 1);
         sb_xml(&b, pname(t, i));
-        sb_printf(&b, "</text>\n");
+        tb_printf(&b, "</text>\n");
         for (int j = 0; j < n; j++) {
             int x = left + j * cell;
             double g = s->cross_games[i * n + j];
             if (i == j || g == 0) {
-                sb_printf(&b,
+                tb_printf(&b,
                           "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"#eee\" "
                           "stroke=\"#fff\"/>\n",
                           x, y, cell, cell);
@@ -647,19 +601,19 @@ char *tour_svg_crosstable(const tour *t, const tour_standings *s)
                 c[q] = rate < 0.5 ? lo[q] + (255 - lo[q]) * (rate / 0.5)
                                   : 255 + (hi[q] - 255) * ((rate - 0.5) / 0.5);
             int rr = (int)c[0], gg = (int)c[1], bb = (int)c[2];
-            sb_printf(&b,
+            tb_printf(&b,
                       "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"rgb(%d,%d,%d)\" "
                       "stroke=\"#fff\"><title>%g/%g</title></rect>\n",
                       x, y, cell, cell, rr, gg, bb, s->cross_points[i * n + j], g);
             if (cell >= 22)
-                sb_printf(&b,
+                tb_printf(&b,
                           "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" font-size=\"%d\">"
                           "%.0f</text>\n",
                           x + cell / 2, y + cell / 2 + 4, cell >= 44 ? 12 : 9, 100 * rate);
         }
     }
-    sb_printf(&b, "</svg>\n");
-    return sb_done(&b);
+    tb_printf(&b, "</svg>\n");
+    return tb_take(&b);
 }
 
 /* ---- files ------------------------------------------------------------------------ */

@@ -395,20 +395,20 @@ static json_t *carc_state_json(const void *st)
 
 /* Members of a patch object: "{" before the first, "," before the others. */
 typedef struct patch {
-    jt_buf *b;
+    textbuf *b;
     int n;
 } patch;
 
 static void member(patch *p, const char *key)
 {
-    jt_raw(p->b, p->n++ ? "," : "{", 1);
+    tb_put(p->b, p->n++ ? "," : "{", 1);
     jt_str(p->b, key, strlen(key));
-    jt_raw(p->b, ":", 1);
+    tb_put(p->b, ":", 1);
 }
 
 static void end_patch(patch *p)
 {
-    jt_raw(p->b, p->n ? "}" : "{}", p->n ? 1 : 2);
+    tb_put(p->b, p->n ? "}" : "{}", p->n ? 1 : 2);
 }
 
 static void index_member(patch *p, int i)
@@ -430,18 +430,18 @@ static void int_array_change(patch *p, const char *key, const int *a, int na, co
     if (changed == 0 && na == nb)
         return;
     member(p, key);
-    jt_buf *o = p->b;
+    textbuf *o = p->b;
     if (nb > 0 && 2 * changed > nb) {
-        jt_raw(o, "[", 1);
+        tb_put(o, "[", 1);
         for (int i = 0; i < nb; i++) {
             if (i)
-                jt_raw(o, ",", 1);
+                tb_put(o, ",", 1);
             if (names)
                 jt_str(o, names(b[i]), strlen(names(b[i])));
             else
                 jt_int(o, b[i]);
         }
-        jt_raw(o, "]", 1);
+        tb_put(o, "]", 1);
         return;
     }
     patch q = {o, 0};
@@ -473,32 +473,32 @@ static int closed_ports(const carc_state *s, int i, int *out)
     return n;
 }
 
-static void letter_text(jt_buf *o, int type)
+static void letter_text(textbuf *o, int type)
 {
     char s[2] = {carc_types()[type].letter, 0};
     jt_str(o, s, 1);
 }
 
-static void board_entry_text(jt_buf *o, const carc_state *s, int i)
+static void board_entry_text(textbuf *o, const carc_state *s, int i)
 {
     const carc_placed *pl = &s->placed[i];
     int closed[CARC_MAX_SEGS];
     int n = closed_ports(s, i, closed);
-    jt_raw(o, "{\"x\":", 5);
+    tb_put(o, "{\"x\":", 5);
     jt_int(o, pl->x);
-    jt_raw(o, ",\"y\":", 5);
+    tb_put(o, ",\"y\":", 5);
     jt_int(o, pl->y);
-    jt_raw(o, ",\"tile\":", 8);
+    tb_put(o, ",\"tile\":", 8);
     letter_text(o, pl->type);
-    jt_raw(o, ",\"rot\":", 7);
+    tb_put(o, ",\"rot\":", 7);
     jt_int(o, pl->rot);
-    jt_raw(o, ",\"closed\":[", 11);
+    tb_put(o, ",\"closed\":[", 11);
     for (int k = 0; k < n; k++) {
         if (k)
-            jt_raw(o, ",", 1);
+            tb_put(o, ",", 1);
         jt_str(o, carc_port_name(closed[k]), strlen(carc_port_name(closed[k])));
     }
-    jt_raw(o, "]}", 2);
+    tb_put(o, "]}", 2);
 }
 
 /* A meeple as carc_state_json lists it: x, y, port, seat. */
@@ -515,20 +515,20 @@ static meeple_view meeple_of(const carc_state *s, int i)
     return v;
 }
 
-static void meeple_text(jt_buf *o, meeple_view v)
+static void meeple_text(textbuf *o, meeple_view v)
 {
-    jt_raw(o, "{\"x\":", 5);
+    tb_put(o, "{\"x\":", 5);
     jt_int(o, v.x);
-    jt_raw(o, ",\"y\":", 5);
+    tb_put(o, ",\"y\":", 5);
     jt_int(o, v.y);
-    jt_raw(o, ",\"port\":", 8);
+    tb_put(o, ",\"port\":", 8);
     jt_str(o, carc_port_name(v.port), strlen(carc_port_name(v.port)));
-    jt_raw(o, ",\"seat\":", 8);
+    tb_put(o, ",\"seat\":", 8);
     jt_int(o, v.seat);
-    jt_raw(o, "}", 1);
+    tb_put(o, "}", 1);
 }
 
-static int carc_change(const void *from, const void *to, jt_buf *o)
+static int carc_change(const void *from, const void *to, textbuf *o)
 {
     const carc_state *a = from, *b = to;
     size_t start = o->len;
@@ -557,19 +557,19 @@ static int carc_change(const void *from, const void *to, jt_buf *o)
             changed += differ;
         }
         if (!same_tiles || a->rules.players != b->rules.players) {
-            o->len = start; /* not `to` after `from` in one game: the generic diff */
+            tb_cut(o, start); /* not `to` after `from` in one game: the generic diff */
             return 1;
         }
         if (changed > 0 || na != nb) {
             member(&p, "board");
             if (nb > 0 && 2 * changed > nb) {
-                jt_raw(o, "[", 1);
+                tb_put(o, "[", 1);
                 for (int i = 0; i < nb; i++) {
                     if (i)
-                        jt_raw(o, ",", 1);
+                        tb_put(o, ",", 1);
                     board_entry_text(o, b, i);
                 }
-                jt_raw(o, "]", 1);
+                tb_put(o, "]", 1);
             } else {
                 patch q = {o, 0};
                 if (na != nb) {
@@ -579,9 +579,9 @@ static int carc_change(const void *from, const void *to, jt_buf *o)
                 for (int i = 0; i < nb; i++) {
                     if (i >= na) {
                         index_member(&q, i);
-                        jt_raw(o, "{\"$set\":", 8);
+                        tb_put(o, "{\"$set\":", 8);
                         board_entry_text(o, b, i);
-                        jt_raw(o, "}", 1);
+                        tb_put(o, "}", 1);
                     } else if (nca[i] != ncb[i] ||
                                memcmp(ca[i], cb[i], sizeof(int) * (size_t)nca[i]) != 0) {
                         index_member(&q, i);
@@ -608,13 +608,13 @@ static int carc_change(const void *from, const void *to, jt_buf *o)
         if (changed > 0 || na != nb) {
             member(&p, "meeples");
             if (nb > 0 && 2 * changed > nb) {
-                jt_raw(o, "[", 1);
+                tb_put(o, "[", 1);
                 for (int i = 0; i < nb; i++) {
                     if (i)
-                        jt_raw(o, ",", 1);
+                        tb_put(o, ",", 1);
                     meeple_text(o, vb[i]);
                 }
-                jt_raw(o, "]", 1);
+                tb_put(o, "]", 1);
             } else {
                 patch q = {o, 0};
                 if (na != nb) {
@@ -624,9 +624,9 @@ static int carc_change(const void *from, const void *to, jt_buf *o)
                 for (int i = 0; i < nb; i++) {
                     if (i >= na) {
                         index_member(&q, i);
-                        jt_raw(o, "{\"$set\":", 8);
+                        tb_put(o, "{\"$set\":", 8);
                         meeple_text(o, vb[i]);
-                        jt_raw(o, "}", 1);
+                        tb_put(o, "}", 1);
                     } else if (memcmp(&va[i], &vb[i], sizeof va[i]) != 0) {
                         index_member(&q, i);
                         patch r = {o, 0};
@@ -677,7 +677,7 @@ static int carc_change(const void *from, const void *to, jt_buf *o)
         if (db)
             letter_text(o, b->drawn);
         else
-            jt_raw(o, "null", 4);
+            tb_put(o, "null", 4);
     }
     if (a->bag_n != b->bag_n) {
         member(&p, "bag_left");
@@ -691,13 +691,13 @@ static int carc_change(const void *from, const void *to, jt_buf *o)
     if (ova != ovb || (!ovb && a->player != b->player)) {
         member(&p, "to_move");
         if (ovb)
-            jt_raw(o, "null", 4);
+            tb_put(o, "null", 4);
         else
             jt_int(o, b->player);
     }
     end_patch(&p);
     if (o->failed) {
-        o->len = start;
+        tb_cut(o, start);
         return -1;
     }
     return 0;
@@ -791,12 +791,12 @@ static json_t *carc_legal_compact(const void *st)
 }
 
 /* The same array as text: no escaping is needed (compact_entry). */
-static int carc_legal_compact_text(const void *st, jt_buf *out)
+static int carc_legal_compact_text(const void *st, textbuf *out)
 {
     const carc_state *s = st;
     eng_move moves[CARC_MAX_MOVES];
     int n = s->phase == CARC_PLACE ? carc_game.legal_moves(s, moves) : 0;
-    int rc = jt_raw(out, "[", 1);
+    int rc = tb_put(out, "[", 1);
     for (int i = 0; i < n && rc == 0; i++) {
         char e[68];
         e[0] = i ? ',' : '"';
@@ -805,9 +805,9 @@ static int carc_legal_compact_text(const void *st, jt_buf *out)
             e[1] = '"';
         size_t len = at + compact_entry(s, moves[i], e + at, 64);
         e[len++] = '"';
-        rc = jt_raw(out, e, len);
+        rc = tb_put(out, e, len);
     }
-    return rc ? rc : jt_raw(out, "]", 1);
+    return rc ? rc : tb_put(out, "]", 1);
 }
 
 static int carc_parse_move(const void *st, const json_t *move, eng_move *out, char *err,

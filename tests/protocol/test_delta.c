@@ -111,14 +111,14 @@ static void codec_change_equals_diff(const game_codec *w, const void *a, const v
 {
     json_t *ja = w->state(a), *jb = w->state(b);
     json_t *d = delta_diff(ja, jb);
-    jt_buf want = JT_BUF_INIT, got = JT_BUF_INIT;
+    textbuf want = TEXTBUF_INIT, got = TEXTBUF_INIT;
     assert_int_equal(jt_dump(&want, d), 0);
     assert_int_equal(w->change(a, b, &got), 0);
     if (got.len != want.len || memcmp(got.p, want.p, got.len) != 0)
         fail_msg("codec change\n  %.*s\ngeneric diff\n  %.*s", (int)got.len, got.p, (int)want.len,
                  want.p);
-    jt_free(&want);
-    jt_free(&got);
+    tb_free(&want);
+    tb_free(&got);
     json_decref(d);
     json_decref(ja);
     json_decref(jb);
@@ -168,14 +168,14 @@ static void test_codec_change(void **state)
                     codec_change_equals_diff(w, first, st);
             }
             /* positions of two different games: the codec says so */
-            jt_buf b = JT_BUF_INIT;
+            textbuf b = TEXTBUF_INIT;
             unsigned char *other = malloc(g->state_size);
             eng_rules r2 = r;
             r2.players = players == 2 ? 3 : 2;
             assert_int_equal(eng_init(g, other, &r2, err, sizeof err), 0);
             assert_int_equal(w->change(st, other, &b), 1);
             assert_int_equal(b.len, 0);
-            jt_free(&b);
+            tb_free(&b);
             free(other);
             free(first);
             free(prev);
@@ -332,14 +332,14 @@ static void test_bad_changes(void **state)
 static void same_text(const game_codec *w, const void *st, const json_t *compact)
 {
     assert_non_null(w->legal_compact_text);
-    jt_buf want = JT_BUF_INIT, got = JT_BUF_INIT;
+    textbuf want = TEXTBUF_INIT, got = TEXTBUF_INIT;
     assert_int_equal(jt_dump(&want, compact), 0);
-    assert_int_equal(jt_raw(&got, "x", 1), 0); /* it appends */
+    assert_int_equal(tb_put(&got, "x", 1), 0); /* it appends */
     assert_int_equal(w->legal_compact_text(st, &got), 0);
     assert_int_equal(got.len, want.len + 1);
     assert_memory_equal(got.p + 1, want.p, want.len);
-    jt_free(&want);
-    jt_free(&got);
+    tb_free(&want);
+    tb_free(&got);
 }
 
 static void test_compact_legal(void **state)

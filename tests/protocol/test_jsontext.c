@@ -5,7 +5,7 @@
  * that print as integers or with exponents, empty containers), thousands of
  * random nested values, and the public states of random games of every game
  * with a wire codec (what the server sends every turn). Also: a buffer is
- * reused after jt_reset, jt_raw/jt_str/jt_int append, and nesting beyond
+ * reused after tb_reset, tb_put/jt_str/jt_int append, and nesting beyond
  * JT_MAX_DEPTH is refused without writing anything.
  */
 #include <setjmp.h>
@@ -26,12 +26,12 @@ static void same_as_jansson(const json_t *v)
 {
     char *want = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
     assert_non_null(want);
-    jt_buf b = JT_BUF_INIT;
+    textbuf b = TEXTBUF_INIT;
     assert_int_equal(jt_dump(&b, v), 0);
     if (b.len != strlen(want) || memcmp(b.p, want, b.len) != 0)
         fail_msg("jt_dump wrote\n  %.*s\njansson writes\n  %s", (int)b.len, b.p, want);
     free(want);
-    jt_free(&b);
+    tb_free(&b);
 }
 
 static void test_edge_cases(void **state)
@@ -140,16 +140,16 @@ static void test_game_states(void **state)
 static void test_buffer(void **state)
 {
     (void)state;
-    jt_buf b = JT_BUF_INIT;
-    assert_int_equal(jt_raw(&b, "{", 1), 0);
+    textbuf b = TEXTBUF_INIT;
+    assert_int_equal(tb_put(&b, "{", 1), 0);
     assert_int_equal(jt_str(&b, "k\n", 2), 0);
-    assert_int_equal(jt_raw(&b, ":", 1), 0);
+    assert_int_equal(tb_put(&b, ":", 1), 0);
     assert_int_equal(jt_int(&b, -42), 0);
-    assert_int_equal(jt_raw(&b, "}", 1), 0);
+    assert_int_equal(tb_put(&b, "}", 1), 0);
     assert_int_equal(b.len, strlen("{\"k\\n\":-42}"));
     assert_memory_equal(b.p, "{\"k\\n\":-42}", b.len);
     char *p = b.p;
-    jt_reset(&b);
+    tb_reset(&b);
     assert_int_equal(b.len, 0);
     assert_int_equal(jt_int(&b, 7), 0);
     assert_ptr_equal(b.p, p); /* the memory is kept */
@@ -164,7 +164,7 @@ static void test_buffer(void **state)
     assert_int_equal(jt_dump(&b, deep), -1);
     assert_int_equal(b.len, len);
     json_decref(deep);
-    jt_free(&b);
+    tb_free(&b);
     assert_null(b.p);
 }
 
