@@ -9,11 +9,17 @@
  *     players and watched by a spectator, all through the proxy: the same
  *     turns for everyone, the record replays (TESSERA replay) to the scores;
  *   - a second such match: at turn 12 its owner's container is stopped
- *     (podman stop); another server takes it over, the players resume
- *     through the proxy, it finishes normally, every turn anyone heard is the
- *     final history's, the journal holds each ply once, the history replays;
- * and it prints what it measured (the failover: stop asked -> takeover logged
- * -> the next turn played). The players are tests/cluster's (cluster.js).
+ *     (podman stop, SIGTERM: the server leaves its lease); another server
+ *     takes it over, the players resume through the proxy, it finishes
+ *     normally, every turn anyone heard is the final history's, the journal
+ *     holds each ply once, the history replays;
+ *   - a third: the same with its owner's container killed (podman kill
+ *     --signal KILL, a crash): the file's `restart: unless-stopped` may
+ *     start it again before its lease runs out, and then the match goes on
+ *     where it was; otherwise another server takes it over; either way the
+ *     same checks of every turn;
+ * and it prints what it measured (the failover: stop or kill asked ->
+ * takeover logged -> the next turn played). The players are tests/cluster's (cluster.js).
  * TESSERA_PODMAN: the podman command (default: podman --runtime runc).
  */
 const { execFile } = require('node:child_process');
@@ -123,12 +129,14 @@ async function plainMatch() {
   console.log(`match ${match} (owner ${owner}): ${view.history.length} turns, played and watched through the proxy`);
 }
 
-async function failoverMatch() {
-  const { match, tokens, owner } = await newMatch('ctl2', {
+/* how: 'stop' (podman stop: SIGTERM, then the server's own shutdown) or
+ * 'kill' (podman kill --signal KILL: no shutdown at all) */
+async function failoverMatch(how) {
+  const { match, tokens, owner } = await newMatch('ctl-' + how, {
     time_control: { move_ms: 60000 },
     policies: { disconnect: 'forfeit', reconnect_grace_ms: 120000 },
   });
-  const watch = await Client.connect(url, { name: 'watch2', timeout: 20000 });
+  const watch = await Client.connect(url, { name: 'watch-' + how, timeout: 20000 });
   await watch.request({ type: 'spectate', match }, 'spectating');
   let stopping = null;
   let stopAt = 0;
@@ -137,10 +145,11 @@ async function failoverMatch() {
   const onTurn = async (yt) => {
     if (!stopping && yt.turn >= 12) {
       stopAt = Date.now();
-      console.log(`turn ${yt.turn}: podman stop ${container(owner)} (the owner)`);
+      console.log(`turn ${yt.turn}: podman ${how} ${container(owner)} (the owner)`);
       /* the stop is awaited: the seat to move waits, so the match is live on
        * the owner until it goes (a match runs ~70 turns in a second or two) */
-      stopping = pod('stop', '-t', '20', container(owner));
+      stopping = how === 'kill' ? pod('kill', '--signal', 'KILL', container(owner))
+        : pod('stop', '-t', '20', container(owner));
       await stopping;
       stoppedAt = Date.now();
     } else if (stopping && !firstAfter && yt.turn > 12) {
@@ -151,24 +160,30 @@ async function failoverMatch() {
     resilientPlayer(() => url, match, 0, tokens[0], 11, { onTurn }),
     resilientPlayer(() => url, match, 1, tokens[1], 12, { onTurn }),
   ]);
-  assert.ok(stopping, 'the owner was stopped mid-match');
+  assert.ok(stopping, `the owner was ${how === 'kill' ? 'killed' : 'stopped'} mid-match`);
   await stopping;
   assert.equal(r0.over.result.reason, 'normal', JSON.stringify(r0.over.result));
   assert.deepEqual(r0.over.result, r1.over.result);
   assert.ok(r0.reconnects + r1.reconnects > 0, 'the players lost their connections to the owner and resumed');
   const state = (await pod('inspect', '--format', '{{.State.Status}}', container(owner))).trim();
-  assert.equal(state, 'exited', `${container(owner)} stays stopped`);
-  /* one survivor took it over */
+  /* one survivor took it over, or (killed) the owner came back first */
   const others = ['t1', 't2', 't3'].filter((s) => s !== owner);
   const takers = [];
   for (const s of others)
     for (const e of await events(s, 'takeover'))
-      if (e.from === owner && Date.parse(e.ts) >= stopAt - 1000) /* this stop's, not an earlier one's */
+      if (e.from === owner && Date.parse(e.ts) >= stopAt - 1000) /* this one's, not an earlier one's */
         takers.push({ s, e });
-  assert.equal(takers.length, 1, `exactly one server took ${owner} over`);
-  assert.ok(takers[0].e.matches >= 1, 'with its matches');
   const row = await sql(`SELECT owner, status FROM matches WHERE id='${match}'`);
-  assert.deepEqual(row, [`${takers[0].s}|2`], 'finished, owned by the taker');
+  const back = how === 'kill' && takers.length === 0 && state === 'running';
+  if (back) {
+    assert.deepEqual(row, [`${owner}|2`], 'finished on its owner, started again');
+  } else {
+    if (how === 'stop') /* a killed one may be started again after the takeover */
+      assert.equal(state, 'exited', `${container(owner)} stays down`);
+    assert.equal(takers.length, 1, `exactly one server took ${owner} over`);
+    assert.ok(takers[0].e.matches >= 1, 'with its matches');
+    assert.deepEqual(row, [`${takers[0].s}|2`], 'finished, owned by the taker');
+  }
   /* every move intact */
   const v = await Client.connect(url, { name: 'final', timeout: 20000 });
   const view = await v.request({ type: 'spectate', match }, 'spectating');
@@ -184,9 +199,10 @@ async function failoverMatch() {
   assert.equal(plies[0], plies[1], 'no ply twice');
   assert.equal(plies[2], plies[0] - 1, 'no ply missing');
   assert.ok(plies[0] >= view.history.length, 'the journal holds the history (a turn is a ply or more)');
-  const takeAt = Date.parse(takers[0].e.ts);
-  console.log(`match ${match}: owner ${owner} stopped at turn 12, taken over by ${takers[0].s} ` +
-    `${((takeAt - stopAt) / 1000).toFixed(1)} s after the stop was asked (podman stop returned after ` +
+  const takeAt = back ? NaN : Date.parse(takers[0].e.ts);
+  console.log(`match ${match}: owner ${owner} ${how === 'kill' ? 'killed' : 'stopped'} at turn 12, ` +
+    (back ? `started again by podman and back in charge of it ` : `taken over by ${takers[0].s} `) +
+    `${back ? '' : ((takeAt - stopAt) / 1000).toFixed(1) + ' s '}after podman ${how} was asked (it returned after ` +
     `${((stoppedAt - stopAt) / 1000).toFixed(1)} s), the next turn played ` +
     `${((firstAfter - stopAt) / 1000).toFixed(1)} s after it; ${view.history.length} turns, ` +
     `${r0.reconnects + r1.reconnects} attempts to resume`);
@@ -195,7 +211,8 @@ async function failoverMatch() {
 (async () => {
   await threeServers();
   await plainMatch();
-  await failoverMatch();
+  await failoverMatch('stop');
+  await failoverMatch('kill');
 })().then(() => process.exit(0), (e) => {
   console.error('FAIL: ' + (e.stack || e.message));
   process.exit(1);

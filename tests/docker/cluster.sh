@@ -8,7 +8,8 @@
 #   - then, through the proxy only (tests/docker/cluster.js, Node): the three servers answer,
 #     each seeing three instances and Redis; a match of two remote seats is played and
 #     spectated; a second one loses its owner (podman stop of its container) at turn 12 and
-#     finishes on another server with every move intact (the journal, the replay);
+#     finishes on another server with every move intact (the journal, the replay); a third
+#     the same with its owner killed (podman kill --signal KILL);
 #   - `down -v` removes the containers, the network and the volumes.
 # It prints what it measured: the build, the time from `up` to a ready proxy, the failover.
 # Needs podman, podman-compose (scripts/deps.sh docker), node with the ws package of
