@@ -391,6 +391,10 @@ struct srv {
     /* A demo match ended (set by server.c: the next one, after a pause); NULL
      * without --demo. */
     void (*demo_over)(srv *s);
+    /* A seat a tournament may be waiting for came free: a program ended, a
+     * registered bot came back (set by server.c: tournaments.c's
+     * tours_poke, so that those two need not know the tournaments). */
+    void (*seats_freed)(srv *s);
     uv_timer_t stop_timer;            /* lets goodbyes flush before lws stops */
     uv_prepare_t out_prep;            /* writes the round's output before the loop polls ... */
     uv_check_t out_check;             /* ... and after the I/O callbacks (net.c) */

@@ -43,7 +43,6 @@
 #include "programs.h"
 #include "storage/db.h"
 #include "store.h"
-#include "tournaments.h"
 
 static const char tables[] =
     "CREATE TABLE IF NOT EXISTS program_logs("
@@ -372,8 +371,8 @@ static void on_async(uv_async_t *h)
         free(r);
         r = next;
     }
-    if (ended)
-        tours_poke(s);
+    if (ended && s->seats_freed)
+        s->seats_freed(s);
     if (ps->shutting && ps->running == 0 && !ps->closed) {
         ps->closed = true;
         uv_close((uv_handle_t *)&ps->async, NULL);

@@ -41,7 +41,6 @@
 #include "storage/db.h"
 #include "store.h"
 #include "table.h"
-#include "tournaments.h"
 
 #define SALT_LEN 16
 #define HASH_LEN 32
@@ -378,7 +377,8 @@ static void registered(srv *s, conn *c, const reg_job *j)
                 m->seats[i].conn != c)
                 table_take_seat(c, m, i, "resumed", NULL);
     }
-    tours_poke(s);
+    if (s->seats_freed)
+        s->seats_freed(s);
 }
 
 static void hash_done(uv_work_t *req, int status)

@@ -510,6 +510,7 @@ int srv_run(const srv_config *cfg)
     uv_timer_init(s.loop, &s.demo_timer);
     s.demo_timer.data = &s;
     s.demo_over = demo_over;
+    s.seats_freed = tours_poke;
     store_start_checkpoints(&s);
     access_start(&s);
 
