@@ -92,7 +92,6 @@ struct cluster {
     char all_channel[SRV_TOKEN_LEN + 24]; /* tessera:ID:cluster, to every server */
 };
 
-
 /* ---- the table of servers -------------------------------------------------------------------- */
 
 static int inst_index(struct cluster *cl, const char *name, size_t n)

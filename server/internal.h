@@ -212,7 +212,7 @@ struct match {
     int nmoves, capmoves;
     int turn_first;                   /* index in moves[] where the current turn began */
     int turns;                        /* completed turns (record turns) */
-    textbuf history;                   /* the record turns as compact JSON texts, each with a
+    textbuf history;                  /* the record turns as compact JSON texts, each with a
                                          comma after it, for join/resume/spectate
                                          (match_history_json): a tenth of their memory as
                                          jansson objects (about 50 KB a finished match) */
@@ -457,11 +457,11 @@ struct srv {
     /* web/ mount */
     /* texts of the per-move messages, written by protocol/jsontext.h into
      * buffers reused from message to message (loop thread only) */
-    textbuf send_txt;                  /* conn_send: the message being queued */
-    textbuf msg_txt;                   /* match.c: an update or your_turn being composed */
-    textbuf msg2_txt;                  /* match.c: its protocol 2 text, when that differs */
-    textbuf change_txt;                /* match.c: protocol 2's change of the turn */
-    textbuf state_txt;                 /* match.c: the public state of state_txt_of ... */
+    textbuf send_txt;                 /* conn_send: the message being queued */
+    textbuf msg_txt;                  /* match.c: an update or your_turn being composed */
+    textbuf msg2_txt;                 /* match.c: its protocol 2 text, when that differs */
+    textbuf change_txt;               /* match.c: protocol 2's change of the turn */
+    textbuf state_txt;                /* match.c: the public state of state_txt_of ... */
     const match *state_txt_of;        /* ... at state_txt_at moves (NULL: none) */
     int state_txt_at;
     /* web/ mount, after the mounts of /metrics, /healthz, /readyz */

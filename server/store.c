@@ -121,7 +121,7 @@ struct store {
     bool round_handles;        /* those two run */
     sqlite3_stmt *ins_match, *ins_move, *upd_seats, *upd_status, *upd_finish, *begin, *commit,
         *rollback, *ins_token;
-    textbuf seats_txt;          /* write_seats: the seats' text, reused move after move */
+    textbuf seats_txt;         /* write_seats: the seats' text, reused move after move */
     /* faults: a write that fails puts the journal in a fault; until a write
      * succeeds again, writes are refused at once except one attempt (the
      * probe) every SRV_STORAGE_RETRY_MS */

@@ -56,8 +56,8 @@ struct pgj {
     int64_t token; /* this process's lease token */
     int lease_ms;
     /* batches */
-    textbuf open;          /* statements not yet sent */
-    textbuf sent;          /* the batch in flight, or the failed one to send again */
+    textbuf open;      /* statements not yet sent */
+    textbuf sent;      /* the batch in flight, or the failed one to send again */
     uint64_t committed; /* writes accepted so far (the hold numbers) */
     uint64_t sent_upto; /* the writes the batch in flight holds */
     uint64_t synced;    /* writes known committed */
@@ -85,20 +85,19 @@ struct pgj {
 
 /* The batches' text is a textbuf (engine/textbuf.h): it grows, and says
  * when it could not (failed). */
-static void put(textbuf *t, const char *s, size_t n) { tb_put(t, s, n); }
 
 /* A string literal: quotes doubled (standard_conforming_strings is on). */
 static void put_lit(textbuf *t, const char *s, size_t n)
 {
-    put(t, "'", 1);
+    tb_put(t, "'", 1);
     const char *start = s, *end = s + n;
     for (const char *q = s; q < end; q++)
         if (*q == '\'') {
-            put(t, start, (size_t)(q - start + 1));
+            tb_put(t, start, (size_t)(q - start + 1));
             start = q; /* the quote again: doubled */
         }
-    put(t, start, (size_t)(end - start));
-    put(t, "'", 1);
+    tb_put(t, start, (size_t)(end - start));
+    tb_put(t, "'", 1);
 }
 
 static void put_str(textbuf *t, const char *s)
@@ -106,7 +105,7 @@ static void put_str(textbuf *t, const char *s)
     if (s)
         put_lit(t, s, strlen(s));
     else
-        put(t, "NULL", 4);
+        tb_put(t, "NULL", 4);
 }
 
 
@@ -381,15 +380,15 @@ static void send_batch(pgj *j, bool beat)
      * its own fence), then the open statements */
     textbuf b = TEXTBUF_INIT;
     j->batch_no++;
-    tb_printf(&b, "SELECT tessera_fence(");
+    tb_puts(&b, "SELECT tessera_fence(");
     put_str(&b, j->instance);
     tb_printf(&b, ", %" PRId64 ", %" PRId64 ", %d);", j->token, j->batch_no, j->lease_ms);
     if (j->failed_batch && j->sent.len) {
         const char *body = strchr(j->sent.p, ';'); /* after its fence */
         if (body)
-            put(&b, body + 1, j->sent.len - (size_t)(body + 1 - j->sent.p));
+            tb_put(&b, body + 1, j->sent.len - (size_t)(body + 1 - j->sent.p));
     }
-    put(&b, j->open.p ? j->open.p : "", j->open.len);
+    tb_put(&b, j->open.p ? j->open.p : "", j->open.len);
     if (b.failed || j->open.failed) {
         /* out of memory: the writes cannot be sent; keep trying */
         tb_free(&b);

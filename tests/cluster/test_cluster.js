@@ -199,8 +199,9 @@ test('a bot registered through B plays a tournament created through C: both on t
     participants: [{ name: 'rover', spec: 'remote:rover' }, { name: 'rnd', spec: 'random' }],
     games_per_pair: 2, concurrency: 2, seed: 5, time_control: { move_ms: 5000 * SLOW },
   }, 'tournament_created');
+  /* it waits 1.5 s for the job: more than the default 5 s on a slow machine */
   const started = await admin.request({ type: 'start_tournament', admin_token: token, tournament: made.tournament },
-    'tournament_state');
+    'tournament_state', 20000 * SLOW);
   assert.equal(started.state, 'running');
   assert.ok(cl.servers.a.logs.some((l) => l.event === 'test_hooks' && l.standings_delay_ms === 1500));
   let done = null;
