@@ -68,6 +68,12 @@ const eng_game *cli_game_operand(const char *cmd, int argc, char **argv, int fir
 /* Final check of the rules (cross-option rules). */
 int cli_rules_check(const char *cmd, const eng_game *g, const eng_rules *r);
 
+/* The spec of a program from its command words (those after `--`): "cmd:"
+ * or "cmd-stateless:" and the words joined by spaces — there is no shell,
+ * so a word may not be empty nor hold a space. Writes out[cap]; returns 0,
+ * or CLI_USAGE with the reason printed. */
+int cli_program_spec(const char *cmd, char **words, int n, bool stateless, char *out, size_t cap);
+
 /* Seconds on a monotonic clock. */
 double cli_now(void);
 
@@ -120,6 +126,9 @@ extern const char cmd_create_usage[], cmd_matches_usage[], cmd_export_usage[];
 int cmd_create(int argc, char **argv);
 int cmd_matches(int argc, char **argv);
 int cmd_export(int argc, char **argv);
+/* `tessera rate`: a rating on the reference ladder (cmd_rate.c, tournament/rate.h). */
+extern const char cmd_rate_usage[];
+int cmd_rate(int argc, char **argv);
 /* `tessera vectors`: conformance vectors (cmd_vectors.c, protocol/vectors.h). */
 extern const char cmd_vectors_usage[];
 int cmd_vectors(int argc, char **argv);

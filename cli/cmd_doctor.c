@@ -177,18 +177,8 @@ int cmd_doctor(int argc, char **argv)
     if (!cfg.url && optind < argc) {
         if (cfg.spec)
             return cli_usage_error(cmd, "give the program after -- or --bot, not both");
-        size_t n = (size_t)snprintf(spec, sizeof spec, "%s", stateless ? "cmd-stateless:" : "cmd:");
-        for (int i = optind; i < argc; i++) {
-            if (!argv[i][0] || strpbrk(argv[i], " \t\n\r"))
-                return cli_usage_error(cmd,
-                                       "the program's arguments cannot be empty or hold spaces "
-                                       "(they are passed without a shell), got '%s'",
-                                       argv[i]);
-            int k = snprintf(spec + n, sizeof spec - n, "%s%s", i > optind ? " " : "", argv[i]);
-            if (k < 0 || (size_t)k >= sizeof spec - n)
-                return cli_usage_error(cmd, "the program's command is too long");
-            n += (size_t)k;
-        }
+        if (cli_program_spec(cmd, argv + optind, argc - optind, stateless, spec, sizeof spec))
+            return CLI_USAGE;
         cfg.spec = spec;
     } else if (stateless) {
         return cli_usage_error(cmd, "--stateless needs the program after --");

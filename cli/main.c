@@ -306,10 +306,15 @@ const cli_command cli_commands[] = {
      "arguments (a program that cannot be found, an unknown game).\n",
      cmd_doctor},
     {"games", "list the games and their rule options",
-     "usage: tessera games\n\n"
+     "usage: tessera games [--json]\n\n"
      "Lists every game the server and the tools play, with its player counts and its\n"
-     "rule options (name, default, range): what --rule K=V and create_match's rules take.\n",
+     "rule options (name, default, range): what --rule K=V and create_match's rules take.\n"
+     "  --json   the server's list_games reply instead (docs/protocol.md): the same, and\n"
+     "           Carcassonne's tile model (port maps, counts, pennants, the cities each\n"
+     "           field touches) that kits load rather than type in\n",
      cmd_games},
+    {"rate", "rate a bot on a game's reference ladder in minutes (docs/rate.md)", cmd_rate_usage,
+     cmd_rate},
     {"vectors", "write conformance vectors: positions, legal moves, results (docs/vectors.md)",
      cmd_vectors_usage, cmd_vectors},
     {"create", "make a match on a server; print its seat tokens", cmd_create_usage, cmd_create},
