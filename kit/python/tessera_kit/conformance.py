@@ -6,7 +6,8 @@
 Each vector is a position as the server shows it and what the engine says
 about it: its legal entries and the state after a move (``turn``), the state
 after a chance event (``draw``), the placements of each tile in the bag
-(``fits``), the scores if the game ended there (``score_now``). Prints one
+(``fits``), the scores if the game ended there (``score_now``). A position
+at turn 0 must also be what the kit's own ``new_state`` starts a game with. Prints one
 line per file, and the first disagreements in full; exit status 1 when any
 vector disagrees, 2 when a file cannot be read.
 """
@@ -14,7 +15,7 @@ vector disagrees, 2 when a file cannot be read.
 import json
 import sys
 
-from .games import parse_state
+from .games import new_state, parse_state
 
 
 def _canon_entry(e):
@@ -62,6 +63,12 @@ def _diff(kit, engine, path=""):
 def check(v):
     """None when the kit agrees with vector v, else what differs."""
     kind = v["kind"]
+    if v["state"].get("turn") == 0:
+        # the first position of a game: the kit's own new game must be it
+        d = _diff(_canon_state(new_state(v["game"], v["rules"]).to_json()),
+                  _canon_state(v["state"]), "new game")
+        if d:
+            return d
     st = parse_state(v["game"], v["rules"], v["state"])
     if kind == "turn":
         kit = sorted(_canon_entry(e) for e in st.legal())
