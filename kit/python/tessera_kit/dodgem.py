@@ -10,13 +10,15 @@ Cells are (x, y), x east and y south from the top-left cell.
 
 import random
 
+from ._base import WinOrDraw
+
 _STEP = {"N": (0, -1), "E": (1, 0), "S": (0, 1), "W": (-1, 0)}
 _DIRS = ({"E", "N", "S"}, {"S", "W", "E"})  # what each seat may drive
 _FORWARD = ("E", "S")
 _PIECE = {"B": 0, "W": 1, ".": None}
 
 
-class State:
+class State(WinOrDraw):
     game = "dodgem"
 
     def __init__(self, rules=None):
@@ -60,16 +62,6 @@ class State:
         c.cells = [row[:] for row in self.cells]
         c.player, c.plies, c.result = self.player, self.plies, self.result
         return c
-
-    @property
-    def to_move(self):
-        return None if self.result is not None else self.player
-
-    def is_over(self):
-        return self.result is not None
-
-    def needs_draw(self):
-        return False
 
     def _ok(self, seat, x, y, d):
         dx, dy = _STEP[d]
@@ -125,17 +117,6 @@ class State:
                 if c is not None:
                     n[c] += 1
         return n
-
-    def scores(self):
-        return [1 if self.result == 0 else 0, 1 if self.result == 1 else 0]
-
-    end_scores = scores
-
-    def winners(self):
-        return [0, 1] if self.result in (None, "draw") else [self.result]
-
-    def sample_chance(self, rng=random):
-        raise ValueError("dodgem has no chance events")
 
     def to_json(self):
         rows = ["".join("." if c is None else "BW"[c] for c in row) for row in self.cells]

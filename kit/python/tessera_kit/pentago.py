@@ -9,6 +9,8 @@ is a draw. Cells are (x, y), x east and y south from the top-left cell.
 
 import random
 
+from ._base import WinOrDraw
+
 SIZE = 6
 _PIECE = {"W": 0, "B": 1, ".": None}
 
@@ -27,7 +29,7 @@ def _windows():
 WINDOWS = _windows()  # the 32 five-cell lines
 
 
-class State:
+class State(WinOrDraw):
     game = "pentago-twist"
 
     def __init__(self, rules=None):
@@ -62,16 +64,6 @@ class State:
         c.cells = [row[:] for row in self.cells]
         c.player, c.plies, c.result = self.player, self.plies, self.result
         return c
-
-    @property
-    def to_move(self):
-        return None if self.result is not None else self.player
-
-    def is_over(self):
-        return self.result is not None
-
-    def needs_draw(self):
-        return False
 
     def legal(self):
         if self.result is not None:
@@ -117,17 +109,6 @@ class State:
         elif self.plies >= SIZE * SIZE:
             self.result = "draw"
         return self
-
-    def scores(self):
-        return [1 if self.result == 0 else 0, 1 if self.result == 1 else 0]
-
-    end_scores = scores
-
-    def winners(self):
-        return [0, 1] if self.result in (None, "draw") else [self.result]
-
-    def sample_chance(self, rng=random):
-        raise ValueError("pentago-twist has no chance events")
 
     def to_json(self):
         rows = ["".join("." if c is None else "WB"[c] for c in row) for row in self.cells]

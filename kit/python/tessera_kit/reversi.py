@@ -10,6 +10,8 @@ the ranks from 8 down to 1.
 
 import random
 
+from ._base import NoChance
+
 _DIRS = ((1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (1, -1), (-1, 1), (-1, -1))
 _PIECE = {"X": 0, "O": 1, ".": None}
 
@@ -19,7 +21,7 @@ def square(f, r):
     return "abcdefgh"[f] + str(r + 1)
 
 
-class State:
+class State(NoChance):
     game = "reversi"
 
     def __init__(self, rules=None):
@@ -63,9 +65,6 @@ class State:
 
     def is_over(self):
         return self.over
-
-    def needs_draw(self):
-        return False
 
     def flips(self, f, r, me):
         """The squares (f, r) a disc of seat `me` on (f, r) would flip."""
@@ -137,8 +136,6 @@ class State:
         a, b = self.scores()
         return [0] if a > b else [1] if b > a else [0, 1]
 
-    def sample_chance(self, rng=random):
-        raise ValueError("reversi has no chance events")
 
     def to_json(self):
         rows = ["".join("." if c is None else "XO"[c] for c in self.cells[r]) for r in range(7, -1, -1)]
