@@ -8,7 +8,7 @@
 # heuristic over 40 paired games. Debian's python3 with python3-websockets
 # and python3-pip runs them (scripts/deps.sh test).
 set(_kit_sh ${CMAKE_CURRENT_LIST_DIR}/kit.sh)
-foreach(case vectors unit shipped fresh doctor server pip rate greedy)
+foreach(case vectors unit shipped fresh doctor server pip rate bundle greedy)
   add_test(NAME kit_${case} COMMAND bash ${_kit_sh} $<TARGET_FILE:tessera> ${case}
     WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
   set_tests_properties(kit_${case} PROPERTIES LABELS kit TIMEOUT 300)

@@ -24,6 +24,12 @@
 #               (Pentago-Twist's mcts:sims=100) is rated within its interval of
 #               its published figure; a program that crashes loses every game
 #               by a fault, counted and shown
+#   bundle      fault bundles: a program that crashes on a U or V tile from
+#               turn 15 on leaves a bundle in `tessera match`; `tessera doctor
+#               --replay` crashes it again at the same turn with the bundle's
+#               lines, and passes a copy fixed since; an illegal move in a
+#               Reversi tournament (--out DIR/faults) happens again; a tampered
+#               or missing bundle exits 2; --no-bundles keeps none
 #   greedy      (slow) the greedy example against `heuristic`, 40 paired games
 #               (20 tile orders, seats swapped): it must win more than it loses
 # Python is Debian's /usr/bin/python3 (python3-websockets is installed for it,
@@ -131,8 +137,11 @@ case_fresh() {
     "$tessera" games --json >"$tmp/games.json" || { fail "tessera games --json"; return; }
     "$py" - "$tmp/games.json" kit/python/tessera_kit/data/games.json <<'EOF' ||
 import json, sys
-now, kit = (json.load(open(p)) for p in sys.argv[1:])
-sys.exit(0 if now == kit else 1)
+def tiles(path):
+    g = next(g for g in json.load(open(path))["games"] if g["name"] == "carcassonne")
+    return g["tiles"], g["port_order"]
+now, kit = (tiles(p) for p in sys.argv[1:])
+sys.exit(0 if now == kit and len(now[0]) == 24 else 1)
 EOF
         fail "kit/python/tessera_kit/data/games.json is stale: regenerate it with" \
              "build/cli/tessera games --json > kit/python/tessera_kit/data/games.json"
@@ -277,6 +286,119 @@ sys.exit(0 if r["faults"] == 4 and r["games"] == 4 and all(a["score"] == 0 for a
         fail "a crashing program scored points"
 }
 
+# a Carcassonne program that plays the first legal entry and crashes when it
+# holds a U or a V from turn 15 on (unless a file BOT.fixed is beside it)
+crash_bot() {
+    cat >"$1" <<'EOF'
+import json, os, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("type") != "your_turn":
+        continue
+    tile = m["state"].get("tile")
+    if m["turn"] >= 15 and tile in ("U", "V") and not os.path.exists(__file__ + ".fixed"):
+        print("crashing on tile %s at turn %d" % (tile, m["turn"]), file=sys.stderr)
+        sys.exit(3)
+    e = dict(m["legal"][0])
+    e.pop("meeples", None)
+    print(json.dumps({"type": "move", "turn": m["turn"], "move": e}), flush=True)
+EOF
+}
+
+# replay_crash BUNDLE — a crash bundle holds what it should, crashes the same
+# program again at the same turn with the same lines, and passes a fixed copy
+replay_crash() {
+    local b=$1
+    grep -q "tessera doctor --replay $b" "$tmp/match.err" || fail "the replay command is not printed"
+    # the bundle holds the game up to the fault, the seed, the lines, stderr
+    "$py" - "$b" <<'EOF' >"$tmp/turn" || fail "the bundle does not hold what it should"
+import json, sys
+b = json.load(open(sys.argv[1]))
+assert b["format"] == "tessera-fault" and b["game"] == "carcassonne", b.get("format")
+assert b["verdict"] == "crashed", b["verdict"]
+assert "crashing on tile" in b["stderr"], b["stderr"]
+assert b["turn"] >= 15 and len(b["record"]["turns"]) == b["turn"] - 1, b["turn"]
+assert b["record"]["chance"]["seed"], "no seed revealed"
+ins = [l["in"] for l in b["lines"] if "in" in l]
+last = json.loads(ins[-1])
+assert json.loads(ins[0])["type"] == "start" and last["type"] == "your_turn", ins[:1]
+assert last["turn"] == b["turn"] and last["state"]["tile"] in ("U", "V"), last["state"]["tile"]
+print(b["turn"])
+EOF
+    local turn
+    turn=$(cat "$tmp/turn")
+    # the same program crashes again, at the same turn, on the same tile
+    "$tessera" doctor --replay "$b" >"$tmp/again.out" 2>&1
+    [ $? -eq 1 ] || { fail "$b: the crash did not happen again under doctor --replay"; dump "$tmp/again.out"; }
+    grep -q "FAULT AGAIN at turn $turn: crashed" "$tmp/again.out" ||
+        { fail "not the same crash at turn $turn"; dump "$tmp/again.out"; }
+    grep -q "line.* it was sent .* the bundle's, the clocks aside" "$tmp/again.out" ||
+        { fail "the replay did not send the bundle's lines"; dump "$tmp/again.out"; }
+    # the program fixed since: no fault at that turn, a legal move with the tile
+    "$tessera" doctor --replay "$b" -- "$py" "$tmp/fixed/bot.py" >"$tmp/fixed.out" 2>&1 ||
+        { fail "the fixed program does not pass the replay"; dump "$tmp/fixed.out"; }
+    grep -q "no fault now: turn $turn answered {\"player\":[01],\"tile\":\"[UV]\"" "$tmp/fixed.out" ||
+        { fail "the fixed program's answer is not shown"; dump "$tmp/fixed.out"; }
+}
+
+case_bundle() {
+    chmod 755 "$tmp" # the sandbox runs programs as nobody when we are root
+    mkdir -m 755 "$tmp/crash" "$tmp/fixed"
+    crash_bot "$tmp/crash/bot.py"
+    crash_bot "$tmp/fixed/bot.py"
+    touch "$tmp/fixed/bot.py.fixed"
+    chmod 644 "$tmp/crash/bot.py" "$tmp/fixed/bot.py" "$tmp/fixed/bot.py.fixed"
+    # a match keeps one bundle per fault, and says how to replay it
+    "$tessera" match carcassonne "cmd:$py $tmp/crash/bot.py" random --games 4 --seed 3 --threads 1 \
+        --bundles "$tmp/faults" >"$tmp/match.out" 2>"$tmp/match.err" ||
+        { fail "tessera match with a crashing program"; dump "$tmp/match.err"; return; }
+    local b n=0
+    for b in "$tmp/faults/"*.json; do
+        [ -f "$b" ] || continue
+        n=$((n + 1))
+        replay_crash "$b"
+    done
+    # each game crashed (each has a U or a V after turn 15 here), each kept its bundle: a
+    # tile drawn otherwise in the replay would have ended the crash in at least one of them
+    [ "$n" -eq 4 ] || { fail "$n bundles kept of 4 crashes"; dump "$tmp/match.err"; }
+    # another game's fault: an illegal move in Reversi, kept in a tournament's --out DIR/faults
+    cat >"$tmp/fixed/ill.py" <<'EOF'
+import json, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("type") == "your_turn":
+        first = m["legal"][0]
+        mv = first if m["turn"] < 9 else {"move": "h8" if first == {"move": "a1"} else "a1"}
+        print(json.dumps({"type": "move", "turn": m["turn"], "move": mv}), flush=True)
+EOF
+    chmod 644 "$tmp/fixed/ill.py"
+    "$tessera" tournament rr --game reversi --games-per-pair 2 --quiet --out "$tmp/tour" \
+        random "cmd:$py $tmp/fixed/ill.py" >/dev/null 2>"$tmp/tour.err" ||
+        { fail "the tournament"; dump "$tmp/tour.err"; }
+    b=$(ls "$tmp/tour/faults/"*.json 2>/dev/null | head -n 1)
+    [ -n "$b" ] || { fail "no bundle in --out DIR/faults"; return; }
+    "$tessera" doctor --replay "$b" --json >"$tmp/ill.json" 2>&1
+    [ $? -eq 1 ] || fail "the illegal move did not happen again"
+    "$py" -c 'import json,sys; r=json.load(open(sys.argv[1])); sys.exit(0 if r["verdict"] == "illegal_move" and r["failed"] and not r["earlier"] and r["lines_differ"] == 0 else 1)' \
+        "$tmp/ill.json" || { fail "the replay's JSON"; dump "$tmp/ill.json"; }
+    # a tampered bundle (another move in its record) is refused, exit 2
+    "$py" - "$b" "$tmp/tampered.json" <<'EOF'
+import json, sys
+b = json.load(open(sys.argv[1]))
+b["record"]["turns"][0]["move"] = "a1"
+json.dump(b, open(sys.argv[2], "w"))
+EOF
+    "$tessera" doctor --replay "$tmp/tampered.json" >/dev/null 2>"$tmp/err"
+    [ $? -eq 2 ] || fail "a tampered bundle is not refused with exit 2"
+    grep -q "its record, turn 1" "$tmp/err" || { fail "the tampered turn is not named"; dump "$tmp/err"; }
+    "$tessera" doctor --replay "$tmp/none.json" >/dev/null 2>&1
+    [ $? -eq 2 ] || fail "a missing bundle is not exit 2"
+    # --no-bundles keeps none
+    (cd "$tmp" && "$tessera" match reversi "cmd:$py $tmp/fixed/ill.py" random --games 2 --no-bundles \
+        >/dev/null 2>&1)
+    [ ! -e "$tmp/tessera-faults" ] || fail "--no-bundles kept bundles"
+}
+
 case_greedy() {
     "$tessera" match carcassonne "cmd:$py kit/python/examples/greedy_bot.py" heuristic --games 40 \
         --seed 1 --threads 2 --json >"$tmp/match.out" 2>"$tmp/match.err" ||
@@ -291,7 +413,7 @@ sys.exit(0 if a["wins"] > a["losses"] else 1)' || fail "the greedy example did n
 }
 
 case "$case_name" in
-vectors | unit | shipped | fresh | doctor | server | pip | rate | greedy) "case_$case_name" ;;
+vectors | unit | shipped | fresh | doctor | server | pip | rate | bundle | greedy) "case_$case_name" ;;
 *) echo "kit.sh: unknown case $case_name" >&2; exit 2 ;;
 esac
 [ "$fails" -eq 0 ] || { echo "kit.sh $case_name: $fails failure(s)" >&2; exit 1; }
