@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # deps.sh — install the Debian packages tessera needs, only those missing.
 # Unattended: apt-get update first, then a non-interactive install; uses sudo
-# only when not root. Usage: scripts/deps.sh [build|test|fuzz|node|cluster|docker]...
+# only when not root. Usage: scripts/deps.sh [--list] [build|test|fuzz|node|cluster|docker]...
+# --list prints the groups' packages, one a line, and installs nothing (the drift check of
+# tests/deps reads what the test command asks for this way).
 # cluster: PostgreSQL, Redis and haproxy for the local cluster (scripts/cluster.sh).
 # docker: podman (with runc), podman-compose, debootstrap and the containers' DNS plugin, to
 # build and run the image of docker/ and its compose files without a registry (tests/docker;
@@ -22,8 +24,12 @@ build_pkgs=(gcc make cmake pkg-config libjansson-dev libuv1-dev libwebsockets-de
 # external program and as a tournament participant (tests/players, tests/cli); openssl: the
 # self-signed certificate of the TLS test (tests/server/test_tls.js)
 # postgresql, redis-server: the throwaway cluster of scripts/services.sh that the
-# storage and cluster suites run against
-test_pkgs=(libcmocka-dev valgrind chromium sqlite3 python3 openssl postgresql redis-server)
+# storage and cluster suites run against; haproxy: one address in front of the cluster
+# suites' three servers (tests/cluster); curl: the installed tree's HTTP checks
+# (tests/cli/install.sh). Every program a default suite starts must come from these
+# lists (or a package they pull in): the test deps_programs checks it (tests/deps).
+test_pkgs=(libcmocka-dev valgrind chromium sqlite3 python3 openssl postgresql redis-server
+           haproxy curl)
 fuzz_pkgs=(clang libclang-rt-14-dev)
 node_pkgs=(nodejs npm)
 # podman runs the container tests; runc because crun refuses some kernels'
@@ -35,6 +41,11 @@ cluster_pkgs=(postgresql redis-server haproxy python3)
 docker_pkgs=(podman podman-compose runc debootstrap uidmap slirp4netns fuse-overlayfs
              golang-github-containernetworking-plugin-dnsname)
 
+list_only=0
+if [ "${1:-}" = --list ]; then
+  list_only=1
+  shift
+fi
 want=()
 for group in "${@:-build}"; do
   case "$group" in
@@ -47,6 +58,11 @@ for group in "${@:-build}"; do
     *) echo "deps.sh: unknown group '$group' (build, test, fuzz, node, cluster, docker)" >&2; exit 2 ;;
   esac
 done
+
+if [ "$list_only" = 1 ]; then
+  printf '%s\n' "${want[@]}" | sort -u
+  exit 0
+fi
 
 # installed NAME: is the package (or, for nodejs/npm, the command) there?
 installed() {

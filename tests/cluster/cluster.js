@@ -96,7 +96,7 @@ async function startOne(name, db, env, opts = {}) {
 async function proxy(servers, opts = {}) {
   const which = spawnSync('sh', ['-c', 'command -v haproxy']);
   if (which.status !== 0)
-    throw new Error('haproxy is not installed (scripts/deps.sh cluster installs it)');
+    throw new Error('haproxy is not installed (scripts/deps.sh test installs it)');
   const port = await freePort();
   const dir = lib.tmpDir('haproxy');
   const backends = servers.map((s, i) =>
