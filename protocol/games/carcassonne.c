@@ -318,6 +318,31 @@ static void port_map(const carc_type *t, char out[CARC_NPORTS + 1])
     out[CARC_NPORTS] = 0;
 }
 
+/* Which cities each field of a tile touches, by the letters of port_map:
+ * {"f":"c","g":"cd"} (a field touches a city when one of its ports is next
+ * to one of the city's along the tile's edge, in the cyclic port order). */
+static json_t *field_cities(const carc_type *t, const char *map)
+{
+    json_t *o = json_object();
+    for (int p = 0; p < CARC_NPORTS; p++) {
+        uint8_t s = t->rot[0].seg[p];
+        if (s == 0xff || t->kind[s] != CARC_FIELD)
+            continue;
+        char key[2] = {map[p], 0}, cities[CARC_MAX_SEGS + 1];
+        int n = 0;
+        for (int c = 0; c < t->nseg; c++)
+            if (t->cities[s] & (1u << c))
+                for (int q = 0; q < CARC_NPORTS; q++)
+                    if (t->rot[0].seg[q] == c) {
+                        cities[n++] = map[q];
+                        break;
+                    }
+        cities[n] = 0;
+        json_object_set_new(o, key, json_string(cities));
+    }
+    return o;
+}
+
 static json_t *carc_info(void)
 {
     const carc_type *types = carc_types();
@@ -329,8 +354,9 @@ static json_t *carc_info(void)
         for (int s = 0; s < types[i].nseg; s++)
             pennant |= types[i].pennant[s] != 0;
         json_object_set_new(tiles, name,
-                            json_pack("{s:i, s:s, s:b}", "count", types[i].count, "ports", map,
-                                      "pennant", pennant));
+                            json_pack("{s:i, s:s, s:b, s:o}", "count", types[i].count, "ports",
+                                      map, "pennant", pennant, "field_cities",
+                                      field_cities(&types[i], map)));
     }
     return json_pack("{s:o, s:s}", "tiles", tiles, "port_order",
                      "NW N NE EN E ES SE S SW WS W WN C");
