@@ -1,0 +1,53 @@
+#!/bin/bash
+# help.sh TESSERA — what the help texts promise is what the commands do
+# (issue 30, items 9 and 10):
+#   - `tessera serve --help` names the address it binds by default, and a
+#     server started without --host listens there and only there (it said
+#     "default: all" while binding 127.0.0.1);
+#   - `tessera match --help` says a player may be a program (cmd:) and names
+#     the per-turn limit --move-ms, which match takes.
+# Prints what failed and exits 1.
+set -u
+tessera=$1
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/tessera-help.XXXXXX")
+server_pid=
+cleanup() {
+    [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null
+    wait 2>/dev/null
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+fails=0
+fail() {
+    echo "FAIL: $*" >&2
+    fails=$((fails + 1))
+}
+
+# ---- serve: the default address, as said and as bound ----
+"$tessera" serve --help >"$tmp/serve.help"
+said=$(sed -n 's/^ *--host ADDR .*(default \([^:)]*\).*/\1/p' "$tmp/serve.help")
+[ "$said" = 127.0.0.1 ] || fail "serve --help gives the --host default as '$said': $(grep -A1 -- '--host' "$tmp/serve.help")"
+"$tessera" serve --port 0 --port-file "$tmp/port" --db "$tmp/db" --no-web --log-level warn \
+    >/dev/null 2>"$tmp/server.log" &
+server_pid=$!
+for _ in $(seq 200); do [ -s "$tmp/port" ] && break; sleep 0.05; done
+if [ -s "$tmp/port" ]; then
+    port=$(printf '%04X' "$(cat "$tmp/port")")
+    # listening sockets on the port (state 0A) and their local addresses
+    bound=$(awk -v p=":$port" '$4 == "0A" && substr($2, length($2) - 4) == p { print $2 }' \
+        /proc/net/tcp /proc/net/tcp6 2>/dev/null | sort -u | tr '\n' ' ')
+    [ "$bound" = "0100007F:$port " ] ||
+        fail "a server without --host listens on '$bound' (hex), not only on 127.0.0.1 as its help says"
+else
+    fail "the server did not start: $(tail -n 5 "$tmp/server.log")"
+fi
+
+# ---- match: programs and the per-turn limit ----
+"$tessera" match --help >"$tmp/match.help"
+grep -q "cmd:PROGRAM" "$tmp/match.help" || fail "match --help does not say a player may be a program (cmd:)"
+grep -q -- "--move-ms MS" "$tmp/match.help" || fail "match --help does not name --move-ms"
+"$tessera" match reversi random random --games 2 --move-ms 500 >"$tmp/match.out" 2>"$tmp/match.err" ||
+    fail "match --move-ms 500: exit $? ($(cat "$tmp/match.err"))"
+
+[ "$fails" -eq 0 ] && echo "help.sh: all checks passed"
+[ "$fails" -eq 0 ]
