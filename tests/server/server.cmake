@@ -39,6 +39,15 @@ foreach(_f ${_srv_tests})
 endforeach()
 # 30 minutes of play, and the warm-up (test_soak.js)
 set_tests_properties(server_soak PROPERTIES TIMEOUT 2700)
+# the long run's claim in the default run too (issue 30): 200 games of a
+# program, the server's memory, descriptors, threads and children flat
+if(TESSERA_NODE)
+  add_test(NAME server_programs_memory_short
+    COMMAND ${TESSERA_NODE} ${_srv_dir}/test_programs_memory.js $<TARGET_FILE:tessera>
+    WORKING_DIRECTORY ${_srv_dir})
+  set_tests_properties(server_programs_memory_short PROPERTIES LABELS server TIMEOUT 300
+    ENVIRONMENT TESSERA_PROG_GAMES=200)
+endif()
 
 # No registered suite passes having run nothing (tests/server/suites.sh).
 if(TESSERA_NODE)
