@@ -13,29 +13,10 @@
 set -u
 tessera=$1
 root=$(cd "$(dirname "$0")/../.." && pwd)
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/tessera-create.XXXXXX")
-chmod 755 "$tmp"
-server_pid=
-cleanup() {
-    [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null
-    wait 2>/dev/null
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
-fails=0
-fail() {
-    echo "FAIL: $*" >&2
-    fails=$((fails + 1))
-}
+. "$(dirname "$0")/lib.sh"
 py="python3 $root/docs/examples/stdio_bot.py"
 
-mkdir -m 1777 "$tmp/progs" # the programs' folders (the sandbox runs them as nobody under root)
-TMPDIR="$tmp/progs" "$tessera" serve --port 0 --port-file "$tmp/port" --db "$tmp/db" --no-web \
-    --log-level info --admin-token-file "$tmp/admin" >/dev/null 2>"$tmp/server.log" &
-server_pid=$!
-for _ in $(seq 200); do [ -s "$tmp/port" ] && [ -s "$tmp/admin" ] && break; sleep 0.05; done
-[ -s "$tmp/port" ] || { fail "the server did not start: $(tail "$tmp/server.log")"; exit 1; }
-url="ws://127.0.0.1:$(cat "$tmp/port")/"
+start_server
 
 # without the token: refused here, naming what to give
 "$tessera" create carcassonne --url "$url" --seat "cmd:$py" --seat open >"$tmp/out" 2>"$tmp/err"
@@ -56,7 +37,7 @@ grep -q "(forbidden)" "$tmp/err" || fail "a wrong token: $(cat "$tmp/err")"
 
 # the program seat, and the open seat's lines
 "$tessera" create carcassonne --url "$url" --seat "cmd:$py" --seat open --time 5000 \
-    --admin-token-file "$tmp/admin" >"$tmp/out" 2>"$tmp/err" ||
+    --admin-token-file "$admin" >"$tmp/out" 2>"$tmp/err" ||
     { fail "create with the token: exit $? ($(cat "$tmp/err"))"; exit 1; }
 grep -q "^  P1 (seat 0)  program cmd:$py\$" "$tmp/out" || fail "the program seat: $(cat "$tmp/out")"
 grep -q "^  tessera bot --url .* --seat 1 --token [^ ]* --bot mcts:sims=400\$" "$tmp/out" ||
@@ -74,5 +55,4 @@ grep -q "^game over: reason=normal .* turns=71 .*seat=1" "$tmp/bridge.out" ||
     fail "the pasted bridge line: $(cat "$tmp/bridge.out")"
 grep -q '"program_started".*"seat":0' "$tmp/server.log" || fail "the server did not start the program"
 
-[ "$fails" -eq 0 ] && echo "create.sh: all checks passed"
-[ "$fails" -eq 0 ]
+finish create.sh

@@ -14,19 +14,7 @@
 # Prints what failed and exits 1.
 set -u
 tessera=$1 wsctl=$2
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/tessera-games.XXXXXX")
-server_pid=
-cleanup() {
-    [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null
-    wait 2>/dev/null
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
-fails=0
-fail() {
-    echo "FAIL: $*" >&2
-    fails=$((fails + 1))
-}
+. "$(dirname "$0")/lib.sh"
 
 "$tessera" games >"$tmp/list" 2>"$tmp/err" || fail "tessera games exited $? ($(cat "$tmp/err"))"
 for g in carcassonne reversi dodgem pentago-twist; do
@@ -45,12 +33,8 @@ grep -q "extra" "$tmp/err" || fail "games extra: stderr does not name it: $(cat 
 "$tessera" games --json >"$tmp/games.json" 2>"$tmp/err" || fail "games --json exited $? ($(cat "$tmp/err"))"
 
 # the server's list_games, from a real server
-"$tessera" serve --port 0 --port-file "$tmp/port" --db "$tmp/db" --no-web --log-level warn \
-    >/dev/null 2>"$tmp/server.log" &
-server_pid=$!
-for _ in $(seq 200); do [ -s "$tmp/port" ] && break; sleep 0.05; done
-[ -s "$tmp/port" ] || { fail "the server did not start: $(tail "$tmp/server.log")"; exit 1; }
-"$wsctl" "ws://127.0.0.1:$(cat "$tmp/port")/" '{"type":"list_games"}' >"$tmp/server.json" ||
+start_server --log-level warn
+"$wsctl" "$url" '{"type":"list_games"}' >"$tmp/server.json" ||
     fail "list_games: $(cat "$tmp/server.json")"
 
 python3 - "$tmp/games.json" "$tmp/server.json" <<'EOF' || fail "the JSON checks above"
@@ -108,5 +92,4 @@ for b in bad:
 sys.exit(1 if bad else 0)
 EOF
 
-[ "$fails" -eq 0 ] && echo "games.sh: all checks passed"
-[ "$fails" -eq 0 ]
+finish games.sh

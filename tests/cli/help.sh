@@ -9,38 +9,19 @@
 # Prints what failed and exits 1.
 set -u
 tessera=$1
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/tessera-help.XXXXXX")
-server_pid=
-cleanup() {
-    [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null
-    wait 2>/dev/null
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
-fails=0
-fail() {
-    echo "FAIL: $*" >&2
-    fails=$((fails + 1))
-}
+. "$(dirname "$0")/lib.sh"
 
 # ---- serve: the default address, as said and as bound ----
 "$tessera" serve --help >"$tmp/serve.help"
 said=$(sed -n 's/^ *--host ADDR .*(default \([^:)]*\).*/\1/p' "$tmp/serve.help")
 [ "$said" = 127.0.0.1 ] || fail "serve --help gives the --host default as '$said': $(grep -A1 -- '--host' "$tmp/serve.help")"
-"$tessera" serve --port 0 --port-file "$tmp/port" --db "$tmp/db" --no-web --log-level warn \
-    >/dev/null 2>"$tmp/server.log" &
-server_pid=$!
-for _ in $(seq 200); do [ -s "$tmp/port" ] && break; sleep 0.05; done
-if [ -s "$tmp/port" ]; then
-    port=$(printf '%04X' "$(cat "$tmp/port")")
-    # listening sockets on the port (state 0A) and their local addresses
-    bound=$(awk -v p=":$port" '$4 == "0A" && substr($2, length($2) - 4) == p { print $2 }' \
-        /proc/net/tcp /proc/net/tcp6 2>/dev/null | sort -u | tr '\n' ' ')
-    [ "$bound" = "0100007F:$port " ] ||
-        fail "a server without --host listens on '$bound' (hex), not only on 127.0.0.1 as its help says"
-else
-    fail "the server did not start: $(tail -n 5 "$tmp/server.log")"
-fi
+start_server --log-level warn
+port=$(printf '%04X' "$port")
+# listening sockets on the port (state 0A) and their local addresses
+bound=$(awk -v p=":$port" '$4 == "0A" && substr($2, length($2) - 4) == p { print $2 }' \
+    /proc/net/tcp /proc/net/tcp6 2>/dev/null | sort -u | tr '\n' ' ')
+[ "$bound" = "0100007F:$port " ] ||
+    fail "a server without --host listens on '$bound' (hex), not only on 127.0.0.1 as its help says"
 
 # ---- match: programs and the per-turn limit ----
 "$tessera" match --help >"$tmp/match.help"
@@ -49,5 +30,4 @@ grep -q -- "--move-ms MS" "$tmp/match.help" || fail "match --help does not name 
 "$tessera" match reversi random random --games 2 --move-ms 500 >"$tmp/match.out" 2>"$tmp/match.err" ||
     fail "match --move-ms 500: exit $? ($(cat "$tmp/match.err"))"
 
-[ "$fails" -eq 0 ] && echo "help.sh: all checks passed"
-[ "$fails" -eq 0 ]
+finish help.sh

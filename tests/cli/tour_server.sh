@@ -16,20 +16,7 @@
 set -u
 tessera=$1 wsctl=$2
 root=$(cd "$(dirname "$0")/../.." && pwd)
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/tessera-tourserver.XXXXXX")
-chmod 755 "$tmp"
-server_pid=
-cleanup() {
-    [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null
-    wait 2>/dev/null
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
-fails=0
-fail() {
-    echo "FAIL: $*" >&2
-    fails=$((fails + 1))
-}
+. "$(dirname "$0")/lib.sh"
 # expect CODE PATTERN ARGS... — tessera ARGS exits CODE, its output matches
 expect() {
     local code=$1 pattern=$2 rc
@@ -41,14 +28,7 @@ expect() {
         fail "tessera $*: the output lacks '$pattern': $(tail -n 8 "$tmp/out" "$tmp/err")"
 }
 
-mkdir -m 1777 "$tmp/progs"
-TMPDIR="$tmp/progs" "$tessera" serve --port 0 --port-file "$tmp/port" --db "$tmp/db" --no-web \
-    --log-level warn --admin-token-file "$tmp/admin" >/dev/null 2>"$tmp/server.log" &
-server_pid=$!
-for _ in $(seq 200); do [ -s "$tmp/port" ] && [ -s "$tmp/admin" ] && break; sleep 0.05; done
-[ -s "$tmp/port" ] || { fail "the server did not start: $(tail "$tmp/server.log")"; exit 1; }
-port=$(cat "$tmp/port")
-url="ws://127.0.0.1:$port/"
+start_server --log-level warn
 parts=(best=heuristic rand=random "py=cmd:python3 $root/docs/examples/stdio_bot.py")
 common=(tournament rr --game reversi --games-per-pair 2 --move-ms 3000 --seed 7 --url "$url")
 
@@ -94,5 +74,4 @@ grep -q "tessera tournament --url $url --watch 2" "$tmp/out" || fail "--detach: 
 expect 0 "^tournament 2 on $url: done, 6 games done of 6 expected" tournament --url "$url" --watch 2
 expect 0 '"tournament":2,"state":"done"' tournament --url "$url" --watch 2 --json
 
-[ "$fails" -eq 0 ] && echo "tour_server.sh: all checks passed"
-[ "$fails" -eq 0 ]
+finish tour_server.sh
