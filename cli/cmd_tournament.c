@@ -272,7 +272,7 @@ static void on_end(const tour_run_game *info, void *user)
         return;
     const tour_spec *sp = tour_get_spec(p->t);
     const tour_result *r = info->result;
-    char text[160], line[1024];
+    char text[160], line[8192];
     size_t o = 0;
     o += (size_t)snprintf(line + o, sizeof line - o, "game %lld:", (long long)info->game->id);
     for (int s = 0; s < info->game->seats && o < sizeof line; s++)
