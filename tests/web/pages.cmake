@@ -10,6 +10,8 @@
 #   web_games     Dodgem and Pentago-Twist: a whole game of each played by
 #                 clicking at 1280×800 and at 390×844, a bot game watched and
 #                 its replay stepped through, pieces checked against the states
+#   web_replaylog a record of `tessera match --out` replayed with its program's
+#                 log: each turn's verdict, debug and stderr beside the board
 #   web_course    the classroom pages: a course made on #/instructor, a roster,
 #                 a student's upload and gates on #/course at 390 px, the final,
 #                 the grade CSV downloaded
@@ -18,7 +20,7 @@
 # TESSERA_SKIP_MISSING=1 in ctest's environment makes that a skip (exit 77),
 # for a machine that knowingly lacks them (web_missing_tools checks both).
 find_program(TESSERA_NODE NAMES node nodejs)
-foreach(_page phone features takeover tournament games course)
+foreach(_page phone features takeover tournament games course replaylog)
   if(TESSERA_NODE)
     add_test(NAME web_${_page}
       COMMAND ${TESSERA_NODE} ${CMAKE_CURRENT_LIST_DIR}/${_page}.test.js
