@@ -11,17 +11,20 @@ cd "$(dirname "$0")/.."
 scripts/deps.sh test fuzz
 
 # the server integration tests (tests/server) run on Node.js with the npm
-# package ws, pinned by tests/server/package-lock.json
-if command -v npm >/dev/null && [ ! -d tests/server/node_modules ]; then
-  echo "== npm ci (tests/server)"
-  (cd tests/server && npm ci --no-audit --no-fund)
-fi
-# the web UI tests (tests/web) drive Debian's chromium with the npm package
-# playwright-core (it downloads no browser), pinned by tests/web/package-lock.json
-if command -v npm >/dev/null && [ ! -d tests/web/node_modules ]; then
-  echo "== npm ci (tests/web)"
-  (cd tests/web && npm ci --no-audit --no-fund)
-fi
+# package ws, pinned by tests/server/package-lock.json; the web UI tests
+# (tests/web) drive Debian's chromium with the npm package playwright-core (it
+# downloads no browser), pinned by tests/web/package-lock.json. `npm ci` runs
+# again whenever a lock file changed since the folder's last install (a stale
+# node_modules would test other versions than the ones pinned).
+for dir in tests/server tests/web; do
+  command -v npm >/dev/null || break
+  sum=$(sha256sum <"$dir/package-lock.json")
+  if [ "$(cat "$dir/node_modules/.tessera-lock" 2>/dev/null)" != "$sum" ]; then
+    echo "== npm ci ($dir)"
+    (cd "$dir" && npm ci --no-audit --no-fund)
+    echo "$sum" >"$dir/node_modules/.tessera-lock"
+  fi
+done
 
 jobs=$(nproc)
 label_args=(-LE slow)

@@ -24,6 +24,10 @@ How:
      PATH or in PostgreSQL's bin folder; its package (dpkg -S); a package outside (2)
      is a failure, unless the word is in IGNORED below with the reason it is not a
      program the suite starts.
+It also reads the npm lock files of the test and bench folders: every package there must
+run on the Node.js of Debian bookworm (18.20), the one deps.sh installs on a machine with
+Debian's archive only (playwright-core 1.65 wants 20: the web suites failed so on a
+clean bookworm while passing on a machine with a newer Node.js).
 It also fails when a package of (1) is not installed: the test command installs them
 first, so that means deps.sh failed quietly or names a package that does not exist.
 Exit 0 when all is well, 1 with one line per problem otherwise.
@@ -260,6 +264,66 @@ def owners(paths):
     return result
 
 
+# bookworm's nodejs (18.20.4+dfsg-1~deb12u1): what `deps.sh node` installs from Debian
+DEBIAN_NODE = (18, 20, 4)
+
+
+def _ver(text):
+    parts = [int(x) if x.isdigit() else 0 for x in re.sub(r"[^0-9.].*$", "", text).split(".")]
+    return tuple((parts + [0, 0, 0])[:3])
+
+
+def node_admits(engines, have=DEBIAN_NODE):
+    """Does an npm `engines.node` range admit the version `have`? (>=, >, <=, <, =, ^, ~,
+    x-ranges, `a - b` and `||`; what npm packages write there.)"""
+    for alt in engines.split("||"):
+        alt = alt.strip()
+        if not alt or alt in ("*", "x"):
+            return True
+        m = re.fullmatch(r"(\S+)\s+-\s+(\S+)", alt)
+        if m:
+            if _ver(m.group(1)) <= have <= _ver(m.group(2)):
+                return True
+            continue
+        ok = True
+        for comp in re.findall(r"(>=|<=|>|<|=|\^|~)?\s*v?([0-9][0-9.xX*]*)", alt):
+            op, v = comp
+            want = _ver(v.replace("x", "0").replace("X", "0").replace("*", "0"))
+            if op in ("^", "~", "") and re.search(r"[xX*]|^\d+$|^\d+\.\d+$", v) and op == "":
+                nparts = len([p for p in v.split(".") if p.isdigit()])
+                ok &= have[:nparts] == want[:nparts]
+            elif op == ">=":
+                ok &= have >= want
+            elif op == ">":
+                ok &= have > want
+            elif op == "<=":
+                ok &= have <= want
+            elif op == "<":
+                ok &= have < want
+            elif op == "^":
+                ok &= have >= want and have[0] == want[0]
+            elif op == "~":
+                ok &= have >= want and have[:2] == want[:2]
+            else:
+                ok &= have == want
+        if ok:
+            return True
+    return False
+
+
+def lock_problems(src):
+    problems = []
+    for lock in sorted(glob.glob(os.path.join(src, "tests/*/package-lock.json")) +
+                       glob.glob(os.path.join(src, "bench/package-lock.json"))):
+        for name, meta in json.load(open(lock)).get("packages", {}).items():
+            want = (meta.get("engines") or {}).get("node") if isinstance(meta.get("engines"), dict) else None
+            if want and not node_admits(want):
+                problems.append(f"{os.path.relpath(lock, src)}: {name or '(the folder itself)'} "
+                                f"{meta.get('version', '')} wants Node.js {want}; Debian bookworm's is "
+                                f"{'.'.join(map(str, DEBIAN_NODE))}: pin a version that runs on it")
+    return problems
+
+
 def main():
     if len(sys.argv) != 3:
         sys.exit("usage: programs.py SOURCE_DIR BUILD_DIR")
@@ -282,6 +346,7 @@ def main():
         if w not in pkgs:
             problems.append(f"scripts/deps.sh {' '.join(groups)} asks for {w}, which is not installed "
                             f"(run scripts/deps.sh {' '.join(groups)}; a name apt does not know fails there)")
+    problems += lock_problems(src)
     allowed = closure(wanted, pkgs) | {n for n, p in pkgs.items() if p["base"]}
 
     tests = default_tests(build)
