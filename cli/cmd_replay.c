@@ -181,7 +181,7 @@ int cmd_replay(int argc, char **argv)
     else
         rc = rec_replay_buffer(buf, len, NULL, NULL, &r);
     if (rc == 0 && verify)
-        rc = chance_verify_record(rec, &r);
+        rc = rec_verify_chance(rec, &r);
     free(buf);
 
     if (rc) {

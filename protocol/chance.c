@@ -1,16 +1,18 @@
 /*
- * chance.c — commitments to a game's chance seed, the record's "chance"
- * block, and the verification of a record against its revealed seed (see
- * chance.h; the user's view is docs/records.md, "Verifiable games").
+ * chance.c — commitments to a game's chance seed and the record's "chance"
+ * block (see chance.h; the user's view is docs/records.md, "Verifiable
+ * games"). A record is verified against its revealed seed by record.c
+ * (rec_verify_chance), which reads records: this file reads none.
  */
 #include "chance.h"
 
 #include <openssl/evp.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+
+#include "engine/eng.h"
 
 static const char hexdig[] = "0123456789abcdef";
 
@@ -188,88 +190,4 @@ int chance_block_parse(const json_t *blk, chance_block *out, char *err, size_t e
                           excerpt(nonce, q, sizeof q));
     out->revealed = true;
     return 0;
-}
-
-__attribute__((format(printf, 4, 5))) static int bad(rec_replay *out, int code, int turn,
-                                                     const char *fmt, ...)
-{
-    out->bad_turn = turn;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(out->reason, sizeof out->reason, fmt, ap);
-    va_end(ap);
-    return code;
-}
-
-int chance_verify_record(const json_t *rec, rec_replay *out)
-{
-    rec_replay scratch;
-    if (!out)
-        out = &scratch;
-    int rc = rec_replay_json(rec, NULL, NULL, out);
-    if (rc)
-        return rc;
-    const json_t *blk = json_object_get(rec, "chance");
-    if (!blk)
-        return bad(out, ENG_EBAD_RECORD, 0,
-                   "the record has no \"chance\" block: its chance outcomes cannot be verified");
-    chance_block b;
-    char why[200];
-    if ((rc = chance_block_parse(blk, &b, why, sizeof why)))
-        return bad(out, rc, 0, "%s", why);
-    if (!b.revealed)
-        return bad(out, ENG_EBAD_RECORD, 0,
-                   "the chance seed is not revealed (no seed and nonce in \"chance\"): a game "
-                   "still in progress cannot be verified");
-    char commit[CHANCE_COMMIT_HEX];
-    if (chance_commitment(&b.secret, commit))
-        return bad(out, ENG_EINTERNAL, 0, "SHA-256 failed (libcrypto)");
-    if (strcmp(commit, b.commitment) != 0)
-        return bad(out, ENG_EBAD_CHANCE, 0,
-                   "the commitment %.16s... is not the SHA-256 of the revealed seed and nonce "
-                   "(they give %.16s...): seed, nonce or commitment was changed",
-                   b.commitment, commit);
-
-    /* Re-derive every chance outcome, turn by turn. The replay above has
-     * checked every turn, so applying them again cannot fail. */
-    const eng_game *g = out->game;
-    void *st = malloc(g->state_size), *at = malloc(g->state_size);
-    if (!st || !at) {
-        free(st);
-        free(at);
-        return bad(out, ENG_ENOMEM, 0, "out of memory");
-    }
-    g->init(st, &out->rules);
-    const json_t *turns = json_object_get(rec, "turns");
-    uint64_t k = 0; /* chance events so far */
-    rc = 0;
-    for (size_t i = 0; i < json_array_size(turns) && rc == 0; i++) {
-        eng_move mv[ENG_MAX_TURN_MOVES];
-        int n = 0;
-        memcpy(at, st, g->state_size);
-        if ((rc = rec_apply_turn(g, st, json_array_get(turns, i), mv, &n, why, sizeof why))) {
-            rc = bad(out, rc, (int)i + 1, "%s", why);
-            break;
-        }
-        for (int j = 0; j < n; j++) {
-            if (g->current_player(at) == ENG_CHANCE) {
-                eng_move want = eng_chance_draw(g, at, b.secret.seed, k);
-                if (mv[j] != want) {
-                    char got_s[ENG_MOVE_STR_MAX] = "?", want_s[ENG_MOVE_STR_MAX] = "?";
-                    g->move_to_str(at, mv[j], got_s, sizeof got_s);
-                    g->move_to_str(at, want, want_s, sizeof want_s);
-                    rc = bad(out, ENG_EBAD_CHANCE, (int)i + 1,
-                             "chance event %llu is %s in the record, but the revealed seed "
-                             "gives %s",
-                             (unsigned long long)k, got_s, want_s);
-                    break;
-                }
-                k++;
-            }
-            g->apply(at, mv[j]);
-        }
-    }
-    free(st);
-    free(at);
-    return rc;
 }

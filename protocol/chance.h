@@ -27,8 +27,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "protocol/record.h"
-
 #define CHANCE_SCHEME     "tessera-chance-1"
 #define CHANCE_NONCE_LEN  16                         /* bytes of a nonce */
 #define CHANCE_NONCE_HEX  (2 * CHANCE_NONCE_LEN + 1) /* its hex text with the NUL */
@@ -73,18 +71,7 @@ typedef struct chance_block {
  * both or neither of seed (decimal string) and nonce (32 lowercase hex).
  * Returns 0 and fills *out (may be NULL), or ENG_EBAD_RECORD with a reason
  * (printable ASCII) in err. Whether the commitment matches is not checked
- * here: see chance_verify_record(). */
+ * here: see rec_verify_chance() (record.h). */
 int chance_block_parse(const json_t *blk, chance_block *out, char *err, size_t errcap);
-
-/* Verify a record (borrowed): it must replay (rec_replay_json, whose
- * failures are reported as they are), carry a "chance" block with the seed
- * and nonce revealed, the commitment must be the SHA-256 of them, and every
- * chance outcome of its turns must be what eng_chance_draw() gives for that
- * seed. Returns 0 with out filled as rec_replay_json fills it; or a negative
- * code with out->bad_turn (1-based, 0 outside the turns) and out->reason:
- * ENG_EBAD_RECORD (no chance block, no reveal), ENG_EBAD_CHANCE (the
- * commitment does not match, or the turn whose chance outcome differs from
- * the seed's, naming both), or rec_replay_json's codes. */
-int chance_verify_record(const json_t *rec, rec_replay *out);
 
 #endif

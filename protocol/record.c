@@ -13,7 +13,8 @@
  * number (0 outside the turns), a code from engine/errors.h and a reason.
  * Nothing is ever allocated from a size the input claims: the only buffers
  * are one game state (the game's declared size) and what jansson builds
- * from at most REC_MAX_BYTES of text.
+ * from at most REC_MAX_BYTES of text. A verifiable game's record is checked
+ * here too (rec_verify_chance), with the commitments of chance.c.
  */
 #include "record.h"
 
@@ -555,5 +556,80 @@ int rec_apply_turn(const eng_game *g, void *st, const json_t *turn, eng_move *mo
     int rc = apply_turn(codec, st, turn, moves, &n, err, errcap);
     if (nmoves)
         *nmoves = moves ? n : 0;
+    return rc;
+}
+
+/* ---- verifiable games ----------------------------------------------------- */
+
+int rec_verify_chance(const json_t *rec, rec_replay *out)
+{
+    rec_replay scratch;
+    if (!out)
+        out = &scratch;
+    int rc = rec_replay_json(rec, NULL, NULL, out);
+    if (rc)
+        return rc;
+    const json_t *blk = json_object_get(rec, "chance");
+    if (!blk)
+        return bad(out, ENG_EBAD_RECORD, 0,
+                   "the record has no \"chance\" block: its chance outcomes cannot be verified");
+    chance_block b;
+    char why[200];
+    if ((rc = chance_block_parse(blk, &b, why, sizeof why)))
+        return bad(out, rc, 0, "%s", why);
+    if (!b.revealed)
+        return bad(out, ENG_EBAD_RECORD, 0,
+                   "the chance seed is not revealed (no seed and nonce in \"chance\"): a game "
+                   "still in progress cannot be verified");
+    char commit[CHANCE_COMMIT_HEX];
+    if (chance_commitment(&b.secret, commit))
+        return bad(out, ENG_EINTERNAL, 0, "SHA-256 failed (libcrypto)");
+    if (strcmp(commit, b.commitment) != 0)
+        return bad(out, ENG_EBAD_CHANCE, 0,
+                   "the commitment %.16s... is not the SHA-256 of the revealed seed and nonce "
+                   "(they give %.16s...): seed, nonce or commitment was changed",
+                   b.commitment, commit);
+
+    /* Re-derive every chance outcome, turn by turn. The replay above has
+     * checked every turn, so applying them again cannot fail. */
+    const eng_game *g = out->game;
+    void *st = malloc(g->state_size), *at = malloc(g->state_size);
+    if (!st || !at) {
+        free(st);
+        free(at);
+        return bad(out, ENG_ENOMEM, 0, "out of memory");
+    }
+    g->init(st, &out->rules);
+    const json_t *turns = json_object_get(rec, "turns");
+    uint64_t k = 0; /* chance events so far */
+    rc = 0;
+    for (size_t i = 0; i < json_array_size(turns) && rc == 0; i++) {
+        eng_move mv[ENG_MAX_TURN_MOVES];
+        int n = 0;
+        memcpy(at, st, g->state_size);
+        if ((rc = rec_apply_turn(g, st, json_array_get(turns, i), mv, &n, why, sizeof why))) {
+            rc = bad(out, rc, (int)i + 1, "%s", why);
+            break;
+        }
+        for (int j = 0; j < n; j++) {
+            if (g->current_player(at) == ENG_CHANCE) {
+                eng_move want = eng_chance_draw(g, at, b.secret.seed, k);
+                if (mv[j] != want) {
+                    char got_s[ENG_MOVE_STR_MAX] = "?", want_s[ENG_MOVE_STR_MAX] = "?";
+                    g->move_to_str(at, mv[j], got_s, sizeof got_s);
+                    g->move_to_str(at, want, want_s, sizeof want_s);
+                    rc = bad(out, ENG_EBAD_CHANCE, (int)i + 1,
+                             "chance event %llu is %s in the record, but the revealed seed "
+                             "gives %s",
+                             (unsigned long long)k, got_s, want_s);
+                    break;
+                }
+                k++;
+            }
+            g->apply(at, mv[j]);
+        }
+    }
+    free(st);
+    free(at);
     return rc;
 }

@@ -119,4 +119,15 @@ int rec_replay_buffer(const char *buf, size_t len, rec_turn_fn fn, void *ud, rec
 int rec_apply_turn(const eng_game *g, void *st, const json_t *turn, eng_move *moves, int *nmoves,
                    char *err, size_t errcap);
 
+/* Verify a record (borrowed): it must replay (rec_replay_json, whose
+ * failures are reported as they are), carry a "chance" block with the seed
+ * and nonce revealed, the commitment must be the SHA-256 of them, and every
+ * chance outcome of its turns must be what eng_chance_draw() gives for that
+ * seed. Returns 0 with out filled as rec_replay_json fills it; or a negative
+ * code with out->bad_turn (1-based, 0 outside the turns) and out->reason:
+ * ENG_EBAD_RECORD (no chance block, no reveal), ENG_EBAD_CHANCE (the
+ * commitment does not match, or the turn whose chance outcome differs from
+ * the seed's, naming both), or rec_replay_json's codes. */
+int rec_verify_chance(const json_t *rec, rec_replay *out);
+
 #endif

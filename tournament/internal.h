@@ -2,7 +2,10 @@
  * internal.h — the tournament object and how the files of tournament/ share
  * it: tour.c (the public calls, results, counts), schedule.c (the formats:
  * which tables play, when rounds are generated, knockout ties, the SPRT
- * scan), store.c (SQLite), standings.c and report.c (read only).
+ * scan), journal.c (the changes since the last commit), store.c (SQLite or
+ * PostgreSQL), standings.c and report.c (read only). They stand in floors:
+ * store.c above tour.c above schedule.c above journal.c; the store is
+ * reached from below only through the writer it attaches (store_write).
  *
  * Layout. Pairings are table instances: one table of k participants in one
  * round (a round-robin pairing in one cycle, a Swiss table, a knockout tie).
@@ -81,6 +84,7 @@ struct tour {
 
     /* store and journal */
     struct tour_store *store;
+    int (*store_write)(tour *t); /* writes the journal to store (set by store.c with it) */
     int64_t store_id;
     bool broken;             /* a write failed: no more changes */
     int64_t j_pair, j_group; /* pairings and groups from these on are new */
@@ -97,6 +101,12 @@ static inline int64_t tour__ngames(const tour *t)
     return t->ngroups * t->k;
 }
 
+/* The pairwise outcome of seats a and b in a done game: 1, 0.5, 0 for a. */
+static inline double tour__pair_points(const tour__res *r, int a, int b)
+{
+    return r->rank[a] < r->rank[b] ? 1.0 : r->rank[a] > r->rank[b] ? 0.0 : 0.5;
+}
+
 /* Participant in seat s of game id. */
 int tour__seat_participant(const tour *t, int64_t id, int seat);
 
@@ -105,16 +115,16 @@ tour_spec *tour__spec_copy(const tour_spec *src); /* heap copy owning its string
 int64_t tour__tables_per_cycle(tour_format f, int n, int k, bool *balanced);
 int tour__swiss_auto_rounds(int n);
 
-/* tour.c */
+/* journal.c */
 int tour__set_status(tour *t, int64_t id, tour_game_status st); /* journals; ENG_ENOMEM */
 int tour__commit(tour *t);                                      /* the journal to the store */
 void tour__journal_reset(tour *t);
+
+/* tour.c */
 int tour__alloc(const tour_spec *spec, tour **out, char *err,
                 size_t errcap); /* copy, no schedule */
 uint64_t tour__chance_seed(const tour *t, int64_t group);
 uint64_t tour__seat_seed(const tour *t, int64_t game, int seat);
-/* The pairwise outcome of seats a and b in a done game: 1, 0.5, 0 for a. */
-double tour__pair_points(const tour__res *r, int a, int b);
 
 /* schedule.c */
 int tour__add_pairing(tour *t, int round, const int *members, int64_t *out);
@@ -134,7 +144,5 @@ int tour__swiss_state(const tour *t, double *points, double *buchholz, int *byes
 /* Knockout: the round each participant reached and whether it is alive. */
 int tour__ko_progress(const tour *t, int *reached, bool *alive);
 
-/* store.c: write the journal (called by tour__commit when a store is attached) */
-int tour__store_write(tour *t);
 
 #endif

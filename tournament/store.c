@@ -394,7 +394,8 @@ static int tx_end(db_conn *db, bool outer, int rc)
     return ENG_ESTORAGE;
 }
 
-int tour__store_write(tour *t)
+/* The writer store.c attaches to a tournament (tour.store_write). */
+static int store_write(tour *t)
 {
     bool outer;
     if (tx_begin(t->store->db, &outer) != DB_OK)
@@ -446,6 +447,7 @@ int tour_store_create(tour_store *st, tour *t, int64_t *id, char *err, size_t er
     free(text);
     if (rc == DB_OK) {
         t->store = st;
+        t->store_write = store_write;
         t->store_id = new_id;
         /* everything scheduled so far is new to the database */
         t->j_pair = 0;
@@ -674,6 +676,7 @@ int tour_store_load(tour_store *st, int64_t id, tour_resume_mode mode, tour **ou
     /* from here on, every change is an update of existing rows */
     tour__journal_reset(t);
     t->store = st;
+    t->store_write = store_write;
     t->store_id = id;
     if (mode == TOUR_RESUME_REPLAY)
         for (int64_t g = 0; g < tour__ngames(t); g++)
@@ -689,7 +692,7 @@ int tour_store_load(tour_store *st, int64_t id, tour_resume_mode mode, tour **ou
         goto out;
     }
     t->j_flags = true;
-    if (tour__store_write(t)) {
+    if (store_write(t)) {
         rc = fail(st, err, errcap, "updating the tournament");
         goto out;
     }

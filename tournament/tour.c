@@ -2,7 +2,7 @@
  * tour.c — the tournament object: creation from a spec, the game life cycle
  * (pending -> running -> done, or void), results and their checks, pause and
  * cancel, counts. What the formats schedule lives in schedule.c; every
- * change goes through the journal to the store (store.c) before a call
+ * change goes through the journal (journal.c) to the store before a call
  * returns (see tour.h and internal.h).
  */
 #include <math.h>
@@ -212,50 +212,6 @@ const char *tour_game_ref(const tour *t, int64_t id)
     return id >= 0 && id < tour__ngames(t) ? t->ref[id] : NULL;
 }
 
-/* ---- journal ------------------------------------------------------------------ */
-
-void tour__journal_reset(tour *t)
-{
-    t->j_pair = t->npair;
-    t->j_group = t->ngroups;
-    t->nj_games = 0;
-    t->j_flags = false;
-    t->j_record = NULL;
-}
-
-int tour__commit(tour *t)
-{
-    int rc = 0;
-    if (t->store && (rc = tour__store_write(t)))
-        t->broken = true;
-    tour__journal_reset(t);
-    return rc;
-}
-
-int tour__set_status(tour *t, int64_t id, tour_game_status st)
-{
-    tour_game_status old = (tour_game_status)t->status[id];
-    if (old == st)
-        return 0;
-    if (id / t->k < t->j_group) { /* an existing row: remember it */
-        if (t->nj_games == t->capj_games) {
-            int64_t cap = t->capj_games ? 2 * t->capj_games : 64;
-            int64_t *p = realloc(t->j_games, (size_t)cap * sizeof *p);
-            if (!p)
-                return ENG_ENOMEM;
-            t->j_games = p;
-            t->capj_games = cap;
-        }
-        t->j_games[t->nj_games++] = id;
-    }
-    t->cnt[old]--;
-    t->cnt[st]++;
-    t->status[id] = (uint8_t)st;
-    if (st == TOUR_PENDING && id < t->cursor)
-        t->cursor = id;
-    return 0;
-}
-
 /* ---- the game life cycle ----------------------------------------------------------- */
 
 int tour_next_game(tour *t, const bool *busy, tour_game *out)
@@ -324,11 +280,6 @@ void tour_result_init(tour_result *r)
     memset(r, 0, sizeof *r);
     r->end = TOUR_END_NORMAL;
     r->culprit = -1;
-}
-
-double tour__pair_points(const tour__res *r, int a, int b)
-{
-    return r->rank[a] < r->rank[b] ? 1.0 : r->rank[a] > r->rank[b] ? 0.0 : 0.5;
 }
 
 /* Check r for a game of k seats; fill *out (verdict not copied). */

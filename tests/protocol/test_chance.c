@@ -3,7 +3,7 @@
  * the commitment against SHA-256 values computed independently (coreutils'
  * sha256sum), the parsers of seeds and nonces at their edges, the chance
  * derivation (one stream per event; the same tiles whatever the moves), and
- * chance_verify_record on an honest record and on records whose tile,
+ * rec_verify_chance on an honest record and on records whose tile,
  * seed, nonce or commitment were changed, or that lack the block or the
  * reveal.
  */
@@ -177,7 +177,7 @@ static void test_draws_follow_the_seed(void **state)
 static void expect(const json_t *rec, int code, int turn, const char *needle)
 {
     rec_replay out;
-    int rc = chance_verify_record(rec, &out);
+    int rc = rec_verify_chance(rec, &out);
     if (rc != code || out.bad_turn != turn || (needle && !strstr(out.reason, needle)))
         fail_msg("verify: %d (want %d), turn %d (want %d): %s (want '%s')", rc, code, out.bad_turn,
                  turn, out.reason, needle ? needle : "");
@@ -252,7 +252,7 @@ static void test_verify(void **state)
     rec = record(g, 2, m, n, &s, true);
     json_object_set_new(json_array_get(json_object_get(rec, "turns"), 0), "x", json_integer(99));
     rec_replay out;
-    assert_int_equal(chance_verify_record(rec, &out), ENG_EILLEGAL_MOVE);
+    assert_int_equal(rec_verify_chance(rec, &out), ENG_EILLEGAL_MOVE);
     assert_int_equal(out.bad_turn, 1);
     json_decref(rec);
 

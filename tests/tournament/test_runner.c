@@ -141,7 +141,7 @@ static void test_records_verify(void **state)
         json_t *rec = json_loads(text, JSON_REJECT_DUPLICATES, &je);
         assert_non_null(rec);
         rec_replay rp;
-        int rc = chance_verify_record(rec, &rp);
+        int rc = rec_verify_chance(rec, &rp);
         if (rc)
             fail_msg("game %lld: turn %d: %s", (long long)id, rp.bad_turn, rp.reason);
         assert_true(rp.finished);

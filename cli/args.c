@@ -1,0 +1,148 @@
+/*
+ * args.c — the argument helpers every subcommand shares (cli.h): usage
+ * errors, integers, seeds, a game and its rules from --players and --rule,
+ * the monotonic clock. The floor under the cmd_*.c files: it calls none of
+ * them, nor main.c.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "tessera %s: ", cmd);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\n(see `tessera %s --help`)\n", cmd);
+    return CLI_USAGE;
+}
+
+int cli_int(const char *cmd, const char *opt, const char *val, long long min, long long max,
+            long long *out)
+{
+    char *end;
+    long long v;
+    /* digits with an optional sign: no spaces, nothing after, no overflow */
+    if (!val || !(isdigit((unsigned char)val[0]) || ((val[0] == '-' || val[0] == '+') &&
+                                                     isdigit((unsigned char)val[1]))))
+        goto bad;
+    errno = 0;
+    v = strtoll(val, &end, 10);
+    if (*end || errno == ERANGE || v < min || v > max)
+        goto bad;
+    *out = v;
+    return 0;
+bad:
+    cli_usage_error(cmd, "%s needs an integer from %lld to %lld, got '%s'", opt, min, max,
+                    val ? val : "");
+    return -1;
+}
+
+int cli_seed(const char *cmd, const char *val, uint64_t *out)
+{
+    char *end;
+    if (val && isdigit((unsigned char)val[0])) {
+        errno = 0;
+        unsigned long long v = strtoull(val, &end, 10);
+        if (!*end && errno != ERANGE) {
+            *out = v;
+            return 0;
+        }
+    }
+    cli_usage_error(cmd, "--seed needs a non-negative integer of at most 18446744073709551615, got '%s'", val ? val : "");
+    return -1;
+}
+
+const eng_game *cli_game(const char *cmd, const char *name)
+{
+    const eng_game *g = eng_find_game(name);
+    if (g)
+        return g;
+    int n;
+    const eng_game *const *all = eng_games(&n);
+    fprintf(stderr, "tessera %s: unknown game '%s'; games:", cmd, name ? name : "");
+    for (int i = 0; i < n; i++)
+        fprintf(stderr, " %s", all[i]->name);
+    fprintf(stderr, "\n");
+    return NULL;
+}
+
+int cli_rule(const char *cmd, const eng_game *g, eng_rules *r, const char *kv)
+{
+    char err[160];
+    if (eng_rules_set(g, r, kv, err, sizeof err) != 0) {
+        cli_usage_error(cmd, "%s", err);
+        return -1;
+    }
+    return 0;
+}
+
+const eng_game *cli_game_rules(const char *cmd, const char *name, const char *players,
+                               const char *const *rules_kv, int nrules, eng_rules *rules)
+{
+    const eng_game *g = cli_game(cmd, name);
+    if (!g)
+        return NULL;
+    eng_rules_default(g, rules);
+    if (players) {
+        long long v;
+        if (cli_int(cmd, "--players", players, g->min_players, g->max_players, &v))
+            return NULL;
+        rules->players = (int32_t)v;
+    }
+    for (int i = 0; i < nrules; i++)
+        if (cli_rule(cmd, g, rules, rules_kv[i]))
+            return NULL;
+    if (cli_rules_check(cmd, g, rules))
+        return NULL;
+    return g;
+}
+
+int cli_game_opts_rule(const char *cmd, cli_game_opts *o, const char *kv)
+{
+    if (o->nrules == CLI_MAX_RULES) {
+        cli_usage_error(cmd, "more than %d --rule options", CLI_MAX_RULES);
+        return -1;
+    }
+    o->rules_kv[o->nrules++] = kv;
+    return 0;
+}
+
+const eng_game *cli_game_operand(const char *cmd, int argc, char **argv, int first,
+                                 const cli_game_opts *o, eng_rules *rules)
+{
+    if (first >= argc) {
+        cli_usage_error(cmd, "which game? (see `tessera games`)");
+        return NULL;
+    }
+    if (argc - first > 1) {
+        cli_usage_error(cmd, "unexpected argument '%s'", argv[first + 1]);
+        return NULL;
+    }
+    return cli_game_rules(cmd, argv[first], o->players, o->rules_kv, o->nrules, rules);
+}
+
+int cli_rules_check(const char *cmd, const eng_game *g, const eng_rules *r)
+{
+    char err[160];
+    if (eng_rules_check(g, r, err, sizeof err) != 0) {
+        cli_usage_error(cmd, "%s", err);
+        return -1;
+    }
+    return 0;
+}
+
+double cli_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
