@@ -5,7 +5,8 @@
 // machine-readable, and nothing checked either):
 // 1. every property named in a WebSocket message schema (docs/schema/*.json)
 //    is named in docs/protocol.md (a game record's own fields, under
-//    `record`, in docs/records.md);
+//    `record`, in docs/records.md; the course_* messages', which
+//    protocol.md leaves to docs/classroom.md, there);
 // 2. every property of a stdio message schema (docs/schema/stdio/) is named
 //    in docs/stdio.md;
 // 3. every field of `tessera games --json` (the game entries, the rule
@@ -41,11 +42,13 @@ function props(node, at, out) {
 }
 
 const protocol = read('docs/protocol.md'), records = read('docs/records.md'), stdio = read('docs/stdio.md');
+const classroom = read('docs/classroom.md');
 for (const [dir, doc, text] of [['docs/schema', 'docs/protocol.md', protocol], ['docs/schema/stdio', 'docs/stdio.md', stdio]]) {
   for (const f of fs.readdirSync(path.join(root, dir)).filter((f) => f.endsWith('.json')).sort()) {
     for (const [k, at] of props(JSON.parse(read(path.join(dir, f))), [], [])) {
       const inRecord = at.includes('record');
-      if (!named(text, k) && !(inRecord && named(records, k)))
+      const course = dir === 'docs/schema' && f.startsWith('course_');
+      if (!named(text, k) && !(inRecord && named(records, k)) && !(course && named(classroom, k)))
         problems.push(`${doc}: field \`${k}\` of ${dir}/${f} (${at.concat(k).join('.')}) is not named`);
     }
   }
