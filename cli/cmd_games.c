@@ -4,7 +4,8 @@
  * the very `games` message a server sends in reply to list_games
  * (protocol/wire.c builds both), Carcassonne's tile model included — every
  * tile's port map, count, pennant and which cities each field touches — so a
- * bot need not type the tiles in from docs/rules.md.
+ * bot need not type the tiles in from docs/rules.md; the published game data
+ * kits load (kit/python/tessera_kit/data/games.json is this output).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,13 +26,13 @@ const char cmd_games_usage[] =
 static int print_json(void)
 {
     json_t *o = json_pack("{s:s, s:o}", "type", "games", "games", wire_games_json());
-    char *text = o ? json_dumps(o, JSON_COMPACT | JSON_ENSURE_ASCII) : NULL;
+    char *text = o ? json_dumps(o, JSON_INDENT(1) | JSON_PRESERVE_ORDER) : NULL;
     json_decref(o);
     if (!text) {
         fprintf(stderr, "tessera games: out of memory\n");
         return CLI_FAIL;
     }
-    printf("%s\n", text);
+    puts(text);
     free(text);
     return CLI_OK;
 }

@@ -26,6 +26,7 @@
 const char cmd_match_usage[] =
     "usage: tessera match GAME PLAYER_A PLAYER_B [PLAYER_C...] [--games N] [--seed S]\n"
     "                     [--move-ms MS] [--rule K=V]... [--players P] [--threads T] [--json]\n"
+    "                     [--out DIR] [--bundles DIR | --no-bundles]\n"
     "\n"
     "Plays N games of GAME, one player per seat: the number of players is the number\n"
     "of seats. A player is a bot spec (`tessera bots`: random, mcts:sims=400, ...) or a\n"
@@ -64,6 +65,10 @@ const char cmd_match_usage[] =
     "                 points, league, decisions, turns, ms_per_decision, ms_per_turn,\n"
     "                 sims_per_decision, sims_per_turn), faulted_games (game, bot,\n"
     "                 seat, verdict, turn, detail, stderr_tail, log), ...\n"
+    "  --bundles DIR  where a program's fault (crash, time-out, illegal move, bad\n"
+    "                 output) is kept as a bundle that `tessera doctor --replay FILE`\n"
+    "                 plays again (default tessera-faults; docs/bundles.md)\n"
+    "  --no-bundles   keep none\n"
     "A progress bar is drawn on stderr when it is a terminal.\n";
 
 /* ---- progress bar ------------------------------------------------------------ */
@@ -127,6 +132,8 @@ typedef struct games_out {
     const char *recdir; /* --out DIR/records, or NULL */
     cli_gamelog *log;   /* the programs' logs (with --out) */
     int record_errors;  /* records that could not be written */
+    const char *bundles; /* where fault bundles go (--bundles), or NULL */
+    progress *prog;      /* the bar to clear before a bundle's lines */
 } games_out;
 
 /* The last STDERR_TAIL_LINES lines of text (at most STDERR_TAIL_BYTES). */
@@ -162,9 +169,21 @@ static void on_turn(const match_turn *t, void *user)
         cli_gamelog_turn(G->log, t->index, t->seat, G->cfg->specs[t->bot], t->turn, r);
 }
 
+static void keep_bundles(const games_out *G, const match_game *mg)
+{
+    for (int i = 0; i < mg->seats; i++)
+        if (mg->bundle[i]) {
+            progress_clear(G->prog);
+            cli_keep_bundle("match", G->bundles, mg->bundle[i], (long long)mg->index,
+                            mg->seat_of[i]);
+        }
+}
+
 static void on_game(const match_game *mg, void *user)
 {
     games_out *G = user;
+    if (G->bundles)
+        keep_bundles(G, mg);
     if (!G->recdir || !mg->record)
         return;
     char path[4200], tmp[4300];
@@ -365,9 +384,12 @@ int cmd_match(int argc, char **argv)
         {"move-ms", required_argument, NULL, 'm'},
         {"out", required_argument, NULL, 'o'},
         {"json", no_argument, NULL, 'j'},
+        {"bundles", required_argument, NULL, 'b'},
+        {"no-bundles", no_argument, NULL, 'B'},
         {NULL, 0, NULL, 0},
     };
     const char *cmd = "match";
+    const char *bundles = CLI_BUNDLES_DIR;
     cli_game_opts go = {0};
     long long games = 100, threads = 0, move_ms = 0;
     uint64_t seed = 1;
@@ -402,6 +424,8 @@ int cmd_match(int argc, char **argv)
             break;
         case 'o': out_dir = optarg; break;
         case 'j': json = true; break;
+        case 'b': bundles = optarg; break;
+        case 'B': bundles = NULL; break;
         case ':': return cli_usage_error(cmd, "%s needs a value", argv[optind - 1]);
         default: return cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
         }
@@ -489,6 +513,9 @@ int cmd_match(int argc, char **argv)
         cfg.progress = progress_draw;
         cfg.progress_user = &prog;
     }
+    G.bundles = bundles;
+    G.prog = &prog;
+    cfg.bundles = bundles != NULL;
     match_result res;
     int rc = match_run(&cfg, &res, err, sizeof err);
     progress_clear(&prog);

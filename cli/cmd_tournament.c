@@ -87,11 +87,15 @@ const char cmd_tournament_usage[] =
     "  --json              print the result as one JSON object (last line): spec, counts,\n"
     "                      standings, cross-table, ratings, SPRT, run\n"
     "  --quiet             no progress on stderr (a bar on a terminal, else a line per game)\n"
+    "  --bundles DIR       where a program's fault is kept as a bundle that `tessera\n"
+    "                      doctor --replay FILE` plays again (default: --out DIR/faults,\n"
+    "                      else tessera-faults; docs/bundles.md); --no-bundles: none\n"
     "On a server (the server plays it: its journal, clocks and web page):\n"
     "  --url URL           create it on the server at ws://HOST:PORT/ (programs, cmd:, are\n"
     "                      then found and run on the server's machine; remote:NAME seats a\n"
     "                      bot registered there), start it, print its page's address and\n"
-    "                      follow it here to its standings; --db and --out do not apply\n"
+    "                      follow it here to its standings; --db, --out and --bundles\n"
+    "                      do not apply\n"
     "  --admin-token-file F  the server's admin token (`tessera serve --admin-token-file F`\n"
     "                      writes it; --admin-token T gives it here)\n"
     "  --detach            leave it running once started\n"
@@ -127,6 +131,7 @@ typedef struct progress {
     int64_t done0;        /* games done before this run (a resume) */
     const char *recdir;   /* --out DIR/records, or NULL */
     cli_gamelog *log;     /* the programs' logs, with --out */
+    const char *bundles;  /* where fault bundles go, or NULL */
     int write_errors;     /* records that could not be written */
     pthread_mutex_t lock; /* guards the fields below and stderr's bar */
     tour_counts c;        /* the counts at the last callback */
@@ -267,6 +272,12 @@ static void on_end(const tour_run_game *info, void *user)
         if (write_file(path, info->result->record))
             p->write_errors++;
     }
+    for (int s = 0; p->bundles && s < info->game->seats; s++)
+        if (info->bundle[s]) {
+            bar_clear(p);
+            cli_keep_bundle("tournament", p->bundles, info->bundle[s], (long long)info->game->id,
+                            s);
+        }
     refresh(p);
     if (p->quiet || p->tty)
         return;
@@ -428,6 +439,8 @@ int cmd_tournament(int argc, char **argv)
         {"admin-token-file", required_argument, NULL, 'F'},
         {"detach", no_argument, NULL, 'D'},
         {"watch", required_argument, NULL, 'W'},
+        {"bundles", required_argument, NULL, 'B'},
+        {"no-bundles", no_argument, NULL, 'X'},
         {NULL, 0, NULL, 0},
     };
     /* on a server (--url): what was given, to send only that */
@@ -436,6 +449,8 @@ int cmd_tournament(int argc, char **argv)
     bool detach = false, conc_set = false, seed_set = false, policy_set = false;
     long long watch_id = 0;
     const char *game_name = "carcassonne", *db_path = NULL, *out_dir = NULL;
+    const char *bundles = NULL;
+    bool no_bundles = false;
     cli_game_opts go = {0};
     long long gpp = 0, cycles = 1, rounds = 0, best_of = 0, conc = 1, move_ms = 0;
     uint64_t seed = 1;
@@ -517,6 +532,8 @@ int cmd_tournament(int argc, char **argv)
         case 'o': out_dir = optarg; break;
         case 'j': json = true; break;
         case 'q': quiet = true; break;
+        case 'B': bundles = optarg; break;
+        case 'X': no_bundles = true; break;
         case ':': return cli_usage_error(cmd, "%s needs a value", argv[optind - 1]);
         default: return cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
         }
@@ -524,10 +541,10 @@ int cmd_tournament(int argc, char **argv)
     if (!url && (detach || watch_id || admin))
         return cli_usage_error(cmd, "%s is for a tournament on a server: give --url too",
                                detach ? "--detach" : watch_id ? "--watch" : "the admin token");
-    if (url && (db_path || out_dir))
+    if (url && (db_path || out_dir || bundles))
         return cli_usage_error(cmd, "--%s is for a tournament played here; on a server (--url) "
                                     "the server keeps it (its page has the records)",
-                               db_path ? "db" : "out");
+                               db_path ? "db" : out_dir ? "out" : "bundles");
     if (url && watch_id) {
         if (optind < argc)
             return cli_usage_error(cmd, "--watch follows a tournament: no format or participants");
@@ -725,13 +742,19 @@ int cmd_tournament(int argc, char **argv)
         }
     }
 
+    /* fault bundles: --bundles DIR, else --out DIR/faults, else the default */
+    char faultdir[4096];
+    snprintf(faultdir, sizeof faultdir, "%s/faults", out_dir ? out_dir : ".");
+    if (!bundles)
+        bundles = out_dir ? faultdir : CLI_BUNDLES_DIR;
     progress prog = {.t = t,
                      .tty = isatty(STDERR_FILENO) != 0,
                      .quiet = quiet,
                      .t0 = cli_now(),
                      .done0 = done_before,
                      .recdir = out_dir ? recdir : NULL,
-                     .log = prog_log = out_dir ? cli_gamelog_create(recdir) : NULL};
+                     .log = prog_log = out_dir ? cli_gamelog_create(recdir) : NULL,
+                     .bundles = no_bundles ? NULL : bundles};
     tour_run_config rcfg;
     tour_run_config_default(&rcfg);
     rcfg.concurrency = (int)conc;
@@ -739,6 +762,8 @@ int cmd_tournament(int argc, char **argv)
     rcfg.policy = policy;
     rcfg.records = true;
     rcfg.players = pc;
+    rcfg.bundles = !no_bundles;
+    rcfg.source = "tessera tournament";
     rcfg.stop = &stop_flag;
     rcfg.on_start = on_start;
     rcfg.on_end = on_end;

@@ -199,6 +199,7 @@ const cli_command cli_commands[] = {
      "usage: tessera doctor [OPTIONS] [--stateless] -- PROGRAM [ARGS...]\n"
      "       tessera doctor [OPTIONS] --bot SPEC\n"
      "       tessera doctor [OPTIONS] --url URL --remote NAME --admin-token-file F\n"
+     "       tessera doctor --replay BUNDLE [--move-ms MS] [--json] [-- PROGRAM [ARGS...]]\n"
      "\n"
      "Plays the bot through the cases that break bots, in every game (or those given),\n"
      "against a random opponent, and checks that it answers every turn in time with a\n"
@@ -228,11 +229,18 @@ const cli_command cli_commands[] = {
      "  --url URL --remote NAME   the server and the name\n"
      "  --admin-token T | --admin-token-file F   the server's admin token (seating a\n"
      "                     registered bot needs it)\n"
+     "A fault bundle that `tessera match` or `tessera tournament` kept (docs/bundles.md)\n"
+     "is played again with --replay BUNDLE: the same game, tiles, moves and lines, to the\n"
+     "bundle's program or to PROGRAM (a fixed one), each of its turns asked with the\n"
+     "bundle's allowance (or --move-ms); exit 0 when the faulty turn now passes, 1 when\n"
+     "it fails again (or earlier), 2 when the bundle cannot be read.\n"
      "Exit status: 0 every check passed (skips allowed), 1 a check failed, 2 bad\n"
      "arguments (a program that cannot be found, an unknown game).\n",
      cmd_doctor},
     {"games", "list the games and their rule options (--json: their static data)",
      cmd_games_usage, cmd_games},
+    {"rate", "rate a bot on a game's reference ladder in minutes (docs/rate.md)", cmd_rate_usage,
+     cmd_rate},
     {"vectors", "write conformance vectors: positions, legal moves, results (docs/vectors.md)",
      cmd_vectors_usage, cmd_vectors},
     {"create", "make a match on a server; print its seat tokens", cmd_create_usage, cmd_create},

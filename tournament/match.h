@@ -61,6 +61,9 @@ typedef struct match_game {
                                            "crash", "resign" (tour_end_name) */
     const char *record;                 /* the game record's JSON text (match_config.records),
                                            else NULL; borrowed, valid during the call */
+    const json_t *bundle[ENG_MAX_PLAYERS]; /* match_config.bundles: the fault bundle of bot i
+                                              (a program) in this game, or NULL (borrowed,
+                                              valid during the call; runner.h) */
 } match_game;
 
 /* One call on a bot's player (runner.h, tour_run_turn): a turn, or the
@@ -104,6 +107,7 @@ typedef struct match_config {
     match_turn_fn on_turn; /* optional: every turn (its debug, stderr, verdict) */
     void *on_turn_user;
     bool records;          /* build each game's record for on_game (match_game.record) */
+    bool bundles;          /* keep fault bundles of programs' faults (match_game.bundle) */
 } match_config;
 
 /* The summary for one bot. */
