@@ -75,9 +75,11 @@ int cli_rules_check(const char *cmd, const eng_game *g, const eng_rules *r);
 int cli_program_spec(const char *cmd, char **words, int n, bool stateless, char *out, size_t cap);
 
 /* Write fault bundle b (players/bundle.h) of game `game`, seat `seat` into
- * folder dir as game-NNNNNN-PK.json and tell, on stderr, how to replay it.
+ * folder dir as game-NNNNNN-PK.json and tell, on stderr, how to replay it;
+ * its path into path (pathcap bytes) unless path is NULL.
  * Returns 0, or -1 with the reason printed. */
-int cli_keep_bundle(const char *cmd, const char *dir, const json_t *b, long long game, int seat);
+int cli_keep_bundle(const char *cmd, const char *dir, const json_t *b, long long game, int seat,
+                    char *path, size_t pathcap);
 #define CLI_BUNDLES_DIR "tessera-faults" /* where match and tournament keep them by default */
 /* The Markdown section "Faults" listing the bundles in folder dir (linked
  * as rel/NAME), with the replay command of each; NULL when there are none

@@ -64,7 +64,7 @@ const char cmd_match_usage[] =
     "                 wins, losses, draws, mean_score, pd, scoring_rate, ci90,\n"
     "                 points, league, decisions, turns, ms_per_decision, ms_per_turn,\n"
     "                 sims_per_decision, sims_per_turn), faulted_games (game, bot,\n"
-    "                 seat, verdict, turn, detail, stderr_tail, log), ...\n"
+    "                 seat, verdict, turn, detail, stderr_tail, log, bundle), ...\n"
     "  --bundles DIR  where a program's fault (crash, time-out, illegal move, bad\n"
     "                 output) is kept as a bundle that `tessera doctor --replay FILE`\n"
     "                 plays again (default tessera-faults; docs/bundles.md)\n"
@@ -123,6 +123,7 @@ typedef struct fault {
     char verdict[24];
     char detail[512];
     char stderr_tail[STDERR_TAIL_BYTES + 1];
+    char *bundle; /* its fault bundle's path (--bundles), or NULL; owned */
 } fault;
 
 typedef struct games_out {
@@ -169,13 +170,20 @@ static void on_turn(const match_turn *t, void *user)
         cli_gamelog_turn(G->log, t->index, t->seat, G->cfg->specs[t->bot], t->turn, r);
 }
 
+/* Each program fault's bundle; the path of the one that lost the game goes
+ * with its fault (on_turn set it, on the same thread, before this call). */
 static void keep_bundles(const games_out *G, const match_game *mg)
 {
     for (int i = 0; i < mg->seats; i++)
         if (mg->bundle[i]) {
+            char path[4096];
             progress_clear(G->prog);
-            cli_keep_bundle("match", G->bundles, mg->bundle[i], (long long)mg->index,
-                            mg->seat_of[i]);
+            if (cli_keep_bundle("match", G->bundles, mg->bundle[i], (long long)mg->index,
+                                mg->seat_of[i], path, sizeof path) != 0)
+                continue;
+            fault *f = mg->index >= 0 && mg->index < G->nfaults ? &G->faults[mg->index] : NULL;
+            if (f && f->set && f->bot == i && !f->bundle)
+                f->bundle = strdup(path);
         }
 }
 
@@ -288,6 +296,8 @@ static void print_faults(const games_out *G)
             if (access(path, F_OK) == 0)
                 printf("    log: %s\n", path);
         }
+        if (f->bundle)
+            printf("    replay: tessera doctor --replay %s\n", f->bundle);
     }
     if (shown && !G->recdir)
         printf("  (--out DIR keeps every game's record and each program's log: debug and stderr "
@@ -312,6 +322,8 @@ static json_t *faults_json(const games_out *G)
             if (access(path, F_OK) == 0)
                 json_object_set_new(o, "log", json_string(path));
         }
+        if (o && f->bundle)
+            json_object_set_new(o, "bundle", json_string(f->bundle));
         json_array_append_new(arr, o);
     }
     return arr;
@@ -542,6 +554,8 @@ int cmd_match(int argc, char **argv)
     if (rc == CLI_OK && (G.record_errors || cli_gamelog_errors(G.log)))
         rc = CLI_FAIL;
 out:
+    for (int64_t i = 0; G.faults && i < G.nfaults; i++)
+        free(G.faults[i].bundle);
     free(G.faults);
     cli_gamelog_destroy(G.log);
     return rc;

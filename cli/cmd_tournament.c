@@ -310,7 +310,7 @@ static void on_end(const tour_run_game *info, void *user)
         if (info->bundle[s]) {
             bar_clear(p);
             cli_keep_bundle("tournament", p->bundles, info->bundle[s], (long long)info->game->id,
-                            s);
+                            s, NULL, 0);
         }
     refresh(p);
     if (p->quiet || p->tty)

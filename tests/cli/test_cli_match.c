@@ -429,10 +429,11 @@ static char *slurp_file(const char *path)
 static void test_match_program_verdicts(void **state)
 {
     (void)state;
-    char spec[800];
+    char spec[800], bundles[] = "/tmp/tessera-cli-bundles-XXXXXX";
+    assert_non_null(mkdtemp(bundles));
     snprintf(spec, sizeof spec, "cmd:python3 %s/tests/players/bad/sleep.py", root);
     run_out *r = run("match", "reversi", spec, "random", "--games", "2", "--move-ms", "300",
-                     "--json", NULL);
+                     "--bundles", bundles, "--json", NULL);
     if (r->code != 0)
         print_error("exit %d, stderr: %s\n", r->code, r->err);
     assert_int_equal(r->code, 0);
@@ -442,6 +443,12 @@ static void test_match_program_verdicts(void **state)
         print_error("stdout: %s\n", r->out);
     assert_non_null(strstr(r->out, "game 0: A (P1, seat 0) time_limit at turn 1: no move within"));
     assert_non_null(strstr(r->out, "game 1: A (P2, seat 1) time_limit at turn 2: no move within"));
+    /* each fault names the bundle that plays it again (tessera doctor --replay) */
+    char replay[200];
+    snprintf(replay, sizeof replay, "    replay: tessera doctor --replay %s/game-000001-P2", bundles);
+    if (!strstr(r->out, replay))
+        print_error("no '%s' in stdout: %s\n", replay, r->out);
+    assert_non_null(strstr(r->out, replay));
     json_t *o = last_json(r);
     const json_t *fg = json_object_get(o, "faulted_games");
     assert_true(json_is_array(fg));
@@ -459,6 +466,13 @@ static void test_match_program_verdicts(void **state)
         if (ms < 250 || ms > 2000)
             print_error("detail: %s\n", d ? d : "(none)");
         assert_true(ms >= 250 && ms <= 2000);
+        const char *b = json_string_value(json_object_get(f, "bundle"));
+        char want[64];
+        snprintf(want, sizeof want, "game-%06d-P%d", (int)i, (int)i + 1);
+        if (!b || !strstr(b, want) || access(b, R_OK) != 0)
+            print_error("bundle of game %d: %s\n", (int)i, b ? b : "(none)");
+        assert_true(b && strstr(b, want) && access(b, R_OK) == 0);
+        unlink(b);
     }
     json_decref(o);
     free(r);
@@ -478,7 +492,7 @@ static void test_match_program_verdicts(void **state)
           f);
     fclose(f);
     snprintf(spec, sizeof spec, "cmd:python3 %s", bot);
-    r = run("match", "reversi", "random", spec, "--games", "2", "--json", NULL);
+    r = run("match", "reversi", "random", spec, "--games", "2", "--no-bundles", "--json", NULL);
     assert_int_equal(r->code, 0);
     if (!strstr(r->out, "crashed at turn") || !strstr(r->out, "| RuntimeError: my bug, on purpose"))
         print_error("stdout: %s\n", r->out);
@@ -491,10 +505,13 @@ static void test_match_program_verdicts(void **state)
     assert_non_null(tail);
     assert_non_null(strstr(tail, "thinking hard"));
     assert_non_null(strstr(tail, "RuntimeError: my bug, on purpose"));
+    assert_null(strstr(r->out, "replay: tessera doctor")); /* --no-bundles: none kept */
+    assert_null(json_object_get(json_array_get(fg, 0), "bundle"));
     json_decref(o);
     free(r);
     unlink(bot);
     rmdir(dir);
+    rmdir(bundles);
 }
 
 /* Item 3: with --out, every game's record, and for each seat a program held
