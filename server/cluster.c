@@ -3,7 +3,7 @@
  * (cluster.h says what it promises; docs/scaling.md why it is built so).
  *
  * Ownership. Every server has a row in tessera_instances carrying its lease
- * (renewed by every journal batch, store_pg.c) and every live match row names
+ * (renewed by every journal batch, journal_pg.c) and every live match row names
  * its owner. Once a second each server reads the instances: one whose lease
  * expired is taken over by whichever server first deletes its row — in the
  * same transaction as moving its matches (and tournaments) to itself — and
@@ -55,7 +55,7 @@
 #include "match_views.h"
 #include "registry.h"
 #include "storage/db.h"
-#include "store.h"
+#include "journal.h"
 #include "tournaments.h"
 
 #define HASH_SIZE 4096 /* buckets of each connection index (a power of 2) */
@@ -389,7 +389,7 @@ void cluster_flush(conn *c)
     struct cluster *cl = s->cluster;
     if (!cl || !c->remote || !c->edge_conn)
         return;
-    uint64_t synced = store_synced(s);
+    uint64_t synced = journal_synced(s->db);
     const char *channel = cl->insts[c->edge].channel;
     char head[64];
     int hl = snprintf(head, sizeof head, "O %" PRIu64 "\n", c->edge_conn);
@@ -597,7 +597,8 @@ static void restore_owned(struct cluster *cl, const char *from)
     int k = 0;
     for (match *m = s->matches; m && old; m = m->next)
         old[k++] = m;
-    if (store_load_owned(s, &match_restorer, &n, err, sizeof err))
+    journal_restorer r = match_journal_restorer(s);
+    if (journal_load_owned(s->db, &r, &n, err, sizeof err))
         srv_log(LOG_ERROR, "takeover_restore_failed", "{s:s, s:s}", "from", from, "reason", err);
     for (match *m = s->matches; m; m = m->next) {
         bool was = false;
@@ -617,9 +618,9 @@ static bool take_over(struct cluster *cl, const char *name)
 {
     srv *s = cl->s;
     int lease = s->cfg.lease_ms > 0 ? s->cfg.lease_ms : SRV_LEASE_MS;
-    if (store_up_ms(s) < (uint64_t)lease)
+    if (journal_up_ms(s->db) < (uint64_t)lease)
         return false; /* we may be back from an outage the others are not yet back from */
-    db_conn *d = store_db(s);
+    db_conn *d = journal_db(s->db);
     char sql[256];
     if (db_exec(d, "BEGIN"))
         return false;
@@ -708,8 +709,8 @@ static void on_tick(uv_timer_t *t)
         }
     }
     db_stmt *q = NULL;
-    db_conn *d = store_db(s);
-    if (store_fault(s, &(int64_t){0}, &(const char *){NULL}) != JF_NONE)
+    db_conn *d = journal_db(s->db);
+    if (journal_fault(s->db, &(int64_t){0}, &(const char *){NULL}) != JF_NONE)
         return; /* the database is out of reach: nobody can be taken over now */
     if (db_prepare(d,
                    "SELECT id, expires_at < clock_timestamp() FROM tessera_instances ORDER BY id",
@@ -759,7 +760,7 @@ bool cluster_on(const srv *s) { return s->cluster != NULL; }
 
 int cluster_start(srv *s, char *err, size_t errcap)
 {
-    if (!store_is_pg(s))
+    if (!journal_shared(s->db))
         return 0;
     struct cluster *cl = calloc(1, sizeof *cl);
     if (!cl) {
@@ -856,7 +857,7 @@ void cluster_conn_closed(conn *c)
  * there is none (or it is over: read here from the journal), -2 on an error. */
 static int match_owner(struct cluster *cl, const char *id, const char *resume_token)
 {
-    db_conn *d = store_db(cl->s);
+    db_conn *d = journal_db(cl->s->db);
     db_stmt *q = NULL;
     const char *sql = resume_token
                           ? "SELECT m.owner, m.status FROM resume_tokens t JOIN matches m "
@@ -996,7 +997,7 @@ json_t *cluster_remote_matches(srv *s, int status_filter, int max)
              : status_filter == PROTO_LIST_FINISHED ? " AND status=2"
                                                     : "",
              max);
-    if (db_prepare(store_db(s), sql, &q) != DB_OK)
+    if (db_prepare(journal_db(s->db), sql, &q) != DB_OK)
         return out;
     db_bind_text(q, 1, s->instance, -1);
     cluster_append_summaries(s, q, match_held, out);
@@ -1015,7 +1016,7 @@ static void write_summaries(struct cluster *cl)
         json_t *sum = match_summary(m);
         char *text = sum ? json_dumps(sum, JSON_COMPACT) : NULL;
         json_decref(sum);
-        if (text && store_set_summary(s, m, text) == 0) {
+        if (text && journal_set_summary(s->db, m->id, text) == 0) {
             m->summary_turns = m->turns + 1;
             m->summary_status = m->status;
         }
@@ -1039,11 +1040,11 @@ conn *cluster_remote_find(srv *s, uint64_t id)
 
 bool cluster_claim_role(srv *s, const char *role)
 {
-    if (!store_is_pg(s))
+    if (!journal_shared(s->db))
         return true; /* one server: it is everything */
     db_stmt *q = NULL;
     bool held = false;
-    if (db_prepare(store_db(s),
+    if (db_prepare(journal_db(s->db),
                    "INSERT INTO tessera_roles(role, instance) VALUES(?1, ?2) ON CONFLICT(role) DO "
                    "UPDATE SET instance = excluded.instance WHERE tessera_roles.instance = "
                    "excluded.instance OR NOT EXISTS (SELECT 1 FROM tessera_instances i WHERE "
@@ -1064,7 +1065,7 @@ static int role_holder(struct cluster *cl, const char *role)
 {
     db_stmt *q = NULL;
     int who = -1;
-    if (db_prepare(store_db(cl->s), "SELECT instance FROM tessera_roles WHERE role = ?", &q) ==
+    if (db_prepare(journal_db(cl->s->db), "SELECT instance FROM tessera_roles WHERE role = ?", &q) ==
         DB_OK) {
         db_bind_text(q, 1, role, -1);
         if (db_step(q) == DB_ROW && db_column_text(q, 0))

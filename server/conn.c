@@ -9,8 +9,8 @@
  * final text frame, unmasked as a server's are), so that net.c writes every
  * message a connection has waiting in one send(2). A message queued after a
  * journal write that is not yet committed (under --durable: not yet synced)
- * waits for it (store_hold_seq): the connection is held (srv->held) until the
- * journal releases it (srv->on_synced). Otherwise the connection goes on
+ * waits for it (journal_hold): the connection is held (srv->held) until the
+ * journal releases it (journal_on_synced: net.c). Otherwise the connection goes on
  * srv->flush, written when the loop round's callbacks are done.
  *
  * A peer that lets its queue grow past SRV_MAX_QUEUED_BYTES without reading
@@ -24,7 +24,7 @@
 
 #include "cluster.h"
 #include "conn.h"
-#include "store.h"
+#include "journal.h"
 
 void conn_queue_free(conn *c)
 {
@@ -201,12 +201,12 @@ void conn_send_text(conn *c, const char *text, size_t len)
 {
     /* nothing leaves before the journal's writes made so far are committed
      * (--durable: on disk; PostgreSQL: the batch); net_release_held lets it go */
-    uint64_t hold = c->srv->db ? store_hold_seq(c->srv) : 0;
+    uint64_t hold = journal_hold(c->srv->db);
     if (c->srv->db) {
         /* a table whose match has moves in a batch not yet stored (its commit
-         * failed: store_hold_seq no longer holds everything) hears nothing
+         * failed: journal_hold no longer holds everything) hears nothing
          * more until they are */
-        uint64_t synced = store_synced(c->srv);
+        uint64_t synced = journal_synced(c->srv->db);
         for (int i = 0; i < c->nsubs; i++) {
             uint64_t b = c->subs[i].m->journal_batch;
             if (b > synced && b > hold)

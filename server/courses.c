@@ -56,7 +56,7 @@
 #include "internal.h"
 #include "match.h"
 #include "registry.h"
-#include "store.h"
+#include "journal.h"
 #include "tournaments.h"
 #include "tournament/limits.h"
 #include "tournament/tour.h"
@@ -398,7 +398,7 @@ static void push_job(job *j)
  * PostgreSQL it has aborted the transaction). */
 static db_conn *db(void)
 {
-    return store_db(C.s);
+    return journal_db(C.s->db);
 }
 
 static bool exec(const char *sql)
@@ -3004,7 +3004,7 @@ int courses_start(srv *s, char *err, size_t errcap)
     char name[PATH_MAX];
     if (s->cfg.course_files)
         snprintf(name, sizeof name, "%.2000s", s->cfg.course_files);
-    else if (store_is_pg(s))
+    else if (journal_shared(s->db))
         snprintf(name, sizeof name, "tessera-files");
     else
         snprintf(name, sizeof name, "%.2000s.files", dbp);

@@ -22,7 +22,7 @@
 #include "protocol/record.h"
 #include "registry.h"
 #include "storage/db.h"
-#include "store.h"
+#include "journal.h"
 #include "table.h"
 #include "tournaments.h"
 
@@ -230,7 +230,7 @@ static void resume(conn *c, const proto_msg *m)
         return;
     }
     /* a finished match may no longer be held in memory: ask the journal */
-    if (c->srv->db && store_resume_status(c->srv, m->resume_token) == MATCH_FINISHED)
+    if (journal_resume_status(c->srv->db, m->resume_token) == MATCH_FINISHED)
         conn_error(c, ENG_EMATCH_OVER, "the match has already ended", m->id);
     else
         conn_error(c, ENG_EBAD_TOKEN, "no seat has that resume token", m->id);
@@ -426,7 +426,7 @@ static json_t *program_logs(srv *s, const match *x)
         json_t *log = t->prog ? prog_log_json(t->prog) : NULL;
         db_stmt *q = NULL;
         if (!log && s->db &&
-            db_prepare(store_db(s), "SELECT log FROM program_logs WHERE match=? AND seat=?", &q) ==
+            db_prepare(journal_db(s->db), "SELECT log FROM program_logs WHERE match=? AND seat=?", &q) ==
                 DB_OK &&
             db_bind_text(q, 1, x->id, -1) == DB_OK && db_bind_int(q, 2, i) == DB_OK &&
             db_step(q) == DB_ROW && db_column_text(q, 0))

@@ -42,7 +42,7 @@
 #include "net.h"
 #include "registry.h"
 #include "table.h"
-#include "store.h"
+#include "journal.h"
 
 /* Token bucket: false when the message must be refused. A registered bot
  * plays up to `capacity` games at once: its rate and burst scale with it. */
@@ -168,7 +168,7 @@ static long push_out(conn *c)
         ask_writable(c); /* lws writes its rest first, then calls back */
         return 0;
     }
-    uint64_t synced = s->db ? store_synced(s) : 0;
+    uint64_t synced = journal_synced(s->db);
     size_t total = 0;
     int n = 0;
     outmsg *o = c->head;
@@ -298,7 +298,7 @@ static void keep_sweep(uv_timer_t *t)
 
 void net_release_held(srv *s)
 {
-    uint64_t synced = store_synced(s);
+    uint64_t synced = journal_synced(s->db);
     int kept = 0;
     for (int i = 0; i < s->nheld; i++) {
         conn *c = s->held[i];
@@ -311,6 +311,11 @@ void net_release_held(srv *s)
     }
     s->nheld = kept;
     flush_all(s);
+}
+
+static void release_held(void *s)
+{
+    net_release_held(s);
 }
 
 static void on_out_prep(uv_prepare_t *h)
@@ -718,7 +723,8 @@ static const char *bind_address(const char *host, char *out, size_t cap)
 int net_start(srv *s, char *err, size_t errcap)
 {
     s->sink = &table_sink; /* the tables hear their matches' events from now on */
-    s->on_synced = net_release_held; /* --durable: held output goes once it is on disk */
+    if (s->db) /* held output goes once the journal has stored (--durable: synced) it */
+        journal_on_synced(s->db, release_held, s);
     /* TESSERA_LWS_DEBUG=1 shows libwebsockets' own notices and info (debugging) */
     const char *dbg = getenv("TESSERA_LWS_DEBUG");
     lws_set_log_level(dbg && *dbg == '1' ? LLL_ERR | LLL_WARN | LLL_NOTICE | LLL_INFO

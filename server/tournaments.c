@@ -56,7 +56,7 @@
 #include "programs.h"
 #include "registry.h"
 #include "storage/db.h"
-#include "store.h"
+#include "journal.h"
 #include "table.h"
 #include "tournament/ladder.h"
 #include "tournament/rating.h"
@@ -191,7 +191,7 @@ static bool is_ladder(const srv_tour *st)
 
 static db_conn *db_of(srv *s)
 {
-    return store_db(s);
+    return journal_db(s->db);
 }
 
 /* A random 63-bit number from getrandom(2), or a counter when it fails
@@ -1643,7 +1643,7 @@ static int insert_row(srv_tour *st, const char *kind, int64_t *id)
     int rc = ENG_ESTORAGE;
     /* the id is the database's (an identity on PostgreSQL), never ours */
     /* on PostgreSQL the row names its owner, this server (cluster.c) */
-    bool pg = store_is_pg(st->srv);
+    bool pg = journal_shared(st->srv->db);
     if (text &&
         db_prepare(db_of(st->srv),
                    pg ? "INSERT INTO srv_tournaments(kind,tour_id,settings,state,note,created,owner) "
@@ -2084,7 +2084,7 @@ int tours_init(srv *s, char *err, size_t errcap)
         lrc = db_exec(db, tables);
     /* several servers on PostgreSQL: each tournament's owner, and the summary
      * the other servers' lists show (cluster.c) */
-    if (lrc == DB_OK && store_is_pg(s))
+    if (lrc == DB_OK && journal_shared(s->db))
         lrc = db_exec(db, "ALTER TABLE srv_tournaments ADD COLUMN IF NOT EXISTS owner TEXT;"
                           "ALTER TABLE srv_tournaments ADD COLUMN IF NOT EXISTS summary TEXT;");
     db_schema_unlock(db);
@@ -2121,7 +2121,7 @@ static void resume_game(srv_tour *st, int64_t game, const char *ref, bool *reque
     }
     int status = -1;
     json_t *res = NULL;
-    if (ref && ref[0] && store_match_result(st->srv, ref, &status, &res) == 0 &&
+    if (ref && ref[0] && journal_match_result(st->srv->db, ref, &status, &res) == 0 &&
         status == MATCH_FINISHED && res) {
         result_from_json(st->k, res, NULL, &r, verdict, sizeof verdict);
         apply_result(st, game, &r);
@@ -2264,7 +2264,7 @@ static void resume_rows(srv *s, bool only_new)
         return;
     db_conn *db = db_of(s);
     db_stmt *q = NULL;
-    bool pg = store_is_pg(s);
+    bool pg = journal_shared(s->db);
     if (db_prepare(db,
                    pg ? "SELECT id, kind, tour_id, settings, state, note, created FROM "
                         "srv_tournaments WHERE owner=? ORDER BY id"
@@ -2374,7 +2374,7 @@ int tours_claim(srv *s, const char *dead)
 
 int tours_owner(srv *s, int64_t id, char *name, size_t cap)
 {
-    if (!s->tours || !store_is_pg(s) || find_tour(s, id))
+    if (!s->tours || !journal_shared(s->db) || find_tour(s, id))
         return 0;
     db_stmt *q = NULL;
     int rc = db_prepare(db_of(s), "SELECT owner FROM srv_tournaments WHERE id=?", &q);
@@ -2396,7 +2396,7 @@ int tours_owner(srv *s, int64_t id, char *name, size_t cap)
 
 void tours_write_summaries(srv *s)
 {
-    if (!s->tours || !store_is_pg(s))
+    if (!s->tours || !journal_shared(s->db))
         return;
     for (srv_tour *st = s->tours->list; st; st = st->next) {
         if (st->closing)
@@ -2426,7 +2426,7 @@ static bool tour_held(srv *s, const char *id) { return find_tour(s, strtoll(id, 
  * written by their owners, with "server"). */
 static void append_remote(srv *s, json_t *a)
 {
-    if (!store_is_pg(s))
+    if (!journal_shared(s->db))
         return;
     db_stmt *q = NULL;
     if (db_prepare(db_of(s),
