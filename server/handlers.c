@@ -337,15 +337,12 @@ static match *played_match(conn *c, const proto_msg *m, int *seat)
     return NULL;
 }
 
-static void move(conn *c, const proto_msg *m)
+/* Whether the move was played as the seat's turn (it was asked for). */
+static bool move(conn *c, const proto_msg *m)
 {
     int seat;
     match *x = played_match(c, m, &seat);
-    /* a move the server asked for and played costs no rate token: a bot
-     * answering at once against instant opponents (or in many games at
-     * once) is paced by the server, not flooding it */
-    if (x && match_remote_move(x, seat, c, m, c->rx_ns))
-        c->tokens += 1.0;
+    return x && match_remote_move(x, seat, c, m, c->rx_ns);
 }
 
 static void resign(conn *c, const proto_msg *m)
@@ -461,38 +458,39 @@ static void get_record(conn *c, const proto_msg *m)
     conn_send(c, r);
 }
 
-void handle_message(conn *c, const char *buf, size_t len)
+bool handle_message(conn *c, const char *buf, size_t len)
 {
+    bool asked = false;
     proto_msg m;
     json_t *id = NULL;
     char err[256];
     int rc = proto_decode(buf, len, &m, &id, err, sizeof err);
     if (rc == ENG_EUNKNOWN_TYPE && c->hello && courses_handle(c, buf, len)) {
         json_decref(id);
-        return;
+        return false;
     }
     if (rc) {
         conn_error(c, rc, err, id);
         json_decref(id);
         if (rc == ENG_EBAD_JSON || rc == ENG_EBAD_VERSION || rc == ENG_ETOO_LARGE || !c->hello)
             conn_close_after(c, LWS_CLOSE_STATUS_POLICY_VIOLATION, eng_err_code(rc));
-        return;
+        return false;
     }
     if (!c->hello && m.type != PROTO_HELLO) {
         conn_error(c, ENG_EBAD_MESSAGE, "the first message must be hello", m.id);
         conn_close_after(c, LWS_CLOSE_STATUS_POLICY_VIOLATION, "hello first");
         proto_msg_free(&m);
-        return;
+        return false;
     }
     if (c->srv->stopping && m.type != PROTO_PING) {
         conn_error(c, ENG_ESHUTTING_DOWN, "the server is shutting down", m.id);
         proto_msg_free(&m);
-        return;
+        return false;
     }
     /* another server's match or tournament: forwarded there (cluster.c) */
     if (cluster_route(c, &m, buf, len)) {
         proto_msg_free(&m);
-        return;
+        return false;
     }
     switch (m.type) {
     case PROTO_HELLO:
@@ -502,7 +500,6 @@ void handle_message(conn *c, const char *buf, size_t len)
         }
         c->hello = true;
         c->proto = (int)m.protocol;
-        lws_set_timeout(c->wsi, NO_PENDING_TIMEOUT, 0);
         reply_welcome(c, &m);
         break;
     case PROTO_PING: conn_send(c, proto_reply("pong", m.id)); break;
@@ -513,7 +510,7 @@ void handle_message(conn *c, const char *buf, size_t len)
     case PROTO_JOIN: join(c, &m); break;
     case PROTO_SPECTATE: spectate(c, &m); break;
     case PROTO_UNSPECTATE: unspectate(c, &m); break;
-    case PROTO_MOVE: move(c, &m); break;
+    case PROTO_MOVE: asked = move(c, &m); break;
     case PROTO_RESIGN: resign(c, &m); break;
     case PROTO_RESUME: resume(c, &m); break;
     case PROTO_REPLAY: replay(c, &m); break;
@@ -537,6 +534,7 @@ void handle_message(conn *c, const char *buf, size_t len)
     default: conn_error(c, ENG_EUNKNOWN_TYPE, "unknown message type", m.id); break;
     }
     proto_msg_free(&m);
+    return asked;
 }
 
 void handle_conn_closed(conn *c)

@@ -88,7 +88,9 @@ typedef struct conn_sub {
 } conn_sub;
 
 struct conn {
-    struct lws *wsi;             /* NULL once lws closed it */
+    const struct conn_ops *ops;  /* its transport (conn.h): a WebSocket (net.c), or another
+                                    server's client (cluster.c), whose own data follows this
+                                    struct (conn_link) */
     srv *srv;
     uint64_t id;                 /* for logs */
     char peer[64];               /* remote address, for logs (the client's, from
@@ -97,45 +99,21 @@ struct conn {
     bool hello;                  /* hello received */
     int proto;                   /* protocol version agreed in hello (1 before) */
     bool closing;                /* close after the queue drains */
-    bool close_sent;             /* our close frame is out; awaiting the peer's */
     int close_status;            /* WebSocket close code to send */
     char close_reason[124];
-    /* receive */
-    char *rx;                    /* message being assembled */
-    size_t rx_len, rx_cap;
-    bool rx_skip;                /* discarding the rest of an oversized/binary message */
     uint64_t rx_ns;              /* uv_hrtime() when the last message was complete */
     /* send */
     outmsg *head, *tail;
     size_t queued;               /* bytes in the queue */
     bool held;                   /* in srv->held: its queue waits for the journal */
     bool flushing;               /* in srv->flush: written at the end of this loop round */
-    bool write_asked;            /* lws was asked for a WRITEABLE callback, not yet had */
-    bool kill;                   /* drop it at its next WRITEABLE callback (no close frame) */
-    /* keep-alive (net.c) */
-    uint64_t heard_ms;           /* loop ms when a frame (any: a message, a pong) last came */
-    uint64_t pinged_ms;          /* loop ms of our last ping (0: none since then) */
-    /* rate limit */
-    double tokens;
-    uint64_t tokens_at_ms;
-    int floods;
     /* matches this connection plays or watches (table.c) */
     conn_sub subs[SRV_MAX_SPECTATING + SRV_MAX_SEATS_PER_CONN];
     int nsubs;
-    /* several servers (cluster.c) */
-    bool remote;                 /* stands for a client of another server: no socket; what
-                                    is queued goes there over Redis */
-    int edge;                    /* remote: that server's index in cluster.c's table */
-    uint64_t edge_conn;          /* remote: the connection's id on that server */
-    uint64_t fwd_mask;           /* ours: the servers (by index) its messages went to */
-    int seat_owner;              /* ours: where its last join or resume went (-1: none) */
-    char fwd_match[SRV_MATCH_ID_LEN + 1]; /* ours: the match its last forward was about ... */
-    int fwd_owner;               /* ... and that match's owner (cluster.c: no lookup per move) */
-    conn *hnext;                 /* cluster.c's index of connections by id */
     regbot *reg;                          /* the registered bot this connection is, or NULL */
     srv_tour *watching[SRV_MAX_WATCHING]; /* tournaments it watches */
     int nwatching;
-    conn *prev, *next;           /* srv->conns list */
+    conn *prev, *next;           /* srv->conns: every connection, on any transport */
 };
 
 
@@ -329,7 +307,7 @@ struct srv {
     uint64_t stop_at;                 /* loop ms: stop lws then, goodbyes or not */
     bool stopping;
     conn *conns;
-    int nconns;
+    int nconns;                       /* WebSocket connections (net.c) */
     conn **held;                      /* connections whose output waits for the journal */
     int nheld, held_cap;
     conn **flush;                     /* connections with output to write at the end of

@@ -206,9 +206,10 @@ static void test_fail_closed(void **state)
 
     /* join: the seat's resume token is made at the first join */
     conn c;
-    memset(&c, 0, sizeof c); /* no socket: replies are dropped, the state tells */
+    memset(&c, 0, sizeof c); /* no transport: replies are dropped, the state tells */
     c.srv = &S;
     c.hello = true;
+    c.closing = true;
     char join[256];
     snprintf(join, sizeof join, "{\"type\":\"join\",\"match\":\"%s\",\"seat\":0,\"token\":\"%s\"}",
              m->id, m->seats[0].token);
