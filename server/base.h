@@ -25,6 +25,18 @@ enum { LOG_DEBUG, LOG_INFO, LOG_WARN, LOG_ERROR, LOG_ALWAYS /* printed at any le
 void srv_log(int level, const char *event, const char *fields, ...);
 void srv_log_set_level(int level);
 
+/* ---- invariants ---------------------------------------------------------------------- */
+
+/* What must hold, stated in code (docs/style.md). assert() is the debug
+ * build's: a whole state checked, or checks on every call of a hot path.
+ * SRV_ASSERT stays in every build: a cheap check whose failure means the
+ * server's own state is wrong (never bad input: that is an error reply) —
+ * it logs the expression and where, and aborts; everything announced is in
+ * the journal, and a restart resumes from it. */
+#define SRV_ASSERT(cond)                                                                     \
+    ((cond) ? (void)0 : srv__assert_failed(#cond, __FILE__, __LINE__, __func__))
+_Noreturn void srv__assert_failed(const char *expr, const char *file, int line, const char *func);
+
 /* ---- statistics (docs/protocol.md: server_stats) ---------------------------------------- */
 
 /* 1 us buckets below 10 ms, 100 us buckets from 10 ms to 1 s; slower

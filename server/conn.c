@@ -18,6 +18,7 @@
  * is cut off at once (we cannot even send it a close frame). Loop thread
  * only.
  */
+#include <assert.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +29,7 @@
 
 conn *conn_create(srv *s, const conn_ops *ops, size_t link_size)
 {
+    assert(s && ops && ops->wake && ops->flush && ops->kill);
     conn *c = calloc(1, sizeof *c + link_size);
     if (!c)
         return NULL;
@@ -164,6 +166,7 @@ const char *conn_msg_text(const outmsg *o, size_t *len)
  * committed (0: at once). */
 static void queue_text(conn *c, const char *text, size_t len, uint64_t hold)
 {
+    assert(c->ops && (text || !len));
     if (c->closing)
         return;
     if (c->queued + len > SRV_MAX_QUEUED_BYTES) {
@@ -271,6 +274,7 @@ const char *conn_front(conn *c, size_t *len)
 void conn_pop(conn *c)
 {
     outmsg *o = c->head;
+    SRV_ASSERT(o && c->queued >= o->len);
     c->head = o->next;
     if (!c->head)
         c->tail = NULL;
@@ -282,6 +286,7 @@ void conn_flush_all(srv *s)
 {
     while (s->nflush > 0) {
         conn *c = s->flush[--s->nflush];
+        assert(c->flushing);
         c->flushing = false;
         c->ops->flush(c);
     }

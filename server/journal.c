@@ -37,6 +37,7 @@
  * have: a journal that cannot be read whole fails that match's restore,
  * loudly, rather than restoring it cut short.
  */
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +47,18 @@
 
 static void commit_round(journal *j, bool now);
 static void on_probe_timer(uv_timer_t *t);
+
+/* The numbers (journal_ops.h): a commit is stored only once made; a batch
+ * in flight or failed is the one `sent`; the open batch waits for a number
+ * not yet stored. */
+static void journal_check(const journal *j)
+{
+    SRV_ASSERT(j->synced <= j->committed);
+    assert(!(j->in_flight && j->failed));
+    assert(!(j->in_flight || j->failed) || j->sent.n > 0);
+    assert(!j->open.n || j->open.hold > 0);
+    assert(!j->sent.n || j->sent.hold > 0);
+}
 
 uint64_t journal__now(const journal *j)
 {
@@ -274,6 +287,8 @@ static void add_seats(journal *j, int kind, uint32_t id, const journal_seats *s,
 static int add(journal *j, const char *what, const char *match, const journal_moves *mv, int kind,
                const journal_seats *s, int64_t at, const char *text, uint64_t *batch)
 {
+    assert(match && (!mv || (mv->n >= 0 && mv->from >= 0 && (!mv->n || (mv->move && mv->time)))));
+    journal_check(j);
     if (refused(j))
         return ENG_ESTORAGE;
     journal_batch *b = &j->open;
@@ -350,6 +365,8 @@ int journal_set_summary(journal *j, const char *match, const char *summary)
 static void batch_stored(journal *j)
 {
     journal_batch *b = &j->sent;
+    /* stored: its commit was made (the engine counted it) */
+    SRV_ASSERT(b->n > 0 && j->committed >= b->hold);
     phist_add(&j->st.write, (double)(uv_hrtime() - j->write_t0) / 1e9);
     j->in_flight = false;
     j->failed = false;
@@ -399,6 +416,7 @@ void journal__synced(journal *j)
  * unless `now` (shutdown). */
 static void commit_round(journal *j, bool now)
 {
+    journal_check(j);
     if (j->in_flight || (!j->sent.n && !j->open.n))
         return;
     if ((j->failed || j->fault) && !now && journal__now(j) < j->probe_at)
@@ -490,6 +508,7 @@ uint64_t journal_hold(const journal *j)
 {
     if (!j)
         return 0;
+    SRV_ASSERT(j->synced <= j->committed);
     /* the round's batch: its commit (a batch whose write failed holds only
      * what its matches' tables are told: conn.c, match.journal_batch) */
     if (j->open.n && !j->failed)

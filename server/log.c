@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 #include <sys/time.h>
@@ -57,6 +58,14 @@ void srv_log(int level, const char *event, const char *fields, ...)
     }
     json_decref(line);
     json_decref(o);
+}
+
+_Noreturn void srv__assert_failed(const char *expr, const char *file, int line, const char *func)
+{
+    srv_log(LOG_ERROR, "invariant_broken", "{s:s, s:s, s:i, s:s}", "expr", expr, "file", file,
+            "line", line, "function", func);
+    fprintf(stderr, "tessera: invariant broken at %s:%d (%s): %s\n", file, line, func, expr);
+    abort();
 }
 
 /* ---- statistics ------------------------------------------------------------------ */

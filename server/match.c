@@ -22,6 +22,7 @@
  *      what comes next.
  * Journal first, announce second: a restarted server never un-says a move.
  */
+#include <assert.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -40,6 +41,36 @@
 #include "players/player.h"
 #include "protocol/record.h"
 #include "tournaments.h"
+
+/* ---- the turn's state machine ---------------------------------------------------- */
+
+/*
+ * A match is waiting (open seats not all joined), live, or finished, and
+ * never goes back. While live, at most one seat is asked to move at a time
+ * (to_move), and at most one search runs (job): a turn is asked (ask), its
+ * moves journaled and applied (play_turn), announced (end_turn), and only
+ * then is the next seat asked. A result not yet journaled (finish_reason)
+ * leaves the match live, no seat asked, until the journal takes it.
+ */
+static void match_check(const match *m)
+{
+#ifndef NDEBUG
+    assert(m->srv && m->g && m->wire && m->st && m->turn_start);
+    assert(m->status >= MATCH_WAITING && m->status <= MATCH_FINISHED);
+    assert(m->nseats >= m->g->min_players && m->nseats <= m->g->max_players);
+    assert(m->to_move >= -1 && m->to_move < m->nseats);
+    assert(m->to_move < 0 || m->status == MATCH_LIVE);
+    assert(m->status != MATCH_FINISHED || (m->to_move < 0 && !m->finish_reason));
+    assert(!m->finish_reason || m->to_move < 0);
+    assert(!m->storage_retry || m->to_move >= 0);
+    assert(!m->job || (m->job_seat >= 0 && m->job_seat < m->nseats));
+    assert(m->nmoves >= 0 && (m->nmoves <= m->capmoves || !m->moves));
+    assert(m->turn_first >= 0 && m->turn_first <= m->nmoves && m->turns <= m->nmoves);
+    assert(m->chance_k <= (uint64_t)m->nmoves);
+#else
+    (void)m;
+#endif
+}
 
 /* ---- helpers ------------------------------------------------------------------ */
 
@@ -236,6 +267,7 @@ static void observe(match *m, eng_move mv, const char *reason)
  * moves are dropped and the state is untouched. */
 static int commit_moves(match *m, int from, const char *by, const char *reason)
 {
+    SRV_ASSERT(from >= 0 && from <= m->nmoves);
     int rc = 0;
     if (m->srv->db) {
         bool seats = !by || strcmp(by, "chance") != 0; /* a draw changes no seat */
@@ -286,6 +318,8 @@ static void arm_timer(match *m);
 static void finish_ex(match *m, const char *reason, int faulty, const char *detail,
                       const char *verdict)
 {
+    assert(reason && faulty >= -1 && faulty < m->nseats);
+    match_check(m);
     if (m->status == MATCH_FINISHED)
         return;
     agent_cancel(m);
@@ -454,6 +488,7 @@ static void agent_returned(match *m, const agent_result *r);
  * the update can tell everyone the chance outcome the next seat faces. */
 static void end_turn(match *m, const char *by, const char *reason)
 {
+    SRV_ASSERT(m->to_move < 0 && m->turn_first < m->nmoves);
     /* the turn in record form */
     char err[256];
     json_t *record = wire_record_turn(m->g, m->turn_start, m->moves + m->turn_first,
@@ -513,6 +548,10 @@ static void retry_later(match *m, const char *what)
 static int play_turn(match *m, int seat_no, const eng_move *mv, int n, const rec_time *tm,
                      const char *by, const char *reason, conn *ack_to, json_t *ack)
 {
+    /* only the seat asked plays a turn, and only in a live match */
+    SRV_ASSERT(m->status == MATCH_LIVE && seat_no == m->to_move && !m->finish_reason);
+    assert(n > 0 && n <= ENG_MAX_TURN_MOVES);
+    match_check(m);
     seat_t *t = &m->seats[seat_no];
     uint64_t now = srv_now(m->srv);
     int from = m->nmoves;
@@ -617,6 +656,9 @@ static void ask_program(match *m, int p)
 /* Ask the seat to move: arm its deadline, start its search or tell it. */
 static void ask(match *m, int p)
 {
+    /* one seat asked at a time, no search running */
+    SRV_ASSERT(m->status == MATCH_LIVE && m->to_move < 0 && !m->job && p >= 0 && p < m->nseats);
+    match_check(m);
     seat_t *t = &m->seats[p];
     uint64_t now = srv_now(m->srv);
     m->to_move = p;
@@ -653,6 +695,7 @@ static void ask(match *m, int p)
 
 static void advance(match *m)
 {
+    match_check(m);
     while (m->status == MATCH_LIVE && !m->job && m->to_move < 0 && !m->finish_reason) {
         int p = m->g->current_player(m->st);
         if (p == ENG_TERMINAL) {
@@ -790,6 +833,7 @@ static void on_timer(uv_timer_t *h)
 
 bool match_seat_taken(match *m, int seat_no)
 {
+    assert(seat_no >= 0 && seat_no < m->nseats && m->status != MATCH_FINISHED);
     seat_t *t = &m->seats[seat_no];
     t->joined = true;
     t->gone_since = 0;
@@ -836,6 +880,8 @@ void match_seat_dropped(match *m, int seat_no)
 
 bool match_remote_move(match *m, int seat_no, conn *c, const proto_msg *msg, uint64_t rx_ns)
 {
+    assert(c && msg && seat_no >= 0 && seat_no < m->nseats);
+    match_check(m);
     seat_t *t = &m->seats[seat_no];
     const match_sink *out = sink_of(m);
     if (m->status == MATCH_FINISHED) {

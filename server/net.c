@@ -372,6 +372,8 @@ static void on_out_check(uv_check_t *h)
 static int writeable(conn *c, struct lws *wsi)
 {
     ws *w = ws_of(c);
+    /* a close sent, a drop asked for: both only once the connection closes */
+    SRV_ASSERT((!w->close_sent && !w->kill) || c->closing);
     w->write_asked = false;
     if (w->kill)
         return -1; /* drop */
