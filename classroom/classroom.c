@@ -291,6 +291,16 @@ int class_kind_parse(const char *s, class_kind *out)
     return ENG_EINVAL;
 }
 
+void class_kind_spec(class_kind k, const char *dir, const char *main, char *out, size_t cap)
+{
+    if (k == CLASS_PYTHON)
+        snprintf(out, cap, "cmd:python3 %s/%s", dir, main);
+    else if (k == CLASS_REMOTE) /* main: the name registered for it */
+        snprintf(out, cap, "remote:%s", main);
+    else
+        snprintf(out, cap, "cmd:%s/%s", dir, main);
+}
+
 bool class_file_name_ok(const char *name)
 {
     size_t n = strlen(name);

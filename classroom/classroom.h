@@ -1,8 +1,8 @@
 /*
  * classroom.h — classroom competitions (docs/classroom.md): the course logic
- * that needs no sockets. The server (server/courses.c) speaks the protocol
- * and schedules; everything it decides with lives here, unit-tested in
- * tests/classroom/.
+ * that needs no sockets, unit-tested in tests/classroom/. The course service
+ * (service.h) puts it to work behind the course_* messages; a server hosts
+ * that service (server/courses.c).
  *
  *   roster     a CSV of students (name, email, id columns, any order,
  *              quoted fields), checked line by line with the line named
@@ -101,6 +101,12 @@ typedef enum class_kind {
 const char *class_kind_name(class_kind k);
 /* 0 and *out, or ENG_EINVAL for an unknown name. */
 int class_kind_parse(const char *s, class_kind *out);
+
+/* The player spec (players/player.h) a submission of kind k runs as, its
+ * files in dir and main the file to run: `cmd:python3 DIR/MAIN`, `cmd:DIR/MAIN`;
+ * a remote bot: `remote:MAIN` (main: the name registered for it). A kind
+ * (a language) is this, class_check_file and its name. */
+void class_kind_spec(class_kind k, const char *dir, const char *main, char *out, size_t cap);
 
 /* Is `name` an acceptable file name (CLASS_FILE_NAME_MAX, [A-Za-z0-9_.-],
  * not starting with a dot)? */

@@ -1,5 +1,8 @@
 /*
- * store.c — the class_ tables (classroom.h, "store") and the grade CSV.
+ * store.c — the class_ tables (classroom.h, "store"): their schema, the
+ * courses and the roster, and the grade CSV. The submissions and their
+ * results are store_work.c's, the pages' reads store_views.c's: the three
+ * hold every SQL statement of the classroom.
  *
  *   class_courses      a course: game, rules, time control, ladder, policies,
  *                      deadline, when it froze, the final's state
@@ -26,8 +29,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "classroom/classroom.h"
+#include "classroom/internal.h"
 #include "engine/errors.h"
+#include "protocol/wire.h"
 
 static const char schema[] =
     "CREATE TABLE IF NOT EXISTS class_courses("
@@ -270,4 +274,318 @@ char *class_grades_csv(db_conn *db, int64_t course)
         return NULL;
     }
     return b;
+}
+
+/* ---- helpers (the service's loop, its database) ------------------------------------------------
+ */
+
+/* The host's database (SQLite or PostgreSQL, storage/db.h): the SQL here
+ * is the subset both engines accept. Several servers may share one
+ * PostgreSQL database, so ids and version numbers are the database's, never
+ * computed here, and a failure inside a transaction is rolled back (on
+ * PostgreSQL it has aborted the transaction). */
+bool class__exec(class_service *svc, const char *sql)
+{
+    if (db_exec(svc->db, sql) == DB_OK)
+        return true;
+    class__log(svc, CLASS_LOG_ERROR, "courses_sql", "{s:s, s:s}", "sql", sql, "error",
+               db_errmsg(svc->db));
+    return false;
+}
+
+db_stmt *class__prep(class_service *svc, const char *sql)
+{
+    db_stmt *st = NULL;
+    if (db_prepare(svc->db, sql, &st) != DB_OK) {
+        class__log(svc, CLASS_LOG_ERROR, "courses_sql", "{s:s, s:s}", "sql", sql, "error",
+                   db_errmsg(svc->db));
+        return NULL;
+    }
+    return st;
+}
+
+/* db_step, a failure logged (PostgreSQL reports a statement's errors when
+ * it runs, not when it is prepared). A refused key is the caller's to
+ * report: it may be expected (a student id already on the roster). */
+int class__step(class_service *svc, db_stmt *st)
+{
+    int rc = db_step(st);
+    if (rc < 0 && rc != DB_ECONSTRAINT)
+        class__log(svc, CLASS_LOG_ERROR, "courses_sql", "{s:s, s:i}", "error", db_errmsg(svc->db),
+                   "code", rc);
+    return rc;
+}
+
+bool class__begin(class_service *svc)
+{
+    return class__exec(svc, "BEGIN IMMEDIATE");
+}
+
+static void rollback(class_service *svc)
+{
+    if (db_in_transaction(svc->db))
+        class__exec(svc, "ROLLBACK");
+}
+
+/* On PostgreSQL a COMMIT after a failed statement rolls back without an
+ * error: ok says whether every statement succeeded. */
+bool class__commit(class_service *svc, bool ok)
+{
+    if (ok && class__exec(svc, "COMMIT"))
+        return true;
+    rollback(svc);
+    return false;
+}
+
+const char *class__col(db_stmt *st, int i)
+{
+    const char *t = db_column_text(st, i);
+    return t ? t : "";
+}
+
+bool class__run(class_service *svc, db_stmt *st)
+{
+    bool ok = st && class__step(svc, st) == DB_DONE;
+    db_finalize(st);
+    return ok;
+}
+
+/* ---- courses ------------------------------------------------------------------------------ */
+
+bool class__course_load(class_service *svc, int64_t id, course_t *c)
+{
+    memset(c, 0, sizeof *c);
+    db_stmt *st = class__prep(svc, "SELECT name, game, rules, move_ms, gates, qualify, seed,"
+                                   " final_games, deadline_ms, frozen_ms, final_state, final_note,"
+                                   " created_ms, remote_wait_ms, final_tour FROM class_courses"
+                                   " WHERE id = ?");
+    if (!st)
+        return false;
+    db_bind_int64(st, 1, id);
+    bool ok = false;
+    if (class__step(svc, st) == DB_ROW) {
+        c->id = id;
+        snprintf(c->name, sizeof c->name, "%s", class__col(st, 0));
+        c->g = eng_find_game(class__col(st, 1));
+        c->rules_json = json_loads(class__col(st, 2), 0, NULL);
+        c->move_ms = db_column_int64(st, 3);
+        json_t *gj = json_loads(class__col(st, 4), 0, NULL);
+        char err[256];
+        c->ngates = c->g ? class_gates_parse(gj, c->g, c->gates, err, sizeof err) : -1;
+        json_decref(gj);
+        c->qualify = db_column_int(st, 5);
+        c->seed = (uint64_t)db_column_int64(st, 6);
+        c->final_games = db_column_int64(st, 7);
+        c->deadline_ms = db_column_int64(st, 8);
+        c->frozen_ms = db_column_int64(st, 9);
+        snprintf(c->final_state, sizeof c->final_state, "%s", class__col(st, 10));
+        snprintf(c->final_note, sizeof c->final_note, "%s", class__col(st, 11));
+        c->created_ms = db_column_int64(st, 12);
+        c->remote_wait_ms = db_column_int64(st, 13);
+        c->final_tour = db_column_int64(st, 14);
+        ok = c->g && c->ngates > 0 &&
+             wire_rules_parse(c->g, c->rules_json, 2, &c->rules, err, sizeof err) == 0;
+    }
+    db_finalize(st);
+    if (!ok) {
+        json_decref(c->rules_json);
+        c->rules_json = NULL;
+    }
+    return ok;
+}
+
+void class__course_release(course_t *c)
+{
+    json_decref(c->rules_json);
+    c->rules_json = NULL;
+}
+
+int64_t class__course_insert(class_service *svc, const course_new *n)
+{
+    db_stmt *st =
+        class__prep(svc, "INSERT INTO class_courses(name, game, rules, move_ms, gates, qualify,"
+                         " seed, final_games, deadline_ms, created_ms, remote_wait_ms)"
+                         " VALUES(?,?,?,?,?,?,?,?,?,?,?) RETURNING id");
+    if (!st)
+        return 0;
+    db_bind_text(st, 1, n->name, -1);
+    db_bind_text(st, 2, n->g->name, -1);
+    db_bind_text(st, 3, n->rules_text, -1);
+    db_bind_int64(st, 4, n->move_ms);
+    db_bind_text(st, 5, n->gates_text, -1);
+    db_bind_int64(st, 6, n->qualify);
+    db_bind_int64(st, 7, n->seed);
+    db_bind_int64(st, 8, n->final_games);
+    db_bind_int64(st, 9, n->deadline_ms);
+    db_bind_int64(st, 10, n->created_ms);
+    db_bind_int64(st, 11, n->remote_wait_ms);
+    int64_t id = 0;
+    int rc = class__step(svc, st);
+    if (rc == DB_ROW) {
+        id = db_column_int64(st, 0);
+        rc = class__step(svc, st); /* to its end: SQLite finishes the statement */
+    }
+    db_finalize(st);
+    return rc == DB_DONE ? id : 0;
+}
+
+int class__ids(class_service *svc, db_stmt *st, int64_t **ids)
+{
+    *ids = NULL;
+    if (!st)
+        return -1;
+    int n = 0, cap = 0;
+    while (class__step(svc, st) == DB_ROW) {
+        if (n == cap) {
+            cap = cap ? cap * 2 : 16;
+            int64_t *a = realloc(*ids, (size_t)cap * sizeof *a);
+            if (!a)
+                break;
+            *ids = a;
+        }
+        (*ids)[n++] = db_column_int64(st, 0);
+    }
+    db_finalize(st);
+    return n;
+}
+
+int class__course_ids(class_service *svc, int64_t **ids)
+{
+    return class__ids(svc, class__prep(svc, "SELECT id FROM class_courses ORDER BY id"), ids);
+}
+
+bool class__course_set_deadline(class_service *svc, int64_t course, int64_t deadline_ms)
+{
+    db_stmt *st = class__prep(svc, "UPDATE class_courses SET deadline_ms = ? WHERE id = ?");
+    if (st) {
+        db_bind_int64(st, 1, deadline_ms);
+        db_bind_int64(st, 2, course);
+    }
+    return class__run(svc, st);
+}
+
+bool class__final_state(class_service *svc, int64_t course, const char *state, const char *note)
+{
+    db_stmt *st =
+        class__prep(svc, "UPDATE class_courses SET final_state = ?, final_note = ? WHERE id = ?");
+    if (st) {
+        db_bind_text(st, 1, state, -1);
+        db_bind_text(st, 2, note, -1);
+        db_bind_int64(st, 3, course);
+    }
+    return class__run(svc, st);
+}
+
+bool class__final_tour(class_service *svc, int64_t course, int64_t tour)
+{
+    db_stmt *st = class__prep(svc, "UPDATE class_courses SET final_tour = ? WHERE id = ?");
+    if (st) {
+        db_bind_int64(st, 1, tour);
+        db_bind_int64(st, 2, course);
+    }
+    return class__run(svc, st);
+}
+
+/* ---- students ---------------------------------------------------------------------------- */
+
+bool class__student_by_token(class_service *svc, const char *hash, student_t *out)
+{
+    db_stmt *st =
+        class__prep(svc, "SELECT id, course, sid, name FROM class_students WHERE token_hash = ?");
+    bool ok = false;
+    if (st) {
+        db_bind_text(st, 1, hash, -1);
+        if (class__step(svc, st) == DB_ROW) {
+            out->id = db_column_int64(st, 0);
+            out->course = db_column_int64(st, 1);
+            snprintf(out->sid, sizeof out->sid, "%s", class__col(st, 2));
+            snprintf(out->name, sizeof out->name, "%s", class__col(st, 3));
+            ok = true;
+        }
+        db_finalize(st);
+    }
+    return ok;
+}
+
+/* The handout's line of one student: name,email,id,token,course. */
+static bool handout_line(char **b, size_t *l, size_t *c, const class_person *p, const char *tok,
+                         int64_t course)
+{
+    char cid[32];
+    snprintf(cid, sizeof cid, ",%lld\n", (long long)course);
+    return class_csv_field(b, l, c, p->name) && class_csv_text(b, l, c, ",") &&
+           class_csv_field(b, l, c, p->email) && class_csv_text(b, l, c, ",") &&
+           class_csv_field(b, l, c, p->sid) && class_csv_text(b, l, c, ",") &&
+           class_csv_text(b, l, c, tok) && class_csv_text(b, l, c, cid);
+}
+
+int class__roster_add(class_service *svc, int64_t course, const class_person *ps, int n,
+                      json_t **students, char **handout, int *have, const char **dup)
+{
+    *students = NULL;
+    *handout = NULL;
+    *have = 0;
+    *dup = NULL;
+    /* counted in the transaction that adds them (with servers sharing a
+     * PostgreSQL database, two rosters added at once may still pass it) */
+    bool ok = class__begin(svc);
+    db_stmt *cnt =
+        ok ? class__prep(svc, "SELECT COUNT(*) FROM class_students WHERE course = ?") : NULL;
+    ok = ok && cnt;
+    if (ok) {
+        db_bind_int64(cnt, 1, course);
+        ok = class__step(svc, cnt) == DB_ROW;
+        *have = db_column_int(cnt, 0);
+    }
+    db_finalize(cnt);
+    if (ok && *have + n > CLASS_MAX_STUDENTS) {
+        rollback(svc);
+        return ENG_ETOO_MANY;
+    }
+    json_t *out = json_array();
+    char *b = NULL;
+    size_t hl = 0, hc = 0;
+    ok = ok && out && class_csv_text(&b, &hl, &hc, "name,email,id,token,course\n");
+    /* each after the last of the roster, numbered by the database */
+    db_stmt *ins = ok ? class__prep(svc, "INSERT INTO class_students(course, row, sid, name,"
+                                         " email, token_hash) SELECT ?1, COALESCE(MAX(row), 0)"
+                                         " + 1, ?2, ?3, ?4, ?5 FROM class_students"
+                                         " WHERE course = ?1")
+                      : NULL;
+    ok = ok && ins;
+    int rc = ok ? 0 : ENG_ESTORAGE;
+    for (int i = 0; ok && i < n; i++) {
+        char tok[CLASS_TOKEN_LEN + 1], h[65];
+        if (class_token_new(tok) != 0) {
+            ok = false;
+            break;
+        }
+        class_token_hash(tok, h);
+        db_reset(ins);
+        db_bind_int64(ins, 1, course);
+        db_bind_text(ins, 2, ps[i].sid, -1);
+        db_bind_text(ins, 3, ps[i].name, -1);
+        db_bind_text(ins, 4, ps[i].email, -1);
+        db_bind_text(ins, 5, h, -1);
+        int src = class__step(svc, ins);
+        if (src == DB_ECONSTRAINT) {
+            *dup = ps[i].sid;
+            rc = ENG_EINVAL;
+            ok = false;
+            break;
+        }
+        ok = src == DB_DONE && handout_line(&b, &hl, &hc, &ps[i], tok, course) &&
+             json_array_append_new(out, json_pack("{s:s, s:s, s:s, s:s}", "student_id", ps[i].sid,
+                                                  "name", ps[i].name, "email", ps[i].email, "token",
+                                                  tok)) == 0;
+    }
+    db_finalize(ins);
+    if (!class__commit(svc, ok)) {
+        json_decref(out);
+        free(b);
+        return rc ? rc : ENG_ESTORAGE;
+    }
+    *students = out;
+    *handout = b;
+    return 0;
 }

@@ -120,5 +120,8 @@ extern const char cmd_create_usage[], cmd_matches_usage[], cmd_export_usage[];
 int cmd_create(int argc, char **argv);
 int cmd_matches(int argc, char **argv);
 int cmd_export(int argc, char **argv);
+/* `tessera vectors`: conformance vectors (cmd_vectors.c, protocol/vectors.h). */
+extern const char cmd_vectors_usage[];
+int cmd_vectors(int argc, char **argv);
 
 #endif

@@ -310,6 +310,8 @@ const cli_command cli_commands[] = {
      "Lists every game the server and the tools play, with its player counts and its\n"
      "rule options (name, default, range): what --rule K=V and create_match's rules take.\n",
      cmd_games},
+    {"vectors", "write conformance vectors: positions, legal moves, results (docs/vectors.md)",
+     cmd_vectors_usage, cmd_vectors},
     {"create", "make a match on a server; print its seat tokens", cmd_create_usage, cmd_create},
     {"matches", "list the matches a server holds", cmd_matches_usage, cmd_matches},
     {"export", "save a server's match as a game record", cmd_export_usage, cmd_export},

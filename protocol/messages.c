@@ -7,7 +7,9 @@
  *   1. parse: at most PROTO_MAX_MESSAGE bytes, by jansson, duplicate keys
  *      rejected, depth capped by jansson (JSON_PARSER_MAX_DEPTH);
  *   2. shape: the exact fields of each message type (strict unpacking:
- *      unknown and missing fields are errors) and their JSON types;
+ *      unknown and missing fields are errors) and their JSON types (the
+ *      course_* family from one table of its fields: a field of a sibling
+ *      course message is ignored there, see proto_course);
  *   3. ranges: ids, names, tokens, numbers, enum strings.
  * Game-specific parts (`rules`, `move.move`) are only checked to be objects
  * here; the server reads them with the game's codec.
@@ -59,6 +61,16 @@ static const char *const type_names[PROTO_NTYPES] = {
     [PROTO_WATCH_TOURNAMENT] = "watch_tournament",
     [PROTO_UNWATCH_TOURNAMENT] = "unwatch_tournament",
     [PROTO_GET_TOURNAMENT_PLOTS] = "get_tournament_plots",
+    [PROTO_COURSE_CREATE] = "course_create",
+    [PROTO_COURSE_ADD_STUDENTS] = "course_add_students",
+    [PROTO_COURSE_SET_DEADLINE] = "course_set_deadline",
+    [PROTO_COURSE_START_FINAL] = "course_start_final",
+    [PROTO_COURSE_GRADES] = "course_grades",
+    [PROTO_COURSE_LIST] = "course_list",
+    [PROTO_COURSE_VIEW] = "course_view",
+    [PROTO_COURSE_GAME] = "course_game",
+    [PROTO_COURSE_CODE] = "course_code",
+    [PROTO_COURSE_SUBMIT] = "course_submit",
 };
 
 /* Indexed by the enums of messages.h; NULL-terminated for enum_of(). */
@@ -996,6 +1008,131 @@ static int dec_get_record(dctx *c, proto_msg *m)
     return want_ident(c, match, "match", PROTO_MATCH_ID_MAX, &m->match);
 }
 
+/* ---- the course_* messages --------------------------------------------- */
+
+bool proto_is_course(proto_type t)
+{
+    return t >= PROTO_COURSE_CREATE && t <= PROTO_COURSE_SUBMIT;
+}
+
+#define CM(t) (1u << ((t) - PROTO_COURSE_CREATE))
+#define CM_INSTRUCTOR                                                                              \
+    (CM(PROTO_COURSE_CREATE) | CM(PROTO_COURSE_ADD_STUDENTS) | CM(PROTO_COURSE_SET_DEADLINE) |     \
+     CM(PROTO_COURSE_START_FINAL) | CM(PROTO_COURSE_GRADES) | CM(PROTO_COURSE_LIST))
+#define CM_BOTH (CM(PROTO_COURSE_VIEW) | CM(PROTO_COURSE_GAME) | CM(PROTO_COURSE_CODE))
+#define CM_ALL (CM_INSTRUCTOR | CM_BOTH | CM(PROTO_COURSE_SUBMIT))
+
+enum { CF_TOKEN, CF_STRING, CF_INT, CF_OBJECT, CF_ARRAY };
+
+/* One field of the family: its JSON type, the messages that take it and
+ * those that need it, where it goes in proto_msg. "game" is two fields: a
+ * name in course_create, an id in course_game. */
+typedef struct course_field {
+    const char *name;
+    int kind;
+    unsigned takes, needs;
+    size_t at; /* offsetof in proto_msg */
+} course_field;
+
+#define AT(f) offsetof(proto_msg, f)
+static const course_field course_fields[] = {
+    {"admin_token", CF_TOKEN, CM_INSTRUCTOR | CM_BOTH, 0, AT(admin_token)},
+    {"token", CF_STRING, CM_BOTH | CM(PROTO_COURSE_SUBMIT), 0, AT(course.token)},
+    {"course", CF_INT,
+     CM(PROTO_COURSE_ADD_STUDENTS) | CM(PROTO_COURSE_SET_DEADLINE) | CM(PROTO_COURSE_START_FINAL) |
+         CM(PROTO_COURSE_GRADES) | CM(PROTO_COURSE_VIEW),
+     CM(PROTO_COURSE_ADD_STUDENTS) | CM(PROTO_COURSE_SET_DEADLINE) | CM(PROTO_COURSE_START_FINAL) |
+         CM(PROTO_COURSE_GRADES),
+     AT(course.course)},
+    {"name", CF_STRING, CM(PROTO_COURSE_CREATE), CM(PROTO_COURSE_CREATE), AT(course.name)},
+    {"game", CF_STRING, CM(PROTO_COURSE_CREATE), CM(PROTO_COURSE_CREATE), AT(course.game)},
+    {"game", CF_INT, CM(PROTO_COURSE_GAME), CM(PROTO_COURSE_GAME), AT(course.game_id)},
+    {"rules", CF_OBJECT, CM(PROTO_COURSE_CREATE), 0, AT(course.rules)},
+    {"gates", CF_ARRAY, CM(PROTO_COURSE_CREATE), 0, AT(course.gates)},
+    {"move_ms", CF_INT, CM(PROTO_COURSE_CREATE), 0, AT(course.move_ms)},
+    {"qualify", CF_INT, CM(PROTO_COURSE_CREATE), 0, AT(course.qualify)},
+    {"final_games", CF_INT, CM(PROTO_COURSE_CREATE), 0, AT(course.final_games)},
+    {"deadline_ms", CF_INT, CM(PROTO_COURSE_CREATE) | CM(PROTO_COURSE_SET_DEADLINE),
+     CM(PROTO_COURSE_SET_DEADLINE), AT(course.deadline_ms)},
+    {"seed", CF_INT, CM(PROTO_COURSE_CREATE), 0, AT(course.seed)},
+    {"remote_wait_ms", CF_INT, CM(PROTO_COURSE_CREATE), 0, AT(course.remote_wait_ms)},
+    {"csv", CF_STRING, CM(PROTO_COURSE_ADD_STUDENTS), CM(PROTO_COURSE_ADD_STUDENTS),
+     AT(course.csv)},
+    {"games_per_pair", CF_INT, CM(PROTO_COURSE_START_FINAL), 0, AT(course.games_per_pair)},
+    {"format", CF_STRING, CM(PROTO_COURSE_START_FINAL), 0, AT(course.format)},
+    {"submission", CF_INT, CM(PROTO_COURSE_CODE), CM(PROTO_COURSE_CODE), AT(course.submission)},
+    {"kind", CF_STRING, CM(PROTO_COURSE_SUBMIT), 0, AT(course.kind)},
+    {"main", CF_STRING, CM(PROTO_COURSE_SUBMIT), 0, AT(course.main)},
+    {"files", CF_ARRAY, CM(PROTO_COURSE_SUBMIT), 0, AT(course.files)},
+};
+#undef AT
+
+/* One field of a course message into its place in m. */
+static int course_field_read(dctx *c, const course_field *f, const json_t *v, proto_msg *m)
+{
+    void *at = (char *)m + f->at;
+    switch (f->kind) {
+    case CF_TOKEN: return want_ident(c, v, f->name, PROTO_TOKEN_MAX, (const char **)at);
+    case CF_STRING:
+        if (!json_is_string(v))
+            return fail(c, ENG_EBAD_MESSAGE, "%s must be a string, not %s", f->name,
+                        rec__type_name(v));
+        *(const char **)at = json_string_value(v);
+        return 0;
+    case CF_INT:
+        if (!json_is_integer(v))
+            return fail(c, ENG_EBAD_MESSAGE, "%s must be an integer, not %s", f->name,
+                        rec__type_name(v));
+        ((proto_int *)at)->set = true;
+        ((proto_int *)at)->v = (int64_t)json_integer_value(v);
+        return 0;
+    case CF_OBJECT:
+        if (want_object(c, v, f->name))
+            return ENG_EBAD_MESSAGE;
+        *(const json_t **)at = v;
+        return 0;
+    default:
+        if (!json_is_array(v))
+            return fail(c, ENG_EBAD_MESSAGE, "%s must be an array, not %s", f->name,
+                        rec__type_name(v));
+        *(const json_t **)at = v;
+        return 0;
+    }
+}
+
+/* Every course_* message: the fields of its type read, those it needs
+ * present, those of no course message refused. */
+static int dec_course(dctx *c, proto_msg *m)
+{
+    unsigned bit = CM(m->type);
+    int nf = (int)(sizeof course_fields / sizeof course_fields[0]);
+    const char *key;
+    json_t *v;
+    char q[REC_QUOTE_MAX];
+    json_object_foreach(m->root, key, v)
+    {
+        if (strcmp(key, "type") == 0 || strcmp(key, "id") == 0)
+            continue;
+        bool known = false;
+        for (int i = 0; i < nf; i++) {
+            const course_field *f = &course_fields[i];
+            if (strcmp(f->name, key) != 0)
+                continue;
+            known = true;
+            int rc = (f->takes & bit) ? course_field_read(c, f, v, m) : 0;
+            if (rc)
+                return rc;
+        }
+        if (!known)
+            return fail(c, ENG_EBAD_MESSAGE, "unknown field %s",
+                        rec__quote_bytes(key, strlen(key), q));
+    }
+    for (int i = 0; i < nf; i++)
+        if ((course_fields[i].needs & bit) && !json_object_get(m->root, course_fields[i].name))
+            return fail(c, ENG_EBAD_MESSAGE, "missing field \"%s\"", course_fields[i].name);
+    return 0;
+}
+
 /* ---- decode ------------------------------------------------------------ */
 
 typedef int (*decoder)(dctx *c, proto_msg *m);
@@ -1026,6 +1163,16 @@ static const decoder decoders[PROTO_NTYPES] = {
     [PROTO_WATCH_TOURNAMENT] = dec_tournament_only,
     [PROTO_UNWATCH_TOURNAMENT] = dec_tournament_only,
     [PROTO_GET_TOURNAMENT_PLOTS] = dec_tournament_only,
+    [PROTO_COURSE_CREATE] = dec_course,
+    [PROTO_COURSE_ADD_STUDENTS] = dec_course,
+    [PROTO_COURSE_SET_DEADLINE] = dec_course,
+    [PROTO_COURSE_START_FINAL] = dec_course,
+    [PROTO_COURSE_GRADES] = dec_course,
+    [PROTO_COURSE_LIST] = dec_course,
+    [PROTO_COURSE_VIEW] = dec_course,
+    [PROTO_COURSE_GAME] = dec_course,
+    [PROTO_COURSE_CODE] = dec_course,
+    [PROTO_COURSE_SUBMIT] = dec_course,
 };
 
 /* A parse failure in our words. Numbers out of range are valid JSON that we

@@ -68,6 +68,16 @@ typedef enum proto_type {
     PROTO_WATCH_TOURNAMENT,
     PROTO_UNWATCH_TOURNAMENT,
     PROTO_GET_TOURNAMENT_PLOTS,
+    PROTO_COURSE_CREATE, /* the course_* family (docs/classroom.md): proto_course below */
+    PROTO_COURSE_ADD_STUDENTS,
+    PROTO_COURSE_SET_DEADLINE,
+    PROTO_COURSE_START_FINAL,
+    PROTO_COURSE_GRADES,
+    PROTO_COURSE_LIST,
+    PROTO_COURSE_VIEW,
+    PROTO_COURSE_GAME,
+    PROTO_COURSE_CODE,
+    PROTO_COURSE_SUBMIT,
     PROTO_NTYPES
 } proto_type;
 
@@ -128,6 +138,37 @@ typedef struct proto_tournament {
     bool registered;        /* ladder: enrol registered bots (default true) */
 } proto_tournament;
 
+/* An optional integer of a course message. */
+typedef struct proto_int {
+    bool set;
+    int64_t v;
+} proto_int;
+
+/* The course_* messages, as read (docs/classroom.md, "Messages"). The
+ * decoder checks the JSON type of every field the message's type takes and
+ * the fields it always needs; the classroom checks the rest (ids, tokens,
+ * settings, rosters, files) and answers with its own reasons. A field that
+ * only another course message takes is ignored (the classroom page sends a
+ * course and the admin token with every instructor action); a field no
+ * course message takes is an error, as everywhere. Strings borrow from the
+ * message. */
+typedef struct proto_course {
+    const char *token;         /* a student's token (the admin token is proto_msg's) */
+    proto_int course;          /* the course's id */
+    const char *name;          /* create: the course's name */
+    const char *game;          /* create: the game's name */
+    const json_t *rules;       /* create: an object */
+    const json_t *gates;       /* create: the ladder, an array */
+    proto_int move_ms, qualify, final_games, deadline_ms, seed, remote_wait_ms; /* create */
+    const char *csv;           /* add_students: the roster */
+    proto_int games_per_pair;  /* start_final */
+    const char *format;        /* start_final */
+    proto_int game_id;         /* course_game: "game", an integer here */
+    proto_int submission;      /* course_code */
+    const char *kind, *main;   /* submit */
+    const json_t *files;       /* submit: an array */
+} proto_course;
+
 /* A decoded client message. */
 typedef struct proto_msg {
     proto_type type;
@@ -158,7 +199,8 @@ typedef struct proto_msg {
     proto_seat_spec seats[ENG_MAX_PLAYERS];
     proto_time_control tc;
     proto_policies pol;
-    /* create_match, get_record and the tournament admin messages: NULL when absent */
+    /* create_match, get_record, the tournament admin messages and the course_*
+     * messages: NULL when absent */
     const char *admin_token;
     /* register */
     const char *name; /* the registered bot's name */
@@ -170,6 +212,8 @@ typedef struct proto_msg {
     int64_t tournament;
     /* create_tournament (game, rules, tc and pol above) */
     proto_tournament tour;
+    /* the course_* messages (admin_token above) */
+    proto_course course;
 } proto_msg;
 
 /* Decode one client message. Returns 0 and fills *m (free with
@@ -185,6 +229,9 @@ typedef struct proto_msg {
 int proto_decode(const char *buf, size_t len, proto_msg *m, json_t **id_out, char *err,
                  size_t errcap);
 void proto_msg_free(proto_msg *m);
+
+/* Is t one of the course_* messages? */
+bool proto_is_course(proto_type t);
 
 /* Name of a message type ("create_match"); "unknown" out of range. */
 const char *proto_type_name(proto_type t);

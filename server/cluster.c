@@ -50,14 +50,12 @@
 #include "access.h"
 #include "cluster.h"
 #include "conn.h"
-#include "courses.h"
 #include "handlers.h"
 #include "match.h"
 #include "match_views.h"
 #include "registry.h"
 #include "storage/db.h"
 #include "journal.h"
-#include "tournaments.h"
 
 #define HASH_SIZE 4096 /* buckets of each connection index (a power of 2) */
 
@@ -93,6 +91,7 @@ typedef struct inst {
 
 struct cluster {
     srv *s;
+    cluster_apps apps;            /* the services' hooks (server.c) */
     uv_timer_t tick;              /* the instances, takeovers, Redis reconnects */
     uv_check_t reap;              /* frees remote connections closed this iteration */
     inst insts[SRV_MAX_INSTANCES];
@@ -648,7 +647,8 @@ static void restore_owned(struct cluster *cl, const char *from)
     }
     free(old);
     cl->st.taken_matches += (uint64_t)n;
-    tours_take_over(s);
+    if (cl->apps.taken_over)
+        cl->apps.taken_over(s);
     srv_log(LOG_WARN, "takeover", "{s:s, s:i}", "from", from, "matches", n);
 }
 
@@ -685,10 +685,11 @@ static bool take_over(struct cluster *cl, const char *name)
         }
         db_finalize(q);
     }
-    if (ok)
-        ok = tours_claim(s, name) == 0;
-    bool courses = false;
-    if (ok) { /* its roles (courses) are this server's now */
+    if (ok && cl->apps.claim)
+        ok = cl->apps.claim(s, name) == 0;
+    char roles[4][32];
+    int nroles = 0;
+    if (ok) { /* its roles are this server's now */
         ok = db_prepare(d, "UPDATE tessera_roles SET instance=? WHERE instance=? RETURNING role",
                         &q) == DB_OK;
         if (ok) {
@@ -696,8 +697,8 @@ static bool take_over(struct cluster *cl, const char *name)
             db_bind_text(q, 2, name, -1);
             int rc;
             while ((rc = db_step(q)) == DB_ROW)
-                courses = courses || (db_column_text(q, 0) &&
-                                      !strcmp(db_column_text(q, 0), CLUSTER_COORDINATOR));
+                if (nroles < 4 && db_column_text(q, 0))
+                    snprintf(roles[nroles++], sizeof roles[0], "%s", db_column_text(q, 0));
             ok = rc == DB_DONE;
         }
         db_finalize(q);
@@ -714,14 +715,9 @@ static bool take_over(struct cluster *cl, const char *name)
     int hl = snprintf(head, sizeof head, "D %s %s\n", name, s->instance);
     publish(cl, cl->all_channel, head, (size_t)hl, NULL, 0);
     restore_owned(cl, name);
-    if (courses) {
-        char err[300];
-        if (courses_start(s, err, sizeof err))
-            srv_log(LOG_ERROR, "courses_unavailable", "{s:s}", "reason", err);
-        else
-            srv_log(LOG_WARN, "role_taken_over", "{s:s, s:s}", "role", CLUSTER_COORDINATOR, "from",
-                    name);
-    }
+    for (int i = 0; i < nroles; i++)
+        if (!cl->apps.role_gained || cl->apps.role_gained(s, roles[i]) == 0)
+            srv_log(LOG_WARN, "role_taken_over", "{s:s, s:s}", "role", roles[i], "from", name);
     return true;
 }
 
@@ -790,14 +786,15 @@ static void on_tick(uv_timer_t *t)
     for (int i = 0; i < ndead; i++)
         take_over(cl, dead[i]);
     write_summaries(cl);
-    tours_write_summaries(s);
+    if (cl->apps.tick)
+        cl->apps.tick(s);
 }
 
 /* ---- the public part ------------------------------------------------------------------------------ */
 
 bool cluster_on(const srv *s) { return s->cluster != NULL; }
 
-int cluster_start(srv *s, char *err, size_t errcap)
+int cluster_start(srv *s, const cluster_apps *apps, char *err, size_t errcap)
 {
     if (!journal_shared(s->db))
         return 0;
@@ -807,6 +804,8 @@ int cluster_start(srv *s, char *err, size_t errcap)
         return -1;
     }
     cl->s = s;
+    if (apps)
+        cl->apps = *apps;
     char id[SRV_TOKEN_LEN + 1];
     bool made;
     if (srv_meta_token(s, "cluster_id", id, &made, err, errcap)) {
@@ -982,7 +981,7 @@ bool cluster_route(conn *c, const proto_msg *m, const char *raw, size_t len)
     case PROTO_GET_TOURNAMENT_PLOTS: {
         const char *owner = NULL;
         char name[SRV_INSTANCE_MAX + 1];
-        if (tours_owner(c->srv, m->tournament, name, sizeof name) == 1)
+        if (cl->apps.tour_owner && cl->apps.tour_owner(c->srv, m->tournament, name, sizeof name) == 1)
             owner = name;
         int o = owner ? inst_index(cl, owner, strlen(owner)) : -1;
         if (o < 0 || o == cl->self)

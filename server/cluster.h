@@ -20,9 +20,30 @@
 
 #include "internal.h"
 
+/* What the services on the server (tournaments, courses) do as the cluster
+ * changes, set by server.c so that cluster.c calls none of them. Each may be
+ * NULL. */
+typedef struct cluster_apps {
+    /* Within the takeover's transaction: the dead server's unfinished work
+     * (its tournaments) becomes this server's. 0, or -1 (rolled back). */
+    int (*claim)(srv *s, const char *dead);
+    /* After the dead server's matches were restored here: resume what
+     * claim took. */
+    void (*taken_over)(srv *s);
+    /* The server owning tournament id, into name: 1, 0 when none (or this
+     * one), -1 on an error. */
+    int (*tour_owner)(srv *s, int64_t id, char *name, size_t cap);
+    /* Every tick: what the other servers' lists show (summaries). */
+    void (*tick)(srv *s);
+    /* A dead server's role is this server's now: 0 when its work runs here
+     * (role_taken_over is logged), -1 when it could not start (logged). */
+    int (*role_gained)(srv *s, const char *role);
+} cluster_apps;
+
 /* Start (after the journal is open and the matches restored): the takeover
- * tick and, with [cluster] redis, the Redis links. 0, or -1 with err. */
-int cluster_start(srv *s, char *err, size_t errcap);
+ * tick and, with [cluster] redis, the Redis links; apps is copied. 0, or -1
+ * with err. */
+int cluster_start(srv *s, const cluster_apps *apps, char *err, size_t errcap);
 /* Stop the timers and the Redis links (shutdown). */
 void cluster_stop(srv *s);
 void cluster_free(srv *s);

@@ -465,10 +465,6 @@ bool handle_message(conn *c, const char *buf, size_t len)
     json_t *id = NULL;
     char err[256];
     int rc = proto_decode(buf, len, &m, &id, err, sizeof err);
-    if (rc == ENG_EUNKNOWN_TYPE && c->hello && courses_handle(c, buf, len)) {
-        json_decref(id);
-        return false;
-    }
     if (rc) {
         conn_error(c, rc, err, id);
         json_decref(id);
@@ -525,6 +521,16 @@ bool handle_message(conn *c, const char *buf, size_t len)
     case PROTO_WATCH_TOURNAMENT:
     case PROTO_UNWATCH_TOURNAMENT:
     case PROTO_GET_TOURNAMENT_PLOTS: handle_tournament(c, &m); break;
+    case PROTO_COURSE_CREATE:
+    case PROTO_COURSE_ADD_STUDENTS:
+    case PROTO_COURSE_SET_DEADLINE:
+    case PROTO_COURSE_START_FINAL:
+    case PROTO_COURSE_GRADES:
+    case PROTO_COURSE_LIST:
+    case PROTO_COURSE_VIEW:
+    case PROTO_COURSE_GAME:
+    case PROTO_COURSE_CODE:
+    case PROTO_COURSE_SUBMIT: courses_handle(c, &m, buf, len); break;
     case PROTO_SERVER_STATS: {
         json_t *r = proto_reply("stats", m.id);
         json_object_update_new(r, srv_stats_json(c->srv));

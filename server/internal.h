@@ -21,7 +21,7 @@
  *   registry.h     registered remote bots and the admin token
  *   tournaments.h  tournaments and the ladder, driven on the loop
  *   access.h       creation policy, quotas, expiry, the resume-token index
- *   courses.h      the course_* messages and their worker
+ *   courses.h      the course_* messages, to the classroom's course service
  *   metrics.c, config.c, server.c: declared here (shared by all)
  *
  * The per-move path reads down: net -> handlers -> table -> match ->
@@ -354,6 +354,7 @@ struct srv {
     int hashing;         /* secret hashes on the thread pool */
     struct progs *progs; /* program workers (programs.c) */
     struct tours *tours; /* tournaments (tournaments.c) */
+    struct courses *courses; /* the course service's host (courses.c), or NULL */
     struct cluster *cluster; /* several servers on one database (cluster.c), or NULL */
     /* web/ mount */
     /* texts of the per-move messages, written by protocol/jsontext.h into

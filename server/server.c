@@ -453,6 +453,30 @@ void srv_texts_free(srv *s)
     s->state_txt_of = NULL;
 }
 
+/* The course service, on the one server of a cluster that holds the role. */
+static int start_courses(srv *s)
+{
+    char err[512];
+    if (courses_start(s, err, sizeof err) == 0)
+        return 0;
+    srv_log(LOG_ERROR, "courses_unavailable", "{s:s}", "reason", err);
+    return -1;
+}
+
+static int role_gained(srv *s, const char *role)
+{
+    return strcmp(role, CLUSTER_COORDINATOR) == 0 ? start_courses(s) : 0;
+}
+
+/* What the cluster tells the tournaments and the courses (cluster.h). */
+static const cluster_apps cluster_apps_of_server = {
+    .claim = tours_claim,
+    .taken_over = tours_take_over,
+    .tour_owner = tours_owner,
+    .tick = tours_write_summaries,
+    .role_gained = role_gained,
+};
+
 int srv_run(const srv_config *cfg)
 {
     static srv s; /* one server per process; too big for the stack (histograms) */
@@ -561,13 +585,13 @@ int srv_run(const srv_config *cfg)
         if (m->status != MATCH_FINISHED)
             match_advance(m);
     tours_resume(&s);
-    if (cluster_start(&s, err, sizeof err)) {
+    if (cluster_start(&s, &cluster_apps_of_server, err, sizeof err)) {
         srv_log(LOG_ERROR, "start_failed", "{s:s}", "reason", err);
         fprintf(stderr, "tessera serve: %s\n", err);
     }
     /* the courses run on one server of a cluster (cluster.c, roles) */
-    if (cluster_claim_role(&s, CLUSTER_COORDINATOR) && courses_start(&s, err, sizeof err))
-        srv_log(LOG_ERROR, "courses_unavailable", "{s:s}", "reason", err);
+    if (cluster_claim_role(&s, CLUSTER_COORDINATOR))
+        start_courses(&s);
     start_demo(&s);
 
     uv_run(s.loop, UV_RUN_DEFAULT);

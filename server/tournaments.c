@@ -950,7 +950,7 @@ static void check_done(srv_tour *st)
         set_state(st, TS_DONE, NULL);
         push_update(st, NULL, false);
         if (st->hooks.done)
-            st->hooks.done(st->hooks.user, st->id, st->t);
+            st->hooks.done(st->hooks.ctx, st->hooks.user, st->id, st->t);
     }
 }
 
@@ -1062,7 +1062,7 @@ void tours_match_finished(match *m)
         result_from_json(st->k, m->result, m, &r, verdict, sizeof verdict);
         tour_game tg;
         if (st->hooks.game && !is_ladder(st) && tour_get_game(st->t, m->tour_game, &tg) == 0)
-            st->hooks.game(st->hooks.user, st->id, m->tour_game, m, tg.table, &r);
+            st->hooks.game(st->hooks.ctx, st->hooks.user, st->id, m->tour_game, m, tg.table, &r);
         if (st->job) {
             /* the standings job reads the tournament: the result waits */
             deferred *d = calloc(1, sizeof *d);

@@ -34,9 +34,10 @@ json_t *tours_match_tag(const match *m);
 struct tour_result;
 struct tour;
 typedef struct tours_hooks {
-    void (*game)(int64_t user, int64_t tour, int64_t game, match *m, const int *table,
+    void (*game)(void *ctx, int64_t user, int64_t tour, int64_t game, match *m, const int *table,
                  const struct tour_result *r);
-    void (*done)(int64_t user, int64_t tour, const struct tour *t); /* t: its standings */
+    void (*done)(void *ctx, int64_t user, int64_t tour, const struct tour *t); /* t: standings */
+    void *ctx;
     int64_t user;
 } tours_hooks;
 /* Create the tournament of a create_tournament message m (as the admin)

@@ -53,6 +53,16 @@ static const char *const client_types[PROTO_NTYPES] = {
     "watch_tournament",
     "unwatch_tournament",
     "get_tournament_plots",
+    "course_create",
+    "course_add_students",
+    "course_set_deadline",
+    "course_start_final",
+    "course_grades",
+    "course_list",
+    "course_view",
+    "course_game",
+    "course_code",
+    "course_submit",
 };
 
 /* ---- helpers ------------------------------------------------------------ */
@@ -190,6 +200,64 @@ static const char full_tournament[] =
     "\"label\":\"league\",\"anchor\":\"a\",\"placement_games\":10,\"registered\":false}";
 
 /* register, the tournament messages: what is read, defaults, limits. */
+/* The course_* family: each field where its type puts it, a sibling's
+ * field ignored, a field of no course message refused, "game" a name in
+ * course_create and an id in course_game. */
+static void test_course_messages(void **state)
+{
+    (void)state;
+    proto_msg m;
+    decode_ok("{\"type\":\"course_create\",\"admin_token\":\"a1\",\"name\":\"c\",\"game\":\"reversi\","
+              "\"move_ms\":500,\"gates\":[{\"opponent\":\"random\"}],\"rules\":{}}",
+              &m);
+    assert_int_equal(m.type, PROTO_COURSE_CREATE);
+    assert_true(proto_is_course(m.type));
+    assert_string_equal(m.admin_token, "a1");
+    assert_string_equal(m.course.name, "c");
+    assert_string_equal(m.course.game, "reversi");
+    assert_true(m.course.move_ms.set);
+    assert_int_equal(m.course.move_ms.v, 500);
+    assert_false(m.course.qualify.set);
+    assert_int_equal(json_array_size(m.course.gates), 1);
+    assert_true(json_is_object(m.course.rules));
+    proto_msg_free(&m);
+    decode_ok("{\"type\":\"course_game\",\"token\":\"t\",\"game\":12}", &m);
+    assert_int_equal(m.type, PROTO_COURSE_GAME);
+    assert_true(m.course.game_id.set);
+    assert_int_equal(m.course.game_id.v, 12);
+    assert_null(m.course.game);
+    assert_string_equal(m.course.token, "t");
+    proto_msg_free(&m);
+    /* a student acting as the instructor sends what the page sends: the
+     * fields of course_add_students on course_start_final are ignored */
+    decode_ok("{\"type\":\"course_start_final\",\"token\":\"t\",\"course\":3,\"csv\":\"x\","
+              "\"deadline_ms\":0}",
+              &m);
+    assert_int_equal(m.course.course.v, 3);
+    assert_null(m.course.csv);
+    assert_false(m.course.deadline_ms.set);
+    proto_msg_free(&m);
+    decode_ok("{\"type\":\"course_submit\",\"token\":\"t\",\"kind\":\"python\",\"files\":[{}]}", &m);
+    assert_string_equal(m.course.kind, "python");
+    assert_int_equal(json_array_size(m.course.files), 1);
+    proto_msg_free(&m);
+    assert_false(proto_is_course(PROTO_GET_TOURNAMENT_PLOTS));
+    static const char *const bad[][2] = {
+        {"{\"type\":\"course_view\",\"token\":\"t\",\"dealine_ms\":1}", "unknown field"},
+        {"{\"type\":\"course_create\",\"name\":\"c\"}", "missing field \"game\""},
+        {"{\"type\":\"course_create\",\"name\":1,\"game\":\"g\"}", "name must be a string"},
+        {"{\"type\":\"course_game\",\"game\":\"reversi\"}", "game must be an integer"},
+        {"{\"type\":\"course_add_students\",\"course\":1}", "missing field \"csv\""},
+        {"{\"type\":\"course_list\",\"admin_token\":\"a b\"}", "admin_token may hold only"},
+        {"{\"type\":\"course_submit\",\"files\":{}}", "files must be an array"},
+        {"{\"type\":\"course_create\",\"name\":\"c\",\"game\":\"g\",\"rules\":[]}",
+         "rules must be an object"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        decode_err(bad[i][0], strlen(bad[i][0]), ENG_EBAD_MESSAGE, bad[i][1]);
+    decode_err("{\"type\":\"course_nothing\"}", 25, ENG_EUNKNOWN_TYPE, "unknown message type");
+}
+
 static void test_register_and_tournaments(void **state)
 {
     (void)state;
@@ -911,6 +979,27 @@ static const char *const full_messages[PROTO_NTYPES] = {
     [PROTO_WATCH_TOURNAMENT] = "{\"type\":\"watch_tournament\",\"id\":1,\"tournament\":1}",
     [PROTO_UNWATCH_TOURNAMENT] = "{\"type\":\"unwatch_tournament\",\"id\":1,\"tournament\":1}",
     [PROTO_GET_TOURNAMENT_PLOTS] = "{\"type\":\"get_tournament_plots\",\"id\":1,\"tournament\":1}",
+    [PROTO_COURSE_CREATE] =
+        "{\"type\":\"course_create\",\"id\":1,\"admin_token\":\"a\",\"name\":\"n\",\"game\":\"g\","
+        "\"rules\":{},\"gates\":[],\"move_ms\":1,\"qualify\":1,\"final_games\":2,\"deadline_ms\":0,"
+        "\"seed\":1,\"remote_wait_ms\":1000}",
+    [PROTO_COURSE_ADD_STUDENTS] =
+        "{\"type\":\"course_add_students\",\"id\":1,\"admin_token\":\"a\",\"course\":1,\"csv\":\"\"}",
+    [PROTO_COURSE_SET_DEADLINE] = "{\"type\":\"course_set_deadline\",\"id\":1,\"admin_token\":\"a\","
+                                  "\"course\":1,\"deadline_ms\":0}",
+    [PROTO_COURSE_START_FINAL] = "{\"type\":\"course_start_final\",\"id\":1,\"admin_token\":\"a\","
+                                 "\"course\":1,\"games_per_pair\":2,\"format\":\"swiss\"}",
+    [PROTO_COURSE_GRADES] =
+        "{\"type\":\"course_grades\",\"id\":1,\"admin_token\":\"a\",\"course\":1}",
+    [PROTO_COURSE_LIST] = "{\"type\":\"course_list\",\"id\":1,\"admin_token\":\"a\"}",
+    [PROTO_COURSE_VIEW] =
+        "{\"type\":\"course_view\",\"id\":1,\"admin_token\":\"a\",\"token\":\"t\",\"course\":1}",
+    [PROTO_COURSE_GAME] =
+        "{\"type\":\"course_game\",\"id\":1,\"admin_token\":\"a\",\"token\":\"t\",\"game\":1}",
+    [PROTO_COURSE_CODE] =
+        "{\"type\":\"course_code\",\"id\":1,\"admin_token\":\"a\",\"token\":\"t\",\"submission\":1}",
+    [PROTO_COURSE_SUBMIT] = "{\"type\":\"course_submit\",\"id\":1,\"token\":\"t\",\"kind\":\"python\","
+                            "\"main\":\"a.py\",\"files\":[]}",
 };
 
 static int decode_json(json_t *msg, char *err, size_t errcap)
@@ -1307,6 +1396,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_names),
         cmocka_unit_test(test_policy_round_trip),
         cmocka_unit_test(test_register_and_tournaments),
+        cmocka_unit_test(test_course_messages),
         cmocka_unit_test(test_out_of_memory),
         cmocka_unit_test(test_schema_files),
         cmocka_unit_test(test_schemas_match_decoder),

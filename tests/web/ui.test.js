@@ -461,14 +461,22 @@ test('a dropped connection shows the trouble and resynchronises', withShots(asyn
   const f = await follow(match);
   const p = await page(`${server.url}#/watch/${match}`);
   await waitFor(async () => (await boardSnapshot(p.page)).synced >= 2, 'a few turns');
+  /* every banner the page shows, in order: the "reconnected" one stays 2.5 s, which a
+   * loaded machine can let pass between two reads of the page (it did) */
+  await p.page.evaluate(() => {
+    const b = document.getElementById('banner');
+    window.bannersSeen = [];
+    new MutationObserver(() => window.bannersSeen.push(b.dataset.kind)).observe(b, {attributes: true, attributeFilter: ['data-kind']});
+  });
   await p.page.evaluate(() => window.tessera.conn.drop());
-  await p.page.locator('#banner[data-kind="down"]').waitFor({timeout: 20000 * lib.SLOW});
+  await p.page.waitForFunction(() => window.bannersSeen.includes('down'), null, {timeout: 20000 * lib.SLOW});
   /* (the page may already be connected again when this line runs: a loaded
    * machine let the reconnect through between the two reads, so the banner
    * above is the check that the loss was shown) */
   await shot(p, 'connection-lost.png');
   await p.page.locator('body[data-conn="open"]').waitFor({timeout: 20000 * lib.SLOW});
-  await p.page.locator('#banner[data-kind="ok"]').waitFor({timeout: 20000 * lib.SLOW});
+  await p.page.waitForFunction(() => window.bannersSeen.indexOf('ok') > window.bannersSeen.indexOf('down'),
+    null, {timeout: 20000 * lib.SLOW});
   const check = async () => {
     let last = null;
     await waitFor(async () => {

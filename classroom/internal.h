@@ -1,0 +1,338 @@
+/*
+ * internal.h — the course service's own parts, shared by the files of
+ * classroom/ behind service.h and no one else:
+ *
+ * from the top floor down (each calls only those below it):
+ *
+ *   serve.c        the object: start, stop, poll, tick, requests dispatched
+ *   submit.c       uploads: checked on the host's pool, stored with their
+ *                  folder; a stored submission to its ladder
+ *   requests.c     who asks (instructor, student); the instructor's messages
+ *                  and the views (create, roster, deadline, final, grades,
+ *                  list, view, a game, a code)
+ *   remote.c       remote bots' gates and finals, played by the host
+ *   jobs.c         the workers: a submission's gate ladder, a final; their
+ *                  results stored on the loop; the deadline's freeze
+ *   files.c        the submissions' folders: made, made again, run as
+ *   store_views.c, store_work.c, store.c
+ *                  every SQL statement on the class_ tables
+ *   host.c         logs, replies and the clock, through the host
+ *
+ * Ownership: the service owns every job, result and remote job until it
+ * frees them; rows read from the database are copied into the structs below.
+ */
+#ifndef TESSERA_CLASSROOM_INTERNAL_H
+#define TESSERA_CLASSROOM_INTERNAL_H
+
+#include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "classroom/classroom.h"
+#include "classroom/service.h"
+
+#define CLASS_JOBS_DEFAULT 2  /* submissions played at once: 2 x 2 games on 2+ cores */
+#define CLASS_MAX_JOBS     16 /* worker threads at most (config courses.gate_jobs) */
+#define CLASS_GATE_THREADS 2  /* runner workers of one gate or final */
+#define CLASS_MAX_CHECKS   8  /* uploads being checked at once (each may run a python3) */
+/* A remote bot's seat in a server match: after a dropped connection (or
+ * when it is not connected as the game starts) it has the longer of this
+ * and 3 moves' time to come back (the bridge reconnects within 5 s) before
+ * the game is lost by "disconnect". */
+#define CLASS_REMOTE_GRACE_MS 10000
+#define CLASS_SPEC_MAX        (PATH_MAX + 32) /* a submission's spec: cmd:python3 DIR/MAIN */
+
+/* ---- rows ------------------------------------------------------------------------------ */
+
+/* A course as loaded for scheduling and views. */
+typedef struct course_t {
+    int64_t id;
+    char name[CLASS_NAME_MAX + 1];
+    const eng_game *g;
+    eng_rules rules;
+    json_t *rules_json; /* owned: course_release() */
+    int64_t move_ms;
+    class_gate gates[CLASS_MAX_GATES];
+    int ngates;
+    int qualify;
+    uint64_t seed;
+    int64_t final_games, deadline_ms, frozen_ms, created_ms;
+    int64_t remote_wait_ms; /* how long a remote submission waits for its bot */
+    int64_t final_tour;     /* the host's tournament of a final with remote bots, or 0 */
+    char final_state[16];
+    char final_note[CLASS_VERDICT_MAX];
+} course_t;
+
+/* A student, as their token names them. */
+typedef struct student_t {
+    int64_t id, course;
+    char sid[CLASS_FIELD_MAX + 1], name[CLASS_FIELD_MAX + 1];
+} student_t;
+
+/* A submission's place on disk and how it runs. */
+typedef struct sub_t {
+    int64_t id, course, student, created_ms, tour;
+    char sid[CLASS_FIELD_MAX + 1];       /* its student's id */
+    char kind[16];                       /* class_kind_name */
+    char dir[PATH_MAX];                  /* its folder ("" for a remote bot) */
+    char main[CLASS_FILE_NAME_MAX + 64]; /* the file to run; a remote bot: its registered name */
+} sub_t;
+
+/* A new course's settings, checked. */
+typedef struct course_new {
+    const char *name;
+    const eng_game *g;
+    char *rules_text, *gates_text; /* owned */
+    int ngates;
+    int64_t move_ms, qualify, final_games, deadline_ms, seed, remote_wait_ms, created_ms;
+} course_new;
+
+/* ---- jobs between the loop and the workers ------------------------------------------------ */
+
+/* A game as a worker (or the host, for a remote bot) hands it over, its
+ * strings owned. */
+typedef struct cgame {
+    class_game g;
+    char *record;
+    char *err[ENG_MAX_PLAYERS];
+    char end[24];
+    char verdict[CLASS_VERDICT_MAX];
+    bool no_stderr; /* a server match: no seat's stderr was kept */
+} cgame;
+
+/* What a worker plays: a submission's ladder, or a course's final. */
+typedef struct job {
+    struct job *next;
+    bool final;
+    int64_t course, submission;
+    const eng_game *g;
+    eng_rules rules;
+    int64_t move_ms;
+    uint64_t seed;
+    int qualify;
+    /* ladder */
+    char spec[CLASS_SPEC_MAX];
+    class_gate gates[CLASS_MAX_GATES];
+    int ngates;
+    /* final */
+    int n;
+    char **specs, **names;
+    int64_t *students, *subs;
+    int64_t final_games;
+    int format; /* the final's tour_format */
+} job;
+
+/* What the loop stores: one transaction each (class__apply). */
+enum { DONE_GATE, DONE_SUB, DONE_FINAL, DONE_FAILED, DONE_START };
+typedef struct done {
+    struct done *next;
+    int kind; /* DONE_*: a gate, a ladder's end, a final, a failure, a ladder begins */
+    int64_t course, submission; /* submission 0: a final's */
+    int gate;
+    class_gate gatedef;
+    class_standing st[2]; /* gate: [0] the student, [1] the opponent */
+    bool passed;
+    char verdict[CLASS_VERDICT_MAX];
+    int gates_passed;
+    bool qualified;
+    cgame *games;
+    int ngames, capgames;
+    /* final */
+    int n;
+    int64_t *students, *subs;
+    class_standing *fst;
+} done;
+
+struct rjob;
+
+struct class_service {
+    class_host host;
+    db_conn *db;
+    char dir[PATH_MAX / 2]; /* the submissions' folders, absolute */
+    /* the workers */
+    pthread_t thread[CLASS_MAX_JOBS];
+    int nthreads;
+    pthread_mutex_t lock; /* guards the two queues */
+    pthread_cond_t cond;
+    job *jobs, *jobs_tail;  /* waiting for a worker */
+    done *done, *done_tail; /* finished, for the loop */
+    atomic_bool stop;
+    bool stopping;      /* class_service_stop began: nothing new starts */
+    struct rjob *rjobs; /* remote bots' jobs (loop) */
+    int checking;       /* uploads being checked */
+};
+
+/* A request being answered. */
+typedef struct req {
+    class_service *svc;
+    const proto_msg *m;
+    const proto_course *c;
+    uint64_t caller;
+    const char *peer;
+    const json_t *id;
+    const char *type;
+} req;
+
+/* ---- host.c ------------------------------------------------------------------------------- */
+
+void class__log(class_service *svc, int level, const char *event, const char *fmt, ...);
+/* An error reply {code, message, reason (may be NULL)} to caller. */
+void class__fail_to(class_service *svc, uint64_t caller, const json_t *id, int code,
+                    const char *reason, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+void class__fail(const req *r, int code, const char *reason, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+void class__reply(const req *r, json_t *msg);
+int64_t class__now_ms(void);
+
+/* ---- store.c, store_work.c, store_views.c: the SQL ---------------------------------------- */
+
+/* Helpers: a failure is logged (courses_sql) with the statement. */
+db_stmt *class__prep(class_service *svc, const char *sql);
+int class__step(class_service *svc, db_stmt *st);
+/* A statement with its parameters bound, run to DB_DONE and finalized (st
+ * may be NULL: false). */
+bool class__run(class_service *svc, db_stmt *st);
+bool class__exec(class_service *svc, const char *sql);
+bool class__begin(class_service *svc);
+/* Commit when ok (else, or when the commit fails, roll back). Whether committed. */
+bool class__commit(class_service *svc, bool ok);
+const char *class__col(db_stmt *st, int i);
+/* Column 0 of every row of st (finalized) into a heap array (free()); the
+ * count, or -1 when st is NULL. */
+int class__ids(class_service *svc, db_stmt *st, int64_t **ids);
+
+/* courses and students (store.c) */
+bool class__course_load(class_service *svc, int64_t id, course_t *c);
+void class__course_release(course_t *c);
+int64_t class__course_insert(class_service *svc, const course_new *n);
+/* Every course's id, ascending, into a heap array (free()); its count, -1 on failure. */
+int class__course_ids(class_service *svc, int64_t **ids);
+bool class__course_set_deadline(class_service *svc, int64_t course, int64_t deadline_ms);
+/* The final's state and note: "running" (from "none" or "failed"), "none"
+ * (its start undone), "done", "failed"; and the host's tournament of it. */
+bool class__final_state(class_service *svc, int64_t course, const char *state, const char *note);
+bool class__final_tour(class_service *svc, int64_t course, int64_t tour);
+bool class__student_by_token(class_service *svc, const char *hash, student_t *out);
+/* Add a roster in one transaction: the handout CSV and the students with
+ * their tokens. 0; ENG_ETOO_MANY (*have: already on it); ENG_EINVAL (*dup:
+ * an id already there); ENG_ESTORAGE, ENG_ENOMEM. */
+int class__roster_add(class_service *svc, int64_t course, const class_person *ps, int n,
+                      json_t **students, char **handout, int *have, const char **dup);
+
+/* submissions and results (store_work.c) */
+bool class__sub_load(class_service *svc, int64_t sub, sub_t *out);
+/* The frozen submissions of a course, in roster order (heap, free()); the count or -1. */
+int class__subs_frozen(class_service *svc, int64_t course, sub_t **out);
+/* Insert an upload's row in the transaction open, the student's next
+ * version counted by the database. Its id and *version, or 0 with *rc
+ * (DB_ECONSTRAINT: another server's upload took the version: again). */
+int64_t class__sub_insert(class_service *svc, const student_t *who, const char *kind,
+                          const char *main, int64_t bytes, const char *sha256, int64_t now,
+                          int64_t *version, int *rc);
+bool class__sub_set_main(class_service *svc, int64_t sub, const char *main);
+bool class__sub_add_file(class_service *svc, int64_t sub, const char *name, const void *data,
+                         size_t len);
+bool class__sub_set_files(class_service *svc, int64_t sub, const char *files_json, const char *dir);
+/* The files of a submission as kept in the database: each(name, data, len,
+ * user) until it returns false. Their count, or -1. */
+int class__sub_files(class_service *svc, int64_t sub,
+                     bool (*each)(const char *name, const void *data, int len, void *user),
+                     void *user);
+/* A remote bot's state and verdict while it waits or plays, and its tournament. */
+bool class__sub_show(class_service *svc, int64_t sub, const char *state, const char *verdict,
+                     int64_t tour);
+bool class__sub_tour(class_service *svc, int64_t sub, int64_t tour);
+/* A ladder began: queued -> running with the verdict. */
+bool class__sub_started(class_service *svc, int64_t sub, const char *verdict);
+/* One result into the tables, in the transaction open (class__apply). */
+bool class__store_gate(class_service *svc, const done *d);
+bool class__store_sub(class_service *svc, const done *d);
+bool class__store_final(class_service *svc, const done *d);
+bool class__store_final_failed(class_service *svc, int64_t course, const char *note);
+/* Courses due to freeze: ids (at most cap) of those past their deadline
+ * with every submission done. */
+int class__freeze_candidates(class_service *svc, int64_t now, int64_t *ids, int cap);
+/* Freeze one (the latest qualifying submission of each student): 1 when
+ * this server froze it, 0 when another did, -1 on failure. */
+int class__freeze(class_service *svc, int64_t course, int64_t now);
+/* What a previous run left: the ids of unfinished submissions (their games
+ * and gates deleted), heap, the count or -1; the tournaments of finals cut
+ * short (each(tour)), then those finals back to "none". */
+int class__leftover_subs(class_service *svc, int64_t **ids);
+void class__leftover_finals(class_service *svc, void (*each)(class_service *svc, int64_t tour));
+
+/* views (store_views.c): new JSON */
+json_t *class__course_json(const course_t *c);
+json_t *class__roster_json(class_service *svc, int64_t course);
+json_t *class__subs_json(class_service *svc, int64_t course, int64_t student);
+json_t *class__final_json(class_service *svc, int64_t course, int64_t student);
+json_t *class__final_games_json(class_service *svc, int64_t course, int64_t student);
+/* A course game's reply for the instructor (student NULL) or a student:
+ * 0 and out filled, or ENG_EINVAL (no such game) / ENG_EFORBIDDEN (not
+ * theirs) / ENG_ESTORAGE. */
+int class__game_json(class_service *svc, int64_t game, const student_t *student, json_t *out);
+/* A submission's row (0), its files' list and version; ENG_EINVAL when
+ * there is none, ENG_ESTORAGE. */
+int class__sub_code(class_service *svc, int64_t sub, sub_t *s, json_t **files, int64_t *version);
+
+/* ---- files.c ------------------------------------------------------------------------------- */
+
+/* The spec a submission runs as. */
+void class__sub_spec(const sub_t *s, char *out, size_t cap);
+/* Make the directories of path (under svc->dir: 0711, the last 0755). 0 or -1. */
+int class__mkdirs(const class_service *svc, const char *path);
+/* Make sure a submission's folder is on this machine (another server of the
+ * cluster may have written it): made again from class_files. 0 or -1. */
+int class__ensure_files(class_service *svc, const sub_t *s);
+
+/* ---- jobs.c -------------------------------------------------------------------------------- */
+
+int class__workers_start(class_service *svc, int want, char *err, size_t errcap);
+void class__workers_stop(class_service *svc);
+void class__push_job(class_service *svc, job *j);
+void class__job_free(job *j);
+void class__done_free(done *d);
+/* Copy a game into d's list (on_game of class_play, and the host's games). */
+void class__keep_game(const class_game *g, void *d);
+/* A gate's pass/fail and verdict from its standing d->st[0]. */
+void class__gate_verdict(done *d, const class_gate *gate);
+/* Store one result (one transaction), then freeze what that allows. */
+void class__apply(class_service *svc, done *d);
+/* A final that could not be played: stored as failed with why. */
+void class__final_failed(class_service *svc, int64_t course, const char *why);
+/* Freeze every course whose deadline passed and whose submissions are done. */
+void class__freeze_due(class_service *svc);
+
+/* ---- remote.c ----------------------------------------------------------------------------- */
+
+/* A remote submission's ladder, from its first gate. */
+void class__remote_queue(class_service *svc, const sub_t *s);
+/* A final with remote bots: the host's tournament of every finalist. false
+ * after replying. */
+bool class__remote_final(const req *rq, const course_t *c, job *j, int format, int64_t gpp);
+void class__remote_pump(class_service *svc);
+void class__remote_free_all(class_service *svc);
+
+/* ---- requests.c ---------------------------------------------------------------------------- */
+
+/* The student a request's token names, or a bad_token reply (false). */
+bool class__need_student(const req *r, student_t *out);
+/* The course a request's "course" names, or a reply (false). */
+bool class__need_course(const req *r, course_t *c);
+void class__create(const req *r);
+void class__add_students(const req *r);
+void class__set_deadline(const req *r);
+void class__start_final(const req *r);
+void class__grades(const req *r);
+void class__list(const req *r);
+void class__view(const req *r);
+void class__game(const req *r);
+void class__code(const req *r);
+
+/* ---- submit.c ----------------------------------------------------------------------------- */
+
+void class__submit(const req *r);
+/* Queue a stored submission's ladder: the workers', or a remote bot's job. */
+void class__queue_ladder(class_service *svc, int64_t sub);
+
+#endif

@@ -1,0 +1,369 @@
+/*
+ * jobs.c — the course service's work (internal.h): worker threads that
+ * play each new submission's gate ladder and the finals, the results they
+ * hand back, stored on the loop, and the deadline's freeze.
+ *
+ * Threads. The workers ([courses] gate_jobs of them, default 2: that many
+ * submissions' ladders at once) take a job (a submission's ladder, or a
+ * course's final) with every string it needs copied, play it with
+ * class_play (no database), and hand each gate's games and verdict, or the
+ * final's, back to the loop (host.wake; class_service_poll), which stores
+ * them, one transaction each. A job cut short by a stop is simply played
+ * again at the next start: its state in the database is still queued or
+ * running, and nothing of it was stored.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "classroom/internal.h"
+#include "engine/errors.h"
+
+void class__job_free(job *j)
+{
+    if (!j)
+        return;
+    for (int i = 0; i < j->n; i++) {
+        if (j->specs)
+            free(j->specs[i]);
+        if (j->names)
+            free(j->names[i]);
+    }
+    free(j->specs);
+    free(j->names);
+    free(j->students);
+    free(j->subs);
+    free(j);
+}
+
+void class__done_free(done *d)
+{
+    for (int i = 0; i < d->ngames; i++) {
+        free(d->games[i].record);
+        for (int s = 0; s < ENG_MAX_PLAYERS; s++)
+            free(d->games[i].err[s]);
+    }
+    free(d->games);
+    free(d->students);
+    free(d->subs);
+    free(d->fst);
+    free(d);
+}
+
+/* A worker's result, for the loop. */
+static void post(class_service *svc, done *d)
+{
+    pthread_mutex_lock(&svc->lock);
+    if (svc->done_tail)
+        svc->done_tail->next = d;
+    else
+        svc->done = d;
+    svc->done_tail = d;
+    pthread_mutex_unlock(&svc->lock);
+    svc->host.wake(svc->host.user);
+}
+
+void class__keep_game(const class_game *g, void *user)
+{
+    done *d = user;
+    if (d->ngames == d->capgames) {
+        int nc = d->capgames ? d->capgames * 2 : 16;
+        cgame *ng = realloc(d->games, (size_t)nc * sizeof *ng);
+        if (!ng)
+            return; /* the verdict still counts it; the game's details are lost */
+        d->games = ng;
+        d->capgames = nc;
+    }
+    cgame *c = &d->games[d->ngames++];
+    memset(c, 0, sizeof *c);
+    c->g = *g;
+    snprintf(c->end, sizeof c->end, "%s", g->end);
+    snprintf(c->verdict, sizeof c->verdict, "%s", g->verdict);
+    c->record = strdup(g->record);
+    for (int s = 0; s < g->seats; s++)
+        c->err[s] = strdup(g->stderr_text[s]);
+    c->g.end = c->end;
+    c->g.verdict = c->verdict;
+    c->g.record = c->record ? c->record : "";
+    for (int s = 0; s < g->seats; s++)
+        c->g.stderr_text[s] = c->err[s] ? c->err[s] : "";
+}
+
+/* The verdict names the first fault of the submission, if any. */
+void class__gate_verdict(done *d, const class_gate *gate)
+{
+    d->passed = class_gate_passed(gate, d->st[0].points, d->st[0].games);
+    const char *fault = "";
+    int64_t nfault = 0;
+    for (int k = 0; k < d->ngames; k++) {
+        const class_game *g = &d->games[k].g;
+        if (g->culprit >= 0 && g->who[g->culprit] == 0) {
+            if (!nfault++)
+                fault = g->verdict;
+        }
+    }
+    int n = snprintf(d->verdict, sizeof d->verdict,
+                     "%s: scored %.1f of %lld (%.0f%%, needs %.0f%%) against %.200s",
+                     d->passed ? "passed" : "failed", d->st[0].points, (long long)d->st[0].games,
+                     100 * d->st[0].rate, 100 * gate->min_rate, gate->opponent);
+    if (n < 0 || (size_t)n >= sizeof d->verdict)
+        return;
+    if (nfault)
+        snprintf(d->verdict + n, sizeof d->verdict - (size_t)n,
+                 "; %lld game%s lost by a fault, first: %.300s", (long long)nfault,
+                 nfault == 1 ? "" : "s", fault);
+}
+
+/* ---- the workers ----------------------------------------------------------------------------- */
+
+static void run_ladder(class_service *svc, job *j)
+{
+    int passed = 0;
+    char last[CLASS_VERDICT_MAX] = "";
+    for (int i = 0; i < j->ngates; i++) {
+        done *d = calloc(1, sizeof *d);
+        if (!d)
+            break;
+        d->kind = DONE_GATE;
+        d->course = j->course;
+        d->submission = j->submission;
+        d->gate = i;
+        d->gatedef = j->gates[i];
+        const char *specs[2] = {j->spec, j->gates[i].opponent};
+        const char *names[2] = {"submission", "opponent"};
+        class_play_config pc = {.game = j->g,
+                                .rules = j->rules,
+                                .specs = specs,
+                                .names = names,
+                                .n = 2,
+                                .games_per_pair = j->gates[i].games,
+                                .move_ms = j->move_ms,
+                                .seed = j->seed ^ (0x9e3779b97f4a7c15ULL * (uint64_t)(i + 1)),
+                                .threads = CLASS_GATE_THREADS,
+                                .stop = &svc->stop,
+                                .on_game = class__keep_game,
+                                .user = d};
+        char err[512];
+        int rc = class_play(&pc, d->st, err, sizeof err);
+        if (rc == ENG_ESHUTTING_DOWN || atomic_load(&svc->stop)) {
+            class__done_free(d);
+            return; /* played again at the next start */
+        }
+        if (rc) {
+            d->kind = DONE_FAILED;
+            snprintf(d->verdict, sizeof d->verdict, "gate %d could not be played: %.300s", i + 1,
+                     err);
+            post(svc, d);
+            return;
+        }
+        class__gate_verdict(d, &j->gates[i]);
+        snprintf(last, sizeof last, "gate %d %.380s", i + 1, d->verdict);
+        bool ok = d->passed;
+        post(svc, d);
+        if (!ok)
+            break;
+        passed++;
+    }
+    done *d = calloc(1, sizeof *d);
+    if (!d)
+        return;
+    d->kind = DONE_SUB;
+    d->course = j->course;
+    d->submission = j->submission;
+    d->gates_passed = passed;
+    d->qualified = passed >= j->qualify;
+    snprintf(d->verdict, sizeof d->verdict, "%s %d of %d gates; %.360s",
+             d->qualified ? "qualified:" : "not qualified:", passed, j->ngates, last);
+    post(svc, d);
+}
+
+static void run_final(class_service *svc, job *j)
+{
+    done *d = calloc(1, sizeof *d);
+    if (!d)
+        return;
+    d->kind = DONE_FINAL;
+    d->course = j->course;
+    d->n = j->n;
+    d->students = malloc((size_t)j->n * sizeof *d->students);
+    d->subs = malloc((size_t)j->n * sizeof *d->subs);
+    d->fst = calloc((size_t)j->n, sizeof *d->fst);
+    if (!d->students || !d->subs || !d->fst) {
+        d->kind = DONE_FAILED;
+        snprintf(d->verdict, sizeof d->verdict, "out of memory");
+        post(svc, d);
+        return;
+    }
+    memcpy(d->students, j->students, (size_t)j->n * sizeof *d->students);
+    memcpy(d->subs, j->subs, (size_t)j->n * sizeof *d->subs);
+    class_play_config pc = {.game = j->g,
+                            .rules = j->rules,
+                            .specs = (const char *const *)j->specs,
+                            .names = (const char *const *)j->names,
+                            .n = j->n,
+                            .format = j->format,
+                            .games_per_pair = j->final_games,
+                            .move_ms = j->move_ms,
+                            .seed = j->seed ^ 0xf1a1ULL,
+                            .threads = CLASS_GATE_THREADS,
+                            .stop = &svc->stop,
+                            .on_game = class__keep_game,
+                            .user = d};
+    char err[512];
+    int rc = class_play(&pc, d->fst, err, sizeof err);
+    if (rc == ENG_ESHUTTING_DOWN || atomic_load(&svc->stop)) {
+        class__done_free(d);
+        return;
+    }
+    if (rc) {
+        d->kind = DONE_FAILED;
+        snprintf(d->verdict, sizeof d->verdict, "the final could not be played: %.300s", err);
+    }
+    post(svc, d);
+}
+
+static void *worker_main(void *arg)
+{
+    class_service *svc = arg;
+    pthread_mutex_lock(&svc->lock);
+    while (!atomic_load(&svc->stop)) {
+        job *j = svc->jobs;
+        if (!j) {
+            pthread_cond_wait(&svc->cond, &svc->lock);
+            continue;
+        }
+        svc->jobs = j->next;
+        if (!svc->jobs)
+            svc->jobs_tail = NULL;
+        pthread_mutex_unlock(&svc->lock);
+        if (j->final) {
+            run_final(svc, j);
+        } else {
+            done *d = calloc(1, sizeof *d);
+            if (d) { /* the page shows it in its gates, not waiting in the queue */
+                d->kind = DONE_START;
+                d->course = j->course;
+                d->submission = j->submission;
+                snprintf(d->verdict, sizeof d->verdict, "gate 1: playing against %.300s",
+                         j->gates[0].opponent);
+                post(svc, d);
+            }
+            run_ladder(svc, j);
+        }
+        class__job_free(j);
+        pthread_mutex_lock(&svc->lock);
+    }
+    pthread_mutex_unlock(&svc->lock);
+    return NULL;
+}
+
+int class__workers_start(class_service *svc, int want, char *err, size_t errcap)
+{
+    if (want > CLASS_MAX_JOBS)
+        want = CLASS_MAX_JOBS;
+    for (int i = 0; i < want; i++) {
+        if (pthread_create(&svc->thread[i], NULL, worker_main, svc) != 0) {
+            if (i == 0) {
+                snprintf(err, errcap, "courses: the worker thread could not start");
+                return ENG_EINTERNAL;
+            }
+            break;
+        }
+        svc->nthreads = i + 1;
+    }
+    return 0;
+}
+
+void class__workers_stop(class_service *svc)
+{
+    atomic_store(&svc->stop, true);
+    pthread_mutex_lock(&svc->lock);
+    pthread_cond_broadcast(&svc->cond);
+    pthread_mutex_unlock(&svc->lock);
+    for (int i = 0; i < svc->nthreads; i++)
+        pthread_join(svc->thread[i], NULL); /* the runner stops its games at once */
+    svc->nthreads = 0;
+    while (svc->jobs) {
+        job *j = svc->jobs;
+        svc->jobs = j->next;
+        class__job_free(j);
+    }
+    svc->jobs_tail = NULL;
+}
+
+void class__push_job(class_service *svc, job *j)
+{
+    pthread_mutex_lock(&svc->lock);
+    if (svc->jobs_tail)
+        svc->jobs_tail->next = j;
+    else
+        svc->jobs = j;
+    svc->jobs_tail = j;
+    pthread_cond_signal(&svc->cond);
+    pthread_mutex_unlock(&svc->lock);
+}
+
+/* ---- results, on the loop ----------------------------------------------------------------------
+ */
+
+void class__apply(class_service *svc, done *d)
+{
+    if (d->kind == DONE_START) {
+        class__sub_started(svc, d->submission, d->verdict);
+        return;
+    }
+    bool ok = class__begin(svc);
+    if (d->kind == DONE_GATE)
+        ok = ok && class__store_gate(svc, d);
+    else if (d->kind == DONE_SUB || (d->kind == DONE_FAILED && d->submission))
+        ok = ok && class__store_sub(svc, d);
+    else if (d->kind == DONE_FINAL)
+        ok = ok && class__store_final(svc, d);
+    else /* a final that failed */
+        ok = ok && class__store_final_failed(svc, d->course, d->verdict);
+    if (!class__commit(svc, ok)) {
+        class__log(svc, CLASS_LOG_ERROR, "course_store_failed", "{s:I, s:I}", "course",
+                   (json_int_t)d->course, "submission", (json_int_t)d->submission);
+        return;
+    }
+    class__log(svc, CLASS_LOG_INFO, "course_result", "{s:s, s:I, s:I, s:i, s:s}", "kind",
+               d->kind == DONE_GATE    ? "gate"
+               : d->kind == DONE_SUB   ? "submission"
+               : d->kind == DONE_FINAL ? "final"
+                                       : "failed",
+               "course", (json_int_t)d->course, "submission", (json_int_t)d->submission, "gate",
+               d->gate, "verdict", d->verdict);
+    if (d->kind != DONE_GATE)
+        class__freeze_due(svc);
+}
+
+void class__final_failed(class_service *svc, int64_t course, const char *why)
+{
+    done *d = calloc(1, sizeof *d);
+    if (!d)
+        return;
+    d->kind = DONE_FAILED;
+    d->course = course;
+    snprintf(d->verdict, sizeof d->verdict, "the final could not be played: %.300s", why);
+    class__apply(svc, d);
+    class__done_free(d);
+}
+
+/* ---- the deadline ---------------------------------------------------------------------------- */
+
+/* Freeze every course whose deadline has passed and whose submissions made
+ * before it have all been through their gates: each student's latest
+ * qualifying submission is marked frozen. */
+void class__freeze_due(class_service *svc)
+{
+    int64_t now = class__now_ms(), ids[64];
+    int n = class__freeze_candidates(svc, now, ids, 64);
+    for (int i = 0; i < n; i++) {
+        int rc = class__freeze(svc, ids[i], now);
+        if (rc < 0)
+            class__log(svc, CLASS_LOG_ERROR, "course_freeze_failed", "{s:I}", "course",
+                       (json_int_t)ids[i]);
+        else if (rc > 0)
+            class__log(svc, CLASS_LOG_INFO, "course_frozen", "{s:I}", "course", (json_int_t)ids[i]);
+    }
+}

@@ -1,0 +1,267 @@
+/*
+ * store_views.c — the class_ tables read for the pages (internal.h,
+ * "views"): a course, its roster, submissions with their gates and games,
+ * the final's standings and games, one game in full. What a student sees
+ * is filtered here, in the query or on the row: their own submissions and
+ * final row, games their submission played, their seat's stderr only, and
+ * another seat's fault without the detail that quotes its stderr.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "classroom/internal.h"
+#include "engine/errors.h"
+
+json_t *class__course_json(const course_t *c)
+{
+    return json_pack("{s:I, s:s, s:s, s:O, s:I, s:o, s:i, s:I, s:I, s:I, s:s, s:s, s:I, s:I}",
+                     "course", (json_int_t)c->id, "name", c->name, "game", c->g->name, "rules",
+                     c->rules_json, "move_ms", (json_int_t)c->move_ms, "gates",
+                     class_gates_json(c->gates, c->ngates), "qualify", c->qualify, "final_games",
+                     (json_int_t)c->final_games, "deadline_ms", (json_int_t)c->deadline_ms,
+                     "frozen_ms", (json_int_t)c->frozen_ms, "final_state", c->final_state,
+                     "final_note", c->final_note, "created_ms", (json_int_t)c->created_ms,
+                     "remote_wait_ms", (json_int_t)c->remote_wait_ms);
+}
+
+json_t *class__roster_json(class_service *svc, int64_t course)
+{
+    json_t *a = json_array();
+    db_stmt *st = class__prep(svc, "SELECT s.sid, s.name, s.email,"
+                                   " (SELECT COUNT(*) FROM class_submissions x WHERE x.student ="
+                                   " s.id) FROM class_students s WHERE s.course = ?"
+                                   " ORDER BY s.row, s.id");
+    if (!st)
+        return a;
+    db_bind_int64(st, 1, course);
+    while (class__step(svc, st) == DB_ROW)
+        json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:i}", "student_id", class__col(st, 0),
+                                           "name", class__col(st, 1), "email", class__col(st, 2),
+                                           "submissions", db_column_int(st, 3)));
+    db_finalize(st);
+    return a;
+}
+
+/* A submission's gates, each with its games' ids. */
+static json_t *gates_json(class_service *svc, db_stmt *gq, db_stmt *gg, int64_t sub)
+{
+    json_t *gates = json_array();
+    db_reset(gq);
+    db_bind_int64(gq, 1, sub);
+    while (class__step(svc, gq) == DB_ROW) {
+        json_t *games = json_array();
+        db_reset(gg);
+        db_bind_int64(gg, 1, sub);
+        db_bind_int(gg, 2, db_column_int(gq, 0));
+        while (class__step(svc, gg) == DB_ROW)
+            json_array_append_new(games, json_integer(db_column_int64(gg, 0)));
+        json_array_append_new(
+            gates,
+            json_pack(
+                "{s:i, s:s, s:I, s:I, s:I, s:I, s:f, s:f, s:f, s:b, s:I, s:s, s:o, s:f}", "gate",
+                db_column_int(gq, 0), "opponent", class__col(gq, 1), "games",
+                (json_int_t)db_column_int64(gq, 2), "wins", (json_int_t)db_column_int64(gq, 3),
+                "losses", (json_int_t)db_column_int64(gq, 4), "draws",
+                (json_int_t)db_column_int64(gq, 5), "points", db_column_double(gq, 6), "rate",
+                db_column_double(gq, 7), "min_rate", db_column_double(gq, 8), "passed",
+                db_column_int(gq, 9) != 0, "faults", (json_int_t)db_column_int64(gq, 10), "verdict",
+                class__col(gq, 11), "game_ids", games, "ms_per_move", db_column_double(gq, 12)));
+    }
+    return gates;
+}
+
+json_t *class__subs_json(class_service *svc, int64_t course, int64_t student)
+{
+    json_t *a = json_array();
+    db_stmt *st = class__prep(
+        svc, "SELECT s.id, s.student, st.sid, s.version, s.kind, s.main, s.files, s.bytes,"
+             " s.sha256, s.created_ms, s.state, s.gates_passed, s.qualified, s.verdict, s.frozen"
+             " FROM class_submissions s JOIN class_students st ON st.id = s.student"
+             " WHERE s.course = ? AND (? = 0 OR s.student = ?) ORDER BY s.id");
+    db_stmt *gq = class__prep(svc, "SELECT gate, opponent, games, wins, losses, draws, points,"
+                                   " rate, min_rate, passed, faults, verdict, ms_per_move FROM"
+                                   " class_gates WHERE submission = ? ORDER BY gate");
+    db_stmt *gg = class__prep(svc, "SELECT id FROM class_games WHERE submission = ? AND gate = ?"
+                                   " AND stage = 'gate' ORDER BY idx");
+    if (!st || !gq || !gg)
+        goto out;
+    db_bind_int64(st, 1, course);
+    db_bind_int64(st, 2, student);
+    db_bind_int64(st, 3, student);
+    while (class__step(svc, st) == DB_ROW) {
+        int64_t id = db_column_int64(st, 0);
+        json_t *gates = gates_json(svc, gq, gg, id);
+        json_t *files = json_loads(class__col(st, 6), 0, NULL);
+        json_array_append_new(
+            a, json_pack("{s:I, s:s, s:I, s:s, s:s, s:o, s:I, s:s, s:I, s:s, s:i, s:b, s:s, s:b, "
+                         "s:o}",
+                         "submission", (json_int_t)id, "student_id", class__col(st, 2), "version",
+                         (json_int_t)db_column_int64(st, 3), "kind", class__col(st, 4), "main",
+                         class__col(st, 5), "files", files ? files : json_array(), "bytes",
+                         (json_int_t)db_column_int64(st, 7), "sha256", class__col(st, 8),
+                         "created_ms", (json_int_t)db_column_int64(st, 9), "state",
+                         class__col(st, 10), "gates_passed", db_column_int(st, 11), "qualified",
+                         db_column_int(st, 12) != 0, "verdict", class__col(st, 13), "frozen",
+                         db_column_int(st, 14) != 0, "gates", gates));
+    }
+out:
+    db_finalize(st);
+    db_finalize(gq);
+    db_finalize(gg);
+    return a;
+}
+
+json_t *class__final_json(class_service *svc, int64_t course, int64_t student)
+{
+    json_t *a = json_array();
+    db_stmt *st = class__prep(
+        svc, "SELECT st.sid, st.name, f.place, f.games, f.wins, f.losses, f.draws, f.points,"
+             " f.rate, f.elo, f.elo_lo, f.elo_hi, s.version, f.ms_per_move, f.faults FROM"
+             " class_final f JOIN class_students st ON st.id = f.student JOIN class_submissions s"
+             " ON s.id = f.submission WHERE f.course = ? AND (? = 0 OR f.student = ?)"
+             " ORDER BY f.place, st.row, st.id");
+    if (!st)
+        return a;
+    db_bind_int64(st, 1, course);
+    db_bind_int64(st, 2, student);
+    db_bind_int64(st, 3, student);
+    while (class__step(svc, st) == DB_ROW)
+        json_array_append_new(
+            a, json_pack(
+                   "{s:s, s:s, s:i, s:I, s:I, s:I, s:I, s:f, s:f, s:f, s:f, s:f, s:I, s:f, s:I}",
+                   "student_id", class__col(st, 0), "name", class__col(st, 1), "place",
+                   db_column_int(st, 2), "games", (json_int_t)db_column_int64(st, 3), "wins",
+                   (json_int_t)db_column_int64(st, 4), "losses", (json_int_t)db_column_int64(st, 5),
+                   "draws", (json_int_t)db_column_int64(st, 6), "points", db_column_double(st, 7),
+                   "rate", db_column_double(st, 8), "rating", db_column_double(st, 9), "rating_low",
+                   db_column_double(st, 10), "rating_high", db_column_double(st, 11), "version",
+                   (json_int_t)db_column_int64(st, 12), "ms_per_move", db_column_double(st, 13),
+                   "faults", (json_int_t)db_column_int64(st, 14)));
+    db_finalize(st);
+    return a;
+}
+
+/* A game's verdict as a student may see it: a fault of another seat keeps
+ * only "P2 (seat 1): crashed" — its detail quotes that program's stderr. */
+static void verdict_for(const char *v, int culprit, int mine, char *out, size_t cap)
+{
+    snprintf(out, cap, "%s", v);
+    if (mine < 0 || culprit < 0 || culprit == mine)
+        return;
+    char *p = strstr(out, "): ");
+    char *q = p ? strstr(p + 3, ": ") : NULL;
+    if (q)
+        *q = '\0';
+}
+
+/* The student's seat in a game row whose s0, s1 are at columns i, i+1. */
+static int seat_of(db_stmt *st, int i, int64_t student)
+{
+    for (int s = 0; s < 2; s++)
+        if (!db_column_null(st, i + s) && db_column_int64(st, i + s) == student)
+            return s;
+    return -1;
+}
+
+json_t *class__final_games_json(class_service *svc, int64_t course, int64_t student)
+{
+    json_t *a = json_array();
+    db_stmt *st = class__prep(svc, "SELECT g.id, g.names, g.scores, g.end_reason, g.verdict,"
+                                   " g.s0, g.s1, g.culprit FROM class_games g WHERE g.course = ?"
+                                   " AND g.stage = 'final' AND (? = 0 OR g.s0 = ? OR g.s1 = ?)"
+                                   " ORDER BY g.idx");
+    if (!st)
+        return a;
+    db_bind_int64(st, 1, course);
+    for (int i = 2; i <= 4; i++)
+        db_bind_int64(st, i, student);
+    while (class__step(svc, st) == DB_ROW) {
+        char v[CLASS_VERDICT_MAX + 1];
+        verdict_for(class__col(st, 4), db_column_int(st, 7), student ? seat_of(st, 5, student) : -1,
+                    v, sizeof v);
+        json_array_append_new(a, json_pack("{s:I, s:o, s:o, s:s, s:s}", "game",
+                                           (json_int_t)db_column_int64(st, 0), "names",
+                                           json_loads(class__col(st, 1), 0, NULL), "scores",
+                                           json_loads(class__col(st, 2), 0, NULL), "end",
+                                           class__col(st, 3), "verdict", v));
+    }
+    db_finalize(st);
+    return a;
+}
+
+int class__game_json(class_service *svc, int64_t gid, const student_t *student, json_t *rep)
+{
+    db_stmt *st = class__prep(svc, "SELECT g.course, g.stage, g.submission, g.gate, g.idx, g.s0,"
+                                   " g.s1, g.names, g.scores, g.ranks, g.end_reason, g.culprit,"
+                                   " g.verdict, g.think_ms, g.moves, g.stderr, g.record FROM"
+                                   " class_games g WHERE g.id = ?");
+    if (!st)
+        return ENG_ESTORAGE;
+    db_bind_int64(st, 1, gid);
+    bool found = class__step(svc, st) == DB_ROW;
+    int mine = found && student ? seat_of(st, 5, student->id) : -1; /* the student's seat */
+    if (!found || (student && mine < 0)) {
+        db_finalize(st);
+        return student ? ENG_EFORBIDDEN : ENG_EINVAL;
+    }
+    json_t *errs = json_loads(class__col(st, 15), 0, NULL);
+    if (!json_is_array(errs)) {
+        json_decref(errs);
+        errs = json_array();
+    }
+    json_object_set_new(rep, "game", json_integer(gid));
+    json_object_set_new(rep, "course", json_integer(db_column_int64(st, 0)));
+    json_object_set_new(rep, "stage", json_string(class__col(st, 1)));
+    if (!db_column_null(st, 2))
+        json_object_set_new(rep, "submission", json_integer(db_column_int64(st, 2)));
+    json_object_set_new(rep, "gate", json_integer(db_column_int(st, 3)));
+    json_object_set_new(rep, "index", json_integer(db_column_int64(st, 4)));
+    json_object_set_new(rep, "names", json_loads(class__col(st, 7), 0, NULL));
+    json_object_set_new(rep, "scores", json_loads(class__col(st, 8), 0, NULL));
+    json_object_set_new(rep, "ranks", json_loads(class__col(st, 9), 0, NULL));
+    json_object_set_new(rep, "end", json_string(class__col(st, 10)));
+    json_object_set_new(rep, "culprit", json_integer(db_column_int(st, 11)));
+    char v[CLASS_VERDICT_MAX + 1];
+    verdict_for(class__col(st, 12), db_column_int(st, 11), student ? mine : -1, v, sizeof v);
+    json_object_set_new(rep, "verdict", json_string(v));
+    json_object_set_new(rep, "think_ms", json_loads(class__col(st, 13), 0, NULL));
+    json_object_set_new(rep, "moves", json_loads(class__col(st, 14), 0, NULL));
+    bool none = false; /* a server match (remote bots): no stderr was kept */
+    for (size_t k = 0; k < json_array_size(errs); k++)
+        none = none || json_is_null(json_array_get(errs, k));
+    if (none)
+        json_object_set_new(rep, "stderr_note",
+                            json_string("no stderr: a game with a remote bot is a server match; "
+                                        "a remote bot's output stays on its author's machine"));
+    if (!student) {
+        json_object_set_new(rep, "stderr", errs);
+    } else {
+        json_t *one = json_array();
+        for (int s = 0; s < 2; s++)
+            json_array_append_new(one, s == mine ? json_incref(json_array_get(errs, (size_t)s))
+                                                 : json_null());
+        json_decref(errs);
+        json_object_set_new(rep, "stderr", one);
+        json_object_set_new(rep, "your_seat", json_integer(mine));
+    }
+    json_object_set_new(rep, "record", json_loads(class__col(st, 16), 0, NULL));
+    db_finalize(st);
+    return 0;
+}
+
+int class__sub_code(class_service *svc, int64_t sub, sub_t *s, json_t **files, int64_t *version)
+{
+    *files = NULL;
+    db_stmt *st = class__prep(svc, "SELECT files, version FROM class_submissions WHERE id = ?");
+    if (!st)
+        return ENG_ESTORAGE;
+    db_bind_int64(st, 1, sub);
+    int rc = class__step(svc, st) == DB_ROW ? 0 : ENG_EINVAL;
+    if (rc == 0) {
+        *files = json_loads(class__col(st, 0), 0, NULL);
+        *version = db_column_int64(st, 1);
+    }
+    db_finalize(st);
+    return rc == 0 && !class__sub_load(svc, sub, s) ? ENG_ESTORAGE : rc;
+}

@@ -1,0 +1,520 @@
+/*
+ * submit.c — a student's upload (course_submit; internal.h), and the
+ * submissions' folders.
+ *
+ * An upload goes in three steps: checked here on the loop (token,
+ * deadline, shape, names, sizes), its files checked against the declared
+ * kind on the host's thread pool (python3's parse takes tens of
+ * milliseconds, far more on a loaded machine: not on the loop), then stored
+ * back on the loop in one transaction — its row with the version the
+ * database counts, its files (also in class_files, for the other servers of
+ * a cluster) and its folder — and its ladder queued. A remote bot (kind
+ * "remote") has no files: the host registers a name for it, with a secret
+ * given out once and kept only in its sealed form.
+ *
+ * A stored submission goes to its ladder (class__queue_ladder): the
+ * workers' queue, or a remote bot's job.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/sha.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "classroom/internal.h"
+#include "engine/errors.h"
+
+/* Queue a submission's ladder (its state becomes running when a worker
+ * takes it; queued until then). */
+void class__queue_ladder(class_service *svc, int64_t sub)
+{
+    sub_t s;
+    if (!class__sub_load(svc, sub, &s))
+        return;
+    if (strcmp(s.kind, "remote") == 0) {
+        class__remote_queue(svc, &s);
+        return;
+    }
+    job *j = calloc(1, sizeof *j);
+    course_t c;
+    if (!j || !class__course_load(svc, s.course, &c)) {
+        free(j);
+        return;
+    }
+    j->course = c.id;
+    j->submission = sub;
+    j->g = c.g;
+    j->rules = c.rules;
+    j->move_ms = c.move_ms;
+    j->seed = c.seed;
+    j->qualify = c.qualify;
+    memcpy(j->gates, c.gates, sizeof j->gates);
+    j->ngates = c.ngates;
+    class__ensure_files(svc, &s);
+    class__sub_spec(&s, j->spec, sizeof j->spec);
+    class__course_release(&c);
+    class__push_job(svc, j);
+}
+
+/* ---- an upload ---------------------------------------------------------------------------------
+ */
+
+typedef struct upload {
+    class_service *svc;
+    uint64_t caller; /* whom to answer (the host drops it when they are gone) */
+    json_t *id;      /* the request's id (owned) */
+    student_t who;
+    class_kind kind;
+    char main[CLASS_FILE_NAME_MAX + 1];
+    int nf;
+    char names[CLASS_MAX_FILES][CLASS_FILE_NAME_MAX + 1];
+    unsigned char *data[CLASS_MAX_FILES];
+    size_t len[CLASS_MAX_FILES], total;
+    /* a remote bot: the secret given out once, its sealed form (made on the
+     * pool), the name registered */
+    char secret[CLASS_TOKEN_LEN + 1];
+    class_cred cred;
+    bool sealed;
+    char rname[PROTO_NAME_MAX + 1];
+    int rc; /* the check's verdict */
+    const char *reason;
+    char err[600];
+} upload;
+
+static void upload_free(upload *u)
+{
+    for (int i = 0; i < u->nf; i++)
+        free(u->data[i]);
+    json_decref(u->id);
+    OPENSSL_cleanse(u->secret, sizeof u->secret); /* given out once, kept only sealed */
+    OPENSSL_cleanse(&u->cred, sizeof u->cred);
+    free(u);
+}
+
+static bool b64_decode(const char *in, unsigned char **out, size_t *outlen)
+{
+    size_t n = strlen(in);
+    if (n % 4 != 0)
+        return false;
+    unsigned char *buf = malloc(n / 4 * 3 + 1);
+    if (!buf)
+        return false;
+    int k = n ? EVP_DecodeBlock(buf, (const unsigned char *)in, (int)n) : 0;
+    if (k < 0) {
+        free(buf);
+        return false;
+    }
+    size_t pad = (n >= 1 && in[n - 1] == '=') + (n >= 2 && in[n - 2] == '=');
+    *out = buf;
+    *outlen = (size_t)k - pad;
+    return true;
+}
+
+/* On the host's pool: the files against the declared kind, a remote bot's
+ * secret sealed. */
+static void upload_work(void *arg)
+{
+    upload *u = arg;
+    if (u->kind == CLASS_REMOTE)
+        u->sealed = u->svc->host.seal_secret &&
+                    u->svc->host.seal_secret(u->svc->host.user, u->secret, &u->cred);
+    for (int i = 0; i < u->nf && u->rc == 0; i++)
+        /* every file of a Python submission is Python; an executable's other
+         * files are data it may read */
+        if (u->kind == CLASS_PYTHON || strcmp(u->names[i], u->main) == 0)
+            u->rc = class_check_file(u->kind, u->names[i], u->data[i], u->len[i], u->err,
+                                     sizeof u->err);
+}
+
+static bool upload_error(upload *u, int rc, const char *text)
+{
+    u->rc = rc;
+    snprintf(u->err, sizeof u->err, "%s", text);
+    return false;
+}
+
+/* A remote submission's registered name, given out with its secret (course
+ * C, student S, version N and a random tail no one can guess before it is
+ * given out), reserved and written to its row. false with rc/err. */
+static bool remote_name(upload *u, int64_t sub, int64_t version)
+{
+    class_service *svc = u->svc;
+    if (!u->sealed)
+        return upload_error(u, ENG_EINTERNAL, "the bot's secret could not be hashed; submit again");
+    int rc = ENG_EINVAL;
+    for (int tries = 0; tries < 3 && rc == ENG_EINVAL; tries++) {
+        char rnd[CLASS_TOKEN_LEN + 1];
+        if (class_token_new(rnd) != 0) {
+            rc = ENG_EINTERNAL;
+            break;
+        }
+        for (char *p = rnd; *p; p++)
+            if (*p >= 'A' && *p <= 'Z')
+                *p = (char)(*p - 'A' + 'a');
+        snprintf(u->rname, sizeof u->rname, "course%lld-s%lld-v%lld-%.6s", (long long)u->who.course,
+                 (long long)u->who.id, (long long)version, rnd);
+        rc = svc->host.reserve_name ? svc->host.reserve_name(svc->host.user, u->rname, &u->cred)
+                                    : ENG_EINTERNAL;
+    }
+    if (rc == ENG_ETOO_MANY)
+        return upload_error(u, ENG_ETOO_MANY, "the server holds its maximum of registered names");
+    if (rc)
+        return upload_error(u, ENG_ESTORAGE, "the bot's registration could not be stored");
+    if (!class__sub_set_main(svc, sub, u->rname))
+        return upload_error(u, ENG_ESTORAGE, "the submission could not be stored");
+    return true;
+}
+
+/* Remove what write_files wrote of u under dir (the transaction that
+ * would have named them was rolled back). */
+static void remove_files(const upload *u, const char *dir)
+{
+    for (int i = 0; i < u->nf; i++) {
+        char path[PATH_MAX + 80];
+        snprintf(path, sizeof path, "%s/%s", dir, u->names[i]);
+        unlink(path);
+    }
+    rmdir(dir);
+}
+
+/* A checked upload's folder and files, written to its row (the bytes too,
+ * for class__ensure_files). false with rc/err (and *dir the folder if it
+ * was made: the caller removes it). */
+static bool write_files(upload *u, int64_t sub, int64_t version, char *dir, size_t dircap)
+{
+    class_service *svc = u->svc;
+    char rnd[CLASS_TOKEN_LEN + 1];
+    dir[0] = '\0';
+    if (class_token_new(rnd) != 0)
+        return upload_error(u, ENG_EINTERNAL, "no random bytes for the submission's directory");
+    char path0[PATH_MAX];
+    snprintf(path0, sizeof path0, "%.3900s/course-%lld/student-%lld/v%lld-%.16s", svc->dir,
+             (long long)u->who.course, (long long)u->who.id, (long long)version, rnd);
+    if (class__mkdirs(svc, path0) != 0)
+        return upload_error(u, ENG_EIO, "the submission's directory could not be made");
+    snprintf(dir, dircap, "%s", path0);
+    json_t *fl = json_array();
+    for (int i = 0; u->rc == 0 && i < u->nf; i++) {
+        char path[PATH_MAX + 80];
+        snprintf(path, sizeof path, "%s/%s", dir, u->names[i]);
+        bool exe = u->kind == CLASS_ELF && strcmp(u->names[i], u->main) == 0;
+        FILE *f = fopen(path, "wbx");
+        bool ok = f && fwrite(u->data[i], 1, u->len[i], f) == u->len[i];
+        if (f && fclose(f) != 0)
+            ok = false;
+        if (ok && chmod(path, exe ? 0755 : 0644) != 0)
+            ok = false;
+        if (!ok)
+            upload_error(u, ENG_EIO, "the submission's files could not be written");
+        json_array_append_new(
+            fl, json_pack("{s:s, s:I}", "name", u->names[i], "bytes", (json_int_t)u->len[i]));
+    }
+    char *ftext = u->rc ? NULL : json_dumps(fl, JSON_COMPACT);
+    json_decref(fl);
+    if (u->rc)
+        return false;
+    bool ok = ftext != NULL;
+    for (int i = 0; ok && i < u->nf; i++)
+        ok = class__sub_add_file(svc, sub, u->names[i], u->data[i], u->len[i]);
+    ok = ok && class__sub_set_files(svc, sub, ftext, dir);
+    free(ftext);
+    return ok || upload_error(u, ENG_ESTORAGE, "the submission could not be stored");
+}
+
+/* Store a checked upload in one transaction: its row, then its folder and
+ * files or a remote bot's registered name. Returns the submission's id, or
+ * 0 with rc/err set (*again: its version was taken by another server's
+ * upload meanwhile; nothing was kept, try again). */
+static int64_t store_once(upload *u, int64_t now, const char *hex, int64_t *version, bool *again)
+{
+    class_service *svc = u->svc;
+    *again = false;
+    int rc = DB_EFAIL;
+    int64_t sub = class__begin(svc)
+                      ? class__sub_insert(svc, &u->who, class_kind_name(u->kind), u->main,
+                                          (int64_t)u->total, hex, now, version, &rc)
+                      : 0;
+    if (!sub) {
+        class__commit(svc, false);
+        *again = rc == DB_ECONSTRAINT;
+        upload_error(u, ENG_ESTORAGE, "the submission could not be stored");
+        return 0;
+    }
+    if (*version > CLASS_MAX_VERSIONS) {
+        class__commit(svc, false);
+        u->rc = ENG_ETOO_MANY;
+        snprintf(u->err, sizeof u->err, "at most %d submissions per student", CLASS_MAX_VERSIONS);
+        return 0;
+    }
+    char dir[PATH_MAX] = "";
+    bool ok = u->kind == CLASS_REMOTE ? remote_name(u, sub, *version)
+                                      : write_files(u, sub, *version, dir, sizeof dir);
+    if (!class__commit(svc, ok)) {
+        if (dir[0])
+            remove_files(u, dir);
+        if (!u->rc)
+            upload_error(u, ENG_ESTORAGE, "the submission could not be stored");
+        return 0;
+    }
+    return sub;
+}
+
+/* Store a checked upload: its folder, files and row (a remote bot: its
+ * registered name and row). Returns the submission's id, or 0 with rc/err
+ * set; hex gets the SHA-256 of the files (names and bytes). */
+static int64_t upload_store(upload *u, int64_t now, int64_t *version_out, char *hex)
+{
+    unsigned char hash[SHA256_DIGEST_LENGTH];
+    EVP_MD_CTX *h = EVP_MD_CTX_new();
+    bool hok = h && EVP_DigestInit_ex(h, EVP_sha256(), NULL) == 1;
+    for (int i = 0; hok && i < u->nf; i++)
+        hok = EVP_DigestUpdate(h, u->names[i], strlen(u->names[i]) + 1) == 1 &&
+              EVP_DigestUpdate(h, u->data[i], u->len[i]) == 1;
+    hok = hok && EVP_DigestFinal_ex(h, hash, NULL) == 1;
+    EVP_MD_CTX_free(h);
+    if (!hok)
+        memset(hash, 0, sizeof hash);
+    for (int i = 0; i < SHA256_DIGEST_LENGTH; i++)
+        sprintf(hex + 2 * i, "%02x", hash[i]);
+    u->reason = NULL;
+    int64_t sub = 0;
+    bool again = true;
+    for (int tries = 0; !sub && again && tries < 3; tries++) {
+        u->rc = 0;
+        sub = store_once(u, now, u->kind == CLASS_REMOTE ? "" : hex, version_out, &again);
+    }
+    return sub;
+}
+
+/* Back on the loop: stored (and its ladder queued) or refused, answered. */
+static void upload_done(void *arg, int status)
+{
+    upload *u = arg;
+    class_service *svc = u->svc;
+    svc->checking--;
+    if (status != 0 && u->rc == 0) {
+        upload_error(u, ENG_EINTERNAL, "the upload could not be checked; send it again");
+        u->reason = NULL;
+    }
+    int64_t now = class__now_ms(), sub = 0, version = 0;
+    char hex[65] = "";
+    course_t crs;
+    bool have = false;
+    if (u->rc == 0 && svc->stopping) {
+        upload_error(u, ENG_ESHUTTING_DOWN, "the server is shutting down; send it again later");
+        u->reason = NULL;
+    } else if (u->rc == 0 && (have = class__course_load(svc, u->who.course, &crs))) {
+        /* the deadline may have passed while the files were checked */
+        if (crs.frozen_ms || (crs.deadline_ms && now >= crs.deadline_ms)) {
+            upload_error(u, ENG_EFORBIDDEN, "the deadline has passed: submissions are closed");
+            u->reason = "deadline_passed";
+        }
+    }
+    if (u->rc == 0)
+        sub = upload_store(u, now, &version, hex);
+    if (sub) {
+        class__log(svc, CLASS_LOG_INFO, "course_submission", "{s:I, s:I, s:s, s:I, s:s, s:I}",
+                   "course", (json_int_t)u->who.course, "submission", (json_int_t)sub, "student",
+                   u->who.sid, "version", (json_int_t)version, "kind", class_kind_name(u->kind),
+                   "bytes", (json_int_t)u->total);
+        class__queue_ladder(svc, sub);
+        json_t *rep = proto_reply("course_submitted", u->id);
+        json_object_set_new(rep, "submission", json_integer(sub));
+        json_object_set_new(rep, "version", json_integer(version));
+        json_object_set_new(rep, "created_ms", json_integer(now));
+        json_object_set_new(rep, "sha256", json_string(hex));
+        json_object_set_new(rep, "bytes", json_integer((json_int_t)u->total));
+        json_object_set_new(rep, "kind", json_string(class_kind_name(u->kind)));
+        if (u->kind == CLASS_REMOTE)
+            json_object_set_new(rep, "remote",
+                                json_pack("{s:s, s:s, s:s}", "name", u->rname, "secret", u->secret,
+                                          "game", have ? crs.g->name : ""));
+        svc->host.reply(svc->host.user, u->caller, rep);
+    } else {
+        class__fail_to(svc, u->caller, u->id, u->rc, u->reason, "%s", u->err);
+    }
+    if (have)
+        class__course_release(&crs);
+    upload_free(u);
+}
+
+/* Hand u to the host's pool; false after replying. */
+static bool upload_queue(const req *r, upload *u)
+{
+    if (r->svc->host.queue_work(r->svc->host.user, upload_work, upload_done, u) != 0) {
+        class__fail(r, ENG_EINTERNAL, NULL,
+                    u->kind == CLASS_REMOTE ? "the submission could not be made; send it again"
+                                            : "the upload could not be checked; send it again");
+        upload_free(u);
+        return false;
+    }
+    r->svc->checking++;
+    return true;
+}
+
+static upload *upload_new(const req *r, const student_t *who, class_kind kind)
+{
+    upload *u = calloc(1, sizeof *u);
+    if (!u)
+        return NULL;
+    u->svc = r->svc;
+    u->who = *who;
+    u->kind = kind;
+    u->caller = r->caller;
+    u->id = r->id ? json_deep_copy(r->id) : NULL;
+    u->reason = "not_declared_kind";
+    return u;
+}
+
+/* At most CLASS_MAX_CHECKS uploads at once (each may run a python3); false
+ * after replying. */
+static bool room_to_check(const req *r)
+{
+    if (r->svc->checking < CLASS_MAX_CHECKS)
+        return true;
+    class__fail(r, ENG_ETOO_MANY, NULL,
+                "%d uploads are being checked; send yours again in a moment", r->svc->checking);
+    return false;
+}
+
+/* course_submit of kind "remote": no files; the host registers a name
+ * and the service gives out a secret (sealed on the pool) for the
+ * student's bot. */
+static void submit_remote(const req *r, const student_t *who)
+{
+    const json_t *files = r->c->files;
+    if ((files && json_array_size(files) != 0) || r->c->main) {
+        class__fail(r, ENG_EINVAL, "bad_upload",
+                    "a remote bot is submitted without files or main: it runs on your machine");
+        return;
+    }
+    if (!room_to_check(r))
+        return;
+    upload *u = upload_new(r, who, CLASS_REMOTE);
+    if (!u || class_token_new(u->secret) != 0) {
+        if (u)
+            upload_free(u);
+        class__fail(r, ENG_EINTERNAL, NULL, "no random bytes for the bot's secret");
+        return;
+    }
+    upload_queue(r, u);
+}
+
+/* The files of a message into u, checked for names and sizes: 0, or a
+ * code with u->err and *reason. */
+static int read_files(const req *r, upload *u, const char **reason)
+{
+    const json_t *files = r->c->files;
+    const char *main = r->c->main;
+    size_t nf = json_array_size(files);
+    if (!main && nf == 1)
+        main = json_string_value(json_object_get(json_array_get(files, 0), "name"));
+    bool main_found = false;
+    char *err = u->err;
+    size_t errcap = sizeof u->err;
+    *reason = "bad_upload";
+    for (size_t i = 0; i < nf; i++) {
+        json_t *f = json_array_get(files, i);
+        const char *name = json_string_value(json_object_get(f, "name"));
+        const char *d = json_string_value(json_object_get(f, "data"));
+        if (!name || !d) {
+            snprintf(err, errcap, "files[%zu]: {name, data (base64)}", i);
+            return ENG_EBAD_MESSAGE;
+        }
+        if (strlen(d) / 4 * 3 > CLASS_MAX_UPLOAD + 3) {
+            *reason = "too_large";
+            snprintf(err, errcap, "a submission is at most %d bytes", CLASS_MAX_UPLOAD);
+            return ENG_ETOO_LARGE;
+        }
+        if (!class_file_name_ok(name)) {
+            snprintf(err, errcap,
+                     "files[%zu]: '%.70s' is not an accepted file name (1 to %d of A-Z a-z 0-9 _ "
+                     ". -, not starting with a dot)",
+                     i, name, CLASS_FILE_NAME_MAX);
+            return ENG_EINVAL;
+        }
+        snprintf(u->names[i], sizeof u->names[i], "%s", name);
+        u->nf = (int)i + 1;
+        if (!b64_decode(d, &u->data[i], &u->len[i])) {
+            snprintf(err, errcap, "files[%zu].data is not base64", i);
+            return ENG_EINVAL;
+        }
+        u->total += u->len[i];
+        if (u->total > CLASS_MAX_UPLOAD) {
+            *reason = "too_large";
+            snprintf(err, errcap, "a submission is at most %d bytes; this one has %zu+",
+                     CLASS_MAX_UPLOAD, u->total);
+            return ENG_ETOO_LARGE;
+        }
+        for (size_t k = 0; k < i; k++)
+            if (strcmp(u->names[k], name) == 0) {
+                snprintf(err, errcap, "two files are named %s", name);
+                return ENG_EINVAL;
+            }
+        if (main && strcmp(name, main) == 0)
+            main_found = true;
+    }
+    if (!main || !main_found) {
+        snprintf(err, errcap, "main: the name of the file to run, one of files[]");
+        return ENG_EINVAL;
+    }
+    snprintf(u->main, sizeof u->main, "%s", main);
+    return 0;
+}
+
+void class__submit(const req *r)
+{
+    student_t who;
+    if (!class__need_student(r, &who))
+        return;
+    course_t c;
+    if (!class__course_load(r->svc, who.course, &c)) {
+        class__fail(r, ENG_EINTERNAL, NULL, "your course could not be read");
+        return;
+    }
+    int64_t now = class__now_ms();
+    bool late = c.frozen_ms || (c.deadline_ms && now >= c.deadline_ms);
+    class__course_release(&c);
+    if (late) {
+        class__fail(r, ENG_EFORBIDDEN, "deadline_passed",
+                    "the deadline has passed: submissions are closed");
+        return;
+    }
+    class_kind kind;
+    if (!r->c->kind || class_kind_parse(r->c->kind, &kind) != 0) {
+        class__fail(r, ENG_EINVAL, "bad_upload",
+                    "kind: \"python\" (Python 3 source), \"executable\" (a native ELF program) or "
+                    "\"remote\" (a bot you run yourself, registered on this server)");
+        return;
+    }
+    if (kind == CLASS_REMOTE) {
+        submit_remote(r, &who);
+        return;
+    }
+    size_t nf = json_array_size(r->c->files);
+    if (!r->c->files || nf < 1 || nf > CLASS_MAX_FILES) {
+        class__fail(r, ENG_EBAD_MESSAGE, "bad_upload",
+                    "files: an array of 1 to %d {name, data (base64)}", CLASS_MAX_FILES);
+        return;
+    }
+    if (!room_to_check(r))
+        return;
+    upload *u = upload_new(r, &who, kind);
+    if (!u) {
+        class__fail(r, ENG_ENOMEM, NULL, "out of memory");
+        return;
+    }
+    const char *reason;
+    int rc = read_files(r, u, &reason);
+    if (rc) {
+        class__fail(r, rc, reason, "%s", u->err);
+        upload_free(u);
+        return;
+    }
+    upload_queue(r, u);
+}
