@@ -173,8 +173,18 @@ stop)
   redis_stop
   pg=$(pgdir)
   if [ -d "$pg/data" ]; then pg_stop; fi
-  # a cluster folder of ours under /tmp goes with it
-  case "$pg" in /tmp/tessera-pg.*) rm -rf "$pg"; rm -f "$dir/pg.dir" ;; esac
+  # a cluster folder of ours under /tmp goes with it, deleted in the background: the test
+  # runs leave tens of thousands of files there (a database per suite), and deleting
+  # them outlived services_stop's 240 s on a loaded machine's container filesystem
+  case "$pg" in
+  /tmp/tessera-pg.*)
+    gone="$pg.gone"
+    if mv "$pg" "$gone" 2>/dev/null; then
+      setsid rm -rf "$gone" </dev/null >/dev/null 2>&1 &
+    fi
+    rm -f "$dir/pg.dir"
+    ;;
+  esac
   ;;
 pg-stop) pg_stop ;;
 pg-start) pg_start ;;

@@ -2,8 +2,8 @@
  * base.h — the ground floor of server/: what every part uses and which uses
  * none of them (log.c, and config.c's addresses): JSON-lines logs, the
  * latency histograms, the loop's clock and the wall clock, random tokens,
- * address blocks, and the limits (limits.h). Nothing here knows a
- * connection, a match or the journal.
+ * a job on the thread pool, address blocks, and the limits (limits.h).
+ * Nothing here knows a connection, a match or the journal.
  */
 #ifndef TESSERA_SERVER_BASE_H
 #define TESSERA_SERVER_BASE_H
@@ -23,7 +23,17 @@ enum { LOG_DEBUG, LOG_INFO, LOG_WARN, LOG_ERROR, LOG_ALWAYS /* printed at any le
 /* Log one event as a JSON line; `fields` is a jansson pack format for the
  * extra fields (may be NULL), followed by its arguments. */
 void srv_log(int level, const char *event, const char *fields, ...);
+/* The same with the fields as an object (stolen). */
+void srv_log_json(int level, const char *event, json_t *fields);
 void srv_log_set_level(int level);
+
+/* ---- the thread pool, for the services the server hosts -------------------------------- */
+
+/* Run work(arg) on the libuv thread pool, then done(arg, status) on the
+ * loop (status != 0: it could not run); *pending (may be NULL) counts the
+ * job until done has run. 0, or -1 when it cannot be queued (nothing runs). */
+int srv_queue_work(uv_loop_t *loop, void (*work)(void *arg), void (*done)(void *arg, int status),
+                   void *arg, int *pending);
 
 /* ---- invariants ---------------------------------------------------------------------- */
 

@@ -138,7 +138,10 @@ test('instructor and student pages, from a new course to exported grades', async
   const rem = await page(390, 844, `${server.url}#/course`);
   await rem.page.fill('.token-form input[name=token]', tokens.s3);
   await rem.page.click('.token-form button[type=submit]');
-  await rem.page.locator('form.submit-form').waitFor();
+  /* this page opened with the first student's token (the pages share the browser's storage): the
+   * form below must be the third student's before anything is submitted */
+  await waitFor(async () => /Alan Turing \(s3\)/.test((await rem.page.locator('.page.course h3').allTextContents()).join(' ')),
+    'the third student\'s page', ms(10000));
   await rem.page.selectOption('form.submit-form select[name=kind]', 'remote');
   assert.equal(await rem.page.locator('form.submit-form input[name=files]').isVisible(), false, 'no files for a remote bot');
   assert.match(await rem.page.locator('form.submit-form .remote-help').textContent(), /runs on your machine/);

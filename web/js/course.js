@@ -178,22 +178,34 @@ export class StudentView {
     this.render();
   }
 
-  render() {
-    /* what the person is typing survives a re-render (a view arriving meanwhile) */
-    const login = h('form', {class: 'token-form', onsubmit: (e) => {
+  /* The token form is built once and kept: a view arriving re-renders the page around it, never
+   * the input being typed in nor the button being pressed (a re-render between the press and the
+   * release of a click lost the click, and the page went on with the token stored before). */
+  loginForm() {
+    if (this.login) return this.login;
+    this.tokenInput = h('input', {name: 'token', type: 'password', autocomplete: 'off', value: this.token, size: 30});
+    this.forgetButton = h('button', {type: 'button', text: 'forget', onclick: () => {
+      this.token = ''; this.tokenInput.value = ''; store(STUDENT_KEY, ''); this.view = null; this.error = ''; this.render();
+    }});
+    this.login = h('form', {class: 'token-form', onsubmit: (e) => {
       e.preventDefault();
-      this.token = e.target.elements.token.value.trim();
-      this.typed = null;
+      this.token = this.tokenInput.value.trim();
       this.view = null; /* the last token's view goes at once */
+      this.error = '';
       store(STUDENT_KEY, this.token);
       this.render();
       this.refresh();
     }}, [
-      h('label', {}, ['Your student token ', h('input', {name: 'token', type: 'password', autocomplete: 'off', value: this.typed ?? this.token, size: 30,
-        oninput: (e) => { this.typed = e.target.value; }})]),
+      h('label', {}, ['Your student token ', this.tokenInput]),
       h('button', {type: 'submit', text: 'open'}),
-      this.token ? h('button', {type: 'button', text: 'forget', onclick: () => { this.token = ''; this.typed = null; store(STUDENT_KEY, ''); this.view = null; this.render(); }}) : null,
+      this.forgetButton,
     ]);
+    return this.login;
+  }
+
+  render() {
+    const login = this.loginForm();
+    this.forgetButton.hidden = !this.token;
     const parts = [h('h2', {text: 'My course'}), login];
     if (this.error) parts.push(h('p', {class: 'error', text: this.error}));
     const v = this.view;
