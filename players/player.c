@@ -1,6 +1,9 @@
 /*
- * player.c — the players interface (player.h): specs, the dispatch to each
- * kind, verdict names, and how a program's end is read as a verdict.
+ * player.c — the players interface (player.h) over the kinds' vtable: the
+ * calls every kind shares (a game, a turn, its end), verdict names, the
+ * results' details and notes, and how a program's end is read as a verdict.
+ * A player is made from its spec in create.c, the one file that knows the
+ * kinds; they and it stand on this one.
  */
 #define _GNU_SOURCE
 #include "internal.h"
@@ -11,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bots/bot.h"
 
 static const char *const verdict_names[PLAYER_NVERDICTS] = {
     "ok",           "time_limit", "memory_limit", "crashed",  "bad_output",
@@ -62,51 +64,6 @@ void player__note(player_result *out, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(out->note + have, sizeof out->note - have, fmt, ap);
     va_end(ap);
-}
-
-player *player_create(const char *spec, const eng_game *g, const player_config *cfg, char *err,
-                      size_t errcap)
-{
-    if (!spec || !g) {
-        eng_seterr(err, errcap, ENG_EINVAL, "no spec or no game");
-        return NULL;
-    }
-    if (strlen(spec) >= PLAYER_SPEC_MAX) {
-        eng_seterr(err, errcap, ENG_EINVAL, "the spec is longer than %d bytes",
-                   PLAYER_SPEC_MAX - 1);
-        return NULL;
-    }
-    player *p = calloc(1, sizeof *p);
-    if (!p) {
-        eng_seterr(err, errcap, ENG_ENOMEM, "out of memory");
-        return NULL;
-    }
-    if (cfg)
-        p->cfg = *cfg;
-    else
-        player_config_default(&p->cfg);
-    sandbox_limits_normalize(&p->cfg.limits);
-    if (p->cfg.time_control)
-        p->cfg.time_control = json_deep_copy(p->cfg.time_control);
-    if (p->cfg.extra_fields)
-        p->cfg.extra_fields = json_deep_copy(p->cfg.extra_fields);
-    p->g = g;
-    p->seat = -1;
-    snprintf(p->spec, sizeof p->spec, "%s", spec);
-    int rc;
-    if (strncmp(spec, "cmd:", 4) == 0)
-        rc = player__program_init(p, spec + 4, false, err, errcap);
-    else if (strncmp(spec, "cmd-stateless:", 14) == 0)
-        rc = player__program_init(p, spec + 14, true, err, errcap);
-    else
-        rc = player__bot_init(p, spec, err, errcap);
-    if (rc) {
-        json_decref((json_t *)p->cfg.time_control);
-        json_decref((json_t *)p->cfg.extra_fields);
-        free(p);
-        return NULL;
-    }
-    return p;
 }
 
 void player_destroy(player *p)
