@@ -68,6 +68,18 @@ const eng_game *cli_game_operand(const char *cmd, int argc, char **argv, int fir
 /* Final check of the rules (cross-option rules). */
 int cli_rules_check(const char *cmd, const eng_game *g, const eng_rules *r);
 
+/* The spec of a program from its command words (those after `--`): "cmd:"
+ * or "cmd-stateless:" and the words joined by spaces — there is no shell,
+ * so a word may not be empty nor hold a space. Writes out[cap]; returns 0,
+ * or CLI_USAGE with the reason printed. */
+int cli_program_spec(const char *cmd, char **words, int n, bool stateless, char *out, size_t cap);
+
+/* Write fault bundle b (players/bundle.h) of game `game`, seat `seat` into
+ * folder dir as game-NNNNNN-PK.json and tell, on stderr, how to replay it.
+ * Returns 0, or -1 with the reason printed. */
+int cli_keep_bundle(const char *cmd, const char *dir, const json_t *b, long long game, int seat);
+#define CLI_BUNDLES_DIR "tessera-faults" /* where match and tournament keep them by default */
+
 /* Seconds on a monotonic clock. */
 double cli_now(void);
 
@@ -120,6 +132,9 @@ extern const char cmd_create_usage[], cmd_matches_usage[], cmd_export_usage[];
 int cmd_create(int argc, char **argv);
 int cmd_matches(int argc, char **argv);
 int cmd_export(int argc, char **argv);
+/* `tessera rate`: a rating on the reference ladder (cmd_rate.c, tournament/rate.h). */
+extern const char cmd_rate_usage[];
+int cmd_rate(int argc, char **argv);
 /* `tessera vectors`: conformance vectors (cmd_vectors.c, protocol/vectors.h). */
 extern const char cmd_vectors_usage[];
 int cmd_vectors(int argc, char **argv);

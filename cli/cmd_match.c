@@ -165,6 +165,24 @@ static int print_json(const eng_game *g, const match_config *cfg, const match_re
     return CLI_OK;
 }
 
+/* ---- fault bundles ------------------------------------------------------------ */
+
+typedef struct keeper {
+    const char *dir; /* where bundles go */
+    progress *prog;  /* the bar to clear first */
+} keeper;
+
+static void keep_bundles(const match_game *mg, void *user)
+{
+    keeper *k = user;
+    for (int i = 0; i < mg->seats; i++)
+        if (mg->bundle[i]) {
+            progress_clear(k->prog);
+            cli_keep_bundle("match", k->dir, mg->bundle[i], (long long)mg->index,
+                            mg->seat_of[i]);
+        }
+}
+
 /* ---- the command ------------------------------------------------------------- */
 
 int cmd_match(int argc, char **argv)
@@ -176,9 +194,12 @@ int cmd_match(int argc, char **argv)
         {"players", required_argument, NULL, 'p'},
         {"threads", required_argument, NULL, 't'},
         {"json", no_argument, NULL, 'j'},
+        {"bundles", required_argument, NULL, 'b'},
+        {"no-bundles", no_argument, NULL, 'B'},
         {NULL, 0, NULL, 0},
     };
     const char *cmd = "match";
+    const char *bundles = CLI_BUNDLES_DIR;
     cli_game_opts go = {0};
     long long games = 100, threads = 0;
     uint64_t seed = 1;
@@ -207,6 +228,8 @@ int cmd_match(int argc, char **argv)
                 return CLI_USAGE;
             break;
         case 'j': json = true; break;
+        case 'b': bundles = optarg; break;
+        case 'B': bundles = NULL; break;
         case ':': return cli_usage_error(cmd, "%s needs a value", argv[optind - 1]);
         default: return cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
         }
@@ -266,6 +289,12 @@ int cmd_match(int argc, char **argv)
     if (isatty(STDERR_FILENO)) {
         cfg.progress = progress_draw;
         cfg.progress_user = &prog;
+    }
+    keeper keep = {bundles, &prog};
+    if (bundles) {
+        cfg.bundles = true;
+        cfg.on_game = keep_bundles;
+        cfg.on_game_user = &keep;
     }
     match_result res;
     int rc = match_run(&cfg, &res, err, sizeof err);

@@ -58,6 +58,7 @@ typedef struct progress {
     double t0;            /* when this run started */
     int64_t done0;        /* games done before this run (a resume) */
     const char *recdir;   /* --out DIR/records, or NULL */
+    const char *bundles;  /* where fault bundles go, or NULL */
     int write_errors;     /* records that could not be written */
     pthread_mutex_t lock; /* guards the fields below and stderr's bar */
     tour_counts c;        /* the counts at the last callback */
@@ -186,6 +187,12 @@ static void on_end(const tour_run_game *info, void *user)
         if (write_file(path, info->result->record))
             p->write_errors++;
     }
+    for (int s = 0; p->bundles && s < info->game->seats; s++)
+        if (info->bundle[s]) {
+            bar_clear(p);
+            cli_keep_bundle("tournament", p->bundles, info->bundle[s], (long long)info->game->id,
+                            s);
+        }
     refresh(p);
     if (p->quiet || p->tty)
         return;
@@ -359,9 +366,13 @@ int cmd_tournament(int argc, char **argv)
         {"out", required_argument, NULL, 'o'},
         {"json", no_argument, NULL, 'j'},
         {"quiet", no_argument, NULL, 'q'},
+        {"bundles", required_argument, NULL, 'B'},
+        {"no-bundles", no_argument, NULL, 'X'},
         {NULL, 0, NULL, 0},
     };
     const char *game_name = "carcassonne", *db_path = NULL, *out_dir = NULL;
+    const char *bundles = NULL;
+    bool no_bundles = false;
     cli_game_opts go = {0};
     long long gpp = 0, cycles = 1, rounds = 0, best_of = 0, conc = 1, move_ms = 0;
     uint64_t seed = 1;
@@ -423,6 +434,8 @@ int cmd_tournament(int argc, char **argv)
         case 'o': out_dir = optarg; break;
         case 'j': json = true; break;
         case 'q': quiet = true; break;
+        case 'B': bundles = optarg; break;
+        case 'X': no_bundles = true; break;
         case ':': return cli_usage_error(cmd, "%s needs a value", argv[optind - 1]);
         default: return cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
         }
@@ -565,12 +578,18 @@ int cmd_tournament(int argc, char **argv)
         }
     }
 
+    /* fault bundles: --bundles DIR, else --out DIR/faults, else the default */
+    char faultdir[4096];
+    snprintf(faultdir, sizeof faultdir, "%s/faults", out_dir ? out_dir : ".");
+    if (!bundles)
+        bundles = out_dir ? faultdir : CLI_BUNDLES_DIR;
     progress prog = {.t = t,
                      .tty = isatty(STDERR_FILENO) != 0,
                      .quiet = quiet,
                      .t0 = cli_now(),
                      .done0 = done_before,
-                     .recdir = out_dir ? recdir : NULL};
+                     .recdir = out_dir ? recdir : NULL,
+                     .bundles = no_bundles ? NULL : bundles};
     tour_run_config rcfg;
     tour_run_config_default(&rcfg);
     rcfg.concurrency = (int)conc;
@@ -578,6 +597,8 @@ int cmd_tournament(int argc, char **argv)
     rcfg.policy = policy;
     rcfg.records = true;
     rcfg.players = pc;
+    rcfg.bundles = !no_bundles;
+    rcfg.source = "tessera tournament";
     rcfg.stop = &stop_flag;
     rcfg.on_start = on_start;
     rcfg.on_end = on_end;

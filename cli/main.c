@@ -70,6 +70,7 @@ const cli_command cli_commands[] = {
     {"match", "play many games between bots and rank them (rotated seats, shared tiles)",
      "usage: tessera match GAME BOT_A BOT_B [BOT_C...] [--games N] [--seed S]\n"
      "                     [--rule K=V]... [--players P] [--threads T] [--json]\n"
+     "                     [--bundles DIR | --no-bundles]\n"
      "\n"
      "Plays N games of GAME, one bot per seat: the number of bot specs is the number\n"
      "of seats. Games come in rotation groups of one game per seat count: within a\n"
@@ -92,6 +93,10 @@ const cli_command cli_commands[] = {
      "                 wins, losses, draws, mean_score, pd, scoring_rate, ci90,\n"
      "                 points, league, decisions, turns, ms_per_decision, ms_per_turn,\n"
      "                 sims_per_decision, sims_per_turn), ...\n"
+     "  --bundles DIR  where a program's fault (crash, time-out, illegal move, bad\n"
+     "                 output) is kept as a bundle that `tessera doctor --replay FILE`\n"
+     "                 plays again (default tessera-faults; docs/bundles.md)\n"
+     "  --no-bundles   keep none\n"
      "A progress bar is drawn on stderr when it is a terminal.\n",
      cmd_match},
     {"tournament", "run a tournament of bots and programs: standings, ratings, SPRT, resume",
@@ -140,6 +145,9 @@ const cli_command cli_commands[] = {
      "  --json              print the result as one JSON object (last line): spec, counts,\n"
      "                      standings, cross-table, ratings, SPRT, run\n"
      "  --quiet             no progress on stderr (a bar on a terminal, else a line per game)\n"
+     "  --bundles DIR       where a program's fault is kept as a bundle that `tessera\n"
+     "                      doctor --replay FILE` plays again (default: --out DIR/faults,\n"
+     "                      else tessera-faults; docs/bundles.md); --no-bundles: none\n"
      "SIGINT/SIGTERM stop cleanly: games in progress go back to pending.\n"
      "Exit status: 0 the tournament is done; 1 it did not finish (stopped, a storage\n"
      "failure, a report that could not be written); 2 bad arguments (unknown format,\n"
@@ -273,6 +281,7 @@ const cli_command cli_commands[] = {
      "usage: tessera doctor [OPTIONS] [--stateless] -- PROGRAM [ARGS...]\n"
      "       tessera doctor [OPTIONS] --bot SPEC\n"
      "       tessera doctor [OPTIONS] --url URL --remote NAME --admin-token-file F\n"
+     "       tessera doctor --replay BUNDLE [--move-ms MS] [--json] [-- PROGRAM [ARGS...]]\n"
      "\n"
      "Plays the bot through the cases that break bots, in every game (or those given),\n"
      "against a random opponent, and checks that it answers every turn in time with a\n"
@@ -302,14 +311,24 @@ const cli_command cli_commands[] = {
      "  --url URL --remote NAME   the server and the name\n"
      "  --admin-token T | --admin-token-file F   the server's admin token (seating a\n"
      "                     registered bot needs it)\n"
+     "A fault bundle that `tessera match` or `tessera tournament` kept (docs/bundles.md)\n"
+     "is played again with --replay BUNDLE: the same game, tiles, moves and lines, to the\n"
+     "bundle's program or to PROGRAM (a fixed one), each of its turns asked with the\n"
+     "bundle's allowance (or --move-ms); exit 0 when the faulty turn now passes, 1 when\n"
+     "it fails again (or earlier), 2 when the bundle cannot be read.\n"
      "Exit status: 0 every check passed (skips allowed), 1 a check failed, 2 bad\n"
      "arguments (a program that cannot be found, an unknown game).\n",
      cmd_doctor},
     {"games", "list the games and their rule options",
-     "usage: tessera games\n\n"
+     "usage: tessera games [--json]\n\n"
      "Lists every game the server and the tools play, with its player counts and its\n"
-     "rule options (name, default, range): what --rule K=V and create_match's rules take.\n",
+     "rule options (name, default, range): what --rule K=V and create_match's rules take.\n"
+     "  --json   the server's list_games reply instead (docs/protocol.md): the same, and\n"
+     "           Carcassonne's tile model (port maps, counts, pennants, the cities each\n"
+     "           field touches) that kits load rather than type in\n",
      cmd_games},
+    {"rate", "rate a bot on a game's reference ladder in minutes (docs/rate.md)", cmd_rate_usage,
+     cmd_rate},
     {"vectors", "write conformance vectors: positions, legal moves, results (docs/vectors.md)",
      cmd_vectors_usage, cmd_vectors},
     {"create", "make a match on a server; print its seat tokens", cmd_create_usage, cmd_create},

@@ -134,6 +134,13 @@ void player_get_info(const player *p, player_info *out)
         p->ops->info(p, out);
 }
 
+json_t *player_transcript(const player *p, bool *truncated)
+{
+    if (truncated)
+        *truncated = false;
+    return p->ops->transcript ? p->ops->transcript(p, truncated) : NULL;
+}
+
 /* ---- how a program ended ------------------------------------------------------------- */
 
 /* What programs print when an allocation fails, in lower case: CPython,

@@ -238,6 +238,7 @@ static void on_end(const tour_run_game *info, void *user)
         mg.turns[i] = info->turns[s];
         mg.sims[i] = info->sims[s];
         mg.ms[i] = info->think_ms[s];
+        mg.bundle[i] = info->bundle[s];
         if (gm->id >= 0 && gm->id < R->total) {
             R->scores[gm->id * k + i] = res->score[s];
             R->ranks[gm->id * k + i] = place;
@@ -319,6 +320,8 @@ int match_run(const match_config *cfg, match_result *out, char *err, size_t errc
     rc_cfg.policy = TOUR_FAULT_FORFEIT;
     rc_cfg.on_end = on_end;
     rc_cfg.user = &R;
+    rc_cfg.bundles = cfg->bundles;
+    rc_cfg.source = "tessera match";
     tour_run_stats st;
     if (cfg->progress)
         cfg->progress(0, R.total, cfg->progress_user);

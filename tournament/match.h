@@ -56,6 +56,9 @@ typedef struct match_game {
     const eng_move *moves;              /* every move and chance outcome applied, in order,
                                            from init(rules); borrowed, valid during the call */
     int nmoves;                         /* length of moves */
+    const json_t *bundle[ENG_MAX_PLAYERS]; /* match_config.bundles: the fault bundle of bot i
+                                              (a program) in this game, or NULL (borrowed,
+                                              valid during the call; runner.h) */
 } match_game;
 
 /* Called each time a game finishes (on a worker thread, one call at a
@@ -81,6 +84,7 @@ typedef struct match_config {
     void *progress_user;
     match_game_fn on_game; /* optional: every finished game, e.g. to record it */
     void *on_game_user;
+    bool bundles;          /* keep fault bundles of programs' faults (match_game.bundle) */
 } match_config;
 
 /* The summary for one bot. */

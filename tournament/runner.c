@@ -29,6 +29,7 @@
 #include <time.h>
 
 #include "bots/bot.h"
+#include "players/bundle.h"
 #include "protocol/chance.h"
 #include "protocol/record.h"
 #include "tournament/driver.h"
@@ -163,6 +164,7 @@ typedef struct game_end {
     char err[PLAYER_DETAIL_MAX + 128];                       /* FAILED: why */
     char errtext[ENG_MAX_PLAYERS][TOUR_RUN_STDERR_KEEP + 1]; /* each seat's stderr (its start) */
     size_t errlen[ENG_MAX_PLAYERS];
+    json_t *bundle[ENG_MAX_PLAYERS]; /* each seat's first fault (config.bundles) */
 } game_end;
 
 /* Keep the stderr a seat's turn returned (the start of the game's, up to
@@ -224,6 +226,41 @@ static player_verdict refuse(player_result *r, const char *fmt, ...)
     return PLAYER_ILLEGAL_MOVE;
 }
 
+/* Keep the fault of seat p (a program, in the turn just asked from w->st,
+ * whose moves so far are w->moves[0..n)) as a bundle, unless it has one. A
+ * bundle that cannot be built is no reason to stop the run: it is left out. */
+static void keep_bundle(worker *w, game_end *e, player *pl, int p, player_verdict v, int n,
+                        const chance_secret *sec, double allowance)
+{
+    const tour_run_config *cfg = w->R->cfg;
+    if (!cfg->bundles || e->bundle[p] || player_get_kind(pl) != PLAYER_PROGRAM)
+        return;
+    bool cut = false;
+    json_t *lines = player_transcript(pl, &cut);
+    json_t *chance = chance_json(sec, true);
+    sandbox_limits lim = cfg->players.limits;
+    sandbox_limits_normalize(&lim);
+    char err[256];
+    bundle_fault f = {.g = w->R->g,
+                      .rules = &w->R->spec->rules,
+                      .seat = p,
+                      .player = player_spec(pl),
+                      .verdict = v,
+                      .detail = w->res->detail,
+                      .moves = w->moves,
+                      .nmoves = n,
+                      .chance = chance,
+                      .move_ms = allowance,
+                      .limits = &lim,
+                      .stderr_text = w->res->stderr_tail,
+                      .lines = lines,
+                      .lines_truncated = cut,
+                      .source = cfg->source ? cfg->source : "tessera"};
+    e->bundle[p] = bundle_new(&f, err, sizeof err);
+    json_decref(lines);
+    json_decref(chance);
+}
+
 static void apply_move(worker *w, player **seat, int k, eng_move m, const char *reason, int *n)
 {
     const eng_game *g = w->R->g;
@@ -260,7 +297,9 @@ static outcome play_game(worker *w, const tour_game *gm, const chance_secret *se
         char perr[256];
         if (is_program(spec)) {
             player **slot = &w->prog[gm->table[s]];
-            if (!*slot && !(*slot = player_create(spec, g, &cfg->players, perr, sizeof perr))) {
+            player_config pc = cfg->players;
+            pc.transcript = cfg->bundles;
+            if (!*slot && !(*slot = player_create(spec, g, &pc, perr, sizeof perr))) {
                 snprintf(e->err, sizeof e->err, "participant %s: %s",
                          R->spec->participants[gm->table[s]].name, perr);
                 oc = FAILED;
@@ -352,6 +391,8 @@ static outcome play_game(worker *w, const tour_game *gm, const chance_secret *se
             break;
         }
         info->faults[p]++;
+        if (v != PLAYER_RESIGNED)
+            keep_bundle(w, e, seat[p], p, v, n, sec, allowance);
         if (nfaults++ == 0) {
             snprintf(first_fault, sizeof first_fault, "P%d (seat %d): %s: ", p + 1, p,
                      player_verdict_name(v));
@@ -412,6 +453,8 @@ static outcome play_game(worker *w, const tour_game *gm, const chance_secret *se
         r->verdict = e->verdict;
     info->moves = w->moves;
     info->nmoves = n;
+    for (int s = 0; s < k; s++)
+        info->bundle[s] = e->bundle[s];
 
     if (cfg->records) {
         char rerr[256];
@@ -446,6 +489,10 @@ static void game_end_free(game_end *e)
 {
     json_decref(e->record);
     free(e->record_text);
+    for (int s = 0; s < ENG_MAX_PLAYERS; s++) {
+        json_decref(e->bundle[s]);
+        e->bundle[s] = NULL;
+    }
 }
 
 /* ---- the driver's host: the run ---------------------------------------------------- */

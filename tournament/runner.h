@@ -48,6 +48,13 @@
  * never charged to a player: the run stops and the game goes back to
  * pending.
  *
+ * Fault bundles. With config.bundles, the first fault of each program seat
+ * in a game (not a resignation, not an internal error) is kept as a fault
+ * bundle (players/bundle.h): the game's record up to that turn with its
+ * chance seed, the lines the program read and printed in the game, its
+ * verdict, stderr and limits — handed to on_end for the caller to keep
+ * (`tessera doctor --replay` plays it again).
+ *
  * Stopping. Raising *stop ends the run early: no game is started any more,
  * running turns are cut short, and the games they belonged to go back to
  * pending (with a store, a later run plays them). A kill -9 leaves them
@@ -100,6 +107,9 @@ typedef struct tour_run_game {
                                                  each seat wrote on stderr in the game ("" for
                                                  bots; valid during on_end) */
     uint64_t stderr_bytes[ENG_MAX_PLAYERS];   /* bytes it wrote in all */
+    const json_t *bundle[ENG_MAX_PLAYERS];    /* config.bundles: the fault bundle of the seat's
+                                                 first fault in the game, or NULL (borrowed,
+                                                 valid during on_end) */
 } tour_run_game;
 
 typedef struct tour_run_config {
@@ -110,6 +120,9 @@ typedef struct tour_run_config {
                                  on_end (default false) */
     player_config players;    /* how players are made (sandbox limits ...); the seed is
                                  replaced per game and seat */
+    bool bundles;             /* keep a fault bundle of programs' faults (see above) */
+    const char *source;       /* what a bundle says ran the game ("tessera match"); NULL:
+                                 "tessera" */
     const atomic_bool *stop;  /* optional: raised, the run stops (see above) */
     /* Callbacks, all optional, serialised by the runner's lock, on worker threads. */
     void (*on_start)(const tour_game *g, const char *commitment, void *user);
