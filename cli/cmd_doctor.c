@@ -198,18 +198,11 @@ int cmd_doctor(int argc, char **argv)
         case 'R': cfg.remote = optarg; break;
         case 'P': replay_path = optarg; break;
         case 'A': cfg.admin_token = optarg; break;
-        case 'F': {
-            FILE *f = fopen(optarg, "r");
-            if (!f)
-                return cli_usage_error(cmd, "--admin-token-file %s: %s", optarg, strerror(errno));
-            bool ok = fgets(token, sizeof token, f) != NULL;
-            fclose(f);
-            token[strcspn(token, "\r\n")] = 0;
-            if (!ok || !token[0])
-                return cli_usage_error(cmd, "--admin-token-file %s holds no token", optarg);
+        case 'F':
+            if (cli_admin_token_file(cmd, optarg, token, sizeof token))
+                return CLI_USAGE;
             cfg.admin_token = token;
             break;
-        }
         case ':': return cli_usage_error(cmd, "%s needs a value", argv[optind - 1]);
         default: return cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
         }

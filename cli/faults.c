@@ -8,7 +8,8 @@
 #include "cli.h"
 #include "players/bundle.h"
 
-int cli_keep_bundle(const char *cmd, const char *dir, const json_t *b, long long game, int seat)
+int cli_keep_bundle(const char *cmd, const char *dir, const json_t *b, long long game, int seat,
+                    char *kept, size_t keptcap)
 {
     char name[64], path[4096], err[512];
     snprintf(name, sizeof name, "game-%06lld-P%d", game, seat + 1);
@@ -22,5 +23,7 @@ int cli_keep_bundle(const char *cmd, const char *dir, const json_t *b, long long
             "tessera %s: game %lld, P%d (%s): %s; to make it happen again:\n"
             "  tessera doctor --replay %s        (or: ... --replay %s -- PROGRAM, a fixed one)\n",
             cmd, game, seat + 1, prog ? prog : "?", verdict ? verdict : "fault", path, path);
+    if (kept && keptcap)
+        snprintf(kept, keptcap, "%s", path);
     return 0;
 }

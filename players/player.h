@@ -114,6 +114,11 @@ typedef struct player_config {
     const json_t *time_control; /* programs: shown in `start` (borrowed, copied); NULL: none */
     const json_t *extra_fields; /* programs: an object whose fields are added to every message
                                  * (borrowed, copied): a checker's unknown fields; NULL: none */
+    /* programs, optional: what the program wrote on stderr after the last
+     * call that returned its stderr (after game_over, as it exits), handed
+     * over by player_destroy on the destroying thread; NULL: dropped */
+    void (*stderr_at_exit)(const char *text, size_t len, uint64_t total, void *user);
+    void *stderr_at_exit_user;
     bool transcript;            /* programs: keep the lines of the game (player_transcript) */
 } player_config;
 

@@ -711,6 +711,18 @@ static player_verdict po_turn(player *p, const void *st, double deadline_ms,
 static void po_destroy(player *p)
 {
     program *pr = p->impl;
+    if (pr->sb && p->cfg.stderr_at_exit) {
+        /* its last words (after game_over, as it exits) reach the caller */
+        sandbox_close_stdin(pr->sb);
+        if (p->cfg.exit_grace_ms > 0)
+            sandbox_wait_exit(pr->sb, bot_now_ms() + p->cfg.exit_grace_ms);
+        sandbox_kill(pr->sb);
+        char text[PLAYER_STDERR_KEEP + 1];
+        uint64_t total = 0;
+        size_t n = sandbox_stderr_take(pr->sb, text, sizeof text, &total);
+        if (n)
+            p->cfg.stderr_at_exit(text, n, total, p->cfg.stderr_at_exit_user);
+    }
     stop_process(pr, p->cfg.exit_grace_ms);
     json_decref(pr->limits_json);
     json_decref(pr->rules_json);

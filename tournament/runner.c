@@ -127,7 +127,18 @@ typedef struct worker {
     eng_move *moves;        /* [max_plies] */
     rec_time *times;        /* [max_plies]: a seat turn's times on its first move */
     player_result *res;     /* one turn's result (large: stderr inline) */
+    int rturns;             /* the game's record turns so far */
 } worker;
+
+/* Hand a seat's call to on_turn (turn 0: the game's end). */
+static void report_turn(worker *w, const tour_game *gm, int seat, int turn, bool program)
+{
+    const tour_run_config *cfg = w->R->cfg;
+    if (!cfg->on_turn)
+        return;
+    tour_run_turn t = {gm, seat, turn, program, w->res};
+    cfg->on_turn(&t, cfg->user);
+}
 
 static void fail_locked(run *R, int rc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void fail_locked(run *R, int rc, const char *fmt, ...)
@@ -266,7 +277,9 @@ static void apply_move(worker *w, player **seat, int k, eng_move m, const char *
     const eng_game *g = w->R->g;
     for (int s = 0; s < k; s++)
         player_observe(seat[s], w->st, m, reason);
+    int before = g->current_player(w->st);
     g->apply(w->st, m);
+    w->rturns += eng_turn_ends(g, before, w->st); /* the record's turns, as a program counts */
     w->times[*n].think_ms = w->times[*n].wait_ms = -1;
     w->moves[(*n)++] = m;
 }
@@ -322,6 +335,7 @@ static outcome play_game(worker *w, const tour_game *gm, const chance_secret *se
     char name[32];
     snprintf(name, sizeof name, "g%lld", (long long)gm->id);
     g->init(w->st, &R->spec->rules);
+    w->rturns = 0;
     for (int s = 0; s < k; s++)
         if (player_new_game(seat[s], w->st, s, name) != 0) {
             snprintf(e->err, sizeof e->err, "game %lld: a player could not start (out of memory)",
@@ -370,6 +384,8 @@ static outcome play_game(worker *w, const tour_game *gm, const chance_secret *se
         if (v == PLAYER_OK &&
             eng_turn_check(g, w->st, w->res->moves, w->res->nmoves, w->scratch, why, sizeof why))
             v = refuse(w->res, "%s", why);
+        if (v != PLAYER_INTERNAL)
+            report_turn(w, gm, p, w->rturns + 1, program);
         double think = program ? w->res->cpu_ms : w->res->wall_ms;
         info->think_ms[p] += think;
         info->wait_ms[p] += waited;
@@ -416,10 +432,17 @@ static outcome play_game(worker *w, const tour_game *gm, const chance_secret *se
         goto out;
     }
 
-    /* the end: tell everyone, then the result */
+    /* the end: tell everyone (what a program writes on stderr then is its
+     * game's too), then the result */
     const char *reason = culprit >= 0 ? player_verdict_name(end_verdict) : "normal";
-    for (int s = 0; s < k; s++)
-        player_game_over(seat[s], w->st, reason, culprit, culprit >= 0 ? first_fault : NULL, NULL);
+    for (int s = 0; s < k; s++) {
+        bool program = player_get_kind(seat[s]) == PLAYER_PROGRAM;
+        player_game_over(seat[s], w->st, reason, culprit, culprit >= 0 ? first_fault : NULL,
+                         w->res);
+        if (program)
+            keep_stderr(e, s, w->res);
+        report_turn(w, gm, s, 0, program);
+    }
     double sc[ENG_MAX_PLAYERS];
     g->scores(w->st, sc);
     tour_result *r = &e->res;

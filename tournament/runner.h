@@ -112,6 +112,19 @@ typedef struct tour_run_game {
                                                  valid during on_end) */
 } tour_run_game;
 
+/* One call on a seat's player, handed to on_turn: a turn it was asked to
+ * play (its verdict, detail, debug, stderr since the last call, times), or
+ * the game's end (turn 0: the stderr written after game_over). */
+typedef struct tour_run_turn {
+    const tour_game *game;        /* the schedule's entry */
+    int seat;                     /* the seat asked */
+    int turn;                     /* the record's turn number (from 1, as the stdio protocol's
+                                     your_turn counts); 0: the game is over */
+    bool program;                 /* the seat holds an external program */
+    const player_result *result;  /* borrowed, valid during the call; for a turn refused by
+                                     the rules, its verdict is illegal_move */
+} tour_run_turn;
+
 typedef struct tour_run_config {
     int concurrency;          /* worker threads, 1..TOUR_RUN_MAX_THREADS (default 1) */
     int64_t move_ms;          /* each turn's allowance; 0: see "Time" above (default 0) */
@@ -127,6 +140,11 @@ typedef struct tour_run_config {
     /* Callbacks, all optional, serialised by the runner's lock, on worker threads. */
     void (*on_start)(const tour_game *g, const char *commitment, void *user);
     void (*on_end)(const tour_run_game *info, void *user);
+    /* Optional, NOT under the lock: on the worker playing the game, in the
+     * game's order, after every turn of a seat and, for every seat, once
+     * more after the game's end (before on_end). Calls for different games
+     * come from different threads at once. */
+    void (*on_turn)(const tour_run_turn *turn, void *user);
     void *user;
 } tour_run_config;
 
