@@ -377,6 +377,8 @@ EOF
         { fail "the tournament"; dump "$tmp/tour.err"; }
     b=$(ls "$tmp/tour/faults/"*.json 2>/dev/null | head -n 1)
     [ -n "$b" ] || { fail "no bundle in --out DIR/faults"; return; }
+    grep -q "^- \[\`faults/$(basename "$b")\`\](faults/$(basename "$b")) — \`cmd:.*\`: illegal_move at turn" \
+        "$tmp/tour/standings.md" || { fail "the report does not link the bundle"; dump "$tmp/tour/standings.md"; }
     "$tessera" doctor --replay "$b" --json >"$tmp/ill.json" 2>&1
     [ $? -eq 1 ] || fail "the illegal move did not happen again"
     "$py" -c 'import json,sys; r=json.load(open(sys.argv[1])); sys.exit(0 if r["verdict"] == "illegal_move" and r["failed"] and not r["earlier"] and r["lines_differ"] == 0 else 1)' \
