@@ -3,7 +3,7 @@
  * helpers over the game vtable (legality check, sampling, playouts).
  *
  * Adding a game: write its folder under engine/, export its `const eng_game`
- * and add one line to GAMES below (and its sources to CMakeLists.txt).
+ * and add one line to ENG_REGISTRY below (and its sources to CMakeLists.txt).
  * Everything else (CLI, bots, records, server) finds it by name; the whole
  * list of files a game touches is in docs/ARCHITECTURE.md.
  */
@@ -16,8 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The registry: one line per game, in the order `tessera games` lists them. */
-#define GAMES(X)                                                                                   \
+/* The registry: one line per game, in the order `tessera games` lists them.
+ * The engine's own; the codecs have theirs (protocol/games/registry.c), the
+ * web views theirs (web/js/table.js): one line per game each. */
+#define ENG_REGISTRY(X)                                                                                   \
     X(carc_game)                                                                                   \
     X(rev_game)                                                                                    \
     X(dodgem_game)                                                                                 \
@@ -25,8 +27,8 @@
 
 #define DECLARE_(v) extern const eng_game v;
 #define ENTRY_(v) &v,
-GAMES(DECLARE_)
-static const eng_game *const registry[] = {GAMES(ENTRY_)};
+ENG_REGISTRY(DECLARE_)
+static const eng_game *const registry[] = {ENG_REGISTRY(ENTRY_)};
 #undef DECLARE_
 #undef ENTRY_
 

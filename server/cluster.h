@@ -7,7 +7,8 @@
  * any client: a message about a match (or a tournament) another server owns
  * is forwarded to it over Redis, and what the owner says to that client comes
  * back the same way — the client never knows. The owner answers through a
- * connection object of its own that stands for the client (conn.remote), so
+ * connection object of its own that stands for the client (the transport
+ * `forwarded` of conn.h), so
  * the handlers, the table and the journal's holds work unchanged.
  *
  * Without [cluster] redis a server on PostgreSQL still takes over the
@@ -55,16 +56,10 @@ bool cluster_on(const srv *s);
 bool cluster_route(conn *c, const proto_msg *m, const char *raw, size_t len);
 /* A connection of ours closed: the owners it talked to let it go. */
 void cluster_conn_closed(conn *c);
-/* A remote connection (conn.remote) has output to send, or is closing. */
-void cluster_flush(conn *c);
 
 /* The live matches other servers own, for the lobby (a JSON array of
  * summaries, new reference), at most `max`. */
 json_t *cluster_remote_matches(srv *s, int status_filter, int max);
-
-/* The connection standing for another server's client with this (local)
- * id, or NULL. */
-conn *cluster_remote_find(srv *s, uint64_t id);
 
 /* The coordinator: the role of the one server of a cluster that holds what
  * must be in one place — the registered bots, the tournaments (they seat

@@ -733,3 +733,8 @@ bool srv_instance_valid(const char *name)
     return n >= 1 && n <= SRV_INSTANCE_MAX &&
            strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._:-") == n;
 }
+
+const char *srv_storage_target(const srv_config *cfg)
+{
+    return cfg->storage ? cfg->storage : cfg->db_path ? cfg->db_path : "tessera.db";
+}

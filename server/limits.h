@@ -193,7 +193,7 @@
 
 /* The journal's WAL is started again from its beginning once it holds
  * this many frames (a frame: a 4 KiB page and its header) and a checkpoint
- * has copied them (store.c, "Checkpoints"). It bounds the WAL file (about
+ * has copied them (journal_sqlite.c, "Checkpoints"). It bounds the WAL file (about
  * 64 MiB) and the index SQLite maps in memory for it (8 bytes a frame,
  * 128 KiB); each start again costs the loop one short checkpoint, about once
  * a second at most under the heaviest load, far less in a normal one.

@@ -22,6 +22,7 @@
  *      what comes next.
  * Journal first, announce second: a restarted server never un-says a move.
  */
+#include <assert.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -36,10 +37,40 @@
 #include "match_views.h"
 #include "programs.h"
 #include "registry.h"
-#include "store.h"
+#include "journal.h"
 #include "players/player.h"
 #include "protocol/record.h"
 #include "tournaments.h"
+
+/* ---- the turn's state machine ---------------------------------------------------- */
+
+/*
+ * A match is waiting (open seats not all joined), live, or finished, and
+ * never goes back. While live, at most one seat is asked to move at a time
+ * (to_move), and at most one search runs (job): a turn is asked (ask), its
+ * moves journaled and applied (play_turn), announced (end_turn), and only
+ * then is the next seat asked. A result not yet journaled (finish_reason)
+ * leaves the match live, no seat asked, until the journal takes it.
+ */
+static void match_check(const match *m)
+{
+#ifndef NDEBUG
+    assert(m->srv && m->g && m->wire && m->st && m->turn_start);
+    assert(m->status >= MATCH_WAITING && m->status <= MATCH_FINISHED);
+    assert(m->nseats >= m->g->min_players && m->nseats <= m->g->max_players);
+    assert(m->to_move >= -1 && m->to_move < m->nseats);
+    assert(m->to_move < 0 || m->status == MATCH_LIVE);
+    assert(m->status != MATCH_FINISHED || (m->to_move < 0 && !m->finish_reason));
+    assert(!m->finish_reason || m->to_move < 0);
+    assert(!m->storage_retry || m->to_move >= 0);
+    assert(!m->job || (m->job_seat >= 0 && m->job_seat < m->nseats));
+    assert(m->nmoves >= 0 && (m->nmoves <= m->capmoves || !m->moves));
+    assert(m->turn_first >= 0 && m->turn_first <= m->nmoves && m->turns <= m->nmoves);
+    assert(m->chance_k <= (uint64_t)m->nmoves);
+#else
+    (void)m;
+#endif
+}
 
 /* ---- helpers ------------------------------------------------------------------ */
 
@@ -149,6 +180,47 @@ json_t *match_history_json(const match *m)
 
 /* ---- the journal of engine moves ----------------------------------------------- */
 
+_Static_assert(MATCH_FINISHED == JOURNAL_FINISHED, "the journal reads finished matches");
+
+/* The match's seats as the journal keeps them, into rows (ENG_MAX_PLAYERS):
+ * status_changed when the status may differ from the one last written. */
+static journal_seats seats_row(const match *m, journal_seat *rows, bool status_changed)
+{
+    static const char *const kinds[] = {[SEAT_BOT] = "bot", [SEAT_OPEN] = "open",
+                                        [SEAT_PROGRAM] = "program", [SEAT_REMOTE] = "remote"};
+    for (int i = 0; i < m->nseats; i++) {
+        const seat_t *t = &m->seats[i];
+        rows[i] = (journal_seat){kinds[t->kind], t->name,     t->spec,     t->token,
+                                 t->resume,      t->bank_ms,  t->grace_ms, t->used_ms,
+                                 t->illegal,     t->moves,    t->joined,   t->takeover,
+                                 t->resume[0] && !t->resume_indexed};
+    }
+    return (journal_seats){m->id, m->status, status_changed, m->nseats, rows};
+}
+
+/* The journal took the match's seats (and their new resume tokens) into
+ * batch `batch` (seats: false for moves alone). */
+static void journaled(match *m, uint64_t batch, bool seats)
+{
+    m->journal_batch = batch;
+    if (!seats)
+        return;
+    m->journal_status = m->status + 1;
+    for (int i = 0; i < m->nseats; i++)
+        if (m->seats[i].resume[0])
+            m->seats[i].resume_indexed = true;
+}
+
+/* Journal the seats' state (a join, an illegal move counted). */
+static void journal_seats_now(match *m)
+{
+    journal_seat rows[ENG_MAX_PLAYERS];
+    journal_seats js = seats_row(m, rows, true);
+    uint64_t batch;
+    if (m->srv->db && journal_update_seats(m->srv->db, &js, &batch) == 0)
+        journaled(m, batch, true);
+}
+
 static int push_move(match *m, eng_move mv)
 {
     if (m->nmoves == m->capmoves) {
@@ -195,7 +267,18 @@ static void observe(match *m, eng_move mv, const char *reason)
  * moves are dropped and the state is untouched. */
 static int commit_moves(match *m, int from, const char *by, const char *reason)
 {
-    int rc = m->srv->db ? store_append(m->srv, m, from, m->nmoves, by, reason) : 0;
+    SRV_ASSERT(from >= 0 && from <= m->nmoves);
+    int rc = 0;
+    if (m->srv->db) {
+        bool seats = !by || strcmp(by, "chance") != 0; /* a draw changes no seat */
+        journal_seat rows[ENG_MAX_PLAYERS];
+        journal_seats js = seats_row(m, rows, m->journal_status != m->status + 1);
+        journal_moves mv = {m->id,         from,   m->nmoves - from,   m->moves + from,
+                            m->times + from, by, reason, seats ? &js : NULL};
+        uint64_t batch;
+        if (!(rc = journal_append(m->srv->db, &mv, &batch)))
+            journaled(m, batch, seats);
+    }
     if (rc) {
         m->nmoves = from;
         return rc;
@@ -235,6 +318,8 @@ static void arm_timer(match *m);
 static void finish_ex(match *m, const char *reason, int faulty, const char *detail,
                       const char *verdict)
 {
+    assert(reason && faulty >= -1 && faulty < m->nseats);
+    match_check(m);
     if (m->status == MATCH_FINISHED)
         return;
     agent_cancel(m);
@@ -281,7 +366,18 @@ static void finish_ex(match *m, const char *reason, int faulty, const char *deta
         json_object_set_new(m->result, "detail", json_string(detail));
     if (verdict)
         json_object_set_new(m->result, "verdict", json_string(verdict));
-    if (m->srv->db && store_finish(m->srv, m) != 0) {
+    int jrc = 0;
+    if (m->srv->db) {
+        journal_seat rows[ENG_MAX_PLAYERS];
+        journal_seats js = seats_row(m, rows, true);
+        char *res = json_dumps(m->result, JSON_COMPACT);
+        uint64_t batch;
+        jrc = res ? journal_finish(m->srv->db, &js, m->finished_ms, res, &batch) : ENG_ENOMEM;
+        if (!jrc)
+            journaled(m, batch, true);
+        free(res);
+    }
+    if (jrc) {
         /* nothing is announced that the journal does not hold: the match
          * waits, finished but unannounced, and the finish is tried again */
         m->status = status0;
@@ -361,7 +457,8 @@ match *match_find_stored(srv *s, const char *id)
     if (m || !s->db || !id)
         return m;
     char err[256];
-    if (store_load_finished(s, id, &match_restorer, err, sizeof err) != 0)
+    journal_restorer r = match_journal_restorer(s);
+    if (journal_load_finished(s->db, id, &r, err, sizeof err) != 0)
         return NULL;
     m = match_find(s, id);
     if (m)
@@ -392,6 +489,7 @@ static void agent_returned(match *m, const agent_result *r);
  * the update can tell everyone the chance outcome the next seat faces. */
 static void end_turn(match *m, const char *by, const char *reason)
 {
+    SRV_ASSERT(m->to_move < 0 && m->turn_first < m->nmoves);
     /* the turn in record form */
     char err[256];
     json_t *record = wire_record_turn(m->g, m->turn_start, m->moves + m->turn_first,
@@ -451,6 +549,10 @@ static void retry_later(match *m, const char *what)
 static int play_turn(match *m, int seat_no, const eng_move *mv, int n, const rec_time *tm,
                      const char *by, const char *reason, conn *ack_to, json_t *ack)
 {
+    /* only the seat asked plays a turn, and only in a live match */
+    SRV_ASSERT(m->status == MATCH_LIVE && seat_no == m->to_move && !m->finish_reason);
+    assert(n > 0 && n <= ENG_MAX_TURN_MOVES);
+    match_check(m);
     seat_t *t = &m->seats[seat_no];
     uint64_t now = srv_now(m->srv);
     int from = m->nmoves;
@@ -555,6 +657,9 @@ static void ask_program(match *m, int p)
 /* Ask the seat to move: arm its deadline, start its search or tell it. */
 static void ask(match *m, int p)
 {
+    /* one seat asked at a time, no search running */
+    SRV_ASSERT(m->status == MATCH_LIVE && m->to_move < 0 && !m->job && p >= 0 && p < m->nseats);
+    match_check(m);
     seat_t *t = &m->seats[p];
     uint64_t now = srv_now(m->srv);
     m->to_move = p;
@@ -591,6 +696,7 @@ static void ask(match *m, int p)
 
 static void advance(match *m)
 {
+    match_check(m);
     while (m->status == MATCH_LIVE && !m->job && m->to_move < 0 && !m->finish_reason) {
         int p = m->g->current_player(m->st);
         if (p == ENG_TERMINAL) {
@@ -740,6 +846,7 @@ static void on_timer(uv_timer_t *h)
 
 bool match_seat_taken(match *m, int seat_no)
 {
+    assert(seat_no >= 0 && seat_no < m->nseats && m->status != MATCH_FINISHED);
     seat_t *t = &m->seats[seat_no];
     t->joined = true;
     t->gone_since = 0;
@@ -758,8 +865,7 @@ bool match_seat_taken(match *m, int seat_no)
                     m->seats[i].gone_since = srv_now(m->srv);
         }
     }
-    if (m->srv->db)
-        store_update_seats(m->srv, m);
+    journal_seats_now(m);
     return start;
 }
 
@@ -787,6 +893,8 @@ void match_seat_dropped(match *m, int seat_no)
 
 bool match_remote_move(match *m, int seat_no, conn *c, const proto_msg *msg, uint64_t rx_ns)
 {
+    assert(c && msg && seat_no >= 0 && seat_no < m->nseats);
+    match_check(m);
     seat_t *t = &m->seats[seat_no];
     const match_sink *out = sink_of(m);
     if (m->status == MATCH_FINISHED) {
@@ -850,8 +958,8 @@ bool match_remote_move(match *m, int seat_no, conn *c, const proto_msg *msg, uin
             finish(m, "illegal", seat_no, detail);
         else if (m->pol.illegal == PROTO_ILLEGAL_RANDOM)
             play_random(m, seat_no, "illegal");
-        else if (m->srv->db)
-            store_update_seats(m->srv, m);
+        else
+            journal_seats_now(m);
         return false;
     }
     json_t *ok = proto_reply("move_accepted", msg->id);
@@ -1140,6 +1248,47 @@ static void free_after_job(match *m)
         free_match(m);
 }
 
+/* Journal a new match (its own transaction, now). */
+static int write_created(match *m)
+{
+    json_t *tc = json_pack("{s:I, s:I, s:I, s:I}", "move_ms", (json_int_t)m->tc.move_ms,
+                           "first_move_ms", (json_int_t)m->tc.first_move_ms, "bank_ms",
+                           (json_int_t)m->tc.bank_ms, "increment_ms",
+                           (json_int_t)m->tc.increment_ms);
+    json_t *pol = json_pack(
+        "{s:i, s:i, s:i, s:i, s:I, s:I}", "timeout", m->pol.timeout, "illegal", m->pol.illegal,
+        "max_illegal", m->pol.max_illegal, "disconnect", m->pol.disconnect, "reconnect_grace_ms",
+        (json_int_t)m->pol.reconnect_grace_ms, "grace_ms", (json_int_t)m->pol.grace_ms);
+    json_t *rules = wire_rules_json(m->g, &m->rules);
+    char *rt = rules ? json_dumps(rules, JSON_COMPACT) : NULL;
+    char *tt = tc ? json_dumps(tc, JSON_COMPACT) : NULL;
+    char *pt = pol ? json_dumps(pol, JSON_COMPACT) : NULL;
+    json_decref(rules);
+    json_decref(tc);
+    json_decref(pol);
+    char nonce[CHANCE_NONCE_HEX];
+    chance_nonce_hex(m->nonce, nonce);
+    journal_seat rows[ENG_MAX_PLAYERS];
+    journal_match jm = {
+        .id = m->id,
+        .game = m->g->name,
+        .move_encoding = m->g->move_encoding,
+        .rules = rt,
+        .time_control = tt,
+        .policies = pt,
+        .seed = m->seed,
+        .nonce_hex = m->has_nonce ? nonce : NULL,
+        .created_ms = m->created_ms,
+        .demo = m->demo,
+        .seats = seats_row(m, rows, true),
+    };
+    int rc = rt && tt && pt ? journal_create_match(m->srv->db, &jm) : ENG_ENOMEM;
+    free(rt);
+    free(tt);
+    free(pt);
+    return rc;
+}
+
 static int make_bots(match *m, char *err, size_t errcap, int *code)
 {
     for (int i = 0; i < m->nseats; i++) {
@@ -1360,7 +1509,7 @@ match *match_create_ex(srv *s, const proto_msg *msg, const match_opts *opts, int
     }
     m->status = open ? MATCH_WAITING : MATCH_LIVE;
     m->created_ms = srv_epoch_ms();
-    if (s->db && store_create_match(s, m) != 0) {
+    if (s->db && write_created(m) != 0) {
         *code = ENG_ESTORAGE;
         snprintf(err, errcap, "the match could not be stored");
         m->closing = true;
@@ -1387,7 +1536,7 @@ match *match_create_ex(srv *s, const proto_msg *msg, const match_opts *opts, int
     return m;
 }
 
-match *match_restore(srv *s, const match_restore_spec *stored, char *err, size_t errcap)
+match *match_restore(srv *s, const journal_stored *stored, char *err, size_t errcap)
 {
     const eng_game *g = eng_find_game(stored->game);
     const game_codec *w = g ? codec_find(g->name) : NULL;
@@ -1535,7 +1684,20 @@ out:
     return m;
 }
 
-const store_restorer match_restorer = {match_find, match_restore};
+static bool restorer_held(void *s, const char *id)
+{
+    return match_find(s, id) != NULL;
+}
+
+static bool restorer_restore(void *s, const journal_stored *m, char *err, size_t errcap)
+{
+    return match_restore(s, m, err, errcap) != NULL;
+}
+
+journal_restorer match_journal_restorer(srv *s)
+{
+    return (journal_restorer){s, restorer_held, restorer_restore};
+}
 
 /* ---- the record ---------------------------------------------------------------- */
 

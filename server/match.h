@@ -4,7 +4,7 @@
  * the people at its table what happened.
  *
  * The per-move path reads down: net.c -> handlers.c -> table.c -> match.c
- * -> {store.c, agents.c, match_clock.c, match_views.c}. A match never calls
+ * -> {journal.c, agents.c, match_clock.c, match_views.c}. A match never calls
  * a connection: it emits its events to the server's sink (srv.sink), and the
  * sink (table.c's) decides who hears them and in which form.
  */
@@ -12,6 +12,7 @@
 #define TESSERA_SERVER_MATCH_H
 
 #include "internal.h"
+#include "journal.h"
 
 /* ---- the event sink ------------------------------------------------------------- */
 
@@ -63,12 +64,11 @@ typedef struct match_opts {
 /* match_create with options (opts may be NULL: none). */
 match *match_create_ex(srv *s, const proto_msg *msg, const match_opts *opts, int *code, char *err,
                        size_t errcap);
-struct match_restore_spec;
-/* Rebuild a stored match at start-up (store.h, store_restorer): its moves
- * replayed, its history rebuilt, its bots and programs started again. */
-match *match_restore(srv *s, const struct match_restore_spec *spec, char *err, size_t errcap);
-/* match_find and match_restore, for the journal's reader (store.h). */
-extern const struct store_restorer match_restorer;
+/* Rebuild a stored match at start-up (journal.h): its moves replayed, its
+ * history rebuilt, its bots and programs started again. */
+match *match_restore(srv *s, const journal_stored *spec, char *err, size_t errcap);
+/* match_find and match_restore, for the journal's reader (journal.h). */
+journal_restorer match_journal_restorer(srv *s);
 /* The kind a seat spec makes: SEAT_PROGRAM for cmd:/cmd-stateless:,
  * SEAT_REMOTE for remote:NAME, else SEAT_BOT. */
 int match_spec_kind(const char *spec);

@@ -39,7 +39,7 @@
 #include "internal.h"
 #include "registry.h"
 #include "storage/db.h"
-#include "store.h"
+#include "journal.h"
 #include "table.h"
 
 #define SALT_LEN 16
@@ -97,7 +97,7 @@ static int read_meta_token(db_conn *db, const char *key, char *out)
 
 int srv_meta_token(srv *s, const char *key, char *out, bool *made_here, char *err, size_t errcap)
 {
-    db_conn *db = store_db(s);
+    db_conn *db = journal_db(s->db);
     *made_here = false;
     int found = read_meta_token(db, key, out);
     if (found < 0) {
@@ -133,7 +133,7 @@ int srv_meta_token(srv *s, const char *key, char *out, bool *made_here, char *er
 
 int admin_init(srv *s, char *err, size_t errcap)
 {
-    db_conn *db = store_db(s);
+    db_conn *db = journal_db(s->db);
     int rc = db_schema_lock(db); /* servers starting at once on PostgreSQL */
     if (rc == DB_OK)
         rc = db_exec(db, tables);
@@ -150,7 +150,7 @@ int admin_init(srv *s, char *err, size_t errcap)
         /* shown once, by the server that made it: the operator copies it
          * now, or reads --admin-token-file */
         fprintf(stderr, "tessera serve: the admin token of this server (shown once, kept in %s): %s\n",
-                store_describe(s), s->admin_token);
+                journal_describe(s->db), s->admin_token);
         srv_log(LOG_ALWAYS, "admin_token", "{s:s, s:s}", "token", s->admin_token, "note",
                 "shown once; needed for cmd: and remote: seats and tournaments");
     }
@@ -232,7 +232,7 @@ bool registry_known(srv *s, const char *name)
 {
     db_stmt *q = NULL;
     bool known =
-        db_prepare(store_db(s), "SELECT 1 FROM registered_bots WHERE name=?", &q) == DB_OK &&
+        db_prepare(journal_db(s->db), "SELECT 1 FROM registered_bots WHERE name=?", &q) == DB_OK &&
         db_bind_text(q, 1, name, -1) == DB_OK && db_step(q) == DB_ROW;
     db_finalize(q);
     return known;
@@ -244,7 +244,7 @@ static int64_t registered_count(srv *s)
 {
     db_stmt *q = NULL;
     int64_t names = 0;
-    if (db_prepare(store_db(s), "SELECT count(*) FROM registered_bots", &q) == DB_OK &&
+    if (db_prepare(journal_db(s->db), "SELECT count(*) FROM registered_bots", &q) == DB_OK &&
         db_step(q) == DB_ROW)
         names = db_column_int64(q, 0);
     db_finalize(q);
@@ -320,7 +320,7 @@ static void hash_work(uv_work_t *req)
 
 static bool store_secret(srv *s, const reg_job *j)
 {
-    db_conn *db = store_db(s);
+    db_conn *db = journal_db(s->db);
     db_stmt *q = NULL;
     int64_t now = srv_epoch_ms();
     bool ok = db_prepare(db,
@@ -459,7 +459,7 @@ void handle_register(conn *c, const proto_msg *m)
     j->iterations = SRV_PBKDF2_ITERATIONS;
     /* the stored hash, or a fresh salt for a first registration */
     db_stmt *q = NULL;
-    int rc = db_prepare(store_db(s),
+    int rc = db_prepare(journal_db(s->db),
                         "SELECT salt, hash, iterations FROM registered_bots WHERE name=?", &q);
     if (rc == DB_OK && (rc = db_bind_text(q, 1, j->name, -1)) == DB_OK) {
         rc = db_step(q);
