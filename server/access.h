@@ -1,6 +1,6 @@
 /*
  * access.h — who may create what, the per-address quota, the expiry of
- * waiting matches, and the resume-token index (access.c).
+ * waiting matches (access.c).
  */
 #ifndef TESSERA_SERVER_ACCESS_H
 #define TESSERA_SERVER_ACCESS_H
@@ -20,12 +20,4 @@ void access_conn_address(conn *c, struct lws *wsi);
 int access_create_check(conn *c, const proto_msg *m, bool admin, char *key, size_t keycap);
 /* Count a created match against key (may be ""). */
 void access_created(srv *s, match *x, const char *key);
-/* Resume tokens: index one (a seat's token was made or restored), find
- * one, forget every token of a match being freed. */
-int tokidx_add(srv *s, const char *token, match *m, int seat);
-match *tokidx_find(srv *s, const char *token, int *seat);
-void tokidx_remove_match(srv *s, const match *m);
-/* Resume tokens in the index (/metrics: per-match memory that must not pile up). */
-size_t tokidx_count(const srv *s);
-
 #endif

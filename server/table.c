@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "access.h"
+#include "tokidx.h"
 #include "conn.h"
 #include "match_views.h"
 #include "registry.h"

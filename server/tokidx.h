@@ -1,0 +1,22 @@
+/*
+ * tokidx.h — the resume-token index: a seat found by its resume token
+ * (tokidx.c). It knows a match only as a pointer and its seats' tokens.
+ */
+#ifndef TESSERA_SERVER_TOKIDX_H
+#define TESSERA_SERVER_TOKIDX_H
+
+#include "internal.h"
+
+/* Make the (empty) index, s->tokidx: 0 or ENG_ENOMEM. tokidx_free frees it
+ * and every entry (nothing without one). */
+int tokidx_init(srv *s);
+void tokidx_free(srv *s);
+/* Index a token (a seat's token was made or restored), find one, forget
+ * every token of a match being freed. */
+int tokidx_add(srv *s, const char *token, match *m, int seat);
+match *tokidx_find(srv *s, const char *token, int *seat);
+void tokidx_remove_match(srv *s, const match *m);
+/* Resume tokens in the index (/metrics: per-match memory that must not pile up). */
+size_t tokidx_count(const srv *s);
+
+#endif
