@@ -82,6 +82,11 @@ void phist_init(srv_phist *h, int bounds);
 /* One observation; nothing on a histogram not set up. */
 void phist_add(srv_phist *h, double seconds);
 
+/* ---- hashing ------------------------------------------------------------------------- */
+
+/* FNV-1a of a string, seeded (a random seed where the keys come from peers). */
+uint64_t srv_hash_str(uint64_t seed, const char *s);
+
 /* ---- clocks and random tokens --------------------------------------------------------- */
 
 /* Milliseconds on the loop's monotonic clock, refreshed (a vDSO read): the

@@ -47,10 +47,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "access.h"
+#include "tokidx.h"
 #include "cluster.h"
 #include "conn.h"
-#include "handlers.h"
 #include "match.h"
 #include "match_views.h"
 #include "registry.h"
@@ -392,7 +391,7 @@ static void remote_release(struct cluster *cl, conn *c)
     rconn *r = rc(c);
     if (c->closing && r->close_sent && !r->edge_conn)
         return; /* released already */
-    handle_conn_closed(c);
+    cl->apps.conn_closed(c);
     conn_unhold(c);
     conn_queue_free(c);
     remote_unlink(cl, c);
@@ -477,14 +476,14 @@ static void on_forward(struct cluster *cl, const char *p, size_t n)
     size_t len = n - hl - 1;
     if (len > SRV_MAX_MESSAGE)
         return;
-    /* handle_message reads a NUL-terminated buffer, as net.c gives it */
+    /* the handlers read a NUL-terminated buffer, as net.c gives it */
     char *msg = malloc(len + 1);
     if (!msg)
         return;
     memcpy(msg, nl + 1, len);
     msg[len] = 0;
     c->rx_ns = uv_hrtime();
-    handle_message(c, msg, len);
+    cl->apps.message(c, msg, len);
     free(msg);
 }
 
@@ -803,9 +802,9 @@ int cluster_start(srv *s, const cluster_apps *apps, char *err, size_t errcap)
         snprintf(err, errcap, "out of memory");
         return -1;
     }
+    SRV_ASSERT(apps && apps->message && apps->conn_closed);
     cl->s = s;
-    if (apps)
-        cl->apps = *apps;
+    cl->apps = *apps;
     char id[SRV_TOKEN_LEN + 1];
     bool made;
     if (srv_meta_token(s, "cluster_id", id, &made, err, errcap)) {

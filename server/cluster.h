@@ -20,10 +20,19 @@
 
 #include "internal.h"
 
-/* What the services on the server (tournaments, courses) do as the cluster
- * changes, set by server.c so that cluster.c calls none of them. Each may be
- * NULL. */
+/* What the layers above the cluster do with what it brings — the handlers
+ * take a forwarded client's messages, the services on the server
+ * (tournaments, courses) follow the cluster's changes — set by server.c so
+ * that cluster.c calls none of them. message and conn_closed are required,
+ * the others may be NULL. */
 typedef struct cluster_apps {
+    /* A message of another server's client, on the connection standing for
+     * it (a NUL-terminated buffer of len bytes, as net.c hands one): the
+     * handlers' handle_message. */
+    bool (*message)(conn *c, const char *buf, size_t len);
+    /* That connection goes (its client left, or it is closed): the
+     * handlers' handle_conn_closed. */
+    void (*conn_closed)(conn *c);
     /* Within the takeover's transaction: the dead server's unfinished work
      * (its tournaments) becomes this server's. 0, or -1 (rolled back). */
     int (*claim)(srv *s, const char *dead);

@@ -18,6 +18,7 @@
 #include "courses.h"
 #include "handlers.h"
 #include "internal.h"
+#include "tokidx.h"
 #include "match.h"
 #include "match_views.h"
 #include "programs.h"

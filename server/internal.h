@@ -9,8 +9,8 @@
  *   handlers.h     one function per client message (handlers.c)
  *   conn.h         a connection's output queue, errors, closing (conn.c)
  *   table.h        who sits at and watches each match; the event sink (table.c)
- *   match.h        matches: creation, turns, policies, restore; the sink's
- *                  interface (match.c)
+ *   match.h        matches: turns, policies, results; the sink's interface
+ *                  (match.c; created and restored in match_create.c)
  *   match_views.h  a match as JSON and message text (match_views.c)
  *   match_clock.h  clocks and timeout policies (match_clock.c)
  *   agents.h       in-process bots on the libuv thread pool (agents.c)
@@ -18,21 +18,23 @@
  *                  (journal.c over journal_sqlite.c or journal_pg.c)
  *   base.h         logs, histograms, clocks, tokens, addresses (log.c, config.c)
  *   programs.h     external programs (cmd:) in seats, one worker thread each
- *   registry.h     registered remote bots and the admin token
+ *   registry.h     registered remote bots and the admin token (registry.c);
+ *                  the register messages (register.c)
  *   tournaments.h  the tournament messages, to the tournament service
- *   access.h       creation policy, quotas, expiry, the resume-token index
+ *   access.h       creation policy, quotas, expiry
+ *   tokidx.h       the resume-token index
  *   courses.h      the course_* messages, to the classroom's course service
  *   metrics.c, config.c, server.c: declared here (shared by all)
  *
  * The per-move path reads down: net -> handlers -> table -> match ->
- * {store, agents, match_clock, match_views}; a match tells its table
+ * {journal, agents, match_clock, match_views}; a match tells its table
  * through the sink (match.h), never by calling a connection.
  *
  * Threads: everything here runs on the loop thread except the body of an
  * agent's search (agents.c), which works on its own copies and hands its
  * result back through uv_queue_work's completion callback; a program's
  * worker thread (programs.c), which owns its player and hands results back
- * through a uv_async_t; and the pool jobs of registry.c (secret hashing)
+ * through a uv_async_t; and the pool jobs of register.c (secret hashing)
  * and of the services it hosts (tournament standings, course uploads),
  * which work on data the loop does not touch while they run.
  */
@@ -177,7 +179,7 @@ struct match {
     int turns;                        /* completed turns (record turns) */
     textbuf history;                  /* the record turns as compact JSON texts, each with a
                                          comma after it, for join/resume/spectate
-                                         (match_history_json): a tenth of their memory as
+                                         (match_views.c's history): a tenth of their memory as
                                          jansson objects (about 50 KB a finished match) */
     json_t *state_cache;              /* public state JSON at state_cache_at moves */
     int state_cache_at;
@@ -261,8 +263,6 @@ typedef struct srv_counters {
     srv_phist timeout_late;              /* a timeout applied after its deadline, by */
 } srv_counters;
 
-/* Count a finished match by its result's reason. */
-void metrics_finished(srv *s, const char *reason);
 /* The exposition text of GET /metrics (malloc'd, *len bytes), or NULL. */
 char *metrics_text(srv *s, size_t *len);
 /* /readyz: NULL when ready, else why not (a static string or s's buffer). */
@@ -349,7 +349,7 @@ struct srv {
     bool tls;                         /* serving https:// and wss:// */
     bool listening;                   /* the vhost listens (readiness) */
     struct quota *quota;              /* per-address counts (access.c) */
-    struct tokidx *tokidx;            /* resume token -> seat (access.c) */
+    struct tokidx *tokidx;            /* resume token -> seat (tokidx.c) */
     uv_timer_t expiry_timer;          /* sweeps waiting matches past their expiry */
     /* admin, registered bots, programs, tournaments */
     char admin_hash[SRV_TOKEN_HASH_LEN + 1]; /* the admin token's (access_token_hash) */

@@ -117,6 +117,18 @@ int srv_queue_work(uv_loop_t *loop, void (*work)(void *), void (*done)(void *, i
     return 0;
 }
 
+/* ---- hashing ------------------------------------------------------------------------ */
+
+uint64_t srv_hash_str(uint64_t seed, const char *s)
+{
+    uint64_t h = 1469598103934665603ull ^ seed;
+    for (; *s; s++) {
+        h ^= (unsigned char)*s;
+        h *= 1099511628211ull;
+    }
+    return h ^ (h >> 29);
+}
+
 /* ---- statistics ------------------------------------------------------------------ */
 
 void hist_add(srv_hist *h, uint64_t us)

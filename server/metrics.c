@@ -18,12 +18,13 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "access.h"
 #include "cluster.h"
 #include "engine/textbuf.h"
 #include "internal.h"
+#include "tokidx.h"
 #include "programs.h"
 #include "journal.h"
+#include "match_views.h"
 #include "tournaments.h"
 
 void metrics_init(srv *s)
@@ -31,20 +32,6 @@ void metrics_init(srv *s)
     phist_init(&s->cnt.overhead, PHIST_FAST);
     phist_init(&s->cnt.think, PHIST_THINK);
     phist_init(&s->cnt.timeout_late, PHIST_LATE);
-}
-
-static const char *const reason_names[] = {
-#define SRV_REASON_NAME_(r) #r,
-    SRV_REASONS(SRV_REASON_NAME_)
-#undef SRV_REASON_NAME_
-};
-
-void metrics_finished(srv *s, const char *reason)
-{
-    int i = 0;
-    while (i < SRV_NREASONS - 1 && strcmp(reason, reason_names[i]) != 0)
-        i++;
-    s->cnt.finished[i]++;
 }
 
 /* ---- the exposition text ----------------------------------------------------------- */
@@ -122,7 +109,7 @@ char *metrics_text(srv *s, size_t *len)
             "matches created without the admin token", c->matches_anonymous);
     head(&b, "tessera_matches_finished_total", "counter", "matches finished, by result reason");
     for (int i = 0; i < SRV_NREASONS; i++)
-        tb_printf(&b, "tessera_matches_finished_total{reason=\"%s\"} %llu\n", reason_names[i],
+        tb_printf(&b, "tessera_matches_finished_total{reason=\"%s\"} %llu\n", match_reason_name(i),
                   (unsigned long long)c->finished[i]);
     counter(&b, "tessera_moves_total", "turns played", s->moves);
     histogram(&b, "tessera_move_overhead_seconds",

@@ -20,6 +20,7 @@
 #include "cluster.h"
 #include "conn.h"
 #include "courses.h"
+#include "handlers.h"
 #include "internal.h"
 #include "match.h"
 #include "net.h"
@@ -468,8 +469,11 @@ static int role_gained(srv *s, const char *role)
     return strcmp(role, CLUSTER_COORDINATOR) == 0 ? start_courses(s) : 0;
 }
 
-/* What the cluster tells the tournaments and the courses (cluster.h). */
+/* What the cluster hands the handlers, and tells the tournaments and the
+ * courses (cluster.h). */
 static const cluster_apps cluster_apps_of_server = {
+    .message = handle_message,
+    .conn_closed = handle_conn_closed,
     .claim = tours_claim,
     .taken_over = tours_take_over,
     .tour_owner = tours_owner,

@@ -531,14 +531,6 @@ void tours_poke(srv *s)
         tsvc_poke(s->tours->svc);
 }
 
-json_t *tours_match_tag(const match *m)
-{
-    if (!m->tour_id)
-        return NULL;
-    return json_pack("{s:I, s:I}", "tournament", (json_int_t)m->tour_id, "tournament_game",
-                     (json_int_t)m->tour_game);
-}
-
 int tours_by_state(const srv *s, const char **names, int *counts, int cap)
 {
     return tsvc_by_state(svc_of(s), names, counts, cap);

@@ -136,7 +136,7 @@ for (const kind of ['disk_full', 'io_error']) {
     assert.equal(logged.fault, kind, JSON.stringify(logged));
     assert.equal(logged.level, 'error');
     assert.ok(logged.sqlite.length > 0, 'SQLite\'s message is in the log line');
-    assert.equal(srv.events('storage_error')[0].what, 'append', 'the round\'s commit failed');
+    assert.equal((await srv.waitLog((l) => l.event === 'storage_error')).what, 'append', 'the round\'s commit failed');
     /* the operator sees it */
     assert.equal(await metric(srv, 'tessera_journal_ok'), 0);
     assert.ok(await metric(srv, `tessera_journal_faults_total{kind="${kind}"}`) >= 1);

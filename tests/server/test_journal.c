@@ -41,7 +41,7 @@
 #include <cmocka.h>
 #include <sqlite3.h>
 
-#include "server/access.h"
+#include "server/tokidx.h"
 #include "server/handlers.h"
 #include "server/internal.h"
 #include "server/match.h"
