@@ -86,6 +86,17 @@ int eng_err_from_code(const char *wire)
     return 0;
 }
 
+void eng_check_failed(const char *game, const char *file, int line, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "%s:%d: %s: invariant broken: ", file, line, game);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    abort();
+}
+
 int eng_seterr(char *err, size_t errcap, int code, const char *fmt, ...)
 {
     if (err && errcap) {
@@ -256,10 +267,8 @@ bool eng_is_legal(const eng_game *g, const void *st, eng_move m)
     return false;
 }
 
-eng_move eng_sample_chance(const eng_game *g, const void *st, eng_rng *rng)
+eng_move eng__sample_chance_listed(const eng_game *g, const void *st, eng_rng *rng)
 {
-    if (g->sample_chance)
-        return g->sample_chance(st, rng);
     eng_move out[g->max_chance > 0 ? g->max_chance : 1];
     double prob[g->max_chance > 0 ? g->max_chance : 1];
     int n = g->chance_outcomes(st, out, prob);
@@ -279,10 +288,8 @@ eng_move eng_chance_draw(const eng_game *g, const void *st, uint64_t seed, uint6
     return eng_sample_chance(g, st, &rng);
 }
 
-eng_move eng_random_move(const eng_game *g, const void *st, eng_rng *rng)
+eng_move eng__random_move_listed(const eng_game *g, const void *st, eng_rng *rng)
 {
-    if (g->random_move)
-        return g->random_move(st, rng);
     eng_move buf[g->max_moves];
     int n = g->legal_moves(st, buf);
     return buf[eng_rng_below(rng, (uint32_t)n)];
@@ -333,6 +340,8 @@ eng_move eng_greedy_move(const eng_game *g, const void *st, eng_rng *rng)
 
 int eng_playout(const eng_game *g, void *st, eng_rng *rng)
 {
+    if (g->playout)
+        return g->playout(st, rng);
     int plies = 0;
     for (;;) {
         int p = g->current_player(st);

@@ -126,6 +126,17 @@ static int make_bots(match *m, char *err, size_t errcap, int *code)
     return 0;
 }
 
+/* An in-process bot's spec: bot_check_spec(), and no more search threads
+ * than the server allows (limits.bot_threads: a client must not take every
+ * core with mcts:threads=64). 0, or an error code with the reason in err. */
+static int match_check_bot(const srv *s, const char *spec, const eng_game *g, char *err, size_t errcap)
+{
+    int rc = bot_check_spec(spec, g, err, errcap);
+    if (rc)
+        return rc;
+    return bot_check_threads(spec, s->cfg.bot_threads, err, errcap);
+}
+
 /* Check the seat specs of a create_match: bots by bot_check_spec, programs
  * by resolving their command, registered bots in the registry; programs,
  * registered bots and bots whose options name a file to read (BOT_FILE, e.g.
@@ -183,7 +194,7 @@ static int check_seats(srv *s, const proto_msg *msg, const eng_game *g, const ma
                 rc = registry_check(s, name, g, earlier, e, sizeof e);
             }
         } else {
-            rc = bot_check_spec(spec, g, e, sizeof e);
+            rc = match_check_bot(s, spec, g, e, sizeof e);
         }
         if (rc) {
             *code = rc;

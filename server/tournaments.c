@@ -424,6 +424,7 @@ int tours_init(srv *s, char *err, size_t errcap)
     tsvc_config cfg = {.db = journal_db(s->db),
                        .shared = journal_shared(s->db),
                        .instance = s->instance,
+                       .bot_threads = s->cfg.bot_threads,
                        .standings_delay_ms = s->test.standings_delay_ms};
     int rc = tsvc_start(&cfg, &h, &ts->svc, err, errcap);
     if (rc) {
