@@ -253,6 +253,8 @@ void srv_limits_default(srv *s)
         s->cfg.rate_per_sec = SRV_RATE_PER_SEC;
     if (!s->cfg.rate_burst)
         s->cfg.rate_burst = SRV_RATE_BURST;
+    if (!s->cfg.bot_threads)
+        s->cfg.bot_threads = 1; /* as config.c's default: one search thread a bot */
 }
 
 /* The limits in force (the configuration's) and the test hooks (limits.h).
