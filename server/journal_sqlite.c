@@ -592,6 +592,12 @@ static int sync_files(journal_backend *st, const char **what)
     return 0;
 }
 
+/* Test hook sync_log: each sync waits this long before its fsync, so that
+ * the moves committed meanwhile are written and not yet synced — the window
+ * a power cut lands in on a slow disk, which a fast idle machine all but
+ * closes (test_durable cut no unsynced bytes in 10 of 12 runs there). */
+#define SYNC_LOG_HOLD_MS 25
+
 static void sync_thread(void *arg)
 {
     journal_backend *st = arg;
@@ -603,6 +609,8 @@ static void sync_thread(void *arg)
             break;
         uint64_t target = st->sync_req;
         uv_mutex_unlock(&st->mu);
+        if (st->sync_log)
+            uv_sleep(SYNC_LOG_HOLD_MS);
         const char *what = "";
         int rc = sync_files(st, &what);
         uv_mutex_lock(&st->mu);

@@ -231,7 +231,9 @@
  *                                append the WAL's size it covered to FILE,
  *                                and run no checkpoints (the WAL only grows),
  *                                so that a test can cut the WAL there: what a
- *                                power cut at that instant could leave
+ *                                power cut at that instant could leave; each
+ *                                sync also waits 25 ms before its fsync, so
+ *                                that there are unsynced commits to cut
  *   TESSERA_TEST_STANDINGS_DELAY_MS=N a tournament's standings job sleeps N ms
  *                                in its thread: a change asked meanwhile
  *                                waits for it (tournaments.c, steer)
