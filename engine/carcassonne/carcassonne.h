@@ -118,10 +118,10 @@ typedef struct carc_placed {
     uint8_t pad;
 } carc_placed;
 
-/* An open cell: empty, next to at least one tile. */
+/* An open cell: empty, next to at least one tile. Its board coordinates
+ * follow from a neighbouring tile's (carc_open_xy). */
 typedef struct carc_open {
     uint16_t cell;   /* torus cell */
-    int8_t x, y;     /* board coordinates */
     uint8_t pattern; /* required edge kind per side, 2 bits per side, 0 = free */
     uint8_t pad;
 } carc_open;
@@ -207,6 +207,10 @@ int carc_meeple_options_for(const carc_state *s, eng_move place, uint8_t *segs);
 
 /* ---- reading the board ---------------------------------------------------- */
 
+/* The board coordinates of open cell o of this state. */
+void carc_open_xy(const carc_state *s, const carc_open *o, int *x, int *y);
+/* The open cell at (x, y), or NULL. */
+const carc_open *carc_open_at(const carc_state *s, int x, int y);
 /* The placed tile at (x, y), or NULL. */
 const carc_placed *carc_tile_at(const carc_state *s, int x, int y);
 /* Root of a feature segment. */

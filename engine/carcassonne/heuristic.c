@@ -49,38 +49,6 @@
 
 static const double type_bonus[5] = {0.0, H_TB_CITY, H_TB_ROAD, H_TB_FIELD, H_TB_CLOISTER};
 
-/* ---- geometry (as in carcassonne.c) -------------------------------------- */
-
-static const int dcell[4] = {-CARC_GW, 1, CARC_GW, -1};
-static const int dcell8[8] = {-CARC_GW - 1, -CARC_GW, -CARC_GW + 1, -1, 1,
-                              CARC_GW - 1,  CARC_GW,  CARC_GW + 1};
-
-static inline int wrap(int c)
-{
-    if (c < 0)
-        c += CARC_CELLS;
-    else if (c >= CARC_CELLS)
-        c -= CARC_CELLS;
-    return c;
-}
-
-/* Bit count without relying on a popcount instruction (the default target
- * has none, and the libgcc fallback is a call). */
-static inline int pop64(uint64_t x)
-{
-    x = x - ((x >> 1) & 0x5555555555555555ULL);
-    x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
-    x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0fULL;
-    return (int)((x * 0x0101010101010101ULL) >> 56);
-}
-
-static inline int find(const carc_state *s, int n)
-{
-    while (s->par[n] != n)
-        n = s->par[n];
-    return n;
-}
-
 /* ---- per-call caches ------------------------------------------------------ */
 
 /* What a placement on one open cell meets, whatever the tile and rotation. */
@@ -122,7 +90,7 @@ static void ctx_init(hctx *c, const carc_state *s)
     memset(c->slot_ok, 0, sizeof c->slot_ok);
     int rows = 0;
     for (int i = 0; i < s->nmeeples; i++) {
-        int r = find(s, s->meeple[i].node);
+        int r = carc__find(s, s->meeple[i].node);
         if (c->occ[r] == 0xff) {
             c->occ[r] = (uint8_t)rows;
             memset(c->cnt[rows], 0, sizeof c->cnt[rows]);
@@ -148,7 +116,7 @@ static const uint64_t *tiles_of(hctx *c, int r)
         } while (n != r);
         c->tmask[r][0] = m0;
         c->tmask[r][1] = m1;
-        c->tiles_n[r] = (uint8_t)(pop64(m0) + pop64(m1));
+        c->tiles_n[r] = (uint8_t)(carc__pop64(m0) + carc__pop64(m1));
         c->tiles_ok[r] = 1;
     }
     return c->tmask[r];
@@ -170,7 +138,7 @@ static void field_cities(hctx *c, int r)
         while (mask) {
             int k = __builtin_ctz(mask);
             mask &= mask - 1;
-            int cr = find(s, pl->node0 + k);
+            int cr = carc__find(s, pl->node0 + k);
             uint64_t bit = 1ULL << (cr & 63);
             if (s->open[cr] == 0)
                 done[cr >> 6] |= bit;
@@ -179,8 +147,8 @@ static void field_cities(hctx *c, int r)
         }
         n = s->nxt[n];
     } while (n != r);
-    c->fdone_n[r] = (uint8_t)(pop64(done[0]) + pop64(done[1]) + pop64(done[2]) + pop64(done[3]));
-    c->fopen_n[r] = (uint8_t)(pop64(open[0]) + pop64(open[1]) + pop64(open[2]) + pop64(open[3]));
+    c->fdone_n[r] = (uint8_t)(carc__pop64(done[0]) + carc__pop64(done[1]) + carc__pop64(done[2]) + carc__pop64(done[3]));
+    c->fopen_n[r] = (uint8_t)(carc__pop64(open[0]) + carc__pop64(open[1]) + carc__pop64(open[2]) + carc__pop64(open[3]));
     c->field_ok[r] = 1;
 }
 
@@ -205,19 +173,19 @@ static const hslot *slot_of(hctx *c, int slot)
         int kind = (o->pattern >> (2 * d)) & 3;
         if (!kind)
             continue;
-        const carc_placed *q = &s->placed[s->grid[wrap(o->cell + dcell[d])] - 1];
+        const carc_placed *q = &s->placed[s->grid[carc__wrap(o->cell + carc__dcell[d])] - 1];
         const carc_tile *qt = &c->ty[q->type].rot[q->rot];
         int od = (d + 2) & 3;
-        h->mid[d] = (uint8_t)find(s, q->node0 + qt->seg[3 * od + 1]);
+        h->mid[d] = (uint8_t)carc__find(s, q->node0 + qt->seg[3 * od + 1]);
         if (kind == CARC_ROAD) {
-            h->h0[d] = (uint8_t)find(s, q->node0 + qt->seg[3 * od + 2]);
-            h->h2[d] = (uint8_t)find(s, q->node0 + qt->seg[3 * od]);
+            h->h0[d] = (uint8_t)carc__find(s, q->node0 + qt->seg[3 * od + 2]);
+            h->h2[d] = (uint8_t)carc__find(s, q->node0 + qt->seg[3 * od]);
         }
     }
     h->filled = 0;
     h->ncl = 0;
     for (int i = 0; i < 8; i++) {
-        uint8_t nb = s->grid[wrap(o->cell + dcell8[i])];
+        uint8_t nb = s->grid[carc__wrap(o->cell + carc__dcell8[i])];
         if (nb == 0 || nb >= CARC_CELL_OPEN0)
             continue;
         h->filled++;
@@ -360,7 +328,7 @@ static int predict(hctx *c, eng_move m, carc__hfeat *out)
         /* the new tile is in no root's set; one root needs no union */
         f->tiles = (uint8_t)(1 + (nr == 0   ? 0
                                   : nr == 1 ? c->tiles_n[fr[fi][0]]
-                                            : pop64(t0) + pop64(t1)));
+                                            : carc__pop64(t0) + carc__pop64(t1)));
         if (f->kind == CARC_CITY || f->kind == CARC_ROAD) {
             f->open = (uint8_t)(f->open - 2 * matched[fi]);
             f->complete = f->open == 0;
@@ -403,8 +371,8 @@ static int predict(hctx *c, eng_move m, carc__hfeat *out)
                     }
                 }
                 for (int w = 0; w < 4; w++) {
-                    nd += pop64(udone[w]);
-                    no += pop64(uopen[w]);
+                    nd += carc__pop64(udone[w]);
+                    no += carc__pop64(uopen[w]);
                 }
             }
             unsigned local = 0; /* tile cities the field's own elements touch */
@@ -454,7 +422,7 @@ static int actual(hctx *c, carc__hfeat *out)
         int k = ty->kind[g];
         if (k == CARC_FIELD && !c->farms)
             continue;
-        int r = find(s, pl->node0 + g);
+        int r = carc__find(s, pl->node0 + g);
         int fi = -1;
         for (int i = 0; i < nf; i++)
             if (roots[i] == r)
@@ -475,8 +443,8 @@ static int actual(hctx *c, carc__hfeat *out)
             field_cities(c, r);
             int nd = 0, no = 0;
             for (int w = 0; w < 4; w++) {
-                nd += pop64(c->fdone[r][w]);
-                no += pop64(c->fopen[r][w]);
+                nd += carc__pop64(c->fdone[r][w]);
+                no += carc__pop64(c->fopen[r][w]);
             }
             f->cities_done = (uint8_t)nd;
             f->cities_open = (uint8_t)no;
@@ -487,7 +455,7 @@ static int actual(hctx *c, carc__hfeat *out)
         }
     }
     for (int i = 0; i < 8; i++) {
-        uint8_t nb = s->grid[wrap(pl->cell + dcell8[i])];
+        uint8_t nb = s->grid[carc__wrap(pl->cell + carc__dcell8[i])];
         if (nb == 0 || nb >= CARC_CELL_OPEN0)
             continue;
         const carc_placed *q = &s->placed[nb - 1];

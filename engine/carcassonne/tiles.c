@@ -53,7 +53,7 @@ carc_type carc__types[CARC_NTYPES];
 /* fit[pattern][type]: bit r set when distinct rotation r of the type meets
  * every constrained side of an open cell with that pattern. */
 uint8_t carc__fit[256][CARC_NTYPES];
-carc__lanes8 carc__nfit8[CARC_NTYPES / 8][257]; /* rows 256 stay zero */
+carc__lanes8 carc__nfit8[CARC_NTYPES / 8][256]; /* row 0 stays zero */
 uint8_t carc__cnt[CARC_NTYPES][256];
 uint8_t carc__sides[256];
 uint32_t carc__nbrxy[CARC_CELLS][4];
@@ -61,6 +61,8 @@ uint32_t carc__needs[CARC_NTYPES * 4];
 uint32_t carc__side[CARC_NTYPES * 4][4];
 uint8_t carc__sel[16][4];
 uint8_t carc__cand[CARC_NTYPES][2];
+uint8_t carc__cr[CARC_NTYPES];
+uint16_t carc__fcity[CARC_NTYPES][CARC_MAX_SEGS];
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 static uint8_t kind_of_letter(char c)
@@ -203,6 +205,17 @@ static void build(void)
                 if (farms || types[ti].kind[g] != CARC_FIELD)
                     carc__cand[ti][farms] |= (uint8_t)(1u << g);
         }
+    for (int ti = 0; ti < CARC_NTYPES; ti++) {
+        carc__cr[ti] = 0;
+        for (int g = 0; g < types[ti].nseg; g++)
+            if (types[ti].kind[g] == CARC_CITY || types[ti].kind[g] == CARC_ROAD)
+                carc__cr[ti] |= (uint8_t)(1u << g);
+        for (int g = 0; g < CARC_MAX_SEGS; g++) {
+            unsigned m = g < types[ti].nseg ? types[ti].cities[g] : 0, rest = m & (m - 1);
+            carc__fcity[ti][g] = (uint16_t)((m ? (unsigned)__builtin_ctz(m) : 0x80u) |
+                                            (rest ? (unsigned)__builtin_ctz(rest) : 0x80u) << 8);
+        }
+    }
     for (unsigned m = 0; m < 16; m++)
         for (int r = 0, k = 0; r < 4; r++)
             if (m & (1u << r))
@@ -223,7 +236,7 @@ static void build(void)
                     m |= (uint8_t)(1u << r);
             }
             carc__fit[pat][ti] = m;
-            carc__nfit8[ti / 8][pat][ti % 8] = (uint16_t)__builtin_popcount(m);
+            carc__nfit8[ti / 8][pat][ti % 8] = (uint16_t)(pat ? __builtin_popcount(m) : 0);
             carc__cnt[ti][pat] = (uint8_t)__builtin_popcount(m);
         }
 }

@@ -139,13 +139,7 @@ static int explain_place(const carc_state *s, int t, long long x, long long y, i
         return eng_seterr(err, errcap, ENG_EILLEGAL_MOVE,
                          "tile %c at (%lld, %lld): the cell is occupied by tile %c", ty->letter, x,
                          y, carc_types()[pl->type].letter);
-    uint8_t g = s->grid[carc_cell((int)x, (int)y)];
-    const carc_open *o = NULL;
-    if (g >= CARC_CELL_OPEN0 && g - CARC_CELL_OPEN0 < s->nopen) {
-        o = &s->opens[g - CARC_CELL_OPEN0];
-        if (o->x != x || o->y != y)
-            o = NULL;
-    }
+    const carc_open *o = carc_open_at(s, (int)x, (int)y);
     if (!o)
         return eng_seterr(err, errcap, ENG_EILLEGAL_MOVE,
                          "tile %c at (%lld, %lld): not next to any tile", ty->letter, x, y);

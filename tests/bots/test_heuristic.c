@@ -276,10 +276,15 @@ static void test_meeple_step_prefers_completion(void **state)
     assert_true(rate_one(&s, road) > rate_one(&s, none));
     s.supply[s.player] = 1;
     assert_true(rate_one(&s, road) < rate_one(&s, none));
+    /* no meeple in hand: only "none" is legal. The state is made by hand (its
+     * meeples are nowhere), so it goes to the calls that do not check the
+     * state's invariants, not to legal_moves, which debug builds check */
     s.supply[s.player] = 0;
-    eng_move mv[CARC_MAX_MOVES];
-    double rate[CARC_MAX_MOVES];
-    assert_int_equal(rate_all(&s, mv, rate), 1); /* only "none" is legal */
+    eng_move m;
+    for (int port = 0; port < CARC_NPORTS; port++)
+        assert_int_equal(carc_meeple_move(&s, port, &m), ENG_EILLEGAL_MOVE);
+    assert_int_equal(carc_meeple_move(&s, -1, &m), 0);
+    assert_int_equal(m, CARC_NO_MEEPLE);
 }
 
 /* ---- prediction against the real merge --------------------------------------- */

@@ -1,0 +1,231 @@
+/*
+ * scoring.c — Carcassonne's scoring (engine/carcassonne): what a feature
+ * is worth, completed features scored when the turn ends, the final
+ * scoring, the scores as if the game ended now, and Heyden's evaluation.
+ *
+ * A feature's value is read from its root's aggregates and a walk of its
+ * circular segment list (distinct tiles, a field's completed cities).
+ * Nothing here changes the board: scoring returns meeples and adds points.
+ * At the end of a game whose features are many and whose kinds are coin
+ * tosses, the per-seat and per-kind choices are made without branches.
+ */
+#include "carcassonne.h"
+
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
+#include "internal.h"
+
+/* ---- scoring ------------------------------------------------------------- */
+
+/* Tiles a feature covers, each once: its segments' tiles as a set. */
+static int distinct_tiles(const carc_state *s, int root)
+{
+    uint64_t seen[2] = {0, 0};
+    int n = root;
+    do {
+        int t = s->tile[n];
+        seen[t >> 6] |= 1ULL << (t & 63);
+        n = s->nxt[n];
+    } while (n != root);
+    return carc__pop64(seen[0]) + carc__pop64(seen[1]);
+}
+
+/* 3 points per completed city the field touches: a byte per root marks
+ * the completed cities seen, without a branch: a segment's missing city, or
+ * one not completed, marks byte 255 (no root: there are at most 243). */
+static int field_value(const carc_state *s, int root)
+{
+    uint8_t mark[CARC_MAX_NODES] __attribute__((aligned(16)));
+#ifdef __SSE2__
+    for (int i = 0; i < CARC_MAX_NODES; i += 16)
+        _mm_store_si128((__m128i *)(mark + i), _mm_setzero_si128());
+#else
+    memset(mark, 0, sizeof mark);
+#endif
+    int n = root;
+    do {
+        const carc_placed *pl = &s->placed[s->tile[n]];
+        unsigned fc = carc__fcity[pl->type][n - pl->node0];
+        int c0 = carc__find(s, pl->node0 + (int)(fc & 7u)), c1 = carc__find(s, pl->node0 + (int)(fc >> 8 & 7u));
+        mark[c0 | (carc__opaque(-(int)(((fc & 0x80u) != 0) | (s->open[c0] != 0))) & 0xff)] = 1;
+        mark[c1 | (carc__opaque(-(int)(((fc & 0x8000u) != 0) | (s->open[c1] != 0))) & 0xff)] = 1;
+        n = s->nxt[n];
+    } while (n != root);
+    mark[255] = 0;
+    /* the marks' sum: a byte each, at most 243 of them set */
+    uint64_t sum = 0;
+    for (int i = 0; i < CARC_MAX_NODES; i += 8) {
+        uint64_t w;
+        memcpy(&w, mark + i, 8);
+        sum += w;
+    }
+    sum = (sum & 0x00ff00ff00ff00ffULL) + (sum >> 8 & 0x00ff00ff00ff00ffULL);
+    return 3 * (int)((sum * 0x0001000100010001ULL) >> 48);
+}
+
+/* The value of the feature at root r (see carc_feature_value): a field's
+ * walk, or the tiles of any other kind, whose value is then selected
+ * without a branch on the kind (a coin toss at the end of a game). */
+static int value_of_root(const carc_state *s, int r)
+{
+    int k = s->kind[r];
+    if (k == CARC_FIELD)
+        return field_value(s, r);
+    int tiles = distinct_tiles(s, r), open = s->open[r], pen = s->pen[r];
+    int city = open != 0 ? tiles + pen
+                         : (tiles == 2 && s->rules.opt[CARC_OPT_TINY_CITY] == 2 ? 2
+                                                                              : 2 * tiles + 2 * pen);
+    int v = k == CARC_CITY ? city : k == CARC_ROAD ? tiles : 9 - open;
+    return k == CARC_NONE ? 0 : v;
+}
+
+int carc_feature_value(const carc_state *s, int node)
+{
+    return value_of_root(s, carc__find(s, node));
+}
+
+bool carc_feature_complete(const carc_state *s, int node)
+{
+    int r = carc__find(s, node);
+    return s->kind[r] != CARC_FIELD && s->open[r] == 0;
+}
+
+/* Award the feature at root r to the players with the most meeples on it,
+ * adding to pts[]. */
+static void award(const carc_state *s, int r, int *pts)
+{
+    int cnt[ENG_MAX_PLAYERS] = {0};
+    for (int i = 0; i < s->nmeeples; i++)
+        if (carc__find(s, s->meeple[i].node) == r)
+            cnt[s->meeple[i].player]++;
+    int best = 0;
+    for (int p = 0; p < s->rules.players; p++)
+        if (cnt[p] > best)
+            best = cnt[p];
+    if (best == 0)
+        return;
+    int v = value_of_root(s, r);
+    for (int p = 0; p < s->rules.players; p++)
+        if (cnt[p] == best)
+            pts[p] += v;
+}
+
+void carc__score_completed(carc_state *s, int r)
+{
+    int pts[ENG_MAX_PLAYERS] = {0};
+    award(s, r, pts);
+    for (int p = 0; p < s->rules.players; p++)
+        s->score[p] = (int16_t)(s->score[p] + pts[p]);
+    for (int i = 0; i < s->nmeeples;) {
+        if (carc__find(s, s->meeple[i].node) == r) {
+            s->supply[s->meeple[i].player]++;
+            s->meeple[i] = s->meeple[--s->nmeeples];
+        } else {
+            i++;
+        }
+    }
+    s->mee[r] = 0;
+}
+
+/* The features with meeples on them: each one's root, and the seats with
+ * the most meeples on it as a bit mask (ties share). Returns how many. */
+enum { CARC_MAX_HELD = ENG_MAX_PLAYERS * CARC_MEEPLES };
+static int held_features(const carc_state *s, uint8_t roots[CARC_MAX_HELD],
+                         uint8_t holders[CARC_MAX_HELD])
+{
+    uint8_t slot[CARC_MAX_NODES];
+    uint8_t cnt[CARC_MAX_HELD][ENG_MAX_PLAYERS];
+    int nr = 0;
+    memset(slot, 0xff, sizeof slot);
+    for (int i = 0; i < s->nmeeples; i++) {
+        int r = carc__find(s, s->meeple[i].node);
+        if (slot[r] == 0xff) {
+            slot[r] = (uint8_t)nr;
+            roots[nr] = (uint8_t)r;
+            memset(cnt[nr], 0, sizeof cnt[nr]);
+            nr++;
+        }
+        cnt[slot[r]][s->meeple[i].player]++;
+    }
+    for (int k = 0; k < nr; k++) { /* without a branch per seat: coin tosses */
+        int best = 0;
+        for (int p = 0; p < s->rules.players; p++)
+            best = cnt[k][p] > best ? cnt[k][p] : best;
+        unsigned h = 0;
+        for (int p = 0; p < s->rules.players; p++)
+            h |= (unsigned)(cnt[k][p] == best) << p;
+        holders[k] = (uint8_t)h;
+    }
+    return nr;
+}
+
+/* Points every player would add if the game ended now: each occupied
+ * feature once, to the players with the most meeples on it. */
+static void end_points(const carc_state *s, int *pts)
+{
+    uint8_t roots[CARC_MAX_HELD], holders[CARC_MAX_HELD];
+    int nr = held_features(s, roots, holders);
+    for (int k = 0; k < nr; k++) {
+        int v = value_of_root(s, roots[k]);
+        for (int p = 0; p < s->rules.players; p++)
+            pts[p] += v & -(int)(holders[k] >> p & 1);
+    }
+}
+
+/* Heyden's evaluation (Müller's thesis §4.4.4, docs/references.md), for
+ * `reward=heyden`: with o the best-scoring other seat,
+ *   100 x (score_p - score_o) + 10 x (meeples in hand_p - _o)
+ *   + 10 x (incomplete roads, cloisters and fields controlled, at their value now: p - o)
+ *   + 12.5 x (incomplete cities controlled, not doubled: p - o)
+ *   - 40 x (fields p controls that touch fewer than 3 completed cities).
+ * "Controls" means having the most meeples on the feature (ties: all of them). */
+double carc_heyden(const carc_state *s, int player)
+{
+    uint8_t roots[CARC_MAX_HELD], holders[CARC_MAX_HELD];
+    int nr = held_features(s, roots, holders), np = s->rules.players;
+    double other[ENG_MAX_PLAYERS] = {0}, city[ENG_MAX_PLAYERS] = {0};
+    int thin_fields = 0;
+    for (int k = 0; k < nr; k++) {
+        int r = roots[k], v = value_of_root(s, r);
+        for (int p = 0; p < np; p++) {
+            if (!(holders[k] >> p & 1))
+                continue;
+            if (s->kind[r] == CARC_CITY)
+                city[p] += v;
+            else
+                other[p] += v;
+            if (p == player && s->kind[r] == CARC_FIELD && v < 9)
+                thin_fields++;
+        }
+    }
+    int o = -1;
+    for (int p = 0; p < np; p++)
+        if (p != player && (o < 0 || s->score[p] > s->score[o]))
+            o = p;
+    return 100.0 * (s->score[player] - s->score[o]) + 10.0 * (s->supply[player] - s->supply[o]) +
+           10.0 * (other[player] - other[o]) + 12.5 * (city[player] - city[o]) -
+           40.0 * thin_fields;
+}
+
+void carc_virtual_scores(const carc_state *s, int *out)
+{
+    int pts[ENG_MAX_PLAYERS] = {0};
+    if (s->phase != CARC_OVER)
+        end_points(s, pts);
+    for (int p = 0; p < s->rules.players; p++)
+        out[p] = s->score[p] + pts[p];
+}
+
+void carc__end_game(carc_state *s)
+{
+    int pts[ENG_MAX_PLAYERS] = {0};
+    end_points(s, pts);
+    for (int p = 0; p < s->rules.players; p++)
+        s->score[p] = (int16_t)(s->score[p] + pts[p]);
+    s->phase = CARC_OVER;
+}
