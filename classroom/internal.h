@@ -83,6 +83,7 @@ typedef struct course_new {
     const char *name;
     const eng_game *g;
     char *rules_text, *gates_text; /* owned */
+    class_gate gates[CLASS_MAX_GATES];
     int ngates;
     int64_t move_ms, qualify, final_games, deadline_ms, seed, remote_wait_ms, created_ms;
 } course_new;
@@ -132,6 +133,7 @@ typedef struct done {
     class_gate gatedef;
     class_standing st[2]; /* gate: [0] the student, [1] the opponent */
     bool passed;
+    bool broken; /* gate: its opponent faulted: the submission is not judged */
     char verdict[CLASS_VERDICT_MAX];
     int gates_passed;
     bool qualified;
@@ -183,6 +185,8 @@ void class__fail(const req *r, int code, const char *reason, const char *fmt, ..
     __attribute__((format(printf, 4, 5)));
 void class__reply(const req *r, json_t *msg);
 int64_t class__now_ms(void);
+/* Epoch milliseconds as "2026-11-26 18:00 UTC". */
+void class__utc(int64_t ms, char *out, size_t cap);
 
 /* ---- store.c, store_work.c, store_views.c: the SQL ---------------------------------------- */
 
@@ -285,6 +289,19 @@ int class__mkdirs(const class_service *svc, const char *path);
  * cluster may have written it): made again from class_files. 0 or -1. */
 int class__ensure_files(class_service *svc, const sub_t *s);
 
+/* ---- gatecheck.c ------------------------------------------------------------------------- */
+
+/* What a check of gates found: rc 0, or ENG_EINVAL (or ENG_EINTERNAL) with why. */
+typedef void (*class_checked_fn)(class_service *svc, void *arg, int rc, const char *why);
+/* Is the gate's opponent an instructor's program (a cmd: spec)? */
+bool class__gate_is_program(const class_gate *gate);
+/* Check the program opponents of gates[n] as doctor would (first_move and
+ * full_game of g at move_ms) on the host's pool, then then(svc, arg, rc,
+ * why) on the loop — at once when no opponent is a program. false (then
+ * not called) when the check cannot be queued. */
+bool class__check_gates(class_service *svc, const eng_game *g, const class_gate *gates, int n,
+                        int64_t move_ms, uint64_t seed, class_checked_fn then, void *arg);
+
 /* ---- jobs.c -------------------------------------------------------------------------------- */
 
 int class__workers_start(class_service *svc, int want, char *err, size_t errcap);
@@ -294,8 +311,11 @@ void class__job_free(job *j);
 void class__done_free(done *d);
 /* Copy a game into d's list (on_game of class_play, and the host's games). */
 void class__keep_game(const class_game *g, void *d);
-/* A gate's pass/fail and verdict from its standing d->st[0]. */
+/* A gate's pass/fail and verdict from its standing d->st[0]; broken (and
+ * not passed) when its opponent lost a game by a fault of its own. */
 void class__gate_verdict(done *d, const class_gate *gate);
+/* The verdict of a ladder that ended at a broken gate (d: a DONE_SUB). */
+void class__not_judged(done *d, int gate, const char *gate_verdict);
 /* Store one result (one transaction), then freeze what that allows. */
 void class__apply(class_service *svc, done *d);
 /* A final that could not be played: stored as failed with why. */

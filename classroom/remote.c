@@ -29,6 +29,7 @@ typedef struct rjob {
     int64_t course, submission;    /* submission: 0 for a final */
     char name[PROTO_NAME_MAX + 1]; /* the registered bot (a ladder) */
     int gate, passed;              /* the gate being played (or next); gates passed */
+    int broken;                    /* the gate found broken (its opponent faulted), or -1 */
     char last[CLASS_VERDICT_MAX];  /* the last gate's verdict */
     char shown[CLASS_VERDICT_MAX]; /* the verdict last written while waiting */
     int64_t created_ms;            /* the submission's time: the wait counts from it */
@@ -149,9 +150,12 @@ static void rjob_finish(class_service *svc, rjob *r, int ngates, int qualify, co
         d->submission = r->submission;
         d->gates_passed = r->passed;
         d->qualified = r->passed >= qualify;
-        snprintf(d->verdict, sizeof d->verdict, "%s %d of %d gates; %.360s",
-                 d->qualified ? "qualified:" : "not qualified:", r->passed, ngates,
-                 why ? why : r->last);
+        if (r->broken >= 0)
+            class__not_judged(d, r->broken, r->last);
+        else
+            snprintf(d->verdict, sizeof d->verdict, "%s %d of %d gates; %.360s",
+                     d->qualified ? "qualified:" : "not qualified:", r->passed, ngates,
+                     why ? why : r->last);
         class__apply(svc, d);
         class__done_free(d);
     }
@@ -170,14 +174,6 @@ static void rjob_fail(class_service *svc, rjob *r, const char *why)
     }
     rjob_finish(svc, r, c.ngates, c.qualify, why);
     class__course_release(&c);
-}
-
-static void fmt_time(int64_t ms, char *out, size_t cap)
-{
-    time_t t = (time_t)(ms / 1000);
-    struct tm tm;
-    gmtime_r(&t, &tm);
-    strftime(out, cap, "%Y-%m-%d %H:%M UTC", &tm);
 }
 
 /* Start the host's tournament of the participants (specs, names) for r with
@@ -299,7 +295,7 @@ static void rjob_step(class_service *svc, rjob *r)
     if (by_deadline)
         limit = c.deadline_ms;
     char when[40];
-    fmt_time(limit, when, sizeof when);
+    class__utc(limit, when, sizeof when);
     if (class__now_ms() >= limit) {
         snprintf(why, sizeof why, "gate %d not played: your bot (%s) was not connected by %s (%s)",
                  r->gate + 1, r->name, when,
@@ -339,6 +335,8 @@ static void rjob_gate_over(class_service *svc, rjob *r, done *d)
     d->gatedef = c.gates[r->gate];
     class__gate_verdict(d, &c.gates[r->gate]);
     bool passed = d->passed;
+    if (d->broken)
+        r->broken = r->gate;
     snprintf(r->last, sizeof r->last, "gate %d %.380s", r->gate + 1, d->verdict);
     class__apply(svc, d);
     class__done_free(d);
@@ -461,6 +459,7 @@ void class__remote_queue(class_service *svc, const sub_t *s)
     r->course = s->course;
     r->submission = s->id;
     r->created_ms = s->created_ms;
+    r->broken = -1;
     snprintf(r->name, sizeof r->name, "%.64s", s->main);
     r->next = svc->rjobs;
     svc->rjobs = r;

@@ -76,6 +76,19 @@ bool class__need_course(const req *r, course_t *c)
     return true;
 }
 
+/* Why a deadline in the past is refused, into err. */
+static void deadline_past(int64_t ms, char *err, size_t cap)
+{
+    char when[40], now[40];
+    class__utc(ms, when, sizeof when);
+    class__utc(class__now_ms(), now, sizeof now);
+    snprintf(err, cap,
+             "deadline_ms: %s is in the past (it is %s now): a deadline past would close the "
+             "course at once; give a time to come, or deadline_ms 0 with course_set_deadline "
+             "to close submissions now",
+             when, now);
+}
+
 /* ---- course_create --------------------------------------------------------------------------- */
 
 /* The new course's settings from the message: 0 and n filled (its texts
@@ -113,7 +126,7 @@ static int settings_of(const req *r, course_new *n)
     n->deadline_ms = m->deadline_ms.set ? m->deadline_ms.v : 0;
     class_gate gates[CLASS_MAX_GATES];
     int ng = -1;
-    const char *bad = NULL;
+    const char *bad = NULL, *reason = NULL;
     if (n->remote_wait_ms < 1000 || n->remote_wait_ms > CLASS_MAX_REMOTE_WAIT_MS) {
         rc = ENG_EINVAL;
         snprintf(err, sizeof err,
@@ -134,10 +147,14 @@ static int settings_of(const req *r, course_new *n)
     } else if (n->deadline_ms < 0) {
         rc = ENG_EINVAL;
         bad = "deadline_ms: epoch milliseconds (0: none yet)";
+    } else if (n->deadline_ms > 0 && n->deadline_ms <= class__now_ms()) {
+        rc = ENG_EINVAL;
+        reason = "past_deadline";
+        deadline_past(n->deadline_ms, err, sizeof err);
     }
     if (rc) {
         json_decref(rj);
-        class__fail(r, rc, NULL, "%s", bad ? bad : err);
+        class__fail(r, rc, reason, "%s", bad ? bad : err);
         return -1;
     }
     n->created_ms = class__now_ms();
@@ -149,25 +166,97 @@ static int settings_of(const req *r, course_new *n)
     json_t *gj = class_gates_json(gates, ng);
     n->gates_text = json_dumps(gj, JSON_COMPACT);
     json_decref(gj);
+    memcpy(n->gates, gates, (size_t)ng * sizeof *gates);
     n->ngates = ng;
     return 0;
 }
 
+/* A request answered later (after a check on the host's pool): who asked. */
+typedef struct later {
+    uint64_t caller;
+    json_t *id; /* owned */
+    char type[40];
+    char name[CLASS_NAME_MAX + 1];
+    course_new n;
+} later;
+
+static later *later_new(const req *r)
+{
+    later *l = calloc(1, sizeof *l);
+    if (!l)
+        return NULL;
+    l->caller = r->caller;
+    l->id = r->id ? json_deep_copy(r->id) : NULL;
+    snprintf(l->type, sizeof l->type, "%s", r->type);
+    return l;
+}
+
+static req later_req(class_service *svc, const later *l)
+{
+    req r = {.svc = svc, .caller = l->caller, .id = l->id, .type = l->type};
+    return r;
+}
+
+static void later_free(later *l)
+{
+    free(l->n.rules_text);
+    free(l->n.gates_text);
+    json_decref(l->id);
+    free(l);
+}
+
+/* The new course's gates were checked: stored, or refused with why. */
+static void create_checked(class_service *svc, void *arg, int rc, const char *why)
+{
+    later *l = arg;
+    req r = later_req(svc, l);
+    const course_new *n = &l->n;
+    int64_t id = 0;
+    if (rc)
+        class__fail(&r, rc, rc == ENG_EINVAL ? "bad_gate" : NULL, "%s", why);
+    else if (svc->stopping)
+        class__fail(&r, ENG_ESHUTTING_DOWN, NULL, "the server is shutting down");
+    else if (!(id = class__course_insert(svc, n)))
+        class__fail(&r, ENG_ESTORAGE, NULL, "the course could not be stored");
+    if (id) {
+        class__log(svc, CLASS_LOG_INFO, "course_created", "{s:I, s:s, s:s, s:i}", "course",
+                   (json_int_t)id, "name", n->name, "game", n->g->name, "gates", n->ngates);
+        reply_course(&r, "course_created", id);
+    }
+    later_free(l);
+}
+
 void class__create(const req *r)
 {
-    course_new n;
-    if (settings_of(r, &n))
-        return;
-    int64_t id = n.rules_text && n.gates_text ? class__course_insert(r->svc, &n) : 0;
-    free(n.rules_text);
-    free(n.gates_text);
-    if (!id) {
-        class__fail(r, ENG_ESTORAGE, NULL, "the course could not be stored");
+    later *l = later_new(r);
+    if (!l) {
+        class__fail(r, ENG_ENOMEM, NULL, "out of memory");
         return;
     }
-    class__log(r->svc, CLASS_LOG_INFO, "course_created", "{s:I, s:s, s:s, s:i}", "course",
-               (json_int_t)id, "name", n.name, "game", n.g->name, "gates", n.ngates);
-    reply_course(r, "course_created", id);
+    if (settings_of(r, &l->n)) {
+        later_free(l);
+        return;
+    }
+    snprintf(l->name, sizeof l->name, "%s", l->n.name);
+    l->n.name = l->name;
+    if (!l->n.rules_text || !l->n.gates_text) {
+        class__fail(r, ENG_ENOMEM, NULL, "out of memory");
+        later_free(l);
+        return;
+    }
+    /* the instructor's programs among the opponents are played first, as
+     * doctor would: a course never judges against a broken reference */
+    if (r->svc->checking >= CLASS_MAX_CHECKS) {
+        class__fail(r, ENG_ETOO_MANY, NULL, "%d checks are running; send it again in a moment",
+                    r->svc->checking);
+        later_free(l);
+        return;
+    }
+    if (!class__check_gates(r->svc, l->n.g, l->n.gates, l->n.ngates, l->n.move_ms,
+                            (uint64_t)l->n.seed, create_checked, l)) {
+        class__fail(r, ENG_EINTERNAL, NULL, "the gates could not be checked; send it again");
+        later_free(l);
+    }
 }
 
 /* ---- the roster, the deadline --------------------------------------------------------------- */

@@ -83,11 +83,14 @@ static const char schema[] =
 
 /* Columns added after the first release, to databases made before them:
  * remote bots (a course's wait for one, the server tournament playing a
- * remote submission's gate or a final with remote bots). */
+ * remote submission's gate or a final with remote bots), and what an
+ * instructor may undo (issue 25). */
 static const char *const added[][3] = {
     {"class_courses", "remote_wait_ms", "INTEGER NOT NULL DEFAULT 86400000"},
     {"class_courses", "final_tour", "INTEGER NOT NULL DEFAULT 0"},
     {"class_submissions", "tour", "INTEGER NOT NULL DEFAULT 0"},
+    /* issue 25: a gate whose opponent faulted */
+    {"class_gates", "broken", "INTEGER NOT NULL DEFAULT 0"},
 };
 
 /* Does `table` have `column`? SQLite: its table_info; PostgreSQL: the

@@ -67,6 +67,8 @@ static json_t *gates_json(class_service *svc, db_stmt *gq, db_stmt *gg, int64_t 
                 db_column_double(gq, 7), "min_rate", db_column_double(gq, 8), "passed",
                 db_column_int(gq, 9) != 0, "faults", (json_int_t)db_column_int64(gq, 10), "verdict",
                 class__col(gq, 11), "game_ids", games, "ms_per_move", db_column_double(gq, 12)));
+        json_object_set_new(json_array_get(gates, json_array_size(gates) - 1), "broken",
+                            json_boolean(db_column_int(gq, 13) != 0));
     }
     return gates;
 }
@@ -80,7 +82,8 @@ json_t *class__subs_json(class_service *svc, int64_t course, int64_t student)
              " FROM class_submissions s JOIN class_students st ON st.id = s.student"
              " WHERE s.course = ? AND (? = 0 OR s.student = ?) ORDER BY s.id");
     db_stmt *gq = class__prep(svc, "SELECT gate, opponent, games, wins, losses, draws, points,"
-                                   " rate, min_rate, passed, faults, verdict, ms_per_move FROM"
+                                   " rate, min_rate, passed, faults, verdict, ms_per_move,"
+                                   " broken FROM"
                                    " class_gates WHERE submission = ? ORDER BY gate");
     db_stmt *gg = class__prep(svc, "SELECT id FROM class_games WHERE submission = ? AND gate = ?"
                                    " AND stage = 'gate' ORDER BY idx");

@@ -301,7 +301,8 @@ bool class__store_gate(class_service *svc, const done *d)
     db_stmt *st =
         stu > 0 ? class__prep(svc, "INSERT INTO class_gates(submission, gate, opponent, games,"
                                    " wins, losses, draws, points, rate, min_rate, passed, faults,"
-                                   " verdict, ms_per_move) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+                                   " verdict, ms_per_move, broken)"
+                                   " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
                                    " ON CONFLICT(submission, gate) DO UPDATE SET"
                                    " opponent = excluded.opponent, games = excluded.games,"
                                    " wins = excluded.wins, losses = excluded.losses,"
@@ -309,7 +310,8 @@ bool class__store_gate(class_service *svc, const done *d)
                                    " rate = excluded.rate, min_rate = excluded.min_rate,"
                                    " passed = excluded.passed, faults = excluded.faults,"
                                    " verdict = excluded.verdict,"
-                                   " ms_per_move = excluded.ms_per_move")
+                                   " ms_per_move = excluded.ms_per_move,"
+                                   " broken = excluded.broken")
                 : NULL;
     if (st) {
         const class_standing *x = &d->st[0];
@@ -327,6 +329,7 @@ bool class__store_gate(class_service *svc, const done *d)
         db_bind_int64(st, 12, x->faults);
         db_bind_text(st, 13, d->verdict, -1);
         db_bind_double(st, 14, x->ms_per_move);
+        db_bind_int(st, 15, d->broken);
     }
     if (!class__run(svc, st) || !store_games(svc, d, "gate", students, names))
         return false;
@@ -343,13 +346,16 @@ bool class__store_gate(class_service *svc, const done *d)
 
 bool class__store_sub(class_service *svc, const done *d)
 {
-    db_stmt *up = class__prep(svc, "UPDATE class_submissions SET state = 'done', gates_passed = ?,"
+    /* a ladder that ended at a broken gate is not judged: not done either,
+     * so that the deadline's freeze waits for the gate to be fixed */
+    db_stmt *up = class__prep(svc, "UPDATE class_submissions SET state = ?, gates_passed = ?,"
                                    " qualified = ?, verdict = ? WHERE id = ?");
     if (up) {
-        db_bind_int(up, 1, d->gates_passed);
-        db_bind_int(up, 2, d->qualified);
-        db_bind_text(up, 3, d->verdict, -1);
-        db_bind_int64(up, 4, d->submission);
+        db_bind_text(up, 1, d->broken ? "not_judged" : "done", -1);
+        db_bind_int(up, 2, d->gates_passed);
+        db_bind_int(up, 3, d->qualified);
+        db_bind_text(up, 4, d->verdict, -1);
+        db_bind_int64(up, 5, d->submission);
     }
     return class__run(svc, up);
 }
@@ -467,17 +473,21 @@ int class__freeze(class_service *svc, int64_t course, int64_t now)
 /* ---- what a previous run left ------------------------------------------------------------------
  */
 
+/* A submission whose ladder was cut short (not done, and not stopped at a
+ * broken gate: that one waits for the instructor). */
+#define UNFINISHED "state NOT IN ('done', 'not_judged')"
+
 int class__leftover_subs(class_service *svc, int64_t **ids)
 {
     *ids = NULL;
     /* nothing of an unfinished submission's gates was stored as final: its
      * games and gates go, and it is played again */
     class__exec(svc, "DELETE FROM class_games WHERE submission IN (SELECT id FROM"
-                     " class_submissions WHERE state <> 'done')");
+                     " class_submissions WHERE " UNFINISHED ")");
     class__exec(svc, "DELETE FROM class_gates WHERE submission IN (SELECT id FROM"
-                     " class_submissions WHERE state <> 'done')");
+                     " class_submissions WHERE " UNFINISHED ")");
     return class__ids(
-        svc, class__prep(svc, "SELECT id FROM class_submissions WHERE state <> 'done' ORDER BY id"),
+        svc, class__prep(svc, "SELECT id FROM class_submissions WHERE " UNFINISHED " ORDER BY id"),
         ids);
 }
 

@@ -54,10 +54,14 @@ function readFile(file) {
 /** A submission's state in words. */
 function stateText(s, instructor) {
   if (s.state === 'done') return s.qualified ? 'qualified' : 'not qualified';
+  if (s.state === 'not_judged') return instructor ? 'not judged: a gate is broken' : 'not judged (a gate is broken, not your bot)';
   if (s.state === 'queued') return 'waiting';
   if (s.state === 'waiting') return instructor ? 'waiting for the bot' : 'waiting for your bot';
   return 'in the gates';
 }
+
+/** Is a submission through its gates (judged, or stopped at a broken gate)? */
+function settled(s) { return s.state === 'done' || s.state === 'not_judged'; }
 
 /** The command a student runs for a remote submission (docs/classroom.md). */
 function registerCommand(rem, secret) {
@@ -78,8 +82,8 @@ function submissionsTable(subs, onGame, {withStudent = false, onCode = null} = {
       h('td', {text: fmtDate(s.created_ms)}),
       h('td', {text: s.kind === 'remote' ? `remote bot · ${s.main}` : `${s.kind} · ${s.main} · ${s.bytes} B`}),
       h('td', {class: 'state', text: stateText(s, withStudent)}),
-      h('td', {class: 'gates'}, s.gates.map((g) => h('div', {class: `gate ${g.passed ? 'pass' : 'fail'}`}, [
-        h('b', {text: `${g.passed ? '✓' : '✗'} gate ${g.gate + 1}`}),
+      h('td', {class: 'gates'}, s.gates.map((g) => h('div', {class: `gate ${g.broken ? 'broken' : g.passed ? 'pass' : 'fail'}`, title: g.broken ? g.verdict : undefined}, [
+        h('b', {text: g.broken ? `⚠ gate ${g.gate + 1} broken` : `${g.passed ? '✓' : '✗'} gate ${g.gate + 1}`}),
         ` ${g.points}/${g.games} vs ${g.opponent}, ${g.ms_per_move.toFixed(1)} ms/move `,
         h('span', {class: 'games'}, g.game_ids.map((id, k) => h('a', {href: '#', text: String(k + 1), title: `game ${id}`, dataset: {game: id}, onclick: (e) => { e.preventDefault(); onGame(id); }}))),
       ]))),
@@ -145,7 +149,7 @@ export class StudentView {
     this.conn.addEventListener('ready', this.onReady);
     this.render();
     if (this.conn.ready) this.refresh();
-    this.timer = setInterval(() => { if (this.view && this.view.submissions.some((s) => s.state !== 'done')) this.refresh(true); }, 2000);
+    this.timer = setInterval(() => { if (this.view && !this.view.submissions.every(settled)) this.refresh(true); }, 2000);
   }
 
   unmount() {
@@ -305,7 +309,7 @@ export class InstructorView {
 
   busy() {
     const v = this.view;
-    return v && (v.submissions.some((s) => s.state !== 'done') || v.course.final_state === 'running' || (v.course.deadline_ms && !v.course.frozen_ms));
+    return v && (!v.submissions.every(settled) || v.course.final_state === 'running' || (v.course.deadline_ms && !v.course.frozen_ms));
   }
 
   async refresh(poll = false) {
@@ -357,7 +361,10 @@ export class InstructorView {
       const msg = {type: 'course_create', admin_token: this.token, name: el.name.value, game: el.game.value, move_ms: Number(el.move_ms.value), gates,
         qualify: Number(el.qualify.value), final_games: Number(el.final_games.value)};
       if (el.deadline.value) msg.deadline_ms = new Date(el.deadline.value).getTime();
-      const r = await this.conn.request(msg);
+      status.textContent = 'checking the gates (a program opponent plays a game first)…';
+      status.className = 'create-status';
+      let r;
+      try { r = await this.conn.request(msg, 300000); } catch (err) { status.textContent = String(err.message || err); return; }
       if (r.type === 'error') { status.textContent = errText(r); status.className = 'create-status error'; return; }
       location.hash = `#/instructor/${r.course}`;
     }}, [
