@@ -61,17 +61,22 @@ typedef struct course_t {
     int64_t final_tour;     /* the host's tournament of a final with remote bots, or 0 */
     char final_state[16];
     char final_note[CLASS_VERDICT_MAX];
+    bool archived;             /* submissions closed, listed apart; everything kept */
+    int64_t last_extension_ms; /* the latest student's extension, or 0 */
 } course_t;
 
 /* A student, as their token names them. */
 typedef struct student_t {
     int64_t id, course;
     char sid[CLASS_FIELD_MAX + 1], name[CLASS_FIELD_MAX + 1];
+    int64_t deadline_ms; /* their extension, or 0: the course's */
 } student_t;
 
 /* A submission's place on disk and how it runs. */
 typedef struct sub_t {
     int64_t id, course, student, created_ms, tour;
+    int64_t run; /* its ladder's run: played again after a change, results of an older run
+                    are dropped */
     char sid[CLASS_FIELD_MAX + 1];       /* its student's id */
     char kind[16];                       /* class_kind_name */
     char dir[PATH_MAX];                  /* its folder ("" for a remote bot) */
@@ -106,6 +111,7 @@ typedef struct job {
     struct job *next;
     bool final;
     int64_t course, submission;
+    int64_t run; /* the submission's run (sub_t) */
     const eng_game *g;
     eng_rules rules;
     int64_t move_ms;
@@ -129,6 +135,7 @@ typedef struct done {
     struct done *next;
     int kind; /* DONE_*: a gate, a ladder's end, a final, a failure, a ladder begins */
     int64_t course, submission; /* submission 0: a final's */
+    int64_t run;                /* the submission's run it belongs to */
     int gate;
     class_gate gatedef;
     class_standing st[2]; /* gate: [0] the student, [1] the opponent */
@@ -174,6 +181,18 @@ typedef struct req {
     const json_t *id;
     const char *type;
 } req;
+
+/* A request answered later, after a check on the host's pool: who asked,
+ * and what it asked for. */
+typedef struct later {
+    uint64_t caller;
+    json_t *id; /* owned */
+    char type[40];
+    char name[CLASS_NAME_MAX + 1];
+    course_new n;        /* course_create: the settings (their texts owned) */
+    int64_t course, sub; /* course_rerun_gates: the course, and one submission or 0 */
+    int qualify;         /* course_rerun_gates: the new qualify */
+} later;
 
 /* ---- host.c ------------------------------------------------------------------------------- */
 
@@ -265,6 +284,26 @@ int class__freeze(class_service *svc, int64_t course, int64_t now);
 int class__leftover_subs(class_service *svc, int64_t **ids);
 void class__leftover_finals(class_service *svc, void (*each)(class_service *svc, int64_t tour));
 
+/* what an instructor may undo or remove (store_manage.c) */
+/* The course and its submissions no longer frozen. */
+bool class__unfreeze(class_service *svc, int64_t course);
+/* A student's extension (0: none): 1, 0 when no such student id, -1. */
+int class__student_set_deadline(class_service *svc, int64_t course, const char *sid,
+                                int64_t deadline_ms);
+bool class__course_set_gates(class_service *svc, int64_t course, const char *gates_text,
+                             int qualify);
+/* The ids of a course's submissions (or of sub only, when not 0): heap, the count or -1. */
+int class__subs_of(class_service *svc, int64_t course, int64_t sub, int64_t **ids);
+/* A submission back to queued, its gates and games gone, its run counted up. */
+bool class__sub_reset(class_service *svc, int64_t sub);
+/* A submission's run, or -1 when there is no such submission. */
+int64_t class__sub_run(class_service *svc, int64_t sub);
+/* The final's standings and games gone, its state back to none. */
+bool class__final_clear(class_service *svc, int64_t course);
+bool class__course_archive(class_service *svc, int64_t course, bool archived);
+/* Every row of a course, in one transaction. */
+bool class__course_delete(class_service *svc, int64_t course);
+
 /* views (store_views.c): new JSON */
 json_t *class__course_json(const course_t *c);
 json_t *class__roster_json(class_service *svc, int64_t course);
@@ -307,6 +346,8 @@ bool class__check_gates(class_service *svc, const eng_game *g, const class_gate 
 int class__workers_start(class_service *svc, int want, char *err, size_t errcap);
 void class__workers_stop(class_service *svc);
 void class__push_job(class_service *svc, job *j);
+/* Drop the queued ladders of a course's submissions (or of sub only). */
+void class__drop_jobs(class_service *svc, int64_t course, int64_t sub);
 void class__job_free(job *j);
 void class__done_free(done *d);
 /* Copy a game into d's list (on_game of class_play, and the host's games). */
@@ -331,6 +372,9 @@ void class__remote_queue(class_service *svc, const sub_t *s);
  * after replying. */
 bool class__remote_final(const req *rq, const course_t *c, job *j, int format, int64_t gpp);
 void class__remote_pump(class_service *svc);
+/* Stop a course's remote jobs (sub 0: all, a final's too; else that
+ * submission's ladder), their host tournaments cancelled. */
+void class__remote_forget(class_service *svc, int64_t course, int64_t sub);
 void class__remote_free_all(class_service *svc);
 
 /* ---- requests.c ---------------------------------------------------------------------------- */
@@ -340,14 +384,31 @@ bool class__need_student(const req *r, student_t *out);
 /* The course a request's "course" names, or a reply (false). */
 bool class__need_course(const req *r, course_t *c);
 void class__create(const req *r);
+/* A later request (NULL when out of memory), the request it answers, its end. */
+later *class__later_new(const req *r);
+req class__later_req(class_service *svc, const later *l);
+void class__later_free(later *l);
+/* The course's reply of type `type` (course_created, course_deadline, ...). */
+void class__reply_course(const req *r, const char *type, int64_t id);
+/* Why a deadline in the past is refused, into err. */
+void class__deadline_past(int64_t ms, char *err, size_t cap);
+/* Has the course's final started (running or done)? Refused with
+ * final_started (false) when it has. */
+bool class__before_final(const req *r, const course_t *c, const char *what);
 void class__add_students(const req *r);
-void class__set_deadline(const req *r);
 void class__start_final(const req *r);
 void class__grades(const req *r);
 void class__list(const req *r);
 void class__view(const req *r);
 void class__game(const req *r);
 void class__code(const req *r);
+
+/* ---- manage.c: what an instructor may undo or remove ------------------------------------ */
+
+void class__set_deadline(const req *r);
+void class__rerun_gates(const req *r);
+void class__archive(const req *r);
+void class__delete(const req *r);
 
 /* ---- submit.c ----------------------------------------------------------------------------- */
 

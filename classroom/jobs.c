@@ -141,6 +141,7 @@ static void run_ladder(class_service *svc, job *j)
         d->kind = DONE_GATE;
         d->course = j->course;
         d->submission = j->submission;
+        d->run = j->run;
         d->gate = i;
         d->gatedef = j->gates[i];
         const char *specs[2] = {j->spec, j->gates[i].opponent};
@@ -186,6 +187,7 @@ static void run_ladder(class_service *svc, job *j)
     d->kind = DONE_SUB;
     d->course = j->course;
     d->submission = j->submission;
+    d->run = j->run;
     d->gates_passed = passed;
     if (broken >= 0) {
         class__not_judged(d, broken, last);
@@ -274,6 +276,7 @@ static void *worker_main(void *arg)
                 d->kind = DONE_START;
                 d->course = j->course;
                 d->submission = j->submission;
+                d->run = j->run;
                 snprintf(d->verdict, sizeof d->verdict, "gate 1: playing against %.300s",
                          j->gates[0].opponent);
                 post(svc, d);
@@ -321,6 +324,24 @@ void class__workers_stop(class_service *svc)
     svc->jobs_tail = NULL;
 }
 
+void class__drop_jobs(class_service *svc, int64_t course, int64_t sub)
+{
+    pthread_mutex_lock(&svc->lock);
+    job **pp = &svc->jobs;
+    svc->jobs_tail = NULL;
+    while (*pp) {
+        job *j = *pp;
+        if (j->course == course && !j->final && (sub == 0 || j->submission == sub)) {
+            *pp = j->next;
+            class__job_free(j);
+        } else {
+            svc->jobs_tail = j;
+            pp = &j->next;
+        }
+    }
+    pthread_mutex_unlock(&svc->lock);
+}
+
 void class__push_job(class_service *svc, job *j)
 {
     pthread_mutex_lock(&svc->lock);
@@ -338,6 +359,12 @@ void class__push_job(class_service *svc, job *j)
 
 void class__apply(class_service *svc, done *d)
 {
+    /* a submission played again (or deleted) since: this result is stale */
+    if (d->submission && class__sub_run(svc, d->submission) != d->run) {
+        class__log(svc, CLASS_LOG_DEBUG, "course_result_dropped", "{s:I, s:I}", "course",
+                   (json_int_t)d->course, "submission", (json_int_t)d->submission);
+        return;
+    }
     if (d->kind == DONE_START) {
         class__sub_started(svc, d->submission, d->verdict);
         return;

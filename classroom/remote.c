@@ -27,6 +27,7 @@ typedef struct rjob {
     struct rjob *next;
     bool final;
     int64_t course, submission;    /* submission: 0 for a final */
+    int64_t run;                   /* the submission's run (sub_t) */
     char name[PROTO_NAME_MAX + 1]; /* the registered bot (a ladder) */
     int gate, passed;              /* the gate being played (or next); gates passed */
     int broken;                    /* the gate found broken (its opponent faulted), or -1 */
@@ -66,6 +67,22 @@ void class__remote_free_all(class_service *svc)
         rjob *r = svc->rjobs;
         svc->rjobs = r->next;
         rjob_free(r);
+    }
+}
+
+void class__remote_forget(class_service *svc, int64_t course, int64_t sub)
+{
+    rjob **pp = &svc->rjobs;
+    while (*pp) {
+        rjob *r = *pp;
+        if (r->course == course && (sub == 0 || (!r->final && r->submission == sub))) {
+            if (r->tour && svc->host.cancel_tour)
+                svc->host.cancel_tour(svc->host.user, r->tour);
+            *pp = r->next;
+            rjob_free(r);
+        } else {
+            pp = &r->next;
+        }
     }
 }
 
@@ -148,6 +165,7 @@ static void rjob_finish(class_service *svc, rjob *r, int ngates, int qualify, co
         d->kind = DONE_SUB;
         d->course = r->course;
         d->submission = r->submission;
+        d->run = r->run;
         d->gates_passed = r->passed;
         d->qualified = r->passed >= qualify;
         if (r->broken >= 0)
@@ -322,6 +340,7 @@ static void rjob_gate_over(class_service *svc, rjob *r, done *d)
     }
     d->course = r->course;
     d->submission = r->submission;
+    d->run = r->run;
     if (d->kind == DONE_FAILED) {
         char why[CLASS_VERDICT_MAX];
         snprintf(why, sizeof why, "gate %d could not be scored: %.300s", r->gate + 1, d->verdict);
@@ -458,6 +477,7 @@ void class__remote_queue(class_service *svc, const sub_t *s)
         return;
     r->course = s->course;
     r->submission = s->id;
+    r->run = s->run;
     r->created_ms = s->created_ms;
     r->broken = -1;
     snprintf(r->name, sizeof r->name, "%.64s", s->main);

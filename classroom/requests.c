@@ -18,8 +18,7 @@
 #include "tournament/limits.h"
 #include "tournament/tour.h"
 
-/* The course's reply of type `type` (course_deadline, course_created). */
-static void reply_course(const req *r, const char *type, int64_t id)
+void class__reply_course(const req *r, const char *type, int64_t id)
 {
     course_t c;
     json_t *rep = proto_reply(type, r->id);
@@ -76,8 +75,7 @@ bool class__need_course(const req *r, course_t *c)
     return true;
 }
 
-/* Why a deadline in the past is refused, into err. */
-static void deadline_past(int64_t ms, char *err, size_t cap)
+void class__deadline_past(int64_t ms, char *err, size_t cap)
 {
     char when[40], now[40];
     class__utc(ms, when, sizeof when);
@@ -150,7 +148,7 @@ static int settings_of(const req *r, course_new *n)
     } else if (n->deadline_ms > 0 && n->deadline_ms <= class__now_ms()) {
         rc = ENG_EINVAL;
         reason = "past_deadline";
-        deadline_past(n->deadline_ms, err, sizeof err);
+        class__deadline_past(n->deadline_ms, err, sizeof err);
     }
     if (rc) {
         json_decref(rj);
@@ -171,16 +169,7 @@ static int settings_of(const req *r, course_new *n)
     return 0;
 }
 
-/* A request answered later (after a check on the host's pool): who asked. */
-typedef struct later {
-    uint64_t caller;
-    json_t *id; /* owned */
-    char type[40];
-    char name[CLASS_NAME_MAX + 1];
-    course_new n;
-} later;
-
-static later *later_new(const req *r)
+later *class__later_new(const req *r)
 {
     later *l = calloc(1, sizeof *l);
     if (!l)
@@ -191,13 +180,13 @@ static later *later_new(const req *r)
     return l;
 }
 
-static req later_req(class_service *svc, const later *l)
+req class__later_req(class_service *svc, const later *l)
 {
     req r = {.svc = svc, .caller = l->caller, .id = l->id, .type = l->type};
     return r;
 }
 
-static void later_free(later *l)
+void class__later_free(later *l)
 {
     free(l->n.rules_text);
     free(l->n.gates_text);
@@ -209,7 +198,7 @@ static void later_free(later *l)
 static void create_checked(class_service *svc, void *arg, int rc, const char *why)
 {
     later *l = arg;
-    req r = later_req(svc, l);
+    req r = class__later_req(svc, l);
     const course_new *n = &l->n;
     int64_t id = 0;
     if (rc)
@@ -221,27 +210,27 @@ static void create_checked(class_service *svc, void *arg, int rc, const char *wh
     if (id) {
         class__log(svc, CLASS_LOG_INFO, "course_created", "{s:I, s:s, s:s, s:i}", "course",
                    (json_int_t)id, "name", n->name, "game", n->g->name, "gates", n->ngates);
-        reply_course(&r, "course_created", id);
+        class__reply_course(&r, "course_created", id);
     }
-    later_free(l);
+    class__later_free(l);
 }
 
 void class__create(const req *r)
 {
-    later *l = later_new(r);
+    later *l = class__later_new(r);
     if (!l) {
         class__fail(r, ENG_ENOMEM, NULL, "out of memory");
         return;
     }
     if (settings_of(r, &l->n)) {
-        later_free(l);
+        class__later_free(l);
         return;
     }
     snprintf(l->name, sizeof l->name, "%s", l->n.name);
     l->n.name = l->name;
     if (!l->n.rules_text || !l->n.gates_text) {
         class__fail(r, ENG_ENOMEM, NULL, "out of memory");
-        later_free(l);
+        class__later_free(l);
         return;
     }
     /* the instructor's programs among the opponents are played first, as
@@ -249,17 +238,17 @@ void class__create(const req *r)
     if (r->svc->checking >= CLASS_MAX_CHECKS) {
         class__fail(r, ENG_ETOO_MANY, NULL, "%d checks are running; send it again in a moment",
                     r->svc->checking);
-        later_free(l);
+        class__later_free(l);
         return;
     }
     if (!class__check_gates(r->svc, l->n.g, l->n.gates, l->n.ngates, l->n.move_ms,
                             (uint64_t)l->n.seed, create_checked, l)) {
         class__fail(r, ENG_EINTERNAL, NULL, "the gates could not be checked; send it again");
-        later_free(l);
+        class__later_free(l);
     }
 }
 
-/* ---- the roster, the deadline --------------------------------------------------------------- */
+/* ---- the roster --------------------------------------------------------------- */
 
 void class__add_students(const req *r)
 {
@@ -303,35 +292,6 @@ void class__add_students(const req *r)
     free(handout);
     free(ps);
     class__course_release(&c);
-}
-
-void class__set_deadline(const req *r)
-{
-    course_t c;
-    if (!class__need_course(r, &c))
-        return;
-    int64_t d = r->c->deadline_ms.v;
-    if (d < 0) {
-        class__course_release(&c);
-        class__fail(r, ENG_EBAD_MESSAGE, NULL,
-                    "course_set_deadline needs \"deadline_ms\" (epoch milliseconds; 0: now)");
-        return;
-    }
-    if (c.frozen_ms) {
-        class__course_release(&c);
-        class__fail(r, ENG_EINVAL, "frozen", "the course is frozen since its deadline");
-        return;
-    }
-    if (d == 0)
-        d = class__now_ms();
-    bool ok = class__course_set_deadline(r->svc, c.id, d);
-    class__course_release(&c);
-    if (!ok) {
-        class__fail(r, ENG_ESTORAGE, NULL, "the deadline could not be stored");
-        return;
-    }
-    class__freeze_due(r->svc);
-    reply_course(r, "course_deadline", c.id);
 }
 
 /* ---- the final ------------------------------------------------------------------------------- */
@@ -396,12 +356,17 @@ void class__start_final(const req *r)
     char ferr[200];
     job *j = NULL;
     bool remote = false;
+    bool again = strcmp(c.final_state, "done") == 0 && r->c->rerun.set && r->c->rerun.v;
     if (!c.frozen_ms)
         class__fail(r, ENG_EINVAL, "not_frozen",
                     "the final starts from the frozen set: set the deadline first "
                     "(course_set_deadline)");
-    else if (strcmp(c.final_state, "running") == 0 || strcmp(c.final_state, "done") == 0)
-        class__fail(r, ENG_EINVAL, "final_started", "the final is already %s", c.final_state);
+    else if (strcmp(c.final_state, "running") == 0)
+        class__fail(r, ENG_EINVAL, "final_started", "the final is already running");
+    else if (strcmp(c.final_state, "done") == 0 && !again)
+        class__fail(r, ENG_EINVAL, "final_started",
+                    "the final has been played: send \"rerun\": true to play it again (its "
+                    "standings and games are replaced)");
     else if (gpp < 2 || gpp > CLASS_MAX_FINAL_GAMES)
         class__fail(r, ENG_EINVAL, NULL, "games_per_pair: 2 to %d", CLASS_MAX_FINAL_GAMES);
     else if (r->c->format && (tour_format_parse(r->c->format, &format, ferr, sizeof ferr) != 0 ||
@@ -428,7 +393,9 @@ void class__start_final(const req *r)
     snprintf(note, sizeof note, "%s of %d finalists, %lld games per pair", tour_format_name(format),
              j->n, (long long)gpp);
     int n = j->n;
-    if (!class__final_state(r->svc, c.id, "running", note)) {
+    /* a final played again: its standings and games go first */
+    if ((again && !class__final_clear(r->svc, c.id)) ||
+        !class__final_state(r->svc, c.id, "running", note)) {
         class__job_free(j);
         class__course_release(&c);
         class__fail(r, ENG_ESTORAGE, NULL, "the final could not be stored");
@@ -523,7 +490,8 @@ void class__view(const req *r)
     json_t *rep = proto_reply("course_view", r->id);
     json_object_set_new(rep, "role", json_string("student"));
     json_object_set_new(rep, "student",
-                        json_pack("{s:s, s:s}", "student_id", who.sid, "name", who.name));
+                        json_pack("{s:s, s:s, s:I}", "student_id", who.sid, "name", who.name,
+                                  "deadline_ms", (json_int_t)who.deadline_ms));
     json_object_set_new(rep, "course", class__course_json(&c));
     json_object_set_new(rep, "submissions", class__subs_json(r->svc, c.id, who.id));
     json_object_set_new(rep, "final", class__final_json(r->svc, c.id, who.id));

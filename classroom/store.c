@@ -91,6 +91,9 @@ static const char *const added[][3] = {
     {"class_submissions", "tour", "INTEGER NOT NULL DEFAULT 0"},
     /* issue 25: a gate whose opponent faulted */
     {"class_gates", "broken", "INTEGER NOT NULL DEFAULT 0"},
+    {"class_courses", "archived", "INTEGER NOT NULL DEFAULT 0"},
+    {"class_students", "deadline_ms", "INTEGER NOT NULL DEFAULT 0"},
+    {"class_submissions", "run", "INTEGER NOT NULL DEFAULT 0"},
 };
 
 /* Does `table` have `column`? SQLite: its table_info; PostgreSQL: the
@@ -360,7 +363,9 @@ bool class__course_load(class_service *svc, int64_t id, course_t *c)
     memset(c, 0, sizeof *c);
     db_stmt *st = class__prep(svc, "SELECT name, game, rules, move_ms, gates, qualify, seed,"
                                    " final_games, deadline_ms, frozen_ms, final_state, final_note,"
-                                   " created_ms, remote_wait_ms, final_tour FROM class_courses"
+                                   " created_ms, remote_wait_ms, final_tour, archived,"
+                                   " (SELECT COALESCE(MAX(x.deadline_ms), 0) FROM class_students x"
+                                   " WHERE x.course = class_courses.id) FROM class_courses"
                                    " WHERE id = ?");
     if (!st)
         return false;
@@ -386,6 +391,8 @@ bool class__course_load(class_service *svc, int64_t id, course_t *c)
         c->created_ms = db_column_int64(st, 12);
         c->remote_wait_ms = db_column_int64(st, 13);
         c->final_tour = db_column_int64(st, 14);
+        c->archived = db_column_int(st, 15) != 0;
+        c->last_extension_ms = db_column_int64(st, 16);
         ok = c->g && c->ngates > 0 &&
              wire_rules_parse(c->g, c->rules_json, 2, &c->rules, err, sizeof err) == 0;
     }
@@ -493,8 +500,8 @@ bool class__final_tour(class_service *svc, int64_t course, int64_t tour)
 
 bool class__student_by_token(class_service *svc, const char *hash, student_t *out)
 {
-    db_stmt *st =
-        class__prep(svc, "SELECT id, course, sid, name FROM class_students WHERE token_hash = ?");
+    db_stmt *st = class__prep(svc, "SELECT id, course, sid, name, deadline_ms FROM class_students"
+                                   " WHERE token_hash = ?");
     bool ok = false;
     if (st) {
         db_bind_text(st, 1, hash, -1);
@@ -503,6 +510,7 @@ bool class__student_by_token(class_service *svc, const char *hash, student_t *ou
             out->course = db_column_int64(st, 1);
             snprintf(out->sid, sizeof out->sid, "%s", class__col(st, 2));
             snprintf(out->name, sizeof out->name, "%s", class__col(st, 3));
+            out->deadline_ms = db_column_int64(st, 4);
             ok = true;
         }
         db_finalize(st);

@@ -15,14 +15,16 @@
 
 json_t *class__course_json(const course_t *c)
 {
-    return json_pack("{s:I, s:s, s:s, s:O, s:I, s:o, s:i, s:I, s:I, s:I, s:s, s:s, s:I, s:I}",
+    return json_pack("{s:I, s:s, s:s, s:O, s:I, s:o, s:i, s:I, s:I, s:I, s:s, s:s, s:I, s:I, s:b,"
+                     " s:I}",
                      "course", (json_int_t)c->id, "name", c->name, "game", c->g->name, "rules",
                      c->rules_json, "move_ms", (json_int_t)c->move_ms, "gates",
                      class_gates_json(c->gates, c->ngates), "qualify", c->qualify, "final_games",
                      (json_int_t)c->final_games, "deadline_ms", (json_int_t)c->deadline_ms,
                      "frozen_ms", (json_int_t)c->frozen_ms, "final_state", c->final_state,
                      "final_note", c->final_note, "created_ms", (json_int_t)c->created_ms,
-                     "remote_wait_ms", (json_int_t)c->remote_wait_ms);
+                     "remote_wait_ms", (json_int_t)c->remote_wait_ms, "archived", c->archived,
+                     "last_extension_ms", (json_int_t)c->last_extension_ms);
 }
 
 json_t *class__roster_json(class_service *svc, int64_t course)
@@ -30,15 +32,16 @@ json_t *class__roster_json(class_service *svc, int64_t course)
     json_t *a = json_array();
     db_stmt *st = class__prep(svc, "SELECT s.sid, s.name, s.email,"
                                    " (SELECT COUNT(*) FROM class_submissions x WHERE x.student ="
-                                   " s.id) FROM class_students s WHERE s.course = ?"
+                                   " s.id), s.deadline_ms FROM class_students s WHERE s.course = ?"
                                    " ORDER BY s.row, s.id");
     if (!st)
         return a;
     db_bind_int64(st, 1, course);
     while (class__step(svc, st) == DB_ROW)
-        json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:i}", "student_id", class__col(st, 0),
-                                           "name", class__col(st, 1), "email", class__col(st, 2),
-                                           "submissions", db_column_int(st, 3)));
+        json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:i, s:I}", "student_id",
+                                           class__col(st, 0), "name", class__col(st, 1), "email",
+                                           class__col(st, 2), "submissions", db_column_int(st, 3),
+                                           "deadline_ms", (json_int_t)db_column_int64(st, 4)));
     db_finalize(st);
     return a;
 }

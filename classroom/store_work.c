@@ -18,7 +18,7 @@
 
 static void sub_row(db_stmt *st, int i, sub_t *out)
 {
-    /* columns from i: id, course, student, sid, kind, dir, main, created_ms, tour */
+    /* columns from i: id, course, student, sid, kind, dir, main, created_ms, tour, run */
     memset(out, 0, sizeof *out);
     out->id = db_column_int64(st, i);
     out->course = db_column_int64(st, i + 1);
@@ -29,10 +29,11 @@ static void sub_row(db_stmt *st, int i, sub_t *out)
     snprintf(out->main, sizeof out->main, "%s", class__col(st, i + 6));
     out->created_ms = db_column_int64(st, i + 7);
     out->tour = db_column_int64(st, i + 8);
+    out->run = db_column_int64(st, i + 9);
 }
 
 #define SUB_COLUMNS                                                                                \
-    "s.id, s.course, s.student, st.sid, s.kind, s.dir, s.main, s.created_ms, s.tour"               \
+    "s.id, s.course, s.student, st.sid, s.kind, s.dir, s.main, s.created_ms, s.tour, s.run"        \
     " FROM class_submissions s JOIN class_students st ON st.id = s.student"
 
 bool class__sub_load(class_service *svc, int64_t sub, sub_t *out)
@@ -428,8 +429,9 @@ int class__freeze_candidates(class_service *svc, int64_t now, int64_t *ids, int 
 {
     db_stmt *st = class__prep(
         svc, "SELECT c.id FROM class_courses c WHERE c.frozen_ms = 0 AND c.deadline_ms > 0 AND"
-             " c.deadline_ms <= ? AND NOT EXISTS (SELECT 1 FROM class_submissions s WHERE"
-             " s.course = c.id AND s.state <> 'done')");
+             " c.deadline_ms <= ?1 AND NOT EXISTS (SELECT 1 FROM class_submissions s WHERE"
+             " s.course = c.id AND s.state <> 'done') AND NOT EXISTS (SELECT 1 FROM"
+             " class_students x WHERE x.course = c.id AND x.deadline_ms > ?1)");
     if (!st)
         return 0;
     db_bind_int64(st, 1, now);

@@ -7,7 +7,8 @@
  * doctor saw; a reference that passed that check at creation and breaks
  * afterwards (the instructor edits it) marks the gate *broken* and the
  * submission *not judged* — not passed, not qualified — and the deadline's
- * freeze waits for it instead of freezing without that student.
+ * freeze waits for it instead of freezing without that student; once the
+ * reference is fixed and the gates played again, it is judged and frozen.
  */
 const test = require('node:test');
 const assert = require('node:assert/strict');
@@ -86,4 +87,16 @@ test('a gate opponent that does not exist or faults is never a pass', { timeout:
     const after = await admin.request({ type: 'course_view', admin_token: A,
       course: created.course }, 'course_view');
     assert.equal(after.course.frozen_ms, 0, 'the freeze waits for the broken gate to be fixed');
+
+    /* the instructor fixes the reference and plays the gates again: judged, then frozen */
+    fs.copyFileSync(path.join(BOTS, 'first.py'), ref);
+    await admin.request({ type: 'course_rerun_gates', admin_token: A, course: created.course },
+      'course_gates_rerun');
+    const fixed = await waitFor(admin, { type: 'course_view', admin_token: A,
+      course: created.course }, (v) => v.course.frozen_ms > 0, 120000 * SLOW);
+    const f = fixed.submissions[0];
+    assert.equal(f.state, 'done', JSON.stringify(f));
+    assert.equal(f.qualified, true);
+    assert.equal(f.frozen, true);
+    assert.deepEqual(f.gates.map((g) => [g.passed, g.broken]), [[true, false], [true, false]]);
   });

@@ -18,9 +18,12 @@ function elo(x) {
   return r > 0 ? `+${r}` : r < 0 ? `−${-r}` : '0';
 }
 
-function deadlineText(c) {
+/** The deadline in words; `own`: a student's extension (their page), else the latest one. */
+function deadlineText(c, own) {
   if (c.frozen_ms) return `closed ${fmtDate(c.frozen_ms)} (frozen)`;
-  if (c.deadline_ms) return `${fmtDate(c.deadline_ms)}${c.deadline_ms <= Date.now() ? ' (passed: freezing)' : ''}`;
+  const ext = own === undefined ? c.last_extension_ms : own;
+  const extText = ext && ext > c.deadline_ms ? `; ${own === undefined ? 'an extension' : 'yours'} until ${fmtDate(ext)}` : '';
+  if (c.deadline_ms) return `${fmtDate(c.deadline_ms)}${c.deadline_ms <= Date.now() && !(ext > Date.now()) ? ' (passed: freezing)' : ''}${extText}`;
   return 'not set';
 }
 
@@ -28,12 +31,12 @@ function gateText(g) {
   return `beat ${g.opponent} ≥ ${pct(g.min_rate)} over ${g.games} paired games`;
 }
 
-function courseFacts(c) {
+function courseFacts(c, own) {
   return h('dl', {class: 'course-facts'}, [
     h('dt', {text: 'game'}), h('dd', {text: `${c.game}, ${c.move_ms} ms per move`}),
     h('dt', {text: 'gates'}), h('dd', {}, [h('ol', {class: 'gates'}, c.gates.map((g) => h('li', {text: gateText(g)})))]),
     h('dt', {text: 'qualifying'}), h('dd', {text: c.qualify ? `pass ${c.qualify} gate${c.qualify > 1 ? 's' : ''}` : 'every submission'}),
-    h('dt', {text: 'deadline'}), h('dd', {class: 'deadline', text: deadlineText(c)}),
+    h('dt', {text: 'deadline'}), h('dd', {class: 'deadline', text: deadlineText(c, own)}),
     h('dt', {text: 'final'}), h('dd', {class: 'final-state', text: c.final_state === 'none' ? 'not started' : `${c.final_state}${c.final_note ? ' — ' + c.final_note : ''}`}),
   ]);
 }
@@ -204,7 +207,7 @@ export class StudentView {
     const v = this.view;
     if (v) {
       const c = v.course;
-      parts.push(h('h3', {text: `${c.name} — ${v.student.name} (${v.student.student_id})`}), courseFacts(c));
+      parts.push(h('h3', {text: `${c.name} — ${v.student.name} (${v.student.student_id})`}), courseFacts(c, v.student.deadline_ms || 0));
       parts.push(this.submitForm(c));
       parts.push(h('h3', {text: 'My submissions'}), submissionsTable(v.submissions, (id) => this.showGame(id), {onCode: (s) => this.showCode(s)}));
       parts.push(h('h3', {text: 'My report'}));
@@ -220,7 +223,8 @@ export class StudentView {
   }
 
   submitForm(c) {
-    const closed = !!c.frozen_ms || (c.deadline_ms && c.deadline_ms <= Date.now());
+    const until = Math.max(c.deadline_ms, this.view.student.deadline_ms || 0);
+    const closed = !!c.frozen_ms || c.archived || (c.deadline_ms && until <= Date.now());
     const status = this.submitStatus;
     const form = h('form', {class: 'submit-form', onsubmit: async (e) => {
       e.preventDefault();
@@ -341,16 +345,18 @@ export class InstructorView {
     ]);
     const parts = [h('h2', {}, [this.courseId ? h('a', {href: '#/instructor', text: 'Courses'}) : 'Courses', this.courseId ? ` › ${this.view?.course.name || this.courseId}` : '']), login];
     if (this.error) parts.push(h('p', {class: 'error', text: this.error}));
-    if (this.courseId && this.view) parts.push(...this.courseParts());
-    else if (!this.courseId && this.list) parts.push(...this.listParts());
+    if (this.courseId && this.view) parts.push(...this.courseParts().filter(Boolean));
+    else if (!this.courseId && this.list) parts.push(...this.listParts().filter(Boolean));
     this.el.replaceChildren(...parts);
   }
 
   listParts() {
-    const rows = this.list.length ? this.list.map((c) => h('tr', {dataset: {course: c.course}}, [
+    const current = this.list.filter((c) => !c.archived), archived = this.list.filter((c) => c.archived);
+    const row = (c) => h('tr', {dataset: {course: c.course}}, [
       h('td', {}, [h('a', {href: `#/instructor/${c.course}`, text: c.name})]),
       h('td', {text: c.game}), h('td', {text: `${c.gates.length} gates`}), h('td', {text: deadlineText(c)}), h('td', {text: c.final_state}),
-    ])) : [h('tr', {}, [h('td', {class: 'empty', colspan: 5, text: 'no courses yet'})])];
+    ]);
+    const rows = current.length ? current.map(row) : [h('tr', {}, [h('td', {class: 'empty', colspan: 5, text: 'no courses yet'})])];
     const games = (this.app.games || []).map((g) => g.name);
     const status = h('span', {class: 'create-status'});
     const form = h('form', {class: 'create-course', onsubmit: async (e) => {
@@ -379,7 +385,10 @@ export class InstructorView {
       h('button', {type: 'submit', text: 'create the course'}),
       status,
     ]);
-    return [h('table', {class: 'matches', id: 'course-list'}, [h('thead', {}, [h('tr', {}, ['course', 'game', 'ladder', 'deadline', 'final'].map((x) => h('th', {text: x})))]), h('tbody', {}, rows)]), form];
+    const head = () => h('thead', {}, [h('tr', {}, ['course', 'game', 'ladder', 'deadline', 'final'].map((x) => h('th', {text: x})))]);
+    return [h('table', {class: 'matches', id: 'course-list'}, [head(), h('tbody', {}, rows)]),
+      archived.length ? h('details', {class: 'archived-courses'}, [h('summary', {text: `Archived (${archived.length})`}), h('table', {class: 'matches', id: 'archived-list'}, [head(), h('tbody', {}, archived.map(row))])]) : null,
+      form];
   }
 
   courseParts() {
@@ -400,10 +409,12 @@ export class InstructorView {
       h('label', {class: 'wide'}, ['add students (CSV with name, email, id columns) ', h('textarea', {name: 'csv', rows: 3, cols: 60, placeholder: 'name,email,id\nAda Lovelace,ada@example.edu,s1'})]),
       h('button', {type: 'submit', text: 'add to the roster'}),
     ]);
+    const started = c.final_state === 'running' || c.final_state === 'done';
     const actions = h('div', {class: 'actions'}, [
-      h('button', {class: 'deadline-now', text: 'close submissions now', disabled: !!c.frozen_ms, onclick: () => this.act({type: 'course_set_deadline', deadline_ms: 0})}),
+      h('button', {class: 'deadline-now', text: 'close submissions now', disabled: !!c.frozen_ms || started, onclick: () => this.act({type: 'course_set_deadline', deadline_ms: 0})}),
       h('select', {class: 'final-format', title: 'the final\'s format'}, [['round-robin', 'round-robin'], ['swiss', 'Swiss'], ['knockout', 'knockout']].map(([v, t]) => h('option', {value: v, text: t}))),
-      h('button', {class: 'start-final', text: 'start the final', disabled: !c.frozen_ms || c.final_state === 'running' || c.final_state === 'done', onclick: () => this.act({type: 'course_start_final', format: this.el.querySelector('select.final-format').value})}),
+      h('button', {class: 'start-final', text: c.final_state === 'done' ? 'play the final again' : 'start the final', disabled: !c.frozen_ms || c.final_state === 'running',
+        onclick: () => this.act({type: 'course_start_final', format: this.el.querySelector('select.final-format').value, ...(c.final_state === 'done' ? {rerun: true} : {})})}),
       h('button', {class: 'export', text: 'export grades (CSV)', onclick: async () => {
         const r = await this.conn.request({type: 'course_grades', admin_token: this.token, course: c.course});
         if (r.type === 'error') { this.actStatus.textContent = errText(r); return; }
@@ -411,11 +422,16 @@ export class InstructorView {
         download(`course-${c.course}-grades.csv`, r.csv);
       }}),
     ]);
+    const broken = v.submissions.filter((s) => s.state === 'not_judged');
     return [
+      c.archived ? h('p', {class: 'archived-note', text: 'This course is archived: submissions are closed; everything is kept.'}) : null,
       courseFacts(c), actions, this.actStatus,
+      broken.length ? h('p', {class: 'broken-gates error', text: `${broken.length} submission${broken.length > 1 ? 's are' : ' is'} not judged: a gate's opponent faulted (⚠ below). Fix it, then play the gates again; the freeze waits.`}) : null,
+      this.manageParts(c, v, started),
       h('h3', {text: `Roster (${v.roster.length})`}),
-      h('table', {class: 'matches roster'}, [h('thead', {}, [h('tr', {}, ['id', 'name', 'email', 'submissions'].map((x) => h('th', {text: x})))]),
-        h('tbody', {}, v.roster.map((s) => h('tr', {dataset: {student: s.student_id}}, [h('td', {text: s.student_id}), h('td', {text: s.name}), h('td', {text: s.email}), h('td', {text: String(s.submissions)})])))]),
+      h('table', {class: 'matches roster'}, [h('thead', {}, [h('tr', {}, ['id', 'name', 'email', 'submissions', 'extension'].map((x) => h('th', {text: x})))]),
+        h('tbody', {}, v.roster.map((s) => h('tr', {dataset: {student: s.student_id}}, [h('td', {text: s.student_id}), h('td', {text: s.name}), h('td', {text: s.email}), h('td', {text: String(s.submissions)}),
+          h('td', {class: 'extension'}, s.deadline_ms ? [fmtDate(s.deadline_ms), ' ', h('button', {class: 'link remove-extension', text: 'remove', disabled: started, onclick: () => this.act({type: 'course_set_deadline', student: s.student_id, deadline_ms: 0})})] : ['–'])])))]),
       roster, rosterStatus,
       h('h3', {text: 'Submissions and gates'}),
       submissionsTable(v.submissions, (id) => this.showGame(id), {withStudent: true, onCode: (s) => this.showCode(s)}),
@@ -424,8 +440,49 @@ export class InstructorView {
     ];
   }
 
-  async act(msg) {
-    const r = await this.conn.request({...msg, admin_token: this.token, course: this.courseId});
+  /** Undo and remove (issue 25): the deadline moved or extended for one student, the gates played
+   *  again (with a new ladder), the course archived or deleted. */
+  manageParts(c, v, started) {
+    const deadline = h('form', {class: 'deadline-form', onsubmit: (e) => {
+      e.preventDefault();
+      const el = e.target.elements;
+      const msg = {type: 'course_set_deadline', deadline_ms: new Date(el.when.value).getTime()};
+      if (el.student.value) msg.student = el.student.value;
+      this.act(msg);
+    }}, [
+      h('label', {}, ['deadline ', h('input', {name: 'when', type: 'datetime-local', required: true})]),
+      h('label', {}, ['for ', h('select', {name: 'student'}, [h('option', {value: '', text: 'everyone'}),
+        ...v.roster.map((s) => h('option', {value: s.student_id, text: `${s.student_id} only (an extension)`}))])]),
+      h('button', {type: 'submit', text: 'set the deadline', disabled: started}),
+    ]);
+    const gates = h('form', {class: 'rerun-form', onsubmit: (e) => {
+      e.preventDefault();
+      const el = e.target.elements;
+      let ladder;
+      try { ladder = JSON.parse(el.gates.value); } catch (err) { this.actStatus.textContent = `gates: not JSON (${err.message})`; return; }
+      this.actStatus.textContent = 'checking the gates and playing them again…';
+      this.act({type: 'course_rerun_gates', gates: ladder, qualify: Number(el.qualify.value)}, 300000);
+    }}, [
+      h('label', {class: 'wide'}, ['gates ', h('textarea', {name: 'gates', rows: 2, cols: 60, text: JSON.stringify(c.gates)})]),
+      h('label', {}, ['gates to qualify ', h('input', {name: 'qualify', type: 'number', min: 0, value: c.qualify})]),
+      h('button', {type: 'submit', class: 'rerun-gates', text: 'play every submission\'s gates again', disabled: started}),
+    ]);
+    const remove = h('form', {class: 'delete-form', onsubmit: async (e) => {
+      e.preventDefault();
+      const r = await this.conn.request({type: 'course_delete', admin_token: this.token, course: this.courseId, confirm: e.target.elements.confirm.value});
+      if (r.type === 'error') { this.actStatus.textContent = errText(r); return; }
+      location.hash = '#/instructor';
+    }}, [
+      h('button', {type: 'button', class: 'archive', text: c.archived ? 'bring back from the archive' : 'archive the course', onclick: () => this.act({type: 'course_archive', archived: !c.archived})}),
+      h('label', {}, ['delete: type its name ', h('input', {name: 'confirm', autocomplete: 'off', size: 16})]),
+      h('button', {type: 'submit', class: 'delete', text: 'delete the course'}),
+    ]);
+    return h('details', {class: 'manage', open: !!this.manageOpen, ontoggle: (e) => { this.manageOpen = e.target.open; }}, [h('summary', {text: 'Change the deadline, the gates; archive or delete'}), deadline, gates, remove]);
+  }
+
+  async act(msg, timeout) {
+    let r;
+    try { r = await this.conn.request({...msg, admin_token: this.token, course: this.courseId}, timeout); } catch (err) { r = {type: 'error', message: String(err.message || err)}; }
     this.actStatus.textContent = r.type === 'error' ? errText(r) : '';
     this.refresh();
   }
