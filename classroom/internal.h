@@ -148,6 +148,7 @@ typedef struct done {
     int ngames, capgames;
     /* final */
     int n;
+    int format; /* its tour_format */
     int64_t *students, *subs;
     class_standing *fst;
 } done;
@@ -314,6 +315,10 @@ json_t *class__final_games_json(class_service *svc, int64_t course, int64_t stud
  * 0 and out filled, or ENG_EINVAL (no such game) / ENG_EFORBIDDEN (not
  * theirs) / ENG_ESTORAGE. */
 int class__game_json(class_service *svc, int64_t game, const student_t *student, json_t *out);
+/* Every string of v with the submissions' folder cut out of its paths (a
+ * traceback's "File .../course-1/student-3/v1-x/bot.py" keeps "bot.py"):
+ * no server path reaches a page. */
+void class__redact(const class_service *svc, json_t *v);
 /* A submission's row (0), its files' list and version; ENG_EINVAL when
  * there is none, ENG_ESTORAGE. */
 int class__sub_code(class_service *svc, int64_t sub, sub_t *s, json_t **files, int64_t *version);

@@ -217,6 +217,7 @@ static void run_final(class_service *svc, job *j)
     d->kind = DONE_FINAL;
     d->course = j->course;
     d->n = j->n;
+    d->format = j->format;
     d->students = malloc((size_t)j->n * sizeof *d->students);
     d->subs = malloc((size_t)j->n * sizeof *d->subs);
     d->fst = calloc((size_t)j->n, sizeof *d->fst);

@@ -236,6 +236,7 @@ static int rjob_start_tour(class_service *svc, rjob *r, const course_t *c, const
                           .user = r->final ? -r->course : r->submission};
     done *d = calloc(1, sizeof *d);
     if (d && r->final) {
+        d->format = format;
         d->fst = calloc((size_t)n, sizeof *d->fst);
         if (!d->fst) {
             free(d);

@@ -476,6 +476,7 @@ void class__view(const req *r)
         json_object_set_new(rep, "submissions", class__subs_json(r->svc, c.id, 0));
         json_object_set_new(rep, "final", class__final_json(r->svc, c.id, 0));
         json_object_set_new(rep, "final_games", class__final_games_json(r->svc, c.id, 0));
+        class__redact(r->svc, rep);
         class__reply(r, rep);
         class__course_release(&c);
         return;
@@ -496,6 +497,7 @@ void class__view(const req *r)
     json_object_set_new(rep, "submissions", class__subs_json(r->svc, c.id, who.id));
     json_object_set_new(rep, "final", class__final_json(r->svc, c.id, who.id));
     json_object_set_new(rep, "final_games", class__final_games_json(r->svc, c.id, who.id));
+    class__redact(r->svc, rep);
     class__reply(r, rep);
     class__course_release(&c);
 }
@@ -513,6 +515,7 @@ void class__game(const req *r)
     json_t *rep = proto_reply("course_game", r->id);
     int rc = class__game_json(r->svc, gid, admin ? NULL : &who, rep);
     if (rc == 0) {
+        class__redact(r->svc, rep);
         class__reply(r, rep);
         return;
     }

@@ -378,7 +378,9 @@ bool class__store_final(class_service *svc, const done *d)
     db_stmt *ins =
         ok ? class__prep(svc, "INSERT INTO class_final(course, student, submission, place,"
                               " games, wins, losses, draws, points, rate, elo, elo_lo, elo_hi,"
-                              " ms_per_move, faults) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+                              " ms_per_move, faults, format, league_points, score_diff,"
+                              " swiss_points, buchholz, ko_reached, roster, decided_by)"
+                              " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
                               " ON CONFLICT(course, student) DO UPDATE SET"
                               " submission = excluded.submission, place = excluded.place,"
                               " games = excluded.games, wins = excluded.wins,"
@@ -386,7 +388,12 @@ bool class__store_final(class_service *svc, const done *d)
                               " points = excluded.points, rate = excluded.rate,"
                               " elo = excluded.elo, elo_lo = excluded.elo_lo,"
                               " elo_hi = excluded.elo_hi, ms_per_move = excluded.ms_per_move,"
-                              " faults = excluded.faults")
+                              " faults = excluded.faults, format = excluded.format,"
+                              " league_points = excluded.league_points,"
+                              " score_diff = excluded.score_diff,"
+                              " swiss_points = excluded.swiss_points,"
+                              " buchholz = excluded.buchholz, ko_reached = excluded.ko_reached,"
+                              " roster = excluded.roster, decided_by = excluded.decided_by")
            : NULL;
     ok = ok && ins;
     for (int i = 0; ok && i < d->n; i++) {
@@ -407,6 +414,14 @@ bool class__store_final(class_service *svc, const done *d)
         db_bind_double(ins, 13, x->elo_hi);
         db_bind_double(ins, 14, x->ms_per_move);
         db_bind_int64(ins, 15, x->faults);
+        db_bind_text(ins, 16, class_format_name(d->format), -1);
+        db_bind_int(ins, 17, x->league_points);
+        db_bind_double(ins, 18, x->score_diff);
+        db_bind_double(ins, 19, x->swiss_points);
+        db_bind_double(ins, 20, x->buchholz);
+        db_bind_int(ins, 21, x->ko_reached);
+        db_bind_int(ins, 22, x->roster);
+        db_bind_text(ins, 23, x->decided_by ? x->decided_by : "", -1);
         ok = class__step(svc, ins) == DB_DONE;
     }
     db_finalize(ins);

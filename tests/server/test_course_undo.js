@@ -14,7 +14,7 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
 const { Client, SLOW, startAdmin } = require('./lib');
-const { submitBot, waitFor } = require('../classroom/course_lib');
+const { submitBot, waitFor, csvRows } = require('../classroom/course_lib');
 
 const BOTS = path.join(__dirname, '..', 'classroom', 'bots');
 const FIRST = path.join(BOTS, 'first.py');
@@ -138,6 +138,26 @@ test('nothing an instructor does is irreversible', { timeout: 300000 * SLOW }, a
     (x) => x.course.final_state === 'done', 180000 * SLOW);
   const games1 = v.final_games.length;
   assert.equal(v.final.length, 3);
+  /* grades that explain themselves: three bots playing the same moves; whatever separated
+   * them is named, and every tiebreak is a column */
+  for (const r of v.final) {
+    assert.equal(r.format, 'round-robin');
+    assert.ok(Number.isInteger(r.league_points) && Number.isFinite(r.score_diff), JSON.stringify(r));
+    assert.ok(r.roster >= 1 && r.roster <= 3);
+    if (r.place > 1)
+      assert.match(r.decided_by, /^(rate|league points|score difference|roster order)$/, JSON.stringify(r));
+  }
+  const g = csvRows((await ask({ type: 'course_grades', course }, 'course_grades')).csv);
+  const col = (name) => g[0].indexOf(name);
+  for (const name of ['status', 'decided_by', 'rate', 'league_points', 'score_diff'])
+    assert.ok(col(name) > 0, `the grades have a ${name} column`);
+  for (const r of v.final) {
+    const line = g.find((x) => x[0] === r.student_id);
+    assert.equal(line[col('status')], 'finalist');
+    assert.equal(line[col('final_rank')], String(r.place));
+    assert.equal(line[col('decided_by')], r.decided_by);
+    assert.equal(line[col('league_points')], String(r.league_points));
+  }
   refused(await ask({ type: 'course_start_final', course }), 'final_started');
   refused(await ask({ type: 'course_rerun_gates', course }), 'final_started');
   refused(await ask({ type: 'course_set_deadline', course, deadline_ms: Date.now() + 60000 }),

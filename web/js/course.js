@@ -7,16 +7,12 @@
 // Tokens are kept in this browser's localStorage, never in the address.
 
 import {h, fmtDate, download, pSeat, ADMIN_KEY, store, load} from './util.js';
+import {elo, num, ratingsChart, crossTable} from './standings-charts.js';
 
 const STUDENT_KEY = 'tessera.course.token';
 
 function pct(x) { return Number.isFinite(x) ? `${Math.round(x * 100)}%` : '–'; }
 
-function elo(x) {
-  if (!Number.isFinite(x)) return '–';
-  const r = Math.round(x);
-  return r > 0 ? `+${r}` : r < 0 ? `−${-r}` : '0';
-}
 
 /** The deadline in words; `own`: a student's extension (their page), else the latest one. */
 function deadlineText(c, own) {
@@ -79,18 +75,18 @@ function submissionsTable(subs, onGame, {withStudent = false, onCode = null} = {
   return h('table', {class: 'matches submissions'}, [
     h('thead', {}, [h('tr', {}, head.map((x) => h('th', {text: x})))]),
     h('tbody', {}, subs.slice().reverse().map((s) => h('tr', {dataset: {submission: s.submission, state: s.state, student: s.student_id}, class: s.frozen ? 'frozen' : ''}, [
-      withStudent ? h('td', {text: s.student_id}) : null,
-      h('td', {}, [`v${s.version}`, s.frozen ? h('span', {class: 'tag', text: 'frozen'}) : null,
+      withStudent ? h('td', {dataset: {label: 'student'}, text: s.student_id}) : null,
+      h('td', {dataset: {label: 'version'}}, [`v${s.version}`, s.frozen ? h('span', {class: 'tag', text: 'frozen'}) : null,
         onCode ? h('button', {class: 'link', text: 'code', onclick: () => onCode(s)}) : null]),
-      h('td', {text: fmtDate(s.created_ms)}),
-      h('td', {text: s.kind === 'remote' ? `remote bot · ${s.main}` : `${s.kind} · ${s.main} · ${s.bytes} B`}),
-      h('td', {class: 'state', text: stateText(s, withStudent)}),
-      h('td', {class: 'gates'}, s.gates.map((g) => h('div', {class: `gate ${g.broken ? 'broken' : g.passed ? 'pass' : 'fail'}`, title: g.broken ? g.verdict : undefined}, [
+      h('td', {dataset: {label: 'sent'}, text: fmtDate(s.created_ms)}),
+      h('td', {dataset: {label: 'kind'}, text: s.kind === 'remote' ? `remote bot · ${s.main}` : `${s.kind} · ${s.main} · ${s.bytes} B`}),
+      h('td', {class: 'state', dataset: {label: 'state'}, text: stateText(s, withStudent)}),
+      h('td', {class: 'gates', dataset: {label: 'gates'}}, s.gates.map((g) => h('div', {class: `gate ${g.broken ? 'broken' : g.passed ? 'pass' : 'fail'}`, title: g.broken ? g.verdict : undefined}, [
         h('b', {text: g.broken ? `⚠ gate ${g.gate + 1} broken` : `${g.passed ? '✓' : '✗'} gate ${g.gate + 1}`}),
         ` ${g.points}/${g.games} vs ${g.opponent}, ${g.ms_per_move.toFixed(1)} ms/move `,
-        h('span', {class: 'games'}, g.game_ids.map((id, k) => h('a', {href: '#', text: String(k + 1), title: `game ${id}`, dataset: {game: id}, onclick: (e) => { e.preventDefault(); onGame(id); }}))),
+        h('span', {class: 'games'}, g.game_ids.map((id, k) => h('a', {href: `#/course-game/${id}`, class: 'game-link', text: String(k + 1), title: `game ${id}`, dataset: {game: id}, onclick: (e) => { e.preventDefault(); onGame(id); }}))),
       ]))),
-      h('td', {class: 'verdict', text: s.verdict}),
+      h('td', {class: 'verdict', dataset: {label: 'verdict'}, text: s.verdict}),
     ])))]);
 }
 
@@ -112,25 +108,61 @@ function gamePanel(app, g) {
     h('table', {class: 'matches'}, [h('tbody', {}, rows)]),
     ...errs,
     g.stderr_note ? h('p', {class: 'stderr-note', text: `stderr: not available — ${g.stderr_note}`}) : null,
-    h('p', {}, [h('button', {text: 'replay this game', onclick: () => { app.pendingRecord = g.record; app.pendingLogs = []; location.hash = '#/replay/file'; }})]),
+    h('p', {}, [h('a', {class: 'replay-link', href: `#/course-game/${g.game}`, text: 'replay this game'})]),
   ]);
 }
 
+/** The order of a final's places, every tiebreak named (tournament/standings.c). */
+const ORDER = {
+  'round-robin': 'Places follow the scoring rate, then league points, then the score difference, then roster order.',
+  swiss: 'Places follow the Swiss points, then Buchholz, then points, then roster order.',
+  knockout: 'Places follow the round reached, then roster order.',
+};
+
+/** The final's standings: every tiebreak of its format a column, and what decided each place. */
 function standingsTable(rows) {
   if (!rows.length) return h('p', {class: 'empty', text: 'no standings yet'});
-  return h('table', {class: 'matches standings'}, [
-    h('thead', {}, [h('tr', {}, ['#', 'student', 'games', 'W-L-D', 'rate', 'rating (95%)', 'ms/move', 'faults', 'version'].map((x) => h('th', {text: x})))]),
-    h('tbody', {}, rows.map((r) => h('tr', {dataset: {student: r.student_id}}, [
-      h('td', {text: String(r.place)}),
-      h('td', {text: `${r.name} (${r.student_id})`}),
-      h('td', {text: String(r.games)}),
-      h('td', {text: `${r.wins}-${r.losses}-${r.draws}`}),
-      h('td', {text: pct(r.rate)}),
-      h('td', {text: `${elo(r.rating)} [${elo(r.rating_low)}, ${elo(r.rating_high)}]`}),
-      h('td', {text: Number.isFinite(r.ms_per_move) ? r.ms_per_move.toFixed(1) : '–'}),
-      h('td', {text: String(r.faults)}),
-      h('td', {text: `v${r.version}`}),
-    ])))]);
+  const format = rows[0].format || 'round-robin';
+  const cols = [['#', (r) => String(r.place)], ['student', (r) => `${r.name} (${r.student_id})`], ['games', (r) => String(r.games)],
+    ['W-L-D', (r) => `${r.wins}-${r.losses}-${r.draws}`], ['rate', (r) => pct(r.rate)]];
+  if (format === 'round-robin') cols.push(['league pts', (r) => String(r.league_points)], ['score diff', (r) => num(r.score_diff, 2)]);
+  if (format === 'swiss') cols.push(['Swiss pts', (r) => num(r.swiss_points)], ['Buchholz', (r) => num(r.buchholz)]);
+  if (format === 'knockout') cols.push(['reached', (r) => `round ${r.round_reached + 1}`]);
+  cols.push(['roster #', (r) => String(r.roster)], ['decided by', (r) => r.decided_by || (r.place === 1 ? 'first' : 'shared place')],
+    ['rating (95%)', (r) => `${elo(r.rating)} [${elo(r.rating_low)}, ${elo(r.rating_high)}]`],
+    ['ms/move', (r) => Number.isFinite(r.ms_per_move) ? r.ms_per_move.toFixed(1) : '–'], ['faults', (r) => String(r.faults)], ['version', (r) => `v${r.version}`]);
+  return h('div', {class: 'standings-box'}, [
+    h('p', {class: 'help order', text: ORDER[format] || ''}),
+    h('table', {class: 'matches standings'}, [
+      h('thead', {}, [h('tr', {}, cols.map(([t]) => h('th', {text: t})))]),
+      h('tbody', {}, rows.map((r) => h('tr', {dataset: {student: r.student_id}}, cols.map(([t, f]) => h('td', {dataset: {label: t}, text: f(r)})))))])]);
+}
+
+/** A final's games, each a link to its details (result, time, stderr, replay). */
+function gameList(games, onGame) {
+  return h('ul', {class: 'final-games'}, games.map((g) => h('li', {}, [h('a', {href: `#/course-game/${g.game}`, class: 'game-link', dataset: {game: g.game},
+    text: `${g.names.join(' v ')} (${g.scores.join('–')})${g.end !== 'normal' ? ` — ${g.end}` : ''}`, onclick: (e) => { e.preventDefault(); onGame(g.game); }})])));
+}
+
+/** Ratings with their intervals and the cross-table of a final, from its rows and the games the
+ *  reader may see (the instructor: all). */
+function finalCharts(rows, games) {
+  if (!rows.length) return null;
+  const index = new Map(rows.map((r, i) => [r.student_id, i]));
+  const chartRows = rows.map((r, i) => ({name: r.student_id, place: r.place, participant: i, games: r.games, elo: r.rating, elo_lo: r.rating_low, elo_hi: r.rating_high}));
+  const n = rows.length, zero = () => Array.from({length: n}, () => new Array(n).fill(0));
+  const cross = {games: zero(), points: zero()};
+  for (const g of games) {
+    const [a, b] = g.names.map((x) => index.get(x));
+    if (a === undefined || b === undefined) continue;
+    const pa = g.scores[0] > g.scores[1] ? 1 : g.scores[0] < g.scores[1] ? 0 : 0.5;
+    cross.games[a][b]++; cross.games[b][a]++;
+    cross.points[a][b] += pa; cross.points[b][a] += 1 - pa;
+  }
+  return h('div', {class: 'final-charts'}, [
+    h('section', {}, [h('h4', {text: 'Ratings, 95% intervals'}), ratingsChart(chartRows)]),
+    n > 1 ? h('section', {}, [h('h4', {text: 'Cross-table'}), crossTable(chartRows, cross)]) : null,
+  ]);
 }
 
 // ---- the student --------------------------------------------------------------------
@@ -212,8 +244,8 @@ export class StudentView {
       parts.push(h('h3', {text: 'My submissions'}), submissionsTable(v.submissions, (id) => this.showGame(id), {onCode: (s) => this.showCode(s)}));
       parts.push(h('h3', {text: 'My report'}));
       if (v.final.length) {
-        parts.push(standingsTable(v.final));
-        parts.push(h('p', {class: 'final-games'}, ['My final games: ', ...v.final_games.map((g) => h('a', {href: '#', text: `${g.names.join(' v ')} (${g.scores.join('–')}) `, dataset: {game: g.game}, onclick: (e) => { e.preventDefault(); this.showGame(g.game); }}))]));
+        parts.push(standingsTable(v.final), finalCharts(v.final, v.final_games));
+        parts.push(h('h4', {text: 'My final games'}), gameList(v.final_games, (id) => this.showGame(id)));
       } else {
         parts.push(h('p', {class: 'empty', text: c.final_state === 'done' ? 'you were not in the final' : 'the final has not been played yet'}));
       }
@@ -277,6 +309,62 @@ export class StudentView {
     if (r.type === 'error') { this.detail.replaceChildren(h('p', {class: 'error', text: errText(r)})); return; }
     this.detail.replaceChildren(h('section', {class: 'code'}, [h('h3', {text: `v${r.version}: ${r.main}`}),
       ...r.files.map((f) => h('details', {open: f.name === r.main}, [h('summary', {text: f.name}), h('pre', {text: r.kind === 'python' ? atob(f.data) : `(${f.data.length} base64 characters)`})]))]));
+  }
+}
+
+// ---- a course game replayed ----------------------------------------------------------------
+
+/** #/course-game/ID: a course's game (a gate's or the final's) replayed with its players' names. The
+ *  address survives a reload: the game is fetched again with the token this browser keeps (the
+ *  admin's, else the student's), so it is also a link to hand on. */
+export class CourseGameView {
+  constructor(app, id, Replay) {
+    this.app = app;
+    this.conn = app.conn;
+    this.id = Number(id);
+    this.Replay = Replay;
+    this.title = `Course game ${this.id}`;
+    this.el = h('div', {class: 'page course course-game-page'}, [h('h2', {text: this.title}), h('p', {class: 'meta', text: 'loading…'})]);
+    this.onReady = () => this.load();
+  }
+
+  mount(root) {
+    this.root = root;
+    root.replaceChildren(this.el);
+    this.conn.addEventListener('ready', this.onReady);
+    if (this.conn.ready) this.load();
+  }
+
+  unmount() {
+    this.conn.removeEventListener('ready', this.onReady);
+    this.gone = true;
+    this.replay?.unmount();
+  }
+
+  async load() {
+    if (this.replay || this.loading) return;
+    this.loading = true;
+    const admin = load(ADMIN_KEY), student = load(STUDENT_KEY);
+    const tries = [admin ? {admin_token: admin} : null, student ? {token: student} : null].filter(Boolean);
+    let r = {type: 'error', message: 'open your course page with your token first, then this game again'};
+    try {
+      for (const t of tries) {
+        r = await this.conn.request({type: 'course_game', game: this.id, ...t});
+        if (r.type !== 'error') break;
+      }
+    } catch (err) { r = {type: 'error', message: String(err.message || err)}; }
+    this.loading = false;
+    if (this.gone) return;
+    const back = h('a', {class: 'back', href: r.type !== 'error' && tries[0]?.admin_token && r.your_seat === undefined ? `#/instructor/${r.course}` : '#/course', text: '← the course'});
+    if (r.type === 'error') {
+      this.el.replaceChildren(h('h2', {text: this.title}), h('p', {class: 'error', text: errText(r)}), h('p', {}, [back]));
+      return;
+    }
+    const where = r.stage === 'gate' ? `gate ${r.gate + 1}` : 'the final';
+    this.replay = new this.Replay(this.app, {record: r.record, logs: [], seats: r.names.map((name) => ({name})),
+      label: `course game ${this.id}, ${where}: ${r.names.join(' v ')}`});
+    this.replay.mount(this.root);
+    this.replay.el.prepend(h('p', {class: 'course-back'}, [back]));
   }
 }
 
@@ -430,12 +518,14 @@ export class InstructorView {
       this.manageParts(c, v, started),
       h('h3', {text: `Roster (${v.roster.length})`}),
       h('table', {class: 'matches roster'}, [h('thead', {}, [h('tr', {}, ['id', 'name', 'email', 'submissions', 'extension'].map((x) => h('th', {text: x})))]),
-        h('tbody', {}, v.roster.map((s) => h('tr', {dataset: {student: s.student_id}}, [h('td', {text: s.student_id}), h('td', {text: s.name}), h('td', {text: s.email}), h('td', {text: String(s.submissions)}),
-          h('td', {class: 'extension'}, s.deadline_ms ? [fmtDate(s.deadline_ms), ' ', h('button', {class: 'link remove-extension', text: 'remove', disabled: started, onclick: () => this.act({type: 'course_set_deadline', student: s.student_id, deadline_ms: 0})})] : ['–'])])))]),
+        h('tbody', {}, v.roster.map((s) => h('tr', {dataset: {student: s.student_id}}, [h('td', {dataset: {label: 'id'}, text: s.student_id}), h('td', {dataset: {label: 'name'}, text: s.name}), h('td', {dataset: {label: 'email'}, text: s.email}), h('td', {dataset: {label: 'submissions'}, text: String(s.submissions)}),
+          h('td', {class: 'extension', dataset: {label: 'extension'}}, s.deadline_ms ? [fmtDate(s.deadline_ms), ' ', h('button', {class: 'link remove-extension', text: 'remove', disabled: started, onclick: () => this.act({type: 'course_set_deadline', student: s.student_id, deadline_ms: 0})})] : ['–'])])))]),
       roster, rosterStatus,
       h('h3', {text: 'Submissions and gates'}),
       submissionsTable(v.submissions, (id) => this.showGame(id), {withStudent: true, onCode: (s) => this.showCode(s)}),
-      h('h3', {text: 'Final standings'}), standingsTable(v.final),
+      h('h3', {text: 'Final standings'}), standingsTable(v.final), finalCharts(v.final, v.final_games),
+      v.final_games.length ? h('h3', {text: `Final games (${v.final_games.length})`}) : null,
+      v.final_games.length ? gameList(v.final_games, (id) => this.showGame(id)) : null,
       this.detail,
     ];
   }
