@@ -268,16 +268,55 @@ static double mover(int seat, double x, bool prob)
 
 static void judge(ana_turn *t)
 {
+    t->loss_win = t->loss_diff = 0;
+    t->mark = ANA_NONE;
     if (!t->decision || t->same)
         return;
-    double dw = mover(t->seat, t->best_after.win, true) - mover(t->seat, t->after.win, true);
-    double dd = mover(t->seat, t->best_after.diff, false) - mover(t->seat, t->after.diff, false);
+    double dw = mover(t->seat, t->best_after.win, true) - mover(t->seat, t->played_after.win, true);
+    double dd =
+        mover(t->seat, t->best_after.diff, false) - mover(t->seat, t->played_after.diff, false);
     t->loss_win = dw > 0 ? dw : 0;
     t->loss_diff = dd > 0 ? dd : 0;
     t->mark = t->loss_win >= ANA_DROP_BLUNDER ? ANA_BLUNDER
             : t->loss_win >= ANA_DROP_MISTAKE ? ANA_MISTAKE
             : t->loss_win >= ANA_DROP_INACCURACY ? ANA_INACC
                                               : ANA_NONE;
+}
+
+static void scale(bot_budget *b, int64_t sims, int64_t ms, int f)
+{
+    b->sims = sims * f;
+    b->ms = sims ? 0 : ms * f;
+}
+
+/* The positions after a turn (moves[0..n) from y) valued again. */
+static int value_after(evaluator *ev, const void *y, const eng_move *m, int n, ana_val *v)
+{
+    unsigned char *b = ev->scratch[0];
+    memcpy(b, y, ev->g->state_size);
+    for (int i = 0; i < n; i++)
+        ev->g->apply(b, m[i]);
+    return value_at(ev, b, 0, &ev->main, v);
+}
+
+/* A turn that looks like a mark is checked again: both positions, after the
+ * turn preferred and after the turn played, searched with ANA_CHECK_FACTOR
+ * times the budget, and the loss judged on these (the turn's `after` stays
+ * what the sums telescope with). */
+static int recheck(evaluator *ev, const ana_report *r, const void *y, const eng_move *best, int nbest,
+                   const eng_move *dec, int ndec, ana_turn *t)
+{
+    bot_budget main = ev->main, chance = ev->chance;
+    int64_t ms = ev->score->ms;
+    scale(&ev->main, r->sims, ms, ANA_CHECK_FACTOR);
+    scale(&ev->chance, r->chance_sims, ms / ANA_DEFAULT_CHANCE_DIV, ANA_CHECK_FACTOR);
+    int rc = value_after(ev, y, best, nbest, &t->best_after);
+    if (!rc)
+        rc = value_after(ev, y, dec, ndec, &t->played_after);
+    ev->main = main;
+    ev->chance = chance;
+    t->checked = true;
+    return rc;
 }
 
 typedef struct played {
@@ -316,17 +355,16 @@ static int analyse(evaluator *ev, ana_report *r, unsigned char *xs, unsigned cha
             t->same = nbest == ndec && !memcmp(best, dec, (size_t)ndec * sizeof *dec);
             moves_text(g, y, dec, ndec, ev->scratch[0], t->played, sizeof t->played);
             moves_text(g, y, best, nbest, ev->scratch[0], t->best, sizeof t->best);
-            if (t->same) {
-                t->best_after = next;
-            } else { /* the best turn valued as the played one is: after it, by the same searches */
-                unsigned char *b = ev->scratch[0];
-                memcpy(b, y, sz);
-                for (int i = 0; i < nbest; i++)
-                    g->apply(b, best[i]);
-                rc = value_at(ev, b, 0, &ev->main, &t->best_after);
-                if (rc)
-                    return rc;
-            }
+            t->played_after = next;
+            t->best_after = next;
+            if (!t->same) /* the best turn valued as the played one is: after it, by the same searches */
+                rc = value_after(ev, y, best, nbest, &t->best_after);
+            judge(t);
+            if (!rc && t->mark)
+                rc = recheck(ev, r, y, best, nbest, dec, ndec, t);
+            if (rc)
+                return rc;
+            judge(t);
             t->played_move = codec->format_move(y, dec, ndec);
             t->best_move = codec->format_move(y, best, nbest);
             if (!t->played_move || !t->best_move)
@@ -346,7 +384,6 @@ static int analyse(evaluator *ev, ana_report *r, unsigned char *xs, unsigned cha
         } else {
             t->before = t->drawn;
         }
-        judge(t);
         next = t->before;
         if (o->progress)
             o->progress(o->progress_ud, n - k, n);

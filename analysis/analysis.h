@@ -40,11 +40,18 @@
  * default, as their average is what counts. */
 #define ANA_DEFAULT_CHANCE_DIV 4
 
-/* Thresholds on the drop of the mover's win probability (the search's
- * preferred turn against the turn played), as the chess sites use them. */
-#define ANA_DROP_INACCURACY 0.10
-#define ANA_DROP_MISTAKE 0.20
-#define ANA_DROP_BLUNDER 0.30
+/* Thresholds on the drop of the mover's win probability, the search's
+ * preferred turn against the turn played: half the chess sites' 10, 20 and
+ * 30 points, as win rates of random playouts pull every position toward
+ * even (a corner given away in the middle of a Reversi game reads as 15 to
+ * 25 points; docs/analysis.md). */
+#define ANA_DROP_INACCURACY 0.05
+#define ANA_DROP_MISTAKE 0.10
+#define ANA_DROP_BLUNDER 0.15
+/* A turn whose drop reaches a threshold is searched again with this many
+ * times the budget (both positions, after the best and the played turn)
+ * before it is marked: the noise of one search is a few points. */
+#define ANA_CHECK_FACTOR 4
 
 /* How the search runs. Zeroed fields take the defaults. */
 typedef struct ana_opts {

@@ -30,13 +30,15 @@ typedef struct ana_turn {
     ana_val drawn;          /* after the draw, with the search's best turn (= before without chance) */
     ana_val after;          /* after the turn played (= the next turn's before) */
     ana_val best_after;     /* after the turn preferred, valued as `after` is (= after when same) */
+    ana_val played_after;   /* after the turn played: `after`, or its value checked again */
+    bool checked;           /* a candidate mark: best_after and played_after searched again */
     char draw[ENG_MOVE_STR_MAX];  /* the chance outcome's text ("" without) */
     char played[ANA_TEXT_MAX];    /* the decisions played, as text */
     char best[ANA_TEXT_MAX];      /* the search's preferred decisions, as text */
     json_t *played_move;    /* the protocol move played (NULL: no decision) */
     json_t *best_move;      /* the protocol move preferred (NULL: no decision) */
     bool same;              /* the turn played is the one preferred */
-    double loss_win;        /* the mover's drop in win probability, best_after to after (>= 0) */
+    double loss_win;        /* the mover's drop in win probability, best_after to played_after (>= 0) */
     double loss_diff;       /* the same in points */
     int mark;               /* enum ana_mark */
 } ana_turn;

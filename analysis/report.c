@@ -89,7 +89,9 @@ static json_t *turn_json(const ana_turn *t, int k)
         json_object_set_new(o, "value", val_json(mv(s, t->drawn.diff), mvp(s, t->drawn.win)));
         json_object_set_new(o, "best_value",
                             val_json(mv(s, t->best_after.diff), mvp(s, t->best_after.win)));
-        json_object_set_new(o, "played_value", val_json(mv(s, t->after.diff), mvp(s, t->after.win)));
+        json_object_set_new(o, "played_value",
+                            val_json(mv(s, t->played_after.diff), mvp(s, t->played_after.win)));
+        json_object_set_new(o, "checked", json_boolean(t->checked));
         json_object_set_new(o, "loss", val_json(t->loss_diff, t->loss_win));
         json_object_set_new(o, "mark", t->mark ? json_string(mark_names[t->mark]) : json_null());
     }
@@ -181,9 +183,8 @@ char *ana_markdown(const ana_report *r)
             tb_printf(&b, "## Marked turns\n\n| turn | player | played | better | win "
                           "probability | points |\n|---|---|---|---|---|---|\n");
         any = true;
-        tb_printf(&b, "| %d | P%d | %s%s%s | %s | %.0f%% → %.0f%% (%s) | %+.1f |\n", k + 1,
-                  t->seat + 1, t->draw[0] ? t->draw : "", t->draw[0] ? ": " : "", t->played,
-                  t->best, 100 * mvp(t->seat, t->best_after.win), 100 * mvp(t->seat, t->after.win),
+        tb_printf(&b, "| %d | P%d | %s | %s | %.0f%% → %.0f%% (%s) | %+.1f |\n", k + 1,
+                  t->seat + 1, t->played, t->best, 100 * mvp(t->seat, t->best_after.win), 100 * mvp(t->seat, t->played_after.win),
                   mark_names[t->mark], -t->loss_diff);
     }
     if (!any)
