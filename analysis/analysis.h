@@ -78,7 +78,10 @@ void ana_free(ana_report *r);
 
 /* The report as JSON (new reference; NULL on no memory): per turn and per
  * player, the layout docs/analysis.md describes ("format":
- * "tessera-analysis"). */
+ * "tessera-analysis"). Write it with ANA_JSON_FLAGS among json_dumps'
+ * flags: its reals have no more digits than a search can tell (0.05, not
+ * 0.050000000000000003). */
+#define ANA_JSON_FLAGS JSON_REAL_PRECISION(7)
 json_t *ana_json(const ana_report *r);
 /* The Markdown summary (malloc'd; NULL on no memory). */
 char *ana_markdown(const ana_report *r);

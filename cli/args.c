@@ -220,3 +220,24 @@ int cli_read_record(const char *path, char **buf, size_t *len, const char **why)
     }
     return CLI_OK;
 }
+
+const char *cli_record_operand(const char *cmd, int argc, char **argv, int first)
+{
+    if (first >= argc) {
+        cli_usage_error(cmd, "which record? (a file, or '-' for standard input)");
+        return NULL;
+    }
+    if (argc - first > 1) {
+        cli_usage_error(cmd, "unexpected argument '%s'", argv[first + 1]);
+        return NULL;
+    }
+    return argv[first];
+}
+
+void cli_print_json(json_t *o)
+{
+    char *text = o ? json_dumps(o, JSON_COMPACT | JSON_ENSURE_ASCII) : NULL;
+    printf("%s\n", text ? text : "{\"valid\":false,\"code\":\"out_of_memory\"}");
+    free(text);
+    json_decref(o);
+}

@@ -93,6 +93,13 @@ char *cli_faults_markdown(const char *dir, const char *rel);
  * permission), CLI_FAIL when reading it fails; *why then says why. */
 int cli_read_record(const char *path, char **buf, size_t *len, const char **why);
 
+/* The one RECORD operand left after the options (argv[first..argc)), or
+ * NULL with what is missing or extra printed (the caller exits CLI_USAGE). */
+const char *cli_record_operand(const char *cmd, int argc, char **argv, int first);
+/* Print o as one compact JSON line (an out-of-memory object when o is NULL
+ * or cannot be written) and drop the reference. */
+void cli_print_json(json_t *o);
+
 /* Seconds on a monotonic clock. */
 double cli_now(void);
 

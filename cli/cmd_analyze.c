@@ -54,14 +54,6 @@ static void progress(void *ud, int turn, int turns)
         fprintf(stderr, "\n");
 }
 
-static void print_json(json_t *o)
-{
-    char *text = o ? json_dumps(o, JSON_COMPACT | JSON_ENSURE_ASCII) : NULL;
-    printf("%s\n", text ? text : "{\"valid\":false,\"code\":\"out_of_memory\"}");
-    free(text);
-    json_decref(o);
-}
-
 static int write_file(const char *cmd, const char *dir, const char *name, const char *text)
 {
     char path[4096];
@@ -85,7 +77,7 @@ static int write_outputs(const char *cmd, const char *dir, const ana_report *r, 
         fprintf(stderr, "tessera %s: cannot make %s: %s\n", cmd, dir, strerror(errno));
         return -1;
     }
-    char *js = j ? json_dumps(j, JSON_INDENT(1) | JSON_ENSURE_ASCII) : NULL;
+    char *js = j ? json_dumps(j, JSON_INDENT(1) | JSON_ENSURE_ASCII | ANA_JSON_FLAGS) : NULL;
     char *md = ana_markdown(r), *svg = ana_svg(r);
     int rc = write_file(cmd, dir, "analysis.json", js) || write_file(cmd, dir, "analysis.md", md) ||
              write_file(cmd, dir, "winprob.svg", svg);
@@ -135,13 +127,11 @@ int cmd_analyze(int argc, char **argv)
         default: return cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
         }
     }
-    if (optind >= argc)
-        return cli_usage_error(cmd, "which record? (a file, or '-' for standard input)");
-    if (argc - optind > 1)
-        return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind + 1]);
+    const char *path = cli_record_operand(cmd, argc, argv, optind);
+    if (!path)
+        return CLI_USAGE;
     if (out_dir && !*out_dir)
         return cli_usage_error(cmd, "--out needs a folder");
-    const char *path = argv[optind];
 
     char *buf = NULL;
     size_t len = 0;
@@ -150,7 +140,7 @@ int cmd_analyze(int argc, char **argv)
     if (rc) {
         fprintf(stderr, "tessera %s: %s: cannot read: %s\n", cmd, path, bad);
         if (as_json)
-            print_json(json_pack("{s:b, s:s, s:s}", "valid", 0, "code", eng_err_code(ENG_EIO),
+            cli_print_json(json_pack("{s:b, s:s, s:s}", "valid", 0, "code", eng_err_code(ENG_EIO),
                                  "reason", bad));
         return rc;
     }
@@ -182,7 +172,7 @@ int cmd_analyze(int argc, char **argv)
         else
             fprintf(stderr, "tessera %s: %s: %s (%s)\n", cmd, path, why.reason, eng_err_code(rc));
         if (as_json)
-            print_json(json_pack("{s:b, s:i, s:s, s:s}", "valid", 0, "turn", why.bad_turn, "code",
+            cli_print_json(json_pack("{s:b, s:i, s:s, s:s}", "valid", 0, "turn", why.bad_turn, "code",
                                  eng_err_code(rc), "reason", why.reason));
         return rc == ENG_ENOMEM || rc == ENG_EINTERNAL ? CLI_FAIL : CLI_USAGE;
     }
@@ -191,7 +181,7 @@ int cmd_analyze(int argc, char **argv)
     if (out_dir && write_outputs(cmd, out_dir, r, j))
         status = CLI_FAIL;
     if (as_json) {
-        char *text = j ? json_dumps(j, JSON_COMPACT | JSON_ENSURE_ASCII) : NULL;
+        char *text = j ? json_dumps(j, JSON_COMPACT | JSON_ENSURE_ASCII | ANA_JSON_FLAGS) : NULL;
         printf("%s\n", text ? text : "{\"valid\":false,\"code\":\"out_of_memory\"}");
         free(text);
     } else {

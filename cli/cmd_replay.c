@@ -57,17 +57,6 @@ static void trace_turn(void *ud, int turn, const json_t *turn_json, const void *
     print_scores(sc, eng_num_players(state));
 }
 
-static void print_json(json_t *o)
-{
-    char *text = o ? json_dumps(o, JSON_COMPACT | JSON_ENSURE_ASCII) : NULL;
-    if (text)
-        printf("%s\n", text);
-    else
-        printf("{\"valid\":false,\"code\":\"out_of_memory\"}\n");
-    free(text);
-    json_decref(o);
-}
-
 int cmd_replay(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -91,11 +80,9 @@ int cmd_replay(int argc, char **argv)
         default: return cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
         }
     }
-    if (optind >= argc)
-        return cli_usage_error(cmd, "which record? (a file, or '-' for standard input)");
-    if (argc - optind > 1)
-        return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind + 1]);
-    const char *path = argv[optind];
+    const char *path = cli_record_operand(cmd, argc, argv, optind);
+    if (!path)
+        return CLI_USAGE;
 
     /* Read: a FILE that is missing, a directory or forbidden is a bad argument. */
     size_t len = 0;
@@ -107,7 +94,7 @@ int cmd_replay(int argc, char **argv)
         if (read_rc == CLI_USAGE)
             fprintf(stderr, "(see `tessera %s --help`)\n", cmd);
         if (as_json)
-            print_json(json_pack("{s:b, s:s, s:s}", "valid", 0, "code", eng_err_code(ENG_EIO),
+            cli_print_json(json_pack("{s:b, s:s, s:s}", "valid", 0, "code", eng_err_code(ENG_EIO),
                                  "reason", bad));
         return read_rc;
     }
@@ -142,7 +129,7 @@ int cmd_replay(int argc, char **argv)
         else
             fprintf(stderr, "tessera %s: %s: %s (%s)\n", cmd, path, r.reason, eng_err_code(rc));
         if (as_json)
-            print_json(json_pack("{s:b, s:i, s:s, s:s}", "valid", 0, "turn", r.bad_turn, "code",
+            cli_print_json(json_pack("{s:b, s:i, s:s, s:s}", "valid", 0, "turn", r.bad_turn, "code",
                                  eng_err_code(rc), "reason", r.reason));
         return rc == ENG_ENOMEM ? CLI_FAIL : CLI_USAGE;
     }
@@ -174,7 +161,7 @@ int cmd_replay(int argc, char **argv)
                       np, "turns", r.turns, "finished", r.finished, "scores", sc);
         if (o && verify)
             json_object_set_new(o, "verified", json_true());
-        print_json(o);
+        cli_print_json(o);
     }
     json_decref(rec);
     return CLI_OK;
