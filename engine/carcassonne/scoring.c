@@ -35,37 +35,39 @@ static int distinct_tiles(const carc_state *s, int root)
     return carc__pop64(seen[0]) + carc__pop64(seen[1]);
 }
 
-/* 3 points per completed city the field touches: a byte per root marks
- * the completed cities seen, without a branch: a segment's missing city, or
- * one not completed, marks byte 255 (no root: there are at most 243). */
+/* 3 points per completed city the field touches, each counted once: a
+ * city's root is counted when its byte in this thread's stamps is not yet
+ * this call's stamp, then stamped (no table to clear per call, none to sum:
+ * the stamps are cleared once every 255 calls). A segment's missing city,
+ * or one not completed, goes to byte 255 (no root: there are at most 243),
+ * stamped before the walk, without a branch. */
+static _Thread_local uint8_t city_stamp[CARC_MAX_NODES];
+static _Thread_local uint8_t city_epoch;
+
 static int field_value(const carc_state *s, int root)
 {
-    uint8_t mark[CARC_MAX_NODES] __attribute__((aligned(16)));
-#ifdef __SSE2__
-    for (int i = 0; i < CARC_MAX_NODES; i += 16)
-        _mm_store_si128((__m128i *)(mark + i), _mm_setzero_si128());
-#else
-    memset(mark, 0, sizeof mark);
-#endif
-    int n = root;
+    if (++city_epoch == 0) {
+        memset(city_stamp, 0, sizeof city_stamp);
+        city_epoch = 1;
+    }
+    unsigned e = city_epoch;
+    uint8_t *stamp = city_stamp;
+    stamp[255] = (uint8_t)e;
+    int count = 0, n = root;
     do {
         const carc_placed *pl = &s->placed[s->tile[n]];
         unsigned fc = carc__fcity[pl->type][n - pl->node0];
-        int c0 = carc__find(s, pl->node0 + (int)(fc & 7u)), c1 = carc__find(s, pl->node0 + (int)(fc >> 8 & 7u));
-        mark[c0 | (carc__opaque(-(int)(((fc & 0x80u) != 0) | (s->open[c0] != 0))) & 0xff)] = 1;
-        mark[c1 | (carc__opaque(-(int)(((fc & 0x8000u) != 0) | (s->open[c1] != 0))) & 0xff)] = 1;
+        int c0 = carc__find(s, pl->node0 + (int)(fc & 7u));
+        c0 |= carc__opaque(-(int)(((fc & 0x80u) != 0) | (s->open[c0] != 0))) & 0xff;
+        count += stamp[c0] != e;
+        stamp[c0] = (uint8_t)e;
+        int c1 = carc__find(s, pl->node0 + (int)(fc >> 8 & 7u));
+        c1 |= carc__opaque(-(int)(((fc & 0x8000u) != 0) | (s->open[c1] != 0))) & 0xff;
+        count += stamp[c1] != e;
+        stamp[c1] = (uint8_t)e;
         n = s->nxt[n];
     } while (n != root);
-    mark[255] = 0;
-    /* the marks' sum: a byte each, at most 243 of them set */
-    uint64_t sum = 0;
-    for (int i = 0; i < CARC_MAX_NODES; i += 8) {
-        uint64_t w;
-        memcpy(&w, mark + i, 8);
-        sum += w;
-    }
-    sum = (sum & 0x00ff00ff00ff00ffULL) + (sum >> 8 & 0x00ff00ff00ff00ffULL);
-    return 3 * (int)((sum * 0x0001000100010001ULL) >> 48);
+    return 3 * count;
 }
 
 /* The value of the feature at root r (see carc_feature_value): a field's
