@@ -25,7 +25,7 @@
 #include "protocol/record.h"
 #include "registry.h"
 #include "storage/db.h"
-#include "journal.h"
+#include "journal/journal.h"
 #include "table.h"
 #include "tournaments.h"
 

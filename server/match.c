@@ -37,7 +37,7 @@
 #include "match_clock.h"
 #include "match_views.h"
 #include "programs.h"
-#include "journal.h"
+#include "journal/journal.h"
 #include "players/player.h"
 #include "protocol/record.h"
 

@@ -23,7 +23,7 @@
 #include "internal.h"
 #include "tokidx.h"
 #include "programs.h"
-#include "journal.h"
+#include "journal/journal.h"
 #include "match_views.h"
 #include "tournaments.h"
 

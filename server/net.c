@@ -43,7 +43,7 @@
 #include "net.h"
 #include "registry.h"
 #include "table.h"
-#include "journal.h"
+#include "journal/journal.h"
 
 /* A WebSocket connection's own (conn_link): the socket, the message being
  * assembled, the write and close state, keep-alive, the rate limit. */

@@ -20,7 +20,7 @@
 
 #include "conn.h"
 #include "internal.h"
-#include "journal.h"
+#include "journal/journal.h"
 #include "registry.h"
 #include "storage/db.h"
 #include "table.h"

@@ -18,7 +18,7 @@
 #include "match.h"
 #include "programs.h"
 #include "registry.h"
-#include "journal.h"
+#include "journal/journal.h"
 #include "table.h"
 #include "tournament/service.h"
 #include "tournaments.h"
