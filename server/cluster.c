@@ -586,7 +586,7 @@ static bool forward_raw(struct cluster *cl, conn *c, int owner, const char *raw,
                         const json_t *msg_id, bool seat)
 {
     if (!redis_up(cl)) {
-        conn_error(c, ENG_EUNAVAILABLE,
+        conn_error(c, WIRE_EUNAVAILABLE,
                    cl->redis_wanted ? "this is on another server, and the link between servers "
                                       "is down; try again shortly"
                                     : "this is on another server of this cluster; connect to it "

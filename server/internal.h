@@ -237,10 +237,9 @@ struct match {
 };
 
 
-/* Error codes, counted by the wire code (errors.h has one entry each). */
-#define SRV_CNT_ERR_(name, wire, msg) +1
-enum { SRV_NERR = 1 ENG_ERR_MAP(SRV_CNT_ERR_) };
-#undef SRV_CNT_ERR_
+/* Error codes, counted by the wire code (0 and the codes of both tables,
+ * protocol/errors.h). */
+enum { SRV_NERR = 1 + WIRE_ERR_COUNT };
 
 /* Why matches ended (result.reason), counted; anything else is "other". */
 #define SRV_REASONS(X)                                                                       \

@@ -66,7 +66,7 @@ static void registered(srv *s, conn *c, const reg_job *j)
         char msg[160];
         snprintf(msg, sizeof msg, "another connection registered as %s; this one no longer is",
                  r->name);
-        conn_error(r->conn, ENG_EREGISTRATION_TAKEN, msg, NULL);
+        conn_error(r->conn, WIRE_EREGISTRATION_TAKEN, msg, NULL);
         r->conn->reg = NULL;
     }
     if (c->reg && c->reg != r)
