@@ -109,6 +109,16 @@ int64_t class__sub_insert(class_service *svc, const student_t *who, const char *
     return *rc == DB_DONE ? id : 0;
 }
 
+bool class__sub_set_shape(class_service *svc, int64_t sub, const char *shape)
+{
+    db_stmt *st = class__prep(svc, "UPDATE class_submissions SET shape = ? WHERE id = ?");
+    if (st) {
+        db_bind_text(st, 1, shape, -1);
+        db_bind_int64(st, 2, sub);
+    }
+    return class__run(svc, st);
+}
+
 bool class__sub_set_main(class_service *svc, int64_t sub, const char *main)
 {
     db_stmt *st = class__prep(svc, "UPDATE class_submissions SET main = ? WHERE id = ?");
