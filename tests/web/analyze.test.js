@@ -4,7 +4,8 @@
 // graph moves the replay to that turn, and at a position whose next turn was
 // not the search's choice the better square is outlined on the board — at
 // 1280×800 and at 390×844, nothing sticking out; the second page gets the
-// stored analysis. The searches are kept small (TESSERA_TEST_ANALYZE_SIMS).
+// stored analysis. A Carcassonne match too: the luck columns, and the better
+// placement drawn as a tile where it would go. The searches are kept small (TESSERA_TEST_ANALYZE_SIMS).
 //
 //   node analyze.test.js --bin build/cli/tessera --web web --out DIR
 'use strict';
@@ -97,3 +98,41 @@ for (const [w, hgt] of [[1280, 800], [390, 844]]) {
     assert.deepEqual(p.problems, []);
   });
 }
+
+/* Step the replay on page p to step k with the arrow keys. */
+async function stepTo(p, k) {
+  const at = () => p.page.evaluate(() => Number(document.querySelector('.replay').dataset.step));
+  for (let i = 0; i < 200 && (await at()) !== k; i++)
+    await p.page.keyboard.press((await at()) > k ? 'ArrowLeft' : 'ArrowRight');
+  await p.page.waitForFunction((n) => document.querySelector('.replay')?.dataset.step === String(n), k);
+}
+
+test('a Carcassonne replay analysed: luck, and the better placement drawn as a tile', async () => {
+  const made = await client.request({type: 'create_match', game: 'carcassonne', seats: [{bot: 'mcts:sims=20'}, {bot: 'random'}]});
+  assert.equal(made.type, 'match_created', JSON.stringify(made));
+  await waitFor(async () => {
+    const l = await client.request({type: 'list_matches', status: 'finished'});
+    return l.matches?.some((x) => x.match === made.match);
+  }, 'the match to finish', 60000);
+  const p = await strictPage(lib, browser.context);
+  pages.push(p);
+  await p.page.setViewportSize({width: 1280, height: 800});
+  await p.page.goto(`${server.url}#/replay/${made.match}`);
+  await p.page.locator('#analyse').click();
+  await p.page.locator('svg.winprob-chart').waitFor({timeout: ms(120000)});
+  const a = (await client.request({type: 'analyze', match: made.match}, 30000)).analysis;
+  assert.equal(a.game, 'carcassonne');
+  assert.match(await p.page.locator('#analysis-players').textContent(), /luck share/);
+  const k = a.turns.findIndex((t) => t.played && !t.same);
+  assert.ok(k >= 0, 'some turn differs from the search\'s choice');
+  await stepTo(p, k);
+  const g = p.page.locator('svg.board g.better');
+  await g.waitFor({timeout: ms(5000)});
+  const at = await g.evaluate((e) => ({...e.dataset}));
+  const best = a.turns[k].best_move;
+  assert.deepEqual([Number(at.x), Number(at.y), Number(at.rot), at.tile], [best.x, best.y, best.rot, a.turns[k].draw]);
+  assert.match(await p.page.locator('#analysis-turn').textContent(), new RegExp(`drew ${a.turns[k].draw}`));
+  assert.deepEqual(await overflow(p.page), []);
+  await p.page.screenshot({path: path.join(O.shots, 'replay-analysis-carcassonne.png')});
+  assert.deepEqual(p.problems, []);
+});

@@ -12,7 +12,10 @@ const MARK_COLOURS = {inaccuracy: '#e0b000', mistake: '#e07000', blunder: '#d010
 /** P1's win probability at each step (0: the start) as an SVG; onPick(step). */
 export function winChart(report, cursor, onPick) {
   const W = 320, H = 120, L = 30, R = 8, TOP = 8, B = 18;
-  const pts = [report.start.win, ...report.turns.map((t) => t.p1_after.win)];
+  const raw = [report.start.win, ...report.turns.map((t) => t.p1_after.win)];
+  // consecutive values come from the two sides' searches, each a little kind to its own side:
+  // weights 1/4, 1/2, 1/4 cancel that swing (docs/analysis.md); the ends are kept as they are
+  const pts = raw.map((p, k) => (k === 0 || k === raw.length - 1 ? p : (raw[k - 1] + 2 * p + raw[k + 1]) / 4));
   const n = Math.max(1, pts.length - 1);
   const X = (k) => L + (k / n) * (W - L - R);
   const Y = (p) => TOP + (1 - p) * (H - TOP - B);
@@ -27,7 +30,7 @@ export function winChart(report, cursor, onPick) {
   svg.append(s('path', {d, fill: 'none', stroke: '#1f5fbf', 'stroke-width': 2, class: 'series'}));
   report.turns.forEach((t, i) => {
     if (!t.mark) return;
-    svg.append(s('circle', {cx: X(i + 1), cy: Y(t.p1_after.win), r: 3.5, fill: MARK_COLOURS[t.mark],
+    svg.append(s('circle', {cx: X(i + 1), cy: Y(pts[i + 1]), r: 3.5, fill: MARK_COLOURS[t.mark],
       class: 'mark', dataset: {turn: t.turn, mark: t.mark}}, [s('title', {text: `turn ${t.turn}: ${t.mark} (${t.played}; better ${t.best})`})]));
   });
   if (cursor !== null && cursor !== undefined)
