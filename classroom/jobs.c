@@ -93,14 +93,28 @@ void class__keep_game(const class_game *g, void *user)
 void class__gate_verdict(done *d, const class_gate *gate)
 {
     d->passed = class_gate_passed(gate, d->st[0].points, d->st[0].games);
-    const char *fault = "";
-    int64_t nfault = 0;
+    const char *fault = "", *theirs = "";
+    int64_t nfault = 0, ntheirs = 0;
     for (int k = 0; k < d->ngames; k++) {
         const class_game *g = &d->games[k].g;
         if (g->culprit >= 0 && g->who[g->culprit] == 0) {
             if (!nfault++)
                 fault = g->verdict;
+        } else if (g->culprit >= 0) {
+            if (!ntheirs++)
+                theirs = g->verdict;
         }
+    }
+    if (ntheirs) {
+        /* a win over a reference that crashed or timed out proves nothing:
+         * the gate is broken, and the submission is not judged by it */
+        d->passed = false;
+        d->broken = true;
+        snprintf(d->verdict, sizeof d->verdict,
+                 "broken: the opponent %.150s lost %lld of %lld games by a fault of its own, "
+                 "first: %.150s",
+                 gate->opponent, (long long)ntheirs, (long long)d->st[0].games, theirs);
+        return;
     }
     int n = snprintf(d->verdict, sizeof d->verdict,
                      "%s: scored %.1f of %lld (%.0f%%, needs %.0f%%) against %.200s",
@@ -118,7 +132,7 @@ void class__gate_verdict(done *d, const class_gate *gate)
 
 static void run_ladder(class_service *svc, job *j)
 {
-    int passed = 0;
+    int passed = 0, broken = -1;
     char last[CLASS_VERDICT_MAX] = "";
     for (int i = 0; i < j->ngates; i++) {
         done *d = calloc(1, sizeof *d);
@@ -127,6 +141,7 @@ static void run_ladder(class_service *svc, job *j)
         d->kind = DONE_GATE;
         d->course = j->course;
         d->submission = j->submission;
+        d->run = j->run;
         d->gate = i;
         d->gatedef = j->gates[i];
         const char *specs[2] = {j->spec, j->gates[i].opponent};
@@ -159,6 +174,8 @@ static void run_ladder(class_service *svc, job *j)
         class__gate_verdict(d, &j->gates[i]);
         snprintf(last, sizeof last, "gate %d %.380s", i + 1, d->verdict);
         bool ok = d->passed;
+        if (d->broken)
+            broken = i;
         post(svc, d);
         if (!ok)
             break;
@@ -170,11 +187,26 @@ static void run_ladder(class_service *svc, job *j)
     d->kind = DONE_SUB;
     d->course = j->course;
     d->submission = j->submission;
+    d->run = j->run;
     d->gates_passed = passed;
-    d->qualified = passed >= j->qualify;
-    snprintf(d->verdict, sizeof d->verdict, "%s %d of %d gates; %.360s",
-             d->qualified ? "qualified:" : "not qualified:", passed, j->ngates, last);
+    if (broken >= 0) {
+        class__not_judged(d, broken, last);
+    } else {
+        d->qualified = passed >= j->qualify;
+        snprintf(d->verdict, sizeof d->verdict, "%s %d of %d gates; %.360s",
+                 d->qualified ? "qualified:" : "not qualified:", passed, j->ngates, last);
+    }
     post(svc, d);
+}
+
+void class__not_judged(done *d, int gate, const char *gate_verdict)
+{
+    d->qualified = false;
+    d->broken = true;
+    snprintf(d->verdict, sizeof d->verdict,
+             "not judged: gate %d is broken, not your bot (%.250s); the instructor is told, and "
+             "your submission is played again once the gate is fixed",
+             gate + 1, gate_verdict);
 }
 
 static void run_final(class_service *svc, job *j)
@@ -185,6 +217,7 @@ static void run_final(class_service *svc, job *j)
     d->kind = DONE_FINAL;
     d->course = j->course;
     d->n = j->n;
+    d->format = j->format;
     d->students = malloc((size_t)j->n * sizeof *d->students);
     d->subs = malloc((size_t)j->n * sizeof *d->subs);
     d->fst = calloc((size_t)j->n, sizeof *d->fst);
@@ -244,6 +277,7 @@ static void *worker_main(void *arg)
                 d->kind = DONE_START;
                 d->course = j->course;
                 d->submission = j->submission;
+                d->run = j->run;
                 snprintf(d->verdict, sizeof d->verdict, "gate 1: playing against %.300s",
                          j->gates[0].opponent);
                 post(svc, d);
@@ -291,6 +325,24 @@ void class__workers_stop(class_service *svc)
     svc->jobs_tail = NULL;
 }
 
+void class__drop_jobs(class_service *svc, int64_t course, int64_t sub)
+{
+    pthread_mutex_lock(&svc->lock);
+    job **pp = &svc->jobs;
+    svc->jobs_tail = NULL;
+    while (*pp) {
+        job *j = *pp;
+        if (j->course == course && !j->final && (sub == 0 || j->submission == sub)) {
+            *pp = j->next;
+            class__job_free(j);
+        } else {
+            svc->jobs_tail = j;
+            pp = &j->next;
+        }
+    }
+    pthread_mutex_unlock(&svc->lock);
+}
+
 void class__push_job(class_service *svc, job *j)
 {
     pthread_mutex_lock(&svc->lock);
@@ -308,6 +360,12 @@ void class__push_job(class_service *svc, job *j)
 
 void class__apply(class_service *svc, done *d)
 {
+    /* a submission played again (or deleted) since: this result is stale */
+    if (d->submission && class__sub_run(svc, d->submission) != d->run) {
+        class__log(svc, CLASS_LOG_DEBUG, "course_result_dropped", "{s:I, s:I}", "course",
+                   (json_int_t)d->course, "submission", (json_int_t)d->submission);
+        return;
+    }
     if (d->kind == DONE_START) {
         class__sub_started(svc, d->submission, d->verdict);
         return;
