@@ -122,6 +122,11 @@ bool class_file_name_ok(const char *name);
 int class_check_file(class_kind kind, const char *name, const unsigned char *data, size_t len,
                      char *err, size_t errcap);
 
+/* Make text well-formed UTF-8 in place: every byte that does not begin a
+ * well-formed sequence becomes '?' (a verdict cut at a byte count, a
+ * program's stderr); the JSON of the pages takes nothing else. */
+void class_utf8_fix(char *text);
+
 /* ---- gates ------------------------------------------------------------------------------- */
 
 typedef struct class_gate {

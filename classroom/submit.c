@@ -329,7 +329,11 @@ static void upload_done(void *arg, int status)
     if (u->rc == 0 && svc->stopping) {
         upload_error(u, ENG_ESHUTTING_DOWN, "the server is shutting down; send it again later");
         u->reason = NULL;
-    } else if (u->rc == 0 && (have = class__course_load(svc, u->who.course, &crs))) {
+    } else if (u->rc == 0 && !(have = class__course_load(svc, u->who.course, &crs))) {
+        /* deleted while the files were checked */
+        upload_error(u, ENG_EBAD_TOKEN, "no student has that token");
+        u->reason = "bad_token";
+    } else if (u->rc == 0) {
         /* the deadline may have passed while the files were checked */
         char why[120];
         const char *closed = closed_to(&crs, &u->who, now, why, sizeof why);

@@ -21,7 +21,7 @@
 #include "analysis/analysis.h"
 #include "analyze.h"
 #include "conn.h"
-#include "journal.h"
+#include "journal/journal.h"
 #include "match.h"
 #include "storage/db.h"
 
@@ -184,11 +184,11 @@ static void done(void *arg, int status)
     if (!j->rc)
         cache_put(j->s, j->match, j->text);
     srv_log(j->rc ? LOG_WARN : LOG_INFO, "analysed", "{s:s, s:s, s:i}", "match", j->match, "code",
-            j->rc ? eng_err_code(j->rc) : "ok", "waiters", j->nw);
+            j->rc ? wire_err_code(j->rc) : "ok", "waiters", j->nw);
     for (int i = 0; i < j->nw; i++) {
         conn *c = conn_find(j->s, j->w[i].conn);
         if (c && j->rc)
-            conn_error(c, j->rc, j->reason[0] ? j->reason : eng_err_message(j->rc), j->w[i].id);
+            conn_error(c, j->rc, j->reason[0] ? j->reason : wire_err_message(j->rc), j->w[i].id);
         else if (c)
             send_report(c, j->w[i].id, j->match, j->text, false);
         json_decref(j->w[i].id);
@@ -212,7 +212,7 @@ void analyze_handle(conn *c, const proto_msg *m)
     srv *s = c->srv;
     match *x = m->match ? match_find_stored(s, m->match) : NULL;
     if (!x) {
-        conn_error(c, ENG_EUNKNOWN_MATCH, "no match with that id", m->id);
+        conn_error(c, WIRE_EUNKNOWN_MATCH, "no match with that id", m->id);
         return;
     }
     if (x->status != MATCH_FINISHED) {
