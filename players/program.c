@@ -67,7 +67,8 @@ typedef struct program {
     json_t *retry_error;
     int retry_turn;
 
-    double cpu0;         /* the process's CPU time when the turn began, ms (-1: not in a turn) */
+    double cpu0;         /* the program's CPU time when the turn began, ms (-1: not in a turn) */
+    double turn_t0;      /* when the turn began (bot_now_ms) */
     int answers;         /* turns the running process has answered */
     bool quiet;          /* catching up (player_resume): nothing is sent */
     const json_t *extra; /* fields added to every message (the player's cfg), or NULL */
@@ -145,11 +146,20 @@ static int start_process(player *p, program *pr, player_result *out)
     }
     pr->prot = sandbox_protections(pr->sb);
     pr->answers = 0;
-    if (!pr->stateless && pr->in_game) {
-        json_t *state = pr->w->state(pr->cur);
-        stdio_game gm = game_of(p, pr);
-        send_msg(pr, stdio_start(&gm, pr->history, state));
-        json_decref(state);
+    /* the program's log says which file runs (a student's interpreter) */
+    char what[SANDBOX_CMD_MAX + 128];
+    sandbox_cmd_describe(&pr->cmd, what, sizeof what);
+    sandbox_note(pr->sb, what);
+    if (!pr->stateless) {
+        /* a long-running program runs only in its turns: its start-up too
+         * (docs/stdio.md, "Time") */
+        sandbox_pause(pr->sb);
+        if (pr->in_game) {
+            json_t *state = pr->w->state(pr->cur);
+            stdio_game gm = game_of(p, pr);
+            send_msg(pr, stdio_start(&gm, pr->history, state));
+            json_decref(state);
+        }
     }
     return 0;
 }
@@ -507,15 +517,23 @@ static player_verdict answer(player *p, program *pr, const void *st, double dead
             return PLAYER_OK;
         }
         case SANDBOX_TIMEOUT: {
-            sandbox_status s;
-            sandbox_get_status(pr->sb, &s);
             double allowed = out->wall_ms;
             kill_for(pr, out);
             return player__fail(
-                out, PLAYER_TIME_LIMIT, "no move within %.0f ms (CPU %.0f ms)%s", allowed, s.cpu_ms,
-                s.cpu_ms < allowed / 10 ? ": it hardly ran: is it waiting for input, or holding "
-                                          "its move in an unflushed buffer?"
-                                        : "");
+                out, PLAYER_TIME_LIMIT, "no move within %.0f ms (CPU %.0f ms)%s", allowed,
+                out->cpu_ms,
+                out->cpu_ms < allowed / 10 ? ": it hardly ran: is it waiting for input, or "
+                                             "holding its move in an unflushed buffer?"
+                                           : "");
+        }
+        case SANDBOX_CPU_LIMIT: {
+            double allowed = out->wall_ms;
+            double wall = bot_now_ms() - pr->turn_t0;
+            kill_for(pr, out);
+            return player__fail(out, PLAYER_TIME_LIMIT,
+                                "used %.0f ms of CPU (all its processes and threads together) "
+                                "in %.0f ms, past its %.0f ms",
+                                out->cpu_ms, wall, allowed);
         }
         case SANDBOX_STOPPED:
             kill_for(pr, out);
@@ -592,6 +610,15 @@ static player_verdict po_turn(player *p, const void *st, double deadline_ms,
 
     player_verdict v;
     for (int attempt = 0;; attempt++) {
+        pr->cpu0 = sandbox_cpu_ms(pr->sb);
+        pr->turn_t0 = bot_now_ms();
+        if (!pr->stateless) {
+            /* paused since its last turn: it reads what came meanwhile
+             * first, and what it prints then answers that, not this turn */
+            sandbox_resume(pr->sb);
+            if (deadline_ms > pr->turn_t0)
+                sandbox_settle(pr->sb, pr->turn_t0 + (deadline_ms - pr->turn_t0) / 2);
+        }
         /* lines printed outside the turn */
         char stray[64];
         int strays = sandbox_strays(pr->sb, stray, sizeof stray);
@@ -599,7 +626,6 @@ static player_verdict po_turn(player *p, const void *st, double deadline_ms,
             player__note(out, "%d line%s printed outside its turn ignored ('%s')", strays,
                          strays > 1 ? "s" : "", stray);
         sandbox_new_window(pr->sb);
-        pr->cpu0 = sandbox_cpu_ms(pr->sb);
         if (pr->retry_error && pr->retry_turn == pr->turns + 1)
             send_msg(pr, json_incref(pr->retry_error));
         json_t *state = pr->w->state(st), *legal = pr->w->legal(st);
@@ -613,7 +639,13 @@ static player_verdict po_turn(player *p, const void *st, double deadline_ms,
         json_decref(legal);
         out->wall_ms = (double)left; /* the allowance, for the time-out's message */
         pr->quit = false;
+        /* its think time is the CPU of all its processes: past the turn's
+         * allowance it is a time-out, whatever the clock says */
+        sandbox_set_cpu_limit(pr->sb, pr->cpu0 + (double)(deadline_ms - pr->turn_t0));
+        sandbox_resume(pr->sb);
         v = answer(p, pr, st, deadline_ms, stop, out);
+        if (pr->sb && !pr->stateless)
+            sandbox_pause(pr->sb);
         if (!pr->quit || attempt > 0)
             break;
         /* the program quit after its last move (which it may): once more */
@@ -694,10 +726,15 @@ int player__program_init(player *p, const char *cmdline, bool stateless, char *e
     if (!w)
         return eng_seterr(err, errcap, ENG_EUNKNOWN_GAME,
                           "%s has no wire codec: external programs cannot play it", p->g->name);
+    /* untrusted programs run fully isolated, or not at all (unless the
+     * operator opted out): refused here, with what is missing */
+    int rc = sandbox_check(err, errcap);
+    if (rc)
+        return rc;
     program *pr = calloc(1, sizeof *pr);
     if (!pr)
         return eng_seterr(err, errcap, ENG_ENOMEM, "out of memory");
-    int rc = sandbox_cmd_parse(cmdline, &p->cfg.limits, &pr->cmd, err, errcap);
+    rc = sandbox_cmd_parse(cmdline, &p->cfg.limits, &pr->cmd, err, errcap);
     if (rc) {
         free(pr);
         return rc;

@@ -151,7 +151,8 @@ test('a program seat of a match live at a kill -9 resumes: started again with th
   const spect = await Client.connect(srv.url, { name: 'spect' });
   await spect.request({ type: 'spectate', match: m.match }, 'spectating');
   await spect.expect((u) => u.type === 'update' && u.turn >= 12, 30000 * SLOW);
-  assert.equal(withMarker(marker).length, 1, 'the program runs');
+  /* the program, and bubblewrap's two processes around it */
+  assert.ok(withMarker(marker).length >= 1, 'the program runs');
   await srv.kill9();
   /* it dies with the server (bound to the thread that started it) */
   for (let i = 0; i < 50 && withMarker(marker).length; i++)
