@@ -25,10 +25,16 @@
  *
  * Resume tokens are found through a hash table (token -> match, seat), kept
  * as tokens are made or restored and as matches are freed: `resume` costs
- * the same with five matches or five thousand.
+ * the same with five matches or five thousand. Seat tokens are kept as
+ * their SHA-256 (access_token_hash), never as text: the index, the seats
+ * and the journal hold hashes; the text exists only in the reply that hands
+ * a token out and in the message that presents it.
  */
 #include <stdlib.h>
 #include <string.h>
+
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
 
 #include "access.h"
 #include "conn.h"
@@ -49,13 +55,49 @@ static uint64_t hash_str(const char *s)
     return h ^ (h >> 29);
 }
 
+/* ---- tokens at rest ------------------------------------------------------------------ */
+
+void access_token_hash(const char *token, char out[SRV_TOKEN_HASH_LEN + 1])
+{
+    static const char hex[] = "0123456789abcdef";
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned int n = 0;
+    out[0] = 0;
+    if (!EVP_Digest(token, strlen(token), md, &n, EVP_sha256(), NULL) || n * 2 != SRV_TOKEN_HASH_LEN)
+        return; /* an empty hash matches nothing (access_token_ok): fail closed */
+    for (unsigned i = 0; i < n; i++) {
+        out[2 * i] = hex[md[i] >> 4];
+        out[2 * i + 1] = hex[md[i] & 15];
+    }
+    out[SRV_TOKEN_HASH_LEN] = 0;
+}
+
+bool access_token_ok(const char *token, const char *hash)
+{
+    if (!token || strlen(hash) != SRV_TOKEN_HASH_LEN)
+        return false;
+    char h[SRV_TOKEN_HASH_LEN + 1];
+    access_token_hash(token, h);
+    return h[0] && CRYPTO_memcmp(h, hash, SRV_TOKEN_HASH_LEN) == 0;
+}
+
+bool access_token_upgrade(char field[SRV_TOKEN_HASH_LEN + 1])
+{
+    if (strlen(field) != SRV_TOKEN_LEN)
+        return false;
+    char h[SRV_TOKEN_HASH_LEN + 1];
+    access_token_hash(field, h);
+    memcpy(field, h, sizeof h);
+    return true;
+}
+
 /* ---- resume tokens ------------------------------------------------------------------- */
 
 typedef struct tok_node {
     struct tok_node *next;
     match *m;
     int seat;
-    char token[SRV_TOKEN_LEN + 1];
+    char token[SRV_TOKEN_HASH_LEN + 1]; /* the hash (access_token_hash) */
 } tok_node;
 
 struct tokidx {
@@ -140,6 +182,21 @@ void tokidx_remove_match(srv *s, const match *m)
                 break;
             }
     }
+}
+
+void tokidx_remove(srv *s, const char *token)
+{
+    struct tokidx *t = s->tokidx;
+    if (!t || !t->nb || !token[0])
+        return;
+    for (tok_node **pp = &t->b[hash_str(token) & (t->nb - 1)]; *pp; pp = &(*pp)->next)
+        if (strcmp((*pp)->token, token) == 0) {
+            tok_node *x = *pp;
+            *pp = x->next;
+            free(x);
+            t->n--;
+            return;
+        }
 }
 
 size_t tokidx_count(const srv *s)

@@ -883,6 +883,7 @@ bool cluster_route(conn *c, const proto_msg *m, const char *raw, size_t len)
     if (!cl || c->remote)
         return false; /* a remote connection's messages were routed by its edge */
     const char *id = NULL, *token = NULL;
+    char token_hash[SRV_TOKEN_HASH_LEN + 1];
     switch (m->type) {
     case PROTO_JOIN:
     case PROTO_SPECTATE:
@@ -902,9 +903,12 @@ bool cluster_route(conn *c, const proto_msg *m, const char *raw, size_t len)
         }
         break;
     case PROTO_RESUME:
-        if (!m->resume_token || tokidx_find(c->srv, m->resume_token, &(int){0}))
+        if (!m->resume_token)
             return false;
-        token = m->resume_token;
+        access_token_hash(m->resume_token, token_hash); /* tokens are kept hashed */
+        if (!token_hash[0] || tokidx_find(c->srv, token_hash, &(int){0}))
+            return false;
+        token = token_hash;
         break;
     case PROTO_REGISTER:
     case PROTO_UNREGISTER:

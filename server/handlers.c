@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <openssl/crypto.h>
+
 #include "access.h"
 #include "cluster.h"
 #include "conn.h"
@@ -162,7 +164,8 @@ static void create(conn *c, const proto_msg *m)
     char key[48];
     if (access_create_check(c, m, m->admin_token != NULL, key, sizeof key))
         return;
-    match_opts opts = {.admin = m->admin_token != NULL};
+    char joins[ENG_MAX_PLAYERS][SRV_TOKEN_LEN + 1];
+    match_opts opts = {.admin = m->admin_token != NULL, .join_tokens = joins};
     match *x = match_create_ex(c->srv, m, &opts, &code, err, sizeof err);
     if (!x) {
         conn_error(c, code, err, m->id);
@@ -174,10 +177,10 @@ static void create(conn *c, const proto_msg *m)
     json_t *seats = json_array();
     for (int i = 0; i < x->nseats; i++)
         if (x->seats[i].kind == SEAT_OPEN)
-            json_array_append_new(seats,
-                                  json_pack("{s:i, s:s}", "seat", i, "token", x->seats[i].token));
+            json_array_append_new(seats, json_pack("{s:i, s:s}", "seat", i, "token", joins[i]));
     json_object_set_new(r, "seats", seats);
     conn_send(c, r);
+    OPENSSL_cleanse(joins, sizeof joins); /* the match keeps their hashes only */
     table_attach_remote(x);
     match_advance(x);
 }
@@ -202,7 +205,7 @@ static void join(conn *c, const proto_msg *m)
         return;
     }
     struct seat *t = &x->seats[m->seat];
-    if (strcmp(t->token, m->token) != 0) {
+    if (!access_token_ok(m->token, t->token)) {
         conn_error(c, ENG_EBAD_TOKEN, "the token does not match this seat", m->id);
         return;
     }
@@ -210,31 +213,45 @@ static void join(conn *c, const proto_msg *m)
         conn_error(c, ENG_EMATCH_OVER, "the match has already ended", m->id);
         return;
     }
-    if (t->conn && t->conn != c) {
+    if (t->conn) {
         conn_error(c, ENG_ESEAT_TAKEN,
-                   "another connection holds this seat; use resume with the resume token", m->id);
+                   "a connection holds this seat; use resume with the resume token", m->id);
         return;
     }
-    table_take_seat(c, x, m->seat, "joined", m->id);
+    /* a join token is spent once its seat is taken: from then on the seat
+     * is the resume token's (its holder's), and the join token hands out
+     * nothing */
+    if (t->joined) {
+        conn_error(c, ENG_EBAD_TOKEN,
+                   "this seat was joined already and its join token is spent: reconnect with "
+                   "resume and the resume token the join gave",
+                   m->id);
+        return;
+    }
+    table_take_seat(c, x, m->seat, "joined", NULL, m->id);
 }
 
 static void resume(conn *c, const proto_msg *m)
 {
     /* through the token index (access.c), not a scan of every seat */
     int i;
-    match *x = tokidx_find(c->srv, m->resume_token, &i);
+    char h[SRV_TOKEN_HASH_LEN + 1];
+    access_token_hash(m->resume_token ? m->resume_token : "", h);
+    match *x = h[0] ? tokidx_find(c->srv, h, &i) : NULL;
     if (x && !x->closing && i < x->nseats &&
         (x->seats[i].kind == SEAT_OPEN || x->seats[i].kind == SEAT_REMOTE) &&
-        strcmp(x->seats[i].resume, m->resume_token) == 0) {
+        access_token_ok(m->resume_token, x->seats[i].resume)) {
         if (x->status == MATCH_FINISHED) {
             conn_error(c, ENG_EMATCH_OVER, "the match has already ended", m->id);
             return;
         }
-        table_take_seat(c, x, i, "resumed", m->id);
+        table_take_seat(c, x, i, "resumed", m->resume_token, m->id);
         return;
     }
-    /* a finished match may no longer be held in memory: ask the journal */
-    if (c->srv->db && store_resume_status(c->srv, m->resume_token) == MATCH_FINISHED)
+    /* a finished match may no longer be held in memory: ask the journal (a
+     * journal of before hashed tokens indexed their text) */
+    if (c->srv->db && (store_resume_status(c->srv, h) == MATCH_FINISHED ||
+                       store_resume_status(c->srv, m->resume_token) == MATCH_FINISHED))
         conn_error(c, ENG_EMATCH_OVER, "the match has already ended", m->id);
     else
         conn_error(c, ENG_EBAD_TOKEN, "no seat has that resume token", m->id);

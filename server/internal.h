@@ -167,8 +167,9 @@ struct seat {
     char name[PROTO_NAME_MAX + 1];
     char spec[PROTO_SPEC_MAX + 1];    /* bot spec (SEAT_BOT) */
     bot *bot;                         /* in-process bot (SEAT_BOT) */
-    char token[SRV_TOKEN_LEN + 1];    /* join token (SEAT_OPEN) */
-    char resume[SRV_TOKEN_LEN + 1];   /* resume token, set at the first join */
+    char token[SRV_TOKEN_HASH_LEN + 1];  /* join token's hash (SEAT_OPEN; access_token_hash);
+                                          * spent once the seat is joined */
+    char resume[SRV_TOKEN_HASH_LEN + 1]; /* resume token's hash, made at the first join */
     conn *conn;                       /* connection playing it now, or NULL (table.c) */
     bool joined;                      /* joined at least once */
     bool takeover;                    /* the server plays random moves for it */
@@ -448,7 +449,7 @@ struct srv {
     struct tokidx *tokidx;            /* resume token -> seat (access.c) */
     uv_timer_t expiry_timer;          /* sweeps waiting matches past their expiry */
     /* admin, registered bots, programs, tournaments */
-    char admin_token[SRV_TOKEN_LEN + 1];
+    char admin_hash[SRV_TOKEN_HASH_LEN + 1]; /* the admin token's (access_token_hash) */
     regbot *regbots;     /* registered bots seen since start */
     int hashing;         /* secret hashes on the thread pool */
     struct progs *progs; /* program workers (programs.c) */

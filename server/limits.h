@@ -178,6 +178,10 @@
 /* Lengths of generated ids and tokens (random base32 characters). */
 #define SRV_MATCH_ID_LEN 8
 #define SRV_TOKEN_LEN 24
+/* How a token is kept (memory, journal): the SHA-256 of its text in hex.
+ * A token holds 120 random bits, so a plain hash (no salt, no stretching)
+ * cannot be reversed by guessing; a stolen journal opens no seat. */
+#define SRV_TOKEN_HASH_LEN 64
 
 /* A graceful shutdown tells every connection why and closes it (1001 going
  * away), then waits for the clients to answer the close, this long at most:

@@ -1327,7 +1327,13 @@ match *match_create_ex(srv *s, const proto_msg *msg, const match_opts *opts, int
             t->name[len] = 0;
         }
         if (t->kind == SEAT_OPEN) {
-            random_ok = random_ok && srv_random_token(t->token, SRV_TOKEN_LEN) == 0;
+            /* kept as its hash; the text goes to the creator only */
+            char text[SRV_TOKEN_LEN + 1];
+            random_ok = random_ok && srv_random_token(text, SRV_TOKEN_LEN) == 0;
+            if (random_ok)
+                access_token_hash(text, t->token);
+            if (opts && opts->join_tokens)
+                memcpy(opts->join_tokens[i], text, sizeof text);
             open = true;
         }
         t->bank_ms = m->tc.bank_ms;
@@ -1448,6 +1454,10 @@ match *match_restore(srv *s, const match_restore_spec *stored, char *err, size_t
         snprintf(t->spec, sizeof t->spec, "%s", spec);
         snprintf(t->token, sizeof t->token, "%s", token);
         snprintf(t->resume, sizeof t->resume, "%s", res);
+        /* a journal of before hashed tokens: hashed now (the seats row and
+         * the token index get the hashes with the next write) */
+        access_token_upgrade(t->token);
+        access_token_upgrade(t->resume);
         t->bank_ms = bank;
         t->grace_ms = grace;
         t->joined = joined;

@@ -59,6 +59,9 @@ typedef struct match_opts {
     uint64_t seed;
     bool has_seat_seeds; /* seed each in-process bot with seat_seed[seat] */
     uint64_t seat_seed[ENG_MAX_PLAYERS];
+    /* out (may be NULL): the join tokens of the open seats, as text (the
+     * match keeps their hashes only) — for the reply that hands them out */
+    char (*join_tokens)[SRV_TOKEN_LEN + 1];
 } match_opts;
 /* match_create with options (opts may be NULL: none). */
 match *match_create_ex(srv *s, const proto_msg *msg, const match_opts *opts, int *code, char *err,

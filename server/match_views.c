@@ -215,13 +215,14 @@ json_t *match_summary(const match *m)
     return o;
 }
 
-json_t *match_table_view(const match *m, const char *type, int seat, const json_t *id)
+json_t *match_table_view(const match *m, const char *type, int seat, const char *resume,
+                         const json_t *id)
 {
     json_t *r = proto_reply(type, id);
     json_object_set_new(r, "match", json_string(m->id));
     if (seat >= 0) {
         json_object_set_new(r, "seat", json_integer(seat));
-        json_object_set_new(r, "resume_token", json_string(m->seats[seat].resume));
+        json_object_set_new(r, "resume_token", json_string(resume ? resume : ""));
     }
     json_object_set_new(r, "game", json_string(m->g->name));
     json_object_set_new(r, "rules", wire_rules_json(m->g, &m->rules));

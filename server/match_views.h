@@ -22,7 +22,8 @@ const char *match_status_name(int status);
 json_t *match_summary(const match *m);
 /* The whole table view sent as joined/resumed/spectating (`type`), with the
  * seat's resume token when seat >= 0, echoing id (new reference). */
-json_t *match_table_view(const match *m, const char *type, int seat, const json_t *id);
+json_t *match_table_view(const match *m, const char *type, int seat, const char *resume,
+                         const json_t *id);
 /* Seats view: kind, name, connected (new reference). */
 json_t *match_seats_json(const match *m);
 /* Clock view per seat (new reference). */

@@ -4,14 +4,17 @@
  * The admin token. Acts that run code on the server's machine or spend its
  * resources for others — seating an external program (cmd:), seating a
  * registered bot, creating and steering tournaments — need it. It is made
- * from getrandom(2) on the first start, kept in the journal's meta table
- * (the database is already the server's secret store: it holds every
- * match's chance seed; servers sharing one PostgreSQL database share the
- * token: the first to store one wins, the others read it), printed once on
- * stderr and in the log by the server that made it, and written
- * at every start to --admin-token-file (mode 0600) for scripts. A message
- * without it, or with another one, is refused with `forbidden`; the
- * comparison takes the same time whatever the token.
+ * from getrandom(2) on the first start and kept in the journal's meta table
+ * as its SHA-256 only ("admin_token_sha256"; servers sharing one PostgreSQL
+ * database share the token: the first to store one wins, the others read
+ * its hash). Its text is printed once on stderr and in the log by the
+ * server that made it, and written then to --admin-token-file (mode 0600)
+ * for scripts; a later start keeps a file that holds the token and warns
+ * about one that does not (the text cannot be made again from the hash).
+ * A database of before (the text under "admin_token") is hashed at the
+ * first start that sees it and its text deleted. A message without the
+ * token, or with another one, is refused with `forbidden`; the comparison
+ * (of hashes) takes the same time whatever the token.
  *
  * Registered bots (docs/protocol.md, "Registered bots"). A connection
  * registers under a name with a secret; the first registration of a name
@@ -35,6 +38,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "access.h"
 #include "conn.h"
 #include "internal.h"
 #include "registry.h"
@@ -72,10 +76,10 @@ static int write_token_file(const char *path, const char *token, char *err, size
     return 0;
 }
 
-/* The token stored under `key` in the meta table into out (SRV_TOKEN_LEN + 1
- * bytes): 1 when there is a well-formed one, 0 when there is none, or a DB_E*
+/* The value stored under `key` in the meta table into out (len + 1 bytes):
+ * 1 when there is one of len characters, 0 when there is none, or a DB_E*
  * code. */
-static int read_meta_token(db_conn *db, const char *key, char *out)
+static int read_meta_len(db_conn *db, const char *key, size_t len, char *out)
 {
     db_stmt *q = NULL;
     int rc = db_prepare(db, "SELECT value FROM meta WHERE key=?", &q);
@@ -86,13 +90,82 @@ static int read_meta_token(db_conn *db, const char *key, char *out)
     int found = rc < 0 ? rc : 0;
     if (rc == DB_ROW) {
         const char *v = db_column_text(q, 0);
-        if (v && strlen(v) == SRV_TOKEN_LEN) {
-            memcpy(out, v, SRV_TOKEN_LEN + 1);
+        if (v && strlen(v) == len) {
+            memcpy(out, v, len + 1);
             found = 1;
         }
     }
     db_finalize(q);
     return found;
+}
+
+static int read_meta_token(db_conn *db, const char *key, char *out)
+{
+    return read_meta_len(db, key, SRV_TOKEN_LEN, out);
+}
+
+/* Store value under key unless a value is there already: true when the
+ * statement ran (read the key back to know whose value it holds). */
+static bool put_meta_once(db_conn *db, const char *key, const char *value)
+{
+    db_stmt *q = NULL;
+    bool ok = db_prepare(db, "INSERT INTO meta(key, value) VALUES(?, ?) ON CONFLICT(key) DO NOTHING",
+                         &q) == DB_OK &&
+              db_bind_text(q, 1, key, -1) == DB_OK && db_bind_text(q, 2, value, -1) == DB_OK &&
+              db_step(q) == DB_DONE;
+    db_finalize(q);
+    return ok;
+}
+
+/* Does the file at path hold the token whose hash is `hash`? */
+static bool token_file_holds(const char *path, const char *hash)
+{
+    char line[SRV_TOKEN_LEN + 8] = "";
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return false;
+    bool got = fgets(line, sizeof line, f) != NULL;
+    fclose(f);
+    line[strcspn(line, "\r\n")] = 0;
+    return got && access_token_ok(line, hash);
+}
+
+/* The admin token's hash into s->admin_hash, made when there is none (its
+ * text then into text, and *made set) or taken over from a database of
+ * before (its text into text). */
+static int admin_token_load(srv *s, char *text, bool *made, char *err, size_t errcap)
+{
+    db_conn *db = store_db(s);
+    *made = false;
+    text[0] = 0;
+    int found = read_meta_len(db, "admin_token_sha256", SRV_TOKEN_HASH_LEN, s->admin_hash);
+    if (found == 0) {
+        char mine[SRV_TOKEN_HASH_LEN + 1];
+        int old = read_meta_token(db, "admin_token", text); /* before hashing */
+        if (old == 0 && srv_random_token(text, SRV_TOKEN_LEN) != 0) {
+            snprintf(err, errcap, "no random bytes for the admin token (getrandom failed)");
+            return ENG_EINTERNAL;
+        }
+        if (old >= 0) {
+            access_token_hash(text, mine);
+            found = put_meta_once(db, "admin_token_sha256", mine)
+                        ? read_meta_len(db, "admin_token_sha256", SRV_TOKEN_HASH_LEN, s->admin_hash)
+                        : -1;
+            if (found == 1 && old == 1)
+                found = db_exec(db, "DELETE FROM meta WHERE key='admin_token'") == DB_OK ? 1 : -1;
+        } else {
+            found = old;
+        }
+        if (found == 1 && strcmp(s->admin_hash, mine) != 0)
+            text[0] = 0; /* another server sharing the database stored its own first */
+        *made = found == 1 && old == 0 && text[0];
+    }
+    if (found != 1) {
+        s->admin_hash[0] = 0;
+        snprintf(err, errcap, "database: the admin token: %s", db_errmsg(db));
+        return ENG_ESTORAGE;
+    }
+    return 0;
 }
 
 int srv_meta_token(srv *s, const char *key, char *out, bool *made_here, char *err, size_t errcap)
@@ -143,27 +216,39 @@ int admin_init(srv *s, char *err, size_t errcap)
         return ENG_ESTORAGE;
     }
     bool made = false;
-    rc = srv_meta_token(s, "admin_token", s->admin_token, &made, err, errcap);
+    char text[SRV_TOKEN_LEN + 1];
+    rc = admin_token_load(s, text, &made, err, errcap);
     if (rc)
         return rc;
     if (made) {
         /* shown once, by the server that made it: the operator copies it
-         * now, or reads --admin-token-file */
-        fprintf(stderr, "tessera serve: the admin token of this server (shown once, kept in %s): %s\n",
-                store_describe(s), s->admin_token);
-        srv_log(LOG_ALWAYS, "admin_token", "{s:s, s:s}", "token", s->admin_token, "note",
+         * now, or reads --admin-token-file; the database keeps its hash */
+        fprintf(stderr,
+                "tessera serve: the admin token of this server (shown once, its hash kept in %s): "
+                "%s\n",
+                store_describe(s), text);
+        srv_log(LOG_ALWAYS, "admin_token", "{s:s, s:s}", "token", text, "note",
                 "shown once; needed for cmd: and remote: seats and tournaments");
     }
-    if (s->cfg.admin_token_file)
-        return write_token_file(s->cfg.admin_token_file, s->admin_token, err, errcap);
-    return 0;
+    const char *file = s->cfg.admin_token_file;
+    if (file && text[0])
+        rc = write_token_file(file, text, err, errcap);
+    else if (file && token_file_holds(file, s->admin_hash))
+        chmod(file, 0600); /* it holds a secret */
+    else if (file)
+        srv_log(LOG_WARN, "admin_token_file", "{s:s, s:s}", "file", file, "note",
+                "does not hold the admin token, and this server cannot write it: the database keeps "
+                "the token's hash only. It was shown once by the server that made it (and written "
+                "to that server's admin token file)");
+    OPENSSL_cleanse(text, sizeof text);
+    return rc;
 }
 
 bool admin_token_ok(const srv *s, const char *token)
 {
-    if (!token || !s->admin_token[0] || strlen(token) != SRV_TOKEN_LEN)
+    if (!token || strlen(token) != SRV_TOKEN_LEN)
         return false;
-    return CRYPTO_memcmp(token, s->admin_token, SRV_TOKEN_LEN) == 0;
+    return access_token_ok(token, s->admin_hash);
 }
 
 bool admin_check(conn *c, const proto_msg *m)
@@ -375,7 +460,7 @@ static void registered(srv *s, conn *c, const reg_job *j)
         for (int i = 0; i < m->nseats; i++)
             if (m->seats[i].kind == SEAT_REMOTE && strcmp(m->seats[i].name, r->name) == 0 &&
                 m->seats[i].conn != c)
-                table_take_seat(c, m, i, "resumed", NULL);
+                table_take_seat(c, m, i, "resumed", NULL, NULL);
     }
     if (s->seats_freed)
         s->seats_freed(s);

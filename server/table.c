@@ -16,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <openssl/crypto.h>
+
 #include "access.h"
 #include "conn.h"
 #include "match_views.h"
@@ -231,7 +233,8 @@ static bool seat_room(conn *c, match *x, int seat)
 
 /* Take a seat for this connection: the previous holder, if any, is told
  * and loses it (resume always wins). */
-void table_take_seat(conn *c, match *x, int seat, const char *type, const json_t *id)
+void table_take_seat(conn *c, match *x, int seat, const char *type, const char *resume,
+                     const json_t *id)
 {
     struct seat *t = &x->seats[seat];
     if (!seat_room(c, x, seat)) {
@@ -244,17 +247,23 @@ void table_take_seat(conn *c, match *x, int seat, const char *type, const json_t
                    "the match is over but its result is not journaled yet: try again later", id);
         return;
     }
-    /* fail closed: no seat without a resume token from real random bytes */
-    if (!t->resume[0]) {
-        if (srv_random_token(t->resume, SRV_TOKEN_LEN) != 0) {
+    /* fail closed: no seat without a resume token from real random bytes;
+     * the seat keeps its hash, the text goes to c only */
+    char fresh[SRV_TOKEN_LEN + 1];
+    if (!resume) {
+        char h[SRV_TOKEN_HASH_LEN + 1];
+        if (srv_random_token(fresh, SRV_TOKEN_LEN) != 0 || (access_token_hash(fresh, h), !h[0])) {
             conn_error(c, ENG_EINTERNAL, "the server could not make a resume token; try again", id);
             return;
         }
-        if (tokidx_add(c->srv, t->resume, x, seat) != 0) {
-            t->resume[0] = 0;
+        if (tokidx_add(c->srv, h, x, seat) != 0) {
             conn_error(c, ENG_ENOMEM, "out of memory", id);
             return;
         }
+        tokidx_remove(c->srv, t->resume); /* a token it had is replaced */
+        memcpy(t->resume, h, sizeof h);
+        t->resume_indexed = false;
+        resume = fresh;
     }
     if (t->conn && t->conn != c) {
         /* unasked: the notice names the match and seat, since the old
@@ -274,7 +283,8 @@ void table_take_seat(conn *c, match *x, int seat, const char *type, const json_t
     bool started = match_seat_taken(x, seat);
     /* the reply first, showing the seat connected (and the match live if
      * this join starts it); then whatever play it unblocks */
-    conn_send(c, match_table_view(x, type, seat, id));
+    conn_send(c, match_table_view(x, type, seat, resume, id));
+    OPENSSL_cleanse(fresh, sizeof fresh);
     state_sent(x, c);
     match_seat_continue(x, seat, started);
 }
@@ -282,7 +292,7 @@ void table_take_seat(conn *c, match *x, int seat, const char *type, const json_t
 void table_spectate(conn *c, match *m, const json_t *id)
 {
     add_spectator(m, c);
-    conn_send(c, match_table_view(m, "spectating", -1, id));
+    conn_send(c, match_table_view(m, "spectating", -1, NULL, id));
     state_sent(m, c);
 }
 
@@ -294,7 +304,7 @@ void table_attach_remote(match *m)
             continue;
         regbot *r = registry_find(m->srv, t->name);
         if (r && r->conn)
-            table_take_seat(r->conn, m, i, "joined", NULL);
+            table_take_seat(r->conn, m, i, "joined", NULL, NULL);
     }
 }
 

@@ -22,8 +22,11 @@ extern const match_sink table_sink;
  * (joined/resumed) with the table view, echoing id (may be NULL:
  * unsolicited); then play starts or goes on. Seats of finished matches are
  * let go to make room (SRV_MAX_SEATS_PER_CONN); on any failure c gets an
- * error and nothing changes. */
-void table_take_seat(conn *c, match *m, int seat, const char *type, const json_t *id);
+ * error and nothing changes. resume: the resume token c presented (its
+ * text, echoed in the reply), or NULL: a new one is made (the seat keeps
+ * its hash only), replacing the seat's, and handed to c in the reply. */
+void table_take_seat(conn *c, match *m, int seat, const char *type, const char *resume,
+                     const json_t *id);
 /* c watches m (the caller checked the limits), and is sent the table view
  * as `spectating`, echoing id; again: only the view again. */
 void table_spectate(conn *c, match *m, const json_t *id);

@@ -230,4 +230,15 @@ async function stopAll(cl) {
     throw new Error(errors.join('\n'));
 }
 
-module.exports = { test, startCluster, startOne, proxy, stopAll, freePort, resilientPlayer, checkAgainst };
+/* The cluster's admin token: the database keeps its hash only (issue 29);
+ * the server that made it logged it once (the event admin_token). */
+function adminToken(cl) {
+  for (const s of Object.values(cl.servers)) {
+    const e = (s.previousLogs || []).concat(s.logs || []).filter((l) => l.event === 'admin_token');
+    if (e.length)
+      return e[0].token;
+  }
+  throw new Error('no server of the cluster logged the admin token');
+}
+
+module.exports = { test, startCluster, startOne, proxy, stopAll, freePort, resilientPlayer, checkAgainst, adminToken };

@@ -15,7 +15,7 @@
 const assert = require('node:assert/strict');
 const lib = require('../server/lib.js');
 const { Client, SLOW, createMatch, rng, replayHistory, sleep } = lib;
-const { test, startCluster, proxy, stopAll, resilientPlayer, checkAgainst } = require('./cluster.js');
+const { test, startCluster, proxy, stopAll, resilientPlayer, checkAgainst, adminToken } = require('./cluster.js');
 
 const updates = (c) => c.all.filter((m) => m.type === 'update');
 
@@ -129,9 +129,12 @@ test('a tournament on A survives A\'s death: another server takes it over, every
   const cl = await startCluster(['a', 'b', 'c'], { tag: 'tour', args: [] });
   t.after(() => stopAll(cl));
   const { a, b, c } = cl.servers;
-  /* the admin token is the database's: the same on every server */
-  const token = lib.psql(cl.db, "SELECT value FROM meta WHERE key='admin_token'")[0];
+  /* the admin token is the database's: the same on every server (the
+   * database keeps its hash; the server that made it logged it) */
+  const token = adminToken(cl);
   assert.equal(token.length, 24);
+  assert.equal(lib.psql(cl.db, "SELECT count(*) FROM meta WHERE key LIKE 'admin_token%' AND value LIKE '%' || '" + token + "' || '%'")[0], '0',
+    'the database does not hold its text');
   const admin = await Client.connect(a.url, { name: 'admin' });
   const made = await admin.request({
     type: 'create_tournament', admin_token: token, format: 'round-robin', game: 'carcassonne',
@@ -189,7 +192,7 @@ test('a bot registered through B plays a tournament created through C: both on t
   t.after(() => stopAll(cl));
   const { a, b, c } = cl.servers;
   assert.equal((await a.waitLog((l) => l.event === 'role')).held, true, 'a, the first, coordinates');
-  const token = lib.psql(cl.db, "SELECT value FROM meta WHERE key='admin_token'")[0];
+  const token = adminToken(cl);
   const bot = await Client.connect(b.url, { name: 'bot' });
   await bot.request({ type: 'register', name: 'rover', secret: 'rover-secret', capacity: 2 }, 'registered');
   const player = lib.autoPlay(bot, { rng: rng(21) });

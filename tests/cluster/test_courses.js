@@ -11,7 +11,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const lib = require('../server/lib.js');
 const { Client, SLOW } = lib;
-const { test, startCluster, startOne, stopAll } = require('./cluster.js');
+const { test, startCluster, startOne, stopAll, adminToken } = require('./cluster.js');
 const { submitBot, waitFor } = require('../classroom/course_lib.js');
 
 const BOTS = path.join(lib.ROOT, 'tests', 'classroom', 'bots');
@@ -24,7 +24,7 @@ test('the courses live on one server; its death moves them, files and all', asyn
   const { a, b } = cl.servers;
   assert.equal((await a.waitLog((l) => l.event === 'role')).held, true, 'a holds the courses');
   assert.equal((await b.waitLog((l) => l.event === 'role')).held, false, 'b does not');
-  const A = lib.psql(cl.db, "SELECT value FROM meta WHERE key='admin_token'")[0];
+  const A = adminToken(cl);
 
   /* everything through b: forwarded to a */
   const admin = await Client.connect(b.url, { name: 'admin' });

@@ -24,15 +24,23 @@ test('the admin token: made once, printed once, kept, written 0600', async (t) =
     'the first start prints the token');
   assert.equal(srv.events('admin_token').length, 1, 'and logs it once');
 
-  /* a restart keeps the token and prints it no more; the file is written again */
+  /* a restart keeps the token and prints it no more; the file that holds
+   * it is kept, private */
   await srv.stop();
-  fs.writeFileSync(srv.tokenFile, 'stale\n');
   fs.chmodSync(srv.tokenFile, 0o644);
   await srv.restart();
   assert.equal(fs.readFileSync(srv.tokenFile, 'utf8').trim(), tok, 'the same token');
   assert.equal(fs.statSync(srv.tokenFile).mode & 0o777, 0o600, 'made private again');
   assert.ok(!srv.stderr.includes(tok), 'not printed again');
   assert.equal(srv.events('admin_token').length, 0);
+  assert.equal(srv.events('admin_token_file').length, 0);
+  /* the database keeps the token's hash only (issue 29): a file that lost
+   * it cannot be written again, and the server says so */
+  await srv.stop();
+  fs.writeFileSync(srv.tokenFile, 'stale\n');
+  await srv.restart();
+  assert.equal(fs.readFileSync(srv.tokenFile, 'utf8').trim(), 'stale');
+  assert.match(srv.events('admin_token_file')[0].note, /hash only/);
 
   const c = await Client.connect(srv.url);
   assert.ok(c.welcome.capabilities.includes('register'));
