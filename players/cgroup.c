@@ -388,13 +388,13 @@ static void find(void)
             h = add_hier(fn_ctrl[f]);
         if (h >= 0) {
             if (!H[h].writable)
-                snprintf(why[f], sizeof why[f], "%s is not writable", H[h].dir);
+                snprintf(why[f], sizeof why[f], "%.120s is not writable", H[h].dir);
         } else if (v2 >= 0) {
             h = v2;
             if (!H[h].writable)
-                snprintf(why[f], sizeof why[f], "%s is not writable", H[h].dir);
+                snprintf(why[f], sizeof why[f], "%.120s is not writable", H[h].dir);
             else if (!core && !v2_enable(&H[h], fn_ctrl[f]))
-                snprintf(why[f], sizeof why[f], "the %s controller is not delegated to %s",
+                snprintf(why[f], sizeof why[f], "the %s controller is not delegated to %.100s",
                          fn_ctrl[f], H[h].dir);
         } else {
             snprintf(why[f], sizeof why[f], "no %s cgroup is mounted", fn_ctrl[f]);
