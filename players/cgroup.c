@@ -252,6 +252,47 @@ static void thaw_dir(const char *dir)
     raw_write(dir, "cgroup.freeze", "0");
 }
 
+int cg_busy(cgroup *c)
+{
+    if (!c->nd)
+        return -1;
+    char path[PATH_MAX + 32], buf[8192];
+    snprintf(path, sizeof path, "%.4000s/%s", c->dir[0], c->dir_v2[0] ? "cgroup.threads" : "tasks");
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    int busy = 0;
+    ssize_t len;
+    long tid = 0;
+    bool digits = false;
+    while (!busy && (len = read(fd, buf, sizeof buf)) > 0)
+        for (ssize_t i = 0; i < len && !busy; i++) {
+            if (buf[i] >= '0' && buf[i] <= '9') {
+                tid = tid * 10 + (buf[i] - '0');
+                digits = true;
+                continue;
+            }
+            if (!digits)
+                continue;
+            /* the state is the field after the name's closing parenthesis */
+            char stat[64], text[512];
+            snprintf(stat, sizeof stat, "/proc/%ld/stat", tid);
+            int sfd = open(stat, O_RDONLY | O_CLOEXEC);
+            ssize_t n = sfd >= 0 ? read(sfd, text, sizeof text - 1) : -1;
+            if (sfd >= 0)
+                close(sfd);
+            if (n > 0) {
+                text[n] = 0;
+                const char *rp = strrchr(text, ')');
+                busy = rp && rp[1] == ' ' && rp[2] == 'R';
+            }
+            tid = 0;
+            digits = false;
+        }
+    close(fd);
+    return busy;
+}
+
 /* SIGKILL the tasks in dir's cgroup.procs; how many there were. */
 static int kill_listed(const char *dir)
 {

@@ -81,6 +81,12 @@ int cg_oom_kills(cgroup *c);
  * is asynchronous: it is requested, not waited for. */
 void cg_freeze(cgroup *c, bool frozen);
 
+/* Is a thread of the cgroup running or ready to run (state R)? 1 yes, 0
+ * all of them wait (for input, a timer ...), -1 cannot tell. For knowing
+ * when a program has done with what it was sent: under load a program
+ * that is not done may print nothing for a while, but it is runnable. */
+int cg_busy(cgroup *c);
+
 /* SIGKILL every task in it, until it is empty (thawed as needed). */
 void cg_kill(cgroup *c);
 

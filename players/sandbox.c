@@ -1585,8 +1585,9 @@ sandbox_event sandbox_settle(sandbox *s, double until_ms)
         if (check_exit(s))
             return SANDBOX_EXITED;
         double t = now_ms();
-        if (unread(s) > 0 || s->strays != strays || s->olen != olen || s->err_total != errs)
-            quiet_since = t; /* still reading, or printing */
+        if (unread(s) > 0 || s->strays != strays || s->olen != olen || s->err_total != errs ||
+            (s->cg && cg_busy(s->cg) == 1))
+            quiet_since = t; /* still reading, printing, or at work (or waiting for a CPU) */
         if (t - quiet_since >= SANDBOX_SETTLE_MS || t >= until_ms)
             return SANDBOX_TIMEOUT;
         double wait = until_ms - t;

@@ -267,8 +267,10 @@ sandbox_event sandbox_pump(sandbox *s, double until_ms);
 
 /* Let a program that was paused catch up before its turn: resumed, it
  * reads what was written to it meanwhile (start, updates, game_over); we
- * wait until it has read all of it and printed nothing for
- * SANDBOX_SETTLE_MS, or until until_ms. Lines it prints meanwhile answer
+ * wait until it has read all of it, printed nothing and had no thread
+ * running or ready to run (with a cgroup: cg_busy — on a loaded machine a
+ * program that is not done may wait for a CPU) for SANDBOX_SETTLE_MS, or
+ * until until_ms. Lines it prints meanwhile answer
  * nothing yet: dropped and counted as sandbox_pump's (sandbox_strays).
  * Returns SANDBOX_TIMEOUT normally, SANDBOX_EXITED / SANDBOX_FLOOD. */
 sandbox_event sandbox_settle(sandbox *s, double until_ms);
