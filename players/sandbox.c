@@ -435,7 +435,8 @@ struct sandbox {
 
     /* stdout, as lines */
     char *obuf;      /* max_line + 1 bytes */
-    size_t olen;     /* bytes in obuf */
+    size_t ooff;     /* where the bytes not yet handed out start in obuf */
+    size_t olen;     /* bytes in obuf from ooff */
     size_t consumed; /* bytes of the line handed out last (dropped at the next call) */
     bool skipping;   /* dropping the rest of a line that was too long */
     bool flood;      /* a window's limit was passed */
@@ -1351,14 +1352,22 @@ static void drop_consumed(sandbox *s)
 {
     if (!s->consumed)
         return;
-    memmove(s->obuf, s->obuf + s->consumed, s->olen - s->consumed);
+    /* no copy per line: a program printing a megabyte of empty lines would
+     * cost a copy of the buffer each (read_stdout moves the rest, once) */
+    s->ooff += s->consumed;
     s->olen -= s->consumed;
     s->consumed = 0;
+    if (!s->olen)
+        s->ooff = 0;
 }
 
 static void read_stdout(sandbox *s)
 {
     size_t cap = (size_t)s->lim.max_line;
+    if (s->ooff) {
+        memmove(s->obuf, s->obuf + s->ooff, s->olen);
+        s->ooff = 0;
+    }
     while (s->out_fd >= 0 && s->olen < cap) {
         ssize_t n = read(s->out_fd, s->obuf + s->olen, cap - s->olen);
         if (n > 0) {
@@ -1432,18 +1441,19 @@ static void io_round(sandbox *s, double wait_ms)
 /* A complete line at the start of obuf: its length (without '\n'), or -1. */
 static ssize_t line_ready(sandbox *s)
 {
-    char *nl = memchr(s->obuf, '\n', s->olen);
-    return nl ? nl - s->obuf : -1;
+    char *nl = memchr(s->obuf + s->ooff, '\n', s->olen);
+    return nl ? nl - (s->obuf + s->ooff) : -1;
 }
 
 static void hand_out(sandbox *s, size_t n, bool had_newline, const char **line, size_t *len)
 {
+    char *p = s->obuf + s->ooff;
     s->consumed = n + (had_newline ? 1 : 0);
-    if (n && s->obuf[n - 1] == '\r')
+    if (n && p[n - 1] == '\r')
         n--;
     /* the newline (or the byte after the last one) becomes the NUL */
-    s->obuf[n] = 0;
-    *line = s->obuf;
+    p[n] = 0;
+    *line = p;
     *len = n;
 }
 
@@ -1462,7 +1472,7 @@ sandbox_event sandbox_read_line(sandbox *s, double deadline_ms, const atomic_boo
         if (s->flood)
             return SANDBOX_FLOOD;
         if (s->olen >= (size_t)s->lim.max_line) {
-            s->olen = 0;
+            s->olen = s->ooff = 0;
             s->skipping = true;
             return SANDBOX_LONG_LINE;
         }
@@ -1516,15 +1526,15 @@ static bool drop_strays(sandbox *s)
     while ((n = line_ready(s)) >= 0) {
         if (s->strays++ == 0)
             snprintf(s->stray_first, sizeof s->stray_first, "%.*s", (int)(n < 40 ? n : 40),
-                     s->obuf);
+                     s->obuf + s->ooff);
         s->consumed = (size_t)n + 1;
         drop_consumed(s);
         any = true;
     }
     if (s->olen >= (size_t)s->lim.max_line) {
         if (s->strays++ == 0)
-            snprintf(s->stray_first, sizeof s->stray_first, "%.40s", s->obuf);
-        s->olen = 0;
+            snprintf(s->stray_first, sizeof s->stray_first, "%.40s", s->obuf + s->ooff);
+        s->olen = s->ooff = 0;
         s->skipping = true;
         any = true;
     }
@@ -1627,7 +1637,7 @@ bool sandbox_wait_exit(sandbox *s, double deadline_ms)
 {
     for (;;) {
         drop_consumed(s);
-        s->olen = 0; /* stdout is not read any more: dropped */
+        s->olen = s->ooff = 0; /* stdout is not read any more: dropped */
         if (check_exit(s)) {
             read_stderr(s);
             return true;
