@@ -521,6 +521,50 @@ sqlite_fail:
     return ENG_ESTORAGE;
 }
 
+/* Is the database a tessera journal — one holding meta's 'schema' row — or
+ * empty? Another program's SQLite file given as --db is refused before
+ * anything changes it (issue 29: one was adopted and written to). Returns
+ * 0, ENG_ESTORAGE with the reason in err, or an SQLite error (not a
+ * database at all: the caller names it). Only reads. */
+static int foreign_check(sqlite3 *db, const char *path, int *sqlite_rc, char *err, size_t errcap)
+{
+    long long tables = 0, ours = 0;
+    int rc = query_int(db,
+                       "SELECT count(*) FROM sqlite_master WHERE type='table' AND "
+                       "name NOT LIKE 'sqlite\\_%' ESCAPE '\\'",
+                       0, &tables);
+    if (rc == SQLITE_OK && tables > 0)
+        rc = query_int(db,
+                       "SELECT count(*) FROM sqlite_master WHERE type='table' AND name='meta'", 0,
+                       &ours);
+    if (rc == SQLITE_OK && ours > 0)
+        rc = query_int(db, "SELECT count(*) FROM meta WHERE key='schema'", 0, &ours);
+    if (rc != SQLITE_OK) {
+        *sqlite_rc = rc;
+        return rc;
+    }
+    if (tables == 0 || ours > 0)
+        return 0;
+    char names[200] = "";
+    sqlite3_stmt *q = NULL;
+    if (sqlite3_prepare_v2(db,
+                           "SELECT group_concat(name, ', ') FROM (SELECT substr(name, 1, 32) AS name "
+                           "FROM sqlite_master WHERE type='table' ORDER BY name LIMIT 5)",
+                           -1, &q, NULL) == SQLITE_OK &&
+        sqlite3_step(q) == SQLITE_ROW && sqlite3_column_text(q, 0))
+        snprintf(names, sizeof names, "%s", (const char *)sqlite3_column_text(q, 0));
+    sqlite3_finalize(q);
+    for (char *ch = names; *ch; ch++) /* it goes to a terminal */
+        if ((unsigned char)*ch < 0x20 || (unsigned char)*ch > 0x7e)
+            *ch = '?';
+    snprintf(err, errcap,
+             "database %s is not a tessera journal (it holds %lld table%s: %s%s, and no tessera "
+             "schema): refusing to use it, and it was left as it was; give --db a new file or a "
+             "tessera journal",
+             path, tables, tables == 1 ? "" : "s", names, tables > 5 ? ", ..." : "");
+    return ENG_ESTORAGE;
+}
+
 static int check_integrity(store *st, const char *path, int level, char *err, size_t errcap);
 static int token_table(store *st);
 static int on_wal_commit(void *arg, sqlite3 *db, const char *name, int pages);
@@ -619,6 +663,15 @@ int store_open(srv *s, const char *target, bool durable, char *err, size_t errca
     describe(target, st->target, sizeof st->target);
     int rc = sqlite3_open_v2(path, &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
     if (rc != SQLITE_OK)
+        goto fail;
+    /* before anything writes to it (its mode, WAL, our tables) */
+    int frc = foreign_check(st->db, path, &rc, err, errcap);
+    if (frc == ENG_ESTORAGE) {
+        sqlite3_close_v2(st->db);
+        free(st);
+        return ENG_ESTORAGE;
+    }
+    if (frc)
         goto fail;
     /* The one place for the database file's mode: 0600 whatever the umask
      * made it. It holds the admin token, every match's chance seed, the

@@ -78,6 +78,39 @@ test('a database that cannot be opened: exit 1 at once, naming the path and why'
   }
 });
 
+test('another program\'s SQLite file as --db: refused at start, naming it, and left as it was',
+  { skip: ON_PG && 'about a SQLite file' }, async () => {
+  /* issue 29: a foreign SQLite file given as --db was adopted and written to */
+  const dir = tmpDir('foreigndb');
+  try {
+    const db = path.join(dir, 'grades.db');
+    const made = spawnSync('sqlite3', [db, "CREATE TABLE grades(student TEXT, mark INTEGER); INSERT INTO grades VALUES('ada', 19);"],
+      { encoding: 'utf8' });
+    if (made.error)
+      throw new Error('MISSING: the sqlite3 command (scripts/deps.sh test installs it): ' + made.error.message);
+    fs.chmodSync(db, 0o644);
+    const before = fs.readFileSync(db);
+    const r = await serveFails(['--db', db]);
+    assert.equal(r.code, 1, `exit ${r.code}, want 1:\n${r.stderr}`);
+    assert.equal(r.listened, false, 'it never listened');
+    const human = r.stderr.split('\n').find((l) => l.startsWith('tessera serve: '));
+    assert.ok(human && human.includes(db), `a plain message naming the file:\n${r.stderr}`);
+    assert.match(human, /is not a tessera journal \(it holds 1 table: grades, and no tessera schema\)/);
+    assert.ok(fs.readFileSync(db).equals(before), 'its bytes are unchanged');
+    assert.equal(fs.statSync(db).mode & 0o777, 0o644, 'its mode is unchanged');
+    assert.deepEqual(fs.readdirSync(dir).sort(), ['grades.db'], 'no -wal, -shm or files folder beside it');
+    /* an empty file, and a tessera journal, are still taken */
+    const empty = path.join(dir, 'empty.db');
+    fs.writeFileSync(empty, '');
+    const srv = await Server.start({ tag: 'emptydb', db: empty });
+    await srv.stop();
+    await srv.restart();
+    assert.equal((await srv.stop()).code, 0);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('corrupted journal rows: those matches are reported, the others restored', async (t) => {
   const srv = await Server.start({ tag: 'corrupt' });
   t.after(() => srv.cleanup());
