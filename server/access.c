@@ -340,6 +340,38 @@ void access_conn_address(conn *c, struct lws *wsi)
     }
 }
 
+/* ---- connections per address ----------------------------------------------------------- */
+
+/* Are a and b one client's: the same IPv4 address, the same IPv6 /64? */
+static bool same_client(const srv_cidr *a, const srv_cidr *b)
+{
+    if (!a->family || a->family != b->family)
+        return false;
+    return memcmp(a->addr, b->addr, a->family == AF_INET6 ? 8 : 4) == 0;
+}
+
+bool access_conn_allowed(const conn *c, char *msg, size_t cap)
+{
+    const srv *s = c->srv;
+    if (!c->addr.family ||
+        (s->nquota_exempt && srv_cidr_match(s->quota_exempt, s->nquota_exempt, &c->addr)))
+        return true;
+    int share = s->cfg.max_conns / SRV_CONNS_ADDRESS_SHARE;
+    int limit = s->cfg.quota_conns > 0 && s->cfg.quota_conns < share ? s->cfg.quota_conns : share;
+    if (limit < 1)
+        limit = 1;
+    int held = 0;
+    for (const conn *o = s->conns; o; o = o->next)
+        held += o != c && !o->closing && same_client(&o->addr, &c->addr);
+    if (held < limit)
+        return true;
+    char key[64];
+    quota_key(&c->addr, c->peer, key, sizeof key);
+    snprintf(msg, cap, "your address (%s) holds its maximum of %d connections to this server", key,
+             limit);
+    return false;
+}
+
 /* ---- creating ---------------------------------------------------------------------------- */
 
 int access_create_check(conn *c, const proto_msg *m, bool admin, char *key, size_t keycap)

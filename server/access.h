@@ -14,6 +14,10 @@ void access_stop(srv *s);
 void access_free(srv *s);
 /* The connection's client address (c->peer, c->addr), at its start. */
 void access_conn_address(conn *c, struct lws *wsi);
+/* May c, just connected, stay? false when its address already holds its
+ * share of connections ([quota] connections_per_address), with the reason
+ * in msg; addresses of [quota] exempt are not counted. */
+bool access_conn_allowed(const conn *c, char *msg, size_t cap);
 /* May c create match m (admin: it gave the right admin token)? 0, with the
  * quota key of its address in key ("" when not counted); else -1 after
  * replying forbidden or too_many. */

@@ -85,6 +85,9 @@ static const cfg_key keys[] = {
      "write the port to this file once listening"},
     {"server", "trusted_proxies", K_ADDRS, F(trusted_proxies), 0, 0, NULL,
      "reverse proxies (addresses, CIDR) whose X-Forwarded-For names the client"},
+    {"server", "allowed_origins", K_STR, F(allowed_origins), 0, 0, NULL,
+     "web pages (origins: https://host[:port]) besides the server's own that may open a "
+     "WebSocket to it; * = any; clients that send no Origin always may"},
     {"journal", "path", K_PATH, F(db_path), 0, 0, NULL, "the SQLite database file"},
     {"journal", "storage", K_STR, F(storage), 0, 0, NULL,
      "sqlite:FILE, or a PostgreSQL connection string (postgresql://...); empty = path"},
@@ -127,6 +130,9 @@ static const cfg_key keys[] = {
      "matches one address may create per minute without the admin token; 0 = no limit"},
     {"quota", "exempt", K_ADDRS, F(quota_exempt), 0, 0, NULL,
      "addresses (CIDR) the quota does not apply to"},
+    {"quota", "connections_per_address", K_INT, F(quota_conns), 0, 1000000, NULL,
+     "connections one address may hold at once (at most a quarter of max_connections); 0 = that "
+     "quarter"},
     {"courses", "gate_jobs", K_INT, F(course_jobs), 1, 16, NULL,
      "course submissions whose gates (or finals) are played at once, two games each"},
     {"courses", "files", K_STR, F(course_files), 0, 0, NULL,
@@ -171,6 +177,7 @@ void srv_config_defaults(srv_config *cfg)
     cfg->waiting_expiry_s = SRV_WAITING_EXPIRY_S;
     cfg->quota_matches = SRV_QUOTA_MATCHES;
     cfg->quota_per_minute = SRV_QUOTA_PER_MINUTE;
+    cfg->quota_conns = SRV_CONNS_PER_ADDRESS;
     cfg->quota_exempt = SRV_QUOTA_EXEMPT;
     cfg->metrics = true;
 }

@@ -166,6 +166,13 @@
  * proxy on this machine, list it in `[server] trusted_proxies`, or every
  * client looks local. */
 #define SRV_QUOTA_EXEMPT "127.0.0.0/8 ::1"
+/* Connections one address (IPv4, or IPv6 /64) may hold at once, by default
+ * ([quota] connections_per_address): a classroom behind one NAT address
+ * (30 students, a page and a bot each) fits; one client cannot take the
+ * server's connections. Whatever the setting, one address never gets more
+ * than a quarter of max_connections (SRV_CONNS_ADDRESS_SHARE). */
+#define SRV_CONNS_PER_ADDRESS 100
+#define SRV_CONNS_ADDRESS_SHARE 4
 /* Addresses the quota keeps a count for at once (a per-minute bucket each,
  * forgotten once full again): past this, clients without the admin token
  * are refused new matches until some are forgotten. */

@@ -38,6 +38,7 @@
 #include "cluster.h"
 #include "conn.h"
 #include "handlers.h"
+#include "http_policy.h"
 #include "internal.h"
 #include "net.h"
 #include "registry.h"
@@ -366,7 +367,18 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
     struct lws_context *ctx = lws_get_context(wsi);
     srv *s = lws_context_user(ctx);
     switch (reason) {
+    case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION: {
+        /* a browser page of another site: refused before the upgrade */
+        char why[160];
+        if (http_origin_ok(s, wsi, why, sizeof why))
+            return 0;
+        s->cnt.conns_refused++;
+        srv_log(LOG_INFO, "origin_refused", "{s:s}", "why", why);
+        lws_return_http_status(wsi, HTTP_STATUS_FORBIDDEN, "this page's origin may not connect");
+        return 1;
+    }
     case LWS_CALLBACK_ESTABLISHED: {
+        char msg[160];
         conn *c = calloc(1, sizeof *c);
         if (!c)
             return -1;
@@ -391,11 +403,14 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
             conn_close_after(c, LWS_CLOSE_STATUS_GOINGAWAY, "shutting down");
         } else if (s->nconns > s->cfg.max_conns) {
             s->cnt.conns_refused++;
-            char msg[96];
             snprintf(msg, sizeof msg, "the server holds its maximum of %d connections",
                      s->cfg.max_conns);
             conn_error(c, ENG_ETOO_MANY, msg, NULL);
             conn_close_after(c, 1013 /* try again later */, "too many connections");
+        } else if (!access_conn_allowed(c, msg, sizeof msg)) {
+            s->cnt.conns_refused++; /* [quota] connections_per_address */
+            conn_error(c, ENG_ETOO_MANY, msg, NULL);
+            conn_close_after(c, 1013 /* try again later */, "too many connections from your address");
         } else {
             s->cnt.conns_accepted++;
             lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, SRV_HELLO_TIMEOUT_S);
@@ -759,6 +774,7 @@ int net_start(srv *s, char *err, size_t errcap)
     info.retry_and_idle_policy = &s->keepalive;
     info.timeout_secs = 10;
     info.server_string = "tessera";
+    info.headers = http_security_headers(); /* on every HTTP response */
     /* the operator's endpoints: callback mounts ahead of the web UI's files */
     static const char *const endpoints[] = {"/metrics", "/healthz", "/readyz"};
     memset(s->endpoints, 0, sizeof s->endpoints);

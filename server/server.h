@@ -48,6 +48,7 @@ typedef struct srv_config {
                                  SRV_HANGUP_IDLE_S); whole seconds, rounded up */
     const char *admin_token_file; /* write the admin token here (mode 0600) at start */
     const char *trusted_proxies;  /* addresses (CIDR) whose X-Forwarded-For is believed */
+    const char *allowed_origins;  /* other origins whose pages may connect ("*": any) */
     /* [journal] */
     const char *db_path;      /* SQLite file (default "tessera.db") */
     const char *storage;      /* where to store: "sqlite:FILE", or a PostgreSQL connection
@@ -80,6 +81,7 @@ typedef struct srv_config {
     /* [quota] (clients without the admin token, per address: IPv4, or IPv6 /64) */
     int quota_matches;        /* matches not over it created (0: no limit) */
     int quota_per_minute;     /* matches it may create per minute (0: no limit) */
+    int quota_conns;          /* connections it may hold at once (0: a quarter of max_conns) */
     const char *quota_exempt; /* addresses (CIDR) the quota does not apply to */
     /* [sandbox] (untrusted programs: players/sandbox.h) */
     int sandbox_partial;      /* 1: run programs with the isolation the machine has (opt-out) */

@@ -185,6 +185,55 @@ test('behind a trusted proxy the client\'s address comes from X-Forwarded-For, a
   assert.ok(isError(await create(y, openSeats, { id: 'y' }), 'too_many', 'y'), 'both are 127.0.0.1');
 });
 
+test('connections per address: one address holds at most its share; other addresses still connect', async (t) => {
+  /* issue 29: 1,000 connections from one address were all accepted, and one
+   * client could take every slot of --max-conns. Addresses come from a
+   * trusted proxy's X-Forwarded-For here (one machine plays many clients). */
+  const proxied = ['--set', 'quota.exempt=', '--set', 'server.trusted_proxies=127.0.0.0/8'];
+  const srv = await Server.start({ tag: 'perconn', args: [...proxied, '--set', 'quota.connections_per_address=3'] });
+  t.after(() => srv.cleanup());
+  const via = (ip, name, hello = true) => Client.connect(srv.url, { name, hello, ws: { headers: { 'X-Forwarded-For': ip } } });
+  const refused = async (c, re) => {
+    const e = await c.expect('error');
+    assert.ok(isError(e, 'too_many'), JSON.stringify(e));
+    assert.match(e.message, re);
+    await c.waitClosed();
+  };
+  const a = [];
+  for (let i = 0; i < 3; i++)
+    a.push(await via('203.0.113.7', 'a' + i));
+  await refused(await via('203.0.113.7', 'a3', false), /your address \(203\.0\.113\.7\) holds its maximum of 3 connections/);
+  /* IPv6: one /64 is one client */
+  for (let i = 1; i <= 3; i++)
+    await via(`2001:db8:1:2::${i}`, 'v6-' + i);
+  await refused(await via('2001:db8:1:2:ffff::9', 'v6-4', false), /2001:0db8:0001:0002::\/64/);
+  await via('2001:db8:1:3::1', 'v6-other');
+  /* another address, and those within the limit, are served */
+  const b = await via('203.0.113.8', 'b');
+  assert.equal((await b.request({ type: 'ping' })).type, 'pong');
+  assert.equal((await a[2].request({ type: 'ping' })).type, 'pong');
+  /* a slot freed is the address's again (once the server has closed its side) */
+  a[0].close();
+  await a[0].waitClosed();
+  let again = null;
+  for (let i = 0; i < 200 && !again; i++) {
+    try {
+      again = await via('203.0.113.7', 'again');
+    } catch {
+      await sleep(50);
+    }
+  }
+  assert.ok(again, 'the freed slot came back within 10 s');
+  /* whatever the setting, one address gets at most a quarter of max_connections */
+  const small = await Server.start({ tag: 'perconn-share', args: [...proxied, '--max-conns', '8'] });
+  t.after(() => small.cleanup());
+  const via2 = (ip, name, hello = true) => Client.connect(small.url, { name, hello, ws: { headers: { 'X-Forwarded-For': ip } } });
+  await via2('198.51.100.1', 's0');
+  await via2('198.51.100.1', 's1');
+  await refused(await via2('198.51.100.1', 's2', false), /maximum of 2 connections/);
+  await via2('198.51.100.2', 'other');
+});
+
 test('a waiting match expires; a match whose seats are all joined does not', async (t) => {
   const srv = await Server.start({ tag: 'expiry', args: ['--set', 'create.waiting_expiry_s=2'] });
   t.after(() => srv.cleanup());
