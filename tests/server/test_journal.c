@@ -41,6 +41,7 @@
 #include <cmocka.h>
 #include <sqlite3.h>
 
+#include "server/access.h"
 #include "server/handlers.h"
 #include "server/internal.h"
 #include "server/match.h"
@@ -197,9 +198,14 @@ static void test_fail_closed(void **state)
     }
     srv__getrandom = real_getrandom;
     int code = 0;
-    match *m = match_create(&S, &create, &code, err, sizeof err);
+    char joins[ENG_MAX_PLAYERS][SRV_TOKEN_LEN + 1];
+    match_opts opts = {.join_tokens = joins};
+    match *m = match_create_ex(&S, &create, &opts, &code, err, sizeof err);
     assert_non_null(m);
-    assert_int_equal(strlen(m->seats[0].token), SRV_TOKEN_LEN);
+    /* the seat keeps the token's hash; its text went to the creator */
+    assert_int_equal(strlen(joins[0]), SRV_TOKEN_LEN);
+    assert_int_equal(strlen(m->seats[0].token), SRV_TOKEN_HASH_LEN);
+    assert_true(access_token_ok(joins[0], m->seats[0].token));
     proto_msg_free(&create);
 
     /* join: the seat's resume token is made at the first join */
@@ -209,7 +215,7 @@ static void test_fail_closed(void **state)
     c.hello = true;
     char join[256];
     snprintf(join, sizeof join, "{\"type\":\"join\",\"match\":\"%s\",\"seat\":0,\"token\":\"%s\"}",
-             m->id, m->seats[0].token);
+             m->id, joins[0]);
     srv__getrandom = rnd_fail;
     handle_message(&c, join, strlen(join));
     assert_null(m->seats[0].conn);
@@ -219,7 +225,7 @@ static void test_fail_closed(void **state)
     srv__getrandom = real_getrandom;
     handle_message(&c, join, strlen(join));
     assert_ptr_equal(m->seats[0].conn, &c);
-    assert_int_equal(strlen(m->seats[0].resume), SRV_TOKEN_LEN);
+    assert_int_equal(strlen(m->seats[0].resume), SRV_TOKEN_HASH_LEN);
     assert_int_equal(m->status, MATCH_LIVE);
     srv_close();
 }
