@@ -2,7 +2,7 @@
  * remote.c — remote bots (kind "remote"; internal.h): the student runs
  * the bot, registered on the host under a name the service gave out. Its
  * gates are not the workers' jobs: each is a tournament of server matches
- * the host plays (host.tour_start) — the registered bot against the gate's
+ * the host plays (host.start_tour) — the registered bot against the gate's
  * opponent — started once the bot is connected, its games handed back by
  * the hooks as they end (record, times) and its standings when it is over.
  * A final with a remote bot in it is one such tournament of every
@@ -186,7 +186,7 @@ static int rjob_start_tour(class_service *svc, rjob *r, const course_t *c, const
                            const char *const *names, int n, int format, int64_t gpp, uint64_t seed,
                            const char *label, char *err, size_t errcap)
 {
-    if (!svc->host.tour_start) {
+    if (!svc->host.start_tour) {
         snprintf(err, errcap, "this server plays no remote bots");
         return ENG_EINTERNAL;
     }
@@ -237,7 +237,7 @@ static int rjob_start_tour(class_service *svc, rjob *r, const course_t *c, const
         class__done_free(r->d);
     r->d = d;
     int64_t id = 0;
-    int rc = svc->host.tour_start(svc->host.user, &m, &h, &id, err, errcap);
+    int rc = svc->host.start_tour(svc->host.user, &m, &h, &id, err, errcap);
     json_decref(parts);
     if (rc == 0)
         r->tour = id;
@@ -411,7 +411,7 @@ static void rjob_check(class_service *svc, rjob *r)
 {
     const char *note = "";
     const char *state =
-        svc->host.tour_state ? svc->host.tour_state(svc->host.user, r->tour, &note) : NULL;
+        svc->host.tour_state_of ? svc->host.tour_state_of(svc->host.user, r->tour, &note) : NULL;
     if (state && (strcmp(state, "running") == 0 || strcmp(state, "created") == 0 ||
                   strcmp(state, "done") == 0))
         return;
@@ -422,8 +422,8 @@ static void rjob_check(class_service *svc, rjob *r)
     class__log(svc, CLASS_LOG_WARN, "course_tournament_stopped", "{s:I, s:I, s:I, s:s}", "course",
                (json_int_t)r->course, "submission", (json_int_t)r->submission, "tournament",
                (json_int_t)r->tour, "state", state ? state : "gone");
-    if (svc->host.tour_cancel)
-        svc->host.tour_cancel(svc->host.user, r->tour);
+    if (svc->host.cancel_tour)
+        svc->host.cancel_tour(svc->host.user, r->tour);
     if (r->final) {
         rjob_final_end(svc, r, NULL, why);
         return;
@@ -453,8 +453,8 @@ void class__remote_pump(class_service *svc)
 void class__remote_queue(class_service *svc, const sub_t *s)
 {
     /* a host tournament a previous run left: its games start again */
-    if (s->tour && svc->host.tour_cancel)
-        svc->host.tour_cancel(svc->host.user, s->tour);
+    if (s->tour && svc->host.cancel_tour)
+        svc->host.cancel_tour(svc->host.user, s->tour);
     rjob *r = calloc(1, sizeof *r);
     if (!r)
         return;

@@ -60,8 +60,8 @@ void class_service_request(class_service *svc, const proto_msg *m, uint64_t call
 
 static void cancel_leftover(class_service *svc, int64_t tour)
 {
-    if (svc->host.tour_cancel)
-        svc->host.tour_cancel(svc->host.user, tour);
+    if (svc->host.cancel_tour)
+        svc->host.cancel_tour(svc->host.user, tour);
 }
 
 int class_service_start(const class_service_config *cfg, const class_host *host,

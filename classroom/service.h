@@ -23,7 +23,7 @@
  * class_service_poll stores them.
  *
  * A student's remote bot (kind "remote") is played by the host: the
- * service asks it for a tournament of server matches (host.tour_start) and
+ * service asks it for a tournament of server matches (host.start_tour) and
  * is told each game and the end through the hooks it gives.
  */
 #ifndef TESSERA_CLASSROOM_SERVICE_H
@@ -93,13 +93,13 @@ typedef struct class_host {
     /* Start the tournament of a create_tournament message, with hooks: 0
      * and its id, ENG_ETOO_MANY (no room now: try again later), or another
      * negative code, with a reason in err. */
-    int (*tour_start)(void *user, const proto_msg *create, const class_tour_hooks *h, int64_t *id,
+    int (*start_tour)(void *user, const proto_msg *create, const class_tour_hooks *h, int64_t *id,
                       char *err, size_t errcap);
     /* Cancel tournament id (its hooks are dropped); nothing when unknown. */
-    void (*tour_cancel)(void *user, int64_t id);
+    void (*cancel_tour)(void *user, int64_t id);
     /* Its state ("created", "running", "paused", "cancelled", "done") and
      * *note (why it paused itself), or NULL when the host holds no such one. */
-    const char *(*tour_state)(void *user, int64_t id, const char **note);
+    const char *(*tour_state_of)(void *user, int64_t id, const char **note);
 } class_host;
 
 typedef struct class_service_config {

@@ -884,6 +884,10 @@ bool cluster_route(conn *c, const proto_msg *m, const char *raw, size_t len)
         return false; /* a remote connection's messages were routed by its edge */
     const char *id = NULL, *token = NULL;
     char token_hash[SRV_TOKEN_HASH_LEN + 1];
+    if (proto_is_course(m->type)) { /* the courses are the coordinator's: jobs, uploads */
+        int o = role_holder(cl, CLUSTER_COORDINATOR);
+        return o >= 0 && forward_raw(cl, c, o, raw, len, m->id, false);
+    }
     switch (m->type) {
     case PROTO_JOIN:
     case PROTO_SPECTATE:
@@ -1081,18 +1085,6 @@ bool cluster_has_role(srv *s, const char *role)
 {
     struct cluster *cl = s->cluster;
     return cl && role_holder(cl, role) >= 0;
-}
-
-bool cluster_route_role(conn *c, const char *role, const char *raw, size_t len,
-                        const json_t *msg_id)
-{
-    struct cluster *cl = c->srv->cluster;
-    if (!cl || c->remote)
-        return false;
-    int o = role_holder(cl, role);
-    if (o < 0)
-        return false;
-    return forward_raw(cl, c, o, raw, len, msg_id, false);
 }
 
 void cluster_get_stats(const srv *s, cluster_stats *out)

@@ -76,10 +76,6 @@ conn *cluster_remote_find(srv *s, uint64_t id);
 bool cluster_claim_role(srv *s, const char *role);
 /* Does another live server hold role (so its messages go there)? */
 bool cluster_has_role(srv *s, const char *role);
-/* Forward a message of c for role's holder when that is another server:
- * true when forwarded (or refused with an error); false: handle it here. */
-bool cluster_route_role(conn *c, const char *role, const char *raw, size_t len,
-                        const json_t *msg_id);
 
 /* Append to out the other servers' summaries that q reads — its rows: an
  * id (as text), the owner, the summary (JSON text) — but those this server

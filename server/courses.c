@@ -12,11 +12,9 @@
 #include <string.h>
 
 #include "classroom/service.h"
-#include "cluster.h"
 #include "conn.h"
 #include "courses.h"
 #include "internal.h"
-#include "match.h"
 #include "registry.h"
 #include "store.h"
 #include "tournaments.h"
@@ -28,11 +26,6 @@ struct courses {
     uv_timer_t timer; /* its tick */
     int open;         /* handles not closed yet */
     int pending;      /* jobs on the pool not back yet: an upload's check outlives a stop */
-    /* the hooks of the tournaments it asked for (the same every time) */
-    void (*hook_game)(void *ctx, int64_t user, int64_t tour, int64_t game, int seats,
-                      const int *table, const struct tour_result *r, const char *record);
-    void (*hook_done)(void *ctx, int64_t user, int64_t tour, const struct tour *t);
-    void *hook_ctx;
 };
 
 /* ---- the host's side of the service -------------------------------------------------------- */
@@ -56,52 +49,47 @@ static void host_reply(void *user, uint64_t caller, json_t *msg)
 static void host_log(void *user, int level, const char *event, json_t *fields)
 {
     (void)user;
-    srv_log(level, event, "O", fields); /* a reference of its own: a level not logged drops it */
-    json_decref(fields);
-}
-
-typedef struct pool_job {
-    uv_work_t req;
-    struct courses *cs;
-    void (*work)(void *arg);
-    void (*done)(void *arg, int status);
-    void *arg;
-} pool_job;
-
-static void pool_work(uv_work_t *w)
-{
-    pool_job *j = w->data;
-    j->work(j->arg);
+    srv_log_json(level, event, fields);
 }
 
 static void release(struct courses *cs);
 
-static void pool_done(uv_work_t *w, int status)
+/* A job on the pool, counted in cs->pending: the service is freed after the
+ * last one is back (a stop may come while an upload is checked: its answer
+ * still comes, "shutting down"). */
+typedef struct pool_call {
+    struct courses *cs;
+    void (*work)(void *arg);
+    void (*done)(void *arg, int status);
+    void *arg;
+} pool_call;
+
+static void call_work(void *arg)
 {
-    pool_job *j = w->data;
-    struct courses *cs = j->cs;
-    j->done(j->arg, status);
-    free(j);
-    cs->pending--;
+    pool_call *c = arg;
+    c->work(c->arg);
+}
+
+static void call_done(void *arg, int status)
+{
+    pool_call *c = arg;
+    struct courses *cs = c->cs;
+    c->done(c->arg, status);
+    free(c);
     release(cs);
 }
 
 static int host_queue_work(void *user, void (*work)(void *), void (*done)(void *, int), void *arg)
 {
     struct courses *cs = user;
-    pool_job *j = calloc(1, sizeof *j);
-    if (!j)
+    pool_call *c = malloc(sizeof *c);
+    if (!c)
         return -1;
-    j->cs = cs;
-    j->work = work;
-    j->done = done;
-    j->arg = arg;
-    j->req.data = j;
-    if (uv_queue_work(cs->s->loop, &j->req, pool_work, pool_done) != 0) {
-        free(j);
+    *c = (pool_call){.cs = cs, .work = work, .done = done, .arg = arg};
+    if (srv_queue_work(cs->s, call_work, call_done, c, &cs->pending) != 0) {
+        free(c);
         return -1;
     }
-    cs->pending++;
     return 0;
 }
 
@@ -134,32 +122,11 @@ static bool host_bot_connected(void *user, const char *name)
     return rb && rb->conn;
 }
 
-static void tour_game(void *ctx, int64_t user, int64_t tid, int64_t game, match *m,
-                      const int *table, const struct tour_result *r)
-{
-    struct courses *cs = ctx;
-    char err[200];
-    json_t *rec = match_record_json(m, err, sizeof err);
-    char *text = rec ? json_dumps(rec, JSON_COMPACT) : NULL;
-    json_decref(rec);
-    cs->hook_game(cs->hook_ctx, user, tid, game, m->nseats, table, r, text ? text : "");
-    free(text);
-}
-
-static void tour_done(void *ctx, int64_t user, int64_t tid, const struct tour *t)
-{
-    struct courses *cs = ctx;
-    cs->hook_done(cs->hook_ctx, user, tid, t);
-}
-
 static int host_tour_start(void *user, const proto_msg *m, const class_tour_hooks *h, int64_t *id,
                            char *err, size_t errcap)
 {
     struct courses *cs = user;
-    cs->hook_game = h->game;
-    cs->hook_done = h->done;
-    cs->hook_ctx = h->ctx;
-    tours_hooks th = {.game = tour_game, .done = tour_done, .ctx = cs, .user = h->user};
+    tsvc_hooks th = {.game = h->game, .done = h->done, .ctx = h->ctx, .user = h->user};
     return tours_create_started(cs->s, m, &th, id, err, errcap);
 }
 
@@ -190,8 +157,7 @@ static void on_tick(uv_timer_t *t)
 }
 
 /* The service and its host side go once the handles are closed and the
- * pool has handed back every job (a stop may come while an upload is
- * checked: its answer still comes, "shutting down"). */
+ * pool has handed back every job. */
 static void release(struct courses *cs)
 {
     if (cs->open == 0 && cs->pending == 0) {
@@ -225,11 +191,10 @@ static void fail(conn *c, int code, const char *reason, const json_t *id, const 
     conn_send(c, e);
 }
 
-void courses_handle(conn *c, const proto_msg *m, const char *raw, size_t len)
+void courses_handle(conn *c, const proto_msg *m)
 {
-    /* several servers: the courses are one server's (cluster.c, roles) */
-    if (cluster_route_role(c, CLUSTER_COORDINATOR, raw, len, m->id))
-        return;
+    /* on several servers the courses are one's: the others forward their
+     * messages there (cluster_route) */
     struct courses *cs = c->srv->courses;
     if (!cs || !cs->svc) {
         fail(c, ENG_EINTERNAL, NULL, m->id, "courses are not available on this server");
@@ -290,9 +255,9 @@ int courses_start(srv *s, char *err, size_t errcap)
                        .seal_secret = host_seal_secret,
                        .reserve_name = host_reserve_name,
                        .bot_connected = host_bot_connected,
-                       .tour_start = host_tour_start,
-                       .tour_cancel = host_tour_cancel,
-                       .tour_state = host_tour_state};
+                       .start_tour = host_tour_start,
+                       .cancel_tour = host_tour_cancel,
+                       .tour_state_of = host_tour_state};
     class_service_config cfg = {.db = store_db(s), .files_dir = dir, .jobs = s->cfg.course_jobs};
     /* the service's start may ask for tournaments already: s->courses first */
     s->courses = cs;

@@ -14,8 +14,9 @@ int courses_start(srv *s, char *err, size_t errcap);
 /* Stop it (its running games are cut short and played again at the next
  * start); it is freed once its handles have closed. */
 void courses_shutdown(srv *s);
-/* A decoded course_* message (raw: its text, for another server). */
-void courses_handle(conn *c, const proto_msg *m, const char *raw, size_t len);
+/* A decoded course_* message (forwarded to the coordinator first when it
+ * is another server: cluster_route). */
+void courses_handle(conn *c, const proto_msg *m);
 /* Does this server take course_* messages (courses_start succeeded)? */
 bool courses_available(const srv *s);
 

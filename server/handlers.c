@@ -554,7 +554,7 @@ void handle_message(conn *c, const char *buf, size_t len)
     case PROTO_COURSE_VIEW:
     case PROTO_COURSE_GAME:
     case PROTO_COURSE_CODE:
-    case PROTO_COURSE_SUBMIT: courses_handle(c, &m, buf, len); break;
+    case PROTO_COURSE_SUBMIT: courses_handle(c, &m); break;
     case PROTO_SERVER_STATS: {
         json_t *r = proto_reply("stats", m.id);
         json_object_update_new(r, srv_stats_json(c->srv));

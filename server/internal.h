@@ -17,7 +17,7 @@
  *   store.h        the SQLite journal, and the restore spec (store.c)
  *   programs.h     external programs (cmd:) in seats, one worker thread each
  *   registry.h     registered remote bots and the admin token
- *   tournaments.h  tournaments and the ladder, driven on the loop
+ *   tournaments.h  the tournament messages, to the tournament service
  *   access.h       creation policy, quotas, expiry, the resume-token index
  *   courses.h      the course_* messages, to the classroom's course service
  *   log.c, metrics.c, config.c, server.c: declared here (shared by all)
@@ -31,8 +31,8 @@
  * result back through uv_queue_work's completion callback; a program's
  * worker thread (programs.c), which owns its player and hands results back
  * through a uv_async_t; and the pool jobs of registry.c (secret hashing)
- * and tournaments.c (standings), which work on data the loop does not
- * touch while they run.
+ * and of the services it hosts (tournament standings, course uploads),
+ * which work on data the loop does not touch while they run.
  */
 #ifndef TESSERA_SERVER_INTERNAL_H
 #define TESSERA_SERVER_INTERNAL_H
@@ -65,7 +65,6 @@ typedef struct agent_job agent_job;
 typedef struct store store;
 typedef struct prog prog;
 typedef struct regbot regbot;
-typedef struct srv_tour srv_tour;
 
 /* ---- addresses (config.c) ------------------------------------------------------------ */
 
@@ -148,7 +147,7 @@ struct conn {
     int fwd_owner;               /* ... and that match's owner (cluster.c: no lookup per move) */
     conn *hnext;                 /* cluster.c's index of connections by id */
     regbot *reg;                          /* the registered bot this connection is, or NULL */
-    srv_tour *watching[SRV_MAX_WATCHING]; /* tournaments it watches */
+    int64_t watching[SRV_MAX_WATCHING];   /* tournaments it watches (tournaments.c) */
     int nwatching;
     conn *prev, *next;           /* srv->conns list */
 };
@@ -246,7 +245,7 @@ struct match {
     int64_t created_ms, finished_ms;  /* wall clock, epoch ms */
     uint64_t rx_ns;                   /* a remote move being handled: when it arrived */
     bool demo;                        /* the server's own showcase match */
-    srv_tour *tour;                   /* the tournament waiting for this match's result, or NULL */
+    bool tour_waits;                  /* its tournament waits for its result (tournaments.c) */
     int64_t tour_id;                  /* the tournament it is a game of (0: none), kept once over */
     int64_t tour_game;                /* its game id in that tournament */
     bool seat_seeds;                  /* seat_seed[] seeds the bots (tournament games) */
@@ -278,6 +277,13 @@ enum { LOG_DEBUG, LOG_INFO, LOG_WARN, LOG_ERROR, LOG_ALWAYS /* printed at any le
 /* Log one event as a JSON line; `fields` is a jansson pack format for the
  * extra fields (may be NULL), followed by its arguments. */
 void srv_log(int level, const char *event, const char *fields, ...);
+/* The same with the fields as an object (stolen). */
+void srv_log_json(int level, const char *event, json_t *fields);
+/* Run work(arg) on the libuv thread pool, then done(arg, status) on the
+ * loop (status != 0: it could not run); *pending (may be NULL) counts the
+ * job until done has run. 0, or -1 when it cannot be queued (nothing runs). */
+int srv_queue_work(srv *s, void (*work)(void *arg), void (*done)(void *arg, int status),
+                   void *arg, int *pending);
 void srv_log_set_level(int level);
 
 /* ---- statistics (docs/protocol.md: server_stats) ------------------------------------------ */
@@ -396,6 +402,9 @@ struct srv {
      * registered bot came back (set by server.c: tournaments.c's
      * tours_poke, so that those two need not know the tournaments). */
     void (*seats_freed)(srv *s);
+    /* A match finished (set by server.c: the tournaments' tours_match_finished,
+     * so that match.c need not know them). */
+    void (*match_over)(srv *s, match *m);
     uv_timer_t stop_timer;            /* lets goodbyes flush before lws stops */
     uv_prepare_t out_prep;            /* writes the round's output before the loop polls ... */
     uv_check_t out_check;             /* ... and after the I/O callbacks (net.c) */

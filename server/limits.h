@@ -95,26 +95,9 @@
 #define SRV_MAX_WATCHING      16
 #define SRV_MAX_TOUR_WATCHERS 1000
 
-/* Tournaments (and ladders) not over held by the server: each may hold a
- * schedule of up to a million games in memory (tournament/limits.h). */
-#define SRV_MAX_TOURNAMENTS 64
-
-/* Games a `tournament` message lists: the running ones and the most recent
- * finished ones up to this many (a 256-bot round-robin has 65,280 games,
- * megabytes of JSON: more than a watcher's queue may hold). The counts
- * always cover every game. */
-#define SRV_TOUR_GAMES_LISTED 2000
-
-/* The cross-table goes into standings pushes up to this many participants:
- * beyond, its n*n cells (65,536 at 256) would be most of every push. */
-#define SRV_TOUR_CROSSTABLE_MAX 64
-
-/* Standings are recomputed (on the thread pool) at most this often, and at
- * most once per this many times their own cost: at 256 participants one
- * computation takes ~0.4 s, so a busy tournament is recomputed every ~2 s,
- * a small one up to 5 times a second. */
-#define SRV_TOUR_STANDINGS_MIN_MS      200
-#define SRV_TOUR_STANDINGS_COST_FACTOR 5
+/* The tournament service's own limits (tournaments held, games listed, the
+ * cross-table's size, how often standings are computed) are in
+ * tournament/limits.h (TOUR_SVC_*). */
 
 /* External programs (cmd: seats) running at once: each is a process and a
  * worker thread of the server that lives as long as its game. */

@@ -5,11 +5,13 @@
  *   {"ts":"2026-11-22T02:41:07.123Z","level":"info","event":"match_created","match":"ab12cd34"}
  * fields built with jansson's pack formats, so untrusted strings are escaped,
  * never interpreted), the latency histograms, the loop's clock and the wall
- * clock, and random tokens.
+ * clock, random tokens, and a job on the thread pool for the services the
+ * server hosts (courses, tournaments).
  */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 #include <sys/time.h>
@@ -57,6 +59,54 @@ void srv_log(int level, const char *event, const char *fields, ...)
     }
     json_decref(line);
     json_decref(o);
+}
+
+void srv_log_json(int level, const char *event, json_t *fields)
+{
+    srv_log(level, event, "O", fields); /* a reference of its own: a level not logged drops it */
+    json_decref(fields);
+}
+
+/* ---- the thread pool, for the services the server hosts --------------------------- */
+
+typedef struct pool_job {
+    uv_work_t req;
+    void (*work)(void *arg);
+    void (*done)(void *arg, int status);
+    void *arg;
+    int *pending;
+} pool_job;
+
+static void pool_work(uv_work_t *w)
+{
+    pool_job *j = w->data;
+    j->work(j->arg);
+}
+
+static void pool_done(uv_work_t *w, int status)
+{
+    pool_job *j = w->data;
+    if (j->pending)
+        (*j->pending)--;
+    j->done(j->arg, status);
+    free(j);
+}
+
+int srv_queue_work(srv *s, void (*work)(void *), void (*done)(void *, int), void *arg,
+                   int *pending)
+{
+    pool_job *j = calloc(1, sizeof *j);
+    if (!j)
+        return -1;
+    *j = (pool_job){.work = work, .done = done, .arg = arg, .pending = pending};
+    j->req.data = j;
+    if (uv_queue_work(s->loop, &j->req, pool_work, pool_done) != 0) {
+        free(j);
+        return -1;
+    }
+    if (pending)
+        (*pending)++;
+    return 0;
 }
 
 /* ---- statistics ------------------------------------------------------------------ */

@@ -334,7 +334,8 @@ static void finish_ex(match *m, const char *reason, int faulty, const char *deta
     match_release_bots(m);
     /* nor the states kept for the next turn's messages */
     match_view_forget(m);
-    tours_match_finished(m); /* its result, if it is a tournament game; seats freed */
+    if (m->srv->match_over) /* its result, if it is a tournament game; seats freed */
+        m->srv->match_over(m->srv, m);
 
     match_trim_finished(m->srv, m);
     if (m->demo && m->srv->demo_over)

@@ -496,6 +496,7 @@ int srv_run(const srv_config *cfg)
     int irc = admin_init(&s, err, sizeof err);
     if (irc == 0 && (irc = progs_init(&s)) != 0)
         snprintf(err, sizeof err, "the program workers could not be set up");
+    s.match_over = tours_match_finished; /* a no-op until the tournaments are up */
     if (irc == 0)
         irc = tours_init(&s, err, sizeof err);
     if (irc || store_load(&s, &match_restorer, err, sizeof err)) {

@@ -69,4 +69,27 @@
  * finite (BayesElo's default prior is of the same size). */
 #define TOUR_RATING_PRIOR_GAMES 2.0
 
+/* ---- the tournament service of a server (service.h) ---- */
+
+/* Tournaments (and ladders) not over held by the service: each may hold a
+ * schedule of up to a million games in memory (TOUR_MAX_GAMES). */
+#define TOUR_SVC_MAX_TOURNAMENTS 64
+
+/* Games a `tournament` message lists: the running ones and the most recent
+ * finished ones up to this many (a 256-bot round-robin has 65,280 games,
+ * megabytes of JSON: more than a watcher's queue may hold). The counts
+ * always cover every game. */
+#define TOUR_SVC_GAMES_LISTED 2000
+
+/* The cross-table goes into standings pushes up to this many participants:
+ * beyond, its n*n cells (65,536 at 256) would be most of every push. */
+#define TOUR_SVC_CROSSTABLE_MAX 64
+
+/* Standings are recomputed (on the host's thread pool) at most this often,
+ * and at most once per this many times their own cost: at 256 participants
+ * one computation takes ~0.4 s, so a busy tournament is recomputed every
+ * ~2 s, a small one up to 5 times a second. */
+#define TOUR_SVC_STANDINGS_MIN_MS      200
+#define TOUR_SVC_STANDINGS_COST_FACTOR 5
+
 #endif

@@ -1,13 +1,17 @@
 /*
- * runner.c — the local tournament runner (contract in runner.h): worker
- * threads take games from the tournament, seat players, play, and record.
+ * runner.c — the local tournament runner (contract in runner.h): the
+ * tournament's games started by the driver (driver.h) — the same as a
+ * server's — and played by worker threads that seat players, play, and
+ * hand the result back to the driver.
  *
- * Locking. One mutex guards the tournament and the run's counters; a
- * worker holds it only to pick, start and finish a game (and for the
- * callbacks), never while a player thinks. A worker with nothing to start
- * (a Swiss round waiting for its last games, everything running) waits on
- * the condition variable, woken at every finished game and, to notice a
- * raised stop flag, every 100 ms.
+ * The host of the driver is the run: starting a game makes its chance
+ * nonce and commitment and puts it in the ready queue; any free worker
+ * takes it from there. Locking. One mutex guards the tournament, the queue
+ * and the run's counters; a worker holds it only to drive, take and finish
+ * a game (and for the callbacks), never while a player thinks. A worker
+ * with nothing to take (a Swiss round waiting for its last games,
+ * everything running) waits on the condition variable, woken at every
+ * started or finished game and, to notice a raised stop flag, every 100 ms.
  *
  * A game is played on the worker's own buffers (state, moves, times, one
  * player_result); only its result and callbacks need the lock.
@@ -27,6 +31,7 @@
 #include "bots/bot.h"
 #include "protocol/chance.h"
 #include "protocol/record.h"
+#include "tournament/driver.h"
 
 /* Random turns played for a faulty seat under TOUR_FAULT_RANDOM come from
  * their own stream family of the tournament seed. */
@@ -87,6 +92,13 @@ int tour_run_check_spec(const char *spec, const eng_game *g, const player_config
 
 /* ---- the run ------------------------------------------------------------------------ */
 
+/* A game the driver started, waiting for a worker. */
+typedef struct ready_game {
+    tour_game g;
+    chance_secret sec;
+    char commit[CHANCE_COMMIT_HEX];
+} ready_game;
+
 typedef struct run {
     tour *t;
     const tour_run_config *cfg;
@@ -94,9 +106,12 @@ typedef struct run {
     const eng_game *g;
     int k, n;
 
-    pthread_mutex_t lock;              /* guards t, the fields below, and every callback */
-    pthread_cond_t cond;               /* a game finished, or the run failed */
-    int running;                       /* games being played */
+    pthread_mutex_t lock; /* guards t, the fields below, and every callback */
+    pthread_cond_t cond;  /* a game started or finished, or the run failed */
+    tour_host host;       /* the driver's host: this run */
+    ready_game *ready;    /* [concurrency]: started, waiting for a worker */
+    int nready;
+    int running;                       /* games started and not over (ready ones too) */
     int rc;                            /* first failure */
     char err[PLAYER_DETAIL_MAX + 256]; /* its reason */
     int64_t played, abandoned;
@@ -105,12 +120,12 @@ typedef struct run {
 typedef struct worker {
     run *R;
     pthread_t tid;
-    player **prog;      /* [n]: this worker's programs, made on first use, kept */
-    unsigned char *st;  /* the game's state */
+    player **prog;          /* [n]: this worker's programs, made on first use, kept */
+    unsigned char *st;      /* the game's state */
     unsigned char *scratch; /* a state to check or play a turn on */
-    eng_move *moves;    /* [max_plies] */
-    rec_time *times;    /* [max_plies]: a seat turn's times on its first move */
-    player_result *res; /* one turn's result (large: stderr inline) */
+    eng_move *moves;        /* [max_plies] */
+    rec_time *times;        /* [max_plies]: a seat turn's times on its first move */
+    player_result *res;     /* one turn's result (large: stderr inline) */
 } worker;
 
 static void fail_locked(run *R, int rc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -145,7 +160,7 @@ typedef struct game_end {
     json_t *record;
     char *record_text;
     char verdict[TOUR_VERDICT_MAX + 1];
-    char err[PLAYER_DETAIL_MAX + 128]; /* FAILED: why */
+    char err[PLAYER_DETAIL_MAX + 128];                       /* FAILED: why */
     char errtext[ENG_MAX_PLAYERS][TOUR_RUN_STDERR_KEEP + 1]; /* each seat's stderr (its start) */
     size_t errlen[ENG_MAX_PLAYERS];
 } game_end;
@@ -433,77 +448,123 @@ static void game_end_free(game_end *e)
     free(e->record_text);
 }
 
+/* ---- the driver's host: the run ---------------------------------------------------- */
+
+/* A started game's chance nonce and commitment, in the slot play() fills. */
+static int host_start(void *user, const tour_game *g, char *ref, size_t refcap, char *err,
+                      size_t errcap)
+{
+    (void)ref;
+    (void)refcap;
+    run *R = user;
+    ready_game *x = &R->ready[R->nready];
+    x->g = *g;
+    memset(&x->sec, 0, sizeof x->sec);
+    x->sec.seed = g->chance_seed;
+    if (chance_nonce_random(x->sec.nonce) || chance_commitment(&x->sec, x->commit)) {
+        fail_locked(R, ENG_EINTERNAL, "no random bytes for a game's chance nonce");
+        snprintf(err, errcap, "no random bytes");
+        return ENG_EINTERNAL;
+    }
+    return 0;
+}
+
+/* Started: to the ready queue, for the first free worker. */
+static void host_play(void *user, const tour_game *g, const char *ref)
+{
+    (void)g;
+    (void)ref;
+    run *R = user;
+    ready_game *x = &R->ready[R->nready++];
+    R->running++;
+    if (R->cfg->on_start)
+        R->cfg->on_start(&x->g, x->commit, R->cfg->user);
+    pthread_cond_broadcast(&R->cond);
+}
+
+/* Room for one more ready game (the driver keeps at most concurrency running). */
+static bool host_room(void *user, const tour_game *g)
+{
+    (void)g;
+    run *R = user;
+    return R->nready < R->cfg->concurrency;
+}
+
+/* A game that will not be played to its end (abandoned, or the player
+ * failed): back to pending; a failed write leaves it running in the store,
+ * which a resume puts back to pending all the same. */
+static void give_back(run *R, int64_t game, outcome oc, const char *why)
+{
+    tour_drive_lost(R->t, game);
+    if (oc == ABANDONED)
+        R->abandoned++;
+    else
+        fail_locked(R, ENG_EINTERNAL, "%s", why);
+}
+
+/* Under the lock: the result of a game a worker played. */
+static void game_over(run *R, const ready_game *x, outcome oc, game_end *e)
+{
+    R->running--;
+    if (oc == PLAYED) {
+        char ferr[256];
+        int rc = tour_drive_ended(R->t, x->g.id, &e->res, ferr, sizeof ferr);
+        if (rc) {
+            fail_locked(R, rc, "game %lld: %s", (long long)x->g.id, ferr);
+        } else {
+            R->played++;
+            if (R->cfg->on_end)
+                R->cfg->on_end(&e->info, R->cfg->user);
+        }
+    } else {
+        give_back(R, x->g.id, oc, e->err);
+    }
+    pthread_cond_broadcast(&R->cond);
+}
+
 static void *worker_main(void *arg)
 {
     worker *w = arg;
     run *R = w->R;
     game_end *e = malloc(sizeof *e);
-    tour_game gm;
     pthread_mutex_lock(&R->lock);
     if (!e)
         fail_locked(R, ENG_ENOMEM, "out of memory");
-    while (e && R->rc == 0 && !stop_raised(R) && !tour_is_done(R->t)) {
-        int rc = tour_next_game(R->t, NULL, &gm);
-        if (rc < 0) {
-            fail_locked(R, rc, "the tournament's database failed; run again to resume");
-            break;
-        }
-        if (rc == 0) {
-            if (R->running == 0) {
-                /* nothing runs and nothing can start: only a pause does this */
-                fail_locked(R, ENG_EINVAL, "the tournament is paused: nothing can start");
-                break;
-            }
-            struct timespec ts;
-            clock_gettime(CLOCK_REALTIME, &ts);
-            ts.tv_nsec += 100 * 1000000L;
-            if (ts.tv_nsec >= 1000000000L) {
-                ts.tv_sec++;
-                ts.tv_nsec -= 1000000000L;
-            }
-            pthread_cond_timedwait(&R->cond, &R->lock, &ts);
+    while (e && R->rc == 0 && !stop_raised(R)) {
+        if (R->nready > 0) { /* the oldest started game */
+            ready_game x = R->ready[0];
+            memmove(R->ready, R->ready + 1, (size_t)--R->nready * sizeof *R->ready);
+            pthread_mutex_unlock(&R->lock);
+            outcome oc = play_game(w, &x.g, &x.sec, x.commit, e);
+            pthread_mutex_lock(&R->lock);
+            game_over(R, &x, oc, e);
+            game_end_free(e);
             continue;
         }
-        chance_secret sec = {.seed = gm.chance_seed};
-        char commit[CHANCE_COMMIT_HEX];
-        if (chance_nonce_random(sec.nonce) || chance_commitment(&sec, commit)) {
-            fail_locked(R, ENG_EINTERNAL, "no random bytes for a game's chance nonce");
+        if (tour_is_done(R->t))
             break;
-        }
-        if ((rc = tour_game_started(R->t, gm.id, NULL))) {
+        char why[TOUR_DRIVE_WHY_MAX];
+        int rc = tour_drive(R->t, &R->host, R->cfg->concurrency, why, sizeof why);
+        if (rc < 0) {
+            /* a start the run refused has failed it already, with its reason */
             fail_locked(R, rc, "the tournament's database failed; run again to resume");
             break;
         }
-        R->running++;
-        if (R->cfg->on_start)
-            R->cfg->on_start(&gm, commit, R->cfg->user);
-        pthread_mutex_unlock(&R->lock);
-
-        outcome oc = play_game(w, &gm, &sec, commit, e);
-
-        pthread_mutex_lock(&R->lock);
-        R->running--;
-        if (oc == PLAYED) {
-            char ferr[256];
-            rc = tour_game_finished(R->t, gm.id, &e->res, ferr, sizeof ferr);
-            if (rc) {
-                fail_locked(R, rc, "game %lld: %s", (long long)gm.id, ferr);
-            } else {
-                R->played++;
-                if (R->cfg->on_end)
-                    R->cfg->on_end(&e->info, R->cfg->user);
-            }
-        } else {
-            /* back to pending; a failed write leaves it running in the
-             * store, which a resume puts back to pending all the same */
-            tour_game_requeue(R->t, gm.id);
-            if (oc == ABANDONED)
-                R->abandoned++;
-            else
-                fail_locked(R, ENG_EINTERNAL, "%s", e->err);
+        if (R->nready > 0)
+            continue;
+        if (R->running == 0) {
+            /* nothing runs and nothing can start: only a pause does this */
+            fail_locked(R, ENG_EINVAL, "the tournament is paused: nothing can start");
+            break;
         }
-        game_end_free(e);
-        pthread_cond_broadcast(&R->cond);
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_nsec += 100 * 1000000L;
+        if (ts.tv_nsec >= 1000000000L) {
+            ts.tv_sec++;
+            ts.tv_nsec -= 1000000000L;
+        }
+        pthread_cond_timedwait(&R->cond, &R->lock, &ts);
     }
     pthread_cond_broadcast(&R->cond);
     pthread_mutex_unlock(&R->lock);
@@ -544,6 +605,10 @@ int tour_run(tour *t, const tour_run_config *cfg, tour_run_stats *out, char *err
             return eng_seterr(err, errcap, rc, "participant %s: %s", R.spec->participants[i].name,
                               why);
     }
+    R.ready = calloc((size_t)cfg->concurrency, sizeof *R.ready);
+    if (!R.ready)
+        return eng_seterr(err, errcap, ENG_ENOMEM, "out of memory");
+    R.host = (tour_host){.room = host_room, .start = host_start, .play = host_play, .user = &R};
     pthread_mutex_init(&R.lock, NULL);
     pthread_cond_init(&R.cond, NULL);
     int nw = cfg->concurrency;
@@ -569,6 +634,11 @@ int tour_run(tour *t, const tour_run_config *cfg, tour_run_stats *out, char *err
             eng_seterr(err, errcap, w ? ENG_EINTERNAL : ENG_ENOMEM, "cannot start a worker thread");
     for (int i = 0; i < started; i++)
         pthread_join(w[i].tid, NULL);
+    /* started games no worker took (the run stopped or failed first) */
+    for (int i = 0; i < R.nready; i++)
+        give_back(&R, R.ready[i].g.id, ABANDONED, "");
+    R.nready = 0;
+    free(R.ready);
     for (int i = 0; w && i < nw; i++) {
         free(w[i].prog);
         free(w[i].st);

@@ -1,17 +1,20 @@
 /*
- * runner.h — plays a tournament's games on worker threads: the local
- * driver of tour.h, behind `tessera tournament` and `tessera match` (the
- * server drives the same tournaments with its own matches instead).
+ * runner.h — plays a tournament's games on worker threads: the local host
+ * of the driver (driver.h), behind `tessera tournament` and `tessera match`
+ * (a server's tournament service hosts the same driver with its own
+ * matches instead, service.h).
  *
  *     tour_run_config c;  tour_run_config_default(&c);
  *     c.concurrency = 2;  c.on_end = show;  c.records = true;
  *     tour_run(t, &c, &stats, err, sizeof err);
  *
- * Each worker thread takes the next game the tournament offers
- * (tour_next_game), seats its participants through players/ (an
- * in-process bot spec, or an external program `cmd:...` /
- * `cmd-stateless:...` in a sandbox), plays it, and records the result in
- * the tournament (and so in its store) as soon as it ends. Then the next.
+ * The driver (driver.h, the one a server's tournaments use too) starts the
+ * games the tournament offers, up to `concurrency` at once; each worker
+ * thread takes a started game, seats its participants through players/
+ * (an in-process bot spec, or an external program `cmd:...` /
+ * `cmd-stateless:...` in a sandbox), plays it, and hands the result back
+ * to the tournament (and so to its store) as soon as it ends. Then the
+ * next.
  *
  * Chance. The k-th chance event of a game is eng_chance_draw(g, st,
  * game.chance_seed, k) (contract of docs/records.md, "Verifiable games"): the

@@ -1,9 +1,10 @@
 /*
  * tour.h — the tournament engine: a spec, its schedule of game groups, the
  * results as they come in, and when it is over. Shared by the CLI runner
- * (worker threads playing games) and the server (a libuv loop starting
- * ordinary server matches): neither plays games through this module, both
- * ask it what to play next and tell it what happened.
+ * (worker threads playing games) and the server's tournament service (a
+ * libuv loop starting ordinary server matches), both through the driver
+ * (driver.h): neither plays games through this module, both ask it what to
+ * play next and tell it what happened.
  *
  *     tour *t;  tour_create(&spec, &t, err, sizeof err);
  *     tour_game g;

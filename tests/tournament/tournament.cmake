@@ -30,6 +30,14 @@ tessera_add_test(test_tour_report
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_report.c
   LIBS tessera_tournament
   TIMEOUT 60)
+# The driver (tournament/driver.h) against a host of its own: every game
+# started once within the concurrency, a host without room or with a busy
+# participant, a start refused, a start whose record is not kept undone, a
+# lost game played again.
+tessera_add_test(test_tour_driver
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_driver.c
+  LIBS tessera_tournament
+  TIMEOUT 60)
 # The local runner (tournament/runner.h) playing real games: records stored
 # with results and verified against their chance seeds, think/wait times,
 # faulty programs (tests/players/bad/) under both policies, stop and
