@@ -1,7 +1,7 @@
 /*
  * args.c — the argument helpers every subcommand shares (cli.h): usage
  * errors, integers, seeds, a game and its rules from --players and --rule,
- * the monotonic clock. The floor under the cmd_*.c files: it calls none of
+ * a program's spec from the words after `--`, the monotonic clock. The floor under the cmd_*.c files: it calls none of
  * them, nor main.c.
  */
 #include <ctype.h>
@@ -145,4 +145,21 @@ double cli_now(void)
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+int cli_program_spec(const char *cmd, char **words, int n, bool stateless, char *out, size_t cap)
+{
+    size_t o = (size_t)snprintf(out, cap, "%s", stateless ? "cmd-stateless:" : "cmd:");
+    for (int i = 0; i < n; i++) {
+        if (!words[i][0] || strpbrk(words[i], " \t\n\r"))
+            return cli_usage_error(cmd,
+                                   "the program's arguments cannot be empty or hold spaces (they "
+                                   "are passed without a shell), got '%s'",
+                                   words[i]);
+        int k = snprintf(out + o, cap - o, "%s%s", i ? " " : "", words[i]);
+        if (k < 0 || (size_t)k >= cap - o)
+            return cli_usage_error(cmd, "the program's command is longer than %zu bytes", cap - 1);
+        o += (size_t)k;
+    }
+    return 0;
 }

@@ -68,6 +68,20 @@ const eng_game *cli_game_operand(const char *cmd, int argc, char **argv, int fir
 /* Final check of the rules (cross-option rules). */
 int cli_rules_check(const char *cmd, const eng_game *g, const eng_rules *r);
 
+/* The spec of a program from its command words (those after `--`): "cmd:"
+ * or "cmd-stateless:" and the words joined by spaces — there is no shell,
+ * so a word may not be empty nor hold a space. Writes out[cap]; returns 0,
+ * or CLI_USAGE with the reason printed. */
+int cli_program_spec(const char *cmd, char **words, int n, bool stateless, char *out, size_t cap);
+
+/* Write fault bundle b (players/bundle.h) of game `game`, seat `seat` into
+ * folder dir as game-NNNNNN-PK.json and tell, on stderr, how to replay it;
+ * its path into path (pathcap bytes) unless path is NULL.
+ * Returns 0, or -1 with the reason printed. */
+int cli_keep_bundle(const char *cmd, const char *dir, const json_t *b, long long game, int seat,
+                    char *path, size_t pathcap);
+#define CLI_BUNDLES_DIR "tessera-faults" /* where match and tournament keep them by default */
+
 /* Seconds on a monotonic clock. */
 double cli_now(void);
 
@@ -78,6 +92,7 @@ const char *cli_web_root(void);
 
 int cmd_play(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+extern const char cmd_games_usage[], cmd_match_usage[], cmd_tournament_usage[];
 int cmd_games(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
@@ -100,6 +115,39 @@ int cmd_bench_bot(int argc, char **argv);
 int cmd_evolve(int argc, char **argv);
 extern const char cmd_evolve_usage[];
 
+/* ---- `tessera tournament --url`: a tournament on a server (tour_server.c) ---- */
+
+/* Create (create: a create_tournament message without id and token, to
+ * which they are added) and start it with the admin token, print its page's address,
+ * then follow it to its end and print the server's standings (detach: leave
+ * it running); or, create NULL, follow tournament watch_id. Returns a CLI_*
+ * exit code, the reason printed. */
+int cli_tournament_on_server(const char *url, const char *admin, json_t *create, int64_t watch_id,
+                             bool detach, bool json, bool quiet);
+/* The standings table from the rows of a standings JSON (tournament/
+ * report.h's), and the legend under it: both halves of `tessera tournament`. */
+void cli_standings_print(const json_t *rows);
+void cli_standings_legend(void);
+
+/* ---- each program's game log, beside the records (gamelog.c) ---- */
+
+struct player_result;
+typedef struct cli_gamelog cli_gamelog;
+/* Logs written into recdir (DIR/records) as game-NNNNNN.PS.log. NULL: out
+ * of memory. */
+cli_gamelog *cli_gamelog_create(const char *recdir);
+/* A program's turn (turn > 0: its verdict, debug, stderr) or, turn 0, its
+ * game's end (the stderr after game_over), after which the log is written.
+ * From the runner's on_turn: any thread, a game's calls in order. */
+void cli_gamelog_turn(cli_gamelog *L, int64_t game, int seat, const char *spec, int turn,
+                      const struct player_result *r);
+/* The path of a (game, seat)'s log. */
+void cli_gamelog_path(const cli_gamelog *L, int64_t game, int seat, char *buf, size_t cap);
+/* Logs written, and logs that could not be (at the end of the run). */
+int cli_gamelog_written(const cli_gamelog *L);
+int cli_gamelog_errors(const cli_gamelog *L);
+void cli_gamelog_destroy(cli_gamelog *L);
+
 /* ---- subcommands that talk to a running server (remote.c) ---- */
 
 /* The server the remote subcommands talk to unless --url says otherwise:
@@ -112,6 +160,11 @@ extern const char cmd_evolve_usage[];
  * URL, or the server refused what was asked: an unknown match or bot, a bad
  * rule). */
 int cli_request(const char *cmd, const char *url, const char *about, json_t *msg, json_t **reply);
+/* Read the admin token from the first line of path (`tessera serve
+ * --admin-token-file` writes it) into buf. 0, or CLI_USAGE with the reason
+ * printed (no such file, an empty one). */
+#define CLI_TOKEN_MAX 128
+int cli_admin_token_file(const char *cmd, const char *path, char *buf, size_t cap);
 /* s as one shell word (quoted when it needs it), for command lines printed
  * to be pasted. Writes to buf, returns buf. */
 const char *cli_shell_word(const char *s, char *buf, size_t cap);
@@ -120,6 +173,9 @@ extern const char cmd_create_usage[], cmd_matches_usage[], cmd_export_usage[];
 int cmd_create(int argc, char **argv);
 int cmd_matches(int argc, char **argv);
 int cmd_export(int argc, char **argv);
+/* `tessera rate`: a rating on the reference ladder (cmd_rate.c, tournament/rate.h). */
+extern const char cmd_rate_usage[];
+int cmd_rate(int argc, char **argv);
 /* `tessera vectors`: conformance vectors (cmd_vectors.c, protocol/vectors.h). */
 extern const char cmd_vectors_usage[];
 int cmd_vectors(int argc, char **argv);

@@ -62,26 +62,6 @@ static int check_spec(const char *cmd, const char *spec)
     return -1;
 }
 
-/* The spec of a program from its command words (after `--`): "cmd:" or
- * "cmd-stateless:" and the words joined by spaces — there is no shell, and
- * a word holding a space could not be passed. */
-static int program_spec(const char *cmd, char **words, int n, bool stateless, char *out, size_t cap)
-{
-    size_t o = (size_t)snprintf(out, cap, "%s", stateless ? "cmd-stateless:" : "cmd:");
-    for (int i = 0; i < n; i++) {
-        if (!words[i][0] || strpbrk(words[i], " \t\n\r"))
-            return cli_usage_error(cmd,
-                                   "the program's arguments cannot be empty or hold spaces (they "
-                                   "are passed without a shell), got '%s'",
-                                   words[i]);
-        int k = snprintf(out + o, cap - o, "%s%s", i ? " " : "", words[i]);
-        if (k < 0 || (size_t)k >= cap - o)
-            return cli_usage_error(cmd, "the program's command is longer than %zu bytes", cap - 1);
-        o += (size_t)k;
-    }
-    return 0;
-}
-
 /* Both commands: bridge = the friendly form for programs. */
 static int run(int argc, char **argv, bool bridge)
 {
@@ -237,7 +217,7 @@ static int run(int argc, char **argv, bool bridge)
                                    argv[optind]);
         if (cfg.bot_spec)
             return cli_usage_error(cmd, "give the program after -- or --bot, not both");
-        if (program_spec(cmd, argv + optind, argc - optind, stateless, spec, sizeof spec))
+        if (cli_program_spec(cmd, argv + optind, argc - optind, stateless, spec, sizeof spec))
             return CLI_USAGE;
         cfg.bot_spec = spec;
     } else if (stateless) {

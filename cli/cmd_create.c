@@ -1,8 +1,10 @@
 /*
  * cmd_create.c — `tessera create`: make a match on a running server
  * (create_match, docs/protocol.md) from the command line, with in-process
- * bots and open seats, and print what a person needs next: the match id,
- * each open seat's token, and a `tessera bot` command line per open seat.
+ * bots, programs the server runs (cmd:, with the admin token), registered
+ * bots (remote:) and open seats, and print what a person needs next: the
+ * match id, each open seat's token, and per open seat a `tessera bot` line
+ * and a `tessera bridge ... -- PROGRAM` line (a program of the author's).
  *
  * Everything that can be checked here is checked before connecting (the
  * game, its rules, bot specs, time control and policy values: exit 2 naming
@@ -20,15 +22,21 @@
 
 const char cmd_create_usage[] =
     "usage: tessera create GAME [--url URL] [--players N] [--seat SEAT]... [--rule K=V]...\n"
-    "                           [--time [K=]MS]... [--policy K=V]... [--bot SPEC] [--json]\n"
+    "                           [--time [K=]MS]... [--policy K=V]... [--bot SPEC]\n"
+    "                           [--admin-token-file F | --admin-token T] [--json]\n"
     "\n"
     "Creates a match of GAME on a running server and prints its id and, for every open\n"
-    "seat, the seat's token and a `tessera bot` command line that plays it. Give a\n"
-    "token to a person (the web UI's join page) or to any client (docs/protocol.md).\n"
+    "seat, the seat's token, a `tessera bot` command line that plays it with one of our\n"
+    "bots and a `tessera bridge` line that plays it with a program of yours (docs/\n"
+    "stdio.md). Give a token to a person (the web UI's join page) or to any client\n"
+    "(docs/protocol.md).\n"
     "  --url URL        the server (default " CLI_DEFAULT_URL ")\n"
     "  --seat SEAT      the next seat, in order: a bot spec for a bot the server runs\n"
-    "                   (see `tessera bots`), or `open` for a seat a client joins\n"
-    "                   (`open:NAME` gives it a name); repeatable\n"
+    "                   (see `tessera bots`); 'cmd:PROGRAM ARGS' for a program the server\n"
+    "                   runs in its sandbox, found on the server's machine, or\n"
+    "                   remote:NAME for a bot registered there (both need the admin\n"
+    "                   token); or `open` for a seat a client joins (`open:NAME` gives\n"
+    "                   it a name); repeatable\n"
     "  --players N      number of seats (default: the game's default, or as many as\n"
     "                   --seat if more); seats not given with --seat are open\n"
     "  --rule K=V       a rule option, repeatable (see `tessera games`)\n"
@@ -38,6 +46,8 @@ const char cmd_create_usage[] =
     "                   illegal=reject|forfeit|random_move, max_illegal=N,\n"
     "                   disconnect=forfeit|random_move, reconnect_grace_ms=MS, grace_ms=MS\n"
     "  --bot SPEC       the bot in the printed `tessera bot` lines (default mcts:sims=400)\n"
+    "  --admin-token-file F  the server's admin token, from the file `tessera serve\n"
+    "                   --admin-token-file F` wrote (--admin-token T: given here)\n"
     "  --json           print the server's match_created reply (one JSON line) instead\n"
     "Seats are numbered from 0 (`--seat` order); people see them as P1, P2, ...\n"
     "Exit status: 0 created; 1 no server answers at URL (or it failed on its side);\n"
@@ -129,9 +139,26 @@ static int add_policy(json_t *pol, const char *arg)
            -1;
 }
 
-/* One --seat: `open`, `open:NAME` or a bot spec checked against the game. */
+/* Seats the server runs on its machine or finds registered there: it
+ * checks them (and needs the admin token). */
+static bool server_side(const char *spec)
+{
+    return strncmp(spec, "cmd:", 4) == 0 || strncmp(spec, "cmd-stateless:", 14) == 0 ||
+           strncmp(spec, "remote:", 7) == 0;
+}
+
+/* One --seat: `open`, `open:NAME`, a program or registered bot (checked by
+ * the server) or a bot spec checked against the game. */
 static json_t *seat_json(const eng_game *g, int i, const char *arg)
 {
+    if (server_side(arg)) {
+        if (strlen(arg) > PROTO_SPEC_MAX) {
+            cli_usage_error("create", "--seat (P%d, seat %d): the spec is longer than %d bytes",
+                            i + 1, i, PROTO_SPEC_MAX);
+            return NULL;
+        }
+        return json_pack("{s:s}", "bot", arg);
+    }
     if (strcmp(arg, "open") == 0)
         return json_pack("{s:b}", "open", 1);
     if (strncmp(arg, "open:", 5) == 0) {
@@ -174,7 +201,11 @@ static void print_created(const json_t *reply, const json_t *seats, const char *
         const char *name = json_string_value(json_object_get(s, "name"));
         printf("  P%zu (seat %zu)  ", i + 1, i);
         if (spec) {
-            printf("bot   %s\n", spec);
+            printf("%-5s %s\n",
+                   strncmp(spec, "remote:", 7) == 0 ? "remote"
+                   : server_side(spec)              ? "program"
+                                                    : "bot",
+                   spec);
             continue;
         }
         const char *token = "?";
@@ -193,19 +224,26 @@ static void print_created(const json_t *reply, const json_t *seats, const char *
     char q_url[600], q_bot[1100];
     cli_shell_word(url, q_url, sizeof q_url);
     cli_shell_word(bot_spec, q_bot, sizeof q_bot);
-    printf("Play %s with one of our bots (or give %s to any client, docs/protocol.md):\n",
+    printf("Play %s with one of our bots, or with a program of yours (the stdio protocol, "
+           "docs/stdio.md), or give %s to any client (docs/protocol.md):\n",
            nopen == 1 ? "the open seat" : "each open seat", nopen == 1 ? "its token" : "a token");
     for (size_t k = 0; k < nopen; k++) {
         const json_t *t = json_array_get(tokens, k);
+        long long seat = (long long)json_integer_value(json_object_get(t, "seat"));
+        const char *token = json_string_value(json_object_get(t, "token"));
         printf("  tessera bot --url %s --match %s --seat %lld --token %s --bot %s\n", q_url, id,
-               (long long)json_integer_value(json_object_get(t, "seat")),
-               json_string_value(json_object_get(t, "token")), q_bot);
+               seat, token, q_bot);
+        printf("  tessera bridge --url %s --match %s --seat %lld --token %s -- PROGRAM ARGS...\n",
+               q_url, id, seat, token);
     }
+    printf("(PROGRAM ARGS: your bot as you run it, e.g. python3 mybot.py)\n");
 }
 
 int cmd_create(int argc, char **argv)
 {
-    const char *url = CLI_DEFAULT_URL, *players = NULL, *game = NULL, *bot_spec = "mcts:sims=400";
+    const char *url = CLI_DEFAULT_URL, *players = NULL, *game = NULL, *bot_spec = "mcts:sims=400",
+               *admin = NULL;
+    char token[CLI_TOKEN_MAX];
     const char *seats_arg[ENG_MAX_PLAYERS], *rules_kv[MAX_ARGS], *times[MAX_ARGS],
         *policies[MAX_ARGS];
     int nseats = 0, nrules = 0, ntimes = 0, npol = 0;
@@ -219,12 +257,20 @@ int cmd_create(int argc, char **argv)
                    (strcmp(a, "--url") == 0 || strcmp(a, "--players") == 0 ||
                     strcmp(a, "--seat") == 0 || strcmp(a, "--rule") == 0 ||
                     strcmp(a, "--time") == 0 || strcmp(a, "--policy") == 0 ||
-                    strcmp(a, "--bot") == 0)) {
+                    strcmp(a, "--bot") == 0 || strcmp(a, "--admin-token") == 0 ||
+                    strcmp(a, "--admin-token-file") == 0)) {
             if (!has_val)
                 return cli_usage_error("create", "%s needs a value", a);
             const char *v = argv[++i];
             if (strcmp(a, "--url") == 0)
                 url = v;
+            else if (strcmp(a, "--admin-token") == 0)
+                admin = v;
+            else if (strcmp(a, "--admin-token-file") == 0) {
+                if (cli_admin_token_file("create", v, token, sizeof token))
+                    return CLI_USAGE;
+                admin = token;
+            }
             else if (strcmp(a, "--players") == 0)
                 players = v;
             else if (strcmp(a, "--bot") == 0)
@@ -277,11 +323,22 @@ int cmd_create(int argc, char **argv)
     json_t *tc = json_object(), *pol = json_object();
     int rc = CLI_USAGE;
     for (int i = 0; i < rules.players; i++) {
-        json_t *s = seat_json(g, i, i < nseats ? seats_arg[i] : "open");
+        const char *arg = i < nseats ? seats_arg[i] : "open";
+        if (server_side(arg) && !admin) {
+            cli_usage_error("create",
+                            "--seat %s (P%d, seat %d): a program or registered bot seat needs the "
+                            "server's admin token: --admin-token-file F (the file `tessera serve "
+                            "--admin-token-file F` writes)",
+                            arg, i + 1, i);
+            goto out;
+        }
+        json_t *s = seat_json(g, i, arg);
         if (!s)
             goto out;
         json_array_append_new(seats, s);
     }
+    if (admin)
+        json_object_set_new(msg, "admin_token", json_string(admin));
     for (int i = 0; i < ntimes; i++)
         if (add_time(tc, times[i]))
             goto out;

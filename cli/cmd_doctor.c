@@ -60,6 +60,55 @@ static void on_check(const doctor_check *c, void *ud)
     fflush(stdout);
 }
 
+/* `--replay BUNDLE [-- PROGRAM]`: exit 0 when the faulty turn now passes,
+ * 1 when it fails again (or earlier), 2 for a bundle that cannot be read. */
+static int replay(const char *cmd, const char *path, const char *spec, int64_t move_ms, bool json)
+{
+    doctor_replay_result r;
+    char err[PLAYER_DETAIL_MAX];
+    int rc = doctor_replay(path, spec, move_ms, &r, err, sizeof err);
+    if (rc) {
+        cli_usage_error(cmd, "--replay %s: %s", path, err);
+        return CLI_USAGE;
+    }
+    bool ok = r.verdict == PLAYER_OK;
+    if (json) {
+        json_t *j = json_pack("{s:s, s:s, s:i, s:i, s:s, s:b, s:s, s:s, s:b, s:i, s:i, s:i, s:i, "
+                              "s:i, s:s, s:s}",
+                              "bundle", path, "game", r.game, "seat", r.seat, "turn", r.turn,
+                              "was", r.was, "failed", !ok, "verdict", player_verdict_name(r.verdict),
+                              "detail", r.detail, "earlier", r.earlier, "asked", r.asked,
+                              "differed", r.differed, "first_differed", r.first_differed, "lines",
+                              r.lines, "lines_differ", r.lines_differ, "lines_note", r.lines_note,
+                              "stderr", r.stderr_tail);
+        char *text = j ? json_dumps(j, JSON_COMPACT) : NULL;
+        if (text)
+            printf("%s\n", text);
+        free(text);
+        json_decref(j);
+        return ok ? CLI_OK : CLI_FAIL;
+    }
+    printf("tessera doctor --replay %s\n", path);
+    printf("the fault: %s, seat %d (P%d), turn %d: %s\n", r.game, r.seat, r.seat + 1, r.turn,
+           r.was);
+    printf("replayed to %s: %d earlier turn%s asked", spec ? spec : "the bundle's program",
+           r.asked, r.asked == 1 ? "" : "s");
+    if (r.differed)
+        printf(", %d answered otherwise than in the game (first: turn %d; the game's move was "
+               "played)",
+               r.differed, r.first_differed);
+    printf("\n%s\n", r.lines_note);
+    if (ok) {
+        printf("no fault now: turn %d answered %s\n", r.turn, r.detail);
+        return CLI_OK;
+    }
+    printf("%s at turn %d: %s: %s\n", r.earlier ? "FAILED EARLIER" : "FAULT AGAIN", r.turn,
+           player_verdict_name(r.verdict), r.detail);
+    if (r.stderr_tail[0])
+        printf("  its stderr: %s\n", r.stderr_tail);
+    return CLI_FAIL;
+}
+
 int cmd_doctor(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -78,8 +127,11 @@ int cmd_doctor(int argc, char **argv)
         {"remote", required_argument, NULL, 'R'},
         {"admin-token", required_argument, NULL, 'A'},
         {"admin-token-file", required_argument, NULL, 'F'},
+        {"replay", required_argument, NULL, 'P'},
         {NULL, 0, NULL, 0},
     };
+    const char *replay_path = NULL;
+    bool have_move = false;
     const char *cmd = "doctor";
     doctor_config cfg;
     doctor_config_default(&cfg);
@@ -110,6 +162,7 @@ int cmd_doctor(int argc, char **argv)
             if (cli_int(cmd, "--move-ms", optarg, 10, 600000, &v))
                 return CLI_USAGE;
             cfg.move_ms = v;
+            have_move = true;
             break;
         case 'f':
             if (cli_int(cmd, "--first-move-ms", optarg, 10, 600000, &v))
@@ -143,19 +196,13 @@ int cmd_doctor(int argc, char **argv)
             cfg.url = optarg;
             break;
         case 'R': cfg.remote = optarg; break;
+        case 'P': replay_path = optarg; break;
         case 'A': cfg.admin_token = optarg; break;
-        case 'F': {
-            FILE *f = fopen(optarg, "r");
-            if (!f)
-                return cli_usage_error(cmd, "--admin-token-file %s: %s", optarg, strerror(errno));
-            bool ok = fgets(token, sizeof token, f) != NULL;
-            fclose(f);
-            token[strcspn(token, "\r\n")] = 0;
-            if (!ok || !token[0])
-                return cli_usage_error(cmd, "--admin-token-file %s holds no token", optarg);
+        case 'F':
+            if (cli_admin_token_file(cmd, optarg, token, sizeof token))
+                return CLI_USAGE;
             cfg.admin_token = token;
             break;
-        }
         case ':': return cli_usage_error(cmd, "%s needs a value", argv[optind - 1]);
         default: return cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
         }
@@ -177,21 +224,16 @@ int cmd_doctor(int argc, char **argv)
     if (!cfg.url && optind < argc) {
         if (cfg.spec)
             return cli_usage_error(cmd, "give the program after -- or --bot, not both");
-        size_t n = (size_t)snprintf(spec, sizeof spec, "%s", stateless ? "cmd-stateless:" : "cmd:");
-        for (int i = optind; i < argc; i++) {
-            if (!argv[i][0] || strpbrk(argv[i], " \t\n\r"))
-                return cli_usage_error(cmd,
-                                       "the program's arguments cannot be empty or hold spaces "
-                                       "(they are passed without a shell), got '%s'",
-                                       argv[i]);
-            int k = snprintf(spec + n, sizeof spec - n, "%s%s", i > optind ? " " : "", argv[i]);
-            if (k < 0 || (size_t)k >= sizeof spec - n)
-                return cli_usage_error(cmd, "the program's command is too long");
-            n += (size_t)k;
-        }
+        if (cli_program_spec(cmd, argv + optind, argc - optind, stateless, spec, sizeof spec))
+            return CLI_USAGE;
         cfg.spec = spec;
     } else if (stateless) {
         return cli_usage_error(cmd, "--stateless needs the program after --");
+    }
+    if (replay_path) {
+        if (cfg.url)
+            return cli_usage_error(cmd, "--replay plays a bundle here: no --url");
+        return replay(cmd, replay_path, cfg.spec, have_move ? cfg.move_ms : 0, o.json);
     }
     if (!cfg.spec)
         return cli_usage_error(cmd, "what to check: tessera doctor -- PROGRAM ARGS... (a program "

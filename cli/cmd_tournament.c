@@ -29,12 +29,84 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "protocol/wire.h"
 #include "tournament/report.h"
 #include "tournament/runner.h"
 #include "tournament/standings.h"
 #include "tournament/store.h"
 
 static const char *const cmd = "tournament";
+
+const char cmd_tournament_usage[] =
+    "usage: tessera tournament FORMAT [options] PARTICIPANT...\n"
+    "       tessera tournament FORMAT --url URL --admin-token-file F [options] PARTICIPANT...\n"
+    "       tessera tournament --url URL --watch ID\n"
+    "\n"
+    "Plays a tournament here, on worker threads, and prints its standings. FORMAT is\n"
+    "round-robin (rr), gauntlet (the first participant against each other), swiss or\n"
+    "knockout. A PARTICIPANT is SPEC or NAME=SPEC (named by its spec by default), SPEC\n"
+    "being a bot spec (`tessera bots`: mcts:sims=400, rave, heuristic, ...) or an\n"
+    "external program: 'cmd:PROGRAM ARGS...' (long-running) or 'cmd-stateless:PROGRAM\n"
+    "ARGS...' (started for every turn), run in a sandbox (docs/stdio.md). Every table\n"
+    "plays its games in groups of one game per seat order with the same tiles\n"
+    "(paired games). Each game's tiles follow from its seed, committed to before the\n"
+    "game and revealed in its record (`tessera replay --verify`). See\n"
+    "docs/tournaments.md.\n"
+    "  --game G            the game (default carcassonne; `tessera games`)\n"
+    "  --players P         seats per table (default: the game's, 2)\n"
+    "  --rule K=V          a rule option, repeatable\n"
+    "  --games-per-pair N  games each table plays per cycle or round, rounded up to a\n"
+    "                      multiple of the seats (default 2; with --sprt 2000, the most\n"
+    "                      the test may play)\n"
+    "  --cycles N          round-robin, gauntlet: times every table plays (default 1)\n"
+    "  --rounds N          swiss: rounds (default ceil(log2 participants))\n"
+    "  --best-of N         knockout: game groups per tie (default games-per-pair / seats);\n"
+    "                      a tie goes to the lead, then points, point difference, up to\n"
+    "                      3 extra groups, then the higher seed\n"
+    "  --seed S            everything random derives from it (default 1)\n"
+    "  --concurrency N     games played at once, one worker thread each (default 1)\n"
+    "  --move-ms MS        time per turn; a program is stopped at it (default: programs\n"
+    "                      10000 ms, in-process bots their own budget, no limit)\n"
+    "  --on-fault POLICY   a turn that fails (time limit, crash, illegal move, bad\n"
+    "                      output): forfeit (default: the game is lost at once, the\n"
+    "                      seat ranked last) or random (a random legal turn is played\n"
+    "                      for it and the game goes on); a resignation always loses\n"
+    "  --sprt elo0=A,elo1=B[,alpha=X,beta=Y,model=normalized|logistic]\n"
+    "                      a head-to-head SPRT (2 participants, 2 seats) that stops the\n"
+    "                      tournament as soon as it decides (alpha, beta default 0.05)\n"
+    "  --anchor NAME       rate NAME 0 (default: ratings average 0)\n"
+    "  --name LABEL        a label for the tournament and its reports\n"
+    "  --db FILE|URL       keep the tournament in a database (a SQLite file, or a\n"
+    "                      PostgreSQL connection string): every result and game record\n"
+    "                      as it finishes; the same command again resumes it (after a\n"
+    "                      stop or kill -9) without replaying a finished game\n"
+    "  --out DIR           write standings.md, standings.csv, result.json, ratings.svg,\n"
+    "                      scores.svg, crosstable.svg and records/game-NNNNNN.json, with\n"
+    "                      game-NNNNNN.PS.log beside it for each seat a program held: its\n"
+    "                      verdict, debug and stderr turn by turn (docs/stdio.md)\n"
+    "  --json              print the result as one JSON object (last line): spec, counts,\n"
+    "                      standings, cross-table, ratings, SPRT, run\n"
+    "  --quiet             no progress on stderr (a bar on a terminal, else a line per game)\n"
+    "  --bundles DIR       where a program's fault is kept as a bundle that `tessera\n"
+    "                      doctor --replay FILE` plays again (default: --out DIR/faults,\n"
+    "                      else tessera-faults; docs/bundles.md); --no-bundles: none\n"
+    "On a server (the server plays it: its journal, clocks and web page):\n"
+    "  --url URL           create it on the server at ws://HOST:PORT/ (programs, cmd:, are\n"
+    "                      then found and run on the server's machine; remote:NAME seats a\n"
+    "                      bot registered there), start it, print its page's address and\n"
+    "                      follow it here to its standings; --db, --out and --bundles\n"
+    "                      do not apply\n"
+    "  --admin-token-file F  the server's admin token (`tessera serve --admin-token-file F`\n"
+    "                      writes it; --admin-token T gives it here)\n"
+    "  --detach            leave it running once started\n"
+    "                      (--seed: default random there; --concurrency: default 2)\n"
+    "  --watch ID          follow tournament ID on the server at --url (no format, no\n"
+    "                      participants)\n"
+    "SIGINT/SIGTERM stop cleanly: games in progress go back to pending.\n"
+    "Exit status: 0 the tournament is done; 1 it did not finish (stopped, a storage\n"
+    "failure, a report that could not be written); 2 bad arguments (unknown format,\n"
+    "game or bot, a program that cannot be found, fewer than 2 participants, a bad\n"
+    "count), with the reason.\n";
 
 /* ---- stopping on a signal ------------------------------------------------------------ */
 
@@ -58,6 +130,8 @@ typedef struct progress {
     double t0;            /* when this run started */
     int64_t done0;        /* games done before this run (a resume) */
     const char *recdir;   /* --out DIR/records, or NULL */
+    cli_gamelog *log;     /* the programs' logs, with --out */
+    const char *bundles;  /* where fault bundles go, or NULL */
     int write_errors;     /* records that could not be written */
     pthread_mutex_t lock; /* guards the fields below and stderr's bar */
     tour_counts c;        /* the counts at the last callback */
@@ -177,6 +251,18 @@ static void record_path(const char *dir, int64_t id, char *buf, size_t cap)
     snprintf(buf, cap, "%s/game-%06lld.json", dir, (long long)id);
 }
 
+/* A program's turn or game over: into its game's log (on the game's
+ * worker, not under the runner's lock). */
+static void on_turn(const tour_run_turn *t, void *user)
+{
+    progress *p = user;
+    if (!t->program || !p->log)
+        return;
+    const tour_spec *sp = tour_get_spec(p->t);
+    cli_gamelog_turn(p->log, t->game->id, t->seat, sp->participants[t->game->table[t->seat]].spec,
+                     t->turn, t->result);
+}
+
 static void on_end(const tour_run_game *info, void *user)
 {
     progress *p = user;
@@ -186,20 +272,32 @@ static void on_end(const tour_run_game *info, void *user)
         if (write_file(path, info->result->record))
             p->write_errors++;
     }
+    for (int s = 0; p->bundles && s < info->game->seats; s++)
+        if (info->bundle[s]) {
+            bar_clear(p);
+            cli_keep_bundle("tournament", p->bundles, info->bundle[s], (long long)info->game->id,
+                            s, NULL, 0);
+        }
     refresh(p);
     if (p->quiet || p->tty)
         return;
     const tour_spec *sp = tour_get_spec(p->t);
     const tour_result *r = info->result;
-    char text[160], line[1024];
+    char text[160], line[8192];
     size_t o = 0;
     o += (size_t)snprintf(line + o, sizeof line - o, "game %lld:", (long long)info->game->id);
     for (int s = 0; s < info->game->seats && o < sizeof line; s++)
         o += (size_t)snprintf(line + o, sizeof line - o, "%s P%d %s %g", s ? "," : "", s + 1,
                               sp->participants[info->game->table[s]].name, r->score[s]);
     if (r->end != TOUR_END_NORMAL && o < sizeof line)
-        o += (size_t)snprintf(line + o, sizeof line - o, " (%s by P%d)", tour_end_name(r->end),
-                              r->culprit + 1);
+        o += (size_t)snprintf(line + o, sizeof line - o, " (%s by P%d%s%s)", tour_end_name(r->end),
+                              r->culprit + 1, r->verdict ? ": " : "", r->verdict ? r->verdict : "");
+    if (r->end != TOUR_END_NORMAL && p->log && r->culprit >= 0 && o < sizeof line) {
+        char path[4200];
+        cli_gamelog_path(p->log, info->game->id, r->culprit, path, sizeof path);
+        if (access(path, F_OK) == 0)
+            o += (size_t)snprintf(line + o, sizeof line - o, "; log %s", path);
+    }
     pthread_mutex_lock(&p->lock);
     progress_text(p, text, sizeof text);
     pthread_mutex_unlock(&p->lock);
@@ -298,26 +396,9 @@ static void print_standings(const tour *t, const tour_standings *s, const tour_r
     if (done_before)
         printf(" (%lld were done before: resumed)", (long long)done_before);
     printf("\n\n");
-    int w = 11;
-    for (int i = 0; i < s->n; i++) {
-        int len = (int)strlen(sp->participants[i].name);
-        if (len > w)
-            w = len > 40 ? 40 : len;
-    }
-    printf("%3s  %-*s %6s %13s %6s %13s %6s %12s %4s %8s %5s %6s\n", "#", w, "participant", "games",
-           "W-D-L", "rate", "rate 95%", "Elo", "Elo 95%", "pts", "ms/move", "TL", "faults");
-    for (int i = 0; i < s->n; i++) {
-        const tour_row *r = &s->rows[i];
-        char wdl[40], ci[32], eci[32];
-        snprintf(wdl, sizeof wdl, "%lld-%lld-%lld", (long long)r->wins, (long long)r->draws,
-                 (long long)r->losses);
-        snprintf(ci, sizeof ci, "%.1f-%.1f%%", 100 * r->rate_lo, 100 * r->rate_hi);
-        snprintf(eci, sizeof eci, "%+.0f..%+.0f", r->elo_lo, r->elo_hi);
-        printf("%3d  %-*.*s %6lld %13s %5.1f%% %13s %+6.0f %12s %4d %8.1f %5lld %6lld\n", r->place,
-               w, w, sp->participants[r->participant].name, (long long)r->games, wdl, 100 * r->rate,
-               ci, r->elo, eci, r->league.points, r->ms_per_move, (long long)r->time_losses,
-               (long long)r->faults);
-    }
+    json_t *o = tour_report_json(t, s, false);
+    cli_standings_print(json_object_get(o, "standings"));
+    json_decref(o);
     if (s->has_sprt) {
         const tour_sprt_status *q = &s->sprt;
         printf("\nSPRT [%g, %g] (%s): LLR %.2f (bounds %.2f, %.2f) after %lld pairs: %s\n",
@@ -327,13 +408,7 @@ static void print_standings(const tour *t, const tour_standings *s, const tour_r
                : q->state == TOUR_SPRT_H0 ? "H0 accepted"
                                           : "undecided");
     }
-    printf(
-        "\nW-D-L: games won (sole first place), drawn (shared first), lost. rate: points per game\n"
-        "(a better final place than an opponent counts 1, an equal one 1/2) with its 95%% Wilson\n"
-        "interval. Elo: Bradley-Terry maximum likelihood, 95%% interval. pts: league points\n"
-        "(docs/league.md). ms/move: thinking time per decision (programs: their CPU time).\n"
-        "TL: games lost on time. faults: games this participant ended by a fault. See\n"
-        "docs/tournaments.md.\n");
+    cli_standings_legend();
 }
 
 /* ---- the command ------------------------------------------------------------------------ */
@@ -359,9 +434,23 @@ int cmd_tournament(int argc, char **argv)
         {"out", required_argument, NULL, 'o'},
         {"json", no_argument, NULL, 'j'},
         {"quiet", no_argument, NULL, 'q'},
+        {"url", required_argument, NULL, 'u'},
+        {"admin-token", required_argument, NULL, 'T'},
+        {"admin-token-file", required_argument, NULL, 'F'},
+        {"detach", no_argument, NULL, 'D'},
+        {"watch", required_argument, NULL, 'W'},
+        {"bundles", required_argument, NULL, 'B'},
+        {"no-bundles", no_argument, NULL, 'X'},
         {NULL, 0, NULL, 0},
     };
+    /* on a server (--url): what was given, to send only that */
+    const char *url = NULL, *admin = NULL;
+    char token[CLI_TOKEN_MAX];
+    bool detach = false, conc_set = false, seed_set = false, policy_set = false;
+    long long watch_id = 0;
     const char *game_name = "carcassonne", *db_path = NULL, *out_dir = NULL;
+    const char *bundles = NULL;
+    bool no_bundles = false;
     cli_game_opts go = {0};
     long long gpp = 0, cycles = 1, rounds = 0, best_of = 0, conc = 1, move_ms = 0;
     uint64_t seed = 1;
@@ -400,9 +489,28 @@ int cmd_tournament(int argc, char **argv)
         case 's':
             if (cli_seed(cmd, optarg, &seed))
                 return CLI_USAGE;
+            seed_set = true;
             break;
         case 'C':
             if (cli_int(cmd, "--concurrency", optarg, 1, TOUR_RUN_MAX_THREADS, &conc))
+                return CLI_USAGE;
+            conc_set = true;
+            break;
+        case 'u':
+            if (strncmp(optarg, "ws://", 5) != 0 && strncmp(optarg, "wss://", 6) != 0)
+                return cli_usage_error(cmd, "--url must be a ws:// or wss:// URL, got '%s'",
+                                       optarg);
+            url = optarg;
+            break;
+        case 'T': admin = optarg; break;
+        case 'F':
+            if (cli_admin_token_file(cmd, optarg, token, sizeof token))
+                return CLI_USAGE;
+            admin = token;
+            break;
+        case 'D': detach = true; break;
+        case 'W':
+            if (cli_int(cmd, "--watch", optarg, 1, INT64_MAX, &watch_id))
                 return CLI_USAGE;
             break;
         case 'm':
@@ -412,6 +520,7 @@ int cmd_tournament(int argc, char **argv)
         case 'f':
             if (tour_fault_policy_parse(optarg, &policy))
                 return cli_usage_error(cmd, "--on-fault is forfeit or random, not '%s'", optarg);
+            policy_set = true;
             break;
         case 'S':
             if (parse_sprt(optarg, &spec.sprt))
@@ -423,10 +532,28 @@ int cmd_tournament(int argc, char **argv)
         case 'o': out_dir = optarg; break;
         case 'j': json = true; break;
         case 'q': quiet = true; break;
+        case 'B': bundles = optarg; break;
+        case 'X': no_bundles = true; break;
         case ':': return cli_usage_error(cmd, "%s needs a value", argv[optind - 1]);
         default: return cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
         }
     }
+    if (!url && (detach || watch_id || admin))
+        return cli_usage_error(cmd, "%s is for a tournament on a server: give --url too",
+                               detach ? "--detach" : watch_id ? "--watch" : "the admin token");
+    if (url && (db_path || out_dir || bundles))
+        return cli_usage_error(cmd, "--%s is for a tournament played here; on a server (--url) "
+                                    "the server keeps it (its page has the records)",
+                               db_path ? "db" : out_dir ? "out" : "bundles");
+    if (url && watch_id) {
+        if (optind < argc)
+            return cli_usage_error(cmd, "--watch follows a tournament: no format or participants");
+        return cli_tournament_on_server(url, NULL, NULL, watch_id, false, json, quiet);
+    }
+    if (url && !admin)
+        return cli_usage_error(cmd, "a tournament on a server needs its admin token: "
+                                    "--admin-token-file F (the file `tessera serve "
+                                    "--admin-token-file F` writes)");
     if (optind >= argc)
         return cli_usage_error(cmd, "which format? round-robin, gauntlet, swiss or knockout");
     char err[1024];
@@ -449,6 +576,7 @@ int cmd_tournament(int argc, char **argv)
     int rc = CLI_USAGE;
     tour *t = NULL;
     tour_store *store = NULL;
+    cli_gamelog *prog_log = NULL;
     player_config pc;
     player_config_default(&pc);
     if (!parts || !names) {
@@ -484,7 +612,11 @@ int cmd_tournament(int argc, char **argv)
             cli_usage_error(cmd, "participant %d (%s) has an empty spec", i + 1, names[i]);
             goto out;
         }
-        int crc = tour_run_check_spec(sp, g, &pc, err, sizeof err);
+        /* on a server, programs and registered bots are the server's to check */
+        bool server_side = url && (strncmp(sp, "cmd:", 4) == 0 ||
+                                   strncmp(sp, "cmd-stateless:", 14) == 0 ||
+                                   strncmp(sp, "remote:", 7) == 0);
+        int crc = server_side ? 0 : tour_run_check_spec(sp, g, &pc, err, sizeof err);
         if (crc) {
             cli_usage_error(cmd, "participant %d (%s): %s", i + 1, names[i], err);
             goto out;
@@ -505,6 +637,51 @@ int cmd_tournament(int argc, char **argv)
     spec.seed = seed;
     if (tour_spec_check(&spec, err, sizeof err)) {
         cli_usage_error(cmd, "%s", err);
+        goto out;
+    }
+
+    if (url) {
+        /* create_tournament (docs/protocol.md): what was given, the server's
+         * defaults for the rest */
+        json_t *msg = json_pack("{s:s, s:s, s:s, s:o, s:[], s:I}", "type", "create_tournament",
+                                "format", tour_format_name(spec.format), "game", g->name, "rules",
+                                wire_rules_json(g, &rules), "participants", "games_per_pair",
+                                (json_int_t)spec.games_per_pair);
+        json_t *pl = json_object_get(msg, "participants");
+        for (int i = 0; i < np; i++)
+            json_array_append_new(pl, json_pack("{s:s, s:s}", "name", parts[i].name, "spec",
+                                                parts[i].spec));
+        if (cycles != 1)
+            json_object_set_new(msg, "cycles", json_integer(cycles));
+        if (rounds)
+            json_object_set_new(msg, "rounds", json_integer(rounds));
+        if (best_of)
+            json_object_set_new(msg, "best_of", json_integer(best_of));
+        if (seed_set)
+            json_object_set_new(msg, "seed", seed <= (uint64_t)INT64_MAX
+                                                 ? json_integer((json_int_t)seed)
+                                                 : json_real((double)seed));
+        if (conc_set)
+            json_object_set_new(msg, "concurrency", json_integer(conc));
+        if (move_ms)
+            json_object_set_new(msg, "time_control", json_pack("{s:I}", "move_ms", move_ms));
+        if (policy_set) {
+            const char *p = policy == TOUR_FAULT_RANDOM ? "random_move" : "forfeit";
+            json_object_set_new(msg, "policies", json_pack("{s:s, s:s, s:s}", "timeout", p,
+                                                           "illegal", p, "disconnect", p));
+        }
+        if (spec.sprt.enabled)
+            json_object_set_new(msg, "sprt",
+                                json_pack("{s:f, s:f, s:f, s:f, s:s}", "elo0", spec.sprt.elo0,
+                                          "elo1", spec.sprt.elo1, "alpha", spec.sprt.alpha, "beta",
+                                          spec.sprt.beta, "model",
+                                          tour_sprt_model_name(spec.sprt.model)));
+        if (spec.anchor)
+            json_object_set_new(msg, "anchor", json_string(spec.anchor));
+        if (spec.label)
+            json_object_set_new(msg, "label", json_string(spec.label));
+        rc = msg ? cli_tournament_on_server(url, admin, msg, 0, detach, json, quiet) : CLI_FAIL;
+        json_decref(msg);
         goto out;
     }
 
@@ -565,12 +742,19 @@ int cmd_tournament(int argc, char **argv)
         }
     }
 
+    /* fault bundles: --bundles DIR, else --out DIR/faults, else the default */
+    char faultdir[4096];
+    snprintf(faultdir, sizeof faultdir, "%s/faults", out_dir ? out_dir : ".");
+    if (!bundles)
+        bundles = out_dir ? faultdir : CLI_BUNDLES_DIR;
     progress prog = {.t = t,
                      .tty = isatty(STDERR_FILENO) != 0,
                      .quiet = quiet,
                      .t0 = cli_now(),
                      .done0 = done_before,
-                     .recdir = out_dir ? recdir : NULL};
+                     .recdir = out_dir ? recdir : NULL,
+                     .log = prog_log = out_dir ? cli_gamelog_create(recdir) : NULL,
+                     .bundles = no_bundles ? NULL : bundles};
     tour_run_config rcfg;
     tour_run_config_default(&rcfg);
     rcfg.concurrency = (int)conc;
@@ -578,9 +762,12 @@ int cmd_tournament(int argc, char **argv)
     rcfg.policy = policy;
     rcfg.records = true;
     rcfg.players = pc;
+    rcfg.bundles = !no_bundles;
+    rcfg.source = "tessera tournament";
     rcfg.stop = &stop_flag;
     rcfg.on_start = on_start;
     rcfg.on_end = on_end;
+    rcfg.on_turn = on_turn;
     rcfg.user = &prog;
 
     atomic_store(&stop_flag, false);
@@ -615,9 +802,11 @@ int cmd_tournament(int argc, char **argv)
                  ? CLI_USAGE
                  : CLI_FAIL;
     }
+    prog.write_errors += cli_gamelog_errors(prog.log);
     if (prog.write_errors)
-        fprintf(stderr, "tessera %s: %d record%s could not be written to %s\n", cmd,
-                prog.write_errors, prog.write_errors == 1 ? "" : "s", recdir);
+        fprintf(stderr, "tessera %s: %d record%s or log%s could not be written to %s\n", cmd,
+                prog.write_errors, prog.write_errors == 1 ? "" : "s",
+                prog.write_errors == 1 ? "" : "s", recdir);
 
     /* records of games finished in an earlier run, from the database */
     if (out_dir && store) {
@@ -646,6 +835,12 @@ int cmd_tournament(int argc, char **argv)
     if (report_failed)
         fprintf(stderr, "tessera %s: %s\n", cmd, err);
     print_standings(t, s, &st, done_before);
+    if (out_dir)
+        printf("\nreports: %s/; records: %s/game-NNNNNN.json%s%s%s\n", out_dir, recdir,
+               cli_gamelog_written(prog.log) ? "; programs' logs (debug and stderr, turn by turn): "
+                                             : "",
+               cli_gamelog_written(prog.log) ? recdir : "",
+               cli_gamelog_written(prog.log) ? "/game-NNNNNN.PS.log" : "");
     if (st.stopped && !s->done)
         fprintf(stderr, "tessera %s: stopped: %lld of %lld games done%s\n", cmd,
                 (long long)s->counts.done, (long long)s->counts.expected,
@@ -677,6 +872,7 @@ int cmd_tournament(int argc, char **argv)
         rc = (st.stopped && !tour_is_done(t)) || report_failed || prog.write_errors ? CLI_FAIL
                                                                                     : CLI_OK;
 out:
+    cli_gamelog_destroy(prog_log);
     if (t)
         tour_store_detach(t);
     tour_destroy(t);

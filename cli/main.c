@@ -67,85 +67,10 @@ const cli_command cli_commands[] = {
      "  --json         print one JSON object as the last line: bot, positions,\n"
      "                 sims_per_sec, ms_per_move, phases, budget_overshoot_ms, ...\n",
      cmd_bench},
-    {"match", "play many games between bots and rank them (rotated seats, shared tiles)",
-     "usage: tessera match GAME BOT_A BOT_B [BOT_C...] [--games N] [--seed S]\n"
-     "                     [--rule K=V]... [--players P] [--threads T] [--json]\n"
-     "\n"
-     "Plays N games of GAME, one bot per seat: the number of bot specs is the number\n"
-     "of seats. Games come in rotation groups of one game per seat count: within a\n"
-     "group every bot sits in every seat once and every game sees the same chance\n"
-     "outcomes (tile order), so seat advantage and luck cancel. N is rounded up to a\n"
-     "multiple of the seat count. Results depend only on the seed, not on --threads.\n"
-     "Prints per bot: wins, losses, draws (tied for the best score), mean score,\n"
-     "mean point difference to the best other score (PD), the scoring rate\n"
-     "(W + D/2)/N with its 90% Wilson score interval, league points (4 per league\n"
-     "match won, 2 drawn, bonus win/loss points; docs/league.md), and the time and\n"
-     "simulations per turn and per decision (a Carcassonne turn is two decisions:\n"
-     "the tile, then the meeple). Per seat: P1 (seat 0) moves first. See docs/match.md.\n"
-     "  BOT            a bot spec, e.g. random or random:seed=3 (see `tessera bots`)\n"
-     "  --games N      games to play (default 100), rounded up to a multiple of seats\n"
-     "  --seed S       seed of the tiles and the bots (default 1)\n"
-     "  --rule K=V     a rule option, repeatable (see `tessera games`)\n"
-     "  --players P    optional check: must equal the number of bots\n"
-     "  --threads T    worker threads (default: the number of online CPUs)\n"
-     "  --json         print one JSON object as the last line: games, bots (spec,\n"
-     "                 wins, losses, draws, mean_score, pd, scoring_rate, ci90,\n"
-     "                 points, league, decisions, turns, ms_per_decision, ms_per_turn,\n"
-     "                 sims_per_decision, sims_per_turn), ...\n"
-     "A progress bar is drawn on stderr when it is a terminal.\n",
-     cmd_match},
-    {"tournament", "run a tournament of bots and programs: standings, ratings, SPRT, resume",
-     "usage: tessera tournament FORMAT [options] PARTICIPANT...\n"
-     "\n"
-     "Plays a tournament here, on worker threads, and prints its standings. FORMAT is\n"
-     "round-robin (rr), gauntlet (the first participant against each other), swiss or\n"
-     "knockout. A PARTICIPANT is SPEC or NAME=SPEC (named by its spec by default), SPEC\n"
-     "being a bot spec (`tessera bots`: mcts:sims=400, rave, heuristic, ...) or an\n"
-     "external program: 'cmd:PROGRAM ARGS...' (long-running) or 'cmd-stateless:PROGRAM\n"
-     "ARGS...' (started for every turn), run in a sandbox (docs/stdio.md). Every table\n"
-     "plays its games in groups of one game per seat order with the same tiles\n"
-     "(paired games). Each game's tiles follow from its seed, committed to before the\n"
-     "game and revealed in its record (`tessera replay --verify`). See\n"
-     "docs/tournaments.md.\n"
-     "  --game G            the game (default carcassonne; `tessera games`)\n"
-     "  --players P         seats per table (default: the game's, 2)\n"
-     "  --rule K=V          a rule option, repeatable\n"
-     "  --games-per-pair N  games each table plays per cycle or round, rounded up to a\n"
-     "                      multiple of the seats (default 2; with --sprt 2000, the most\n"
-     "                      the test may play)\n"
-     "  --cycles N          round-robin, gauntlet: times every table plays (default 1)\n"
-     "  --rounds N          swiss: rounds (default ceil(log2 participants))\n"
-     "  --best-of N         knockout: game groups per tie (default games-per-pair / seats);\n"
-     "                      a tie goes to the lead, then points, point difference, up to\n"
-     "                      3 extra groups, then the higher seed\n"
-     "  --seed S            everything random derives from it (default 1)\n"
-     "  --concurrency N     games played at once, one worker thread each (default 1)\n"
-     "  --move-ms MS        time per turn; a program is stopped at it (default: programs\n"
-     "                      10000 ms, in-process bots their own budget, no limit)\n"
-     "  --on-fault POLICY   a turn that fails (time limit, crash, illegal move, bad\n"
-     "                      output): forfeit (default: the game is lost at once, the\n"
-     "                      seat ranked last) or random (a random legal turn is played\n"
-     "                      for it and the game goes on); a resignation always loses\n"
-     "  --sprt elo0=A,elo1=B[,alpha=X,beta=Y,model=normalized|logistic]\n"
-     "                      a head-to-head SPRT (2 participants, 2 seats) that stops the\n"
-     "                      tournament as soon as it decides (alpha, beta default 0.05)\n"
-     "  --anchor NAME       rate NAME 0 (default: ratings average 0)\n"
-     "  --name LABEL        a label for the tournament and its reports\n"
-     "  --db FILE|URL       keep the tournament in a database (a SQLite file, or a\n"
-     "                      PostgreSQL connection string): every result and game record\n"
-     "                      as it finishes; the same command again resumes it (after a\n"
-     "                      stop or kill -9) without replaying a finished game\n"
-     "  --out DIR           write standings.md, standings.csv, result.json, ratings.svg,\n"
-     "                      scores.svg, crosstable.svg and records/game-NNNNNN.json\n"
-     "  --json              print the result as one JSON object (last line): spec, counts,\n"
-     "                      standings, cross-table, ratings, SPRT, run\n"
-     "  --quiet             no progress on stderr (a bar on a terminal, else a line per game)\n"
-     "SIGINT/SIGTERM stop cleanly: games in progress go back to pending.\n"
-     "Exit status: 0 the tournament is done; 1 it did not finish (stopped, a storage\n"
-     "failure, a report that could not be written); 2 bad arguments (unknown format,\n"
-     "game or bot, a program that cannot be found, fewer than 2 participants, a bad\n"
-     "count), with the reason.\n",
-     cmd_tournament},
+    {"match", "play many games between bots and programs and rank them (rotated seats, shared tiles)",
+     cmd_match_usage, cmd_match},
+    {"tournament", "run a tournament of bots and programs, here or on a server (--url)",
+     cmd_tournament_usage, cmd_tournament},
     {"experiment", "play a seed paper's table again: the paper's figures and ours side by side",
      cmd_experiment_usage, cmd_experiment},
     {"bots", "list the bots, their options and defaults",
@@ -166,7 +91,8 @@ const cli_command cli_commands[] = {
      "and the browser UI over HTTP on http://HOST:P/. Every move is journaled to the SQLite\n"
      "file before it is announced; a restarted server resumes its unfinished matches.\n"
      "  --port P       TCP port (default 8080; 0 picks a free one)\n"
-     "  --host ADDR    address to bind (default: all)\n"
+     "  --host ADDR    address or interface to listen on (default 127.0.0.1: this machine\n"
+     "                 only; * = every interface, see docs/operations.md before)\n"
      "  --db FILE      SQLite journal (default tessera.db)\n"
      "  --storage T    where to store: sqlite:FILE, or a PostgreSQL connection string\n"
      "                 (postgresql://USER@HOST/DB or \"host=H dbname=D\"): several servers\n"
@@ -273,6 +199,7 @@ const cli_command cli_commands[] = {
      "usage: tessera doctor [OPTIONS] [--stateless] -- PROGRAM [ARGS...]\n"
      "       tessera doctor [OPTIONS] --bot SPEC\n"
      "       tessera doctor [OPTIONS] --url URL --remote NAME --admin-token-file F\n"
+     "       tessera doctor --replay BUNDLE [--move-ms MS] [--json] [-- PROGRAM [ARGS...]]\n"
      "\n"
      "Plays the bot through the cases that break bots, in every game (or those given),\n"
      "against a random opponent, and checks that it answers every turn in time with a\n"
@@ -302,14 +229,18 @@ const cli_command cli_commands[] = {
      "  --url URL --remote NAME   the server and the name\n"
      "  --admin-token T | --admin-token-file F   the server's admin token (seating a\n"
      "                     registered bot needs it)\n"
+     "A fault bundle that `tessera match` or `tessera tournament` kept (docs/bundles.md)\n"
+     "is played again with --replay BUNDLE: the same game, tiles, moves and lines, to the\n"
+     "bundle's program or to PROGRAM (a fixed one), each of its turns asked with the\n"
+     "bundle's allowance (or --move-ms); exit 0 when the faulty turn now passes, 1 when\n"
+     "it fails again (or earlier), 2 when the bundle cannot be read.\n"
      "Exit status: 0 every check passed (skips allowed), 1 a check failed, 2 bad\n"
      "arguments (a program that cannot be found, an unknown game).\n",
      cmd_doctor},
-    {"games", "list the games and their rule options",
-     "usage: tessera games\n\n"
-     "Lists every game the server and the tools play, with its player counts and its\n"
-     "rule options (name, default, range): what --rule K=V and create_match's rules take.\n",
-     cmd_games},
+    {"games", "list the games and their rule options (--json: their static data)",
+     cmd_games_usage, cmd_games},
+    {"rate", "rate a bot on a game's reference ladder in minutes (docs/rate.md)", cmd_rate_usage,
+     cmd_rate},
     {"vectors", "write conformance vectors: positions, legal moves, results (docs/vectors.md)",
      cmd_vectors_usage, cmd_vectors},
     {"create", "make a match on a server; print its seat tokens", cmd_create_usage, cmd_create},

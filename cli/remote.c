@@ -7,6 +7,7 @@
  * bot, a bad rule, an unknown match): 2; the server failing for its own
  * reasons (a limit, storage): 1.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -24,7 +25,7 @@ static bool bad_input(const char *code)
     static const char *const codes[] = {
         "bad_message",         "unknown_game",  "bad_rule",     "bad_players", "unknown_bot",
         "bad_bot_spec",        "unknown_match", "no_such_seat", "bad_token",   "bad_record",
-        "unsupported_version",
+        "unsupported_version", "forbidden",
     };
     for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++)
         if (code && strcmp(code, codes[i]) == 0)
@@ -82,4 +83,18 @@ const char *cli_shell_word(const char *s, char *buf, size_t cap)
         buf[o++] = '\'';
     buf[o < cap ? o : cap - 1] = 0;
     return buf;
+}
+
+int cli_admin_token_file(const char *cmd, const char *path, char *buf, size_t cap)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return cli_usage_error(cmd, "--admin-token-file %s: %s", path, strerror(errno));
+    bool ok = fgets(buf, (int)cap, f) != NULL;
+    fclose(f);
+    if (ok)
+        buf[strcspn(buf, "\r\n")] = 0;
+    if (!ok || !buf[0])
+        return cli_usage_error(cmd, "--admin-token-file %s holds no token", path);
+    return 0;
 }

@@ -473,6 +473,43 @@ static bool same_rules(const eng_game *g, const eng_rules *a, const eng_rules *b
     return true;
 }
 
+/* Show what a program wrote on stderr (its debug channel), line by line:
+ * len bytes of text, the last of total. */
+static void show_stderr_text(const session *s, const char *text, size_t len, uint64_t total)
+{
+    botclient *bc = s->bc;
+    if (bc->cfg.quiet || len == 0)
+        return;
+    if (len > PLAYER_STDERR_KEEP)
+        len = PLAYER_STDERR_KEEP;
+    if (total > len)
+        say(bc, false, "%sthe program wrote %llu bytes on stderr; the last %zu:", who(s),
+            (unsigned long long)total, len);
+    char buf[PLAYER_STDERR_KEEP + 1];
+    memcpy(buf, text, len);
+    buf[len] = 0;
+    char *save = NULL;
+    for (char *line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        size_t n = strlen(line);
+        if (n && line[n - 1] == '\r')
+            line[n - 1] = 0;
+        say(bc, false, "%sstderr| %s", who(s), line);
+    }
+}
+
+static void show_stderr(session *s, const player_result *r)
+{
+    show_stderr_text(s, r->stderr_tail, r->stderr_len, r->stderr_total);
+}
+
+/* What the program wrote after its last call (after game_over, as it
+ * exits): on the player's thread as it is destroyed, before the session
+ * can be freed (that waits for the thread's end). */
+static void stderr_at_exit(const char *text, size_t len, uint64_t total, void *user)
+{
+    show_stderr_text(user, text, len, total);
+}
+
 /* Set up the game of the match (first join), or check it is the same one.
  * Returns 0, or -1 after saying why (and ending the session, or the
  * client when it plays one seat). */
@@ -528,6 +565,8 @@ static int setup_game(session *s, const json_t *msg)
                            * stops 1/20 of its time early, as players/ does */
     pc.limits = bc->cfg.limits;
     pc.time_control = s->time_control;
+    pc.stderr_at_exit = stderr_at_exit;
+    pc.stderr_at_exit_user = s;
     player *p = player_create(bc->cfg.bot_spec, g, &pc, err, sizeof err);
     if (!p) {
         say(bc, true, "%s'%s' cannot play %s: %s", who(s), bc->cfg.bot_spec, g->name, err);
@@ -750,26 +789,6 @@ static void play_random(session *s, int turn, const char *why)
     decided(s, turn, m, -1);
 }
 
-/* Show what a program wrote on stderr (its debug channel), line by line. */
-static void show_stderr(session *s, const player_result *r)
-{
-    botclient *bc = s->bc;
-    if (bc->cfg.quiet || r->stderr_len == 0)
-        return;
-    if (r->stderr_total > r->stderr_len)
-        say(bc, false, "%sthe program wrote %llu bytes on stderr; the last %zu:", who(s),
-            (unsigned long long)r->stderr_total, r->stderr_len);
-    char buf[PLAYER_STDERR_KEEP + 1];
-    memcpy(buf, r->stderr_tail, r->stderr_len);
-    buf[r->stderr_len] = 0;
-    char *save = NULL;
-    for (char *line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-        size_t len = strlen(line);
-        if (len && line[len - 1] == '\r')
-            line[len - 1] = 0;
-        say(bc, false, "%sstderr| %s", who(s), line);
-    }
-}
 
 /* Ask the player for the turn in s->dec (already observed up to it). */
 static void start_turn(session *s, int turn)

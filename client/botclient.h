@@ -129,4 +129,20 @@ int botclient_request(const char *url, const json_t *msg, int64_t timeout_ms, js
 int botclient_watch(const char *url, const json_t *create, int64_t timeout_ms, json_t **reply,
                     json_t **seen, char *err, size_t errcap);
 
+/* A longer conversation, for the CLI's commands that follow something on a
+ * server (`tessera tournament --url`): connect to url, say hello, send
+ * `first` (borrowed; NULL: nothing) once welcomed, then hand every message
+ * that arrives to fn (borrowed, on this thread) — and NULL after tick_ms
+ * without one (0: never) —, which may send more with botclient_conv_send
+ * and returns 0 to go on, or S + 1 to end the conversation with status S
+ * (S >= 0). An `error` instead of welcome goes to fn too. Returns fn's
+ * status; -1 with a reason in err when the connection fails or closes
+ * first (or no welcome within 15 s); -2 on a bad URL. */
+typedef struct botclient_conv botclient_conv;
+typedef int (*botclient_conv_fn)(botclient_conv *cv, const json_t *msg, void *user);
+int botclient_converse(const char *url, const json_t *first, botclient_conv_fn fn, void *user,
+                       int64_t tick_ms, char *err, size_t errcap);
+/* Send one message (borrowed) on the conversation. 0, or -1 (out of memory). */
+int botclient_conv_send(botclient_conv *cv, const json_t *msg);
+
 #endif

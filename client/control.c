@@ -3,7 +3,9 @@
  * scripts and tests (tests/cli/wsctl.c): hello, a few messages, print what
  * comes back, stop at a chosen message type or a timeout; and
  * botclient_request for the CLI (`tessera create`, `matches`, `export`):
- * hello, one request, its reply.
+ * hello, one request, its reply; botclient_converse for a command that
+ * follows something (`tessera tournament --url`): messages handed to the
+ * caller as they come, the caller sending more.
  *
  * It shares the WebSocket layer (link.c) with the bot client and has no
  * game logic: it prints the server's messages exactly as they arrived.
@@ -278,4 +280,129 @@ int botclient_watch(const char *url, const json_t *create, int64_t timeout_ms, j
                     json_t **seen, char *err, size_t errcap)
 {
     return request_run(url, create, timeout_ms, reply, seen, err, errcap);
+}
+
+/* ---- a conversation ---------------------------------------------------------------- */
+
+#define CONV_WELCOME_MS 15000 /* from connecting to welcome, at most */
+
+struct botclient_conv {
+    uv_loop_t loop;
+    cl_link *link;
+    uv_timer_t timer; /* the welcome's deadline, then tick_ms without a message */
+    int64_t tick_ms;
+    const json_t *first;
+    botclient_conv_fn fn;
+    void *user;
+    bool welcomed, done;
+    int status;
+    char why[256];
+};
+
+static void conv_stop(botclient_conv *cv, int status, const char *why)
+{
+    if (cv->done)
+        return;
+    cv->done = true;
+    cv->status = status;
+    if (why)
+        snprintf(cv->why, sizeof cv->why, "%s", why);
+    uv_timer_stop(&cv->timer);
+    uv_close((uv_handle_t *)&cv->timer, NULL);
+    cl_link_shutdown(cv->link);
+}
+
+int botclient_conv_send(botclient_conv *cv, const json_t *msg)
+{
+    char *t = json_dumps(msg, JSON_COMPACT);
+    if (!t)
+        return -1;
+    cl_link_send(cv->link, t, strlen(t));
+    free(t);
+    return 0;
+}
+
+static void conv_tick(uv_timer_t *t)
+{
+    botclient_conv *cv = t->data;
+    if (!cv->welcomed) {
+        conv_stop(cv, -1, "the server did not say welcome in time");
+        return;
+    }
+    int rc = cv->fn(cv, NULL, cv->user);
+    if (rc > 0)
+        conv_stop(cv, rc - 1, NULL);
+    else
+        uv_timer_start(&cv->timer, conv_tick, (uint64_t)cv->tick_ms, 0);
+}
+
+static void conv_opened(void *ud)
+{
+    botclient_conv *cv = ud;
+    static const char hello[] = "{\"type\":\"hello\",\"protocol\":1,\"client\":\"tessera-cli\"}";
+    cl_link_send(cv->link, hello, sizeof hello - 1);
+}
+
+static void conv_text(void *ud, const char *text, size_t len)
+{
+    botclient_conv *cv = ud;
+    if (cv->done)
+        return;
+    if (cv->tick_ms > 0)
+        uv_timer_start(&cv->timer, conv_tick, (uint64_t)cv->tick_ms, 0);
+    else
+        uv_timer_stop(&cv->timer); /* the welcome's deadline is past */
+    json_t *msg = json_loadb(text, len, 0, NULL);
+    const char *type = json_string_value(json_object_get(msg, "type"));
+    if (!cv->welcomed && type && strcmp(type, "welcome") == 0) {
+        cv->welcomed = true;
+        if (cv->first && botclient_conv_send(cv, cv->first))
+            conv_stop(cv, -1, "out of memory");
+    } else if (msg) {
+        int rc = cv->fn(cv, msg, cv->user);
+        if (rc > 0)
+            conv_stop(cv, rc - 1, NULL);
+    }
+    json_decref(msg);
+}
+
+static void conv_closed(void *ud, const char *why)
+{
+    conv_stop(ud, -1, why);
+}
+
+int botclient_converse(const char *url, const json_t *first, botclient_conv_fn fn, void *user,
+                       int64_t tick_ms, char *err, size_t errcap)
+{
+    if (cl_url_check(url, err, errcap))
+        return -2;
+    botclient_conv *cv = calloc(1, sizeof *cv);
+    if (!cv || uv_loop_init(&cv->loop) != 0) {
+        free(cv);
+        snprintf(err, errcap, "cannot start an event loop");
+        return -1;
+    }
+    cv->first = first;
+    cv->fn = fn;
+    cv->user = user;
+    cv->tick_ms = tick_ms;
+    static const cl_link_events ev = {conv_opened, conv_text, conv_closed};
+    cv->link = cl_link_create(&cv->loop, url, &ev, cv, err, errcap);
+    if (!cv->link) {
+        uv_loop_close(&cv->loop);
+        free(cv);
+        return -1;
+    }
+    uv_timer_init(&cv->loop, &cv->timer);
+    cv->timer.data = cv;
+    uv_timer_start(&cv->timer, conv_tick, CONV_WELCOME_MS, 0); /* welcome must come soon */
+    cl_link_connect(cv->link);
+    uv_run(&cv->loop, UV_RUN_DEFAULT);
+    cl_link_free(cv->link);
+    uv_loop_close(&cv->loop);
+    int status = cv->status;
+    if (status < 0)
+        snprintf(err, errcap, "%s", cv->why[0] ? cv->why : "the connection failed");
+    free(cv);
+    return status;
 }

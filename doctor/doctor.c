@@ -112,6 +112,8 @@ typedef struct run {
                 * seat comes next) */
     doctor_check *c;
     char hintbuf[512];
+    int last_asked;      /* the record turn it was last asked to play in this game (0: none) */
+    int prev_last_asked; /* the same in the game before, in this process (0: none) */
 } run;
 
 static void set_detail(doctor_check *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -180,6 +182,24 @@ static void fail(run *r, player_verdict v, const char *fmt, ...)
     set_detail(c, "turn %d: %s", c->turn, text);
     tail_lines(r->res, c->stderr_tail, sizeof c->stderr_tail);
     const char *ch = check_hint(c->name), *vh = verdict_hint(v);
+    /* not_your_turn naming a turn this program was asked in the game before
+     * (a bot that never reset its count names a later one): the line read
+     * was left over from that game — a copy of a move, debugging printed on
+     * stdout after an answer —, not a state it failed to reset (issue 30:
+     * the state hint blamed the wrong thing) */
+    const char *other = strstr(r->res->detail, "not_your_turn: the move is for turn ");
+    long for_turn = other ? strtol(other + 36, NULL, 10) : 0;
+    if (v == PLAYER_BAD_OUTPUT && other && r->prev_last_asked > 0 && for_turn >= 1 &&
+        for_turn <= r->prev_last_asked) {
+        snprintf(r->hintbuf, sizeof r->hintbuf,
+                 "the line read as this answer is for turn %ld of the game before: a line left "
+                 "over on stdout from that game (a copy of a move, or debugging printed after "
+                 "an answer). Print exactly one line per your_turn and nothing else on stdout: "
+                 "debugging goes to stderr or the move's \"debug\"",
+                 for_turn);
+        c->hint = r->hintbuf;
+        return;
+    }
     snprintf(r->hintbuf, sizeof r->hintbuf, "%s%s%s", ch ? ch : "", ch && vh ? "; " : "",
              vh ? vh : "");
     c->hint = r->hintbuf[0] ? r->hintbuf : NULL;
@@ -217,6 +237,7 @@ static bool own_turn(run *r, double allowed_ms, const char *what)
 {
     doctor_check *c = r->c;
     double deadline = bot_now_ms() + allowed_ms;
+    r->last_asked = r->turns + 1;
     player_verdict v = player_turn(r->p, r->st, deadline, NULL, r->res);
     if (v != PLAYER_OK) {
         fail(r, v, "%s%s%s (%s): %s", what ? what : "", what ? ": " : "", player_verdict_name(v),
@@ -335,6 +356,8 @@ static void new_game(run *r, const eng_rules *rules, int seat, const char *match
     eng_init(r->g, r->st, rules, NULL, 0);
     r->seat = seat;
     r->turns = 0;
+    r->prev_last_asked = r->last_asked;
+    r->last_asked = 0;
     player_new_game(r->p, r->st, seat, match);
 }
 

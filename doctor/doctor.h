@@ -119,4 +119,36 @@ int doctor_run(const doctor_config *cfg, doctor_summary *sum, char *err, size_t 
  * cannot be reached, refuses the admin token, or never saw the name. */
 int doctor_run_remote(const doctor_config *cfg, doctor_summary *sum, char *err, size_t errcap);
 
+/* ---- replaying a fault (replay.c) ---------------------------------------------- */
+
+/* What a replay found. */
+typedef struct doctor_replay_result {
+    const char *game;          /* the bundle's game (static) */
+    int seat;                  /* the faulty seat */
+    int turn;                  /* the faulty turn (your_turn's "turn") */
+    char was[DOCTOR_DETAIL_MAX]; /* the fault the bundle holds: "crashed: exited ..." */
+    int asked;                 /* own turns asked before the faulty one */
+    int differed;              /* ... answered otherwise than in the game */
+    int first_differed;        /* the first of them (0: none) */
+    player_verdict verdict;    /* of the faulty turn now */
+    char detail[DOCTOR_DETAIL_MAX]; /* its detail, or the move it played */
+    bool earlier;              /* it failed at an earlier turn (turn, verdict, detail say) */
+    char stderr_tail[DOCTOR_TAIL_MAX]; /* its last stderr lines at a failure */
+    int lines;                 /* lines it was sent, compared with the bundle's */
+    int lines_differ;          /* the first line (1-based) that differs beyond the clocks, 0 none */
+    char lines_note[DOCTOR_DETAIL_MAX]; /* how, or why they were not compared */
+} doctor_replay_result;
+
+/* Play the game of fault bundle `path` (players/bundle.h) to a player —
+ * spec, or the bundle's own program when spec is NULL — as it was played:
+ * the same rules, seat, tiles and moves, the same lines, the bundle's
+ * allowance per turn (move_ms > 0 overrides it) and sandbox limits. Each of
+ * the seat's turns before the faulty one is asked (an answer that differs
+ * from the game's is noted; the game's move is played all the same, as the
+ * game went on with it), then the faulty turn. Fills *r. Returns 0 (r->verdict
+ * says whether the turn failed again), or a negative code with a reason in
+ * err: the bundle cannot be read or does not replay, the spec cannot play. */
+int doctor_replay(const char *path, const char *spec, int64_t move_ms, doctor_replay_result *r,
+                  char *err, size_t errcap);
+
 #endif

@@ -21,6 +21,7 @@ typedef struct player_ops {
     void (*game_over)(player *p, const void *st, const char *reason, int faulty, const char *detail,
                       player_result *out);
     void (*info)(const player *p, player_info *out);
+    json_t *(*transcript)(const player *p, bool *truncated); /* optional */
 } player_ops;
 
 struct player {

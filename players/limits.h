@@ -117,6 +117,12 @@
  * fourth. */
 #define PLAYER_MAX_FAILURES 3
 
+/* Bytes of a program's lines kept for its transcript (player_transcript,
+ * when asked for): a Carcassonne game sends one seat about 2 MB (each
+ * your_turn and update carries the whole state); past this the transcript
+ * is cut, so a fault bundle stays a file one can open. */
+#define PLAYER_TRANSCRIPT_MAX (8 * 1024 * 1024)
+
 /* In-process bots stop this long before the deadline (or 1/20 of the time,
  * whichever is more), so that a search returning its best move is in time. */
 #define PLAYER_BOT_MARGIN_MS 50

@@ -116,3 +116,9 @@ void player_get_info(const player *p, player_info *out)
         p->ops->info(p, out);
 }
 
+json_t *player_transcript(const player *p, bool *truncated)
+{
+    if (truncated)
+        *truncated = false;
+    return p->ops->transcript ? p->ops->transcript(p, truncated) : NULL;
+}

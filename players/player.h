@@ -114,6 +114,12 @@ typedef struct player_config {
     const json_t *time_control; /* programs: shown in `start` (borrowed, copied); NULL: none */
     const json_t *extra_fields; /* programs: an object whose fields are added to every message
                                  * (borrowed, copied): a checker's unknown fields; NULL: none */
+    /* programs, optional: what the program wrote on stderr after the last
+     * call that returned its stderr (after game_over, as it exits), handed
+     * over by player_destroy on the destroying thread; NULL: dropped */
+    void (*stderr_at_exit)(const char *text, size_t len, uint64_t total, void *user);
+    void *stderr_at_exit_user;
+    bool transcript;            /* programs: keep the lines of the game (player_transcript) */
 } player_config;
 
 void player_config_default(player_config *c);
@@ -189,6 +195,17 @@ typedef struct player_info {
 } player_info;
 
 void player_get_info(const player *p, player_info *out);
+
+/* A program made with cfg.transcript: the lines its process exchanged in
+ * this game, in order, since the game began or the process was started
+ * (whichever came last: what the process now running, or the one that has
+ * just ended, has seen) — [{"in": LINE}, {"out": LINE}, ...], "in" what it
+ * was sent on stdin, "out" what it printed on stdout, each without its
+ * newline; *truncated (may be NULL) says whether lines past
+ * PLAYER_TRANSCRIPT_MAX bytes were dropped. A new reference; NULL for a
+ * bot, without cfg.transcript, or out of memory. What a fault bundle
+ * keeps (players/bundle.h). */
+json_t *player_transcript(const player *p, bool *truncated);
 
 /* Classify how a program ended (an exit, a signal, a kill) into a verdict
  * and a detail naming the cause and the last lines of stderr. For callers

@@ -74,6 +74,11 @@ typedef struct program {
     const json_t *extra; /* fields added to every message (the player's cfg), or NULL */
     int64_t max_unread;  /* the sandbox's limit, for the message */
     bool quit;           /* it ended cleanly without answering this turn, after answering others */
+
+    /* the transcript (cfg.transcript): this game's lines of the latest process */
+    json_t *lines;       /* [{"in": LINE} | {"out": LINE}], or NULL when not kept */
+    size_t lines_bytes;  /* bytes of the lines in it */
+    bool lines_cut;      /* lines were dropped past PLAYER_TRANSCRIPT_MAX */
 } program;
 
 static double epoch_ms(void)
@@ -81,6 +86,49 @@ static double epoch_ms(void)
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* ---- the transcript ------------------------------------------------------------- */
+
+/* Keep a line the process read ("in") or printed ("out"), without its newline. */
+static void keep_line(program *pr, const char *dir, const char *line, size_t len)
+{
+    if (!pr->lines)
+        return;
+    while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+        len--;
+    if (pr->lines_cut || pr->lines_bytes + len > PLAYER_TRANSCRIPT_MAX) {
+        pr->lines_cut = true;
+        return;
+    }
+    json_t *s = json_stringn(line, len);
+    if (!s) {
+        /* a program's output may be any bytes: keep it as valid UTF-8, the
+         * bytes that are not ASCII shown as '?' */
+        char *clean = malloc(len + 1);
+        if (clean) {
+            for (size_t i = 0; i < len; i++)
+                clean[i] = (unsigned char)line[i] < 0x80 ? line[i] : '?';
+            s = json_stringn(clean, len);
+            free(clean);
+        }
+    }
+    json_t *e = s ? json_pack("{s:o}", dir, s) : NULL;
+    if (!e || json_array_append_new(pr->lines, e) != 0) {
+        pr->lines_cut = true;
+        return;
+    }
+    pr->lines_bytes += len;
+}
+
+/* A new game, or a new process: the transcript starts again. */
+static void reset_lines(program *pr)
+{
+    if (!pr->lines)
+        return;
+    json_array_clear(pr->lines);
+    pr->lines_bytes = 0;
+    pr->lines_cut = false;
 }
 
 /* ---- the process ---------------------------------------------------------------- */
@@ -94,6 +142,8 @@ static void send_msg(program *pr, json_t *msg)
     if (pr->sb && !pr->quiet) {
         size_t len;
         char *line = stdio_line(msg, &len);
+        if (line)
+            keep_line(pr, "in", line, len);
         /* a closed stdin shows at the next turn, when the process has ended */
         if (line && sandbox_send(pr->sb, line, len) == ENG_ETOO_LARGE && !pr->fault) {
             /* it has stopped reading: what it would read next is long stale */
@@ -146,6 +196,7 @@ static int start_process(player *p, program *pr, player_result *out)
     }
     pr->prot = sandbox_protections(pr->sb);
     pr->answers = 0;
+    reset_lines(pr);
     /* the program's log says which file runs (a student's interpreter) */
     char what[SANDBOX_CMD_MAX + 128];
     sandbox_cmd_describe(&pr->cmd, what, sizeof what);
@@ -273,6 +324,7 @@ static void clear_game(program *pr)
     pr->failures = 0;
     pr->fault = false;
     pr->desync = false;
+    reset_lines(pr);
 }
 
 static int po_new_game(player *p, const void *st, int seat, const char *match)
@@ -477,6 +529,7 @@ static player_verdict answer(player *p, program *pr, const void *st, double dead
         sandbox_event ev = sandbox_read_line(pr->sb, deadline_ms, stop, &line, &len);
         switch (ev) {
         case SANDBOX_LINE: {
+            keep_line(pr, "out", line, len);
             if (strspn(line, " \t") == len)
                 continue; /* a blank line: harmless */
             stdio_reply r;
@@ -690,12 +743,25 @@ static player_verdict po_turn(player *p, const void *st, double deadline_ms,
 static void po_destroy(player *p)
 {
     program *pr = p->impl;
+    if (pr->sb && p->cfg.stderr_at_exit) {
+        /* its last words (after game_over, as it exits) reach the caller */
+        sandbox_close_stdin(pr->sb);
+        if (p->cfg.exit_grace_ms > 0)
+            sandbox_wait_exit(pr->sb, bot_now_ms() + p->cfg.exit_grace_ms);
+        sandbox_kill(pr->sb);
+        char text[PLAYER_STDERR_KEEP + 1];
+        uint64_t total = 0;
+        size_t n = sandbox_stderr_take(pr->sb, text, sizeof text, &total);
+        if (n)
+            p->cfg.stderr_at_exit(text, n, total, p->cfg.stderr_at_exit_user);
+    }
     stop_process(pr, p->cfg.exit_grace_ms);
     json_decref(pr->limits_json);
     json_decref(pr->rules_json);
     json_decref(pr->history);
     json_decref(pr->pending);
     json_decref(pr->retry_error);
+    json_decref(pr->lines);
     free(pr->cur);
     free(pr->turn_start);
     free(pr);
@@ -710,7 +776,18 @@ static void po_info(const player *p, player_info *out)
     out->pid = pr->sb ? sandbox_pid(pr->sb) : 0;
 }
 
+static json_t *po_transcript(const player *p, bool *truncated)
+{
+    const program *pr = p->impl;
+    if (!pr->lines)
+        return NULL;
+    if (truncated)
+        *truncated = pr->lines_cut;
+    return json_deep_copy(pr->lines);
+}
+
 static const player_ops program_ops = {
+    .transcript = po_transcript,
     .destroy = po_destroy,
     .new_game = po_new_game,
     .resume = po_resume,
@@ -747,6 +824,10 @@ int player__program_init(player *p, const char *cmdline, bool stateless, char *e
     pr->cur = malloc(p->g->state_size);
     pr->turn_start = malloc(p->g->state_size);
     pr->history = json_array();
+    if (p->cfg.transcript && !(pr->lines = json_array())) {
+        json_decref(pr->history);
+        pr->history = NULL;
+    }
     const sandbox_limits *l = &p->cfg.limits;
     pr->limits_json =
         json_pack("{s:I, s:I, s:I, s:I, s:I, s:I}", "cpu_s", (json_int_t)l->cpu_s, "memory_mb",

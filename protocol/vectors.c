@@ -5,15 +5,17 @@
  *
  * A game is played twice: once to learn its moves and which of its turns
  * and chance events to keep (the last decision, the last chance
- * event, every chance outcome that leaves its seat nothing to decide, every
- * turn with a single legal entry, and a sample of the rest), then again to
- * write them. Decisions are chosen among the codec's legal entries sorted
+ * event, the first position (its first chance event, or else its first
+ * turn), every chance outcome that leaves its seat nothing to decide, every
+ * turn with a single legal entry, the first turns the game's table calls
+ * notable, and a sample of the rest), then again to write them. Decisions are chosen among the codec's legal entries sorted
  * by their text, so the vectors depend on the rules alone, not on the order
  * in which the engine happens to list moves; chance outcomes come from the
  * game's seed (eng_chance_draw) as in every tournament game.
  *
  * What is not generic lives in the table of per-game extras at the end
- * (Carcassonne: placements per tile type, scores if the game ended now).
+ * (Carcassonne: placements per tile type, scores if the game ended now, the
+ * turns that score a two-tile city).
  */
 #include "protocol/vectors.h"
 
@@ -36,12 +38,20 @@
 /* Chance outcomes that leave their seat nothing to decide, beyond those the
  * seed drew, written per game (see play()). */
 #define DEAD_DRAWS_PER_GAME 2
+/* Turns a game's table calls notable (Carcassonne: a two-tile city scored,
+ * where the tiny_city rule shows), kept beyond the sample, per game. */
+#define NOTABLE_PER_GAME 2
 
 /* ---- writing ---------------------------------------------------- */
 
 typedef struct vec_writer vec_writer;
 /* Write the game's extra vectors for st (a state before a chance event). */
 typedef int (*extras_fn)(vec_writer *w, const eng_game *g, const void *st, bool dead_only);
+/* Is the turn of `moves` from `before` one a model often gets wrong, to be
+ * kept whatever the sampling says (up to NOTABLE_PER_GAME a game)? scratch
+ * is a state-sized buffer it may use. */
+typedef bool (*notable_fn)(const eng_game *g, const void *before, const eng_move *moves, int n,
+                           void *scratch);
 
 typedef struct vec_writer {
     FILE *out;
@@ -126,11 +136,48 @@ static int carc_extras(vec_writer *w, const eng_game *g, const void *st, bool de
     return emit(w, "score_now", json_pack("{s:o, s:o}", "state", c->state(st), "scores", scores));
 }
 
+/* Carcassonne: the turn completes a city of exactly two tiles and someone
+ * scores on it — the one place the tiny_city rule changes a score (2 or 4
+ * points), and a completion rare enough that sampling alone misses it. */
+static bool carc_notable(const eng_game *g, const void *before, const eng_move *moves, int n,
+                         void *scratch)
+{
+    const carc_state *b = before;
+    carc_state *s = scratch;
+    memcpy(s, before, g->state_size);
+    g->apply(s, moves[0]); /* the placement: s->complete holds what it completed */
+    bool two_tile_city = false;
+    for (int i = 0; i < s->ncomplete && !two_tile_city; i++) {
+        int r = carc_root(s, s->complete[i]);
+        if (s->kind[r] != CARC_CITY)
+            continue;
+        int seen[3], tiles = 0, node = r;
+        do { /* its distinct tiles, counted up to three */
+            int t = s->tile[node], k = 0;
+            while (k < tiles && seen[k] != t)
+                k++;
+            if (k == tiles && tiles < 3)
+                seen[tiles++] = t;
+            node = s->nxt[node];
+        } while (node != r && tiles < 3);
+        two_tile_city = tiles == 2;
+    }
+    if (!two_tile_city)
+        return false;
+    for (int i = 1; i < n; i++)
+        g->apply(s, moves[i]);
+    int gained = 0;
+    for (int p = 0; p < b->rules.players; p++)
+        gained += s->score[p] - b->score[p];
+    return gained > 0;
+}
+
 static const struct {
     const char *game;
     extras_fn extras;
+    notable_fn notable;
 } EXTRAS[] = {
-    {"carcassonne", carc_extras},
+    {"carcassonne", carc_extras, carc_notable},
 };
 
 static extras_fn extras_of(const eng_game *g)
@@ -138,6 +185,14 @@ static extras_fn extras_of(const eng_game *g)
     for (size_t i = 0; i < sizeof EXTRAS / sizeof EXTRAS[0]; i++)
         if (strcmp(EXTRAS[i].game, g->name) == 0)
             return EXTRAS[i].extras;
+    return NULL;
+}
+
+static notable_fn notable_of(const eng_game *g)
+{
+    for (size_t i = 0; i < sizeof EXTRAS / sizeof EXTRAS[0]; i++)
+        if (strcmp(EXTRAS[i].game, g->name) == 0)
+            return EXTRAS[i].notable;
     return NULL;
 }
 
@@ -249,6 +304,7 @@ static int play(const eng_game *g, const game_codec *c, uint64_t seed, uint64_t 
         return ENG_EINVAL;
     uint64_t chance_seed = eng_rng_next(&rng);
     extras_fn extras = extras_of(g);
+    notable_fn notable = notable_of(g);
     if (w) {
         json_decref(w->rules);
         w->rules = wire_rules_json(g, &rules);
@@ -261,7 +317,7 @@ static int play(const eng_game *g, const game_codec *c, uint64_t seed, uint64_t 
     double p_turn = plan->turns > 0 ? SAMPLE_PER_GAME / plan->turns : 1.0;
     double p_draw = plan->draws > 0 ? SAMPLE_PER_GAME / plan->draws : 1.0;
     double p_extra = plan->draws > 0 ? EXTRAS_PER_GAME / plan->draws : 1.0;
-    int turn = 0, draw = 0, dead_fits = 0, dead_draws = 0, plies = 0;
+    int turn = 0, draw = 0, dead_fits = 0, dead_draws = 0, notables = 0, plies = 0;
     int rc = 0;
     while (rc == 0 && g->current_player(st) != ENG_TERMINAL) {
         if (++plies > g->max_plies)
@@ -285,7 +341,7 @@ static int play(const eng_game *g, const game_codec *c, uint64_t seed, uint64_t 
                     break;
             }
             bool nothing_to_decide = g->current_player(st) < 0;
-            bool keep = draw == plan->last_draw || nothing_to_decide ||
+            bool keep = draw == 0 || draw == plan->last_draw || nothing_to_decide ||
                         eng_rng_double(&pick) < p_draw;
             draw++;
             if (keep)
@@ -325,6 +381,9 @@ static int play(const eng_game *g, const game_codec *c, uint64_t seed, uint64_t 
             return eng_seterr(err, errcap, ENG_EINVAL,
                               "%s: the codec refused its own legal entry: %s", g->name, why);
         }
+        bool is_notable = w && notable && notables < NOTABLE_PER_GAME &&
+                          notable(g, st, moves, n, ss->scratch);
+        notables += is_notable;
         for (int i = 0; i < n; i++)
             g->apply(st, moves[i]);
         if (!w) {
@@ -334,8 +393,8 @@ static int play(const eng_game *g, const game_codec *c, uint64_t seed, uint64_t 
             json_decref(move);
             continue;
         }
-        bool keep = turn == plan->last_turn || nlegal == 1 ||
-                    eng_rng_double(&pick) < p_turn;
+        bool keep = (turn == 0 && draw == 0) || turn == plan->last_turn || nlegal == 1 ||
+                    is_notable || eng_rng_double(&pick) < p_turn;
         turn++;
         if (keep)
             rc = emit(w, "turn",

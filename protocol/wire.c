@@ -54,6 +54,17 @@ json_t *wire_game_entry(const eng_game *g)
     return o;
 }
 
+json_t *wire_games_json(void)
+{
+    int n;
+    const eng_game *const *all = eng_games(&n);
+    json_t *arr = json_array();
+    for (int i = 0; arr && i < n; i++)
+        if (codec_find(all[i]->name))
+            json_array_append_new(arr, wire_game_entry(all[i]));
+    return arr;
+}
+
 json_t *wire_record_turn(const eng_game *g, const void *turn_start, const eng_move *moves, int n,
                          char *err, size_t errcap)
 {

@@ -24,6 +24,9 @@
 /* Generic helpers every codec shares. */
 /* The game entry of `games`: name, title, players, rules, and info(). */
 json_t *wire_game_entry(const eng_game *g);
+/* The `games` list of list_games (and `tessera games --json`): the entry of
+ * every registered game that has a codec, in registry order (new reference). */
+json_t *wire_games_json(void);
 /* Rules as a JSON object with the game's option names (booleans as true/false). */
 json_t *wire_rules_json(const eng_game *g, const eng_rules *r);
 /* Parse a rules object: players (must equal nseats when nseats > 0) and the

@@ -5,6 +5,8 @@
 #   scripts/services.sh start DIR [--pg-port P] [--redis-port R] [--no-redis] [--no-pg]
 #   scripts/services.sh stop DIR
 #   scripts/services.sh pg-stop DIR | pg-start DIR          (fault tests: lose PostgreSQL)
+#   scripts/services.sh pg-crash DIR    (PostgreSQL crashes: every process ends at once, no
+#                                        checkpoint; its next start recovers from its WAL)
 #   scripts/services.sh redis-stop DIR | redis-start DIR    (fault tests: lose Redis)
 #
 # `start` writes DIR/services.env with two lines a shell can source:
@@ -20,7 +22,7 @@ set -euo pipefail
 cmd=${1:-}
 dir=${2:-}
 [ -n "$cmd" ] && [ -n "$dir" ] || {
-  sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 shift 2
@@ -187,8 +189,12 @@ stop)
   esac
   ;;
 pg-stop) pg_stop ;;
+pg-crash)
+  bin=$(pg_bin)
+  as_pg "$bin/pg_ctl" -D "$(pgdir)/data" -m immediate -w stop >/dev/null
+  ;;
 pg-start) pg_start ;;
 redis-stop) redis_stop ;;
 redis-start) redis_start ;;
-*) echo "services.sh: unknown command $cmd (start, stop, pg-stop, pg-start, redis-stop, redis-start)" >&2; exit 2 ;;
+*) echo "services.sh: unknown command $cmd (start, stop, pg-stop, pg-start, pg-crash, redis-stop, redis-start)" >&2; exit 2 ;;
 esac

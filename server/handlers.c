@@ -59,14 +59,8 @@ static void reply_welcome(conn *c, const proto_msg *m)
 
 static void reply_games(conn *c, const proto_msg *m)
 {
-    int n;
-    const eng_game *const *all = eng_games(&n);
-    json_t *arr = json_array();
-    for (int i = 0; i < n; i++)
-        if (codec_find(all[i]->name))
-            json_array_append_new(arr, wire_game_entry(all[i]));
     json_t *r = proto_reply("games", m->id);
-    json_object_set_new(r, "games", arr);
+    json_object_set_new(r, "games", wire_games_json());
     conn_send(c, r);
 }
 

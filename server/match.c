@@ -673,6 +673,18 @@ static void timeout_v(match *m, const char *why, const char *verdict)
 
 static void timeout(match *m)
 {
+    /* A program seat whose worker has not answered by the deadline and the
+     * grace after it (a starved thread, or the loop running this timer
+     * before the answer's wake-up): the server judges the turn itself. Its
+     * verdict is time_limit whatever the worker says later (that answer is
+     * dropped); it was lost before (issue 30). */
+    seat_t *t = &m->seats[m->to_move];
+    if (t->kind == SEAT_PROGRAM && t->prog_asked) {
+        const char *why = "no answer by the deadline (the server's clock)";
+        prog_verdict(t->prog, player_verdict_name(PLAYER_TIME_LIMIT), why);
+        timeout_v(m, why, player_verdict_name(PLAYER_TIME_LIMIT));
+        return;
+    }
     timeout_v(m, NULL, NULL);
 }
 

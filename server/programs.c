@@ -38,6 +38,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "internal.h"
 #include "players/player.h"
@@ -122,6 +123,13 @@ struct progs {
 
 /* ---- the worker ------------------------------------------------------------------ */
 
+#ifdef TESSERA_TEST_HOOKS
+/* TESSERA_TEST_PROG_ANSWER_DELAY_MS: every turn's answer is held back this
+ * long before it is posted, as a starved worker's is (tests/server
+ * test_programs.js). Read once by progs_init. */
+static int answer_delay_ms;
+#endif
+
 static void post(prog *p, pres *r)
 {
     struct progs *ps = p->srv->progs;
@@ -201,6 +209,12 @@ static void *worker(void *arg)
         case PC_QUIT: break;
         }
         if (r) {
+#ifdef TESSERA_TEST_HOOKS
+            if (r->kind == PR_TURN && answer_delay_ms > 0) {
+                struct timespec ts = {answer_delay_ms / 1000, (answer_delay_ms % 1000) * 1000000L};
+                nanosleep(&ts, NULL);
+            }
+#endif
             if (pl)
                 player_get_info(pl, &info);
             r->starts = info.starts;
@@ -309,6 +323,16 @@ static void store_log(prog *p)
     free(text);
 }
 
+void prog_verdict(prog *p, const char *verdict, const char *detail)
+{
+    if (!p || !p->m)
+        return;
+    if (json_array_size(p->verdicts) < SRV_PROG_MAX_VERDICTS)
+        json_array_append_new(p->verdicts, json_pack("{s:i, s:s, s:s}", "turn", p->m->turns + 1,
+                                                     "verdict", verdict, "detail", detail));
+    store_log(p);
+}
+
 /* ---- results on the loop ------------------------------------------------------------- */
 
 static void reap(prog *p)
@@ -359,14 +383,8 @@ static void on_async(uv_async_t *h)
                 p->complete = true;
                 store_log(p);
             } else if (p->m && p->m->seats[p->seat].prog == p) {
-                if (r->r.verdict != PLAYER_OK) {
-                    if (json_array_size(p->verdicts) < SRV_PROG_MAX_VERDICTS)
-                        json_array_append_new(
-                            p->verdicts,
-                            json_pack("{s:i, s:s, s:s}", "turn", p->m->turns + 1, "verdict",
-                                      player_verdict_name(r->r.verdict), "detail", r->r.detail));
-                    store_log(p);
-                }
+                if (r->r.verdict != PLAYER_OK)
+                    prog_verdict(p, player_verdict_name(r->r.verdict), r->r.detail);
                 p->on_done(p->m, p->seat, r->seq, &r->r);
             }
         }
@@ -441,6 +459,12 @@ int progs_init(srv *s)
     uv_async_init(s->loop, &ps->async, on_async);
     ps->async.data = s;
     s->progs = ps;
+#ifdef TESSERA_TEST_HOOKS
+    const char *delay = getenv("TESSERA_TEST_PROG_ANSWER_DELAY_MS");
+    answer_delay_ms = delay ? atoi(delay) : 0;
+    if (answer_delay_ms < 0 || answer_delay_ms > 60000)
+        answer_delay_ms = 0;
+#endif
     if (s->db) {
         db_conn *db = store_db(s);
         int rc = db_schema_lock(db); /* servers starting at once on PostgreSQL */

@@ -24,6 +24,10 @@ void prog_observe(prog *p, const void *st, eng_move mv, const char *reason);
 int prog_turn(prog *p, const void *st, int seq, double deadline_ms);
 /* Stop turn `seq` now if it is still running (its answer: time_limit). */
 void prog_stop(prog *p, int seq);
+/* Keep a verdict of the turn being played in the program's log (and store
+ * it): the worker's own, or the match's when the worker did not answer in
+ * time. */
+void prog_verdict(prog *p, const char *verdict, const char *detail);
 /* The game ended: the program is told (game_over) and ended; its log is
  * stored. The seat lets go of p (it frees itself). */
 void prog_finish(prog *p, const void *st, const char *reason, int faulty, const char *detail);

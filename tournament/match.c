@@ -238,6 +238,7 @@ static void on_end(const tour_run_game *info, void *user)
         mg.turns[i] = info->turns[s];
         mg.sims[i] = info->sims[s];
         mg.ms[i] = info->think_ms[s];
+        mg.bundle[i] = info->bundle[s];
         if (gm->id >= 0 && gm->id < R->total) {
             R->scores[gm->id * k + i] = res->score[s];
             R->ranks[gm->id * k + i] = place;
@@ -249,12 +250,25 @@ static void on_end(const tour_run_game *info, void *user)
     }
     mg.moves = info->moves;
     mg.nmoves = info->nmoves;
+    mg.fault_bot = res->culprit >= 0 ? gm->table[res->culprit] : -1;
+    mg.end = tour_end_name(res->end);
+    mg.record = res->record;
     R->faults += res->end != TOUR_END_NORMAL;
     R->done++;
     if (cfg->on_game)
         cfg->on_game(&mg, cfg->on_game_user);
     if (cfg->progress)
         cfg->progress(R->done, R->total, cfg->progress_user);
+}
+
+/* A turn of a bot (on its game's worker, not under the lock). */
+static void on_turn(const tour_run_turn *t, void *user)
+{
+    run *R = user;
+    const match_config *cfg = R->cfg;
+    match_turn mt = {t->game->id, t->game->table[t->seat], t->seat, t->turn, t->program,
+                     t->result};
+    cfg->on_turn(&mt, cfg->on_turn_user);
 }
 
 int match_run(const match_config *cfg, match_result *out, char *err, size_t errcap)
@@ -318,7 +332,11 @@ int match_run(const match_config *cfg, match_result *out, char *err, size_t errc
     rc_cfg.move_ms = cfg->move_ms;
     rc_cfg.policy = TOUR_FAULT_FORFEIT;
     rc_cfg.on_end = on_end;
+    rc_cfg.on_turn = cfg->on_turn ? on_turn : NULL;
+    rc_cfg.records = cfg->records;
     rc_cfg.user = &R;
+    rc_cfg.bundles = cfg->bundles;
+    rc_cfg.source = "tessera match";
     tour_run_stats st;
     if (cfg->progress)
         cfg->progress(0, R.total, cfg->progress_user);

@@ -56,7 +56,26 @@ typedef struct match_game {
     const eng_move *moves;              /* every move and chance outcome applied, in order,
                                            from init(rules); borrowed, valid during the call */
     int nmoves;                         /* length of moves */
+    int fault_bot;                      /* the bot whose fault ended the game (forfeit), or -1 */
+    const char *end;                    /* how it ended: "normal", "timeout", "illegal",
+                                           "crash", "resign" (tour_end_name) */
+    const char *record;                 /* the game record's JSON text (match_config.records),
+                                           else NULL; borrowed, valid during the call */
+    const json_t *bundle[ENG_MAX_PLAYERS]; /* match_config.bundles: the fault bundle of bot i
+                                              (a program) in this game, or NULL (borrowed,
+                                              valid during the call; runner.h) */
 } match_game;
+
+/* One call on a bot's player (runner.h, tour_run_turn): a turn, or the
+ * game's end (turn 0). Indexed by bot, like match_game. */
+typedef struct match_turn {
+    int64_t index;                /* game number in the match */
+    int bot;                      /* the bot (the order of match_config.specs) */
+    int seat;                     /* its seat in this game */
+    int turn;                     /* the record's turn number; 0: after the game's end */
+    bool program;                 /* the bot is an external program */
+    const player_result *result;  /* verdict, detail, debug, stderr; borrowed */
+} match_turn;
 
 /* Called each time a game finishes (on a worker thread, one call at a
  * time); `done` of `total` games are complete. */
@@ -64,6 +83,10 @@ typedef void (*match_progress_fn)(int64_t done, int64_t total, void *user);
 /* Called on a worker thread for each finished game, one call at a time
  * (serialised by the match), in completion order — not index order. */
 typedef void (*match_game_fn)(const match_game *game, void *user);
+/* Called on the worker playing the game after each of a bot's turns and at
+ * the game's end, NOT serialised: different games call at once from
+ * different threads (runner.h, on_turn). */
+typedef void (*match_turn_fn)(const match_turn *turn, void *user);
 
 typedef struct match_config {
     /* public: filled by the caller */
@@ -81,6 +104,10 @@ typedef struct match_config {
     void *progress_user;
     match_game_fn on_game; /* optional: every finished game, e.g. to record it */
     void *on_game_user;
+    match_turn_fn on_turn; /* optional: every turn (its debug, stderr, verdict) */
+    void *on_turn_user;
+    bool records;          /* build each game's record for on_game (match_game.record) */
+    bool bundles;          /* keep fault bundles of programs' faults (match_game.bundle) */
 } match_config;
 
 /* The summary for one bot. */

@@ -163,20 +163,25 @@ char *tour_report_markdown(const tour *t, const tour_standings *s)
                   r->elo_hi, r->ms_per_move, (long long)r->time_losses, (long long)r->faults);
     }
 
+    /* rows and columns in the standings' order, numbered as the standings
+     * number them (their place) */
     tb_printf(
         &b, "\n## Cross-table\n\nPoints of the row against the column (a game counts 1 "
-            "for a better final place, ½ for an equal one), over the games they shared.\n\n|   |");
-    for (int j = 0; j < n; j++)
-        tb_printf(&b, " %d |", j + 1);
+            "for a better final place, ½ for an equal one), over the games they shared; "
+            "numbered as in the standings.\n\n|   |");
+    for (int c = 0; c < n; c++)
+        tb_printf(&b, " %d |", s->rows[c].place);
     tb_printf(&b, "\n|---|");
     for (int j = 0; j < n; j++)
         tb_printf(&b, "---|");
     tb_printf(&b, "\n");
-    for (int i = 0; i < n; i++) {
-        tb_printf(&b, "| %d. ", i + 1);
+    for (int r = 0; r < n; r++) {
+        int i = s->rows[r].participant;
+        tb_printf(&b, "| %d. ", s->rows[r].place);
         sb_md(&b, pname(t, i));
         tb_printf(&b, " |");
-        for (int j = 0; j < n; j++) {
+        for (int c = 0; c < n; c++) {
+            int j = s->rows[c].participant;
             double g = s->cross_games[i * n + j];
             if (i == j || g == 0)
                 tb_printf(&b, " · |");
@@ -575,17 +580,18 @@ char *tour_svg_crosstable(const tour *t, const tour_standings *s)
               "<text x=\"10\" y=\"22\" font-size=\"15\" font-weight=\"bold\">Cross-table: "
               "score rate of the row against the column</text>\n",
               wpx, h, wpx, h);
-    for (int j = 0; j < n; j++)
+    /* in the standings' order, numbered by place, as the Markdown */
+    for (int c = 0; c < n; c++)
         tb_printf(&b, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%d</text>\n",
-                  left + j * cell + cell / 2, top - 8, j + 1);
-    for (int i = 0; i < n; i++) {
-        int y = top + i * cell;
+                  left + c * cell + cell / 2, top - 8, s->rows[c].place);
+    for (int r = 0; r < n; r++) {
+        int i = s->rows[r].participant, y = top + r * cell;
         tb_printf(&b, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%d. ", left - 8,
-                  y + cell / 2 + 4, i + 1);
+                  y + cell / 2 + 4, s->rows[r].place);
         sb_xml(&b, pname(t, i));
         tb_printf(&b, "</text>\n");
-        for (int j = 0; j < n; j++) {
-            int x = left + j * cell;
+        for (int c = 0; c < n; c++) {
+            int j = s->rows[c].participant, x = left + c * cell;
             double g = s->cross_games[i * n + j];
             if (i == j || g == 0) {
                 tb_printf(&b,
@@ -596,11 +602,11 @@ char *tour_svg_crosstable(const tour *t, const tour_standings *s)
             }
             double rate = s->cross_points[i * n + j] / g;
             /* red (0) - white (1/2) - green (1) */
-            double lo[3] = {214, 96, 77}, hi[3] = {44, 160, 44}, c[3];
+            double lo[3] = {214, 96, 77}, hi[3] = {44, 160, 44}, rgb[3];
             for (int q = 0; q < 3; q++) /* white at 1/2 */
-                c[q] = rate < 0.5 ? lo[q] + (255 - lo[q]) * (rate / 0.5)
-                                  : 255 + (hi[q] - 255) * ((rate - 0.5) / 0.5);
-            int rr = (int)c[0], gg = (int)c[1], bb = (int)c[2];
+                rgb[q] = rate < 0.5 ? lo[q] + (255 - lo[q]) * (rate / 0.5)
+                                    : 255 + (hi[q] - 255) * ((rate - 0.5) / 0.5);
+            int rr = (int)rgb[0], gg = (int)rgb[1], bb = (int)rgb[2];
             tb_printf(&b,
                       "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"rgb(%d,%d,%d)\" "
                       "stroke=\"#fff\"><title>%g/%g</title></rect>\n",

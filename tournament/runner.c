@@ -29,6 +29,7 @@
 #include <time.h>
 
 #include "bots/bot.h"
+#include "players/bundle.h"
 #include "protocol/chance.h"
 #include "protocol/record.h"
 #include "tournament/driver.h"
@@ -126,7 +127,18 @@ typedef struct worker {
     eng_move *moves;        /* [max_plies] */
     rec_time *times;        /* [max_plies]: a seat turn's times on its first move */
     player_result *res;     /* one turn's result (large: stderr inline) */
+    int rturns;             /* the game's record turns so far */
 } worker;
+
+/* Hand a seat's call to on_turn (turn 0: the game's end). */
+static void report_turn(worker *w, const tour_game *gm, int seat, int turn, bool program)
+{
+    const tour_run_config *cfg = w->R->cfg;
+    if (!cfg->on_turn)
+        return;
+    tour_run_turn t = {gm, seat, turn, program, w->res};
+    cfg->on_turn(&t, cfg->user);
+}
 
 static void fail_locked(run *R, int rc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void fail_locked(run *R, int rc, const char *fmt, ...)
@@ -163,6 +175,7 @@ typedef struct game_end {
     char err[PLAYER_DETAIL_MAX + 128];                       /* FAILED: why */
     char errtext[ENG_MAX_PLAYERS][TOUR_RUN_STDERR_KEEP + 1]; /* each seat's stderr (its start) */
     size_t errlen[ENG_MAX_PLAYERS];
+    json_t *bundle[ENG_MAX_PLAYERS]; /* each seat's first fault (config.bundles) */
 } game_end;
 
 /* Keep the stderr a seat's turn returned (the start of the game's, up to
@@ -224,12 +237,49 @@ static player_verdict refuse(player_result *r, const char *fmt, ...)
     return PLAYER_ILLEGAL_MOVE;
 }
 
+/* Keep the fault of seat p (a program, in the turn just asked from w->st,
+ * whose moves so far are w->moves[0..n)) as a bundle, unless it has one. A
+ * bundle that cannot be built is no reason to stop the run: it is left out. */
+static void keep_bundle(worker *w, game_end *e, player *pl, int p, player_verdict v, int n,
+                        const chance_secret *sec, double allowance)
+{
+    const tour_run_config *cfg = w->R->cfg;
+    if (!cfg->bundles || e->bundle[p] || player_get_kind(pl) != PLAYER_PROGRAM)
+        return;
+    bool cut = false;
+    json_t *lines = player_transcript(pl, &cut);
+    json_t *chance = chance_json(sec, true);
+    sandbox_limits lim = cfg->players.limits;
+    sandbox_limits_normalize(&lim);
+    char err[256];
+    bundle_fault f = {.g = w->R->g,
+                      .rules = &w->R->spec->rules,
+                      .seat = p,
+                      .player = player_spec(pl),
+                      .verdict = v,
+                      .detail = w->res->detail,
+                      .moves = w->moves,
+                      .nmoves = n,
+                      .chance = chance,
+                      .move_ms = allowance,
+                      .limits = &lim,
+                      .stderr_text = w->res->stderr_tail,
+                      .lines = lines,
+                      .lines_truncated = cut,
+                      .source = cfg->source ? cfg->source : "tessera"};
+    e->bundle[p] = bundle_new(&f, err, sizeof err);
+    json_decref(lines);
+    json_decref(chance);
+}
+
 static void apply_move(worker *w, player **seat, int k, eng_move m, const char *reason, int *n)
 {
     const eng_game *g = w->R->g;
     for (int s = 0; s < k; s++)
         player_observe(seat[s], w->st, m, reason);
+    int before = g->current_player(w->st);
     g->apply(w->st, m);
+    w->rturns += eng_turn_ends(g, before, w->st); /* the record's turns, as a program counts */
     w->times[*n].think_ms = w->times[*n].wait_ms = -1;
     w->moves[(*n)++] = m;
 }
@@ -260,7 +310,9 @@ static outcome play_game(worker *w, const tour_game *gm, const chance_secret *se
         char perr[256];
         if (is_program(spec)) {
             player **slot = &w->prog[gm->table[s]];
-            if (!*slot && !(*slot = player_create(spec, g, &cfg->players, perr, sizeof perr))) {
+            player_config pc = cfg->players;
+            pc.transcript = cfg->bundles;
+            if (!*slot && !(*slot = player_create(spec, g, &pc, perr, sizeof perr))) {
                 snprintf(e->err, sizeof e->err, "participant %s: %s",
                          R->spec->participants[gm->table[s]].name, perr);
                 oc = FAILED;
@@ -283,6 +335,7 @@ static outcome play_game(worker *w, const tour_game *gm, const chance_secret *se
     char name[32];
     snprintf(name, sizeof name, "g%lld", (long long)gm->id);
     g->init(w->st, &R->spec->rules);
+    w->rturns = 0;
     for (int s = 0; s < k; s++)
         if (player_new_game(seat[s], w->st, s, name) != 0) {
             snprintf(e->err, sizeof e->err, "game %lld: a player could not start (out of memory)",
@@ -331,6 +384,8 @@ static outcome play_game(worker *w, const tour_game *gm, const chance_secret *se
         if (v == PLAYER_OK &&
             eng_turn_check(g, w->st, w->res->moves, w->res->nmoves, w->scratch, why, sizeof why))
             v = refuse(w->res, "%s", why);
+        if (v != PLAYER_INTERNAL)
+            report_turn(w, gm, p, w->rturns + 1, program);
         double think = program ? w->res->cpu_ms : w->res->wall_ms;
         info->think_ms[p] += think;
         info->wait_ms[p] += waited;
@@ -352,6 +407,8 @@ static outcome play_game(worker *w, const tour_game *gm, const chance_secret *se
             break;
         }
         info->faults[p]++;
+        if (v != PLAYER_RESIGNED)
+            keep_bundle(w, e, seat[p], p, v, n, sec, allowance);
         if (nfaults++ == 0) {
             snprintf(first_fault, sizeof first_fault, "P%d (seat %d): %s: ", p + 1, p,
                      player_verdict_name(v));
@@ -375,10 +432,17 @@ static outcome play_game(worker *w, const tour_game *gm, const chance_secret *se
         goto out;
     }
 
-    /* the end: tell everyone, then the result */
+    /* the end: tell everyone (what a program writes on stderr then is its
+     * game's too), then the result */
     const char *reason = culprit >= 0 ? player_verdict_name(end_verdict) : "normal";
-    for (int s = 0; s < k; s++)
-        player_game_over(seat[s], w->st, reason, culprit, culprit >= 0 ? first_fault : NULL, NULL);
+    for (int s = 0; s < k; s++) {
+        bool program = player_get_kind(seat[s]) == PLAYER_PROGRAM;
+        player_game_over(seat[s], w->st, reason, culprit, culprit >= 0 ? first_fault : NULL,
+                         w->res);
+        if (program)
+            keep_stderr(e, s, w->res);
+        report_turn(w, gm, s, 0, program);
+    }
     double sc[ENG_MAX_PLAYERS];
     g->scores(w->st, sc);
     tour_result *r = &e->res;
@@ -412,6 +476,8 @@ static outcome play_game(worker *w, const tour_game *gm, const chance_secret *se
         r->verdict = e->verdict;
     info->moves = w->moves;
     info->nmoves = n;
+    for (int s = 0; s < k; s++)
+        info->bundle[s] = e->bundle[s];
 
     if (cfg->records) {
         char rerr[256];
@@ -446,6 +512,10 @@ static void game_end_free(game_end *e)
 {
     json_decref(e->record);
     free(e->record_text);
+    for (int s = 0; s < ENG_MAX_PLAYERS; s++) {
+        json_decref(e->bundle[s]);
+        e->bundle[s] = NULL;
+    }
 }
 
 /* ---- the driver's host: the run ---------------------------------------------------- */

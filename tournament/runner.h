@@ -48,6 +48,13 @@
  * never charged to a player: the run stops and the game goes back to
  * pending.
  *
+ * Fault bundles. With config.bundles, the first fault of each program seat
+ * in a game (not a resignation, not an internal error) is kept as a fault
+ * bundle (players/bundle.h): the game's record up to that turn with its
+ * chance seed, the lines the program read and printed in the game, its
+ * verdict, stderr and limits — handed to on_end for the caller to keep
+ * (`tessera doctor --replay` plays it again).
+ *
  * Stopping. Raising *stop ends the run early: no game is started any more,
  * running turns are cut short, and the games they belonged to go back to
  * pending (with a store, a later run plays them). A kill -9 leaves them
@@ -100,7 +107,23 @@ typedef struct tour_run_game {
                                                  each seat wrote on stderr in the game ("" for
                                                  bots; valid during on_end) */
     uint64_t stderr_bytes[ENG_MAX_PLAYERS];   /* bytes it wrote in all */
+    const json_t *bundle[ENG_MAX_PLAYERS];    /* config.bundles: the fault bundle of the seat's
+                                                 first fault in the game, or NULL (borrowed,
+                                                 valid during on_end) */
 } tour_run_game;
+
+/* One call on a seat's player, handed to on_turn: a turn it was asked to
+ * play (its verdict, detail, debug, stderr since the last call, times), or
+ * the game's end (turn 0: the stderr written after game_over). */
+typedef struct tour_run_turn {
+    const tour_game *game;        /* the schedule's entry */
+    int seat;                     /* the seat asked */
+    int turn;                     /* the record's turn number (from 1, as the stdio protocol's
+                                     your_turn counts); 0: the game is over */
+    bool program;                 /* the seat holds an external program */
+    const player_result *result;  /* borrowed, valid during the call; for a turn refused by
+                                     the rules, its verdict is illegal_move */
+} tour_run_turn;
 
 typedef struct tour_run_config {
     int concurrency;          /* worker threads, 1..TOUR_RUN_MAX_THREADS (default 1) */
@@ -110,10 +133,18 @@ typedef struct tour_run_config {
                                  on_end (default false) */
     player_config players;    /* how players are made (sandbox limits ...); the seed is
                                  replaced per game and seat */
+    bool bundles;             /* keep a fault bundle of programs' faults (see above) */
+    const char *source;       /* what a bundle says ran the game ("tessera match"); NULL:
+                                 "tessera" */
     const atomic_bool *stop;  /* optional: raised, the run stops (see above) */
     /* Callbacks, all optional, serialised by the runner's lock, on worker threads. */
     void (*on_start)(const tour_game *g, const char *commitment, void *user);
     void (*on_end)(const tour_run_game *info, void *user);
+    /* Optional, NOT under the lock: on the worker playing the game, in the
+     * game's order, after every turn of a seat and, for every seat, once
+     * more after the game's end (before on_end). Calls for different games
+     * come from different threads at once. */
+    void (*on_turn)(const tour_run_turn *turn, void *user);
     void *user;
 } tour_run_config;
 

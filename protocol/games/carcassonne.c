@@ -302,20 +302,48 @@ static int carc_apply_turn(void *st, const json_t *turn, eng_move *moves, int *n
 
 static const char *const phase_names[] = {"draw", "place", "meeple", "over"};
 
-/* The unrotated port map of a tile type, one letter per port naming its
- * feature: c/d cities, r/s/t/u roads, f/g/h/i fields, k cloister, '.' none. */
-static void port_map(const carc_type *t, char out[CARC_NPORTS + 1])
+/* The letter naming each feature of a tile type in its port map: c/d
+ * cities, r/s/t/u roads, f/g/h/i fields, k cloister, in feature order. */
+static void seg_letters(const carc_type *t, char seg_letter[CARC_MAX_SEGS])
 {
     static const char *const letters[] = {"", "cd", "rstu", "fghi", "k"};
     int used[5] = {0};
-    char seg_letter[CARC_MAX_SEGS];
     for (int s = 0; s < t->nseg; s++)
         seg_letter[s] = letters[t->kind[s]][used[t->kind[s]]++];
+}
+
+/* The unrotated port map of a tile type, one letter per port naming its
+ * feature ('.' none). */
+static void port_map(const carc_type *t, char out[CARC_NPORTS + 1])
+{
+    char seg_letter[CARC_MAX_SEGS];
+    seg_letters(t, seg_letter);
     for (int p = 0; p < CARC_NPORTS; p++) {
         uint8_t s = t->rot[0].seg[p];
         out[p] = s == 0xff ? '.' : seg_letter[s];
     }
     out[CARC_NPORTS] = 0;
+}
+
+/* Each field of a tile type and the cities it touches (what a field scores
+ * at the end): {"f":"c","g":""} — field letter to city letters. */
+static json_t *field_cities(const carc_type *t)
+{
+    char seg_letter[CARC_MAX_SEGS];
+    seg_letters(t, seg_letter);
+    json_t *o = json_object();
+    for (int s = 0; s < t->nseg; s++) {
+        if (t->kind[s] != CARC_FIELD)
+            continue;
+        char name[2] = {seg_letter[s], 0}, cities[CARC_MAX_SEGS + 1];
+        int n = 0;
+        for (int c = 0; c < t->nseg; c++)
+            if (t->cities[s] & (1u << c))
+                cities[n++] = seg_letter[c];
+        cities[n] = 0;
+        json_object_set_new(o, name, json_string(cities));
+    }
+    return o;
 }
 
 static json_t *carc_info(void)
@@ -329,8 +357,9 @@ static json_t *carc_info(void)
         for (int s = 0; s < types[i].nseg; s++)
             pennant |= types[i].pennant[s] != 0;
         json_object_set_new(tiles, name,
-                            json_pack("{s:i, s:s, s:b}", "count", types[i].count, "ports", map,
-                                      "pennant", pennant));
+                            json_pack("{s:i, s:s, s:b, s:o}", "count", types[i].count, "ports",
+                                      map, "pennant", pennant, "field_cities",
+                                      field_cities(&types[i])));
     }
     return json_pack("{s:o, s:s}", "tiles", tiles, "port_order",
                      "NW N NE EN E ES SE S SW WS W WN C");

@@ -4,7 +4,7 @@
 # bridge killed and started again. python3 runs the Python programs; the C
 # example is built by tests/players/players.cmake.
 set(_bridge_sh ${CMAKE_CURRENT_LIST_DIR}/bridge.sh)
-foreach(case args python examples crash reconnect bridge_kill)
+foreach(case args python examples crash reconnect bridge_kill after_game_over)
   add_test(NAME cli_bridge_${case}
     COMMAND bash ${_bridge_sh} $<TARGET_FILE:tessera> $<TARGET_FILE:wsctl> $<TARGET_FILE:stdio_bot>
             ${case}

@@ -19,6 +19,9 @@
 #                ends normally; meanwhile another match is unharmed
 #   reconnect    kill -9 the server mid-game and restart it: the bridge
 #                resumes, the program (never restarted) plays on to the end
+#   after_game_over  a program that writes on stderr after it read game_over
+#                (and a moment later, as it exits): both lines are shown
+#                (issue 30, item 4: they never appeared)
 #   bridge_kill  kill -9 the bridge mid-game: its program dies with it; the
 #                bridge started again with --resume-token starts the program
 #                with the history (every later move says "history ok")
@@ -180,6 +183,29 @@ python)
         fail "py: the program's stderr is not shown"
     grep -q 'error' "$tmp/py.err" && fail "py: errors logged"
     grep -q '"match_finished".*"reason":"normal"' "$tmp/server.log" || fail "server: no normal finish logged"
+    ;;
+
+after_game_over)
+    start_server
+    create '[{"bot":"random"},{"open":true}]' '{"move_ms":3000}'
+    cat >"$tmp/goodbye.py" <<'PY'
+import json, sys, time
+for line in sys.stdin:
+    msg = json.loads(line)
+    if msg["type"] == "your_turn":
+        print(json.dumps({"type": "move", "move": msg["legal"][0]}), flush=True)
+    elif msg["type"] == "game_over":
+        print("goodbye: the game is over, reason " + msg["result"]["reason"], file=sys.stderr, flush=True)
+        time.sleep(0.1)
+        print("goodbye: my last words", file=sys.stderr, flush=True)
+PY
+    chmod 755 "$tmp" "$tmp/goodbye.py" # the sandbox runs programs as nobody under root
+    bridge bye 1 "$token1" -- python3 "$tmp/goodbye.py"
+    finished bye "$bridge_pid"
+    grep -q '^tessera bridge: stderr| goodbye: the game is over, reason normal$' "$tmp/bye.err" ||
+        { fail "bye: the stderr written after game_over is not shown"; dump "$tmp/bye.err"; }
+    grep -q '^tessera bridge: stderr| goodbye: my last words$' "$tmp/bye.err" ||
+        fail "bye: the stderr written as it exits is not shown"
     ;;
 
 examples)

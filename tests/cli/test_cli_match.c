@@ -18,12 +18,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
 static const char *tessera; /* path of the binary under test */
+static const char *root;    /* the source tree (argv[2]): example and adversarial bots */
 
 #define OUT_MAX (256 * 1024)
 
@@ -406,13 +408,176 @@ static void test_bench_bot(void **state)
     free(r);
 }
 
+/* ---- programs: verdicts, the turn, stderr; records and logs (issue 30) --- */
+
+static char *slurp_file(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return NULL;
+    char *buf = calloc(1, OUT_MAX);
+    size_t n = fread(buf, 1, OUT_MAX - 1, f);
+    buf[n] = 0;
+    fclose(f);
+    return buf;
+}
+
+/* Item 2: a faulty program's games, each with its verdict, the turn and the
+ * last lines of its stderr, in the terminal and in the JSON. Item 10: the
+ * per-turn limit --move-ms, which a program is stopped at (the detail says
+ * how long it was given: 300 ms, not the 10 s default). */
+static void test_match_program_verdicts(void **state)
+{
+    (void)state;
+    char spec[800], bundles[] = "/tmp/tessera-cli-bundles-XXXXXX";
+    assert_non_null(mkdtemp(bundles));
+    snprintf(spec, sizeof spec, "cmd:python3 %s/tests/players/bad/sleep.py", root);
+    run_out *r = run("match", "reversi", spec, "random", "--games", "2", "--move-ms", "300",
+                     "--bundles", bundles, "--json", NULL);
+    if (r->code != 0)
+        print_error("exit %d, stderr: %s\n", r->code, r->err);
+    assert_int_equal(r->code, 0);
+    /* the terminal: one line per game, who, the verdict, the turn */
+    if (!strstr(r->out, "game 0: A (P1, seat 0) time_limit at turn 1: no move within") ||
+        !strstr(r->out, "game 1: A (P2, seat 1) time_limit at turn 2: no move within"))
+        print_error("stdout: %s\n", r->out);
+    assert_non_null(strstr(r->out, "game 0: A (P1, seat 0) time_limit at turn 1: no move within"));
+    assert_non_null(strstr(r->out, "game 1: A (P2, seat 1) time_limit at turn 2: no move within"));
+    /* each fault names the bundle that plays it again (tessera doctor --replay) */
+    char replay[200];
+    snprintf(replay, sizeof replay, "    replay: tessera doctor --replay %s/game-000001-P2", bundles);
+    if (!strstr(r->out, replay))
+        print_error("no '%s' in stdout: %s\n", replay, r->out);
+    assert_non_null(strstr(r->out, replay));
+    json_t *o = last_json(r);
+    const json_t *fg = json_object_get(o, "faulted_games");
+    assert_true(json_is_array(fg));
+    assert_int_equal(json_array_size(fg), 2);
+    for (size_t i = 0; i < 2; i++) {
+        const json_t *f = json_array_get(fg, i);
+        assert_int_equal(get_int(f, "game"), (json_int_t)i);
+        assert_string_equal(json_string_value(json_object_get(f, "bot")), "A");
+        assert_string_equal(json_string_value(json_object_get(f, "verdict")), "time_limit");
+        assert_int_equal(get_int(f, "seat"), (json_int_t)i);
+        assert_int_equal(get_int(f, "turn"), (json_int_t)i + 1); /* Reversi: P1 moves first */
+        /* "no move within N ms": N is what it was given, --move-ms */
+        const char *d = json_string_value(json_object_get(f, "detail"));
+        long ms = d && strncmp(d, "no move within ", 15) == 0 ? strtol(d + 15, NULL, 10) : -1;
+        if (ms < 250 || ms > 2000)
+            print_error("detail: %s\n", d ? d : "(none)");
+        assert_true(ms >= 250 && ms <= 2000);
+        const char *b = json_string_value(json_object_get(f, "bundle"));
+        char want[64];
+        snprintf(want, sizeof want, "game-%06d-P%d", (int)i, (int)i + 1);
+        if (!b || !strstr(b, want) || access(b, R_OK) != 0)
+            print_error("bundle of game %d: %s\n", (int)i, b ? b : "(none)");
+        assert_true(b && strstr(b, want) && access(b, R_OK) == 0);
+        unlink(b);
+    }
+    json_decref(o);
+    free(r);
+
+    /* a crash: its traceback's last lines, in both */
+    char dir[] = "/tmp/tessera-cli-crash-XXXXXX", bot[700];
+    assert_non_null(mkdtemp(dir));
+    chmod(dir, 0755); /* the sandbox runs programs as nobody when the tests run as root */
+    snprintf(bot, sizeof bot, "%s/crash.py", dir);
+    FILE *f = fopen(bot, "w");
+    assert_non_null(f);
+    fputs("import json, sys\n"
+          "for line in sys.stdin:\n"
+          "    if json.loads(line)['type'] == 'your_turn':\n"
+          "        print('thinking hard', file=sys.stderr, flush=True)\n"
+          "        raise RuntimeError('my bug, on purpose')\n",
+          f);
+    fclose(f);
+    snprintf(spec, sizeof spec, "cmd:python3 %s", bot);
+    r = run("match", "reversi", "random", spec, "--games", "2", "--no-bundles", "--json", NULL);
+    assert_int_equal(r->code, 0);
+    if (!strstr(r->out, "crashed at turn") || !strstr(r->out, "| RuntimeError: my bug, on purpose"))
+        print_error("stdout: %s\n", r->out);
+    assert_non_null(strstr(r->out, "game 0: B (P2, seat 1) crashed at turn 2:"));
+    assert_non_null(strstr(r->out, "| RuntimeError: my bug, on purpose"));
+    o = last_json(r);
+    fg = json_object_get(o, "faulted_games");
+    assert_int_equal(json_array_size(fg), 2);
+    const char *tail = json_string_value(json_object_get(json_array_get(fg, 0), "stderr_tail"));
+    assert_non_null(tail);
+    assert_non_null(strstr(tail, "thinking hard"));
+    assert_non_null(strstr(tail, "RuntimeError: my bug, on purpose"));
+    assert_null(strstr(r->out, "replay: tessera doctor")); /* --no-bundles: none kept */
+    assert_null(json_object_get(json_array_get(fg, 0), "bundle"));
+    json_decref(o);
+    free(r);
+    unlink(bot);
+    rmdir(dir);
+    rmdir(bundles);
+}
+
+/* Item 3: with --out, every game's record, and for each seat a program held
+ * a log beside it: each turn's verdict and `debug`, its stderr, named in the
+ * output. */
+static void test_match_records_and_logs(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/tessera-cli-out-XXXXXX", spec[800], path[900];
+    assert_non_null(mkdtemp(dir));
+    snprintf(spec, sizeof spec, "cmd:python3 %s/docs/examples/stdio_bot.py", root);
+    run_out *r = run("match", "reversi", spec, "random", "--games", "2", "--out", dir, "--json",
+                     NULL);
+    if (r->code != 0)
+        print_error("exit %d, stderr: %s\n", r->code, r->err);
+    assert_int_equal(r->code, 0);
+    snprintf(path, sizeof path, "%s/records/game-NNNNNN.PS.log", dir);
+    if (!strstr(r->out, path))
+        print_error("stdout does not name the logs (%s): %s\n", path, r->out);
+    assert_non_null(strstr(r->out, path));
+    /* game 0: the program is P1 (seat 0); game 1: P2 (seat 1) */
+    for (int g = 0; g < 2; g++) {
+        snprintf(path, sizeof path, "%s/records/game-%06d.json", dir, g);
+        run_out *rr = run("replay", path, NULL);
+        assert_int_equal(rr->code, 0);
+        free(rr);
+        snprintf(path, sizeof path, "%s/records/game-%06d.P%d.log", dir, g, g + 1);
+        char *log = slurp_file(path);
+        if (!log)
+            print_error("no log %s\n", path);
+        assert_non_null(log);
+        char want[1200];
+        snprintf(want, sizeof want, "# tessera game log 1: game %d, P%d (seat %d), record game-%06d.json, %s\n",
+                 g, g + 1, g, g, spec);
+        assert_true(strncmp(log, want, strlen(want)) == 0);
+        snprintf(want, sizeof want, "\nturn %d: ok (cpu ", g + 1); /* its first turn */
+        assert_non_null(strstr(log, want));
+        assert_non_null(strstr(log, "\ndebug: ")); /* the example sends "N legal moves" */
+        assert_non_null(strstr(log, " legal moves\n"));
+        snprintf(want, sizeof want, "\nstderr: seat %d of a reversi game\n", g);
+        if (!strstr(log, want))
+            print_error("%s:\n%s\n", path, log);
+        assert_non_null(strstr(log, want));
+        assert_non_null(strstr(log, "\ngame over\n"));
+        free(log);
+        unlink(path);
+        snprintf(path, sizeof path, "%s/records/game-%06d.json", dir, g);
+        unlink(path);
+        /* no log for the in-process bot's seat */
+        snprintf(path, sizeof path, "%s/records/game-%06d.P%d.log", dir, g, 2 - g);
+        assert_int_not_equal(access(path, F_OK), 0);
+    }
+    free(r);
+    snprintf(path, sizeof path, "%s/records", dir);
+    assert_int_equal(rmdir(path), 0); /* nothing else was written */
+    rmdir(dir);
+}
+
 int main(int argc, char **argv)
 {
-    if (argc < 2) {
-        fprintf(stderr, "usage: %s PATH-TO-TESSERA\n", argv[0]);
+    if (argc < 3) {
+        fprintf(stderr, "usage: %s PATH-TO-TESSERA SOURCE-ROOT\n", argv[0]);
         return 2;
     }
     tessera = argv[1];
+    root = argv[2];
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_match_bad_arguments),
         cmocka_unit_test(test_match_json),
@@ -422,6 +587,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_match_threads_deterministic),
         cmocka_unit_test(test_bots),
         cmocka_unit_test(test_bench_bot),
+        cmocka_unit_test(test_match_program_verdicts),
+        cmocka_unit_test(test_match_records_and_logs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

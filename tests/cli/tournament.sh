@@ -129,6 +129,19 @@ python)
   for r in "$tmp"/o/records/*.json; do
     "$tessera" replay --verify "$r" >/dev/null 2>"$tmp/verr" || fail "python: $r: $(cat "$tmp/verr")"
   done
+  # its log beside each of its 4 games' records, named in the output (issue 30,
+  # item 3): turn lines, its debug, its stderr
+  logs=$(ls "$tmp"/o/records/game-*.P[12].log 2>/dev/null | wc -l)
+  [ "$logs" -eq 4 ] || fail "python: $logs program logs, want 4"
+  for l in "$tmp"/o/records/game-*.P[12].log; do
+    head -n 1 "$l" | grep -q "^# tessera game log 1: game [0-9]*, P[12] (seat [01]), record game-[0-9]*.json, cmd:python3 " ||
+      fail "python: $l: $(head -n 1 "$l")"
+    grep -q '^turn [0-9]*: ok (cpu ' "$l" && grep -q '^debug: [0-9]* legal moves$' "$l" &&
+      grep -q '^stderr: seat [01] of a carcassonne game$' "$l" && grep -q '^game over$' "$l" ||
+      fail "python: $l lacks turns, debug or stderr"
+  done
+  grep -q "programs' logs (debug and stderr, turn by turn): $tmp/o/records/game-NNNNNN.PS.log" "$tmp/out" ||
+    fail "python: the output does not name the logs"
   # no program outlives the run
   sleep 0.5
   pgrep -f "$src/docs/examples/stdio_bot.py" >/dev/null && fail "python: a bot process is left"

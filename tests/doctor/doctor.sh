@@ -127,6 +127,7 @@ tests/doctor/bots/hangs.py new_game time_limit
 tests/doctor/bots/discard.py dead_tile crashed
 tests/doctor/bots/meeples.py no_meeples crashed
 tests/doctor/bots/chatty.py full_game bad_output
+tests/doctor/bots/leftover.py new_game bad_output only
 LIST
     # the text report: a FAIL line naming the check, the reason, the
     # program's own words from stderr, and what to do
@@ -140,6 +141,13 @@ LIST
         fail "meeples: its stderr is not shown"
     grep -q '^FAIL  carcassonne  new_game .*not_your_turn' "$tmp/stale-text.out" ||
         fail "stale: the reason is not named: $(grep FAIL "$tmp/stale-text.out")"
+    # the same not_your_turn from two causes, each hint naming its own
+    # (issue 30, item 5): a bot that never resets its turn count, and a
+    # line left over from the previous game (printed on stdout outside a turn)
+    json_check "$tmp/stale.out" \
+        "'reset your game state' in checks[('carcassonne', 'new_game')]['hint'] and 'left over' not in checks[('carcassonne', 'new_game')]['hint']"
+    json_check "$tmp/leftover.out" \
+        "'left over' in checks[('carcassonne', 'new_game')]['hint'] and 'reset your game state' not in checks[('carcassonne', 'new_game')]['hint']"
     ;;
 
 *)

@@ -16,6 +16,7 @@
  */
 const test = require('node:test');
 const assert = require('node:assert/strict');
+const fs = require('node:fs');
 const path = require('node:path');
 const { Server, Client, ROOT, isError, rng, sleep, startAdmin } = require('./lib');
 
@@ -124,6 +125,45 @@ test('program seat: think_ms is its CPU time, wait_ms the server\'s; both kept',
   await srv.restart();
   const c2 = await Client.connect(srv.url);
   assert.deepEqual(await record(c2, made.match), rec);
+});
+
+/* Issue 30, item 20: think_ms was only checked to be an integer. A program
+ * that sleeps before it answers spends its wait, not its CPU: the record must
+ * show think_ms far below wait_ms on those turns (and wait_ms at least the
+ * sleep), or think_ms is not the program's CPU time at all. */
+test('program seat: a sleeping program thinks little and waits long (think_ms << wait_ms)', async (t) => {
+  const SLEEP_MS = 400, SLEEPY_TURNS = 3;
+  const srv = await startAdmin({ tag: 'times-sleep' });
+  t.after(() => srv.cleanup());
+  const dir = path.join(srv.dir, 'bot');
+  fs.mkdirSync(dir, { mode: 0o755 });
+  fs.chmodSync(srv.dir, 0o755); /* the sandbox runs programs as nobody under root */
+  const bot = path.join(dir, 'sleepy.py');
+  fs.writeFileSync(bot, [
+    'import json, sys, time',
+    'turns = 0',
+    'for line in sys.stdin:',
+    '    msg = json.loads(line)',
+    '    if msg["type"] == "your_turn":',
+    '        turns += 1',
+    `        if turns <= ${SLEEPY_TURNS}:`,
+    `            time.sleep(${SLEEP_MS / 1000})`,
+    '        print(json.dumps({"type": "move", "move": msg["legal"][0]}), flush=True)',
+    ''].join('\n'), { mode: 0o644 });
+  const c = await Client.connect(srv.url);
+  const made = await c.request({ type: 'create_match', game: 'reversi', admin_token: srv.adminToken,
+    seats: [{ bot: `cmd:python3 ${bot}` }, { bot: 'random' }], time_control: { move_ms: 10000 } }, 'match_created');
+  const view = await c.request({ type: 'spectate', match: made.match }, 'spectating');
+  const over = view.result ? view : await c.expect('game_over', 120000);
+  assert.equal(over.result.reason, 'normal', JSON.stringify(over.result));
+  const own = (await record(c, made.match)).turns.filter((x) => x.player === 0 && x.think_ms !== undefined);
+  assert.ok(own.length > SLEEPY_TURNS, `the program's turns: ${own.length}`);
+  for (const [i, turn] of own.slice(0, SLEEPY_TURNS).entries()) {
+    t.diagnostic(`sleepy turn ${i + 1}: think_ms ${turn.think_ms}, wait_ms ${turn.wait_ms}`);
+    assert.ok(turn.wait_ms >= SLEEP_MS, `turn ${i + 1}: waited ${turn.wait_ms} ms, slept ${SLEEP_MS}`);
+    assert.ok(turn.think_ms * 4 <= turn.wait_ms,
+      `turn ${i + 1}: think_ms ${turn.think_ms} is not far below wait_ms ${turn.wait_ms}: not its CPU time`);
+  }
 });
 
 test('a bad think_ms: bad_message naming it, nothing played, the move sent again is taken', async (t) => {

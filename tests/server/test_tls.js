@@ -54,7 +54,7 @@ test('a match played over wss://, the endpoints and the web UI over https://', a
     args: ['--config', conf, '--web', path.join(ROOT, 'web')] });
   t.after(() => srv.cleanup());
   assert.match(srv.url, /^wss:/);
-  assert.equal(srv.events('listening')[0].tls, true, 'the listening line says TLS');
+  assert.equal((await srv.waitLog((l) => l.event === 'listening')).tls, true, 'the listening line says TLS');
 
   const ws = { ca };
   const host = await Client.connect(srv.url, { name: 'host', ws });

@@ -109,6 +109,73 @@ static void test_text_reports(void **state)
     tour_destroy(t);
 }
 
+/* The strongest is the last seeded, by far (2000 Elo a step: the model
+ * then never lets a weaker one win): the standings reverse the seeding. */
+static double strength_reversed(int i, void *user)
+{
+    (void)user;
+    return 2000.0 * i;
+}
+
+/* Issue 30, item 14: the cross-table numbered its rows by seeding while the
+ * standings beside it number by place ("2. random" beside a standings
+ * table whose #2 is someone else). Both now go in standings order, with the
+ * standings' number: in the Markdown, the SVG and the JSON (where the web
+ * page takes it from). */
+static void test_crosstable_numbering(void **state)
+{
+    (void)state;
+    spec_fixture f;
+    fixture(&f, TOUR_ROUND_ROBIN, "reversi", 2, 4, 6);
+    tour *t;
+    char err[256];
+    assert_int_equal(tour_create(&f.spec, &t, err, sizeof err), 0);
+    model m = {.strength = strength_reversed, .draw = 0.0, .seed = 5};
+    drive(t, &m, 2, 0);
+    tour_standings *s = tour_standings_new(t);
+    assert_non_null(s);
+    /* the standings are not the seeding: P3 first, P0 last */
+    assert_int_equal(s->rows[0].participant, 3);
+    assert_int_equal(s->rows[3].participant, 0);
+    char *md = tour_report_markdown(t, s), *svg = tour_svg_crosstable(t, s);
+    assert_non_null(md);
+    assert_non_null(svg);
+    const char *cross = strstr(md, "## Cross-table");
+    assert_non_null(cross);
+    const char *prev = cross;
+    for (int r = 0; r < s->n; r++) {
+        char row[64], label[64];
+        snprintf(row, sizeof row, "\n| %d. P%d |", s->rows[r].place, s->rows[r].participant);
+        snprintf(label, sizeof label, ">%d. P%d</text>", s->rows[r].place, s->rows[r].participant);
+        const char *at = strstr(cross, row);
+        if (!at || !strstr(svg, label))
+            print_error("row %d (place %d, P%d) not found:\n%s\n%s\n", r, s->rows[r].place,
+                        s->rows[r].participant, cross, svg);
+        assert_non_null(at);
+        assert_true(at > prev); /* in standings order */
+        prev = at;
+        assert_non_null(strstr(svg, label));
+    }
+    /* the columns: the same numbers, in the same order */
+    char cols[128] = "|   |";
+    for (int r = 0; r < s->n; r++)
+        snprintf(cols + strlen(cols), sizeof cols - strlen(cols), " %d |", s->rows[r].place);
+    assert_non_null(strstr(cross, cols));
+    /* the cell of the winner's row against the last's column: its points */
+    int a = s->rows[0].participant, b = s->rows[s->n - 1].participant, n = s->n;
+    char cell[64];
+    snprintf(cell, sizeof cell, "| 1. P%d | · | ", a);
+    assert_non_null(strstr(cross, cell));
+    snprintf(cell, sizeof cell, " %g/%g |\n", s->cross_points[a * n + b], s->cross_games[a * n + b]);
+    const char *line = strstr(cross, "| 1. ");
+    assert_non_null(strstr(line, cell));
+    assert_true(strstr(line, cell) < strstr(line, "\n| 2. "));
+    free(md);
+    free(svg);
+    tour_standings_free(s);
+    tour_destroy(t);
+}
+
 static void test_format_sections(void **state)
 {
     (void)state;
@@ -194,6 +261,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_text_reports),
+        cmocka_unit_test(test_crosstable_numbering),
         cmocka_unit_test(test_format_sections),
         cmocka_unit_test(test_write_files),
     };

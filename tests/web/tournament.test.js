@@ -42,9 +42,37 @@ async function standings(p) {
       state: document.querySelector('.tour-head .tour-state')?.textContent || '',
       games: rows.reduce((a, r) => a + Number(r.dataset.games), 0),
       names: rows.map((r) => r.querySelector('.pname').textContent),
+      places: rows.map((r) => Number(r.querySelector('td.place').textContent)),
       points: rows.map((r) => Number(r.querySelector('td.pts').textContent)),
+      wdl: rows.map((r) => r.querySelector('td.wdl').textContent),
+      /* the cross-table's row labels: "PLACE NAME" */
+      cross: [...document.querySelectorAll('#crosstable svg text.who')].map((t) => t.textContent),
     };
   });
+}
+
+/* The standings the server computed for tournament id, once they count
+ * every game done (issue 30, item 20: the page was checked against a sum of
+ * points, not against the server). */
+async function serverStandings(id, done) {
+  return waitFor(async () => {
+    const t = await client.request({type: 'watch_tournament', tournament: id});
+    await client.request({type: 'unwatch_tournament', tournament: id});
+    const st = t.standings;
+    return st && st.counts.done === done ? st : null;
+  }, 'the server\'s final standings', ms(30000), 250);
+}
+
+/* The page shows the server's standings, row for row, and numbers the
+ * cross-table's rows as the standings (issue 30, item 14). */
+function sameAsServer(page, st) {
+  const rows = st.standings;
+  assert.deepEqual(page.names, rows.map((r) => r.name), 'the order of the standings');
+  assert.deepEqual(page.places, rows.map((r) => r.place), 'the places');
+  assert.deepEqual(page.points, rows.map((r) => r.points), 'the points');
+  assert.deepEqual(page.wdl, rows.map((r) => `${r.wins}–${r.draws}–${r.losses}`), 'W–D–L');
+  assert.deepEqual(page.cross.map((x) => x.split(' ')[0]), rows.map((r) => String(r.place)),
+    'the cross-table numbers its rows as the standings do');
 }
 
 before(async () => {
@@ -100,6 +128,7 @@ test('the standings update while the tournament runs, and everything is there at
   }, 'the end of the tournament', ms(180000), 250);
   const sum = end.points.reduce((a, b) => a + b, 0);
   assert.ok(Math.abs(sum - 12) < 1e-6, 'twelve games, one point each: ' + sum);
+  sameAsServer(await standings(p), await serverStandings(tid, 12));
   assert.match(await p.page.locator('#tour-progress').textContent(), /12 of 12 games/);
   /* every game, each with its links */
   assert.equal(await p.page.locator('#tour-games tr[data-game]').count(), 12);
@@ -138,3 +167,46 @@ test('at 390×844: nothing sticks out; the lobby lists the tournament', async ()
   await p.page.waitForURL(new RegExp(`#/tournament/${tid}$`));
   assert.deepEqual(p.problems, []);
 });
+
+/* Issue 30, item 8: the admin creates a tournament on the Tournaments page,
+ * at both sizes: participants typed one a line (no JSON), a refusal shown in
+ * the form, and the tournament it made started, its page opened. */
+for (const [w, hgt] of [[1280, 800], [390, 844]]) {
+  test(`the admin's form makes and starts a tournament (${w}×${hgt})`, async () => {
+    const token = fs.readFileSync(path.join(work, 'admin-token'), 'utf8').trim();
+    const p = await page(w, hgt, `${server.url}#/tournaments`);
+    const f = p.page.locator('#new-tournament');
+    await f.waitFor();
+    assert.deepEqual(await overflow(p.page), [], 'the list and the form fit');
+    await f.locator('input[name=token]').fill(token);
+    await f.locator('input[name=label]').fill(`form ${w}`);
+    await f.locator('select[name=game]').selectOption('reversi');
+    /* a refusal: the server's reason in the form, nothing made */
+    await f.locator('textarea[name=participants]').fill('a=random\nb=no-such-bot');
+    await f.locator('button[type=submit]').click();
+    await p.page.locator('#new-tournament-status.error').waitFor();
+    assert.match(await p.page.locator('#new-tournament-status').textContent(), /no-such-bot/);
+    assert.match(p.page.url(), /#\/tournaments$/);
+    /* and the good one */
+    await f.locator('textarea[name=participants]').fill('r1=random\nr2=random:seed=2\n\nheuristic');
+    await f.locator('input[name=games_per_pair]').fill('2');
+    await f.locator('input[name=move_ms]').fill('3000');
+    await f.locator('button[type=submit]').click();
+    await p.page.waitForURL(/#\/tournament\/\d+$/, {timeout: ms(10000)});
+    const id = Number(p.page.url().split('/').pop());
+    assert.equal(await p.page.locator('#tournament h1').textContent(), `form ${w}`);
+    const end = await waitFor(async () => {
+      const st = await standings(p);
+      return st.state === 'done' && st.games === 12 ? st : null;
+    }, 'the form\'s tournament to end', ms(120000), 250);
+    assert.deepEqual([...end.names].sort(), ['heuristic', 'r1', 'r2']);
+    const st = await serverStandings(id, 6);
+    assert.equal(st.spec.game, 'reversi');
+    assert.equal(st.spec.games_per_pair, 2);
+    sameAsServer(await standings(p), st);
+    assert.deepEqual(await overflow(p.page), [], 'its page fits');
+    await p.page.screenshot({path: path.join(O.shots, `tournament-form-${w}.png`), fullPage: true});
+    /* the problems a refused create leaves: none (the refusal is an answer) */
+    assert.deepEqual(p.problems, []);
+  });
+}

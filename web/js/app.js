@@ -75,7 +75,7 @@ class App {
     else if (parts[0] === 'play' && parts[1]) view = new TableView(this, parts[1], 'play');
     else if (parts[0] === 'replay' && parts[1] === 'file') {
       if (!this.pendingRecord) { location.hash = '#/'; return; }
-      view = new ReplayView(this, {record: this.pendingRecord});
+      view = new ReplayView(this, {record: this.pendingRecord, logs: this.pendingLogs});
     } else if (parts[0] === 'replay' && parts[1]) view = new ReplayView(this, {match: parts[1]});
     else if (parts[0] === 'stats') view = new StatsView(this);
     else if (parts[0] === 'tournaments') view = new TournamentsView(this);

@@ -6,20 +6,9 @@
 //                       gate results, deadline, the final, standings, grades
 // Tokens are kept in this browser's localStorage, never in the address.
 
-import {h, fmtDate, download, pSeat} from './util.js';
+import {h, fmtDate, download, pSeat, ADMIN_KEY, store, load} from './util.js';
 
 const STUDENT_KEY = 'tessera.course.token';
-const ADMIN_KEY = 'tessera.admin.token';
-
-function store(key, value) {
-  try {
-    if (value) localStorage.setItem(key, value); else localStorage.removeItem(key);
-  } catch { /* private mode: the token lives as long as the page */ }
-}
-
-function load(key) {
-  try { return localStorage.getItem(key) || ''; } catch { return ''; }
-}
 
 function pct(x) { return Number.isFinite(x) ? `${Math.round(x * 100)}%` : '–'; }
 
@@ -116,7 +105,7 @@ function gamePanel(app, g) {
     h('table', {class: 'matches'}, [h('tbody', {}, rows)]),
     ...errs,
     g.stderr_note ? h('p', {class: 'stderr-note', text: `stderr: not available — ${g.stderr_note}`}) : null,
-    h('p', {}, [h('button', {text: 'replay this game', onclick: () => { app.pendingRecord = g.record; location.hash = '#/replay/file'; }})]),
+    h('p', {}, [h('button', {text: 'replay this game', onclick: () => { app.pendingRecord = g.record; app.pendingLogs = []; location.hash = '#/replay/file'; }})]),
   ]);
 }
 

@@ -35,8 +35,10 @@ export class LobbyView {
         h('table', {class: 'matches', id: 'lobby-tournaments'}, [this.tourBody]),
         h('h2', {text: 'Replay a record file'}),
         h('div', {class: 'card'}, [
-          h('input', {type: 'file', id: 'record-file', accept: '.json,application/json', onchange: (e) => this.openRecord(e.target.files[0])}),
-          h('div', {class: 'help', text: 'A game record (docs/records.md), e.g. from `tessera play --record` or "Download record" at a table.'}),
+          h('input', {type: 'file', id: 'record-file', multiple: true, accept: '.json,.log,application/json,text/plain',
+            onchange: (e) => this.openRecord([...e.target.files])}),
+          h('div', {class: 'help', text: 'A game record (docs/records.md), e.g. from `tessera play --record`, "Download record" at a table, ' +
+            'or `tessera match --out`; pick its programs\' logs (game-NNNNNN.P1.log) with it to see their debug and stderr turn by turn.'}),
         ]),
       ]),
       h('div', {class: 'create-col'}, [h('h2', {text: 'New match'}), this.formBox]),
@@ -127,16 +129,18 @@ export class LobbyView {
     }
   }
 
-  openRecord(file) {
-    if (!file) return;
-    const reader = new FileReader();
-    reader.onload = () => {
-      let rec;
-      try { rec = JSON.parse(reader.result); } catch (e) { this.app.banner(`not a JSON file: ${e.message}`, 'warn'); return; }
-      this.app.pendingRecord = rec;
-      location.hash = '#/replay/file';
-    };
-    reader.readAsText(file);
+  /** The record file picked (the .json), with the programs' logs picked beside it (.log). */
+  async openRecord(files) {
+    const recs = files.filter((f) => !/\.log$/.test(f.name));
+    if (recs.length !== 1) {
+      if (files.length) this.app.banner('pick one record file (.json), and its programs\' logs (.log) if you like', 'warn');
+      return;
+    }
+    let rec;
+    try { rec = JSON.parse(await recs[0].text()); } catch (e) { this.app.banner(`not a JSON file: ${e.message}`, 'warn'); return; }
+    this.app.pendingRecord = rec;
+    this.app.pendingLogs = await Promise.all(files.filter((f) => /\.log$/.test(f.name)).map((f) => f.text().then((text) => ({name: f.name, text}))));
+    location.hash = '#/replay/file';
   }
 
   // ---- the create form ------------------------------------------------------

@@ -7,12 +7,14 @@
 import {h, SEAT_COLOURS, buildRecord, download, pLabel} from './util.js';
 import {gameView} from './table.js';
 import {scoreChart} from './chart.js';
+import {parseGameLog} from './gamelog.js';
 
 export class ReplayView {
   constructor(app, source) {
     this.app = app;
     this.conn = app.conn;
-    this.source = source;         // {match} or {record}
+    this.source = source;         // {match} or {record, logs: [{name, text}]}
+    this.logs = [];               // parsed program logs (gamelog.js), one per seat that has one
     this.title = source.match ? `Replay ${source.match}` : 'Replay of a record file';
     this.step = 0;
     this.data = null;
@@ -35,6 +37,12 @@ export class ReplayView {
     this.chartEl = h('div', {class: 'chart', id: 'chart'});
     this.moveEl = h('div', {class: 'meta', id: 'replay-move'});
     this.resultEl = h('div', {class: 'result', id: 'result'});
+    // a program's debug and stderr for the turn shown, from its game log
+    this.logEl = h('div', {class: 'game-log', id: 'replay-log'});
+    this.logPick = h('input', {type: 'file', id: 'log-file', multiple: true, accept: '.log,text/plain',
+      onchange: (e) => this.addLogFiles([...e.target.files])});
+    this.logSec = h('div', {class: 'sec-log'}, [h('h3', {text: 'Programs\' logs'}), this.logEl,
+      h('label', {class: 'help'}, ['add a program\'s log (game-NNNNNN.P1.log, from --out): ', this.logPick])]);
     this.gameSide = h('div', {class: 'game-side'});
     this.gameMore = h('div', {class: 'game-more'});
     this.actions = h('div', {class: 'actions'});
@@ -42,7 +50,7 @@ export class ReplayView {
       h('div', {class: 'head'}, [this.titleEl, this.metaEl, this.controls, h('div', {class: 'replay-controls'}, [this.slider, this.stepLabel]),
         this.moveEl]),
       h('div', {class: 'sec-players'}, [h('h3', {text: 'Scores'}), this.scoresEl, this.chartEl, this.resultEl]),
-      this.gameSide, this.gameMore, this.actions,
+      this.logSec, this.gameSide, this.gameMore, this.actions,
     ]);
     this.el.append(this.boardSlot, this.side);
     this.onReady = () => { if (!this.data && !this.failed) this.load(); };
@@ -50,6 +58,46 @@ export class ReplayView {
   }
 
   get max() { return this.data ? this.data.turns.length : 0; }
+
+  /** Read log files the user picked, then show them. */
+  async addLogFiles(files) {
+    const texts = await Promise.all(files.map((f) => f.text().then((text) => ({name: f.name, text}))));
+    this.addLogs(texts);
+    if (this.data) this.go(this.step);
+  }
+
+  addLogs(items) {
+    for (const {name, text} of items || []) {
+      const log = parseGameLog(text);
+      if (!log) { this.app.banner(`${name} is not a tessera game log`, 'warn'); continue; }
+      this.logs = this.logs.filter((l) => l.seat !== log.seat).concat([log]).sort((a, b) => a.seat - b.seat);
+    }
+  }
+
+  /** The logs' entries for turn k (the turn whose result is shown), and the ends at the last. */
+  showLogs(k) {
+    this.logEl.replaceChildren();
+    if (!this.logs.length) {
+      this.logEl.append(h('div', {class: 'help', text: 'none: a record from --out has one per program beside it'}));
+      return;
+    }
+    for (const log of this.logs) {
+      const entries = [];
+      const turn = k > 0 ? log.turns.get(k) : null;
+      if (turn) entries.push(turn);
+      if (k === this.max && log.end) entries.push(log.end);
+      const box = h('div', {class: 'log-seat', dataset: {seat: log.seat}}, [
+        h('div', {}, [h('span', {class: 'plabel', text: pLabel(log.seat)}), ' ', h('code', {text: log.spec})])]);
+      if (!entries.length) box.append(h('div', {class: 'help', text: k > 0 ? 'not its turn' : 'no turn yet'}));
+      for (const e of entries) {
+        box.append(h('div', {class: 'log-verdict verdict-' + e.verdict, text: e.line}));
+        for (const d of e.debug) box.append(h('div', {class: 'log-debug', text: 'debug: ' + d}));
+        for (const n of e.note) box.append(h('div', {class: 'log-note', text: n}));
+        if (e.stderr.length) box.append(h('pre', {class: 'log-stderr', text: e.stderr.join('\n')}));
+      }
+      this.logEl.append(box);
+    }
+  }
 
   mount(root) {
     root.replaceChildren(this.el);
@@ -119,6 +167,7 @@ export class ReplayView {
     // scores after each step, for the chart
     this.series = [d.initial?.scores || new Array(players).fill(0), ...d.turns.map((t) => t.scores)];
     this.el.dataset.turns = String(d.turns.length);
+    this.addLogs(this.source.logs);
     this.actions.replaceChildren(h('button', {text: 'Download record', onclick: () =>
       download(`${this.source.match || 'record'}.json`, JSON.stringify(buildRecord(d.game, d.rules, d.turns.map((t) => t.record), d.result && {reason: d.result.reason || 'normal', scores: d.result.scores})))}));
     this.go(0);
@@ -154,6 +203,7 @@ export class ReplayView {
       ]));
     }
     this.chartEl.replaceChildren(scoreChart(this.series, k, (j) => this.go(j), (i) => this.view.seatColour?.(i)));
+    this.showLogs(k);
     this.resultEl.replaceChildren();
     delete this.resultEl.dataset.scores;
     if (k === this.max) {

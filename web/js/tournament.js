@@ -3,10 +3,11 @@
 // pushes): live standings with ratings and their 95% intervals, the
 // cross-table, a ratings chart, every game with a link to watch it live or
 // replay it, and the SVG plots of the server's report (get_tournament_plots).
-//   #/tournaments        the list
+//   #/tournaments        the list, and for the server's admin a form that creates
+//                        and starts a tournament (create_tournament, start_tournament)
 //   #/tournament/ID      one tournament
 
-import {h, s, fmtDate, SEAT_COLOURS, pLabel} from './util.js';
+import {h, s, fmtDate, SEAT_COLOURS, pLabel, ADMIN_KEY, store, load} from './util.js';
 
 const FORMATS = {'round-robin': 'Round-robin', gauntlet: 'Gauntlet', swiss: 'Swiss', knockout: 'Knockout', ladder: 'Ladder'};
 
@@ -52,6 +53,30 @@ export function tournamentRows(list) {
   ]));
 }
 
+/**
+ * The participants a person types, one a line: `NAME=SPEC` or a bare SPEC
+ * (named by itself), as `tessera tournament` takes them; blank lines and
+ * `#` comments are skipped. Returns {participants} or {error}.
+ */
+export function parseParticipants(text) {
+  const participants = [], seen = new Set();
+  const lines = String(text).split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i].trim();
+    if (!line || line.startsWith('#')) continue;
+    const eq = line.indexOf('=');
+    /* NAME=SPEC when what comes before the first '=' is a name (no ':'): bot specs have theirs after a ':' */
+    const named = eq > 0 && !line.slice(0, eq).includes(':');
+    const name = named ? line.slice(0, eq).trim() : line, spec = named ? line.slice(eq + 1).trim() : line;
+    if (!spec) return {error: `line ${i + 1}: no spec after '${name}='`};
+    if (seen.has(name)) return {error: `line ${i + 1}: the name '${name}' is taken: write NAME=SPEC`};
+    seen.add(name);
+    participants.push({name, spec});
+  }
+  if (participants.length < 2) return {error: 'a tournament needs at least two participants, one a line'};
+  return {participants};
+}
+
 export class TournamentsView {
   constructor(app) {
     this.app = app;
@@ -60,12 +85,68 @@ export class TournamentsView {
     this.body = h('tbody');
     this.el = h('div', {class: 'page tournaments'}, [
       h('h2', {text: 'Tournaments'}),
-      h('p', {class: 'help', text: 'Round-robins, gauntlets, Swiss, knockouts and ladders this server runs. Every game is an ordinary match: watch it live or replay it from the tournament\'s page. Tournaments are created with the server\'s admin token (docs/protocol.md).'}),
+      h('p', {class: 'help', text: 'Round-robins, gauntlets, Swiss, knockouts and ladders this server runs. Every game is an ordinary match: watch it live or replay it from the tournament\'s page. The server\'s admin creates them here, with `tessera tournament --url`, or with create_tournament (docs/protocol.md).'}),
       h('table', {class: 'matches', id: 'tournament-list'}, [
         h('thead', {}, [h('tr', {}, ['tournament', 'format', 'players', 'state', 'progress'].map((x) => h('th', {text: x})))]),
         this.body]),
+      this.form(),
     ]);
     this.onReady = () => this.refresh();
+  }
+
+  /** The admin's form: a new tournament, started at once. */
+  form() {
+    const status = h('div', {class: 'create-status', id: 'new-tournament-status'});
+    const games = () => (this.app.games || []).map((g) => g.name);
+    const gameSel = h('select', {name: 'game'});
+    const fillGames = () => {
+      const names = games().length ? games() : ['carcassonne'];
+      gameSel.replaceChildren(...names.map((g) => h('option', {value: g, text: this.app.game(g)?.title || g, selected: g === 'carcassonne'})));
+    };
+    this.fillGames = fillGames;
+    fillGames();
+    const num = (name, label, value, min, max, title) => h('label', {title}, [label + ' ',
+      h('input', {name, type: 'number', min, max, value, inputmode: 'numeric'})]);
+    const form = h('form', {class: 'create-tournament card', id: 'new-tournament', onsubmit: (e) => { e.preventDefault(); this.create(e.target.elements, status); }}, [
+      h('h3', {text: 'New tournament (the server\'s admin)'}),
+      h('label', {}, ['admin token ', h('input', {name: 'token', type: 'password', autocomplete: 'off', value: load(ADMIN_KEY), size: 26, required: true,
+        title: 'printed by the server\'s first start; `tessera serve --admin-token-file F` writes it'})]),
+      h('label', {}, ['name ', h('input', {name: 'label', maxlength: 64, placeholder: 'week 3 league'})]),
+      h('label', {}, ['format ', h('select', {name: 'format'}, Object.entries(FORMATS).map(([v, t]) => h('option', {value: v, text: t})))]),
+      h('label', {}, ['game ', gameSel]),
+      h('label', {class: 'wide'}, ['participants, one a line: NAME=SPEC — a bot (mcts:sims=400), a program the server runs (cmd:python3 /path/bot.py) or a registered bot (remote:alice)',
+        h('textarea', {name: 'participants', rows: 5, cols: 50, spellcheck: false,
+          placeholder: 'mcts=mcts:sims=400\nheuristic\nalice=remote:alice'})]),
+      num('games_per_pair', 'games per pair', 2, 1, 100000, 'games each table plays, rounded up to a multiple of the seats'),
+      num('players', 'seats per table', 2, 2, 5),
+      num('concurrency', 'games at once', 2, 1, 64),
+      num('move_ms', 'ms per move', 5000, 1, 86400000),
+      h('label', {}, ['a failed turn ', h('select', {name: 'fault'}, [h('option', {value: 'forfeit', text: 'forfeits the game'}), h('option', {value: 'random_move', text: 'is played at random'})])]),
+      h('button', {type: 'submit', class: 'primary', text: 'create and start'}),
+      status,
+    ]);
+    return form;
+  }
+
+  async create(el, status) {
+    const said = (text, cls = 'create-status error') => { status.textContent = text; status.className = cls; };
+    const parsed = parseParticipants(el.participants.value);
+    if (parsed.error) { said(parsed.error); return; }
+    const token = el.token.value.trim();
+    store(ADMIN_KEY, token);
+    const fault = el.fault.value;
+    const msg = {type: 'create_tournament', admin_token: token, format: el.format.value, game: el.game.value,
+      rules: {players: Number(el.players.value)}, participants: parsed.participants,
+      games_per_pair: Number(el.games_per_pair.value), concurrency: Number(el.concurrency.value),
+      time_control: {move_ms: Number(el.move_ms.value)}, policies: {timeout: fault, illegal: fault, disconnect: fault}};
+    if (el.label.value.trim()) msg.label = el.label.value.trim();
+    said('creating…', 'create-status');
+    let r;
+    try { r = await this.conn.request(msg); } catch (e) { said(`not sent: ${e.message}`); return; }
+    if (r.type === 'error') { said(`${r.message} (${r.code})`); return; }
+    const started = await this.conn.request({type: 'start_tournament', admin_token: token, tournament: r.tournament});
+    if (started.type === 'error') { said(`created as ${r.tournament}, not started: ${started.message} (${started.code})`); return; }
+    location.hash = `#/tournament/${r.tournament}`;
   }
 
   mount(root) {
@@ -73,6 +154,7 @@ export class TournamentsView {
     this.conn.addEventListener('ready', this.onReady);
     if (this.conn.ready) this.refresh();
     this.timer = setInterval(() => this.refresh(), 3000);
+    this.app.loadCatalogue?.().then(() => this.fillGames()).catch(() => {});
   }
 
   unmount() {
@@ -278,11 +360,12 @@ export class TournamentView {
     const n = order.length;
     const cell = 34, L = 130, top = 26, W = L + n * cell + 4, H = top + n * cell + 4;
     const parts = [];
-    order.forEach((p, j) => parts.push(s('text', {x: L + j * cell + cell / 2, y: 17, 'text-anchor': 'middle', class: 'axis', text: String(j + 1)})));
+    // numbered as the standings beside it number them: by place
+    order.forEach((p, j) => parts.push(s('text', {x: L + j * cell + cell / 2, y: 17, 'text-anchor': 'middle', class: 'axis', text: String(rows[j].place)})));
     order.forEach((p, i) => {
       const y = top + i * cell;
       const name = rows[i].name;
-      parts.push(s('text', {x: L - 6, y: y + cell / 2 + 4, 'text-anchor': 'end', class: 'who', text: `${i + 1} ${name.length > 14 ? name.slice(0, 13) + '…' : name}`}));
+      parts.push(s('text', {x: L - 6, y: y + cell / 2 + 4, 'text-anchor': 'end', class: 'who', text: `${rows[i].place} ${name.length > 14 ? name.slice(0, 13) + '…' : name}`}));
       order.forEach((q, j) => {
         const x = L + j * cell;
         if (p === q) { parts.push(s('rect', {x, y, width: cell - 2, height: cell - 2, class: 'self'})); return; }

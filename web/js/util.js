@@ -98,3 +98,18 @@ export function download(name, text) {
   a.click();
   setTimeout(() => { URL.revokeObjectURL(a.href); a.remove(); }, 1000);
 }
+
+/** The admin token the instructor's and the tournaments' pages share, kept in this browser. */
+export const ADMIN_KEY = 'tessera.admin.token';
+
+/** Keep a value in this browser's localStorage (an empty value removes it). */
+export function store(key, value) {
+  try {
+    if (value) localStorage.setItem(key, value); else localStorage.removeItem(key);
+  } catch { /* private mode: the token lives as long as the page */ }
+}
+
+/** A value kept with store(), or ''. */
+export function load(key) {
+  try { return localStorage.getItem(key) || ''; } catch { return ''; }
+}
