@@ -8,6 +8,7 @@
  */
 #include "bot.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
@@ -304,6 +305,46 @@ int bot_spec_reads_file(const char *spec, char *opt, size_t cap)
             }
     }
     return 0;
+}
+
+int bot_spec_threads(const char *spec)
+{
+    if (!spec || strlen(spec) >= BOT_SPEC_MAX)
+        return 1;
+    char buf[BOT_SPEC_MAX];
+    strcpy(buf, spec);
+    char *opts = strchr(buf, ':');
+    if (opts)
+        *opts++ = 0;
+    const bot_type *t = bot_find_type(buf);
+    if (!t || !opts)
+        return 1;
+    int declared = 0;
+    for (int i = 0; i < t->nparams; i++)
+        declared |= strcmp(t->params[i].name, "threads") == 0;
+    if (!declared)
+        return 1;
+    int threads = 1;
+    char *save = NULL;
+    for (char *kv = strtok_r(opts, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(kv, '=');
+        double v;
+        if (eq && strncmp(kv, "threads", (size_t)(eq - kv)) == 0 && eq - kv == 7 &&
+            parse_real(eq + 1, &v) == 0 && v >= 1 && v <= 1e6 && v == floor(v))
+            threads = (int)v; /* the last one wins, as parse_spec's does */
+    }
+    return threads;
+}
+
+int bot_check_threads(const char *spec, int max, char *err, size_t errcap)
+{
+    assert(max >= 1);
+    int threads = bot_spec_threads(spec);
+    if (threads <= max)
+        return 0;
+    return eng_seterr(err, errcap, ENG_EBAD_BOT_SPEC,
+                      "threads=%d: this server lets a bot search on at most %d thread%s (its limits.bot_threads)",
+                      threads, max, max == 1 ? "" : "s");
 }
 
 bot *bot_create(const char *spec, const eng_game *g, uint64_t seed, char *err, size_t errcap)

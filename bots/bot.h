@@ -149,6 +149,17 @@ int bot_check_spec(const char *spec, const eng_game *g, char *err, size_t errcap
  * bot or option (making such a bot fails before any file is read). Reads
  * nothing but the text: safe on any input, spec may be NULL. */
 int bot_spec_reads_file(const char *spec, char *opt, size_t cap);
+/* The search threads a spec asks for (option threads= of the MCTS family):
+ * its value, or 1 when the spec sets none, names no bot with the option, or
+ * does not parse (making such a bot fails anyway). Reads nothing but the
+ * text: a server checks it against what its operator allows before it
+ * makes an in-process bot. spec may be NULL. */
+int bot_spec_threads(const char *spec);
+/* 0 when the spec asks for at most max search threads, else
+ * ENG_EBAD_BOT_SPEC with "threads=N: ..." in err: what a server allows a
+ * client's bot (its limits.bot_threads), so that one seat cannot take every
+ * core. */
+int bot_check_threads(const char *spec, int max, char *err, size_t errcap);
 void bot_destroy(bot *b);
 
 /* Decide. `budget` may be NULL (use the spec's sims=/ms=, or the type's

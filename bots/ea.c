@@ -443,9 +443,10 @@ static eng_move ea_choose(bot *b, const void *st, const bot_budget *budget, bot_
     rep->fitness = ev->pop[0].fitness;
     gp_copy(&rep->formula, &ev->pop[0].expr);
 
-    /* D: MCTS with the evolved formula (UCT if the evolution did not run) */
-    while (!bot_clock_done(&clk))
-        mcts_iter(mb, &clk);
+    /* D: MCTS with the evolved formula (UCT if the evolution did not run),
+     * on threads= threads (the formula is read only; helpers search trees
+     * of their own with it from the same root) */
+    mcts_bot_search(mb, b, &clk);
     rep->mcts_sims = clk.sims;
     stats->sims = clk.sims + rep->evo_sims;
     m = mcts_bot_end(mb, b, st, stats);
@@ -493,7 +494,7 @@ static void ea_reset(bot *b)
 #define EA_MCTS_PARAMS                                                                             \
     MCTS_OPT_K(1.41421356,                                                                         \
                "K of the seeded UCT formula Q+2K*sqrt(2 ln N/Nj) (also used before the evolution)"), \
-        MCTS_PLAYOUT_OPTS, MCTS_OPT_FINAL, MCTS_OPT_REUSE, MCTS_OPT_JOINT
+        MCTS_PLAYOUT_OPTS, MCTS_OPT_FINAL, MCTS_OPT_REUSE, MCTS_OPT_JOINT, MCTS_OPT_THREADS
 
 #define EA_EVO_PARAMS                                                                              \
     {"lambda", BOT_INT, 4, 1, EA_MAX_LAMBDA, NULL, NULL, "offspring per generation ((1+lambda)-ES)"}, \

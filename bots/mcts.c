@@ -14,6 +14,7 @@
 #include "mcts.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -447,11 +448,17 @@ void mcts_simulate(mcts_ctx *c)
             break; /* read-only walk: an untried child ends the tree part */
     }
 
-    /* playout */
+    /* playout: the game's own playout when the policy is the uniform one
+     * played to the end (the same moves from the same generator as the loop
+     * below, without a call per ply; nothing to record without RAVE) */
     c->nplayed = 0;
     int decisions = 0;
     bool terminal = false;
-    for (;;) {
+    if (!c->policy && cfg->playout == MCTS_P_RANDOM && !cfg->cutoff && !cfg->rave) {
+        eng_playout(g, s, c->rng);
+        terminal = true;
+    }
+    while (!terminal) {
         p = g->current_player(s);
         if (p == ENG_TERMINAL) {
             terminal = true;
@@ -537,6 +544,165 @@ void mcts_cfg_from_bot(mcts_cfg *cfg, const bot *b)
     cfg->heyden = eng_eval_index(b->game, "heyden");
 }
 
+/* ---- root-parallel search --------------------------------------------------------------- */
+
+struct mcts_helper {
+    mcts_tree tree;
+    mcts_ctx ctx;
+    eng_rng rng;          /* reseeded from the bot's generator every decision */
+    int64_t quota;        /* simulations to run (INT64_MAX: until the clock says stop) */
+    int64_t done;         /* simulations run */
+    const bot_clock *clk; /* the decision's deadline and stop flag, read only */
+    pthread_t thread;
+};
+
+/* Has the deadline passed or the stop flag gone up? (bot_clock_done
+ * without the count, which is each searcher's own.) */
+static bool clock_expired(const bot_clock *c)
+{
+    if (c->stop && atomic_load_explicit(c->stop, memory_order_relaxed))
+        return true;
+    return c->end_ms != INFINITY && bot_now_ms() >= c->end_ms;
+}
+
+static void *helper_run(void *arg)
+{
+    mcts_helper *h = arg;
+    while (h->done < h->quota && !clock_expired(h->clk)) {
+        mcts_simulate(&h->ctx);
+        h->done++;
+    }
+    return NULL;
+}
+
+/* The child of node `n` of t whose move is m, or 0. */
+static uint32_t child_by_move(const mcts_tree *t, uint32_t n, eng_move m)
+{
+    const mcts_node *nd = &t->node[n];
+    for (uint32_t i = 0; i < nd->nchild; i++)
+        if (t->node[nd->child + i].move == m)
+            return nd->child + i;
+    return 0;
+}
+
+static void amaf_add(mcts_amaf *d, const mcts_amaf *a)
+{
+    uint32_t n = d->n + a->n;
+    if (n)
+        d->v = (float)(((double)d->v * d->n + (double)a->v * a->n) / n);
+    d->n = n;
+}
+
+/* Add the statistics of src's children of node sn (and, while depth > 0,
+ * of their children) to dst's children of node dn, matched by move. A
+ * block dst lacks is adopted (its nodes unexpanded below), as far as dst's
+ * arena allows. Both trees list the same moves at a node: they were made
+ * from the same state. */
+static void merge_children(mcts_tree *dst, uint32_t dn, const mcts_tree *src, uint32_t sn,
+                           int depth)
+{
+    const mcts_node *s = &src->node[sn];
+    if (!s->child)
+        return;
+    if (!dst->node[dn].child) {
+        if ((uint64_t)dst->used + s->nchild > dst->cap) {
+            dst->full = true;
+            return;
+        }
+        uint32_t first = dst->used;
+        dst->used += s->nchild;
+        memcpy(&dst->node[first], &src->node[s->child], s->nchild * sizeof(mcts_node));
+        if (dst->amaf && src->amaf)
+            memcpy(&dst->amaf[first], &src->amaf[s->child], s->nchild * sizeof(mcts_amaf));
+        else if (dst->amaf)
+            memset(&dst->amaf[first], 0, s->nchild * sizeof(mcts_amaf));
+        for (uint32_t i = 0; i < s->nchild; i++) {
+            mcts_node *c = &dst->node[first + i];
+            c->child = 0;
+            c->nchild = 0;
+            c->tried = 0;
+            c->kind = MCTS_LEAF;
+        }
+        mcts_node *d = &dst->node[dn];
+        d->child = first;
+        d->nchild = s->nchild;
+        d->tried = s->tried;
+        d->kind = s->kind;
+        if (depth > 0)
+            for (uint32_t i = 0; i < s->nchild; i++)
+                merge_children(dst, first + i, src, s->child + i, depth - 1);
+        return;
+    }
+    for (uint32_t i = 0; i < s->nchild; i++) {
+        const mcts_node *sc = &src->node[s->child + i];
+        if (!sc->visits)
+            continue;
+        uint32_t dc = child_by_move(dst, dn, sc->move);
+        if (!dc)
+            continue;
+        dst->node[dc].visits += sc->visits;
+        dst->node[dc].value += sc->value;
+        if (dst->amaf && src->amaf)
+            amaf_add(&dst->amaf[dc], &src->amaf[s->child + i]);
+        if (depth > 0)
+            merge_children(dst, dc, src, s->child + i, depth - 1);
+    }
+}
+
+void mcts_bot_search(mcts_bot *mb, bot *b, bot_clock *clk)
+{
+    int nh = mb->threads - 1;
+    if (nh <= 0) {
+        while (!bot_clock_done(clk)) {
+            mcts_simulate(&mb->ctx);
+            clk->sims++;
+        }
+        return;
+    }
+    /* shares of a simulation budget: the main thread takes what does not
+     * divide evenly */
+    int64_t left = clk->max_sims == INT64_MAX ? INT64_MAX : clk->max_sims - clk->sims;
+    int64_t share = left == INT64_MAX ? INT64_MAX : left / mb->threads;
+    for (int i = 0; i < nh; i++) {
+        mcts_helper *h = &mb->helpers[i];
+        mcts_ctx *hc = &h->ctx, *mc = &mb->ctx;
+        mcts_tree_clear(&h->tree);
+        eng_rng_seed(&h->rng, eng_rng_next(&b->rng));
+        hc->root_state = mc->root_state;
+        hc->score = mc->score;
+        hc->score_ud = mc->score_ud;
+        hc->backup = mc->backup;
+        hc->expand = mc->expand;
+        hc->root_moves = mc->root_moves;
+        hc->nroot_moves = mc->nroot_moves;
+        hc->policy = mc->policy;
+        hc->policy_ud = mc->policy_ud;
+        h->quota = share;
+        h->done = 0;
+        h->clk = clk;
+    }
+    int started = 0;
+    for (; started < nh; started++)
+        if (pthread_create(&mb->helpers[started].thread, NULL, helper_run, &mb->helpers[started]))
+            break; /* no thread: the helpers left run here, after the main share */
+    int64_t mine = left == INT64_MAX ? INT64_MAX : left - share * nh;
+    for (int64_t done = 0; done < mine && !clock_expired(clk); done++) {
+        mcts_simulate(&mb->ctx);
+        clk->sims++;
+    }
+    for (int i = started; i < nh; i++)
+        helper_run(&mb->helpers[i]);
+    for (int i = 0; i < nh; i++) {
+        mcts_helper *h = &mb->helpers[i];
+        if (i < started)
+            pthread_join(h->thread, NULL);
+        clk->sims += h->done;
+        mb->tree.node[MCTS_ROOT].visits += h->tree.node[MCTS_ROOT].visits;
+        merge_children(&mb->tree, MCTS_ROOT, &h->tree, MCTS_ROOT, 1);
+        mb->tree.full |= h->tree.full;
+    }
+}
+
 /* ---- the decision driver ------------------------------------------------------------ */
 
 int mcts_bot_init(mcts_bot *mb, bot *b, const mcts_family *fam, char *err, size_t errcap)
@@ -554,6 +720,24 @@ int mcts_bot_init(mcts_bot *mb, bot *b, const mcts_family *fam, char *err, size_
     mb->default_sims = fam->default_sims;
     size_t bytes = fam->mem_bytes ? fam->mem_bytes : (size_t)b->mem_mb << 20;
     bool reuse = opt_or(b, "reuse", 0) != 0;
+    /* threads=N: N trees share mem= */
+    mb->threads = (int)opt_or(b, "threads", 1);
+    if (mb->threads > 1) {
+        bytes /= (size_t)mb->threads;
+        mb->helpers = calloc((size_t)mb->threads - 1, sizeof *mb->helpers);
+        bool ok = mb->helpers != NULL;
+        for (int i = 0; ok && i < mb->threads - 1; i++) {
+            mcts_helper *h = &mb->helpers[i];
+            ok = mcts_tree_alloc(&h->tree, bytes, mb->cfg.rave) == 0 &&
+                 mcts_ctx_init(&h->ctx, b->game, &mb->cfg, &h->rng, &h->tree) == 0;
+        }
+        if (!ok) {
+            mcts_bot_free(mb);
+            snprintf(err, errcap, "%s: out of memory for %d search threads", b->type->name,
+                     mb->threads);
+            return ENG_ENOMEM;
+        }
+    }
     if (mcts_tree_alloc(&mb->tree, reuse ? bytes / 2 : bytes, mb->cfg.rave) ||
         (reuse && mcts_tree_alloc(&mb->spare, bytes / 2, mb->cfg.rave)) ||
         mcts_ctx_init(&mb->ctx, b->game, &mb->cfg, &b->rng, &mb->tree)) {
@@ -574,6 +758,12 @@ int mcts_bot_init(mcts_bot *mb, bot *b, const mcts_family *fam, char *err, size_
 
 void mcts_bot_free(mcts_bot *mb)
 {
+    for (int i = 0; mb->helpers && i < mb->threads - 1; i++) {
+        mcts_ctx_free(&mb->helpers[i].ctx);
+        mcts_tree_free(&mb->helpers[i].tree);
+    }
+    free(mb->helpers);
+    mb->helpers = NULL;
     mcts_ctx_free(&mb->ctx);
     mcts_tree_free(&mb->tree);
     mcts_tree_free(&mb->spare);
@@ -730,10 +920,7 @@ static eng_move family_choose(bot *b, const void *st, const bot_budget *budget, 
         snprintf(stats->info, sizeof stats->info, "second decision of the turn, from the search");
         return m;
     }
-    while (!bot_clock_done(&clk)) {
-        mcts_simulate(&im->mb.ctx);
-        clk.sims++;
-    }
+    mcts_bot_search(&im->mb, b, &clk);
     stats->sims = clk.sims;
     return mcts_bot_end(&im->mb, b, st, stats);
 }
@@ -780,20 +967,21 @@ static int ucb1_init(bot *b, char *err, size_t cap)
 static const bot_param mcts_params[] = {
     MCTS_OPT_UCT(0), MCTS_OPT_K(1.41421356, "K of the galvan formula"), MCTS_OPT_CP,
     MCTS_PLAYOUT_OPTS, MCTS_OPT_FINAL, MCTS_OPT_REUSE, MCTS_OPT_JOINT, MCTS_OPT_UNPLANNED,
+    MCTS_OPT_THREADS,
 };
 
 static const bot_param rave_params[] = {
     MCTS_OPT_UCT(0), MCTS_OPT_K(0.5, "K of the galvan formula"), MCTS_OPT_CP,
     {"b", BOT_REAL, 10, 0, 1e6, NULL, NULL,
      "RAVE equivalence parameter b~: beta = N~/(N + N~ + 4 N N~ b~^2)"},
-    MCTS_PLAYOUT_OPTS, MCTS_OPT_FINAL, MCTS_OPT_REUSE, MCTS_OPT_JOINT,
+    MCTS_PLAYOUT_OPTS, MCTS_OPT_FINAL, MCTS_OPT_REUSE, MCTS_OPT_JOINT, MCTS_OPT_THREADS,
 };
 
-static const bot_param flat_params[] = {MCTS_PLAYOUT_OPTS, MCTS_OPT_JOINT};
+static const bot_param flat_params[] = {MCTS_PLAYOUT_OPTS, MCTS_OPT_JOINT, MCTS_OPT_THREADS};
 
 static const bot_param ucb1_params[] = {
     MCTS_OPT_UCT(1), MCTS_OPT_K(1.41421356, "K of the galvan formula"), MCTS_OPT_CP,
-    MCTS_PLAYOUT_OPTS, MCTS_OPT_FINAL, MCTS_OPT_JOINT,
+    MCTS_PLAYOUT_OPTS, MCTS_OPT_FINAL, MCTS_OPT_JOINT, MCTS_OPT_THREADS,
 };
 
 #define NPARAMS(a) ((int)(sizeof(a) / sizeof((a)[0])))

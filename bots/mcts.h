@@ -42,6 +42,7 @@ enum mcts_select { MCTS_S_UCT, MCTS_S_UNIFORM, MCTS_S_UCB1 };
 enum mcts_kind { MCTS_LEAF = 0, MCTS_DECISION, MCTS_CHANCE, MCTS_TERMINAL };
 
 #define MCTS_ROOT 1u
+#define MCTS_MAX_THREADS 64 /* threads= of one search: well past any machine it runs on */
 
 typedef struct mcts_node {
     uint32_t child;   /* index of the first child (0: not expanded) */
@@ -177,6 +178,9 @@ void mcts_cfg_from_bot(mcts_cfg *cfg, const bot *b);
 #define MCTS_OPT_REUSE {"reuse", BOT_BOOL, 0, 0, 1, NULL, NULL, "keep the subtree between decisions"}
 #define MCTS_OPT_JOINT {"joint", BOT_BOOL, 1, 0, 1, NULL, NULL, \
     "one search per turn: the seat's next decision in the same turn is read from the tree"}
+#define MCTS_OPT_THREADS {"threads", BOT_INT, 1, 1, MCTS_MAX_THREADS, NULL, NULL, \
+    "search threads: 1 searches alone; N > 1 runs N independent trees at once (root-parallel), " \
+    "the simulations split among them and their root statistics summed (mem= is shared out)"}
 #define MCTS_OPT_UNPLANNED {"unplanned", BOT_ENUM, 0, 0, 1, mcts_unplanned_names, NULL, \
     "joint: the next decision of the turn when the search left it no visited child: search (its own search) or first (the first legal move, Carcassonne: no meeple)"}
 /* rewards and playouts: every bot of the family takes these */
@@ -188,6 +192,11 @@ extern const char *const mcts_reward_names[];
 extern const char *const mcts_playout_names[];
 extern const char *const mcts_final_names[];
 extern const char *const mcts_unplanned_names[];
+
+/* One more searcher of a root-parallel search (threads=N): its own tree,
+ * context and generator, on a thread of its own for the length of a
+ * decision; its statistics join the main tree's at the end (mcts_bot_search). */
+typedef struct mcts_helper mcts_helper;
 
 /* A reusable MCTS decision driver: the bots' choose() shares it. */
 typedef struct mcts_bot {
@@ -204,6 +213,10 @@ typedef struct mcts_bot {
     uint32_t tree_root;         /* node standing for tree_state */
     mcts_tree spare;            /* compaction target for reuse */
     int64_t default_sims;
+    /* root-parallel search: threads - 1 helpers beside this tree (none when
+     * threads=1, the search then being the one it always was) */
+    int threads;
+    mcts_helper *helpers;
 } mcts_bot;
 
 /* How a bot of the family uses the engine. */
@@ -224,6 +237,16 @@ void mcts_bot_free(mcts_bot *mb);
 /* Prepare the tree for a decision at st (reusing it when possible);
  * returns true when a joint-turn plan answers st (then *m is set). */
 bool mcts_bot_begin(mcts_bot *mb, bot *b, const void *st, eng_move *m);
+/* Run simulations from mb->ctx's root until clk says done, on mb->threads
+ * threads: with helpers, each searches a tree of its own from the same root
+ * (its share of a simulation budget, or until the deadline or the stop
+ * flag), and their statistics for the root's children and grandchildren
+ * are added to mb->tree's, which mcts_bot_end then reads. With a
+ * simulation budget the result depends on the seed alone, whatever the
+ * threads' timing: each helper draws from a generator seeded from b->rng.
+ * clk->sims counts every simulation. */
+void mcts_bot_search(mcts_bot *mb, bot *b, bot_clock *clk);
+
 /* Finish a decision: pick the root move, remember a joint plan, fill stats. */
 eng_move mcts_bot_end(mcts_bot *mb, bot *b, const void *st, bot_stats *stats);
 void mcts_bot_observe(mcts_bot *mb, bot *b, const void *st, eng_move m);

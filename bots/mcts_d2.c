@@ -281,10 +281,7 @@ static eng_move d2_choose(bot *b, const void *st, const bot_budget *budget, bot_
         d->mb.ctx.root_moves = d->safe;
         d->mb.ctx.nroot_moves = nsafe;
     }
-    while (!bot_clock_done(&clk)) {
-        mcts_simulate(&d->mb.ctx);
-        clk.sims++;
-    }
+    mcts_bot_search(&d->mb, b, &clk);
     d->mb.ctx.root_moves = NULL;
     stats->sims = clk.sims;
     int64_t checked = d->nodes;
@@ -333,6 +330,7 @@ static const bot_param d2_params[] = {
     MCTS_OPT_JOINT,
     {"d2_nodes", BOT_INT, 2000000, 0, 1e9, NULL, NULL,
      "positions the depth-2 check may visit before it gives up (0: no check, plain MCTS)"},
+    MCTS_OPT_THREADS,
 };
 
 const bot_type bot_mcts_d2_type = {

@@ -81,6 +81,11 @@ int cli_program_spec(const char *cmd, char **words, int n, bool stateless, char 
 int cli_keep_bundle(const char *cmd, const char *dir, const json_t *b, long long game, int seat,
                     char *path, size_t pathcap);
 #define CLI_BUNDLES_DIR "tessera-faults" /* where match and tournament keep them by default */
+/* The Markdown section "Faults" listing the bundles in folder dir (linked
+ * as rel/NAME), with the replay command of each; NULL when there are none
+ * (or out of memory). malloc'd. At most CLI_FAULTS_LISTED are listed. */
+char *cli_faults_markdown(const char *dir, const char *rel);
+#define CLI_FAULTS_LISTED 200 /* a report lists this many bundles, then counts the rest */
 
 /* Seconds on a monotonic clock. */
 double cli_now(void);

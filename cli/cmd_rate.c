@@ -56,6 +56,9 @@ const char cmd_rate_usage[] =
     "  --ladder FILE    another ladder of the same form as kit/ladder.json\n"
     "  --json           print the result as one JSON object (last line)\n"
     "  --quiet          no line per game pair on stderr\n"
+    "  --bundles DIR    where a fault of the program is kept as a bundle that `tessera\n"
+    "                   doctor --replay FILE` plays again (default tessera-faults;\n"
+    "                   docs/bundles.md); --no-bundles: none\n"
     "Prints the rating, its interval, the games and the time it took.\n"
     "Exit status: 0 rated (the target reached, or --max-games played); 1 stopped\n"
     "(SIGINT) or a failure; 2 bad arguments.\n";
@@ -81,6 +84,8 @@ typedef struct batch {
     int games, faults;
     double points;
     bool quiet;
+    const char *bundles; /* where faults' bundles go, or NULL */
+    int64_t base;        /* games played in the batches before this one */
 } batch;
 
 static void on_end(const tour_run_game *info, void *user)
@@ -97,6 +102,9 @@ static void on_end(const tour_run_game *info, void *user)
     b->tally[k].score += s;
     b->games++;
     b->points += s;
+    if (b->bundles && info->bundle[me])
+        cli_keep_bundle("rate", b->bundles, info->bundle[me], (long long)(b->base + g->id), me,
+                        NULL, 0);
     if (info->faults[me] > 0 || (r->culprit == me && r->end != TOUR_END_NORMAL)) {
         b->faults++;
         if (!b->quiet)
@@ -157,9 +165,11 @@ int cmd_rate(int argc, char **argv)
         {"seed", required_argument, NULL, 's'},      {"ladder", required_argument, NULL, 'L'},
         {"bot", required_argument, NULL, 'b'},       {"stateless", no_argument, NULL, 'l'},
         {"json", no_argument, NULL, 'j'},            {"quiet", no_argument, NULL, 'q'},
+        {"bundles", required_argument, NULL, 'B'},   {"no-bundles", no_argument, NULL, 'X'},
         {NULL, 0, NULL, 0},
     };
     const char *game_name = "carcassonne", *ladder_path = NULL, *bot = NULL;
+    const char *bundles = CLI_BUNDLES_DIR;
     long long move_ms = 1000, target = 50, min_games = 20, max_games = 1000, conc = 1;
     uint64_t seed = 1;
     bool stateless = false, json_out = false, quiet = false;
@@ -198,6 +208,8 @@ int cmd_rate(int argc, char **argv)
         case 'l': stateless = true; break;
         case 'j': json_out = true; break;
         case 'q': quiet = true; break;
+        case 'B': bundles = optarg; break;
+        case 'X': bundles = NULL; break;
         case ':': return cli_usage_error(cmd, "%s needs a value", argv[optind - 1]);
         default: return cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
         }
@@ -274,6 +286,7 @@ int cmd_rate(int argc, char **argv)
 
     double t0 = cli_now();
     int faults = 0, batches = 0;
+    int64_t played = 0; /* games of the batches so far: names the bundles */
     rc = CLI_OK;
     while (!tour_rate_done(&est, &stop) && !atomic_load(&stop_flag)) {
         int pick[TOUR_RATE_MAX_RUNGS];
@@ -306,7 +319,7 @@ int cmd_rate(int argc, char **argv)
             rc = CLI_FAIL;
             break;
         }
-        batch b = {tally, rung_of, names, 0, 0, 0, quiet};
+        batch b = {tally, rung_of, names, 0, 0, 0, quiet, bundles, played};
         tour_run_config rcfg;
         tour_run_config_default(&rcfg);
         rcfg.concurrency = k;
@@ -316,6 +329,8 @@ int cmd_rate(int argc, char **argv)
         rcfg.stop = &stop_flag;
         rcfg.on_end = on_end;
         rcfg.user = &b;
+        rcfg.bundles = bundles != NULL;
+        rcfg.source = "tessera rate";
         tour_run_stats st;
         int runrc = tour_run(t, &rcfg, &st, err, sizeof err);
         tour_destroy(t);
@@ -325,6 +340,7 @@ int cmd_rate(int argc, char **argv)
             break;
         }
         faults += b.faults;
+        played += b.games;
         batches++;
         tour_rate_fit(tally, nr, &est);
         if (!quiet && b.games > 0) {

@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "engine/textbuf.h"
 #include "protocol/wire.h"
 #include "tournament/report.h"
 #include "tournament/runner.h"
@@ -244,6 +245,39 @@ static int write_file(const char *path, const char *text)
         return -1;
     }
     return 0;
+}
+
+/* standings.md again with a section that links the fault bundles in
+ * DIR/faults (of this run and earlier ones). Returns true on a failure. */
+static bool link_faults(const char *dir)
+{
+    char faults[4096], path[4200];
+    snprintf(faults, sizeof faults, "%s/faults", dir);
+    char *section = cli_faults_markdown(faults, "faults");
+    if (!section)
+        return false;
+    snprintf(path, sizeof path, "%s/standings.md", dir);
+    FILE *f = fopen(path, "r");
+    textbuf tb = TEXTBUF_INIT;
+    char buf[8192];
+    size_t n;
+    while (f && (n = fread(buf, 1, sizeof buf, f)) > 0)
+        tb_put(&tb, buf, n);
+    bool bad = !f || ferror(f);
+    if (f)
+        fclose(f);
+    while (tb.len > 0 && tb.p[tb.len - 1] == '\n')
+        tb_cut(&tb, tb.len - 1);
+    tb_puts(&tb, "\n");
+    tb_puts(&tb, section);
+    while (tb.len > 0 && tb.p[tb.len - 1] == '\n')
+        tb_cut(&tb, tb.len - 1);
+    bad = bad || tb.failed || write_file(path, tb.p ? tb.p : "") != 0;
+    if (bad)
+        fprintf(stderr, "tessera %s: %s: cannot add the faults to it\n", cmd, path);
+    tb_free(&tb);
+    free(section);
+    return bad;
 }
 
 static void record_path(const char *dir, int64_t id, char *buf, size_t cap)
@@ -834,6 +868,8 @@ int cmd_tournament(int argc, char **argv)
     bool report_failed = out_dir && tour_report_write(t, out_dir, err, sizeof err);
     if (report_failed)
         fprintf(stderr, "tessera %s: %s\n", cmd, err);
+    if (out_dir && !report_failed && !no_bundles && strcmp(bundles, faultdir) == 0)
+        report_failed = link_faults(out_dir);
     print_standings(t, s, &st, done_before);
     if (out_dir)
         printf("\nreports: %s/; records: %s/game-NNNNNN.json%s%s%s\n", out_dir, recdir,

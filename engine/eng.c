@@ -3,7 +3,7 @@
  * helpers over the game vtable (legality check, sampling, playouts).
  *
  * Adding a game: write its folder under engine/, export its `const eng_game`
- * and add one line to GAMES below (and its sources to CMakeLists.txt).
+ * and add one line to ENG_REGISTRY below (and its sources to CMakeLists.txt).
  * Everything else (CLI, bots, records, server) finds it by name; the whole
  * list of files a game touches is in docs/ARCHITECTURE.md.
  */
@@ -16,8 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The registry: one line per game, in the order `tessera games` lists them. */
-#define GAMES(X)                                                                                   \
+/* The registry: one line per game, in the order `tessera games` lists them.
+ * The engine's own; the codecs have theirs (protocol/games/registry.c), the
+ * web views theirs (web/js/table.js): one line per game each. */
+#define ENG_REGISTRY(X)                                                                                   \
     X(carc_game)                                                                                   \
     X(rev_game)                                                                                    \
     X(dodgem_game)                                                                                 \
@@ -25,8 +27,8 @@
 
 #define DECLARE_(v) extern const eng_game v;
 #define ENTRY_(v) &v,
-GAMES(DECLARE_)
-static const eng_game *const registry[] = {GAMES(ENTRY_)};
+ENG_REGISTRY(DECLARE_)
+static const eng_game *const registry[] = {ENG_REGISTRY(ENTRY_)};
 #undef DECLARE_
 #undef ENTRY_
 
@@ -82,6 +84,17 @@ int eng_err_from_code(const char *wire)
         if (strcmp(err_table[i].wire, wire) == 0)
             return -i;
     return 0;
+}
+
+void eng_check_failed(const char *game, const char *file, int line, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "%s:%d: %s: invariant broken: ", file, line, game);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    abort();
 }
 
 int eng_seterr(char *err, size_t errcap, int code, const char *fmt, ...)
@@ -254,10 +267,8 @@ bool eng_is_legal(const eng_game *g, const void *st, eng_move m)
     return false;
 }
 
-eng_move eng_sample_chance(const eng_game *g, const void *st, eng_rng *rng)
+eng_move eng__sample_chance_listed(const eng_game *g, const void *st, eng_rng *rng)
 {
-    if (g->sample_chance)
-        return g->sample_chance(st, rng);
     eng_move out[g->max_chance > 0 ? g->max_chance : 1];
     double prob[g->max_chance > 0 ? g->max_chance : 1];
     int n = g->chance_outcomes(st, out, prob);
@@ -277,10 +288,8 @@ eng_move eng_chance_draw(const eng_game *g, const void *st, uint64_t seed, uint6
     return eng_sample_chance(g, st, &rng);
 }
 
-eng_move eng_random_move(const eng_game *g, const void *st, eng_rng *rng)
+eng_move eng__random_move_listed(const eng_game *g, const void *st, eng_rng *rng)
 {
-    if (g->random_move)
-        return g->random_move(st, rng);
     eng_move buf[g->max_moves];
     int n = g->legal_moves(st, buf);
     return buf[eng_rng_below(rng, (uint32_t)n)];
@@ -331,6 +340,8 @@ eng_move eng_greedy_move(const eng_game *g, const void *st, eng_rng *rng)
 
 int eng_playout(const eng_game *g, void *st, eng_rng *rng)
 {
+    if (g->playout)
+        return g->playout(st, rng);
     int plies = 0;
     for (;;) {
         int p = g->current_player(st);

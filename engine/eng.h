@@ -121,7 +121,8 @@ struct eng_game {
     int (*chance_outcomes)(const void *st, eng_move *out, double *prob);
 
     /* Play a legal move or chance outcome. The caller guarantees legality
-     * (check with eng_is_legal() when the move comes from outside). */
+     * (check with eng_is_legal() when the move comes from outside); debug
+     * builds check it (ENG_CHECKS). */
     void (*apply)(void *st, eng_move m);
 
     /* The game's points per seat, now (final once terminal). */
@@ -159,6 +160,10 @@ struct eng_game {
     eng_move (*sample_chance)(const void *st, eng_rng *rng);
     /* A uniformly random legal move of the seat to move. */
     eng_move (*random_move)(const void *st, eng_rng *rng);
+    /* eng_playout() in one call: to the end, the very moves the step by
+     * step loop would play from the same generator (test_conformance
+     * compares the two), without a call through this table per ply. */
+    int (*playout)(void *st, eng_rng *rng);
     /* Rate legal moves of the seat to move cheaply, without applying them
      * (higher is better, roughly in the game's points). Used for move
      * ordering, greedy and epsilon-greedy playouts and the heuristic bot.
@@ -183,6 +188,26 @@ struct eng_game {
  * return code: `return eng_seterr(err, cap, ENG_EBAD_RULE, "...", ...);`.
  * Every layer reports errors this way. */
 int eng_seterr(char *err, size_t errcap, int code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* ---- invariants ------------------------------------------------------------ */
+
+/* ENG_CHECKS is 1 in debug builds (NDEBUG unset) and with -DTESSERA_CHECKS:
+ * every game then checks its state's invariants (its quick *_check(), after
+ * Edax's board_check) at the top of apply() and legal_moves(), and that the
+ * move given to apply() is legal, and aborts naming what broke. Release
+ * builds leave the calls out; the tests call the games' deep checks in
+ * every build. */
+#if !defined(NDEBUG) || defined(TESSERA_CHECKS)
+#define ENG_CHECKS 1
+#else
+#define ENG_CHECKS 0
+#endif
+
+/* A state or a move failed its check: print the game, the reason and the
+ * place to stderr, then abort(). For the ENG_CHECKS hooks only: a broken
+ * invariant is a bug, not an input to recover from. */
+_Noreturn void eng_check_failed(const char *game, const char *file, int line, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
 /* ---- text ------------------------------------------------------------------ */
@@ -232,8 +257,13 @@ static inline void eng_copy(const eng_game *g, void *dst, const void *src)
 
 /* Is m a legal move (or chance outcome) now? Uses a buffer on the stack. */
 bool eng_is_legal(const eng_game *g, const void *st, eng_move m);
-/* Sample a chance outcome (fast path if the game has one). */
-eng_move eng_sample_chance(const eng_game *g, const void *st, eng_rng *rng);
+/* Sample a chance outcome (fast path if the game has one; inline, as
+ * playouts call it every chance node). */
+eng_move eng__sample_chance_listed(const eng_game *g, const void *st, eng_rng *rng);
+static inline eng_move eng_sample_chance(const eng_game *g, const void *st, eng_rng *rng)
+{
+    return g->sample_chance ? g->sample_chance(st, rng) : eng__sample_chance_listed(g, st, rng);
+}
 /* The chance outcome of a game played from a seed (docs/records.md,
  * "Verifiable games"): the k-th chance event of the game (k = 0, 1, ...,
  * counting chance events only) is eng_sample_chance() with a generator
@@ -244,16 +274,23 @@ eng_move eng_sample_chance(const eng_game *g, const void *st, eng_rng *rng);
  * independently of the moves, so two games with one seed see the same tiles
  * in the same order. st must be at a chance node. */
 eng_move eng_chance_draw(const eng_game *g, const void *st, uint64_t seed, uint64_t k);
-/* A uniformly random legal move (fast path if the game has one). */
-eng_move eng_random_move(const eng_game *g, const void *st, eng_rng *rng);
+/* A uniformly random legal move (fast path if the game has one; inline, as
+ * playouts call it every decision). */
+eng_move eng__random_move_listed(const eng_game *g, const void *st, eng_rng *rng);
+static inline eng_move eng_random_move(const eng_game *g, const void *st, eng_rng *rng)
+{
+    return g->random_move ? g->random_move(st, rng) : eng__random_move_listed(g, st, rng);
+}
 /* Index of a named evaluation of g, or -1 if the game has none by that name. */
 int eng_eval_index(const eng_game *g, const char *name);
 /* Rate moves[0..n) for the seat to move (game's fast path, or apply+evaluate). */
 void eng_rate_moves(const eng_game *g, const void *st, const eng_move *moves, int n, double *out);
 /* The best-rated legal move, ties broken uniformly at random. */
 eng_move eng_greedy_move(const eng_game *g, const void *st, eng_rng *rng);
-/* Play uniformly random moves and sampled chance outcomes to the end.
- * Returns the number of plies applied. */
+/* Play uniformly random moves and sampled chance outcomes to the end
+ * (eng_sample_chance at chance nodes, eng_random_move at decisions; the
+ * game's playout fast path when it has one). Returns the number of plies
+ * applied. */
 int eng_playout(const eng_game *g, void *st, eng_rng *rng);
 /* ---- turns (see the top of this file) ------------------------------------ */
 

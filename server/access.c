@@ -1,6 +1,5 @@
 /*
- * access.c — who may create what, per-address quotas, and finding a seat
- * by its resume token.
+ * access.c — who may create what, and per-address quotas.
  *
  * Creating matches (docs/operations.md, "Security defaults"). With the
  * admin token a client may create anything, without any quota. Without it:
@@ -22,24 +21,15 @@
  * address that created it, without the token) rather than kept as a
  * counter that could drift; the per-minute buckets live in a hash table of
  * bounded size whose full (idle) buckets are forgotten.
- *
- * Resume tokens are found through a hash table (token -> match, seat), kept
- * as tokens are made or restored and as matches are freed: `resume` costs
- * the same with five matches or five thousand. Seat tokens are kept as
- * their SHA-256 (access_token_hash), never as text: the index, the seats
- * and the journal hold hashes; the text exists only in the reply that hands
- * a token out and in the message that presents it.
  */
 #include <stdlib.h>
 #include <string.h>
-
-#include <openssl/crypto.h>
-#include <openssl/evp.h>
 
 #include "access.h"
 #include "conn.h"
 #include "internal.h"
 #include "match.h"
+#include "tokidx.h"
 
 /* ---- a seeded string hash ----------------------------------------------------------- */
 
@@ -47,174 +37,7 @@ static uint64_t hash_seed;
 
 static uint64_t hash_str(const char *s)
 {
-    uint64_t h = 1469598103934665603ull ^ hash_seed; /* FNV-1a, seeded: keys come from peers */
-    for (; *s; s++) {
-        h ^= (unsigned char)*s;
-        h *= 1099511628211ull;
-    }
-    return h ^ (h >> 29);
-}
-
-/* ---- tokens at rest ------------------------------------------------------------------ */
-
-void access_token_hash(const char *token, char out[SRV_TOKEN_HASH_LEN + 1])
-{
-    static const char hex[] = "0123456789abcdef";
-    unsigned char md[EVP_MAX_MD_SIZE];
-    unsigned int n = 0;
-    out[0] = 0;
-    if (!EVP_Digest(token, strlen(token), md, &n, EVP_sha256(), NULL) || n * 2 != SRV_TOKEN_HASH_LEN)
-        return; /* an empty hash matches nothing (access_token_ok): fail closed */
-    for (unsigned i = 0; i < n; i++) {
-        out[2 * i] = hex[md[i] >> 4];
-        out[2 * i + 1] = hex[md[i] & 15];
-    }
-    out[SRV_TOKEN_HASH_LEN] = 0;
-}
-
-bool access_token_ok(const char *token, const char *hash)
-{
-    if (!token || strlen(hash) != SRV_TOKEN_HASH_LEN)
-        return false;
-    char h[SRV_TOKEN_HASH_LEN + 1];
-    access_token_hash(token, h);
-    return h[0] && CRYPTO_memcmp(h, hash, SRV_TOKEN_HASH_LEN) == 0;
-}
-
-bool access_token_upgrade(char field[SRV_TOKEN_HASH_LEN + 1])
-{
-    if (strlen(field) != SRV_TOKEN_LEN)
-        return false;
-    char h[SRV_TOKEN_HASH_LEN + 1];
-    access_token_hash(field, h);
-    memcpy(field, h, sizeof h);
-    return true;
-}
-
-/* ---- resume tokens ------------------------------------------------------------------- */
-
-typedef struct tok_node {
-    struct tok_node *next;
-    match *m;
-    int seat;
-    char token[SRV_TOKEN_HASH_LEN + 1]; /* the hash (access_token_hash) */
-} tok_node;
-
-struct tokidx {
-    tok_node **b;
-    size_t nb, n;
-};
-
-static int tokidx_grow(struct tokidx *t)
-{
-    size_t nb = t->nb ? t->nb * 2 : 1024;
-    tok_node **b = calloc(nb, sizeof *b);
-    if (!b)
-        return ENG_ENOMEM;
-    for (size_t i = 0; i < t->nb; i++)
-        for (tok_node *x = t->b[i], *next; x; x = next) {
-            next = x->next;
-            size_t j = hash_str(x->token) & (nb - 1);
-            x->next = b[j];
-            b[j] = x;
-        }
-    free(t->b);
-    t->b = b;
-    t->nb = nb;
-    return 0;
-}
-
-int tokidx_add(srv *s, const char *token, match *m, int seat)
-{
-    struct tokidx *t = s->tokidx;
-    if (!t || !token[0])
-        return 0;
-    if (t->n >= t->nb && tokidx_grow(t) != 0)
-        return ENG_ENOMEM;
-    size_t j = hash_str(token) & (t->nb - 1);
-    for (tok_node *x = t->b[j]; x; x = x->next)
-        if (strcmp(x->token, token) == 0) {
-            x->m = m;
-            x->seat = seat;
-            return 0;
-        }
-    tok_node *x = malloc(sizeof *x);
-    if (!x)
-        return ENG_ENOMEM;
-    snprintf(x->token, sizeof x->token, "%s", token);
-    x->m = m;
-    x->seat = seat;
-    x->next = t->b[j];
-    t->b[j] = x;
-    t->n++;
-    return 0;
-}
-
-match *tokidx_find(srv *s, const char *token, int *seat)
-{
-    struct tokidx *t = s->tokidx;
-    if (!t || !t->nb || !token || !token[0])
-        return NULL;
-    for (tok_node *x = t->b[hash_str(token) & (t->nb - 1)]; x; x = x->next)
-        if (strcmp(x->token, token) == 0) {
-            *seat = x->seat;
-            return x->m;
-        }
-    return NULL;
-}
-
-void tokidx_remove_match(srv *s, const match *m)
-{
-    struct tokidx *t = s->tokidx;
-    if (!t || !t->nb)
-        return;
-    for (int i = 0; i < m->nseats; i++) {
-        const char *token = m->seats[i].resume;
-        if (!token[0])
-            continue;
-        tok_node **pp = &t->b[hash_str(token) & (t->nb - 1)];
-        for (; *pp; pp = &(*pp)->next)
-            if ((*pp)->m == m && strcmp((*pp)->token, token) == 0) {
-                tok_node *x = *pp;
-                *pp = x->next;
-                free(x);
-                t->n--;
-                break;
-            }
-    }
-}
-
-void tokidx_remove(srv *s, const char *token)
-{
-    struct tokidx *t = s->tokidx;
-    if (!t || !t->nb || !token[0])
-        return;
-    for (tok_node **pp = &t->b[hash_str(token) & (t->nb - 1)]; *pp; pp = &(*pp)->next)
-        if (strcmp((*pp)->token, token) == 0) {
-            tok_node *x = *pp;
-            *pp = x->next;
-            free(x);
-            t->n--;
-            return;
-        }
-}
-
-size_t tokidx_count(const srv *s)
-{
-    return s->tokidx ? s->tokidx->n : 0;
-}
-
-static void tokidx_free(struct tokidx *t)
-{
-    if (!t)
-        return;
-    for (size_t i = 0; i < t->nb; i++)
-        for (tok_node *x = t->b[i], *next; x; x = next) {
-            next = x->next;
-            free(x);
-        }
-    free(t->b);
-    free(t);
+    return srv_hash_str(hash_seed, s);
 }
 
 /* ---- per-address buckets --------------------------------------------------------------- */
@@ -505,10 +328,8 @@ int access_init(srv *s, char *err, size_t errcap)
         s->cfg.create_bots == SRV_WHO_ANYONE || (s->cfg.create_bots == SRV_WHO_AUTO && loop);
     s->open_anyone =
         s->cfg.create_open == SRV_WHO_ANYONE || (s->cfg.create_open == SRV_WHO_AUTO && loop);
-    s->tokidx = calloc(1, sizeof *s->tokidx);
     s->quota = calloc(1, sizeof *s->quota);
-    if (!s->tokidx || !s->quota || tokidx_grow(s->tokidx) != 0 ||
-        !(s->quota->b = calloc(8192, sizeof *s->quota->b))) {
+    if (!s->quota || tokidx_init(s) != 0 || !(s->quota->b = calloc(8192, sizeof *s->quota->b))) {
         snprintf(err, errcap, "out of memory");
         return ENG_ENOMEM;
     }
@@ -534,8 +355,7 @@ void access_stop(srv *s)
 
 void access_free(srv *s)
 {
-    tokidx_free(s->tokidx);
-    s->tokidx = NULL;
+    tokidx_free(s);
     quota_free(s->quota);
     s->quota = NULL;
 }

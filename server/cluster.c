@@ -3,7 +3,7 @@
  * (cluster.h says what it promises; docs/scaling.md why it is built so).
  *
  * Ownership. Every server has a row in tessera_instances carrying its lease
- * (renewed by every journal batch, store_pg.c) and every live match row names
+ * (renewed by every journal batch, journal_pg.c) and every live match row names
  * its owner. Once a second each server reads the instances: one whose lease
  * expired is taken over by whichever server first deletes its row — in the
  * same transaction as moving its matches (and tournaments) to itself — and
@@ -16,7 +16,8 @@
  * owns it, the message goes to that server's Redis channel with an envelope
  * (which server, which connection, the protocol version, the peer address),
  * and the owner handles it through a connection object standing for the
- * client (conn.remote): the handlers, the table, the holds of the journal are
+ * client (a connection on the transport `forwarded`, conn.h): the handlers,
+ * the table, the holds of the journal are
  * the ones of any connection. What the owner queues on it is published back
  * once the journal has stored what it announces, and the edge server writes
  * it to the client unchanged. When the owner dies, the edge closes the
@@ -46,17 +47,40 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "access.h"
+#include "tokidx.h"
 #include "cluster.h"
 #include "conn.h"
-#include "handlers.h"
 #include "match.h"
 #include "match_views.h"
 #include "registry.h"
 #include "storage/db.h"
-#include "store.h"
+#include "journal.h"
 
 #define HASH_SIZE 4096 /* buckets of each connection index (a power of 2) */
+
+/* A client of another server, standing here as a connection (its conn_link). */
+typedef struct rconn {
+    struct cluster *cl;
+    int edge;            /* that server's index */
+    uint64_t edge_conn;  /* the connection's id on that server (0: released) */
+    bool close_sent;     /* its close went to that server */
+    conn *hnext;         /* cl->remote's chain, or cl->reaped's */
+} rconn;
+
+/* One of our connections whose messages went to other servers (cl->local). */
+typedef struct fwd {
+    conn *c;
+    uint64_t mask;                    /* the servers (by index) its messages went to */
+    int seat_owner;                   /* where its last join or resume went (-1: none) */
+    char match[SRV_MATCH_ID_LEN + 1]; /* the match its last forward was about ... */
+    int owner;                        /* ... and that match's owner (no lookup per move) */
+    struct fwd *hnext;
+} fwd;
+
+static rconn *rc(conn *c)
+{
+    return conn_link(c);
+}
 
 typedef struct inst {
     char name[SRV_INSTANCE_MAX + 1];
@@ -82,7 +106,7 @@ struct cluster {
     uint64_t connect_started;     /* loop ms of the last connection attempt */
     bool unreachable_told;        /* this outage's first failed attempt was logged */
     /* connections: ours that forwarded (by id), remote ones (by server and id) */
-    conn *local[HASH_SIZE];
+    fwd *local[HASH_SIZE];
     conn *remote[HASH_SIZE];
     conn *reaped;                 /* remote connections to free (chained by hnext) */
     cluster_stats st;
@@ -123,39 +147,44 @@ static size_t hash_id(uint64_t id, int edge)
     return (size_t)(h >> 40) & (HASH_SIZE - 1);
 }
 
-static conn *local_find(struct cluster *cl, uint64_t id)
+static fwd *local_find(struct cluster *cl, uint64_t id)
 {
-    for (conn *c = cl->local[hash_id(id, -1)]; c; c = c->hnext)
-        if (c->id == id)
-            return c;
+    for (fwd *f = cl->local[hash_id(id, -1)]; f; f = f->hnext)
+        if (f->c->id == id)
+            return f;
     return NULL;
 }
 
-static void local_add(struct cluster *cl, conn *c)
+/* c's record, made at its first forward; NULL when out of memory. */
+static fwd *local_get(struct cluster *cl, conn *c)
 {
-    if (c->fwd_mask)
-        return; /* indexed at its first forward */
+    fwd *f = local_find(cl, c->id);
+    if (f || !(f = calloc(1, sizeof *f)))
+        return f;
+    f->c = c;
+    f->seat_owner = -1;
     size_t h = hash_id(c->id, -1);
-    c->hnext = cl->local[h];
-    cl->local[h] = c;
-}
-
-static void unlink_from(conn **bucket, conn *c)
-{
-    for (conn **p = bucket; *p; p = &(*p)->hnext)
-        if (*p == c) {
-            *p = c->hnext;
-            c->hnext = NULL;
-            return;
-        }
+    f->hnext = cl->local[h];
+    cl->local[h] = f;
+    return f;
 }
 
 static conn *remote_find(struct cluster *cl, int edge, uint64_t id)
 {
-    for (conn *c = cl->remote[hash_id(id, edge)]; c; c = c->hnext)
-        if (c->edge == edge && c->edge_conn == id)
+    for (conn *c = cl->remote[hash_id(id, edge)]; c; c = rc(c)->hnext)
+        if (rc(c)->edge == edge && rc(c)->edge_conn == id)
             return c;
     return NULL;
+}
+
+static void remote_unlink(struct cluster *cl, conn *c)
+{
+    for (conn **p = &cl->remote[hash_id(rc(c)->edge_conn, rc(c)->edge)]; *p; p = &rc(*p)->hnext)
+        if (*p == c) {
+            *p = rc(c)->hnext;
+            rc(c)->hnext = NULL;
+            return;
+        }
 }
 
 /* ---- Redis ------------------------------------------------------------------------------------ */
@@ -328,27 +357,27 @@ static void redis_connect(struct cluster *cl)
 
 /* ---- the owner's side: remote connections ----------------------------------------------------- */
 
+static void remote_flush(conn *c);
+static void remote_kill(conn *c, const char *why);
+static const conn_ops forwarded_ops = {"forwarded", remote_flush, remote_flush, remote_kill};
+
 static conn *remote_conn(struct cluster *cl, int edge, uint64_t id, int proto, const char *peer)
 {
     conn *c = remote_find(cl, edge, id);
     if (c)
         return c;
-    srv *s = cl->s;
-    c = calloc(1, sizeof *c);
-    if (!c)
+    if (!(c = conn_create(cl->s, &forwarded_ops, sizeof(rconn))))
         return NULL;
-    c->srv = s;
-    c->remote = true;
-    c->edge = edge;
-    c->edge_conn = id;
-    c->id = ++s->next_conn_id;
+    rconn *r = rc(c);
+    r->cl = cl;
+    r->edge = edge;
+    r->edge_conn = id;
     c->hello = true;
     c->proto = proto;
-    c->seat_owner = -1;
     snprintf(c->peer, sizeof c->peer, "%s", peer);
     srv_addr_parse(c->peer, &c->addr);
     size_t h = hash_id(id, edge);
-    c->hnext = cl->remote[h];
+    r->hnext = cl->remote[h];
     cl->remote[h] = c;
     srv_log(LOG_DEBUG, "remote_conn_open", "{s:s, s:I, s:I}", "edge", cl->insts[edge].name,
             "edge_conn", (json_int_t)id, "conn", (json_int_t)c->id);
@@ -359,15 +388,16 @@ static conn *remote_conn(struct cluster *cl, int edge, uint64_t id, int proto, c
  * and spectating as for any closed connection; freed after this iteration. */
 static void remote_release(struct cluster *cl, conn *c)
 {
-    if (c->closing && c->close_sent && !c->edge_conn)
+    rconn *r = rc(c);
+    if (c->closing && r->close_sent && !r->edge_conn)
         return; /* released already */
-    handle_conn_closed(c);
+    cl->apps.conn_closed(c);
     conn_unhold(c);
     conn_queue_free(c);
-    unlink_from(&cl->remote[hash_id(c->edge_conn, c->edge)], c);
-    c->edge_conn = 0;
-    c->closing = c->close_sent = true;
-    c->hnext = cl->reaped;
+    remote_unlink(cl, c);
+    r->edge_conn = 0;
+    c->closing = r->close_sent = true;
+    r->hnext = cl->reaped;
     cl->reaped = c;
 }
 
@@ -376,45 +406,48 @@ static void on_reap(uv_check_t *h)
     struct cluster *cl = h->data;
     while (cl->reaped) {
         conn *c = cl->reaped;
-        cl->reaped = c->hnext;
-        free(c->rx);
-        free(c);
+        cl->reaped = rc(c)->hnext;
+        conn_destroy(c);
     }
 }
 
-void cluster_flush(conn *c)
+/* The forwarded transport: what the owner queued goes to the client's
+ * server now (what waits for the journal, once it is stored), then the
+ * close. */
+static void remote_flush(conn *c)
 {
-    srv *s = c->srv;
-    struct cluster *cl = s->cluster;
-    if (!cl || !c->remote || !c->edge_conn)
+    rconn *r = rc(c);
+    struct cluster *cl = r->cl;
+    if (!r->edge_conn)
         return;
-    uint64_t synced = store_synced(s);
-    const char *channel = cl->insts[c->edge].channel;
+    const char *channel = cl->insts[r->edge].channel;
     char head[64];
-    int hl = snprintf(head, sizeof head, "O %" PRIu64 "\n", c->edge_conn);
-    while (c->head) {
-        outmsg *o = c->head;
-        if (o->hold && o->hold > synced) {
-            conn_hold(c); /* net_release_held flushes it again after the commit */
-            return;
-        }
-        size_t tl;
-        const char *text = conn_msg_text(o, &tl);
+    int hl = snprintf(head, sizeof head, "O %" PRIu64 "\n", r->edge_conn);
+    size_t tl;
+    const char *text;
+    while ((text = conn_front(c, &tl))) {
         publish(cl, channel, head, (size_t)hl, text, tl);
         cl->st.served++;
-        c->head = o->next;
-        if (!c->head)
-            c->tail = NULL;
-        c->queued -= o->len;
-        free(o);
+        conn_pop(c);
     }
+    if (c->head)
+        return; /* held: conn_release_held comes back to it after the commit */
     conn_unhold(c); /* nothing waits: off the held and flush lists */
-    if (c->closing && !c->close_sent) {
-        hl = snprintf(head, sizeof head, "X %" PRIu64 " %d\n", c->edge_conn, c->close_status);
+    if (c->closing && !r->close_sent) {
+        hl = snprintf(head, sizeof head, "X %" PRIu64 " %d\n", r->edge_conn, c->close_status);
         publish(cl, channel, head, (size_t)hl, c->close_reason, strlen(c->close_reason));
-        c->close_sent = true;
+        r->close_sent = true;
         remote_release(cl, c);
     }
+}
+
+/* No socket here to cut: its server closes its client. */
+static void remote_kill(conn *c, const char *why)
+{
+    if (c->closing)
+        return;
+    conn_queue_free(c);
+    conn_close_after(c, LWS_CLOSE_STATUS_POLICY_VIOLATION, why);
 }
 
 /* F EDGE CONN PROTO PEER\n<message> */
@@ -443,14 +476,14 @@ static void on_forward(struct cluster *cl, const char *p, size_t n)
     size_t len = n - hl - 1;
     if (len > SRV_MAX_MESSAGE)
         return;
-    /* handle_message reads a NUL-terminated buffer, as net.c gives it */
+    /* the handlers read a NUL-terminated buffer, as net.c gives it */
     char *msg = malloc(len + 1);
     if (!msg)
         return;
     memcpy(msg, nl + 1, len);
     msg[len] = 0;
     c->rx_ns = uv_hrtime();
-    handle_message(c, msg, len);
+    cl->apps.message(c, msg, len);
     free(msg);
 }
 
@@ -480,7 +513,8 @@ static void on_output(struct cluster *cl, const char *p, size_t n, bool close)
     if (close ? sscanf(p, "X %" SCNu64 " %d", &id, &status) != 2
               : sscanf(p, "O %" SCNu64, &id) != 1)
         return;
-    conn *c = local_find(cl, id);
+    fwd *f = local_find(cl, id);
+    conn *c = f ? f->c : NULL;
     if (!c)
         return; /* gone meanwhile */
     size_t len = n - (size_t)(nl + 1 - p);
@@ -497,9 +531,9 @@ static void on_output(struct cluster *cl, const char *p, size_t n, bool close)
 static void close_forwarding(struct cluster *cl, uint64_t mask, int status, const char *why)
 {
     for (int b = 0; b < HASH_SIZE; b++)
-        for (conn *c = cl->local[b]; c; c = c->hnext)
-            if (c->fwd_mask & mask)
-                conn_close_after(c, status, why);
+        for (fwd *f = cl->local[b]; f; f = f->hnext)
+            if (f->mask & mask)
+                conn_close_after(f->c, status, why);
 }
 
 static void on_redis_message(redisAsyncContext *ac, void *r, void *priv)
@@ -560,13 +594,17 @@ static bool forward_raw(struct cluster *cl, conn *c, int owner, const char *raw,
                    msg_id);
         return true;
     }
+    fwd *f = local_get(cl, c);
+    if (!f) {
+        conn_error(c, ENG_ENOMEM, "out of memory", msg_id);
+        return true;
+    }
     char head[SRV_INSTANCE_MAX + 128];
     int hl = snprintf(head, sizeof head, "F %s %" PRIu64 " %d %s\n", cl->insts[cl->self].name,
                       c->id, c->proto, c->peer[0] ? c->peer : "-");
-    local_add(cl, c);
-    c->fwd_mask |= 1ull << owner;
+    f->mask |= 1ull << owner;
     if (seat)
-        c->seat_owner = owner;
+        f->seat_owner = owner;
     publish(cl, cl->insts[owner].channel, head, (size_t)hl, raw, len);
     cl->st.forwarded++;
     return true;
@@ -596,7 +634,8 @@ static void restore_owned(struct cluster *cl, const char *from)
     int k = 0;
     for (match *m = s->matches; m && old; m = m->next)
         old[k++] = m;
-    if (store_load_owned(s, &match_restorer, &n, err, sizeof err))
+    journal_restorer r = match_journal_restorer(s);
+    if (journal_load_owned(s->db, &r, &n, err, sizeof err))
         srv_log(LOG_ERROR, "takeover_restore_failed", "{s:s, s:s}", "from", from, "reason", err);
     for (match *m = s->matches; m; m = m->next) {
         bool was = false;
@@ -617,9 +656,9 @@ static bool take_over(struct cluster *cl, const char *name)
 {
     srv *s = cl->s;
     int lease = s->cfg.lease_ms > 0 ? s->cfg.lease_ms : SRV_LEASE_MS;
-    if (store_up_ms(s) < (uint64_t)lease)
+    if (journal_up_ms(s->db) < (uint64_t)lease)
         return false; /* we may be back from an outage the others are not yet back from */
-    db_conn *d = store_db(s);
+    db_conn *d = journal_db(s->db);
     char sql[256];
     if (db_exec(d, "BEGIN"))
         return false;
@@ -704,8 +743,8 @@ static void on_tick(uv_timer_t *t)
         }
     }
     db_stmt *q = NULL;
-    db_conn *d = store_db(s);
-    if (store_fault(s, &(int64_t){0}, &(const char *){NULL}) != JF_NONE)
+    db_conn *d = journal_db(s->db);
+    if (journal_fault(s->db, &(int64_t){0}, &(const char *){NULL}) != JF_NONE)
         return; /* the database is out of reach: nobody can be taken over now */
     if (db_prepare(d,
                    "SELECT id, expires_at < clock_timestamp() FROM tessera_instances ORDER BY id",
@@ -756,16 +795,16 @@ bool cluster_on(const srv *s) { return s->cluster != NULL; }
 
 int cluster_start(srv *s, const cluster_apps *apps, char *err, size_t errcap)
 {
-    if (!store_is_pg(s))
+    if (!journal_shared(s->db))
         return 0;
     struct cluster *cl = calloc(1, sizeof *cl);
     if (!cl) {
         snprintf(err, errcap, "out of memory");
         return -1;
     }
+    SRV_ASSERT(apps && apps->message && apps->conn_closed);
     cl->s = s;
-    if (apps)
-        cl->apps = *apps;
+    cl->apps = *apps;
     char id[SRV_TOKEN_LEN + 1];
     bool made;
     if (srv_meta_token(s, "cluster_id", id, &made, err, errcap)) {
@@ -813,13 +852,13 @@ void cluster_stop(srv *s)
     cl->stopping = true;
     uv_timer_stop(&cl->tick);
     uv_close((uv_handle_t *)&cl->tick, NULL);
-    on_reap(&cl->reap);
     uv_check_stop(&cl->reap);
     uv_close((uv_handle_t *)&cl->reap, NULL);
     /* the remote connections' seats go as on any disconnect */
     for (int b = 0; b < HASH_SIZE; b++)
         while (cl->remote[b])
             remote_release(cl, cl->remote[b]);
+    on_reap(&cl->reap);
     if (cl->pub)
         redisAsyncDisconnect(cl->pub);
     if (cl->sub)
@@ -833,6 +872,12 @@ void cluster_free(srv *s)
         return;
     /* after the loop's last run: cluster_stop closed the handles */
     on_reap(&cl->reap);
+    for (int b = 0; b < HASH_SIZE; b++)
+        while (cl->local[b]) {
+            fwd *f = cl->local[b];
+            cl->local[b] = f->hnext;
+            free(f);
+        }
     free(cl);
     s->cluster = NULL;
 }
@@ -840,22 +885,27 @@ void cluster_free(srv *s)
 void cluster_conn_closed(conn *c)
 {
     struct cluster *cl = c->srv->cluster;
-    if (!cl || c->remote || !c->fwd_mask)
-        return;
-    unlink_from(&cl->local[hash_id(c->id, -1)], c);
+    fwd *f = cl ? local_find(cl, c->id) : NULL;
+    if (!f)
+        return; /* it forwarded nothing (or stands for another server's client) */
+    for (fwd **p = &cl->local[hash_id(c->id, -1)]; *p; p = &(*p)->hnext)
+        if (*p == f) {
+            *p = f->hnext;
+            break;
+        }
     char head[SRV_INSTANCE_MAX + 40];
     int hl = snprintf(head, sizeof head, "C %s %" PRIu64 "\n", cl->insts[cl->self].name, c->id);
     for (int i = 0; i < cl->ninsts; i++)
-        if (c->fwd_mask & (1ull << i))
+        if (f->mask & (1ull << i))
             publish(cl, cl->insts[i].channel, head, (size_t)hl, NULL, 0);
-    c->fwd_mask = 0;
+    free(f);
 }
 
 /* The owner of match `id` in the database: its index, -1 when it is ours or
  * there is none (or it is over: read here from the journal), -2 on an error. */
 static int match_owner(struct cluster *cl, const char *id, const char *resume_token)
 {
-    db_conn *d = store_db(cl->s);
+    db_conn *d = journal_db(cl->s->db);
     db_stmt *q = NULL;
     const char *sql = resume_token
                           ? "SELECT m.owner, m.status FROM resume_tokens t JOIN matches m "
@@ -880,8 +930,9 @@ static int match_owner(struct cluster *cl, const char *id, const char *resume_to
 bool cluster_route(conn *c, const proto_msg *m, const char *raw, size_t len)
 {
     struct cluster *cl = c->srv->cluster;
-    if (!cl || c->remote)
+    if (!cl || c->ops == &forwarded_ops)
         return false; /* a remote connection's messages were routed by its edge */
+    fwd *f = local_find(cl, c->id);
     const char *id = NULL, *token = NULL;
     char token_hash[SRV_TOKEN_HASH_LEN + 1];
     if (proto_is_course(m->type)) { /* the courses are the coordinator's: jobs, uploads */
@@ -901,8 +952,8 @@ bool cluster_route(conn *c, const proto_msg *m, const char *raw, size_t len)
             for (int i = 0; i < c->nsubs; i++)
                 if (c->subs[i].seat >= 0)
                     return false;
-            if (c->seat_owner >= 0 && cl->insts[c->seat_owner].live)
-                return forward(cl, c, c->seat_owner, m, raw, len);
+            if (f && f->seat_owner >= 0 && cl->insts[f->seat_owner].live)
+                return forward(cl, c, f->seat_owner, m, raw, len);
             return false;
         }
         break;
@@ -953,14 +1004,14 @@ bool cluster_route(conn *c, const proto_msg *m, const char *raw, size_t len)
     /* the match this connection's last message went to: its owner again,
      * without asking the database each move (the owner, once dead, is
      * noticed by the tick, which closes this connection) */
-    if (!token && c->fwd_match[0] && strcmp(c->fwd_match, id) == 0 && cl->insts[c->fwd_owner].live)
-        return forward(cl, c, c->fwd_owner, m, raw, len);
+    if (!token && f && f->match[0] && strcmp(f->match, id) == 0 && cl->insts[f->owner].live)
+        return forward(cl, c, f->owner, m, raw, len);
     int o = match_owner(cl, id, token);
     if (o < 0)
         return false;
-    if (id && strlen(id) <= SRV_MATCH_ID_LEN) {
-        snprintf(c->fwd_match, sizeof c->fwd_match, "%s", id);
-        c->fwd_owner = o;
+    if (id && strlen(id) <= SRV_MATCH_ID_LEN && (f = local_get(cl, c))) {
+        snprintf(f->match, sizeof f->match, "%s", id);
+        f->owner = o;
     }
     if (!cl->insts[o].live) {
         /* its server is dead: take it over now rather than at the next tick */
@@ -1003,7 +1054,7 @@ json_t *cluster_remote_matches(srv *s, int status_filter, int max)
              : status_filter == PROTO_LIST_FINISHED ? " AND status=2"
                                                     : "",
              max);
-    if (db_prepare(store_db(s), sql, &q) != DB_OK)
+    if (db_prepare(journal_db(s->db), sql, &q) != DB_OK)
         return out;
     db_bind_text(q, 1, s->instance, -1);
     cluster_append_summaries(s, q, match_held, out);
@@ -1022,7 +1073,7 @@ static void write_summaries(struct cluster *cl)
         json_t *sum = match_summary(m);
         char *text = sum ? json_dumps(sum, JSON_COMPACT) : NULL;
         json_decref(sum);
-        if (text && store_set_summary(s, m, text) == 0) {
+        if (text && journal_set_summary(s->db, m->id, text) == 0) {
             m->summary_turns = m->turns + 1;
             m->summary_status = m->status;
         }
@@ -1030,27 +1081,15 @@ static void write_summaries(struct cluster *cl)
     }
 }
 
-conn *cluster_remote_find(srv *s, uint64_t id)
-{
-    struct cluster *cl = s->cluster;
-    if (!cl)
-        return NULL;
-    for (int b = 0; b < HASH_SIZE; b++)
-        for (conn *c = cl->remote[b]; c; c = c->hnext)
-            if (c->id == id)
-                return c;
-    return NULL;
-}
-
 /* ---- roles: what one server of the cluster does for all (courses) -------------------------- */
 
 bool cluster_claim_role(srv *s, const char *role)
 {
-    if (!store_is_pg(s))
+    if (!journal_shared(s->db))
         return true; /* one server: it is everything */
     db_stmt *q = NULL;
     bool held = false;
-    if (db_prepare(store_db(s),
+    if (db_prepare(journal_db(s->db),
                    "INSERT INTO tessera_roles(role, instance) VALUES(?1, ?2) ON CONFLICT(role) DO "
                    "UPDATE SET instance = excluded.instance WHERE tessera_roles.instance = "
                    "excluded.instance OR NOT EXISTS (SELECT 1 FROM tessera_instances i WHERE "
@@ -1071,7 +1110,7 @@ static int role_holder(struct cluster *cl, const char *role)
 {
     db_stmt *q = NULL;
     int who = -1;
-    if (db_prepare(store_db(cl->s), "SELECT instance FROM tessera_roles WHERE role = ?", &q) ==
+    if (db_prepare(journal_db(cl->s->db), "SELECT instance FROM tessera_roles WHERE role = ?", &q) ==
         DB_OK) {
         db_bind_text(q, 1, role, -1);
         if (db_step(q) == DB_ROW && db_column_text(q, 0))

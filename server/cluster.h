@@ -7,7 +7,8 @@
  * any client: a message about a match (or a tournament) another server owns
  * is forwarded to it over Redis, and what the owner says to that client comes
  * back the same way — the client never knows. The owner answers through a
- * connection object of its own that stands for the client (conn.remote), so
+ * connection object of its own that stands for the client (the transport
+ * `forwarded` of conn.h), so
  * the handlers, the table and the journal's holds work unchanged.
  *
  * Without [cluster] redis a server on PostgreSQL still takes over the
@@ -19,10 +20,19 @@
 
 #include "internal.h"
 
-/* What the services on the server (tournaments, courses) do as the cluster
- * changes, set by server.c so that cluster.c calls none of them. Each may be
- * NULL. */
+/* What the layers above the cluster do with what it brings — the handlers
+ * take a forwarded client's messages, the services on the server
+ * (tournaments, courses) follow the cluster's changes — set by server.c so
+ * that cluster.c calls none of them. message and conn_closed are required,
+ * the others may be NULL. */
 typedef struct cluster_apps {
+    /* A message of another server's client, on the connection standing for
+     * it (a NUL-terminated buffer of len bytes, as net.c hands one): the
+     * handlers' handle_message. */
+    bool (*message)(conn *c, const char *buf, size_t len);
+    /* That connection goes (its client left, or it is closed): the
+     * handlers' handle_conn_closed. */
+    void (*conn_closed)(conn *c);
     /* Within the takeover's transaction: the dead server's unfinished work
      * (its tournaments) becomes this server's. 0, or -1 (rolled back). */
     int (*claim)(srv *s, const char *dead);
@@ -55,16 +65,10 @@ bool cluster_on(const srv *s);
 bool cluster_route(conn *c, const proto_msg *m, const char *raw, size_t len);
 /* A connection of ours closed: the owners it talked to let it go. */
 void cluster_conn_closed(conn *c);
-/* A remote connection (conn.remote) has output to send, or is closing. */
-void cluster_flush(conn *c);
 
 /* The live matches other servers own, for the lobby (a JSON array of
  * summaries, new reference), at most `max`. */
 json_t *cluster_remote_matches(srv *s, int status_filter, int max);
-
-/* The connection standing for another server's client with this (local)
- * id, or NULL. */
-conn *cluster_remote_find(srv *s, uint64_t id);
 
 /* The coordinator: the role of the one server of a cluster that holds what
  * must be in one place — the registered bots, the tournaments (they seat

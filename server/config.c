@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bots/mcts.h"
 #include "internal.h"
 
 struct srv_cfg_str {
@@ -114,6 +115,8 @@ static const cfg_key keys[] = {
      "spectators of one match"},
     {"limits", "finished_kept", K_INT, F(finished_kept), 1, 100000, NULL,
      "finished matches kept in memory for listing (the database keeps all)"},
+    {"limits", "bot_threads", K_INT, F(bot_threads), 1, MCTS_MAX_THREADS, NULL,
+     "search threads one of the server's bots may use (a spec's threads=); 1 = one each"},
     {"limits", "messages_per_second", K_INT, F(rate_per_sec), 1, 100000, NULL,
      "messages per second one connection may send, sustained"},
     {"limits", "burst", K_INT, F(rate_burst), 1, 100000, NULL,
@@ -170,6 +173,7 @@ void srv_config_defaults(srv_config *cfg)
     cfg->max_spectators = SRV_MAX_SPECTATORS;
     cfg->finished_kept = SRV_MAX_FINISHED_KEPT;
     cfg->course_jobs = 2;
+    cfg->bot_threads = 1;
     cfg->rate_per_sec = SRV_RATE_PER_SEC;
     cfg->rate_burst = SRV_RATE_BURST;
     cfg->create_bots = SRV_WHO_AUTO;
@@ -749,4 +753,9 @@ bool srv_instance_valid(const char *name)
     size_t n = strlen(name);
     return n >= 1 && n <= SRV_INSTANCE_MAX &&
            strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._:-") == n;
+}
+
+const char *srv_storage_target(const srv_config *cfg)
+{
+    return cfg->storage ? cfg->storage : cfg->db_path ? cfg->db_path : "tessera.db";
 }

@@ -1,30 +1,66 @@
 /*
  * conn.c — what the server says to a connection: its bounded output queue
- * (written out by net.c at the end of the loop round), error replies, and
- * closing after the queue drains. Everything above the socket (handlers,
- * the table, registry, tournaments, courses) talks to a client through
- * these; none of them calls back into net.c.
+ * (written out by its transport at the end of the loop round), error
+ * replies, and closing after the queue drains. Everything above the
+ * transports (handlers, the table, registry, tournaments, courses) talks to
+ * a client through these, whichever transport it is on (conn_ops: net.c's
+ * WebSocket, cluster.c's forwarded client); none of them calls a transport.
  *
  * A message is queued as the WebSocket frame that carries it (RFC 6455: a
  * final text frame, unmasked as a server's are), so that net.c writes every
  * message a connection has waiting in one send(2). A message queued after a
  * journal write that is not yet committed (under --durable: not yet synced)
- * waits for it (store_hold_seq): the connection is held (srv->held) until the
- * journal releases it (srv->on_synced). Otherwise the connection goes on
+ * waits for it (journal_hold): the connection is held (srv->held) until the
+ * journal releases it (conn_release_held). Otherwise the connection goes on
  * srv->flush, written when the loop round's callbacks are done.
  *
  * A peer that lets its queue grow past SRV_MAX_QUEUED_BYTES without reading
  * is cut off at once (we cannot even send it a close frame). Loop thread
  * only.
  */
+#include <assert.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cluster.h"
 #include "conn.h"
-#include "store.h"
+#include "journal.h"
+
+conn *conn_create(srv *s, const conn_ops *ops, size_t link_size)
+{
+    assert(s && ops && ops->wake && ops->flush && ops->kill);
+    conn *c = calloc(1, sizeof *c + link_size);
+    if (!c)
+        return NULL;
+    c->ops = ops;
+    c->srv = s;
+    c->id = ++s->next_conn_id;
+    c->next = s->conns;
+    if (s->conns)
+        s->conns->prev = c;
+    s->conns = c;
+    return c;
+}
+
+void *conn_link(conn *c)
+{
+    return c + 1;
+}
+
+void conn_destroy(conn *c)
+{
+    srv *s = c->srv;
+    conn_unhold(c);
+    conn_queue_free(c);
+    if (c->prev)
+        c->prev->next = c->next;
+    else
+        s->conns = c->next;
+    if (c->next)
+        c->next->prev = c->prev;
+    free(c);
+}
 
 void conn_queue_free(conn *c)
 {
@@ -38,35 +74,6 @@ void conn_queue_free(conn *c)
     c->queued = 0;
 }
 
-/* A peer that lets its queue grow without reading is cut off at once: we
- * cannot even send it a close frame. */
-static void conn_kill(conn *c, const char *why)
-{
-    if (c->remote && !c->closing) { /* no socket: its server closes its client */
-        conn_queue_free(c);
-        conn_close_after(c, LWS_CLOSE_STATUS_POLICY_VIOLATION, why);
-        return;
-    }
-    if (!c->wsi || c->closing)
-        return;
-    srv_log(LOG_WARN, "conn_killed", "{s:I, s:s, s:s}", "conn", (json_int_t)c->id, "peer", c->peer,
-            "reason", why);
-    conn_drop(c);
-}
-
-void conn_drop(conn *c)
-{
-    if (!c->wsi || c->kill)
-        return;
-    c->closing = true;
-    c->kill = true;
-    conn_queue_free(c);
-    /* its WRITEABLE callback returns -1: lws closes it at once (a timeout
-     * set from outside lws' own callbacks may wait for its next service) */
-    c->write_asked = true;
-    lws_callback_on_writable(c->wsi);
-}
-
 void conn_hold(conn *c)
 {
     srv *s = c->srv;
@@ -76,7 +83,7 @@ void conn_hold(conn *c)
         int cap = s->held_cap ? 2 * s->held_cap : 256;
         conn **p = realloc(s->held, (size_t)cap * sizeof *p);
         if (!p) {
-            conn_kill(c, "out of memory");
+            c->ops->kill(c, "out of memory");
             return;
         }
         s->held = p;
@@ -116,7 +123,7 @@ void conn_flush_later(conn *c)
         int cap = s->flush_cap ? 2 * s->flush_cap : 256;
         conn **p = realloc(s->flush, (size_t)cap * sizeof *p);
         if (!p) {
-            conn_kill(c, "out of memory");
+            c->ops->kill(c, "out of memory");
             return;
         }
         s->flush = p;
@@ -147,14 +154,6 @@ static size_t frame_header(unsigned char *h, size_t len)
     return 10;
 }
 
-void conn_wake(conn *c)
-{
-    if (c->remote)
-        cluster_flush(c);
-    else
-        conn_flush_later(c);
-}
-
 const char *conn_msg_text(const outmsg *o, size_t *len)
 {
     const unsigned char *f = o->buf + LWS_PRE;
@@ -167,17 +166,18 @@ const char *conn_msg_text(const outmsg *o, size_t *len)
  * committed (0: at once). */
 static void queue_text(conn *c, const char *text, size_t len, uint64_t hold)
 {
-    if ((!c->wsi && !c->remote) || c->closing)
+    assert(c->ops && (text || !len));
+    if (c->closing)
         return;
     if (c->queued + len > SRV_MAX_QUEUED_BYTES) {
-        conn_kill(c, "output queue full: the client does not read");
+        c->ops->kill(c, "output queue full: the client does not read");
         return;
     }
     unsigned char h[10];
     size_t hn = frame_header(h, len);
     outmsg *o = malloc(sizeof *o + LWS_PRE + hn + len);
     if (!o) {
-        conn_kill(c, "out of memory");
+        c->ops->kill(c, "out of memory");
         return;
     }
     o->next = NULL;
@@ -194,19 +194,19 @@ static void queue_text(conn *c, const char *text, size_t len, uint64_t hold)
     if (o->hold)
         conn_hold(c);
     else
-        conn_wake(c);
+        c->ops->wake(c);
 }
 
 void conn_send_text(conn *c, const char *text, size_t len)
 {
     /* nothing leaves before the journal's writes made so far are committed
      * (--durable: on disk; PostgreSQL: the batch); net_release_held lets it go */
-    uint64_t hold = c->srv->db ? store_hold_seq(c->srv) : 0;
+    uint64_t hold = journal_hold(c->srv->db);
     if (c->srv->db) {
         /* a table whose match has moves in a batch not yet stored (its commit
-         * failed: store_hold_seq no longer holds everything) hears nothing
+         * failed: journal_hold no longer holds everything) hears nothing
          * more until they are */
-        uint64_t synced = store_synced(c->srv);
+        uint64_t synced = journal_synced(c->srv->db);
         for (int i = 0; i < c->nsubs; i++) {
             uint64_t b = c->subs[i].m->journal_batch;
             if (b > synced && b > hold)
@@ -225,7 +225,7 @@ void conn_send(conn *c, json_t *msg)
 {
     if (!msg)
         return;
-    if (c && (c->wsi || c->remote) && !c->closing) {
+    if (c && !c->closing) {
         /* written into the server's reusable buffer, then copied to the queue */
         textbuf *b = &c->srv->send_txt;
         tb_reset(b);
@@ -243,12 +243,12 @@ void conn_error(conn *c, int code, const char *message, const json_t *id)
 
 void conn_close_after(conn *c, int status, const char *reason)
 {
-    if ((!c->wsi && !c->remote) || c->closing)
+    if (c->closing)
         return;
     c->closing = true;
     c->close_status = status;
     snprintf(c->close_reason, sizeof c->close_reason, "%s", reason);
-    conn_wake(c); /* net.c (or cluster.c) sends the close once the queue is out */
+    c->ops->wake(c); /* the transport sends the close once the queue is out */
 }
 
 conn *conn_find(srv *s, uint64_t id)
@@ -256,5 +256,55 @@ conn *conn_find(srv *s, uint64_t id)
     for (conn *c = s->conns; c; c = c->next)
         if (c->id == id)
             return c;
-    return cluster_remote_find(s, id);
+    return NULL;
+}
+
+const char *conn_front(conn *c, size_t *len)
+{
+    outmsg *o = c->head;
+    if (!o)
+        return NULL;
+    if (o->hold && o->hold > journal_synced(c->srv->db)) {
+        conn_hold(c); /* conn_release_held comes back to it after the commit */
+        return NULL;
+    }
+    return conn_msg_text(o, len);
+}
+
+void conn_pop(conn *c)
+{
+    outmsg *o = c->head;
+    SRV_ASSERT(o && c->queued >= o->len);
+    c->head = o->next;
+    if (!c->head)
+        c->tail = NULL;
+    c->queued -= o->len;
+    free(o);
+}
+
+void conn_flush_all(srv *s)
+{
+    while (s->nflush > 0) {
+        conn *c = s->flush[--s->nflush];
+        assert(c->flushing);
+        c->flushing = false;
+        c->ops->flush(c);
+    }
+}
+
+void conn_release_held(srv *s)
+{
+    uint64_t synced = journal_synced(s->db);
+    int kept = 0;
+    for (int i = 0; i < s->nheld; i++) {
+        conn *c = s->held[i];
+        if (c->head && c->head->hold > synced) {
+            s->held[kept++] = c; /* waits for a later commit or sync */
+            continue;
+        }
+        c->held = false; /* its transport holds it again at a later message's number */
+        conn_flush_later(c);
+    }
+    s->nheld = kept;
+    conn_flush_all(s);
 }

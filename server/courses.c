@@ -16,7 +16,7 @@
 #include "courses.h"
 #include "internal.h"
 #include "registry.h"
-#include "store.h"
+#include "journal.h"
 #include "tournaments.h"
 
 struct courses {
@@ -86,7 +86,7 @@ static int host_queue_work(void *user, void (*work)(void *), void (*done)(void *
     if (!c)
         return -1;
     *c = (pool_call){.cs = cs, .work = work, .done = done, .arg = arg};
-    if (srv_queue_work(cs->s, call_work, call_done, c, &cs->pending) != 0) {
+    if (srv_queue_work(cs->s->loop, call_work, call_done, c, &cs->pending) != 0) {
         free(c);
         return -1;
     }
@@ -233,7 +233,7 @@ int courses_start(srv *s, char *err, size_t errcap)
     char dir[PATH_MAX];
     if (s->cfg.course_files)
         snprintf(dir, sizeof dir, "%.2000s", s->cfg.course_files);
-    else if (store_is_pg(s))
+    else if (journal_shared(s->db))
         snprintf(dir, sizeof dir, "tessera-files");
     else
         snprintf(dir, sizeof dir, "%.2000s.files", dbp);
@@ -258,7 +258,7 @@ int courses_start(srv *s, char *err, size_t errcap)
                        .start_tour = host_tour_start,
                        .cancel_tour = host_tour_cancel,
                        .tour_state_of = host_tour_state};
-    class_service_config cfg = {.db = store_db(s), .files_dir = dir, .jobs = s->cfg.course_jobs};
+    class_service_config cfg = {.db = journal_db(s->db), .files_dir = dir, .jobs = s->cfg.course_jobs};
     /* the service's start may ask for tournaments already: s->courses first */
     s->courses = cs;
     int rc = class_service_start(&cfg, &host, &cs->svc, err, errcap);

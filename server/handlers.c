@@ -18,6 +18,7 @@
 #include "courses.h"
 #include "handlers.h"
 #include "internal.h"
+#include "tokidx.h"
 #include "match.h"
 #include "match_views.h"
 #include "players/sandbox.h"
@@ -25,7 +26,7 @@
 #include "protocol/record.h"
 #include "registry.h"
 #include "storage/db.h"
-#include "store.h"
+#include "journal.h"
 #include "table.h"
 #include "tournaments.h"
 
@@ -244,8 +245,8 @@ static void resume(conn *c, const proto_msg *m)
     }
     /* a finished match may no longer be held in memory: ask the journal (a
      * journal of before hashed tokens indexed their text) */
-    if (c->srv->db && (store_resume_status(c->srv, h) == MATCH_FINISHED ||
-                       store_resume_status(c->srv, m->resume_token) == MATCH_FINISHED))
+    if (journal_resume_status(c->srv->db, h) == MATCH_FINISHED ||
+        journal_resume_status(c->srv->db, m->resume_token) == MATCH_FINISHED)
         conn_error(c, ENG_EMATCH_OVER, "the match has already ended", m->id);
     else
         conn_error(c, ENG_EBAD_TOKEN, "no seat has that resume token", m->id);
@@ -352,15 +353,12 @@ static match *played_match(conn *c, const proto_msg *m, int *seat)
     return NULL;
 }
 
-static void move(conn *c, const proto_msg *m)
+/* Whether the move was played as the seat's turn (it was asked for). */
+static bool move(conn *c, const proto_msg *m)
 {
     int seat;
     match *x = played_match(c, m, &seat);
-    /* a move the server asked for and played costs no rate token: a bot
-     * answering at once against instant opponents (or in many games at
-     * once) is paced by the server, not flooding it */
-    if (x && match_remote_move(x, seat, c, m, c->rx_ns))
-        c->tokens += 1.0;
+    return x && match_remote_move(x, seat, c, m, c->rx_ns);
 }
 
 static void resign(conn *c, const proto_msg *m)
@@ -441,7 +439,7 @@ static json_t *program_logs(srv *s, const match *x)
         json_t *log = t->prog ? prog_log_json(t->prog) : NULL;
         db_stmt *q = NULL;
         if (!log && s->db &&
-            db_prepare(store_db(s), "SELECT log FROM program_logs WHERE match=? AND seat=?", &q) ==
+            db_prepare(journal_db(s->db), "SELECT log FROM program_logs WHERE match=? AND seat=?", &q) ==
                 DB_OK &&
             db_bind_text(q, 1, x->id, -1) == DB_OK && db_bind_int(q, 2, i) == DB_OK &&
             db_step(q) == DB_ROW && db_column_text(q, 0))
@@ -476,8 +474,9 @@ static void get_record(conn *c, const proto_msg *m)
     conn_send(c, r);
 }
 
-void handle_message(conn *c, const char *buf, size_t len)
+bool handle_message(conn *c, const char *buf, size_t len)
 {
+    bool asked = false;
     proto_msg m;
     json_t *id = NULL;
     char err[256];
@@ -487,23 +486,23 @@ void handle_message(conn *c, const char *buf, size_t len)
         json_decref(id);
         if (rc == ENG_EBAD_JSON || rc == ENG_EBAD_VERSION || rc == ENG_ETOO_LARGE || !c->hello)
             conn_close_after(c, LWS_CLOSE_STATUS_POLICY_VIOLATION, eng_err_code(rc));
-        return;
+        return false;
     }
     if (!c->hello && m.type != PROTO_HELLO) {
         conn_error(c, ENG_EBAD_MESSAGE, "the first message must be hello", m.id);
         conn_close_after(c, LWS_CLOSE_STATUS_POLICY_VIOLATION, "hello first");
         proto_msg_free(&m);
-        return;
+        return false;
     }
     if (c->srv->stopping && m.type != PROTO_PING) {
         conn_error(c, ENG_ESHUTTING_DOWN, "the server is shutting down", m.id);
         proto_msg_free(&m);
-        return;
+        return false;
     }
     /* another server's match or tournament: forwarded there (cluster.c) */
     if (cluster_route(c, &m, buf, len)) {
         proto_msg_free(&m);
-        return;
+        return false;
     }
     switch (m.type) {
     case PROTO_HELLO:
@@ -513,7 +512,6 @@ void handle_message(conn *c, const char *buf, size_t len)
         }
         c->hello = true;
         c->proto = (int)m.protocol;
-        lws_set_timeout(c->wsi, NO_PENDING_TIMEOUT, 0);
         reply_welcome(c, &m);
         break;
     case PROTO_PING: conn_send(c, proto_reply("pong", m.id)); break;
@@ -524,7 +522,7 @@ void handle_message(conn *c, const char *buf, size_t len)
     case PROTO_JOIN: join(c, &m); break;
     case PROTO_SPECTATE: spectate(c, &m); break;
     case PROTO_UNSPECTATE: unspectate(c, &m); break;
-    case PROTO_MOVE: move(c, &m); break;
+    case PROTO_MOVE: asked = move(c, &m); break;
     case PROTO_RESIGN: resign(c, &m); break;
     case PROTO_RESUME: resume(c, &m); break;
     case PROTO_REPLAY: replay(c, &m); break;
@@ -558,6 +556,7 @@ void handle_message(conn *c, const char *buf, size_t len)
     default: conn_error(c, ENG_EUNKNOWN_TYPE, "unknown message type", m.id); break;
     }
     proto_msg_free(&m);
+    return asked;
 }
 
 void handle_conn_closed(conn *c)

@@ -9,28 +9,32 @@
  *   handlers.h     one function per client message (handlers.c)
  *   conn.h         a connection's output queue, errors, closing (conn.c)
  *   table.h        who sits at and watches each match; the event sink (table.c)
- *   match.h        matches: creation, turns, policies, restore; the sink's
- *                  interface (match.c)
+ *   match.h        matches: turns, policies, results; the sink's interface
+ *                  (match.c; created and restored in match_create.c)
  *   match_views.h  a match as JSON and message text (match_views.c)
  *   match_clock.h  clocks and timeout policies (match_clock.c)
  *   agents.h       in-process bots on the libuv thread pool (agents.c)
- *   store.h        the SQLite journal, and the restore spec (store.c)
+ *   journal.h      the journal: writes as rows, holds, faults, the reader
+ *                  (journal.c over journal_sqlite.c or journal_pg.c)
+ *   base.h         logs, histograms, clocks, tokens, addresses (log.c, config.c)
  *   programs.h     external programs (cmd:) in seats, one worker thread each
- *   registry.h     registered remote bots and the admin token
+ *   registry.h     registered remote bots and the admin token (registry.c);
+ *                  the register messages (register.c)
  *   tournaments.h  the tournament messages, to the tournament service
- *   access.h       creation policy, quotas, expiry, the resume-token index
+ *   access.h       creation policy, quotas, expiry
+ *   tokidx.h       the resume-token index
  *   courses.h      the course_* messages, to the classroom's course service
- *   log.c, metrics.c, config.c, server.c: declared here (shared by all)
+ *   metrics.c, config.c, server.c: declared here (shared by all)
  *
  * The per-move path reads down: net -> handlers -> table -> match ->
- * {store, agents, match_clock, match_views}; a match tells its table
+ * {journal, agents, match_clock, match_views}; a match tells its table
  * through the sink (match.h), never by calling a connection.
  *
  * Threads: everything here runs on the loop thread except the body of an
  * agent's search (agents.c), which works on its own copies and hands its
  * result back through uv_queue_work's completion callback; a program's
  * worker thread (programs.c), which owns its player and hands results back
- * through a uv_async_t; and the pool jobs of registry.c (secret hashing)
+ * through a uv_async_t; and the pool jobs of register.c (secret hashing)
  * and of the services it hosts (tournament standings, course uploads),
  * which work on data the loop does not touch while they run.
  */
@@ -49,6 +53,7 @@
 
 #include "bots/bot.h"
 #include "engine/eng.h"
+#include "base.h"
 #include "limits.h"
 #include "protocol/chance.h"
 #include "protocol/jsontext.h"
@@ -62,33 +67,15 @@ typedef struct conn conn;
 typedef struct match match;
 typedef struct seat seat_t;
 typedef struct agent_job agent_job;
-typedef struct store store;
+typedef struct journal journal;
 typedef struct prog prog;
 typedef struct regbot regbot;
-
-/* ---- addresses (config.c) ------------------------------------------------------------ */
-
-/* An address or address block: family AF_INET/AF_INET6, the address in
- * network order, the prefix length. */
-typedef struct srv_cidr {
-    int family;
-    unsigned char addr[16];
-    int bits;
-} srv_cidr;
-
-/* Parse a list of addresses/blocks separated by spaces or commas into out
- * (at most max). Returns how many, or -1 with the reason in err. */
-int srv_cidr_parse_list(const char *text, srv_cidr *out, int max, char *err, size_t errcap);
-/* Parse one address (not a block; "::ffff:1.2.3.4" is 1.2.3.4). */
-bool srv_addr_parse(const char *text, srv_cidr *out);
-/* Is address a in one of the n blocks? */
-bool srv_cidr_match(const srv_cidr *list, int n, const srv_cidr *a);
 
 /* ---- connections ------------------------------------------------------------ */
 
 typedef struct outmsg {
     struct outmsg *next;
-    uint64_t hold;               /* written once store_synced() reaches it (0: now): the
+    uint64_t hold;               /* written once journal_synced() reaches it (0: now): the
                                     journal's commit (--durable: its sync) it waits for */
     size_t len;                  /* bytes of the WebSocket frame after the LWS_PRE headroom */
     unsigned char buf[];         /* LWS_PRE + len bytes: the frame (header, text) */
@@ -102,7 +89,9 @@ typedef struct conn_sub {
 } conn_sub;
 
 struct conn {
-    struct lws *wsi;             /* NULL once lws closed it */
+    const struct conn_ops *ops;  /* its transport (conn.h): a WebSocket (net.c), or another
+                                    server's client (cluster.c), whose own data follows this
+                                    struct (conn_link) */
     srv *srv;
     uint64_t id;                 /* for logs */
     char peer[64];               /* remote address, for logs (the client's, from
@@ -111,45 +100,21 @@ struct conn {
     bool hello;                  /* hello received */
     int proto;                   /* protocol version agreed in hello (1 before) */
     bool closing;                /* close after the queue drains */
-    bool close_sent;             /* our close frame is out; awaiting the peer's */
     int close_status;            /* WebSocket close code to send */
     char close_reason[124];
-    /* receive */
-    char *rx;                    /* message being assembled */
-    size_t rx_len, rx_cap;
-    bool rx_skip;                /* discarding the rest of an oversized/binary message */
     uint64_t rx_ns;              /* uv_hrtime() when the last message was complete */
     /* send */
     outmsg *head, *tail;
     size_t queued;               /* bytes in the queue */
     bool held;                   /* in srv->held: its queue waits for the journal */
     bool flushing;               /* in srv->flush: written at the end of this loop round */
-    bool write_asked;            /* lws was asked for a WRITEABLE callback, not yet had */
-    bool kill;                   /* drop it at its next WRITEABLE callback (no close frame) */
-    /* keep-alive (net.c) */
-    uint64_t heard_ms;           /* loop ms when a frame (any: a message, a pong) last came */
-    uint64_t pinged_ms;          /* loop ms of our last ping (0: none since then) */
-    /* rate limit */
-    double tokens;
-    uint64_t tokens_at_ms;
-    int floods;
     /* matches this connection plays or watches (table.c) */
     conn_sub subs[SRV_MAX_SPECTATING + SRV_MAX_SEATS_PER_CONN];
     int nsubs;
-    /* several servers (cluster.c) */
-    bool remote;                 /* stands for a client of another server: no socket; what
-                                    is queued goes there over Redis */
-    int edge;                    /* remote: that server's index in cluster.c's table */
-    uint64_t edge_conn;          /* remote: the connection's id on that server */
-    uint64_t fwd_mask;           /* ours: the servers (by index) its messages went to */
-    int seat_owner;              /* ours: where its last join or resume went (-1: none) */
-    char fwd_match[SRV_MATCH_ID_LEN + 1]; /* ours: the match its last forward was about ... */
-    int fwd_owner;               /* ... and that match's owner (cluster.c: no lookup per move) */
-    conn *hnext;                 /* cluster.c's index of connections by id */
     regbot *reg;                          /* the registered bot this connection is, or NULL */
     int64_t watching[SRV_MAX_WATCHING];   /* tournaments it watches (tournaments.c) */
     int nwatching;
-    conn *prev, *next;           /* srv->conns list */
+    conn *prev, *next;           /* srv->conns: every connection, on any transport */
 };
 
 
@@ -214,7 +179,7 @@ struct match {
     int turns;                        /* completed turns (record turns) */
     textbuf history;                  /* the record turns as compact JSON texts, each with a
                                          comma after it, for join/resume/spectate
-                                         (match_history_json): a tenth of their memory as
+                                         (match_views.c's history): a tenth of their memory as
                                          jansson objects (about 50 KB a finished match) */
     json_t *state_cache;              /* public state JSON at state_cache_at moves */
     int state_cache_at;
@@ -260,56 +225,16 @@ struct match {
     int summary_turns;                /* cluster.c: turns + 1 when its lobby summary was last
                                          stored for other servers (0: never) ... */
     int summary_status;               /* ... and its status then */
-    int journal_status;               /* store.c: the status it last wrote + 1 (0: not known):
+    int journal_status;               /* the status it last journaled + 1 (0: not known):
                                          a move's batch leaves it alone when unchanged */
-    uint64_t journal_batch;           /* the commit its latest moves wait for (store.c: the
-                                         batch they are in); stored once store_synced()
+    uint64_t journal_batch;           /* the commit its latest writes wait for (journal.h: the
+                                         batch they are in); stored once journal_synced()
                                          reaches it */
     bool closing;                     /* being freed (timer closing) */
     bool timer_closed;                /* the timer's close callback has run */
     match *prev, *next;               /* srv->matches list */
 };
 
-
-/* ---- logging ------------------------------------------------------------------------- */
-
-enum { LOG_DEBUG, LOG_INFO, LOG_WARN, LOG_ERROR, LOG_ALWAYS /* printed at any level, as info */ };
-/* Log one event as a JSON line; `fields` is a jansson pack format for the
- * extra fields (may be NULL), followed by its arguments. */
-void srv_log(int level, const char *event, const char *fields, ...);
-/* The same with the fields as an object (stolen). */
-void srv_log_json(int level, const char *event, json_t *fields);
-/* Run work(arg) on the libuv thread pool, then done(arg, status) on the
- * loop (status != 0: it could not run); *pending (may be NULL) counts the
- * job until done has run. 0, or -1 when it cannot be queued (nothing runs). */
-int srv_queue_work(srv *s, void (*work)(void *arg), void (*done)(void *arg, int status),
-                   void *arg, int *pending);
-void srv_log_set_level(int level);
-
-/* ---- statistics (docs/protocol.md: server_stats) ------------------------------------------ */
-
-/* 1 us buckets below 10 ms, 100 us buckets from 10 ms to 1 s; slower
- * samples land in the last bucket (and max_us keeps the true maximum). */
-#define STAT_FINE 10000
-#define STAT_BUCKETS (STAT_FINE + 9901)
-
-typedef struct srv_hist {
-    uint64_t count;
-    uint64_t max_us;
-    uint32_t bucket[STAT_BUCKETS];
-} srv_hist;
-
-/* ---- metrics (metrics.c; docs/operations.md, "Metrics") ------------------------------ */
-
-/* A Prometheus histogram: counts per upper bound (seconds), their sum. */
-#define PHIST_MAX_BOUNDS 16
-typedef struct srv_phist {
-    const double *le;                   /* upper bounds, ascending (seconds) */
-    int nle;
-    uint64_t counts[PHIST_MAX_BOUNDS + 1]; /* per bound, not cumulative; last: +Inf */
-    uint64_t count;
-    double sum;                         /* seconds */
-} srv_phist;
 
 /* Error codes, counted by the wire code (errors.h has one entry each). */
 #define SRV_CNT_ERR_(name, wire, msg) +1
@@ -324,21 +249,6 @@ enum { SRV_NERR = 1 ENG_ERR_MAP(SRV_CNT_ERR_) };
 enum { SRV_REASONS(SRV_REASON_ENUM_) SRV_NREASONS };
 #undef SRV_REASON_ENUM_
 
-/* Journal faults by kind (store.c classifies SQLite's codes). */
-enum {
-    JF_NONE,
-    JF_DISK_FULL,
-    JF_IO_ERROR,
-    JF_LOCKED,
-    JF_READONLY,
-    JF_CORRUPT,
-    JF_OTHER,
-    JF_UNREACHABLE, /* PostgreSQL: no connection to the database server */
-    JF_NKINDS
-};
-/* Their names, as logs and /metrics show them (store.c). */
-extern const char *const srv_fault_names[JF_NKINDS];
-
 typedef struct srv_counters {
     uint64_t conns_accepted;             /* WebSocket connections opened */
     uint64_t conns_refused;              /* ... refused (connection limit, shutting down) */
@@ -348,31 +258,17 @@ typedef struct srv_counters {
     uint64_t finished[SRV_NREASONS];     /* matches finished, by reason */
     uint64_t errors[SRV_NERR];           /* error replies sent, by code (-code) */
     uint64_t refused_policy, refused_quota, refused_rate; /* anonymous creates refused */
-    uint64_t journal_faults[JF_NKINDS];  /* journal writes failed, by kind */
-    uint64_t journal_refused;            /* writes refused at once during a fault */
     srv_phist overhead;                  /* remote move in -> next your_turn queued */
-    srv_phist journal;                   /* one journal write (transaction) */
     srv_phist think;                     /* an in-process bot's search, wall time */
     srv_phist timeout_late;              /* a timeout applied after its deadline, by */
-    /* WAL checkpoints (store.c, "Checkpoints") */
-    uint64_t ckpt_passes;       /* passes on the pool that ran */
-    uint64_t wal_resets;        /* WALs copied whole, to be started again */
-    int wal_frames, wal_copied; /* the WAL at the last pass: frames, copied */
-    srv_phist ckpt_stall;       /* the loop's share of a checkpoint (the tail) */
 } srv_counters;
 
-void phist_add(srv_phist *h, double seconds);
-/* Count a finished match by its result's reason. */
-void metrics_finished(srv *s, const char *reason);
 /* The exposition text of GET /metrics (malloc'd, *len bytes), or NULL. */
 char *metrics_text(srv *s, size_t *len);
 /* /readyz: NULL when ready, else why not (a static string or s's buffer). */
 const char *metrics_not_ready(srv *s);
 void metrics_init(srv *s);
 
-void hist_add(srv_hist *h, uint64_t us);
-/* {"count":n,"p50_us":..,"p99_us":..,"max_us":..} (new reference) */
-json_t *hist_json(const srv_hist *h);
 /* The server's figures: connections, matches, moves, overhead, timeouts, memory. */
 json_t *srv_stats_json(const srv *s);
 
@@ -384,8 +280,8 @@ typedef struct srv_test_hooks {
     uint64_t seed;                    /* the next match's seed */
     int readonly_after;               /* > 0: appends before the database turns read-only */
     int bot_illegal_turn;             /* > 0: the search answering this turn cheats */
-    char fault_file[512];             /* names the journal fault in force (store.c) */
-    char sync_log[512];               /* --durable: the WAL size each sync covered (store.c) */
+    char fault_file[512];             /* names the journal fault in force (journal_sqlite.c) */
+    char sync_log[512];               /* --durable: the WAL size each sync covered (journal_sqlite.c) */
     int standings_delay_ms;           /* > 0: each standings job takes this much longer */
 } srv_test_hooks;
 
@@ -414,10 +310,8 @@ struct srv {
     uint64_t stop_at;                 /* loop ms: stop lws then, goodbyes or not */
     bool stopping;
     conn *conns;
-    int nconns;
+    int nconns;                       /* WebSocket connections (net.c) */
     conn **held;                      /* connections whose output waits for the journal */
-    void (*on_synced)(srv *s);        /* the journal released held output: a commit, or under
-                                         --durable its sync (net.c sets it) */
     int nheld, held_cap;
     conn **flush;                     /* connections with output to write at the end of
                                          this loop round (net.c) */
@@ -429,7 +323,7 @@ struct srv {
     int nlive;                        /* waiting + live */
     int nfinished;                    /* finished matches held in memory */
     uint64_t finished;                /* matches finished since start */
-    store *db;
+    journal *db;                      /* the journal (journal.h), or NULL */
     char instance[SRV_INSTANCE_MAX + 1]; /* this server's name among several ([cluster]) */
     int max_live_matches;             /* SRV_MAX_LIVE_MATCHES, or a test hook's */
     int max_spectators;               /* SRV_MAX_SPECTATORS, or a test hook's */
@@ -455,7 +349,7 @@ struct srv {
     bool tls;                         /* serving https:// and wss:// */
     bool listening;                   /* the vhost listens (readiness) */
     struct quota *quota;              /* per-address counts (access.c) */
-    struct tokidx *tokidx;            /* resume token -> seat (access.c) */
+    struct tokidx *tokidx;            /* resume token -> seat (tokidx.c) */
     uv_timer_t expiry_timer;          /* sweeps waiting matches past their expiry */
     /* admin, registered bots, programs, tournaments */
     char admin_hash[SRV_TOKEN_HASH_LEN + 1]; /* the admin token's (access_token_hash) */
@@ -487,22 +381,16 @@ bool srv_instance_valid(const char *name);
 /* Where the configuration says to store: journal.storage, or journal.path. */
 const char *srv_storage_target(const srv_config *cfg);
 
-/* Milliseconds on the loop's monotonic clock. */
+/* Milliseconds on the loop's monotonic clock (srv_loop_now). */
 uint64_t srv_now(const srv *s);
-/* Wall clock, epoch milliseconds. */
-int64_t srv_epoch_ms(void);
-/* Random token of n (1..64) base32 characters into out (n + 1 bytes), from
- * getrandom(2). Returns 0, or ENG_EINTERNAL when no random bytes can be had
- * (logged; out is then ""): callers fail closed, never use a guessable token. */
-int srv_random_token(char *out, int n);
 /* Set the server's limits to their defaults in limits.h (no config, no test
  * hooks): live matches, spectators, finished matches kept, idle timeout. */
 void srv_limits_default(srv *s);
-/* The source of random bytes: getrandom(2). A test hook (fault injection). */
-extern ssize_t (*srv__getrandom)(void *buf, size_t len, unsigned int flags);
+/* Open the journal at target for s (journal.h, with the server's
+ * configuration and test hooks) into s->db: 0, or a code with err. */
+int srv_journal_open(srv *s, const char *target, bool durable, char *err, size_t errcap);
 /* Free the buffers of the per-move message texts (send_txt, msg_txt, ...):
  * at shutdown, after the loop has run for the last time. */
 void srv_texts_free(srv *s);
-
 
 #endif

@@ -204,7 +204,7 @@
 
 /* The journal's WAL is started again from its beginning once it holds
  * this many frames (a frame: a 4 KiB page and its header) and a checkpoint
- * has copied them (store.c, "Checkpoints"). It bounds the WAL file (about
+ * has copied them (journal_sqlite.c, "Checkpoints"). It bounds the WAL file (about
  * 64 MiB) and the index SQLite maps in memory for it (8 bytes a frame,
  * 128 KiB); each start again costs the loop one short checkpoint, about once
  * a second at most under the heaviest load, far less in a normal one.
@@ -231,7 +231,9 @@
  *                                append the WAL's size it covered to FILE,
  *                                and run no checkpoints (the WAL only grows),
  *                                so that a test can cut the WAL there: what a
- *                                power cut at that instant could leave
+ *                                power cut at that instant could leave; each
+ *                                sync also waits 25 ms before its fsync, so
+ *                                that there are unsynced commits to cut
  *   TESSERA_TEST_STANDINGS_DELAY_MS=N a tournament's standings job sleeps N ms
  *                                in its thread: a change asked meanwhile
  *                                waits for it (tournaments.c, steer)

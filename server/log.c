@@ -61,6 +61,14 @@ void srv_log(int level, const char *event, const char *fields, ...)
     json_decref(o);
 }
 
+_Noreturn void srv__assert_failed(const char *expr, const char *file, int line, const char *func)
+{
+    srv_log(LOG_ERROR, "invariant_broken", "{s:s, s:s, s:i, s:s}", "expr", expr, "file", file,
+            "line", line, "function", func);
+    fprintf(stderr, "tessera: invariant broken at %s:%d (%s): %s\n", file, line, func, expr);
+    abort();
+}
+
 void srv_log_json(int level, const char *event, json_t *fields)
 {
     srv_log(level, event, "O", fields); /* a reference of its own: a level not logged drops it */
@@ -92,7 +100,7 @@ static void pool_done(uv_work_t *w, int status)
     free(j);
 }
 
-int srv_queue_work(srv *s, void (*work)(void *), void (*done)(void *, int), void *arg,
+int srv_queue_work(uv_loop_t *loop, void (*work)(void *), void (*done)(void *, int), void *arg,
                    int *pending)
 {
     pool_job *j = calloc(1, sizeof *j);
@@ -100,13 +108,25 @@ int srv_queue_work(srv *s, void (*work)(void *), void (*done)(void *, int), void
         return -1;
     *j = (pool_job){.work = work, .done = done, .arg = arg, .pending = pending};
     j->req.data = j;
-    if (uv_queue_work(s->loop, &j->req, pool_work, pool_done) != 0) {
+    if (uv_queue_work(loop, &j->req, pool_work, pool_done) != 0) {
         free(j);
         return -1;
     }
     if (pending)
         (*pending)++;
     return 0;
+}
+
+/* ---- hashing ------------------------------------------------------------------------ */
+
+uint64_t srv_hash_str(uint64_t seed, const char *s)
+{
+    uint64_t h = 1469598103934665603ull ^ seed;
+    for (; *s; s++) {
+        h ^= (unsigned char)*s;
+        h *= 1099511628211ull;
+    }
+    return h ^ (h >> 29);
 }
 
 /* ---- statistics ------------------------------------------------------------------ */
@@ -146,8 +166,28 @@ json_t *hist_json(const srv_hist *h)
                      "max_us", (json_int_t)h->max_us);
 }
 
-/* One observation (seconds) into a histogram of fixed bounds (metrics.c sets
- * them up and writes them out). */
+static const double fast_le[] = {0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005,
+                                 0.01,    0.025,  0.05,    0.1,    0.25,  1.0};
+static const double think_le[] = {0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60};
+static const double late_le[] = {0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5};
+
+void phist_init(srv_phist *h, int bounds)
+{
+    static const struct {
+        const double *le;
+        int n;
+    } b[] = {
+        [PHIST_FAST] = {fast_le, (int)(sizeof fast_le / sizeof fast_le[0])},
+        [PHIST_THINK] = {think_le, (int)(sizeof think_le / sizeof think_le[0])},
+        [PHIST_LATE] = {late_le, (int)(sizeof late_le / sizeof late_le[0])},
+    };
+    memset(h, 0, sizeof *h);
+    h->le = b[bounds].le;
+    h->nle = b[bounds].n;
+}
+
+/* One observation (seconds) into a histogram of fixed bounds (metrics.c
+ * writes them out). */
 void phist_add(srv_phist *h, double seconds)
 {
     if (!h->le)
@@ -164,12 +204,17 @@ void phist_add(srv_phist *h, double seconds)
 
 /* ---- the clocks and random tokens every part uses ---------------------------------- */
 
-uint64_t srv_now(const srv *s)
+uint64_t srv_loop_now(uv_loop_t *loop)
 {
     /* the loop's cached time can be stale by a whole batch of I/O; clocks
      * are charged from it, so refresh it (a vDSO clock read) */
-    uv_update_time(s->loop);
-    return uv_now(s->loop);
+    uv_update_time(loop);
+    return uv_now(loop);
+}
+
+uint64_t srv_now(const srv *s)
+{
+    return srv_loop_now(s->loop);
 }
 
 int64_t srv_epoch_ms(void)

@@ -1,8 +1,10 @@
 /*
- * match.c — a match from creation to result: seats, turns, the journal,
- * the policies' moves, and the events everyone at the table is told of.
+ * match.c — a match from its first turn to its result: seats, turns, the
+ * journal, the policies' moves, and the events everyone at the table is
+ * told of; freeing it.
  *
- * What a match looks like (JSON, message texts) is match_views.c's; how
+ * How a match comes into being (created or restored) is match_create.c's;
+ * what a match looks like (JSON, message texts) is match_views.c's; how
  * much time a seat has and what its timer calls for is match_clock.c's; who
  * hears an event, and in which form, is the sink's (match.h; table.c).
  *
@@ -22,24 +24,52 @@
  *      what comes next.
  * Journal first, announce second: a restarted server never un-says a move.
  */
-#include <errno.h>
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "access.h"
 #include "agents.h"
 #include "internal.h"
+#include "tokidx.h"
 #include "match.h"
 #include "match_clock.h"
 #include "match_views.h"
 #include "programs.h"
-#include "registry.h"
-#include "store.h"
+#include "journal.h"
 #include "players/player.h"
 #include "protocol/record.h"
-#include "tournaments.h"
+
+/* ---- the turn's state machine ---------------------------------------------------- */
+
+/*
+ * A match is waiting (open seats not all joined), live, or finished, and
+ * never goes back. While live, at most one seat is asked to move at a time
+ * (to_move), and at most one search runs (job): a turn is asked (ask), its
+ * moves journaled and applied (play_turn), announced (end_turn), and only
+ * then is the next seat asked. A result not yet journaled (finish_reason)
+ * leaves the match live, no seat asked, until the journal takes it.
+ */
+static void match_check(const match *m)
+{
+#ifndef NDEBUG
+    assert(m->srv && m->g && m->wire && m->st && m->turn_start);
+    assert(m->status >= MATCH_WAITING && m->status <= MATCH_FINISHED);
+    assert(m->nseats >= m->g->min_players && m->nseats <= m->g->max_players);
+    assert(m->to_move >= -1 && m->to_move < m->nseats);
+    assert(m->to_move < 0 || m->status == MATCH_LIVE);
+    assert(m->status != MATCH_FINISHED || (m->to_move < 0 && !m->finish_reason));
+    assert(!m->finish_reason || m->to_move < 0);
+    assert(!m->storage_retry || m->to_move >= 0);
+    assert(!m->job || (m->job_seat >= 0 && m->job_seat < m->nseats));
+    assert(m->nmoves >= 0 && (m->nmoves <= m->capmoves || !m->moves));
+    assert(m->turn_first >= 0 && m->turn_first <= m->nmoves && m->turns <= m->nmoves);
+    assert(m->chance_k <= (uint64_t)m->nmoves);
+#else
+    (void)m;
+#endif
+}
 
 /* ---- helpers ------------------------------------------------------------------ */
 
@@ -122,7 +152,7 @@ int match_spec_kind(const char *spec)
 
 /* Append a turn in record form (borrowed; NULL: a turn the codec could not
  * write, kept as {} so that the turns keep their numbers). */
-static void history_add(match *m, const json_t *rec)
+void match__history_add(match *m, const json_t *rec)
 {
     if (rec)
         jt_dump(&m->history, rec);
@@ -131,25 +161,50 @@ static void history_add(match *m, const json_t *rec)
     tb_put(&m->history, ",", 1);
 }
 
-json_t *match_history_json(const match *m)
-{
-    const textbuf *h = &m->history;
-    if (h->failed || h->len == 0)
-        return json_array(); /* out of memory while it was written: none shown */
-    char *t = malloc(h->len + 1);
-    if (!t)
-        return NULL;
-    t[0] = '[';
-    memcpy(t + 1, h->p, h->len - 1); /* without the last comma */
-    t[h->len] = ']';
-    json_t *a = json_loadb(t, h->len + 1, 0, NULL);
-    free(t);
-    return a;
-}
-
 /* ---- the journal of engine moves ----------------------------------------------- */
 
-static int push_move(match *m, eng_move mv)
+_Static_assert(MATCH_FINISHED == JOURNAL_FINISHED, "the journal reads finished matches");
+
+/* The match's seats as the journal keeps them, into rows (ENG_MAX_PLAYERS):
+ * status_changed when the status may differ from the one last written. */
+journal_seats match__seats_row(const match *m, journal_seat *rows, bool status_changed)
+{
+    static const char *const kinds[] = {[SEAT_BOT] = "bot", [SEAT_OPEN] = "open",
+                                        [SEAT_PROGRAM] = "program", [SEAT_REMOTE] = "remote"};
+    for (int i = 0; i < m->nseats; i++) {
+        const seat_t *t = &m->seats[i];
+        rows[i] = (journal_seat){kinds[t->kind], t->name,     t->spec,     t->token,
+                                 t->resume,      t->bank_ms,  t->grace_ms, t->used_ms,
+                                 t->illegal,     t->moves,    t->joined,   t->takeover,
+                                 t->resume[0] && !t->resume_indexed};
+    }
+    return (journal_seats){m->id, m->status, status_changed, m->nseats, rows};
+}
+
+/* The journal took the match's seats (and their new resume tokens) into
+ * batch `batch` (seats: false for moves alone). */
+static void journaled(match *m, uint64_t batch, bool seats)
+{
+    m->journal_batch = batch;
+    if (!seats)
+        return;
+    m->journal_status = m->status + 1;
+    for (int i = 0; i < m->nseats; i++)
+        if (m->seats[i].resume[0])
+            m->seats[i].resume_indexed = true;
+}
+
+/* Journal the seats' state (a join, an illegal move counted). */
+static void journal_seats_now(match *m)
+{
+    journal_seat rows[ENG_MAX_PLAYERS];
+    journal_seats js = match__seats_row(m, rows, true);
+    uint64_t batch;
+    if (m->srv->db && journal_update_seats(m->srv->db, &js, &batch) == 0)
+        journaled(m, batch, true);
+}
+
+int match__push_move(match *m, eng_move mv)
 {
     if (m->nmoves == m->capmoves) {
         int cap = m->capmoves ? m->capmoves * 2 : 64;
@@ -195,7 +250,18 @@ static void observe(match *m, eng_move mv, const char *reason)
  * moves are dropped and the state is untouched. */
 static int commit_moves(match *m, int from, const char *by, const char *reason)
 {
-    int rc = m->srv->db ? store_append(m->srv, m, from, m->nmoves, by, reason) : 0;
+    SRV_ASSERT(from >= 0 && from <= m->nmoves);
+    int rc = 0;
+    if (m->srv->db) {
+        bool seats = !by || strcmp(by, "chance") != 0; /* a draw changes no seat */
+        journal_seat rows[ENG_MAX_PLAYERS];
+        journal_seats js = match__seats_row(m, rows, m->journal_status != m->status + 1);
+        journal_moves mv = {m->id,         from,   m->nmoves - from,   m->moves + from,
+                            m->times + from, by, reason, seats ? &js : NULL};
+        uint64_t batch;
+        if (!(rc = journal_append(m->srv->db, &mv, &batch)))
+            journaled(m, batch, seats);
+    }
     if (rc) {
         m->nmoves = from;
         return rc;
@@ -235,6 +301,8 @@ static void arm_timer(match *m);
 static void finish_ex(match *m, const char *reason, int faulty, const char *detail,
                       const char *verdict)
 {
+    assert(reason && faulty >= -1 && faulty < m->nseats);
+    match_check(m);
     if (m->status == MATCH_FINISHED)
         return;
     agent_cancel(m);
@@ -281,7 +349,18 @@ static void finish_ex(match *m, const char *reason, int faulty, const char *deta
         json_object_set_new(m->result, "detail", json_string(detail));
     if (verdict)
         json_object_set_new(m->result, "verdict", json_string(verdict));
-    if (m->srv->db && store_finish(m->srv, m) != 0) {
+    int jrc = 0;
+    if (m->srv->db) {
+        journal_seat rows[ENG_MAX_PLAYERS];
+        journal_seats js = match__seats_row(m, rows, true);
+        char *res = json_dumps(m->result, JSON_COMPACT);
+        uint64_t batch;
+        jrc = res ? journal_finish(m->srv->db, &js, m->finished_ms, res, &batch) : ENG_ENOMEM;
+        if (!jrc)
+            journaled(m, batch, true);
+        free(res);
+    }
+    if (jrc) {
         /* nothing is announced that the journal does not hold: the match
          * waits, finished but unannounced, and the finish is tried again */
         m->status = status0;
@@ -307,7 +386,7 @@ static void finish_ex(match *m, const char *reason, int faulty, const char *deta
         m->paused_told = false;
         srv_log(LOG_INFO, "match_resumed", "{s:s}", "match", m->id);
     }
-    metrics_finished(m->srv, reason);
+    m->srv->cnt.finished[match_reason_index(reason)]++; /* /metrics, by reason */
     for (int i = 0; i < m->nseats; i++)
         if (m->seats[i].prog) /* told game_over, then ended; its log is stored */
             prog_finish(m->seats[i].prog, m->st, reason, faulty, detail);
@@ -355,21 +434,7 @@ void match_trim_finished(srv *s, const match *keep)
         match_close(oldest);
 }
 
-match *match_find_stored(srv *s, const char *id)
-{
-    match *m = match_find(s, id);
-    if (m || !s->db || !id)
-        return m;
-    char err[256];
-    if (store_load_finished(s, id, &match_restorer, err, sizeof err) != 0)
-        return NULL;
-    m = match_find(s, id);
-    if (m)
-        match_trim_finished(s, m);
-    return m;
-}
-
-static void finish(match *m, const char *reason, int faulty, const char *detail)
+void match__finish(match *m, const char *reason, int faulty, const char *detail)
 {
     finish_ex(m, reason, faulty, detail, NULL);
 }
@@ -392,6 +457,7 @@ static void agent_returned(match *m, const agent_result *r);
  * the update can tell everyone the chance outcome the next seat faces. */
 static void end_turn(match *m, const char *by, const char *reason)
 {
+    SRV_ASSERT(m->to_move < 0 && m->turn_first < m->nmoves);
     /* the turn in record form */
     char err[256];
     json_t *record = wire_record_turn(m->g, m->turn_start, m->moves + m->turn_first,
@@ -400,7 +466,7 @@ static void end_turn(match *m, const char *by, const char *reason)
         srv_log(LOG_ERROR, "record_failed", "{s:s, s:s}", "match", m->id, "reason", err);
         record = json_object();
     }
-    history_add(m, record);
+    match__history_add(m, record);
     m->turns++;
     m->turn_first = m->nmoves;
     memcpy(m->turn_start, m->st, m->g->state_size);
@@ -409,7 +475,7 @@ static void end_turn(match *m, const char *by, const char *reason)
     bool discard = false;
     if (m->g->current_player(m->st) == ENG_CHANCE && m->status == MATCH_LIVE) {
         int from = m->nmoves;
-        if (push_move(m, eng_chance_draw(m->g, m->st, m->seed, m->chance_k++)) == 0 &&
+        if (match__push_move(m, eng_chance_draw(m->g, m->st, m->seed, m->chance_k++)) == 0 &&
             commit_moves(m, from, "chance", NULL) == 0)
             discard = m->g->current_player(m->st) < 0; /* the outcome left nothing to decide */
     }
@@ -451,11 +517,15 @@ static void retry_later(match *m, const char *what)
 static int play_turn(match *m, int seat_no, const eng_move *mv, int n, const rec_time *tm,
                      const char *by, const char *reason, conn *ack_to, json_t *ack)
 {
+    /* only the seat asked plays a turn, and only in a live match */
+    SRV_ASSERT(m->status == MATCH_LIVE && seat_no == m->to_move && !m->finish_reason);
+    assert(n > 0 && n <= ENG_MAX_TURN_MOVES);
+    match_check(m);
     seat_t *t = &m->seats[seat_no];
     uint64_t now = srv_now(m->srv);
     int from = m->nmoves;
     for (int i = 0; i < n; i++)
-        if (push_move(m, mv[i])) {
+        if (match__push_move(m, mv[i])) {
             m->nmoves = from;
             json_decref(ack);
             return ENG_ENOMEM;
@@ -555,6 +625,9 @@ static void ask_program(match *m, int p)
 /* Ask the seat to move: arm its deadline, start its search or tell it. */
 static void ask(match *m, int p)
 {
+    /* one seat asked at a time, no search running */
+    SRV_ASSERT(m->status == MATCH_LIVE && m->to_move < 0 && !m->job && p >= 0 && p < m->nseats);
+    match_check(m);
     seat_t *t = &m->seats[p];
     uint64_t now = srv_now(m->srv);
     m->to_move = p;
@@ -591,10 +664,11 @@ static void ask(match *m, int p)
 
 static void advance(match *m)
 {
+    match_check(m);
     while (m->status == MATCH_LIVE && !m->job && m->to_move < 0 && !m->finish_reason) {
         int p = m->g->current_player(m->st);
         if (p == ENG_TERMINAL) {
-            finish(m, "normal", -1, NULL);
+            match__finish(m, "normal", -1, NULL);
             return;
         }
         if (p == ENG_CHANCE) {
@@ -602,7 +676,7 @@ static void advance(match *m)
             memcpy(m->turn_start, m->st, m->g->state_size);
             m->turn_first = m->nmoves;
             int from = m->nmoves;
-            if (push_move(m, eng_chance_draw(m->g, m->st, m->seed, m->chance_k++)) ||
+            if (match__push_move(m, eng_chance_draw(m->g, m->st, m->seed, m->chance_k++)) ||
                 commit_moves(m, from, "chance", NULL)) {
                 storage_paused(m, "draw");
                 arm_timer(m);
@@ -710,7 +784,7 @@ static void on_timer(uv_timer_t *h)
     case DUE_DISCONNECT: {
         char detail[128];
         snprintf(detail, sizeof detail, "seat %d left and did not come back in time", p);
-        finish(m, "disconnect", p, detail);
+        match__finish(m, "disconnect", p, detail);
         return;
     }
     case DUE_RETRY: {
@@ -740,6 +814,7 @@ static void on_timer(uv_timer_t *h)
 
 bool match_seat_taken(match *m, int seat_no)
 {
+    assert(seat_no >= 0 && seat_no < m->nseats && m->status != MATCH_FINISHED);
     seat_t *t = &m->seats[seat_no];
     t->joined = true;
     t->gone_since = 0;
@@ -758,8 +833,7 @@ bool match_seat_taken(match *m, int seat_no)
                     m->seats[i].gone_since = srv_now(m->srv);
         }
     }
-    if (m->srv->db)
-        store_update_seats(m->srv, m);
+    journal_seats_now(m);
     return start;
 }
 
@@ -787,6 +861,8 @@ void match_seat_dropped(match *m, int seat_no)
 
 bool match_remote_move(match *m, int seat_no, conn *c, const proto_msg *msg, uint64_t rx_ns)
 {
+    assert(c && msg && seat_no >= 0 && seat_no < m->nseats);
+    match_check(m);
     seat_t *t = &m->seats[seat_no];
     const match_sink *out = sink_of(m);
     if (m->status == MATCH_FINISHED) {
@@ -847,11 +923,11 @@ bool match_remote_move(match *m, int seat_no, conn *c, const proto_msg *msg, uin
         snprintf(detail, sizeof detail, "illegal move: %s", err);
         if (m->pol.illegal == PROTO_ILLEGAL_FORFEIT ||
             (m->pol.illegal == PROTO_ILLEGAL_REJECT && t->illegal >= m->pol.max_illegal))
-            finish(m, "illegal", seat_no, detail);
+            match__finish(m, "illegal", seat_no, detail);
         else if (m->pol.illegal == PROTO_ILLEGAL_RANDOM)
             play_random(m, seat_no, "illegal");
-        else if (m->srv->db)
-            store_update_seats(m->srv, m);
+        else
+            journal_seats_now(m);
         return false;
     }
     json_t *ok = proto_reply("move_accepted", msg->id);
@@ -957,7 +1033,7 @@ static void public_detail(int seat_no, const char *verdict, const char *detail, 
 }
 
 /* The answer of a program seat's worker to turn `seq` (programs.h). */
-static void program_done(match *m, int seat_no, int seq, const player_result *r)
+void match__program_done(match *m, int seat_no, int seq, const player_result *r)
 {
     seat_t *t = &m->seats[seat_no];
     if (m->status != MATCH_LIVE || m->to_move != seat_no || !t->prog_asked || seq != t->prog_seq)
@@ -1023,7 +1099,7 @@ void match_expire(match *m)
              m->srv->cfg.waiting_expiry_s);
     srv_log(LOG_INFO, "match_expired", "{s:s, s:i}", "match", m->id, "after_s",
             m->srv->cfg.waiting_expiry_s);
-    finish(m, "expired", -1, detail);
+    match__finish(m, "expired", -1, detail);
 }
 
 void match_resign(match *m, int seat_no)
@@ -1032,48 +1108,10 @@ void match_resign(match *m, int seat_no)
         return; /* it is over already, waiting for the journal */
     char detail[64];
     snprintf(detail, sizeof detail, "seat %d resigned", seat_no);
-    finish(m, "resignation", seat_no, detail);
+    match__finish(m, "resignation", seat_no, detail);
 }
 
-/* ---- creation, restore, freeing --------------------------------------------------- */
-
-static match *alloc_match(srv *s, const eng_game *g, const game_codec *w, const eng_rules *r)
-{
-    match *m = calloc(1, sizeof *m);
-    if (!m)
-        return NULL;
-    m->srv = s;
-    m->g = g;
-    m->wire = w;
-    m->ann_at = -1;
-    m->rules = *r;
-    m->st = malloc(g->state_size);
-    m->turn_start = malloc(g->state_size);
-    m->to_move = -1;
-    if (!m->st || !m->turn_start) {
-        free(m->st);
-        free(m->turn_start);
-        free(m);
-        return NULL;
-    }
-    g->init(m->st, r);
-    memcpy(m->turn_start, m->st, g->state_size);
-    uv_timer_init(s->loop, &m->timer);
-    m->timer.data = m;
-    return m;
-}
-
-static void link_match(srv *s, match *m)
-{
-    m->next = s->matches;
-    if (s->matches)
-        s->matches->prev = m;
-    s->matches = m;
-    if (m->status == MATCH_FINISHED)
-        s->nfinished++;
-    else
-        s->nlive++;
-}
+/* ---- freeing --------------------------------------------------- */
 
 static void free_match(match *m)
 {
@@ -1132,6 +1170,12 @@ void match_close(match *m)
     uv_close((uv_handle_t *)&m->timer, on_timer_closed);
 }
 
+void match__discard(match *m)
+{
+    m->closing = true;
+    uv_close((uv_handle_t *)&m->timer, on_timer_closed); /* frees m */
+}
+
 /* The search of a closing match returned: the match is freed once both
  * that and its timer's close have happened. */
 static void free_after_job(match *m)
@@ -1139,413 +1183,6 @@ static void free_after_job(match *m)
     if (m->closing && m->timer_closed)
         free_match(m);
 }
-
-static int make_bots(match *m, char *err, size_t errcap, int *code)
-{
-    for (int i = 0; i < m->nseats; i++) {
-        seat_t *t = &m->seats[i];
-        if (t->kind != SEAT_BOT)
-            continue;
-        uint64_t seed;
-        eng_rng r;
-        eng_rng_seed_stream(&r, m->seed, 1000 + (uint64_t)i);
-        seed = m->seat_seeds ? m->seat_seed[i] : eng_rng_next(&r);
-        t->bot = bot_create(t->spec, m->g, seed, err, errcap);
-        if (t->bot)
-            m->srv->bots++;
-        if (!t->bot) {
-            *code = bot_find_type(t->spec) || strchr(t->spec, ':') ? ENG_EBAD_BOT_SPEC
-                                                                   : ENG_EUNKNOWN_BOT;
-            return -1;
-        }
-    }
-    return 0;
-}
-
-/* Check the seat specs of a create_match: bots by bot_check_spec, programs
- * by resolving their command, registered bots in the registry; programs,
- * registered bots and bots whose options name a file to read (BOT_FILE, e.g.
- * evomcts:eval=FILE) only with the admin token. */
-static int check_seats(srv *s, const proto_msg *msg, const eng_game *g, const match_opts *opts,
-                       int *code, char *err, size_t errcap)
-{
-    int programs = 0;
-    for (int i = 0; i < msg->nseats; i++) {
-        if (msg->seats[i].open)
-            continue;
-        const char *spec = msg->seats[i].bot;
-        int kind = match_spec_kind(spec);
-        char e[320];
-        int rc = 0;
-        if (kind != SEAT_BOT && !(opts && opts->admin)) {
-            *code = ENG_EFORBIDDEN;
-            snprintf(err, errcap,
-                     "seat %d: %s seats need the server's admin token (\"admin_token\")", i,
-                     kind == SEAT_PROGRAM ? "program (cmd:)" : "registered bot (remote:)");
-            return -1;
-        }
-        char opt[32];
-        if (kind == SEAT_BOT && !(opts && opts->admin) &&
-            bot_spec_reads_file(spec, opt, sizeof opt)) {
-            /* checked before the bot is made, which would read the file:
-             * the answer is the same whatever the file is */
-            *code = ENG_EFORBIDDEN;
-            snprintf(err, errcap,
-                     "seat %d: bot option '%s' names a file the server would read; only the "
-                     "server's admin may set it (\"admin_token\")",
-                     i, opt);
-            return -1;
-        }
-        if (kind == SEAT_PROGRAM) {
-            player_config pc;
-            player_config_default(&pc);
-            player *pl = player_create(spec, g, &pc, e, sizeof e);
-            if (!pl)
-                rc = ENG_EBAD_BOT_SPEC;
-            player_destroy(pl); /* nothing was started: player_create only checks */
-            programs++;
-        } else if (kind == SEAT_REMOTE) {
-            const char *name = spec + 7;
-            if (!name[0] || strlen(name) > PROTO_NAME_MAX) {
-                rc = ENG_EBAD_BOT_SPEC;
-                snprintf(e, sizeof e, "remote: needs the name of a registered bot");
-            } else {
-                /* one bot may hold several seats of a match (a bot playing
-                 * itself, as a person may play two seats): each counts
-                 * against its capacity */
-                int earlier = 0;
-                for (int j = 0; j < i; j++)
-                    earlier += !msg->seats[j].open && strcmp(msg->seats[j].bot, spec) == 0;
-                rc = registry_check(s, name, g, earlier, e, sizeof e);
-            }
-        } else {
-            rc = bot_check_spec(spec, g, e, sizeof e);
-        }
-        if (rc) {
-            *code = rc;
-            snprintf(err, errcap, "seat %d: %s", i, e);
-            return -1;
-        }
-    }
-    if (programs && progs_running(s) + programs > SRV_MAX_PROGRAMS) {
-        *code = ENG_ETOO_MANY;
-        snprintf(err, errcap, "the server runs its maximum of %d programs", SRV_MAX_PROGRAMS);
-        return -1;
-    }
-    return 0;
-}
-
-/* Start the worker of every program seat (resumed after n moves when n > 0). */
-static int start_programs(match *m, const eng_move *moves, int n, char *err, size_t errcap)
-{
-    void *initial = NULL;
-    for (int i = 0; i < m->nseats; i++) {
-        if (m->seats[i].kind != SEAT_PROGRAM)
-            continue;
-        if (!initial) {
-            initial = malloc(m->g->state_size);
-            if (!initial) {
-                snprintf(err, errcap, "out of memory");
-                return ENG_ENOMEM;
-            }
-            m->g->init(initial, &m->rules);
-        }
-        int rc = prog_start(m, i, initial, moves, n, program_done, err, errcap);
-        if (rc) {
-            free(initial);
-            return rc;
-        }
-    }
-    free(initial);
-    return 0;
-}
-
-match *match_create(srv *s, const proto_msg *msg, int *code, char *err, size_t errcap)
-{
-    return match_create_ex(s, msg, NULL, code, err, errcap);
-}
-
-match *match_create_ex(srv *s, const proto_msg *msg, const match_opts *opts, int *code, char *err,
-                       size_t errcap)
-{
-    const eng_game *g = eng_find_game(msg->game);
-    const game_codec *w = g ? codec_find(g->name) : NULL;
-    if (!g || !w) {
-        *code = ENG_EUNKNOWN_GAME;
-        snprintf(err, errcap, "no game named '%.40s' (see list_games)", msg->game);
-        return NULL;
-    }
-    if (s->nlive >= s->max_live_matches) {
-        *code = ENG_ETOO_MANY;
-        snprintf(err, errcap, "the server runs its maximum of %d matches", s->max_live_matches);
-        return NULL;
-    }
-    eng_rules rules;
-    int rc = wire_rules_parse(g, msg->rules, msg->nseats, &rules, err, errcap);
-    if (rc) {
-        *code = rc;
-        return NULL;
-    }
-    if (check_seats(s, msg, g, opts, code, err, errcap))
-        return NULL;
-    match *m = alloc_match(s, g, w, &rules);
-    if (!m) {
-        *code = ENG_ENOMEM;
-        snprintf(err, errcap, "out of memory");
-        return NULL;
-    }
-    /* the id, the secret seed and the seat tokens come from getrandom(2);
-     * without it the match is refused (fail closed) */
-    uint64_t seed = 0;
-    char tok[17];
-    bool random_ok = srv_random_token(m->id, SRV_MATCH_ID_LEN) == 0;
-    while (random_ok && match_find(s, m->id))
-        random_ok = srv_random_token(m->id, SRV_MATCH_ID_LEN) == 0;
-    random_ok = random_ok && srv_random_token(tok, 16) == 0;
-    for (int i = 0; random_ok && i < 16; i++)
-        seed = seed * 33 + (unsigned char)tok[i];
-    if (s->test.seed_set)
-        seed = s->test.seed++; /* test hook: reproducible matches */
-    if (opts && opts->has_seed)
-        seed = opts->seed; /* a tournament group's games share their chance seed */
-    m->seed = seed;
-    if (opts && opts->has_seat_seeds) {
-        m->seat_seeds = true;
-        memcpy(m->seat_seed, opts->seat_seed, sizeof m->seat_seed);
-    }
-    /* the nonce of the commitment: random bytes as well, fail closed */
-    for (size_t got = 0; random_ok && got < sizeof m->nonce;) {
-        ssize_t r = srv__getrandom(m->nonce + got, sizeof m->nonce - got, 0);
-        if (r < 0 && errno == EINTR)
-            continue;
-        random_ok = r > 0;
-        got += r > 0 ? (size_t)r : 0;
-    }
-    chance_secret secret = {.seed = seed};
-    memcpy(secret.nonce, m->nonce, sizeof m->nonce);
-    m->has_nonce = random_ok && chance_commitment(&secret, m->commitment) == 0;
-    random_ok = random_ok && m->has_nonce;
-    m->tc = msg->tc;
-    m->pol = msg->pol;
-    m->nseats = msg->nseats;
-    bool open = false;
-    for (int i = 0; i < m->nseats; i++) {
-        seat_t *t = &m->seats[i];
-        t->kind = msg->seats[i].open ? SEAT_OPEN : match_spec_kind(msg->seats[i].bot);
-        snprintf(t->name, sizeof t->name, "%s", msg->seats[i].name);
-        snprintf(t->spec, sizeof t->spec, "%s", msg->seats[i].bot);
-        if (t->kind == SEAT_REMOTE) { /* the seat's name is the registered bot's */
-            size_t len = strnlen(t->spec + 7, PROTO_NAME_MAX); /* checked: at most 64 */
-            memcpy(t->name, t->spec + 7, len);
-            t->name[len] = 0;
-        }
-        if (t->kind == SEAT_OPEN) {
-            /* kept as its hash; the text goes to the creator only */
-            char text[SRV_TOKEN_LEN + 1];
-            random_ok = random_ok && srv_random_token(text, SRV_TOKEN_LEN) == 0;
-            if (random_ok)
-                access_token_hash(text, t->token);
-            if (opts && opts->join_tokens)
-                memcpy(opts->join_tokens[i], text, sizeof text);
-            open = true;
-        }
-        t->bank_ms = m->tc.bank_ms;
-        t->grace_ms = m->pol.timeout == PROTO_TIMEOUT_GRACE ? m->pol.grace_ms : 0;
-    }
-    if (!random_ok) {
-        *code = ENG_EINTERNAL;
-        snprintf(err, errcap, "the server could not get random bytes for the match's tokens");
-        m->closing = true;
-        uv_close((uv_handle_t *)&m->timer, on_timer_closed); /* frees m */
-        return NULL;
-    }
-    if (make_bots(m, err, errcap, code)) {
-        m->closing = true;
-        uv_close((uv_handle_t *)&m->timer, on_timer_closed); /* frees m */
-        return NULL;
-    }
-    m->status = open ? MATCH_WAITING : MATCH_LIVE;
-    m->created_ms = srv_epoch_ms();
-    if (s->db && store_create_match(s, m) != 0) {
-        *code = ENG_ESTORAGE;
-        snprintf(err, errcap, "the match could not be stored");
-        m->closing = true;
-        uv_close((uv_handle_t *)&m->timer, on_timer_closed);
-        return NULL;
-    }
-    link_match(s, m);
-    /* a registered bot is away until its connection takes the seat
-     * (table_attach_remote): its clock runs, the disconnect policy applies */
-    for (int i = 0; i < m->nseats; i++)
-        if (m->seats[i].kind == SEAT_REMOTE && m->status == MATCH_LIVE)
-            m->seats[i].gone_since = srv_now(s);
-    int prc = start_programs(m, NULL, 0, err, errcap);
-    if (prc) {
-        /* stored already: it ends at once, recorded as such */
-        srv_log(LOG_ERROR, "program_failed", "{s:s, s:s}", "match", m->id, "reason", err);
-        *code = prc;
-        m->status = MATCH_LIVE;
-        finish(m, "aborted", -1, err);
-        return NULL;
-    }
-    srv_log(LOG_INFO, "match_created", "{s:s, s:s, s:i, s:s}", "match", m->id, "game", g->name,
-            "seats", m->nseats, "status", match_status_name(m->status));
-    return m;
-}
-
-match *match_restore(srv *s, const match_restore_spec *stored, char *err, size_t errcap)
-{
-    const eng_game *g = eng_find_game(stored->game);
-    const game_codec *w = g ? codec_find(g->name) : NULL;
-    if (!g || !w) {
-        snprintf(err, errcap, "unknown game '%s'", stored->game);
-        return NULL;
-    }
-    const int status = stored->status, nmoves = stored->nmoves;
-    const eng_move *moves = stored->moves;
-    json_error_t je;
-    json_t *rj = json_loads(stored->rules_json, 0, &je), *sj = json_loads(stored->seats_json, 0, &je);
-    json_t *tj = json_loads(stored->tc_json, 0, &je), *pj = json_loads(stored->pol_json, 0, &je);
-    match *m = NULL;
-    eng_rules rules;
-    const char *bad = !rj                         ? "rules"
-                      : !sj || !json_is_array(sj) ? "seats"
-                      : !tj                       ? "time_control"
-                      : !pj                       ? "policies"
-                                                  : NULL;
-    if (bad) {
-        snprintf(err, errcap, "the stored %s are not valid JSON", bad);
-        goto out;
-    }
-    int nseats = (int)json_array_size(sj);
-    if (nseats < g->min_players || nseats > g->max_players) {
-        snprintf(err, errcap, "%d stored seats", nseats);
-        goto out;
-    }
-    if (wire_rules_parse(g, rj, nseats, &rules, err, errcap))
-        goto out;
-    m = alloc_match(s, g, w, &rules);
-    if (!m)
-        goto out;
-    snprintf(m->id, sizeof m->id, "%s", stored->id);
-    m->seed = stored->seed;
-    m->demo = stored->demo;
-    /* a match journaled before commitments has no nonce: no chance block */
-    if (stored->nonce_hex && chance_nonce_parse(stored->nonce_hex, m->nonce) == 0) {
-        chance_secret secret = {.seed = stored->seed};
-        memcpy(secret.nonce, m->nonce, sizeof m->nonce);
-        m->has_nonce = chance_commitment(&secret, m->commitment) == 0;
-    }
-    m->nseats = (int)json_array_size(sj);
-    json_int_t v;
-    m->tc.move_ms = json_unpack(tj, "{s:I}", "move_ms", &v) == 0 ? v : 10000;
-    m->tc.first_move_ms = json_unpack(tj, "{s:I}", "first_move_ms", &v) == 0 ? v : m->tc.move_ms;
-    m->tc.bank_ms = json_unpack(tj, "{s:I}", "bank_ms", &v) == 0 ? v : 0;
-    m->tc.increment_ms = json_unpack(tj, "{s:I}", "increment_ms", &v) == 0 ? v : 0;
-    json_unpack(pj, "{s:i, s:i, s:i, s:i, s:I, s:I}", "timeout", &m->pol.timeout, "illegal",
-                &m->pol.illegal, "max_illegal", &m->pol.max_illegal, "disconnect",
-                &m->pol.disconnect, "reconnect_grace_ms", &m->pol.reconnect_grace_ms, "grace_ms",
-                &m->pol.grace_ms);
-    for (int i = 0; i < m->nseats; i++) {
-        seat_t *t = &m->seats[i];
-        const char *kind = "", *name = "", *spec = "", *token = "", *res = "";
-        json_int_t bank = 0, grace = 0;
-        int joined = 0, takeover = 0;
-        json_unpack(json_array_get(sj, (size_t)i),
-                    "{s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:i, s:i, s:b, s:b}", "kind", &kind,
-                    "name", &name, "spec", &spec, "token", &token, "resume", &res, "bank_ms", &bank,
-                    "grace_ms", &grace, "illegal", &t->illegal, "moves", &t->moves, "joined",
-                    &joined, "takeover", &takeover);
-        t->kind = strcmp(kind, "bot") == 0       ? SEAT_BOT
-                  : strcmp(kind, "program") == 0 ? SEAT_PROGRAM
-                  : strcmp(kind, "remote") == 0  ? SEAT_REMOTE
-                                                 : SEAT_OPEN;
-        json_int_t used = 0;
-        json_unpack(json_array_get(sj, (size_t)i), "{s:I}", "used_ms", &used);
-        t->used_ms = used;
-        snprintf(t->name, sizeof t->name, "%s", name);
-        snprintf(t->spec, sizeof t->spec, "%s", spec);
-        snprintf(t->token, sizeof t->token, "%s", token);
-        snprintf(t->resume, sizeof t->resume, "%s", res);
-        /* a journal of before hashed tokens: hashed now (the seats row and
-         * the token index get the hashes with the next write) */
-        access_token_upgrade(t->token);
-        access_token_upgrade(t->resume);
-        t->bank_ms = bank;
-        t->grace_ms = grace;
-        t->joined = joined;
-        t->takeover = takeover;
-    }
-    int code;
-    if (status != MATCH_FINISHED && make_bots(m, err, errcap, &code))
-        goto fail;
-    /* replay the journal, rebuilding the history turn by turn */
-    m->status = MATCH_LIVE;
-    m->turn_first = 0;
-    for (int i = 0; i < nmoves; i++) {
-        int p = g->current_player(m->st);
-        m->chance_k += p == ENG_CHANCE;
-        if (p == ENG_TERMINAL || push_move(m, moves[i]) ||
-            (p == ENG_CHANCE && !eng_is_legal(g, m->st, moves[i])) ||
-            (p >= 0 && !eng_is_legal(g, m->st, moves[i]))) {
-            snprintf(err, errcap, "journal move %d does not fit the game", i);
-            goto fail;
-        }
-        if (stored->times)
-            m->times[i] = stored->times[i];
-        g->apply(m->st, moves[i]);
-        /* a turn ends when the next thing is a draw, the end, or another seat */
-        int q = g->current_player(m->st);
-        bool ends = q == ENG_CHANCE || q == ENG_TERMINAL || (p >= 0 && q != p);
-        if (ends) {
-            char e2[128];
-            json_t *rec = wire_record_turn(g, m->turn_start, m->moves + m->turn_first,
-                                           m->nmoves - m->turn_first, e2, sizeof e2);
-            history_add(m, rec);
-            json_decref(rec);
-            m->turns++;
-            m->turn_first = m->nmoves;
-            memcpy(m->turn_start, m->st, g->state_size);
-        }
-    }
-    /* future draws go on from chance event chance_k of the same seed */
-    m->status = status;
-    m->created_ms = stored->created_ms;
-    m->finished_ms = stored->finished_ms;
-    if (status == MATCH_FINISHED) {
-        m->result = json_loads(stored->result_json, 0, &je);
-        double sc[ENG_MAX_PLAYERS];
-        g->scores(m->st, sc);
-        for (int i = 0; i < m->nseats; i++)
-            m->final_scores[i] = sc[i];
-    } else {
-        /* everyone reconnects from scratch; the seat to move gets a fresh move */
-        for (int i = 0; i < m->nseats; i++)
-            if (((m->seats[i].kind == SEAT_OPEN && m->seats[i].joined) ||
-                 m->seats[i].kind == SEAT_REMOTE) &&
-                status == MATCH_LIVE)
-                m->seats[i].gone_since = srv_now(s);
-    }
-    link_match(s, m);
-    for (int i = 0; i < m->nseats; i++)
-        tokidx_add(s, m->seats[i].resume, m, i);
-    if (status != MATCH_FINISHED && start_programs(m, moves, nmoves, err, errcap) != 0)
-        /* its program seats play random moves or forfeit at their turns */
-        srv_log(LOG_ERROR, "program_failed", "{s:s, s:s}", "match", m->id, "reason", err);
-    goto out;
-fail:
-    m->closing = true;
-    uv_close((uv_handle_t *)&m->timer, on_timer_closed);
-    m = NULL;
-out:
-    json_decref(rj);
-    json_decref(sj);
-    json_decref(tj);
-    json_decref(pj);
-    return m;
-}
-
-const store_restorer match_restorer = {match_find, match_restore};
 
 /* ---- the record ---------------------------------------------------------------- */
 

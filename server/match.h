@@ -4,7 +4,7 @@
  * the people at its table what happened.
  *
  * The per-move path reads down: net.c -> handlers.c -> table.c -> match.c
- * -> {store.c, agents.c, match_clock.c, match_views.c}. A match never calls
+ * -> {journal.c, agents.c, match_clock.c, match_views.c}. A match never calls
  * a connection: it emits its events to the server's sink (srv.sink), and the
  * sink (table.c's) decides who hears them and in which form.
  */
@@ -12,6 +12,8 @@
 #define TESSERA_SERVER_MATCH_H
 
 #include "internal.h"
+#include "journal.h"
+#include "players/player.h"
 
 /* ---- the event sink ------------------------------------------------------------- */
 
@@ -66,12 +68,11 @@ typedef struct match_opts {
 /* match_create with options (opts may be NULL: none). */
 match *match_create_ex(srv *s, const proto_msg *msg, const match_opts *opts, int *code, char *err,
                        size_t errcap);
-struct match_restore_spec;
-/* Rebuild a stored match at start-up (store.h, store_restorer): its moves
- * replayed, its history rebuilt, its bots and programs started again. */
-match *match_restore(srv *s, const struct match_restore_spec *spec, char *err, size_t errcap);
-/* match_find and match_restore, for the journal's reader (store.h). */
-extern const struct store_restorer match_restorer;
+/* Rebuild a stored match at start-up (journal.h): its moves replayed, its
+ * history rebuilt, its bots and programs started again. */
+match *match_restore(srv *s, const journal_stored *spec, char *err, size_t errcap);
+/* match_find and match_restore, for the journal's reader (journal.h). */
+journal_restorer match_journal_restorer(srv *s);
 /* The kind a seat spec makes: SEAT_PROGRAM for cmd:/cmd-stateless:,
  * SEAT_REMOTE for remote:NAME, else SEAT_BOT. */
 int match_spec_kind(const char *spec);
@@ -82,9 +83,6 @@ match *match_find_stored(srv *s, const char *id);
 /* Close the oldest finished match held (not keep) when more than the
  * server keeps are held. */
 void match_trim_finished(srv *s, const match *keep);
-/* The turns played so far in record form (docs/records.md), as the views
- * show them: a new array, or NULL when memory ran out. */
-json_t *match_history_json(const match *m);
 /* The match as a game record (docs/records.md): its complete turns, each
  * with the time figures the server has of it (think_ms, wait_ms), and its
  * "chance" block — the commitment, with the seed and nonce once the match
@@ -116,5 +114,21 @@ void match_expire(match *m);
 /* Stop every timer and search, let everyone at the table go (the sink's
  * closing); free once the timer and the search have returned. */
 void match_close(match *m);
+
+/* ---- for match_create.c: what making a match needs of match.c ------------------- */
+
+/* Append a played move (ENG_ENOMEM when the list cannot grow). */
+int match__push_move(match *m, eng_move mv);
+/* Append a turn in record form to the history (borrowed; NULL: a turn the
+ * codec could not write, kept as {} so that the turns keep their numbers). */
+void match__history_add(match *m, const json_t *rec);
+/* The match's seats as the journal keeps them, into rows (ENG_MAX_PLAYERS). */
+journal_seats match__seats_row(const match *m, journal_seat *rows, bool status_changed);
+/* End the match (journaled, then announced); faulty: the seat at fault or -1. */
+void match__finish(match *m, const char *reason, int faulty, const char *detail);
+/* A program seat's turn or end came back (prog_start's callback). */
+void match__program_done(match *m, int seat_no, int seq, const player_result *r);
+/* A match never linked (its creation failed): freed once its timer closes. */
+void match__discard(match *m);
 
 #endif

@@ -15,10 +15,8 @@
 #include <string.h>
 
 #include "match_clock.h"
-#include "match.h"
 #include "match_views.h"
 #include "protocol/delta.h"
-#include "tournaments.h"
 
 /* The text of msg (borrowed, an object) with `"key":raw` added as its last
  * member, in buffer b (the server's: valid until the next message). */
@@ -193,6 +191,45 @@ json_t *match_seats_json(const match *m)
     return a;
 }
 
+/* The turns played so far in record form (docs/records.md), as the views
+ * show them: a new array, or NULL when memory ran out. */
+static json_t *match_history_json(const match *m)
+{
+    const textbuf *h = &m->history;
+    if (h->failed || h->len == 0)
+        return json_array(); /* out of memory while it was written: none shown */
+    char *t = malloc(h->len + 1);
+    if (!t)
+        return NULL;
+    t[0] = '[';
+    memcpy(t + 1, h->p, h->len - 1); /* without the last comma */
+    t[h->len] = ']';
+    json_t *a = json_loadb(t, h->len + 1, 0, NULL);
+    free(t);
+    return a;
+}
+
+/* ---- finish reasons --------------------------------------------------------------- */
+
+static const char *const reason_names[] = {
+#define SRV_REASON_NAME_(r) #r,
+    SRV_REASONS(SRV_REASON_NAME_)
+#undef SRV_REASON_NAME_
+};
+
+const char *match_reason_name(int i)
+{
+    return i >= 0 && i < SRV_NREASONS ? reason_names[i] : "other";
+}
+
+int match_reason_index(const char *reason)
+{
+    int i = 0;
+    while (i < SRV_NREASONS - 1 && strcmp(reason, reason_names[i]) != 0)
+        i++;
+    return i;
+}
+
 json_t *match_summary(const match *m)
 {
     json_t *o =
@@ -206,9 +243,9 @@ json_t *match_summary(const match *m)
     json_object_set_new(o, "result", m->result ? json_incref(m->result) : json_null());
     if (m->demo)
         json_object_set_new(o, "demo", json_true());
-    json_t *tag = tours_match_tag(m);
-    if (tag)
-        json_object_update_new(o, tag);
+    if (m->tour_id) /* a tournament's game: which, and which game of it */
+        json_object_update_new(o, json_pack("{s:I, s:I}", "tournament", (json_int_t)m->tour_id,
+                                            "tournament_game", (json_int_t)m->tour_game));
     json_object_update_new(o, rules_of_play(m));
     if (m->has_nonce)
         json_object_set_new(o, "chance_commitment", json_string(m->commitment));

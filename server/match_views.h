@@ -66,6 +66,10 @@ const textbuf *match_view_your_turn_text(match *m, int seat, bool v2, int tell, 
                                         int64_t epoch);
 /* Write msg (borrowed; NULL fails) into the server's message buffer. */
 const textbuf *match_view_text(match *m, const json_t *msg);
+/* The name of finish reason i (SRV_REASONS, /metrics), and the index of a
+ * reason's name (the last, "other", for one not listed). */
+const char *match_reason_name(int i);
+int match_reason_index(const char *reason);
 /* Forget the state caches of m (it finished or goes away). */
 void match_view_forget(match *m);
 

@@ -18,47 +18,20 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "access.h"
 #include "cluster.h"
 #include "engine/textbuf.h"
 #include "internal.h"
+#include "tokidx.h"
 #include "programs.h"
-#include "store.h"
+#include "journal.h"
+#include "match_views.h"
 #include "tournaments.h"
-
-static const double fast_le[] = {0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005,
-                                 0.01,    0.025,  0.05,    0.1,    0.25,  1.0};
-static const double think_le[] = {0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60};
-static const double late_le[] = {0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5};
-
-static void phist_init(srv_phist *h, const double *le, int n)
-{
-    memset(h, 0, sizeof *h);
-    h->le = le;
-    h->nle = n < PHIST_MAX_BOUNDS ? n : PHIST_MAX_BOUNDS;
-}
 
 void metrics_init(srv *s)
 {
-    phist_init(&s->cnt.overhead, fast_le, (int)(sizeof fast_le / sizeof fast_le[0]));
-    phist_init(&s->cnt.journal, fast_le, (int)(sizeof fast_le / sizeof fast_le[0]));
-    phist_init(&s->cnt.think, think_le, (int)(sizeof think_le / sizeof think_le[0]));
-    phist_init(&s->cnt.timeout_late, late_le, (int)(sizeof late_le / sizeof late_le[0]));
-    phist_init(&s->cnt.ckpt_stall, fast_le, (int)(sizeof fast_le / sizeof fast_le[0]));
-}
-
-static const char *const reason_names[] = {
-#define SRV_REASON_NAME_(r) #r,
-    SRV_REASONS(SRV_REASON_NAME_)
-#undef SRV_REASON_NAME_
-};
-
-void metrics_finished(srv *s, const char *reason)
-{
-    int i = 0;
-    while (i < SRV_NREASONS - 1 && strcmp(reason, reason_names[i]) != 0)
-        i++;
-    s->cnt.finished[i]++;
+    phist_init(&s->cnt.overhead, PHIST_FAST);
+    phist_init(&s->cnt.think, PHIST_THINK);
+    phist_init(&s->cnt.timeout_late, PHIST_LATE);
 }
 
 /* ---- the exposition text ----------------------------------------------------------- */
@@ -136,7 +109,7 @@ char *metrics_text(srv *s, size_t *len)
             "matches created without the admin token", c->matches_anonymous);
     head(&b, "tessera_matches_finished_total", "counter", "matches finished, by result reason");
     for (int i = 0; i < SRV_NREASONS; i++)
-        tb_printf(&b, "tessera_matches_finished_total{reason=\"%s\"} %llu\n", reason_names[i],
+        tb_printf(&b, "tessera_matches_finished_total{reason=\"%s\"} %llu\n", match_reason_name(i),
                   (unsigned long long)c->finished[i]);
     counter(&b, "tessera_moves_total", "turns played", s->moves);
     histogram(&b, "tessera_move_overhead_seconds",
@@ -146,32 +119,34 @@ char *metrics_text(srv *s, size_t *len)
               "how long after its deadline a timeout was applied", &c->timeout_late);
     histogram(&b, "tessera_bot_think_seconds", "an in-process bot's search, wall time", &c->think);
 
+    static const journal_stats none;
+    const journal_stats *js = s->db ? journal_get_stats(s->db) : &none;
     histogram(&b, "tessera_journal_write_seconds", "one journal write (an SQLite transaction)",
-              &c->journal);
+              &js->write);
     int64_t since = 0;
     const char *msg = NULL;
-    int fault = s->db ? store_fault(s, &since, &msg) : JF_NONE;
+    int fault = journal_fault(s->db, &since, &msg);
     gauge(&b, "tessera_journal_ok", "1 while the journal takes writes, 0 during a fault",
           fault == JF_NONE);
     head(&b, "tessera_journal_faults_total", "counter", "journal writes that failed, by kind");
     for (int i = 1; i < JF_NKINDS; i++)
-        tb_printf(&b, "tessera_journal_faults_total{kind=\"%s\"} %llu\n", srv_fault_names[i],
-                  (unsigned long long)c->journal_faults[i]);
+        tb_printf(&b, "tessera_journal_faults_total{kind=\"%s\"} %llu\n", journal_fault_name(i),
+                  (unsigned long long)js->faults[i]);
     counter(&b, "tessera_journal_writes_refused_total",
             "writes refused without trying while a fault lasts (retried every second)",
-            c->journal_refused);
+            js->refused);
     counter(&b, "tessera_journal_checkpoints_total", "WAL checkpoint passes on the thread pool",
-            c->ckpt_passes);
+            js->ckpt_passes);
     counter(&b, "tessera_journal_wal_resets_total",
             "times the WAL was copied whole, to be written again from its beginning",
-            c->wal_resets);
+            js->wal_resets);
     gauge(&b, "tessera_journal_wal_frames", "frames (pages) in the WAL at the last checkpoint",
-          c->wal_frames);
+          js->wal_frames);
     gauge(&b, "tessera_journal_wal_frames_copied",
-          "frames of the WAL copied into the database at the last checkpoint", c->wal_copied);
+          "frames of the WAL copied into the database at the last checkpoint", js->wal_copied);
     histogram(&b, "tessera_journal_checkpoint_stall_seconds",
               "the loop thread's share of a checkpoint (the WAL's tail, before it starts again)",
-              &c->ckpt_stall);
+              &js->ckpt_stall);
 
     head(&b, "tessera_errors_total", "counter", "error replies sent to clients, by code");
     for (int i = 1; i < SRV_NERR; i++)
@@ -240,10 +215,10 @@ const char *metrics_not_ready(srv *s)
         return "starting";
     int64_t since = 0;
     const char *msg = NULL;
-    int fault = s->db ? store_fault(s, &since, &msg) : JF_NONE;
+    int fault = journal_fault(s->db, &since, &msg);
     if (fault != JF_NONE) {
         snprintf(why, sizeof why, "the journal cannot be written (%s since %lld ms: %s)",
-                 srv_fault_names[fault], (long long)(srv_epoch_ms() - since), msg ? msg : "");
+                 journal_fault_name(fault), (long long)(srv_epoch_ms() - since), msg ? msg : "");
         return why;
     }
     return NULL;

@@ -43,33 +43,60 @@
 #include "net.h"
 #include "registry.h"
 #include "table.h"
-#include "store.h"
+#include "journal.h"
+
+/* A WebSocket connection's own (conn_link): the socket, the message being
+ * assembled, the write and close state, keep-alive, the rate limit. */
+typedef struct ws {
+    struct lws *wsi;             /* NULL once lws closed it */
+    bool hello_seen;             /* its hello timeout was lifted */
+    bool close_sent;             /* our close frame is out; awaiting the peer's */
+    bool write_asked;            /* lws was asked for a WRITEABLE callback, not yet had */
+    bool kill;                   /* drop it at its next WRITEABLE callback (no close frame) */
+    char *rx;                    /* message being assembled */
+    size_t rx_len, rx_cap;
+    bool rx_skip;                /* discarding the rest of an oversized/binary message */
+    uint64_t heard_ms;           /* loop ms when a frame (any: a message, a pong) last came */
+    uint64_t pinged_ms;          /* loop ms of our last ping (0: none since then) */
+    double tokens;               /* the rate limit's bucket ... */
+    uint64_t tokens_at_ms;       /* ... as of then */
+    int floods;
+} ws;
+
+extern const conn_ops ws_ops;
+
+static ws *ws_of(conn *c)
+{
+    return conn_link(c);
+}
 
 /* Token bucket: false when the message must be refused. A registered bot
  * plays up to `capacity` games at once: its rate and burst scale with it. */
 static bool rate_ok(conn *c)
 {
+    ws *w = ws_of(c);
     uint64_t now = srv_now(c->srv);
     const srv_config *cfg = &c->srv->cfg;
     double scale = c->reg ? c->reg->capacity : 1;
-    double add = (double)(now - c->tokens_at_ms) * cfg->rate_per_sec * scale / 1000.0;
-    c->tokens_at_ms = now;
-    c->tokens += add;
-    if (c->tokens > cfg->rate_burst * scale)
-        c->tokens = cfg->rate_burst * scale;
-    if (c->tokens < 1.0)
+    double add = (double)(now - w->tokens_at_ms) * cfg->rate_per_sec * scale / 1000.0;
+    w->tokens_at_ms = now;
+    w->tokens += add;
+    if (w->tokens > cfg->rate_burst * scale)
+        w->tokens = cfg->rate_burst * scale;
+    if (w->tokens < 1.0)
         return false;
-    c->tokens -= 1.0;
+    w->tokens -= 1.0;
     return true;
 }
 
 static void on_message(conn *c)
 {
+    ws *w = ws_of(c);
     if (!rate_ok(c)) {
-        if (++c->floods > SRV_MAX_FLOODS) {
+        if (++w->floods > SRV_MAX_FLOODS) {
             conn_error(c, ENG_ERATE, "too many messages; closing", NULL);
             conn_close_after(c, LWS_CLOSE_STATUS_POLICY_VIOLATION, "rate limit");
-        } else if (c->floods == 1 || c->floods % 50 == 0) {
+        } else if (w->floods == 1 || w->floods % 50 == 0) {
             char msg[96];
             snprintf(msg, sizeof msg, "more than %d messages per second; message dropped",
                      c->srv->cfg.rate_per_sec);
@@ -77,62 +104,71 @@ static void on_message(conn *c)
         }
         return;
     }
-    handle_message(c, c->rx, c->rx_len);
+    /* a move the server asked for and played costs no rate token: a bot
+     * answering at once against instant opponents (or in many games at
+     * once) is paced by the server, not flooding it */
+    if (handle_message(c, w->rx, w->rx_len))
+        w->tokens += 1.0;
+    if (c->hello && !w->hello_seen) { /* hello came: no more waiting for it */
+        w->hello_seen = true;
+        lws_set_timeout(w->wsi, NO_PENDING_TIMEOUT, 0);
+    }
 }
 
 static int receive(conn *c, struct lws *wsi, const char *in, size_t len)
 {
-    c->heard_ms = srv_now(c->srv);
-    c->pinged_ms = 0;
+    ws *w = ws_of(c);
+    w->heard_ms = srv_now(c->srv);
+    w->pinged_ms = 0;
     if (c->closing)
         return 0;
     bool first = lws_is_first_fragment(wsi), final = lws_is_final_fragment(wsi) &&
                                                    lws_remaining_packet_payload(wsi) == 0;
     if (first)
-        c->rx_skip = false;
-    if (c->rx_skip) {
+        w->rx_skip = false;
+    if (w->rx_skip) {
         if (final)
-            c->rx_skip = false;
+            w->rx_skip = false;
         return 0;
     }
     if (lws_frame_is_binary(wsi)) {
-        c->rx_len = 0;
+        w->rx_len = 0;
         conn_error(c, ENG_EBINARY, "binary frames are not accepted; send JSON text", NULL);
         conn_close_after(c, LWS_CLOSE_STATUS_UNACCEPTABLE_OPCODE, "binary frame");
-        c->rx_skip = !final;
+        w->rx_skip = !final;
         return 0;
     }
-    if (c->rx_len + len > SRV_MAX_MESSAGE) {
+    if (w->rx_len + len > SRV_MAX_MESSAGE) {
         char msg[96];
         snprintf(msg, sizeof msg, "a message may hold at most %d bytes", SRV_MAX_MESSAGE);
-        c->rx_len = 0;
+        w->rx_len = 0;
         conn_error(c, ENG_ETOO_LARGE, msg, NULL);
         conn_close_after(c, LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE, "message too large");
-        c->rx_skip = !final;
+        w->rx_skip = !final;
         return 0;
     }
-    if (c->rx_len + len + 1 > c->rx_cap) {
-        size_t cap = c->rx_cap ? c->rx_cap : 1024;
-        while (cap < c->rx_len + len + 1)
+    if (w->rx_len + len + 1 > w->rx_cap) {
+        size_t cap = w->rx_cap ? w->rx_cap : 1024;
+        while (cap < w->rx_len + len + 1)
             cap *= 2;
-        char *p = realloc(c->rx, cap);
+        char *p = realloc(w->rx, cap);
         if (!p)
             return -1;
-        c->rx = p;
-        c->rx_cap = cap;
+        w->rx = p;
+        w->rx_cap = cap;
     }
-    memcpy(c->rx + c->rx_len, in, len);
-    c->rx_len += len;
-    c->rx[c->rx_len] = 0;
+    memcpy(w->rx + w->rx_len, in, len);
+    w->rx_len += len;
+    w->rx[w->rx_len] = 0;
     if (final) {
         c->rx_ns = uv_hrtime();
         on_message(c);
-        c->rx_len = 0;
+        w->rx_len = 0;
         /* do not keep a large buffer for an idle connection */
-        if (c->rx_cap > 16384) {
-            free(c->rx);
-            c->rx = NULL;
-            c->rx_cap = 0;
+        if (w->rx_cap > 16384) {
+            free(w->rx);
+            w->rx = NULL;
+            w->rx_cap = 0;
         }
     }
     return 0;
@@ -146,10 +182,39 @@ static int receive(conn *c, struct lws *wsi, const char *in, size_t len)
 
 static void ask_writable(conn *c)
 {
-    if (c->write_asked || !c->wsi)
+    ws *w = ws_of(c);
+    if (w->write_asked || !w->wsi)
         return;
-    c->write_asked = true;
-    lws_callback_on_writable(c->wsi);
+    w->write_asked = true;
+    lws_callback_on_writable(w->wsi);
+}
+
+/* Close the connection at once, without a close frame, dropping what is
+ * queued (a peer that does not read, or went silent). */
+static void drop(conn *c)
+{
+    ws *w = ws_of(c);
+    if (!w->wsi || w->kill)
+        return;
+    c->closing = true;
+    w->kill = true;
+    conn_queue_free(c);
+    /* its WRITEABLE callback returns -1: lws closes it at once (a timeout
+     * set from outside lws' own callbacks may wait for its next service) */
+    w->write_asked = true;
+    lws_callback_on_writable(w->wsi);
+}
+
+/* A peer that lets its queue grow without reading is cut off at once: we
+ * cannot even send it a close frame. */
+static void ws_kill(conn *c, const char *why)
+{
+    ws *w = ws_of(c);
+    if (!w->wsi || c->closing)
+        return;
+    srv_log(LOG_WARN, "conn_killed", "{s:I, s:s, s:s}", "conn", (json_int_t)c->id, "peer", c->peer,
+            "reason", why);
+    drop(c);
 }
 
 /* Write the front of c's queue that may leave now (not held for the
@@ -162,14 +227,14 @@ static void ask_writable(conn *c)
 static long push_out(conn *c)
 {
     srv *s = c->srv;
-    struct lws *wsi = c->wsi;
-    if (!wsi || c->close_sent || !c->head)
+    struct lws *wsi = ws_of(c)->wsi;
+    if (!wsi || ws_of(c)->close_sent || !c->head)
         return 0;
     if (lws_partial_buffered(wsi)) {
         ask_writable(c); /* lws writes its rest first, then calls back */
         return 0;
     }
-    uint64_t synced = s->db ? store_synced(s) : 0;
+    uint64_t synced = journal_synced(s->db);
     size_t total = 0;
     int n = 0;
     outmsg *o = c->head;
@@ -197,44 +262,32 @@ static long push_out(conn *c)
         }
         if (lws_write(wsi, b + LWS_PRE, total, LWS_WRITE_RAW) < (int)total)
             return -1;
-        while (c->head != o) {
-            outmsg *q = c->head;
-            c->head = q->next;
-            free(q);
-        }
-        if (!c->head)
-            c->tail = NULL;
-        c->queued -= total;
+        while (c->head != o)
+            conn_pop(c);
     }
     if (c->head) {
         if (c->head->hold && c->head->hold > synced)
-            conn_hold(c); /* net_release_held comes back to it */
+            conn_hold(c); /* conn_release_held comes back to it */
         else
             ask_writable(c); /* more than one chunk */
     }
     return (long)total;
 }
 
-/* End of a loop round (and a release by the journal): write every
- * connection's waiting output; a connection that is closing and has sent
- * everything gets its WRITEABLE callback for the close frame. */
-static void flush_all(srv *s)
+/* The end of a loop round (and a release by the journal): write the
+ * waiting output; a connection that is closing and has sent everything
+ * gets its WRITEABLE callback for the close frame. */
+static void ws_flush(conn *c)
 {
-    while (s->nflush > 0) {
-        conn *c = s->flush[--s->nflush];
-        c->flushing = false;
-        if (c->remote) { /* another server's client: over Redis */
-            cluster_flush(c);
-            continue;
-        }
-        if (push_out(c) < 0) {
-            conn_drop(c); /* outside lws' callbacks: lws closes it, its CLOSED follows */
-            continue;
-        }
-        if (c->closing && !c->head && !c->close_sent)
-            ask_writable(c);
+    if (push_out(c) < 0) {
+        drop(c); /* outside lws' callbacks: lws closes it, its CLOSED follows */
+        return;
     }
+    if (c->closing && !c->head && !ws_of(c)->close_sent)
+        ask_writable(c);
 }
+
+const conn_ops ws_ops = {"websocket", conn_flush_later, ws_flush, ws_kill};
 
 /* ---- keep-alive ---------------------------------------------------------------------- */
 
@@ -275,66 +328,60 @@ static void keep_sweep(uv_timer_t *t)
     srv *s = t->data;
     uint64_t now = srv_now(s), ping = ping_after_ms(s), hangup = (uint64_t)s->idle_timeout_s * 1000;
     for (conn *c = s->conns; c; c = c->next) {
-        if (!c->wsi || c->kill)
+        if (c->ops != &ws_ops) /* another server's client: that server keeps it */
             continue;
-        uint64_t quiet = now - c->heard_ms;
+        ws *w = ws_of(c);
+        if (!w->wsi || w->kill)
+            continue;
+        uint64_t quiet = now - w->heard_ms;
         if (quiet >= hangup) {
             /* not while the peer's frames wait unread in the socket: a busy
              * or starved server is late, the peer is not silent */
             int unread = 0;
-            if (ioctl(lws_get_socket_fd(c->wsi), FIONREAD, &unread) == 0 && unread > 0)
+            if (ioctl(lws_get_socket_fd(w->wsi), FIONREAD, &unread) == 0 && unread > 0)
                 continue;
             srv_log(LOG_INFO, "conn_idle", "{s:I, s:s, s:I}", "conn", (json_int_t)c->id, "peer",
                     c->peer, "quiet_ms", (json_int_t)quiet);
-            conn_drop(c);
-        } else if (!c->closing && quiet >= ping && (!c->pinged_ms || now - c->pinged_ms >= ping)) {
+            drop(c);
+        } else if (!c->closing && quiet >= ping && (!w->pinged_ms || now - w->pinged_ms >= ping)) {
             /* (a closing one gets no ping: its close waits for the queue, which a
              * peer that stopped reading never drains — the hang-up above ends it) */
-            c->pinged_ms = now;
+            w->pinged_ms = now;
             send_ping(c);
         }
     }
-    flush_all(s);
+    conn_flush_all(s);
 }
 
-void net_release_held(srv *s)
+static void release_held(void *s)
 {
-    uint64_t synced = store_synced(s);
-    int kept = 0;
-    for (int i = 0; i < s->nheld; i++) {
-        conn *c = s->held[i];
-        if (c->head && c->head->hold > synced) {
-            s->held[kept++] = c; /* waits for a later commit or sync */
-            continue;
-        }
-        c->held = false; /* push_out holds it again at a later message's number */
-        conn_flush_later(c);
-    }
-    s->nheld = kept;
-    flush_all(s);
+    conn_release_held(s);
 }
 
 static void on_out_prep(uv_prepare_t *h)
 {
-    flush_all(h->data);
+    conn_flush_all(h->data);
 }
 
 static void on_out_check(uv_check_t *h)
 {
-    flush_all(h->data);
+    conn_flush_all(h->data);
 }
 
 /* The WRITEABLE callback: lws has written the rest of an earlier write, or
  * the queue is longer than one write, or the close frame is due. */
 static int writeable(conn *c, struct lws *wsi)
 {
-    c->write_asked = false;
-    if (c->kill)
-        return -1; /* conn_drop */
+    ws *w = ws_of(c);
+    /* a close sent, a drop asked for: both only once the connection closes */
+    SRV_ASSERT((!w->close_sent && !w->kill) || c->closing);
+    w->write_asked = false;
+    if (w->kill)
+        return -1; /* drop */
     long wrote = push_out(c);
     if (wrote < 0)
         return -1;
-    if (c->head || !c->closing || c->close_sent)
+    if (c->head || !c->closing || w->close_sent)
         return 0;
     if (wrote > 0 || lws_partial_buffered(wsi)) {
         /* the close frame goes in a callback of its own, after the last
@@ -353,7 +400,7 @@ static int writeable(conn *c, struct lws *wsi)
     frame[LWS_PRE] = (unsigned char)(c->close_status >> 8);
     frame[LWS_PRE + 1] = (unsigned char)(c->close_status & 0xff);
     memcpy(frame + LWS_PRE + 2, c->close_reason, n);
-    c->close_sent = true;
+    w->close_sent = true;
     lws_set_timeout(wsi, PENDING_TIMEOUT_CLOSE_ACK, 3);
     if (lws_write(wsi, frame + LWS_PRE, 2 + n, (enum lws_write_protocol)4) < (int)(2 + n))
         return -1;
@@ -379,22 +426,16 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
     }
     case LWS_CALLBACK_ESTABLISHED: {
         char msg[160];
-        conn *c = calloc(1, sizeof *c);
+        conn *c = conn_create(s, &ws_ops, sizeof(ws));
         if (!c)
             return -1;
         *pc = c;
-        c->wsi = wsi;
-        c->srv = s;
-        c->id = ++s->next_conn_id;
-        c->tokens = s->cfg.rate_burst;
-        c->tokens_at_ms = srv_now(s);
-        c->seat_owner = -1;
-        c->heard_ms = srv_now(s);
+        ws *w = ws_of(c);
+        w->wsi = wsi;
+        w->tokens = s->cfg.rate_burst;
+        w->tokens_at_ms = srv_now(s);
+        w->heard_ms = srv_now(s);
         access_conn_address(c, wsi);
-        c->next = s->conns;
-        if (s->conns)
-            s->conns->prev = c;
-        s->conns = c;
         s->nconns++;
         srv_log(LOG_DEBUG, "conn_open", "{s:I, s:s}", "conn", (json_int_t)c->id, "peer", c->peer);
         if (s->stopping) {
@@ -423,8 +464,8 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         return receive(*pc, wsi, in, len);
     case LWS_CALLBACK_RECEIVE_PONG:
         if (*pc) {
-            (*pc)->heard_ms = srv_now(s);
-            (*pc)->pinged_ms = 0;
+            ws_of(*pc)->heard_ms = srv_now(s);
+            ws_of(*pc)->pinged_ms = 0;
         }
         return 0;
     case LWS_CALLBACK_SERVER_WRITEABLE:
@@ -436,19 +477,11 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         if (!c)
             return 0;
         srv_log(LOG_DEBUG, "conn_closed", "{s:I}", "conn", (json_int_t)c->id);
+        c->closing = true; /* nothing more is queued to it */
         handle_conn_closed(c);
-        conn_unhold(c); /* held or to be flushed: no longer */
-        c->wsi = NULL;
-        if (c->prev)
-            c->prev->next = c->next;
-        else
-            s->conns = c->next;
-        if (c->next)
-            c->next->prev = c->prev;
         s->nconns--;
-        conn_queue_free(c);
-        free(c->rx);
-        free(c);
+        free(ws_of(c)->rx);
+        conn_destroy(c); /* off the held and flush lists, its queue freed */
         *pc = NULL;
         return 0;
     }
@@ -733,7 +766,8 @@ static const char *bind_address(const char *host, char *out, size_t cap)
 int net_start(srv *s, char *err, size_t errcap)
 {
     s->sink = &table_sink; /* the tables hear their matches' events from now on */
-    s->on_synced = net_release_held; /* --durable: held output goes once it is on disk */
+    if (s->db) /* held output goes once the journal has stored (--durable: synced) it */
+        journal_on_synced(s->db, release_held, s);
     /* TESSERA_LWS_DEBUG=1 shows libwebsockets' own notices and info (debugging) */
     const char *dbg = getenv("TESSERA_LWS_DEBUG");
     lws_set_log_level(dbg && *dbg == '1' ? LLL_ERR | LLL_WARN | LLL_NOTICE | LLL_INFO
@@ -846,7 +880,7 @@ void net_stop(srv *s)
         s->keep_timer_on = false;
     }
     if (s->out_handles) {
-        flush_all(s); /* the goodbyes */
+        conn_flush_all(s); /* the goodbyes */
         uv_close((uv_handle_t *)&s->out_prep, NULL);
         uv_close((uv_handle_t *)&s->out_check, NULL);
         s->out_handles = false;

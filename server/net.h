@@ -14,7 +14,5 @@
 int net_start(srv *s, char *err, size_t errcap);
 /* Stop serving (lws is destroyed from within the loop). */
 void net_stop(srv *s);
-/* --durable: a sync has completed; write what it released. */
-void net_release_held(srv *s);
 
 #endif

@@ -44,7 +44,7 @@
 #include "players/player.h"
 #include "programs.h"
 #include "storage/db.h"
-#include "store.h"
+#include "journal.h"
 
 static const char tables[] =
     "CREATE TABLE IF NOT EXISTS program_logs("
@@ -301,7 +301,7 @@ json_t *prog_log_json(const prog *p)
 
 static void store_log(prog *p)
 {
-    db_conn *db = p->srv->db ? store_db(p->srv) : NULL;
+    db_conn *db = p->srv->db ? journal_db(p->srv->db) : NULL;
     if (!db)
         return;
     json_t *o = prog_log_json(p);
@@ -466,7 +466,7 @@ int progs_init(srv *s)
         answer_delay_ms = 0;
 #endif
     if (s->db) {
-        db_conn *db = store_db(s);
+        db_conn *db = journal_db(s->db);
         int rc = db_schema_lock(db); /* servers starting at once on PostgreSQL */
         if (rc == DB_OK)
             rc = db_exec(db, tables);

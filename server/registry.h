@@ -1,6 +1,7 @@
 /*
  * registry.h — the admin token, and registered remote bots (registry.c):
- * their connections, capacity, the games they play.
+ * their connections, capacity, the games they play; the messages that
+ * register them (register.c).
  */
 #ifndef TESSERA_SERVER_REGISTRY_H
 #define TESSERA_SERVER_REGISTRY_H
@@ -28,6 +29,7 @@ int srv_meta_token(srv *s, const char *key, char *out, bool *made_here, char *er
 bool admin_check(conn *c, const proto_msg *m);
 /* true when token is the admin token (constant time). */
 bool admin_token_ok(const srv *s, const char *token);
+/* The register and unregister messages (register.c). */
 void handle_register(conn *c, const proto_msg *m);
 void handle_unregister(conn *c, const proto_msg *m);
 void registry_conn_closed(conn *c);
@@ -52,6 +54,13 @@ bool registry_hash_secret(const char *secret, const unsigned char *salt, int ite
  * would (a name the server gives out, courses.c). 0, ENG_EINVAL (the name
  * is taken), ENG_ETOO_MANY (SRV_MAX_REGISTERED), ENG_ESTORAGE. */
 int registry_reserve(srv *s, const char *name, const unsigned char *salt,
+                     const unsigned char *hash, int iterations);
+/* For register.c: the registered bot of that name in memory, made if new
+ * (NULL: out of memory); how many names are stored (0 when unreadable);
+ * store a first registration's salt and hash (false: logged). */
+regbot *registry__get(srv *s, const char *name);
+int64_t registry__count(srv *s);
+bool registry__store(srv *s, const char *name, const unsigned char *salt,
                      const unsigned char *hash, int iterations);
 /* Free the registry (shutdown). */
 void registry_free(srv *s);

@@ -20,13 +20,14 @@
 #include "cluster.h"
 #include "conn.h"
 #include "courses.h"
+#include "handlers.h"
 #include "internal.h"
 #include "match.h"
 #include "net.h"
 #include "programs.h"
 #include "registry.h"
 #include "storage/db.h"
-#include "store.h"
+#include "journal.h"
 #include "tournaments.h"
 
 /* ---- the demo match ---------------------------------------------------------- */
@@ -252,6 +253,8 @@ void srv_limits_default(srv *s)
         s->cfg.rate_per_sec = SRV_RATE_PER_SEC;
     if (!s->cfg.rate_burst)
         s->cfg.rate_burst = SRV_RATE_BURST;
+    if (!s->cfg.bot_threads)
+        s->cfg.bot_threads = 1; /* as config.c's default: one search thread a bot */
 }
 
 /* The limits in force (the configuration's) and the test hooks (limits.h).
@@ -296,7 +299,7 @@ static bool read_limits(srv *s)
     const char *fault_file = getenv("TESSERA_TEST_FAULT_FILE");
     if (fault_file && fault_file[0]) {
         snprintf(s->test.fault_file, sizeof s->test.fault_file, "%s", fault_file);
-        store_fault_hook_install();
+        journal_fault_hook_install();
     }
     const char *sync_log = getenv("TESSERA_TEST_SYNC_LOG");
     if (sync_log && sync_log[0])
@@ -410,7 +413,7 @@ static void on_signal(uv_signal_t *h, int signum)
     while (s->matches)
         match_close(s->matches);
     progs_shutdown(s);
-    store_stop_checkpoints(s);
+    journal_stop(s->db);
     for (conn *c = s->conns; c; c = c->next) {
         conn_error(c, ENG_ESHUTTING_DOWN, "the server is shutting down; resume later", NULL);
         conn_close_after(c, LWS_CLOSE_STATUS_GOINGAWAY, "server shutting down");
@@ -420,6 +423,27 @@ static void on_signal(uv_signal_t *h, int signum)
     s->stop_timer.data = s;
     s->stop_at = srv_now(s) + SRV_GOODBYE_MS;
     uv_timer_start(&s->stop_timer, on_stop_timer, s->conns ? 20 : 0, 20);
+}
+
+int srv_journal_open(srv *s, const char *target, bool durable, char *err, size_t errcap)
+{
+    const srv_config *c = &s->cfg;
+    journal_config jc = {
+        .loop = s->loop,
+        .durable = durable,
+        .check = c->check == SRV_CHECK_FULL    ? JOURNAL_CHECK_FULL
+                 : c->check == SRV_CHECK_QUICK ? JOURNAL_CHECK_QUICK
+                                               : JOURNAL_CHECK_OFF,
+        .busy_timeout_ms = c->busy_timeout_ms,
+        .wal_reset_frames = s->wal_reset_frames,
+        .instance = s->instance,
+        .address = c->cluster_address,
+        .lease_ms = c->lease_ms,
+        .fault_file = s->test.fault_file,
+        .sync_log = s->test.sync_log,
+        .readonly_after = s->test.readonly_after,
+    };
+    return journal_open(target, &jc, &s->db, err, errcap);
 }
 
 void srv_texts_free(srv *s)
@@ -447,8 +471,11 @@ static int role_gained(srv *s, const char *role)
     return strcmp(role, CLUSTER_COORDINATOR) == 0 ? start_courses(s) : 0;
 }
 
-/* What the cluster tells the tournaments and the courses (cluster.h). */
+/* What the cluster hands the handlers, and tells the tournaments and the
+ * courses (cluster.h). */
 static const cluster_apps cluster_apps_of_server = {
+    .message = handle_message,
+    .conn_closed = handle_conn_closed,
     .claim = tours_claim,
     .taken_over = tours_take_over,
     .tour_owner = tours_owner,
@@ -488,7 +515,7 @@ int srv_run(const srv_config *cfg)
         return 2;
     }
     instance_name(&s);
-    if (store_open(&s, srv_storage_target(cfg), cfg->durable, err, sizeof err)) {
+    if (srv_journal_open(&s, srv_storage_target(cfg), cfg->durable, err, sizeof err)) {
         srv_log(LOG_ERROR, "start_failed", "{s:s}", "reason", err);
         fprintf(stderr, "tessera serve: %s\n", err);
         return 1;
@@ -499,7 +526,8 @@ int srv_run(const srv_config *cfg)
     s.match_over = tours_match_finished; /* a no-op until the tournaments are up */
     if (irc == 0)
         irc = tours_init(&s, err, sizeof err);
-    if (irc || store_load(&s, &match_restorer, err, sizeof err)) {
+    journal_restorer restorer = match_journal_restorer(&s);
+    if (irc || journal_load(s.db, &restorer, s.finished_kept, err, sizeof err)) {
         srv_log(LOG_ERROR, "start_failed", "{s:s}", "reason", err);
         fprintf(stderr, "tessera serve: %s\n", err);
         while (s.matches)
@@ -508,7 +536,7 @@ int srv_run(const srv_config *cfg)
         access_stop(&s);
         uv_run(s.loop, UV_RUN_DEFAULT); /* the programs end, the handles close */
         tours_free(&s);
-        store_close(&s);
+        journal_close(s.db);
         access_free(&s);
         return 1;
     }
@@ -523,7 +551,7 @@ int srv_run(const srv_config *cfg)
          * run after the destroy (they crash), so the loop does not run again */
         net_stop(&s);
         tours_free(&s);
-        store_close(&s);
+        journal_close(s.db);
         access_free(&s);
         return 1;
     }
@@ -536,12 +564,12 @@ int srv_run(const srv_config *cfg)
     s.demo_timer.data = &s;
     s.demo_over = demo_over;
     s.seats_freed = tours_poke;
-    store_start_checkpoints(&s);
+    journal_start(s.db);
     access_start(&s);
 
     srv_log(LOG_INFO, "listening", "{s:s, s:i, s:s, s:s, s:b, s:b, s:b}", "host",
             cfg->host ? cfg->host : "*", "port", s.cfg.port, "db",
-            store_describe(&s), "web", cfg->web_root ? cfg->web_root : "",
+            journal_describe(s.db), "web", cfg->web_root ? cfg->web_root : "",
             "tls", s.tls, "anonymous_bot_matches", s.bots_anyone, "anonymous_open_matches",
             s.open_anyone);
     bool v6 = cfg->host && strchr(cfg->host, ':'); /* an IPv6 address goes in brackets */
@@ -583,7 +611,8 @@ int srv_run(const srv_config *cfg)
     registry_free(&s);
     cluster_free(&s);
     uint64_t close_hr = uv_hrtime();
-    store_close(&s); /* the last checkpoint: the WAL is bounded (limits.h) */
+    journal_close(s.db); /* the last checkpoint: the WAL is bounded (limits.h) */
+    s.db = NULL;
     uint64_t done_hr = uv_hrtime();
     access_free(&s);
     free(s.progs);

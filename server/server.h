@@ -68,6 +68,7 @@ typedef struct srv_config {
     int max_matches;          /* matches not over held at once */
     int max_spectators;       /* spectators per match */
     int finished_kept;        /* finished matches kept in memory for listing */
+    int bot_threads;          /* search threads one in-process bot may ask for (threads=) */
     int course_jobs;          /* courses: submissions (or finals) played at once; 0 = default */
     const char *course_files; /* courses: the submissions' folder (NULL: DB.files beside the
                                  SQLite file, or ./tessera-files on PostgreSQL) */

@@ -18,7 +18,7 @@
 
 #include <openssl/crypto.h>
 
-#include "access.h"
+#include "tokidx.h"
 #include "conn.h"
 #include "match_views.h"
 #include "registry.h"

@@ -18,7 +18,7 @@
 #include "match.h"
 #include "programs.h"
 #include "registry.h"
-#include "store.h"
+#include "journal.h"
 #include "table.h"
 #include "tournament/service.h"
 #include "tournaments.h"
@@ -156,7 +156,7 @@ static uint64_t host_now(void *user)
 static int host_queue_work(void *user, void (*work)(void *), void (*done)(void *, int), void *arg)
 {
     struct tours *ts = user;
-    return srv_queue_work(ts->s, work, done, arg, NULL);
+    return srv_queue_work(ts->s->loop, work, done, arg, NULL);
 }
 
 static void on_timer(uv_timer_t *t)
@@ -305,7 +305,7 @@ static int host_match_find(void *user, const char *ref, int64_t tid, int64_t gam
     }
     int status = -1;
     json_t *res = NULL;
-    if (store_match_result(ts->s, ref, &status, &res) == 0 && status == MATCH_FINISHED && res) {
+    if (journal_match_result(ts->s->db, ref, &status, &res) == 0 && status == MATCH_FINISHED && res) {
         out->result = res;
         return TSVC_MATCH_DONE;
     }
@@ -421,9 +421,10 @@ int tours_init(srv *s, char *err, size_t errcap)
                    .check_remote = host_check_remote,
                    .enrol = host_enrol,
                    .others = host_others};
-    tsvc_config cfg = {.db = store_db(s),
-                       .shared = store_is_pg(s),
+    tsvc_config cfg = {.db = journal_db(s->db),
+                       .shared = journal_shared(s->db),
                        .instance = s->instance,
+                       .bot_threads = s->cfg.bot_threads,
                        .standings_delay_ms = s->test.standings_delay_ms};
     int rc = tsvc_start(&cfg, &h, &ts->svc, err, errcap);
     if (rc) {
@@ -529,14 +530,6 @@ void tours_poke(srv *s)
 {
     if (s->tours)
         tsvc_poke(s->tours->svc);
-}
-
-json_t *tours_match_tag(const match *m)
-{
-    if (!m->tour_id)
-        return NULL;
-    return json_pack("{s:I, s:I}", "tournament", (json_int_t)m->tour_id, "tournament_game",
-                     (json_int_t)m->tour_game);
 }
 
 int tours_by_state(const srv *s, const char **names, int *counts, int cap)

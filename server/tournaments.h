@@ -30,8 +30,6 @@ void tours_conn_closed(conn *c);
 /* The tournaments held, counted by state: names[i] is state i's name;
  * returns the number of states (at most cap). */
 int tours_by_state(const srv *s, const char **names, int *counts, int cap);
-/* {"tournament": id, "game": n} for a match's summary (new ref), or NULL. */
-json_t *tours_match_tag(const match *m);
 
 /* A tournament another service runs (courses.c for the classroom):
  * tsvc_create_started, tsvc_cancel, tsvc_state of the server's service. */

@@ -413,7 +413,8 @@ static int check_participant(tour_service *svc, const eng_game *g, const char *s
         }
         return svc->host.check_remote(svc->host.user, g, spec + 7, err, errcap);
     }
-    return bot_check_spec(spec, g, err, errcap);
+    int rc = bot_check_spec(spec, g, err, errcap);
+    return rc || svc->bot_threads <= 0 ? rc : bot_check_threads(spec, svc->bot_threads, err, errcap);
 }
 
 /* A ladder's participants and row, stored in one transaction. */
@@ -781,6 +782,7 @@ int tsvc_start(const tsvc_config *cfg, const tsvc_host *host, tour_service **out
     svc->db = cfg->db;
     svc->shared = cfg->shared;
     snprintf(svc->instance, sizeof svc->instance, "%s", cfg->instance ? cfg->instance : "");
+    svc->bot_threads = cfg->bot_threads;
     svc->standings_delay_ms = cfg->standings_delay_ms;
     int rc = ts__tables(svc, err, errcap);
     if (rc == 0)

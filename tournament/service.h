@@ -119,6 +119,8 @@ typedef struct tsvc_config {
     db_conn *db;            /* the server's database (loop thread only) */
     bool shared;            /* PostgreSQL shared by several servers: owners, summaries */
     const char *instance;   /* this server's name among them */
+    int bot_threads;        /* search threads one in-process participant may ask for (threads=);
+                               0: no limit */
     int standings_delay_ms; /* test hook: each standings job takes this much longer */
 } tsvc_config;
 

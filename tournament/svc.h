@@ -119,6 +119,7 @@ struct tour_service {
     db_conn *db;
     bool shared;
     char instance[PROTO_NAME_MAX + 1];
+    int bot_threads; /* tsvc_config's: the search threads a participant may ask for (0: any) */
     int standings_delay_ms;
     tour_store *store;
     tsvc_tour *list; /* newest first */

@@ -1,31 +1,45 @@
 /*
  * carcassonne.c — the rules of Carcassonne behind the generic game vtable.
  *
- * Features (cities, roads, fields, cloisters) are tracked as a union-find
- * forest over the feature segments of the placed tiles. Each root carries the
- * aggregates the rules need: unmatched sides (a city or road is complete when
- * none are left), pennants and meeples; the segments of one feature also form
- * a circular list so that scoring can count distinct tiles (a feature may
- * reach the same tile twice, e.g. both cities of an H) and a field can find
- * the cities it touches. Cloisters count their empty neighbours instead.
+ * Features (cities, roads, fields, cloisters) are the segments of the
+ * placed tiles labelled with their root: each segment's par is its
+ * feature's root (a merge relabels the smaller feature). Each root carries
+ * the aggregates the rules need: unmatched sides (a city or road is
+ * complete when none are left), pennants and meeples; the segments of one
+ * feature also form a circular list so that scoring can count distinct
+ * tiles (a feature may reach the same tile twice, e.g. both cities of an H)
+ * and a field can find the cities it touches. Cloisters count their empty
+ * neighbours; the incomplete ones sit in a small table that a placement
+ * tests at once.
  *
  * Legal placements come from the open cells (empty cells next to a tile):
  * each keeps a byte with the edge kind its neighbours require on each side,
- * and a precomputed table maps (byte, tile type) to the rotations that fit.
+ * and a precomputed table maps (byte, tile type) to the rotations that fit;
+ * the per-type counts of placements follow every change of the open cells.
+ *
+ * Speed: playouts take these steps millions of times a second, so the hot
+ * paths are table-driven (neighbour cells, side descriptors, per-type
+ * counts), and where a condition is a coin toss (is this neighbour cell
+ * new? which feature is larger?) they select without a branch. The order
+ * of open cells, of legal moves and of completed features is part of the
+ * contract: seeded random games are the same move for move as they have
+ * always been (test_carc_random checks a digest of them).
  * Nothing here allocates; everything lives in the fixed-size carc_state.
  */
 #include "carcassonne.h"
 
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "internal.h"
 
 #define ORIGIN ((CARC_GH / 2) * CARC_GW + CARC_GW / 2)
 
-static const int dx[4] = {0, 1, 0, -1};
-static const int dy[4] = {-1, 0, 1, 0};
 static const int dcell[4] = {-CARC_GW, 1, CARC_GW, -1};
 static const int dcell8[8] = {-CARC_GW - 1, -CARC_GW, -CARC_GW + 1, -1,
                               1,            CARC_GW - 1, CARC_GW,   CARC_GW + 1};
@@ -57,13 +71,26 @@ static inline const carc_type *T(void)
     return carc__types; /* built by carc_init before any state exists */
 }
 
-/* ---- union-find over feature segments --------------------------------- */
+/* v, hidden from the optimiser: a mask built from a comparison stays a
+ * mask (and the select a cmov) instead of becoming a branch again, where the
+ * comparison is a coin toss that a branch would mispredict half the time. */
+static inline int opaque(int v)
+{
+    __asm__("" : "+r"(v));
+    return v;
+}
 
+/* ---- features: segments labelled with their root ------------------------ */
+
+/* Every segment's par is the root of its feature, so finding a feature is
+ * one read. A merge relabels the segments of the smaller feature (walking
+ * its circular nxt list) under the larger one's root, which is the root
+ * union by size would keep, so roots are those of a union-find forest:
+ * a segment is relabelled only when its feature at least doubles, at most
+ * 8 times over the 243 segments of a game. */
 static inline int find(const carc_state *s, int n)
 {
-    while (s->par[n] != n)
-        n = s->par[n];
-    return n;
+    return s->par[n];
 }
 
 int carc_root(const carc_state *s, int node)
@@ -71,86 +98,111 @@ int carc_root(const carc_state *s, int node)
     return find(s, node);
 }
 
-static inline int find_mut(carc_state *s, int n)
+/* Merge the features of segments a and b; returns the root: rb's when its
+ * feature is larger, else ra's (ties keep a's root). */
+static inline int unite(carc_state *s, int a, int b)
 {
-    while (s->par[n] != n) {
-        s->par[n] = s->par[s->par[n]];
-        n = s->par[n];
-    }
-    return n;
-}
-
-/* Merge the features of segments a and b; returns the root. */
-static int unite(carc_state *s, int a, int b)
-{
-    int ra = find_mut(s, a), rb = find_mut(s, b);
+    int ra = s->par[a], rb = s->par[b];
     if (ra == rb)
         return ra;
-    if (s->size[ra] < s->size[rb]) {
-        int t = ra;
-        ra = rb;
-        rb = t;
-    }
-    s->par[rb] = (uint8_t)ra;
-    s->size[ra] = (uint8_t)(s->size[ra] + s->size[rb]);
-    s->open[ra] = (uint8_t)(s->open[ra] + s->open[rb]);
-    s->pen[ra] = (uint8_t)(s->pen[ra] + s->pen[rb]);
-    s->mee[ra] = (uint8_t)(s->mee[ra] + s->mee[rb]);
-    uint8_t t = s->nxt[ra];
-    s->nxt[ra] = s->nxt[rb];
-    s->nxt[rb] = t;
-    return ra;
+    /* without a branch: which feature is larger is a coin toss */
+    int keep = ra ^ ((ra ^ rb) & opaque(-(int)(s->size[ra] < s->size[rb])));
+    int gone = ra ^ rb ^ keep;
+    int n = gone;
+    do {
+        s->par[n] = (uint8_t)keep;
+        n = s->nxt[n];
+    } while (n != gone);
+    s->size[keep] = (uint8_t)(s->size[keep] + s->size[gone]);
+    s->open[keep] = (uint8_t)(s->open[keep] + s->open[gone]);
+    s->pen[keep] = (uint8_t)(s->pen[keep] + s->pen[gone]);
+    s->mee[keep] = (uint8_t)(s->mee[keep] + s->mee[gone]);
+    uint8_t t = s->nxt[keep];
+    s->nxt[keep] = s->nxt[gone];
+    s->nxt[gone] = t;
+    return keep;
 }
 
 /* ---- open cells -------------------------------------------------------- */
 
 /* Keep nfit[] (placements per tile type) in step with the open cells: a
- * cell's pattern enters, leaves, or changes. Plain loops over 24 lanes,
- * which the compiler turns into a few vector adds. */
-typedef uint16_t lanes8 __attribute__((vector_size(16))); /* 8 x u16, one SSE register */
-_Static_assert(CARC_NTYPES % 8 == 0, "nfit is updated 8 lanes at a time");
+ * cell's pattern enters, leaves, or changes. 24 lanes of 16 bits, three SSE
+ * registers: a placement sums its changes in registers and adds them to the
+ * state once. */
+typedef carc__lanes8 lanes8;
+_Static_assert(CARC_NTYPES == 24, "nfit is three registers of 8 lanes");
 
-static inline void nfit_update(carc_state *s, uint8_t pattern, bool add)
+/* Write open cell o: its first four bytes (cell, x, y) as one word, then
+ * its pattern (and a zero pad). */
+static inline void carc_open_put(carc_open *o, uint32_t head, unsigned pattern)
 {
-    const uint16_t *v = carc__nfit[pattern];
-    for (int k = 0; k < CARC_NTYPES; k += 8) {
-        lanes8 a, b;
-        memcpy(&a, s->nfit + k, sizeof a);
-        memcpy(&b, v + k, sizeof b);
-        a = add ? a + b : a - b;
-        memcpy(s->nfit + k, &a, sizeof a);
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    _Static_assert(offsetof(carc_open, x) == 2 && offsetof(carc_open, y) == 3 &&
+                       offsetof(carc_open, pattern) == 4 && sizeof(carc_open) == 6,
+                   "carc_open is cell, x, y, pattern, pad");
+    uint16_t tail = (uint16_t)pattern;
+    memcpy(o, &head, 4);
+    memcpy(&o->pattern, &tail, 2);
+#else
+    o->cell = (uint16_t)head;
+    o->x = (int8_t)(head >> 16);
+    o->y = (int8_t)(head >> 24);
+    o->pattern = (uint8_t)pattern;
+    o->pad = 0;
+#endif
+}
+
+/* The open cells around a tile just placed at `cell` (x, y): the one it
+ * fills (slot `filled`, -1 for the start tile) leaves, swapped for the last
+ * one; on each side in `free` (no tile there) the cell opens (appended, in
+ * the order of the sides) or its pattern gains the tile's edge, byte d of
+ * `needs` (carc__needs). No branch on whether a side's cell is new, a coin
+ * toss. */
+static inline __attribute__((always_inline)) void
+open_cells(carc_state *s, int filled, unsigned free, uint32_t needs, int cell, int x, int y)
+{
+    int nopen = s->nopen;
+    lanes8 d0 = {0}, d1 = {0}, d2 = {0};
+    if (filled >= 0) {
+        unsigned p = s->opens[filled].pattern;
+        d0 -= carc__nfit8[0][p];
+        d1 -= carc__nfit8[1][p];
+        d2 -= carc__nfit8[2][p];
+        nopen--;
+        s->opens[filled] = s->opens[nopen];
+        s->grid[s->opens[filled].cell] = (uint8_t)(CARC_CELL_OPEN0 + filled);
     }
-}
-
-static inline void nfit_add(carc_state *s, uint8_t pattern)
-{
-    nfit_update(s, pattern, true);
-}
-
-static inline void nfit_sub(carc_state *s, uint8_t pattern)
-{
-    nfit_update(s, pattern, false);
-}
-
-static void open_remove(carc_state *s, int slot)
-{
-    nfit_sub(s, s->opens[slot].pattern);
-    int last = --s->nopen;
-    if (slot != last) {
-        s->opens[slot] = s->opens[last];
-        s->grid[s->opens[slot].cell] = (uint8_t)(CARC_CELL_OPEN0 + slot);
+    const uint32_t *nbr = carc__nbrxy[cell];
+    uint32_t xy = (uint32_t)(uint8_t)x << 16 | (uint32_t)(uint8_t)y << 24;
+    for (unsigned m = free; m; m &= m - 1) {
+        int d = __builtin_ctz(m);
+        /* the cell's first four bytes as an open cell: cell, then x and y
+         * stepped towards side d byte by byte (no carry between them) */
+        uint32_t step = nbr[d], nc = step & 0xffffu;
+        uint32_t head =
+            nc | (((xy & 0x7f7f0000u) + (step & 0x7f7f0000u)) ^ ((xy ^ step) & 0x80800000u));
+        int gb = s->grid[nc];
+        int fresh = opaque(gb == 0);
+        /* slot: fresh ? nopen : gb - OPEN0; old pattern: fresh ? none : its */
+        int slot = (gb - CARC_CELL_OPEN0) ^ (((gb - CARC_CELL_OPEN0) ^ nopen) & -fresh);
+        carc_open *o = &s->opens[slot];
+        unsigned keep = (unsigned)fresh - 1u; /* all ones for a cell already open */
+        unsigned old = (o->pattern & keep) | (CARC_NO_PATTERN & ~keep);
+        unsigned pat = (o->pattern & keep) | (needs >> (8 * d) & 0xffu);
+        d0 += carc__nfit8[0][pat] - carc__nfit8[0][old];
+        d1 += carc__nfit8[1][pat] - carc__nfit8[1][old];
+        d2 += carc__nfit8[2][pat] - carc__nfit8[2][old];
+        carc_open_put(o, head, pat);
+        s->grid[nc] = (uint8_t)(CARC_CELL_OPEN0 + slot);
+        nopen += fresh;
     }
-}
-
-static void open_add(carc_state *s, int cell, int x, int y, uint8_t pattern)
-{
-    int slot = s->nopen++;
-    s->opens[slot].cell = (uint16_t)cell;
-    s->opens[slot].x = (int8_t)x;
-    s->opens[slot].y = (int8_t)y;
-    s->opens[slot].pattern = pattern;
-    s->grid[cell] = (uint8_t)(CARC_CELL_OPEN0 + slot);
-    nfit_add(s, pattern);
+    s->nopen = (uint8_t)nopen;
+    lanes8 v[3];
+    memcpy(v, s->nfit, sizeof v);
+    v[0] += d0;
+    v[1] += d1;
+    v[2] += d2;
+    memcpy(s->nfit, v, sizeof v);
 }
 
 /* ---- placing a tile ------------------------------------------------------ */
@@ -163,14 +215,109 @@ static void add_complete(carc_state *s, int node)
     s->complete[s->ncomplete++] = (uint8_t)node;
 }
 
-/* Put a tile on the board, merge its features with the neighbours', update
- * the open cells and record which features it completed. */
+/* 8 bytes at p (an array of the state with room for them). */
+static inline void put8(uint8_t *p, uint64_t v)
+{
+    memcpy(p, &v, 8);
+}
+
+/* ---- cloisters ------------------------------------------------------------ */
+
+/* The lanes of the incomplete cloisters' table within one cell (the eight
+ * around, or the cell itself) of (x, y): bit i for lane i. Unused lanes sit
+ * at CARC_NOWHERE and never match: with x, y and the cloisters' coordinates
+ * within -73..73, cx - x + 1 wraps to 0..2 as a byte only when it is 0..2,
+ * and CARC_NOWHERE - x + 1 to 56..202. */
+static inline unsigned cloisters_near(const carc_state *s, int x, int y)
+{
+#ifdef __SSE2__
+    __m128i cx = _mm_loadl_epi64((const __m128i *)s->cloister_x);
+    __m128i cy = _mm_loadl_epi64((const __m128i *)s->cloister_y);
+    __m128i ox = _mm_sub_epi8(cx, _mm_set1_epi8((char)(x - 1)));
+    __m128i oy = _mm_sub_epi8(cy, _mm_set1_epi8((char)(y - 1)));
+    __m128i two = _mm_set1_epi8(2);
+    __m128i in = _mm_and_si128(_mm_cmpeq_epi8(_mm_min_epu8(ox, two), ox),
+                               _mm_cmpeq_epi8(_mm_min_epu8(oy, two), oy));
+    return (unsigned)_mm_movemask_epi8(in) & 0xffu;
+#else
+    unsigned m = 0;
+    for (int i = 0; i < s->ncloisters; i++)
+        if ((unsigned)(s->cloister_x[i] - x + 1) <= 2u &&
+            (unsigned)(s->cloister_y[i] - y + 1) <= 2u)
+            m |= 1u << i;
+    return m;
+#endif
+}
+
+static void cloister_add(carc_state *s, int node, int x, int y)
+{
+    int i = s->ncloisters++;
+    s->cloister[i] = (uint8_t)node;
+    s->cloister_x[i] = (int8_t)x;
+    s->cloister_y[i] = (int8_t)y;
+}
+
+static void cloister_remove(carc_state *s, int node)
+{
+    int i = 0;
+    while (s->cloister[i] != node)
+        i++;
+    int last = --s->ncloisters;
+    s->cloister[i] = s->cloister[last];
+    s->cloister_x[i] = s->cloister_x[last];
+    s->cloister_y[i] = s->cloister_y[last];
+    s->cloister_x[last] = s->cloister_y[last] = CARC_NOWHERE;
+}
+
+/* The cloisters of lanes `near` gain a neighbour (a tile placed at (x, y));
+ * those it completes leave the table and join s->complete in the order of
+ * the cells around (x, y), row by row from the north-west, as scoring has
+ * always taken them. */
+static void cloisters_gain(carc_state *s, unsigned near, int x, int y)
+{
+    uint8_t done[CARC_NCLOISTERS], key[CARC_NCLOISTERS];
+    int nd = 0;
+    for (; near; near &= near - 1) {
+        int i = __builtin_ctz(near), cn = s->cloister[i];
+        if (--s->open[cn] != 0)
+            continue;
+        int k = nd++, kk = (s->cloister_y[i] - y + 1) * 3 + (s->cloister_x[i] - x + 1);
+        for (; k > 0 && key[k - 1] > kk; k--) {
+            done[k] = done[k - 1];
+            key[k] = key[k - 1];
+        }
+        done[k] = (uint8_t)cn;
+        key[k] = (uint8_t)kk;
+    }
+    for (int k = 0; k < nd; k++) {
+        s->complete[s->ncomplete++] = done[k];
+        cloister_remove(s, done[k]);
+    }
+}
+
+/* Put a tile on the board at an open cell (or the start tile on an empty
+ * board), merge its features with the neighbours', update the open cells
+ * and record which features it completed. The open cell's pattern says
+ * which sides have a tile: those merge features, the others open cells. */
 static void place(carc_state *s, int type, int rot, int cell, int x, int y)
 {
     const carc_type *ty = &T()[type];
     const carc_tile *rt = &ty->rot[rot];
+
+    /* The open cells first (what they need dies before the merges). */
+    unsigned pat = 0; /* sides with a tile (none for the start tile) */
+    int slot = -1;
+    uint8_t gb = s->grid[cell];
+    if (gb >= CARC_CELL_OPEN0) {
+        slot = gb - CARC_CELL_OPEN0;
+        pat = s->opens[slot].pattern;
+    }
+    unsigned tiles = carc__sides[pat];
+    open_cells(s, slot, ~tiles & 15u, carc__needs[type * 4 + rot], cell, x, y);
+
     int idx = s->nplaced++;
     int node0 = s->nnodes;
+    s->grid[cell] = (uint8_t)(idx + 1);
     carc_placed *pl = &s->placed[idx];
     pl->type = (uint8_t)type;
     pl->rot = (uint8_t)rot;
@@ -179,129 +326,123 @@ static void place(carc_state *s, int type, int rot, int cell, int x, int y)
     pl->cell = (uint16_t)cell;
     pl->node0 = (uint8_t)node0;
 
-    for (int g = 0; g < ty->nseg; g++) {
-        int n = node0 + g;
-        s->par[n] = (uint8_t)n;
-        s->nxt[n] = (uint8_t)n;
-        s->size[n] = 1;
-        s->kind[n] = ty->kind[g];
-        s->tile[n] = (uint8_t)idx;
-        s->open[n] = ty->edges[g];
-        s->pen[n] = ty->pennant[g];
-        s->mee[n] = 0;
-    }
+    /* The tile's segments node0 .. node0+nseg-1, 8 bytes per array at once
+     * (the type's tables are zero past nseg; the bytes past the last
+     * segment are not in use yet and are written again when they are). */
+    _Static_assert(243 + CARC_MAX_SEGS <= CARC_MAX_NODES, "a tile's 8 bytes stay in the arrays");
+    const uint64_t ones = 0x0101010101010101ULL;
+    uint64_t self = 0x0706050403020100ULL + (uint64_t)node0 * ones; /* node0 + g */
+    put8(s->par + node0, self);
+    put8(s->nxt + node0, self);
+    put8(s->size + node0, ones);
+    put8(s->tile + node0, (uint64_t)idx * ones);
+    put8(s->mee + node0, 0);
+    memcpy(s->kind + node0, ty->kind, 8);
+    memcpy(s->open + node0, ty->edges, 8);
+    memcpy(s->pen + node0, ty->pennant, 8);
     s->nnodes = (uint8_t)(node0 + ty->nseg);
 
-    uint8_t gb = s->grid[cell];
-    if (gb >= CARC_CELL_OPEN0)
-        open_remove(s, gb - CARC_CELL_OPEN0);
-    s->grid[cell] = (uint8_t)(idx + 1);
-
     bool farms = s->rules.opt[CARC_OPT_FARMS] != 0;
+    bool closed = false; /* a city or road of this tile was completed */
     s->ncomplete = 0;
-    for (int d = 0; d < 4; d++) {
-        int nc = wrap(cell + dcell[d]);
-        int od = (d + 2) & 3;
-        uint8_t nb = s->grid[nc];
-        uint8_t ek = rt->edge[d];
-        if (nb == 0) {
-            open_add(s, nc, x + dx[d], y + dy[d], (uint8_t)(ek << (2 * od)));
-        } else if (nb >= CARC_CELL_OPEN0) {
-            carc_open *o = &s->opens[nb - CARC_CELL_OPEN0];
-            nfit_sub(s, o->pattern);
-            o->pattern |= (uint8_t)(ek << (2 * od));
-            nfit_add(s, o->pattern);
-        } else {
-            const carc_placed *q = &s->placed[nb - 1];
-            const carc_tile *qt = &T()[q->type].rot[q->rot];
-            int a = node0 + rt->seg[3 * d + 1];
-            int b = q->node0 + qt->seg[3 * od + 1];
-            if (ek == CARC_FIELD) {
-                if (farms)
-                    unite(s, a, b);
-                continue;
-            }
-            int r = unite(s, a, b);
-            s->open[r] = (uint8_t)(s->open[r] - 2);
-            if (ek == CARC_ROAD && farms) {
-                unite(s, node0 + rt->seg[3 * d], q->node0 + qt->seg[3 * od + 2]);
-                unite(s, node0 + rt->seg[3 * d + 2], q->node0 + qt->seg[3 * od]);
-            }
+    const uint32_t *mine = carc__side[type * 4 + rot];
+    const uint32_t *nbr = carc__nbrxy[cell];
+    for (unsigned m = tiles; m; m &= m - 1) {
+        int d = __builtin_ctz(m);
+        const carc_placed *q = &s->placed[s->grid[nbr[d] & 0xffffu] - 1];
+        uint32_t me = mine[d], them = carc__side[q->type * 4 + q->rot][d ^ 2];
+        unsigned ek = me & 0xffu;
+        int a = node0 + (int)(me >> 8 & 0xffu), b = q->node0 + (int)(them >> 8 & 0xffu);
+        if (ek == CARC_FIELD) {
+            if (farms)
+                unite(s, a, b);
+            continue;
+        }
+        int r = unite(s, a, b);
+        s->open[r] = (uint8_t)(s->open[r] - 2);
+        closed |= s->open[r] == 0;
+        if (ek == CARC_ROAD && farms) {
+            /* the fields beside the road: our first half meets their second */
+            unite(s, node0 + (int)(me >> 16 & 0xffu), q->node0 + (int)(them >> 24));
+            unite(s, node0 + (int)(me >> 24), q->node0 + (int)(them >> 16 & 0xffu));
         }
     }
 
-    for (int g = 0; g < ty->nseg; g++) {
-        int k = ty->kind[g];
-        if (k == CARC_CITY || k == CARC_ROAD) {
-            int r = find_mut(s, node0 + g);
-            if (s->open[r] == 0)
-                add_complete(s, r);
+    /* A completed road or city is one this tile closed (each of its own
+     * starts with an open side); list them in the order of its segments. */
+    if (closed)
+        for (int g = 0; g < ty->nseg; g++) {
+            int k = ty->kind[g];
+            if (k == CARC_CITY || k == CARC_ROAD) {
+                int r = find(s, node0 + g);
+                if (s->open[r] == 0)
+                    add_complete(s, r);
+            }
         }
-    }
 
-    /* Cloisters: this tile's own, and any among the eight neighbours. */
-    int filled = 0;
-    for (int i = 0; i < 8; i++) {
-        uint8_t nb = s->grid[wrap(cell + dcell8[i])];
-        if (nb == 0 || nb >= CARC_CELL_OPEN0)
-            continue;
-        filled++;
-        const carc_placed *q = &s->placed[nb - 1];
-        uint8_t cs = T()[q->type].rot[0].seg[CARC_C];
-        if (cs == 0xff)
-            continue;
-        int cn = q->node0 + cs;
-        if (--s->open[cn] == 0)
-            add_complete(s, cn);
-    }
+    /* Cloisters: those around the cell, then this tile's own. */
+    unsigned near = cloisters_near(s, x, y);
+    if (near)
+        cloisters_gain(s, near, x, y);
     uint8_t own = rt->seg[CARC_C];
     if (own != 0xff) {
+        int filled = 0;
+        for (int i = 0; i < 8; i++) {
+            uint8_t nb = s->grid[wrap(cell + dcell8[i])];
+            filled += nb != 0 && nb < CARC_CELL_OPEN0;
+        }
         s->open[node0 + own] = (uint8_t)(8 - filled);
         if (filled == 8)
             add_complete(s, node0 + own);
+        else
+            cloister_add(s, node0 + own, x, y);
     }
 }
 
 /* ---- scoring ------------------------------------------------------------- */
 
+/* Bits set in a word, without a popcount instruction (the default target
+ * has none, and the libgcc fallback is a call). */
+static inline int pop64(uint64_t x)
+{
+    x = x - ((x >> 1) & 0x5555555555555555ULL);
+    x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
+    x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0fULL;
+    return (int)((x * 0x0101010101010101ULL) >> 56);
+}
+
+/* Tiles a feature covers, each once: its segments' tiles as a set. */
 static int distinct_tiles(const carc_state *s, int root)
 {
     uint64_t seen[2] = {0, 0};
-    int n = root, count = 0;
+    int n = root;
     do {
         int t = s->tile[n];
-        uint64_t bit = 1ULL << (t & 63);
-        if (!(seen[t >> 6] & bit)) {
-            seen[t >> 6] |= bit;
-            count++;
-        }
+        seen[t >> 6] |= 1ULL << (t & 63);
         n = s->nxt[n];
     } while (n != root);
-    return count;
+    return pop64(seen[0]) + pop64(seen[1]);
 }
 
+/* 3 points per completed city the field touches: the completed cities'
+ * roots as a set. A field segment touches at most two cities of its tile
+ * (H, I), taken without a branch: a missing one reads segment 8 of the
+ * tile, inside the arrays (node0 + 8 < 256), and counts for nothing. */
 static int field_value(const carc_state *s, int root)
 {
     uint64_t seen[CARC_MAX_NODES / 64] = {0};
-    int n = root, cities = 0;
+    int n = root;
     do {
         const carc_placed *pl = &s->placed[s->tile[n]];
-        uint8_t mask = T()[pl->type].cities[n - pl->node0];
-        while (mask) {
-            int c = __builtin_ctz(mask);
-            mask &= (uint8_t)(mask - 1);
-            int cr = find(s, pl->node0 + c);
-            if (s->open[cr] != 0)
-                continue;
-            uint64_t bit = 1ULL << (cr & 63);
-            if (!(seen[cr >> 6] & bit)) {
-                seen[cr >> 6] |= bit;
-                cities++;
-            }
-        }
+        unsigned mask = T()[pl->type].cities[n - pl->node0];
+        unsigned rest = mask & (mask - 1);
+        int c0 = find(s, pl->node0 + __builtin_ctz(mask | 0x100u));
+        int c1 = find(s, pl->node0 + __builtin_ctz(rest | 0x100u));
+        seen[c0 >> 6] |= (uint64_t)((mask != 0) & (s->open[c0] == 0)) << (c0 & 63);
+        seen[c1 >> 6] |= (uint64_t)((rest != 0) & (s->open[c1] == 0)) << (c1 & 63);
         n = s->nxt[n];
     } while (n != root);
-    return 3 * cities;
+    return 3 * (pop64(seen[0]) + pop64(seen[1]) + pop64(seen[2]) + pop64(seen[3]));
 }
 
 static int value_of_root(const carc_state *s, int r)
@@ -357,10 +498,9 @@ static void award(const carc_state *s, int r, int *pts)
             pts[p] += v;
 }
 
-static void score_and_return(carc_state *s, int r)
+/* Out of line, as end_game: the turn's hot path keeps few registers. */
+static __attribute__((noinline)) void score_and_return(carc_state *s, int r)
 {
-    if (s->mee[r] == 0)
-        return;
     int pts[ENG_MAX_PLAYERS] = {0};
     award(s, r, pts);
     for (int p = 0; p < s->rules.players; p++)
@@ -483,13 +623,65 @@ void carc_virtual_scores(const carc_state *s, int *out)
         out[p] = s->score[p] + pts[p];
 }
 
-static void end_game(carc_state *s)
+static __attribute__((noinline)) void end_game(carc_state *s)
 {
     int pts[ENG_MAX_PLAYERS] = {0};
     end_points(s, pts);
     for (int p = 0; p < s->rules.players; p++)
         s->score[p] = (int16_t)(s->score[p] + pts[p]);
     s->phase = CARC_OVER;
+}
+
+/* ---- the bag ------------------------------------------------------------- */
+
+/* The tile of draw number r (0 <= r < bag_n) in bag order: the first type t
+ * whose running count bag_upto[t] exceeds r, i.e. the number of running
+ * counts <= r. With SSE2 (every x86-64) all 24 are compared at once (counts
+ * stay below 128, so signed byte compares are exact); elsewhere a walk. */
+static inline int bag_pick(const carc_state *s, uint32_t r)
+{
+#ifdef __SSE2__
+    _Static_assert(CARC_NTYPES == 24, "the bag is 16 + 8 bytes");
+    __m128i a = _mm_loadu_si128((const __m128i *)s->bag_upto);
+    __m128i b = _mm_loadl_epi64((const __m128i *)(s->bag_upto + 16));
+    __m128i rr = _mm_set1_epi8((char)r);
+    unsigned le = (unsigned)_mm_movemask_epi8(_mm_cmpgt_epi8(a, rr)) |
+                  ((unsigned)_mm_movemask_epi8(_mm_cmpgt_epi8(b, rr)) & 0xffu) << 16;
+    return __builtin_ctz(le);
+#else
+    int t = 0;
+    while (r >= s->bag_upto[t])
+        t++;
+    return t;
+#endif
+}
+
+/* One tile of type t leaves the bag: the running counts from t on drop. */
+static inline void bag_take(carc_state *s, int t)
+{
+    s->bag[t]--;
+    s->bag_n--;
+#ifdef __SSE2__
+    const __m128i lo = _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    const __m128i hi = _mm_setr_epi8(16, 17, 18, 19, 20, 21, 22, 23, 0, 0, 0, 0, 0, 0, 0, 0);
+    __m128i tt = _mm_set1_epi8((char)(t - 1));
+    __m128i a = _mm_loadu_si128((const __m128i *)s->bag_upto);
+    __m128i b = _mm_loadl_epi64((const __m128i *)(s->bag_upto + 16));
+    a = _mm_add_epi8(a, _mm_cmpgt_epi8(lo, tt)); /* -1 where i > t - 1 */
+    b = _mm_add_epi8(b, _mm_cmpgt_epi8(hi, tt));
+    _mm_storeu_si128((__m128i *)s->bag_upto, a);
+    _mm_storel_epi64((__m128i *)(s->bag_upto + 16), b);
+#else
+    for (int i = t; i < CARC_NTYPES; i++)
+        s->bag_upto[i]--;
+#endif
+}
+
+/* bag_upto[] from bag[]. */
+static void bag_sums(carc_state *s)
+{
+    for (int t = 0, sum = 0; t < CARC_NTYPES; t++)
+        s->bag_upto[t] = (uint8_t)(sum += s->bag[t]);
 }
 
 /* ---- the turn ------------------------------------------------------------ */
@@ -501,8 +693,7 @@ int carc_count_placements(const carc_state *s, int type)
 
 static void draw(carc_state *s, int type)
 {
-    s->bag[type]--;
-    s->bag_n--;
+    bag_take(s, type);
     s->turns++;
     s->drawn = (uint8_t)type;
     s->dead = s->nfit[type] == 0;
@@ -528,7 +719,7 @@ static void meeple_move(carc_state *s, eng_move m)
     if (m != CARC_NO_MEEPLE) {
         const carc_placed *pl = &s->placed[s->nplaced - 1];
         int n = pl->node0 + (m - CARC_MEEPLE0);
-        int r = find_mut(s, n);
+        int r = find(s, n);
         s->mee[r]++;
         s->meeple[s->nmeeples].node = (uint8_t)n;
         s->meeple[s->nmeeples].player = s->player;
@@ -536,9 +727,10 @@ static void meeple_move(carc_state *s, eng_move m)
         s->supply[s->player]--;
     }
     for (int i = 0; i < s->ncomplete; i++)
-        score_and_return(s, s->complete[i]);
+        if (s->mee[s->complete[i]] != 0)
+            score_and_return(s, s->complete[i]);
     s->ncomplete = 0;
-    s->player = (uint8_t)((s->player + 1) % s->rules.players);
+    s->player = (uint8_t)(s->player + 1 == s->rules.players ? 0 : s->player + 1);
     s->phase = CARC_DRAW;
     if (s->bag_n == 0)
         end_game(s);
@@ -551,7 +743,239 @@ void carc__set_bag(carc_state *s, const uint8_t counts[CARC_NTYPES])
         s->bag[t] = counts[t];
         s->bag_n = (uint8_t)(s->bag_n + counts[t]);
     }
+    bag_sums(s);
 }
+
+/* ---- invariants ---------------------------------------------------------- */
+
+static int meeple_options(const carc_state *s, uint8_t *segs);
+
+#define BAD(...) eng_seterr(why, cap, ENG_EINTERNAL, __VA_ARGS__)
+
+static int check_quick(const carc_state *s, char *why, size_t cap)
+{
+    int np = s->rules.players;
+    if (np < carc_game.min_players || np > carc_game.max_players)
+        return BAD("%d players", np);
+    if (s->phase > CARC_OVER || s->player >= np)
+        return BAD("phase %d, player %d of %d", s->phase, s->player, np);
+    if (s->nplaced < 1 || s->nplaced > CARC_NTILES || s->nnodes > 243 ||
+        s->nopen > 2 * CARC_NTILES + 2 || s->nmeeples > np * CARC_MEEPLES ||
+        s->ncomplete > CARC_MAX_COMPLETE || s->ncloisters > CARC_NCLOISTERS)
+        return BAD("counts: %d tiles, %d segments, %d open cells, %d meeples, %d completed, %d "
+                   "cloisters",
+                   s->nplaced, s->nnodes, s->nopen, s->nmeeples, s->ncomplete, s->ncloisters);
+    int sum = 0;
+    for (int t = 0; t < CARC_NTYPES; t++) {
+        sum += s->bag[t];
+        if (s->bag_upto[t] != sum)
+            return BAD("the bag's running count at %c is %d, its counts sum to %d", 'A' + t,
+                       s->bag_upto[t], sum);
+    }
+    /* a draw (a turn) places, discards or holds (PLACE) a tile; the bag holds
+     * the rest of the 71 (fewer after carc__set_bag, the tests' hook) */
+    int out = s->nplaced - 1 + s->discards + (s->phase == CARC_PLACE);
+    if (sum != s->bag_n || s->bag_n + out > CARC_NTILES - 1 || s->turns != out)
+        return BAD("bag of %d (counts %d), %d tiles out, %d turns", s->bag_n, sum, out, s->turns);
+    if ((s->phase == CARC_PLACE && (s->drawn >= CARC_NTYPES || s->nfit[s->drawn] == 0)) ||
+        (s->phase == CARC_OVER) != (s->bag_n == 0 && s->phase != CARC_PLACE && s->phase != CARC_MEEPLE))
+        return BAD("phase %d with %d tiles in the bag, tile %d drawn", s->phase, s->bag_n, s->drawn);
+    int on_board[ENG_MAX_PLAYERS] = {0};
+    for (int i = 0; i < s->nmeeples; i++) {
+        if (s->meeple[i].player >= np || s->meeple[i].node >= s->nnodes)
+            return BAD("meeple %d: player %d on segment %d", i, s->meeple[i].player,
+                       s->meeple[i].node);
+        on_board[s->meeple[i].player]++;
+    }
+    for (int p = 0; p < np; p++)
+        if (s->supply[p] + on_board[p] != CARC_MEEPLES)
+            return BAD("player %d: %d meeples in hand and %d on the board", p, s->supply[p],
+                       on_board[p]);
+    for (int i = 0; i < CARC_CLOISTER_LANES; i++) {
+        bool used = i < s->ncloisters;
+        if (!used && (s->cloister_x[i] != CARC_NOWHERE || s->cloister_y[i] != CARC_NOWHERE))
+            return BAD("unused cloister lane %d is at %d,%d", i, s->cloister_x[i], s->cloister_y[i]);
+        if (used && (s->cloister[i] >= s->nnodes || s->kind[s->cloister[i]] != CARC_CLOISTER ||
+                     s->open[s->cloister[i]] == 0))
+            return BAD("cloister lane %d: segment %d", i, s->cloister[i]);
+    }
+    return 0;
+}
+
+static int check_deep(const carc_state *s, char *why, size_t cap)
+{
+    const carc_type *ty = T();
+    bool farms = s->rules.opt[CARC_OPT_FARMS] != 0;
+    /* tiles: the grid names them, their segments follow one another */
+    int node = 0, tiles = 0, opens = 0;
+    for (int i = 0; i < s->nplaced; i++) {
+        const carc_placed *pl = &s->placed[i];
+        if (pl->type >= CARC_NTYPES || pl->rot > 3 || pl->cell != carc_cell(pl->x, pl->y) ||
+            s->grid[pl->cell] != i + 1 || pl->node0 != node)
+            return BAD("tile %d (type %d rot %d at %d,%d): cell %d, grid %d, first segment %d", i,
+                       pl->type, pl->rot, pl->x, pl->y, pl->cell, s->grid[pl->cell], pl->node0);
+        for (int g = 0; g < ty[pl->type].nseg; g++)
+            if (s->tile[node + g] != i || s->kind[node + g] != ty[pl->type].kind[g])
+                return BAD("segment %d of tile %d: tile %d, kind %d", node + g, i,
+                           s->tile[node + g], s->kind[node + g]);
+        node += ty[pl->type].nseg;
+    }
+    if (node != s->nnodes)
+        return BAD("%d segments, the tiles have %d", s->nnodes, node);
+    for (int c = 0; c < CARC_CELLS; c++) {
+        tiles += s->grid[c] >= 1 && s->grid[c] < CARC_CELL_OPEN0;
+        opens += s->grid[c] >= CARC_CELL_OPEN0;
+    }
+    if (tiles != s->nplaced || opens != s->nopen)
+        return BAD("the grid holds %d tiles and %d open cells, the state %d and %d", tiles, opens,
+                   s->nplaced, s->nopen);
+    /* open cells: each pattern is what its neighbours require; the counts */
+    uint32_t nfit[CARC_NTYPES] = {0};
+    for (int i = 0; i < s->nopen; i++) {
+        const carc_open *o = &s->opens[i];
+        if (o->cell != carc_cell(o->x, o->y) || s->grid[o->cell] != CARC_CELL_OPEN0 + i)
+            return BAD("open cell %d at %d,%d: cell %d, grid %d", i, o->x, o->y, o->cell,
+                       s->grid[o->cell]);
+        unsigned want = 0;
+        for (int d = 0; d < 4; d++) {
+            uint8_t nb = s->grid[carc__nbrxy[o->cell][d] & 0xffffu];
+            if (nb >= 1 && nb < CARC_CELL_OPEN0) {
+                const carc_placed *q = &s->placed[nb - 1];
+                want |= (unsigned)ty[q->type].rot[q->rot].edge[(d + 2) & 3] << (2 * d);
+            }
+        }
+        if (want == 0 || o->pattern != want)
+            return BAD("open cell %d at %d,%d: pattern %#x, its neighbours require %#x", i, o->x,
+                       o->y, o->pattern, want);
+        for (int t = 0; t < CARC_NTYPES; t++)
+            nfit[t] += carc__cnt[t][o->pattern];
+    }
+    for (int t = 0; t < CARC_NTYPES; t++)
+        if (s->nfit[t] != nfit[t])
+            return BAD("%d placements of %c counted, %u on the board", s->nfit[t], 'A' + t,
+                       nfit[t]);
+    /* features: every segment's par is a root of its kind; each root's list
+     * holds exactly its segments; the aggregates add up */
+    uint8_t seen[CARC_MAX_NODES] = {0};
+    int sides[CARC_MAX_NODES] = {0}, pens[CARC_MAX_NODES] = {0}, mees[CARC_MAX_NODES] = {0};
+    for (int n = 0; n < s->nnodes; n++) {
+        int r = s->par[n];
+        if (r >= s->nnodes || s->par[r] != r || s->kind[r] != s->kind[n])
+            return BAD("segment %d: root %d (its root %d), kind %d, the root's %d", n, r,
+                       s->par[r], s->kind[n], s->kind[r]);
+        if (!farms && s->kind[n] == CARC_FIELD && r != n)
+            return BAD("field segment %d merged without farms", n);
+        const carc_placed *pl = &s->placed[s->tile[n]];
+        pens[r] += ty[pl->type].pennant[n - pl->node0];
+    }
+    for (int n = 0; n < s->nnodes; n++) {
+        if (s->par[n] != n)
+            continue;
+        int k = 0, m = n;
+        do {
+            if (s->par[m] != n || seen[m]++)
+                return BAD("the list of feature %d reaches segment %d (root %d) twice or "
+                           "astray",
+                           n, m, s->par[m]);
+            m = s->nxt[m];
+            k++;
+        } while (m != n && k <= s->nnodes);
+        if (k != s->size[n])
+            return BAD("feature %d: %d segments listed, size %d", n, k, s->size[n]);
+    }
+    for (int n = 0; n < s->nnodes; n++)
+        if (!seen[n])
+            return BAD("segment %d is in no feature's list", n);
+    /* unmatched sides of cities and roads: sides whose cell holds no tile */
+    for (int i = 0; i < s->nplaced; i++) {
+        const carc_placed *pl = &s->placed[i];
+        const carc_tile *rt = &ty[pl->type].rot[pl->rot];
+        for (int d = 0; d < 4; d++) {
+            uint8_t nb = s->grid[carc__nbrxy[pl->cell][d] & 0xffffu];
+            if (rt->edge[d] != CARC_FIELD && (nb == 0 || nb >= CARC_CELL_OPEN0))
+                sides[s->par[pl->node0 + rt->seg[3 * d + 1]]]++;
+        }
+    }
+    for (int i = 0; i < s->nmeeples; i++)
+        mees[s->par[s->meeple[i].node]]++;
+    for (int r = 0; r < s->nnodes; r++) {
+        if (s->par[r] != r)
+            continue;
+        int k = s->kind[r];
+        if ((k == CARC_CITY || k == CARC_ROAD) && s->open[r] != sides[r])
+            return BAD("feature %d (kind %d): %d open sides counted, %d unmatched", r, k,
+                       s->open[r], sides[r]);
+        if (k == CARC_CITY && s->pen[r] != pens[r])
+            return BAD("city %d: %d pennants counted, %d on its tiles", r, s->pen[r], pens[r]);
+        if (s->mee[r] != mees[r])
+            return BAD("feature %d: %d meeples counted, %d on it", r, s->mee[r], mees[r]);
+        if (k == CARC_CLOISTER) {
+            const carc_placed *pl = &s->placed[s->tile[r]];
+            int empty = 0;
+            for (int dy = -1; dy <= 1; dy++)
+                for (int dx = -1; dx <= 1; dx++) {
+                    uint8_t g = s->grid[carc_cell(pl->x + dx, pl->y + dy)];
+                    empty += (dx || dy) && (g == 0 || g >= CARC_CELL_OPEN0);
+                }
+            bool listed = false;
+            for (int i = 0; i < s->ncloisters; i++)
+                listed |= s->cloister[i] == r && s->cloister_x[i] == pl->x &&
+                          s->cloister_y[i] == pl->y;
+            if (s->open[r] != empty || listed != (empty > 0))
+                return BAD("cloister %d at %d,%d: %d empty neighbours counted, %d empty, %s in "
+                           "the table",
+                           r, pl->x, pl->y, s->open[r], empty, listed ? "" : "not");
+        }
+    }
+    return 0;
+}
+
+int carc_check(const carc_state *s, bool deep, char *why, size_t cap)
+{
+    int rc = check_quick(s, why, cap);
+    return rc || !deep ? rc : check_deep(s, why, cap);
+}
+
+#undef BAD
+
+#if ENG_CHECKS
+/* Is m legal in s? (the debug builds' check of apply's contract) */
+static bool move_ok(const carc_state *s, eng_move m)
+{
+    switch (s->phase) {
+    case CARC_DRAW: return m >= 0 && m < CARC_NTYPES && s->bag[m] > 0;
+    case CARC_PLACE: {
+        if (m < 0 || m >= CARC_MEEPLE0)
+            return false;
+        uint8_t g = s->grid[m >> 2];
+        return g >= CARC_CELL_OPEN0 && g - CARC_CELL_OPEN0 < s->nopen &&
+               (carc__fit[s->opens[g - CARC_CELL_OPEN0].pattern][s->drawn] >> (m & 3) & 1);
+    }
+    case CARC_MEEPLE: {
+        if (m == CARC_NO_MEEPLE)
+            return true;
+        uint8_t segs[CARC_MAX_SEGS];
+        int k = meeple_options(s, segs);
+        for (int i = 0; i < k; i++)
+            if (m == CARC_MEEPLE0 + segs[i])
+                return true;
+        return false;
+    }
+    default: return false;
+    }
+}
+
+/* The ENG_CHECKS hook at the top of apply (m >= 0) and legal_moves (m < 0). */
+static void debug_check(const carc_state *s, eng_move m, const char *where)
+{
+    char why[256];
+    if (carc_check(s, false, why, sizeof why) != 0)
+        eng_check_failed("carcassonne", __FILE__, __LINE__, "%s: %s", where, why);
+    if (m >= 0 && !move_ok(s, m))
+        eng_check_failed("carcassonne", __FILE__, __LINE__, "apply: move %d is not legal in phase %d",
+                         (int)m, s->phase);
+}
+#endif
 
 /* ---- vtable -------------------------------------------------------------- */
 
@@ -573,6 +997,8 @@ static void carc_init(void *st, const eng_rules *rules)
     const carc_type *ty = T();
     memset(s, 0, sizeof *s);
     s->rules = *rules;
+    memset(s->cloister_x, CARC_NOWHERE, sizeof s->cloister_x);
+    memset(s->cloister_y, CARC_NOWHERE, sizeof s->cloister_y);
     for (int t = 0; t < CARC_NTYPES; t++) {
         s->bag[t] = ty[t].count;
         s->bag_n = (uint8_t)(s->bag_n + ty[t].count);
@@ -580,6 +1006,7 @@ static void carc_init(void *st, const eng_rules *rules)
     int start = carc_type_of_letter('D');
     s->bag[start]--;
     s->bag_n--;
+    bag_sums(s);
     for (int p = 0; p < rules->players; p++)
         s->supply[p] = CARC_MEEPLES;
     place(s, start, 0, carc_cell(0, 0), 0, 0);
@@ -591,37 +1018,32 @@ static void carc_init(void *st, const eng_rules *rules)
 static int carc_current_player(const void *st)
 {
     const carc_state *s = st;
-    switch (s->phase) {
-    case CARC_DRAW: return ENG_CHANCE;
-    case CARC_OVER: return ENG_TERMINAL;
-    default: return s->player;
-    }
+    unsigned ph = s->phase; /* DRAW 0 -> ENG_CHANCE -1, OVER 3 -> ENG_TERMINAL -2 */
+    _Static_assert(CARC_DRAW == 0 && CARC_OVER == 3 && ENG_CHANCE == -1 && ENG_TERMINAL == -2,
+                   "the phases map onto current_player() as below");
+    return ph - 1u < 2u ? s->player : -1 - (int)(ph >> 1);
 }
 
 /* Meeple options of the tile just placed: local feature indices, one per
- * distinct unoccupied feature. Returns their number. */
+ * distinct unoccupied feature (the lowest index naming it). Returns their
+ * number. The roots seen so far sit in the bytes of one word (unused bytes
+ * 0xff, never a node), so "seen before?" is a zero-byte test, not a loop. */
 static int meeple_options(const carc_state *s, uint8_t *segs)
 {
     if (s->supply[s->player] == 0)
         return 0;
     const carc_placed *pl = &s->placed[s->nplaced - 1];
-    const carc_type *ty = &T()[pl->type];
-    bool farms = s->rules.opt[CARC_OPT_FARMS] != 0;
-    int roots[CARC_MAX_SEGS];
-    int n = 0, nr = 0;
-    for (int g = 0; g < ty->nseg; g++) {
-        if (ty->kind[g] == CARC_FIELD && !farms)
-            continue;
-        int r = find(s, pl->node0 + g);
-        bool dup = false;
-        for (int i = 0; i < nr; i++)
-            if (roots[i] == r)
-                dup = true;
-        if (dup)
-            continue;
-        roots[nr++] = r;
-        if (s->mee[r] == 0)
-            segs[n++] = (uint8_t)g;
+    unsigned cand = carc__cand[pl->type][s->rules.opt[CARC_OPT_FARMS] != 0];
+    const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+    uint64_t seen = ~0ULL;
+    int n = 0;
+    for (; cand; cand &= cand - 1) {
+        int g = __builtin_ctz(cand), r = find(s, pl->node0 + g);
+        uint64_t x = seen ^ ((uint64_t)r * ones);
+        int fresh = ((x - ones) & ~x & highs) == 0;
+        seen = seen << 8 | (uint64_t)r;
+        segs[n] = (uint8_t)g;
+        n += fresh & (s->mee[r] == 0);
     }
     return n;
 }
@@ -706,6 +1128,9 @@ int carc_meeple_options_for(const carc_state *s, eng_move place, uint8_t *segs)
 static int carc_legal_moves(const void *st, eng_move *out)
 {
     const carc_state *s = st;
+#if ENG_CHECKS
+    debug_check(s, -1, "legal_moves");
+#endif
     int n = 0;
     if (s->phase == CARC_PLACE) {
         for (int i = 0; i < s->nopen; i++) {
@@ -744,6 +1169,9 @@ static int carc_chance_outcomes(const void *st, eng_move *out, double *prob)
 static void carc_apply(void *st, eng_move m)
 {
     carc_state *s = st;
+#if ENG_CHECKS
+    debug_check(s, m, "apply");
+#endif
     switch (s->phase) {
     case CARC_DRAW: draw(s, m); break;
     case CARC_PLACE: place_move(s, m); break;
@@ -755,35 +1183,62 @@ static void carc_apply(void *st, eng_move m)
 static eng_move carc_sample_chance(const void *st, eng_rng *rng)
 {
     const carc_state *s = st;
-    uint32_t r = eng_rng_below(rng, s->bag_n);
-    int t = 0;
-    while (r >= s->bag[t]) {
-        r -= s->bag[t];
-        t++;
-    }
-    return t;
+    return bag_pick(s, eng_rng_below(rng, s->bag_n));
+}
+
+/* The random meeple decision, out of line: the placement's path stays light. */
+static __attribute__((noinline)) eng_move random_meeple(const carc_state *s, eng_rng *rng)
+{
+    uint8_t segs[CARC_MAX_SEGS];
+    int k = meeple_options(s, segs);
+    uint32_t pick = eng_rng_below(rng, (uint32_t)k + 1);
+    return pick == 0 ? CARC_NO_MEEPLE : CARC_MEEPLE0 + segs[pick - 1];
+}
+
+/* The random placement: the k-th distinct placement in the order of
+ * legal_moves. */
+static inline eng_move random_placement(const carc_state *s, eng_rng *rng)
+{
+    /* walk the open cells, one table byte each */
+    uint32_t k = eng_rng_below(rng, s->nfit[s->drawn]);
+    const uint8_t *cnt = carc__cnt[s->drawn];
+    const carc_open *o = s->opens;
+    /* four cells at a step while the k-th is further on (the cells read
+     * past the last open one, at most 3, come after the k-th) */
+    for (uint32_t c; k >= (c = (uint32_t)cnt[o[0].pattern] + cnt[o[1].pattern] + cnt[o[2].pattern] +
+                               cnt[o[3].pattern]);
+         o += 4)
+        k -= c;
+    /* then the k-th is one of the next four: find it without a branch */
+    uint32_t c0 = cnt[o[0].pattern], c1 = c0 + cnt[o[1].pattern], c2 = c1 + cnt[o[2].pattern];
+    uint32_t m0 = (uint32_t)opaque(-(int)(k >= c0)), m1 = (uint32_t)opaque(-(int)(k >= c1)),
+             m2 = (uint32_t)opaque(-(int)(k >= c2));
+    uint32_t before = (c0 & m0 & ~m1) | (c1 & m1 & ~m2) | (c2 & m2);
+    o += (m0 & 1) + (m1 & 1) + (m2 & 1);
+    return o->cell * 4 + carc__sel[carc__fit[o->pattern][s->drawn]][k - before];
 }
 
 static eng_move carc_random_move(const void *st, eng_rng *rng)
 {
     const carc_state *s = st;
-    if (s->phase == CARC_PLACE) {
-        uint32_t k = eng_rng_below(rng, s->nfit[s->drawn]);
-        for (int i = 0;; i++) {
-            unsigned m = carc__fit[s->opens[i].pattern][s->drawn];
-            unsigned c = (unsigned)carc__nrot(m);
-            if (k < c) {
-                while (k--)
-                    m &= m - 1;
-                return s->opens[i].cell * 4 + __builtin_ctz(m);
-            }
-            k -= c;
+    return s->phase == CARC_PLACE ? random_placement(s, rng) : random_meeple(s, rng);
+}
+
+/* eng_playout()'s fast path: the steps of the generic loop (sample_chance,
+ * random_move, apply) without the calls between them, the same generator
+ * calls in the same order. */
+static int carc_playout(void *st, eng_rng *rng)
+{
+    carc_state *s = st;
+    int plies = 0;
+    for (;; plies++) {
+        switch (s->phase) {
+        case CARC_DRAW: draw(s, bag_pick(s, eng_rng_below(rng, s->bag_n))); break;
+        case CARC_PLACE: place_move(s, random_placement(s, rng)); break;
+        case CARC_MEEPLE: meeple_move(s, random_meeple(s, rng)); break;
+        default: return plies;
         }
     }
-    uint8_t segs[CARC_MAX_SEGS];
-    int k = meeple_options(s, segs);
-    uint32_t pick = eng_rng_below(rng, (uint32_t)k + 1);
-    return pick == 0 ? CARC_NO_MEEPLE : CARC_MEEPLE0 + segs[pick - 1];
 }
 
 static void carc_scores(const void *st, double *out)
@@ -1099,6 +1554,7 @@ const eng_game carc_game = {
     .render = carc_render,
     .sample_chance = carc_sample_chance,
     .random_move = carc_random_move,
+    .playout = carc_playout,
     .eval_names = carc_eval_names,
     .evaluate_named = carc_evaluate_named,
     .rate_moves = carc_rate_moves,

@@ -42,8 +42,18 @@ extern const eng_game carc_game;
 #define CARC_GW 75          /* torus width (> 73, see above) */
 #define CARC_GH 75          /* torus height */
 #define CARC_CELLS (CARC_GW * CARC_GH)
-#define CARC_MAX_OPEN 160   /* open cells: at most 2*72+2 = 146 */
+/* Open cells: at most 2*72+2 = 146 (an n-cell polyomino has at most 2n+2
+ * empty neighbours), and room for the 3 past the last one that the random
+ * placement's walk (4 cells at a step) may read. */
+#define CARC_MAX_OPEN 150
 #define CARC_CELL_OPEN0 73  /* grid byte >= this: open cell, slot = byte - 73 */
+/* Features one placement can complete: its own roads and cities (at most 4,
+ * one per side: X) and the cloisters around it and its own (the game has 6:
+ * at most 6 with X's 4 roads, 5 + its own with A's one road), so 10. */
+#define CARC_MAX_COMPLETE 12
+#define CARC_NCLOISTERS 6     /* cloister tiles in the game: A x2, B x4 */
+#define CARC_CLOISTER_LANES 8 /* the incomplete cloisters' table: one 8-byte word a column */
+#define CARC_NOWHERE (-128)   /* a coordinate no tile has (they stay within -73..73) */
 
 /* Move encoding. Placement: cell * 4 + rot. Meeple: CARC_MEEPLE0 + local
  * feature index of the placed tile, or CARC_NO_MEEPLE. Chance: tile type. */
@@ -136,15 +146,25 @@ typedef struct carc_state {
     uint8_t bag_n;               /* tiles left in the bag */
     uint8_t discards;            /* dead tiles discarded so far */
     uint8_t ncomplete;           /* features completed by the last placement */
-    uint8_t complete[16];        /* their nodes (roots, or cloister nodes) */
+    uint8_t complete[CARC_MAX_COMPLETE]; /* their nodes (roots, or cloister nodes) */
+    /* the cloisters on the board not yet complete, in no particular order:
+     * node, x and y; unused lanes hold x = y = CARC_NOWHERE (a placement
+     * tests all lanes at once for a cloister around it) */
+    uint8_t ncloisters;
+    uint8_t cloister[CARC_CLOISTER_LANES];
+    int8_t cloister_x[CARC_CLOISTER_LANES];
+    int8_t cloister_y[CARC_CLOISTER_LANES];
     uint8_t bag[CARC_NTYPES];    /* tiles of each type left in the bag */
+    uint8_t bag_upto[CARC_NTYPES]; /* bag[0] + ... + bag[t]: a draw finds its type at once */
     uint16_t nfit[CARC_NTYPES];  /* distinct legal placements of each tile type now */
     uint8_t supply[ENG_MAX_PLAYERS]; /* meeples in hand */
     int16_t score[ENG_MAX_PLAYERS];  /* points so far */
     uint16_t turns;              /* draws so far (a discard is a draw) */
     carc_meeple meeple[ENG_MAX_PLAYERS * CARC_MEEPLES];
-    /* features: a union-find forest over segments, per-root aggregates */
-    uint8_t par[CARC_MAX_NODES];   /* union-find parent */
+    /* features: a forest of depth one over segments (every segment's par is
+     * its feature's root: a merge relabels the smaller feature), per-root
+     * aggregates */
+    uint8_t par[CARC_MAX_NODES];   /* root of the segment's feature (itself for a root) */
     uint8_t nxt[CARC_MAX_NODES];   /* circular list of the segments of a feature */
     uint8_t size[CARC_MAX_NODES];  /* root: segments in the feature */
     uint8_t kind[CARC_MAX_NODES];  /* enum carc_kind */
@@ -203,5 +223,14 @@ void carc_virtual_scores(const carc_state *s, int *out);
 double carc_heyden(const carc_state *s, int player);
 /* Number of distinct legal placements of tile type t on this board. */
 int carc_count_placements(const carc_state *s, int type);
+
+/* The invariants of a state (after Edax's board_check): 0, or ENG_EINTERNAL
+ * with the first one broken named in why. The quick check (deep false)
+ * reads the counts, the bag, the meeples, the cloister table and the drawn
+ * tile: debug builds run it at the top of apply and legal_moves. The deep
+ * one also walks every tile, open cell and feature against the grid, the
+ * per-type placement counts, each feature's segments, sides, pennants and
+ * meeples and each cloister's neighbours: the tests run it. */
+int carc_check(const carc_state *s, bool deep, char *why, size_t cap);
 
 #endif

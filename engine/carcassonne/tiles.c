@@ -53,7 +53,14 @@ carc_type carc__types[CARC_NTYPES];
 /* fit[pattern][type]: bit r set when distinct rotation r of the type meets
  * every constrained side of an open cell with that pattern. */
 uint8_t carc__fit[256][CARC_NTYPES];
-uint16_t carc__nfit[256][CARC_NTYPES];
+carc__lanes8 carc__nfit8[CARC_NTYPES / 8][257]; /* rows 256 stay zero */
+uint8_t carc__cnt[CARC_NTYPES][256];
+uint8_t carc__sides[256];
+uint32_t carc__nbrxy[CARC_CELLS][4];
+uint32_t carc__needs[CARC_NTYPES * 4];
+uint32_t carc__side[CARC_NTYPES * 4][4];
+uint8_t carc__sel[16][4];
+uint8_t carc__cand[CARC_NTYPES][2];
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 static uint8_t kind_of_letter(char c)
@@ -163,6 +170,43 @@ static void build(void)
         }
     }
 
+    for (int ti = 0; ti < CARC_NTYPES; ti++)
+        for (int r = 0; r < 4; r++)
+            for (int d = 0; d < 4; d++) {
+                const carc_tile *rt = &types[ti].rot[r];
+                carc__side[ti * 4 + r][d] =
+                    (uint32_t)rt->edge[d] | (uint32_t)rt->seg[3 * d + 1] << 8 |
+                    (uint32_t)rt->seg[3 * d] << 16 | (uint32_t)rt->seg[3 * d + 2] << 24;
+            }
+    static const int step[4] = {-CARC_GW, 1, CARC_GW, -1};
+    static const uint32_t stepxy[4] = {0xffu << 24, 1u << 16, 1u << 24, 0xffu << 16};
+    for (int c = 0; c < CARC_CELLS; c++)
+        for (int d = 0; d < 4; d++)
+            carc__nbrxy[c][d] = (uint32_t)((c + step[d] + CARC_CELLS) % CARC_CELLS) | stepxy[d];
+    for (int ti = 0; ti < CARC_NTYPES; ti++)
+        for (int r = 0; r < 4; r++) {
+            carc__needs[ti * 4 + r] = 0;
+            for (int d = 0; d < 4; d++)
+                carc__needs[ti * 4 + r] |= (uint32_t)types[ti].rot[r].edge[d] << (2 * (d ^ 2))
+                                                                              << (8 * d);
+        }
+    for (int pat = 0; pat < 256; pat++) {
+        carc__sides[pat] = 0;
+        for (int d = 0; d < 4; d++)
+            if ((pat >> (2 * d)) & 3)
+                carc__sides[pat] |= (uint8_t)(1u << d);
+    }
+    for (int ti = 0; ti < CARC_NTYPES; ti++)
+        for (int farms = 0; farms < 2; farms++) {
+            carc__cand[ti][farms] = 0;
+            for (int g = 0; g < types[ti].nseg; g++)
+                if (farms || types[ti].kind[g] != CARC_FIELD)
+                    carc__cand[ti][farms] |= (uint8_t)(1u << g);
+        }
+    for (unsigned m = 0; m < 16; m++)
+        for (int r = 0, k = 0; r < 4; r++)
+            if (m & (1u << r))
+                carc__sel[m][k++] = (uint8_t)r;
     for (int pat = 0; pat < 256; pat++)
         for (int ti = 0; ti < CARC_NTYPES; ti++) {
             uint8_t m = 0;
@@ -179,7 +223,8 @@ static void build(void)
                     m |= (uint8_t)(1u << r);
             }
             carc__fit[pat][ti] = m;
-            carc__nfit[pat][ti] = (uint16_t)__builtin_popcount(m);
+            carc__nfit8[ti / 8][pat][ti % 8] = (uint16_t)__builtin_popcount(m);
+            carc__cnt[ti][pat] = (uint8_t)__builtin_popcount(m);
         }
 }
 

@@ -104,9 +104,53 @@ static int dodgem_current_player(const void *st)
     return s->result != DODGEM_PLAYING ? ENG_TERMINAL : s->to_move;
 }
 
+/* What every state holds, hand-built test positions included: the rules'
+ * size and cap, two players, at most n - 1 cars each on the board, one a
+ * cell, the result in range and the ply count within the cap. */
+int dodgem_check(const dodgem_state *s, char *why, size_t cap)
+{
+    int n = s->n;
+    if (n < DODGEM_MIN_N || n > DODGEM_MAX_N || n != s->rules.opt[DODGEM_OPT_SIZE] ||
+        s->cap != s->rules.opt[DODGEM_OPT_MAX_PLIES] || s->rules.players != 2 || s->to_move > 1)
+        return eng_seterr(why, cap, ENG_EINTERNAL, "size %d, cap %d, %d players, to move %d", n,
+                          s->cap, s->rules.players, s->to_move);
+    uint32_t board = (1u << (n * n)) - 1;
+    if ((s->car[0] | s->car[1]) & ~board || (s->car[0] & s->car[1]) ||
+        __builtin_popcount(s->car[0]) > n - 1 || __builtin_popcount(s->car[1]) > n - 1)
+        return eng_seterr(why, cap, ENG_EINTERNAL, "cars %#x and %#x on a %dx%d board",
+                          s->car[0], s->car[1], n, n);
+    if (s->plies > s->cap || s->result < DODGEM_PLAYING || s->result > DODGEM_DRAW)
+        return eng_seterr(why, cap, ENG_EINTERNAL, "result %d after %d plies of %d", s->result,
+                          s->plies, s->cap);
+    return 0;
+}
+
+#if ENG_CHECKS
+/* The ENG_CHECKS hook at the top of apply (m >= 0) and legal_moves (m < 0):
+ * the state's invariants, and apply's move legal. */
+static void debug_check(const dodgem_state *s, eng_move m, const char *where)
+{
+    char why[160];
+    if (dodgem_check(s, why, sizeof why) != 0)
+        eng_check_failed("dodgem", __FILE__, __LINE__, "%s: %s", where, why);
+    if (m < 0)
+        return;
+    int32_t moves[12];
+    int k = s->result == DODGEM_PLAYING ? dodgem_moves_of(s, s->to_move, moves) : 0;
+    bool ok = false;
+    for (int i = 0; i < k; i++)
+        ok |= moves[i] == m;
+    if (!ok)
+        eng_check_failed("dodgem", __FILE__, __LINE__, "apply: move %d is not legal", (int)m);
+}
+#endif
+
 static int dodgem_legal_moves(const void *st, eng_move *out)
 {
     const dodgem_state *s = st;
+#if ENG_CHECKS
+    debug_check(s, -1, "legal_moves");
+#endif
     if (s->result != DODGEM_PLAYING)
         return 0;
     return dodgem_moves_of(s, s->to_move, out);
@@ -133,6 +177,9 @@ static bool can_move(const dodgem_state *s, int player)
 static void dodgem_apply(void *st, eng_move m)
 {
     dodgem_state *s = st;
+#if ENG_CHECKS
+    debug_check(s, m, "apply");
+#endif
     int me = s->to_move, n = s->n;
     int cell = m >> 2, dir = m & 3;
     int to = step(n, cell % n, cell / n, dir);

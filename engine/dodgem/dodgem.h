@@ -14,6 +14,7 @@
 #ifndef TESSERA_ENGINE_DODGEM_H
 #define TESSERA_ENGINE_DODGEM_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "../eng.h"
@@ -57,5 +58,10 @@ int dodgem_moves_of(const dodgem_state *s, int player, int32_t *out);
 /* Forward steps the cars of `player` still need to leave the board (0 when
  * all are gone): the "distance from win" of the EvoMCTS paper's PosCount. */
 int dodgem_distance(const dodgem_state *s, int player);
+
+/* The invariants of a state (Edax's board_check): 0, or ENG_EINTERNAL with
+ * the first one broken named in why. Debug builds run it at the top of
+ * apply and legal_moves (ENG_CHECKS). */
+int dodgem_check(const dodgem_state *s, char *why, size_t cap);
 
 #endif

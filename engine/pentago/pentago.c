@@ -77,9 +77,44 @@ static int pt_current_player(const void *st)
     return s->result != PT_PLAYING ? ENG_TERMINAL : s->to_move;
 }
 
+/* What every state holds, hand-built test positions included (any count of
+ * each colour, set up with plies = pieces): two players, pieces on the
+ * board, one a cell, one a ply. */
+int pt_check(const pt_state *s, char *why, size_t cap)
+{
+    int w = __builtin_popcountll(s->stone[PT_WHITE]), b = __builtin_popcountll(s->stone[PT_BLACK]);
+    if (s->rules.players != 2 || s->to_move > 1 || s->result < PT_PLAYING || s->result > PT_DRAW)
+        return eng_seterr(why, cap, ENG_EINTERNAL, "%d players, to move %d, result %d",
+                          s->rules.players, s->to_move, s->result);
+    if (((s->stone[0] | s->stone[1]) & ~PT_BOARD) || (s->stone[0] & s->stone[1]))
+        return eng_seterr(why, cap, ENG_EINTERNAL, "stones off the board or doubled");
+    if (w + b != s->plies)
+        return eng_seterr(why, cap, ENG_EINTERNAL, "%d white and %d black after %d plies", w, b,
+                          s->plies);
+    return 0;
+}
+
+#if ENG_CHECKS
+/* The ENG_CHECKS hook at the top of apply (m >= 0) and legal_moves (m < 0):
+ * the state's invariants, and apply's move legal. */
+static void debug_check(const pt_state *s, eng_move m, const char *where)
+{
+    char why[160];
+    if (pt_check(s, why, sizeof why) != 0)
+        eng_check_failed("pentago-twist", __FILE__, __LINE__, "%s: %s", where, why);
+    if (m >= 0 && (s->result != PT_PLAYING || m >= PT_CELLS * 8 ||
+                   ((s->stone[0] | s->stone[1]) >> (m >> 3) & 1)))
+        eng_check_failed("pentago-twist", __FILE__, __LINE__, "apply: move %d is not legal",
+                         (int)m);
+}
+#endif
+
 static int pt_legal_moves(const void *st, eng_move *out)
 {
     const pt_state *s = st;
+#if ENG_CHECKS
+    debug_check(s, -1, "legal_moves");
+#endif
     if (s->result != PT_PLAYING)
         return 0;
     int n = 0;
@@ -100,6 +135,9 @@ static int pt_chance_outcomes(const void *st, eng_move *out, double *prob)
 static void pt_apply(void *st, eng_move m)
 {
     pt_state *s = st;
+#if ENG_CHECKS
+    debug_check(s, m, "apply");
+#endif
     int cell = m >> 3, q = (m >> 1) & 3, t = m & 1;
     s->stone[s->to_move] |= 1ULL << cell;
     s->stone[0] = pt_twist(s->stone[0], q, t);

@@ -13,6 +13,7 @@
 #ifndef TESSERA_ENGINE_PENTAGO_H
 #define TESSERA_ENGINE_PENTAGO_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "../eng.h"
@@ -48,5 +49,9 @@ static inline int32_t pt_move(int x, int y, int quadrant, int twist)
 uint64_t pt_twist(uint64_t b, int q, int twist);
 /* Does b hold five in a row (any of the 32 windows)? */
 bool pt_has_five(uint64_t b);
+/* The invariants of a state (Edax's board_check): 0, or ENG_EINTERNAL with
+ * the first one broken named in why. Debug builds run it at the top of
+ * apply and legal_moves (ENG_CHECKS). */
+int pt_check(const pt_state *s, char *why, size_t cap);
 
 #endif

@@ -79,9 +79,43 @@ static int rev_current_player(const void *st)
     return s->over ? ENG_TERMINAL : s->to_move;
 }
 
+/* What every state holds, hand-built test positions included (they may
+ * leave the centre empty, or set a position neither side can move from
+ * without ending the game): two players, one colour a square, the counters
+ * in range. */
+int rev_check(const rev_state *s, char *why, size_t cap)
+{
+    if (s->rules.players != 2 || s->to_move > 1 || s->over > 1 || s->plies > rev_game.max_plies)
+        return eng_seterr(why, cap, ENG_EINTERNAL, "%d players, to move %d, over %d, %d plies",
+                          s->rules.players, s->to_move, s->over, s->plies);
+    if (s->disc[0] & s->disc[1])
+        return eng_seterr(why, cap, ENG_EINTERNAL, "squares %#llx hold both colours",
+                          (unsigned long long)(s->disc[0] & s->disc[1]));
+    return 0;
+}
+
+#if ENG_CHECKS
+/* The ENG_CHECKS hook at the top of apply (m >= 0) and legal_moves (m < 0):
+ * the state's invariants, and apply's move legal. */
+static void debug_check(const rev_state *s, eng_move m, const char *where)
+{
+    char why[160];
+    if (rev_check(s, why, sizeof why) != 0)
+        eng_check_failed("reversi", __FILE__, __LINE__, "%s: %s", where, why);
+    if (m < 0)
+        return;
+    uint64_t mask = rev_moves_mask(s->disc[s->to_move], s->disc[!s->to_move]);
+    if (s->over || (m == REV_PASS ? mask != 0 : m > 63 || !(mask >> m & 1)))
+        eng_check_failed("reversi", __FILE__, __LINE__, "apply: move %d is not legal", (int)m);
+}
+#endif
+
 static int rev_legal_moves(const void *st, eng_move *out)
 {
     const rev_state *s = st;
+#if ENG_CHECKS
+    debug_check(s, -1, "legal_moves");
+#endif
     if (s->over)
         return 0;
     uint64_t m = rev_moves_mask(s->disc[s->to_move], s->disc[!s->to_move]);
@@ -106,6 +140,9 @@ static int rev_chance_outcomes(const void *st, eng_move *out, double *prob)
 static void rev_apply(void *st, eng_move m)
 {
     rev_state *s = st;
+#if ENG_CHECKS
+    debug_check(s, m, "apply");
+#endif
     int me = s->to_move, op = !me;
     if (m != REV_PASS) {
         uint64_t f = rev_flips(s->disc[me], s->disc[op], m);

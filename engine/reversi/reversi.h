@@ -7,6 +7,7 @@
 #ifndef TESSERA_ENGINE_REVERSI_H
 #define TESSERA_ENGINE_REVERSI_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "../eng.h"
@@ -30,5 +31,9 @@ uint64_t rev_moves_mask(uint64_t me, uint64_t opp);
 uint64_t rev_flips(uint64_t me, uint64_t opp, int sq);
 /* Square index of "d3" (either case), or -1. */
 int rev_square_of(const char *s);
+/* The invariants of a state (Edax's board_check): 0, or ENG_EINTERNAL with
+ * the first one broken named in why. Debug builds run it at the top of
+ * apply and legal_moves (ENG_CHECKS). */
+int rev_check(const rev_state *s, char *why, size_t cap);
 
 #endif

@@ -1,6 +1,6 @@
 /*
  * registry.c (protocol) — the registry of game codecs (protocol/codec.h):
- * one line per game in GAMES below, the name of its `const game_codec` in
+ * one line per game in CODECS below, the name of its `const game_codec` in
  * protocol/games/<game>.c. Every generic part of tessera (records, the
  * wire, the stdio protocol, the server, the clients) finds a game's JSON
  * here by the game's engine name; test_codecs checks that every registered
@@ -10,7 +10,7 @@
 
 #include "common.h"
 
-#define GAMES(X)                                                                                   \
+#define CODECS(X)                                                                                   \
     X(codec_carcassonne)                                                                           \
     X(codec_reversi)                                                                               \
     X(codec_dodgem)                                                                                \
@@ -18,8 +18,8 @@
 
 #define DECLARE_(v) extern const game_codec v;
 #define ENTRY_(v)   &v,
-GAMES(DECLARE_)
-static const game_codec *const codecs[] = {GAMES(ENTRY_)};
+CODECS(DECLARE_)
+static const game_codec *const codecs[] = {CODECS(ENTRY_)};
 #undef DECLARE_
 #undef ENTRY_
 

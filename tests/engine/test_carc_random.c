@@ -8,6 +8,7 @@
  *   - meeples are conserved: in hand + on the board == 7 for every player;
  *   - no score ever decreases;
  *   - the game ends within max_plies;
+ *   - carc_check(): the quick check, and in one game in 16 the deep one;
  * and at the end:
  *   - the bag is empty and there were exactly 71 draws, discards included;
  *   - the final scores are at least the running scores;
@@ -25,9 +26,17 @@
  * carc_meeple_options_for() equal those after applying it), and a first
  * test checks that the policy's fast paths are uniform.
  *
+ * Seeded random games are also fixed: a digest of every legal-move list,
+ * every move, every meeple list after each turn and the final scores of
+ * 900 seeded games (2, 4, 5 players; 3 with the old rules) must equal the
+ * one recorded from the engine as it was before its speed-up of 2026-12
+ * (issue 26), so a faster engine plays the same games, move for move, as
+ * records, benchmarks and bots have always seen them.
+ *
  * Usage: test_carc_random [--games N] [--seed S]
  *   --games N: games per player count (default 10,000); the environment
- *   variable TESSERA_CARC_GAMES=N does the same (e.g. for a quick ASan run).
+ *   variable TESSERA_CARC_GAMES=N does the same (e.g. for a quick ASan run);
+ *   under TESSERA_SANITIZED=1 the default is SANITIZED_GAMES.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -43,7 +52,14 @@
 
 #include "engine/carcassonne/carcassonne.h"
 
-#define COPY_EVERY 7 /* the replay moves to a copy of its state every this many plies */
+#define COPY_EVERY 7  /* the replay moves to a copy of its state every this many plies */
+#define DEEP_EVERY 16 /* one game in this many checks carc_check(deep) at every ply */
+/* games per player count under the sanitizers (TESSERA_SANITIZED=1, as the
+ * test script's second pass sets it): the checks made every ply cost ASan
+ * about 2.7x the old run's CPU at 10,000 (248 s against 90 s), past what its
+ * 600 s timeout allows on a loaded machine; a quarter still walks every code
+ * path many times over, and the release pass plays the full count */
+#define SANITIZED_GAMES 2500
 
 static int g_games = 10000;
 static uint64_t g_seed = 0x7e55e7a;
@@ -155,6 +171,10 @@ static void play_and_check(int players, int gi, totals *tot)
         carc_game.apply(&s, m);
         moves[plies++] = m;
         draws += chance;
+        /* the state's invariants: the quick check always, the deep one at
+         * every ply of one game in DEEP_EVERY */
+        if (carc_check(&s, gi % DEEP_EVERY == 0, err, sizeof err) != 0)
+            check_fail(players, gi, plies, err);
 
         int on_board[ENG_MAX_PLAYERS] = {0};
         for (int i = 0; i < s.nmeeples; i++) {
@@ -275,6 +295,137 @@ static void test_policy_uniform(void **state)
     assert_true(tested > 60);
 }
 
+/* carc_check() finds each kind of damage to a mid-game state: a good
+ * state passes, and each single change fails it (deep; the quick check
+ * where it reads that part). */
+static void test_check_catches_damage(void **state)
+{
+    (void)state;
+    static carc_state good, s;
+    eng_rules r;
+    eng_rules_default(&carc_game, &r);
+    carc_game.init(&good, &r);
+    eng_rng rng;
+    eng_rng_seed(&rng, 77);
+    /* 40 turns in, at a draw, with meeples, fields and cloisters about */
+    while (good.turns < 40 || good.phase != CARC_DRAW)
+        carc_game.apply(&good, good.phase == CARC_DRAW ? eng_sample_chance(&carc_game, &good, &rng)
+                                                        : eng_random_move(&carc_game, &good, &rng));
+    char why[256];
+    assert_int_equal(carc_check(&good, true, why, sizeof why), 0);
+    assert_true(good.nmeeples > 0 && good.nopen > 2 && good.nnodes > 40);
+    int root = -1, member = -1; /* a road or city of two segments or more */
+    for (int n = 0; n < good.nnodes && member < 0; n++)
+        if (good.par[n] != n && (good.kind[n] == CARC_CITY || good.kind[n] == CARC_ROAD)) {
+            member = n;
+            root = good.par[n];
+        }
+    assert_true(member >= 0);
+    struct {
+        const char *what;
+        bool quick; /* the quick check sees it too */
+    } cases[] = {
+        {"a tile in the bag more", true},
+        {"a meeple lost", true},
+        {"a segment pointing at a non-root", false},
+        {"an open cell's grid byte", false},
+        {"a placement count", false},
+        {"a root's open sides", false},
+        {"a root's meeple count", false},
+        {"a feature's size", false},
+        {"a tile's grid byte", false},
+        {"a cloister lane left behind", true},
+    };
+    for (int c = 0; c < (int)(sizeof cases / sizeof cases[0]); c++) {
+        s = good;
+        switch (c) {
+        case 0: s.bag[3]++; break;
+        case 1: s.supply[0]--; break;
+        case 2: s.par[member] = (uint8_t)member; break;
+        case 3: s.grid[s.opens[1].cell] = (uint8_t)(CARC_CELL_OPEN0 + 0); break;
+        case 4: s.nfit[5]++; break;
+        case 5: s.open[root]++; break;
+        case 6: s.mee[s.par[s.meeple[0].node]]++; break;
+        case 7: s.size[root]++; break;
+        case 8: s.grid[s.placed[3].cell] = 0; break;
+        case 9: s.cloister_x[CARC_CLOISTER_LANES - 1] = 0; break;
+        }
+        if (carc_check(&s, true, why, sizeof why) == 0)
+            fail_msg("the deep check missed %s", cases[c].what);
+        if (cases[c].quick && carc_check(&s, false, why, sizeof why) == 0)
+            fail_msg("the quick check missed %s", cases[c].what);
+    }
+}
+
+/* FNV-1a over everything a seeded random game shows. */
+typedef struct fnv {
+    uint64_t h;
+} fnv;
+
+static void fnv_add(fnv *f, const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    for (size_t i = 0; i < n; i++) {
+        f->h ^= b[i];
+        f->h *= 1099511628211ULL;
+    }
+}
+
+static void fnv_int(fnv *f, long v)
+{
+    int32_t x = (int32_t)v;
+    fnv_add(f, &x, sizeof x);
+}
+
+static uint64_t seeded_games_digest(int players, int tiny, int farms, int games)
+{
+    eng_rules r;
+    eng_rules_default(&carc_game, &r);
+    r.players = players;
+    r.opt[CARC_OPT_TINY_CITY] = tiny;
+    r.opt[CARC_OPT_FARMS] = farms;
+    fnv f = {1469598103934665603ULL};
+    carc_state s;
+    eng_move mv[CARC_MAX_MOVES];
+    for (int gi = 0; gi < games; gi++) {
+        eng_rng rng;
+        eng_rng_seed_stream(&rng, 0x5eed, (uint64_t)gi);
+        carc_game.init(&s, &r);
+        for (int p; (p = carc_game.current_player(&s)) != ENG_TERMINAL;) {
+            eng_move m;
+            if (p == ENG_CHANCE) {
+                m = eng_sample_chance(&carc_game, &s, &rng);
+            } else {
+                int n = carc_game.legal_moves(&s, mv);
+                fnv_int(&f, n);
+                for (int i = 0; i < n; i++)
+                    fnv_int(&f, mv[i]);
+                m = eng_random_move(&carc_game, &s, &rng);
+            }
+            fnv_int(&f, m);
+            carc_game.apply(&s, m);
+            if (s.phase == CARC_DRAW || s.phase == CARC_OVER)
+                for (int i = 0; i < s.nmeeples; i++) {
+                    fnv_int(&f, s.meeple[i].node);
+                    fnv_int(&f, s.meeple[i].player);
+                }
+        }
+        for (int i = 0; i < players; i++)
+            fnv_int(&f, s.score[i]);
+    }
+    return f.h;
+}
+
+static void test_seeded_games_fixed(void **state)
+{
+    (void)state;
+    /* recorded from the engine before the speed-up (issue 26) */
+    assert_int_equal(seeded_games_digest(2, 4, 1, 300), 0x18212f620ca7915eULL);
+    assert_int_equal(seeded_games_digest(4, 4, 1, 300), 0x20703b7cb5fc100aULL);
+    assert_int_equal(seeded_games_digest(5, 4, 1, 100), 0x82f8604c67e25240ULL);
+    assert_int_equal(seeded_games_digest(3, 2, 0, 200), 0xfbfdcf6c2fa24fccULL);
+}
+
 static void run_players(void **state)
 {
     int players = (int)(intptr_t)*state;
@@ -295,6 +446,8 @@ int main(int argc, char **argv)
     const char *env = getenv("TESSERA_CARC_GAMES"); /* the command line wins */
     if (env)
         g_games = atoi(env);
+    else if (getenv("TESSERA_SANITIZED"))
+        g_games = SANITIZED_GAMES;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--games") == 0 && i + 1 < argc) {
             g_games = atoi(argv[++i]);
@@ -312,6 +465,8 @@ int main(int argc, char **argv)
     }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_policy_uniform),
+        cmocka_unit_test(test_seeded_games_fixed),
+        cmocka_unit_test(test_check_catches_damage),
         cmocka_unit_test_prestate(run_players, (void *)(intptr_t)2),
         cmocka_unit_test_prestate(run_players, (void *)(intptr_t)3),
         cmocka_unit_test_prestate(run_players, (void *)(intptr_t)4),

@@ -286,6 +286,35 @@ static void test_table_is_well_formed(void **state)
     }
 }
 
+/* What the engine's fast paths assume of the tile model: a field touches at
+ * most two cities of its tile (field_value takes two without a loop), a
+ * tile has at most 8 features and a cloister tile at most one road (the
+ * bound on features one placement completes, CARC_MAX_COMPLETE), and the
+ * cloister tiles are the CARC_NCLOISTERS the cloister table holds. */
+static void test_engine_assumptions(void **state)
+{
+    (void)state;
+    const carc_type *ty = carc_types();
+    int cloisters = 0, segments = 0;
+    for (int t = 0; t < CARC_NTYPES; t++) {
+        assert_true(ty[t].nseg <= CARC_MAX_SEGS);
+        int roads = 0, has_cloister = 0;
+        for (int g = 0; g < ty[t].nseg; g++) {
+            if (ty[t].kind[g] == CARC_FIELD)
+                assert_true(__builtin_popcount(ty[t].cities[g]) <= 2);
+            roads += ty[t].kind[g] == CARC_ROAD;
+            has_cloister |= ty[t].kind[g] == CARC_CLOISTER;
+        }
+        if (has_cloister)
+            assert_true(roads <= 1);
+        cloisters += has_cloister * ty[t].count;
+        segments += ty[t].nseg * ty[t].count;
+    }
+    assert_int_equal(cloisters, CARC_NCLOISTERS);
+    assert_int_equal(segments, 243);
+    assert_true(CARC_MAX_COMPLETE >= 4 + CARC_NCLOISTERS);
+}
+
 static void test_counts(void **state)
 {
     (void)state;
@@ -628,7 +657,7 @@ int main(void)
         cmocka_unit_test(test_distinct_rotations),   cmocka_unit_test(test_rotations_d),
         cmocka_unit_test(test_rotations_v),          cmocka_unit_test(test_rotations_i),
         cmocka_unit_test(test_rotations_s),          cmocka_unit_test(test_rotations_a_and_h),
-        cmocka_unit_test(test_feature_port_names),
+        cmocka_unit_test(test_feature_port_names),   cmocka_unit_test(test_engine_assumptions),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

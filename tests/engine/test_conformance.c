@@ -19,7 +19,8 @@
  *     is scribbled over and freed;
  *   - determinism: the same seed gives the same moves and the same final
  *     bytes (even when the buffers held different garbage before init), and
- *     eng_playout() with that seed reaches the same final state;
+ *     eng_playout() with that seed (the game's playout fast path when it
+ *     has one) reaches the same final state, byte for byte;
  *   - the text of every legal move and chance outcome parses back to it;
  *     garbage is rejected with ENG_EBAD_MOVE / ENG_EILLEGAL_MOVE; too small
  *     a buffer never overflows;
@@ -813,6 +814,7 @@ static void test_sampling(void **unused)
         eng_game generic = *games[gi];
         generic.sample_chance = NULL;
         generic.random_move = NULL;
+        generic.playout = NULL;
         const eng_game *variants[2] = {games[gi], &generic};
         for (int vi = 0; vi < 2; vi++) {
             const eng_game *g = variants[vi];

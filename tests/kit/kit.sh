@@ -23,7 +23,8 @@
 #   rate        `tessera rate`: bad arguments exit 2; a bot of the built-in ladder
 #               (Pentago-Twist's mcts:sims=100) is rated within its interval of
 #               its published figure; a program that crashes loses every game
-#               by a fault, counted and shown
+#               by a fault, counted and shown, each kept as a bundle that
+#               crashes it again
 #   bundle      fault bundles: a program that crashes on a U or V tile from
 #               turn 15 on leaves a bundle in `tessera match`; `tessera doctor
 #               --replay` crashes it again at the same turn with the bundle's
@@ -274,8 +275,14 @@ sys.exit(0 if ok else 1)' || fail "the rating of mcts:sims=100 is not what its p
     printf 'import sys\nfor line in sys.stdin:\n    if "your_turn" in line:\n        sys.exit(3)\n' \
         >"$tmp/crash.py"
     chmod 755 "$tmp" && chmod 644 "$tmp/crash.py"
-    "$tessera" rate --game reversi --min-games 4 --max-games 4 --json -- "$py" "$tmp/crash.py" \
-        >"$tmp/crash.out" 2>"$tmp/crash.err" || { fail "rate of a crashing program"; dump "$tmp/crash.err"; }
+    "$tessera" rate --game reversi --min-games 4 --max-games 4 --json --bundles "$tmp/rfaults" \
+        -- "$py" "$tmp/crash.py" >"$tmp/crash.out" 2>"$tmp/crash.err" ||
+        { fail "rate of a crashing program"; dump "$tmp/crash.err"; }
+    # each of its faults kept as a bundle of its own, which crashes it again
+    [ "$(ls "$tmp/rfaults" | wc -l)" -eq 4 ] || { fail "not 4 bundles of 4 faults"; ls "$tmp/rfaults" >&2; }
+    "$tessera" doctor --replay "$(ls "$tmp/rfaults/"*.json | tail -n 1)" >"$tmp/replay.out" 2>&1
+    [ $? -eq 1 ] && grep -q "FAULT AGAIN at turn [12]: crashed" "$tmp/replay.out" ||
+        { fail "a rating's bundle does not crash the program again"; dump "$tmp/replay.out"; }
     grep -q "4 games lost by a fault of the player" "$tmp/crash.out" ||
         { fail "the faults are not counted"; dump "$tmp/crash.out"; }
     grep -q "crashed" "$tmp/crash.err" || fail "the fault's verdict is not shown"
@@ -377,6 +384,8 @@ EOF
         { fail "the tournament"; dump "$tmp/tour.err"; }
     b=$(ls "$tmp/tour/faults/"*.json 2>/dev/null | head -n 1)
     [ -n "$b" ] || { fail "no bundle in --out DIR/faults"; return; }
+    grep -q "^- \[\`faults/$(basename "$b")\`\](faults/$(basename "$b")) — \`cmd:.*\`: illegal_move at turn" \
+        "$tmp/tour/standings.md" || { fail "the report does not link the bundle"; dump "$tmp/tour/standings.md"; }
     "$tessera" doctor --replay "$b" --json >"$tmp/ill.json" 2>&1
     [ $? -eq 1 ] || fail "the illegal move did not happen again"
     "$py" -c 'import json,sys; r=json.load(open(sys.argv[1])); sys.exit(0 if r["verdict"] == "illegal_move" and r["failed"] and not r["earlier"] and r["lines_differ"] == 0 else 1)' \

@@ -280,6 +280,8 @@ describe('bad input', () => {
     code: 'bad_bot_spec', id: 1 });
   badCase('bad bot spec: out of range', { send: create({ seats: [{ bot: 'mcts:k=-1' }, { open: true }], id: 1 }),
     code: 'bad_bot_spec', id: 1 });
+  badCase('bad bot spec: more search threads than the server allows (limits.bot_threads = 1)',
+    { send: create({ seats: [{ bot: 'mcts:threads=2' }, { open: true }], id: 1 }), code: 'bad_bot_spec', id: 1 });
   badCase('seat with both bot and open', { send: create({ seats: [{ bot: 'random', open: true }, { open: true }],
     id: 1 }), code: 'bad_message', id: 1 });
   badCase('move_ms 0', { send: create({ time_control: { move_ms: 0 }, id: 1 }), code: 'bad_message', id: 1 });

@@ -1,7 +1,7 @@
 'use strict';
 /*
  * test_faults.js — faults of the journal, injected where they happen
- * (server/store.c, docs/operations.md "When the journal fails"):
+ * (server/journal.c, docs/operations.md "When the journal fails"):
  *   - disk full and I/O error (test hook TESSERA_TEST_FAULT_FILE: a wrapped
  *     SQLite VFS fails writes and syncs while the file names a fault): a
  *     player's move whose loop round's commit meets the fault waits, and
@@ -110,7 +110,7 @@ async function playTo(srv, host, turn, r, extra = {}) {
 for (const kind of ['disk_full', 'io_error']) {
   test(`${kind} under a player's move: it waits, nothing announced; moves after it refused; all goes on once it clears`, async (t) => {
     /* The journal commits the moves of a loop round together, after the
-     * round (server/store.c, "Batches"). A fault met by that commit keeps
+     * round (server/journal.c, "Batches"). A fault met by that commit keeps
      * the round's moves (already played in memory) and holds everything
      * their tables would be told until they are stored: the mover hears
      * nothing, not even move_accepted, until the fault clears. A move made
@@ -136,7 +136,7 @@ for (const kind of ['disk_full', 'io_error']) {
     assert.equal(logged.fault, kind, JSON.stringify(logged));
     assert.equal(logged.level, 'error');
     assert.ok(logged.sqlite.length > 0, 'SQLite\'s message is in the log line');
-    assert.equal(srv.events('storage_error')[0].what, 'append', 'the round\'s commit failed');
+    assert.equal((await srv.waitLog((l) => l.event === 'storage_error')).what, 'append', 'the round\'s commit failed');
     /* the operator sees it */
     assert.equal(await metric(srv, 'tessera_journal_ok'), 0);
     assert.ok(await metric(srv, `tessera_journal_faults_total{kind="${kind}"}`) >= 1);

@@ -41,12 +41,12 @@
 #include <cmocka.h>
 #include <sqlite3.h>
 
-#include "server/access.h"
+#include "server/tokidx.h"
 #include "server/handlers.h"
 #include "server/internal.h"
 #include "server/match.h"
 #include "server/match_views.h"
-#include "server/store.h"
+#include "server/journal.h"
 
 static const char *tessera_bin;
 static char tmpdir[256];
@@ -62,7 +62,7 @@ static int srv_open(const char *db, char *err, size_t errcap)
     srv_limits_default(&S);
     assert_int_equal(uv_loop_init(&loop), 0);
     S.loop = &loop;
-    return store_open(&S, db, false, err, errcap);
+    return srv_journal_open(&S, db, false, err, errcap);
 }
 
 static void srv_close(void)
@@ -70,12 +70,13 @@ static void srv_close(void)
     while (S.matches)
         match_close(S.matches);
     uv_run(&loop, UV_RUN_DEFAULT); /* the matches' timers close, they are freed */
-    store_close(&S);
+    journal_close(S.db);
+    S.db = NULL;
     srv_texts_free(&S);
     assert_int_equal(uv_loop_close(&loop), 0);
 }
 
-/* store_load() with stderr (the JSON log lines) captured into log[]. */
+/* journal_load() with stderr (the JSON log lines) captured into log[]. */
 static int load_logged(char *log, size_t cap)
 {
     char path[300];
@@ -86,7 +87,8 @@ static int load_logged(char *log, size_t cap)
     assert_non_null(f);
     dup2(fileno(f), 2);
     char err[512] = "";
-    int rc = store_load(&S, &match_restorer, err, sizeof err);
+    journal_restorer r = match_journal_restorer(&S);
+    int rc = journal_load(S.db, &r, S.finished_kept, err, sizeof err);
     fflush(stderr);
     dup2(saved, 2);
     close(saved);
@@ -95,7 +97,7 @@ static int load_logged(char *log, size_t cap)
     log[n] = 0;
     fclose(f);
     if (rc)
-        fprintf(stderr, "store_load: %s\n", err);
+        fprintf(stderr, "journal_load: %s\n", err);
     return rc;
 }
 
@@ -210,9 +212,10 @@ static void test_fail_closed(void **state)
 
     /* join: the seat's resume token is made at the first join */
     conn c;
-    memset(&c, 0, sizeof c); /* no socket: replies are dropped, the state tells */
+    memset(&c, 0, sizeof c); /* no transport: replies are dropped, the state tells */
     c.srv = &S;
     c.hello = true;
+    c.closing = true;
     char join[256];
     snprintf(join, sizeof join, "{\"type\":\"join\",\"match\":\"%s\",\"seat\":0,\"token\":\"%s\"}",
              m->id, joins[0]);
@@ -539,12 +542,12 @@ static void test_unknown_schema(void **state)
         insert_reversi(raw, "m", 2);
         sqlite3_close(raw);
         memset(&S, 0, sizeof S);
-        assert_int_equal(store_open(&S, db, false, err, sizeof err), ENG_EBAD_VERSION);
+        assert_int_equal(srv_journal_open(&S, db, false, err, sizeof err), ENG_EBAD_VERSION);
         assert_null(S.db);
         char want[64];
         snprintf(want, sizeof want, "schema version '%s'", i == 3 ? "?x" : versions[i]);
         if (!strstr(err, want) || !strstr(err, db) || !strstr(err, "reads versions 1 to 4"))
-            fail_msg("store_open's message: %s", err);
+            fail_msg("srv_journal_open's message: %s", err);
         /* nothing was changed in it */
         raw = raw_open(db);
         assert_int_equal(raw_int(raw, "SELECT count(*) FROM pragma_table_info('matches') WHERE "

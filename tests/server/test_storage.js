@@ -1,6 +1,6 @@
 'use strict';
 /*
- * test_storage.js — the journal's failure paths (server/store.c,
+ * test_storage.js — the journal's failure paths (server/journal.c,
  * docs/protocol.md "storage_error"):
  *   - a database that cannot be opened (a folder, a file that is not
  *     SQLite, a missing folder): `tessera serve` exits 1 at once, naming
@@ -143,7 +143,8 @@ test('corrupted journal rows: those matches are reported, the others restored', 
   const why = Object.fromEntries(failed.map((l) => [l.match, l.reason]));
   assert.match(why[badMove], /journal move 4 /, 'the move is named');
   assert.match(why[badSeats], /seats/, 'the seats are named');
-  assert.equal(srv.events('restored')[0].unfinished, 2, 'the two others are restored');
+  assert.equal((await srv.waitLog((l) => l.event === 'restored', undefined, "the 'restored' line")).unfinished, 2,
+    'the two others are restored');
 
   const c2 = await Client.connect(srv.url, { name: 'host2' });
   const live = (await c2.request({ type: 'list_matches', status: 'live' }, 'matches')).matches.map((m) => m.match);

@@ -27,6 +27,8 @@ test('bad tournament requests: clear errors, nothing created', async (t) => {
       /participants\[1\] \(b\)/],
     [{ participants: [{ name: 'a', spec: 'random' }, { name: 'b', spec: 'mcts:k=banana' }] }, 'bad_bot_spec',
       /participants\[1\] \(b\)/],
+    [{ participants: [{ name: 'a', spec: 'random' }, { name: 't', spec: 'mcts:threads=3' }] }, 'bad_bot_spec',
+      /threads=3: this server lets a bot search on at most 1 thread/],
     [{ participants: [{ name: 'a', spec: 'random' }, { name: 'g', spec: 'remote:ghost' }] }, 'unknown_bot',
       /no bot is registered as 'ghost'/],
     [{ participants: [{ name: 'a', spec: 'random' }, { name: 'p', spec: 'cmd:/no/such/program --x' }] },

@@ -18,12 +18,18 @@ import {scoreChart} from './chart.js';
 
 const NOTIFY_KEY = 'tessera.notify';
 
+/* The views' registry: one line per game with a board of its own (by the
+ * engine's name); any other game is shown as JSON with `legal` as buttons. */
+const VIEWS = {
+  'carcassonne': CarcView,
+  'reversi': ReversiView,
+  'dodgem': DodgemView,
+  'pentago-twist': PentagoView,
+};
+
 export function gameView(game) {
-  if (game?.name === 'carcassonne') return new CarcView(game);
-  if (game?.name === 'reversi') return new ReversiView(game);
-  if (game?.name === 'dodgem') return new DodgemView(game);
-  if (game?.name === 'pentago-twist') return new PentagoView(game);
-  return new GenericView(game || {});
+  const View = Object.hasOwn(VIEWS, game?.name) ? VIEWS[game.name] : GenericView;
+  return new View(game || {});
 }
 
 export class TableView {
