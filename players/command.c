@@ -15,6 +15,12 @@
  * or the program's own folder when it is not a system program. A file
  * argument elsewhere is refused now, with the reason, rather than missing
  * inside the sandbox later.
+ *
+ * The caller's PYTHONPATH is kept: its folders are shown read-only at their
+ * own paths, so that a bot that imports a library kept outside its folder
+ * (the kit of a checkout: PYTHONPATH=kit/python) runs in the sandbox as it
+ * does outside. The caller chose them, as it chose the program; what the
+ * server hides is refused there as anywhere.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -103,6 +109,63 @@ static void install_root(const char *prog, char *out)
     snprintf(probe, sizeof probe, "%s/lib", top);
     if (venv || (stat(probe, &st) == 0 && S_ISDIR(st.st_mode)))
         snprintf(out, PATH_MAX, "%s", top);
+}
+
+/* Is host path p at or below one of the hidden paths of the policy? */
+static bool is_hidden(const char *p)
+{
+    sandbox_setup cfg;
+    jail_setup(&cfg);
+    for (const char *const *h = cfg.hide; h && *h; h++) {
+        char real[PATH_MAX];
+        if (realpath(*h, real) && under(p, real))
+            return true;
+    }
+    return false;
+}
+
+/* The caller's PYTHONPATH, each folder resolved (a relative one from the
+ * current directory; one that does not exist left out, as Python leaves it
+ * out), into out->pypath. */
+static int python_path(sandbox_cmd *out, bool as_other, char *err, size_t errcap)
+{
+    const char *env = getenv("PYTHONPATH");
+    size_t o = 0;
+    int n = 0;
+    for (const char *p = env; p && *p;) {
+        size_t len = strcspn(p, ":");
+        char entry[PATH_MAX], real[PATH_MAX];
+        snprintf(entry, sizeof entry, "%.*s", (int)(len < PATH_MAX ? len : PATH_MAX - 1), p);
+        p += len + (p[len] == ':');
+        struct stat st;
+        if (!entry[0] || !realpath(entry, real) || stat(real, &st) != 0 || !S_ISDIR(st.st_mode))
+            continue;
+        if (strcmp(real, "/") == 0)
+            return eng_seterr(err, errcap, ENG_EINVAL,
+                              "PYTHONPATH names / (the whole machine): name the library's "
+                              "own folder");
+        if (is_hidden(real))
+            return eng_seterr(err, errcap, ENG_EINVAL,
+                              "PYTHONPATH names %.200s, hidden from programs (the server keeps "
+                              "its data there)",
+                              real);
+        if (as_other && !others_can(real, S_IXOTH | S_IROTH))
+            return eng_seterr(err, errcap, ENG_EINVAL,
+                              "PYTHONPATH names %.200s, which the sandbox's users (uids of a pool "
+                              "when tessera runs as root) cannot read: make it and its folders "
+                              "readable by all",
+                              real);
+        if (++n > SANDBOX_MAX_PYPATH)
+            return eng_seterr(err, errcap, ENG_EINVAL,
+                              "PYTHONPATH names more than %d folders: a program is shown %d at "
+                              "most",
+                              SANDBOX_MAX_PYPATH, SANDBOX_MAX_PYPATH);
+        int w = snprintf(out->pypath + o, sizeof out->pypath - o, "%s%s", o ? ":" : "", real);
+        if (w < 0 || (size_t)w >= sizeof out->pypath - o)
+            return eng_seterr(err, errcap, ENG_EINVAL, "PYTHONPATH is too long");
+        o += (size_t)w;
+    }
+    return 0;
 }
 
 /* Is host path p visible to the program (the system, its folder, its
@@ -260,6 +323,9 @@ int sandbox_cmd_parse(const char *cmdline, const sandbox_limits *lim, sandbox_cm
                               "only its own folder (and the system's); put its files there",
                               out->argv[i], out->folder[0] ? out->folder : "(none)");
     }
+    int rc = python_path(out, as_other, err, errcap);
+    if (rc)
+        return rc;
     /* the folder must not be what the server hides */
     sandbox_setup cfg;
     jail_setup(&cfg);
@@ -294,5 +360,7 @@ const char *sandbox_cmd_describe(const sandbox_cmd *cmd, char *buf, size_t cap)
         if (w > 0)
             o += (size_t)w;
     }
+    if (cmd->pypath[0] && o < cap)
+        snprintf(buf + o, cap - o, " (PYTHONPATH=%s)", cmd->pypath);
     return buf;
 }

@@ -32,6 +32,7 @@
 #define _GNU_SOURCE
 #include "jail.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -333,7 +334,7 @@ int jail_bwrap_args(const sandbox_cmd *cmd, const sandbox_limits *l, int seccomp
     const char *const tmps[] = {"/dev/shm", "/tmp", "/var/tmp", SANDBOX_HOME};
     for (size_t i = 0; i < sizeof tmps / sizeof tmps[0]; i++)
         words(out, "--size", size, "--tmpfs", tmps[i], NULL);
-    shown binds[16];
+    shown binds[16 + SANDBOX_MAX_PYPATH];
     int nb = 0;
     for (size_t i = 0; i < sizeof system_dirs / sizeof system_dirs[0]; i++) {
         const char *d = system_dirs[i];
@@ -359,6 +360,23 @@ int jail_bwrap_args(const sandbox_cmd *cmd, const sandbox_limits *l, int seccomp
     if (cmd && cmd->prefix[0]) {
         words(out, "--ro-bind", cmd->prefix, cmd->prefix, NULL);
         binds[nb++] = (shown){cmd->prefix, cmd->prefix, false};
+    }
+    /* the caller's PYTHONPATH: each folder not shown already, at its own
+     * path; PYTHONPATH names them as the program sees them */
+    char pypath[sizeof cmd->pypath], pyview[sizeof cmd->pypath + 64] = "";
+    snprintf(pypath, sizeof pypath, "%s", cmd ? cmd->pypath : "");
+    size_t pv = 0;
+    for (char *save = NULL, *d = strtok_r(pypath, ":", &save); d && pv < sizeof pyview;
+         d = strtok_r(NULL, ":", &save)) {
+        char v[PATH_MAX + 16];
+        view_of(cmd, d, v, sizeof v);
+        if (!jail_is_system(d) && !(cmd->folder[0] && under(d, cmd->folder)) &&
+            !(cmd->prefix[0] && under(d, cmd->prefix))) {
+            assert(nb < (int)(sizeof binds / sizeof binds[0]));
+            words(out, "--ro-bind", d, d, NULL);
+            binds[nb++] = (shown){d, d, false};
+        }
+        pv += (size_t)snprintf(pyview + pv, sizeof pyview - pv, "%s%s", pv ? ":" : "", v);
     }
     /* what the policy hides, where it falls inside something shown */
     for (const char *const *h = cfg.hide; h && *h; h++) {
@@ -400,6 +418,8 @@ int jail_bwrap_args(const sandbox_cmd *cmd, const sandbox_limits *l, int seccomp
     }
     words(out, "--clearenv", "--setenv", "PATH", path_env, "--setenv", "HOME", SANDBOX_HOME,
           "--setenv", "LANG", "C.UTF-8", "--seccomp", fd, NULL);
+    if (pyview[0])
+        words(out, "--setenv", "PYTHONPATH", pyview, NULL);
 
     /* the command, as the program sees it */
     words(command, prog, NULL);

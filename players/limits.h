@@ -90,10 +90,21 @@
 #define SANDBOX_MAX_ARGS 64
 #define SANDBOX_CMD_MAX  8192
 
+/* Folders of the caller's PYTHONPATH shown to a program (read-only, each a
+ * bind of bubblewrap's): a library or two (the kit) and a checkout, not a
+ * whole home folder's worth. */
+#define SANDBOX_MAX_PYPATH 4
+
 /* After stdin is closed at the end, how long a program may take to exit by
  * itself before the whole sandbox is killed, ms. Ending is never delayed
  * by a program longer than this. */
 #define PLAYER_EXIT_GRACE_MS 300
+
+/* After game_over, how long a program frozen between its turns is let run
+ * to read it and say its last words (stderr) before it is frozen again,
+ * ms: its logging of the result is shown with the result; what comes later
+ * comes at its end (it is thawed for PLAYER_EXIT_GRACE_MS then). */
+#define PLAYER_GAME_OVER_MS 200
 
 /* How often a waiting call wakes up to check the stop flag, the process's
  * peak memory and its exit, ms. */

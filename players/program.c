@@ -453,7 +453,13 @@ static void po_game_over(player *p, const void *st, const char *reason, int faul
         json_t *result = stdio_result(p->g, st, reason, faulty, detail);
         send_msg(pr, stdio_game_over(pr->match[0] ? pr->match : NULL, result));
         json_decref(result);
+        /* frozen since its last move: let it read game_over and log what
+         * it makes of it (on no one's clock), then freeze it again before
+         * anything else of the next game can run */
+        sandbox_resume(pr->sb);
+        sandbox_settle(pr->sb, bot_now_ms() + PLAYER_GAME_OVER_MS);
         sandbox_pump(pr->sb, bot_now_ms());
+        sandbox_pause(pr->sb);
     }
     take_stderr(pr, out);
     pr->in_game = false;
@@ -690,7 +696,10 @@ static player_verdict po_turn(player *p, const void *st, double deadline_ms,
                                  (int64_t)(epoch_ms() + (double)left), pr->stateless, pr->history));
         json_decref(state);
         json_decref(legal);
-        out->wall_ms = (double)left; /* the allowance, for the time-out's message */
+        /* the turn's allowance, for the time-out's message: from the
+         * turn's start, its start-up and catching up included (its time,
+         * docs/stdio.md), not what was left when your_turn went out */
+        out->wall_ms = deadline_ms > t0 ? deadline_ms - t0 : 0;
         pr->quit = false;
         /* its think time is the CPU of all its processes: past the turn's
          * allowance it is a time-out, whatever the clock says */
@@ -744,8 +753,10 @@ static void po_destroy(player *p)
 {
     program *pr = p->impl;
     if (pr->sb && p->cfg.stderr_at_exit) {
-        /* its last words (after game_over, as it exits) reach the caller */
+        /* its last words (after game_over, as it exits) reach the caller:
+         * thawed, it sees the end of its stdin */
         sandbox_close_stdin(pr->sb);
+        sandbox_resume(pr->sb);
         if (p->cfg.exit_grace_ms > 0)
             sandbox_wait_exit(pr->sb, bot_now_ms() + p->cfg.exit_grace_ms);
         sandbox_kill(pr->sb);

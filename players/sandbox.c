@@ -570,7 +570,10 @@ static int start(sandbox *s, const sandbox_cmd *cmd, unsigned use, bool exec, ch
     char *bw_argv[SANDBOX_MAX_ARGS + 8] = {"bwrap", "--args", "3", "--", NULL};
     char *const bw_envp[] = {"PATH=/usr/bin:/bin", NULL};
     char env_home[PATH_MAX + 8];
-    char *envp[] = {"PATH=/usr/local/bin:/usr/bin:/bin", env_home, "LANG=C.UTF-8", NULL};
+    char env_py[sizeof cmd->pypath + 16];
+    snprintf(env_py, sizeof env_py, "PYTHONPATH=%s", cmd ? cmd->pypath : "");
+    char *envp[] = {"PATH=/usr/local/bin:/usr/bin:/bin", env_home, "LANG=C.UTF-8",
+                    cmd && cmd->pypath[0] ? env_py : NULL, NULL};
     if (jail) {
         if (filter &&
             (filter_fd = memfile("tessera-filter", filter->filter,

@@ -159,8 +159,10 @@ const char *sandbox_protections_text(unsigned p, char *buf, size_t cap);
  * read-only at SANDBOX_BOT_DIR, and the arguments inside it are rewritten
  * so. A program outside the system's folders that is not in its folder (an
  * interpreter of a virtual environment, say) is shown read-only at its own
- * path with its installation (`prefix`). Nothing else of the machine is
- * shown but the system's folders. */
+ * path with its installation (`prefix`). The folders of the caller's
+ * PYTHONPATH (a library such as the kit, kept outside the program's folder)
+ * are shown read-only at their own paths, and PYTHONPATH names them. Nothing
+ * else of the machine is shown but the system's folders. */
 typedef struct sandbox_cmd {
     int argc;
     char *argv[SANDBOX_MAX_ARGS + 1]; /* into text: absolute paths on this machine */
@@ -169,6 +171,8 @@ typedef struct sandbox_cmd {
     char real[4096];                  /* the file that runs (every link followed) */
     char folder[4096];                /* the program's folder ("" none) */
     char prefix[4096];                /* an installation shown at its own path ("" none) */
+    char pypath[4096];                /* the caller's PYTHONPATH: its folders resolved,
+                                       * ':'-separated, each shown read-only ("" none) */
     char text[SANDBOX_CMD_MAX];       /* the arguments, NUL-separated */
 } sandbox_cmd;
 
@@ -181,7 +185,8 @@ typedef struct sandbox_cmd {
  * than a crash later. lim may be NULL (defaults). Returns 0, or ENG_EINVAL
  * with a reason: empty command, too many or too long arguments, program
  * not found, not executable, not readable by the sandbox's user, a file
- * argument outside the program's folder, a folder that is "/". */
+ * argument outside the program's folder, a folder that is "/", a
+ * PYTHONPATH folder that is "/", hidden, unreadable, or one too many. */
 int sandbox_cmd_parse(const char *cmdline, const sandbox_limits *lim, sandbox_cmd *out, char *err,
                       size_t errcap);
 

@@ -637,6 +637,72 @@ static void test_interpreter_from_path(void **state)
     assert_int_equal(rmdir(venv), 0);
 }
 
+/* The caller's PYTHONPATH is the program's: a library kept outside the
+ * program's folder (the kit of a checkout, PYTHONPATH=kit/python) is shown
+ * read-only at its own path and imports in the sandbox (kit_doctor and
+ * kit_server failed without it: ModuleNotFoundError); the log says so; a
+ * folder that does not exist is left out; "/" and a folder the pool's uids
+ * cannot read are refused, named. */
+static void test_pythonpath_kept(void **state)
+{
+    (void)state;
+    char lib[] = "/tmp/tessera-pylib-XXXXXX", path[4400];
+    assert_non_null(mkdtemp(lib));
+    assert_int_equal(chmod(lib, 0755), 0);
+    snprintf(path, sizeof path, "%s/venvmark.py", lib);
+    FILE *f = fopen(path, "w");
+    fprintf(f, "MARK = 1\n");
+    fclose(f);
+    chmod(path, 0644);
+    char *old = getenv("PYTHONPATH") ? strdup(getenv("PYTHONPATH")) : NULL;
+    char pp[4400];
+    snprintf(pp, sizeof pp, "/nonexistent/lib:%s", lib);
+    setenv("PYTHONPATH", pp, 1);
+    char spec[4300];
+    snprintf(spec, sizeof spec, "cmd:python3 %s/tests/players/progs/venv_probe.py", src_dir);
+    const eng_game *g = eng_find_game("reversi");
+    player *p = make(spec, g);
+    eng_rules r;
+    eng_rules_default(g, &r);
+    unsigned char *st = malloc(g->state_size);
+    g->init(st, &r);
+    assert_int_equal(player_new_game(p, st, 0, NULL), 0);
+    player_result *res = malloc(sizeof *res);
+    if (player_turn(p, st, drv_now_ms() + (double)move_ms, NULL, res) != PLAYER_OK)
+        fail_msg("%s: %s; %s", player_verdict_name(res->verdict), res->detail, res->stderr_tail);
+    print_message("%s", res->stderr_tail);
+    char want[4400];
+    snprintf(want, sizeof want, "venvmark imported from %s/venvmark.py", lib);
+    assert_non_null(strstr(res->stderr_tail, want));
+    snprintf(want, sizeof want, "/bot/venv_probe.py (PYTHONPATH=%s)", lib);
+    assert_non_null(strstr(res->stderr_tail, want));
+    player_destroy(p);
+
+    /* refused, named */
+    char err[512] = "";
+    setenv("PYTHONPATH", "/", 1);
+    assert_null(player_create(spec, g, NULL, err, sizeof err));
+    if (!strstr(err, "PYTHONPATH names /"))
+        fail_msg("'/': %s", err);
+    if (geteuid() == 0) {
+        assert_int_equal(chmod(lib, 0700), 0);
+        setenv("PYTHONPATH", lib, 1);
+        err[0] = 0;
+        assert_null(player_create(spec, g, NULL, err, sizeof err));
+        if (!strstr(err, "cannot read"))
+            fail_msg("a folder of mode 0700: %s", err);
+    }
+    if (old)
+        setenv("PYTHONPATH", old, 1);
+    else
+        unsetenv("PYTHONPATH");
+    free(old);
+    free(res);
+    free(st);
+    unlink(path);
+    assert_int_equal(rmdir(lib), 0);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3) {
@@ -661,6 +727,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_in_process_bot),
         cmocka_unit_test(test_bad_specs),
         cmocka_unit_test(test_interpreter_from_path),
+        cmocka_unit_test(test_pythonpath_kept),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
