@@ -31,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -520,6 +521,8 @@ static void guard_start(void)
                 if (fd != rfd)
                     close(fd);
         setsid();
+        /* named, so that it is told from the programs (ps, the tests) */
+        prctl(PR_SET_NAME, "tessera-guard", 0, 0, 0);
         struct sigaction ign;
         memset(&ign, 0, sizeof ign);
         ign.sa_handler = SIG_IGN;
