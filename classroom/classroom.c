@@ -312,6 +312,37 @@ bool class_file_name_ok(const char *name)
     return true;
 }
 
+/* The length of the well-formed UTF-8 sequence at s[0..n), or 0. */
+static size_t utf8_seq(const unsigned char *s, size_t n)
+{
+    unsigned char c = s[0];
+    size_t k = c < 0x80                          ? 0
+               : (c & 0xe0) == 0xc0 && c >= 0xc2 ? 1
+               : (c & 0xf0) == 0xe0              ? 2
+               : (c & 0xf8) == 0xf0 && c <= 0xf4 ? 3
+                                                 : 4;
+    if (k == 4 || k >= n)
+        return 0;
+    for (size_t j = 1; j <= k; j++)
+        if ((s[j] & 0xc0) != 0x80)
+            return 0;
+    return k + 1;
+}
+
+void class_utf8_fix(char *text)
+{
+    unsigned char *s = (unsigned char *)text;
+    size_t n = strlen(text);
+    for (size_t i = 0; i < n;) {
+        size_t k = utf8_seq(s + i, n - i);
+        if (k == 0) {
+            s[i++] = '?';
+            continue;
+        }
+        i += k;
+    }
+}
+
 /* Is data well-formed UTF-8? */
 static bool utf8_ok(const unsigned char *s, size_t n)
 {

@@ -122,6 +122,11 @@ bool class_file_name_ok(const char *name);
 int class_check_file(class_kind kind, const char *name, const unsigned char *data, size_t len,
                      char *err, size_t errcap);
 
+/* Make text well-formed UTF-8 in place: every byte that does not begin a
+ * well-formed sequence becomes '?' (a verdict cut at a byte count, a
+ * program's stderr); the JSON of the pages takes nothing else. */
+void class_utf8_fix(char *text);
+
 /* ---- gates ------------------------------------------------------------------------------- */
 
 typedef struct class_gate {
@@ -190,7 +195,23 @@ typedef struct class_standing {
     double elo, elo_lo, elo_hi; /* Bradley–Terry rating with its 95% interval */
     double ms_per_move;
     int64_t faults;
+    /* the tiebreaks, each named (issue 25): round-robin places follow rate,
+     * then league points, then score difference, then roster order; Swiss
+     * places Swiss points, then Buchholz, then points, then roster order; a
+     * knockout the round reached, then roster order */
+    int league_points;             /* docs/league.md */
+    double score_diff;             /* mean of own score - the best other's (tour_row.pd) */
+    double swiss_points, buchholz; /* Swiss */
+    int ko_reached;                /* knockout: rounds won */
+    int roster;                    /* 1-based order among the participants: the last tiebreak */
+    const char *decided_by;        /* what placed it below the one above ("rate", "league
+                                      points", "score difference", "Swiss points", "Buchholz",
+                                      "points", "round reached", "roster order"), "" for the
+                                      first or a shared place; a static string */
 } class_standing;
+
+/* A format's name: "round-robin", "swiss", "knockout" (tournament/tour.h). */
+const char *class_format_name(int format);
 
 /* Play a tournament of the participants (a round-robin unless cfg->format
  * says otherwise; two participants: a gate) through the tournament runner, faults forfeiting the
@@ -218,10 +239,15 @@ int class_store_init(db_conn *db, char *err, size_t errcap);
 /* ---- grades ------------------------------------------------------------------------------ */
 
 /* The grade CSV of a course (heap text, free()), or NULL when out of
- * memory or the database fails: a header
- * `student_id,name,email,final_rank,gates_passed,gates_total,rating,rating_low,rating_high,
- * submission` and one line per student of the roster in roster order;
- * students without a frozen submission have empty rank and rating. */
+ * memory or the database fails: a header `student_id,name,email,status,
+ * final_rank,decided_by,rate,league_points,score_diff,swiss_points,buchholz,
+ * round_reached,gates_passed,gates_total,rating,rating_low,rating_high,
+ * submission` and one line per student of the roster in roster order.
+ * status: finalist, qualified (the final not played yet), in_gates,
+ * not_judged (stopped at a broken gate), not_qualified, no_show. The
+ * final's columns — its place, the tiebreak that decided it, each tiebreak
+ * of the final's format (the others empty), the rating — are empty for
+ * students not in it. */
 char *class_grades_csv(db_conn *db, int64_t course);
 
 /* A CSV field quoted when it needs to be, appended to a growing buffer.

@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <sys/time.h>
+#include <time.h>
 
 #include "classroom/internal.h"
 #include "engine/errors.h"
@@ -65,4 +66,12 @@ void class__reply(const req *r, json_t *msg)
 {
     if (msg)
         r->svc->host.reply(r->svc->host.user, r->caller, msg);
+}
+
+void class__utc(int64_t ms, char *out, size_t cap)
+{
+    time_t t = (time_t)(ms / 1000);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(out, cap, "%Y-%m-%d %H:%M UTC", &tm);
 }

@@ -31,10 +31,16 @@
 #include "classroom/classroom.h"
 #include "classroom/service.h"
 
-#define CLASS_JOBS_DEFAULT 2  /* submissions played at once: 2 x 2 games on 2+ cores */
-#define CLASS_MAX_JOBS     16 /* worker threads at most (config courses.gate_jobs) */
-#define CLASS_GATE_THREADS 2  /* runner workers of one gate or final */
-#define CLASS_MAX_CHECKS   8  /* uploads being checked at once (each may run a python3) */
+#define CLASS_MIN_JOBS                                                                             \
+    2                     /* submissions played at once at least (the default sizes it to the      \
+                             machine: half its cores, each job two games: a game a core) */
+#define CLASS_MAX_JOBS 16 /* worker threads at most (config courses.gate_jobs) */
+#define CLASS_GATE_THREADS                                                                         \
+    2 /* runner workers of one gate (its games are paired: two at a time)                          \
+       */
+#define CLASS_MAX_FINAL_THREADS                                                                    \
+    64 /* runner workers of a final at most: one a core (a final is one job, its games many) */
+#define CLASS_MAX_CHECKS 8 /* uploads being checked at once (each may run a python3) */
 /* A remote bot's seat in a server match: after a dropped connection (or
  * when it is not connected as the game starts) it has the longer of this
  * and 3 moves' time to come back (the bridge reconnects within 5 s) before
@@ -61,17 +67,22 @@ typedef struct course_t {
     int64_t final_tour;     /* the host's tournament of a final with remote bots, or 0 */
     char final_state[16];
     char final_note[CLASS_VERDICT_MAX];
+    bool archived;             /* submissions closed, listed apart; everything kept */
+    int64_t last_extension_ms; /* the latest student's extension, or 0 */
 } course_t;
 
 /* A student, as their token names them. */
 typedef struct student_t {
     int64_t id, course;
     char sid[CLASS_FIELD_MAX + 1], name[CLASS_FIELD_MAX + 1];
+    int64_t deadline_ms; /* their extension, or 0: the course's */
 } student_t;
 
 /* A submission's place on disk and how it runs. */
 typedef struct sub_t {
     int64_t id, course, student, created_ms, tour;
+    int64_t run; /* its ladder's run: played again after a change, results of an older run
+                    are dropped */
     char sid[CLASS_FIELD_MAX + 1];       /* its student's id */
     char kind[16];                       /* class_kind_name */
     char dir[PATH_MAX];                  /* its folder ("" for a remote bot) */
@@ -83,6 +94,7 @@ typedef struct course_new {
     const char *name;
     const eng_game *g;
     char *rules_text, *gates_text; /* owned */
+    class_gate gates[CLASS_MAX_GATES];
     int ngates;
     int64_t move_ms, qualify, final_games, deadline_ms, seed, remote_wait_ms, created_ms;
 } course_new;
@@ -105,6 +117,7 @@ typedef struct job {
     struct job *next;
     bool final;
     int64_t course, submission;
+    int64_t run; /* the submission's run (sub_t) */
     const eng_game *g;
     eng_rules rules;
     int64_t move_ms;
@@ -128,10 +141,12 @@ typedef struct done {
     struct done *next;
     int kind; /* DONE_*: a gate, a ladder's end, a final, a failure, a ladder begins */
     int64_t course, submission; /* submission 0: a final's */
+    int64_t run;                /* the submission's run it belongs to */
     int gate;
     class_gate gatedef;
     class_standing st[2]; /* gate: [0] the student, [1] the opponent */
     bool passed;
+    bool broken; /* gate: its opponent faulted: the submission is not judged */
     char verdict[CLASS_VERDICT_MAX];
     int gates_passed;
     bool qualified;
@@ -139,6 +154,7 @@ typedef struct done {
     int ngames, capgames;
     /* final */
     int n;
+    int format; /* its tour_format */
     int64_t *students, *subs;
     class_standing *fst;
 } done;
@@ -152,6 +168,7 @@ struct class_service {
     /* the workers */
     pthread_t thread[CLASS_MAX_JOBS];
     int nthreads;
+    int final_threads;    /* runner workers of a final: the machine's cores */
     pthread_mutex_t lock; /* guards the two queues */
     pthread_cond_t cond;
     job *jobs, *jobs_tail;  /* waiting for a worker */
@@ -173,6 +190,18 @@ typedef struct req {
     const char *type;
 } req;
 
+/* A request answered later, after a check on the host's pool: who asked,
+ * and what it asked for. */
+typedef struct later {
+    uint64_t caller;
+    json_t *id; /* owned */
+    char type[40];
+    char name[CLASS_NAME_MAX + 1];
+    course_new n;        /* course_create: the settings (their texts owned) */
+    int64_t course, sub; /* course_rerun_gates: the course, and one submission or 0 */
+    int qualify;         /* course_rerun_gates: the new qualify */
+} later;
+
 /* ---- host.c ------------------------------------------------------------------------------- */
 
 void class__log(class_service *svc, int level, const char *event, const char *fmt, ...);
@@ -183,6 +212,8 @@ void class__fail(const req *r, int code, const char *reason, const char *fmt, ..
     __attribute__((format(printf, 4, 5)));
 void class__reply(const req *r, json_t *msg);
 int64_t class__now_ms(void);
+/* Epoch milliseconds as "2026-11-26 18:00 UTC". */
+void class__utc(int64_t ms, char *out, size_t cap);
 
 /* ---- store.c, store_work.c, store_views.c: the SQL ---------------------------------------- */
 
@@ -261,6 +292,26 @@ int class__freeze(class_service *svc, int64_t course, int64_t now);
 int class__leftover_subs(class_service *svc, int64_t **ids);
 void class__leftover_finals(class_service *svc, void (*each)(class_service *svc, int64_t tour));
 
+/* what an instructor may undo or remove (store_manage.c) */
+/* The course and its submissions no longer frozen. */
+bool class__unfreeze(class_service *svc, int64_t course);
+/* A student's extension (0: none): 1, 0 when no such student id, -1. */
+int class__student_set_deadline(class_service *svc, int64_t course, const char *sid,
+                                int64_t deadline_ms);
+bool class__course_set_gates(class_service *svc, int64_t course, const char *gates_text,
+                             int qualify);
+/* The ids of a course's submissions (or of sub only, when not 0): heap, the count or -1. */
+int class__subs_of(class_service *svc, int64_t course, int64_t sub, int64_t **ids);
+/* A submission back to queued, its gates and games gone, its run counted up. */
+bool class__sub_reset(class_service *svc, int64_t sub);
+/* A submission's run, or -1 when there is no such submission. */
+int64_t class__sub_run(class_service *svc, int64_t sub);
+/* The final's standings and games gone, its state back to none. */
+bool class__final_clear(class_service *svc, int64_t course);
+bool class__course_archive(class_service *svc, int64_t course, bool archived);
+/* Every row of a course, in one transaction. */
+bool class__course_delete(class_service *svc, int64_t course);
+
 /* views (store_views.c): new JSON */
 json_t *class__course_json(const course_t *c);
 json_t *class__roster_json(class_service *svc, int64_t course);
@@ -271,6 +322,10 @@ json_t *class__final_games_json(class_service *svc, int64_t course, int64_t stud
  * 0 and out filled, or ENG_EINVAL (no such game) / ENG_EFORBIDDEN (not
  * theirs) / ENG_ESTORAGE. */
 int class__game_json(class_service *svc, int64_t game, const student_t *student, json_t *out);
+/* Every string of v with the submissions' folder cut out of its paths (a
+ * traceback's "File .../course-1/student-3/v1-x/bot.py" keeps "bot.py"):
+ * no server path reaches a page. */
+void class__redact(const class_service *svc, json_t *v);
 /* A submission's row (0), its files' list and version; ENG_EINVAL when
  * there is none, ENG_ESTORAGE. */
 int class__sub_code(class_service *svc, int64_t sub, sub_t *s, json_t **files, int64_t *version);
@@ -285,17 +340,35 @@ int class__mkdirs(const class_service *svc, const char *path);
  * cluster may have written it): made again from class_files. 0 or -1. */
 int class__ensure_files(class_service *svc, const sub_t *s);
 
+/* ---- gatecheck.c ------------------------------------------------------------------------- */
+
+/* What a check of gates found: rc 0, or ENG_EINVAL (or ENG_EINTERNAL) with why. */
+typedef void (*class_checked_fn)(class_service *svc, void *arg, int rc, const char *why);
+/* Is the gate's opponent an instructor's program (a cmd: spec)? */
+bool class__gate_is_program(const class_gate *gate);
+/* Check the program opponents of gates[n] as doctor would (first_move and
+ * full_game of g at move_ms) on the host's pool, then then(svc, arg, rc,
+ * why) on the loop — at once when no opponent is a program. false (then
+ * not called) when the check cannot be queued. */
+bool class__check_gates(class_service *svc, const eng_game *g, const class_gate *gates, int n,
+                        int64_t move_ms, uint64_t seed, class_checked_fn then, void *arg);
+
 /* ---- jobs.c -------------------------------------------------------------------------------- */
 
 int class__workers_start(class_service *svc, int want, char *err, size_t errcap);
 void class__workers_stop(class_service *svc);
 void class__push_job(class_service *svc, job *j);
+/* Drop the queued ladders of a course's submissions (or of sub only). */
+void class__drop_jobs(class_service *svc, int64_t course, int64_t sub);
 void class__job_free(job *j);
 void class__done_free(done *d);
 /* Copy a game into d's list (on_game of class_play, and the host's games). */
 void class__keep_game(const class_game *g, void *d);
-/* A gate's pass/fail and verdict from its standing d->st[0]. */
+/* A gate's pass/fail and verdict from its standing d->st[0]; broken (and
+ * not passed) when its opponent lost a game by a fault of its own. */
 void class__gate_verdict(done *d, const class_gate *gate);
+/* The verdict of a ladder that ended at a broken gate (d: a DONE_SUB). */
+void class__not_judged(done *d, int gate, const char *gate_verdict);
 /* Store one result (one transaction), then freeze what that allows. */
 void class__apply(class_service *svc, done *d);
 /* A final that could not be played: stored as failed with why. */
@@ -311,6 +384,9 @@ void class__remote_queue(class_service *svc, const sub_t *s);
  * after replying. */
 bool class__remote_final(const req *rq, const course_t *c, job *j, int format, int64_t gpp);
 void class__remote_pump(class_service *svc);
+/* Stop a course's remote jobs (sub 0: all, a final's too; else that
+ * submission's ladder), their host tournaments cancelled. */
+void class__remote_forget(class_service *svc, int64_t course, int64_t sub);
 void class__remote_free_all(class_service *svc);
 
 /* ---- requests.c ---------------------------------------------------------------------------- */
@@ -320,14 +396,31 @@ bool class__need_student(const req *r, student_t *out);
 /* The course a request's "course" names, or a reply (false). */
 bool class__need_course(const req *r, course_t *c);
 void class__create(const req *r);
+/* A later request (NULL when out of memory), the request it answers, its end. */
+later *class__later_new(const req *r);
+req class__later_req(class_service *svc, const later *l);
+void class__later_free(later *l);
+/* The course's reply of type `type` (course_created, course_deadline, ...). */
+void class__reply_course(const req *r, const char *type, int64_t id);
+/* Why a deadline in the past is refused, into err. */
+void class__deadline_past(int64_t ms, char *err, size_t cap);
+/* Has the course's final started (running or done)? Refused with
+ * final_started (false) when it has. */
+bool class__before_final(const req *r, const course_t *c, const char *what);
 void class__add_students(const req *r);
-void class__set_deadline(const req *r);
 void class__start_final(const req *r);
 void class__grades(const req *r);
 void class__list(const req *r);
 void class__view(const req *r);
 void class__game(const req *r);
 void class__code(const req *r);
+
+/* ---- manage.c: what an instructor may undo or remove ------------------------------------ */
+
+void class__set_deadline(const req *r);
+void class__rerun_gates(const req *r);
+void class__archive(const req *r);
+void class__delete(const req *r);
 
 /* ---- submit.c ----------------------------------------------------------------------------- */
 

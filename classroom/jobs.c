@@ -3,8 +3,9 @@
  * play each new submission's gate ladder and the finals, the results they
  * hand back, stored on the loop, and the deadline's freeze.
  *
- * Threads. The workers ([courses] gate_jobs of them, default 2: that many
- * submissions' ladders at once) take a job (a submission's ladder, or a
+ * Threads. The workers ([courses] gate_jobs of them; by default half the
+ * cores this process may use, at least 2: that many submissions' ladders at
+ * once, two games each; a final plays a game on every core) take a job (a submission's ladder, or a
  * course's final) with every string it needs copied, play it with
  * class_play (no database), and hand each gate's games and verdict, or the
  * final's, back to the loop (host.wake; class_service_poll), which stores
@@ -12,9 +13,12 @@
  * again at the next start: its state in the database is still queued or
  * running, and nothing of it was stored.
  */
+#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "classroom/internal.h"
 #include "engine/errors.h"
@@ -73,6 +77,12 @@ void class__keep_game(const class_game *g, void *user)
             return; /* the verdict still counts it; the game's details are lost */
         d->games = ng;
         d->capgames = nc;
+        /* a game's end and verdict point into its own element: moved with it
+         * (a gate of more than 16 games read freed memory for its first 16) */
+        for (int k = 0; k < d->ngames; k++) {
+            ng[k].g.end = ng[k].end;
+            ng[k].g.verdict = ng[k].verdict;
+        }
     }
     cgame *c = &d->games[d->ngames++];
     memset(c, 0, sizeof *c);
@@ -82,25 +92,43 @@ void class__keep_game(const class_game *g, void *user)
     c->record = strdup(g->record);
     for (int s = 0; s < g->seats; s++)
         c->err[s] = strdup(g->stderr_text[s]);
+    class_utf8_fix(c->verdict);
     c->g.end = c->end;
     c->g.verdict = c->verdict;
     c->g.record = c->record ? c->record : "";
-    for (int s = 0; s < g->seats; s++)
+    for (int s = 0; s < g->seats; s++) {
+        if (c->err[s])
+            class_utf8_fix(c->err[s]);
         c->g.stderr_text[s] = c->err[s] ? c->err[s] : "";
+    }
 }
 
 /* The verdict names the first fault of the submission, if any. */
 void class__gate_verdict(done *d, const class_gate *gate)
 {
     d->passed = class_gate_passed(gate, d->st[0].points, d->st[0].games);
-    const char *fault = "";
-    int64_t nfault = 0;
+    const char *fault = "", *theirs = "";
+    int64_t nfault = 0, ntheirs = 0;
     for (int k = 0; k < d->ngames; k++) {
         const class_game *g = &d->games[k].g;
         if (g->culprit >= 0 && g->who[g->culprit] == 0) {
             if (!nfault++)
                 fault = g->verdict;
+        } else if (g->culprit >= 0) {
+            if (!ntheirs++)
+                theirs = g->verdict;
         }
+    }
+    if (ntheirs) {
+        /* a win over a reference that crashed or timed out proves nothing:
+         * the gate is broken, and the submission is not judged by it */
+        d->passed = false;
+        d->broken = true;
+        snprintf(d->verdict, sizeof d->verdict,
+                 "broken: the opponent %.150s lost %lld of %lld games by a fault of its own, "
+                 "first: %.150s",
+                 gate->opponent, (long long)ntheirs, (long long)d->st[0].games, theirs);
+        return;
     }
     int n = snprintf(d->verdict, sizeof d->verdict,
                      "%s: scored %.1f of %lld (%.0f%%, needs %.0f%%) against %.200s",
@@ -118,7 +146,7 @@ void class__gate_verdict(done *d, const class_gate *gate)
 
 static void run_ladder(class_service *svc, job *j)
 {
-    int passed = 0;
+    int passed = 0, broken = -1;
     char last[CLASS_VERDICT_MAX] = "";
     for (int i = 0; i < j->ngates; i++) {
         done *d = calloc(1, sizeof *d);
@@ -127,6 +155,7 @@ static void run_ladder(class_service *svc, job *j)
         d->kind = DONE_GATE;
         d->course = j->course;
         d->submission = j->submission;
+        d->run = j->run;
         d->gate = i;
         d->gatedef = j->gates[i];
         const char *specs[2] = {j->spec, j->gates[i].opponent};
@@ -159,6 +188,8 @@ static void run_ladder(class_service *svc, job *j)
         class__gate_verdict(d, &j->gates[i]);
         snprintf(last, sizeof last, "gate %d %.380s", i + 1, d->verdict);
         bool ok = d->passed;
+        if (d->broken)
+            broken = i;
         post(svc, d);
         if (!ok)
             break;
@@ -170,11 +201,26 @@ static void run_ladder(class_service *svc, job *j)
     d->kind = DONE_SUB;
     d->course = j->course;
     d->submission = j->submission;
+    d->run = j->run;
     d->gates_passed = passed;
-    d->qualified = passed >= j->qualify;
-    snprintf(d->verdict, sizeof d->verdict, "%s %d of %d gates; %.360s",
-             d->qualified ? "qualified:" : "not qualified:", passed, j->ngates, last);
+    if (broken >= 0) {
+        class__not_judged(d, broken, last);
+    } else {
+        d->qualified = passed >= j->qualify;
+        snprintf(d->verdict, sizeof d->verdict, "%s %d of %d gates; %.360s",
+                 d->qualified ? "qualified:" : "not qualified:", passed, j->ngates, last);
+    }
     post(svc, d);
+}
+
+void class__not_judged(done *d, int gate, const char *gate_verdict)
+{
+    d->qualified = false;
+    d->broken = true;
+    snprintf(d->verdict, sizeof d->verdict,
+             "not judged: gate %d is broken, not your bot (%.250s); the instructor is told, and "
+             "your submission is played again once the gate is fixed",
+             gate + 1, gate_verdict);
 }
 
 static void run_final(class_service *svc, job *j)
@@ -185,6 +231,7 @@ static void run_final(class_service *svc, job *j)
     d->kind = DONE_FINAL;
     d->course = j->course;
     d->n = j->n;
+    d->format = j->format;
     d->students = malloc((size_t)j->n * sizeof *d->students);
     d->subs = malloc((size_t)j->n * sizeof *d->subs);
     d->fst = calloc((size_t)j->n, sizeof *d->fst);
@@ -205,7 +252,7 @@ static void run_final(class_service *svc, job *j)
                             .games_per_pair = j->final_games,
                             .move_ms = j->move_ms,
                             .seed = j->seed ^ 0xf1a1ULL,
-                            .threads = CLASS_GATE_THREADS,
+                            .threads = svc->final_threads,
                             .stop = &svc->stop,
                             .on_game = class__keep_game,
                             .user = d};
@@ -244,6 +291,7 @@ static void *worker_main(void *arg)
                 d->kind = DONE_START;
                 d->course = j->course;
                 d->submission = j->submission;
+                d->run = j->run;
                 snprintf(d->verdict, sizeof d->verdict, "gate 1: playing against %.300s",
                          j->gates[0].opponent);
                 post(svc, d);
@@ -257,10 +305,31 @@ static void *worker_main(void *arg)
     return NULL;
 }
 
+/* The cores this process may run on (its affinity: a container's or
+ * taskset's share, not the machine's count). */
+static int cores(void)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+        return CPU_COUNT(&set);
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+}
+
 int class__workers_start(class_service *svc, int want, char *err, size_t errcap)
 {
+    /* a pool sized to the machine: a game a core — half the cores
+     * submissions at once (two games each), a final on every core */
+    int n = cores();
+    if (want <= 0)
+        want = n / CLASS_GATE_THREADS;
+    if (want < CLASS_MIN_JOBS)
+        want = CLASS_MIN_JOBS;
     if (want > CLASS_MAX_JOBS)
         want = CLASS_MAX_JOBS;
+    svc->final_threads = n < CLASS_GATE_THREADS        ? CLASS_GATE_THREADS
+                         : n > CLASS_MAX_FINAL_THREADS ? CLASS_MAX_FINAL_THREADS
+                                                       : n;
     for (int i = 0; i < want; i++) {
         if (pthread_create(&svc->thread[i], NULL, worker_main, svc) != 0) {
             if (i == 0) {
@@ -271,6 +340,9 @@ int class__workers_start(class_service *svc, int want, char *err, size_t errcap)
         }
         svc->nthreads = i + 1;
     }
+    class__log(svc, CLASS_LOG_INFO, "course_pool", "{s:i, s:i, s:i, s:i}", "cores", n, "gate_jobs",
+               svc->nthreads, "games_per_job", CLASS_GATE_THREADS, "final_games_at_once",
+               svc->final_threads);
     return 0;
 }
 
@@ -291,6 +363,24 @@ void class__workers_stop(class_service *svc)
     svc->jobs_tail = NULL;
 }
 
+void class__drop_jobs(class_service *svc, int64_t course, int64_t sub)
+{
+    pthread_mutex_lock(&svc->lock);
+    job **pp = &svc->jobs;
+    svc->jobs_tail = NULL;
+    while (*pp) {
+        job *j = *pp;
+        if (j->course == course && !j->final && (sub == 0 || j->submission == sub)) {
+            *pp = j->next;
+            class__job_free(j);
+        } else {
+            svc->jobs_tail = j;
+            pp = &j->next;
+        }
+    }
+    pthread_mutex_unlock(&svc->lock);
+}
+
 void class__push_job(class_service *svc, job *j)
 {
     pthread_mutex_lock(&svc->lock);
@@ -308,6 +398,13 @@ void class__push_job(class_service *svc, job *j)
 
 void class__apply(class_service *svc, done *d)
 {
+    /* a submission played again (or deleted) since: this result is stale */
+    if (d->submission && class__sub_run(svc, d->submission) != d->run) {
+        class__log(svc, CLASS_LOG_DEBUG, "course_result_dropped", "{s:I, s:I}", "course",
+                   (json_int_t)d->course, "submission", (json_int_t)d->submission);
+        return;
+    }
+    class_utf8_fix(d->verdict); /* cut at a byte count, it may end inside a character */
     if (d->kind == DONE_START) {
         class__sub_started(svc, d->submission, d->verdict);
         return;

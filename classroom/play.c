@@ -53,6 +53,42 @@ static void on_end(const tour_run_game *info, void *user)
     ctx->cfg->on_game(&cg, ctx->cfg->user);
 }
 
+const char *class_format_name(int format)
+{
+    return tour_format_name((tour_format)format);
+}
+
+/* The first criterion of the format's order (tournament/standings.c) on
+ * which `up` (placed just above) and `row` differ: what placed row lower. */
+static const char *decided_by(tour_format f, const tour_row *up, const tour_row *row)
+{
+    if (!up || up->place == row->place)
+        return "";
+    switch (f) {
+    case TOUR_SWISS:
+        if (up->swiss_points != row->swiss_points)
+            return "Swiss points";
+        if (up->buchholz != row->buchholz)
+            return "Buchholz";
+        if (up->points != row->points)
+            return "points";
+        break;
+    case TOUR_KNOCKOUT:
+        if (up->ko_reached != row->ko_reached)
+            return "round reached";
+        break;
+    default:
+        if (up->rate != row->rate)
+            return "rate";
+        if (up->league.points != row->league.points)
+            return "league points";
+        if (up->pd != row->pd)
+            return "score difference";
+        break;
+    }
+    return "roster order";
+}
+
 int class_standings_fill(const tour *t, class_standing *out)
 {
     tour_standings *s = tour_standings_new(t);
@@ -61,6 +97,13 @@ int class_standings_fill(const tour *t, class_standing *out)
     for (int i = 0; i < s->n; i++) {
         const tour_row *row = &s->rows[i];
         class_standing *o = &out[row->participant];
+        o->league_points = row->league.points;
+        o->score_diff = row->pd;
+        o->swiss_points = row->swiss_points;
+        o->buchholz = row->buchholz;
+        o->ko_reached = row->ko_reached;
+        o->roster = row->participant + 1;
+        o->decided_by = decided_by(s->format, i ? &s->rows[i - 1] : NULL, row);
         o->place = row->place;
         o->games = row->games;
         o->wins = row->wins;

@@ -27,8 +27,10 @@ typedef struct rjob {
     struct rjob *next;
     bool final;
     int64_t course, submission;    /* submission: 0 for a final */
+    int64_t run;                   /* the submission's run (sub_t) */
     char name[PROTO_NAME_MAX + 1]; /* the registered bot (a ladder) */
     int gate, passed;              /* the gate being played (or next); gates passed */
+    int broken;                    /* the gate found broken (its opponent faulted), or -1 */
     char last[CLASS_VERDICT_MAX];  /* the last gate's verdict */
     char shown[CLASS_VERDICT_MAX]; /* the verdict last written while waiting */
     int64_t created_ms;            /* the submission's time: the wait counts from it */
@@ -65,6 +67,22 @@ void class__remote_free_all(class_service *svc)
         rjob *r = svc->rjobs;
         svc->rjobs = r->next;
         rjob_free(r);
+    }
+}
+
+void class__remote_forget(class_service *svc, int64_t course, int64_t sub)
+{
+    rjob **pp = &svc->rjobs;
+    while (*pp) {
+        rjob *r = *pp;
+        if (r->course == course && (sub == 0 || (!r->final && r->submission == sub))) {
+            if (r->tour && svc->host.cancel_tour)
+                svc->host.cancel_tour(svc->host.user, r->tour);
+            *pp = r->next;
+            rjob_free(r);
+        } else {
+            pp = &r->next;
+        }
     }
 }
 
@@ -147,11 +165,15 @@ static void rjob_finish(class_service *svc, rjob *r, int ngates, int qualify, co
         d->kind = DONE_SUB;
         d->course = r->course;
         d->submission = r->submission;
+        d->run = r->run;
         d->gates_passed = r->passed;
         d->qualified = r->passed >= qualify;
-        snprintf(d->verdict, sizeof d->verdict, "%s %d of %d gates; %.360s",
-                 d->qualified ? "qualified:" : "not qualified:", r->passed, ngates,
-                 why ? why : r->last);
+        if (r->broken >= 0)
+            class__not_judged(d, r->broken, r->last);
+        else
+            snprintf(d->verdict, sizeof d->verdict, "%s %d of %d gates; %.360s",
+                     d->qualified ? "qualified:" : "not qualified:", r->passed, ngates,
+                     why ? why : r->last);
         class__apply(svc, d);
         class__done_free(d);
     }
@@ -170,14 +192,6 @@ static void rjob_fail(class_service *svc, rjob *r, const char *why)
     }
     rjob_finish(svc, r, c.ngates, c.qualify, why);
     class__course_release(&c);
-}
-
-static void fmt_time(int64_t ms, char *out, size_t cap)
-{
-    time_t t = (time_t)(ms / 1000);
-    struct tm tm;
-    gmtime_r(&t, &tm);
-    strftime(out, cap, "%Y-%m-%d %H:%M UTC", &tm);
 }
 
 /* Start the host's tournament of the participants (specs, names) for r with
@@ -212,7 +226,7 @@ static int rjob_start_tour(class_service *svc, rjob *r, const course_t *c, const
     m.tour.nparticipants = n;
     m.tour.games_per_pair = gpp;
     m.tour.cycles = 1;
-    m.tour.concurrency = CLASS_GATE_THREADS;
+    m.tour.concurrency = r->final ? svc->final_threads : CLASS_GATE_THREADS;
     m.tour.has_seed = true;
     m.tour.seed = seed & INT64_MAX;
     m.tour.label = label;
@@ -222,6 +236,7 @@ static int rjob_start_tour(class_service *svc, rjob *r, const course_t *c, const
                           .user = r->final ? -r->course : r->submission};
     done *d = calloc(1, sizeof *d);
     if (d && r->final) {
+        d->format = format;
         d->fst = calloc((size_t)n, sizeof *d->fst);
         if (!d->fst) {
             free(d);
@@ -299,7 +314,7 @@ static void rjob_step(class_service *svc, rjob *r)
     if (by_deadline)
         limit = c.deadline_ms;
     char when[40];
-    fmt_time(limit, when, sizeof when);
+    class__utc(limit, when, sizeof when);
     if (class__now_ms() >= limit) {
         snprintf(why, sizeof why, "gate %d not played: your bot (%s) was not connected by %s (%s)",
                  r->gate + 1, r->name, when,
@@ -326,6 +341,7 @@ static void rjob_gate_over(class_service *svc, rjob *r, done *d)
     }
     d->course = r->course;
     d->submission = r->submission;
+    d->run = r->run;
     if (d->kind == DONE_FAILED) {
         char why[CLASS_VERDICT_MAX];
         snprintf(why, sizeof why, "gate %d could not be scored: %.300s", r->gate + 1, d->verdict);
@@ -339,6 +355,8 @@ static void rjob_gate_over(class_service *svc, rjob *r, done *d)
     d->gatedef = c.gates[r->gate];
     class__gate_verdict(d, &c.gates[r->gate]);
     bool passed = d->passed;
+    if (d->broken)
+        r->broken = r->gate;
     snprintf(r->last, sizeof r->last, "gate %d %.380s", r->gate + 1, d->verdict);
     class__apply(svc, d);
     class__done_free(d);
@@ -460,7 +478,9 @@ void class__remote_queue(class_service *svc, const sub_t *s)
         return;
     r->course = s->course;
     r->submission = s->id;
+    r->run = s->run;
     r->created_ms = s->created_ms;
+    r->broken = -1;
     snprintf(r->name, sizeof r->name, "%.64s", s->main);
     r->next = svc->rjobs;
     svc->rjobs = r;

@@ -18,8 +18,7 @@
 #include "tournament/limits.h"
 #include "tournament/tour.h"
 
-/* The course's reply of type `type` (course_deadline, course_created). */
-static void reply_course(const req *r, const char *type, int64_t id)
+void class__reply_course(const req *r, const char *type, int64_t id)
 {
     course_t c;
     json_t *rep = proto_reply(type, r->id);
@@ -76,6 +75,18 @@ bool class__need_course(const req *r, course_t *c)
     return true;
 }
 
+void class__deadline_past(int64_t ms, char *err, size_t cap)
+{
+    char when[40], now[40];
+    class__utc(ms, when, sizeof when);
+    class__utc(class__now_ms(), now, sizeof now);
+    snprintf(err, cap,
+             "deadline_ms: %s is in the past (it is %s now): a deadline past would close the "
+             "course at once; give a time to come, or deadline_ms 0 with course_set_deadline "
+             "to close submissions now",
+             when, now);
+}
+
 /* ---- course_create --------------------------------------------------------------------------- */
 
 /* The new course's settings from the message: 0 and n filled (its texts
@@ -113,7 +124,7 @@ static int settings_of(const req *r, course_new *n)
     n->deadline_ms = m->deadline_ms.set ? m->deadline_ms.v : 0;
     class_gate gates[CLASS_MAX_GATES];
     int ng = -1;
-    const char *bad = NULL;
+    const char *bad = NULL, *reason = NULL;
     if (n->remote_wait_ms < 1000 || n->remote_wait_ms > CLASS_MAX_REMOTE_WAIT_MS) {
         rc = ENG_EINVAL;
         snprintf(err, sizeof err,
@@ -134,10 +145,14 @@ static int settings_of(const req *r, course_new *n)
     } else if (n->deadline_ms < 0) {
         rc = ENG_EINVAL;
         bad = "deadline_ms: epoch milliseconds (0: none yet)";
+    } else if (n->deadline_ms > 0 && n->deadline_ms <= class__now_ms()) {
+        rc = ENG_EINVAL;
+        reason = "past_deadline";
+        class__deadline_past(n->deadline_ms, err, sizeof err);
     }
     if (rc) {
         json_decref(rj);
-        class__fail(r, rc, NULL, "%s", bad ? bad : err);
+        class__fail(r, rc, reason, "%s", bad ? bad : err);
         return -1;
     }
     n->created_ms = class__now_ms();
@@ -149,28 +164,91 @@ static int settings_of(const req *r, course_new *n)
     json_t *gj = class_gates_json(gates, ng);
     n->gates_text = json_dumps(gj, JSON_COMPACT);
     json_decref(gj);
+    memcpy(n->gates, gates, (size_t)ng * sizeof *gates);
     n->ngates = ng;
     return 0;
 }
 
-void class__create(const req *r)
+later *class__later_new(const req *r)
 {
-    course_new n;
-    if (settings_of(r, &n))
-        return;
-    int64_t id = n.rules_text && n.gates_text ? class__course_insert(r->svc, &n) : 0;
-    free(n.rules_text);
-    free(n.gates_text);
-    if (!id) {
-        class__fail(r, ENG_ESTORAGE, NULL, "the course could not be stored");
-        return;
-    }
-    class__log(r->svc, CLASS_LOG_INFO, "course_created", "{s:I, s:s, s:s, s:i}", "course",
-               (json_int_t)id, "name", n.name, "game", n.g->name, "gates", n.ngates);
-    reply_course(r, "course_created", id);
+    later *l = calloc(1, sizeof *l);
+    if (!l)
+        return NULL;
+    l->caller = r->caller;
+    l->id = r->id ? json_deep_copy(r->id) : NULL;
+    snprintf(l->type, sizeof l->type, "%s", r->type);
+    return l;
 }
 
-/* ---- the roster, the deadline --------------------------------------------------------------- */
+req class__later_req(class_service *svc, const later *l)
+{
+    req r = {.svc = svc, .caller = l->caller, .id = l->id, .type = l->type};
+    return r;
+}
+
+void class__later_free(later *l)
+{
+    free(l->n.rules_text);
+    free(l->n.gates_text);
+    json_decref(l->id);
+    free(l);
+}
+
+/* The new course's gates were checked: stored, or refused with why. */
+static void create_checked(class_service *svc, void *arg, int rc, const char *why)
+{
+    later *l = arg;
+    req r = class__later_req(svc, l);
+    const course_new *n = &l->n;
+    int64_t id = 0;
+    if (rc)
+        class__fail(&r, rc, rc == ENG_EINVAL ? "bad_gate" : NULL, "%s", why);
+    else if (svc->stopping)
+        class__fail(&r, ENG_ESHUTTING_DOWN, NULL, "the server is shutting down");
+    else if (!(id = class__course_insert(svc, n)))
+        class__fail(&r, ENG_ESTORAGE, NULL, "the course could not be stored");
+    if (id) {
+        class__log(svc, CLASS_LOG_INFO, "course_created", "{s:I, s:s, s:s, s:i}", "course",
+                   (json_int_t)id, "name", n->name, "game", n->g->name, "gates", n->ngates);
+        class__reply_course(&r, "course_created", id);
+    }
+    class__later_free(l);
+}
+
+void class__create(const req *r)
+{
+    later *l = class__later_new(r);
+    if (!l) {
+        class__fail(r, ENG_ENOMEM, NULL, "out of memory");
+        return;
+    }
+    if (settings_of(r, &l->n)) {
+        class__later_free(l);
+        return;
+    }
+    snprintf(l->name, sizeof l->name, "%s", l->n.name);
+    l->n.name = l->name;
+    if (!l->n.rules_text || !l->n.gates_text) {
+        class__fail(r, ENG_ENOMEM, NULL, "out of memory");
+        class__later_free(l);
+        return;
+    }
+    /* the instructor's programs among the opponents are played first, as
+     * doctor would: a course never judges against a broken reference */
+    if (r->svc->checking >= CLASS_MAX_CHECKS) {
+        class__fail(r, ENG_ETOO_MANY, NULL, "%d checks are running; send it again in a moment",
+                    r->svc->checking);
+        class__later_free(l);
+        return;
+    }
+    if (!class__check_gates(r->svc, l->n.g, l->n.gates, l->n.ngates, l->n.move_ms,
+                            (uint64_t)l->n.seed, create_checked, l)) {
+        class__fail(r, ENG_EINTERNAL, NULL, "the gates could not be checked; send it again");
+        class__later_free(l);
+    }
+}
+
+/* ---- the roster --------------------------------------------------------------- */
 
 void class__add_students(const req *r)
 {
@@ -214,35 +292,6 @@ void class__add_students(const req *r)
     free(handout);
     free(ps);
     class__course_release(&c);
-}
-
-void class__set_deadline(const req *r)
-{
-    course_t c;
-    if (!class__need_course(r, &c))
-        return;
-    int64_t d = r->c->deadline_ms.v;
-    if (d < 0) {
-        class__course_release(&c);
-        class__fail(r, ENG_EBAD_MESSAGE, NULL,
-                    "course_set_deadline needs \"deadline_ms\" (epoch milliseconds; 0: now)");
-        return;
-    }
-    if (c.frozen_ms) {
-        class__course_release(&c);
-        class__fail(r, ENG_EINVAL, "frozen", "the course is frozen since its deadline");
-        return;
-    }
-    if (d == 0)
-        d = class__now_ms();
-    bool ok = class__course_set_deadline(r->svc, c.id, d);
-    class__course_release(&c);
-    if (!ok) {
-        class__fail(r, ENG_ESTORAGE, NULL, "the deadline could not be stored");
-        return;
-    }
-    class__freeze_due(r->svc);
-    reply_course(r, "course_deadline", c.id);
 }
 
 /* ---- the final ------------------------------------------------------------------------------- */
@@ -307,12 +356,17 @@ void class__start_final(const req *r)
     char ferr[200];
     job *j = NULL;
     bool remote = false;
+    bool again = strcmp(c.final_state, "done") == 0 && r->c->rerun.set && r->c->rerun.v;
     if (!c.frozen_ms)
         class__fail(r, ENG_EINVAL, "not_frozen",
                     "the final starts from the frozen set: set the deadline first "
                     "(course_set_deadline)");
-    else if (strcmp(c.final_state, "running") == 0 || strcmp(c.final_state, "done") == 0)
-        class__fail(r, ENG_EINVAL, "final_started", "the final is already %s", c.final_state);
+    else if (strcmp(c.final_state, "running") == 0)
+        class__fail(r, ENG_EINVAL, "final_started", "the final is already running");
+    else if (strcmp(c.final_state, "done") == 0 && !again)
+        class__fail(r, ENG_EINVAL, "final_started",
+                    "the final has been played: send \"rerun\": true to play it again (its "
+                    "standings and games are replaced)");
     else if (gpp < 2 || gpp > CLASS_MAX_FINAL_GAMES)
         class__fail(r, ENG_EINVAL, NULL, "games_per_pair: 2 to %d", CLASS_MAX_FINAL_GAMES);
     else if (r->c->format && (tour_format_parse(r->c->format, &format, ferr, sizeof ferr) != 0 ||
@@ -339,7 +393,9 @@ void class__start_final(const req *r)
     snprintf(note, sizeof note, "%s of %d finalists, %lld games per pair", tour_format_name(format),
              j->n, (long long)gpp);
     int n = j->n;
-    if (!class__final_state(r->svc, c.id, "running", note)) {
+    /* a final played again: its standings and games go first */
+    if ((again && !class__final_clear(r->svc, c.id)) ||
+        !class__final_state(r->svc, c.id, "running", note)) {
         class__job_free(j);
         class__course_release(&c);
         class__fail(r, ENG_ESTORAGE, NULL, "the final could not be stored");
@@ -420,6 +476,7 @@ void class__view(const req *r)
         json_object_set_new(rep, "submissions", class__subs_json(r->svc, c.id, 0));
         json_object_set_new(rep, "final", class__final_json(r->svc, c.id, 0));
         json_object_set_new(rep, "final_games", class__final_games_json(r->svc, c.id, 0));
+        class__redact(r->svc, rep);
         class__reply(r, rep);
         class__course_release(&c);
         return;
@@ -434,11 +491,13 @@ void class__view(const req *r)
     json_t *rep = proto_reply("course_view", r->id);
     json_object_set_new(rep, "role", json_string("student"));
     json_object_set_new(rep, "student",
-                        json_pack("{s:s, s:s}", "student_id", who.sid, "name", who.name));
+                        json_pack("{s:s, s:s, s:I}", "student_id", who.sid, "name", who.name,
+                                  "deadline_ms", (json_int_t)who.deadline_ms));
     json_object_set_new(rep, "course", class__course_json(&c));
     json_object_set_new(rep, "submissions", class__subs_json(r->svc, c.id, who.id));
     json_object_set_new(rep, "final", class__final_json(r->svc, c.id, who.id));
     json_object_set_new(rep, "final_games", class__final_games_json(r->svc, c.id, who.id));
+    class__redact(r->svc, rep);
     class__reply(r, rep);
     class__course_release(&c);
 }
@@ -456,6 +515,7 @@ void class__game(const req *r)
     json_t *rep = proto_reply("course_game", r->id);
     int rc = class__game_json(r->svc, gid, admin ? NULL : &who, rep);
     if (rc == 0) {
+        class__redact(r->svc, rep);
         class__reply(r, rep);
         return;
     }

@@ -47,6 +47,9 @@ void class_service_request(class_service *svc, const proto_msg *m, uint64_t call
     case PROTO_COURSE_START_FINAL: class__start_final(&r); break;
     case PROTO_COURSE_GRADES: class__grades(&r); break;
     case PROTO_COURSE_LIST: class__list(&r); break;
+    case PROTO_COURSE_RERUN_GATES: class__rerun_gates(&r); break;
+    case PROTO_COURSE_ARCHIVE: class__archive(&r); break;
+    case PROTO_COURSE_DELETE: class__delete(&r); break;
     case PROTO_COURSE_VIEW: class__view(&r); break;
     case PROTO_COURSE_GAME: class__game(&r); break;
     case PROTO_COURSE_CODE: class__code(&r); break;
@@ -102,7 +105,7 @@ int class_service_start(const class_service_config *cfg, const class_host *host,
     pthread_mutex_init(&svc->lock, NULL);
     pthread_cond_init(&svc->cond, NULL);
     atomic_store(&svc->stop, false);
-    rc = class__workers_start(svc, cfg->jobs > 0 ? cfg->jobs : CLASS_JOBS_DEFAULT, err, errcap);
+    rc = class__workers_start(svc, cfg->jobs, err, errcap);
     if (rc) {
         pthread_cond_destroy(&svc->cond);
         pthread_mutex_destroy(&svc->lock);

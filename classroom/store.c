@@ -83,11 +83,26 @@ static const char schema[] =
 
 /* Columns added after the first release, to databases made before them:
  * remote bots (a course's wait for one, the server tournament playing a
- * remote submission's gate or a final with remote bots). */
+ * remote submission's gate or a final with remote bots), and what an
+ * instructor may undo (issue 25). */
 static const char *const added[][3] = {
     {"class_courses", "remote_wait_ms", "INTEGER NOT NULL DEFAULT 86400000"},
     {"class_courses", "final_tour", "INTEGER NOT NULL DEFAULT 0"},
     {"class_submissions", "tour", "INTEGER NOT NULL DEFAULT 0"},
+    /* issue 25: a gate whose opponent faulted */
+    {"class_gates", "broken", "INTEGER NOT NULL DEFAULT 0"},
+    {"class_courses", "archived", "INTEGER NOT NULL DEFAULT 0"},
+    {"class_students", "deadline_ms", "INTEGER NOT NULL DEFAULT 0"},
+    {"class_submissions", "run", "INTEGER NOT NULL DEFAULT 0"},
+    /* the final's tiebreaks, each named */
+    {"class_final", "format", "TEXT NOT NULL DEFAULT 'round-robin'"},
+    {"class_final", "league_points", "INTEGER NOT NULL DEFAULT 0"},
+    {"class_final", "score_diff", "REAL NOT NULL DEFAULT 0"},
+    {"class_final", "swiss_points", "REAL NOT NULL DEFAULT 0"},
+    {"class_final", "buchholz", "REAL NOT NULL DEFAULT 0"},
+    {"class_final", "ko_reached", "INTEGER NOT NULL DEFAULT 0"},
+    {"class_final", "roster", "INTEGER NOT NULL DEFAULT 0"},
+    {"class_final", "decided_by", "TEXT NOT NULL DEFAULT ''"},
 };
 
 /* Does `table` have `column`? SQLite: its table_info; PostgreSQL: the
@@ -220,13 +235,35 @@ static int gates_total(db_conn *db, int64_t course)
     return n;
 }
 
+/* A student's standing in words, for the grades: in the final, or why not. */
+static const char *grade_status(db_stmt *st)
+{
+    if (!db_column_null(st, 3))
+        return "finalist";
+    if (db_column_int(st, 10) > 0)
+        return "qualified"; /* the final is not played yet */
+    if (db_column_int(st, 11) > 0)
+        return "in_gates";
+    if (db_column_int(st, 12) > 0)
+        return "not_judged"; /* stopped at a broken gate */
+    return db_column_int(st, 9) > 0 ? "not_qualified" : "no_show";
+}
+
 char *class_grades_csv(db_conn *db, int64_t course)
 {
     static const char q[] =
         "SELECT s.sid, s.name, s.email, f.place, "
         " COALESCE(fs.gates_passed, (SELECT x.gates_passed FROM class_submissions x"
         "   WHERE x.student = s.id AND x.state = 'done' ORDER BY x.version DESC LIMIT 1), 0),"
-        " f.elo, f.elo_lo, f.elo_hi, fs.version"
+        " f.elo, f.elo_lo, f.elo_hi, fs.version,"
+        " (SELECT COUNT(*) FROM class_submissions x WHERE x.student = s.id),"
+        " (SELECT COUNT(*) FROM class_submissions x WHERE x.student = s.id AND x.qualified = 1),"
+        " (SELECT COUNT(*) FROM class_submissions x WHERE x.student = s.id AND"
+        "   x.state NOT IN ('done', 'not_judged')),"
+        " (SELECT COUNT(*) FROM class_submissions x WHERE x.student = s.id AND"
+        "   x.state = 'not_judged'),"
+        " f.rate, f.league_points, f.score_diff, f.swiss_points, f.buchholz, f.ko_reached,"
+        " f.decided_by, f.format"
         " FROM class_students s"
         " LEFT JOIN class_submissions fs ON fs.student = s.id AND fs.frozen = 1"
         " LEFT JOIN class_final f ON f.course = s.course AND f.student = s.id"
@@ -238,19 +275,45 @@ char *class_grades_csv(db_conn *db, int64_t course)
     db_bind_int64(st, 1, course);
     char *b = NULL;
     size_t l = 0, c = 0;
-    bool ok = class_csv_text(
-        &b, &l, &c,
-        "student_id,name,email,final_rank,gates_passed,gates_total,rating,rating_low,"
-        "rating_high,submission\n");
+    bool ok = class_csv_text(&b, &l, &c,
+                             "student_id,name,email,status,final_rank,decided_by,rate,"
+                             "league_points,score_diff,swiss_points,buchholz,round_reached,"
+                             "gates_passed,gates_total,rating,rating_low,rating_high,submission\n");
     int rc = DB_DONE;
     while (ok && (rc = db_step(st)) == DB_ROW) {
-        char num[64];
+        char num[160];
         for (int i = 0; i < 3 && ok; i++) {
             const char *t = db_column_text(st, i);
             ok = class_csv_field(&b, &l, &c, t ? t : "") && class_csv_text(&b, &l, &c, ",");
         }
         bool final = !db_column_null(st, 3);
-        snprintf(num, sizeof num, final ? "%d," : ",", db_column_int(st, 3));
+        snprintf(num, sizeof num, "%s,", grade_status(st));
+        ok = ok && class_csv_text(&b, &l, &c, num);
+        if (final) {
+            /* every tiebreak of the final's order, named: those of its format */
+            const char *fmt = db_column_text(st, 20);
+            bool rr = !fmt || strcmp(fmt, "round-robin") == 0, sw = fmt && !strcmp(fmt, "swiss"),
+                 ko = fmt && !strcmp(fmt, "knockout");
+            const char *by = db_column_text(st, 19);
+            snprintf(num, sizeof num, "%d,", db_column_int(st, 3));
+            ok = ok && class_csv_text(&b, &l, &c, num) &&
+                 class_csv_field(&b, &l, &c, by ? by : "") && class_csv_text(&b, &l, &c, ",");
+            char lp[24] = "", sd[24] = "", spt[24] = "", bu[24] = "", rr_[24] = "";
+            if (rr) {
+                snprintf(lp, sizeof lp, "%d", db_column_int(st, 14));
+                snprintf(sd, sizeof sd, "%.3f", db_column_double(st, 15));
+            }
+            if (sw) {
+                snprintf(spt, sizeof spt, "%.1f", db_column_double(st, 16));
+                snprintf(bu, sizeof bu, "%.1f", db_column_double(st, 17));
+            }
+            if (ko)
+                snprintf(rr_, sizeof rr_, "%d", db_column_int(st, 18));
+            snprintf(num, sizeof num, "%.3f,%s,%s,%s,%s,%s,", db_column_double(st, 13), lp, sd, spt,
+                     bu, rr_);
+        } else {
+            snprintf(num, sizeof num, ",,,,,,,,");
+        }
         ok = ok && class_csv_text(&b, &l, &c, num);
         snprintf(num, sizeof num, "%d,%d,", db_column_int(st, 4), total);
         ok = ok && class_csv_text(&b, &l, &c, num);
@@ -357,7 +420,9 @@ bool class__course_load(class_service *svc, int64_t id, course_t *c)
     memset(c, 0, sizeof *c);
     db_stmt *st = class__prep(svc, "SELECT name, game, rules, move_ms, gates, qualify, seed,"
                                    " final_games, deadline_ms, frozen_ms, final_state, final_note,"
-                                   " created_ms, remote_wait_ms, final_tour FROM class_courses"
+                                   " created_ms, remote_wait_ms, final_tour, archived,"
+                                   " (SELECT COALESCE(MAX(x.deadline_ms), 0) FROM class_students x"
+                                   " WHERE x.course = class_courses.id) FROM class_courses"
                                    " WHERE id = ?");
     if (!st)
         return false;
@@ -383,6 +448,8 @@ bool class__course_load(class_service *svc, int64_t id, course_t *c)
         c->created_ms = db_column_int64(st, 12);
         c->remote_wait_ms = db_column_int64(st, 13);
         c->final_tour = db_column_int64(st, 14);
+        c->archived = db_column_int(st, 15) != 0;
+        c->last_extension_ms = db_column_int64(st, 16);
         ok = c->g && c->ngates > 0 &&
              wire_rules_parse(c->g, c->rules_json, 2, &c->rules, err, sizeof err) == 0;
     }
@@ -490,8 +557,8 @@ bool class__final_tour(class_service *svc, int64_t course, int64_t tour)
 
 bool class__student_by_token(class_service *svc, const char *hash, student_t *out)
 {
-    db_stmt *st =
-        class__prep(svc, "SELECT id, course, sid, name FROM class_students WHERE token_hash = ?");
+    db_stmt *st = class__prep(svc, "SELECT id, course, sid, name, deadline_ms FROM class_students"
+                                   " WHERE token_hash = ?");
     bool ok = false;
     if (st) {
         db_bind_text(st, 1, hash, -1);
@@ -500,6 +567,7 @@ bool class__student_by_token(class_service *svc, const char *hash, student_t *ou
             out->course = db_column_int64(st, 1);
             snprintf(out->sid, sizeof out->sid, "%s", class__col(st, 2));
             snprintf(out->name, sizeof out->name, "%s", class__col(st, 3));
+            out->deadline_ms = db_column_int64(st, 4);
             ok = true;
         }
         db_finalize(st);

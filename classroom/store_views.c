@@ -6,6 +6,7 @@
  * final row, games their submission played, their seat's stderr only, and
  * another seat's fault without the detail that quotes its stderr.
  */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,14 +16,16 @@
 
 json_t *class__course_json(const course_t *c)
 {
-    return json_pack("{s:I, s:s, s:s, s:O, s:I, s:o, s:i, s:I, s:I, s:I, s:s, s:s, s:I, s:I}",
+    return json_pack("{s:I, s:s, s:s, s:O, s:I, s:o, s:i, s:I, s:I, s:I, s:s, s:s, s:I, s:I, s:b,"
+                     " s:I}",
                      "course", (json_int_t)c->id, "name", c->name, "game", c->g->name, "rules",
                      c->rules_json, "move_ms", (json_int_t)c->move_ms, "gates",
                      class_gates_json(c->gates, c->ngates), "qualify", c->qualify, "final_games",
                      (json_int_t)c->final_games, "deadline_ms", (json_int_t)c->deadline_ms,
                      "frozen_ms", (json_int_t)c->frozen_ms, "final_state", c->final_state,
                      "final_note", c->final_note, "created_ms", (json_int_t)c->created_ms,
-                     "remote_wait_ms", (json_int_t)c->remote_wait_ms);
+                     "remote_wait_ms", (json_int_t)c->remote_wait_ms, "archived", c->archived,
+                     "last_extension_ms", (json_int_t)c->last_extension_ms);
 }
 
 json_t *class__roster_json(class_service *svc, int64_t course)
@@ -30,15 +33,16 @@ json_t *class__roster_json(class_service *svc, int64_t course)
     json_t *a = json_array();
     db_stmt *st = class__prep(svc, "SELECT s.sid, s.name, s.email,"
                                    " (SELECT COUNT(*) FROM class_submissions x WHERE x.student ="
-                                   " s.id) FROM class_students s WHERE s.course = ?"
+                                   " s.id), s.deadline_ms FROM class_students s WHERE s.course = ?"
                                    " ORDER BY s.row, s.id");
     if (!st)
         return a;
     db_bind_int64(st, 1, course);
     while (class__step(svc, st) == DB_ROW)
-        json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:i}", "student_id", class__col(st, 0),
-                                           "name", class__col(st, 1), "email", class__col(st, 2),
-                                           "submissions", db_column_int(st, 3)));
+        json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:i, s:I}", "student_id",
+                                           class__col(st, 0), "name", class__col(st, 1), "email",
+                                           class__col(st, 2), "submissions", db_column_int(st, 3),
+                                           "deadline_ms", (json_int_t)db_column_int64(st, 4)));
     db_finalize(st);
     return a;
 }
@@ -67,6 +71,8 @@ static json_t *gates_json(class_service *svc, db_stmt *gq, db_stmt *gg, int64_t 
                 db_column_double(gq, 7), "min_rate", db_column_double(gq, 8), "passed",
                 db_column_int(gq, 9) != 0, "faults", (json_int_t)db_column_int64(gq, 10), "verdict",
                 class__col(gq, 11), "game_ids", games, "ms_per_move", db_column_double(gq, 12)));
+        json_object_set_new(json_array_get(gates, json_array_size(gates) - 1), "broken",
+                            json_boolean(db_column_int(gq, 13) != 0));
     }
     return gates;
 }
@@ -80,7 +86,8 @@ json_t *class__subs_json(class_service *svc, int64_t course, int64_t student)
              " FROM class_submissions s JOIN class_students st ON st.id = s.student"
              " WHERE s.course = ? AND (? = 0 OR s.student = ?) ORDER BY s.id");
     db_stmt *gq = class__prep(svc, "SELECT gate, opponent, games, wins, losses, draws, points,"
-                                   " rate, min_rate, passed, faults, verdict, ms_per_move FROM"
+                                   " rate, min_rate, passed, faults, verdict, ms_per_move,"
+                                   " broken FROM"
                                    " class_gates WHERE submission = ? ORDER BY gate");
     db_stmt *gg = class__prep(svc, "SELECT id FROM class_games WHERE submission = ? AND gate = ?"
                                    " AND stage = 'gate' ORDER BY idx");
@@ -117,7 +124,9 @@ json_t *class__final_json(class_service *svc, int64_t course, int64_t student)
     json_t *a = json_array();
     db_stmt *st = class__prep(
         svc, "SELECT st.sid, st.name, f.place, f.games, f.wins, f.losses, f.draws, f.points,"
-             " f.rate, f.elo, f.elo_lo, f.elo_hi, s.version, f.ms_per_move, f.faults FROM"
+             " f.rate, f.elo, f.elo_lo, f.elo_hi, s.version, f.ms_per_move, f.faults, f.format,"
+             " f.league_points, f.score_diff, f.swiss_points, f.buchholz, f.ko_reached,"
+             " f.roster, f.decided_by FROM"
              " class_final f JOIN class_students st ON st.id = f.student JOIN class_submissions s"
              " ON s.id = f.submission WHERE f.course = ? AND (? = 0 OR f.student = ?)"
              " ORDER BY f.place, st.row, st.id");
@@ -126,18 +135,27 @@ json_t *class__final_json(class_service *svc, int64_t course, int64_t student)
     db_bind_int64(st, 1, course);
     db_bind_int64(st, 2, student);
     db_bind_int64(st, 3, student);
-    while (class__step(svc, st) == DB_ROW)
-        json_array_append_new(
-            a, json_pack(
-                   "{s:s, s:s, s:i, s:I, s:I, s:I, s:I, s:f, s:f, s:f, s:f, s:f, s:I, s:f, s:I}",
-                   "student_id", class__col(st, 0), "name", class__col(st, 1), "place",
-                   db_column_int(st, 2), "games", (json_int_t)db_column_int64(st, 3), "wins",
-                   (json_int_t)db_column_int64(st, 4), "losses", (json_int_t)db_column_int64(st, 5),
-                   "draws", (json_int_t)db_column_int64(st, 6), "points", db_column_double(st, 7),
-                   "rate", db_column_double(st, 8), "rating", db_column_double(st, 9), "rating_low",
-                   db_column_double(st, 10), "rating_high", db_column_double(st, 11), "version",
-                   (json_int_t)db_column_int64(st, 12), "ms_per_move", db_column_double(st, 13),
-                   "faults", (json_int_t)db_column_int64(st, 14)));
+    while (class__step(svc, st) == DB_ROW) {
+        json_t *row =
+            json_pack("{s:s, s:i, s:f, s:f, s:f, s:i, s:i, s:s}", "format", class__col(st, 15),
+                      "league_points", db_column_int(st, 16), "score_diff",
+                      db_column_double(st, 17), "swiss_points", db_column_double(st, 18),
+                      "buchholz", db_column_double(st, 19), "round_reached", db_column_int(st, 20),
+                      "roster", db_column_int(st, 21), "decided_by", class__col(st, 22));
+        json_object_update_new(
+            row,
+            json_pack("{s:s, s:s, s:i, s:I, s:I, s:I, s:I, s:f, s:f, s:f, s:f, s:f, s:I, s:f, s:I}",
+                      "student_id", class__col(st, 0), "name", class__col(st, 1), "place",
+                      db_column_int(st, 2), "games", (json_int_t)db_column_int64(st, 3), "wins",
+                      (json_int_t)db_column_int64(st, 4), "losses",
+                      (json_int_t)db_column_int64(st, 5), "draws",
+                      (json_int_t)db_column_int64(st, 6), "points", db_column_double(st, 7), "rate",
+                      db_column_double(st, 8), "rating", db_column_double(st, 9), "rating_low",
+                      db_column_double(st, 10), "rating_high", db_column_double(st, 11), "version",
+                      (json_int_t)db_column_int64(st, 12), "ms_per_move", db_column_double(st, 13),
+                      "faults", (json_int_t)db_column_int64(st, 14)));
+        json_array_append_new(a, row);
+    }
     db_finalize(st);
     return a;
 }
@@ -264,4 +282,55 @@ int class__sub_code(class_service *svc, int64_t sub, sub_t *s, json_t **files, i
     }
     db_finalize(st);
     return rc == 0 && !class__sub_load(svc, sub, s) ? ENG_ESTORAGE : rc;
+}
+
+/* ---- no server paths in what the pages show ---------------------------------------------- */
+
+/* text with every path under the submissions' folder cut to its last part
+ * (".../files/course-1/student-3/v1-x/bot.py" -> "bot.py"): a traceback
+ * names the file it ran; heap, or NULL when there is none in it. */
+static char *redact_text(const char *dir, size_t dl, const char *text)
+{
+    const char *hit = strstr(text, dir);
+    if (!hit)
+        return NULL;
+    size_t n = strlen(text);
+    char *out = malloc(n + 1), *o = out;
+    if (!out)
+        return NULL;
+    const char *p = text;
+    while ((hit = strstr(p, dir)) != NULL) {
+        memcpy(o, p, (size_t)(hit - p));
+        o += hit - p;
+        const char *e = hit + dl, *last = NULL;
+        while (*e && (isalnum((unsigned char)*e) || strchr("/_.-", *e))) {
+            if (*e == '/')
+                last = e;
+            e++;
+        }
+        p = last ? last + 1 : hit + dl; /* the file's own name stays */
+    }
+    strcpy(o, p);
+    return out;
+}
+
+void class__redact(const class_service *svc, json_t *v)
+{
+    size_t dl = strlen(svc->dir);
+    if (dl < 2)
+        return;
+    if (json_is_string(v)) {
+        char *t = redact_text(svc->dir, dl, json_string_value(v));
+        if (t)
+            json_string_set(v, t);
+        free(t);
+    } else if (json_is_array(v)) {
+        size_t i;
+        json_t *x;
+        json_array_foreach(v, i, x) class__redact(svc, x);
+    } else if (json_is_object(v)) {
+        const char *k;
+        json_t *x;
+        json_object_foreach(v, k, x) class__redact(svc, x);
+    }
 }

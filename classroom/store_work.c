@@ -18,7 +18,7 @@
 
 static void sub_row(db_stmt *st, int i, sub_t *out)
 {
-    /* columns from i: id, course, student, sid, kind, dir, main, created_ms, tour */
+    /* columns from i: id, course, student, sid, kind, dir, main, created_ms, tour, run */
     memset(out, 0, sizeof *out);
     out->id = db_column_int64(st, i);
     out->course = db_column_int64(st, i + 1);
@@ -29,10 +29,11 @@ static void sub_row(db_stmt *st, int i, sub_t *out)
     snprintf(out->main, sizeof out->main, "%s", class__col(st, i + 6));
     out->created_ms = db_column_int64(st, i + 7);
     out->tour = db_column_int64(st, i + 8);
+    out->run = db_column_int64(st, i + 9);
 }
 
 #define SUB_COLUMNS                                                                                \
-    "s.id, s.course, s.student, st.sid, s.kind, s.dir, s.main, s.created_ms, s.tour"               \
+    "s.id, s.course, s.student, st.sid, s.kind, s.dir, s.main, s.created_ms, s.tour, s.run"        \
     " FROM class_submissions s JOIN class_students st ON st.id = s.student"
 
 bool class__sub_load(class_service *svc, int64_t sub, sub_t *out)
@@ -301,7 +302,8 @@ bool class__store_gate(class_service *svc, const done *d)
     db_stmt *st =
         stu > 0 ? class__prep(svc, "INSERT INTO class_gates(submission, gate, opponent, games,"
                                    " wins, losses, draws, points, rate, min_rate, passed, faults,"
-                                   " verdict, ms_per_move) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+                                   " verdict, ms_per_move, broken)"
+                                   " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
                                    " ON CONFLICT(submission, gate) DO UPDATE SET"
                                    " opponent = excluded.opponent, games = excluded.games,"
                                    " wins = excluded.wins, losses = excluded.losses,"
@@ -309,7 +311,8 @@ bool class__store_gate(class_service *svc, const done *d)
                                    " rate = excluded.rate, min_rate = excluded.min_rate,"
                                    " passed = excluded.passed, faults = excluded.faults,"
                                    " verdict = excluded.verdict,"
-                                   " ms_per_move = excluded.ms_per_move")
+                                   " ms_per_move = excluded.ms_per_move,"
+                                   " broken = excluded.broken")
                 : NULL;
     if (st) {
         const class_standing *x = &d->st[0];
@@ -327,6 +330,7 @@ bool class__store_gate(class_service *svc, const done *d)
         db_bind_int64(st, 12, x->faults);
         db_bind_text(st, 13, d->verdict, -1);
         db_bind_double(st, 14, x->ms_per_move);
+        db_bind_int(st, 15, d->broken);
     }
     if (!class__run(svc, st) || !store_games(svc, d, "gate", students, names))
         return false;
@@ -343,13 +347,16 @@ bool class__store_gate(class_service *svc, const done *d)
 
 bool class__store_sub(class_service *svc, const done *d)
 {
-    db_stmt *up = class__prep(svc, "UPDATE class_submissions SET state = 'done', gates_passed = ?,"
+    /* a ladder that ended at a broken gate is not judged: not done either,
+     * so that the deadline's freeze waits for the gate to be fixed */
+    db_stmt *up = class__prep(svc, "UPDATE class_submissions SET state = ?, gates_passed = ?,"
                                    " qualified = ?, verdict = ? WHERE id = ?");
     if (up) {
-        db_bind_int(up, 1, d->gates_passed);
-        db_bind_int(up, 2, d->qualified);
-        db_bind_text(up, 3, d->verdict, -1);
-        db_bind_int64(up, 4, d->submission);
+        db_bind_text(up, 1, d->broken ? "not_judged" : "done", -1);
+        db_bind_int(up, 2, d->gates_passed);
+        db_bind_int(up, 3, d->qualified);
+        db_bind_text(up, 4, d->verdict, -1);
+        db_bind_int64(up, 5, d->submission);
     }
     return class__run(svc, up);
 }
@@ -371,7 +378,9 @@ bool class__store_final(class_service *svc, const done *d)
     db_stmt *ins =
         ok ? class__prep(svc, "INSERT INTO class_final(course, student, submission, place,"
                               " games, wins, losses, draws, points, rate, elo, elo_lo, elo_hi,"
-                              " ms_per_move, faults) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+                              " ms_per_move, faults, format, league_points, score_diff,"
+                              " swiss_points, buchholz, ko_reached, roster, decided_by)"
+                              " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
                               " ON CONFLICT(course, student) DO UPDATE SET"
                               " submission = excluded.submission, place = excluded.place,"
                               " games = excluded.games, wins = excluded.wins,"
@@ -379,7 +388,12 @@ bool class__store_final(class_service *svc, const done *d)
                               " points = excluded.points, rate = excluded.rate,"
                               " elo = excluded.elo, elo_lo = excluded.elo_lo,"
                               " elo_hi = excluded.elo_hi, ms_per_move = excluded.ms_per_move,"
-                              " faults = excluded.faults")
+                              " faults = excluded.faults, format = excluded.format,"
+                              " league_points = excluded.league_points,"
+                              " score_diff = excluded.score_diff,"
+                              " swiss_points = excluded.swiss_points,"
+                              " buchholz = excluded.buchholz, ko_reached = excluded.ko_reached,"
+                              " roster = excluded.roster, decided_by = excluded.decided_by")
            : NULL;
     ok = ok && ins;
     for (int i = 0; ok && i < d->n; i++) {
@@ -400,6 +414,14 @@ bool class__store_final(class_service *svc, const done *d)
         db_bind_double(ins, 13, x->elo_hi);
         db_bind_double(ins, 14, x->ms_per_move);
         db_bind_int64(ins, 15, x->faults);
+        db_bind_text(ins, 16, class_format_name(d->format), -1);
+        db_bind_int(ins, 17, x->league_points);
+        db_bind_double(ins, 18, x->score_diff);
+        db_bind_double(ins, 19, x->swiss_points);
+        db_bind_double(ins, 20, x->buchholz);
+        db_bind_int(ins, 21, x->ko_reached);
+        db_bind_int(ins, 22, x->roster);
+        db_bind_text(ins, 23, x->decided_by ? x->decided_by : "", -1);
         ok = class__step(svc, ins) == DB_DONE;
     }
     db_finalize(ins);
@@ -422,8 +444,9 @@ int class__freeze_candidates(class_service *svc, int64_t now, int64_t *ids, int 
 {
     db_stmt *st = class__prep(
         svc, "SELECT c.id FROM class_courses c WHERE c.frozen_ms = 0 AND c.deadline_ms > 0 AND"
-             " c.deadline_ms <= ? AND NOT EXISTS (SELECT 1 FROM class_submissions s WHERE"
-             " s.course = c.id AND s.state <> 'done')");
+             " c.deadline_ms <= ?1 AND NOT EXISTS (SELECT 1 FROM class_submissions s WHERE"
+             " s.course = c.id AND s.state <> 'done') AND NOT EXISTS (SELECT 1 FROM"
+             " class_students x WHERE x.course = c.id AND x.deadline_ms > ?1)");
     if (!st)
         return 0;
     db_bind_int64(st, 1, now);
@@ -467,17 +490,21 @@ int class__freeze(class_service *svc, int64_t course, int64_t now)
 /* ---- what a previous run left ------------------------------------------------------------------
  */
 
+/* A submission whose ladder was cut short (not done, and not stopped at a
+ * broken gate: that one waits for the instructor). */
+#define UNFINISHED "state NOT IN ('done', 'not_judged')"
+
 int class__leftover_subs(class_service *svc, int64_t **ids)
 {
     *ids = NULL;
     /* nothing of an unfinished submission's gates was stored as final: its
      * games and gates go, and it is played again */
     class__exec(svc, "DELETE FROM class_games WHERE submission IN (SELECT id FROM"
-                     " class_submissions WHERE state <> 'done')");
+                     " class_submissions WHERE " UNFINISHED ")");
     class__exec(svc, "DELETE FROM class_gates WHERE submission IN (SELECT id FROM"
-                     " class_submissions WHERE state <> 'done')");
+                     " class_submissions WHERE " UNFINISHED ")");
     return class__ids(
-        svc, class__prep(svc, "SELECT id FROM class_submissions WHERE state <> 'done' ORDER BY id"),
+        svc, class__prep(svc, "SELECT id FROM class_submissions WHERE " UNFINISHED " ORDER BY id"),
         ids);
 }
 

@@ -29,6 +29,26 @@
 #include "classroom/internal.h"
 #include "engine/errors.h"
 
+/* Why submissions are closed to a student (the reason, with a message in
+ * msg), or NULL while they are open: the course archived, or frozen, or
+ * past its deadline and the student's extension. */
+static const char *closed_to(const course_t *c, const student_t *who, int64_t now, char *msg,
+                             size_t cap)
+{
+    int64_t until = c->deadline_ms;
+    if (until && who->deadline_ms > until)
+        until = who->deadline_ms;
+    if (c->archived) {
+        snprintf(msg, cap, "the course is archived: submissions are closed");
+        return "archived";
+    }
+    if (c->frozen_ms || (until && now >= until)) {
+        snprintf(msg, cap, "the deadline has passed: submissions are closed");
+        return "deadline_passed";
+    }
+    return NULL;
+}
+
 /* Queue a submission's ladder (its state becomes running when a worker
  * takes it; queued until then). */
 void class__queue_ladder(class_service *svc, int64_t sub)
@@ -48,6 +68,7 @@ void class__queue_ladder(class_service *svc, int64_t sub)
     }
     j->course = c.id;
     j->submission = sub;
+    j->run = s.run;
     j->g = c.g;
     j->rules = c.rules;
     j->move_ms = c.move_ms;
@@ -308,11 +329,17 @@ static void upload_done(void *arg, int status)
     if (u->rc == 0 && svc->stopping) {
         upload_error(u, ENG_ESHUTTING_DOWN, "the server is shutting down; send it again later");
         u->reason = NULL;
-    } else if (u->rc == 0 && (have = class__course_load(svc, u->who.course, &crs))) {
+    } else if (u->rc == 0 && !(have = class__course_load(svc, u->who.course, &crs))) {
+        /* deleted while the files were checked */
+        upload_error(u, ENG_EBAD_TOKEN, "no student has that token");
+        u->reason = "bad_token";
+    } else if (u->rc == 0) {
         /* the deadline may have passed while the files were checked */
-        if (crs.frozen_ms || (crs.deadline_ms && now >= crs.deadline_ms)) {
-            upload_error(u, ENG_EFORBIDDEN, "the deadline has passed: submissions are closed");
-            u->reason = "deadline_passed";
+        char why[120];
+        const char *closed = closed_to(&crs, &u->who, now, why, sizeof why);
+        if (closed) {
+            upload_error(u, ENG_EFORBIDDEN, why);
+            u->reason = closed;
         }
     }
     if (u->rc == 0)
@@ -477,12 +504,11 @@ void class__submit(const req *r)
         class__fail(r, ENG_EINTERNAL, NULL, "your course could not be read");
         return;
     }
-    int64_t now = class__now_ms();
-    bool late = c.frozen_ms || (c.deadline_ms && now >= c.deadline_ms);
+    char why[120];
+    const char *closed = closed_to(&c, &who, class__now_ms(), why, sizeof why);
     class__course_release(&c);
-    if (late) {
-        class__fail(r, ENG_EFORBIDDEN, "deadline_passed",
-                    "the deadline has passed: submissions are closed");
+    if (closed) {
+        class__fail(r, ENG_EFORBIDDEN, closed, "%s", why);
         return;
     }
     class_kind kind;

@@ -10,9 +10,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "cli.h"
+#include "protocol/record.h"
 
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
@@ -162,4 +164,80 @@ int cli_program_spec(const char *cmd, char **words, int n, bool stateless, char 
         o += (size_t)k;
     }
     return 0;
+}
+
+/* Read all of f, up to REC_MAX_BYTES + 1 bytes (one more than a record may
+ * hold, to tell "too large" apart), into a new buffer (*len bytes). Returns
+ * the buffer or NULL on a read error / no memory (errno). */
+static char *read_capped(FILE *f, size_t *len)
+{
+    size_t cap = (size_t)REC_MAX_BYTES + 1;
+    char *buf = malloc(cap);
+    if (!buf)
+        return NULL;
+    size_t n = 0;
+    while (n < cap) {
+        size_t got = fread(buf + n, 1, cap - n, f);
+        n += got;
+        if (got == 0)
+            break;
+    }
+    if (ferror(f)) {
+        int e = errno;
+        free(buf);
+        errno = e ? e : EIO;
+        return NULL;
+    }
+    *len = n;
+    return buf;
+}
+
+int cli_read_record(const char *path, char **buf, size_t *len, const char **why)
+{
+    bool is_stdin = strcmp(path, "-") == 0;
+    struct stat sb;
+    FILE *f = stdin;
+    *buf = NULL;
+    *why = NULL;
+    if (!is_stdin) {
+        if (stat(path, &sb) != 0)
+            *why = strerror(errno);
+        else if (S_ISDIR(sb.st_mode))
+            *why = "is a directory, not a record file";
+        else if (!(f = fopen(path, "rb")))
+            *why = strerror(errno);
+        if (*why)
+            return CLI_USAGE;
+    }
+    errno = 0;
+    *buf = read_capped(f, len);
+    int read_errno = errno;
+    if (!is_stdin)
+        fclose(f);
+    if (!*buf) {
+        *why = strerror(read_errno ? read_errno : EIO);
+        return CLI_FAIL;
+    }
+    return CLI_OK;
+}
+
+const char *cli_record_operand(const char *cmd, int argc, char **argv, int first)
+{
+    if (first >= argc) {
+        cli_usage_error(cmd, "which record? (a file, or '-' for standard input)");
+        return NULL;
+    }
+    if (argc - first > 1) {
+        cli_usage_error(cmd, "unexpected argument '%s'", argv[first + 1]);
+        return NULL;
+    }
+    return argv[first];
+}
+
+void cli_print_json(json_t *o)
+{
+    char *text = o ? json_dumps(o, JSON_COMPACT | JSON_ENSURE_ASCII) : NULL;
+    printf("%s\n", text ? text : "{\"valid\":false,\"code\":\"out_of_memory\"}");
+    free(text);
+    json_decref(o);
 }

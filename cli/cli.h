@@ -87,6 +87,19 @@ int cli_keep_bundle(const char *cmd, const char *dir, const json_t *b, long long
 char *cli_faults_markdown(const char *dir, const char *rel);
 #define CLI_FAULTS_LISTED 200 /* a report lists this many bundles, then counts the rest */
 
+/* Read a game record whole from path ('-': standard input), never past
+ * REC_MAX_BYTES + 1 bytes. Returns CLI_OK with *buf (malloc'd, *len bytes);
+ * CLI_USAGE when path names no readable file (missing, a directory, no
+ * permission), CLI_FAIL when reading it fails; *why then says why. */
+int cli_read_record(const char *path, char **buf, size_t *len, const char **why);
+
+/* The one RECORD operand left after the options (argv[first..argc)), or
+ * NULL with what is missing or extra printed (the caller exits CLI_USAGE). */
+const char *cli_record_operand(const char *cmd, int argc, char **argv, int first);
+/* Print o as one compact JSON line (an out-of-memory object when o is NULL
+ * or cannot be written) and drop the reference. */
+void cli_print_json(json_t *o);
+
 /* Seconds on a monotonic clock. */
 double cli_now(void);
 
@@ -178,6 +191,9 @@ extern const char cmd_create_usage[], cmd_matches_usage[], cmd_export_usage[];
 int cmd_create(int argc, char **argv);
 int cmd_matches(int argc, char **argv);
 int cmd_export(int argc, char **argv);
+/* `tessera analyze`: a finished game searched again (cmd_analyze.c, analysis/). */
+extern const char cmd_analyze_usage[];
+int cmd_analyze(int argc, char **argv);
 /* `tessera rate`: a rating on the reference ladder (cmd_rate.c, tournament/rate.h). */
 extern const char cmd_rate_usage[];
 int cmd_rate(int argc, char **argv);

@@ -16,41 +16,14 @@
  * (protocol/chance.h): a record without them, or whose tiles, seed, nonce
  * or commitment were changed, fails with exit 2.
  */
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cli.h"
 #include "protocol/chance.h"
 #include "protocol/record.h"
-
-/* Read all of f, up to REC_MAX_BYTES + 1 bytes, into a new buffer (*len
- * bytes). Returns the buffer or NULL on a read error / no memory (errno). */
-static char *read_capped(FILE *f, size_t *len)
-{
-    size_t cap = (size_t)REC_MAX_BYTES + 1;
-    char *buf = malloc(cap);
-    if (!buf)
-        return NULL;
-    size_t n = 0;
-    while (n < cap) {
-        size_t got = fread(buf + n, 1, cap - n, f);
-        n += got;
-        if (got == 0)
-            break;
-    }
-    if (ferror(f)) {
-        int e = errno;
-        free(buf);
-        errno = e ? e : EIO;
-        return NULL;
-    }
-    *len = n;
-    return buf;
-}
 
 static void print_scores(const double *sc, int n)
 {
@@ -84,17 +57,6 @@ static void trace_turn(void *ud, int turn, const json_t *turn_json, const void *
     print_scores(sc, eng_num_players(state));
 }
 
-static void print_json(json_t *o)
-{
-    char *text = o ? json_dumps(o, JSON_COMPACT | JSON_ENSURE_ASCII) : NULL;
-    if (text)
-        printf("%s\n", text);
-    else
-        printf("{\"valid\":false,\"code\":\"out_of_memory\"}\n");
-    free(text);
-    json_decref(o);
-}
-
 int cmd_replay(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -118,48 +80,23 @@ int cmd_replay(int argc, char **argv)
         default: return cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
         }
     }
-    if (optind >= argc)
-        return cli_usage_error(cmd, "which record? (a file, or '-' for standard input)");
-    if (argc - optind > 1)
-        return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind + 1]);
-    const char *path = argv[optind];
-
-    /* Open: a FILE that is missing, a directory or forbidden is a bad argument. */
-    bool is_stdin = strcmp(path, "-") == 0;
-    struct stat sb;
-    FILE *f = stdin;
-    const char *bad = NULL;
-    if (!is_stdin) {
-        if (stat(path, &sb) != 0)
-            bad = strerror(errno);
-        else if (S_ISDIR(sb.st_mode))
-            bad = "is a directory, not a record file";
-        else if (!(f = fopen(path, "rb")))
-            bad = strerror(errno);
-    }
-    if (bad) {
-        fprintf(stderr, "tessera %s: %s: cannot read: %s\n(see `tessera %s --help`)\n", cmd, path,
-                bad, cmd);
-        if (as_json)
-            print_json(json_pack("{s:b, s:s, s:s}", "valid", 0, "code", eng_err_code(ENG_EIO),
-                                 "reason", bad));
+    const char *path = cli_record_operand(cmd, argc, argv, optind);
+    if (!path)
         return CLI_USAGE;
-    }
 
-    /* Read. */
+    /* Read: a FILE that is missing, a directory or forbidden is a bad argument. */
     size_t len = 0;
-    errno = 0;
-    char *buf = read_capped(f, &len);
-    int read_errno = errno;
-    if (!is_stdin)
-        fclose(f);
-    if (!buf) {
-        const char *why = strerror(read_errno ? read_errno : EIO);
-        fprintf(stderr, "tessera %s: %s: cannot read: %s\n", cmd, path, why);
+    char *buf = NULL;
+    const char *bad = NULL;
+    int read_rc = cli_read_record(path, &buf, &len, &bad);
+    if (read_rc) {
+        fprintf(stderr, "tessera %s: %s: cannot read: %s\n", cmd, path, bad);
+        if (read_rc == CLI_USAGE)
+            fprintf(stderr, "(see `tessera %s --help`)\n", cmd);
         if (as_json)
-            print_json(json_pack("{s:b, s:s, s:s}", "valid", 0, "code", eng_err_code(ENG_EIO),
-                                 "reason", why));
-        return CLI_FAIL;
+            cli_print_json(json_pack("{s:b, s:s, s:s}", "valid", 0, "code", eng_err_code(ENG_EIO),
+                                 "reason", bad));
+        return read_rc;
     }
 
     /* Check. --trace needs the game before the replay returns: parse here
@@ -192,7 +129,7 @@ int cmd_replay(int argc, char **argv)
         else
             fprintf(stderr, "tessera %s: %s: %s (%s)\n", cmd, path, r.reason, eng_err_code(rc));
         if (as_json)
-            print_json(json_pack("{s:b, s:i, s:s, s:s}", "valid", 0, "turn", r.bad_turn, "code",
+            cli_print_json(json_pack("{s:b, s:i, s:s, s:s}", "valid", 0, "turn", r.bad_turn, "code",
                                  eng_err_code(rc), "reason", r.reason));
         return rc == ENG_ENOMEM ? CLI_FAIL : CLI_USAGE;
     }
@@ -224,7 +161,7 @@ int cmd_replay(int argc, char **argv)
                       np, "turns", r.turns, "finished", r.finished, "scores", sc);
         if (o && verify)
             json_object_set_new(o, "verified", json_true());
-        print_json(o);
+        cli_print_json(o);
     }
     json_decref(rec);
     return CLI_OK;

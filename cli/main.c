@@ -246,6 +246,8 @@ const cli_command cli_commands[] = {
     {"create", "make a match on a server; print its seat tokens", cmd_create_usage, cmd_create},
     {"matches", "list the matches a server holds", cmd_matches_usage, cmd_matches},
     {"export", "save a server's match as a game record", cmd_export_usage, cmd_export},
+    {"analyze", "search a finished game again: win probability, mistakes, luck and skill",
+     cmd_analyze_usage, cmd_analyze},
     {NULL, NULL, NULL, NULL},
 };
 

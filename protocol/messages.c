@@ -67,6 +67,9 @@ static const char *const type_names[PROTO_NTYPES] = {
     [PROTO_COURSE_START_FINAL] = "course_start_final",
     [PROTO_COURSE_GRADES] = "course_grades",
     [PROTO_COURSE_LIST] = "course_list",
+    [PROTO_COURSE_RERUN_GATES] = "course_rerun_gates",
+    [PROTO_COURSE_ARCHIVE] = "course_archive",
+    [PROTO_COURSE_DELETE] = "course_delete",
     [PROTO_COURSE_VIEW] = "course_view",
     [PROTO_COURSE_GAME] = "course_game",
     [PROTO_COURSE_CODE] = "course_code",
@@ -1018,11 +1021,13 @@ bool proto_is_course(proto_type t)
 #define CM(t) (1u << ((t) - PROTO_COURSE_CREATE))
 #define CM_INSTRUCTOR                                                                              \
     (CM(PROTO_COURSE_CREATE) | CM(PROTO_COURSE_ADD_STUDENTS) | CM(PROTO_COURSE_SET_DEADLINE) |     \
-     CM(PROTO_COURSE_START_FINAL) | CM(PROTO_COURSE_GRADES) | CM(PROTO_COURSE_LIST))
+     CM(PROTO_COURSE_START_FINAL) | CM(PROTO_COURSE_GRADES) | CM(PROTO_COURSE_LIST) | CM_UNDO)
+/* what an instructor may undo or remove (issue 25) */
+#define CM_UNDO (CM(PROTO_COURSE_RERUN_GATES) | CM(PROTO_COURSE_ARCHIVE) | CM(PROTO_COURSE_DELETE))
 #define CM_BOTH (CM(PROTO_COURSE_VIEW) | CM(PROTO_COURSE_GAME) | CM(PROTO_COURSE_CODE))
 #define CM_ALL (CM_INSTRUCTOR | CM_BOTH | CM(PROTO_COURSE_SUBMIT))
 
-enum { CF_TOKEN, CF_STRING, CF_INT, CF_OBJECT, CF_ARRAY };
+enum { CF_TOKEN, CF_STRING, CF_INT, CF_BOOL, CF_OBJECT, CF_ARRAY };
 
 /* One field of the family: its JSON type, the messages that take it and
  * those that need it, where it goes in proto_msg. "game" is two fields: a
@@ -1040,17 +1045,19 @@ static const course_field course_fields[] = {
     {"token", CF_STRING, CM_BOTH | CM(PROTO_COURSE_SUBMIT), 0, AT(course.token)},
     {"course", CF_INT,
      CM(PROTO_COURSE_ADD_STUDENTS) | CM(PROTO_COURSE_SET_DEADLINE) | CM(PROTO_COURSE_START_FINAL) |
-         CM(PROTO_COURSE_GRADES) | CM(PROTO_COURSE_VIEW),
+         CM(PROTO_COURSE_GRADES) | CM(PROTO_COURSE_VIEW) | CM_UNDO,
      CM(PROTO_COURSE_ADD_STUDENTS) | CM(PROTO_COURSE_SET_DEADLINE) | CM(PROTO_COURSE_START_FINAL) |
-         CM(PROTO_COURSE_GRADES),
+         CM(PROTO_COURSE_GRADES) | CM_UNDO,
      AT(course.course)},
     {"name", CF_STRING, CM(PROTO_COURSE_CREATE), CM(PROTO_COURSE_CREATE), AT(course.name)},
     {"game", CF_STRING, CM(PROTO_COURSE_CREATE), CM(PROTO_COURSE_CREATE), AT(course.game)},
     {"game", CF_INT, CM(PROTO_COURSE_GAME), CM(PROTO_COURSE_GAME), AT(course.game_id)},
     {"rules", CF_OBJECT, CM(PROTO_COURSE_CREATE), 0, AT(course.rules)},
-    {"gates", CF_ARRAY, CM(PROTO_COURSE_CREATE), 0, AT(course.gates)},
+    {"gates", CF_ARRAY, CM(PROTO_COURSE_CREATE) | CM(PROTO_COURSE_RERUN_GATES), 0,
+     AT(course.gates)},
     {"move_ms", CF_INT, CM(PROTO_COURSE_CREATE), 0, AT(course.move_ms)},
-    {"qualify", CF_INT, CM(PROTO_COURSE_CREATE), 0, AT(course.qualify)},
+    {"qualify", CF_INT, CM(PROTO_COURSE_CREATE) | CM(PROTO_COURSE_RERUN_GATES), 0,
+     AT(course.qualify)},
     {"final_games", CF_INT, CM(PROTO_COURSE_CREATE), 0, AT(course.final_games)},
     {"deadline_ms", CF_INT, CM(PROTO_COURSE_CREATE) | CM(PROTO_COURSE_SET_DEADLINE),
      CM(PROTO_COURSE_SET_DEADLINE), AT(course.deadline_ms)},
@@ -1060,7 +1067,13 @@ static const course_field course_fields[] = {
      AT(course.csv)},
     {"games_per_pair", CF_INT, CM(PROTO_COURSE_START_FINAL), 0, AT(course.games_per_pair)},
     {"format", CF_STRING, CM(PROTO_COURSE_START_FINAL), 0, AT(course.format)},
-    {"submission", CF_INT, CM(PROTO_COURSE_CODE), CM(PROTO_COURSE_CODE), AT(course.submission)},
+    {"rerun", CF_BOOL, CM(PROTO_COURSE_START_FINAL), 0, AT(course.rerun)},
+    {"student", CF_STRING, CM(PROTO_COURSE_SET_DEADLINE), 0, AT(course.student)},
+    {"archived", CF_BOOL, CM(PROTO_COURSE_ARCHIVE), CM(PROTO_COURSE_ARCHIVE),
+     AT(course.archived)},
+    {"confirm", CF_STRING, CM(PROTO_COURSE_DELETE), CM(PROTO_COURSE_DELETE), AT(course.confirm)},
+    {"submission", CF_INT, CM(PROTO_COURSE_CODE) | CM(PROTO_COURSE_RERUN_GATES),
+     CM(PROTO_COURSE_CODE), AT(course.submission)},
     {"kind", CF_STRING, CM(PROTO_COURSE_SUBMIT), 0, AT(course.kind)},
     {"main", CF_STRING, CM(PROTO_COURSE_SUBMIT), 0, AT(course.main)},
     {"files", CF_ARRAY, CM(PROTO_COURSE_SUBMIT), 0, AT(course.files)},
@@ -1085,6 +1098,13 @@ static int course_field_read(dctx *c, const course_field *f, const json_t *v, pr
                         rec__type_name(v));
         ((proto_int *)at)->set = true;
         ((proto_int *)at)->v = (int64_t)json_integer_value(v);
+        return 0;
+    case CF_BOOL:
+        if (!json_is_boolean(v))
+            return fail(c, ENG_EBAD_MESSAGE, "%s must be true or false, not %s", f->name,
+                        rec__type_name(v));
+        ((proto_int *)at)->set = true;
+        ((proto_int *)at)->v = json_is_true(v);
         return 0;
     case CF_OBJECT:
         if (want_object(c, v, f->name))
@@ -1169,6 +1189,9 @@ static const decoder decoders[PROTO_NTYPES] = {
     [PROTO_COURSE_START_FINAL] = dec_course,
     [PROTO_COURSE_GRADES] = dec_course,
     [PROTO_COURSE_LIST] = dec_course,
+    [PROTO_COURSE_RERUN_GATES] = dec_course,
+    [PROTO_COURSE_ARCHIVE] = dec_course,
+    [PROTO_COURSE_DELETE] = dec_course,
     [PROTO_COURSE_VIEW] = dec_course,
     [PROTO_COURSE_GAME] = dec_course,
     [PROTO_COURSE_CODE] = dec_course,

@@ -74,6 +74,9 @@ typedef enum proto_type {
     PROTO_COURSE_START_FINAL,
     PROTO_COURSE_GRADES,
     PROTO_COURSE_LIST,
+    PROTO_COURSE_RERUN_GATES,
+    PROTO_COURSE_ARCHIVE,
+    PROTO_COURSE_DELETE,
     PROTO_COURSE_VIEW,
     PROTO_COURSE_GAME,
     PROTO_COURSE_CODE,
@@ -163,8 +166,12 @@ typedef struct proto_course {
     const char *csv;           /* add_students: the roster */
     proto_int games_per_pair;  /* start_final */
     const char *format;        /* start_final */
+    proto_int rerun;           /* start_final: true (1) plays a final played again */
+    const char *student;       /* set_deadline: the student id of an extension */
+    proto_int archived;        /* archive: true (1) or false (0) */
+    const char *confirm;       /* delete: the course's name, typed again */
     proto_int game_id;         /* course_game: "game", an integer here */
-    proto_int submission;      /* course_code */
+    proto_int submission;      /* course_code, rerun_gates */
     const char *kind, *main;   /* submit */
     const json_t *files;       /* submit: an array */
 } proto_course;

@@ -136,8 +136,9 @@ static const cfg_key keys[] = {
     {"quota", "connections_per_address", K_INT, F(quota_conns), 0, 1000000, NULL,
      "connections one address may hold at once (at most a quarter of max_connections); 0 = that "
      "quarter"},
-    {"courses", "gate_jobs", K_INT, F(course_jobs), 1, 16, NULL,
-     "course submissions whose gates (or finals) are played at once, two games each"},
+    {"courses", "gate_jobs", K_INT, F(course_jobs), 0, 16, NULL,
+     "course submissions whose gates are played at once, two games each; 0 = half the cores "
+     "(at least 2)"},
     {"courses", "files", K_STR, F(course_files), 0, 0, NULL,
      "folder of the submissions' files; empty = DB.files beside the SQLite file "
      "(on PostgreSQL: ./tessera-files)"},
@@ -172,7 +173,7 @@ void srv_config_defaults(srv_config *cfg)
     cfg->max_matches = SRV_MAX_LIVE_MATCHES;
     cfg->max_spectators = SRV_MAX_SPECTATORS;
     cfg->finished_kept = SRV_MAX_FINISHED_KEPT;
-    cfg->course_jobs = 2;
+    cfg->course_jobs = 0;
     cfg->bot_threads = 1;
     cfg->rate_per_sec = SRV_RATE_PER_SEC;
     cfg->rate_burst = SRV_RATE_BURST;

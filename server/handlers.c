@@ -543,6 +543,9 @@ bool handle_message(conn *c, const char *buf, size_t len)
     case PROTO_COURSE_START_FINAL:
     case PROTO_COURSE_GRADES:
     case PROTO_COURSE_LIST:
+    case PROTO_COURSE_RERUN_GATES:
+    case PROTO_COURSE_ARCHIVE:
+    case PROTO_COURSE_DELETE:
     case PROTO_COURSE_VIEW:
     case PROTO_COURSE_GAME:
     case PROTO_COURSE_CODE:

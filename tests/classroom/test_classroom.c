@@ -280,6 +280,11 @@ static void exec_ok(db_conn *db, const char *sql)
         fail_msg("%s: %s", sql, db_errmsg(db));
 }
 
+#define GRADES_HEADER                                                                              \
+    "student_id,name,email,status,final_rank,decided_by,rate,league_points,score_diff,"            \
+    "swiss_points,buchholz,round_reached,gates_passed,gates_total,rating,rating_low,rating_high,"  \
+    "submission\n"
+
 static void test_grades(void **state)
 {
     db_conn *db = open_engine(state);
@@ -348,8 +353,11 @@ static void test_grades(void **state)
     }
     db_finalize(q);
     assert_int_equal(db_prepare(db,
-                                "INSERT INTO class_final VALUES(?, ?, ?, 1, 4, 3, 1, 0, 3, 0.75,"
-                                " 120.26, -30.5, 271, 12.5, 0)",
+                                "INSERT INTO class_final(course, student, submission, place,"
+                                " games, wins, losses, draws, points, rate, elo, elo_lo, elo_hi,"
+                                " ms_per_move, faults, format, league_points, score_diff, roster,"
+                                " decided_by) VALUES(?, ?, ?, 1, 4, 3, 1, 0, 3, 0.75, 120.26,"
+                                " -30.5, 271, 12.5, 0, 'round-robin', 7, 0.25, 1, '')",
                                 &q),
                      DB_OK);
     db_bind_int64(q, 1, course);
@@ -359,17 +367,18 @@ static void test_grades(void **state)
     db_finalize(q);
     char *csv = class_grades_csv(db, course);
     assert_non_null(csv);
-    assert_string_equal(csv, "student_id,name,email,final_rank,gates_passed,gates_total,rating,"
-                             "rating_low,rating_high,submission\n"
-                             "s1,\"Hopper, Grace\",g@x,1,2,2,120.3,-30.5,271.0,2\n"
-                             "s2,Bob,,,0,2,,,,\n"
-                             "s3,Carol,c@x,,0,2,,,,\n");
+    /* the status tells a finalist, a student whose submissions all failed
+     * and a no-show apart; the final's tiebreaks are columns */
+    assert_string_equal(csv, GRADES_HEADER
+                        "s1,\"Hopper, Grace\",g@x,finalist,1,,0.750,7,0.250,,,,2,2,120.3,-30.5,"
+                        "271.0,2\n"
+                        "s2,Bob,,not_qualified,,,,,,,,,0,2,,,,\n"
+                        "s3,Carol,c@x,no_show,,,,,,,,,0,2,,,,\n");
     free(csv);
     /* a course without students: the header alone; no such course: the same */
     csv = class_grades_csv(db, course + 100);
     assert_non_null(csv);
-    assert_string_equal(csv, "student_id,name,email,final_rank,gates_passed,gates_total,rating,"
-                             "rating_low,rating_high,submission\n");
+    assert_string_equal(csv, GRADES_HEADER);
     free(csv);
     close_engine(db, state);
 }

@@ -170,9 +170,16 @@ test('students see only their own; instructors act with the admin token', { time
     const rows = csvRows((await admin.request({ type: 'course_grades', admin_token: A, course },
       'course_grades')).csv);
     assert.equal(rows.length, 4);
+    const col = (name) => rows[0].indexOf(name);
     assert.equal(rows[3][0], 'c3');
-    assert.equal(rows[3][3], '', 'Carol never submitted: no rank');
-    assert.deepEqual(rows.slice(1, 3).map((r) => r[3]).sort(), ['1', '2']);
+    assert.equal(rows[3][col('final_rank')], '', 'Carol never submitted: no rank');
+    assert.equal(rows[3][col('status')], 'no_show');
+    assert.deepEqual(rows.slice(1, 3).map((r) => r[col('final_rank')]).sort(), ['1', '2']);
+    assert.deepEqual(rows.slice(1, 3).map((r) => r[col('status')]), ['finalist', 'finalist']);
+    /* a knockout's places: the round reached decided the second, and is a column */
+    const second = rows.slice(1, 3).find((r) => r[col('final_rank')] === '2');
+    assert.equal(second[col('decided_by')], 'round reached');
+    assert.ok(rows.slice(1, 3).every((r) => /^\d+$/.test(r[col('round_reached')])));
   });
 
 test('a native executable is run as itself; a bot cannot list the others\' folders; ' +

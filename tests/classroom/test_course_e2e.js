@@ -138,19 +138,24 @@ test('a course from roster to grades', { timeout: 600000 }, async (t) => {
   /* grades */
   const g = await admin.request({ type: 'course_grades', admin_token: A, course }, 'course_grades');
   const rows = csvRows(g.csv);
-  assert.deepEqual(rows[0], ['student_id', 'name', 'email', 'final_rank', 'gates_passed',
-    'gates_total', 'rating', 'rating_low', 'rating_high', 'submission']);
+  assert.deepEqual(rows[0], ['student_id', 'name', 'email', 'status', 'final_rank', 'decided_by',
+    'rate', 'league_points', 'score_diff', 'swiss_points', 'buchholz', 'round_reached',
+    'gates_passed', 'gates_total', 'rating', 'rating_low', 'rating_high', 'submission']);
   assert.equal(rows.length, 7, g.csv);
-  const gr = Object.fromEntries(rows.slice(1).map((r) => [r[0], r]));
-  assert.deepEqual(gr.s1.slice(3, 6), ['1', '2', '2']);
-  assert.equal(Number(gr.s1[6]).toFixed(1), place.s1.rating.toFixed(1));
-  assert.equal(gr.s1[9], '1');
-  assert.equal(gr.s2[4], '1');
-  assert.equal(gr.s2[3], String(place.s2.place));
-  assert.equal(gr.s3[1], 'Hopper, Grace');
-  assert.deepEqual(gr.s4.slice(3, 10), ['', '0', '2', '', '', '', '']);
-  assert.deepEqual(gr.s5.slice(3, 6), ['', '0', '2']);
-  assert.deepEqual(gr.s6.slice(3, 10), ['', '0', '2', '', '', '', '']);
+  const gr = Object.fromEntries(rows.slice(1).map((r) => [r[0], r.slice(3)]));
+  /* from status on: status, rank, decided_by, rate, league, diff, swiss, buchholz, round,
+   * gates passed, gates, rating, low, high, submission */
+  assert.deepEqual([gr.s1[0], gr.s1[1], gr.s1[2]], ['finalist', '1', '']);
+  assert.deepEqual(gr.s1.slice(9, 11), ['2', '2']);
+  assert.equal(Number(gr.s1[11]).toFixed(1), place.s1.rating.toFixed(1));
+  assert.equal(gr.s1[14], '1');
+  assert.equal(gr.s2[9], '1');
+  assert.equal(gr.s2[1], String(place.s2.place));
+  assert.ok(gr.s2[2] !== '', 'second place names what decided it');
+  assert.equal(rows.find((r) => r[0] === 's3')[1], 'Hopper, Grace');
+  assert.deepEqual(gr.s4, ['not_qualified', '', '', '', '', '', '', '', '', '0', '2', '', '', '', '']);
+  assert.deepEqual([gr.s5[0], ...gr.s5.slice(9, 11)], ['not_qualified', '0', '2']);
+  assert.deepEqual(gr.s6, ['no_show', '', '', '', '', '', '', '', '', '0', '2', '', '', '', '']);
 
   /* the student's own report: their standing, their final games only */
   const mine = await students.s2.request({ type: 'course_view', token: tok.s2 }, 'course_view');

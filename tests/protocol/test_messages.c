@@ -59,6 +59,9 @@ static const char *const client_types[PROTO_NTYPES] = {
     "course_start_final",
     "course_grades",
     "course_list",
+    "course_rerun_gates",
+    "course_archive",
+    "course_delete",
     "course_view",
     "course_game",
     "course_code",
@@ -986,9 +989,16 @@ static const char *const full_messages[PROTO_NTYPES] = {
     [PROTO_COURSE_ADD_STUDENTS] =
         "{\"type\":\"course_add_students\",\"id\":1,\"admin_token\":\"a\",\"course\":1,\"csv\":\"\"}",
     [PROTO_COURSE_SET_DEADLINE] = "{\"type\":\"course_set_deadline\",\"id\":1,\"admin_token\":\"a\","
-                                  "\"course\":1,\"deadline_ms\":0}",
+                                  "\"course\":1,\"deadline_ms\":0,\"student\":\"s1\"}",
     [PROTO_COURSE_START_FINAL] = "{\"type\":\"course_start_final\",\"id\":1,\"admin_token\":\"a\","
-                                 "\"course\":1,\"games_per_pair\":2,\"format\":\"swiss\"}",
+                                 "\"course\":1,\"games_per_pair\":2,\"format\":\"swiss\","
+                                 "\"rerun\":true}",
+    [PROTO_COURSE_RERUN_GATES] = "{\"type\":\"course_rerun_gates\",\"id\":1,\"admin_token\":\"a\","
+                                 "\"course\":1,\"gates\":[],\"qualify\":1,\"submission\":1}",
+    [PROTO_COURSE_ARCHIVE] = "{\"type\":\"course_archive\",\"id\":1,\"admin_token\":\"a\","
+                             "\"course\":1,\"archived\":true}",
+    [PROTO_COURSE_DELETE] = "{\"type\":\"course_delete\",\"id\":1,\"admin_token\":\"a\","
+                            "\"course\":1,\"confirm\":\"n\"}",
     [PROTO_COURSE_GRADES] =
         "{\"type\":\"course_grades\",\"id\":1,\"admin_token\":\"a\",\"course\":1}",
     [PROTO_COURSE_LIST] = "{\"type\":\"course_list\",\"id\":1,\"admin_token\":\"a\"}",

@@ -181,9 +181,10 @@ test('instructor and student pages, from a new course to exported grades', async
   await shot(ins, 'desktop-instructor.png');
   const [gd] = await Promise.all([ins.page.waitForEvent('download'), ins.page.click('button.export')]);
   const grades = fs.readFileSync(await gd.path(), 'utf8').trim().split('\n');
-  assert.equal(grades[0], 'student_id,name,email,final_rank,gates_passed,gates_total,rating,rating_low,rating_high,submission');
+  assert.equal(grades[0], 'student_id,name,email,status,final_rank,decided_by,rate,league_points,score_diff,swiss_points,buchholz,round_reached,gates_passed,gates_total,rating,rating_low,rating_high,submission');
   assert.equal(grades.length, 4);
-  assert.match(grades[3], /^s3,Alan Turing,alan@example.edu,,0,2,,,,$/);
+  assert.match(grades[1], /^s1,Ada Lovelace,ada@example.edu,finalist,[12],/);
+  assert.match(grades[3], /^s3,Alan Turing,alan@example.edu,not_qualified,,,,,,,,,0,2,,,,$/);
   assert.deepEqual(ins.problems, []);
 
   /* the student's report, on a desktop too */

@@ -15,12 +15,17 @@
 #   web_course    the classroom pages: a course made on #/instructor, a roster,
 #                 a student's upload and gates on #/course at 390 px, the final,
 #                 the grade CSV downloaded
+#   web_course_manage  the instructor's undo: a past deadline refused, an
+#                 extension, the gates and the final played again, archive, delete
+#   web_course_games  the final's tiebreaks, ratings, cross-table; every game
+#                 replayed by name across a reload; the phone's headings, tap
+#                 targets, no server path, the lobby's status
 # Screenshots go to <build>/tests/web/screenshots/. Without node, chromium
 # or the npm packages each test FAILS naming what is missing;
 # TESSERA_SKIP_MISSING=1 in ctest's environment makes that a skip (exit 77),
 # for a machine that knowingly lacks them (web_missing_tools checks both).
 find_program(TESSERA_NODE NAMES node nodejs)
-foreach(_page phone features takeover tournament games course replaylog)
+foreach(_page phone features takeover tournament games course course_manage course_games replaylog)
   if(TESSERA_NODE)
     add_test(NAME web_${_page}
       COMMAND ${TESSERA_NODE} ${CMAKE_CURRENT_LIST_DIR}/${_page}.test.js

@@ -10,6 +10,7 @@
 //   #/tournaments       the server's tournaments
 //   #/tournament/ID     one tournament: standings, cross-table, ratings, games, plots
 //   #/course            a student's course page; #/instructor[/ID] the instructor's (course.js)
+//   #/course-game/ID    replay a course's game (gate or final) with its players' names
 
 import {h} from './util.js';
 import {Connection} from './conn.js';
@@ -18,7 +19,7 @@ import {TableView} from './table.js';
 import {ReplayView} from './replay.js';
 import {StatsView} from './stats.js';
 import {TournamentsView, TournamentView} from './tournament.js';
-import {StudentView, InstructorView} from './course.js';
+import {StudentView, InstructorView, CourseGameView} from './course.js';
 
 class App {
   constructor() {
@@ -82,9 +83,10 @@ class App {
     else if (parts[0] === 'tournament' && parts[1]) view = new TournamentView(this, parts[1]);
     else if (parts[0] === 'course') view = new StudentView(this);
     else if (parts[0] === 'instructor') view = new InstructorView(this, parts[1]);
+    else if (parts[0] === 'course-game' && parts[1]) view = new CourseGameView(this, parts[1], ReplayView);
     else view = new LobbyView(this);
     document.body.dataset.page = parts[0] || 'lobby';
-    const navPage = document.body.dataset.page === 'tournament' ? 'tournaments' : document.body.dataset.page;
+    const navPage = {tournament: 'tournaments', 'course-game': 'course'}[document.body.dataset.page] || document.body.dataset.page;
     for (const a of document.querySelectorAll('header.top nav a[data-page]')) a.classList.toggle('here', a.dataset.page === navPage);
     this.setYourTurn(false);
     this.setTitle(view.title || '');

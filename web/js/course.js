@@ -7,20 +7,19 @@
 // Tokens are kept in this browser's localStorage, never in the address.
 
 import {h, fmtDate, download, pSeat, ADMIN_KEY, store, load} from './util.js';
+import {elo, num, ratingsChart, crossTable} from './standings-charts.js';
 
 const STUDENT_KEY = 'tessera.course.token';
 
 function pct(x) { return Number.isFinite(x) ? `${Math.round(x * 100)}%` : '–'; }
 
-function elo(x) {
-  if (!Number.isFinite(x)) return '–';
-  const r = Math.round(x);
-  return r > 0 ? `+${r}` : r < 0 ? `−${-r}` : '0';
-}
 
-function deadlineText(c) {
+/** The deadline in words; `own`: a student's extension (their page), else the latest one. */
+function deadlineText(c, own) {
   if (c.frozen_ms) return `closed ${fmtDate(c.frozen_ms)} (frozen)`;
-  if (c.deadline_ms) return `${fmtDate(c.deadline_ms)}${c.deadline_ms <= Date.now() ? ' (passed: freezing)' : ''}`;
+  const ext = own === undefined ? c.last_extension_ms : own;
+  const extText = ext && ext > c.deadline_ms ? `; ${own === undefined ? 'an extension' : 'yours'} until ${fmtDate(ext)}` : '';
+  if (c.deadline_ms) return `${fmtDate(c.deadline_ms)}${c.deadline_ms <= Date.now() && !(ext > Date.now()) ? ' (passed: freezing)' : ''}${extText}`;
   return 'not set';
 }
 
@@ -28,12 +27,12 @@ function gateText(g) {
   return `beat ${g.opponent} ≥ ${pct(g.min_rate)} over ${g.games} paired games`;
 }
 
-function courseFacts(c) {
+function courseFacts(c, own) {
   return h('dl', {class: 'course-facts'}, [
     h('dt', {text: 'game'}), h('dd', {text: `${c.game}, ${c.move_ms} ms per move`}),
     h('dt', {text: 'gates'}), h('dd', {}, [h('ol', {class: 'gates'}, c.gates.map((g) => h('li', {text: gateText(g)})))]),
     h('dt', {text: 'qualifying'}), h('dd', {text: c.qualify ? `pass ${c.qualify} gate${c.qualify > 1 ? 's' : ''}` : 'every submission'}),
-    h('dt', {text: 'deadline'}), h('dd', {class: 'deadline', text: deadlineText(c)}),
+    h('dt', {text: 'deadline'}), h('dd', {class: 'deadline', text: deadlineText(c, own)}),
     h('dt', {text: 'final'}), h('dd', {class: 'final-state', text: c.final_state === 'none' ? 'not started' : `${c.final_state}${c.final_note ? ' — ' + c.final_note : ''}`}),
   ]);
 }
@@ -54,10 +53,14 @@ function readFile(file) {
 /** A submission's state in words. */
 function stateText(s, instructor) {
   if (s.state === 'done') return s.qualified ? 'qualified' : 'not qualified';
+  if (s.state === 'not_judged') return instructor ? 'not judged: a gate is broken' : 'not judged (a gate is broken, not your bot)';
   if (s.state === 'queued') return 'waiting';
   if (s.state === 'waiting') return instructor ? 'waiting for the bot' : 'waiting for your bot';
   return 'in the gates';
 }
+
+/** Is a submission through its gates (judged, or stopped at a broken gate)? */
+function settled(s) { return s.state === 'done' || s.state === 'not_judged'; }
 
 /** The command a student runs for a remote submission (docs/classroom.md). */
 function registerCommand(rem, secret) {
@@ -72,18 +75,18 @@ function submissionsTable(subs, onGame, {withStudent = false, onCode = null} = {
   return h('table', {class: 'matches submissions'}, [
     h('thead', {}, [h('tr', {}, head.map((x) => h('th', {text: x})))]),
     h('tbody', {}, subs.slice().reverse().map((s) => h('tr', {dataset: {submission: s.submission, state: s.state, student: s.student_id}, class: s.frozen ? 'frozen' : ''}, [
-      withStudent ? h('td', {text: s.student_id}) : null,
-      h('td', {}, [`v${s.version}`, s.frozen ? h('span', {class: 'tag', text: 'frozen'}) : null,
+      withStudent ? h('td', {dataset: {label: 'student'}, text: s.student_id}) : null,
+      h('td', {dataset: {label: 'version'}}, [`v${s.version}`, s.frozen ? h('span', {class: 'tag', text: 'frozen'}) : null,
         onCode ? h('button', {class: 'link', text: 'code', onclick: () => onCode(s)}) : null]),
-      h('td', {text: fmtDate(s.created_ms)}),
-      h('td', {text: s.kind === 'remote' ? `remote bot · ${s.main}` : `${s.kind} · ${s.main} · ${s.bytes} B`}),
-      h('td', {class: 'state', text: stateText(s, withStudent)}),
-      h('td', {class: 'gates'}, s.gates.map((g) => h('div', {class: `gate ${g.passed ? 'pass' : 'fail'}`}, [
-        h('b', {text: `${g.passed ? '✓' : '✗'} gate ${g.gate + 1}`}),
+      h('td', {dataset: {label: 'sent'}, text: fmtDate(s.created_ms)}),
+      h('td', {dataset: {label: 'kind'}, text: s.kind === 'remote' ? `remote bot · ${s.main}` : `${s.kind} · ${s.main} · ${s.bytes} B`}),
+      h('td', {class: 'state', dataset: {label: 'state'}, text: stateText(s, withStudent)}),
+      h('td', {class: 'gates', dataset: {label: 'gates'}}, s.gates.map((g) => h('div', {class: `gate ${g.broken ? 'broken' : g.passed ? 'pass' : 'fail'}`, title: g.broken ? g.verdict : undefined}, [
+        h('b', {text: g.broken ? `⚠ gate ${g.gate + 1} broken` : `${g.passed ? '✓' : '✗'} gate ${g.gate + 1}`}),
         ` ${g.points}/${g.games} vs ${g.opponent}, ${g.ms_per_move.toFixed(1)} ms/move `,
-        h('span', {class: 'games'}, g.game_ids.map((id, k) => h('a', {href: '#', text: String(k + 1), title: `game ${id}`, dataset: {game: id}, onclick: (e) => { e.preventDefault(); onGame(id); }}))),
+        h('span', {class: 'games'}, g.game_ids.map((id, k) => h('a', {href: `#/course-game/${id}`, class: 'game-link', text: String(k + 1), title: `game ${id}`, dataset: {game: id}, onclick: (e) => { e.preventDefault(); onGame(id); }}))),
       ]))),
-      h('td', {class: 'verdict', text: s.verdict}),
+      h('td', {class: 'verdict', dataset: {label: 'verdict'}, text: s.verdict}),
     ])))]);
 }
 
@@ -105,25 +108,61 @@ function gamePanel(app, g) {
     h('table', {class: 'matches'}, [h('tbody', {}, rows)]),
     ...errs,
     g.stderr_note ? h('p', {class: 'stderr-note', text: `stderr: not available — ${g.stderr_note}`}) : null,
-    h('p', {}, [h('button', {text: 'replay this game', onclick: () => { app.pendingRecord = g.record; app.pendingLogs = []; location.hash = '#/replay/file'; }})]),
+    h('p', {}, [h('a', {class: 'replay-link', href: `#/course-game/${g.game}`, text: 'replay this game'})]),
   ]);
 }
 
+/** The order of a final's places, every tiebreak named (tournament/standings.c). */
+const ORDER = {
+  'round-robin': 'Places follow the scoring rate, then league points, then the score difference, then roster order.',
+  swiss: 'Places follow the Swiss points, then Buchholz, then points, then roster order.',
+  knockout: 'Places follow the round reached, then roster order.',
+};
+
+/** The final's standings: every tiebreak of its format a column, and what decided each place. */
 function standingsTable(rows) {
   if (!rows.length) return h('p', {class: 'empty', text: 'no standings yet'});
-  return h('table', {class: 'matches standings'}, [
-    h('thead', {}, [h('tr', {}, ['#', 'student', 'games', 'W-L-D', 'rate', 'rating (95%)', 'ms/move', 'faults', 'version'].map((x) => h('th', {text: x})))]),
-    h('tbody', {}, rows.map((r) => h('tr', {dataset: {student: r.student_id}}, [
-      h('td', {text: String(r.place)}),
-      h('td', {text: `${r.name} (${r.student_id})`}),
-      h('td', {text: String(r.games)}),
-      h('td', {text: `${r.wins}-${r.losses}-${r.draws}`}),
-      h('td', {text: pct(r.rate)}),
-      h('td', {text: `${elo(r.rating)} [${elo(r.rating_low)}, ${elo(r.rating_high)}]`}),
-      h('td', {text: Number.isFinite(r.ms_per_move) ? r.ms_per_move.toFixed(1) : '–'}),
-      h('td', {text: String(r.faults)}),
-      h('td', {text: `v${r.version}`}),
-    ])))]);
+  const format = rows[0].format || 'round-robin';
+  const cols = [['#', (r) => String(r.place)], ['student', (r) => `${r.name} (${r.student_id})`], ['games', (r) => String(r.games)],
+    ['W-L-D', (r) => `${r.wins}-${r.losses}-${r.draws}`], ['rate', (r) => pct(r.rate)]];
+  if (format === 'round-robin') cols.push(['league pts', (r) => String(r.league_points)], ['score diff', (r) => num(r.score_diff, 2)]);
+  if (format === 'swiss') cols.push(['Swiss pts', (r) => num(r.swiss_points)], ['Buchholz', (r) => num(r.buchholz)]);
+  if (format === 'knockout') cols.push(['reached', (r) => `round ${r.round_reached + 1}`]);
+  cols.push(['roster #', (r) => String(r.roster)], ['decided by', (r) => r.decided_by || (r.place === 1 ? 'first' : 'shared place')],
+    ['rating (95%)', (r) => `${elo(r.rating)} [${elo(r.rating_low)}, ${elo(r.rating_high)}]`],
+    ['ms/move', (r) => Number.isFinite(r.ms_per_move) ? r.ms_per_move.toFixed(1) : '–'], ['faults', (r) => String(r.faults)], ['version', (r) => `v${r.version}`]);
+  return h('div', {class: 'standings-box'}, [
+    h('p', {class: 'help order', text: ORDER[format] || ''}),
+    h('table', {class: 'matches standings'}, [
+      h('thead', {}, [h('tr', {}, cols.map(([t]) => h('th', {text: t})))]),
+      h('tbody', {}, rows.map((r) => h('tr', {dataset: {student: r.student_id}}, cols.map(([t, f]) => h('td', {dataset: {label: t}, text: f(r)})))))])]);
+}
+
+/** A final's games, each a link to its details (result, time, stderr, replay). */
+function gameList(games, onGame) {
+  return h('ul', {class: 'final-games'}, games.map((g) => h('li', {}, [h('a', {href: `#/course-game/${g.game}`, class: 'game-link', dataset: {game: g.game},
+    text: `${g.names.join(' v ')} (${g.scores.join('–')})${g.end !== 'normal' ? ` — ${g.end}` : ''}`, onclick: (e) => { e.preventDefault(); onGame(g.game); }})])));
+}
+
+/** Ratings with their intervals and the cross-table of a final, from its rows and the games the
+ *  reader may see (the instructor: all). */
+function finalCharts(rows, games) {
+  if (!rows.length) return null;
+  const index = new Map(rows.map((r, i) => [r.student_id, i]));
+  const chartRows = rows.map((r, i) => ({name: r.student_id, place: r.place, participant: i, games: r.games, elo: r.rating, elo_lo: r.rating_low, elo_hi: r.rating_high}));
+  const n = rows.length, zero = () => Array.from({length: n}, () => new Array(n).fill(0));
+  const cross = {games: zero(), points: zero()};
+  for (const g of games) {
+    const [a, b] = g.names.map((x) => index.get(x));
+    if (a === undefined || b === undefined) continue;
+    const pa = g.scores[0] > g.scores[1] ? 1 : g.scores[0] < g.scores[1] ? 0 : 0.5;
+    cross.games[a][b]++; cross.games[b][a]++;
+    cross.points[a][b] += pa; cross.points[b][a] += 1 - pa;
+  }
+  return h('div', {class: 'final-charts'}, [
+    h('section', {}, [h('h4', {text: 'Ratings, 95% intervals'}), ratingsChart(chartRows)]),
+    n > 1 ? h('section', {}, [h('h4', {text: 'Cross-table'}), crossTable(chartRows, cross)]) : null,
+  ]);
 }
 
 // ---- the student --------------------------------------------------------------------
@@ -145,7 +184,7 @@ export class StudentView {
     this.conn.addEventListener('ready', this.onReady);
     this.render();
     if (this.conn.ready) this.refresh();
-    this.timer = setInterval(() => { if (this.view && this.view.submissions.some((s) => s.state !== 'done')) this.refresh(true); }, 2000);
+    this.timer = setInterval(() => { if (this.view && !this.view.submissions.every(settled)) this.refresh(true); }, 2000);
   }
 
   unmount() {
@@ -200,13 +239,13 @@ export class StudentView {
     const v = this.view;
     if (v) {
       const c = v.course;
-      parts.push(h('h3', {text: `${c.name} — ${v.student.name} (${v.student.student_id})`}), courseFacts(c));
+      parts.push(h('h3', {text: `${c.name} — ${v.student.name} (${v.student.student_id})`}), courseFacts(c, v.student.deadline_ms || 0));
       parts.push(this.submitForm(c));
       parts.push(h('h3', {text: 'My submissions'}), submissionsTable(v.submissions, (id) => this.showGame(id), {onCode: (s) => this.showCode(s)}));
       parts.push(h('h3', {text: 'My report'}));
       if (v.final.length) {
-        parts.push(standingsTable(v.final));
-        parts.push(h('p', {class: 'final-games'}, ['My final games: ', ...v.final_games.map((g) => h('a', {href: '#', text: `${g.names.join(' v ')} (${g.scores.join('–')}) `, dataset: {game: g.game}, onclick: (e) => { e.preventDefault(); this.showGame(g.game); }}))]));
+        parts.push(standingsTable(v.final), finalCharts(v.final, v.final_games));
+        parts.push(h('h4', {text: 'My final games'}), gameList(v.final_games, (id) => this.showGame(id)));
       } else {
         parts.push(h('p', {class: 'empty', text: c.final_state === 'done' ? 'you were not in the final' : 'the final has not been played yet'}));
       }
@@ -216,7 +255,8 @@ export class StudentView {
   }
 
   submitForm(c) {
-    const closed = !!c.frozen_ms || (c.deadline_ms && c.deadline_ms <= Date.now());
+    const until = Math.max(c.deadline_ms, this.view.student.deadline_ms || 0);
+    const closed = !!c.frozen_ms || c.archived || (c.deadline_ms && until <= Date.now());
     const status = this.submitStatus;
     const form = h('form', {class: 'submit-form', onsubmit: async (e) => {
       e.preventDefault();
@@ -272,6 +312,62 @@ export class StudentView {
   }
 }
 
+// ---- a course game replayed ----------------------------------------------------------------
+
+/** #/course-game/ID: a course's game (a gate's or the final's) replayed with its players' names. The
+ *  address survives a reload: the game is fetched again with the token this browser keeps (the
+ *  admin's, else the student's), so it is also a link to hand on. */
+export class CourseGameView {
+  constructor(app, id, Replay) {
+    this.app = app;
+    this.conn = app.conn;
+    this.id = Number(id);
+    this.Replay = Replay;
+    this.title = `Course game ${this.id}`;
+    this.el = h('div', {class: 'page course course-game-page'}, [h('h2', {text: this.title}), h('p', {class: 'meta', text: 'loading…'})]);
+    this.onReady = () => this.load();
+  }
+
+  mount(root) {
+    this.root = root;
+    root.replaceChildren(this.el);
+    this.conn.addEventListener('ready', this.onReady);
+    if (this.conn.ready) this.load();
+  }
+
+  unmount() {
+    this.conn.removeEventListener('ready', this.onReady);
+    this.gone = true;
+    this.replay?.unmount();
+  }
+
+  async load() {
+    if (this.replay || this.loading) return;
+    this.loading = true;
+    const admin = load(ADMIN_KEY), student = load(STUDENT_KEY);
+    const tries = [admin ? {admin_token: admin} : null, student ? {token: student} : null].filter(Boolean);
+    let r = {type: 'error', message: 'open your course page with your token first, then this game again'};
+    try {
+      for (const t of tries) {
+        r = await this.conn.request({type: 'course_game', game: this.id, ...t});
+        if (r.type !== 'error') break;
+      }
+    } catch (err) { r = {type: 'error', message: String(err.message || err)}; }
+    this.loading = false;
+    if (this.gone) return;
+    const back = h('a', {class: 'back', href: r.type !== 'error' && tries[0]?.admin_token && r.your_seat === undefined ? `#/instructor/${r.course}` : '#/course', text: '← the course'});
+    if (r.type === 'error') {
+      this.el.replaceChildren(h('h2', {text: this.title}), h('p', {class: 'error', text: errText(r)}), h('p', {}, [back]));
+      return;
+    }
+    const where = r.stage === 'gate' ? `gate ${r.gate + 1}` : 'the final';
+    this.replay = new this.Replay(this.app, {record: r.record, logs: [], seats: r.names.map((name) => ({name})),
+      label: `course game ${this.id}, ${where}: ${r.names.join(' v ')}`});
+    this.replay.mount(this.root);
+    this.replay.el.prepend(h('p', {class: 'course-back'}, [back]));
+  }
+}
+
 // ---- the instructor -----------------------------------------------------------------------
 
 const DEFAULT_GATES = '[{"opponent": "random", "games": 20, "min_rate": 0.8},\n {"opponent": "heuristic", "games": 20, "min_rate": 0.5},\n {"opponent": "mcts:sims=400", "games": 20, "min_rate": 0.5}]';
@@ -305,7 +401,7 @@ export class InstructorView {
 
   busy() {
     const v = this.view;
-    return v && (v.submissions.some((s) => s.state !== 'done') || v.course.final_state === 'running' || (v.course.deadline_ms && !v.course.frozen_ms));
+    return v && (!v.submissions.every(settled) || v.course.final_state === 'running' || (v.course.deadline_ms && !v.course.frozen_ms));
   }
 
   async refresh(poll = false) {
@@ -337,16 +433,18 @@ export class InstructorView {
     ]);
     const parts = [h('h2', {}, [this.courseId ? h('a', {href: '#/instructor', text: 'Courses'}) : 'Courses', this.courseId ? ` › ${this.view?.course.name || this.courseId}` : '']), login];
     if (this.error) parts.push(h('p', {class: 'error', text: this.error}));
-    if (this.courseId && this.view) parts.push(...this.courseParts());
-    else if (!this.courseId && this.list) parts.push(...this.listParts());
+    if (this.courseId && this.view) parts.push(...this.courseParts().filter(Boolean));
+    else if (!this.courseId && this.list) parts.push(...this.listParts().filter(Boolean));
     this.el.replaceChildren(...parts);
   }
 
   listParts() {
-    const rows = this.list.length ? this.list.map((c) => h('tr', {dataset: {course: c.course}}, [
+    const current = this.list.filter((c) => !c.archived), archived = this.list.filter((c) => c.archived);
+    const row = (c) => h('tr', {dataset: {course: c.course}}, [
       h('td', {}, [h('a', {href: `#/instructor/${c.course}`, text: c.name})]),
       h('td', {text: c.game}), h('td', {text: `${c.gates.length} gates`}), h('td', {text: deadlineText(c)}), h('td', {text: c.final_state}),
-    ])) : [h('tr', {}, [h('td', {class: 'empty', colspan: 5, text: 'no courses yet'})])];
+    ]);
+    const rows = current.length ? current.map(row) : [h('tr', {}, [h('td', {class: 'empty', colspan: 5, text: 'no courses yet'})])];
     const games = (this.app.games || []).map((g) => g.name);
     const status = h('span', {class: 'create-status'});
     const form = h('form', {class: 'create-course', onsubmit: async (e) => {
@@ -357,7 +455,10 @@ export class InstructorView {
       const msg = {type: 'course_create', admin_token: this.token, name: el.name.value, game: el.game.value, move_ms: Number(el.move_ms.value), gates,
         qualify: Number(el.qualify.value), final_games: Number(el.final_games.value)};
       if (el.deadline.value) msg.deadline_ms = new Date(el.deadline.value).getTime();
-      const r = await this.conn.request(msg);
+      status.textContent = 'checking the gates (a program opponent plays a game first)…';
+      status.className = 'create-status';
+      let r;
+      try { r = await this.conn.request(msg, 300000); } catch (err) { status.textContent = String(err.message || err); return; }
       if (r.type === 'error') { status.textContent = errText(r); status.className = 'create-status error'; return; }
       location.hash = `#/instructor/${r.course}`;
     }}, [
@@ -372,7 +473,10 @@ export class InstructorView {
       h('button', {type: 'submit', text: 'create the course'}),
       status,
     ]);
-    return [h('table', {class: 'matches', id: 'course-list'}, [h('thead', {}, [h('tr', {}, ['course', 'game', 'ladder', 'deadline', 'final'].map((x) => h('th', {text: x})))]), h('tbody', {}, rows)]), form];
+    const head = () => h('thead', {}, [h('tr', {}, ['course', 'game', 'ladder', 'deadline', 'final'].map((x) => h('th', {text: x})))]);
+    return [h('table', {class: 'matches', id: 'course-list'}, [head(), h('tbody', {}, rows)]),
+      archived.length ? h('details', {class: 'archived-courses'}, [h('summary', {text: `Archived (${archived.length})`}), h('table', {class: 'matches', id: 'archived-list'}, [head(), h('tbody', {}, archived.map(row))])]) : null,
+      form];
   }
 
   courseParts() {
@@ -393,10 +497,12 @@ export class InstructorView {
       h('label', {class: 'wide'}, ['add students (CSV with name, email, id columns) ', h('textarea', {name: 'csv', rows: 3, cols: 60, placeholder: 'name,email,id\nAda Lovelace,ada@example.edu,s1'})]),
       h('button', {type: 'submit', text: 'add to the roster'}),
     ]);
+    const started = c.final_state === 'running' || c.final_state === 'done';
     const actions = h('div', {class: 'actions'}, [
-      h('button', {class: 'deadline-now', text: 'close submissions now', disabled: !!c.frozen_ms, onclick: () => this.act({type: 'course_set_deadline', deadline_ms: 0})}),
+      h('button', {class: 'deadline-now', text: 'close submissions now', disabled: !!c.frozen_ms || started, onclick: () => this.act({type: 'course_set_deadline', deadline_ms: 0})}),
       h('select', {class: 'final-format', title: 'the final\'s format'}, [['round-robin', 'round-robin'], ['swiss', 'Swiss'], ['knockout', 'knockout']].map(([v, t]) => h('option', {value: v, text: t}))),
-      h('button', {class: 'start-final', text: 'start the final', disabled: !c.frozen_ms || c.final_state === 'running' || c.final_state === 'done', onclick: () => this.act({type: 'course_start_final', format: this.el.querySelector('select.final-format').value})}),
+      h('button', {class: 'start-final', text: c.final_state === 'done' ? 'play the final again' : 'start the final', disabled: !c.frozen_ms || c.final_state === 'running',
+        onclick: () => this.act({type: 'course_start_final', format: this.el.querySelector('select.final-format').value, ...(c.final_state === 'done' ? {rerun: true} : {})})}),
       h('button', {class: 'export', text: 'export grades (CSV)', onclick: async () => {
         const r = await this.conn.request({type: 'course_grades', admin_token: this.token, course: c.course});
         if (r.type === 'error') { this.actStatus.textContent = errText(r); return; }
@@ -404,21 +510,69 @@ export class InstructorView {
         download(`course-${c.course}-grades.csv`, r.csv);
       }}),
     ]);
+    const broken = v.submissions.filter((s) => s.state === 'not_judged');
     return [
+      c.archived ? h('p', {class: 'archived-note', text: 'This course is archived: submissions are closed; everything is kept.'}) : null,
       courseFacts(c), actions, this.actStatus,
+      broken.length ? h('p', {class: 'broken-gates error', text: `${broken.length} submission${broken.length > 1 ? 's are' : ' is'} not judged: a gate's opponent faulted (⚠ below). Fix it, then play the gates again; the freeze waits.`}) : null,
+      this.manageParts(c, v, started),
       h('h3', {text: `Roster (${v.roster.length})`}),
-      h('table', {class: 'matches roster'}, [h('thead', {}, [h('tr', {}, ['id', 'name', 'email', 'submissions'].map((x) => h('th', {text: x})))]),
-        h('tbody', {}, v.roster.map((s) => h('tr', {dataset: {student: s.student_id}}, [h('td', {text: s.student_id}), h('td', {text: s.name}), h('td', {text: s.email}), h('td', {text: String(s.submissions)})])))]),
+      h('table', {class: 'matches roster'}, [h('thead', {}, [h('tr', {}, ['id', 'name', 'email', 'submissions', 'extension'].map((x) => h('th', {text: x})))]),
+        h('tbody', {}, v.roster.map((s) => h('tr', {dataset: {student: s.student_id}}, [h('td', {dataset: {label: 'id'}, text: s.student_id}), h('td', {dataset: {label: 'name'}, text: s.name}), h('td', {dataset: {label: 'email'}, text: s.email}), h('td', {dataset: {label: 'submissions'}, text: String(s.submissions)}),
+          h('td', {class: 'extension', dataset: {label: 'extension'}}, s.deadline_ms ? [fmtDate(s.deadline_ms), ' ', h('button', {class: 'link remove-extension', text: 'remove', disabled: started, onclick: () => this.act({type: 'course_set_deadline', student: s.student_id, deadline_ms: 0})})] : ['–'])])))]),
       roster, rosterStatus,
       h('h3', {text: 'Submissions and gates'}),
       submissionsTable(v.submissions, (id) => this.showGame(id), {withStudent: true, onCode: (s) => this.showCode(s)}),
-      h('h3', {text: 'Final standings'}), standingsTable(v.final),
+      h('h3', {text: 'Final standings'}), standingsTable(v.final), finalCharts(v.final, v.final_games),
+      v.final_games.length ? h('h3', {text: `Final games (${v.final_games.length})`}) : null,
+      v.final_games.length ? gameList(v.final_games, (id) => this.showGame(id)) : null,
       this.detail,
     ];
   }
 
-  async act(msg) {
-    const r = await this.conn.request({...msg, admin_token: this.token, course: this.courseId});
+  /** Undo and remove (issue 25): the deadline moved or extended for one student, the gates played
+   *  again (with a new ladder), the course archived or deleted. */
+  manageParts(c, v, started) {
+    const deadline = h('form', {class: 'deadline-form', onsubmit: (e) => {
+      e.preventDefault();
+      const el = e.target.elements;
+      const msg = {type: 'course_set_deadline', deadline_ms: new Date(el.when.value).getTime()};
+      if (el.student.value) msg.student = el.student.value;
+      this.act(msg);
+    }}, [
+      h('label', {}, ['deadline ', h('input', {name: 'when', type: 'datetime-local', required: true})]),
+      h('label', {}, ['for ', h('select', {name: 'student'}, [h('option', {value: '', text: 'everyone'}),
+        ...v.roster.map((s) => h('option', {value: s.student_id, text: `${s.student_id} only (an extension)`}))])]),
+      h('button', {type: 'submit', text: 'set the deadline', disabled: started}),
+    ]);
+    const gates = h('form', {class: 'rerun-form', onsubmit: (e) => {
+      e.preventDefault();
+      const el = e.target.elements;
+      let ladder;
+      try { ladder = JSON.parse(el.gates.value); } catch (err) { this.actStatus.textContent = `gates: not JSON (${err.message})`; return; }
+      this.actStatus.textContent = 'checking the gates and playing them again…';
+      this.act({type: 'course_rerun_gates', gates: ladder, qualify: Number(el.qualify.value)}, 300000);
+    }}, [
+      h('label', {class: 'wide'}, ['gates ', h('textarea', {name: 'gates', rows: 2, cols: 60, text: JSON.stringify(c.gates)})]),
+      h('label', {}, ['gates to qualify ', h('input', {name: 'qualify', type: 'number', min: 0, value: c.qualify})]),
+      h('button', {type: 'submit', class: 'rerun-gates', text: 'play every submission\'s gates again', disabled: started}),
+    ]);
+    const remove = h('form', {class: 'delete-form', onsubmit: async (e) => {
+      e.preventDefault();
+      const r = await this.conn.request({type: 'course_delete', admin_token: this.token, course: this.courseId, confirm: e.target.elements.confirm.value});
+      if (r.type === 'error') { this.actStatus.textContent = errText(r); return; }
+      location.hash = '#/instructor';
+    }}, [
+      h('button', {type: 'button', class: 'archive', text: c.archived ? 'bring back from the archive' : 'archive the course', onclick: () => this.act({type: 'course_archive', archived: !c.archived})}),
+      h('label', {}, ['delete: type its name ', h('input', {name: 'confirm', autocomplete: 'off', size: 16})]),
+      h('button', {type: 'submit', class: 'delete', text: 'delete the course'}),
+    ]);
+    return h('details', {class: 'manage', open: !!this.manageOpen, ontoggle: (e) => { this.manageOpen = e.target.open; }}, [h('summary', {text: 'Change the deadline, the gates; archive or delete'}), deadline, gates, remove]);
+  }
+
+  async act(msg, timeout) {
+    let r;
+    try { r = await this.conn.request({...msg, admin_token: this.token, course: this.courseId}, timeout); } catch (err) { r = {type: 'error', message: String(err.message || err)}; }
     this.actStatus.textContent = r.type === 'error' ? errText(r) : '';
     this.refresh();
   }

@@ -15,7 +15,7 @@ export class ReplayView {
     this.conn = app.conn;
     this.source = source;         // {match} or {record, logs: [{name, text}]}
     this.logs = [];               // parsed program logs (gamelog.js), one per seat that has one
-    this.title = source.match ? `Replay ${source.match}` : 'Replay of a record file';
+    this.title = source.match ? `Replay ${source.match}` : `Replay of ${source.label || 'a record file'}`;
     this.step = 0;
     this.data = null;
     this.el = h('div', {class: 'table replay', dataset: {replay: source.match || 'file'}});
@@ -132,7 +132,7 @@ export class ReplayView {
         this.fail(`cannot replay: ${r.code || r.type}: ${r.message || ''}`);
         return;
       }
-      this.data = {game: r.game, rules: r.rules, initial: r.initial, turns: r.turns, result: r.result, seats: r.seats};
+      this.data = {game: r.game, rules: r.rules, initial: r.initial, turns: r.turns, result: r.result, seats: this.source.seats || r.seats};
       this.start();
     } catch (e) {
       // the connection dropped: 'ready' loads again once it is back
@@ -159,7 +159,7 @@ export class ReplayView {
     this.gameMore.replaceChildren(...(this.view.moreEl ? [this.view.moreEl] : []));
     const players = d.rules?.players || d.initial?.scores?.length || d.result?.scores?.length || 2;
     this.players = players;
-    this.titleEl.textContent = `Replay — ${game.title || d.game}` + (this.source.match ? ` — ${this.source.match}` : ' — record file');
+    this.titleEl.textContent = `Replay — ${game.title || d.game}` + (this.source.match ? ` — ${this.source.match}` : ` — ${this.source.label || 'record file'}`);
     this.app.setTitle(`Replay ${game.title || d.game}` + (this.source.match ? ` ${this.source.match}` : ''));
     const rules = Object.entries(d.rules || {}).filter(([k]) => k !== 'players').map(([k, v]) => `${k}=${v}`).join(', ');
     this.metaEl.textContent = `${d.turns.length} turns · ${players} players` + (rules ? ` · ${rules}` : '');

@@ -1,0 +1,504 @@
+/*
+ * analysis.c — a record searched again, position by position
+ * (docs/analysis.md).
+ *
+ * The record is checked whole first (rec_replay_json: a bad record fails
+ * as `tessera replay` fails), then replayed to keep every turn's first
+ * position X[k], its position after the chance outcome Y[k] (the tile drawn)
+ * and its moves. The values are computed backwards, from the end:
+ *
+ *   before[n]  = the final scores (or a search of the last position);
+ *   drawn[k]   = a search of Y[k] (its preferred turn, its value) when the
+ *                seat decides something there, else before[k+1] (a dead
+ *                tile's turn: Y[k] is X[k+1]);
+ *   before[k]  = drawn[k] without chance, else the expectation over every
+ *                outcome the chance event could give, each weighed by its
+ *                probability, the outcome drawn counting with drawn[k] and
+ *                every other with a smaller search of its own;
+ *   after[k]   = before[k+1].
+ *
+ * Each turn's luck is drawn - before and its skill after - drawn, so that
+ * the sums telescope: before[0] + every luck + every skill = before[n], the
+ * final score difference (ana_get_sums). A value is two searches by the same
+ * spec, one with reward=scorediff (the expected score difference of the
+ * mover; its preferred turn is the one shown) and one with reward=winloss
+ * (the mover's win probability, a tie half). Two seats only: the score
+ * difference of more seats is not antisymmetric (issue 27 leaves them open).
+ */
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "protocol/codec.h"
+
+#define ANA_CHANCE_DEPTH 2 /* chance under chance (a dead tile, then a redraw): one sampled outcome below */
+
+typedef struct evaluator {
+    const eng_game *g;
+    bot *score, *win;           /* the two searches (reward=scorediff, reward=winloss) */
+    bot_budget main, chance;    /* budgets of a played position's search, of an expectation's */
+    eng_rng rng;                /* outcomes sampled below ANA_CHANCE_DEPTH */
+    unsigned char *scratch[ANA_CHANCE_DEPTH + 2]; /* a state per depth */
+    unsigned char *turn;        /* the preferred turn played out */
+    eng_move *outcomes;         /* g->max_chance per depth */
+    double *probs;
+    int64_t searches;
+} evaluator;
+
+/* Does the spec set option `key` (NAME:k=v,...)? */
+static bool spec_sets(const char *spec, const char *key)
+{
+    const char *opts = strchr(spec, ':');
+    size_t kl = strlen(key);
+    for (const char *p = opts; p && *p; p = strchr(p + 1, ',')) {
+        const char *k = p + 1;
+        if (!strncmp(k, key, kl) && k[kl] == '=')
+            return true;
+    }
+    return false;
+}
+
+static int make_bots(evaluator *ev, ana_report *r, const ana_opts *o, char *err, size_t cap)
+{
+    const char *spec = o->bot && *o->bot ? o->bot : ANA_DEFAULT_BOT;
+    if (strlen(spec) >= BOT_SPEC_MAX - 40)
+        return eng_seterr(err, cap, ENG_EBAD_BOT_SPEC, "the search spec is longer than %d characters",
+                          BOT_SPEC_MAX - 41);
+    char name[64];
+    size_t nl = strcspn(spec, ":");
+    snprintf(name, sizeof name, "%.*s", (int)(nl < sizeof name ? nl : sizeof name - 1), spec);
+    const bot_type *t = bot_find_type(name);
+    if (!t)
+        return eng_seterr(err, cap, ENG_EUNKNOWN_BOT, "unknown bot '%s' (see `tessera bots`)", name);
+    bool has_reward = false;
+    for (int i = 0; i < t->nparams; i++)
+        has_reward |= !strcmp(t->params[i].name, "reward");
+    if (!has_reward)
+        return eng_seterr(err, cap, ENG_EBAD_BOT_SPEC,
+                          "%s gives no value to analyse with: the search needs a reward= option "
+                          "(the MCTS family: mcts, rave, mcts-d2, ...)",
+                          name);
+    if (spec_sets(spec, "reward"))
+        return eng_seterr(err, cap, ENG_EBAD_BOT_SPEC,
+                          "the analysis sets the reward itself (scorediff and winloss): leave "
+                          "reward= out of the spec");
+    const char *sep = strchr(spec, ':') ? "," : ":";
+    char budget[40] = "";
+    if (!o->sims && !spec_sets(spec, "sims") && !spec_sets(spec, "ms"))
+        snprintf(budget, sizeof budget, ",sims=%d", ANA_DEFAULT_SIMS);
+    snprintf(r->score_spec, sizeof r->score_spec, "%s%sreward=scorediff%s", spec, sep, budget);
+    snprintf(r->win_spec, sizeof r->win_spec, "%s%sreward=winloss%s", spec, sep, budget);
+    ev->score = bot_create(r->score_spec, ev->g, o->seed, err, cap);
+    if (!ev->score)
+        return ENG_EBAD_BOT_SPEC;
+    ev->win = bot_create(r->win_spec, ev->g, o->seed, err, cap);
+    if (!ev->win)
+        return ENG_EBAD_BOT_SPEC;
+    /* the budgets: opts cap the spec (bot_budget's rule) */
+    int64_t sims = o->sims ? o->sims : ev->score->sims;
+    ev->main = (bot_budget){.sims = o->sims, .stop = o->stop};
+    ev->chance = (bot_budget){.stop = o->stop};
+    if (o->chance_sims)
+        ev->chance.sims = o->chance_sims;
+    else if (sims)
+        ev->chance.sims = sims / ANA_DEFAULT_CHANCE_DIV > 0 ? sims / ANA_DEFAULT_CHANCE_DIV : 1;
+    if (!sims && ev->score->ms)
+        ev->chance.ms = ev->score->ms / ANA_DEFAULT_CHANCE_DIV > 0 ? ev->score->ms / ANA_DEFAULT_CHANCE_DIV : 1;
+    r->sims = sims;
+    r->chance_sims = ev->chance.sims;
+    r->seed = ev->score->seed;
+    return 0;
+}
+
+static void evaluator_free(evaluator *ev)
+{
+    bot_destroy(ev->score);
+    bot_destroy(ev->win);
+    for (int i = 0; i < ANA_CHANCE_DEPTH + 2; i++)
+        free(ev->scratch[i]);
+    free(ev->turn);
+    free(ev->outcomes);
+    free(ev->probs);
+}
+
+static int evaluator_alloc(evaluator *ev)
+{
+    const eng_game *g = ev->g;
+    for (int i = 0; i < ANA_CHANCE_DEPTH + 2; i++)
+        if (!(ev->scratch[i] = malloc(g->state_size)))
+            return ENG_ENOMEM;
+    size_t nc = (size_t)(g->max_chance > 0 ? g->max_chance : 1) * (ANA_CHANCE_DEPTH + 1);
+    ev->turn = malloc(g->state_size);
+    ev->outcomes = malloc(nc * sizeof *ev->outcomes);
+    ev->probs = malloc(nc * sizeof *ev->probs);
+    return ev->turn && ev->outcomes && ev->probs ? 0 : ENG_ENOMEM;
+}
+
+static bool stopped(const evaluator *ev)
+{
+    return ev->main.stop && atomic_load(ev->main.stop);
+}
+
+/* A decision position searched: its value, and (best may be NULL) the turn
+ * the score search prefers, its moves into best[0..*nbest). */
+static int search(evaluator *ev, const void *st, const bot_budget *budget, ana_val *v,
+                  eng_move *best, int *nbest)
+{
+    const eng_game *g = ev->g;
+    int seat = g->current_player(st);
+    assert(seat >= 0 && seat < 2);
+    if (stopped(ev))
+        return ENG_EINVAL;
+    bot_stats s;
+    bot_reset(ev->score);
+    memcpy(ev->turn, st, g->state_size);
+    int n = 0;
+    double score = 0;
+    do {
+        eng_move m = bot_choose(ev->score, ev->turn, budget, &s);
+        if (n == 0)
+            score = s.value;
+        if (!eng_is_legal(g, ev->turn, m))
+            return ENG_EINTERNAL; /* a bot that breaks its contract */
+        if (best)
+            best[n] = m;
+        n++;
+        g->apply(ev->turn, m);
+    } while (best && n < g->turn_decisions && g->current_player(ev->turn) == seat);
+    if (nbest)
+        *nbest = n;
+    bot_reset(ev->win);
+    bot_choose(ev->win, st, budget, &s);
+    ev->searches += 2;
+    double p = (s.value + 1) / 2;
+    p = p < 0 ? 0 : p > 1 ? 1 : p;
+    v->diff = seat == 0 ? score : -score;
+    v->win = seat == 0 ? p : 1 - p;
+    return 0;
+}
+
+static void terminal_value(const eng_game *g, const void *st, ana_val *v)
+{
+    double sc[ENG_MAX_PLAYERS], ret[ENG_MAX_PLAYERS];
+    g->scores(st, sc);
+    g->returns(st, ret);
+    v->diff = sc[0] - sc[1];
+    v->win = ret[0];
+}
+
+static int value_at(evaluator *ev, const void *st, int depth, const bot_budget *b, ana_val *v);
+
+/* The expectation over the chance outcomes of st. known >= 0: that outcome's
+ * value is known_v (the one drawn, searched with the full budget). */
+static int expectation(evaluator *ev, const void *st, int depth, eng_move known,
+                       const ana_val *known_v, ana_val *v)
+{
+    const eng_game *g = ev->g;
+    size_t off = (size_t)(g->max_chance > 0 ? g->max_chance : 1) * (size_t)depth;
+    eng_move *out = ev->outcomes + off;
+    double *prob = ev->probs + off;
+    int n = g->chance_outcomes(st, out, prob);
+    assert(n > 0);
+    unsigned char *child = ev->scratch[depth + 1];
+    if (depth >= ANA_CHANCE_DEPTH) {
+        /* deep under chance (rare: dead tiles in a row): one outcome drawn by
+         * the seeded generator stands for them all */
+        memcpy(child, st, g->state_size);
+        g->apply(child, eng_sample_chance(g, st, &ev->rng));
+        return value_at(ev, child, depth + 1, &ev->chance, v);
+    }
+    ana_val sum = {0, 0};
+    for (int i = 0; i < n; i++) {
+        ana_val c;
+        if (out[i] == known && known_v) {
+            c = *known_v;
+        } else {
+            memcpy(child, st, g->state_size);
+            g->apply(child, out[i]);
+            int rc = value_at(ev, child, depth + 1, &ev->chance, &c);
+            if (rc)
+                return rc;
+        }
+        sum.diff += prob[i] * c.diff;
+        sum.win += prob[i] * c.win;
+    }
+    *v = sum;
+    return 0;
+}
+
+/* The value of any position: exact at the end, a search at a decision, an
+ * expectation at chance. */
+static int value_at(evaluator *ev, const void *st, int depth, const bot_budget *b, ana_val *v)
+{
+    int cp = ev->g->current_player(st);
+    if (cp == ENG_TERMINAL) {
+        terminal_value(ev->g, st, v);
+        return 0;
+    }
+    if (cp == ENG_CHANCE)
+        return expectation(ev, st, depth, -1, NULL, v);
+    return search(ev, st, b, v, NULL, NULL);
+}
+
+/* ---- the record ------------------------------------------------------------------ */
+
+/* The moves m[0..n) played from st, as text separated by spaces. */
+static void moves_text(const eng_game *g, const void *st, const eng_move *m, int n, void *scratch,
+                       char *out, size_t cap)
+{
+    memcpy(scratch, st, g->state_size);
+    size_t len = 0;
+    out[0] = 0;
+    for (int i = 0; i < n && len < cap; i++) {
+        char s[ENG_MOVE_STR_MAX] = "?";
+        g->move_to_str(scratch, m[i], s, sizeof s);
+        int w = snprintf(out + len, cap - len, "%s%s", i ? " " : "", s);
+        if (w < 0)
+            break;
+        len += (size_t)w;
+        g->apply(scratch, m[i]);
+    }
+}
+
+static double mover(int seat, double x, bool prob)
+{
+    return seat == 0 ? x : prob ? 1 - x : -x;
+}
+
+static void judge(ana_turn *t)
+{
+    t->loss_win = t->loss_diff = 0;
+    t->mark = ANA_NONE;
+    if (!t->decision || t->same)
+        return;
+    double dw = mover(t->seat, t->best_after.win, true) - mover(t->seat, t->played_after.win, true);
+    double dd =
+        mover(t->seat, t->best_after.diff, false) - mover(t->seat, t->played_after.diff, false);
+    t->loss_win = dw > 0 ? dw : 0;
+    t->loss_diff = dd > 0 ? dd : 0;
+    t->mark = t->loss_win >= ANA_DROP_BLUNDER ? ANA_BLUNDER
+            : t->loss_win >= ANA_DROP_MISTAKE ? ANA_MISTAKE
+            : t->loss_win >= ANA_DROP_INACCURACY ? ANA_INACC
+                                              : ANA_NONE;
+}
+
+static void scale(bot_budget *b, int64_t sims, int64_t ms, int f)
+{
+    b->sims = sims * f;
+    b->ms = sims ? 0 : ms * f;
+}
+
+/* The positions after a turn (moves[0..n) from y) valued again. */
+static int value_after(evaluator *ev, const void *y, const eng_move *m, int n, ana_val *v)
+{
+    unsigned char *b = ev->scratch[0];
+    memcpy(b, y, ev->g->state_size);
+    for (int i = 0; i < n; i++)
+        ev->g->apply(b, m[i]);
+    return value_at(ev, b, 0, &ev->main, v);
+}
+
+/* A turn that looks like a mark is checked again: both positions, after the
+ * turn preferred and after the turn played, searched with ANA_CHECK_FACTOR
+ * times the budget, and the loss judged on these (the turn's `after` stays
+ * what the sums telescope with). */
+static int recheck(evaluator *ev, const ana_report *r, const void *y, const eng_move *best, int nbest,
+                   const eng_move *dec, int ndec, ana_turn *t)
+{
+    bot_budget main = ev->main, chance = ev->chance;
+    int64_t ms = ev->score->ms;
+    scale(&ev->main, r->sims, ms, ANA_CHECK_FACTOR);
+    scale(&ev->chance, r->chance_sims, ms / ANA_DEFAULT_CHANCE_DIV, ANA_CHECK_FACTOR);
+    int rc = value_after(ev, y, best, nbest, &t->best_after);
+    if (!rc)
+        rc = value_after(ev, y, dec, ndec, &t->played_after);
+    ev->main = main;
+    ev->chance = chance;
+    t->checked = true;
+    return rc;
+}
+
+typedef struct played {
+    eng_move moves[ENG_MAX_TURN_MOVES];
+    int n, nchance; /* moves, of which the first nchance are chance outcomes */
+} played;
+
+static int analyse(evaluator *ev, ana_report *r, unsigned char *xs, unsigned char *ys,
+                   const played *pl, const ana_opts *o)
+{
+    const eng_game *g = ev->g;
+    const game_codec *codec = codec_find(g->name);
+    size_t sz = g->state_size;
+    int n = r->nturns;
+    ana_val next;
+    const void *last = xs + (size_t)n * sz;
+    int rc = value_at(ev, last, 0, &ev->main, &next);
+    if (rc)
+        return rc;
+    r->end = next;
+    for (int k = n - 1; k >= 0; k--) {
+        ana_turn *t = &r->turns[k];
+        const void *x = xs + (size_t)k * sz, *y = ys + (size_t)k * sz;
+        t->seat = eng_turn_seat(g, x);
+        t->chance = pl[k].nchance > 0;
+        t->decision = pl[k].n > pl[k].nchance;
+        t->after = next;
+        const eng_move *dec = pl[k].moves + pl[k].nchance;
+        int ndec = pl[k].n - pl[k].nchance;
+        if (t->decision) {
+            eng_move best[ENG_MAX_TURN_MOVES];
+            int nbest = 0;
+            rc = search(ev, y, &ev->main, &t->drawn, best, &nbest);
+            if (rc)
+                return rc;
+            t->same = nbest == ndec && !memcmp(best, dec, (size_t)ndec * sizeof *dec);
+            moves_text(g, y, dec, ndec, ev->scratch[0], t->played, sizeof t->played);
+            moves_text(g, y, best, nbest, ev->scratch[0], t->best, sizeof t->best);
+            t->played_after = next;
+            t->best_after = next;
+            if (!t->same) /* the best turn valued as the played one is: after it, by the same searches */
+                rc = value_after(ev, y, best, nbest, &t->best_after);
+            judge(t);
+            if (!rc && t->mark)
+                rc = recheck(ev, r, y, best, nbest, dec, ndec, t);
+            if (rc)
+                return rc;
+            judge(t);
+            t->played_move = codec->format_move(y, dec, ndec);
+            t->best_move = codec->format_move(y, best, nbest);
+            if (!t->played_move || !t->best_move)
+                return ENG_ENOMEM;
+        } else {
+            t->drawn = next; /* a dead tile: Y[k] is X[k+1] */
+        }
+        if (t->chance) {
+            g->move_to_str(x, pl[k].moves[0], t->draw, sizeof t->draw);
+            if (pl[k].nchance == 1) {
+                rc = expectation(ev, x, 0, pl[k].moves[0], &t->drawn, &t->before);
+            } else { /* several outcomes in a row at a turn's start: no game has them */
+                rc = expectation(ev, x, 0, -1, NULL, &t->before);
+            }
+            if (rc)
+                return rc;
+        } else {
+            t->before = t->drawn;
+        }
+        next = t->before;
+        if (o->progress)
+            o->progress(o->progress_ud, n - k, n);
+    }
+    r->start = next;
+    return 0;
+}
+
+int ana_run(const json_t *rec, const ana_opts *o, ana_report **out, rec_replay *why)
+{
+    static const ana_opts none;
+    rec_replay local;
+    if (!why)
+        why = &local;
+    if (!o)
+        o = &none;
+    *out = NULL;
+    int rc = rec_replay_json(rec, NULL, NULL, why);
+    if (rc)
+        return rc;
+    why->bad_turn = 0;
+    why->reason[0] = 0;
+    const eng_game *g = why->game;
+    if (why->rules.players != 2)
+        return eng_seterr(why->reason, sizeof why->reason, ENG_EBAD_PLAYERS,
+                          "the analysis handles games of two seats; this record has %d",
+                          why->rules.players);
+    double t0 = bot_now_ms();
+    ana_report *r = calloc(1, sizeof *r);
+    evaluator ev = {.g = g};
+    const json_t *turns = json_object_get(rec, "turns");
+    int n = (int)json_array_size(turns);
+    size_t sz = g->state_size;
+    unsigned char *xs = NULL, *ys = NULL;
+    played *pl = NULL;
+    if (!r)
+        return ENG_ENOMEM;
+    r->game = g;
+    r->rules = why->rules;
+    r->finished = why->finished;
+    r->scores[0] = why->scores[0];
+    r->scores[1] = why->scores[1];
+    r->nturns = n;
+    r->turns = calloc((size_t)(n > 0 ? n : 1), sizeof *r->turns);
+    xs = malloc((size_t)(n + 1) * sz);
+    ys = malloc((size_t)(n > 0 ? n : 1) * sz);
+    pl = calloc((size_t)(n > 0 ? n : 1), sizeof *pl);
+    rc = !r->turns || !xs || !ys || !pl ? ENG_ENOMEM : evaluator_alloc(&ev);
+    if (rc)
+        goto fail;
+    rc = make_bots(&ev, r, o, why->reason, sizeof why->reason);
+    if (rc)
+        goto fail;
+    eng_rng_seed(&ev.rng, r->seed ^ 0x616e616c79736973ull); /* "analysis" */
+    rc = eng_init(g, xs, &r->rules, why->reason, sizeof why->reason);
+    for (int k = 0; !rc && k < n; k++) {
+        unsigned char *x = xs + (size_t)k * sz, *nx = x + sz, *y = ys + (size_t)k * sz;
+        memcpy(nx, x, sz);
+        rc = rec_apply_turn(g, nx, json_array_get(turns, (size_t)k), pl[k].moves, &pl[k].n,
+                            why->reason, sizeof why->reason);
+        if (rc) {
+            why->bad_turn = k + 1; /* checked by the replay above: cannot happen */
+            break;
+        }
+        memcpy(y, x, sz);
+        while (pl[k].nchance < pl[k].n && g->current_player(y) == ENG_CHANCE)
+            g->apply(y, pl[k].moves[pl[k].nchance++]);
+    }
+    if (!rc)
+        rc = analyse(&ev, r, xs, ys, pl, o);
+    if (rc == ENG_EINVAL && !why->reason[0])
+        snprintf(why->reason, sizeof why->reason, "the analysis was stopped");
+    if (rc == ENG_EINTERNAL && !why->reason[0])
+        snprintf(why->reason, sizeof why->reason, "the search chose an illegal move");
+fail:
+    r->searches = ev.searches;
+    r->ms = bot_now_ms() - t0;
+    evaluator_free(&ev);
+    free(xs);
+    free(ys);
+    free(pl);
+    if (rc) {
+        if (!why->reason[0])
+            snprintf(why->reason, sizeof why->reason, "%s", eng_err_message(rc));
+        ana_free(r);
+        return rc;
+    }
+    *out = r;
+    return 0;
+}
+
+void ana_free(ana_report *r)
+{
+    if (!r)
+        return;
+    for (int k = 0; r->turns && k < r->nturns; k++) {
+        json_decref(r->turns[k].played_move);
+        json_decref(r->turns[k].best_move);
+    }
+    free(r->turns);
+    free(r);
+}
+
+void ana_get_sums(const ana_report *r, ana_sums *s)
+{
+    memset(s, 0, sizeof *s);
+    s->start = r->start.diff;
+    for (int k = 0; k < r->nturns; k++) {
+        const ana_turn *t = &r->turns[k];
+        s->luck[t->seat] += mover(t->seat, t->drawn.diff - t->before.diff, false);
+        s->skill[t->seat] += mover(t->seat, t->after.diff - t->drawn.diff, false);
+        if (t->mark)
+            s->marks[t->seat][t->mark - 1]++;
+    }
+    s->luck_total = s->start + s->luck[0] - s->luck[1];
+    s->skill_total = s->skill[0] - s->skill[1];
+    s->final = r->end.diff;
+}
