@@ -553,7 +553,7 @@ static player_verdict answer(player *p, program *pr, const void *st, double dead
                 snprintf(m, sizeof m, "the move is for turn %lld; this is turn %d",
                          (long long)r.turn, pr->turns + 1);
                 stdio_reply_free(&r);
-                set_retry(pr, ENG_ENOT_YOUR_TURN, m);
+                set_retry(pr, WIRE_ENOT_YOUR_TURN, m);
                 return player__fail(out, PLAYER_BAD_OUTPUT, "not_your_turn: %s", m);
             }
             if (r.type == STDIO_RESIGN) {

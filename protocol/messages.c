@@ -139,13 +139,13 @@ json_t *proto_error(int code, const char *message, const json_t *id)
 {
     json_t *r = json_object();
     if (!r || json_object_set_new(r, "type", json_string("error")) ||
-        json_object_set_new(r, "code", json_string(eng_err_code(code))))
+        json_object_set_new(r, "code", json_string(wire_err_code(code))))
         goto fail;
     /* json_string() refuses invalid UTF-8: fall back to the table's message
      * rather than send no message at all. */
     json_t *text = message && message[0] ? json_string(message) : NULL;
     if (!text)
-        text = json_string(eng_err_message(code));
+        text = json_string(wire_err_message(code));
     if (json_object_set_new(r, "message", text))
         goto fail;
     if (id && json_object_set_new(r, "id", json_deep_copy(id)))

@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "protocol/errors.h"
 #include "engine/eng.h"
 
 #define PROTO_VERSION 1     /* the first version; a hello may ask for any up to ... */

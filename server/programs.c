@@ -44,7 +44,7 @@
 #include "players/player.h"
 #include "programs.h"
 #include "storage/db.h"
-#include "journal.h"
+#include "journal/journal.h"
 
 static const char tables[] =
     "CREATE TABLE IF NOT EXISTS program_logs("
