@@ -127,3 +127,31 @@ test('analyze: one job for two viewers, then the cache, across a restart', async
   assert.deepEqual(rd.analysis, ra.analysis);
   assert.equal(srv.events('analysed').length, 0, 'nothing analysed again after the restart');
 });
+
+test('analyze: a job under way when the server stops ends at once, nothing stored', async (t) => {
+  const srv = await Server.start({ tag: 'analyze-stop', env: { TESSERA_TEST_ANALYZE_SIMS: '40' } });
+  const hold = path.join(srv.dir, 'never');
+  srv.env.TESSERA_TEST_ANALYZE_HOLD = hold; /* the file is never made: held until the stop */
+  await srv.stop();
+  await srv.restart();
+  t.after(() => srv.cleanup());
+  const a = await Client.connect(srv.url, { name: 'stopper' });
+  const made = await a.request({ type: 'create_match', game: 'dodgem', seats: [{ bot: 'random' }, { bot: 'random' }] },
+    'match_created');
+  await waitFinished(a, made.match);
+  a.send({ id: 'held', type: 'analyze', match: made.match });
+  await a.request({ type: 'ping' }, 'pong'); /* the job is on the pool, held */
+  const t0 = Date.now();
+  const exit = await srv.stop();
+  assert.equal(exit.code, 0, JSON.stringify(exit));
+  assert.ok(Date.now() - t0 < 10000 * SLOW, 'stopped without waiting for the analysis');
+  const line = srv.events('analysed').find((l) => l.match === made.match);
+  assert.ok(line, 'the job ended: ' + srv.stderr.slice(-1500));
+  assert.equal(line.code, 'shutting_down');
+  /* nothing was stored: after a restart the analysis runs (held no more) */
+  delete srv.env.TESSERA_TEST_ANALYZE_HOLD;
+  await srv.restart();
+  const b = await Client.connect(srv.url, { name: 'after' });
+  const r = await b.request({ type: 'analyze', match: made.match }, 'analysis', 60000 * SLOW);
+  assert.equal(r.cached, false);
+});
