@@ -13,6 +13,7 @@
 #include <openssl/crypto.h>
 
 #include "access.h"
+#include "analyze.h"
 #include "cluster.h"
 #include "conn.h"
 #include "courses.h"
@@ -21,6 +22,7 @@
 #include "tokidx.h"
 #include "match.h"
 #include "match_views.h"
+#include "players/sandbox.h"
 #include "programs.h"
 #include "protocol/record.h"
 #include "registry.h"
@@ -40,6 +42,9 @@ static void reply_welcome(conn *c, const proto_msg *m)
     if (courses_available(s) || cluster_has_role(c->srv, CLUSTER_COORDINATOR))
         json_array_append_new(caps, json_string("courses"));
     json_object_set_new(r, "capabilities", caps);
+    /* how programs run here (players/sandbox.h): "partial" is the
+     * operator's opt-out, told to everyone */
+    json_object_set_new(r, "sandbox", json_string(sandbox_isolation()));
     json_object_set_new(r, "limits",
                         json_pack("{s:i, s:i, s:i, s:i}", "max_message_bytes", SRV_MAX_MESSAGE,
                                   "messages_per_second", s->cfg.rate_per_sec, "burst",
@@ -523,6 +528,7 @@ bool handle_message(conn *c, const char *buf, size_t len)
     case PROTO_RESUME: resume(c, &m); break;
     case PROTO_REPLAY: replay(c, &m); break;
     case PROTO_GET_RECORD: get_record(c, &m); break;
+    case PROTO_ANALYZE: analyze_handle(c, &m); break;
     case PROTO_REGISTER: handle_register(c, &m); break;
     case PROTO_UNREGISTER: handle_unregister(c, &m); break;
     case PROTO_CREATE_TOURNAMENT:
