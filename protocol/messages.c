@@ -74,6 +74,7 @@ static const char *const type_names[PROTO_NTYPES] = {
     [PROTO_COURSE_GAME] = "course_game",
     [PROTO_COURSE_CODE] = "course_code",
     [PROTO_COURSE_SUBMIT] = "course_submit",
+    [PROTO_ANALYZE] = "analyze",
 };
 
 /* Indexed by the enums of messages.h; NULL-terminated for enum_of(). */
@@ -995,6 +996,18 @@ static int dec_create_tournament(dctx *c, proto_msg *m)
     return 0;
 }
 
+/* analyze: a finished match (docs/analysis.md). */
+static int dec_analyze(dctx *c, proto_msg *m)
+{
+    static const field fields[] = {COMMON_FIELDS, {"match", true}};
+    json_error_t e;
+    json_t *t, *id = NULL, *match;
+    if (json_unpack_ex(m->root, &e, JSON_STRICT, "{s:o, s?o, s:o}", "type", &t, "id", &id, "match",
+                       &match))
+        return shape_fail(c, m->root, NULL, fields, NFIELDS(fields), &e);
+    return want_ident(c, match, "match", PROTO_MATCH_ID_MAX, &m->match);
+}
+
 /* get_record: the match, and optionally the admin token (which adds the
  * logs of the match's external programs). */
 static int dec_get_record(dctx *c, proto_msg *m)
@@ -1196,6 +1209,7 @@ static const decoder decoders[PROTO_NTYPES] = {
     [PROTO_COURSE_GAME] = dec_course,
     [PROTO_COURSE_CODE] = dec_course,
     [PROTO_COURSE_SUBMIT] = dec_course,
+    [PROTO_ANALYZE] = dec_analyze,
 };
 
 /* A parse failure in our words. Numbers out of range are valid JSON that we

@@ -13,6 +13,7 @@
 #include <openssl/crypto.h>
 
 #include "access.h"
+#include "analyze.h"
 #include "cluster.h"
 #include "conn.h"
 #include "courses.h"
@@ -523,6 +524,7 @@ bool handle_message(conn *c, const char *buf, size_t len)
     case PROTO_RESUME: resume(c, &m); break;
     case PROTO_REPLAY: replay(c, &m); break;
     case PROTO_GET_RECORD: get_record(c, &m); break;
+    case PROTO_ANALYZE: analyze_handle(c, &m); break;
     case PROTO_REGISTER: handle_register(c, &m); break;
     case PROTO_UNREGISTER: handle_unregister(c, &m); break;
     case PROTO_CREATE_TOURNAMENT:

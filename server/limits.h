@@ -122,6 +122,14 @@
 #define SRV_MAX_HASHING       8
 /* Registered names kept in the database. */
 #define SRV_MAX_REGISTERED 100000
+/* analyze (server/analyze.c): games searched again at once — each takes a
+ * pool thread for seconds (a Carcassonne game ~15 s of CPU), and the pool
+ * also runs the in-process bots' searches; requests one connection may
+ * have waiting (one game at a time per viewer); viewers waiting for one
+ * game's report. */
+#define SRV_ANALYZE_JOBS 2
+#define SRV_ANALYZE_PER_CONN 1
+#define SRV_ANALYZE_WAITERS 64
 
 /* While another process holds the database's write lock (an operator's
  * sqlite3 shell, a backup tool that writes), a write of the journal waits

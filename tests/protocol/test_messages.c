@@ -66,6 +66,7 @@ static const char *const client_types[PROTO_NTYPES] = {
     "course_game",
     "course_code",
     "course_submit",
+    "analyze",
 };
 
 /* ---- helpers ------------------------------------------------------------ */
@@ -883,6 +884,7 @@ static const char *const server_types[] = {
     "tournament_update",
     "unwatched",
     "tournament_plots",
+    "analysis",
 };
 #define N_SERVER_TYPES (sizeof server_types / sizeof server_types[0])
 
@@ -968,6 +970,7 @@ static const char *const full_messages[PROTO_NTYPES] = {
     [PROTO_REPLAY] = "{\"type\":\"replay\",\"id\":1,\"match\":\"m\"}",
     [PROTO_SERVER_STATS] = "{\"type\":\"server_stats\",\"id\":1}",
     [PROTO_GET_RECORD] = "{\"type\":\"get_record\",\"id\":1,\"match\":\"m\",\"admin_token\":\"a\"}",
+    [PROTO_ANALYZE] = "{\"type\":\"analyze\",\"id\":1,\"match\":\"m\"}",
     [PROTO_REGISTER] = "{\"type\":\"register\",\"id\":1,\"name\":\"n\",\"secret\":\"12345678\","
                        "\"capacity\":2,\"games\":[\"carcassonne\"]}",
     [PROTO_UNREGISTER] = "{\"type\":\"unregister\",\"id\":1}",
