@@ -15,8 +15,10 @@
  * (the cache's key names it), so that a client cannot make the server spend
  * an unbounded budget.
  */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "analysis/analysis.h"
 #include "analyze.h"
@@ -42,6 +44,7 @@ typedef struct waiter {
 typedef struct job {
     struct job *next;
     srv *s;
+    atomic_bool stop; /* raised by analyze_shutdown: the worker's ana_run ends soon */
     char match[PROTO_MATCH_ID_MAX + 1];
     json_t *rec;    /* the record analysed (owned; read by the worker only while it runs) */
     char *text;     /* the worker's report, JSON text (NULL: failed) */
@@ -63,10 +66,22 @@ static int64_t test_sims(void)
     long long n = v ? atoll(v) : 0;
     return n > 0 && n <= 1000000 ? n : 0;
 }
+/* TESSERA_TEST_ANALYZE_HOLD=FILE: the job waits on its thread until FILE
+ * exists, so that a test's requests meet a job under way on any machine. */
+static void test_hold(const atomic_bool *stop)
+{
+    const char *f = getenv("TESSERA_TEST_ANALYZE_HOLD");
+    for (int i = 0; f && *f && access(f, F_OK) != 0 && !atomic_load(stop) && i < 6000; i++)
+        usleep(10000); /* at most a minute */
+}
 #else
 static int64_t test_sims(void)
 {
     return 0;
+}
+static void test_hold(const atomic_bool *stop)
+{
+    (void)stop;
 }
 #endif
 
@@ -154,7 +169,8 @@ static void send_report(conn *c, const json_t *id, const char *mid, const char *
 static void work(void *arg)
 {
     job *j = arg;
-    ana_opts o = {.seed = 1, .sims = test_sims()};
+    test_hold(&j->stop);
+    ana_opts o = {.seed = 1, .sims = test_sims(), .stop = &j->stop};
     ana_report *r = NULL;
     rec_replay why;
     j->rc = ana_run(j->rec, &o, &r, &why);
@@ -181,6 +197,12 @@ static void done(void *arg, int status)
     njobs--;
     if (status != 0 && !j->rc)
         j->rc = ENG_EINTERNAL;
+    if (j->s->stopping && !j->rc)
+        j->rc = ENG_EINVAL; /* done after the journal stopped: not stored */
+    if (j->rc == ENG_EINVAL && j->s->stopping) {
+        j->rc = ENG_ESHUTTING_DOWN;
+        snprintf(j->reason, sizeof j->reason, "the server is shutting down; ask again later");
+    }
     if (!j->rc)
         cache_put(j->s, j->match, j->text);
     srv_log(j->rc ? LOG_WARN : LOG_INFO, "analysed", "{s:s, s:s, s:i}", "match", j->match, "code",
@@ -196,6 +218,13 @@ static void done(void *arg, int status)
     json_decref(j->rec);
     free(j->text);
     free(j);
+}
+
+void analyze_shutdown(srv *s)
+{
+    for (job *j = running; j; j = j->next)
+        if (j->s == s)
+            atomic_store(&j->stop, true);
 }
 
 static int waiting_of(uint64_t conn_id)
@@ -254,6 +283,7 @@ void analyze_handle(conn *c, const proto_msg *m)
         return;
     }
     j->s = s;
+    atomic_init(&j->stop, false);
     j->rec = rec;
     snprintf(j->match, sizeof j->match, "%s", x->id);
     j->w[j->nw++] = (waiter){.conn = c->id, .id = json_incref((json_t *)m->id)};

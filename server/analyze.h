@@ -13,5 +13,8 @@
 /* Answer m (an analyze message) of c: the cached report, or a job started
  * (or joined) whose report is sent when it is done; errors as replies. */
 void analyze_handle(conn *c, const proto_msg *m);
+/* The server stops: the analyses under way end at their next search, their
+ * viewers told shutting_down, nothing stored. */
+void analyze_shutdown(srv *s);
 
 #endif

@@ -228,6 +228,11 @@
  *   TESSERA_TEST_STANDINGS_DELAY_MS=N a tournament's standings job sleeps N ms
  *                                in its thread: a change asked meanwhile
  *                                waits for it (tournaments.c, steer)
+ *   TESSERA_TEST_ANALYZE_SIMS=N  analyze's searches spend N simulations
+ *                                (a whole game in a second; analyze.c)
+ *   TESSERA_TEST_ANALYZE_HOLD=FILE an analysis job waits, on its pool
+ *                                thread, until FILE exists: requests made
+ *                                meanwhile meet a job certainly under way
  */
 
 #endif

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "access.h"
+#include "analyze.h"
 #include "cluster.h"
 #include "conn.h"
 #include "courses.h"
@@ -409,6 +410,7 @@ static void on_signal(uv_signal_t *h, int signum)
      * unfinished in the journal */
     tours_shutdown(s);
     courses_shutdown(s);
+    analyze_shutdown(s);
     cluster_stop(s);
     while (s->matches)
         match_close(s->matches);
