@@ -63,6 +63,7 @@ typedef struct cfg_key {
 static const char *const log_levels[] = {"debug", "info", "warn", "error", NULL};
 static const char *const whos[] = {"auto", "anyone", "admin", NULL};
 static const char *const checks[] = {"off", "quick", "full", NULL};
+static const char *const isolations[] = {"full", "partial", NULL};
 
 #define F(field) offsetof(srv_config, field)
 
@@ -141,6 +142,15 @@ static const cfg_key keys[] = {
     {"courses", "files", K_STR, F(course_files), 0, 0, NULL,
      "folder of the submissions' files; empty = DB.files beside the SQLite file "
      "(on PostgreSQL: ./tessera-files)"},
+    {"sandbox", "isolation", K_ENUM, F(sandbox_partial), 0, 0, isolations,
+     "programs (cmd:) run fully isolated or not at all (full), or with what the machine has "
+     "(partial: an explicit opt-out, shown to every client)"},
+    {"sandbox", "uid_base", K_INT, F(sandbox_uid_base), 0, 2147418112, NULL,
+     "as root: the first uid of the pool programs run as, one each; 0 = 1879048192"},
+    {"sandbox", "uids", K_INT, F(sandbox_uids), 0, 1048576, NULL,
+     "as root: how many uids the pool has; 0 = 65536"},
+    {"sandbox", "cpu_percent", K_INT, F(sandbox_cpu_pct), 0, 6400, NULL,
+     "each program's CPU quota, percent of one CPU (all its processes); 0 = 100"},
     {"metrics", "enabled", K_BOOL, F(metrics), 0, 0, NULL, "serve GET /metrics (Prometheus)"},
     {"metrics", "allow", K_ADDRS, F(metrics_allow), 0, 0, NULL,
      "addresses (CIDR) that may read /metrics; empty = anyone"},

@@ -22,6 +22,7 @@
 #include "tokidx.h"
 #include "match.h"
 #include "match_views.h"
+#include "players/sandbox.h"
 #include "programs.h"
 #include "protocol/record.h"
 #include "registry.h"
@@ -41,6 +42,9 @@ static void reply_welcome(conn *c, const proto_msg *m)
     if (courses_available(s) || cluster_has_role(c->srv, CLUSTER_COORDINATOR))
         json_array_append_new(caps, json_string("courses"));
     json_object_set_new(r, "capabilities", caps);
+    /* how programs run here (players/sandbox.h): "partial" is the
+     * operator's opt-out, told to everyone */
+    json_object_set_new(r, "sandbox", json_string(sandbox_isolation()));
     json_object_set_new(r, "limits",
                         json_pack("{s:i, s:i, s:i, s:i}", "max_message_bytes", SRV_MAX_MESSAGE,
                                   "messages_per_second", s->cfg.rate_per_sec, "burst",
