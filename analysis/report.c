@@ -192,6 +192,22 @@ char *ana_markdown(const ana_report *r)
     return tb_take(&b);
 }
 
+/* P1's win probability at step k (0: the start, k: after turn k). */
+static double win_at(const ana_report *r, int k)
+{
+    return k == 0 ? r->start.win : r->turns[k - 1].after.win;
+}
+
+/* The graph's point of step k: consecutive values come from the two sides'
+ * searches, each a little kind to its own side, so weights 1/4, 1/2, 1/4
+ * cancel that swing (docs/analysis.md); the ends are kept as they are. */
+static double smoothed(const ana_report *r, int k)
+{
+    if (k == 0 || k == r->nturns)
+        return win_at(r, k);
+    return (win_at(r, k - 1) + 2 * win_at(r, k) + win_at(r, k + 1)) / 4;
+}
+
 /* The graph: P1's win probability at the start and after every turn, the
  * marked turns as dots (with their text as a tooltip). */
 char *ana_svg(const ana_report *r)
@@ -216,9 +232,8 @@ char *ana_svg(const ana_report *r)
     tb_printf(&b, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">turn (%d)</text>\n", L + pw / 2,
               H - 6, r->nturns);
     tb_printf(&b, "<polyline fill=\"none\" stroke=\"#1f5fbf\" stroke-width=\"2\" points=\"");
-    tb_printf(&b, "%.1f,%.1f", (double)L, T + ph * (1 - r->start.win));
-    for (int k = 0; k < r->nturns; k++)
-        tb_printf(&b, " %.1f,%.1f", L + pw * (k + 1) / n, T + ph * (1 - r->turns[k].after.win));
+    for (int k = 0; k <= r->nturns; k++)
+        tb_printf(&b, "%s%.1f,%.1f", k ? " " : "", L + pw * k / n, T + ph * (1 - smoothed(r, k)));
     tb_printf(&b, "\"/>\n");
     static const char *const colour[] = {NULL, "#e0b000", "#e07000", "#d01010"};
     for (int k = 0; k < r->nturns; k++) {
@@ -228,7 +243,7 @@ char *ana_svg(const ana_report *r)
         tb_printf(&b,
                   "<circle data-turn=\"%d\" cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"%s\"><title>turn "
                   "%d, P%d: %s (%s; better %s)</title></circle>\n",
-                  k + 1, L + pw * (k + 1) / n, T + ph * (1 - t->after.win), colour[t->mark], k + 1,
+                  k + 1, L + pw * (k + 1) / n, T + ph * (1 - smoothed(r, k + 1)), colour[t->mark], k + 1,
                   t->seat + 1, mark_names[t->mark], t->played, t->best);
     }
     tb_printf(&b, "</svg>\n");

@@ -122,6 +122,19 @@ bool class_file_name_ok(const char *name);
 int class_check_file(class_kind kind, const char *name, const unsigned char *data, size_t len,
                      char *err, size_t errcap);
 
+/* Make text well-formed UTF-8 in place: every byte that does not begin a
+ * well-formed sequence becomes '?' (a verdict cut at a byte count, a
+ * program's stderr); the JSON of the pages takes nothing else. */
+void class_utf8_fix(char *text);
+
+/* The shape of a submission's files as 64 hex digits into out[65]: for
+ * Python, the SHA-256 of its files without comments and whitespace (two
+ * submissions of the same shape differ in nothing but those); for other
+ * kinds, of the files as they are. Flags near-identical submissions to the
+ * instructor. */
+void class_shape_hash(class_kind kind, int n, const char *const *names,
+                      const unsigned char *const *data, const size_t *len, char *out);
+
 /* ---- gates ------------------------------------------------------------------------------- */
 
 typedef struct class_gate {

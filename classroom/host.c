@@ -10,6 +10,7 @@
 
 #include "classroom/internal.h"
 #include "engine/errors.h"
+#include "protocol/jsontext.h"
 
 int64_t class__now_ms(void)
 {
@@ -22,15 +23,11 @@ void class__log(class_service *svc, int level, const char *event, const char *fm
 {
     if (!svc->host.log)
         return;
-    json_t *o = NULL;
-    if (fmt) {
-        va_list ap;
-        va_start(ap, fmt);
-        json_error_t e;
-        o = json_vpack_ex(&e, 0, fmt, ap);
-        va_end(ap);
-    }
-    svc->host.log(svc->host.user, level, event, o ? o : json_object());
+    va_list ap;
+    va_start(ap, fmt);
+    json_t *o = jt_fields(fmt, ap);
+    va_end(ap);
+    svc->host.log(svc->host.user, level, event, o);
 }
 
 static void vfail(class_service *svc, uint64_t caller, const json_t *id, int code,

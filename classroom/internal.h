@@ -31,10 +31,16 @@
 #include "classroom/classroom.h"
 #include "classroom/service.h"
 
-#define CLASS_JOBS_DEFAULT 2  /* submissions played at once: 2 x 2 games on 2+ cores */
-#define CLASS_MAX_JOBS     16 /* worker threads at most (config courses.gate_jobs) */
-#define CLASS_GATE_THREADS 2  /* runner workers of one gate or final */
-#define CLASS_MAX_CHECKS   8  /* uploads being checked at once (each may run a python3) */
+#define CLASS_MIN_JOBS                                                                             \
+    2                     /* submissions played at once at least (the default sizes it to the      \
+                             machine: half its cores, each job two games: a game a core) */
+#define CLASS_MAX_JOBS 16 /* worker threads at most (config courses.gate_jobs) */
+#define CLASS_GATE_THREADS                                                                         \
+    2 /* runner workers of one gate (its games are paired: two at a time)                          \
+       */
+#define CLASS_MAX_FINAL_THREADS                                                                    \
+    64 /* runner workers of a final at most: one a core (a final is one job, its games many) */
+#define CLASS_MAX_CHECKS 8 /* uploads being checked at once (each may run a python3) */
 /* A remote bot's seat in a server match: after a dropped connection (or
  * when it is not connected as the game starts) it has the longer of this
  * and 3 moves' time to come back (the bridge reconnects within 5 s) before
@@ -162,6 +168,7 @@ struct class_service {
     /* the workers */
     pthread_t thread[CLASS_MAX_JOBS];
     int nthreads;
+    int final_threads;    /* runner workers of a final: the machine's cores */
     pthread_mutex_t lock; /* guards the two queues */
     pthread_cond_t cond;
     job *jobs, *jobs_tail;  /* waiting for a worker */
@@ -254,6 +261,8 @@ int64_t class__sub_insert(class_service *svc, const student_t *who, const char *
                           const char *main, int64_t bytes, const char *sha256, int64_t now,
                           int64_t *version, int *rc);
 bool class__sub_set_main(class_service *svc, int64_t sub, const char *main);
+/* Its shape (class_shape_hash): near-identical submissions share it. */
+bool class__sub_set_shape(class_service *svc, int64_t sub, const char *shape);
 bool class__sub_add_file(class_service *svc, int64_t sub, const char *name, const void *data,
                          size_t len);
 bool class__sub_set_files(class_service *svc, int64_t sub, const char *files_json, const char *dir);

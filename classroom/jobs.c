@@ -3,8 +3,9 @@
  * play each new submission's gate ladder and the finals, the results they
  * hand back, stored on the loop, and the deadline's freeze.
  *
- * Threads. The workers ([courses] gate_jobs of them, default 2: that many
- * submissions' ladders at once) take a job (a submission's ladder, or a
+ * Threads. The workers ([courses] gate_jobs of them; by default half the
+ * cores this process may use, at least 2: that many submissions' ladders at
+ * once, two games each; a final plays a game on every core) take a job (a submission's ladder, or a
  * course's final) with every string it needs copied, play it with
  * class_play (no database), and hand each gate's games and verdict, or the
  * final's, back to the loop (host.wake; class_service_poll), which stores
@@ -12,9 +13,12 @@
  * again at the next start: its state in the database is still queued or
  * running, and nothing of it was stored.
  */
+#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "classroom/internal.h"
 #include "engine/errors.h"
@@ -73,6 +77,12 @@ void class__keep_game(const class_game *g, void *user)
             return; /* the verdict still counts it; the game's details are lost */
         d->games = ng;
         d->capgames = nc;
+        /* a game's end and verdict point into its own element: moved with it
+         * (a gate of more than 16 games read freed memory for its first 16) */
+        for (int k = 0; k < d->ngames; k++) {
+            ng[k].g.end = ng[k].end;
+            ng[k].g.verdict = ng[k].verdict;
+        }
     }
     cgame *c = &d->games[d->ngames++];
     memset(c, 0, sizeof *c);
@@ -82,11 +92,15 @@ void class__keep_game(const class_game *g, void *user)
     c->record = strdup(g->record);
     for (int s = 0; s < g->seats; s++)
         c->err[s] = strdup(g->stderr_text[s]);
+    class_utf8_fix(c->verdict);
     c->g.end = c->end;
     c->g.verdict = c->verdict;
     c->g.record = c->record ? c->record : "";
-    for (int s = 0; s < g->seats; s++)
+    for (int s = 0; s < g->seats; s++) {
+        if (c->err[s])
+            class_utf8_fix(c->err[s]);
         c->g.stderr_text[s] = c->err[s] ? c->err[s] : "";
+    }
 }
 
 /* The verdict names the first fault of the submission, if any. */
@@ -238,7 +252,7 @@ static void run_final(class_service *svc, job *j)
                             .games_per_pair = j->final_games,
                             .move_ms = j->move_ms,
                             .seed = j->seed ^ 0xf1a1ULL,
-                            .threads = CLASS_GATE_THREADS,
+                            .threads = svc->final_threads,
                             .stop = &svc->stop,
                             .on_game = class__keep_game,
                             .user = d};
@@ -291,10 +305,31 @@ static void *worker_main(void *arg)
     return NULL;
 }
 
+/* The cores this process may run on (its affinity: a container's or
+ * taskset's share, not the machine's count). */
+static int cores(void)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+        return CPU_COUNT(&set);
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+}
+
 int class__workers_start(class_service *svc, int want, char *err, size_t errcap)
 {
+    /* a pool sized to the machine: a game a core — half the cores
+     * submissions at once (two games each), a final on every core */
+    int n = cores();
+    if (want <= 0)
+        want = n / CLASS_GATE_THREADS;
+    if (want < CLASS_MIN_JOBS)
+        want = CLASS_MIN_JOBS;
     if (want > CLASS_MAX_JOBS)
         want = CLASS_MAX_JOBS;
+    svc->final_threads = n < CLASS_GATE_THREADS        ? CLASS_GATE_THREADS
+                         : n > CLASS_MAX_FINAL_THREADS ? CLASS_MAX_FINAL_THREADS
+                                                       : n;
     for (int i = 0; i < want; i++) {
         if (pthread_create(&svc->thread[i], NULL, worker_main, svc) != 0) {
             if (i == 0) {
@@ -305,6 +340,9 @@ int class__workers_start(class_service *svc, int want, char *err, size_t errcap)
         }
         svc->nthreads = i + 1;
     }
+    class__log(svc, CLASS_LOG_INFO, "course_pool", "{s:i, s:i, s:i, s:i}", "cores", n, "gate_jobs",
+               svc->nthreads, "games_per_job", CLASS_GATE_THREADS, "final_games_at_once",
+               svc->final_threads);
     return 0;
 }
 
@@ -366,6 +404,7 @@ void class__apply(class_service *svc, done *d)
                    (json_int_t)d->course, "submission", (json_int_t)d->submission);
         return;
     }
+    class_utf8_fix(d->verdict); /* cut at a byte count, it may end inside a character */
     if (d->kind == DONE_START) {
         class__sub_started(svc, d->submission, d->verdict);
         return;

@@ -226,7 +226,7 @@ static int rjob_start_tour(class_service *svc, rjob *r, const course_t *c, const
     m.tour.nparticipants = n;
     m.tour.games_per_pair = gpp;
     m.tour.cycles = 1;
-    m.tour.concurrency = CLASS_GATE_THREADS;
+    m.tour.concurrency = r->final ? svc->final_threads : CLASS_GATE_THREADS;
     m.tour.has_seed = true;
     m.tour.seed = seed & INT64_MAX;
     m.tour.label = label;

@@ -105,7 +105,7 @@ int class_service_start(const class_service_config *cfg, const class_host *host,
     pthread_mutex_init(&svc->lock, NULL);
     pthread_cond_init(&svc->cond, NULL);
     atomic_store(&svc->stop, false);
-    rc = class__workers_start(svc, cfg->jobs > 0 ? cfg->jobs : CLASS_JOBS_DEFAULT, err, errcap);
+    rc = class__workers_start(svc, cfg->jobs, err, errcap);
     if (rc) {
         pthread_cond_destroy(&svc->cond);
         pthread_mutex_destroy(&svc->lock);

@@ -107,7 +107,8 @@ typedef struct class_service_config {
     const char *files_dir; /* submissions' folders go under it (relative: to the working
                               directory); it holds students' code: the host picks it */
     int jobs;              /* submissions played at once, one worker thread each
-                              (0: CLASS_JOBS_DEFAULT; at most CLASS_MAX_JOBS) */
+                              (0: half the cores, at least 2; at most CLASS_MAX_JOBS);
+                              a final plays a game on every core */
 } class_service_config;
 
 /* Create the class_ tables (or add what an older release lacks), start the

@@ -265,6 +265,12 @@ int cmd_doctor(int argc, char **argv)
             char prot[256];
             printf("in the sandbox, as on a server: %s\n",
                    sandbox_protections_text(sandbox_probe(&cfg.limits), prot, sizeof prot));
+            /* exactly which file will run (issue 30: a venv's python3) */
+            sandbox_cmd *sc = malloc(sizeof *sc);
+            char e[512], what[SANDBOX_CMD_MAX + 256];
+            if (sc && sandbox_cmd_parse(strchr(cfg.spec, ':') + 1, &cfg.limits, sc, e, sizeof e) == 0)
+                printf("runs: %s\n", sandbox_cmd_describe(sc, what, sizeof what));
+            free(sc);
         }
         fflush(stdout);
     }

@@ -11,26 +11,7 @@
  * thread feeds with the game's moves and asks for turns. Nothing on the
  * loop thread waits for a player.
  *
- * Keeping the game in sync (the server never sends engine moves, and must
- * not: the bag order is secret):
- *   - `joined`/`resumed` give the rules and the history (record form); the
- *     session builds the state from the initial position with the record
- *     codec (rec_apply_turn), which checks every turn and returns the engine
- *     moves it applied. A new game is a player_new_game and then each move
- *     observed; a game joined midway, or a history that does not extend the
- *     one the session had, is a player_resume with every move so far (a
- *     program then gets `start` with the history);
- *   - each `update.record` is one more turn, applied and observed the same
- *     way (`by: server` passes the server's reason on);
- *   - on `your_turn` the turn's chance event (Carcassonne: the tile just
- *     drawn) is not in the history yet. The session tries every chance
- *     outcome of its state and keeps the one whose public state, as the
- *     wire codec writes it, equals `your_turn.state` — generic, no per-game
- *     code. When nothing matches it says so and plays a uniformly random
- *     entry of `legal` instead of trusting its player on a wrong state;
- *   - a record that does not apply makes the client drop the connection and
- *     resume, which sends the whole history again; if even that does not
- *     apply, the session plays random legal moves to the end.
+ * Keeping the game in sync with the server: sync.c.
  *
  * Time: a player must decide by the moment the server's `time_left_ms`
  * runs out, minus the margin and the time the message waited here; that
@@ -71,140 +52,14 @@
 #include "players/player.h"
 #include "protocol/record.h"
 #include "protocol/wire.h"
+#include "session.h"
 #include "worker.h"
 
-#define CLIENT_NAME      "tessera-bot/0.1.0"
-#define MAX_MOVE_RETRIES 3        /* random moves sent after the server refused ours, per turn */
-#define REATTACH_MS      1000     /* after registering again: resume the seats not yet given back */
-#define THINK_MS_MAX     86400000 /* the protocol's cap on a move's think_ms */
-
-typedef struct botclient botclient;
-
-/* One seat of one match. */
-typedef struct session {
-    botclient *bc;
-    struct session *next;
-    char match[64];   /* match id ("" until known) */
-    int seat;         /* -1 until known */
-    char resume[128]; /* resume token ("" until known) */
-    bool tried_join;  /* fell back from a refused resume to join once */
-
-    /* the game, once known */
-    const eng_game *g;
-    const game_codec *w;
-    eng_rules rules;
-    unsigned char *initial; /* the position the game started from */
-    unsigned char *st;      /* after the last known turn */
-    unsigned char *tmp;     /* scratch */
-    unsigned char *dec;     /* the decision state of the turn asked */
-    unsigned char *tdec;    /* the decision state of the turn being thought */
-    eng_move *outcomes;     /* scratch: g->max_chance chance outcomes */
-    double *probs;
-    eng_move *moves; /* every engine move from initial to st */
-    int nmoves, cap_moves;
-    json_t *history; /* the records of the turns known so far */
-    int turns;       /* number of turns known (applied, or counted when not synced) */
-    bool synced;     /* st follows the match */
-    json_t *time_control;
-
-    /* the player */
-    cl_worker *wk;   /* NULL until the game is known, and after it closed */
-    bool closing;    /* the worker was asked to close */
-    bool over;       /* game_over seen (or the seat lost for good) */
-    bool reattached; /* registered again: the server gave this seat back */
-
-    /* the decision */
-    int asked_turn;        /* the turn the server waits for from us (0: none) */
-    json_t *legal;         /* `legal` of the last your_turn */
-    json_t *asked_state;   /* `state` of the last your_turn */
-    double asked_deadline; /* the player's deadline for it (bot_now_ms clock) */
-    int64_t think_budget;  /* ms the player was given for the turn it thinks on */
-    int think_turn;        /* the turn the player is deciding (0: none) */
-    json_t *think_state;   /* the server's state for it */
-    int tries;             /* the player's answers refused in this turn */
-    int cache_turn;        /* the last turn decided, its move and the server's state then: */
-    json_t *cache_move;    /* sent again when the same turn is asked in the same state */
-    json_t *cache_state;   /* (after a resume; a restarted server may have redrawn) */
-    int64_t cache_think;   /* its think_ms (-1: none) */
-    int pre_turn, pre_n;   /* moves of turn pre_turn the player already observed */
-    eng_move pre[ENG_MAX_TURN_MOVES];
-    int refusals; /* moves refused by the server this turn */
-} session;
-
-struct botclient {
-    botclient_config cfg;
-    const char *logname;
-    uv_loop_t loop;
-    cl_link *link;
-    uv_timer_t retry;    /* reconnect backoff */
-    uv_timer_t reattach; /* registered again: resume what did not come back */
-    uv_async_t wake;     /* a worker has a result, or ended */
-    uv_signal_t sigint, sigterm;
-    bool handles; /* the timers, async and signals are initialised */
-    eng_rng rng;  /* random fallbacks */
-    session *sessions;
-    bool registering; /* register mode */
-    bool registered;  /* the registration stands on this connection */
-    bool draining;    /* stop signal: no new games, finish the live ones */
-    int games_ended;  /* games whose game_over was seen */
-    bool no_think_ms; /* the server refused `think_ms` in moves: leave it out */
-
-    /* the connection */
-    uint64_t lost_at; /* when the connection was lost (0: we hold it) */
-    int64_t backoff_ms;
-    bool done;
-    bool closed; /* the handles are being closed */
-    int status;
-};
-
-/* ---- logging ---------------------------------------------------------------------- */
-
-/* Text from the server or a program (codes, messages, names, close reasons,
- * stderr) reaches the terminal only through here: control characters,
- * which could drive the terminal, become '?'. In place; returns s. */
-static char *printable(char *s)
-{
-    for (unsigned char *p = (unsigned char *)s; *p; p++)
-        if (*p < 0x20 || *p == 0x7f)
-            *p = '?';
-    return s;
-}
-
-static void say(const botclient *bc, bool error, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void say(const botclient *bc, bool error, const char *fmt, ...)
-{
-    if (!error && bc->cfg.quiet)
-        return;
-    char line[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
-    fprintf(stderr, "%s: %s%s\n", bc->logname, error ? "error: " : "", printable(line));
-}
-
-/* The prefix naming a session in logs: nothing for a single seat, the
- * match id when registered (several games at once). */
-static const char *who(const session *s)
-{
-    static char buf[80];
-    if (!s->bc->registering)
-        return "";
-    snprintf(buf, sizeof buf, "%s: ", s->match[0] ? s->match : "?");
-    return buf;
-}
+/* ---- logging (say.c) and small readers ---------------------------------------- */
 
 static uint64_t now_ms(void)
 {
     return uv_hrtime() / 1000000u;
-}
-
-static const char *str_of(const json_t *o, const char *key)
-{
-    const char *s = json_string_value(json_object_get(o, key));
-    return s ? s : "";
 }
 
 static long long int_of(const json_t *o, const char *key, long long def)
@@ -261,7 +116,7 @@ static void write_token_file(session *s)
     FILE *f = fopen(tmp, "w");
     if (!f || fprintf(f, "%s\n", s->resume) < 0 || fclose(f) != 0 ||
         rename(tmp, bc->cfg.token_file) != 0) {
-        say(bc, true, "cannot write the resume token to %s", bc->cfg.token_file);
+        cl__say(bc, true, "cannot write the resume token to %s", bc->cfg.token_file);
         remove(tmp);
     }
 }
@@ -405,8 +260,8 @@ static void session_over(session *s)
     bool enough = bc->cfg.max_games > 0 && bc->games_ended >= bc->cfg.max_games;
     if ((enough || bc->draining) && live_sessions(bc) == 0) {
         if (enough)
-            say(bc, false, "%d game%s played; stopping", bc->games_ended,
-                bc->games_ended == 1 ? "" : "s");
+            cl__say(bc, false, "%d game%s played; stopping", bc->games_ended,
+                    bc->games_ended == 1 ? "" : "s");
         finish(bc, BOTCLIENT_OVER);
     }
 }
@@ -432,8 +287,8 @@ static void print_result(session *s, const json_t *result, const json_t *scores,
     const json_t *rk = json_object_get(result, "ranking");
     char reason[64];
     snprintf(reason, sizeof reason, "%s",
-             str_of(result, "reason")[0] ? str_of(result, "reason") : "?");
-    fprintf(f, "game over: reason=%s scores=", printable(reason));
+             cl__str_of(result, "reason")[0] ? cl__str_of(result, "reason") : "?");
+    fprintf(f, "game over: reason=%s scores=", cl__printable(reason));
     print_ints(f, sc ? sc : scores);
     fprintf(f, " winners=");
     print_ints(f, json_object_get(result, "winners"));
@@ -448,8 +303,8 @@ static void print_result(session *s, const json_t *result, const json_t *scores,
         fprintf(f, " faulty=%lld", int_of(result, "seat", -1));
     if (json_is_string(json_object_get(result, "detail"))) {
         char detail[256];
-        snprintf(detail, sizeof detail, "%s", str_of(result, "detail"));
-        fprintf(f, " detail=\"%s\"", printable(detail));
+        snprintf(detail, sizeof detail, "%s", cl__str_of(result, "detail"));
+        fprintf(f, " detail=\"%s\"", cl__printable(detail));
     }
     fputc('\n', f);
     fflush(f);
@@ -463,16 +318,6 @@ static void wake_cb(void *ud)
     uv_async_send(&bc->wake); /* thread-safe; coalesced */
 }
 
-static bool same_rules(const eng_game *g, const eng_rules *a, const eng_rules *b)
-{
-    if (a->players != b->players)
-        return false;
-    for (int i = 0; i < g->n_options; i++)
-        if (a->opt[i] != b->opt[i])
-            return false;
-    return true;
-}
-
 /* Show what a program wrote on stderr (its debug channel), line by line:
  * len bytes of text, the last of total. */
 static void show_stderr_text(const session *s, const char *text, size_t len, uint64_t total)
@@ -483,8 +328,8 @@ static void show_stderr_text(const session *s, const char *text, size_t len, uin
     if (len > PLAYER_STDERR_KEEP)
         len = PLAYER_STDERR_KEEP;
     if (total > len)
-        say(bc, false, "%sthe program wrote %llu bytes on stderr; the last %zu:", who(s),
-            (unsigned long long)total, len);
+        cl__say(bc, false, "%sthe program wrote %llu bytes on stderr; the last %zu:", cl__who(s),
+                (unsigned long long)total, len);
     char buf[PLAYER_STDERR_KEEP + 1];
     memcpy(buf, text, len);
     buf[len] = 0;
@@ -493,7 +338,7 @@ static void show_stderr_text(const session *s, const char *text, size_t len, uin
         size_t n = strlen(line);
         if (n && line[n - 1] == '\r')
             line[n - 1] = 0;
-        say(bc, false, "%sstderr| %s", who(s), line);
+        cl__say(bc, false, "%sstderr| %s", cl__who(s), line);
     }
 }
 
@@ -510,54 +355,20 @@ static void stderr_at_exit(const char *text, size_t len, uint64_t total, void *u
     show_stderr_text(user, text, len, total);
 }
 
-/* Set up the game of the match (first join), or check it is the same one.
- * Returns 0, or -1 after saying why (and ending the session, or the
- * client when it plays one seat). */
-static int setup_game(session *s, const json_t *msg)
+/* The match's game set up (sync.c) and, the first time, its player started
+ * on a thread of its own. 0, or -1 after saying why and ending the session
+ * (registered: the client goes on) or the client. */
+static int join_game(session *s, const json_t *msg)
 {
     botclient *bc = s->bc;
-    const char *name = str_of(msg, "game");
-    const eng_game *g = eng_find_game(name);
-    const game_codec *w = g ? codec_find(g->name) : NULL;
+    int status = BOTCLIENT_FAIL;
+    bool fresh = !s->g;
     char err[PLAYER_DETAIL_MAX];
-    int fail_status = BOTCLIENT_FAIL;
-    if (!g || !w) {
-        say(bc, true, "%sthe match plays '%.40s', a game this client does not know", who(s), name);
+    if (cl__setup_game(s, msg) != 0)
         goto fail;
-    }
-    eng_rules r;
-    if (wire_rules_parse(g, json_object_get(msg, "rules"), 0, &r, err, sizeof err) != 0) {
-        say(bc, true, "%scannot read the match's rules: %s", who(s), err);
-        goto fail;
-    }
-    if (s->g) {
-        if (s->g == g && same_rules(g, &s->rules, &r))
-            return 0;
-        say(bc, true, "%sthe match's game or rules changed between connections", who(s));
-        goto fail;
-    }
-    s->g = g;
-    s->w = w;
-    s->rules = r;
-    s->initial = malloc(g->state_size);
-    s->st = malloc(g->state_size);
-    s->tmp = malloc(g->state_size);
-    s->dec = malloc(g->state_size);
-    s->tdec = malloc(g->state_size);
-    int nc = g->max_chance > 0 ? g->max_chance : 1;
-    s->outcomes = malloc((size_t)nc * sizeof *s->outcomes);
-    s->probs = malloc((size_t)nc * sizeof *s->probs);
-    s->cap_moves = g->max_plies > 0 ? g->max_plies : 1024;
-    s->moves = malloc((size_t)s->cap_moves * sizeof *s->moves);
-    s->history = json_array();
-    if (!s->initial || !s->st || !s->tmp || !s->dec || !s->tdec || !s->outcomes || !s->probs ||
-        !s->moves || !s->history) {
-        say(bc, true, "out of memory");
-        goto fail;
-    }
-    const json_t *tc = json_object_get(msg, "time_control");
-    s->time_control = json_is_object(tc) ? json_deep_copy(tc) : NULL;
-
+    if (!fresh)
+        return 0;
+    const eng_game *g = s->g;
     player_config pc;
     player_config_default(&pc);
     pc.seed = bc->cfg.seed;
@@ -569,20 +380,15 @@ static int setup_game(session *s, const json_t *msg)
     pc.stderr_at_exit_user = s;
     player *p = player_create(bc->cfg.bot_spec, g, &pc, err, sizeof err);
     if (!p) {
-        say(bc, true, "%s'%s' cannot play %s: %s", who(s), bc->cfg.bot_spec, g->name, err);
-        fail_status = BOTCLIENT_BADARG;
+        cl__say(bc, true, "%s'%s' cannot play %s: %s", cl__who(s), bc->cfg.bot_spec, g->name, err);
+        status = BOTCLIENT_BADARG;
         goto fail;
     }
     s->wk = cl_worker_start(p, g, wake_cb, bc);
     if (!s->wk) {
-        say(bc, true, "cannot start a thread for the player");
+        cl__say(bc, true, "cannot start a thread for the player");
         goto fail;
     }
-    eng_init(g, s->initial, &r, NULL, 0);
-    memcpy(s->st, s->initial, g->state_size);
-    s->turns = 0;
-    s->nmoves = 0;
-    s->synced = false; /* rebuild() starts the player */
     return 0;
 fail:
     free_game(s);
@@ -590,153 +396,7 @@ fail:
         session_over(s);
         return -1;
     }
-    finish(bc, fail_status);
-    return -1;
-}
-
-/* Apply one record turn to the local state; with `tell`, the player
- * observes every engine move (except those of the turn it already saw at
- * your_turn). reason: the server's, when it chose the move. */
-static int apply_record(session *s, const json_t *rec, bool tell, const char *reason, char *err,
-                        size_t errcap)
-{
-    const eng_game *g = s->g;
-    eng_move mv[ENG_MAX_TURN_MOVES];
-    int n = 0;
-    memcpy(s->tmp, s->st, g->state_size);
-    int rc = rec_apply_turn(g, s->tmp, rec, mv, &n, err, errcap);
-    if (rc)
-        return rc;
-    if (s->nmoves + n > s->cap_moves)
-        return eng_seterr(err, errcap, ENG_EBAD_RECORD, "longer than the game's %d plies",
-                          s->cap_moves);
-    int turn = s->turns + 1;
-    bool resync = false;
-    for (int i = 0; i < n; i++) {
-        bool seen = s->pre_turn == turn && i < s->pre_n;
-        if (seen && s->pre[i] != mv[i])
-            resync = true; /* the player saw another draw (a restarted server redrew) */
-        if (tell && !seen && !resync) {
-            bool chance = g->current_player(s->st) == ENG_CHANCE;
-            cl_worker_observe(s->wk, s->st, mv[i], chance ? NULL : reason);
-        }
-        g->apply(s->st, mv[i]);
-        s->moves[s->nmoves++] = mv[i];
-    }
-    if (memcmp(s->st, s->tmp, g->state_size) != 0) {
-        /* the codec and the moves it reported disagree (a codec bug) */
-        say(s->bc, true, "internal: turn %d: the record codec's moves do not give its state", turn);
-        memcpy(s->st, s->tmp, g->state_size);
-        resync = true;
-    }
-    if (s->pre_turn == turn)
-        s->pre_turn = s->pre_n = 0;
-    json_array_append(s->history, (json_t *)rec);
-    s->turns = turn;
-    if (resync && tell)
-        cl_worker_resume(s->wk, s->initial, s->moves, s->nmoves, s->seat, s->match);
-    return 0;
-}
-
-/* Bring the local state in line with a history (joined/resumed): keep what
- * we have when it is a prefix of it (the player observes the rest), else
- * start again from the beginning (the player catches up with
- * player_resume, or starts a new game when nothing was played). */
-static void rebuild(session *s, const json_t *history)
-{
-    botclient *bc = s->bc;
-    size_t n = json_array_size(history);
-    bool prefix = s->synced && (size_t)s->turns <= n;
-    for (int i = 0; prefix && i < s->turns; i++)
-        prefix =
-            json_equal(json_array_get(s->history, (size_t)i), json_array_get(history, (size_t)i));
-    if (!prefix) {
-        memcpy(s->st, s->initial, s->g->state_size);
-        json_array_clear(s->history);
-        s->turns = 0;
-        s->nmoves = 0;
-        s->synced = true;
-        s->pre_turn = s->pre_n = 0;
-        s->cache_turn = 0;
-    }
-    for (size_t i = (size_t)s->turns; i < n; i++) {
-        const json_t *rec = json_array_get(history, i);
-        char err[256];
-        if (s->synced && apply_record(s, rec, prefix, NULL, err, sizeof err) != 0) {
-            say(bc, true,
-                "%scannot follow the match: history turn %zu: %s; playing random legal "
-                "moves from now on",
-                who(s), i + 1, err);
-            s->synced = false;
-        }
-        if (!s->synced) {
-            json_array_append(s->history, (json_t *)rec);
-            s->turns = (int)i + 1;
-        }
-    }
-    if (!prefix && s->synced) {
-        if (s->nmoves == 0)
-            cl_worker_new_game(s->wk, s->initial, s->seat, s->match);
-        else
-            cl_worker_resume(s->wk, s->initial, s->moves, s->nmoves, s->seat, s->match);
-    }
-}
-
-/* Name the first top-level field where two public states differ. */
-static const char *first_difference(const json_t *mine, const json_t *theirs)
-{
-    const char *key;
-    const json_t *v;
-    json_object_foreach((json_t *)theirs, key, v)
-    {
-        if (!json_equal(json_object_get(mine, key), v))
-            return key;
-    }
-    json_object_foreach((json_t *)mine, key, v)
-    {
-        if (!json_object_get(theirs, key))
-            return key;
-    }
-    return "?";
-}
-
-/* Put the decision state of this turn in s->dec: the local state plus the
- * chance outcome whose public state is the server's `state`. Returns the
- * number of chance moves applied (0 or 1), or -1 with a reason. */
-static int to_decision(session *s, const json_t *target, eng_move *chance, char *why, size_t whycap)
-{
-    const eng_game *g = s->g;
-    if (g->current_player(s->st) != ENG_CHANCE) {
-        json_t *mine = s->w->state(s->st);
-        bool eq = json_equal(mine, target);
-        if (!eq)
-            snprintf(why, whycap, "field '%s' differs", first_difference(mine, target));
-        json_decref(mine);
-        if (!eq)
-            return -1;
-        memcpy(s->dec, s->st, g->state_size);
-        return 0;
-    }
-    int n = g->chance_outcomes(s->st, s->outcomes, s->probs);
-    for (int i = 0; i < n; i++) {
-        memcpy(s->tmp, s->st, g->state_size);
-        g->apply(s->tmp, s->outcomes[i]);
-        json_t *mine = s->w->state(s->tmp);
-        bool eq = json_equal(mine, target);
-        if (!eq && i == 0)
-            snprintf(why, whycap,
-                     "no chance outcome gives the server's state (field '%s' "
-                     "differs after the first)",
-                     first_difference(mine, target));
-        json_decref(mine);
-        if (eq) {
-            memcpy(s->dec, s->tmp, g->state_size);
-            chance[0] = s->outcomes[i];
-            return 1;
-        }
-    }
-    if (n == 0)
-        snprintf(why, whycap, "the local state has no chance outcome");
+    finish(bc, status);
     return -1;
 }
 
@@ -780,15 +440,14 @@ static void play_random(session *s, int turn, const char *why)
 {
     json_t *m = random_legal(s);
     if (!m) {
-        say(s->bc, true, "%sturn %d: no legal move to choose from", who(s), turn);
+        cl__say(s->bc, true, "%sturn %d: no legal move to choose from", cl__who(s), turn);
         return;
     }
     char *text = json_dumps(m, JSON_COMPACT);
-    say(s->bc, false, "%sturn %d: %s (random: %s)", who(s), turn, text ? text : "?", why);
+    cl__say(s->bc, false, "%sturn %d: %s (random: %s)", cl__who(s), turn, text ? text : "?", why);
     free(text);
     decided(s, turn, m, -1);
 }
-
 
 /* Ask the player for the turn in s->dec (already observed up to it). */
 static void start_turn(session *s, int turn)
@@ -817,13 +476,13 @@ static void turn_done(session *s, cl_done *d)
     s->think_turn = 0;
     show_stderr(s, r);
     if (r->note[0])
-        say(bc, false, "%sturn %d: note: %s", who(s), turn, r->note);
+        cl__say(bc, false, "%sturn %d: note: %s", cl__who(s), turn, r->note);
     if (s->turns >= turn || s->over) {
         if (r->verdict == PLAYER_OK)
-            say(bc, true,
-                "%sturn %d: the server played this turn for the seat (see its update); the "
-                "move came %.0f ms after the request and is dropped",
-                who(s), turn, r->wall_ms);
+            cl__say(bc, true,
+                    "%sturn %d: the server played this turn for the seat (see its update); the "
+                    "move came %.0f ms after the request and is dropped",
+                    cl__who(s), turn, r->wall_ms);
         return;
     }
     bool program = cl_worker_kind(s->wk) == PLAYER_PROGRAM;
@@ -837,12 +496,13 @@ static void turn_done(session *s, cl_done *d)
     if (move && !json_is_null(move)) {
         char *text = json_dumps(move, JSON_COMPACT);
         if (program)
-            say(bc, false, "%sturn %d: %s cpu %lld ms, %.0f ms (budget %lld ms)%s%.300s", who(s),
-                turn, text ? text : "?", (long long)think, r->wall_ms,
-                (long long)s->think_budget, r->debug[0] ? "; debug: " : "", r->debug);
+            cl__say(bc, false, "%sturn %d: %s cpu %lld ms, %.0f ms (budget %lld ms)%s%.300s",
+                    cl__who(s), turn, text ? text : "?", (long long)think, r->wall_ms,
+                    (long long)s->think_budget, r->debug[0] ? "; debug: " : "", r->debug);
         else
-            say(bc, false, "%sturn %d: %s sims %lld, %.0f ms (budget %lld ms)", who(s), turn,
-                text ? text : "?", (long long)r->sims, r->wall_ms, (long long)s->think_budget);
+            cl__say(bc, false, "%sturn %d: %s sims %lld, %.0f ms (budget %lld ms)", cl__who(s),
+                    turn, text ? text : "?", (long long)r->sims, r->wall_ms,
+                    (long long)s->think_budget);
         free(text);
         remember(s, turn, move, s->think_state, think);
         if (s->asked_turn == turn)
@@ -851,19 +511,19 @@ static void turn_done(session *s, cl_done *d)
     }
     json_decref(move);
     if (r->verdict == PLAYER_OK) {
-        say(bc, true, "%sturn %d: the player's moves are not one legal turn", who(s), turn);
+        cl__say(bc, true, "%sturn %d: the player's moves are not one legal turn", cl__who(s), turn);
         play_random(s, turn, "no legal turn");
         return;
     }
     /* a fault: said plainly, with the short name judges use */
-    say(bc, true, "%sturn %d: %s (%s): %s", who(s), turn, player_verdict_name(r->verdict),
-        player_verdict_short(r->verdict), r->detail);
+    cl__say(bc, true, "%sturn %d: %s (%s): %s", cl__who(s), turn, player_verdict_name(r->verdict),
+            player_verdict_short(r->verdict), r->detail);
     if (!program || r->verdict == PLAYER_INTERNAL) {
         play_random(s, turn, r->verdict == PLAYER_INTERNAL ? "internal error" : "the bot failed");
         return;
     }
     if (r->verdict == PLAYER_RESIGNED) {
-        say(bc, false, "%sresigning for the program", who(s));
+        cl__say(bc, false, "%sresigning for the program", cl__who(s));
         json_t *m =
             json_pack("{s:s, s:s, s:s}", "type", "resign", "id", "resign", "match", s->match);
         if (m && s->seat >= 0)
@@ -875,13 +535,15 @@ static void turn_done(session *s, cl_done *d)
     if (again && s->tries + 1 < BOTCLIENT_RETRIES && bot_now_ms() + 5 < s->asked_deadline &&
         s->asked_turn == turn) {
         s->tries++;
-        say(bc, false, "%sturn %d: asking the program again (it is told why)", who(s), turn);
+        cl__say(bc, false, "%sturn %d: asking the program again (it is told why)", cl__who(s),
+                turn);
         memcpy(s->dec, s->tdec, s->g->state_size);
         start_turn(s, turn);
         return;
     }
-    say(bc, false, "%sturn %d: no move sent: the server's policy for a seat out of time applies%s",
-        who(s), turn, again ? "" : "; the program is started again at its next turn");
+    cl__say(bc, false,
+            "%sturn %d: no move sent: the server's policy for a seat out of time applies%s",
+            cl__who(s), turn, again ? "" : "; the program is started again at its next turn");
 }
 
 /* Results from the session's player. */
@@ -895,7 +557,7 @@ static void drain_worker(session *s)
                 turn_done(s, d);
             break;
         case CL_DONE_GAME_OVER: show_stderr(s, &d->res); break;
-        case CL_DONE_ERROR: say(s->bc, true, "%s%s", who(s), d->res.detail); break;
+        case CL_DONE_ERROR: cl__say(s->bc, true, "%s%s", cl__who(s), d->res.detail); break;
         }
         free(d);
     }
@@ -931,17 +593,17 @@ static void on_your_turn(session *s, const json_t *msg, double at)
         return;
     }
     if (turn != s->turns + 1) {
-        say(bc, true, "%sturn %d: the server asks for turn %d but %d turns are known", who(s), turn,
-            turn, s->turns);
+        cl__say(bc, true, "%sturn %d: the server asks for turn %d but %d turns are known",
+                cl__who(s), turn, turn, s->turns);
         play_random(s, turn, "turn numbers differ");
         return;
     }
     char why[200] = "";
     eng_move chance[1];
-    int nchance = to_decision(s, json_object_get(msg, "state"), chance, why, sizeof why);
+    int nchance = cl__to_decision(s, json_object_get(msg, "state"), chance, why, sizeof why);
     if (nchance < 0 || s->g->current_player(s->dec) != s->seat) {
-        say(bc, true, "%sturn %d: the local state differs from the server's: %s", who(s), turn,
-            nchance < 0 ? why : "another seat is to move");
+        cl__say(bc, true, "%sturn %d: the local state differs from the server's: %s", cl__who(s),
+                turn, nchance < 0 ? why : "another seat is to move");
         play_random(s, turn, "state mismatch");
         return;
     }
@@ -999,34 +661,34 @@ static void send_register(botclient *bc)
 static void on_seat(session *s, const json_t *msg, bool resumed)
 {
     botclient *bc = s->bc;
-    const char *match = str_of(msg, "match"), *res = str_of(msg, "resume_token");
+    const char *match = cl__str_of(msg, "match"), *res = cl__str_of(msg, "resume_token");
     int seat = (int)int_of(msg, "seat", -1);
     if (s->match[0] && strcmp(s->match, match) != 0)
-        say(bc, true, "the server seated us in match %s, not %s", match, s->match);
+        cl__say(bc, true, "the server seated us in match %s, not %s", match, s->match);
     snprintf(s->match, sizeof s->match, "%s", match);
-    printable(s->match); /* printed in the result line */
+    cl__printable(s->match); /* printed in the result line */
     s->seat = seat;
     s->reattached = true;
     if (res[0] && strcmp(res, s->resume) != 0) {
         snprintf(s->resume, sizeof s->resume, "%s", res);
-        printable(s->resume); /* written to the token file */
+        cl__printable(s->resume); /* written to the token file */
         write_token_file(s);
     }
-    if (setup_game(s, msg) != 0)
+    if (join_game(s, msg) != 0)
         return;
-    rebuild(s, json_object_get(msg, "history"));
+    cl__rebuild(s, json_object_get(msg, "history"));
     bc->lost_at = 0;
     bc->backoff_ms = BOTCLIENT_BACKOFF_MIN_MS;
     s->asked_turn = 0;
     s->tried_join = false;
-    say(bc, false, "%s match %s as seat %d (%s, %d turns played)", resumed ? "resumed" : "joined",
-        s->match, s->seat, s->g->name, s->turns);
+    cl__say(bc, false, "%s match %s as seat %d (%s, %d turns played)",
+            resumed ? "resumed" : "joined", s->match, s->seat, s->g->name, s->turns);
 }
 
 /* Drop the connection and resume: the server sends the whole history. */
 static void resync(session *s, const char *why)
 {
-    say(s->bc, true, "%s%s; reconnecting to resynchronise", who(s), why);
+    cl__say(s->bc, true, "%s%s; reconnecting to resynchronise", cl__who(s), why);
     cl_link_drop(s->bc->link);
 }
 
@@ -1049,11 +711,12 @@ static void on_update(session *s, const json_t *msg)
         s->turns = turn;
         return;
     }
-    const char *reason = strcmp(str_of(msg, "by"), "server") == 0 ? str_of(msg, "reason") : NULL;
+    const char *reason =
+        strcmp(cl__str_of(msg, "by"), "server") == 0 ? cl__str_of(msg, "reason") : NULL;
     if (reason && !reason[0])
         reason = "server";
     char err[256];
-    if (apply_record(s, rec, true, reason, err, sizeof err) != 0) {
+    if (cl__apply_record(s, rec, true, reason, err, sizeof err) != 0) {
         char why[320];
         snprintf(why, sizeof why, "turn %d: the update does not apply: %s", turn, err);
         resync(s, why);
@@ -1076,11 +739,11 @@ static void on_game_over(session *s, const json_t *msg)
         /* the state the player last saw: with the draw of a turn left unplayed */
         const void *st = s->pre_turn == s->turns + 1 ? s->dec : s->st;
         const json_t *faulty = json_object_get(result, "seat");
-        const char *detail = str_of(result, "detail");
-        cl_worker_game_over(s->wk, st,
-                            str_of(result, "reason")[0] ? str_of(result, "reason") : "normal",
-                            json_is_integer(faulty) ? (int)json_integer_value(faulty) : -1,
-                            detail[0] ? detail : NULL);
+        const char *detail = cl__str_of(result, "detail");
+        cl_worker_game_over(
+            s->wk, st, cl__str_of(result, "reason")[0] ? cl__str_of(result, "reason") : "normal",
+            json_is_integer(faulty) ? (int)json_integer_value(faulty) : -1,
+            detail[0] ? detail : NULL);
     }
     session_over(s);
 }
@@ -1104,12 +767,12 @@ static session *session_of_seat_reply(botclient *bc, const char *id, const json_
     long seat = strncmp(id, "resume-", 7) == 0 ? strtol(id + 7, &end, 10) : -1;
     if (seat >= 0 && *end == '-')
         return find_session(bc, end + 1, (int)seat);
-    return find_session(bc, str_of(msg, "match"), (int)int_of(msg, "seat", -1));
+    return find_session(bc, cl__str_of(msg, "match"), (int)int_of(msg, "seat", -1));
 }
 
 static void on_error(botclient *bc, const json_t *msg)
 {
-    const char *code = str_of(msg, "code"), *text = str_of(msg, "message");
+    const char *code = cl__str_of(msg, "code"), *text = cl__str_of(msg, "message");
     const json_t *jid = json_object_get(msg, "id");
     const char *id = json_is_string(jid) ? json_string_value(jid) : "";
     if (strcmp(id, "join") == 0 || strcmp(id, "resume") == 0 || strncmp(id, "resume-", 7) == 0) {
@@ -1118,7 +781,7 @@ static void on_error(botclient *bc, const json_t *msg)
         if (!s)
             return;
         if (transient(code)) {
-            say(bc, false, "%s refused for now: %s: %s", what, code, text);
+            cl__say(bc, false, "%s refused for now: %s: %s", what, code, text);
             cl_link_drop(bc->link);
             return;
         }
@@ -1130,17 +793,17 @@ static void on_error(botclient *bc, const json_t *msg)
         }
         if (!bc->registering && what[0] == 'r' && strcmp(code, "bad_token") == 0 &&
             !s->tried_join && bc->cfg.match && bc->cfg.token && bc->cfg.seat >= 0) {
-            say(bc, false, "resume token refused; joining with the seat token");
+            cl__say(bc, false, "resume token refused; joining with the seat token");
             s->tried_join = true;
             s->resume[0] = 0;
             send_join_or_resume(bc, s);
             return;
         }
         if (s->match[0] && s->seat >= 0)
-            say(bc, true, "cannot %s match %s seat %d: %s: %s", what, s->match, s->seat, code,
-                text);
+            cl__say(bc, true, "cannot %s match %s seat %d: %s: %s", what, s->match, s->seat, code,
+                    text);
         else
-            say(bc, true, "cannot %s: %s: %s", what, code, text);
+            cl__say(bc, true, "cannot %s: %s: %s", what, code, text);
         if (bc->registering) {
             session_over(s); /* that seat is gone; the others play on */
             return;
@@ -1150,16 +813,16 @@ static void on_error(botclient *bc, const json_t *msg)
     }
     if (strcmp(id, "register") == 0) {
         if (transient(code)) {
-            say(bc, false, "register refused for now: %s: %s", code, text);
+            cl__say(bc, false, "register refused for now: %s: %s", code, text);
             cl_link_drop(bc->link);
             return;
         }
-        say(bc, true, "cannot register as %s: %s: %s", bc->cfg.register_name, code, text);
+        cl__say(bc, true, "cannot register as %s: %s: %s", bc->cfg.register_name, code, text);
         finish(bc, BOTCLIENT_FAIL);
         return;
     }
     if (strcmp(id, "hello") == 0 || strcmp(id, "spectate") == 0) {
-        say(bc, true, "the server refused %s: %s: %s", id, code, text);
+        cl__say(bc, true, "the server refused %s: %s: %s", id, code, text);
         if (strcmp(id, "spectate") == 0 && bc->registering)
             return;
         finish(bc, BOTCLIENT_FAIL);
@@ -1179,14 +842,14 @@ static void on_error(botclient *bc, const json_t *msg)
              * move again without it (every move sent before the first
              * refusal comes back so) */
             if (!bc->no_think_ms)
-                say(bc, false, "the server does not take think_ms; moves go without it");
+                cl__say(bc, false, "the server does not take think_ms; moves go without it");
             bc->no_think_ms = true;
             if (s->asked_turn == turn && s->cache_turn == turn && s->cache_move)
                 send_move(s, (int)turn, s->cache_move, -1);
             return;
         }
         bool refused = strcmp(code, "illegal_move") == 0 || strcmp(code, "bad_move") == 0;
-        say(bc, refused, "%sturn %ld: move refused: %s: %s", who(s), turn, code, text);
+        cl__say(bc, refused, "%sturn %ld: move refused: %s: %s", cl__who(s), turn, code, text);
         if (refused && s->asked_turn == turn && s->refusals < MAX_MOVE_RETRIES) {
             s->refusals++;
             json_t *m = random_legal(s);
@@ -1198,7 +861,7 @@ static void on_error(botclient *bc, const json_t *msg)
         return;
     }
     if (strcmp(code, "registration_taken") == 0) {
-        say(bc, true, "another connection registered as %s: %s", bc->cfg.register_name, text);
+        cl__say(bc, true, "another connection registered as %s: %s", bc->cfg.register_name, text);
         finish(bc, BOTCLIENT_FAIL);
         return;
     }
@@ -1206,20 +869,21 @@ static void on_error(botclient *bc, const json_t *msg)
         /* unasked: another connection resumed one of our seats (newer
          * servers name its match) */
         session *s = bc->registering
-                         ? find_session(bc, str_of(msg, "match"), (int)int_of(msg, "seat", -1))
+                         ? find_session(bc, cl__str_of(msg, "match"), (int)int_of(msg, "seat", -1))
                          : bc->sessions;
         if (!bc->registering) {
-            say(bc, true, "another connection took over seat %d: %s", s ? s->seat : -1, text);
+            cl__say(bc, true, "another connection took over seat %d: %s", s ? s->seat : -1, text);
             finish(bc, BOTCLIENT_FAIL);
         } else if (s) {
-            say(bc, true, "%sanother connection took over seat %d: %s", who(s), s->seat, text);
+            cl__say(bc, true, "%sanother connection took over seat %d: %s", cl__who(s), s->seat,
+                    text);
             session_over(s);
         } else {
-            say(bc, true, "another connection took over a seat: %s", text);
+            cl__say(bc, true, "another connection took over a seat: %s", text);
         }
         return;
     }
-    say(bc, !transient(code), "server: %s: %s", code, text);
+    cl__say(bc, !transient(code), "server: %s: %s", code, text);
 }
 
 /* Registered again after a reconnect: seats the server has not given back
@@ -1240,9 +904,9 @@ static void on_registered(botclient *bc, const json_t *msg)
     bc->registered = true;
     bc->lost_at = 0;
     bc->backoff_ms = BOTCLIENT_BACKOFF_MIN_MS;
-    say(bc, false, "registered as %s (capacity %lld)%s", str_of(msg, "name"),
-        int_of(msg, "capacity", bc->cfg.capacity),
-        live_sessions(bc) ? "; taking the live games back" : "; waiting for games");
+    cl__say(bc, false, "registered as %s (capacity %lld)%s", cl__str_of(msg, "name"),
+            int_of(msg, "capacity", bc->cfg.capacity),
+            live_sessions(bc) ? "; taking the live games back" : "; waiting for games");
     if (bc->draining) {
         send_msg(bc, json_pack("{s:s, s:s}", "type", "unregister", "id", "unregister"));
         return;
@@ -1259,7 +923,7 @@ static session *seat_session(botclient *bc, const json_t *msg)
     const char *id = json_is_string(jid) ? json_string_value(jid) : "";
     if (!bc->registering)
         return bc->sessions;
-    const char *match = str_of(msg, "match");
+    const char *match = cl__str_of(msg, "match");
     session *s = find_session(bc, match, (int)int_of(msg, "seat", -1));
     if (s)
         return s->over ? NULL : s;
@@ -1268,8 +932,8 @@ static session *seat_session(botclient *bc, const json_t *msg)
     if (!match[0])
         return NULL;
     if (live_sessions(bc) >= bc->cfg.capacity)
-        say(bc, true, "the server seated us in %d games at once, more than our capacity of %d",
-            live_sessions(bc) + 1, bc->cfg.capacity);
+        cl__say(bc, true, "the server seated us in %d games at once, more than our capacity of %d",
+                live_sessions(bc) + 1, bc->cfg.capacity);
     return new_session(bc, match, (int)int_of(msg, "seat", -1));
 }
 
@@ -1287,7 +951,7 @@ static void table_message(session *s, const char *type, const json_t *msg)
     } else if (strcmp(type, "spectating") == 0) {
         const json_t *result = json_object_get(msg, "result");
         if (!json_is_object(result)) {
-            say(bc, true, "the server says match %s is over but gives no result", s->match);
+            cl__say(bc, true, "the server says match %s is over but gives no result", s->match);
             if (!bc->registering)
                 finish(bc, BOTCLIENT_FAIL);
             else
@@ -1303,8 +967,8 @@ static void table_message(session *s, const char *type, const json_t *msg)
 
 static void handle(botclient *bc, const json_t *msg, double at)
 {
-    const char *type = str_of(msg, "type");
-    const char *match = str_of(msg, "match");
+    const char *type = cl__str_of(msg, "type");
+    const char *match = cl__str_of(msg, "match");
     if (strcmp(type, "welcome") == 0) {
         if (bc->registering)
             send_register(bc);
@@ -1314,11 +978,11 @@ static void handle(botclient *bc, const json_t *msg, double at)
         on_registered(bc, msg);
     } else if (strcmp(type, "unregistered") == 0) {
         bc->registered = false;
-        say(bc, false, "unregistered: no new games; %d still being played", live_sessions(bc));
+        cl__say(bc, false, "unregistered: no new games; %d still being played", live_sessions(bc));
         if (live_sessions(bc) == 0)
             finish(bc, BOTCLIENT_OVER);
     } else if (strcmp(type, "registration_taken") == 0) {
-        say(bc, true, "another connection registered as %s", bc->cfg.register_name);
+        cl__say(bc, true, "another connection registered as %s", bc->cfg.register_name);
         finish(bc, BOTCLIENT_FAIL);
     } else if (strcmp(type, "joined") == 0 || strcmp(type, "resumed") == 0) {
         session *s = seat_session(bc, msg);
@@ -1359,7 +1023,7 @@ static void on_text(void *ud, const char *text, size_t len)
     json_error_t e;
     json_t *msg = json_loadb(text, len, JSON_REJECT_DUPLICATES, &e);
     if (!json_is_object(msg) || !json_is_string(json_object_get(msg, "type"))) {
-        say(bc, true, "ignoring a message that is not a JSON object with a type");
+        cl__say(bc, true, "ignoring a message that is not a JSON object with a type");
         json_decref(msg);
         return;
     }
@@ -1388,8 +1052,8 @@ static void on_closed(void *ud, const char *why)
         bc->lost_at = now;
     uint64_t deadline = bc->lost_at + (uint64_t)bc->cfg.give_up_ms;
     if (now >= deadline) {
-        say(bc, true, "%s; giving up after %.1f s without a connection", why,
-            (double)(now - bc->lost_at) / 1000.0);
+        cl__say(bc, true, "%s; giving up after %.1f s without a connection", why,
+                (double)(now - bc->lost_at) / 1000.0);
         finish(bc, BOTCLIENT_FAIL);
         return;
     }
@@ -1398,7 +1062,7 @@ static void on_closed(void *ud, const char *why)
                                                                    : bc->backoff_ms * 2;
     if (now + (uint64_t)delay > deadline)
         delay = (int64_t)(deadline - now); /* one last try at the deadline */
-    say(bc, false, "%s; reconnecting in %lld ms", why, (long long)delay);
+    cl__say(bc, false, "%s; reconnecting in %lld ms", why, (long long)delay);
     uv_timer_start(&bc->retry, on_retry, (uint64_t)delay, 0);
 }
 
@@ -1430,13 +1094,13 @@ static void on_signal(uv_signal_t *h, int signum)
     if (bc->done)
         return;
     if (bc->draining || live_sessions(bc) == 0) {
-        say(bc, false, "%s: stopping now", strsignal(signum));
+        cl__say(bc, false, "%s: stopping now", strsignal(signum));
         finish(bc, live_sessions(bc) ? BOTCLIENT_FAIL : BOTCLIENT_OVER);
         return;
     }
     bc->draining = true;
-    say(bc, false, "%s: no new games; finishing the %d being played (again to stop at once)",
-        strsignal(signum), live_sessions(bc));
+    cl__say(bc, false, "%s: no new games; finishing the %d being played (again to stop at once)",
+            strsignal(signum), live_sessions(bc));
     if (bc->registered)
         send_msg(bc, json_pack("{s:s, s:s}", "type", "unregister", "id", "unregister"));
 }
@@ -1473,7 +1137,7 @@ int botclient_run(const botclient_config *cfg)
     if (!bc->registering) {
         session *s = new_session(bc, cfg->match, cfg->match && cfg->seat >= 0 ? cfg->seat : -1);
         if (!s) {
-            say(bc, true, "out of memory");
+            cl__say(bc, true, "out of memory");
             free(bc);
             return BOTCLIENT_FAIL;
         }
@@ -1482,7 +1146,7 @@ int botclient_run(const botclient_config *cfg)
     }
     int rc = uv_loop_init(&bc->loop);
     if (rc) {
-        say(bc, true, "cannot start an event loop: %s", uv_strerror(rc));
+        cl__say(bc, true, "cannot start an event loop: %s", uv_strerror(rc));
         free(bc->sessions);
         free(bc);
         return BOTCLIENT_FAIL;
@@ -1492,7 +1156,7 @@ int botclient_run(const botclient_config *cfg)
     bool bad_url = cl_url_check(cfg->url, err, sizeof err) != 0;
     bc->link = bad_url ? NULL : cl_link_create(&bc->loop, cfg->url, &ev, bc, err, sizeof err);
     if (!bc->link) {
-        say(bc, true, "%s", err);
+        cl__say(bc, true, "%s", err);
         uv_loop_close(&bc->loop);
         free(bc->sessions);
         free(bc);
@@ -1513,7 +1177,7 @@ int botclient_run(const botclient_config *cfg)
     uv_run(&bc->loop, UV_RUN_DEFAULT);
     cl_link_free(bc->link);
     if (uv_loop_close(&bc->loop) != 0)
-        say(bc, true, "internal: the event loop still had handles open");
+        cl__say(bc, true, "internal: the event loop still had handles open");
 
     while (bc->sessions) {
         session *s = bc->sessions;

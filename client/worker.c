@@ -113,7 +113,7 @@ static void run_job(cl_worker *w, job *j)
     if (rc && (d = new_done(CL_DONE_ERROR, 0)) != NULL)
         snprintf(d->res.detail, sizeof d->res.detail, "%s refused: %s",
                  j->kind == J_RESUME ? "catching up with the game" : "a new game",
-                 eng_err_message(rc));
+                 wire_err_message(rc));
     player_info info;
     player_get_info(w->p, &info);
     pthread_mutex_lock(&w->mu);

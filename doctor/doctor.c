@@ -237,6 +237,7 @@ static bool own_turn(run *r, double allowed_ms, const char *what)
 {
     doctor_check *c = r->c;
     double deadline = bot_now_ms() + allowed_ms;
+    bool first_in_game = r->last_asked == 0;
     r->last_asked = r->turns + 1;
     player_verdict v = player_turn(r->p, r->st, deadline, NULL, r->res);
     if (v != PLAYER_OK) {
@@ -253,8 +254,16 @@ static bool own_turn(run *r, double allowed_ms, const char *what)
     if (stray) {
         fail(r, PLAYER_BAD_OUTPUT, "%s%sstdout is for moves only, and it printed other lines: %s",
              what ? what : "", what ? ": " : "", r->res->note);
-        c->hint = "print only your moves on stdout, one per your_turn; debugging goes to "
-                  "stderr";
+        /* frozen between turns (the sandbox), a program prints what it
+         * printed after its answer when it is let run again: at the next
+         * turn, or the next game's first one */
+        bool game_before = r->prev_last_asked > 0 && first_in_game;
+        snprintf(r->hintbuf, sizeof r->hintbuf,
+                 "a line left over on stdout after an answer%s (a copy of a move, or debugging) "
+                 "is read at the next turn and ignored: print exactly one line per your_turn and "
+                 "nothing else on stdout; debugging goes to stderr or the move's \"debug\"",
+                 game_before ? ", in the game before" : "");
+        c->hint = r->hintbuf;
         return false;
     }
     c->moves++;

@@ -4,9 +4,12 @@
  * Every fallible function returns 0 or a negative code from this table.
  * Each entry gives the code's C name, the string sent on the wire in
  * {"type":"error","code":...} replies and in CLI/record diagnostics, and a
- * default human message. Lower layers (engine, records) use the first few
- * codes; the protocol and the server use the rest. Keeping them in one X-macro
- * means the wire strings, the docs and the C names cannot drift apart.
+ * default human message. These are the codes a layer below the server can
+ * meet (the engine, records, bots, programs, storage, tournaments); the codes
+ * that only a client and a server speak of (rate_limited, seat_taken,
+ * unknown_tournament ...) are the wire's own, in protocol/errors.h, numbered
+ * after these. Keeping each table in one X-macro means the wire strings, the
+ * docs and the C names cannot drift apart.
  */
 #ifndef TESSERA_ENGINE_ERRORS_H
 #define TESSERA_ENGINE_ERRORS_H
@@ -28,25 +31,13 @@
     X(UNKNOWN_TYPE, "unknown_type", "unknown message type")                            \
     X(BAD_VERSION, "unsupported_version", "unsupported protocol version")              \
     X(TOO_LARGE, "message_too_large", "the message exceeds the size limit")            \
-    X(BINARY, "binary_frame", "binary frames are not accepted")                        \
-    X(RATE, "rate_limited", "too many messages; slow down")                            \
-    X(NOT_YOUR_TURN, "not_your_turn", "it is not this seat's turn")                    \
-    X(WRONG_SEAT, "wrong_seat", "this connection does not hold that seat")             \
     X(BAD_TOKEN, "bad_token", "the token does not match")                              \
-    X(SEAT_TAKEN, "seat_taken", "that seat is already taken")                          \
-    X(NO_SUCH_SEAT, "no_such_seat", "no such seat in this match")                      \
-    X(UNKNOWN_MATCH, "unknown_match", "no match with that id")                         \
-    X(MATCH_OVER, "match_over", "the match has already ended")                         \
     X(UNKNOWN_BOT, "unknown_bot", "no bot of that name")                               \
     X(BAD_BOT_SPEC, "bad_bot_spec", "the bot specification is invalid")               \
-    X(NOT_JOINED, "not_joined", "join a seat before sending moves")                    \
     X(TOO_MANY, "too_many", "a server limit was reached")                              \
     X(STORAGE, "storage_error", "the server could not store the data")                 \
     X(SHUTTING_DOWN, "shutting_down", "the server is shutting down")                   \
     X(FORBIDDEN, "forbidden", "this needs the server's admin token")                   \
-    X(UNKNOWN_TOURNAMENT, "unknown_tournament", "no tournament with that id")          \
-    X(REGISTRATION_TAKEN, "registration_taken", "another connection took this name")   \
-    X(UNAVAILABLE, "unavailable", "it is on another server, which cannot be reached now")   \
     X(INTERNAL, "internal_error", "internal error")
 
 enum {
@@ -55,7 +46,11 @@ enum {
     ENG_ERR_FIRST_ = 0,
     ENG_ERR_MAP(ENG_ERR_ENUM_)
 #undef ENG_ERR_ENUM_
+    ENG_ERR_LAST_ = ENG_EINTERNAL_ENUM_
 };
+
+/* How many codes the table has: protocol/errors.h numbers its own after them. */
+#define ENG_ERR_COUNT ((int)ENG_ERR_LAST_)
 
 /* The codes themselves are negative: ENG_EINVAL == -1, ... */
 enum {

@@ -1,6 +1,9 @@
 /*
  * internal.h — private to players/: the player object and the vtable each
- * kind (bot_player.c, program.c) fills in.
+ * kind (bot_player.c, program.c) fills in. The layers of the folder, top
+ * down: kinds.c (which kinds there are: player_create) -> bot_player.c,
+ * program.c (the kinds) -> player.c (the dispatch, the shared part) ->
+ * verdict.c (verdicts, results) -> sandbox.c (programs' processes).
  */
 #ifndef TESSERA_PLAYERS_INTERNAL_H
 #define TESSERA_PLAYERS_INTERNAL_H
@@ -31,8 +34,16 @@ struct player {
     void *impl;        /* the kind's own state */
 };
 
+/* The shared part of a player (player.c): spec and config copied, no kind
+ * yet; NULL with a reason. player__free undoes it (the kind's part must be
+ * gone). */
+player *player__alloc(const char *spec, const eng_game *g, const player_config *cfg, char *err,
+                      size_t errcap);
+void player__free(player *p);
+
 /* Make the kind's part (p->impl, p->ops) from the part of the spec after
- * the kind's prefix. 0 or a negative code with a reason in err. */
+ * the kind's prefix (kinds.c calls them). 0 or a negative code with a
+ * reason in err. */
 int player__bot_init(player *p, const char *spec, char *err, size_t errcap);
 int player__program_init(player *p, const char *cmdline, bool stateless, char *err, size_t errcap);
 

@@ -16,11 +16,12 @@
  * games. */
 #define PLAYER_DEFAULT_CPU_S 600
 
-/* RLIMIT_AS, MiB: address space, so a runaway allocation fails inside the
- * program (MemoryError, bad_alloc, NULL) instead of pushing the machine
- * into swap or the OOM killer. 1 GiB fits CPython and a C/C++ search with a
- * large tree; the JVM reserves more than it uses: give Java -Xmx256m or
- * raise the limit. */
+/* Memory, MiB: the limit of the program's cgroup (every process, and the
+ * files it keeps in its private tmpfs), and RLIMIT_AS of each process, so
+ * that a runaway allocation fails inside the program (MemoryError,
+ * bad_alloc, NULL) instead of pushing the machine into swap. 1 GiB fits
+ * CPython and a C/C++ search with a large tree; the JVM reserves more
+ * address space than it uses: give Java -Xmx256m or raise the limit. */
 #define PLAYER_DEFAULT_MEMORY_MB 1024
 
 /* RLIMIT_FSIZE, MiB: the largest file the program may write (its working
@@ -36,6 +37,18 @@
  * starts ~20 threads on a small machine; a fork bomb stops here. */
 #define PLAYER_DEFAULT_TASKS 128
 
+/* CPU quota of a program's cgroup, percent of one CPU: one core for all
+ * its processes and threads together, as a judge gives each contestant.
+ * With it, a program's CPU time can never run ahead of the clock; a server
+ * that gives more (`[sandbox] cpu_percent`) lets a program think in
+ * parallel, and its CPU time then ends its turn first. */
+#define PLAYER_DEFAULT_CPU_PCT 100
+
+/* Size of each private tmpfs of a program (its HOME, /tmp, /var/tmp,
+ * /dev/shm), MiB. Their pages count against its memory limit too; this
+ * keeps one directory from taking all of it. */
+#define PLAYER_DEFAULT_TMP_MB 64
+
 /* The longest line the program may print on stdout, bytes (a move is well
  * under 1 KB). The line buffer is this large, never larger. */
 #define PLAYER_DEFAULT_LINE (64 * 1024)
@@ -49,10 +62,22 @@
  * chatty (search traces), but not unbounded. Only its tail is kept. */
 #define PLAYER_DEFAULT_STDERR (16 * 1024 * 1024)
 
-/* User and group a program runs as when tessera runs as root (nobody): a
- * program must never hold root's rights over the machine's files. */
-#define PLAYER_DEFAULT_UID 65534
-#define PLAYER_DEFAULT_GID 65534
+/* As root, each program runs as a uid of its own, taken from this pool
+ * while it runs (held by a lock on one byte of SANDBOX_UID_LOCK, so that
+ * two tessera processes never hand out the same uid): no two programs ever
+ * share an identity. 0x70000000 lies past the ranges systemd gives
+ * containers (524288-1879048191) and below 2^31, which some tools read as
+ * signed; 65536 programs at once is more than any machine runs. */
+#define PLAYER_UID_POOL_BASE 1879048192u
+#define PLAYER_UID_POOL_SIZE 65536u
+#define SANDBOX_UID_LOCK     "/run/tessera-sandbox-uids.lock"
+
+/* Where a program sees its own folder (read-only) and its HOME, the
+ * working directory it starts in (writable, empty, in memory). Fixed
+ * names: nothing of the machine's paths (a course's secret folder name)
+ * reaches the program's argv or environment. */
+#define SANDBOX_BOT_DIR "/bot"
+#define SANDBOX_HOME    "/home/bot"
 
 /* ---- fixed caps -------------------------------------------------------------------- */
 
@@ -65,14 +90,31 @@
 #define SANDBOX_MAX_ARGS 64
 #define SANDBOX_CMD_MAX  8192
 
+/* Folders of the caller's PYTHONPATH shown to a program (read-only, each a
+ * bind of bubblewrap's): a library or two (the kit) and a checkout, not a
+ * whole home folder's worth. */
+#define SANDBOX_MAX_PYPATH 4
+
 /* After stdin is closed at the end, how long a program may take to exit by
  * itself before the whole sandbox is killed, ms. Ending is never delayed
  * by a program longer than this. */
 #define PLAYER_EXIT_GRACE_MS 300
 
+/* After game_over, how long a program frozen between its turns is let run
+ * to read it and say its last words (stderr) before it is frozen again,
+ * ms: its logging of the result is shown with the result; what comes later
+ * comes at its end (it is thawed for PLAYER_EXIT_GRACE_MS then). */
+#define PLAYER_GAME_OVER_MS 200
+
 /* How often a waiting call wakes up to check the stop flag, the process's
  * peak memory and its exit, ms. */
 #define SANDBOX_TICK_MS 10
+
+/* Before a paused program's turn, it reads what came meanwhile; its
+ * turn's question goes out once it has read everything and printed nothing
+ * for this long, ms (or after half its time: it is its time either way):
+ * what it printed by then answered earlier messages. */
+#define SANDBOX_SETTLE_MS 2
 
 /* Default of max_unread: bytes queued for a program's stdin that it has
  * not read. Updates are a few KB; a program that reads nothing between its

@@ -67,7 +67,8 @@ typedef struct program {
     json_t *retry_error;
     int retry_turn;
 
-    double cpu0;         /* the process's CPU time when the turn began, ms (-1: not in a turn) */
+    double cpu0;         /* the program's CPU time when the turn began, ms (-1: not in a turn) */
+    double turn_t0;      /* when the turn began (bot_now_ms) */
     int answers;         /* turns the running process has answered */
     bool quiet;          /* catching up (player_resume): nothing is sent */
     const json_t *extra; /* fields added to every message (the player's cfg), or NULL */
@@ -196,11 +197,20 @@ static int start_process(player *p, program *pr, player_result *out)
     pr->prot = sandbox_protections(pr->sb);
     pr->answers = 0;
     reset_lines(pr);
-    if (!pr->stateless && pr->in_game) {
-        json_t *state = pr->w->state(pr->cur);
-        stdio_game gm = game_of(p, pr);
-        send_msg(pr, stdio_start(&gm, pr->history, state));
-        json_decref(state);
+    /* the program's log says which file runs (a student's interpreter) */
+    char what[SANDBOX_CMD_MAX + 128];
+    sandbox_cmd_describe(&pr->cmd, what, sizeof what);
+    sandbox_note(pr->sb, what);
+    if (!pr->stateless) {
+        /* a long-running program runs only in its turns: its start-up too
+         * (docs/stdio.md, "Time") */
+        sandbox_pause(pr->sb);
+        if (pr->in_game) {
+            json_t *state = pr->w->state(pr->cur);
+            stdio_game gm = game_of(p, pr);
+            send_msg(pr, stdio_start(&gm, pr->history, state));
+            json_decref(state);
+        }
     }
     return 0;
 }
@@ -443,7 +453,13 @@ static void po_game_over(player *p, const void *st, const char *reason, int faul
         json_t *result = stdio_result(p->g, st, reason, faulty, detail);
         send_msg(pr, stdio_game_over(pr->match[0] ? pr->match : NULL, result));
         json_decref(result);
+        /* frozen since its last move: let it read game_over and log what
+         * it makes of it (on no one's clock), then freeze it again before
+         * anything else of the next game can run */
+        sandbox_resume(pr->sb);
+        sandbox_settle(pr->sb, bot_now_ms() + PLAYER_GAME_OVER_MS);
         sandbox_pump(pr->sb, bot_now_ms());
+        sandbox_pause(pr->sb);
     }
     take_stderr(pr, out);
     pr->in_game = false;
@@ -537,7 +553,7 @@ static player_verdict answer(player *p, program *pr, const void *st, double dead
                 snprintf(m, sizeof m, "the move is for turn %lld; this is turn %d",
                          (long long)r.turn, pr->turns + 1);
                 stdio_reply_free(&r);
-                set_retry(pr, ENG_ENOT_YOUR_TURN, m);
+                set_retry(pr, WIRE_ENOT_YOUR_TURN, m);
                 return player__fail(out, PLAYER_BAD_OUTPUT, "not_your_turn: %s", m);
             }
             if (r.type == STDIO_RESIGN) {
@@ -560,15 +576,23 @@ static player_verdict answer(player *p, program *pr, const void *st, double dead
             return PLAYER_OK;
         }
         case SANDBOX_TIMEOUT: {
-            sandbox_status s;
-            sandbox_get_status(pr->sb, &s);
             double allowed = out->wall_ms;
             kill_for(pr, out);
             return player__fail(
-                out, PLAYER_TIME_LIMIT, "no move within %.0f ms (CPU %.0f ms)%s", allowed, s.cpu_ms,
-                s.cpu_ms < allowed / 10 ? ": it hardly ran: is it waiting for input, or holding "
-                                          "its move in an unflushed buffer?"
-                                        : "");
+                out, PLAYER_TIME_LIMIT, "no move within %.0f ms (CPU %.0f ms)%s", allowed,
+                out->cpu_ms,
+                out->cpu_ms < allowed / 10 ? ": it hardly ran: is it waiting for input, or "
+                                             "holding its move in an unflushed buffer?"
+                                           : "");
+        }
+        case SANDBOX_CPU_LIMIT: {
+            double allowed = out->wall_ms;
+            double wall = bot_now_ms() - pr->turn_t0;
+            kill_for(pr, out);
+            return player__fail(out, PLAYER_TIME_LIMIT,
+                                "used %.0f ms of CPU (all its processes and threads together) "
+                                "in %.0f ms, past its %.0f ms",
+                                out->cpu_ms, wall, allowed);
         }
         case SANDBOX_STOPPED:
             kill_for(pr, out);
@@ -645,6 +669,15 @@ static player_verdict po_turn(player *p, const void *st, double deadline_ms,
 
     player_verdict v;
     for (int attempt = 0;; attempt++) {
+        pr->cpu0 = sandbox_cpu_ms(pr->sb);
+        pr->turn_t0 = bot_now_ms();
+        if (!pr->stateless) {
+            /* paused since its last turn: it reads what came meanwhile
+             * first, and what it prints then answers that, not this turn */
+            sandbox_resume(pr->sb);
+            if (deadline_ms > pr->turn_t0)
+                sandbox_settle(pr->sb, pr->turn_t0 + (deadline_ms - pr->turn_t0) / 2);
+        }
         /* lines printed outside the turn */
         char stray[64];
         int strays = sandbox_strays(pr->sb, stray, sizeof stray);
@@ -652,7 +685,6 @@ static player_verdict po_turn(player *p, const void *st, double deadline_ms,
             player__note(out, "%d line%s printed outside its turn ignored ('%s')", strays,
                          strays > 1 ? "s" : "", stray);
         sandbox_new_window(pr->sb);
-        pr->cpu0 = sandbox_cpu_ms(pr->sb);
         if (pr->retry_error && pr->retry_turn == pr->turns + 1)
             send_msg(pr, json_incref(pr->retry_error));
         json_t *state = pr->w->state(st), *legal = pr->w->legal(st);
@@ -664,9 +696,18 @@ static player_verdict po_turn(player *p, const void *st, double deadline_ms,
                                  (int64_t)(epoch_ms() + (double)left), pr->stateless, pr->history));
         json_decref(state);
         json_decref(legal);
-        out->wall_ms = (double)left; /* the allowance, for the time-out's message */
+        /* the turn's allowance, for the time-out's message: from the
+         * turn's start, its start-up and catching up included (its time,
+         * docs/stdio.md), not what was left when your_turn went out */
+        out->wall_ms = deadline_ms > t0 ? deadline_ms - t0 : 0;
         pr->quit = false;
+        /* its think time is the CPU of all its processes: past the turn's
+         * allowance it is a time-out, whatever the clock says */
+        sandbox_set_cpu_limit(pr->sb, pr->cpu0 + (double)(deadline_ms - pr->turn_t0));
+        sandbox_resume(pr->sb);
         v = answer(p, pr, st, deadline_ms, stop, out);
+        if (pr->sb && !pr->stateless)
+            sandbox_pause(pr->sb);
         if (!pr->quit || attempt > 0)
             break;
         /* the program quit after its last move (which it may): once more */
@@ -712,8 +753,10 @@ static void po_destroy(player *p)
 {
     program *pr = p->impl;
     if (pr->sb && p->cfg.stderr_at_exit) {
-        /* its last words (after game_over, as it exits) reach the caller */
+        /* its last words (after game_over, as it exits) reach the caller:
+         * thawed, it sees the end of its stdin */
         sandbox_close_stdin(pr->sb);
+        sandbox_resume(pr->sb);
         if (p->cfg.exit_grace_ms > 0)
             sandbox_wait_exit(pr->sb, bot_now_ms() + p->cfg.exit_grace_ms);
         sandbox_kill(pr->sb);
@@ -771,10 +814,15 @@ int player__program_init(player *p, const char *cmdline, bool stateless, char *e
     if (!w)
         return eng_seterr(err, errcap, ENG_EUNKNOWN_GAME,
                           "%s has no wire codec: external programs cannot play it", p->g->name);
+    /* untrusted programs run fully isolated, or not at all (unless the
+     * operator opted out): refused here, with what is missing */
+    int rc = sandbox_check(err, errcap);
+    if (rc)
+        return rc;
     program *pr = calloc(1, sizeof *pr);
     if (!pr)
         return eng_seterr(err, errcap, ENG_ENOMEM, "out of memory");
-    int rc = sandbox_cmd_parse(cmdline, &p->cfg.limits, &pr->cmd, err, errcap);
+    rc = sandbox_cmd_parse(cmdline, &p->cfg.limits, &pr->cmd, err, errcap);
     if (rc) {
         free(pr);
         return rc;

@@ -1,37 +1,46 @@
 /*
- * sandbox.c — untrusted programs under limits (contract in sandbox.h).
+ * sandbox.c — untrusted programs, isolated and under limits (contract in
+ * sandbox.h).
  *
  * Starting. Everything the child needs (argv, environment, limits, the
- * working directory) is prepared before the fork, so that the child only
- * makes system calls between the fork and execve. The fork is a raw
- * clone(2) with the namespace flags: the child is then process 1 of its new
- * PID namespace and still our direct child, so we wait4() it for its exit
- * status and rusage, and killing it ends the whole namespace. The child
- * waits on a pipe until we have put it into its pids cgroup and written its
- * user namespace's id maps; a second pipe (close-on-exec) carries the step
- * and errno of a failure before execve back to us, or nothing when execve
- * worked. Which flags work is found by trying: the full set first, then
- * less, down to none, so the same code runs as root, as a user with user
- * namespaces, and as a user without.
+ * cgroup, bubblewrap's arguments and the seccomp filter in memory files) is
+ * prepared before the fork, so that the child only makes system calls
+ * between the fork and execve. The fork is a raw clone(2): the child of a
+ * process with many threads is a copy of one, and it calls no glibc
+ * function that takes a lock (no malloc, no stdio, the id changes as raw
+ * system calls). The child waits on a pipe until we have put it into its
+ * cgroup; a second pipe (close-on-exec) carries the step and errno of a
+ * failure before execve back to us, or nothing when execve worked. The
+ * child then becomes the pool's uid (as root), sets its rlimits and
+ * no_new_privs, and executes bubblewrap, which builds the namespaces and
+ * the view of the files (jail.c) and executes the program inside them, with
+ * the seccomp filter loaded last. Our child stays bubblewrap's monitor
+ * (outside the namespaces); the program is process 2 of its PID namespace,
+ * under bubblewrap's small init, so its signals behave as anywhere
+ * (abort() is SIGABRT).
  *
- * Process 1 of a PID namespace ignores the signals it sends itself when it
- * has no handler for them; glibc's abort() then ends it with SIGSEGV (its
- * fallback). Faults the CPU raises (SIGSEGV, SIGBUS, SIGFPE) and the
- * kernel's SIGKILL at the hard CPU limit behave as usual. docs/stdio.md
- * says so.
+ * Why not our own clone(CLONE_NEW*) as before: bubblewrap is the well-kept
+ * tool for exactly this (docs/stdio.md). What stays ours: the cgroup
+ * (bubblewrap has none), the uid pool, the rlimits, the I/O and the
+ * verdicts.
  *
- * A fork bomb. RLIMIT_NPROC does not bind root (the kernel exempts it) and
- * counts every process of a user. So: as root the program runs as nobody
- * (NPROC binds again, but shared by every program running as nobody), and
- * above all in a pids cgroup of its own when the machine has a writable
- * pids hierarchy (v1, or v2 with pids delegated), which counts exactly the
- * program's tasks whoever runs them. In a user namespace (not root) NPROC
- * is counted per namespace, so it is exact too. Without either, NPROC is
- * set to what the user already runs plus max_tasks.
+ * What the machine gives is found once per process (machine_probe): the
+ * cgroup functions, libseccomp's filter, the uid pool (root), and whether
+ * bubblewrap can build its sandbox here, by starting one (`bwrap
+ * --version` inside). What is missing is said in one message, and no
+ * program starts, unless the operator opted out; then a program runs with
+ * what there is: bubblewrap without a cgroup, or — without bubblewrap — a
+ * plain child with rlimits, the uid change, the seccomp filter (which also
+ * refuses internet sockets, there being no network namespace) and a
+ * working directory of its own in TMPDIR.
  *
- * The child of a raw clone() is a copy of one thread of a process that may
- * have many: it calls no glibc function that takes a lock or talks to other
- * threads (no malloc, no stdio, and the id changes as raw system calls).
+ * Exit statuses: bubblewrap reports a program killed by signal N as exit
+ * status 128+N; such a status is read back as that signal (a program
+ * exiting with status 139 of its own accord is read as a SIGSEGV: both
+ * are a crash). When bubblewrap itself fails it prints "bwrap: ..." and
+ * exits 1, which reads as the program's crash with that line — once the
+ * probe has shown bubblewrap works here, only a broken program (a script
+ * whose interpreter is missing) or an exhausted machine gets there.
  *
  * Ending. The exit is noticed with waitid(WNOWAIT) so that the zombie still
  * holds its pid while we kill its process group and cgroup (no pid reuse
@@ -43,11 +52,9 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <grp.h>
 #include <limits.h>
 #include <poll.h>
 #include <pthread.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -55,9 +62,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
@@ -66,11 +74,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <linux/audit.h>
-#include <linux/filter.h>
 #include <linux/seccomp.h>
 
+#include "cgroup.h"
 #include "engine/errors.h"
+#include "jail.h"
 
 /* ---- small helpers -------------------------------------------------------------- */
 
@@ -95,19 +103,6 @@ static int seterr(char *err, size_t cap, int code, const char *fmt, ...)
     return code;
 }
 
-/* Write a whole small string to a file (cgroup and /proc knobs). */
-static int write_file(const char *path, const char *text)
-{
-    int fd = open(path, O_WRONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -errno;
-    size_t n = strlen(text);
-    ssize_t w = write(fd, text, n);
-    int e = errno;
-    close(fd);
-    return w == (ssize_t)n ? 0 : -(w < 0 ? e : EIO);
-}
-
 void sandbox_limits_default(sandbox_limits *l)
 {
     memset(l, 0, sizeof *l);
@@ -116,12 +111,12 @@ void sandbox_limits_default(sandbox_limits *l)
     l->file_mb = PLAYER_DEFAULT_FILE_MB;
     l->max_files = PLAYER_DEFAULT_FILES;
     l->max_tasks = PLAYER_DEFAULT_TASKS;
+    l->cpu_pct = PLAYER_DEFAULT_CPU_PCT;
+    l->tmp_mb = PLAYER_DEFAULT_TMP_MB;
     l->max_line = PLAYER_DEFAULT_LINE;
     l->max_stdout = PLAYER_DEFAULT_STDOUT;
     l->max_stderr = PLAYER_DEFAULT_STDERR;
     l->max_unread = PLAYER_DEFAULT_UNREAD;
-    l->uid = PLAYER_DEFAULT_UID;
-    l->gid = PLAYER_DEFAULT_GID;
 }
 
 void sandbox_limits_normalize(sandbox_limits *l)
@@ -136,19 +131,15 @@ void sandbox_limits_normalize(sandbox_limits *l)
     FILL(file_mb);
     FILL(max_files);
     FILL(max_tasks);
+    FILL(cpu_pct);
+    FILL(tmp_mb);
     FILL(max_line);
     FILL(max_stdout);
     FILL(max_stderr);
     FILL(max_unread);
 #undef FILL
-    if (l->max_files < 4)
-        l->max_files = 4; /* 0, 1, 2 and the exec-status pipe */
-    /* "become root" is no drop: a zero identity means the default (to keep
-     * root's identity, disable SANDBOX_P_UID) */
-    if (l->uid == 0)
-        l->uid = d.uid;
-    if (l->gid == 0)
-        l->gid = d.gid;
+    if (l->max_files < 8)
+        l->max_files = 8; /* 0, 1, 2, bubblewrap's own, the exec-status pipe */
 }
 
 /* Zero fields take their defaults. */
@@ -161,20 +152,22 @@ static void limits_fill(sandbox_limits *l, const sandbox_limits *in)
     sandbox_limits_normalize(l);
 }
 
+static const char *const prot_names[] = {
+    "rlimits",         "process group",        "user namespace",    "uid of its own",
+    "mount namespace", "pid namespace",        "network namespace", "ipc namespace",
+    "seccomp",         "cgroup cpu quota",     "cgroup cpu time",   "cgroup memory",
+    "cgroup pids",     "cgroup freezer",       "RLIMIT_NPROC",      "clean environment",
+    "no_new_privs",
+};
+
 const char *sandbox_protections_text(unsigned p, char *buf, size_t cap)
 {
-    static const char *const names[] = {
-        "rlimits",           "process group",     "pid namespace",
-        "network namespace", "user namespace",    "pids cgroup",
-        "RLIMIT_NPROC",      "unprivileged uid",  "seccomp: no internet sockets",
-        "working directory", "clean environment", "no_new_privs",
-    };
     size_t o = 0;
     if (cap)
         buf[0] = 0;
-    for (unsigned i = 0; i < sizeof names / sizeof names[0]; i++)
+    for (unsigned i = 0; i < sizeof prot_names / sizeof prot_names[0]; i++)
         if (p & (1u << i)) {
-            int n = snprintf(buf + o, cap > o ? cap - o : 0, "%s%s", o ? ", " : "", names[i]);
+            int n = snprintf(buf + o, cap > o ? cap - o : 0, "%s%s", o ? ", " : "", prot_names[i]);
             if (n > 0)
                 o += (size_t)n;
             if (o >= cap) {
@@ -185,310 +178,35 @@ const char *sandbox_protections_text(unsigned p, char *buf, size_t cap)
     return buf;
 }
 
-/* ---- the command ------------------------------------------------------------------ */
+/* The namespaces bubblewrap makes: they come together. */
+#define P_JAIL                                                                                     \
+    (SANDBOX_P_USERNS | SANDBOX_P_MOUNTNS | SANDBOX_P_PIDNS | SANDBOX_P_NETNS | SANDBOX_P_IPCNS)
+#define P_CGROUP                                                                                   \
+    (SANDBOX_P_CPU | SANDBOX_P_CPUACCT | SANDBOX_P_MEMORY | SANDBOX_P_PIDS | SANDBOX_P_FREEZER)
+#define P_ALWAYS                                                                                   \
+    (SANDBOX_P_RLIMITS | SANDBOX_P_PGROUP | SANDBOX_P_CLEANENV | SANDBOX_P_NONEWPRIVS)
 
-static bool is_exec_file(const char *path)
+unsigned sandbox_full(void)
 {
-    struct stat st;
-    return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
+    return P_ALWAYS | P_JAIL | P_CGROUP | SANDBOX_P_SECCOMP |
+           (geteuid() == 0 ? SANDBOX_P_POOL_UID : 0);
 }
 
-/* Can a user who is neither owner nor group reach path (every directory on
- * the way searchable by others) and use it (mode bits `need` of S_IROTH,
- * S_IXOTH)? What the sandbox's user `nobody` can do, as root drops to it. */
-static bool others_can(const char *path, mode_t need)
+static unsigned cg_to_prot(unsigned fns)
 {
-    char dir[PATH_MAX];
-    snprintf(dir, sizeof dir, "%s", path);
-    struct stat st;
-    if (stat(path, &st) != 0 || (st.st_mode & need) != need)
-        return false;
-    for (char *slash = strrchr(dir, '/'); slash && slash != dir; slash = strrchr(dir, '/')) {
-        *slash = 0;
-        if (stat(dir, &st) != 0 || !(st.st_mode & S_IXOTH))
-            return false;
-    }
-    return true;
+    return (fns & CG_CPU ? SANDBOX_P_CPU : 0) | (fns & CG_CPUACCT ? SANDBOX_P_CPUACCT : 0) |
+           (fns & CG_MEMORY ? SANDBOX_P_MEMORY : 0) | (fns & CG_PIDS ? SANDBOX_P_PIDS : 0) |
+           (fns & CG_FREEZER ? SANDBOX_P_FREEZER : 0);
 }
 
-int sandbox_cmd_parse(const char *cmdline, const sandbox_limits *lim, sandbox_cmd *out, char *err,
-                      size_t errcap)
+static unsigned prot_to_cg(unsigned p)
 {
-    memset(out, 0, sizeof *out);
-    /* as root, the program runs as another user: it must be able to reach
-     * its files */
-    bool as_other = geteuid() == 0 && !(lim && (lim->disable & SANDBOX_P_UID));
-    unsigned uid = lim && lim->uid ? lim->uid : PLAYER_DEFAULT_UID;
-    if (!cmdline)
-        return seterr(err, errcap, ENG_EINVAL, "no command");
-    char words[SANDBOX_CMD_MAX];
-    if (strlen(cmdline) >= sizeof words)
-        return seterr(err, errcap, ENG_EINVAL, "the command is longer than %d bytes",
-                      SANDBOX_CMD_MAX - 1);
-    strcpy(words, cmdline);
-    char *arg[SANDBOX_MAX_ARGS + 1];
-    int n = 0;
-    for (char *save = NULL, *w = strtok_r(words, " \t\r\n", &save); w;
-         w = strtok_r(NULL, " \t\r\n", &save)) {
-        if (n == SANDBOX_MAX_ARGS)
-            return seterr(err, errcap, ENG_EINVAL, "more than %d arguments", SANDBOX_MAX_ARGS);
-        arg[n++] = w;
-    }
-    if (n == 0)
-        return seterr(err, errcap, ENG_EINVAL,
-                      "empty command: name a program, e.g. "
-                      "\"cmd:python3 bot.py\"");
-
-    /* the program */
-    char found[PATH_MAX];
-    if (strchr(arg[0], '/')) {
-        if (!realpath(arg[0], found))
-            return seterr(err, errcap, ENG_EINVAL, "program %.200s: %s", arg[0], strerror(errno));
-    } else {
-        const char *path = getenv("PATH");
-        if (!path || !path[0])
-            path = "/usr/local/bin:/usr/bin:/bin";
-        bool ok = false;
-        for (const char *p = path; !ok;) {
-            size_t len = strcspn(p, ":");
-            char cand[PATH_MAX];
-            if (len == 0)
-                snprintf(cand, sizeof cand, "%s", arg[0]);
-            else
-                snprintf(cand, sizeof cand, "%.*s/%s", (int)len, p, arg[0]);
-            if (is_exec_file(cand) && realpath(cand, found) &&
-                (!as_other || others_can(found, S_IXOTH)))
-                ok = true;
-            if (!p[len])
-                break;
-            p += len + 1;
-        }
-        if (!ok)
-            return seterr(err, errcap, ENG_EINVAL, "program %.200s not found on PATH", arg[0]);
-    }
-    if (!is_exec_file(found))
-        return seterr(err, errcap, ENG_EINVAL, "program %.200s is not an executable file", arg[0]);
-    if (as_other && !others_can(found, S_IXOTH))
-        return seterr(err, errcap, ENG_EINVAL,
-                      "program %.200s cannot be run by uid %u, the sandbox's user when tessera "
-                      "runs as root: make it and its directories readable by all",
-                      found, uid);
-    snprintf(out->path, sizeof out->path, "%s", found);
-
-    /* the arguments: relative paths to existing files become absolute */
-    size_t o = 0;
-    for (int i = 0; i < n; i++) {
-        const char *a = arg[i];
-        char abs[PATH_MAX];
-        struct stat st;
-        if (i > 0 && a[0] != '-' && a[0] != '/' && stat(a, &st) == 0 && realpath(a, abs))
-            a = abs;
-        if (i > 0 && as_other && a[0] == '/' && stat(a, &st) == 0 &&
-            !others_can(a, S_ISDIR(st.st_mode) ? S_IXOTH : S_IROTH))
-            return seterr(err, errcap, ENG_EINVAL,
-                          "%.200s cannot be read by uid %u, the sandbox's user when tessera runs "
-                          "as root: make it and its directories readable by all",
-                          a, uid);
-        size_t len = strlen(a);
-        if (o + len + 1 > sizeof out->text)
-            return seterr(err, errcap, ENG_EINVAL, "the command is longer than %d bytes",
-                          SANDBOX_CMD_MAX - 1);
-        memcpy(out->text + o, a, len + 1);
-        out->argv[i] = out->text + o;
-        o += len + 1;
-    }
-    out->argv[n] = NULL;
-    out->argc = n;
-    return 0;
+    return (p & SANDBOX_P_CPU ? CG_CPU : 0) | (p & SANDBOX_P_CPUACCT ? CG_CPUACCT : 0) |
+           (p & SANDBOX_P_MEMORY ? CG_MEMORY : 0) | (p & SANDBOX_P_PIDS ? CG_PIDS : 0) |
+           (p & SANDBOX_P_FREEZER ? CG_FREEZER : 0);
 }
 
-/* ---- the pids cgroup ----------------------------------------------------------------- */
-
-/* The directory of our own cgroup in a writable pids hierarchy, found once
- * ("" when none). */
-static char cg_base[PATH_MAX];
-static bool cg_v2;
-static pthread_once_t cg_once = PTHREAD_ONCE_INIT;
-static atomic_uint cg_seq;
-
-static void cg_find(void)
-{
-    cg_base[0] = 0;
-    /* our cgroup path per hierarchy */
-    char v1path[PATH_MAX] = "", v2path[PATH_MAX] = "";
-    bool have_v1 = false, have_v2 = false;
-    FILE *f = fopen("/proc/self/cgroup", "re");
-    if (!f)
-        return;
-    char line[PATH_MAX + 64];
-    while (fgets(line, sizeof line, f)) {
-        line[strcspn(line, "\n")] = 0;
-        char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
-        if (!c2)
-            continue;
-        *c2 = 0;
-        const char *ctrls = c1 + 1, *path = c2 + 1;
-        if (strcmp(line, "0") == 0 && ctrls[0] == 0) {
-            snprintf(v2path, sizeof v2path, "%s", path);
-            have_v2 = true;
-        } else {
-            char list[256];
-            snprintf(list, sizeof list, ",%s,", ctrls);
-            if (strstr(list, ",pids,")) {
-                snprintf(v1path, sizeof v1path, "%s", path);
-                have_v1 = true;
-            }
-        }
-    }
-    fclose(f);
-    /* where the hierarchies are mounted */
-    f = fopen("/proc/self/mountinfo", "re");
-    if (!f)
-        return;
-    char v1mnt[PATH_MAX] = "", v2mnt[PATH_MAX] = "", v1root[PATH_MAX] = "", v2root[PATH_MAX] = "";
-    char buf[8192];
-    while (fgets(buf, sizeof buf, f)) {
-        /* id parent maj:min root mountpoint options... - fstype source superopts */
-        char root[PATH_MAX], mnt[PATH_MAX];
-        if (sscanf(buf, "%*s %*s %*s %4095s %4095s", root, mnt) != 2)
-            continue;
-        char *dash = strstr(buf, " - ");
-        if (!dash)
-            continue;
-        char fstype[64], source[256], opts[1024] = "";
-        if (sscanf(dash + 3, "%63s %255s %1023s", fstype, source, opts) < 2)
-            continue;
-        if (strcmp(fstype, "cgroup") == 0 && have_v1 && !v1mnt[0]) {
-            char list[1100];
-            snprintf(list, sizeof list, ",%s,", opts);
-            if (strstr(list, ",pids,")) {
-                snprintf(v1mnt, sizeof v1mnt, "%s", mnt);
-                snprintf(v1root, sizeof v1root, "%s", root);
-            }
-        } else if (strcmp(fstype, "cgroup2") == 0 && have_v2 && !v2mnt[0]) {
-            snprintf(v2mnt, sizeof v2mnt, "%s", mnt);
-            snprintf(v2root, sizeof v2root, "%s", root);
-        }
-    }
-    fclose(f);
-    /* prefer v1's pids hierarchy (a hybrid system binds pids there), else v2
-     * when our cgroup hands pids down to its children */
-    const char *mnt = NULL, *root = NULL, *path = NULL;
-    if (v1mnt[0]) {
-        mnt = v1mnt, root = v1root, path = v1path;
-    } else if (v2mnt[0]) {
-        mnt = v2mnt, root = v2root, path = v2path;
-        cg_v2 = true;
-    } else {
-        return;
-    }
-    size_t rl = strlen(root);
-    if (strcmp(root, "/") != 0 && strncmp(path, root, rl) == 0)
-        path += rl; /* the mount shows a subtree */
-    char dir[PATH_MAX];
-    if (snprintf(dir, sizeof dir, "%s%s", mnt, strcmp(path, "/") == 0 ? "" : path) >=
-        (int)sizeof dir)
-        return;
-    char probe[PATH_MAX + 32];
-    if (cg_v2) {
-        snprintf(probe, sizeof probe, "%s/cgroup.subtree_control", dir);
-        FILE *sc = fopen(probe, "re");
-        char ctl[512] = "";
-        if (sc) {
-            if (!fgets(ctl, sizeof ctl, sc))
-                ctl[0] = 0;
-            fclose(sc);
-        }
-        if (!strstr(ctl, "pids"))
-            return;
-    }
-    if (access(dir, W_OK) != 0)
-        return;
-    snprintf(cg_base, sizeof cg_base, "%s", dir);
-    /* cgroups left by a process that died before it could remove them
-     * (tessera-PID-N with PID gone): empty, so rmdir takes them */
-    DIR *d = opendir(cg_base);
-    struct dirent *e;
-    while (d && (e = readdir(d)) != NULL) {
-        int pid;
-        if (sscanf(e->d_name, "tessera-%d-", &pid) == 1 && pid > 0 && pid != (int)getpid() &&
-            kill(pid, 0) != 0 && errno == ESRCH) {
-            char stale[PATH_MAX + 300];
-            snprintf(stale, sizeof stale, "%s/%.255s", cg_base, e->d_name);
-            rmdir(stale);
-        }
-    }
-    if (d)
-        closedir(d);
-}
-
-/* Make a pids cgroup for one program; path into out (PATH_MAX). */
-static int cg_create(int64_t max_tasks, char *out)
-{
-    pthread_once(&cg_once, cg_find);
-    out[0] = 0;
-    if (!cg_base[0])
-        return -1;
-    unsigned seq = atomic_fetch_add(&cg_seq, 1);
-    char dir[PATH_MAX], knob[PATH_MAX + 16], val[32];
-    if (snprintf(dir, sizeof dir, "%s/tessera-%d-%u", cg_base, (int)getpid(), seq) >=
-        (int)sizeof dir)
-        return -1;
-    if (mkdir(dir, 0700) != 0)
-        return -1;
-    snprintf(knob, sizeof knob, "%s/pids.max", dir);
-    snprintf(val, sizeof val, "%lld", (long long)max_tasks);
-    if (write_file(knob, val) != 0) {
-        rmdir(dir);
-        return -1;
-    }
-    strcpy(out, dir);
-    return 0;
-}
-
-/* SIGKILL every task of the cgroup, until it is empty (bounded rounds: the
- * pids limit bounds what can be forked meanwhile). */
-static void cg_kill(const char *dir)
-{
-    if (!dir[0])
-        return;
-    char knob[PATH_MAX + 16];
-    if (cg_v2) {
-        snprintf(knob, sizeof knob, "%s/cgroup.kill", dir);
-        if (write_file(knob, "1") == 0)
-            return;
-    }
-    snprintf(knob, sizeof knob, "%s/cgroup.procs", dir);
-    for (int round = 0; round < 100; round++) {
-        FILE *f = fopen(knob, "re");
-        if (!f)
-            return;
-        int killed = 0;
-        long pid;
-        while (fscanf(f, "%ld", &pid) == 1)
-            if (pid > 0 && kill((pid_t)pid, SIGKILL) == 0)
-                killed++;
-        fclose(f);
-        if (!killed)
-            return;
-        struct timespec ts = {0, 200000};
-        nanosleep(&ts, NULL);
-    }
-}
-
-static void cg_remove(char *dir)
-{
-    if (!dir[0])
-        return;
-    for (int i = 0; i < 200 && rmdir(dir) != 0 && errno == EBUSY; i++) {
-        cg_kill(dir);
-        struct timespec ts = {0, 500000}; /* killed tasks leave when reaped */
-        nanosleep(&ts, NULL);
-    }
-    dir[0] = 0;
-}
-
-/* ---- the working directory ------------------------------------------------------------- */
+/* ---- the working directory (without bubblewrap) ---------------------------------------- */
 
 /* Remove everything below dirfd (which stays open), fixing permissions the
  * program may have taken away; never follows symbolic links. */
@@ -533,9 +251,8 @@ static void rm_workdir(char *dir)
 }
 
 /* Working directories left by a process that died before it could remove
- * them, once per process: a live sandbox holds a lock on its directory
- * (flock, which works across PID namespaces sharing /tmp), so a directory
- * nobody holds is stale. */
+ * them, once per process: a live sandbox holds a lock on its directory, so
+ * a directory nobody holds is stale. */
 static pthread_once_t stale_once = PTHREAD_ONCE_INIT;
 static const char *stale_tmp;
 
@@ -559,41 +276,6 @@ static void clean_stale(void)
         closedir(d);
 }
 
-static void clean_stale_workdirs(const char *tmp)
-{
-    stale_tmp = tmp;
-    pthread_once(&stale_once, clean_stale);
-}
-
-/* ---- seccomp: no internet sockets (when there is no network namespace) ---------------- */
-
-#if defined(__x86_64__)
-#define SBX_AUDIT_ARCH AUDIT_ARCH_X86_64
-#elif defined(__aarch64__)
-#define SBX_AUDIT_ARCH AUDIT_ARCH_AARCH64
-#endif
-
-#ifdef SBX_AUDIT_ARCH
-static struct sock_filter net_filter[] = {
-    BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
-    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SBX_AUDIT_ARCH, 1, 0),
-    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS), /* another ABI: no */
-    BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-#ifdef __x86_64__
-    BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000, 0, 1), /* x32 calls */
-    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
-#endif
-    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_io_uring_setup, 0, 1), /* sockets via io_uring */
-    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
-    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_socket, 1, 0),
-    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-    BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])),
-    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_UNIX, 0, 1),
-    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EACCES),
-};
-#endif
-
 /* ---- the child ------------------------------------------------------------------------- */
 
 enum {
@@ -611,6 +293,10 @@ static const char *const step_names[] = {
     "waiting to start", "setsid",       "descriptors", "chdir", "setrlimit",
     "dropping to uid",  "no_new_privs", "seccomp",     "execve"};
 
+/* Descriptors above this are free in the child while it moves its own
+ * (0, 1, 2 and bubblewrap's 3, 4 are being filled). */
+#define CHILD_HIGH_FD 16
+
 /* Everything the child uses, prepared before the fork. */
 typedef struct child_args {
     const char *path;
@@ -618,23 +304,25 @@ typedef struct child_args {
     char *const *envp;
     const char *workdir;
     int in_r, out_w, err_w; /* become 0, 1, 2 */
-    int sync_r;             /* one byte: go */
-    int sync_w;             /* its other end: the child closes its copy */
-    int status_w;           /* close-on-exec: a failure report, or nothing */
+    int extra[2];           /* bubblewrap: its arguments and the filter, become 3 and 4 */
+    int nextra;
+    int sync_r;   /* one byte: go */
+    int sync_w;   /* its other end: the child closes its copy */
+    int status_w; /* close-on-exec: a failure report, or nothing */
     struct rlimit rl_cpu, rl_as, rl_fsize, rl_nofile, rl_nproc;
     bool set_nproc;
     bool drop; /* root: become uid/gid */
     uid_t uid;
     gid_t gid;
-    bool seccomp;
-    bool exec; /* false: a probe, _exit(0) after the setup */
+    const struct sock_fprog *seccomp; /* without bubblewrap: loaded here */
+    bool exec;                        /* false: a probe, _exit(0) after the setup */
 } child_args;
 
-static void child_fail(const child_args *a, int step) __attribute__((noreturn));
-static void child_fail(const child_args *a, int step)
+static void child_fail(int status_w, int step) __attribute__((noreturn));
+static void child_fail(int status_w, int step)
 {
     int msg[2] = {step, errno};
-    ssize_t w = write(a->status_w, msg, sizeof msg);
+    ssize_t w = write(status_w, msg, sizeof msg);
     (void)w;
     _exit(127);
 }
@@ -649,34 +337,35 @@ static void child_main(const child_args *a)
      * started a program: the child, still waiting here, outlived it. */
     close(a->sync_w);
     prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+    int status_w = a->status_w;
     char go;
     if (read(a->sync_r, &go, 1) != 1)
-        child_fail(a, STEP_SYNC);
+        child_fail(status_w, STEP_SYNC);
     if (setsid() < 0)
-        child_fail(a, STEP_SETSID);
+        child_fail(status_w, STEP_SETSID);
 
-    /* 0, 1, 2 from the pipes (moved above 2 first, in case one is there) */
-    int fds[3] = {a->in_r, a->out_w, a->err_w};
-    int status_w = a->status_w;
-    for (int i = 0; i < 3; i++)
-        if (fds[i] < 3 && (fds[i] = fcntl(fds[i], F_DUPFD_CLOEXEC, 3)) < 0)
-            child_fail(a, STEP_FDS);
-    if (status_w < 3 && (status_w = fcntl(status_w, F_DUPFD_CLOEXEC, 3)) < 0)
-        child_fail(a, STEP_FDS);
-    child_args b = *a;
-    b.status_w = status_w;
-    for (int i = 0; i < 3; i++)
-        if (dup2(fds[i], i) < 0)
-            child_fail(&b, STEP_FDS);
+    /* every descriptor we keep above CHILD_HIGH_FD first, then into place */
+    int fds[5] = {a->in_r, a->out_w, a->err_w, a->extra[0], a->extra[1]};
+    int nfds = 3 + a->nextra;
+    for (int i = 0; i < nfds; i++)
+        if (fds[i] < CHILD_HIGH_FD &&
+            (fds[i] = fcntl(fds[i], F_DUPFD_CLOEXEC, CHILD_HIGH_FD)) < 0)
+            child_fail(status_w, STEP_FDS);
+    if (status_w < CHILD_HIGH_FD &&
+        (status_w = fcntl(status_w, F_DUPFD_CLOEXEC, CHILD_HIGH_FD)) < 0)
+        child_fail(a->status_w, STEP_FDS);
+    for (int i = 0; i < nfds; i++)
+        if (dup2(fds[i], i) < 0) /* dup2 clears close-on-exec on the copy */
+            child_fail(status_w, STEP_FDS);
     /* nothing else crosses execve (status_w is close-on-exec) */
-    if (syscall(SYS_close_range, 3, status_w - 1, 0) != 0 ||
+    if (syscall(SYS_close_range, nfds, status_w - 1, 0) != 0 ||
         syscall(SYS_close_range, status_w + 1, ~0U, 0) != 0) {
-        for (int fd = 3; fd < 65536; fd++)
+        for (int fd = nfds; fd < 65536; fd++)
             if (fd != status_w)
                 close(fd);
     }
-    if (chdir(b.workdir) != 0)
-        child_fail(&b, STEP_CHDIR);
+    if (chdir(a->workdir) != 0)
+        child_fail(status_w, STEP_CHDIR);
 
     /* signals as a fresh process has them (ignored ones would survive execve) */
     sigset_t none;
@@ -690,49 +379,49 @@ static void child_main(const child_args *a)
             sigaction(sig, &dfl, NULL);
 
     struct rlimit zero = {0, 0};
-    if (setrlimit(RLIMIT_CORE, &zero) || setrlimit(RLIMIT_CPU, &b.rl_cpu) ||
-        setrlimit(RLIMIT_AS, &b.rl_as) || setrlimit(RLIMIT_FSIZE, &b.rl_fsize) ||
-        setrlimit(RLIMIT_NOFILE, &b.rl_nofile))
-        child_fail(&b, STEP_RLIMIT);
-    if (b.set_nproc && setrlimit(RLIMIT_NPROC, &b.rl_nproc))
-        child_fail(&b, STEP_RLIMIT);
-    if (b.drop) {
+    if (setrlimit(RLIMIT_CORE, &zero) || setrlimit(RLIMIT_CPU, &a->rl_cpu) ||
+        setrlimit(RLIMIT_AS, &a->rl_as) || setrlimit(RLIMIT_FSIZE, &a->rl_fsize) ||
+        setrlimit(RLIMIT_NOFILE, &a->rl_nofile))
+        child_fail(status_w, STEP_RLIMIT);
+    if (a->set_nproc && setrlimit(RLIMIT_NPROC, &a->rl_nproc))
+        child_fail(status_w, STEP_RLIMIT);
+    if (a->drop) {
         /* raw system calls: glibc's wrappers would ask the parent's other
          * threads (which the child does not have) to change their ids too */
-        if (syscall(SYS_setgroups, 0, NULL) || syscall(SYS_setresgid, b.gid, b.gid, b.gid) ||
-            syscall(SYS_setresuid, b.uid, b.uid, b.uid))
-            child_fail(&b, STEP_UID);
+        if (syscall(SYS_setgroups, 0, NULL) || syscall(SYS_setresgid, a->gid, a->gid, a->gid) ||
+            syscall(SYS_setresuid, a->uid, a->uid, a->uid))
+            child_fail(status_w, STEP_UID);
     }
     /* dies with the thread that started it, even when that is killed -9
      * (set after the id change, which clears it) */
     if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
-        child_fail(&b, STEP_PRIVS);
-#ifdef SBX_AUDIT_ARCH
-    if (b.seccomp) {
-        struct sock_fprog prog = {.len = sizeof net_filter / sizeof net_filter[0],
-                                  .filter = net_filter};
-        if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog))
-            child_fail(&b, STEP_SECCOMP);
-    }
-#endif
-    if (!b.exec)
+        child_fail(status_w, STEP_PRIVS);
+    if (a->seccomp && prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, a->seccomp))
+        child_fail(status_w, STEP_SECCOMP);
+    if (!a->exec)
         _exit(0);
-    execve(b.path, b.argv, b.envp);
-    child_fail(&b, STEP_EXEC);
+    execve(a->path, a->argv, a->envp);
+    child_fail(status_w, STEP_EXEC);
 }
 
 /* ---- the sandbox ------------------------------------------------------------------------ */
 
 struct sandbox {
     sandbox_limits lim;
-    pid_t pid;                 /* the program (process 1 of its namespace when PIDNS) */
-    int pidfd;                 /* readable once it has ended (pidfd_open); -1 without */
-    int lockfd;                /* the working directory, flock'ed while we live */
+    pid_t pid;   /* our child: bubblewrap's monitor, or the program itself */
+    int pidfd;   /* readable once it has ended (pidfd_open); -1 without */
+    int lockfd;  /* the working directory (no bubblewrap), flock'ed while we live */
     unsigned prot;             /* SANDBOX_P_* in force */
+    bool jailed;               /* in bubblewrap: 128+N exit statuses are signals */
     int in_fd, out_fd, err_fd; /* our ends; -1 once closed */
-    char workdir[PATH_MAX];
-    char cgroup[PATH_MAX];
+    cgroup *cg;                /* NULL without */
+    uid_t uid;                 /* root: the pool's uid it runs as */
+    int uid_lock;              /* holds that uid; -1 */
+    char workdir[PATH_MAX];    /* without bubblewrap: its folder here ("" with it) */
     double start_ms;
+    double cpu_limit_ms; /* SANDBOX_CPU_LIMIT at this CPU time; 0: none */
+    double next_cpu_check_ms;
+    bool paused;
 
     /* the end */
     bool reaped, signaled, killed;
@@ -740,10 +429,8 @@ struct sandbox {
     struct rusage ru;
     bool start_failed;
     char start_error[160];
-    int64_t vm_peak_kb;
+    int64_t vm_peak_kb; /* sampled, without a memory cgroup */
     double next_sample_ms;
-    clockid_t cpu_clock;
-    bool has_cpu_clock;
     double last_cpu_ms;
 
     /* stdout, as lines */
@@ -812,261 +499,267 @@ static long user_tasks(uid_t uid)
     return total;
 }
 
-/* Write the id maps of a child in a new user namespace: itself, only. */
-static int write_id_maps(pid_t pid)
+/* A memory file holding len bytes (close-on-exec; the child's dup2 makes
+ * its copy inheritable). -1 on failure. */
+static int memfile(const char *name, const void *data, size_t len)
 {
-    char path[64], map[64];
-    snprintf(path, sizeof path, "/proc/%d/setgroups", (int)pid);
-    int rc = write_file(path, "deny");
-    if (rc && rc != -ENOENT)
-        return rc;
-    snprintf(path, sizeof path, "/proc/%d/uid_map", (int)pid);
-    snprintf(map, sizeof map, "%u %u 1", (unsigned)geteuid(), (unsigned)geteuid());
-    if ((rc = write_file(path, map)))
-        return rc;
-    snprintf(path, sizeof path, "/proc/%d/gid_map", (int)pid);
-    snprintf(map, sizeof map, "%u %u 1", (unsigned)getegid(), (unsigned)getegid());
-    return write_file(path, map);
-}
-
-/* The flag sets to try, most isolation first. */
-static int flag_sets(unsigned disable, bool root, unsigned long sets[4])
-{
-    int n = 0;
-    unsigned long pid = (disable & SANDBOX_P_PIDNS) ? 0 : CLONE_NEWPID;
-    unsigned long net = (disable & SANDBOX_P_NETNS) ? 0 : CLONE_NEWNET;
-    if (root) {
-        if (pid | net)
-            sets[n++] = pid | net;
-        if (pid && net) {
-            sets[n++] = pid;
-            sets[n++] = net;
+    int fd = memfd_create(name, MFD_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    const char *p = data;
+    while (len > 0) {
+        ssize_t w = write(fd, p, len);
+        if (w <= 0) {
+            close(fd);
+            return -1;
         }
-    } else if ((pid | net) && !(disable & SANDBOX_P_USERNS)) {
-        sets[n++] = CLONE_NEWUSER | pid | net;
+        p += w;
+        len -= (size_t)w;
     }
-    sets[n++] = 0;
-    return n;
+    if (lseek(fd, 0, SEEK_SET) != 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
 }
 
-/* The shared part of sandbox_start and sandbox_probe. With exec false the
- * child stops before execve (a probe) and s is only used for the result. */
-static int start(sandbox *s, const sandbox_cmd *cmd, bool exec, char *err, size_t errcap)
+/* Start the program (cmd; NULL: bubblewrap's --version, or with exec
+ * false a child that stops before execve) with the protections `use`
+ * (bubblewrap when P_JAIL is among them). */
+static int start(sandbox *s, const sandbox_cmd *cmd, unsigned use, bool exec, char *err,
+                 size_t errcap)
 {
     const sandbox_limits *l = &s->lim;
     bool root = geteuid() == 0;
+    bool jail = (use & P_JAIL) == P_JAIL && jail_bwrap();
     int rc = ENG_EINTERNAL;
+    int args_fd = -1, filter_fd = -1;
+    textbuf args = TEXTBUF_INIT, command = TEXTBUF_INIT;
+    unsigned prot = P_ALWAYS;
 
-    /* the working directory */
-    const char *tmp = getenv("TMPDIR");
-    if (!tmp || tmp[0] != '/' || strlen(tmp) > 200)
-        tmp = "/tmp";
-    clean_stale_workdirs(tmp);
-    snprintf(s->workdir, sizeof s->workdir, "%s/tessera-bot-XXXXXX", tmp);
-    if (!mkdtemp(s->workdir)) {
-        s->workdir[0] = 0;
-        return seterr(err, errcap, ENG_EINTERNAL, "cannot make a working directory in %s: %s", tmp,
-                      strerror(errno));
+    /* the cgroup */
+    unsigned fns = prot_to_cg(use);
+    if (fns) {
+        cg_limits cl = {.cpu_pct = l->cpu_pct, .memory_mb = l->memory_mb,
+                        .max_tasks = l->max_tasks + (jail ? 2 : 0)}; /* bubblewrap's two */
+        s->cg = cg_create(fns, &cl, err, errcap);
+        if (!s->cg)
+            goto fail;
+        prot |= cg_to_prot(cg_functions(s->cg));
     }
-    /* held while the sandbox lives: a directory nobody holds is stale */
-    s->lockfd = open(s->workdir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (s->lockfd >= 0)
-        flock(s->lockfd, LOCK_SH);
-    bool drop = root && !(l->disable & SANDBOX_P_UID);
-    if (drop && chown(s->workdir, l->uid, l->gid) != 0) {
-        rc = seterr(err, errcap, ENG_EINTERNAL, "chown of the working directory: %s",
-                    strerror(errno));
-        goto fail;
+
+    /* the uid (root): never root's own */
+    s->uid = 65534; /* nobody, when the pool is not used (an explicit opt-out) */
+    if (root && (use & SANDBOX_P_POOL_UID)) {
+        if ((rc = jail_uid_take(&s->uid, &s->uid_lock, err, errcap)))
+            goto fail;
+        prot |= SANDBOX_P_POOL_UID;
     }
-    unsigned prot = SANDBOX_P_RLIMITS | SANDBOX_P_PGROUP | SANDBOX_P_WORKDIR | SANDBOX_P_CLEANENV |
-                    SANDBOX_P_NONEWPRIVS | (drop ? SANDBOX_P_UID : 0);
+    rc = ENG_EINTERNAL;
 
-    /* the cgroup: only root can move a process into one here */
-    if (root && !(l->disable & SANDBOX_P_CGROUP))
-        cg_create(l->max_tasks, s->cgroup);
+    /* the seccomp filter */
+    const struct sock_fprog *filter = NULL;
+    if (use & SANDBOX_P_SECCOMP) {
+        filter = jail_seccomp(err, errcap);
+        if (!filter)
+            goto fail;
+        prot |= SANDBOX_P_SECCOMP;
+    }
 
-    /* the environment */
+    /* bubblewrap's arguments, or the working directory */
+    char *bw_argv[SANDBOX_MAX_ARGS + 8] = {"bwrap", "--args", "3", "--", NULL};
+    char *const bw_envp[] = {"PATH=/usr/bin:/bin", NULL};
     char env_home[PATH_MAX + 8];
-    snprintf(env_home, sizeof env_home, "HOME=%s", s->workdir);
-    char *envp[] = {"PATH=/usr/local/bin:/usr/bin:/bin", env_home, "LANG=C.UTF-8", NULL};
+    char env_py[sizeof cmd->pypath + 16];
+    snprintf(env_py, sizeof env_py, "PYTHONPATH=%s", cmd ? cmd->pypath : "");
+    char *envp[] = {"PATH=/usr/local/bin:/usr/bin:/bin", env_home, "LANG=C.UTF-8",
+                    cmd && cmd->pypath[0] ? env_py : NULL, NULL};
+    if (jail) {
+        if (filter &&
+            (filter_fd = memfile("tessera-filter", filter->filter,
+                                 (size_t)filter->len * sizeof filter->filter[0])) < 0) {
+            rc = seterr(err, errcap, ENG_EINTERNAL, "memfd: %s", strerror(errno));
+            goto fail;
+        }
+        if (!filter) {
+            rc = seterr(err, errcap, ENG_EINTERNAL, "bubblewrap without the seccomp filter");
+            goto fail;
+        }
+        if ((rc = jail_bwrap_args(cmd, l, 4, &args, &command, err, errcap)))
+            goto fail;
+        /* bwrap --args 3 -- COMMAND...: the words point into command */
+        int nw = 0;
+        for (size_t o = 0; o < command.len && nw < SANDBOX_MAX_ARGS + 1; o += strlen(command.p + o) + 1)
+            bw_argv[4 + nw++] = command.p + o;
+        bw_argv[4 + nw] = NULL;
+        rc = ENG_EINTERNAL;
+        if ((args_fd = memfile("tessera-bwrap", args.p, args.len)) < 0) {
+            rc = seterr(err, errcap, ENG_EINTERNAL, "memfd: %s", strerror(errno));
+            goto fail;
+        }
+        prot |= P_JAIL;
+    } else {
+        const char *tmp = getenv("TMPDIR");
+        if (!tmp || tmp[0] != '/' || strlen(tmp) > 200)
+            tmp = "/tmp";
+        stale_tmp = tmp;
+        pthread_once(&stale_once, clean_stale);
+        snprintf(s->workdir, sizeof s->workdir, "%s/tessera-bot-XXXXXX", tmp);
+        if (!mkdtemp(s->workdir)) {
+            s->workdir[0] = 0;
+            rc = seterr(err, errcap, ENG_EINTERNAL, "cannot make a working directory in %s: %s",
+                        tmp, strerror(errno));
+            goto fail;
+        }
+        /* held while the sandbox lives: a directory nobody holds is stale */
+        s->lockfd = open(s->workdir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (s->lockfd >= 0)
+            flock(s->lockfd, LOCK_SH);
+        if (root && chown(s->workdir, s->uid, s->uid) != 0) {
+            rc = seterr(err, errcap, ENG_EINTERNAL, "chown of the working directory: %s",
+                        strerror(errno));
+            goto fail;
+        }
+        snprintf(env_home, sizeof env_home, "HOME=%s", s->workdir);
+    }
 
     child_args a;
     memset(&a, 0, sizeof a);
-    a.path = cmd ? cmd->path : "/";
-    a.argv = cmd ? cmd->argv : NULL;
-    a.envp = envp;
-    a.workdir = s->workdir;
     a.exec = exec;
-    a.drop = drop;
-    a.uid = l->uid;
-    a.gid = l->gid;
+    a.drop = root;
+    a.uid = s->uid;
+    a.gid = (gid_t)s->uid;
+    if (jail) {
+        a.path = jail_bwrap();
+        a.argv = bw_argv;
+        a.envp = bw_envp;
+        a.workdir = "/";
+        a.extra[0] = args_fd;
+        a.extra[1] = filter_fd;
+        a.nextra = 2;
+    } else {
+        a.path = cmd ? cmd->path : "/";
+        a.argv = cmd ? cmd->argv : NULL;
+        a.envp = envp;
+        a.workdir = s->workdir;
+        a.seccomp = filter;
+    }
     rlim_t cpu = (rlim_t)l->cpu_s;
     a.rl_cpu = (struct rlimit){cpu, cpu + 1};
     a.rl_as = (struct rlimit){(rlim_t)l->memory_mb << 20, (rlim_t)l->memory_mb << 20};
     a.rl_fsize = (struct rlimit){(rlim_t)l->file_mb << 20, (rlim_t)l->file_mb << 20};
     a.rl_nofile = (struct rlimit){(rlim_t)l->max_files, (rlim_t)l->max_files};
-
-    unsigned long sets[4];
-    int nsets = flag_sets(l->disable, root, sets);
-    for (int k = 0; k < nsets; k++) {
-        unsigned long flags = sets[k];
-        bool userns = flags & CLONE_NEWUSER;
-        /* pipes: ours are [0] of out/err and [1] of in; all close-on-exec */
-        int in[2] = {-1, -1}, out[2] = {-1, -1}, er[2] = {-1, -1}, sync[2] = {-1, -1},
-            status[2] = {-1, -1};
-        if (pipe2(in, O_CLOEXEC) || pipe2(out, O_CLOEXEC) || pipe2(er, O_CLOEXEC) ||
-            pipe2(sync, O_CLOEXEC) || pipe2(status, O_CLOEXEC)) {
-            rc = seterr(err, errcap, ENG_EINTERNAL, "pipe: %s", strerror(errno));
-            int *all[] = {in, out, er, sync, status};
-            for (int i = 0; i < 5; i++)
-                for (int j = 0; j < 2; j++)
-                    close_fd(&all[i][j]);
-            goto fail;
-        }
-        a.in_r = in[0];
-        a.out_w = out[1];
-        a.err_w = er[1];
-        a.sync_r = sync[0];
-        a.sync_w = sync[1];
-        a.status_w = status[1];
-        /* NPROC: exact in a user namespace; for nobody as root (shared);
-         * for a user without namespaces, on top of what it already runs */
-        unsigned pbits = 0;
-        a.set_nproc = false;
-        if (!(l->disable & SANDBOX_P_NPROC)) {
-            rlim_t nproc = (rlim_t)l->max_tasks;
-            if (!root && !userns)
-                nproc += (rlim_t)user_tasks(getuid());
-            if (!(root && s->cgroup[0]) && (!root || drop)) {
-                a.set_nproc = true;
-                a.rl_nproc = (struct rlimit){nproc, nproc};
-                pbits |= SANDBOX_P_NPROC;
-            }
-        }
-        a.seccomp = false;
-#ifdef SBX_AUDIT_ARCH
-        if (!(flags & CLONE_NEWNET) && !(l->disable & SANDBOX_P_SECCOMP)) {
-            a.seccomp = true;
-            pbits |= SANDBOX_P_SECCOMP;
-        }
-#endif
-        pid_t pid = (pid_t)syscall(SYS_clone, flags | SIGCHLD, NULL, NULL, NULL, NULL);
-        if (pid == 0)
-            child_main(&a);
-        int clone_errno = errno;
-        close(in[0]);
-        close(out[1]);
-        close(er[1]);
-        close(sync[0]);
-        close(status[1]);
-        if (pid < 0) {
-            close(in[1]);
-            close(out[0]);
-            close(er[0]);
-            close(sync[1]);
-            close(status[0]);
-            if (k + 1 < nsets)
-                continue; /* less isolation */
-            rc = seterr(err, errcap, ENG_EINTERNAL, "clone: %s", strerror(clone_errno));
-            goto fail;
-        }
-        /* put it in its cgroup and give it its ids before it goes on */
-        bool ok = true;
-        if (s->cgroup[0]) {
-            char knob[PATH_MAX + 16], val[32];
-            snprintf(knob, sizeof knob, "%s/cgroup.procs", s->cgroup);
-            snprintf(val, sizeof val, "%d", (int)pid);
-            if (write_file(knob, val) == 0) {
-                pbits |= SANDBOX_P_CGROUP;
-            } else {
-                /* no cgroup after all: the same again, with RLIMIT_NPROC */
-                cg_remove(s->cgroup);
-                kill(pid, SIGKILL);
-                waitpid(pid, NULL, 0);
-                close(sync[1]);
-                close(in[1]);
-                close(out[0]);
-                close(er[0]);
-                close(status[0]);
-                k--;
-                continue;
-            }
-        }
-        if (userns && write_id_maps(pid) != 0)
-            ok = false;
-        if (ok && write(sync[1], "g", 1) != 1)
-            ok = false;
-        close(sync[1]);
-        if (!ok) {
-            kill(pid, SIGKILL);
-            waitpid(pid, NULL, 0);
-            close(in[1]);
-            close(out[0]);
-            close(er[0]);
-            close(status[0]);
-            if (k + 1 < nsets)
-                continue;
-            rc = seterr(err, errcap, ENG_EINTERNAL, "cannot set up the user namespace");
-            goto fail;
-        }
-        /* execve worked when the status pipe closes without a word */
-        int msg[2];
-        ssize_t got;
-        do
-            got = read(status[0], msg, sizeof msg);
-        while (got < 0 && errno == EINTR);
-        close(status[0]);
-        s->pid = pid;
-        s->in_fd = in[1];
-        s->out_fd = out[0];
-        s->err_fd = er[0];
-        s->start_ms = now_ms();
-        if (flags & CLONE_NEWPID)
-            pbits |= SANDBOX_P_PIDNS;
-        if (flags & CLONE_NEWNET)
-            pbits |= SANDBOX_P_NETNS;
-        if (userns)
-            pbits |= SANDBOX_P_USERNS;
-        s->prot = prot | pbits;
-        if (got == (ssize_t)sizeof msg) {
-            int step = msg[0] >= 0 && msg[0] <= STEP_EXEC ? msg[0] : STEP_EXEC;
-            s->start_failed = true;
-            snprintf(s->start_error, sizeof s->start_error, "%s: %s", step_names[step],
-                     strerror(msg[1]));
-            int st;
-            struct rusage ru;
-            if (wait4(pid, &st, 0, &ru) == pid) {
-                s->reaped = true;
-                s->ru = ru;
-                s->code = WIFEXITED(st) ? WEXITSTATUS(st) : 0;
-            }
-            if (userns && step <= STEP_PRIVS && k + 1 < nsets) {
-                /* a user namespace that lets us do less than promised */
-                close_fd(&s->in_fd);
-                close_fd(&s->out_fd);
-                close_fd(&s->err_fd);
-                s->start_failed = false;
-                s->reaped = false;
-                continue;
-            }
-            return seterr(err, errcap, ENG_EIO, "could not start %s: %s",
-                          cmd ? cmd->argv[0] : "the probe", s->start_error);
-        }
-        if (exec) {
-            set_nonblock(s->in_fd);
-            set_nonblock(s->out_fd);
-            set_nonblock(s->err_fd);
-            s->has_cpu_clock = clock_getcpuclockid(pid, &s->cpu_clock) == 0;
-#ifdef SYS_pidfd_open
-            s->pidfd = (int)syscall(SYS_pidfd_open, pid, 0); /* close-on-exec by nature */
-#endif
-        }
-        return 0;
+    /* RLIMIT_NPROC where no pids cgroup counts the tasks: exact in a user
+     * namespace; per user otherwise (on top of what it runs already) */
+    if (!(prot & SANDBOX_P_PIDS) && !(l->disable & SANDBOX_P_NPROC)) {
+        rlim_t nproc = (rlim_t)l->max_tasks + (jail ? 2 : 0);
+        if (!root && !jail)
+            nproc += (rlim_t)user_tasks(getuid());
+        a.set_nproc = true;
+        a.rl_nproc = (struct rlimit){nproc, nproc};
+        prot |= SANDBOX_P_NPROC;
     }
-    rc = seterr(err, errcap, ENG_EINTERNAL, "no way to start the program");
+
+    /* pipes: ours are [0] of out/err and [1] of in; all close-on-exec */
+    int in[2] = {-1, -1}, out[2] = {-1, -1}, er[2] = {-1, -1}, sync[2] = {-1, -1},
+        status[2] = {-1, -1};
+    if (pipe2(in, O_CLOEXEC) || pipe2(out, O_CLOEXEC) || pipe2(er, O_CLOEXEC) ||
+        pipe2(sync, O_CLOEXEC) || pipe2(status, O_CLOEXEC)) {
+        rc = seterr(err, errcap, ENG_EINTERNAL, "pipe: %s", strerror(errno));
+        int *all[] = {in, out, er, sync, status};
+        for (int i = 0; i < 5; i++)
+            for (int j = 0; j < 2; j++)
+                close_fd(&all[i][j]);
+        goto fail;
+    }
+    a.in_r = in[0];
+    a.out_w = out[1];
+    a.err_w = er[1];
+    a.sync_r = sync[0];
+    a.sync_w = sync[1];
+    a.status_w = status[1];
+    pid_t pid = (pid_t)syscall(SYS_clone, SIGCHLD, NULL, NULL, NULL, NULL);
+    if (pid == 0)
+        child_main(&a);
+    int clone_errno = errno;
+    close(in[0]);
+    close(out[1]);
+    close(er[1]);
+    close(sync[0]);
+    close(status[1]);
+    close_fd(&args_fd);
+    close_fd(&filter_fd);
+    if (pid < 0) {
+        close(in[1]);
+        close(out[0]);
+        close(er[0]);
+        close(sync[1]);
+        close(status[0]);
+        rc = seterr(err, errcap, ENG_EINTERNAL, "clone: %s", strerror(clone_errno));
+        goto fail;
+    }
+    s->pid = pid;
+    s->in_fd = in[1];
+    s->out_fd = out[0];
+    s->err_fd = er[0];
+    s->jailed = jail;
+    /* into its cgroup before it goes on: all it starts is there too */
+    int jrc = s->cg ? cg_join(s->cg, pid) : 0;
+    if (jrc == 0 && write(sync[1], "g", 1) != 1)
+        jrc = -EPIPE;
+    close(sync[1]);
+    if (jrc != 0) {
+        kill(pid, SIGKILL);
+        waitpid(pid, NULL, 0);
+        s->reaped = true;
+        close(status[0]);
+        rc = seterr(err, errcap, ENG_EINTERNAL, "cannot put the program into its cgroup: %s",
+                    strerror(-jrc));
+        goto fail;
+    }
+    /* execve worked when the status pipe closes without a word */
+    int msg[2];
+    ssize_t got;
+    do
+        got = read(status[0], msg, sizeof msg);
+    while (got < 0 && errno == EINTR);
+    close(status[0]);
+    s->start_ms = now_ms();
+    s->prot = prot;
+    if (got == (ssize_t)sizeof msg) {
+        int step = msg[0] >= 0 && msg[0] <= STEP_EXEC ? msg[0] : STEP_EXEC;
+        s->start_failed = true;
+        snprintf(s->start_error, sizeof s->start_error, "%s: %s", step_names[step],
+                 strerror(msg[1]));
+        int st;
+        struct rusage ru;
+        if (wait4(pid, &st, 0, &ru) == pid) {
+            s->reaped = true;
+            s->ru = ru;
+            s->code = WIFEXITED(st) ? WEXITSTATUS(st) : 0;
+        }
+        /* a failure before the program's own execve is ours (the machine),
+         * after it the program's */
+        rc = seterr(err, errcap, step == STEP_EXEC && !jail ? ENG_EIO : ENG_EINTERNAL,
+                    "could not start %s: %s", cmd ? cmd->argv[0] : "the probe", s->start_error);
+        goto fail;
+    }
+    if (exec) {
+        set_nonblock(s->in_fd);
+        set_nonblock(s->out_fd);
+        set_nonblock(s->err_fd);
+#ifdef SYS_pidfd_open
+        s->pidfd = (int)syscall(SYS_pidfd_open, pid, 0); /* close-on-exec by nature */
+#endif
+    }
+    tb_free(&args);
+    tb_free(&command);
+    return 0;
 fail:
-    cg_remove(s->cgroup);
-    rm_workdir(s->workdir);
+    close_fd(&args_fd);
+    close_fd(&filter_fd);
+    tb_free(&args);
+    tb_free(&command);
     return rc;
 }
 
@@ -1076,7 +769,7 @@ static sandbox *sandbox_new(const sandbox_limits *lim)
     if (!s)
         return NULL;
     limits_fill(&s->lim, lim);
-    s->in_fd = s->out_fd = s->err_fd = s->pidfd = s->lockfd = -1;
+    s->in_fd = s->out_fd = s->err_fd = s->pidfd = s->lockfd = s->uid_lock = -1;
     s->obuf = malloc((size_t)s->lim.max_line + 1);
     if (!s->obuf) {
         free(s);
@@ -1087,6 +780,11 @@ static sandbox *sandbox_new(const sandbox_limits *lim)
 
 static void sandbox_free(sandbox *s)
 {
+    cg_destroy(s->cg);
+    s->cg = NULL;
+    jail_uid_give(s->uid, s->uid_lock);
+    s->uid_lock = -1;
+    rm_workdir(s->workdir);
     close_fd(&s->pidfd);
     close_fd(&s->lockfd);
     close_fd(&s->in_fd);
@@ -1095,6 +793,185 @@ static void sandbox_free(sandbox *s)
     free(s->obuf);
     free(s->wq);
     free(s);
+}
+
+/* ---- what the machine gives ---------------------------------------------------------- */
+
+static pthread_once_t machine_once = PTHREAD_ONCE_INIT;
+static unsigned machine_avail;  /* SANDBOX_P_* this machine gives */
+static char machine_why[1024];    /* what is missing and how to provide it, in short */
+static char machine_detail[2048]; /* the details: folders, bubblewrap's own words */
+
+/* One missing part: what it is and how to provide it (short, for every
+ * refusal), and the details (for the logs and `tessera doctor`). */
+static void why_add(const char *what, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void why_add(const char *what, const char *fmt, ...)
+{
+    size_t o = strlen(machine_why);
+    snprintf(machine_why + o, sizeof machine_why - o, "%s%s", o ? "; " : "", what);
+    o = strlen(machine_detail);
+    if (o && o + 2 < sizeof machine_detail) {
+        strcpy(machine_detail + o, "; ");
+        o += 2;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(machine_detail + o, sizeof machine_detail - o, fmt, ap);
+    va_end(ap);
+}
+
+/* The first line bubblewrap printed ("bwrap: ..."), with what it means. */
+static void why_bwrap(const char *said)
+{
+    char line[300];
+    const char *b = strstr(said, "bwrap:");
+    snprintf(line, sizeof line, "%.299s", b ? b : said);
+    line[strcspn(line, "\n")] = 0;
+    if (!line[0])
+        snprintf(line, sizeof line, "it failed without a word");
+    if (strstr(line, "proc"))
+        why_add("no fresh /proc can be mounted (in a container: podman --security-opt "
+                "unmask=/proc/*, docker --security-opt systempaths=unconfined)",
+                "bubblewrap: %s", line);
+    else if (strstr(line, "namespace") || strstr(line, "uid map") || strstr(line, "uid_map") ||
+             strstr(line, "setting up uid"))
+        why_add("user namespaces are refused (sysctl user.max_user_namespaces=15000, and "
+                "kernel.unprivileged_userns_clone=1 where it exists; in a container: "
+                "docs/operations.md)",
+                "bubblewrap: %s", line);
+    else
+        why_add("bubblewrap cannot make the sandbox here", "bubblewrap: %s", line);
+}
+
+/* Start one sandbox with everything the machine seems to give: bubblewrap
+ * runs itself (--version) inside. Returns 0 when it printed its version
+ * and exited 0, else why, in said. */
+static int probe_jail(unsigned use, char *said, size_t cap)
+{
+    sandbox *s = sandbox_new(NULL);
+    if (!s)
+        return seterr(said, cap, ENG_ENOMEM, "out of memory");
+    int rc = start(s, NULL, use, true, said, cap);
+    if (rc == 0) {
+        const char *line = NULL;
+        size_t len;
+        double deadline = now_ms() + 10000;
+        sandbox_event ev = sandbox_read_line(s, deadline, NULL, &line, &len);
+        bool printed = ev == SANDBOX_LINE && strncmp(line, "bubblewrap", 10) == 0;
+        bool ended = sandbox_wait_exit(s, deadline);
+        sandbox_status st;
+        sandbox_get_status(s, &st);
+        if (!printed || !ended || st.signaled || st.code != 0) {
+            char tail[PLAYER_STDERR_KEEP];
+            sandbox_stderr_take(s, tail, sizeof tail, NULL);
+            const char *b = strstr(tail, "bwrap:");
+            snprintf(said, cap, "%.500s",
+                     b         ? b
+                     : tail[0] ? tail
+                     : ended   ? "bwrap: it failed without a word"
+                               : "bwrap: it did not end in 10 s");
+            rc = ENG_EINTERNAL;
+        }
+    }
+    sandbox_destroy(s, 0);
+    return rc;
+}
+
+static void machine_probe(void)
+{
+    unsigned avail = P_ALWAYS | SANDBOX_P_NPROC;
+    machine_why[0] = machine_detail[0] = 0;
+    char e[1024];
+    if (jail_seccomp(e, sizeof e))
+        avail |= SANDBOX_P_SECCOMP;
+    else
+        why_add("no seccomp filter (Debian: libseccomp2)", "%s", e);
+    unsigned fns = cg_available(e, sizeof e);
+    avail |= cg_to_prot(fns);
+    if (fns != CG_ALL)
+        why_add("no cgroup it may write: run tessera as root, or in a cgroup delegated to it "
+                "(systemd Delegate=yes; scripts/delegate-cgroup.sh)",
+                "%s", e);
+    if (geteuid() == 0) {
+        uid_t uid;
+        int fd;
+        if (jail_uid_take(&uid, &fd, e, sizeof e) == 0) {
+            jail_uid_give(uid, fd);
+            avail |= SANDBOX_P_POOL_UID;
+        } else {
+            why_add("no uid of its own for each program (as root tessera needs a writable /run)",
+                    "%s", e);
+        }
+    }
+    if (!jail_bwrap()) {
+        why_add("bubblewrap is not installed (Debian: apt-get install bubblewrap)",
+                "no bwrap in /usr/bin, on PATH or at $TESSERA_BWRAP");
+    } else if (!(avail & SANDBOX_P_SECCOMP)) {
+        why_add("bubblewrap is not used without the seccomp filter", "see above");
+    } else {
+        int rc = probe_jail(avail | P_JAIL, e, sizeof e);
+        if (rc && (avail & P_CGROUP)) {
+            /* was it the cgroup? then without it, to know about bubblewrap */
+            char e2[1024];
+            if (probe_jail((avail & ~P_CGROUP) | P_JAIL, e2, sizeof e2) == 0) {
+                why_add("its cgroup cannot hold a program", "%s", e);
+                avail &= ~P_CGROUP;
+                rc = 0;
+            }
+        }
+        if (rc == 0)
+            avail |= P_JAIL;
+        else
+            why_bwrap(e);
+    }
+    machine_avail = avail;
+}
+
+static unsigned machine(void)
+{
+    pthread_once(&machine_once, machine_probe);
+    return machine_avail;
+}
+
+int sandbox_check(char *why, size_t cap)
+{
+    unsigned have = machine();
+    sandbox_setup cfg;
+    jail_setup(&cfg);
+    if ((have & sandbox_full()) == sandbox_full() || cfg.partial) {
+        if (why && cap)
+            snprintf(why, cap, "%s%s%s", machine_why, machine_why[0] ? " (details: " : "",
+                     machine_detail[0] ? machine_detail : "");
+        if (why && cap && machine_why[0] && strlen(why) + 1 < cap)
+            strcat(why, ")");
+        return 0;
+    }
+    /* what and how first: a refusal's message may be cut short */
+    return seterr(why, cap, ENG_EINTERNAL,
+                  "untrusted programs are refused here: %s; or opt out of full isolation with "
+                  "[sandbox] isolation = partial (TESSERA_SANDBOX=partial for the command line) "
+                  "(details: %s)",
+                  machine_why, machine_detail);
+}
+
+const char *sandbox_isolation(void)
+{
+    unsigned have = machine();
+    sandbox_setup cfg;
+    jail_setup(&cfg);
+    if ((have & sandbox_full()) == sandbox_full())
+        return "full";
+    return cfg.partial ? "partial" : "unavailable";
+}
+
+/* What a sandbox with limits l would use: what the machine gives, less
+ * what l disables (the namespaces come together). */
+static unsigned to_use(const sandbox_limits *l)
+{
+    unsigned use = machine() & ~l->disable;
+    if ((use & P_JAIL) != P_JAIL)
+        use &= ~P_JAIL;
+    return use;
 }
 
 sandbox *sandbox_start(const sandbox_cmd *cmd, const sandbox_limits *lim, int *code, char *err,
@@ -1113,15 +990,23 @@ sandbox *sandbox_start(const sandbox_cmd *cmd, const sandbox_limits *lim, int *c
         *code = seterr(err, errcap, ENG_ENOMEM, "out of memory");
         return NULL;
     }
-    int rc = start(s, cmd, true, err, errcap);
+    /* fail closed: what full isolation needs, less what this sandbox
+     * explicitly does without */
+    sandbox_setup cfg;
+    jail_setup(&cfg);
+    unsigned missing = sandbox_full() & ~s->lim.disable & ~machine();
+    if (missing && !cfg.partial) {
+        *code = sandbox_check(err, errcap);
+        sandbox_free(s);
+        return NULL;
+    }
+    int rc = start(s, cmd, to_use(&s->lim), true, err, errcap);
     if (rc) {
         *code = rc;
         if (s->pid > 0 && !s->reaped) {
             kill(s->pid, SIGKILL);
             waitpid(s->pid, NULL, 0);
         }
-        cg_remove(s->cgroup);
-        rm_workdir(s->workdir);
         sandbox_free(s);
         return NULL;
     }
@@ -1130,21 +1015,12 @@ sandbox *sandbox_start(const sandbox_cmd *cmd, const sandbox_limits *lim, int *c
 
 unsigned sandbox_probe(const sandbox_limits *lim)
 {
-    sandbox *s = sandbox_new(lim);
-    if (!s)
-        return 0;
-    char err[256];
-    unsigned p = 0;
-    if (start(s, NULL, false, err, sizeof err) == 0) {
-        int st;
-        waitpid(s->pid, &st, 0);
-        p = s->prot;
-        if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
-            p = 0;
-    }
-    cg_remove(s->cgroup);
-    rm_workdir(s->workdir);
-    sandbox_free(s);
+    sandbox_limits l;
+    limits_fill(&l, lim);
+    unsigned use = to_use(&l);
+    unsigned p = use & (P_ALWAYS | P_JAIL | P_CGROUP | SANDBOX_P_SECCOMP | SANDBOX_P_POOL_UID);
+    if (!(use & SANDBOX_P_PIDS) && !(l.disable & SANDBOX_P_NPROC))
+        p |= SANDBOX_P_NPROC;
     return p;
 }
 
@@ -1160,7 +1036,28 @@ pid_t sandbox_pid(const sandbox *s)
 
 const char *sandbox_workdir(const sandbox *s)
 {
-    return s->workdir;
+    return s->jailed ? SANDBOX_HOME : s->workdir;
+}
+
+void sandbox_pause(sandbox *s)
+{
+    if (s && s->cg && !s->reaped) {
+        cg_freeze(s->cg, true);
+        s->paused = true;
+    }
+}
+
+void sandbox_resume(sandbox *s)
+{
+    if (s && s->cg && s->paused) {
+        cg_freeze(s->cg, false);
+        s->paused = false;
+    }
+}
+
+void sandbox_set_cpu_limit(sandbox *s, double cpu_ms)
+{
+    s->cpu_limit_ms = cpu_ms > 0 ? cpu_ms : 0;
 }
 
 /* ---- the end of the process ----------------------------------------------------------- */
@@ -1170,9 +1067,9 @@ const char *sandbox_workdir(const sandbox *s)
  * name anybody else. */
 static void kill_rest(sandbox *s)
 {
-    if (!(s->prot & SANDBOX_P_PIDNS))
-        kill(-s->pid, SIGKILL);
-    cg_kill(s->cgroup);
+    kill(-s->pid, SIGKILL);
+    cg_kill(s->cg);
+    s->paused = false; /* cg_kill thaws */
 }
 
 static void reap(sandbox *s, int status, const struct rusage *ru)
@@ -1182,8 +1079,16 @@ static void reap(sandbox *s, int status, const struct rusage *ru)
     s->signaled = WIFSIGNALED(status);
     s->sig = s->signaled ? WTERMSIG(status) : 0;
     s->code = WIFEXITED(status) ? WEXITSTATUS(status) : 0;
-    s->last_cpu_ms = (double)(ru->ru_utime.tv_sec + ru->ru_stime.tv_sec) * 1e3 +
-                     (double)(ru->ru_utime.tv_usec + ru->ru_stime.tv_usec) / 1e3;
+    if (s->jailed && !s->signaled && s->code > 128 && s->code < 128 + NSIG) {
+        /* bubblewrap's way of saying "killed by signal code-128" */
+        s->signaled = true;
+        s->sig = s->code - 128;
+        s->code = 0;
+    }
+    double ms = (double)(ru->ru_utime.tv_sec + ru->ru_stime.tv_sec) * 1e3 +
+                (double)(ru->ru_utime.tv_usec + ru->ru_stime.tv_usec) / 1e3;
+    if (ms > s->last_cpu_ms)
+        s->last_cpu_ms = ms;
 }
 
 /* Has the program ended? Reaps it (and kills its leftovers) when it has. */
@@ -1197,6 +1102,7 @@ static bool check_exit(sandbox *s)
     memset(&info, 0, sizeof info);
     if (waitid(P_PID, (id_t)s->pid, &info, WEXITED | WNOHANG | WNOWAIT) != 0 || info.si_pid == 0)
         return false;
+    sandbox_cpu_ms(s); /* the last reading with every process counted */
     kill_rest(s);
     int st;
     struct rusage ru;
@@ -1208,14 +1114,15 @@ static bool check_exit(sandbox *s)
         reap(s, st, &ru);
     else
         s->reaped = true;
-    cg_kill(s->cgroup);
     return true;
 }
 
+/* Peak address space of the program's process (no memory cgroup, no
+ * bubblewrap: our child is the program). */
 static void sample_memory(sandbox *s)
 {
     double t = now_ms();
-    if (t < s->next_sample_ms || s->reaped)
+    if (t < s->next_sample_ms || s->reaped || s->jailed || (s->prot & SANDBOX_P_MEMORY))
         return;
     s->next_sample_ms = t + SANDBOX_TICK_MS;
     char path[64], line[128];
@@ -1233,15 +1140,79 @@ static void sample_memory(sandbox *s)
     fclose(f);
 }
 
+/* CPU time of process root and every live process below it, with what
+ * each has reaped (utime + stime + cutime + cstime from /proc), ms. */
+static double tree_cpu_ms(pid_t root)
+{
+    typedef struct {
+        int pid, ppid;
+        double ticks;
+    } proc;
+    size_t n = 0, cap = 256;
+    proc *ps = malloc(cap * sizeof *ps);
+    DIR *d = opendir("/proc");
+    struct dirent *e;
+    while (ps && d && (e = readdir(d)) != NULL) {
+        if (e->d_name[0] < '0' || e->d_name[0] > '9')
+            continue;
+        char path[300], buf[1024];
+        snprintf(path, sizeof path, "/proc/%.256s/stat", e->d_name);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+            continue;
+        ssize_t len = read(fd, buf, sizeof buf - 1);
+        close(fd);
+        if (len <= 0)
+            continue;
+        buf[len] = 0;
+        char *rp = strrchr(buf, ')'); /* the name may hold spaces and parentheses */
+        int ppid;
+        unsigned long long ut, st, cut, cst;
+        if (!rp || sscanf(rp + 2, "%*c %d %*s %*s %*s %*s %*s %*s %*s %*s %*s %llu %llu %llu %llu",
+                          &ppid, &ut, &st, &cut, &cst) != 5)
+            continue;
+        if (n == cap) {
+            proc *more = realloc(ps, (cap *= 2) * sizeof *ps);
+            if (!more)
+                break;
+            ps = more;
+        }
+        ps[n++] = (proc){atoi(e->d_name), ppid, (double)(ut + st + cut + cst)};
+    }
+    if (d)
+        closedir(d);
+    double ticks = 0;
+    if (ps) {
+        /* the tree, by marking descendants until nothing changes */
+        bool *in = calloc(n ? n : 1, sizeof *in);
+        for (size_t i = 0; in && i < n; i++)
+            in[i] = ps[i].pid == root;
+        for (bool grew = true; in && grew;) {
+            grew = false;
+            for (size_t i = 0; i < n; i++)
+                for (size_t j = 0; !in[i] && j < n; j++)
+                    if (in[j] && ps[i].ppid == ps[j].pid)
+                        in[i] = grew = true;
+        }
+        for (size_t i = 0; in && i < n; i++)
+            if (in[i])
+                ticks += ps[i].ticks;
+        free(in);
+    }
+    free(ps);
+    return ticks * 1e3 / (double)sysconf(_SC_CLK_TCK);
+}
+
 double sandbox_cpu_ms(sandbox *s)
 {
-    if (!s->reaped && s->has_cpu_clock) {
-        struct timespec ts;
-        if (clock_gettime(s->cpu_clock, &ts) == 0) {
-            double ms = (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-            if (ms > s->last_cpu_ms)
-                s->last_cpu_ms = ms;
-        }
+    if (s->cg && (s->prot & SANDBOX_P_CPUACCT)) {
+        double ms = cg_cpu_ms(s->cg);
+        if (ms > s->last_cpu_ms)
+            s->last_cpu_ms = ms;
+    } else if (!s->reaped && s->pid > 0) {
+        double ms = tree_cpu_ms(s->pid);
+        if (ms > s->last_cpu_ms)
+            s->last_cpu_ms = ms;
     }
     return s->last_cpu_ms;
 }
@@ -1333,6 +1304,13 @@ static void ring_push(sandbox *s, const char *p, size_t n)
         else
             s->ring_head = (s->ring_head + 1) % sizeof s->ring;
     }
+}
+
+void sandbox_note(sandbox *s, const char *text)
+{
+    ring_push(s, SANDBOX_NOTE_PREFIX, strlen(SANDBOX_NOTE_PREFIX));
+    ring_push(s, text, strlen(text));
+    ring_push(s, "\n", 1);
 }
 
 size_t sandbox_stderr_take(sandbox *s, char *buf, size_t cap, uint64_t *total)
@@ -1519,6 +1497,13 @@ sandbox_event sandbox_read_line(sandbox *s, double deadline_ms, const atomic_boo
         double t = now_ms();
         if (t >= deadline_ms)
             return SANDBOX_TIMEOUT;
+        if (s->cpu_limit_ms > 0 && t >= s->next_cpu_check_ms) {
+            /* a cgroup's count is one read; without one, /proc is walked:
+             * ten times less often */
+            s->next_cpu_check_ms = t + (s->prot & SANDBOX_P_CPUACCT ? 0 : 10 * SANDBOX_TICK_MS);
+            if (sandbox_cpu_ms(s) >= s->cpu_limit_ms)
+                return SANDBOX_CPU_LIMIT;
+        }
         io_round(s, deadline_ms - t);
         sample_memory(s);
         if (s->out_fd >= 0 && !s->reaped && line_ready(s) < 0) {
@@ -1581,6 +1566,48 @@ sandbox_event sandbox_pump(sandbox *s, double until_ms)
     }
 }
 
+/* Bytes written to the program's stdin that it has not read yet (in the
+ * pipe, and queued behind it). */
+static size_t unread(sandbox *s)
+{
+    int n = 0;
+    if (s->in_fd < 0)
+        return 0;
+    if (ioctl(s->in_fd, FIONREAD, &n) != 0 || n < 0)
+        n = 0;
+    return (size_t)n + (s->wq_len - s->wq_off);
+}
+
+sandbox_event sandbox_settle(sandbox *s, double until_ms)
+{
+    drop_consumed(s);
+    double quiet_since = now_ms();
+    for (;;) {
+        int strays = s->strays;
+        size_t olen = s->olen;
+        uint64_t errs = s->err_total;
+        for (int i = 0; i < 64; i++) {
+            read_stdout(s);
+            if (!drop_strays(s))
+                break;
+        }
+        read_stderr(s);
+        flush_writes(s);
+        if (s->flood)
+            return SANDBOX_FLOOD;
+        if (check_exit(s))
+            return SANDBOX_EXITED;
+        double t = now_ms();
+        if (unread(s) > 0 || s->strays != strays || s->olen != olen || s->err_total != errs ||
+            (s->cg && cg_busy(s->cg) == 1))
+            quiet_since = t; /* still reading, printing, or at work (or waiting for a CPU) */
+        if (t - quiet_since >= SANDBOX_SETTLE_MS || t >= until_ms)
+            return SANDBOX_TIMEOUT;
+        double wait = until_ms - t;
+        io_round(s, wait < 1 ? wait : 1);
+    }
+}
+
 int sandbox_strays(sandbox *s, char *buf, size_t cap)
 {
     int n = s->strays;
@@ -1626,6 +1653,7 @@ bool sandbox_wait_exit(sandbox *s, double deadline_ms)
     }
 }
 
+
 void sandbox_kill(sandbox *s)
 {
     if (!s || s->reaped || s->pid <= 0)
@@ -1634,12 +1662,11 @@ void sandbox_kill(sandbox *s)
     memset(&info, 0, sizeof info);
     bool running =
         waitid(P_PID, (id_t)s->pid, &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == 0;
-    if (running) {
+    if (running)
         s->killed = true;
-        sandbox_cpu_ms(s); /* the last live reading */
-    }
+    sandbox_cpu_ms(s); /* the last live reading */
     kill(s->pid, SIGKILL);
-    kill_rest(s);
+    kill_rest(s); /* thaws what it kills: a frozen task dies only once thawed */
     int st;
     struct rusage ru;
     pid_t r;
@@ -1650,7 +1677,6 @@ void sandbox_kill(sandbox *s)
         reap(s, st, &ru);
     else
         s->reaped = true;
-    cg_kill(s->cgroup);
     /* what it wrote before it died */
     read_stdout(s);
     read_stderr(s);
@@ -1670,7 +1696,9 @@ void sandbox_get_status(sandbox *s, sandbox_status *out)
     snprintf(out->start_error, sizeof out->start_error, "%s", s->start_error);
     out->cpu_ms = sandbox_cpu_ms(s);
     out->maxrss_kb = s->reaped ? s->ru.ru_maxrss : 0;
-    out->vm_peak_kb = s->vm_peak_kb;
+    out->mem_peak_kb = s->cg && (s->prot & SANDBOX_P_MEMORY) ? cg_memory_peak_kb(s->cg)
+                                                              : s->vm_peak_kb;
+    out->oom_kills = cg_oom_kills(s->cg);
     out->wall_ms = now_ms() - s->start_ms;
 }
 
@@ -1681,11 +1709,11 @@ void sandbox_destroy(sandbox *s, int grace_ms)
     if (!s->reaped && s->pid > 0) {
         close_fd(&s->in_fd); /* EOF: the program's cue to end */
         s->wq_len = s->wq_off = 0;
-        if (grace_ms > 0)
+        if (grace_ms > 0) {
+            sandbox_resume(s);
             sandbox_wait_exit(s, now_ms() + grace_ms);
+        }
         sandbox_kill(s);
     }
-    cg_remove(s->cgroup);
-    rm_workdir(s->workdir);
     sandbox_free(s);
 }

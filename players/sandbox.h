@@ -1,31 +1,38 @@
 /*
  * sandbox.h — run an untrusted program (Linux): its stdin, stdout and
- * stderr through pipes, under limits, isolated as far as the kernel allows,
- * and gone without a trace at the end.
+ * stderr through pipes, fully isolated from the machine and from every
+ * other program, under limits, and gone without a trace at the end.
  *
- * What a sandboxed program gets (docs/stdio.md, "The sandbox"):
- *   - fork+exec without a shell: the command line is split on spaces, the
- *     program is resolved on PATH (or as a path) before anything else, and
- *     arguments naming existing files become absolute paths;
- *   - rlimits: CPU seconds, address space, file size, open files, core 0;
- *   - its own session and process group, and where the kernel allows its
- *     own PID namespace (the program is process 1 there: when it ends, or
- *     when it is killed, every process it started ends too, even one that
- *     called setsid) and network namespace (no interface but a loopback
- *     that is down: no network at all). As root these need nothing more; as
- *     another user they are made inside a new user namespace. When neither
- *     works the program runs without them, and a seccomp filter refuses
- *     internet sockets instead;
- *   - at most max_tasks processes and threads: a pids cgroup of its own
- *     when one can be made (the only limit that binds root and counts
- *     exactly this program), else RLIMIT_NPROC (counted per user: as
- *     root the program runs as `nobody`, which NPROC binds);
- *   - as root, the identity uid/gid (nobody by default), no supplementary
- *     groups; always no_new_privs (setuid binaries gain nothing);
- *   - a fresh working directory (mode 0700) removed at the end, whatever the
- *     program left in it; a clean environment: PATH, HOME (= the working
- *     directory), LANG, nothing else; no descriptors but 0, 1, 2.
- * sandbox_protections() says which of these are in force.
+ * What a sandboxed program gets (docs/stdio.md, "The sandbox"; who needs
+ * what from the machine: docs/operations.md, "Security model"):
+ *   - bubblewrap (Debian's `bwrap`) puts it in namespaces of its own: a
+ *     user namespace (as root, first a uid of its own from a pool, held by
+ *     no other program while it runs), a mount namespace (the system's
+ *     folders read-only, its own folder read-only at /bot, a fresh empty
+ *     HOME and private /tmp, /var/tmp, /dev/shm of limited size — all in
+ *     memory, gone with it — and nothing else: no data of the server, no
+ *     other program's files), a PID namespace with a procfs of its own (it
+ *     sees its own processes only), a network namespace (a loopback of its
+ *     own, nothing else), IPC and UTS namespaces; no_new_privs, no
+ *     capabilities, no further user namespaces;
+ *   - a seccomp filter (libseccomp): no ptrace, process_vm_readv/writev,
+ *     kcmp, pidfd_getfd, keyrings, BPF, perf, userfaultfd, io_uring, mounts,
+ *     namespaces, module or kexec calls;
+ *   - a cgroup of its own (cgroup.h): a CPU quota, a memory limit and a
+ *     task limit over all its processes; its CPU time counted over all of
+ *     them; frozen on request (between its turns);
+ *   - rlimits per process (CPU seconds, address space, file size, open
+ *     files, no core), its own session, a clean environment (PATH, HOME,
+ *     LANG), no descriptors but 0, 1, 2.
+ *
+ * Failing closed: every start checks what the machine gives (once per
+ * process: sandbox_check). When a part of the isolation is missing, no
+ * program starts — sandbox_start() fails with a message naming what is
+ * missing and how to provide it — unless the operator opted out
+ * (sandbox_setup.partial, the server's `[sandbox] isolation = partial`,
+ * or TESSERA_SANDBOX=partial in the environment); programs then run with
+ * what the machine has (at worst: rlimits, the uid change as root, the
+ * seccomp filter, no namespaces), and sandbox_isolation() says so.
  *
  * Reading: non-blocking pipes and poll() against an absolute deadline.
  * stdout is read as lines of at most max_line bytes; stderr is collected
@@ -33,15 +40,16 @@
  * noticed and stopped. Writing to stdin is queued and done while waiting,
  * so a program that does not read never blocks the caller.
  *
- * Ending: the whole program — PID namespace, pids cgroup, process group —
- * is killed with SIGKILL and reaped; no zombie and no descriptor is left
+ * Ending: the whole program — cgroup, PID namespace, process group — is
+ * killed with SIGKILL and reaped; no zombie and no descriptor is left
  * (every descriptor is O_CLOEXEC). The caller's signals are not touched:
  * SIGPIPE from a closed stdin is blocked around each write.
  *
  * If tessera dies, even by SIGKILL, its programs die too: each is bound to
- * the thread that started it (PR_SET_PDEATHSIG), so that thread must live
- * as long as the sandbox — start programs from threads that outlive them
- * (a worker pool's threads, the loop thread), never from a short-lived one.
+ * the thread that started it (PR_SET_PDEATHSIG, and bwrap's
+ * --die-with-parent inside), so that thread must live as long as the
+ * sandbox — start programs from threads that outlive them (a worker pool's
+ * threads, the loop thread), never from a short-lived one.
  *
  * Threads: a sandbox is used by one thread at a time. Times are on the
  * CLOCK_MONOTONIC clock in milliseconds (bot_now_ms()). Errors are negative
@@ -58,21 +66,55 @@
 
 #include "players/limits.h"
 
+/* ---- the machine: what the operator decides, once per process ---------------------- */
+
+typedef struct sandbox_setup {
+    bool partial;       /* opt-out: run programs with the isolation the machine has */
+    uint32_t uid_base;  /* as root: the first uid of the pool (0: PLAYER_UID_POOL_BASE) */
+    uint32_t uid_count; /* as root: how many uids (0: PLAYER_UID_POOL_SIZE) */
+    const char *const *hide; /* paths no program may see (the server's journal, its folder,
+                              * the token and config files), NULL-terminated; borrowed: they
+                              * must live as long as the process. NULL: none */
+} sandbox_setup;
+
+/* Set the policy (before the first program starts; later calls replace
+ * it). Without a call: full isolation required, the default pool, nothing
+ * hidden beyond what the sandbox never shows — unless TESSERA_SANDBOX=
+ * partial is in the environment. s is copied (not the hide list). */
+void sandbox_configure(const sandbox_setup *s);
+
+/* "full" when every program runs fully isolated, "partial" when the
+ * operator opted out and the machine lacks a part (programs then run with
+ * less), "unavailable" when programs are refused. For a server to tell
+ * everyone. */
+const char *sandbox_isolation(void);
+
+/* Can programs be started here? 0 when they run fully isolated, or when
+ * the operator opted out; else ENG_EINTERNAL with, in why, what is missing
+ * and how to provide it. The first call probes the machine (starts one
+ * sandbox, ~10 ms); later calls answer from that. why may be NULL. */
+int sandbox_check(char *why, size_t cap);
+
+/* ---- limits -------------------------------------------------------------------------- */
+
 /* What a sandbox may be given; sandbox_limits_default() fills the defaults
  * of players/limits.h. Zero in any field means its default, so a struct
  * zeroed and partly filled is complete. */
 typedef struct sandbox_limits {
-    int64_t cpu_s;      /* RLIMIT_CPU, seconds (SIGKILL one second after) */
-    int64_t memory_mb;  /* RLIMIT_AS, MiB */
+    int64_t cpu_s;      /* RLIMIT_CPU per process, seconds (SIGKILL one second after) */
+    int64_t memory_mb;  /* the cgroup's memory (all processes, their /tmp files), and
+                           RLIMIT_AS per process, MiB */
     int64_t file_mb;    /* RLIMIT_FSIZE, MiB */
     int64_t max_files;  /* RLIMIT_NOFILE */
     int64_t max_tasks;  /* processes + threads (pids cgroup / RLIMIT_NPROC) */
+    int64_t cpu_pct;    /* CPU quota of the cgroup, percent of one CPU */
+    int64_t tmp_mb;     /* size of each private tmpfs: HOME, /tmp, /var/tmp, /dev/shm */
     int64_t max_line;   /* bytes of one stdout line */
     int64_t max_stdout; /* stdout bytes per window (sandbox_new_window) before a flood */
     int64_t max_stderr; /* stderr bytes per window before a flood */
     int64_t max_unread; /* bytes queued for stdin that the program has not read (beyond the pipe) */
-    uint32_t uid, gid;  /* identity when started by root (0: the default, nobody) */
-    unsigned disable;   /* SANDBOX_P_* bits never to use (tests, diagnosis) */
+    unsigned disable;   /* SANDBOX_P_* bits never to use (tests, diagnosis): an explicit
+                           opt-out for this sandbox, as sandbox_setup.partial is for all */
 } sandbox_limits;
 
 void sandbox_limits_default(sandbox_limits *l);
@@ -81,45 +123,76 @@ void sandbox_limits_normalize(sandbox_limits *l);
 
 /* Protections, as bits (sandbox_protections). */
 enum {
-    SANDBOX_P_RLIMITS = 1u << 0,   /* CPU, AS, FSIZE, NOFILE, CORE */
-    SANDBOX_P_PGROUP = 1u << 1,    /* own session and process group */
-    SANDBOX_P_PIDNS = 1u << 2,     /* own PID namespace */
-    SANDBOX_P_NETNS = 1u << 3,     /* own network namespace: no network */
-    SANDBOX_P_USERNS = 1u << 4,    /* namespaces made inside a user namespace (not root) */
-    SANDBOX_P_CGROUP = 1u << 5,    /* pids cgroup of its own: max_tasks exactly */
-    SANDBOX_P_NPROC = 1u << 6,     /* RLIMIT_NPROC for max_tasks */
-    SANDBOX_P_UID = 1u << 7,       /* runs as uid/gid instead of root */
-    SANDBOX_P_SECCOMP = 1u << 8,   /* seccomp filter: no internet sockets (no netns) */
-    SANDBOX_P_WORKDIR = 1u << 9,   /* fresh working directory, removed at the end */
-    SANDBOX_P_CLEANENV = 1u << 10, /* PATH, HOME, LANG only */
-    SANDBOX_P_NONEWPRIVS = 1u << 11,
+    SANDBOX_P_RLIMITS = 1u << 0,    /* CPU, AS, FSIZE, NOFILE, CORE per process */
+    SANDBOX_P_PGROUP = 1u << 1,     /* own session and process group */
+    SANDBOX_P_USERNS = 1u << 2,     /* own user namespace (bubblewrap) */
+    SANDBOX_P_POOL_UID = 1u << 3,   /* root: a uid of its own from the pool */
+    SANDBOX_P_MOUNTNS = 1u << 4,    /* own mount namespace: its files only, private tmpfs */
+    SANDBOX_P_PIDNS = 1u << 5,      /* own PID namespace and procfs */
+    SANDBOX_P_NETNS = 1u << 6,      /* own network namespace: no network */
+    SANDBOX_P_IPCNS = 1u << 7,      /* own IPC (and UTS) namespace */
+    SANDBOX_P_SECCOMP = 1u << 8,    /* the seccomp filter */
+    SANDBOX_P_CPU = 1u << 9,        /* cgroup: CPU quota */
+    SANDBOX_P_CPUACCT = 1u << 10,   /* cgroup: CPU time of all its processes */
+    SANDBOX_P_MEMORY = 1u << 11,    /* cgroup: memory limit of all its processes */
+    SANDBOX_P_PIDS = 1u << 12,      /* cgroup: task limit */
+    SANDBOX_P_FREEZER = 1u << 13,   /* cgroup: frozen between turns */
+    SANDBOX_P_NPROC = 1u << 14,     /* RLIMIT_NPROC (no pids cgroup) */
+    SANDBOX_P_CLEANENV = 1u << 15,  /* PATH, HOME, LANG only */
+    SANDBOX_P_NONEWPRIVS = 1u << 16,
 };
 
-/* Names of the bits set in p, comma-separated ("rlimits, pgroup, pidns,
+/* The protections "fully isolated" means, for this process (root adds
+ * SANDBOX_P_POOL_UID). */
+unsigned sandbox_full(void);
+
+/* Names of the bits set in p, comma-separated ("rlimits, process group,
  * ..."), into buf; returns buf. */
 const char *sandbox_protections_text(unsigned p, char *buf, size_t cap);
 
-/* ---- the command -------------------------------------------------------------- */
+/* ---- the command -------------------------------------------------------------------- */
 
+/* A command as the caller wrote it, resolved on this machine, and how the
+ * program will see its files. The program's folder is the folder of its
+ * first argument that names a file (or the folder named), else the folder
+ * of the program itself when that is not a system program: it is shown
+ * read-only at SANDBOX_BOT_DIR, and the arguments inside it are rewritten
+ * so. A program outside the system's folders that is not in its folder (an
+ * interpreter of a virtual environment, say) is shown read-only at its own
+ * path with its installation (`prefix`). The folders of the caller's
+ * PYTHONPATH (a library such as the kit, kept outside the program's folder)
+ * are shown read-only at their own paths, and PYTHONPATH names them. Nothing
+ * else of the machine is shown but the system's folders. */
 typedef struct sandbox_cmd {
     int argc;
-    char *argv[SANDBOX_MAX_ARGS + 1]; /* into text; argv[0] is the program as written */
-    char path[4096];                  /* the program, absolute */
+    char *argv[SANDBOX_MAX_ARGS + 1]; /* into text: absolute paths on this machine */
+    char path[4096];                  /* the program as found on PATH: absolute, with its
+                                       * last link not followed (a venv's python3) */
+    char real[4096];                  /* the file that runs (every link followed) */
+    char folder[4096];                /* the program's folder ("" none) */
+    char prefix[4096];                /* an installation shown at its own path ("" none) */
+    char pypath[4096];                /* the caller's PYTHONPATH: its folders resolved,
+                                       * ':'-separated, each shown read-only ("" none) */
     char text[SANDBOX_CMD_MAX];       /* the arguments, NUL-separated */
 } sandbox_cmd;
 
 /* Split "PROGRAM ARGS..." on spaces and tabs (no quoting: an argument
  * cannot hold a space), resolve PROGRAM on the caller's PATH (or relative
- * to the current directory when it holds a '/'), and make absolute every
- * argument that is a relative path to an existing file or directory (the
- * program will run elsewhere). As root (unless lim disables SANDBOX_P_UID)
- * the program runs as lim->uid: PATH entries it could not run are skipped,
- * and a program or file argument it could not read is an error now rather
+ * to the current directory when it holds a '/'), make absolute every
+ * argument that is a relative path to an existing file or directory, and
+ * find the program's folder (above). As root the program runs as a uid of
+ * the pool: a program or file it could not read is an error now rather
  * than a crash later. lim may be NULL (defaults). Returns 0, or ENG_EINVAL
- * with a reason: empty command, too many or too long arguments, program not
- * found, not executable, or not readable by the sandbox's user. */
+ * with a reason: empty command, too many or too long arguments, program
+ * not found, not executable, not readable by the sandbox's user, a file
+ * argument outside the program's folder, a folder that is "/", a
+ * PYTHONPATH folder that is "/", hidden, unreadable, or one too many. */
 int sandbox_cmd_parse(const char *cmdline, const sandbox_limits *lim, sandbox_cmd *out, char *err,
                       size_t errcap);
+
+/* One line for the program's log: which file runs, as what
+ * ("/home/me/venv/bin/python3 (/usr/bin/python3.11) /bot/mybot.py"). */
+const char *sandbox_cmd_describe(const sandbox_cmd *cmd, char *buf, size_t cap);
 
 /* ---- life ---------------------------------------------------------------------- */
 
@@ -128,23 +201,32 @@ typedef struct sandbox sandbox;
 /* Start the program. Returns the sandbox, or NULL with a reason in err
  * (and *code, when not NULL, set): ENG_EIO when the program could not be
  * started (execve failed: the reason names the step and errno — the
- * program's fault, e.g. not readable by the sandbox's user), ENG_ENOMEM /
- * ENG_EINTERNAL for our side (pipes, fork, temporary directory). */
+ * program's fault), ENG_EINTERNAL when the machine cannot isolate it (the
+ * reason says what is missing, sandbox_check) or for our side (pipes,
+ * fork, cgroup), ENG_ENOMEM. The program runs at once; sandbox_pause()
+ * freezes it. */
 sandbox *sandbox_start(const sandbox_cmd *cmd, const sandbox_limits *lim, int *code, char *err,
                        size_t errcap);
 
-/* Kill everything the program started (namespace, cgroup, group), reap
- * it, remove its working directory and cgroup, close every descriptor.
- * Closes stdin first and gives the program grace_ms to exit by itself (0:
- * kill at once). NULL is ignored. */
+/* Kill everything the program started, reap it, remove its cgroup, close
+ * every descriptor; its namespaces and tmpfs go with it. Closes stdin
+ * first and gives the program grace_ms to exit by itself (0: kill at
+ * once), thawed. NULL is ignored. */
 void sandbox_destroy(sandbox *s, int grace_ms);
 
 /* Kill the program now (SIGKILL to all of it) and reap it; its output so
  * far stays readable through sandbox_stderr_take(). Idempotent. */
 void sandbox_kill(sandbox *s);
 
+/* Freeze every process of the program (between its turns: it uses no CPU
+ * and cannot think on another's time), or let it run again. No effect
+ * without SANDBOX_P_FREEZER. */
+void sandbox_pause(sandbox *s);
+void sandbox_resume(sandbox *s);
+
 unsigned sandbox_protections(const sandbox *s);
 pid_t sandbox_pid(const sandbox *s);
+/* Its working directory and HOME, as the program sees it. */
 const char *sandbox_workdir(const sandbox *s);
 
 /* ---- input and output ------------------------------------------------------------ */
@@ -162,6 +244,10 @@ void sandbox_close_stdin(sandbox *s);
 /* Start a new counting window for the flood limits (a new turn). */
 void sandbox_new_window(sandbox *s);
 
+/* sandbox_read_line ends with SANDBOX_CPU_LIMIT once the program's CPU
+ * time (sandbox_cpu_ms) reaches cpu_ms; 0: no such limit. */
+void sandbox_set_cpu_limit(sandbox *s, double cpu_ms);
+
 typedef enum sandbox_event {
     SANDBOX_LINE,      /* a line: *line (NUL-terminated, no '\n') until the next call */
     SANDBOX_TIMEOUT,   /* the deadline passed */
@@ -170,6 +256,7 @@ typedef enum sandbox_event {
     SANDBOX_CLOSED,    /* stdout closed, the program still runs */
     SANDBOX_LONG_LINE, /* a line longer than max_line (its rest is skipped) */
     SANDBOX_FLOOD,     /* more than max_stdout / max_stderr in this window */
+    SANDBOX_CPU_LIMIT, /* its CPU time reached the limit of sandbox_set_cpu_limit */
 } sandbox_event;
 
 /* Wait for the next line on stdout until deadline_ms (monotonic ms), while
@@ -182,6 +269,16 @@ sandbox_event sandbox_read_line(sandbox *s, double deadline_ms, const atomic_boo
  * dropped and counted (sandbox_strays). Returns SANDBOX_TIMEOUT normally,
  * SANDBOX_EXITED / SANDBOX_FLOOD when that happened. */
 sandbox_event sandbox_pump(sandbox *s, double until_ms);
+
+/* Let a program that was paused catch up before its turn: resumed, it
+ * reads what was written to it meanwhile (start, updates, game_over); we
+ * wait until it has read all of it, printed nothing and had no thread
+ * running or ready to run (with a cgroup: cg_busy — on a loaded machine a
+ * program that is not done may wait for a CPU) for SANDBOX_SETTLE_MS, or
+ * until until_ms. Lines it prints meanwhile answer
+ * nothing yet: dropped and counted as sandbox_pump's (sandbox_strays).
+ * Returns SANDBOX_TIMEOUT normally, SANDBOX_EXITED / SANDBOX_FLOOD. */
+sandbox_event sandbox_settle(sandbox *s, double until_ms);
 
 /* Lines dropped by sandbox_pump since the last call (printed outside a
  * turn); the first one's start, sanitised, into buf. Resets the count. */
@@ -196,6 +293,13 @@ bool sandbox_wait_exit(sandbox *s, double deadline_ms);
  * *total (may be NULL) receives how many bytes arrived in all. */
 size_t sandbox_stderr_take(sandbox *s, char *buf, size_t cap, uint64_t *total);
 
+/* A line of ours in the program's stderr log (SANDBOX_NOTE_PREFIX, text, a
+ * newline): it comes out with the stderr tail (and its bytes in the
+ * total), before what the program writes next; the flood limits do not
+ * count it. */
+#define SANDBOX_NOTE_PREFIX "[tessera] "
+void sandbox_note(sandbox *s, const char *text);
+
 /* ---- what happened ---------------------------------------------------------------- */
 
 typedef struct sandbox_status {
@@ -207,17 +311,20 @@ typedef struct sandbox_status {
     bool killed;       /* we killed it (deadline, flood, end) */
     bool start_failed; /* execve or a step before it failed (see start_error) */
     char start_error[160];
-    double cpu_ms;      /* user + system CPU of the program's process so far */
-    int64_t maxrss_kb;  /* its peak resident memory (when reaped) */
-    int64_t vm_peak_kb; /* its peak address space, sampled while it ran */
-    double wall_ms;     /* since it started */
+    double cpu_ms;       /* CPU time of all its processes so far */
+    int64_t maxrss_kb;   /* peak resident memory of its largest process (when reaped) */
+    int64_t mem_peak_kb; /* peak memory of all its processes (the cgroup's; else its
+                            largest process's address space, sampled) */
+    int oom_kills;       /* processes the kernel killed for the memory limit */
+    double wall_ms;      /* since it started */
 } sandbox_status;
 
 /* Check for an exit without waiting, then describe the program. */
 void sandbox_get_status(sandbox *s, sandbox_status *out);
 
-/* CPU time of the program's process (user + system, its threads; children
- * are counted once it has reaped them), ms: live while it runs. */
+/* CPU time of the program, ms: of all its processes and threads, ended
+ * ones included (the cgroup's), live. Without a cgroup, the sum over its
+ * live processes and those they reaped. */
 double sandbox_cpu_ms(sandbox *s);
 
 /* Which protections a sandbox started now with lim would get: the same

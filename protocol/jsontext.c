@@ -154,3 +154,13 @@ int jt_dump(textbuf *b, const json_t *v)
     b->p[b->len] = 0;
     return 0;
 }
+
+json_t *jt_fields(const char *fmt, va_list ap)
+{
+    json_t *o = NULL;
+    if (fmt) {
+        json_error_t e;
+        o = json_vpack_ex(&e, 0, fmt, ap);
+    }
+    return o ? o : json_object();
+}

@@ -15,6 +15,7 @@
 #define TESSERA_PROTOCOL_JSONTEXT_H
 
 #include <jansson.h>
+#include <stdarg.h>
 
 #include "engine/textbuf.h"
 
@@ -29,5 +30,11 @@ int jt_str(textbuf *b, const char *s, size_t n);
 
 /* Append an integer. Returns 0 or -1. */
 int jt_int(textbuf *b, long long v);
+
+/* A log line's fields: jansson's pack format fmt over ap as an object (new
+ * reference), or an empty object when fmt is NULL or does not pack — what
+ * the services hosted by the server (tournament/, classroom/) hand their
+ * host's log callback. */
+json_t *jt_fields(const char *fmt, va_list ap);
 
 #endif

@@ -74,6 +74,7 @@ static const char *const type_names[PROTO_NTYPES] = {
     [PROTO_COURSE_GAME] = "course_game",
     [PROTO_COURSE_CODE] = "course_code",
     [PROTO_COURSE_SUBMIT] = "course_submit",
+    [PROTO_ANALYZE] = "analyze",
 };
 
 /* Indexed by the enums of messages.h; NULL-terminated for enum_of(). */
@@ -139,13 +140,13 @@ json_t *proto_error(int code, const char *message, const json_t *id)
 {
     json_t *r = json_object();
     if (!r || json_object_set_new(r, "type", json_string("error")) ||
-        json_object_set_new(r, "code", json_string(eng_err_code(code))))
+        json_object_set_new(r, "code", json_string(wire_err_code(code))))
         goto fail;
     /* json_string() refuses invalid UTF-8: fall back to the table's message
      * rather than send no message at all. */
     json_t *text = message && message[0] ? json_string(message) : NULL;
     if (!text)
-        text = json_string(eng_err_message(code));
+        text = json_string(wire_err_message(code));
     if (json_object_set_new(r, "message", text))
         goto fail;
     if (id && json_object_set_new(r, "id", json_deep_copy(id)))
@@ -995,6 +996,18 @@ static int dec_create_tournament(dctx *c, proto_msg *m)
     return 0;
 }
 
+/* analyze: a finished match (docs/analysis.md). */
+static int dec_analyze(dctx *c, proto_msg *m)
+{
+    static const field fields[] = {COMMON_FIELDS, {"match", true}};
+    json_error_t e;
+    json_t *t, *id = NULL, *match;
+    if (json_unpack_ex(m->root, &e, JSON_STRICT, "{s:o, s?o, s:o}", "type", &t, "id", &id, "match",
+                       &match))
+        return shape_fail(c, m->root, NULL, fields, NFIELDS(fields), &e);
+    return want_ident(c, match, "match", PROTO_MATCH_ID_MAX, &m->match);
+}
+
 /* get_record: the match, and optionally the admin token (which adds the
  * logs of the match's external programs). */
 static int dec_get_record(dctx *c, proto_msg *m)
@@ -1196,6 +1209,7 @@ static const decoder decoders[PROTO_NTYPES] = {
     [PROTO_COURSE_GAME] = dec_course,
     [PROTO_COURSE_CODE] = dec_course,
     [PROTO_COURSE_SUBMIT] = dec_course,
+    [PROTO_ANALYZE] = dec_analyze,
 };
 
 /* A parse failure in our words. Numbers out of range are valid JSON that we

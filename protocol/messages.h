@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "protocol/errors.h"
 #include "engine/eng.h"
 
 #define PROTO_VERSION 1     /* the first version; a hello may ask for any up to ... */
@@ -81,6 +82,7 @@ typedef enum proto_type {
     PROTO_COURSE_GAME,
     PROTO_COURSE_CODE,
     PROTO_COURSE_SUBMIT,
+    PROTO_ANALYZE, /* a finished match's analysis (docs/analysis.md) */
     PROTO_NTYPES
 } proto_type;
 
@@ -186,7 +188,7 @@ typedef struct proto_msg {
     const char *client;       /* may be NULL */
     /* list_matches */
     int status;               /* enum proto_list_status */
-    /* join, spectate, unspectate, move, resign, resume, get_record */
+    /* join, spectate, unspectate, move, resign, resume, get_record, analyze */
     const char *match;        /* NULL when absent (resign/move may name it or not) */
     int seat;                 /* join; move and resign when has_seat */
     bool has_seat;            /* move, resign: "seat" given (one of the connection's seats) */

@@ -105,8 +105,8 @@ json_t *stdio_game_over(const char *match, const json_t *result)
 
 json_t *stdio_error(int code, const char *message)
 {
-    return json_pack("{s:s, s:s, s:s}", "type", "error", "code", eng_err_code(code), "message",
-                     message ? message : eng_err_message(code));
+    return json_pack("{s:s, s:s, s:s}", "type", "error", "code", wire_err_code(code), "message",
+                     message ? message : wire_err_message(code));
 }
 
 json_t *stdio_scores(const eng_game *g, const void *st)

@@ -30,6 +30,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "protocol/errors.h"
 #include "engine/eng.h"
 #include "protocol/wire.h"
 

@@ -17,8 +17,11 @@ set -euo pipefail
 # libwebsockets-evlib-uv: lws loads its libuv glue at run time (docs/ARCHITECTURE.md)
 # libpq-dev, libhiredis-dev: PostgreSQL storage and Redis events for several servers
 # (docs/scaling.md); the program links them whether or not it is run that way
+# libseccomp-dev, bubblewrap: the untrusted programs' sandbox (players/sandbox.h): the
+# program links libseccomp, and starts bwrap for every cmd: program and course upload
 build_pkgs=(gcc make cmake pkg-config libjansson-dev libuv1-dev libwebsockets-dev
-            libwebsockets-evlib-uv libsqlite3-dev libssl-dev libpq-dev libhiredis-dev)
+            libwebsockets-evlib-uv libsqlite3-dev libssl-dev libpq-dev libhiredis-dev
+            libseccomp-dev bubblewrap)
 # chromium: the web UI tests (tests/web); sqlite3: reading journals in tests; python3: the
 # example bot of docs/examples/ played through `tessera bridge`, `tessera doctor`, as an
 # external program and as a tournament participant (tests/players, tests/cli); openssl: the

@@ -3,7 +3,7 @@
  * (cluster.h says what it promises; docs/scaling.md why it is built so).
  *
  * Ownership. Every server has a row in tessera_instances carrying its lease
- * (renewed by every journal batch, journal_pg.c) and every live match row names
+ * (renewed by every journal batch, journal/pg.c) and every live match row names
  * its owner. Once a second each server reads the instances: one whose lease
  * expired is taken over by whichever server first deletes its row — in the
  * same transaction as moving its matches (and tournaments) to itself — and
@@ -54,7 +54,7 @@
 #include "match_views.h"
 #include "registry.h"
 #include "storage/db.h"
-#include "journal.h"
+#include "journal/journal.h"
 
 #define HASH_SIZE 4096 /* buckets of each connection index (a power of 2) */
 
@@ -83,8 +83,8 @@ static rconn *rc(conn *c)
 }
 
 typedef struct inst {
-    char name[SRV_INSTANCE_MAX + 1];
-    char channel[SRV_INSTANCE_MAX + SRV_TOKEN_LEN + 16]; /* tessera:ID:i:NAME */
+    char name[JOURNAL_INSTANCE_MAX + 1];
+    char channel[JOURNAL_INSTANCE_MAX + SRV_TOKEN_LEN + 16]; /* tessera:ID:i:NAME */
     bool live;                           /* its lease is current (last tick) */
 } inst;
 
@@ -119,7 +119,7 @@ struct cluster {
 
 static int inst_index(struct cluster *cl, const char *name, size_t n)
 {
-    if (n == 0 || n > SRV_INSTANCE_MAX)
+    if (n == 0 || n > JOURNAL_INSTANCE_MAX)
         return -1;
     for (int i = 0; i < cl->ninsts; i++)
         if (strlen(cl->insts[i].name) == n && !memcmp(cl->insts[i].name, name, n))
@@ -456,10 +456,10 @@ static void on_forward(struct cluster *cl, const char *p, size_t n)
     const char *nl = memchr(p, '\n', n);
     if (!nl)
         return;
-    char edge[SRV_INSTANCE_MAX + 1], peer[64];
+    char edge[JOURNAL_INSTANCE_MAX + 1], peer[64];
     uint64_t id = 0;
     int proto = 0;
-    char headbuf[SRV_INSTANCE_MAX + 128];
+    char headbuf[JOURNAL_INSTANCE_MAX + 128];
     size_t hl = (size_t)(nl - p);
     if (hl >= sizeof headbuf)
         return;
@@ -490,7 +490,7 @@ static void on_forward(struct cluster *cl, const char *p, size_t n)
 /* C EDGE CONN */
 static void on_left(struct cluster *cl, const char *p)
 {
-    char edge[SRV_INSTANCE_MAX + 1];
+    char edge[JOURNAL_INSTANCE_MAX + 1];
     uint64_t id = 0;
     if (sscanf(p, "C %64s %" SCNu64, edge, &id) != 2)
         return;
@@ -566,7 +566,7 @@ static void on_redis_message(redisAsyncContext *ac, void *r, void *priv)
     case 'O': on_output(cl, p, n, false); break;
     case 'X': on_output(cl, p, n, true); break;
     case 'D': {
-        char dead[SRV_INSTANCE_MAX + 1], taker[SRV_INSTANCE_MAX + 1];
+        char dead[JOURNAL_INSTANCE_MAX + 1], taker[JOURNAL_INSTANCE_MAX + 1];
         if (sscanf(p, "D %64s %64s", dead, taker) == 2) {
             int d = inst_index(cl, dead, strlen(dead));
             if (d >= 0 && d != cl->self) {
@@ -586,7 +586,7 @@ static bool forward_raw(struct cluster *cl, conn *c, int owner, const char *raw,
                         const json_t *msg_id, bool seat)
 {
     if (!redis_up(cl)) {
-        conn_error(c, ENG_EUNAVAILABLE,
+        conn_error(c, WIRE_EUNAVAILABLE,
                    cl->redis_wanted ? "this is on another server, and the link between servers "
                                       "is down; try again shortly"
                                     : "this is on another server of this cluster; connect to it "
@@ -599,7 +599,7 @@ static bool forward_raw(struct cluster *cl, conn *c, int owner, const char *raw,
         conn_error(c, ENG_ENOMEM, "out of memory", msg_id);
         return true;
     }
-    char head[SRV_INSTANCE_MAX + 128];
+    char head[JOURNAL_INSTANCE_MAX + 128];
     int hl = snprintf(head, sizeof head, "F %s %" PRIu64 " %d %s\n", cl->insts[cl->self].name,
                       c->id, c->proto, c->peer[0] ? c->peer : "-");
     f->mask |= 1ull << owner;
@@ -655,7 +655,7 @@ static void restore_owned(struct cluster *cl, const char *from)
 static bool take_over(struct cluster *cl, const char *name)
 {
     srv *s = cl->s;
-    int lease = s->cfg.lease_ms > 0 ? s->cfg.lease_ms : SRV_LEASE_MS;
+    int lease = s->cfg.lease_ms > 0 ? s->cfg.lease_ms : JOURNAL_LEASE_MS;
     if (journal_up_ms(s->db) < (uint64_t)lease)
         return false; /* we may be back from an outage the others are not yet back from */
     db_conn *d = journal_db(s->db);
@@ -710,7 +710,7 @@ static bool take_over(struct cluster *cl, const char *name)
         return false;
     }
     cl->st.takeovers++;
-    char head[2 * SRV_INSTANCE_MAX + 8];
+    char head[2 * JOURNAL_INSTANCE_MAX + 8];
     int hl = snprintf(head, sizeof head, "D %s %s\n", name, s->instance);
     publish(cl, cl->all_channel, head, (size_t)hl, NULL, 0);
     restore_owned(cl, name);
@@ -750,7 +750,7 @@ static void on_tick(uv_timer_t *t)
                    "SELECT id, expires_at < clock_timestamp() FROM tessera_instances ORDER BY id",
                    &q) != DB_OK)
         return;
-    char dead[8][SRV_INSTANCE_MAX + 1];
+    char dead[8][JOURNAL_INSTANCE_MAX + 1];
     int ndead = 0, live = 0;
     bool seen[SRV_MAX_INSTANCES] = {false};
     int rc;
@@ -832,7 +832,7 @@ int cluster_start(srv *s, const cluster_apps *apps, char *err, size_t errcap)
     s->cluster = cl;
     uv_timer_init(s->loop, &cl->tick);
     cl->tick.data = cl;
-    uv_timer_start(&cl->tick, on_tick, 0, SRV_LEASE_BEAT_MS);
+    uv_timer_start(&cl->tick, on_tick, 0, JOURNAL_LEASE_BEAT_MS);
     uv_unref((uv_handle_t *)&cl->tick);
     uv_check_init(s->loop, &cl->reap);
     cl->reap.data = cl;
@@ -893,7 +893,7 @@ void cluster_conn_closed(conn *c)
             *p = f->hnext;
             break;
         }
-    char head[SRV_INSTANCE_MAX + 40];
+    char head[JOURNAL_INSTANCE_MAX + 40];
     int hl = snprintf(head, sizeof head, "C %s %" PRIu64 "\n", cl->insts[cl->self].name, c->id);
     for (int i = 0; i < cl->ninsts; i++)
         if (f->mask & (1ull << i))
@@ -987,7 +987,7 @@ bool cluster_route(conn *c, const proto_msg *m, const char *raw, size_t len)
     case PROTO_UNWATCH_TOURNAMENT:
     case PROTO_GET_TOURNAMENT_PLOTS: {
         const char *owner = NULL;
-        char name[SRV_INSTANCE_MAX + 1];
+        char name[JOURNAL_INSTANCE_MAX + 1];
         if (cl->apps.tour_owner && cl->apps.tour_owner(c->srv, m->tournament, name, sizeof name) == 1)
             owner = name;
         int o = owner ? inst_index(cl, owner, strlen(owner)) : -1;

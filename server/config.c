@@ -63,6 +63,7 @@ typedef struct cfg_key {
 static const char *const log_levels[] = {"debug", "info", "warn", "error", NULL};
 static const char *const whos[] = {"auto", "anyone", "admin", NULL};
 static const char *const checks[] = {"off", "quick", "full", NULL};
+static const char *const isolations[] = {"full", "partial", NULL};
 
 #define F(field) offsetof(srv_config, field)
 
@@ -135,11 +136,21 @@ static const cfg_key keys[] = {
     {"quota", "connections_per_address", K_INT, F(quota_conns), 0, 1000000, NULL,
      "connections one address may hold at once (at most a quarter of max_connections); 0 = that "
      "quarter"},
-    {"courses", "gate_jobs", K_INT, F(course_jobs), 1, 16, NULL,
-     "course submissions whose gates (or finals) are played at once, two games each"},
+    {"courses", "gate_jobs", K_INT, F(course_jobs), 0, 16, NULL,
+     "course submissions whose gates are played at once, two games each; 0 = half the cores "
+     "(at least 2)"},
     {"courses", "files", K_STR, F(course_files), 0, 0, NULL,
      "folder of the submissions' files; empty = DB.files beside the SQLite file "
      "(on PostgreSQL: ./tessera-files)"},
+    {"sandbox", "isolation", K_ENUM, F(sandbox_partial), 0, 0, isolations,
+     "programs (cmd:) run fully isolated or not at all (full), or with what the machine has "
+     "(partial: an explicit opt-out, shown to every client)"},
+    {"sandbox", "uid_base", K_INT, F(sandbox_uid_base), 0, 2147418112, NULL,
+     "as root: the first uid of the pool programs run as, one each; 0 = 1879048192"},
+    {"sandbox", "uids", K_INT, F(sandbox_uids), 0, 1048576, NULL,
+     "as root: how many uids the pool has; 0 = 65536"},
+    {"sandbox", "cpu_percent", K_INT, F(sandbox_cpu_pct), 0, 6400, NULL,
+     "each program's CPU quota, percent of one CPU (all its processes); 0 = 100"},
     {"metrics", "enabled", K_BOOL, F(metrics), 0, 0, NULL, "serve GET /metrics (Prometheus)"},
     {"metrics", "allow", K_ADDRS, F(metrics_allow), 0, 0, NULL,
      "addresses (CIDR) that may read /metrics; empty = anyone"},
@@ -156,13 +167,13 @@ void srv_config_defaults(srv_config *cfg)
     cfg->log_level = 1;
     cfg->idle_timeout_ms = SRV_HANGUP_IDLE_S * 1000;
     cfg->db_path = "tessera.db";
-    cfg->lease_ms = SRV_LEASE_MS;
+    cfg->lease_ms = JOURNAL_LEASE_MS;
     cfg->busy_timeout_ms = SRV_BUSY_TIMEOUT_MS;
     cfg->check = SRV_CHECK_QUICK;
     cfg->max_matches = SRV_MAX_LIVE_MATCHES;
     cfg->max_spectators = SRV_MAX_SPECTATORS;
     cfg->finished_kept = SRV_MAX_FINISHED_KEPT;
-    cfg->course_jobs = 2;
+    cfg->course_jobs = 0;
     cfg->bot_threads = 1;
     cfg->rate_per_sec = SRV_RATE_PER_SEC;
     cfg->rate_burst = SRV_RATE_BURST;
@@ -199,105 +210,6 @@ static const char *keep(srv_config *cfg, const char *text)
     return s->text;
 }
 
-/* ---- address lists ---------------------------------------------------------------- */
-
-/* One address or CIDR block ("10.0.0.0/8", "::1", "fd00::/8"). */
-static int cidr_parse(const char *text, srv_cidr *out)
-{
-    char buf[INET6_ADDRSTRLEN + 8];
-    if (strlen(text) >= sizeof buf)
-        return -1;
-    strcpy(buf, text);
-    char *slash = strchr(buf, '/');
-    long bits = -1;
-    if (slash) {
-        *slash = 0;
-        char *end;
-        errno = 0;
-        bits = strtol(slash + 1, &end, 10);
-        if (!slash[1] || *end || errno)
-            return -1;
-    }
-    memset(out, 0, sizeof *out);
-    if (inet_pton(AF_INET, buf, out->addr) == 1) {
-        out->family = AF_INET;
-        if (bits > 32)
-            return -1;
-        out->bits = bits < 0 ? 32 : (int)bits;
-    } else if (inet_pton(AF_INET6, buf, out->addr) == 1) {
-        out->family = AF_INET6;
-        if (bits > 128)
-            return -1;
-        out->bits = bits < 0 ? 128 : (int)bits;
-    } else {
-        return -1;
-    }
-    return 0;
-}
-
-int srv_cidr_parse_list(const char *text, srv_cidr *out, int max, char *err, size_t errcap)
-{
-    int n = 0;
-    if (!text)
-        return 0;
-    const char *p = text;
-    while (*p) {
-        while (*p == ' ' || *p == '\t' || *p == ',')
-            p++;
-        if (!*p)
-            break;
-        size_t len = strcspn(p, " \t,");
-        char one[80];
-        if (len >= sizeof one) {
-            snprintf(err, errcap, "'%.40s...' is not an address", p);
-            return -1;
-        }
-        memcpy(one, p, len);
-        one[len] = 0;
-        srv_cidr c;
-        if (cidr_parse(one, &c) != 0) {
-            snprintf(err, errcap,
-                     "'%s' is not an address or address block (e.g. 10.0.0.0/8, ::1, "
-                     "fd00::/8)",
-                     one);
-            return -1;
-        }
-        if (n == max) {
-            snprintf(err, errcap, "more than %d addresses", max);
-            return -1;
-        }
-        out[n++] = c;
-        p += len;
-    }
-    return n;
-}
-
-bool srv_addr_parse(const char *text, srv_cidr *out)
-{
-    if (!text)
-        return false;
-    /* lws reports IPv4 clients of a dual-stack socket as ::ffff:a.b.c.d */
-    if (strncmp(text, "::ffff:", 7) == 0 && strchr(text + 7, '.'))
-        text += 7;
-    return cidr_parse(text, out) == 0 && !strchr(text, '/');
-}
-
-bool srv_cidr_match(const srv_cidr *list, int n, const srv_cidr *a)
-{
-    for (int i = 0; i < n; i++) {
-        const srv_cidr *c = &list[i];
-        if (c->family != a->family)
-            continue;
-        int full = c->bits / 8, rest = c->bits % 8;
-        if (memcmp(c->addr, a->addr, (size_t)full) != 0)
-            continue;
-        if (rest && ((c->addr[full] ^ a->addr[full]) & (0xff << (8 - rest))))
-            continue;
-        return true;
-    }
-    return false;
-}
-
 bool srv_config_loopback(const srv_config *cfg)
 {
     const char *h = cfg->host;
@@ -306,7 +218,7 @@ bool srv_config_loopback(const srv_config *cfg)
     if (strcmp(h, "localhost") == 0)
         return true;
     srv_cidr a;
-    if (cidr_parse(h, &a) != 0)
+    if (!srv_addr_parse(h, &a))
         return false; /* an interface name: not known to be loopback */
     if (a.family == AF_INET)
         return a.addr[0] == 127;
@@ -741,7 +653,7 @@ void srv_config_print(const srv_config *cfg, FILE *out)
 bool srv_instance_valid(const char *name)
 {
     size_t n = strlen(name);
-    return n >= 1 && n <= SRV_INSTANCE_MAX &&
+    return n >= 1 && n <= JOURNAL_INSTANCE_MAX &&
            strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._:-") == n;
 }
 

@@ -25,7 +25,7 @@
 #include <string.h>
 
 #include "conn.h"
-#include "journal.h"
+#include "journal/journal.h"
 
 conn *conn_create(srv *s, const conn_ops *ops, size_t link_size)
 {

@@ -16,7 +16,7 @@
 #include "courses.h"
 #include "internal.h"
 #include "registry.h"
-#include "journal.h"
+#include "journal/journal.h"
 #include "tournaments.h"
 
 struct courses {

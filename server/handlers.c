@@ -13,6 +13,7 @@
 #include <openssl/crypto.h>
 
 #include "access.h"
+#include "analyze.h"
 #include "cluster.h"
 #include "conn.h"
 #include "courses.h"
@@ -21,11 +22,12 @@
 #include "tokidx.h"
 #include "match.h"
 #include "match_views.h"
+#include "players/sandbox.h"
 #include "programs.h"
 #include "protocol/record.h"
 #include "registry.h"
 #include "storage/db.h"
-#include "journal.h"
+#include "journal/journal.h"
 #include "table.h"
 #include "tournaments.h"
 
@@ -40,6 +42,9 @@ static void reply_welcome(conn *c, const proto_msg *m)
     if (courses_available(s) || cluster_has_role(c->srv, CLUSTER_COORDINATOR))
         json_array_append_new(caps, json_string("courses"));
     json_object_set_new(r, "capabilities", caps);
+    /* how programs run here (players/sandbox.h): "partial" is the
+     * operator's opt-out, told to everyone */
+    json_object_set_new(r, "sandbox", json_string(sandbox_isolation()));
     json_object_set_new(r, "limits",
                         json_pack("{s:i, s:i, s:i, s:i}", "max_message_bytes", SRV_MAX_MESSAGE,
                                   "messages_per_second", s->cfg.rate_per_sec, "burst",
@@ -182,7 +187,7 @@ static match *need_match(conn *c, const char *id, const json_t *msg_id)
     /* a finished match no longer held (or another server's) is read back */
     match *x = id ? match_find_stored(c->srv, id) : NULL;
     if (!x)
-        conn_error(c, ENG_EUNKNOWN_MATCH, "no match with that id", msg_id);
+        conn_error(c, WIRE_EUNKNOWN_MATCH, "no match with that id", msg_id);
     return x;
 }
 
@@ -192,7 +197,7 @@ static void join(conn *c, const proto_msg *m)
     if (!x)
         return;
     if (m->seat < 0 || m->seat >= x->nseats || x->seats[m->seat].kind != SEAT_OPEN) {
-        conn_error(c, ENG_ENO_SUCH_SEAT, "no open seat with that number in this match", m->id);
+        conn_error(c, WIRE_ENO_SUCH_SEAT, "no open seat with that number in this match", m->id);
         return;
     }
     struct seat *t = &x->seats[m->seat];
@@ -201,11 +206,11 @@ static void join(conn *c, const proto_msg *m)
         return;
     }
     if (x->status == MATCH_FINISHED) {
-        conn_error(c, ENG_EMATCH_OVER, "the match has already ended", m->id);
+        conn_error(c, WIRE_EMATCH_OVER, "the match has already ended", m->id);
         return;
     }
     if (t->conn) {
-        conn_error(c, ENG_ESEAT_TAKEN,
+        conn_error(c, WIRE_ESEAT_TAKEN,
                    "a connection holds this seat; use resume with the resume token", m->id);
         return;
     }
@@ -233,7 +238,7 @@ static void resume(conn *c, const proto_msg *m)
         (x->seats[i].kind == SEAT_OPEN || x->seats[i].kind == SEAT_REMOTE) &&
         access_token_ok(m->resume_token, x->seats[i].resume)) {
         if (x->status == MATCH_FINISHED) {
-            conn_error(c, ENG_EMATCH_OVER, "the match has already ended", m->id);
+            conn_error(c, WIRE_EMATCH_OVER, "the match has already ended", m->id);
             return;
         }
         table_take_seat(c, x, i, "resumed", m->resume_token, m->id);
@@ -243,7 +248,7 @@ static void resume(conn *c, const proto_msg *m)
      * journal of before hashed tokens indexed their text) */
     if (journal_resume_status(c->srv->db, h) == MATCH_FINISHED ||
         journal_resume_status(c->srv->db, m->resume_token) == MATCH_FINISHED)
-        conn_error(c, ENG_EMATCH_OVER, "the match has already ended", m->id);
+        conn_error(c, WIRE_EMATCH_OVER, "the match has already ended", m->id);
     else
         conn_error(c, ENG_EBAD_TOKEN, "no seat has that resume token", m->id);
 }
@@ -322,11 +327,11 @@ static match *played_match(conn *c, const proto_msg *m, int *seat)
         return moving;
     }
     if (count > 1 && over == count) {
-        conn_error(c, ENG_EMATCH_OVER, "the match has already ended", m->id);
+        conn_error(c, WIRE_EMATCH_OVER, "the match has already ended", m->id);
         return NULL;
     }
     if (count > 1 && nmoving == 0) {
-        conn_error(c, ENG_ENOT_YOUR_TURN,
+        conn_error(c, WIRE_ENOT_YOUR_TURN,
                    "none of the seats this connection holds is to move: name the seat", m->id);
         return NULL;
     }
@@ -337,15 +342,15 @@ static match *played_match(conn *c, const proto_msg *m, int *seat)
     }
     char e[96];
     if (m->match && !match_find(c->srv, m->match))
-        conn_error(c, ENG_EUNKNOWN_MATCH, "no match with that id", m->id);
+        conn_error(c, WIRE_EUNKNOWN_MATCH, "no match with that id", m->id);
     else if (m->has_seat && held > 0) {
         snprintf(e, sizeof e, "this connection does not hold seat %d%s", m->seat,
                  m->match ? " in that match" : "");
-        conn_error(c, ENG_EWRONG_SEAT, e, m->id);
+        conn_error(c, WIRE_EWRONG_SEAT, e, m->id);
     } else if (m->match)
-        conn_error(c, ENG_EWRONG_SEAT, "this connection holds no seat in that match", m->id);
+        conn_error(c, WIRE_EWRONG_SEAT, "this connection holds no seat in that match", m->id);
     else
-        conn_error(c, ENG_ENOT_JOINED, "join a seat before sending moves", m->id);
+        conn_error(c, WIRE_ENOT_JOINED, "join a seat before sending moves", m->id);
     return NULL;
 }
 
@@ -364,7 +369,7 @@ static void resign(conn *c, const proto_msg *m)
     if (!x)
         return;
     if (x->status == MATCH_FINISHED) {
-        conn_error(c, ENG_EMATCH_OVER, "the match has already ended", m->id);
+        conn_error(c, WIRE_EMATCH_OVER, "the match has already ended", m->id);
         return;
     }
     conn_send(c, proto_reply("resigned", m->id));
@@ -481,7 +486,7 @@ bool handle_message(conn *c, const char *buf, size_t len)
         conn_error(c, rc, err, id);
         json_decref(id);
         if (rc == ENG_EBAD_JSON || rc == ENG_EBAD_VERSION || rc == ENG_ETOO_LARGE || !c->hello)
-            conn_close_after(c, LWS_CLOSE_STATUS_POLICY_VIOLATION, eng_err_code(rc));
+            conn_close_after(c, LWS_CLOSE_STATUS_POLICY_VIOLATION, wire_err_code(rc));
         return false;
     }
     if (!c->hello && m.type != PROTO_HELLO) {
@@ -523,6 +528,7 @@ bool handle_message(conn *c, const char *buf, size_t len)
     case PROTO_RESUME: resume(c, &m); break;
     case PROTO_REPLAY: replay(c, &m); break;
     case PROTO_GET_RECORD: get_record(c, &m); break;
+    case PROTO_ANALYZE: analyze_handle(c, &m); break;
     case PROTO_REGISTER: handle_register(c, &m); break;
     case PROTO_UNREGISTER: handle_unregister(c, &m); break;
     case PROTO_CREATE_TOURNAMENT:

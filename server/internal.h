@@ -15,7 +15,7 @@
  *   match_clock.h  clocks and timeout policies (match_clock.c)
  *   agents.h       in-process bots on the libuv thread pool (agents.c)
  *   journal.h      the journal: writes as rows, holds, faults, the reader
- *                  (journal.c over journal_sqlite.c or journal_pg.c)
+ *                  (journal.c over journal/sqlite.c or journal/pg.c)
  *   base.h         logs, histograms, clocks, tokens, addresses (log.c, config.c)
  *   programs.h     external programs (cmd:) in seats, one worker thread each
  *   registry.h     registered remote bots and the admin token (registry.c);
@@ -52,8 +52,9 @@
 #include <sys/types.h>
 
 #include "bots/bot.h"
+#include "base/base.h"
 #include "engine/eng.h"
-#include "base.h"
+#include "journal/journal.h"
 #include "limits.h"
 #include "protocol/chance.h"
 #include "protocol/jsontext.h"
@@ -236,10 +237,9 @@ struct match {
 };
 
 
-/* Error codes, counted by the wire code (errors.h has one entry each). */
-#define SRV_CNT_ERR_(name, wire, msg) +1
-enum { SRV_NERR = 1 ENG_ERR_MAP(SRV_CNT_ERR_) };
-#undef SRV_CNT_ERR_
+/* Error codes, counted by the wire code (0 and the codes of both tables,
+ * protocol/errors.h). */
+enum { SRV_NERR = 1 + WIRE_ERR_COUNT };
 
 /* Why matches ended (result.reason), counted; anything else is "other". */
 #define SRV_REASONS(X)                                                                       \
@@ -280,8 +280,8 @@ typedef struct srv_test_hooks {
     uint64_t seed;                    /* the next match's seed */
     int readonly_after;               /* > 0: appends before the database turns read-only */
     int bot_illegal_turn;             /* > 0: the search answering this turn cheats */
-    char fault_file[512];             /* names the journal fault in force (journal_sqlite.c) */
-    char sync_log[512];               /* --durable: the WAL size each sync covered (journal_sqlite.c) */
+    char fault_file[512];             /* names the journal fault in force (journal/sqlite.c) */
+    char sync_log[512];               /* --durable: the WAL size each sync covered (journal/sqlite.c) */
     int standings_delay_ms;           /* > 0: each standings job takes this much longer */
 } srv_test_hooks;
 
@@ -324,11 +324,11 @@ struct srv {
     int nfinished;                    /* finished matches held in memory */
     uint64_t finished;                /* matches finished since start */
     journal *db;                      /* the journal (journal.h), or NULL */
-    char instance[SRV_INSTANCE_MAX + 1]; /* this server's name among several ([cluster]) */
+    char instance[JOURNAL_INSTANCE_MAX + 1]; /* this server's name among several ([cluster]) */
     int max_live_matches;             /* SRV_MAX_LIVE_MATCHES, or a test hook's */
     int max_spectators;               /* SRV_MAX_SPECTATORS, or a test hook's */
     int finished_kept;                /* SRV_MAX_FINISHED_KEPT, or a test hook's */
-    int wal_reset_frames;             /* SRV_WAL_RESET_FRAMES, or a test hook's */
+    int wal_reset_frames;             /* JOURNAL_WAL_RESET_FRAMES, or a test hook's */
     int idle_timeout_s;               /* keep-alive hang-up (cfg.idle_timeout_ms, rounded up) */
     lws_retry_bo_t keepalive;         /* lws' idle policy: off (net.c keeps connections alive) */
     uv_timer_t keep_timer;            /* net.c's keep-alive sweep */
@@ -382,7 +382,10 @@ bool srv_instance_valid(const char *name);
 const char *srv_storage_target(const srv_config *cfg);
 
 /* Milliseconds on the loop's monotonic clock (srv_loop_now). */
-uint64_t srv_now(const srv *s);
+static inline uint64_t srv_now(const srv *s)
+{
+    return srv_loop_now(s->loop);
+}
 /* Set the server's limits to their defaults in limits.h (no config, no test
  * hooks): live matches, spectators, finished matches kept, idle timeout. */
 void srv_limits_default(srv *s);

@@ -122,6 +122,14 @@
 #define SRV_MAX_HASHING       8
 /* Registered names kept in the database. */
 #define SRV_MAX_REGISTERED 100000
+/* analyze (server/analyze.c): games searched again at once — each takes a
+ * pool thread for seconds (a Carcassonne game ~15 s of CPU), and the pool
+ * also runs the in-process bots' searches; requests one connection may
+ * have waiting (one game at a time per viewer); viewers waiting for one
+ * game's report. */
+#define SRV_ANALYZE_JOBS 2
+#define SRV_ANALYZE_PER_CONN 1
+#define SRV_ANALYZE_WAITERS 64
 
 /* While another process holds the database's write lock (an operator's
  * sqlite3 shell, a backup tool that writes), a write of the journal waits
@@ -182,15 +190,6 @@
  * what the server must do itself (a draw, a move a policy plays, an
  * in-process bot's move) is tried again this often, never in a busy loop. */
 #define SRV_STORAGE_RETRY_MS 1000
-/* Several servers on one PostgreSQL database (docs/scaling.md): an instance
- * name is at most SRV_INSTANCE_MAX characters of [A-Za-z0-9._:-] (it goes
- * into SQL and Redis channel names); a server's lease lasts SRV_LEASE_MS
- * unless [cluster] lease_ms says otherwise, and is renewed at least every
- * SRV_LEASE_BEAT_MS (every journal batch renews it too): a dead server's
- * matches are taken over once its lease has expired. */
-#define SRV_INSTANCE_MAX 64
-#define SRV_LEASE_MS 5000
-#define SRV_LEASE_BEAT_MS 1000
 /* Servers one server keeps track of (its table of names; a connection's
  * forwards are a 64-bit mask over it). */
 #define SRV_MAX_INSTANCES 64
@@ -202,14 +201,6 @@
 /* Other servers' matches a lobby list shows at most (newest first). */
 #define SRV_MAX_LISTED_REMOTE 1000
 
-/* The journal's WAL is started again from its beginning once it holds
- * this many frames (a frame: a 4 KiB page and its header) and a checkpoint
- * has copied them (journal_sqlite.c, "Checkpoints"). It bounds the WAL file (about
- * 64 MiB) and the index SQLite maps in memory for it (8 bytes a frame,
- * 128 KiB); each start again costs the loop one short checkpoint, about once
- * a second at most under the heaviest load, far less in a normal one.
- * (Test hook TESSERA_TEST_WAL_FRAMES.) */
-#define SRV_WAL_RESET_FRAMES 16384
 
 /*
  * Test hooks: fault injection and lowered limits, read from the environment
@@ -226,7 +217,7 @@
  *   TESSERA_TEST_MAX_MATCHES=N, TESSERA_TEST_MAX_SPECTATORS=N,
  *   TESSERA_TEST_FINISHED_KEPT=N lower SRV_MAX_LIVE_MATCHES,
  *                                SRV_MAX_SPECTATORS, SRV_MAX_FINISHED_KEPT
- *   TESSERA_TEST_WAL_FRAMES=N    lowers SRV_WAL_RESET_FRAMES
+ *   TESSERA_TEST_WAL_FRAMES=N    lowers JOURNAL_WAL_RESET_FRAMES
  *   TESSERA_TEST_SYNC_LOG=FILE   --durable: after each fsync of the WAL,
  *                                append the WAL's size it covered to FILE,
  *                                and run no checkpoints (the WAL only grows),
@@ -237,6 +228,11 @@
  *   TESSERA_TEST_STANDINGS_DELAY_MS=N a tournament's standings job sleeps N ms
  *                                in its thread: a change asked meanwhile
  *                                waits for it (tournaments.c, steer)
+ *   TESSERA_TEST_ANALYZE_SIMS=N  analyze's searches spend N simulations
+ *                                (a whole game in a second; analyze.c)
+ *   TESSERA_TEST_ANALYZE_HOLD=FILE an analysis job waits, on its pool
+ *                                thread, until FILE exists: requests made
+ *                                meanwhile meet a job certainly under way
  */
 
 #endif

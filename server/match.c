@@ -37,7 +37,7 @@
 #include "match_clock.h"
 #include "match_views.h"
 #include "programs.h"
-#include "journal.h"
+#include "journal/journal.h"
 #include "players/player.h"
 #include "protocol/record.h"
 
@@ -866,11 +866,11 @@ bool match_remote_move(match *m, int seat_no, conn *c, const proto_msg *msg, uin
     seat_t *t = &m->seats[seat_no];
     const match_sink *out = sink_of(m);
     if (m->status == MATCH_FINISHED) {
-        out->error(c, ENG_EMATCH_OVER, "the match has already ended", msg->id);
+        out->error(c, WIRE_EMATCH_OVER, "the match has already ended", msg->id);
         return false;
     }
     if (m->status == MATCH_WAITING) {
-        out->error(c, ENG_ENOT_YOUR_TURN, "the match waits for its open seats to be joined",
+        out->error(c, WIRE_ENOT_YOUR_TURN, "the match waits for its open seats to be joined",
                    msg->id);
         return false;
     }
@@ -881,11 +881,11 @@ bool match_remote_move(match *m, int seat_no, conn *c, const proto_msg *msg, uin
         return false;
     }
     if (m->to_move != seat_no) {
-        out->error(c, ENG_ENOT_YOUR_TURN, "it is not this seat's turn", msg->id);
+        out->error(c, WIRE_ENOT_YOUR_TURN, "it is not this seat's turn", msg->id);
         return false;
     }
     if (m->storage_retry) {
-        out->error(c, ENG_ENOT_YOUR_TURN,
+        out->error(c, WIRE_ENOT_YOUR_TURN,
                    "the server plays this turn for the seat (its policy); wait for the update",
                    msg->id);
         return false;
@@ -897,14 +897,14 @@ bool match_remote_move(match *m, int seat_no, conn *c, const proto_msg *msg, uin
         char e[96];
         snprintf(e, sizeof e, "the move arrived %llu ms after the deadline",
                  (unsigned long long)(arrived - m->deadline));
-        out->error(c, ENG_ENOT_YOUR_TURN, e, msg->id);
+        out->error(c, WIRE_ENOT_YOUR_TURN, e, msg->id);
         timeout(m);
         return false;
     }
     if (msg->has_turn && msg->turn != m->turns + 1) {
         char e[96];
         snprintf(e, sizeof e, "this is turn %d, not turn %lld", m->turns + 1, (long long)msg->turn);
-        out->error(c, ENG_ENOT_YOUR_TURN, e, msg->id);
+        out->error(c, WIRE_ENOT_YOUR_TURN, e, msg->id);
         return false;
     }
     eng_move mv[ENG_MAX_TURN_MOVES];

@@ -12,7 +12,7 @@
 #define TESSERA_SERVER_MATCH_H
 
 #include "internal.h"
-#include "journal.h"
+#include "journal/journal.h"
 #include "players/player.h"
 
 /* ---- the event sink ------------------------------------------------------------- */

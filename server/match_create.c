@@ -16,7 +16,7 @@
 
 #include "bots/bot.h"
 #include "internal.h"
-#include "journal.h"
+#include "journal/journal.h"
 #include "match.h"
 #include "match_views.h"
 #include "players/player.h"

@@ -23,7 +23,7 @@
 #include "internal.h"
 #include "tokidx.h"
 #include "programs.h"
-#include "journal.h"
+#include "journal/journal.h"
 #include "match_views.h"
 #include "tournaments.h"
 
@@ -151,7 +151,7 @@ char *metrics_text(srv *s, size_t *len)
     head(&b, "tessera_errors_total", "counter", "error replies sent to clients, by code");
     for (int i = 1; i < SRV_NERR; i++)
         if (c->errors[i])
-            tb_printf(&b, "tessera_errors_total{code=\"%s\"} %llu\n", eng_err_code(-i),
+            tb_printf(&b, "tessera_errors_total{code=\"%s\"} %llu\n", wire_err_code(-i),
                       (unsigned long long)c->errors[i]);
     if (c->errors[0])
         tb_printf(&b, "tessera_errors_total{code=\"other\"} %llu\n",

@@ -43,7 +43,7 @@
 #include "net.h"
 #include "registry.h"
 #include "table.h"
-#include "journal.h"
+#include "journal/journal.h"
 
 /* A WebSocket connection's own (conn_link): the socket, the message being
  * assembled, the write and close state, keep-alive, the rate limit. */
@@ -94,13 +94,13 @@ static void on_message(conn *c)
     ws *w = ws_of(c);
     if (!rate_ok(c)) {
         if (++w->floods > SRV_MAX_FLOODS) {
-            conn_error(c, ENG_ERATE, "too many messages; closing", NULL);
+            conn_error(c, WIRE_ERATE, "too many messages; closing", NULL);
             conn_close_after(c, LWS_CLOSE_STATUS_POLICY_VIOLATION, "rate limit");
         } else if (w->floods == 1 || w->floods % 50 == 0) {
             char msg[96];
             snprintf(msg, sizeof msg, "more than %d messages per second; message dropped",
                      c->srv->cfg.rate_per_sec);
-            conn_error(c, ENG_ERATE, msg, NULL);
+            conn_error(c, WIRE_ERATE, msg, NULL);
         }
         return;
     }
@@ -133,7 +133,7 @@ static int receive(conn *c, struct lws *wsi, const char *in, size_t len)
     }
     if (lws_frame_is_binary(wsi)) {
         w->rx_len = 0;
-        conn_error(c, ENG_EBINARY, "binary frames are not accepted; send JSON text", NULL);
+        conn_error(c, WIRE_EBINARY, "binary frames are not accepted; send JSON text", NULL);
         conn_close_after(c, LWS_CLOSE_STATUS_UNACCEPTABLE_OPCODE, "binary frame");
         w->rx_skip = !final;
         return 0;

@@ -32,6 +32,7 @@
  * the journal (program_logs) at every fault and at the end, for the
  * match's owner (get_record with the admin token).
  */
+#include <limits.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -43,7 +44,7 @@
 #include "players/player.h"
 #include "programs.h"
 #include "storage/db.h"
-#include "journal.h"
+#include "journal/journal.h"
 
 static const char tables[] =
     "CREATE TABLE IF NOT EXISTS program_logs("
@@ -163,6 +164,7 @@ static void *worker(void *arg)
     player_config cfg;
     player_config_default(&cfg);
     cfg.time_control = p->tc;
+    cfg.limits.cpu_pct = p->srv->cfg.sandbox_cpu_pct; /* 0: the default */
     player *pl = player_create(p->spec, p->g, &cfg, err, sizeof err);
     int seat = p->seat;
     for (;;) {
@@ -399,8 +401,54 @@ static void on_async(uv_async_t *h)
 
 /* ---- the loop's interface ------------------------------------------------------------- */
 
+/* The sandbox's policy from the config, and what it hides from every
+ * program: the journal (its files, its folder), the courses' files, the
+ * admin token file, /etc/tessera. Kept for the process's life (one server
+ * per process). */
+static char hidden[8][PATH_MAX]; /* the journal's 6, the course files, the token */
+static const char *hide_list[10];
+
+static void sandbox_policy(srv *s)
+{
+    int n = 0;
+    const char *target = srv_storage_target(&s->cfg);
+    if (!db_target_is_pg(target)) {
+        const char *db = db_target_file(target);
+        static const char *const sfx[] = {"", "-wal", "-shm", "-journal"};
+        for (int i = 0; i < 4; i++)
+            snprintf(hidden[n++], PATH_MAX, "%.3000s%s", db, sfx[i]);
+        snprintf(hidden[n], PATH_MAX, "%.3000s", db);
+        char *slash = strrchr(hidden[n], '/');
+        if (slash && slash != hidden[n])
+            *slash = 0;
+        else
+            snprintf(hidden[n], PATH_MAX, ".");
+        n++;
+        snprintf(hidden[n++], PATH_MAX, "%.3000s.files", db);
+    }
+    if (s->cfg.course_files)
+        snprintf(hidden[n++], PATH_MAX, "%.3000s", s->cfg.course_files);
+    if (s->cfg.admin_token_file)
+        snprintf(hidden[n++], PATH_MAX, "%.3000s", s->cfg.admin_token_file);
+    int k = 0;
+    for (int i = 0; i < n; i++)
+        hide_list[k++] = hidden[i];
+    hide_list[k++] = "/etc/tessera";
+    hide_list[k] = NULL;
+    sandbox_setup setup = {.partial = s->cfg.sandbox_partial == 1,
+                           .uid_base = (uint32_t)s->cfg.sandbox_uid_base,
+                           .uid_count = (uint32_t)s->cfg.sandbox_uids,
+                           .hide = hide_list};
+    sandbox_configure(&setup);
+    char why[2048];
+    int rc = sandbox_check(why, sizeof why);
+    srv_log(rc ? LOG_WARN : LOG_INFO, "sandbox", "{s:s, s:s}", "isolation", sandbox_isolation(),
+            "missing", why);
+}
+
 int progs_init(srv *s)
 {
+    sandbox_policy(s);
     struct progs *ps = calloc(1, sizeof *ps);
     if (!ps)
         return ENG_ENOMEM;

@@ -20,7 +20,7 @@
 
 #include "conn.h"
 #include "internal.h"
-#include "journal.h"
+#include "journal/journal.h"
 #include "registry.h"
 #include "storage/db.h"
 #include "table.h"
@@ -66,7 +66,7 @@ static void registered(srv *s, conn *c, const reg_job *j)
         char msg[160];
         snprintf(msg, sizeof msg, "another connection registered as %s; this one no longer is",
                  r->name);
-        conn_error(r->conn, ENG_EREGISTRATION_TAKEN, msg, NULL);
+        conn_error(r->conn, WIRE_EREGISTRATION_TAKEN, msg, NULL);
         r->conn->reg = NULL;
     }
     if (c->reg && c->reg != r)

@@ -37,7 +37,7 @@
 #include "tokidx.h"
 #include "registry.h"
 #include "storage/db.h"
-#include "journal.h"
+#include "journal/journal.h"
 
 static const char tables[] =
     "CREATE TABLE IF NOT EXISTS registered_bots("

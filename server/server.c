@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "access.h"
+#include "analyze.h"
 #include "cluster.h"
 #include "conn.h"
 #include "courses.h"
@@ -27,7 +28,7 @@
 #include "programs.h"
 #include "registry.h"
 #include "storage/db.h"
-#include "journal.h"
+#include "journal/journal.h"
 #include "tournaments.h"
 
 /* ---- the demo match ---------------------------------------------------------- */
@@ -122,7 +123,7 @@ static void instance_name(srv *s)
     char host[256] = "";
     if (gethostname(host, sizeof host - 1) != 0 || !host[0])
         snprintf(host, sizeof host, "tessera");
-    snprintf(s->instance, sizeof s->instance, "%.*s", SRV_INSTANCE_MAX, host);
+    snprintf(s->instance, sizeof s->instance, "%.*s", JOURNAL_INSTANCE_MAX, host);
     for (char *c = s->instance; *c; c++)
         if (!strchr("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._:-", *c))
             *c = '-';
@@ -142,7 +143,7 @@ int srv_config_check(const srv_config *cfg, char *err, size_t errcap)
     if (cfg->instance && !srv_instance_valid(cfg->instance)) {
         snprintf(err, errcap,
                  "cluster.instance '%.80s': a name of 1 to %d characters among A-Z a-z 0-9 . _ : -",
-                 cfg->instance, SRV_INSTANCE_MAX);
+                 cfg->instance, JOURNAL_INSTANCE_MAX);
         return -1;
     }
     if (cfg->redis && !(cfg->storage && db_target_is_pg(cfg->storage))) {
@@ -247,7 +248,7 @@ void srv_limits_default(srv *s)
     s->max_live_matches = SRV_MAX_LIVE_MATCHES;
     s->max_spectators = SRV_MAX_SPECTATORS;
     s->finished_kept = SRV_MAX_FINISHED_KEPT;
-    s->wal_reset_frames = SRV_WAL_RESET_FRAMES;
+    s->wal_reset_frames = JOURNAL_WAL_RESET_FRAMES;
     s->idle_timeout_s = SRV_HANGUP_IDLE_S;
     if (!s->cfg.rate_per_sec)
         s->cfg.rate_per_sec = SRV_RATE_PER_SEC;
@@ -409,6 +410,7 @@ static void on_signal(uv_signal_t *h, int signum)
      * unfinished in the journal */
     tours_shutdown(s);
     courses_shutdown(s);
+    analyze_shutdown(s);
     cluster_stop(s);
     while (s->matches)
         match_close(s->matches);

@@ -84,6 +84,11 @@ typedef struct srv_config {
     int quota_per_minute;     /* matches it may create per minute (0: no limit) */
     int quota_conns;          /* connections it may hold at once (0: a quarter of max_conns) */
     const char *quota_exempt; /* addresses (CIDR) the quota does not apply to */
+    /* [sandbox] (untrusted programs: players/sandbox.h) */
+    int sandbox_partial;      /* 1: run programs with the isolation the machine has (opt-out) */
+    int sandbox_uid_base;     /* as root: the first uid of the programs' pool (0: default) */
+    int sandbox_uids;         /* as root: how many (0: default) */
+    int sandbox_cpu_pct;      /* each program's CPU quota, percent of one CPU (0: default) */
     /* [metrics] */
     bool metrics;             /* serve GET /metrics */
     const char *metrics_allow; /* addresses (CIDR) that may read it ("" = anyone) */

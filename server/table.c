@@ -268,7 +268,7 @@ void table_take_seat(conn *c, match *x, int seat, const char *type, const char *
     if (t->conn && t->conn != c) {
         /* unasked: the notice names the match and seat, since the old
          * connection may hold seats in several matches */
-        json_t *told = proto_error(ENG_ESEAT_TAKEN, "another connection resumed this seat", NULL);
+        json_t *told = proto_error(WIRE_ESEAT_TAKEN, "another connection resumed this seat", NULL);
         json_object_set_new(told, "match", json_string(x->id));
         json_object_set_new(told, "seat", json_integer(seat));
         conn_send(t->conn, told);

@@ -18,7 +18,7 @@
 #include "match.h"
 #include "programs.h"
 #include "registry.h"
-#include "journal.h"
+#include "journal/journal.h"
 #include "table.h"
 #include "tournament/service.h"
 #include "tournaments.h"
@@ -81,7 +81,7 @@ static void watch(conn *c, const proto_msg *m)
     struct tours *ts = c->srv->tours;
     json_t *view = tsvc_view(ts->svc, m->tournament, m->id);
     if (!view) {
-        conn_error(c, ENG_EUNKNOWN_TOURNAMENT, "no tournament with that id", m->id);
+        conn_error(c, WIRE_EUNKNOWN_TOURNAMENT, "no tournament with that id", m->id);
         return;
     }
     bool already = false;
@@ -488,7 +488,7 @@ void handle_tournament(conn *c, const proto_msg *m)
     }
     if (m->type == PROTO_UNWATCH_TOURNAMENT) {
         if (!tsvc_holds(s->tours->svc, m->tournament)) {
-            conn_error(c, ENG_EUNKNOWN_TOURNAMENT, "no tournament with that id", m->id);
+            conn_error(c, WIRE_EUNKNOWN_TOURNAMENT, "no tournament with that id", m->id);
             return;
         }
         unwatch_one(s->tours, c, m->tournament);

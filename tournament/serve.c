@@ -725,7 +725,7 @@ void tsvc_request(tour_service *svc, const proto_msg *m, uint64_t caller)
     }
     tsvc_tour *st = find_tour(svc, m->tournament);
     if (!st) {
-        fail(svc, caller, ENG_EUNKNOWN_TOURNAMENT, "no tournament with that id", m->id);
+        fail(svc, caller, WIRE_EUNKNOWN_TOURNAMENT, "no tournament with that id", m->id);
         return;
     }
     if (m->type == PROTO_START_TOURNAMENT || m->type == PROTO_PAUSE_TOURNAMENT ||

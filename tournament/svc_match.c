@@ -13,21 +13,18 @@
 #include <sys/time.h>
 
 #include "engine/errors.h"
+#include "protocol/jsontext.h"
 #include "tournament/svc.h"
 
 void ts__log(tour_service *svc, int level, const char *event, const char *fmt, ...)
 {
     if (!svc->host.log)
         return;
-    json_t *o = NULL;
-    if (fmt) {
-        va_list ap;
-        va_start(ap, fmt);
-        json_error_t e;
-        o = json_vpack_ex(&e, 0, fmt, ap);
-        va_end(ap);
-    }
-    svc->host.log(svc->host.user, level, event, o ? o : json_object());
+    va_list ap;
+    va_start(ap, fmt);
+    json_t *o = jt_fields(fmt, ap);
+    va_end(ap);
+    svc->host.log(svc->host.user, level, event, o);
 }
 
 int64_t ts__epoch_ms(void)

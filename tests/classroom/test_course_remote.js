@@ -66,7 +66,7 @@ test('remote bots: gates as server matches, waiting, the final', { timeout: 6000
   assert.ok(admin.welcome.capabilities.includes('courses'), JSON.stringify(admin.welcome));
   const A = srv.adminToken;
   const WAIT = 20000 * SLOW; /* s1 and s4 connect well within it; s3 never does */
-  /* the database is private from its opening (server/journal_sqlite.c), whatever the umask */
+  /* the database is private from its opening (journal/sqlite.c), whatever the umask */
   for (const f of [srv.db, srv.db + '-wal', srv.db + '-shm'])
     if (fs.existsSync(f))
       assert.equal(fs.statSync(f).mode & 0o777, 0o600, f);

@@ -9,3 +9,8 @@ set_tests_properties(docker_image PROPERTIES LABELS "docker;slow" TIMEOUT 1800 S
 # Label slow: it builds five images; `ctest -L slow -R docker_cluster`.
 add_test(NAME docker_cluster COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/cluster.sh $<TARGET_FILE:tessera> ${PROJECT_SOURCE_DIR})
 set_tests_properties(docker_cluster PROPERTIES LABELS "docker;slow" TIMEOUT 2700 SKIP_RETURN_CODE 77)
+# Hostile programs against the image (tests/docker/sandbox.sh: the spy, the victim and the
+# burner of tests/sandbox in cmd: seats and a course, with --cap-add SYS_ADMIN as the compose
+# files run it; without it, failing closed). Label slow: it builds the image.
+add_test(NAME docker_sandbox COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/sandbox.sh $<TARGET_FILE:tessera> ${PROJECT_SOURCE_DIR})
+set_tests_properties(docker_sandbox PROPERTIES LABELS "docker;slow;sandbox" TIMEOUT 2700 SKIP_RETURN_CODE 77)

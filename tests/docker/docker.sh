@@ -60,7 +60,7 @@ echo "image built in $(($(date +%s) - t0)) s; $("${podman[@]}" image inspect --f
 hc=$("${podman[@]}" image inspect --format '{{json .Config.Healthcheck}}' "$image")
 echo "$hc" | grep -q healthz || fail "the image has no health check asking /healthz: $hc"
 
-"${podman[@]}" run -d --name "$tag" "${limits[@]}" -p 127.0.0.1::8080 -v "$tag:/var/lib/tessera" "$image" \
+"${podman[@]}" run -d --name "$tag" "${limits[@]}" --cap-add SYS_ADMIN -p 127.0.0.1::8080 -v "$tag:/var/lib/tessera" "$image" \
   serve --config /etc/tessera/tessera.conf --demo >/dev/null || die "the container did not start"
 port=$("${podman[@]}" port "$tag" 8080/tcp | sed 's/.*://')
 [ -n "$port" ] || die "no published port"
@@ -73,7 +73,10 @@ for _ in $(seq 60); do
   sleep 1
 done
 [ -n "$healthy" ] || die "the health check did not pass within 60 s"
-[ "$("${podman[@]}" exec "$tag" id -u)" != 0 ] || fail "the server runs as root"
+# the server runs as tessera (the entrypoint alone starts as root, to set the programs' sandbox up)
+server_uid=$("${podman[@]}" exec "$tag" sh -c 'for p in /proc/[0-9]*; do
+  [ "$(cat "$p/comm" 2>/dev/null)" = tessera ] && awk "/^Uid:/ {print \$2}" "$p/status"; done' | head -n 1)
+[ -n "$server_uid" ] && [ "$server_uid" != 0 ] || fail "the server runs as root (uid '$server_uid')"
 [ "$(curl -sS -m 10 "http://127.0.0.1:$port/healthz")" = ok ] || fail "/healthz from outside"
 [ "$(curl -sS -m 10 "http://127.0.0.1:$port/readyz")" = ready ] || fail "/readyz from outside"
 curl -sS -m 10 "http://127.0.0.1:$port/" | grep -qi '<html' || fail "the web UI is not served"

@@ -148,10 +148,15 @@ EOF
              "build/cli/tessera games --json > kit/python/tessera_kit/data/games.json"
 }
 
+# The examples import the checkout's kit through PYTHONPATH, which tessera
+# keeps for the sandboxed program (its folder shown read-only): as an author
+# who runs them from a checkout does (docs/kit.md).
+kitpath="$root/kit/python"
+
 case_doctor() {
-    "$tessera" doctor --move-ms 5000 -- "$py" kit/python/examples/greedy_bot.py >"$tmp/greedy.out" 2>&1 ||
+    PYTHONPATH="$kitpath" "$tessera" doctor --move-ms 5000 -- "$py" kit/python/examples/greedy_bot.py >"$tmp/greedy.out" 2>&1 ||
         { fail "the greedy example fails the doctor"; dump "$tmp/greedy.out"; }
-    "$tessera" doctor --move-ms 5000 -- "$py" kit/python/examples/mcts_bot.py --ms 60 >"$tmp/mcts.out" 2>&1 ||
+    PYTHONPATH="$kitpath" "$tessera" doctor --move-ms 5000 -- "$py" kit/python/examples/mcts_bot.py --ms 60 >"$tmp/mcts.out" 2>&1 ||
         { fail "the MCTS example fails the doctor"; dump "$tmp/mcts.out"; }
     for f in greedy mcts; do
         grep -q "0 failed" "$tmp/$f.out" || fail "$f: no summary with 0 failed"
@@ -190,11 +195,11 @@ case_server() {
     create greedy carcassonne heuristic || return
     create mcts carcassonne random || return
     create ws dodgem random || return
-    "$tessera" bridge --url "$url" --match "$(cat "$tmp/greedy.match")" --seat 1 \
+    PYTHONPATH="$kitpath" "$tessera" bridge --url "$url" --match "$(cat "$tmp/greedy.match")" --seat 1 \
         --token "$(cat "$tmp/greedy.token")" -- "$py" kit/python/examples/greedy_bot.py \
         >"$tmp/greedy.out" 2>"$tmp/greedy.err" &
     local b1=$!
-    "$tessera" bridge --url "$url" --match "$(cat "$tmp/mcts.match")" --seat 1 \
+    PYTHONPATH="$kitpath" "$tessera" bridge --url "$url" --match "$(cat "$tmp/mcts.match")" --seat 1 \
         --token "$(cat "$tmp/mcts.token")" -- "$py" kit/python/examples/mcts_bot.py --ms 200 \
         >"$tmp/mcts.out" 2>"$tmp/mcts.err" &
     local b2=$!
@@ -409,7 +414,7 @@ EOF
 }
 
 case_greedy() {
-    "$tessera" match carcassonne "cmd:$py kit/python/examples/greedy_bot.py" heuristic --games 40 \
+    PYTHONPATH="$kitpath" "$tessera" match carcassonne "cmd:$py kit/python/examples/greedy_bot.py" heuristic --games 40 \
         --seed 1 --threads 2 --json >"$tmp/match.out" 2>"$tmp/match.err" ||
         { fail "tessera match"; dump "$tmp/match.err"; return; }
     tail -n 1 "$tmp/match.out" | "$py" -c '

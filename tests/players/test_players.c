@@ -64,6 +64,19 @@ static void assert_clean_game(const drv_game *d)
     assert_record(d);
 }
 
+/* The recorder writes what it is told into a file of the test's: only
+ * without the sandbox's mount namespace can it (an explicit opt-out of
+ * this one sandbox; what the messages say does not depend on it). */
+static player *make_recorder(const char *spec, const eng_game *g, player_config *cfg)
+{
+    char err[512];
+    cfg->limits.disable = SANDBOX_P_MOUNTNS;
+    player *p = player_create(spec, g, cfg, err, sizeof err);
+    if (!p)
+        fail_msg("%s: %s", spec, err);
+    return p;
+}
+
 static void play_two(const char *spec0, const char *spec1, const char *game, uint64_t seed,
                      drv_game *d)
 {
@@ -101,9 +114,8 @@ static void test_python_example_carcassonne(void **state)
         player_get_info(d.p[seat], &info);
         assert_int_equal(info.starts, 1); /* long-running: one process for the game */
         assert_int_equal(info.failures, 0);
-        if (geteuid() == 0)
-            assert_true((info.protections & (SANDBOX_P_PIDNS | SANDBOX_P_NETNS | SANDBOX_P_UID)) ==
-                        (SANDBOX_P_PIDNS | SANDBOX_P_NETNS | SANDBOX_P_UID));
+        /* fully isolated, root or not (sandbox_full: the pool's uid as root) */
+        assert_int_equal(info.protections & sandbox_full(), sandbox_full());
         end_two(&d);
     }
 }
@@ -230,7 +242,13 @@ static void test_messages_to_program(void **state)
     snprintf(log, sizeof log, "%s/lines", dir);
     snprintf(spec, sizeof spec, "cmd:python3 %s/tests/players/progs/recorder.py %s", src_dir, log);
     drv_game d;
-    play_two("random", spec, "carcassonne", 4, &d);
+    const eng_game *cg = eng_find_game("carcassonne");
+    drv_init(&d, cg, 2, 4, move_ms);
+    d.p[0] = make("random", cg);
+    player_config rcfg;
+    player_config_default(&rcfg);
+    d.p[1] = make_recorder(spec, cg, &rcfg);
+    drv_play(&d);
     assert_clean_game(&d);
     /* the program reads game_over after we returned: give it a moment */
     player_destroy(d.p[1]);
@@ -325,8 +343,8 @@ static void test_resume_and_extra_fields(void **state)
     json_t *extra = json_pack("{s:{s:s}}", "x_checker", "note", "an unknown field");
     cfg.extra_fields = extra;
     char err[512];
-    player *p = player_create(spec, g, &cfg, err, sizeof err);
-    assert_non_null(p);
+    player *p = make_recorder(spec, g, &cfg);
+    cfg.limits.disable = 0;
     /* 30 plies or more of a random game, up to seat 1's decision */
     eng_rules r;
     eng_rules_default(g, &r);
@@ -532,12 +550,157 @@ static void test_bad_specs(void **state)
                                        err, sizeof err),
                      0);
     assert_int_equal(cmd.argc, 3);
-    assert_string_equal(cmd.argv[0], "python3");
+    /* the program runs as the path it was found at (a venv's python3
+     * finds its venv so), and that path is absolute */
+    assert_string_equal(cmd.argv[0], cmd.path);
+    assert_non_null(strstr(cmd.path, "/python3"));
     assert_true(cmd.argv[1][0] == '/');
     assert_non_null(strstr(cmd.argv[1], "/docs/examples/stdio_bot.py"));
     assert_string_equal(cmd.argv[2], "--fast");
     assert_true(cmd.path[0] == '/');
     assert_int_equal(chdir(cwd), 0);
+}
+
+/* The program is the first on the caller's PATH, and runs as that path:
+ * a virtual environment's python3 (a link to the system's) keeps its
+ * environment, its packages import, and the program's log says which file
+ * ran. Found by a student whose packages vanished: the sandbox ran
+ * /usr/bin/python3 although the venv's came first on their PATH (issue
+ * 30). */
+static void test_interpreter_from_path(void **state)
+{
+    (void)state;
+    char venv[] = "/tmp/tessera-venv-XXXXXX", path[4400], real[4096];
+    assert_non_null(mkdtemp(venv));
+    assert_int_equal(chmod(venv, 0755), 0);
+    assert_non_null(realpath("/usr/bin/python3", real)); /* /usr/bin/python3.11 */
+    const char *ver = strrchr(real, '/') + 1;
+    char dirs[3][4300];
+    snprintf(dirs[0], sizeof dirs[0], "%s/bin", venv);
+    snprintf(dirs[1], sizeof dirs[1], "%s/lib/%s", venv, ver);
+    snprintf(dirs[2], sizeof dirs[2], "%s/lib/%s/site-packages", venv, ver);
+    snprintf(path, sizeof path, "%s/lib", venv);
+    assert_int_equal(mkdir(path, 0755), 0);
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(mkdir(dirs[i], 0755), 0);
+    snprintf(path, sizeof path, "%s/bin/python3", venv);
+    assert_int_equal(symlink("/usr/bin/python3", path), 0);
+    snprintf(path, sizeof path, "%s/pyvenv.cfg", venv);
+    FILE *f = fopen(path, "w");
+    fprintf(f, "home = /usr/bin\ninclude-system-site-packages = false\n");
+    fclose(f);
+    snprintf(path, sizeof path, "%s/venvmark.py", dirs[2]);
+    f = fopen(path, "w");
+    fprintf(f, "MARK = 1\n");
+    fclose(f);
+    chmod(path, 0644);
+
+    char *old_path = strdup(getenv("PATH"));
+    char new_path[8400];
+    snprintf(new_path, sizeof new_path, "%s/bin:%s", venv, old_path);
+    setenv("PATH", new_path, 1);
+    char spec[4300];
+    snprintf(spec, sizeof spec, "cmd:python3 %s/tests/players/progs/venv_probe.py", src_dir);
+    const eng_game *g = eng_find_game("reversi");
+    player *p = make(spec, g);
+    setenv("PATH", old_path, 1);
+    free(old_path);
+    eng_rules r;
+    eng_rules_default(g, &r);
+    unsigned char *st = malloc(g->state_size);
+    g->init(st, &r);
+    assert_int_equal(player_new_game(p, st, 0, NULL), 0);
+    player_result *res = malloc(sizeof *res);
+    if (player_turn(p, st, drv_now_ms() + (double)move_ms, NULL, res) != PLAYER_OK)
+        fail_msg("%s: %s; %s", player_verdict_name(res->verdict), res->detail, res->stderr_tail);
+    print_message("%s", res->stderr_tail);
+    char want[4400];
+    snprintf(want, sizeof want, "prefix=%s ", venv);
+    assert_non_null(strstr(res->stderr_tail, want));
+    assert_non_null(strstr(res->stderr_tail, "venvmark imported"));
+    /* the log names the file that ran, and what it is a link to */
+    snprintf(want, sizeof want, "[tessera] %s/bin/python3 (a link to %s) /bot/venv_probe.py", venv,
+             real);
+    assert_non_null(strstr(res->stderr_tail, want));
+    player_destroy(p);
+    free(res);
+    free(st);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/bin/python3", venv);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/pyvenv.cfg", venv);
+    unlink(path);
+    for (int i = 2; i >= 0; i--)
+        rmdir(dirs[i]);
+    snprintf(path, sizeof path, "%s/lib", venv);
+    rmdir(path);
+    assert_int_equal(rmdir(venv), 0);
+}
+
+/* The caller's PYTHONPATH is the program's: a library kept outside the
+ * program's folder (the kit of a checkout, PYTHONPATH=kit/python) is shown
+ * read-only at its own path and imports in the sandbox (kit_doctor and
+ * kit_server failed without it: ModuleNotFoundError); the log says so; a
+ * folder that does not exist is left out; "/" and a folder the pool's uids
+ * cannot read are refused, named. */
+static void test_pythonpath_kept(void **state)
+{
+    (void)state;
+    char lib[] = "/tmp/tessera-pylib-XXXXXX", path[4400];
+    assert_non_null(mkdtemp(lib));
+    assert_int_equal(chmod(lib, 0755), 0);
+    snprintf(path, sizeof path, "%s/venvmark.py", lib);
+    FILE *f = fopen(path, "w");
+    fprintf(f, "MARK = 1\n");
+    fclose(f);
+    chmod(path, 0644);
+    char *old = getenv("PYTHONPATH") ? strdup(getenv("PYTHONPATH")) : NULL;
+    char pp[4400];
+    snprintf(pp, sizeof pp, "/nonexistent/lib:%s", lib);
+    setenv("PYTHONPATH", pp, 1);
+    char spec[4300];
+    snprintf(spec, sizeof spec, "cmd:python3 %s/tests/players/progs/venv_probe.py", src_dir);
+    const eng_game *g = eng_find_game("reversi");
+    player *p = make(spec, g);
+    eng_rules r;
+    eng_rules_default(g, &r);
+    unsigned char *st = malloc(g->state_size);
+    g->init(st, &r);
+    assert_int_equal(player_new_game(p, st, 0, NULL), 0);
+    player_result *res = malloc(sizeof *res);
+    if (player_turn(p, st, drv_now_ms() + (double)move_ms, NULL, res) != PLAYER_OK)
+        fail_msg("%s: %s; %s", player_verdict_name(res->verdict), res->detail, res->stderr_tail);
+    print_message("%s", res->stderr_tail);
+    char want[4400];
+    snprintf(want, sizeof want, "venvmark imported from %s/venvmark.py", lib);
+    assert_non_null(strstr(res->stderr_tail, want));
+    snprintf(want, sizeof want, "/bot/venv_probe.py (PYTHONPATH=%s)", lib);
+    assert_non_null(strstr(res->stderr_tail, want));
+    player_destroy(p);
+
+    /* refused, named */
+    char err[512] = "";
+    setenv("PYTHONPATH", "/", 1);
+    assert_null(player_create(spec, g, NULL, err, sizeof err));
+    if (!strstr(err, "PYTHONPATH names /"))
+        fail_msg("'/': %s", err);
+    if (geteuid() == 0) {
+        assert_int_equal(chmod(lib, 0700), 0);
+        setenv("PYTHONPATH", lib, 1);
+        err[0] = 0;
+        assert_null(player_create(spec, g, NULL, err, sizeof err));
+        if (!strstr(err, "cannot read"))
+            fail_msg("a folder of mode 0700: %s", err);
+    }
+    if (old)
+        setenv("PYTHONPATH", old, 1);
+    else
+        unsetenv("PYTHONPATH");
+    free(old);
+    free(res);
+    free(st);
+    unlink(path);
+    assert_int_equal(rmdir(lib), 0);
 }
 
 int main(int argc, char **argv)
@@ -563,6 +726,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_retry_after_illegal),
         cmocka_unit_test(test_in_process_bot),
         cmocka_unit_test(test_bad_specs),
+        cmocka_unit_test(test_interpreter_from_path),
+        cmocka_unit_test(test_pythonpath_kept),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

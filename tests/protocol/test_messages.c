@@ -66,6 +66,7 @@ static const char *const client_types[PROTO_NTYPES] = {
     "course_game",
     "course_code",
     "course_submit",
+    "analyze",
 };
 
 /* ---- helpers ------------------------------------------------------------ */
@@ -883,6 +884,7 @@ static const char *const server_types[] = {
     "tournament_update",
     "unwatched",
     "tournament_plots",
+    "analysis",
 };
 #define N_SERVER_TYPES (sizeof server_types / sizeof server_types[0])
 
@@ -968,6 +970,7 @@ static const char *const full_messages[PROTO_NTYPES] = {
     [PROTO_REPLAY] = "{\"type\":\"replay\",\"id\":1,\"match\":\"m\"}",
     [PROTO_SERVER_STATS] = "{\"type\":\"server_stats\",\"id\":1}",
     [PROTO_GET_RECORD] = "{\"type\":\"get_record\",\"id\":1,\"match\":\"m\",\"admin_token\":\"a\"}",
+    [PROTO_ANALYZE] = "{\"type\":\"analyze\",\"id\":1,\"match\":\"m\"}",
     [PROTO_REGISTER] = "{\"type\":\"register\",\"id\":1,\"name\":\"n\",\"secret\":\"12345678\","
                        "\"capacity\":2,\"games\":[\"carcassonne\"]}",
     [PROTO_UNREGISTER] = "{\"type\":\"unregister\",\"id\":1}",
@@ -1376,6 +1379,48 @@ static void test_corpus(void **state)
     assert_true(ok >= PROTO_NTYPES);
 }
 
+/* The wire's own codes (protocol/errors.h) come after the engine's, each
+ * with a wire string no code of either table shares, found again from it. */
+static void test_wire_error_table(void **state)
+{
+    (void)state;
+    static const struct {
+        int code;
+        const char *wire, *msg;
+    } rows[] = {
+#define ROW_(name, wire, msg) {WIRE_E##name, wire, msg},
+        WIRE_ERR_MAP(ROW_)
+#undef ROW_
+    };
+    const int n = (int)(sizeof rows / sizeof rows[0]);
+    assert_int_equal(WIRE_ERR_COUNT, ENG_ERR_COUNT + n);
+    for (int i = 0; i < n; i++) {
+        assert_int_equal(rows[i].code, -(ENG_ERR_COUNT + 1 + i));
+        assert_string_equal(wire_err_code(rows[i].code), rows[i].wire);
+        assert_string_equal(wire_err_message(rows[i].code), rows[i].msg);
+        assert_int_equal(wire_err_from_code(rows[i].wire), rows[i].code);
+        /* the engine does not know it, and names none of its codes so */
+        assert_string_equal(eng_err_code(rows[i].code), "unknown_error");
+        assert_int_equal(eng_err_from_code(rows[i].wire), 0);
+    }
+    /* every code of both tables: one wire string each */
+    for (int a = -1; a >= -WIRE_ERR_COUNT; a--) {
+        const char *wa = wire_err_code(a);
+        assert_string_not_equal(wa, "unknown_error");
+        assert_int_equal(wire_err_from_code(wa), a);
+        for (int b = a - 1; b >= -WIRE_ERR_COUNT; b--)
+            assert_string_not_equal(wa, wire_err_code(b));
+    }
+    assert_string_equal(wire_err_code(ENG_EILLEGAL_MOVE), "illegal_move");
+    assert_string_equal(wire_err_code(-WIRE_ERR_COUNT - 1), "unknown_error");
+    assert_string_equal(wire_err_code(1), "unknown_error");
+    assert_int_equal(wire_err_from_code("no_such_code"), 0);
+    /* an error reply carries the string */
+    json_t *e = proto_error(WIRE_ESEAT_TAKEN, NULL, NULL);
+    assert_string_equal(json_string_value(json_object_get(e, "code")), "seat_taken");
+    json_decref(e);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3) {
@@ -1413,6 +1458,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_schema_defaults),
         cmocka_unit_test(test_doc_examples),
         cmocka_unit_test(test_corpus),
+        cmocka_unit_test(test_wire_error_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

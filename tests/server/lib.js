@@ -777,7 +777,7 @@ function replayHistory(bin, rules, history, scores) {
  * bag's order, a token meant for another seat — is a leak.
  */
 const TOP = {
-  welcome: ['type', 'id', 'protocol', 'server', 'capabilities', 'limits', 'create'],
+  welcome: ['type', 'id', 'protocol', 'server', 'capabilities', 'limits', 'create', 'sandbox'],
   pong: ['type', 'id'],
   error: ['type', 'id', 'code', 'message'],
   match_created: ['type', 'id', 'match', 'seats'],

@@ -100,3 +100,28 @@ test('a gate opponent that does not exist or faults is never a pass', { timeout:
     assert.equal(f.frozen, true);
     assert.deepEqual(f.gates.map((g) => [g.passed, g.broken]), [[true, false], [true, false]]);
   });
+
+/* A gate of more than 16 games: each game's verdict is kept with it when the list of games grows
+ * (the first 16 used to point into the list's old memory: the verdict named garbage, and a
+ * submission whose verdict was not UTF-8 vanished from course_view). */
+test('a long gate names its first fault, and every submission shows', { timeout: 240000 * SLOW },
+  async (t) => {
+    const srv = await startAdmin({ tag: 'gate-long' });
+    t.after(() => srv.cleanup());
+    const A = srv.adminToken;
+    const admin = await Client.connect(srv.url, { name: 'instructor' });
+    const c = await admin.request({ type: 'course_create', admin_token: A, name: 'long',
+      game: 'reversi', move_ms: 2000 * SLOW, seed: 3,
+      gates: [{ opponent: 'random', games: 20, min_rate: 0.5 }] }, 'course_created');
+    const added = await admin.request({ type: 'course_add_students', admin_token: A,
+      course: c.course, csv: 'name,id\nBroken,s1\n' }, 'course_students_added');
+    const student = await Client.connect(srv.url, { name: 's1' });
+    await submitBot(student, added.students[0].token, [path.join(BOTS, 'broken.py')]);
+    const v = await waitFor(admin, { type: 'course_view', admin_token: A, course: c.course },
+      (x) => x.submissions.length === 1 && x.submissions[0].state === 'done', 180000 * SLOW);
+    const g = v.submissions[0].gates[0];
+    assert.equal(g.game_ids.length, 20);
+    assert.match(g.verdict,
+      /^failed: .*; 20 games lost by a fault, first: P[12] \(seat [01]\): crashed: exited with status 1; stderr: .*KeyError: 'moves'$/,
+      g.verdict);
+  });

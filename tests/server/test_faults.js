@@ -1,7 +1,7 @@
 'use strict';
 /*
  * test_faults.js — faults of the journal, injected where they happen
- * (server/journal.c, docs/operations.md "When the journal fails"):
+ * (journal/journal.c, docs/operations.md "When the journal fails"):
  *   - disk full and I/O error (test hook TESSERA_TEST_FAULT_FILE: a wrapped
  *     SQLite VFS fails writes and syncs while the file names a fault): a
  *     player's move whose loop round's commit meets the fault waits, and
@@ -110,7 +110,7 @@ async function playTo(srv, host, turn, r, extra = {}) {
 for (const kind of ['disk_full', 'io_error']) {
   test(`${kind} under a player's move: it waits, nothing announced; moves after it refused; all goes on once it clears`, async (t) => {
     /* The journal commits the moves of a loop round together, after the
-     * round (server/journal.c, "Batches"). A fault met by that commit keeps
+     * round (journal/journal.c, "Batches"). A fault met by that commit keeps
      * the round's moves (already played in memory) and holds everything
      * their tables would be told until they are stored: the mover hears
      * nothing, not even move_accepted, until the fault clears. A move made

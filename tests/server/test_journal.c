@@ -46,7 +46,7 @@
 #include "server/internal.h"
 #include "server/match.h"
 #include "server/match_views.h"
-#include "server/journal.h"
+#include "journal/journal.h"
 
 static const char *tessera_bin;
 static char tmpdir[256];

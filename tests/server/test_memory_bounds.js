@@ -6,7 +6,7 @@
  *   - finished matches: at most limits.finished_kept stay in memory, with
  *     their resume tokens; none of a match's bots or tokens outlive it;
  *   - the journal's WAL: checkpoints copy it into the database, and it is
- *     started again once past its bound (server/journal_sqlite.c, "Checkpoints"),
+ *     started again once past its bound (journal/sqlite.c, "Checkpoints"),
  *     so the -wal file and the index SQLite maps in memory for it stay
  *     bounded however many moves are written.
  * The WAL's bound is lowered (TESSERA_TEST_WAL_FRAMES) so that a minute's

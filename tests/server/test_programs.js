@@ -190,7 +190,8 @@ test('a program seat of a match live at a kill -9 resumes: started again with th
   const mid = await spect.expect((u) => (u.type === 'update' && u.turn >= 12) || u.type === 'game_over',
     (15000 + 5 * 5000 + 6 * 1000 + 5000) * SLOW);
   assert.equal(mid.type, 'update', `the match ended before turn 12: ${JSON.stringify(mid.result)}`);
-  assert.equal(withMarker(marker).length, 1, 'the program runs');
+  /* the program, and bubblewrap's two processes around it */
+  assert.ok(withMarker(marker).length >= 1, 'the program runs');
   await srv.kill9();
   /* it dies with the server (bound to the thread that started it) */
   for (let i = 0; i < 50 && withMarker(marker).length; i++)

@@ -32,7 +32,9 @@ function sample(pid) {
   return { rss_kb: status(pid, 'VmRSS'), threads: status(pid, 'Threads'), fds: fs.readdirSync(`/proc/${pid}/fd`).length };
 }
 
-/* The server's children (programs, sandbox helpers, zombies), from /proc. */
+/* The server's children (programs, sandbox helpers, zombies), from /proc;
+ * not the sandbox's guardian (players/cgroup.c: one per server, for its
+ * life, named tessera-guard). */
 function children(pid) {
   const out = [];
   for (const p of fs.readdirSync('/proc')) {
@@ -41,7 +43,8 @@ function children(pid) {
     try {
       const st = fs.readFileSync(`/proc/${p}/stat`, 'utf8');
       const f = st.slice(st.lastIndexOf(')') + 2).split(' ');
-      if (Number(f[1]) === pid)
+      const name = st.slice(st.indexOf('(') + 1, st.lastIndexOf(')'));
+      if (Number(f[1]) === pid && name !== 'tessera-guard')
         out.push(`${p} (${f[0]})`);
     } catch {}
   }

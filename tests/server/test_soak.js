@@ -173,7 +173,7 @@ test(`soak: ${MATCHES} matches for ${MINUTES} minutes, memory flat, no error`, {
   assert.deepEqual(exit, { code: 0, signal: null });
   assert.ok(stopped.shutdown_ms <= 8000 * SLOW, `the stop took ${stopped.shutdown_ms} ms`);
   assert.ok(last <= base + RSS_SLACK(base), `resident memory grew from ${base} to ${last} bytes after the warm-up`);
-  /* the WAL's bound (limits.h SRV_WAL_RESET_FRAMES) and the frames written
+  /* the WAL's bound (limits.h JOURNAL_WAL_RESET_FRAMES) and the frames written
    * between two checkpoints */
   assert.ok(Math.max(...samples.map((s) => s.wal)) <= 4 * 16384, 'the WAL stays within its bound');
   assert.ok(stats.finished >= MATCHES, `${stats.finished} matches finished`);

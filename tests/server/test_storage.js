@@ -1,6 +1,6 @@
 'use strict';
 /*
- * test_storage.js — the journal's failure paths (server/journal.c,
+ * test_storage.js — the journal's failure paths (journal/journal.c,
  * docs/protocol.md "storage_error"):
  *   - a database that cannot be opened (a folder, a file that is not
  *     SQLite, a missing folder): `tessera serve` exits 1 at once, naming

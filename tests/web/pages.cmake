@@ -12,6 +12,9 @@
 #                 its replay stepped through, pieces checked against the states
 #   web_replaylog a record of `tessera match --out` replayed with its program's
 #                 log: each turn's verdict, debug and stderr beside the board
+#   web_analyze   a finished match's replay analysed: the win-probability graph,
+#                 a click on it to jump, the better square drawn, the stored
+#                 analysis for the second page
 #   web_course    the classroom pages: a course made on #/instructor, a roster,
 #                 a student's upload and gates on #/course at 390 px, the final,
 #                 the grade CSV downloaded
@@ -25,7 +28,7 @@
 # TESSERA_SKIP_MISSING=1 in ctest's environment makes that a skip (exit 77),
 # for a machine that knowingly lacks them (web_missing_tools checks both).
 find_program(TESSERA_NODE NAMES node nodejs)
-foreach(_page phone features takeover tournament games course course_manage course_games replaylog)
+foreach(_page phone features takeover tournament games course course_manage course_games replaylog analyze)
   if(TESSERA_NODE)
     add_test(NAME web_${_page}
       COMMAND ${TESSERA_NODE} ${CMAKE_CURRENT_LIST_DIR}/${_page}.test.js

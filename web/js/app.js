@@ -38,6 +38,8 @@ class App {
       this.catalogue = null;   // a restarted server may offer other games or bots
       if (e.detail?.reconnected) this.banner('reconnected — back in sync', 'ok', 2500);
       else this.hideBanner();
+      // the operator's opt-out of the programs' full isolation, told to everyone
+      document.getElementById('sandbox-note').hidden = this.conn.welcome?.sandbox !== 'partial';
     });
     this.conn.addEventListener('down', () => this.banner('connection to the server lost — reconnecting…', 'down'));
     window.addEventListener('hashchange', () => this.route());

@@ -136,6 +136,16 @@ export class CarcBoard {
     this.autoFit();
   }
 
+  /** A better placement (the analysis' {draw, best_move: {x, y, rot}}) drawn as a framed ghost; null clears it. */
+  setBetter(t) {
+    this.layers.marks.querySelector('.better')?.remove();
+    const m = t?.best_move, def = t && this.tiles[t.draw];
+    if (!m || !def) return;
+    const g = s('g', {class: 'better', transform: `translate(${m.x * T} ${m.y * T})`, dataset: {x: m.x, y: m.y, tile: t.draw, rot: m.rot}});
+    g.append(drawTile(t.draw, def, m.rot), s('rect', {class: 'better-frame', x: 0, y: 0, width: T, height: T}));
+    this.layers.marks.append(g);
+  }
+
   worldBox() {
     let [x0, y0, x1, y1] = this.bounds;
     if (this.play) {

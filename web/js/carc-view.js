@@ -65,6 +65,9 @@ export class CarcView {
     this.drawBag(state);
   }
 
+  /** The analysis' better turn from this position (analysis.js): its tile drawn where it would go. */
+  showBetter(t) { this.board.setBetter(t && t.best_move && t.draw ? t : null); }
+
   drawDrawn() {
     const st = this.state;
     const tile = this.turn ? this.turn.tile : st?.tile || this.next?.tile;

@@ -36,6 +36,15 @@ export class DodgemView extends GridView {
   /** The legal moves of the chosen car: dir → entry. */
   movesOf(key) { return this.entriesAt(key, (e) => e.dir); }
 
+  /** The analysis' better turn from this position (analysis.js): the car to move outlined. */
+  showBetter(t) {
+    this.svg.querySelector('.dg-better')?.remove();
+    const m = t?.best_move;
+    if (!m || m.x === undefined) return;
+    this.svg.append(s('rect', {class: 'rv-better dg-better', x: m.x * C + 4, y: m.y * C + 4, width: C - 8, height: C - 8,
+      dataset: {cell: `${m.x},${m.y}`, dir: m.dir}}));
+  }
+
   draw(state, last) {
     const rows = state?.board || [];
     const n = this.n = state?.size || rows.length || this.n;

@@ -44,6 +44,16 @@ export class PentagoView extends GridView {
   /** Legal entries of the chosen cell, by "quadrant,twist". */
   movesOf(key) { return this.entriesAt(key, (e) => `${e.quadrant},${e.twist}`); }
 
+  /** The analysis' better turn from this position (analysis.js): its cell outlined, its twist named. */
+  showBetter(t) {
+    this.svg.querySelector('.pt-better')?.remove();
+    const m = t?.best_move;
+    if (!m || m.x === undefined) return;
+    const [px, py] = pos(m.x, m.y);
+    this.svg.append(s('rect', {class: 'rv-better pt-better', x: px + 3, y: py + 3, width: C - 6, height: C - 6,
+      dataset: {cell: `${m.x},${m.y}`, quadrant: m.quadrant, twist: m.twist}}));
+  }
+
   draw(state, last) {
     const rows = state?.board || [];
     this.svg.replaceChildren();

@@ -8,6 +8,7 @@ import {h, SEAT_COLOURS, buildRecord, download, pLabel} from './util.js';
 import {gameView} from './table.js';
 import {scoreChart} from './chart.js';
 import {parseGameLog} from './gamelog.js';
+import {AnalysisPanel} from './analysis.js';
 
 export class ReplayView {
   constructor(app, source) {
@@ -168,6 +169,10 @@ export class ReplayView {
     this.series = [d.initial?.scores || new Array(players).fill(0), ...d.turns.map((t) => t.scores)];
     this.el.dataset.turns = String(d.turns.length);
     this.addLogs(this.source.logs);
+    if (this.source.match && !this.analysis) { // a server's match: its analysis under the scores
+      this.analysis = new AnalysisPanel(this.conn, this.source.match, (j) => this.go(j), () => this.view);
+      this.side.querySelector('.sec-players').after(this.analysis.el);
+    }
     this.actions.replaceChildren(h('button', {text: 'Download record', onclick: () =>
       download(`${this.source.match || 'record'}.json`, JSON.stringify(buildRecord(d.game, d.rules, d.turns.map((t) => t.record), d.result && {reason: d.result.reason || 'normal', scores: d.result.scores})))}));
     this.go(0);
@@ -204,6 +209,7 @@ export class ReplayView {
     }
     this.chartEl.replaceChildren(scoreChart(this.series, k, (j) => this.go(j), (i) => this.view.seatColour?.(i)));
     this.showLogs(k);
+    this.analysis?.show(k);
     this.resultEl.replaceChildren();
     delete this.resultEl.dataset.scores;
     if (k === this.max) {

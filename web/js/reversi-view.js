@@ -50,6 +50,15 @@ export class ReversiView extends GridView {
     }
   }
 
+  /** The analysis' better turn from this position (analysis.js), outlined; null: none. */
+  showBetter(t) {
+    this.svg.querySelector('.rv-better')?.remove();
+    const sq = t?.best_move?.move;
+    if (!sq || sq === 'pass') return;
+    const c = FILES.indexOf(sq[0]), r = 8 - Number(sq.slice(1));
+    this.svg.append(s('rect', {class: 'rv-better', x: c * C + 4, y: r * C + 4, width: C - 8, height: C - 8, dataset: {square: sq}}));
+  }
+
   hintText() { return this.mustPass() ? 'You have no move: pass.' : 'Click a marked square.'; }
 
   mustPass() { return (this.turn?.legal || []).some((e) => e.move === 'pass'); }

@@ -12,6 +12,7 @@ features (union-find, open sides, pennants, fields' cities). In the other
 games it takes a win when it sees one and otherwise plays by the kit's
 end_scores() (Reversi: discs).
 
+    export PYTHONPATH=kit/python      # from a checkout: the kit, shown to the sandboxed bot
     tessera doctor -- python3 kit/python/examples/greedy_bot.py
     tessera match carcassonne "cmd:python3 kit/python/examples/greedy_bot.py" heuristic
 """
@@ -24,7 +25,11 @@ try:
     import tessera_kit
 except ImportError:  # run from a checkout: the kit is the folder above
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-    import tessera_kit
+    try:
+        import tessera_kit
+    except ImportError:  # in tessera's sandbox, which shows only this folder
+        sys.exit("tessera_kit not found: run with PYTHONPATH=kit/python (tessera shows the "
+                 "program its PYTHONPATH), or copy or install the kit (docs/kit.md)")
 
 from tessera_kit import Bot, run
 

@@ -14,7 +14,7 @@ margin over the best other seat (Carcassonne, squashed into 0..1) or the
 result (1 win, 0.5 draw, 0 loss).
 
     python3 kit/python/examples/mcts_bot.py --ms 1000       # stdio, 1 s a move at most
-    tessera doctor -- python3 kit/python/examples/mcts_bot.py --ms 300
+    PYTHONPATH=kit/python tessera doctor -- python3 kit/python/examples/mcts_bot.py --ms 300
 """
 import argparse
 import json
@@ -28,7 +28,11 @@ try:
     import tessera_kit
 except ImportError:  # run from a checkout: the kit is the folder above
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-    import tessera_kit
+    try:
+        import tessera_kit
+    except ImportError:  # in tessera's sandbox, which shows only this folder
+        sys.exit("tessera_kit not found: run with PYTHONPATH=kit/python (tessera shows the "
+                 "program its PYTHONPATH), or copy or install the kit (docs/kit.md)")
 
 from tessera_kit import Bot, run
 

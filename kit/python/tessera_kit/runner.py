@@ -22,34 +22,8 @@ import json
 import random
 import sys
 import time
-import traceback
 
-from .bot import Turn
-
-
-def log(*args):
-    print("tessera_kit:", *args, file=sys.stderr, flush=True)
-
-
-def decide(bot, turn, fallback=True):
-    """The move to send for a turn: bot.choose(turn), checked against the rules."""
-    try:
-        move = bot.choose(turn)
-        if not isinstance(move, dict):
-            raise ValueError("choose() returned %r, not a move object" % (move,))
-        move = dict(move)
-        move.pop("meeples", None)  # a Carcassonne legal entry sent as it is
-        try:
-            turn.state.copy().apply(move)
-        except ValueError as e:
-            raise ValueError("choose() returned an illegal move %s: %s" % (json.dumps(move), e))
-        return move
-    except Exception:
-        if not fallback:
-            raise
-        log("turn %s: choose() failed; playing a random legal move instead\n%s"
-            % (turn.number, traceback.format_exc()))
-        return turn.random_entry()
+from .bot import Turn, decide, log
 
 
 def run_stdio(bot, inp=None, out=None, fallback=True):

@@ -25,8 +25,7 @@ except ImportError as e:  # pragma: no cover - depends on the machine
     raise ImportError("the WebSocket loop needs the websockets package "
                       "(Debian: apt install python3-websockets; or pip install websockets)") from e
 
-from .bot import Turn
-from .runner import decide, log
+from .bot import Turn, decide, log
 
 CLIENT = "tessera-kit/1.0"
 MAX_MESSAGE = 1 << 22  # a Carcassonne state with its legal moves stays far below

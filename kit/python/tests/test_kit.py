@@ -23,7 +23,7 @@ sys.path.insert(0, KIT)
 
 import tessera_kit  # noqa: E402
 from tessera_kit import Bot, Turn, carcassonne, new_state, run_stdio  # noqa: E402
-from tessera_kit.runner import decide  # noqa: E402
+from tessera_kit.bot import decide  # noqa: E402
 
 
 def load_example(name):

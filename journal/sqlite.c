@@ -1,5 +1,5 @@
 /*
- * journal_sqlite.c — the journal on SQLite (journal_ops.h): a WAL-mode file
+ * sqlite.c — the journal on SQLite (journal_int.h): a WAL-mode file
  * the loop thread writes, a batch a transaction.
  *
  * Durability: WAL mode. With synchronous=NORMAL a commit is a write to the
@@ -23,7 +23,7 @@
  * finds every frame copied, which never happens while the loop writes during
  * every checkpoint (a busy server): the WAL, and its index mapped in memory
  * (the -shm file, 8 bytes a frame, resident), would grow without bound. So
- * when a pass finds the WAL longer than SRV_WAL_RESET_FRAMES and copied it
+ * when a pass finds the WAL longer than JOURNAL_WAL_RESET_FRAMES and copied it
  * all, the loop thread, the only writer, copies the few frames written
  * during the pass (the tail: a short stall, measured in
  * tessera_journal_checkpoint_stall_seconds); the next write then starts the
@@ -59,7 +59,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "journal_ops.h"
+#include "journal_int.h"
 
 struct journal_backend {
     journal *j;

@@ -1,7 +1,7 @@
 /*
  * journal.h — the journal: what the server writes of every match as it is
  * played, and what it reads back at start-up (journal.c over one storage
- * engine: journal_sqlite.c or journal_pg.c, behind journal_ops.h).
+ * engine: journal/sqlite.c or journal/pg.c, behind journal_int.h).
  *
  * The journal knows no match: it takes rows (journal_match, journal_moves,
  * journal_seats), copies what it keeps, and hands stored matches back
@@ -25,7 +25,7 @@
 #include <stdint.h>
 #include <uv.h>
 
-#include "base.h"
+#include "base/base.h"
 #include "engine/eng.h"
 #include "protocol/record.h"
 
@@ -36,6 +36,30 @@ struct db_conn;
 
 /* The integrity check at open ([journal] check). */
 enum { JOURNAL_CHECK_OFF, JOURNAL_CHECK_QUICK, JOURNAL_CHECK_FULL };
+
+/* ---- limits ---------------------------------------------------------------------- */
+
+/* A journal that cannot be written (a full disk, a read-only file, a lost
+ * PostgreSQL) is probed again this often, never in a busy loop; the server
+ * retries what it must do itself at the same pace (SRV_STORAGE_RETRY_MS). */
+#define JOURNAL_RETRY_MS 1000
+/* Several servers on one PostgreSQL database (docs/scaling.md): an instance
+ * name is at most JOURNAL_INSTANCE_MAX characters of [A-Za-z0-9._:-] (it goes
+ * into SQL and Redis channel names); a server's lease lasts JOURNAL_LEASE_MS
+ * unless [cluster] lease_ms says otherwise, and is renewed at least every
+ * JOURNAL_LEASE_BEAT_MS (every journal batch renews it too): a dead server's
+ * matches are taken over once its lease has expired. */
+#define JOURNAL_INSTANCE_MAX 64
+#define JOURNAL_LEASE_MS 5000
+#define JOURNAL_LEASE_BEAT_MS 1000
+/* The journal's WAL is started again from its beginning once it holds
+ * this many frames (a frame: a 4 KiB page and its header) and a checkpoint
+ * has copied them (sqlite.c, "Checkpoints"). It bounds the WAL file (about
+ * 64 MiB) and the index SQLite maps in memory for it (8 bytes a frame,
+ * 128 KiB); each start again costs the loop one short checkpoint, about once
+ * a second at most under the heaviest load, far less in a normal one.
+ * (Test hook TESSERA_TEST_WAL_FRAMES.) */
+#define JOURNAL_WAL_RESET_FRAMES 16384
 
 typedef struct journal_config {
     uv_loop_t *loop;

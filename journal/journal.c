@@ -1,5 +1,5 @@
 /*
- * journal.c — the journal (journal.h) over one storage engine (journal_ops.h):
+ * journal.c — the journal (journal.h) over one storage engine (journal_int.h):
  * what the engines share, written once.
  *
  * A move is written before anyone hears of it, so a server killed at any
@@ -42,13 +42,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "journal_ops.h"
+#include "journal_int.h"
 #include "protocol/jsontext.h"
 
 static void commit_round(journal *j, bool now);
 static void on_probe_timer(uv_timer_t *t);
 
-/* The numbers (journal_ops.h): a commit is stored only once made; a batch
+/* The numbers (journal_int.h): a commit is stored only once made; a batch
  * in flight or failed is the one `sent`; the open batch waits for a number
  * not yet stored. */
 static void journal_check(const journal *j)
@@ -113,9 +113,9 @@ void journal__failed(journal *j, int kind, const char *what, const char *match, 
         j->fault = kind;
     }
     snprintf(j->fault_msg, sizeof j->fault_msg, "%s", msg);
-    j->probe_at = journal__now(j) + SRV_STORAGE_RETRY_MS;
+    j->probe_at = journal__now(j) + JOURNAL_RETRY_MS;
     if (j->started && !j->closing) /* the loop runs: try again then, busy or idle */
-        uv_timer_start(&j->probe_timer, on_probe_timer, SRV_STORAGE_RETRY_MS, 0);
+        uv_timer_start(&j->probe_timer, on_probe_timer, JOURNAL_RETRY_MS, 0);
 }
 
 void journal__ok(journal *j)
@@ -480,7 +480,7 @@ static void on_probe_timer(uv_timer_t *t)
     }
     /* not tried (the connection was busy) or failed again: keep trying */
     if ((j->fault || j->failed) && !j->in_flight && !uv_is_active((uv_handle_t *)t))
-        uv_timer_start(t, on_probe_timer, SRV_STORAGE_RETRY_MS, 0);
+        uv_timer_start(t, on_probe_timer, JOURNAL_RETRY_MS, 0);
 }
 
 /* db.h calls this before every statement of another module on the

@@ -1,6 +1,6 @@
 /*
- * log.c — the ground floor of server/, what every other part uses and which
- * uses none of them: structured logs (one JSON object per line on stderr,
+ * log.c — the ground floor (base/) of the server side, what every other part
+ * uses and which uses none of them: structured logs (one JSON object per line on stderr,
  * e.g.
  *   {"ts":"2026-11-22T02:41:07.123Z","level":"info","event":"match_created","match":"ab12cd34"}
  * fields built with jansson's pack formats, so untrusted strings are escaped,
@@ -17,7 +17,8 @@
 #include <sys/time.h>
 #include <time.h>
 
-#include "internal.h"
+#include "base.h"
+#include "engine/errors.h"
 
 static int min_level = LOG_INFO;
 static const char *const level_names[] = {"debug", "info", "warn", "error", "info"};
@@ -210,11 +211,6 @@ uint64_t srv_loop_now(uv_loop_t *loop)
      * are charged from it, so refresh it (a vDSO clock read) */
     uv_update_time(loop);
     return uv_now(loop);
-}
-
-uint64_t srv_now(const srv *s)
-{
-    return srv_loop_now(s->loop);
 }
 
 int64_t srv_epoch_ms(void)

@@ -5,8 +5,8 @@
  * a job on the thread pool, address blocks, and the limits (limits.h).
  * Nothing here knows a connection, a match or the journal.
  */
-#ifndef TESSERA_SERVER_BASE_H
-#define TESSERA_SERVER_BASE_H
+#ifndef TESSERA_BASE_BASE_H
+#define TESSERA_BASE_BASE_H
 
 #include <jansson.h>
 #include <stdbool.h>
@@ -14,8 +14,6 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include <uv.h>
-
-#include "limits.h"
 
 /* ---- logging ------------------------------------------------------------------------- */
 

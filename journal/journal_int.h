@@ -1,5 +1,5 @@
 /*
- * journal_ops.h — private to the journal's files: the journal object, and
+ * journal_int.h — private to the journal's files: the journal object, and
  * what a storage engine implements (journal_ops) for journal.c, which holds
  * everything the engines share — the round's batch of rows, its numbers
  * and the holds on messages, faults and their retries, the reader.
@@ -94,7 +94,7 @@ struct journal {
     journal_backend *be;
     db_conn *dbh;                  /* the connection of the other tables and the reader */
     journal_config cfg;            /* with its strings copied below */
-    char instance[SRV_INSTANCE_MAX + 1], address[256], fault_file[512], sync_log[512];
+    char instance[JOURNAL_INSTANCE_MAX + 1], address[256], fault_file[512], sync_log[512];
     char target[512];              /* where it stores, for logs */
     journal_stats st;
     void (*on_synced)(void *arg);  /* net.c: write what waited for a commit or sync */

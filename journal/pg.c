@@ -1,5 +1,5 @@
 /*
- * journal_pg.c — the journal on PostgreSQL (journal_ops.h): the tables, the
+ * pg.c — the journal on PostgreSQL (journal_int.h): the tables, the
  * lease, a batch sent as one asynchronous transaction.
  *
  * Batches. The journal's batch (journal.c) is written as SQL text, its
@@ -19,11 +19,11 @@
  * server took the lease over: docs/scaling.md). A batch whose answer was
  * lost with the connection is settled by reading the instance row back after
  * reconnecting: its number there says whether it committed. An idle server
- * sends a batch of the fence alone every SRV_LEASE_BEAT_MS.
+ * sends a batch of the fence alone every JOURNAL_LEASE_BEAT_MS.
  *
  * Faults. A batch that fails (the server unreachable, a disk full, ...) puts
  * the journal in a fault (journal.c): it is sent again every
- * SRV_STORAGE_RETRY_MS, reconnecting first, and nothing queued after it is
+ * JOURNAL_RETRY_MS, reconnecting first, and nothing queued after it is
  * announced until it commits. Fenced out, the server stops (exit 1) without
  * announcing anything more.
  */
@@ -36,7 +36,7 @@
 #include <sys/random.h>
 #include <unistd.h>
 
-#include "journal_ops.h"
+#include "journal_int.h"
 
 /* The layout of the PostgreSQL tables (meta 'schema'). It starts at the
  * SQLite journal's current layout, plus matches.owner and the instances. */
@@ -254,7 +254,7 @@ static int pg_open(journal *j, const char *target, journal_backend **out, char *
         return ENG_ENOMEM;
     }
     p->j = j;
-    p->lease_ms = j->cfg.lease_ms > 0 ? j->cfg.lease_ms : SRV_LEASE_MS;
+    p->lease_ms = j->cfg.lease_ms > 0 ? j->cfg.lease_ms : JOURNAL_LEASE_MS;
     describe(target, j->target, sizeof j->target);
     char why[400];
     if (db_open(target, &j->dbh, why, sizeof why) != DB_OK) {
@@ -610,7 +610,7 @@ static void on_tick(uv_timer_t *t)
     journal *j = p->j;
     if (p->stopping || p->in_flight || p->own || j->fault || j->failed || j->in_flight)
         return;
-    if (journal__now(j) - p->last_sent_ms < SRV_LEASE_BEAT_MS || db_in_transaction(j->dbh))
+    if (journal__now(j) - p->last_sent_ms < JOURNAL_LEASE_BEAT_MS || db_in_transaction(j->dbh))
         return;
     put_fence(p);
     send_query(p, true);
@@ -637,7 +637,7 @@ static void pg_start(journal_backend *p)
     db_set_on_lost(j->dbh, on_lost, p);
     uv_timer_init(j->cfg.loop, &p->tick);
     p->tick.data = p;
-    uv_timer_start(&p->tick, on_tick, SRV_STORAGE_RETRY_MS / 4, SRV_STORAGE_RETRY_MS / 4);
+    uv_timer_start(&p->tick, on_tick, JOURNAL_RETRY_MS / 4, JOURNAL_RETRY_MS / 4);
     uv_unref((uv_handle_t *)&p->tick);
     p->last_sent_ms = journal__now(j);
     poll_update(p);

@@ -1,0 +1,300 @@
+/*
+ * analyze.c — the `analyze` message (docs/protocol.md, docs/analysis.md).
+ *
+ * A finished match's record is analysed by analysis/ (ana_run: two searches
+ * a position, Carcassonne's bag as expectations) on the libuv thread pool,
+ * never on the loop. The report goes to everyone who asked while it ran (one
+ * job per match: a second viewer joins the first's job) and into the
+ * journal's database (table match_analyses, keyed by the match and the
+ * search), from where any later request — on this server or on another
+ * sharing the database — is answered at once. Limits (server/limits.h):
+ * SRV_ANALYZE_JOBS jobs at once on the server, SRV_ANALYZE_PER_CONN
+ * requests waiting per connection; past them the reply is too_many.
+ *
+ * The search is the server's, not the client's: the default of analysis.h
+ * (the cache's key names it), so that a client cannot make the server spend
+ * an unbounded budget.
+ */
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "analysis/analysis.h"
+#include "analyze.h"
+#include "conn.h"
+#include "journal/journal.h"
+#include "match.h"
+#include "storage/db.h"
+
+/* The search the server runs and its key in the cache: a change of the
+ * search or of the report's layout takes a new key. */
+#define ANALYZE_KEY "mcts,sims=2000,seed=1,v1"
+
+static const char table_sql[] =
+    "CREATE TABLE IF NOT EXISTS match_analyses("
+    "  match TEXT NOT NULL, search TEXT NOT NULL, analysis TEXT NOT NULL,"
+    "  PRIMARY KEY(match, search)) WITHOUT ROWID;";
+
+typedef struct waiter {
+    uint64_t conn; /* conn_find's id: the connection may be gone when the job ends */
+    json_t *id;    /* the request's id (owned; NULL: none) */
+} waiter;
+
+typedef struct job {
+    struct job *next;
+    srv *s;
+    atomic_bool stop; /* raised by analyze_shutdown: the worker's ana_run ends soon */
+    char match[PROTO_MATCH_ID_MAX + 1];
+    json_t *rec;    /* the record analysed (owned; read by the worker only while it runs) */
+    char *text;     /* the worker's report, JSON text (NULL: failed) */
+    int rc;         /* the worker's code */
+    char reason[256];
+    waiter w[SRV_ANALYZE_WAITERS];
+    int nw;
+} job;
+
+static job *running; /* the jobs on the pool, of every server of the process */
+static int njobs;
+
+#ifdef TESSERA_TEST_HOOKS
+/* TESSERA_TEST_ANALYZE_SIMS=N: the searches' budget (tests analyse a whole
+ * game in a second); the cache's key says it. */
+static int64_t test_sims(void)
+{
+    const char *v = getenv("TESSERA_TEST_ANALYZE_SIMS");
+    long long n = v ? atoll(v) : 0;
+    return n > 0 && n <= 1000000 ? n : 0;
+}
+/* TESSERA_TEST_ANALYZE_HOLD=FILE: the job waits on its thread until FILE
+ * exists, so that a test's requests meet a job under way on any machine. */
+static void test_hold(const atomic_bool *stop)
+{
+    const char *f = getenv("TESSERA_TEST_ANALYZE_HOLD");
+    for (int i = 0; f && *f && access(f, F_OK) != 0 && !atomic_load(stop) && i < 6000; i++)
+        usleep(10000); /* at most a minute */
+}
+#else
+static int64_t test_sims(void)
+{
+    return 0;
+}
+static void test_hold(const atomic_bool *stop)
+{
+    (void)stop;
+}
+#endif
+
+static void cache_key(char *out, size_t cap)
+{
+    int64_t sims = test_sims();
+    if (sims)
+        snprintf(out, cap, "%s,test_sims=%lld", ANALYZE_KEY, (long long)sims);
+    else
+        snprintf(out, cap, "%s", ANALYZE_KEY);
+}
+
+static db_conn *cache_db(srv *s)
+{
+    static db_conn *made; /* the database whose table was made last (IF NOT EXISTS) */
+    db_conn *db = s->db ? journal_db(s->db) : NULL;
+    if (!db || db == made)
+        return db;
+    int rc = db_schema_lock(db); /* servers starting at once on PostgreSQL */
+    if (rc == DB_OK)
+        rc = db_exec(db, table_sql);
+    db_schema_unlock(db);
+    if (rc != DB_OK) {
+        srv_log(LOG_ERROR, "storage_error", "{s:s, s:s}", "what", "match_analyses", "error",
+                db_errmsg(db));
+        return NULL;
+    }
+    made = db;
+    return db;
+}
+
+/* The cached report of a match, as text (malloc'd), or NULL. */
+static char *cache_get(srv *s, const char *mid)
+{
+    db_conn *db = cache_db(s);
+    db_stmt *q = NULL;
+    char key[96];
+    cache_key(key, sizeof key);
+    char *text = NULL;
+    if (db &&
+        db_prepare(db, "SELECT analysis FROM match_analyses WHERE match=? AND search=?", &q) ==
+            DB_OK &&
+        db_bind_text(q, 1, mid, -1) == DB_OK && db_bind_text(q, 2, key, -1) == DB_OK &&
+        db_step(q) == DB_ROW && db_column_text(q, 0))
+        text = strdup(db_column_text(q, 0));
+    db_finalize(q);
+    return text;
+}
+
+static void cache_put(srv *s, const char *mid, const char *text)
+{
+    db_conn *db = cache_db(s);
+    db_stmt *q = NULL;
+    char key[96];
+    cache_key(key, sizeof key);
+    if (!db)
+        return;
+    if (db_prepare(db,
+                   "INSERT INTO match_analyses(match,search,analysis) VALUES(?,?,?) "
+                   "ON CONFLICT(match,search) DO UPDATE SET analysis=excluded.analysis",
+                   &q) != DB_OK ||
+        db_bind_text(q, 1, mid, -1) != DB_OK || db_bind_text(q, 2, key, -1) != DB_OK ||
+        db_bind_text(q, 3, text, -1) != DB_OK || db_step(q) != DB_DONE)
+        srv_log(LOG_ERROR, "storage_error", "{s:s, s:s, s:s}", "what", "match_analysis", "match",
+                mid, "error", db_errmsg(db));
+    db_finalize(q);
+}
+
+/* The reply: {"type":"analysis","match":..,"cached":..,"analysis":{...}}. */
+static void send_report(conn *c, const json_t *id, const char *mid, const char *text,
+                        bool cached)
+{
+    json_t *a = json_loads(text, 0, NULL);
+    if (!a) {
+        conn_error(c, ENG_EINTERNAL, "the stored analysis could not be read", id);
+        return;
+    }
+    json_t *r = proto_reply("analysis", id);
+    json_object_set_new(r, "match", json_string(mid));
+    json_object_set_new(r, "cached", json_boolean(cached));
+    json_object_set_new(r, "analysis", a);
+    conn_send(c, r);
+}
+
+static void work(void *arg)
+{
+    job *j = arg;
+    test_hold(&j->stop);
+    ana_opts o = {.seed = 1, .sims = test_sims(), .stop = &j->stop};
+    ana_report *r = NULL;
+    rec_replay why;
+    j->rc = ana_run(j->rec, &o, &r, &why);
+    if (j->rc) {
+        snprintf(j->reason, sizeof j->reason, "%s", why.reason);
+        return;
+    }
+    json_t *a = ana_json(r);
+    j->text = a ? json_dumps(a, JSON_COMPACT | ANA_JSON_FLAGS) : NULL;
+    if (!j->text)
+        j->rc = ENG_ENOMEM;
+    json_decref(a);
+    ana_free(r);
+}
+
+static void done(void *arg, int status)
+{
+    job *j = arg;
+    for (job **p = &running; *p; p = &(*p)->next)
+        if (*p == j) {
+            *p = j->next;
+            break;
+        }
+    njobs--;
+    if (status != 0 && !j->rc)
+        j->rc = ENG_EINTERNAL;
+    if (j->s->stopping && !j->rc)
+        j->rc = ENG_EINVAL; /* done after the journal stopped: not stored */
+    if (j->rc == ENG_EINVAL && j->s->stopping) {
+        j->rc = ENG_ESHUTTING_DOWN;
+        snprintf(j->reason, sizeof j->reason, "the server is shutting down; ask again later");
+    }
+    if (!j->rc)
+        cache_put(j->s, j->match, j->text);
+    srv_log(j->rc ? LOG_WARN : LOG_INFO, "analysed", "{s:s, s:s, s:i}", "match", j->match, "code",
+            j->rc ? wire_err_code(j->rc) : "ok", "waiters", j->nw);
+    for (int i = 0; i < j->nw; i++) {
+        conn *c = conn_find(j->s, j->w[i].conn);
+        if (c && j->rc)
+            conn_error(c, j->rc, j->reason[0] ? j->reason : wire_err_message(j->rc), j->w[i].id);
+        else if (c)
+            send_report(c, j->w[i].id, j->match, j->text, false);
+        json_decref(j->w[i].id);
+    }
+    json_decref(j->rec);
+    free(j->text);
+    free(j);
+}
+
+void analyze_shutdown(srv *s)
+{
+    for (job *j = running; j; j = j->next)
+        if (j->s == s)
+            atomic_store(&j->stop, true);
+}
+
+static int waiting_of(uint64_t conn_id)
+{
+    int n = 0;
+    for (job *j = running; j; j = j->next)
+        for (int i = 0; i < j->nw; i++)
+            n += j->w[i].conn == conn_id;
+    return n;
+}
+
+void analyze_handle(conn *c, const proto_msg *m)
+{
+    srv *s = c->srv;
+    match *x = m->match ? match_find_stored(s, m->match) : NULL;
+    if (!x) {
+        conn_error(c, WIRE_EUNKNOWN_MATCH, "no match with that id", m->id);
+        return;
+    }
+    if (x->status != MATCH_FINISHED) {
+        conn_error(c, ENG_EBAD_MESSAGE, "only a finished match is analysed", m->id);
+        return;
+    }
+    char *text = cache_get(s, x->id);
+    if (text) {
+        send_report(c, m->id, x->id, text, true);
+        free(text);
+        return;
+    }
+    if (waiting_of(c->id) >= SRV_ANALYZE_PER_CONN) {
+        conn_error(c, ENG_ETOO_MANY, "this connection already waits for an analysis", m->id);
+        return;
+    }
+    job *j = running;
+    while (j && (j->s != s || strcmp(j->match, x->id) != 0))
+        j = j->next;
+    if (j) { /* a second viewer joins the job under way */
+        if (j->nw >= SRV_ANALYZE_WAITERS) {
+            conn_error(c, ENG_ETOO_MANY, "too many viewers wait for this analysis", m->id);
+            return;
+        }
+        j->w[j->nw++] = (waiter){.conn = c->id, .id = json_incref((json_t *)m->id)};
+        return;
+    }
+    if (njobs >= SRV_ANALYZE_JOBS) {
+        conn_error(c, ENG_ETOO_MANY, "the server is analysing as many games as it may; try again",
+                   m->id);
+        return;
+    }
+    char err[256] = "";
+    j = calloc(1, sizeof *j);
+    json_t *rec = j ? match_record_json(x, err, sizeof err) : NULL;
+    if (!rec) {
+        conn_error(c, j ? ENG_EINTERNAL : ENG_ENOMEM, err[0] ? err : "out of memory", m->id);
+        free(j);
+        return;
+    }
+    j->s = s;
+    atomic_init(&j->stop, false);
+    j->rec = rec;
+    snprintf(j->match, sizeof j->match, "%s", x->id);
+    j->w[j->nw++] = (waiter){.conn = c->id, .id = json_incref((json_t *)m->id)};
+    if (srv_queue_work(s->loop, work, done, j, NULL) != 0) {
+        conn_error(c, ENG_EINTERNAL, "the analysis could not be started; try again", m->id);
+        json_decref(j->w[0].id);
+        json_decref(rec);
+        free(j);
+        return;
+    }
+    j->next = running;
+    running = j;
+    njobs++;
+}
