@@ -6,9 +6,11 @@
 #define _GNU_SOURCE /* pipe2 */
 #include "classroom/classroom.h"
 
+#include <assert.h>
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <openssl/evp.h>
 #include <openssl/sha.h>
 #include <poll.h>
 #include <signal.h>
@@ -622,4 +624,71 @@ bool class_gate_passed(const class_gate *gate, double points, int64_t games)
     /* compare exactly: rate >= min_rate as points >= min_rate * games, with
      * a hair of slack for the binary fraction of min_rate (0.7 * 10) */
     return games > 0 && points + 1e-9 >= gate->min_rate * (double)games;
+}
+
+/* ---- similar submissions ---------------------------------------------------------------- */
+
+/* One Python file's shape into the hash: its bytes without comments (from a
+ * '#' outside a string literal to the end of its line) and without any
+ * whitespace. Quotes are followed on one line (triple quotes as three). */
+static void python_shape(EVP_MD_CTX *h, const unsigned char *d, size_t n)
+{
+    unsigned char buf[4096];
+    size_t k = 0;
+    char quote = 0;
+    bool comment = false, escape = false;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = d[i];
+        if (c == '\n') {
+            comment = false;
+            quote = 0;
+            escape = false;
+            continue;
+        }
+        if (comment)
+            continue;
+        if (quote) {
+            if (escape)
+                escape = false;
+            else if (c == '\\')
+                escape = true;
+            else if (c == (unsigned char)quote)
+                quote = 0;
+        } else if (c == '#') {
+            comment = true;
+            continue;
+        } else if (c == '"' || c == '\'') {
+            quote = (char)c;
+        } else if (isspace(c)) {
+            continue;
+        }
+        buf[k++] = c;
+        if (k == sizeof buf) {
+            EVP_DigestUpdate(h, buf, k);
+            k = 0;
+        }
+    }
+    EVP_DigestUpdate(h, buf, k);
+}
+
+void class_shape_hash(class_kind kind, int n, const char *const *names,
+                      const unsigned char *const *data, const size_t *len, char *out)
+{
+    assert(n >= 0 && out);
+    EVP_MD_CTX *h = EVP_MD_CTX_new();
+    bool ok = h && EVP_DigestInit_ex(h, EVP_sha256(), NULL) == 1;
+    for (int i = 0; ok && i < n; i++) {
+        EVP_DigestUpdate(h, names[i], strlen(names[i]) + 1);
+        if (kind == CLASS_PYTHON)
+            python_shape(h, data[i], len[i]);
+        else
+            EVP_DigestUpdate(h, data[i], len[i]);
+        EVP_DigestUpdate(h, "", 1);
+    }
+    unsigned char md[SHA256_DIGEST_LENGTH] = {0};
+    if (!ok || EVP_DigestFinal_ex(h, md, NULL) != 1)
+        memset(md, 0, sizeof md);
+    EVP_MD_CTX_free(h);
+    for (int i = 0; i < SHA256_DIGEST_LENGTH; i++)
+        sprintf(out + 2 * i, "%02x", md[i]);
 }

@@ -127,6 +127,14 @@ int class_check_file(class_kind kind, const char *name, const unsigned char *dat
  * program's stderr); the JSON of the pages takes nothing else. */
 void class_utf8_fix(char *text);
 
+/* The shape of a submission's files as 64 hex digits into out[65]: for
+ * Python, the SHA-256 of its files without comments and whitespace (two
+ * submissions of the same shape differ in nothing but those); for other
+ * kinds, of the files as they are. Flags near-identical submissions to the
+ * instructor. */
+void class_shape_hash(class_kind kind, int n, const char *const *names,
+                      const unsigned char *const *data, const size_t *len, char *out);
+
 /* ---- gates ------------------------------------------------------------------------------- */
 
 typedef struct class_gate {

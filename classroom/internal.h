@@ -261,6 +261,8 @@ int64_t class__sub_insert(class_service *svc, const student_t *who, const char *
                           const char *main, int64_t bytes, const char *sha256, int64_t now,
                           int64_t *version, int *rc);
 bool class__sub_set_main(class_service *svc, int64_t sub, const char *main);
+/* Its shape (class_shape_hash): near-identical submissions share it. */
+bool class__sub_set_shape(class_service *svc, int64_t sub, const char *shape);
 bool class__sub_add_file(class_service *svc, int64_t sub, const char *name, const void *data,
                          size_t len);
 bool class__sub_set_files(class_service *svc, int64_t sub, const char *files_json, const char *dir);

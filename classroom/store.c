@@ -103,6 +103,8 @@ static const char *const added[][3] = {
     {"class_final", "ko_reached", "INTEGER NOT NULL DEFAULT 0"},
     {"class_final", "roster", "INTEGER NOT NULL DEFAULT 0"},
     {"class_final", "decided_by", "TEXT NOT NULL DEFAULT ''"},
+    /* near-identical submissions flagged to the instructor (class_shape_hash) */
+    {"class_submissions", "shape", "TEXT NOT NULL DEFAULT ''"},
 };
 
 /* Does `table` have `column`? SQLite: its table_info; PostgreSQL: the

@@ -77,6 +77,96 @@ static json_t *gates_json(class_service *svc, db_stmt *gq, db_stmt *gg, int64_t 
     return gates;
 }
 
+/* ---- similar submissions (the instructor's view) -------------------------------------- */
+
+#define SIMILAR_SHOWN                                                                              \
+    8 /* others named per submission (a class sending the example bot                              \
+         would list everyone) */
+
+typedef struct simrow {
+    int i; /* its place in the view */
+    int64_t student;
+    char sid[CLASS_FIELD_MAX + 1];
+    int64_t version;
+    char sha[65], shape[65];
+} simrow;
+
+static int by_sha(const void *a, const void *b)
+{
+    return strcmp(((const simrow *)a)->sha, ((const simrow *)b)->sha);
+}
+
+static int by_shape(const void *a, const void *b)
+{
+    return strcmp(((const simrow *)a)->shape, ((const simrow *)b)->shape);
+}
+
+/* Each run of rows equal by cmp (sorted so) names, in each of its members'
+ * "similar", the other students' members: `how`. same_sha: skip pairs of
+ * identical files (named already). */
+static void mark_runs(json_t *subs, simrow *r, int n, int (*cmp)(const void *, const void *),
+                      const char *how, bool same_sha)
+{
+    for (int a = 0; a < n;) {
+        int b = a + 1;
+        while (b < n && cmp(&r[a], &r[b]) == 0)
+            b++;
+        for (int x = a; b - a > 1 && x < b; x++) {
+            json_t *sub = json_array_get(subs, (size_t)r[x].i);
+            json_t *sim = json_object_get(sub, "similar");
+            for (int y = a; y < b; y++) {
+                if (r[y].student == r[x].student || (same_sha && !strcmp(r[x].sha, r[y].sha)))
+                    continue;
+                json_int_t seen = json_integer_value(json_object_get(sub, "similar_count"));
+                json_object_set_new(sub, "similar_count", json_integer(seen + 1));
+                if (json_array_size(sim) < SIMILAR_SHOWN)
+                    json_array_append_new(sim, json_pack("{s:s, s:I, s:s}", "student_id", r[y].sid,
+                                                         "version", (json_int_t)r[y].version, "how",
+                                                         how));
+            }
+        }
+        a = b;
+    }
+}
+
+/* Flag, on each submission of subs (the course's, in id order), the other
+ * students' submissions with the same files or the same shape. */
+static void similar_json(class_service *svc, int64_t course, json_t *subs)
+{
+    size_t n = json_array_size(subs);
+    simrow *r = n ? calloc(n, sizeof *r) : NULL;
+    db_stmt *st = r ? class__prep(svc, "SELECT s.student, st.sid, s.version, s.sha256, s.shape,"
+                                       " s.kind FROM class_submissions s JOIN class_students st"
+                                       " ON st.id = s.student WHERE s.course = ? ORDER BY s.id")
+                    : NULL;
+    int k = 0;
+    if (st) {
+        db_bind_int64(st, 1, course);
+        for (int i = 0; (size_t)i < n && class__step(svc, st) == DB_ROW; i++) {
+            json_object_set_new(json_array_get(subs, (size_t)i), "similar", json_array());
+            if (!strcmp(class__col(st, 5), "remote") || !*class__col(st, 3))
+                continue; /* a remote bot has no files */
+            simrow *x = &r[k++];
+            x->i = i;
+            x->student = db_column_int64(st, 0);
+            snprintf(x->sid, sizeof x->sid, "%s", class__col(st, 1));
+            x->version = db_column_int64(st, 2);
+            snprintf(x->sha, sizeof x->sha, "%s", class__col(st, 3));
+            snprintf(x->shape, sizeof x->shape, "%s", class__col(st, 4));
+            if (!x->shape[0]) /* stored before shapes were: its own */
+                snprintf(x->shape, sizeof x->shape, "sha:%.60s", x->sha);
+        }
+        db_finalize(st);
+    }
+    if (k > 1) {
+        qsort(r, (size_t)k, sizeof *r, by_sha);
+        mark_runs(subs, r, k, by_sha, "identical", false);
+        qsort(r, (size_t)k, sizeof *r, by_shape);
+        mark_runs(subs, r, k, by_shape, "the same but for comments and spacing", true);
+    }
+    free(r);
+}
+
 json_t *class__subs_json(class_service *svc, int64_t course, int64_t student)
 {
     json_t *a = json_array();
@@ -116,6 +206,8 @@ out:
     db_finalize(st);
     db_finalize(gq);
     db_finalize(gg);
+    if (student == 0)
+        similar_json(svc, course, a); /* the instructor's view only */
     return a;
 }
 

@@ -109,14 +109,25 @@ int64_t class__sub_insert(class_service *svc, const student_t *who, const char *
     return *rc == DB_DONE ? id : 0;
 }
 
-bool class__sub_set_main(class_service *svc, int64_t sub, const char *main)
+/* One text column of a submission's row (sql: "UPDATE ... SET col = ? WHERE id = ?"). */
+static bool sub_set_text(class_service *svc, const char *sql, int64_t sub, const char *text)
 {
-    db_stmt *st = class__prep(svc, "UPDATE class_submissions SET main = ? WHERE id = ?");
+    db_stmt *st = class__prep(svc, sql);
     if (st) {
-        db_bind_text(st, 1, main, -1);
+        db_bind_text(st, 1, text, -1);
         db_bind_int64(st, 2, sub);
     }
     return class__run(svc, st);
+}
+
+bool class__sub_set_shape(class_service *svc, int64_t sub, const char *shape)
+{
+    return sub_set_text(svc, "UPDATE class_submissions SET shape = ? WHERE id = ?", sub, shape);
+}
+
+bool class__sub_set_main(class_service *svc, int64_t sub, const char *main)
+{
+    return sub_set_text(svc, "UPDATE class_submissions SET main = ? WHERE id = ?", sub, main);
 }
 
 bool class__sub_add_file(class_service *svc, int64_t sub, const char *name, const void *data,

@@ -275,6 +275,27 @@ static int64_t store_once(upload *u, int64_t now, const char *hex, int64_t *vers
     char dir[PATH_MAX] = "";
     bool ok = u->kind == CLASS_REMOTE ? remote_name(u, sub, *version)
                                       : write_files(u, sub, *version, dir, sizeof dir);
+    if (ok && u->kind != CLASS_REMOTE) {
+        /* in the order of their names: the same files sent in another order
+         * have the same shape */
+        const char *names[CLASS_MAX_FILES];
+        const unsigned char *data[CLASS_MAX_FILES];
+        size_t lens[CLASS_MAX_FILES];
+        for (int i = 0; i < u->nf; i++) {
+            int j = i;
+            for (; j > 0 && strcmp(names[j - 1], u->names[i]) > 0; j--) {
+                names[j] = names[j - 1];
+                data[j] = data[j - 1];
+                lens[j] = lens[j - 1];
+            }
+            names[j] = u->names[i];
+            data[j] = u->data[i];
+            lens[j] = u->len[i];
+        }
+        char shape[65];
+        class_shape_hash(u->kind, u->nf, names, data, lens, shape);
+        ok = class__sub_set_shape(svc, sub, shape);
+    }
     if (!class__commit(svc, ok)) {
         if (dir[0])
             remove_files(u, dir);

@@ -55,51 +55,11 @@
 #include "session.h"
 #include "worker.h"
 
-/* ---- logging ---------------------------------------------------------------------- */
-
-/* Text from the server or a program (codes, messages, names, close reasons,
- * stderr) reaches the terminal only through here: control characters,
- * which could drive the terminal, become '?'. In place; returns s. */
-static char *printable(char *s)
-{
-    for (unsigned char *p = (unsigned char *)s; *p; p++)
-        if (*p < 0x20 || *p == 0x7f)
-            *p = '?';
-    return s;
-}
-
-void cl__say(const botclient *bc, bool error, const char *fmt, ...)
-{
-    if (!error && bc->cfg.quiet)
-        return;
-    char line[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
-    fprintf(stderr, "%s: %s%s\n", bc->logname, error ? "error: " : "", printable(line));
-}
-
-/* The prefix naming a session in logs: nothing for a single seat, the
- * match id when registered (several games at once). */
-const char *cl__who(const session *s)
-{
-    static char buf[80];
-    if (!s->bc->registering)
-        return "";
-    snprintf(buf, sizeof buf, "%s: ", s->match[0] ? s->match : "?");
-    return buf;
-}
+/* ---- logging (say.c) and small readers ---------------------------------------- */
 
 static uint64_t now_ms(void)
 {
     return uv_hrtime() / 1000000u;
-}
-
-const char *cl__str_of(const json_t *o, const char *key)
-{
-    const char *s = json_string_value(json_object_get(o, key));
-    return s ? s : "";
 }
 
 static long long int_of(const json_t *o, const char *key, long long def)
@@ -200,7 +160,7 @@ static int live_sessions(const botclient *bc)
     return n;
 }
 
-void cl__free_game(session *s)
+static void free_game(session *s)
 {
     free(s->initial);
     free(s->st);
@@ -223,7 +183,7 @@ void cl__free_game(session *s)
 static void free_session(session *s)
 {
     cl_worker_free(s->wk);
-    cl__free_game(s);
+    free_game(s);
     json_decref(s->legal);
     json_decref(s->asked_state);
     json_decref(s->think_state);
@@ -267,7 +227,7 @@ static void maybe_close(botclient *bc)
     }
 }
 
-void cl__finish(botclient *bc, int status)
+static void finish(botclient *bc, int status)
 {
     if (bc->done)
         return;
@@ -287,14 +247,14 @@ void cl__finish(botclient *bc, int status)
 
 /* A session's game is over (or its seat is gone): let its player go, and
  * end the client when nothing is left to play. */
-void cl__session_over(session *s)
+static void session_over(session *s)
 {
     botclient *bc = s->bc;
     s->over = true;
     s->asked_turn = 0;
     close_player(s);
     if (!bc->registering) {
-        cl__finish(bc, BOTCLIENT_OVER);
+        finish(bc, BOTCLIENT_OVER);
         return;
     }
     bool enough = bc->cfg.max_games > 0 && bc->games_ended >= bc->cfg.max_games;
@@ -302,7 +262,7 @@ void cl__session_over(session *s)
         if (enough)
             cl__say(bc, false, "%d game%s played; stopping", bc->games_ended,
                     bc->games_ended == 1 ? "" : "s");
-        cl__finish(bc, BOTCLIENT_OVER);
+        finish(bc, BOTCLIENT_OVER);
     }
 }
 
@@ -328,7 +288,7 @@ static void print_result(session *s, const json_t *result, const json_t *scores,
     char reason[64];
     snprintf(reason, sizeof reason, "%s",
              cl__str_of(result, "reason")[0] ? cl__str_of(result, "reason") : "?");
-    fprintf(f, "game over: reason=%s scores=", printable(reason));
+    fprintf(f, "game over: reason=%s scores=", cl__printable(reason));
     print_ints(f, sc ? sc : scores);
     fprintf(f, " winners=");
     print_ints(f, json_object_get(result, "winners"));
@@ -344,7 +304,7 @@ static void print_result(session *s, const json_t *result, const json_t *scores,
     if (json_is_string(json_object_get(result, "detail"))) {
         char detail[256];
         snprintf(detail, sizeof detail, "%s", cl__str_of(result, "detail"));
-        fprintf(f, " detail=\"%s\"", printable(detail));
+        fprintf(f, " detail=\"%s\"", cl__printable(detail));
     }
     fputc('\n', f);
     fflush(f);
@@ -352,7 +312,7 @@ static void print_result(session *s, const json_t *result, const json_t *scores,
 
 /* ---- the player's thread ---------------------------------------------------------- */
 
-void cl__wake_cb(void *ud)
+static void wake_cb(void *ud)
 {
     botclient *bc = ud;
     uv_async_send(&bc->wake); /* thread-safe; coalesced */
@@ -390,9 +350,54 @@ static void show_stderr(session *s, const player_result *r)
 /* What the program wrote after its last call (after game_over, as it
  * exits): on the player's thread as it is destroyed, before the session
  * can be freed (that waits for the thread's end). */
-void cl__stderr_at_exit(const char *text, size_t len, uint64_t total, void *user)
+static void stderr_at_exit(const char *text, size_t len, uint64_t total, void *user)
 {
     show_stderr_text(user, text, len, total);
+}
+
+/* The match's game set up (sync.c) and, the first time, its player started
+ * on a thread of its own. 0, or -1 after saying why and ending the session
+ * (registered: the client goes on) or the client. */
+static int join_game(session *s, const json_t *msg)
+{
+    botclient *bc = s->bc;
+    int status = BOTCLIENT_FAIL;
+    bool fresh = !s->g;
+    char err[PLAYER_DETAIL_MAX];
+    if (cl__setup_game(s, msg) != 0)
+        goto fail;
+    if (!fresh)
+        return 0;
+    const eng_game *g = s->g;
+    player_config pc;
+    player_config_default(&pc);
+    pc.seed = bc->cfg.seed;
+    pc.bot_margin_ms = 0; /* --margin-ms is already kept back from the deadline; a bot still
+                           * stops 1/20 of its time early, as players/ does */
+    pc.limits = bc->cfg.limits;
+    pc.time_control = s->time_control;
+    pc.stderr_at_exit = stderr_at_exit;
+    pc.stderr_at_exit_user = s;
+    player *p = player_create(bc->cfg.bot_spec, g, &pc, err, sizeof err);
+    if (!p) {
+        cl__say(bc, true, "%s'%s' cannot play %s: %s", cl__who(s), bc->cfg.bot_spec, g->name, err);
+        status = BOTCLIENT_BADARG;
+        goto fail;
+    }
+    s->wk = cl_worker_start(p, g, wake_cb, bc);
+    if (!s->wk) {
+        cl__say(bc, true, "cannot start a thread for the player");
+        goto fail;
+    }
+    return 0;
+fail:
+    free_game(s);
+    if (bc->registering) {
+        session_over(s);
+        return -1;
+    }
+    finish(bc, status);
+    return -1;
 }
 
 /* ---- deciding --------------------------------------------------------------------- */
@@ -661,15 +666,15 @@ static void on_seat(session *s, const json_t *msg, bool resumed)
     if (s->match[0] && strcmp(s->match, match) != 0)
         cl__say(bc, true, "the server seated us in match %s, not %s", match, s->match);
     snprintf(s->match, sizeof s->match, "%s", match);
-    printable(s->match); /* printed in the result line */
+    cl__printable(s->match); /* printed in the result line */
     s->seat = seat;
     s->reattached = true;
     if (res[0] && strcmp(res, s->resume) != 0) {
         snprintf(s->resume, sizeof s->resume, "%s", res);
-        printable(s->resume); /* written to the token file */
+        cl__printable(s->resume); /* written to the token file */
         write_token_file(s);
     }
-    if (cl__setup_game(s, msg) != 0)
+    if (join_game(s, msg) != 0)
         return;
     cl__rebuild(s, json_object_get(msg, "history"));
     bc->lost_at = 0;
@@ -681,7 +686,7 @@ static void on_seat(session *s, const json_t *msg, bool resumed)
 }
 
 /* Drop the connection and resume: the server sends the whole history. */
-void cl__resync(session *s, const char *why)
+static void resync(session *s, const char *why)
 {
     cl__say(s->bc, true, "%s%s; reconnecting to resynchronise", cl__who(s), why);
     cl_link_drop(s->bc->link);
@@ -698,7 +703,7 @@ static void on_update(session *s, const json_t *msg)
     if (s->think_turn == turn)
         cl_worker_stop_turn(s->wk, turn); /* the server played it (its policy) */
     if (turn != s->turns + 1) {
-        cl__resync(s, "turns were missed");
+        resync(s, "turns were missed");
         return;
     }
     if (!s->synced) {
@@ -714,7 +719,7 @@ static void on_update(session *s, const json_t *msg)
     if (cl__apply_record(s, rec, true, reason, err, sizeof err) != 0) {
         char why[320];
         snprintf(why, sizeof why, "turn %d: the update does not apply: %s", turn, err);
-        cl__resync(s, why);
+        resync(s, why);
     }
 }
 
@@ -740,7 +745,7 @@ static void on_game_over(session *s, const json_t *msg)
             json_is_integer(faulty) ? (int)json_integer_value(faulty) : -1,
             detail[0] ? detail : NULL);
     }
-    cl__session_over(s);
+    session_over(s);
 }
 
 static bool transient(const char *code)
@@ -800,10 +805,10 @@ static void on_error(botclient *bc, const json_t *msg)
         else
             cl__say(bc, true, "cannot %s: %s: %s", what, code, text);
         if (bc->registering) {
-            cl__session_over(s); /* that seat is gone; the others play on */
+            session_over(s); /* that seat is gone; the others play on */
             return;
         }
-        cl__finish(bc, BOTCLIENT_FAIL);
+        finish(bc, BOTCLIENT_FAIL);
         return;
     }
     if (strcmp(id, "register") == 0) {
@@ -813,14 +818,14 @@ static void on_error(botclient *bc, const json_t *msg)
             return;
         }
         cl__say(bc, true, "cannot register as %s: %s: %s", bc->cfg.register_name, code, text);
-        cl__finish(bc, BOTCLIENT_FAIL);
+        finish(bc, BOTCLIENT_FAIL);
         return;
     }
     if (strcmp(id, "hello") == 0 || strcmp(id, "spectate") == 0) {
         cl__say(bc, true, "the server refused %s: %s: %s", id, code, text);
         if (strcmp(id, "spectate") == 0 && bc->registering)
             return;
-        cl__finish(bc, BOTCLIENT_FAIL);
+        finish(bc, BOTCLIENT_FAIL);
         return;
     }
     if (strncmp(id, "move-", 5) == 0) {
@@ -852,12 +857,12 @@ static void on_error(botclient *bc, const json_t *msg)
                 decided(s, (int)turn, m, -1);
         }
         if (bc->registering && (strcmp(code, "wrong_seat") == 0 || strcmp(code, "not_joined") == 0))
-            cl__session_over(s); /* the seat was taken over elsewhere */
+            session_over(s); /* the seat was taken over elsewhere */
         return;
     }
     if (strcmp(code, "registration_taken") == 0) {
         cl__say(bc, true, "another connection registered as %s: %s", bc->cfg.register_name, text);
-        cl__finish(bc, BOTCLIENT_FAIL);
+        finish(bc, BOTCLIENT_FAIL);
         return;
     }
     if (strcmp(code, "seat_taken") == 0) {
@@ -868,11 +873,11 @@ static void on_error(botclient *bc, const json_t *msg)
                          : bc->sessions;
         if (!bc->registering) {
             cl__say(bc, true, "another connection took over seat %d: %s", s ? s->seat : -1, text);
-            cl__finish(bc, BOTCLIENT_FAIL);
+            finish(bc, BOTCLIENT_FAIL);
         } else if (s) {
             cl__say(bc, true, "%sanother connection took over seat %d: %s", cl__who(s), s->seat,
                     text);
-            cl__session_over(s);
+            session_over(s);
         } else {
             cl__say(bc, true, "another connection took over a seat: %s", text);
         }
@@ -948,14 +953,14 @@ static void table_message(session *s, const char *type, const json_t *msg)
         if (!json_is_object(result)) {
             cl__say(bc, true, "the server says match %s is over but gives no result", s->match);
             if (!bc->registering)
-                cl__finish(bc, BOTCLIENT_FAIL);
+                finish(bc, BOTCLIENT_FAIL);
             else
-                cl__session_over(s);
+                session_over(s);
             return;
         }
         print_result(s, result, NULL, NULL, (int)json_array_size(json_object_get(msg, "history")));
         bc->games_ended++;
-        cl__session_over(s);
+        session_over(s);
     }
     /* move_accepted, pong and anything newer: nothing to do */
 }
@@ -975,10 +980,10 @@ static void handle(botclient *bc, const json_t *msg, double at)
         bc->registered = false;
         cl__say(bc, false, "unregistered: no new games; %d still being played", live_sessions(bc));
         if (live_sessions(bc) == 0)
-            cl__finish(bc, BOTCLIENT_OVER);
+            finish(bc, BOTCLIENT_OVER);
     } else if (strcmp(type, "registration_taken") == 0) {
         cl__say(bc, true, "another connection registered as %s", bc->cfg.register_name);
-        cl__finish(bc, BOTCLIENT_FAIL);
+        finish(bc, BOTCLIENT_FAIL);
     } else if (strcmp(type, "joined") == 0 || strcmp(type, "resumed") == 0) {
         session *s = seat_session(bc, msg);
         if (s)
@@ -1049,7 +1054,7 @@ static void on_closed(void *ud, const char *why)
     if (now >= deadline) {
         cl__say(bc, true, "%s; giving up after %.1f s without a connection", why,
                 (double)(now - bc->lost_at) / 1000.0);
-        cl__finish(bc, BOTCLIENT_FAIL);
+        finish(bc, BOTCLIENT_FAIL);
         return;
     }
     int64_t delay = bc->backoff_ms;
@@ -1090,7 +1095,7 @@ static void on_signal(uv_signal_t *h, int signum)
         return;
     if (bc->draining || live_sessions(bc) == 0) {
         cl__say(bc, false, "%s: stopping now", strsignal(signum));
-        cl__finish(bc, live_sessions(bc) ? BOTCLIENT_FAIL : BOTCLIENT_OVER);
+        finish(bc, live_sessions(bc) ? BOTCLIENT_FAIL : BOTCLIENT_OVER);
         return;
     }
     bc->draining = true;

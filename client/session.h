@@ -103,7 +103,11 @@ struct botclient {
     int status;
 };
 
-/* ---- botclient.c ---- */
+/* ---- say.c: what the client prints ---- */
+
+/* Text from the server or a program made harmless for a terminal: control
+ * characters become '?'. In place; returns s. */
+char *cl__printable(char *s);
 
 /* A line on stderr (error: always; otherwise unless quiet), control
  * characters made harmless. */
@@ -113,23 +117,12 @@ void cl__say(const botclient *bc, bool error, const char *fmt, ...)
 const char *cl__who(const session *s);
 /* o[key] as a string, "" when absent or not a string. */
 const char *cl__str_of(const json_t *o, const char *key);
-/* Free the session's copy of the game (not the session). */
-void cl__free_game(session *s);
-/* End the client with this exit status once its handles are closed. */
-void cl__finish(botclient *bc, int status);
-/* The session's game is over (or lost for good): the client may end. */
-void cl__session_over(session *s);
-/* Drop the connection and resume: the server sends the whole history again. */
-void cl__resync(session *s, const char *why);
-/* A worker's wake-up (any thread). */
-void cl__wake_cb(void *ud);
-/* A program's last stderr, as its worker ends. */
-void cl__stderr_at_exit(const char *text, size_t len, uint64_t total, void *user);
 
 /* ---- sync.c: the session's copy of the game ---- */
 
 /* Set up the game of the match (first join), or check it is the same one.
- * 0, or -1 after saying why (and ending the session, or the client). */
+ * 0, or -1 after saying why (the caller ends the session, and frees what
+ * was set up with its game). */
 int cl__setup_game(session *s, const json_t *msg);
 /* Apply one turn's record to the session's state (tell: the player observes
  * it). 0, or -1 with why in err. */

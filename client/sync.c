@@ -41,8 +41,8 @@ static bool same_rules(const eng_game *g, const eng_rules *a, const eng_rules *b
 }
 
 /* Set up the game of the match (first join), or check it is the same one.
- * Returns 0, or -1 after saying why (and ending the session, or the
- * client when it plays one seat). */
+ * Returns 0, or -1 after saying why (the caller ends the session, or the
+ * client when it plays one seat, and frees what was set up). */
 int cl__setup_game(session *s, const json_t *msg)
 {
     botclient *bc = s->bc;
@@ -50,7 +50,6 @@ int cl__setup_game(session *s, const json_t *msg)
     const eng_game *g = eng_find_game(name);
     const game_codec *w = g ? codec_find(g->name) : NULL;
     char err[PLAYER_DETAIL_MAX];
-    int fail_status = BOTCLIENT_FAIL;
     if (!g || !w) {
         cl__say(bc, true, "%sthe match plays '%.40s', a game this client does not know", cl__who(s),
                 name);
@@ -89,39 +88,13 @@ int cl__setup_game(session *s, const json_t *msg)
     const json_t *tc = json_object_get(msg, "time_control");
     s->time_control = json_is_object(tc) ? json_deep_copy(tc) : NULL;
 
-    player_config pc;
-    player_config_default(&pc);
-    pc.seed = bc->cfg.seed;
-    pc.bot_margin_ms = 0; /* --margin-ms is already kept back from the deadline; a bot still
-                           * stops 1/20 of its time early, as players/ does */
-    pc.limits = bc->cfg.limits;
-    pc.time_control = s->time_control;
-    pc.stderr_at_exit = cl__stderr_at_exit;
-    pc.stderr_at_exit_user = s;
-    player *p = player_create(bc->cfg.bot_spec, g, &pc, err, sizeof err);
-    if (!p) {
-        cl__say(bc, true, "%s'%s' cannot play %s: %s", cl__who(s), bc->cfg.bot_spec, g->name, err);
-        fail_status = BOTCLIENT_BADARG;
-        goto fail;
-    }
-    s->wk = cl_worker_start(p, g, cl__wake_cb, bc);
-    if (!s->wk) {
-        cl__say(bc, true, "cannot start a thread for the player");
-        goto fail;
-    }
     eng_init(g, s->initial, &r, NULL, 0);
     memcpy(s->st, s->initial, g->state_size);
     s->turns = 0;
     s->nmoves = 0;
-    s->synced = false; /* cl__rebuild() starts the player */
+    s->synced = false; /* cl__rebuild() starts the game of the player */
     return 0;
 fail:
-    cl__free_game(s);
-    if (bc->registering) {
-        cl__session_over(s);
-        return -1;
-    }
-    cl__finish(bc, fail_status);
     return -1;
 }
 

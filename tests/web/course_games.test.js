@@ -86,6 +86,9 @@ test('the final explained, every game replayed by name, and the phone', async ()
   /* the header links to the course pages (on a desktop: a phone's header keeps one line) */
   assert.ok(await ins.page.locator('header.top nav a[href="#/course"]').isVisible());
   assert.ok(await ins.page.locator('header.top nav a[href="#/instructor"]').isVisible());
+  /* s1 and s2 sent the same file: each is flagged to the instructor */
+  assert.match(await ins.page.locator('table.submissions tr[data-student="s1"] .tag.similar').textContent(), /s2 v1/);
+  assert.equal(await ins.page.locator('table.submissions tr[data-student="s3"] .tag.similar').count(), 0);
   await ins.page.click('button.deadline-now');
   await waitFor(async () => /frozen/.test(await ins.page.locator('.course-facts dd.deadline').textContent()), 'the freeze', ms(20000));
   await ins.page.locator('button.start-final:not([disabled])').click();

@@ -77,6 +77,8 @@ function submissionsTable(subs, onGame, {withStudent = false, onCode = null} = {
     h('tbody', {}, subs.slice().reverse().map((s) => h('tr', {dataset: {submission: s.submission, state: s.state, student: s.student_id}, class: s.frozen ? 'frozen' : ''}, [
       withStudent ? h('td', {dataset: {label: 'student'}, text: s.student_id}) : null,
       h('td', {dataset: {label: 'version'}}, [`v${s.version}`, s.frozen ? h('span', {class: 'tag', text: 'frozen'}) : null,
+        s.similar?.length ? h('span', {class: 'tag similar', title: s.similar.map((x) => `${x.student_id} v${x.version}: ${x.how}`).join('\n'),
+          text: `≈ ${s.similar.map((x) => `${x.student_id} v${x.version}`).join(', ')}${s.similar_count > s.similar.length ? ` +${s.similar_count - s.similar.length}` : ''}`}) : null,
         onCode ? h('button', {class: 'link', text: 'code', onclick: () => onCode(s)}) : null]),
       h('td', {dataset: {label: 'sent'}, text: fmtDate(s.created_ms)}),
       h('td', {dataset: {label: 'kind'}, text: s.kind === 'remote' ? `remote bot · ${s.main}` : `${s.kind} · ${s.main} · ${s.bytes} B`}),
