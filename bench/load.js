@@ -710,7 +710,8 @@ async function waitPort(srv) {
 }
 
 /* The process that runs the server: the spawned one, or under --server-prefix
- * the innermost process whose command line names our port file. */
+ * the innermost process whose command line names our port file (not the
+ * sandbox's guardian, players/cgroup.c). */
 function serverPid(srv) {
   const cands = new Map();
   for (const d of fs.readdirSync('/proc')) {
@@ -718,6 +719,9 @@ function serverPid(srv) {
     try {
       const cmd = fs.readFileSync(`/proc/${d}/cmdline`, 'utf8');
       if (!cmd.includes(srv.portFile)) continue;
+      /* the sandbox's guardian is a fork of the server (same command line),
+       * named tessera-guard: it only waits for the server's end */
+      if (fs.readFileSync(`/proc/${d}/comm`, 'utf8').trim() === 'tessera-guard') continue;
       const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
       cands.set(Number(d), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
     } catch (e) { /* gone */ }

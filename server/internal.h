@@ -195,6 +195,9 @@ struct match {
                                          yet); a move's wait_ms counts from it */
     double turn_think_ms;             /* a program seat's CPU time over this turn's calls */
     uint64_t deadline;                /* loop ms by which the move must arrive */
+    uint64_t clock_hold;              /* the seat's your_turn is held until the journal has
+                                         stored this number (journal_synced): its clock starts
+                                         then, deadline moved (0: it runs) */
     uv_timer_t timer;                 /* fires at the deadline / reconnect grace end */
     const char *storage_retry;        /* a turn the server owes the seat to move could not be
                                          journaled: "bot" (search again) or the policy's

@@ -588,19 +588,78 @@ static void play_random(match *m, int seat_no, const char *reason)
         retry_later(m, reason);
 }
 
-static void send_your_turn(match *m, int seat_no)
+/* The server's overhead for a remote move: its arrival to the next seat's
+ * your_turn, ready to go. */
+static void count_overhead(match *m)
 {
-    if (!sink_of(m)->your_turn(m, seat_no))
-        return; /* no connection plays it now */
-    if (!m->asked_ns)
-        m->asked_ns = uv_hrtime(); /* a move's wait_ms counts from the first your_turn */
     if (m->rx_ns) {
-        /* the server's overhead for a remote move: its arrival to the next
-         * seat's your_turn, queued for sending */
         uint64_t ns = uv_hrtime() - m->rx_ns;
         hist_add(&m->srv->overhead, ns / 1000);
         phist_add(&m->srv->cnt.overhead, (double)ns / 1e9);
         m->rx_ns = 0;
+    }
+}
+
+/* Tell the seat to move; false when no connection plays it now. */
+static bool send_your_turn(match *m, int seat_no)
+{
+    if (!sink_of(m)->your_turn(m, seat_no))
+        return false; /* no connection plays it now */
+    if (!m->asked_ns)
+        m->asked_ns = uv_hrtime(); /* a move's wait_ms counts from the first your_turn */
+    count_overhead(m);
+    return true;
+}
+
+/* What a message to the match's table queued now would wait for in the
+ * journal (conn_send_text: the round's batch, or the match's own batch not
+ * stored yet, under a fault); 0: nothing, it goes now. */
+static uint64_t journal_holds(const match *m)
+{
+    journal *j = m->srv->db;
+    if (!j)
+        return 0;
+    uint64_t hold = journal_hold(j), synced = journal_synced(j);
+    if (m->journal_batch > synced && m->journal_batch > hold)
+        hold = m->journal_batch;
+    return hold > synced ? hold : 0;
+}
+
+/* Tell seat p, a connection's, that it is to move, and start its clock.
+ * The clock starts when the your_turn is sent, not when the seat is asked
+ * (issue 29): while the journal has not stored what the message follows
+ * (the loop round's batch, a few ms; --durable: its sync; under a journal
+ * fault, until the fault clears) the your_turn waits unwritten and the
+ * clock with it (m->clock_hold), and match_clocks_released starts both:
+ * no one loses on time because the server could not write, and the
+ * deadline the message announces is the one the server keeps. */
+static void tell_turn(match *m, int p)
+{
+    uint64_t hold = journal_holds(m);
+    if (hold) {
+        m->clock_hold = hold;
+        count_overhead(m);
+        arm_timer(m); /* reconnect graces still run */
+        return;
+    }
+    uint64_t now = srv_now(m->srv);
+    m->clock_hold = 0;
+    m->turn_started = now;
+    m->deadline = now + (uint64_t)match_clock_turn_time(m, &m->seats[p]);
+    m->seats[p].in_grace = false;
+    arm_timer(m);
+    send_your_turn(m, p);
+}
+
+void match_clocks_released(srv *s)
+{
+    uint64_t synced = journal_synced(s->db);
+    for (match *m = s->matches; m; m = m->next) {
+        if (!m->clock_hold || m->clock_hold > synced)
+            continue;
+        m->clock_hold = 0;
+        if (m->status == MATCH_LIVE && m->to_move >= 0 && !m->closing && !m->finish_reason)
+            tell_turn(m, m->to_move);
     }
 }
 
@@ -633,6 +692,7 @@ static void ask(match *m, int p)
     m->to_move = p;
     m->storage_retry = NULL;
     m->turn_started = now;
+    m->clock_hold = 0;
     m->asked_ns = 0; /* set as the seat is asked: its search, program or your_turn */
     m->turn_think_ms = 0;
     int64_t allow = match_clock_turn_time(m, t);
@@ -658,8 +718,7 @@ static void ask(match *m, int p)
         ask_program(m, p);
         return;
     }
-    arm_timer(m);
-    send_your_turn(m, p);
+    tell_turn(m, p);
 }
 
 static void advance(match *m)
@@ -893,7 +952,7 @@ bool match_remote_move(match *m, int seat_no, conn *c, const proto_msg *msg, uin
     /* A move that arrived after the deadline is late even if the deadline's
      * timer has not run yet (a busy loop runs timers after I/O). */
     uint64_t arrived = srv_now(m->srv);
-    if (arrived > m->deadline) {
+    if (!m->clock_hold && arrived > m->deadline) {
         char e[96];
         snprintf(e, sizeof e, "the move arrived %llu ms after the deadline",
                  (unsigned long long)(arrived - m->deadline));
@@ -942,17 +1001,12 @@ bool match_remote_move(match *m, int seat_no, conn *c, const proto_msg *msg, uin
          * server's trouble: its clock restarts with the whole allowance, and
          * a fresh your_turn says so (docs/protocol.md, storage_error) */
         m->rx_ns = 0;
-        uint64_t now = srv_now(m->srv);
-        m->turn_started = now;
         m->asked_ns = 0; /* the fresh your_turn below */
-        m->deadline = now + (uint64_t)match_clock_turn_time(m, t);
-        t->in_grace = false;
-        arm_timer(m);
         out->error(c, ENG_ESTORAGE,
                    "the server could not journal the move: nothing of it was played and the "
                    "seat's clock restarts; send a move again",
                    msg->id);
-        send_your_turn(m, seat_no);
+        tell_turn(m, seat_no);
         return false;
     }
     advance(m);

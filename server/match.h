@@ -93,6 +93,9 @@ json_t *match_record_json(const match *m, char *err, size_t errcap);
 
 /* Start or continue play: draws, asks the seat to move, or finishes. */
 void match_advance(match *m);
+/* The journal stored (--durable: synced) what held output: the seats whose
+ * your_turn it held start their clocks now (match.c, hold_clock). */
+void match_clocks_released(srv *s);
 /* A connection now plays `seat` (table.c has linked it): the seat is
  * joined, and the match goes live if that was its last open seat. Returns
  * whether this join started it. The caller then replies with the table

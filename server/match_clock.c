@@ -44,13 +44,20 @@ void match_clock_uncharge(seat_t *t, const match_clock_undo *undo)
     t->in_grace = undo->in_grace;
 }
 
+int64_t match_clock_left(const match *m, uint64_t now)
+{
+    if (m->clock_hold) /* not started: the whole turn's time */
+        return (int64_t)(m->deadline - m->turn_started);
+    return m->deadline > now ? (int64_t)(m->deadline - now) : 0;
+}
+
 uint64_t match_clock_next(const match *m, uint64_t now)
 {
     uint64_t next = UINT64_MAX;
     if (m->finish_reason) /* only the result's journaling is left to do */
         return m->retry_at;
     if (m->to_move >= 0)
-        next = m->storage_retry ? m->retry_at : m->deadline;
+        next = m->storage_retry ? m->retry_at : m->clock_hold ? UINT64_MAX : m->deadline;
     for (int i = 0; i < m->nseats; i++) {
         const seat_t *t = &m->seats[i];
         if (t->gone_since && !t->takeover && m->status == MATCH_LIVE) {
@@ -91,7 +98,7 @@ int match_clock_due(match *m, uint64_t now, int *seat)
         *seat = m->to_move;
         return now < m->retry_at ? DUE_WAIT : DUE_RETRY;
     }
-    if (m->to_move >= 0 && now >= m->deadline) {
+    if (m->to_move >= 0 && !m->clock_hold && now >= m->deadline) {
         seat_t *t = &m->seats[m->to_move];
         *seat = m->to_move;
         if (m->job && t->kind == SEAT_BOT && !t->bot_stopping) {

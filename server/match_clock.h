@@ -30,9 +30,15 @@ typedef struct match_clock_undo {
 void match_clock_charge(const match *m, seat_t *t, int64_t used, match_clock_undo *undo);
 void match_clock_uncharge(seat_t *t, const match_clock_undo *undo);
 
+/* The time the seat to move has left at loop time now: until its deadline,
+ * or, while its your_turn is held by the journal (m->clock_hold: its clock
+ * has not started), the whole turn's time. */
+int64_t match_clock_left(const match *m, uint64_t now);
+
 /* When the match's timer must fire next (loop ms), or UINT64_MAX: the
  * seat's deadline or the storage retry, a reconnect grace's end, a draw or
- * a result the journal could not take yet. */
+ * a result the journal could not take yet. A seat whose your_turn the
+ * journal holds has no deadline yet. */
 uint64_t match_clock_next(const match *m, uint64_t now);
 
 /* What is due when the timer fires at `now` (match_clock_due). */

@@ -130,7 +130,7 @@ json_t *match_view_clocks_at(const match *m, int next, uint64_t now, int64_t epo
             json_object_set_new(o, "grace_ms", json_integer(t->grace_ms));
         if (m->status == MATCH_LIVE && (m->to_move == i || (m->to_move < 0 && next == i))) {
             json_int_t left = m->to_move == i
-                                  ? (m->deadline > now ? (json_int_t)(m->deadline - now) : 0)
+                                  ? (json_int_t)match_clock_left(m, now)
                                   : (json_int_t)(match_clock_allowance(m, t) + t->bank_ms);
             json_object_set_new(o, "time_left_ms", json_integer(left));
             json_object_set_new(o, "deadline", json_integer(epoch + left));
@@ -350,7 +350,7 @@ static void clocks_text(textbuf *b, const match *m, uint64_t now, int64_t epoch)
             jt_int(b, t->grace_ms);
         }
         if (m->status == MATCH_LIVE && m->to_move == i) {
-            int64_t left = m->deadline > now ? (int64_t)(m->deadline - now) : 0;
+            int64_t left = match_clock_left(m, now);
             LIT(b, ",\"time_left_ms\":");
             jt_int(b, left);
             LIT(b, ",\"deadline\":");
@@ -364,7 +364,7 @@ static void clocks_text(textbuf *b, const match *m, uint64_t now, int64_t epoch)
 const textbuf *match_view_your_turn_text(match *m, int seat_no, bool v2, int tell, uint64_t now,
                                         int64_t epoch)
 {
-    int64_t left = m->deadline > now ? (int64_t)(m->deadline - now) : 0;
+    int64_t left = match_clock_left(m, now);
     /* the change or the state first: they are written into buffers of
      * their own, and the message is written around them in one */
     const textbuf *tail = tell == TELL_CHANGE ? change_text(m)

@@ -44,6 +44,7 @@
 #include "registry.h"
 #include "table.h"
 #include "journal/journal.h"
+#include "match.h"
 
 /* A WebSocket connection's own (conn_link): the socket, the message being
  * assembled, the write and close state, keep-alive, the rate limit. */
@@ -356,6 +357,7 @@ static void keep_sweep(uv_timer_t *t)
 static void release_held(void *s)
 {
     conn_release_held(s);
+    match_clocks_released(s); /* the your_turns just let go start their seats' clocks */
 }
 
 static void on_out_prep(uv_prepare_t *h)

@@ -389,15 +389,17 @@ test('registered: a server that refuses think_ms gets every game\'s move again w
     '--max-games', '2', '--', 'python3', PY]);
   t.after(() => b.proc.kill('SIGKILL'));
   await waitFor(() => fake.names.get('frank'), 'the registration');
-  /* two games where the bot moves first: both first moves leave with
-   * think_ms before the first refusal comes back */
+  /* two games where the bot moves first: a first move that left with
+   * think_ms before the first refusal came back is refused too (once: it
+   * is sent again without), so one refusal or two, as the race goes —
+   * never a third (no move carries think_ms after the first refusal) */
   const [m1, m2] = await Promise.all([
     fake.seat('frank', { game: 'carcassonne', opponent: 'random', seat: 0, moveMs: 4000 }),
     fake.seat('frank', { game: 'reversi', opponent: 'random', seat: 0, moveMs: 4000 }),
   ]);
   const r = await exitWithin(b);
   assert.equal(r.code, 0, r.stderr.slice(-3000));
-  assert.equal(fake.refused, 2, 'refusals: ' + fake.refused);
+  assert.ok(fake.refused >= 1 && fake.refused <= 2, 'refusals: ' + fake.refused);
   for (const m of [m1, m2])
     assert.match(b.stdout, new RegExp(`game over: reason=normal .* match=${m} seat=0`), b.stdout);
   assert.equal((b.stderr.match(/does not take think_ms/g) || []).length, 1, b.stderr);

@@ -90,7 +90,7 @@ test('the final explained, every game replayed by name, and the phone', async ()
   assert.match(await ins.page.locator('table.submissions tr[data-student="s1"] .tag.similar').textContent(), /s2 v1/);
   assert.equal(await ins.page.locator('table.submissions tr[data-student="s3"] .tag.similar').count(), 0);
   await ins.page.click('button.deadline-now');
-  await waitFor(async () => /frozen/.test(await ins.page.locator('.course-facts dd.deadline').textContent()), 'the freeze', ms(20000));
+  await waitFor(async () => /frozen/.test(await ins.page.locator('.course-facts dd.deadline').textContent()), 'the freeze', ms(60000));
   await ins.page.locator('button.start-final:not([disabled])').click();
   await waitFor(async () => (await ins.page.locator('table.standings tbody tr[data-student]').count()) === 3, 'the final', ms(180000), 250);
 
@@ -112,10 +112,10 @@ test('the final explained, every game replayed by name, and the phone', async ()
   await ins.page.locator('section.course-game a.replay-link').click();
   await ins.page.waitForURL(/#\/course-game\/\d+$/);
   const names = async () => (await ins.page.locator('#replay-scores tr').allTextContents()).join(' | ');
-  await waitFor(async () => /s\d.*\|.*s\d/.test(await names()), 'the replay with the players\' names', ms(10000));
+  await waitFor(async () => /s\d.*\|.*s\d/.test(await names()), 'the replay with the players\' names', ms(30000));
   const before = await names();
   await ins.page.reload();
-  await waitFor(async () => (await names()) === before, 'the same replay after a reload', ms(10000));
+  await waitFor(async () => (await names()) === before, 'the same replay after a reload', ms(30000));
   assert.match(await ins.page.locator('.replay h2').textContent(), /course game \d+, the final: s\d v s\d/);
   await ins.page.locator('p.course-back a').click();
   await ins.page.waitForURL(new RegExp(`#/instructor/${c.course}$`));

@@ -68,7 +68,7 @@ test('the instructor can undo: deadline, extension, gates, final, archive, delet
   await page.fill('form.create-course textarea[name=gates]', '[{"opponent": "random", "games": 2, "min_rate": 0}]');
   await page.fill('form.create-course input[name=deadline]', '2020-01-01T09:00');
   await page.click('form.create-course button[type=submit]');
-  await waitFor(async () => /past_deadline/.test(await page.locator('.create-status').textContent()), 'the refusal', ms(10000));
+  await waitFor(async () => /past_deadline/.test(await page.locator('.create-status').textContent()), 'the refusal', ms(30000));
   assert.match(await page.url(), /#\/instructor$/);
   await page.fill('form.create-course input[name=deadline]', '');
   await page.click('form.create-course button[type=submit]');
@@ -90,13 +90,13 @@ test('the instructor can undo: deadline, extension, gates, final, archive, delet
   await page.fill('form.deadline-form input[name=when]', await localInput(page, Date.now() + 3600000));
   await page.selectOption('form.deadline-form select[name=student]', 's2');
   await page.click('form.deadline-form button[type=submit]');
-  await waitFor(async () => (await page.locator('table.roster tr[data-student="s2"] td.extension').textContent()) !== '–', 'the extension', ms(10000));
+  await waitFor(async () => (await page.locator('table.roster tr[data-student="s2"] td.extension').textContent()) !== '–', 'the extension', ms(30000));
   await page.click('button.deadline-now');
-  await waitFor(async () => /an extension until/.test(await page.locator('.course-facts dd.deadline').textContent()), 'the extension shown', ms(10000));
+  await waitFor(async () => /an extension until/.test(await page.locator('.course-facts dd.deadline').textContent()), 'the extension shown', ms(30000));
   await page.waitForTimeout(1500);
   assert.doesNotMatch(await page.locator('.course-facts dd.deadline').textContent(), /frozen/);
   await page.click('table.roster tr[data-student="s2"] button.remove-extension');
-  await waitFor(async () => /frozen/.test(await page.locator('.course-facts dd.deadline').textContent()), 'the freeze', ms(20000));
+  await waitFor(async () => /frozen/.test(await page.locator('.course-facts dd.deadline').textContent()), 'the freeze', ms(60000));
 
   /* the gates played again from the page: the course unfreezes, then freezes again */
   await openManage();
@@ -108,7 +108,7 @@ test('the instructor can undo: deadline, extension, gates, final, archive, delet
   /* the final, and the final again */
   await page.locator('button.start-final:not([disabled])').click();
   await waitFor(async () => (await page.locator('table.standings tbody tr[data-student]').count()) === 2, 'the final', ms(120000), 250);
-  await waitFor(async () => (await page.locator('button.start-final').textContent()) === 'play the final again', 'the re-run button', ms(10000));
+  await waitFor(async () => (await page.locator('button.start-final').textContent()) === 'play the final again', 'the re-run button', ms(30000));
   await page.click('button.start-final');
   await waitFor(async () => /done/.test(await page.locator('.course-facts dd.final-state').textContent()) &&
     (await page.locator('table.standings tbody tr[data-student]').count()) === 2, 'the final played again', ms(120000), 250);
@@ -133,10 +133,10 @@ test('the instructor can undo: deadline, extension, gates, final, archive, delet
   await openManage();
   await page.fill('form.delete-form input[name=confirm]', 'Und');
   await page.click('form.delete-form button.delete');
-  await waitFor(async () => /\(confirm\)/.test(await page.locator('.act-status').textContent()), 'the refusal of a wrong name', ms(10000));
+  await waitFor(async () => /\(confirm\)/.test(await page.locator('.act-status').textContent()), 'the refusal of a wrong name', ms(30000));
   await page.fill('form.delete-form input[name=confirm]', 'Undo');
   await page.click('form.delete-form button.delete');
   await page.waitForURL(/#\/instructor$/);
-  await waitFor(async () => /no courses yet/.test(await page.locator('#course-list').textContent()), 'the course gone', ms(10000));
+  await waitFor(async () => /no courses yet/.test(await page.locator('#course-list').textContent()), 'the course gone', ms(30000));
   assert.deepEqual(p.problems, []);
 });
