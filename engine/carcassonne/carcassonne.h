@@ -132,7 +132,7 @@ typedef struct carc_meeple {
 } carc_meeple;
 
 /* The whole game state: fixed size, no pointers, copied with memcpy.
- * Read it through the accessors below; only carcassonne.c writes it. */
+ * Read it through the accessors below; only the rules (rules.c, board.c, scoring.c) write it. */
 typedef struct carc_state {
     eng_rules rules;             /* must come first (eng_state_rules) */
     uint8_t phase;               /* enum carc_phase */
@@ -223,7 +223,7 @@ bool carc_feature_complete(const carc_state *s, int node);
 /* Each player's score if the game ended now (incomplete features and
  * fields scored as at the end). */
 void carc_virtual_scores(const carc_state *s, int *out);
-/* Heyden's evaluation for `player` (Müller's thesis §4.4.4; see carcassonne.c). */
+/* Heyden's evaluation for `player` (Müller's thesis §4.4.4; see scoring.c). */
 double carc_heyden(const carc_state *s, int player);
 /* Number of distinct legal placements of tile type t on this board. */
 int carc_count_placements(const carc_state *s, int type);

@@ -11,7 +11,7 @@
  * two elements of the tile that reach one root are one feature), and from
  * the roots' aggregates its distinct tiles, pennants, meeples per player and
  * open sides (own sides + the roots' open sides - 2 per matched edge; this
- * is exactly what place() in carcassonne.c will compute). A cloister counts
+ * is exactly what carc__place() in board.c will compute). A cloister counts
  * the tiles around the cell; a field counts the completed and incomplete
  * cities it will touch; cloisters around the cell gain a neighbour. Every
  * touched feature then scores in the structure of Algorithm 7: an owned

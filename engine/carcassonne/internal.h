@@ -1,6 +1,6 @@
 /*
  * internal.h — private to engine/carcassonne: the derived tables built by
- * tiles.c and used by the rules in carcassonne.c.
+ * tiles.c and used by the rules (rules.c, board.c, scoring.c, check.c).
  */
 #ifndef TESSERA_ENGINE_CARCASSONNE_INTERNAL_H
 #define TESSERA_ENGINE_CARCASSONNE_INTERNAL_H
@@ -120,7 +120,7 @@ void carc__place(carc_state *s, int type, int rot, int cell);
 void carc__score_completed(carc_state *s, int r);
 void carc__end_game(carc_state *s);
 
-/* carcassonne.c: the meeple options of the tile just placed, local feature
+/* board.c: the meeple options of the tile just placed, local feature
  * indices, one per distinct unoccupied feature (the lowest index naming
  * it); none without a meeple in hand. Returns their number. */
 int carc__meeple_options(const carc_state *s, uint8_t *segs);

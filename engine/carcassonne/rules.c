@@ -1,5 +1,5 @@
 /*
- * carcassonne.c — the rules of Carcassonne behind the generic game vtable:
+ * rules.c — the rules of Carcassonne behind the generic game vtable:
  * the turn (draw, placement, meeple), the bag, legal moves and the random
  * policy, the notation and the text rendering.
  *
@@ -207,30 +207,6 @@ static int carc_current_player(const void *st)
     _Static_assert(CARC_DRAW == 0 && CARC_OVER == 3 && ENG_CHANCE == -1 && ENG_TERMINAL == -2,
                    "the phases map onto current_player() as below");
     return ph - 1u < 2u ? s->player : -1 - (int)(ph >> 1);
-}
-
-/* Meeple options of the tile just placed: local feature indices, one per
- * distinct unoccupied feature (the lowest index naming it). Returns their
- * number. The roots seen so far sit in the bytes of one word (unused bytes
- * 0xff, never a node), so "seen before?" is a zero-byte test, not a loop. */
-int carc__meeple_options(const carc_state *s, uint8_t *segs)
-{
-    const carc_placed *pl = &s->placed[s->nplaced - 1];
-    /* none without a meeple in hand (no branch: a coin toss late in a game) */
-    unsigned cand = carc__cand[pl->type][s->rules.opt[CARC_OPT_FARMS] != 0] &
-                    -(unsigned)(s->supply[s->player] != 0);
-    const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
-    uint64_t seen = ~0ULL;
-    int n = 0;
-    for (; cand; cand &= cand - 1) {
-        int g = __builtin_ctz(cand), r = carc__find(s, pl->node0 + g);
-        uint64_t x = seen ^ ((uint64_t)r * ones);
-        int fresh = ((x - ones) & ~x & highs) == 0;
-        seen = seen << 8 | (uint64_t)r;
-        segs[n] = (uint8_t)g;
-        n += fresh & (s->mee[r] == 0);
-    }
-    return n;
 }
 
 int carc_meeple_options_for(const carc_state *s, eng_move place, uint8_t *segs)
