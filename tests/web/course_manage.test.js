@@ -100,9 +100,16 @@ test('the instructor can undo: deadline, extension, gates, final, archive, delet
 
   /* the gates played again from the page: the course unfreezes, then freezes again */
   await openManage();
+  /* the page still shows the first freeze until it hears of the new one:
+   * wait for a freeze of a later moment (data-frozen: the course's
+   * frozen_ms), not for "frozen", which the old view already says */
+  const frozenAt = async () => Number(await page.locator('.course-facts dd.deadline').getAttribute('data-frozen'));
+  const firstFreeze = await frozenAt();
+  assert.ok(firstFreeze > 0, 'the course was frozen before the gates were played again');
   await page.click('form.rerun-form button.rerun-gates');
-  await waitFor(async () => (await page.locator('table.submissions tr[data-state="done"]').count()) === 2 &&
-    /frozen/.test(await page.locator('.course-facts dd.deadline').textContent()), 'the gates played again', ms(120000), 250);
+  await waitFor(async () => (await frozenAt()) > firstFreeze &&
+    (await page.locator('table.submissions tr[data-state="done"]').count()) === 2, 'the gates played again', ms(120000), 250);
+  assert.match(await page.locator('.course-facts dd.deadline').textContent(), /frozen/);
   assert.equal(await page.locator('table.submissions tr.frozen').count(), 2);
 
   /* the final, and the final again */

@@ -32,7 +32,7 @@ function courseFacts(c, own) {
     h('dt', {text: 'game'}), h('dd', {text: `${c.game}, ${c.move_ms} ms per move`}),
     h('dt', {text: 'gates'}), h('dd', {}, [h('ol', {class: 'gates'}, c.gates.map((g) => h('li', {text: gateText(g)})))]),
     h('dt', {text: 'qualifying'}), h('dd', {text: c.qualify ? `pass ${c.qualify} gate${c.qualify > 1 ? 's' : ''}` : 'every submission'}),
-    h('dt', {text: 'deadline'}), h('dd', {class: 'deadline', text: deadlineText(c, own)}),
+    h('dt', {text: 'deadline'}), h('dd', {class: 'deadline', dataset: {frozen: String(c.frozen_ms || '')}, text: deadlineText(c, own)}),
     h('dt', {text: 'final'}), h('dd', {class: 'final-state', text: c.final_state === 'none' ? 'not started' : `${c.final_state}${c.final_note ? ' — ' + c.final_note : ''}`}),
   ]);
 }
