@@ -198,6 +198,8 @@ struct match {
     uint64_t clock_hold;              /* the seat's your_turn is held until the journal has
                                          stored this number (journal_synced): its clock starts
                                          then, deadline moved (0: it runs) */
+    match *held_next, *held_prev;     /* srv.clock_held: matches whose clock may wait */
+    bool in_held;                     /* on that list (its clock_hold may since be 0) */
     uv_timer_t timer;                 /* fires at the deadline / reconnect grace end */
     const char *storage_retry;        /* a turn the server owes the seat to move could not be
                                          journaled: "bot" (search again) or the policy's
@@ -321,6 +323,8 @@ struct srv {
     int nflush, flush_cap;
     uint64_t next_conn_id;
     match *matches;
+    match *clock_held;                /* matches whose your_turn waited for the journal
+                                         (match.c): a release walks these, not every match */
     const struct match_sink *sink;    /* who hears the matches' events (match.h): the
                                          table's, from net_start on; NULL: no one */
     int nlive;                        /* waiting + live */
@@ -340,6 +344,8 @@ struct srv {
     int jobs;                         /* in-process searches running */
     int bots;                         /* in-process bot instances held (live matches only) */
     uint64_t moves;                   /* turns played since start */
+    uint64_t writes;                  /* socket writes of WebSocket output since start (net.c):
+                                         a turn's messages to one connection leave in one */
     uint64_t started_ms;              /* epoch ms at start */
     srv_hist overhead;                /* remote move received -> next your_turn queued */
     srv_hist timeout_late;            /* timeout applied after the deadline, by */

@@ -633,11 +633,37 @@ static uint64_t journal_holds(const match *m)
  * clock with it (m->clock_hold), and match_clocks_released starts both:
  * no one loses on time because the server could not write, and the
  * deadline the message announces is the one the server keeps. */
+static void held_add(match *m)
+{
+    srv *s = m->srv;
+    m->in_held = true;
+    m->held_prev = NULL;
+    m->held_next = s->clock_held;
+    if (s->clock_held)
+        s->clock_held->held_prev = m;
+    s->clock_held = m;
+}
+
+static void held_remove(match *m)
+{
+    if (!m->in_held)
+        return;
+    if (m->held_prev)
+        m->held_prev->held_next = m->held_next;
+    else
+        m->srv->clock_held = m->held_next;
+    if (m->held_next)
+        m->held_next->held_prev = m->held_prev;
+    m->in_held = false;
+}
+
 static void tell_turn(match *m, int p)
 {
     uint64_t hold = journal_holds(m);
     if (hold) {
         m->clock_hold = hold;
+        if (!m->in_held)
+            held_add(m);
         count_overhead(m);
         arm_timer(m); /* reconnect graces still run */
         return;
@@ -654,11 +680,15 @@ static void tell_turn(match *m, int p)
 void match_clocks_released(srv *s)
 {
     uint64_t synced = journal_synced(s->db);
-    for (match *m = s->matches; m; m = m->next) {
-        if (!m->clock_hold || m->clock_hold > synced)
+    /* a match told again here goes back on the list's head, behind the walk */
+    for (match *m = s->clock_held, *next; m; m = next) {
+        next = m->held_next;
+        if (m->clock_hold > synced)
             continue;
+        held_remove(m);
+        bool due = m->clock_hold != 0; /* 0: asked again since, its clock runs */
         m->clock_hold = 0;
-        if (m->status == MATCH_LIVE && m->to_move >= 0 && !m->closing && !m->finish_reason)
+        if (due && m->status == MATCH_LIVE && m->to_move >= 0 && !m->closing && !m->finish_reason)
             tell_turn(m, m->to_move);
     }
 }
@@ -1205,6 +1235,7 @@ void match_close(match *m)
     srv *s = m->srv;
     if (s->state_txt_of == m)
         s->state_txt_of = NULL;
+    held_remove(m);
     /* unlink, detach everyone */
     if (m->prev)
         m->prev->next = m->next;

@@ -112,6 +112,7 @@ char *metrics_text(srv *s, size_t *len)
         tb_printf(&b, "tessera_matches_finished_total{reason=\"%s\"} %llu\n", match_reason_name(i),
                   (unsigned long long)c->finished[i]);
     counter(&b, "tessera_moves_total", "turns played", s->moves);
+    counter(&b, "tessera_socket_writes_total", "socket writes of WebSocket output", s->writes);
     histogram(&b, "tessera_move_overhead_seconds",
               "the server's time from a remote move's arrival to the next your_turn queued",
               &c->overhead);
@@ -238,6 +239,7 @@ json_t *srv_stats_json(const srv *s)
                           "searches", s->jobs, "bots_held", s->bots);
     /* external programs running in seats now (each a process and a worker thread) */
     json_object_set_new(o, "programs", json_integer(progs_running(s)));
+    json_object_set_new(o, "writes", json_integer((json_int_t)s->writes));
     if (cluster_on(s)) { /* several servers on one database (docs/scaling.md) */
         cluster_stats cs;
         cluster_get_stats(s, &cs);

@@ -263,6 +263,7 @@ static long push_out(conn *c)
         }
         if (lws_write(wsi, b + LWS_PRE, total, LWS_WRITE_RAW) < (int)total)
             return -1;
+        s->writes++;
         while (c->head != o)
             conn_pop(c);
     }
@@ -356,8 +357,10 @@ static void keep_sweep(uv_timer_t *t)
 
 static void release_held(void *s)
 {
+    /* the your_turns let go first start their seats' clocks and join the
+     * queues released next, so a turn's update and your_turn leave in one write */
+    match_clocks_released(s);
     conn_release_held(s);
-    match_clocks_released(s); /* the your_turns just let go start their seats' clocks */
 }
 
 static void on_out_prep(uv_prepare_t *h)

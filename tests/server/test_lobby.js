@@ -8,7 +8,7 @@
  */
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const { Server, Client, SLOW, createMatch, isError, leaks } = require('./lib');
+const { Server, Client, SLOW, createMatch, join, playUntilOver, rng, isError, leaks } = require('./lib');
 
 test('list_games and list_bots describe what a match can be made of', async (t) => {
   const srv = await Server.start({ tag: 'lobby-lists' });
@@ -133,6 +133,30 @@ test('replay: a finished match, and a record sent along, checked turn by turn', 
   /* and an unknown match */
   const none = await c.request({ id: 'nomatch', type: 'replay', match: 'no-such-match' });
   assert.ok(isError(none, 'unknown_match', 'nomatch'), JSON.stringify(none));
+});
+
+/* A turn's messages to a connection leave in one socket write: the mover's
+ * move_accepted and update, the next seat's update and your_turn. The
+ * your_turn waits for the journal's round batch with the update (issue 29's
+ * clock), and built after the update's release it went out in a write of
+ * its own: 3.2 writes a turn instead of 2.2 (bench/README.md, 2026-12-02). */
+test('a turn costs each seat one socket write', async (t) => {
+  const srv = await Server.start({ tag: 'lobby-writes' });
+  t.after(() => srv.cleanup());
+  const op = await Client.connect(srv.url, { name: 'operator' });
+  const a = await Client.connect(srv.url, { name: 'a' });
+  const b = await Client.connect(srv.url, { name: 'b' });
+  const { match, tokens } = await createMatch(op, [{ open: true, name: 'a' }, { open: true, name: 'b' }]);
+  await join(a, match, 0, tokens[0]);
+  await join(b, match, 1, tokens[1]);
+  const before = await op.request({ type: 'server_stats' }, 'stats');
+  await Promise.all([playUntilOver(a, { rng: rng(5) }), playUntilOver(b, { rng: rng(6) })]);
+  const after = await op.request({ type: 'server_stats' }, 'stats');
+  const moves = after.moves - before.moves;
+  /* the operator's two requests and replies are the only other output */
+  const writes = after.writes - before.writes - 1;
+  assert.ok(moves >= 60, `a Carcassonne game of ${moves} moves`);
+  assert.ok(writes <= 2.5 * moves, `${writes} writes for ${moves} turns (one per seat a turn is 2)`);
 });
 
 test('server_stats counts what happened', async (t) => {
