@@ -614,3 +614,26 @@ bool bot_clock_done(bot_clock *c)
      * simulation, so it is read every time: the overshoot is one simulation. */
     return c->end_ms != INFINITY && bot_now_ms() >= c->end_ms;
 }
+
+/* ---- thinking lines -------------------------------------------------------------- */
+
+void bot_set_think(bot *b, bot_think_fn fn, void *user, double every_ms)
+{
+    b->think_fn = fn;
+    b->think_user = user;
+    b->think_every_ms = every_ms > 0 ? every_ms : 0;
+    b->think_last_ms = 0;
+}
+
+bool bot_think_due(const bot *b, double now_ms)
+{
+    return b->think_fn && now_ms - b->think_last_ms >= b->think_every_ms;
+}
+
+void bot_think_tell(bot *b, const bot_think *t)
+{
+    if (!b->think_fn)
+        return;
+    b->think_last_ms = bot_now_ms();
+    b->think_fn(b->think_user, t);
+}

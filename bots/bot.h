@@ -91,6 +91,47 @@ typedef struct bot_stats {
 
 typedef struct bot bot;
 
+/* ---- thinking lines: what a search considers, for people watching ---------
+ * A bot given a sink (bot_set_think) tells it, while it searches and once
+ * with its final choice, its best candidates and line (the MCTS family
+ * does; a bot that tells nothing is fine). The sink turns them into the
+ * protocol's info (players/, protocol/info.h): bots never touch JSON. */
+#define BOT_THINK_CANDS 8  /* candidates told: the protocol's INFO_MAX_CANDIDATES */
+#define BOT_THINK_PV    16 /* decisions of the principal variation told */
+
+enum bot_value_kind {
+    BOT_VALUE_NONE,      /* the values are in a unit of the bot's own (no score, no probability) */
+    BOT_VALUE_SCOREDIFF, /* the mover's expected final score difference */
+    BOT_VALUE_WINLOSS,   /* the mover's mean of +1 win, 0 tie, -1 loss */
+};
+
+typedef struct bot_think_cand {
+    eng_move moves[ENG_MAX_TURN_MOVES]; /* the decision, then the same seat's next ones the
+                                         * search prefers in the same turn (Carcassonne: the
+                                         * meeple after the placement) */
+    int nmoves;
+    int64_t visits;
+    double value; /* mean reward of the mover (value_kind) */
+} bot_think_cand;
+
+typedef struct bot_think {
+    const void *st;      /* the position searched (the decision's), borrowed */
+    int value_kind;      /* enum bot_value_kind */
+    bool has_value;      /* value: the best candidate's, as candidates' */
+    double value;
+    bot_think_cand cand[BOT_THINK_CANDS]; /* most visited first */
+    int ncand;
+    eng_move pv[BOT_THINK_PV]; /* the most visited line from st, decision by decision, up to
+                                * the first chance event */
+    int npv;
+    int64_t iterations; /* simulations so far */
+    int64_t nodes;      /* tree nodes */
+    double elapsed_ms;  /* since the decision began */
+    bool final;         /* the choice made: the last of the decision */
+} bot_think;
+
+typedef void (*bot_think_fn)(void *user, const bot_think *t);
+
 /* A bot type: the vtable every bot file exports. */
 typedef struct bot_type {
     const char *name;            /* spec name: "mcts" */
@@ -126,6 +167,10 @@ struct bot {
     uint64_t seed;                   /* seed of rng (option seed= or the creator's) */
     eng_rng rng;                     /* the bot's own random stream */
     void *impl;                      /* private to the bot type */
+    bot_think_fn think_fn;           /* thinking lines' sink (bot_set_think); NULL: none */
+    void *think_user;
+    double think_every_ms;           /* between two while it searches */
+    double think_last_ms;            /* when the last was told (bot_now_ms) */
 };
 
 /* The options every bot takes besides its own (sims, ms, seed, mem). */
@@ -185,6 +230,16 @@ typedef struct bot_turn {
  * (out->illegal) and is not applied. The bot does not observe its own
  * moves here: its caller reports every move of the game (bot_observe). */
 int bot_choose_turn(bot *b, void *st, double end_ms, const atomic_bool *stop, bot_turn *out);
+/* Tell fn(user, ...) what the bot considers while it decides: about every
+ * every_ms of a search (at most) and once with each decision's choice.
+ * Called on the deciding thread, inside bot_choose. fn NULL: nothing (the
+ * default; a search then costs nothing more). */
+void bot_set_think(bot *b, bot_think_fn fn, void *user, double every_ms);
+/* For bots/: is a thinking line due at now_ms (a sink, and every_ms since
+ * the last)? */
+bool bot_think_due(const bot *b, double now_ms);
+/* For bots/: tell the sink (when there is one) and note the time. */
+void bot_think_tell(bot *b, const bot_think *t);
 /* Report a move about to be applied to st in the game (every move, in order,
  * chance outcomes included). Cheap; bots without tree reuse ignore it. */
 void bot_observe(bot *b, const void *st, eng_move m);

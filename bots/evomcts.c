@@ -198,6 +198,7 @@ static eng_move evo_choose(bot *b, const void *st, const bot_budget *budget, bot
     while (!bot_clock_done(&clk)) {
         mcts_simulate(&im->mb.ctx);
         clk.sims++;
+        mcts_bot_think_tick(&im->mb, b, clk.sims);
     }
     stats->sims = clk.sims;
     return mcts_bot_end(&im->mb, b, st, stats);

@@ -656,6 +656,7 @@ void mcts_bot_search(mcts_bot *mb, bot *b, bot_clock *clk)
         while (!bot_clock_done(clk)) {
             mcts_simulate(&mb->ctx);
             clk->sims++;
+            mcts_bot_think_tick(mb, b, clk->sims);
         }
         return;
     }
@@ -689,6 +690,7 @@ void mcts_bot_search(mcts_bot *mb, bot *b, bot_clock *clk)
     for (int64_t done = 0; done < mine && !clock_expired(clk); done++) {
         mcts_simulate(&mb->ctx);
         clk->sims++;
+        mcts_bot_think_tick(mb, b, clk->sims); /* this thread's tree: a part of the search */
     }
     for (int i = started; i < nh; i++)
         helper_run(&mb->helpers[i]);
@@ -800,6 +802,7 @@ bool mcts_bot_begin(mcts_bot *mb, bot *b, const void *st, eng_move *m)
         mcts_tree_clear(&mb->tree);
     }
     mb->tree_valid = false;
+    mb->think_t0 = bot_now_ms();
     mb->ctx.root_state = st;
     mb->ctx.score = NULL;
     mb->ctx.backup = true;
@@ -821,6 +824,8 @@ eng_move mcts_bot_end(mcts_bot *mb, bot *b, const void *st, bot_stats *stats)
     } else {
         m = eng_random_move(g, st, &b->rng); /* stopped before any simulation */
     }
+    if (b->think_fn)
+        mcts_bot_think(mb, b, stats->sims, best);
     stats->nodes = t->used - 1;
     stats->mem_bytes = mcts_tree_bytes(t);
     stats->mem_full = t->full;
@@ -858,6 +863,78 @@ eng_move mcts_bot_end(mcts_bot *mb, bot *b, const void *st, bot_stats *stats)
              ms, stats->value, best ? t->node[best].visits : 0, t->node[MCTS_ROOT].visits,
              t->used - 1, t->full ? " (memory full)" : "");
     return m;
+}
+
+/* The most visited child of node n, or 0. */
+static uint32_t most_visited(const mcts_tree *t, uint32_t n)
+{
+    const mcts_node *nd = &t->node[n];
+    uint32_t best = 0;
+    for (uint32_t i = 0; i < nd->tried; i++)
+        if (t->node[nd->child + i].visits && (!best || t->node[nd->child + i].visits >
+                                                           t->node[best].visits))
+            best = nd->child + i;
+    return best;
+}
+
+void mcts_bot_think(mcts_bot *mb, bot *b, int64_t iterations, uint32_t chosen)
+{
+    const mcts_tree *t = &mb->tree;
+    const mcts_node *root = &t->node[MCTS_ROOT];
+    bot_think th;
+    memset(&th, 0, sizeof th);
+    th.st = mb->ctx.root_state;
+    th.final = chosen != 0;
+    th.iterations = iterations;
+    th.nodes = t->used - 1;
+    th.elapsed_ms = bot_now_ms() - mb->think_t0;
+    th.value_kind = mb->cfg.reward == MCTS_R_SCOREDIFF ? BOT_VALUE_SCOREDIFF
+                    : mb->cfg.reward == MCTS_R_WINLOSS ? BOT_VALUE_WINLOSS
+                                                       : BOT_VALUE_NONE;
+    /* the most visited children, most first (insertion into a short list) */
+    uint32_t top[BOT_THINK_CANDS];
+    int n = 0;
+    if (chosen)
+        top[n++] = chosen; /* the choice first, whatever its visits (final=value) */
+    for (uint32_t i = 0; i < root->tried; i++) {
+        uint32_t c = root->child + i;
+        if (!t->node[c].visits || c == chosen)
+            continue;
+        int at = n < BOT_THINK_CANDS ? n++ : BOT_THINK_CANDS;
+        while (at > (chosen ? 1 : 0) && t->node[top[at - 1]].visits < t->node[c].visits) {
+            if (at < BOT_THINK_CANDS)
+                top[at] = top[at - 1];
+            at--;
+        }
+        if (at < BOT_THINK_CANDS)
+            top[at] = c;
+    }
+    for (int k = 0; k < n; k++) {
+        bot_think_cand *cd = &th.cand[k];
+        const mcts_node *nd = &t->node[top[k]];
+        cd->moves[cd->nmoves++] = nd->move;
+        cd->visits = nd->visits;
+        cd->value = nd->value / nd->visits;
+        /* the same seat's next decisions of the turn, as the search prefers them */
+        for (uint32_t at = top[k], next; cd->nmoves < ENG_MAX_TURN_MOVES &&
+                                         (next = most_visited(t, at)) &&
+                                         t->node[next].mover == nd->mover;
+             at = next)
+            cd->moves[cd->nmoves++] = t->node[next].move;
+    }
+    th.ncand = n;
+    th.has_value = n > 0;
+    if (n)
+        th.value = th.cand[0].value;
+    uint32_t at = MCTS_ROOT, next;
+    if (chosen) { /* the line of the choice */
+        th.pv[th.npv++] = t->node[chosen].move;
+        at = chosen;
+    }
+    for (; th.npv < BOT_THINK_PV && (next = most_visited(t, at)) && t->node[next].mover >= 0;
+         at = next)
+        th.pv[th.npv++] = t->node[next].move;
+    bot_think_tell(b, &th);
 }
 
 void mcts_bot_observe(mcts_bot *mb, bot *b, const void *st, eng_move m)

@@ -217,6 +217,7 @@ typedef struct mcts_bot {
      * threads=1, the search then being the one it always was) */
     int threads;
     mcts_helper *helpers;
+    double think_t0; /* when the decision began (thinking lines' elapsed_ms) */
 } mcts_bot;
 
 /* How a bot of the family uses the engine. */
@@ -249,6 +250,17 @@ void mcts_bot_search(mcts_bot *mb, bot *b, bot_clock *clk);
 
 /* Finish a decision: pick the root move, remember a joint plan, fill stats. */
 eng_move mcts_bot_end(mcts_bot *mb, bot *b, const void *st, bot_stats *stats);
+/* Thinking lines (bot_set_think): tell the sink the root's most visited
+ * moves, their values and the most visited line, now; `chosen` (a child of
+ * the root, 0: none) is the choice made, told first as the final line. mcts_bot_search and mcts_bot_end call it (the search about every
+ * b->think_every_ms, the end once); a bot with a search loop of its own
+ * calls mcts_bot_think_tick after its simulations. */
+void mcts_bot_think(mcts_bot *mb, bot *b, int64_t iterations, uint32_t chosen);
+static inline void mcts_bot_think_tick(mcts_bot *mb, bot *b, int64_t sims)
+{
+    if (b->think_fn && (sims & 63) == 0 && bot_think_due(b, bot_now_ms()))
+        mcts_bot_think(mb, b, sims, 0);
+}
 void mcts_bot_observe(mcts_bot *mb, bot *b, const void *st, eng_move m);
 void mcts_bot_reset(mcts_bot *mb);
 

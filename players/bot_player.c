@@ -10,10 +10,15 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 #include <time.h>
 
 #include "bots/bot.h"
+
+/* A bot tells its search every 200 ms: two lines a second is what a viewer
+ * reads, and the JSON of a line (~1 KB) costs far less than 1% of a turn. */
+#define BOT_THINK_EVERY_MS 200
 
 typedef struct bot_player {
     bot *b;
@@ -63,6 +68,80 @@ static void bp_observe(player *p, const void *st, eng_move m, const char *reason
     bot_observe(((bot_player *)p->impl)->b, st, m);
 }
 
+/* Numbers for JSON: reals rounded to what a viewer reads (no 17 digits). */
+static json_t *round_real(double v, double unit)
+{
+    return json_real(round(v / unit) * unit);
+}
+
+/* The bot's search as the protocol's info (protocol/info.h), passed on as a
+ * program's would be (player__info checks it again: one path for all). A
+ * decision inside the turn (after the first: the meeple when the search
+ * left none planned) is not the turn's position and is not told. */
+static void bp_think(void *user, const bot_think *th)
+{
+    player *p = user;
+    const eng_game *g = p->g;
+    const game_codec *c = p->codec;
+    if (!c || !p->turn_st || memcmp(th->st, p->turn_st, g->state_size) != 0)
+        return;
+    json_t *o = json_object(), *cands = json_array(), *pv = json_array();
+    unsigned char *s = malloc(g->state_size);
+    if (!o || !cands || !pv || !s)
+        goto out;
+    const char *key = th->value_kind == BOT_VALUE_SCOREDIFF ? "score"
+                      : th->value_kind == BOT_VALUE_WINLOSS ? "winprob"
+                                                            : NULL;
+    /* winloss means v in [-1, 1]: the probability of a win, a tie counting half */
+#define VALUE(v) (th->value_kind == BOT_VALUE_WINLOSS ? round_real(((v) + 1) / 2, 1e-4) \
+                                                       : round_real((v), 1e-2))
+    if (key && th->has_value)
+        json_object_set_new(o, key, VALUE(th->value));
+    for (int i = 0; i < th->ncand; i++) {
+        const bot_think_cand *cd = &th->cand[i];
+        json_t *e = json_object();
+        json_object_set_new(e, "move", c->format_move(th->st, cd->moves, cd->nmoves));
+        json_object_set_new(e, "visits", json_integer(cd->visits));
+        if (key)
+            json_object_set_new(e, key, VALUE(cd->value));
+        json_array_append_new(cands, e);
+    }
+#undef VALUE
+    json_object_set(o, "candidates", cands);
+    /* the line, decision by decision, grouped into the turns of the protocol */
+    memcpy(s, th->st, g->state_size);
+    for (int i = 0; i < th->npv;) {
+        eng_move turn[ENG_MAX_TURN_MOVES];
+        int n = 0, before;
+        unsigned char *at = malloc(g->state_size);
+        if (!at)
+            break;
+        memcpy(at, s, g->state_size);
+        do {
+            before = g->current_player(s);
+            turn[n++] = th->pv[i];
+            g->apply(s, th->pv[i++]);
+        } while (i < th->npv && n < ENG_MAX_TURN_MOVES && !eng_turn_ends(g, before, s));
+        if (eng_turn_ends(g, before, s))
+            json_array_append_new(pv, c->format_move(at, turn, n));
+        free(at);
+        if (!eng_turn_ends(g, before, s))
+            break; /* a turn the line leaves unfinished */
+    }
+    if (json_array_size(pv))
+        json_object_set(o, "pv", pv);
+    json_object_set_new(o, "iterations", json_integer(th->iterations));
+    json_object_set_new(o, "nodes", json_integer(th->nodes));
+    json_object_set_new(o, "depth", json_integer(th->npv));
+    json_object_set_new(o, "elapsed_ms", json_integer((json_int_t)th->elapsed_ms));
+    player__info(p, o, 0, 0);
+out:
+    json_decref(o);
+    json_decref(cands);
+    json_decref(pv);
+    free(s);
+}
+
 static player_verdict bp_turn(player *p, const void *st, double deadline_ms,
                               const atomic_bool *stop, player_result *out)
 {
@@ -76,6 +155,7 @@ static player_verdict bp_turn(player *p, const void *st, double deadline_ms,
                     : left / 20 > (double)p->cfg.bot_margin_ms ? left / 20
                                                                : (double)p->cfg.bot_margin_ms;
     bot_turn *t = &bp->turn;
+    bot_set_think(bp->b, p->think_fn ? bp_think : NULL, p, BOT_THINK_EVERY_MS);
     int rc = bot_choose_turn(bp->b, bp->work, deadline_ms - margin, stop, t);
     out->sims += t->stats.sims;
     if (t->stats.info[0])

@@ -9,6 +9,7 @@
 #define TESSERA_PLAYERS_INTERNAL_H
 
 #include "players/player.h"
+#include "protocol/info.h"
 
 typedef struct player_ops {
     void (*destroy)(player *p);
@@ -32,6 +33,16 @@ struct player {
     player_config cfg; /* cfg.time_control and cfg.extra_fields are our own references */
     int seat;          /* of the current game (-1 before the first) */
     void *impl;        /* the kind's own state */
+    /* thinking lines (player_set_thinking): the sink, and the turn's state
+     * while player_turn runs (turn_st borrowed; held: the latest info held
+     * back by the pace, owned) */
+    player_thinking_fn think_fn;
+    void *think_user;
+    const game_codec *codec;
+    const void *turn_st;
+    player_result *turn_out;
+    info_pace pace;
+    json_t *held;
 };
 
 /* The shared part of a player (player.c): spec and config copied, no kind
@@ -53,5 +64,11 @@ player_verdict player__fail(player_result *out, player_verdict v, const char *fm
 
 /* Append a note ("; " between notes), cut to fit. */
 void player__note(player_result *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* An info (borrowed, the whole message) the player gave during its turn,
+ * `bytes` long (0: measure), about turn `turn` (0: not checked): read
+ * against the turn's state, paced, passed to the sink or held back;
+ * a bad one dropped and counted. Nothing without a sink or outside a turn. */
+void player__info(player *p, const json_t *msg, size_t bytes, int64_t turn);
 
 #endif

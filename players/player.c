@@ -7,6 +7,8 @@
 #define _GNU_SOURCE
 #include "internal.h"
 
+#include "bots/bot.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +47,7 @@ player *player__alloc(const char *spec, const eng_game *g, const player_config *
 
 void player__free(player *p)
 {
+    json_decref(p->held);
     json_decref((json_t *)p->cfg.time_control);
     json_decref((json_t *)p->cfg.extra_fields);
     free(p);
@@ -98,7 +101,61 @@ player_verdict player_turn(player *p, const void *st, double deadline_ms, const 
         return player__fail(out, PLAYER_INTERNAL, "player_turn before player_new_game");
     if (p->g->current_player(st) != p->seat)
         return player__fail(out, PLAYER_INTERNAL, "player_turn: seat %d is not to move", p->seat);
-    return p->ops->turn(p, st, deadline_ms, stop, out);
+    if (!p->think_fn)
+        return p->ops->turn(p, st, deadline_ms, stop, out);
+    memset(&p->pace, 0, sizeof p->pace);
+    p->turn_st = st;
+    p->turn_out = out;
+    player_verdict v = p->ops->turn(p, st, deadline_ms, stop, out);
+    if (p->held && v == PLAYER_OK && info_pace_final(&p->pace)) {
+        p->think_fn(p->think_user, p->seat, p->held); /* the last word, before the move */
+        out->info_passed++;
+    }
+    json_decref(p->held);
+    p->held = NULL;
+    p->turn_st = NULL;
+    p->turn_out = NULL;
+    return v;
+}
+
+void player_set_thinking(player *p, player_thinking_fn fn, void *user)
+{
+    p->think_fn = fn;
+    p->think_user = user;
+    p->codec = fn ? codec_find(p->g->name) : NULL;
+}
+
+void player__info(player *p, const json_t *msg, size_t bytes, int64_t turn)
+{
+    player_result *out = p->turn_out;
+    if (!p->think_fn || !p->turn_st || !out)
+        return;
+    char why[200] = "";
+    json_t *info = NULL;
+    if (!p->codec) {
+        snprintf(why, sizeof why, "the game has no codec");
+    } else if (info_read(p->g, p->codec, p->turn_st, msg, bytes, &info, why, sizeof why) == 0) {
+        const json_t *t = json_object_get(info, "turn");
+        if (t && turn > 0 && json_integer_value(t) != turn) {
+            snprintf(why, sizeof why, "info: for turn %lld; this is turn %lld",
+                     (long long)json_integer_value(t), (long long)turn);
+            json_decref(info);
+            info = NULL;
+        }
+    }
+    if (!info) {
+        if (out->info_dropped++ == 0)
+            player__note(out, "info dropped: %s", why);
+        return;
+    }
+    if (info_pace_now(&p->pace, bot_now_ms())) {
+        p->think_fn(p->think_user, p->seat, info);
+        out->info_passed++;
+        json_decref(info);
+    } else {
+        json_decref(p->held);
+        p->held = info;
+    }
 }
 
 void player_game_over(player *p, const void *st, const char *reason, int faulty, const char *detail,

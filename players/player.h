@@ -101,7 +101,10 @@ typedef struct player_result {
     uint64_t stderr_total;                    /* bytes written to stderr in that span */
     bool started;                             /* programs: a process was started for this turn */
     char note[PLAYER_NOTE_MAX];               /* harmless oddities: lines printed outside the
-                                               * turn, unknown fields ignored, a restart */
+                                               * turn, unknown fields ignored, a restart,
+                                               * infos dropped */
+    int info_passed;                          /* thinking lines passed to the sink in the turn */
+    int info_dropped;                         /* bad ones dropped (the first's reason in note) */
 } player_result;
 
 /* How players are made. player_config_default() fills every field. */
@@ -185,6 +188,19 @@ player_verdict player_turn(player *p, const void *st, double deadline_ms, const 
  * PLAYER_OK. */
 void player_game_over(player *p, const void *st, const char *reason, int faulty, const char *detail,
                       player_result *out);
+
+/* Thinking lines (protocol/info.h, docs/stdio.md "Thinking lines"): while
+ * player_turn runs, fn(user, seat, info) is called on its thread with every
+ * info the player gives about this turn — a program's `info` lines, our
+ * bots' search (the MCTS family, every INFO_MIN_INTERVAL_MS and with the
+ * final choice) — checked against the position, in canonical form
+ * (borrowed for the call), paced by info_pace (the latest held back is
+ * passed just before player_turn returns with a move). A bad one is
+ * dropped and counted in the result (info_dropped, the reason in note),
+ * never a fault. fn NULL (the default): infos are not read at all, and
+ * bots do not build them. */
+typedef void (*player_thinking_fn)(void *user, int seat, const json_t *info);
+void player_set_thinking(player *p, player_thinking_fn fn, void *user);
 
 /* About a program's sandbox (zeros for a bot). */
 typedef struct player_info {

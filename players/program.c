@@ -545,6 +545,11 @@ static player_verdict answer(player *p, program *pr, const void *st, double dead
                 set_retry(pr, rc, why);
                 return player__fail(out, PLAYER_BAD_OUTPUT, "%s: %s", eng_err_code(rc), why);
             }
+            if (r.type == STDIO_INFO) { /* thinking lines: advice, never the answer */
+                player__info(p, r.root, r.len, pr->turns + 1);
+                stdio_reply_free(&r);
+                continue;
+            }
             snprintf(out->debug, sizeof out->debug, "%s", r.debug);
             if (r.n_ignored)
                 player__note(out, "ignored field%s: %s", r.n_ignored > 1 ? "s" : "", r.ignored);

@@ -75,6 +75,7 @@ static const char *const type_names[PROTO_NTYPES] = {
     [PROTO_COURSE_CODE] = "course_code",
     [PROTO_COURSE_SUBMIT] = "course_submit",
     [PROTO_ANALYZE] = "analyze",
+    [PROTO_INFO] = "info",
 };
 
 /* Indexed by the enums of messages.h; NULL-terminated for enum_of(). */
@@ -1008,6 +1009,40 @@ static int dec_analyze(dctx *c, proto_msg *m)
     return want_ident(c, match, "match", PROTO_MATCH_ID_MAX, &m->match);
 }
 
+/* info: the envelope of a seat's thinking lines (match, seat, turn as for
+ * move) and the names of the body's fields; the body's values are
+ * info_read()'s to check against the position (protocol/info.h), so that a
+ * bad one is dropped by the server, never answered with an error. */
+static int dec_info(dctx *c, proto_msg *m)
+{
+    static const field fields[] = {
+        COMMON_FIELDS,         {"match", false},      {"seat", false},  {"turn", false},
+        {"score", false},      {"winprob", false},    {"candidates", false}, {"pv", false},
+        {"iterations", false}, {"nodes", false},      {"depth", false}, {"elapsed_ms", false},
+        {"text", false}};
+    json_error_t e;
+    json_t *t, *id = NULL, *match = NULL, *seat = NULL, *turn = NULL, *x[9] = {0};
+    if (json_unpack_ex(m->root, &e, JSON_STRICT,
+                       "{s:o, s?o, s?o, s?o, s?o, s?o, s?o, s?o, s?o, s?o, s?o, s?o, s?o, s?o}", "type",
+                       &t, "id", &id, "match", &match, "seat", &seat, "turn", &turn, "score", &x[0],
+                       "winprob", &x[1], "candidates", &x[2], "pv", &x[3], "iterations", &x[4],
+                       "nodes", &x[5], "depth", &x[6], "elapsed_ms", &x[7], "text", &x[8]))
+        return shape_fail(c, m->root, NULL, fields, NFIELDS(fields), &e);
+    int rc;
+    if (match && (rc = want_ident(c, match, "match", PROTO_MATCH_ID_MAX, &m->match)))
+        return rc;
+    if ((rc = opt_seat(c, seat, m)))
+        return rc;
+    if (turn) {
+        long long v;
+        if ((rc = want_int(c, turn, "turn", 1, INT64_MAX, &v)))
+            return rc;
+        m->has_turn = true;
+        m->turn = v;
+    }
+    return 0;
+}
+
 /* get_record: the match, and optionally the admin token (which adds the
  * logs of the match's external programs). */
 static int dec_get_record(dctx *c, proto_msg *m)
@@ -1210,6 +1245,7 @@ static const decoder decoders[PROTO_NTYPES] = {
     [PROTO_COURSE_CODE] = dec_course,
     [PROTO_COURSE_SUBMIT] = dec_course,
     [PROTO_ANALYZE] = dec_analyze,
+    [PROTO_INFO] = dec_info,
 };
 
 /* A parse failure in our words. Numbers out of range are valid JSON that we

@@ -83,6 +83,8 @@ typedef enum proto_type {
     PROTO_COURSE_CODE,
     PROTO_COURSE_SUBMIT,
     PROTO_ANALYZE, /* a finished match's analysis (docs/analysis.md) */
+    PROTO_INFO,    /* a seat's thinking lines before its move (protocol/info.h): the
+                    * envelope is checked here, the body by info_read() */
     PROTO_NTYPES
 } proto_type;
 
@@ -188,13 +190,13 @@ typedef struct proto_msg {
     const char *client;       /* may be NULL */
     /* list_matches */
     int status;               /* enum proto_list_status */
-    /* join, spectate, unspectate, move, resign, resume, get_record, analyze */
+    /* join, spectate, unspectate, move, resign, resume, get_record, analyze, info */
     const char *match;        /* NULL when absent (resign/move may name it or not) */
     int seat;                 /* join; move and resign when has_seat */
-    bool has_seat;            /* move, resign: "seat" given (one of the connection's seats) */
+    bool has_seat;            /* move, resign, info: "seat" given (one of the connection's seats) */
     const char *token;        /* join */
     const char *resume_token; /* resume */
-    bool has_turn;            /* move: "turn" given */
+    bool has_turn;            /* move, info: "turn" given */
     int64_t turn;
     const json_t *move;       /* move: borrowed object */
     bool has_think_ms;        /* move: "think_ms" given (the client's measure of its thinking) */

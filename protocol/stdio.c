@@ -297,10 +297,15 @@ int stdio_decode(const char *line, size_t len, size_t max_line, stdio_reply *r, 
         r->type = STDIO_MOVE;
     } else if (tlen == 6 && memcmp(type, "resign", 6) == 0) {
         r->type = STDIO_RESIGN;
+    } else if (tlen == 4 && memcmp(type, "info", 4) == 0) {
+        r->type = STDIO_INFO; /* advice, not an answer: info_read checks the body */
+        r->root = root;
+        r->len = len;
+        return 0;
     } else {
         rc =
             fail(err, errcap, ENG_EUNKNOWN_TYPE,
-                 "unknown message type %s (a bot sends \"move\" or \"resign\")", rec__quote(jt, q));
+                 "unknown message type %s (a bot sends \"move\", \"resign\" or \"info\")", rec__quote(jt, q));
         goto out;
     }
     const char *what = r->type == STDIO_MOVE ? "move" : "resign";

@@ -106,6 +106,7 @@ char *stdio_line(const json_t *msg, size_t *len);
 typedef enum stdio_reply_type {
     STDIO_MOVE,   /* {"type":"move","move":{...}} */
     STDIO_RESIGN, /* {"type":"resign"} */
+    STDIO_INFO,   /* {"type":"info",...}: thinking lines, before the move (protocol/info.h) */
 } stdio_reply_type;
 
 /* A decoded reply. Owns its parsed JSON; `move` borrows from it until
@@ -114,6 +115,7 @@ typedef struct stdio_reply {
     stdio_reply_type type;
     json_t *root;                    /* owned */
     const json_t *move;              /* MOVE: the game's move object (borrowed) */
+    size_t len;                      /* the line's length (INFO: info_read's `bytes`) */
     bool has_turn;                   /* "turn" given */
     int64_t turn;                    /* the turn the bot answers (checked by the caller) */
     char debug[STDIO_DEBUG_MAX + 1]; /* "debug": a string as is (control characters as
@@ -133,10 +135,12 @@ typedef struct stdio_reply {
  *                     UTF-8, NUL, nesting too deep);
  *   ENG_EBAD_MESSAGE  no string "type", "move" missing or not an object,
  *                     "turn" not an integer >= 1;
- *   ENG_EUNKNOWN_TYPE "type" is neither "move" nor "resign";
+ *   ENG_EUNKNOWN_TYPE "type" is not "move", "resign" or "info";
  *   ENG_ENOMEM / ENG_EINVAL (r or line NULL).
  * The move itself is the game's business: check it with the wire codec's
- * parse_move (bad_move / illegal_move). */
+ * parse_move (bad_move / illegal_move). An info line is returned as it is
+ * (root, len): its body is info_read()'s to check, and a bad one is
+ * dropped by the caller, never a fault of the turn. */
 int stdio_decode(const char *line, size_t len, size_t max_line, stdio_reply *r, char *err,
                  size_t errcap);
 void stdio_reply_free(stdio_reply *r);

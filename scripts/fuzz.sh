@@ -1,6 +1,6 @@
 #!/bin/sh
 # fuzz.sh [SECONDS [TARGET...]] — build the fuzz targets (libFuzzer, clang,
-# ASan+UBSan; default every one: record messages delta) once and run each for
+# ASan+UBSan; default every one: record messages delta info) once and run each for
 # SECONDS (default 60) on one job, with its seed corpus. Exits non-zero if
 # any target crashed (or its run failed). E.g. `scripts/fuzz.sh 600 record`.
 #
@@ -24,10 +24,10 @@ esac
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${TESSERA_FUZZ_BUILD:-$root/build-fuzz}
 jobs=${JOBS:-2}
-targets=${*:-record messages delta}
+targets=${*:-record messages delta info}
 for t in $targets; do
     if [ ! -f "$root/tests/fuzz/fuzz_$t.c" ]; then
-        echo "fuzz.sh: no fuzz target '$t' (there are: record messages delta)" >&2
+        echo "fuzz.sh: no fuzz target '$t' (there are: record messages delta info)" >&2
         exit 2
     fi
 done

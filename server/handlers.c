@@ -529,6 +529,7 @@ bool handle_message(conn *c, const char *buf, size_t len)
     case PROTO_REPLAY: replay(c, &m); break;
     case PROTO_GET_RECORD: get_record(c, &m); break;
     case PROTO_ANALYZE: analyze_handle(c, &m); break;
+    case PROTO_INFO: break; /* thinking lines: no reply, never an error (docs/protocol.md) */
     case PROTO_REGISTER: handle_register(c, &m); break;
     case PROTO_UNREGISTER: handle_unregister(c, &m); break;
     case PROTO_CREATE_TOURNAMENT:

@@ -483,6 +483,152 @@ static void test_retry_after_illegal(void **state)
     free(st);
 }
 
+/* What a thinking sink receives, in order. */
+typedef struct seen_infos {
+    json_t *list; /* array of copies */
+    int seat;
+} seen_infos;
+
+static void keep_info(void *user, int seat, const json_t *info)
+{
+    seen_infos *s = user;
+    s->seat = seat;
+    json_array_append_new(s->list, json_deep_copy(info));
+}
+
+/* A program's info lines: the good ones passed on in canonical form, the
+ * bad ones dropped and counted (the turn goes on), a burst paced (the first
+ * at once, the latest held back) and the last before the move passed on. */
+static void test_program_thinking(void **state)
+{
+    (void)state;
+    char spec[4200];
+    snprintf(spec, sizeof spec, "cmd:python3 %s/tests/players/progs/thinker.py", src_dir);
+    const eng_game *g = eng_find_game("reversi");
+    player *p = make(spec, g);
+    seen_infos seen = {json_array(), -1};
+    player_set_thinking(p, keep_info, &seen);
+    eng_rules r;
+    eng_rules_default(g, &r);
+    unsigned char *st = malloc(g->state_size);
+    g->init(st, &r);
+    assert_int_equal(player_new_game(p, st, 0, NULL), 0);
+    player_result *res = malloc(sizeof *res);
+    assert_int_equal(player_turn(p, st, drv_now_ms() + (double)move_ms, NULL, res), PLAYER_OK);
+    assert_int_equal(res->info_dropped, 3);
+    assert_non_null(strstr(res->note, "info dropped: info: candidates[0].move"));
+    /* "first", then at least one of the burst or the final at once (the
+     * burst may straddle 100 ms on a loaded machine), and the final last */
+    size_t n = json_array_size(seen.list);
+    assert_int_equal((size_t)res->info_passed, n);
+    assert_true(n >= 2 && n <= 4);
+    assert_int_equal(seen.seat, 0);
+    json_t *first = json_array_get(seen.list, 0), *last = json_array_get(seen.list, n - 1);
+    assert_string_equal(json_string_value(json_object_get(first, "text")), "first");
+    assert_int_equal(json_integer_value(json_object_get(first, "turn")), 1);
+    assert_string_equal(json_string_value(json_object_get(last, "text")), "final");
+    json_t *c0 = json_array_get(json_object_get(last, "candidates"), 0);
+    assert_true(json_object_get(last, "type") == NULL); /* the body alone */
+    /* the move is the one the last info named */
+    char ms[ENG_MOVE_STR_MAX];
+    g->move_to_str(st, res->moves[0], ms, sizeof ms);
+    assert_string_equal(json_string_value(json_object_get(json_object_get(c0, "move"), "move")), ms);
+    json_decref(seen.list);
+    player_destroy(p);
+    free(res);
+    free(st);
+}
+
+/* An in-process MCTS bot tells its search while it thinks (about every
+ * 200 ms) and once with its choice: candidates legal where it stands (the
+ * sink gets them checked), most visited first, values in range; the last
+ * names the move played first, in both games' forms. */
+static void bot_thinking(const char *game, const char *spec, const char *value_key)
+{
+    const eng_game *g = eng_find_game(game);
+    player *p = make(spec, g);
+    seen_infos seen = {json_array(), -1};
+    player_set_thinking(p, keep_info, &seen);
+    eng_rules r;
+    eng_rules_default(g, &r);
+    unsigned char *st = malloc(g->state_size);
+    g->init(st, &r);
+    player_new_game(p, st, 0, NULL);
+    eng_rng rng;
+    eng_rng_seed(&rng, 5);
+    while (g->current_player(st) == ENG_CHANCE) {
+        eng_move m = eng_sample_chance(g, st, &rng);
+        player_observe(p, st, m, NULL);
+        g->apply(st, m);
+    }
+    player_result *res = malloc(sizeof *res);
+    assert_int_equal(player_turn(p, st, drv_now_ms() + 30000, NULL, res), PLAYER_OK);
+    size_t n = json_array_size(seen.list);
+    assert_int_equal(res->info_dropped, 0);
+    assert_int_equal((size_t)res->info_passed, n);
+    assert_true(n >= 2); /* 700 ms of search: at its start, and the choice at least */
+    size_t i;
+    json_t *info;
+    json_array_foreach(seen.list, i, info)
+    {
+        json_t *cands = json_object_get(info, "candidates");
+        assert_true(json_array_size(cands) >= 1 && json_array_size(cands) <= 8);
+        assert_true(json_integer_value(json_object_get(info, "iterations")) > 0);
+        assert_non_null(json_object_get(info, value_key));
+        for (size_t k = 2; k < json_array_size(cands); k++)
+            assert_true(json_integer_value(json_object_get(json_array_get(cands, k - 1), "visits")) >=
+                        json_integer_value(json_object_get(json_array_get(cands, k), "visits")));
+    }
+    /* iterations grow during the turn */
+    assert_true(json_integer_value(json_object_get(json_array_get(seen.list, n - 1), "iterations")) >
+                json_integer_value(json_object_get(json_array_get(seen.list, 0), "iterations")));
+    json_t *last = json_array_get(seen.list, n - 1);
+    json_t *played = codec_find(g->name)->format_move(st, res->moves, res->nmoves);
+    json_t *c0 = json_object_get(json_array_get(json_object_get(last, "candidates"), 0), "move");
+    if (!json_equal(played, c0)) {
+        char *a = json_dumps(played, JSON_COMPACT), *b = json_dumps(c0, JSON_COMPACT);
+        fail_msg("played %s, the last info's first candidate %s", a, b);
+    }
+    assert_true(json_equal(played, json_array_get(json_object_get(last, "pv"), 0)));
+    json_decref(played);
+    json_decref(seen.list);
+    player_destroy(p);
+    free(res);
+    free(st);
+}
+
+static void test_bot_thinking(void **state)
+{
+    (void)state;
+    bot_thinking("reversi", "mcts:ms=700,reward=winloss", "winprob");
+    bot_thinking("carcassonne", "mcts:ms=700", "score"); /* placement and meeple in one */
+    /* the rest of the family: at least the line of the choice, none dropped */
+    static const char *const specs[] = {"flatmc:sims=300", "ucb1:sims=300",   "rave:sims=300",
+                                        "ea-mcts:sims=600", "siea-mcts:sims=600",
+                                        "ea-p-mcts:sims=600", "mcts-d2:sims=300",
+                                        "evomcts:sims=300", "mcts:sims=300,threads=2"};
+    const eng_game *g = eng_find_game("dodgem");
+    for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
+        player *p = make(specs[i], g);
+        seen_infos seen = {json_array(), -1};
+        player_set_thinking(p, keep_info, &seen);
+        eng_rules r;
+        eng_rules_default(g, &r);
+        unsigned char *st = malloc(g->state_size);
+        g->init(st, &r);
+        player_new_game(p, st, 0, NULL);
+        player_result *res = malloc(sizeof *res);
+        assert_int_equal(player_turn(p, st, drv_now_ms() + 30000, NULL, res), PLAYER_OK);
+        if (res->info_dropped || json_array_size(seen.list) < 1)
+            fail_msg("%s: %d infos passed, %d dropped (%s)", specs[i], res->info_passed,
+                     res->info_dropped, res->note);
+        json_decref(seen.list);
+        player_destroy(p);
+        free(res);
+        free(st);
+    }
+}
+
 static void test_in_process_bot(void **state)
 {
     (void)state;
@@ -724,6 +870,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_restart_each_turn),
         cmocka_unit_test(test_resume_and_extra_fields),
         cmocka_unit_test(test_retry_after_illegal),
+        cmocka_unit_test(test_program_thinking),
+        cmocka_unit_test(test_bot_thinking),
         cmocka_unit_test(test_in_process_bot),
         cmocka_unit_test(test_bad_specs),
         cmocka_unit_test(test_interpreter_from_path),

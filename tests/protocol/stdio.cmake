@@ -11,3 +11,10 @@ tessera_add_test(test_stdio
           ${CMAKE_CURRENT_LIST_DIR}/schema_check.c
   LIBS tessera_protocol
   ARGS ${PROJECT_SOURCE_DIR}/docs)
+
+# Thinking lines (protocol/info.h): info messages checked against a position,
+# one directory per case under info_cases/, and the rate rule.
+tessera_add_test(test_info_cases
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_info_cases.c ${CMAKE_CURRENT_LIST_DIR}/case_dirs.c
+  LIBS tessera_protocol
+  ARGS ${CMAKE_CURRENT_LIST_DIR}/info_cases)

@@ -67,6 +67,7 @@ static const char *const client_types[PROTO_NTYPES] = {
     "course_code",
     "course_submit",
     "analyze",
+    "info",
 };
 
 /* ---- helpers ------------------------------------------------------------ */
@@ -971,6 +972,10 @@ static const char *const full_messages[PROTO_NTYPES] = {
     [PROTO_SERVER_STATS] = "{\"type\":\"server_stats\",\"id\":1}",
     [PROTO_GET_RECORD] = "{\"type\":\"get_record\",\"id\":1,\"match\":\"m\",\"admin_token\":\"a\"}",
     [PROTO_ANALYZE] = "{\"type\":\"analyze\",\"id\":1,\"match\":\"m\"}",
+    [PROTO_INFO] = "{\"type\":\"info\",\"id\":1,\"match\":\"m\",\"seat\":0,\"turn\":3,\"score\":1.5,"
+                   "\"winprob\":0.6,\"candidates\":[{\"move\":{\"move\":\"d3\"},\"visits\":9,"
+                   "\"weight\":0.5,\"score\":1.5,\"winprob\":0.6}],\"pv\":[{\"move\":\"d3\"}],"
+                   "\"iterations\":40,\"nodes\":30,\"depth\":2,\"elapsed_ms\":100,\"text\":\"t\"}",
     [PROTO_REGISTER] = "{\"type\":\"register\",\"id\":1,\"name\":\"n\",\"secret\":\"12345678\","
                        "\"capacity\":2,\"games\":[\"carcassonne\"]}",
     [PROTO_UNREGISTER] = "{\"type\":\"unregister\",\"id\":1}",

@@ -27,7 +27,7 @@ static const char *docs_dir;
 static char schema_dir[4096];
 
 static const char *const tessera_types[] = {"start", "your_turn", "update", "game_over", "error"};
-static const char *const bot_types[] = {"move", "resign"};
+static const char *const bot_types[] = {"move", "resign", "info"};
 
 static void assert_valid(const char *type, const json_t *msg)
 {
@@ -59,7 +59,7 @@ static void assert_line(const json_t *msg)
 static void test_schema_files(void **state)
 {
     (void)state;
-    for (size_t i = 0; i < 5 + 2; i++) {
+    for (size_t i = 0; i < 5 + 3; i++) {
         const char *t = i < 5 ? tessera_types[i] : bot_types[i - 5];
         json_t *s = schema_load(schema_dir, t);
         assert_non_null(s);
@@ -280,7 +280,7 @@ static void test_doc_examples(void **state)
         const char *type = json_string_value(json_object_get(msg, "type"));
         if (!type)
             fail_msg("docs/stdio.md: a line without a type: %.80s", line);
-        if (!strcmp(type, "move") || !strcmp(type, "resign")) {
+        if (!strcmp(type, "move") || !strcmp(type, "resign") || !strcmp(type, "info")) {
             stdio_reply r;
             char err[256];
             int rc = stdio_decode(line, strlen(line), 0, &r, err, sizeof err);

@@ -92,11 +92,15 @@ static void run_case(void **state)
                  rc ? err : "no reason", code);
     if (rc == 0) {
         assert_non_null(r.root);
-        const char *type = r.type == STDIO_MOVE ? "move" : "resign";
+        const char *type = r.type == STDIO_MOVE     ? "move"
+                           : r.type == STDIO_RESIGN ? "resign"
+                                                    : "info";
         if (want_type[0] && strcmp(type, want_type) != 0)
             fail_msg("%s: type %s, want %s", name, type, want_type);
         if (r.type == STDIO_MOVE)
             assert_true(json_is_object(r.move));
+        if (r.type == STDIO_INFO)
+            assert_int_equal(r.len, len - (len && input[len - 1] == '\r'));
         if (want_turn) {
             assert_true(r.has_turn);
             assert_int_equal(r.turn, want_turn);

@@ -1,0 +1,115 @@
+/*
+ * fuzz_info.c — libFuzzer target for the thinking lines' check (info_read,
+ * protocol/info.h), what tessera does with every `info` line a program or a
+ * client sends while it thinks.
+ *
+ * The first byte picks the game (and how many random turns from its start
+ * the position is, so that the candidates meet boards of every kind); the
+ * rest is the line, read by stdio_decode() as a program's would be. Beyond
+ * "no crash, no leak, no UB" (ASan/UBSan), the target aborts when the
+ * contract is broken: a failure is a documented code with a printable
+ * reason and nothing returned; a success is an object of known fields only,
+ * at most INFO_MAX_CANDIDATES candidates and INFO_MAX_PV moves, every move
+ * legal where it stands, and a fixed point (read again, the same).
+ *
+ * Build and run: scripts/fuzz.sh [SECONDS] info — see tests/fuzz/CMakeLists.txt.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "protocol/info.h"
+#include "protocol/stdio.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void check(bool ok)
+{
+    if (!ok)
+        abort();
+}
+
+static bool printable(const char *s)
+{
+    size_t n = strlen(s);
+    if (!n)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)s[i] < 0x20 || (unsigned char)s[i] > 0x7e)
+            return false;
+    return true;
+}
+
+static const char *const known[] = {"turn",  "score",      "winprob",    "candidates", "pv",
+                                    "nodes", "iterations", "elapsed_ms", "depth",      "text"};
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (size < 1)
+        return 0;
+    static const char *const games[] = {"reversi", "carcassonne", "dodgem", "pentago-twist"};
+    const eng_game *g = eng_find_game(games[data[0] & 3]);
+    const game_codec *c = codec_find(g->name);
+    check(g && c);
+    eng_rules r;
+    eng_rules_default(g, &r);
+    unsigned char *st = malloc(g->state_size);
+    char err[256];
+    check(st && eng_init(g, st, &r, err, sizeof err) == 0);
+    eng_rng rng;
+    eng_rng_seed(&rng, 7);
+    for (int turns = data[0] >> 2; g->current_player(st) != ENG_TERMINAL;) {
+        while (g->current_player(st) == ENG_CHANCE)
+            g->apply(st, eng_sample_chance(g, st, &rng));
+        if (turns-- <= 0 || g->current_player(st) < 0)
+            break;
+        g->apply(st, eng_random_move(g, st, &rng));
+    }
+    if (g->current_player(st) < 0) {
+        free(st);
+        return 0;
+    }
+    stdio_reply rp;
+    if (stdio_decode((const char *)data + 1, size - 1, 0, &rp, err, sizeof err) != 0 ||
+        rp.type != STDIO_INFO) {
+        if (rp.root)
+            stdio_reply_free(&rp);
+        free(st);
+        return 0;
+    }
+    json_t *out = NULL;
+    int rc = info_read(g, c, st, rp.root, rp.len, &out, err, sizeof err);
+    if (rc) {
+        check(rc == ENG_ETOO_LARGE || rc == ENG_EBAD_MESSAGE || rc == ENG_EBAD_MOVE ||
+              rc == ENG_EILLEGAL_MOVE || rc == ENG_ENOMEM);
+        check(out == NULL && printable(err));
+    } else {
+        check(json_is_object(out));
+        const char *k;
+        json_t *v;
+        json_object_foreach(out, k, v)
+        {
+            bool ok = false;
+            for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+                ok |= strcmp(k, known[i]) == 0;
+            check(ok);
+        }
+        check(json_array_size(json_object_get(out, "candidates")) <= INFO_MAX_CANDIDATES);
+        check(json_array_size(json_object_get(out, "pv")) <= INFO_MAX_PV);
+        size_t i;
+        json_array_foreach(json_object_get(out, "candidates"), i, v)
+        {
+            eng_move mv[ENG_MAX_TURN_MOVES];
+            check(c->parse_move(st, json_object_get(v, "move"), mv, err, sizeof err) > 0);
+        }
+        json_t *again = NULL;
+        check(info_read(g, c, st, out, 0, &again, err, sizeof err) == 0);
+        check(json_equal(again, out));
+        json_decref(again);
+        json_decref(out);
+    }
+    stdio_reply_free(&rp);
+    free(st);
+    return 0;
+}
