@@ -74,21 +74,16 @@ static json_t *round_real(double v, double unit)
     return json_real(round(v / unit) * unit);
 }
 
-/* The bot's search as the protocol's info (protocol/info.h), passed on as a
- * program's would be (player__info checks it again: one path for all). A
- * decision inside the turn (after the first: the meeple when the search
- * left none planned) is not the turn's position and is not told. */
-static void bp_think(void *user, const bot_think *th)
+json_t *player_think_json(const eng_game *g, const struct bot_think *th)
 {
-    player *p = user;
-    const eng_game *g = p->g;
-    const game_codec *c = p->codec;
-    if (!c || !p->turn_st || memcmp(th->st, p->turn_st, g->state_size) != 0)
-        return;
+    const game_codec *c = codec_find(g->name);
     json_t *o = json_object(), *cands = json_array(), *pv = json_array();
-    unsigned char *s = malloc(g->state_size);
-    if (!o || !cands || !pv || !s)
+    unsigned char *s = malloc(g->state_size), *at = malloc(g->state_size);
+    if (!c || !o || !cands || !pv || !s || !at) {
+        json_decref(o);
+        o = NULL;
         goto out;
+    }
     const char *key = th->value_kind == BOT_VALUE_SCOREDIFF ? "score"
                       : th->value_kind == BOT_VALUE_WINLOSS ? "winprob"
                                                             : NULL;
@@ -113,20 +108,15 @@ static void bp_think(void *user, const bot_think *th)
     for (int i = 0; i < th->npv;) {
         eng_move turn[ENG_MAX_TURN_MOVES];
         int n = 0, before;
-        unsigned char *at = malloc(g->state_size);
-        if (!at)
-            break;
         memcpy(at, s, g->state_size);
         do {
             before = g->current_player(s);
             turn[n++] = th->pv[i];
             g->apply(s, th->pv[i++]);
         } while (i < th->npv && n < ENG_MAX_TURN_MOVES && !eng_turn_ends(g, before, s));
-        if (eng_turn_ends(g, before, s))
-            json_array_append_new(pv, c->format_move(at, turn, n));
-        free(at);
         if (!eng_turn_ends(g, before, s))
             break; /* a turn the line leaves unfinished */
+        json_array_append_new(pv, c->format_move(at, turn, n));
     }
     if (json_array_size(pv))
         json_object_set(o, "pv", pv);
@@ -134,12 +124,27 @@ static void bp_think(void *user, const bot_think *th)
     json_object_set_new(o, "nodes", json_integer(th->nodes));
     json_object_set_new(o, "depth", json_integer(th->npv));
     json_object_set_new(o, "elapsed_ms", json_integer((json_int_t)th->elapsed_ms));
-    player__info(p, o, 0, 0);
 out:
-    json_decref(o);
     json_decref(cands);
     json_decref(pv);
     free(s);
+    free(at);
+    return o;
+}
+
+/* The bot's search, passed on as a program's info would be (player__info
+ * checks it again: one path for all). A decision inside the turn (after
+ * the first: the meeple when the search left none planned) is not the
+ * turn's position and is not told. */
+static void bp_think(void *user, const bot_think *th)
+{
+    player *p = user;
+    if (!p->turn_st || memcmp(th->st, p->turn_st, p->g->state_size) != 0)
+        return;
+    json_t *o = player_think_json(p->g, th);
+    if (o)
+        player__info(p, o, 0, 0);
+    json_decref(o);
 }
 
 static player_verdict bp_turn(player *p, const void *st, double deadline_ms,

@@ -202,6 +202,14 @@ void player_game_over(player *p, const void *st, const char *reason, int faulty,
 typedef void (*player_thinking_fn)(void *user, int seat, const json_t *info);
 void player_set_thinking(player *p, player_thinking_fn fn, void *user);
 
+/* An in-process bot's search (bots/bot.h's bot_think, told through
+ * bot_set_think) as an info body of game g (new reference; NULL: out of
+ * memory): values as score or winprob by the bot's reward, moves in the
+ * codec's form, the line grouped into turns. Not checked: info_read() it
+ * against th->st, as players/ and the server do. */
+struct bot_think;
+json_t *player_think_json(const eng_game *g, const struct bot_think *th);
+
 /* About a program's sandbox (zeros for a bot). */
 typedef struct player_info {
     unsigned protections; /* sandbox_protections() of the last process started */

@@ -82,6 +82,7 @@ static const char *const type_names[PROTO_NTYPES] = {
 static const char *const timeout_names[] = {"forfeit", "random_move", "grace", NULL};
 static const char *const illegal_names[] = {"reject", "forfeit", "random_move", NULL};
 static const char *const disconnect_names[] = {"forfeit", "random_move", NULL};
+static const char *const info_names[] = {"live", "delayed", "never", NULL};
 static const char *const status_names[] = {"all", "live", "finished", NULL};
 static const char *const tour_format_names[] = {"round-robin", "gauntlet", "swiss",
                                                 "knockout",    "ladder",   NULL};
@@ -111,6 +112,11 @@ const char *proto_illegal_name(int v)
 const char *proto_disconnect_name(int v)
 {
     return name_in(disconnect_names, 2, v);
+}
+
+const char *proto_info_name(int v)
+{
+    return name_in(info_names, 3, v);
 }
 
 const char *proto_tour_format_name(int v)
@@ -620,13 +626,15 @@ static int dec_policies(dctx *c, json_t *jp, proto_policies *p)
 {
     static const field fields[] = {{"timeout", false},    {"illegal", false},
                                    {"max_illegal", false}, {"disconnect", false},
-                                   {"reconnect_grace_ms", false}, {"grace_ms", false}};
+                                   {"reconnect_grace_ms", false}, {"grace_ms", false},
+                                   {"info", false}};
     p->timeout = PROTO_TIMEOUT_FORFEIT;
     p->illegal = PROTO_ILLEGAL_REJECT;
     p->max_illegal = 3;
     p->disconnect = PROTO_DISCONNECT_FORFEIT;
     p->reconnect_grace_ms = 30000;
     p->grace_ms = 10000;
+    p->info = PROTO_INFO_LIVE;
     if (!jp)
         return 0;
     int rc = want_object(c, jp, "policies");
@@ -634,10 +642,10 @@ static int dec_policies(dctx *c, json_t *jp, proto_policies *p)
         return rc;
     json_error_t e;
     json_t *timeout = NULL, *illegal = NULL, *maxill = NULL, *disc = NULL, *recon = NULL,
-           *grace = NULL;
-    if (json_unpack_ex(jp, &e, JSON_STRICT, "{s?o, s?o, s?o, s?o, s?o, s?o}", "timeout", &timeout,
-                       "illegal", &illegal, "max_illegal", &maxill, "disconnect", &disc,
-                       "reconnect_grace_ms", &recon, "grace_ms", &grace))
+           *grace = NULL, *info = NULL;
+    if (json_unpack_ex(jp, &e, JSON_STRICT, "{s?o, s?o, s?o, s?o, s?o, s?o, s?o}", "timeout",
+                       &timeout, "illegal", &illegal, "max_illegal", &maxill, "disconnect", &disc,
+                       "reconnect_grace_ms", &recon, "grace_ms", &grace, "info", &info))
         return shape_fail(c, jp, "policies", fields, NFIELDS(fields), &e);
     long long v;
     if (timeout && (rc = want_enum(c, timeout, "policies.timeout", timeout_names, &p->timeout)))
@@ -662,6 +670,8 @@ static int dec_policies(dctx *c, json_t *jp, proto_policies *p)
             return rc;
         p->grace_ms = v;
     }
+    if (info && (rc = want_enum(c, info, "policies.info", info_names, &p->info)))
+        return rc;
     return 0;
 }
 

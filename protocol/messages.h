@@ -90,6 +90,10 @@ typedef enum proto_type {
 
 enum proto_timeout_policy { PROTO_TIMEOUT_FORFEIT, PROTO_TIMEOUT_RANDOM, PROTO_TIMEOUT_GRACE };
 enum proto_illegal_policy { PROTO_ILLEGAL_REJECT, PROTO_ILLEGAL_FORFEIT, PROTO_ILLEGAL_RANDOM };
+/* Who sees the seats' thinking lines (info, docs/protocol.md), and when:
+ * spectators as they come, spectators once the move is played, no one.
+ * Never a seat's connection while the game is on. */
+enum proto_info_policy { PROTO_INFO_LIVE, PROTO_INFO_DELAYED, PROTO_INFO_NEVER };
 enum proto_disconnect_policy { PROTO_DISCONNECT_FORFEIT, PROTO_DISCONNECT_RANDOM };
 enum proto_list_status { PROTO_LIST_ALL, PROTO_LIST_LIVE, PROTO_LIST_FINISHED };
 enum proto_tour_format {
@@ -114,6 +118,7 @@ typedef struct proto_policies {
     int disconnect;              /* enum proto_disconnect_policy (default forfeit) */
     int64_t reconnect_grace_ms;  /* time to resume after a drop (default 30000) */
     int64_t grace_ms;            /* one-off grace bank of the grace timeout policy (default 10000) */
+    int info;                    /* enum proto_info_policy: the seats' thinking lines (default live) */
 } proto_policies;
 
 typedef struct proto_seat_spec {
@@ -251,6 +256,7 @@ const char *proto_type_name(proto_type t);
 const char *proto_timeout_name(int v);
 const char *proto_illegal_name(int v);
 const char *proto_disconnect_name(int v);
+const char *proto_info_name(int v); /* "live", "delayed", "never" */
 /* "round-robin", "gauntlet", "swiss", "knockout", "ladder". */
 const char *proto_tour_format_name(int v);
 

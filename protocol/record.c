@@ -26,6 +26,7 @@
 
 #include "chance.h"
 #include "games/common.h"
+#include "info.h"
 
 /* ---- helpers shared with the codecs ------------------------------------- */
 
@@ -391,7 +392,8 @@ static int apply_turn(const game_codec *codec, void *st, const json_t *turn, eng
                       int *nmoves, char *err, size_t errcap)
 {
     bool timed = json_object_get(turn, "think_ms") || json_object_get(turn, "wait_ms");
-    if (!timed)
+    const json_t *info = json_object_get(turn, "info");
+    if (!timed && !info)
         return codec->apply_turn(st, turn, moves, nmoves, err, errcap);
     int rc = check_time(turn, "think_ms", err, errcap);
     if (rc || (rc = check_time(turn, "wait_ms", err, errcap)))
@@ -401,8 +403,40 @@ static int apply_turn(const game_codec *codec, void *st, const json_t *turn, eng
         return eng_seterr(err, errcap, ENG_ENOMEM, "out of memory");
     json_object_del(bare, "think_ms");
     json_object_del(bare, "wait_ms");
-    rc = codec->apply_turn(st, bare, moves, nmoves, err, errcap);
+    json_object_del(bare, "info");
+    if (!info) {
+        rc = codec->apply_turn(st, bare, moves, nmoves, err, errcap);
+        json_decref(bare);
+        return rc;
+    }
+    /* the seat's last thinking line of the turn (protocol/info.h): checked
+     * against the position it was about — after the turn's chance event,
+     * before its decisions — as a relay checks it */
+    const eng_game *g = eng_find_game(codec->game);
+    eng_move mv[ENG_MAX_TURN_MOVES];
+    int n = 0;
+    unsigned char *at = g ? malloc(g->state_size) : NULL;
+    if (!at) {
+        json_decref(bare);
+        return eng_seterr(err, errcap, ENG_ENOMEM, "out of memory");
+    }
+    memcpy(at, st, g->state_size);
+    rc = codec->apply_turn(st, bare, mv, &n, err, errcap);
     json_decref(bare);
+    for (int i = 0; rc == 0 && i < n && g->current_player(at) == ENG_CHANCE; i++)
+        g->apply(at, mv[i]);
+    json_t *canon = NULL;
+    char why[200];
+    if (rc == 0 && info_read(g, codec, at, info, 0, &canon, why, sizeof why) != 0)
+        rc = eng_seterr(err, errcap, ENG_EBAD_RECORD, "the turn's %s", why);
+    json_decref(canon);
+    free(at);
+    if (rc == 0 && moves) {
+        memcpy(moves, mv, (size_t)n * sizeof mv[0]);
+        *nmoves = n;
+    } else if (rc == 0 && nmoves) {
+        *nmoves = n;
+    }
     return rc;
 }
 

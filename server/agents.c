@@ -19,6 +19,13 @@
 
 #include "agents.h"
 #include "internal.h"
+#include "players/player.h"
+#include "protocol/info.h"
+#include "thinking.h"
+
+/* A search tells what it considers every 200 ms (bots/bot.h, bot_set_think):
+ * what a viewer reads; a line's JSON costs well under 1% of a search. */
+#define AGENT_THINK_EVERY_MS 200
 
 struct agent_job {
     uv_work_t req;
@@ -39,7 +46,26 @@ struct agent_job {
     bool cheat;                       /* test hook: answer with an illegal move */
     double finished_ms;               /* when the worker was done (bot_now_ms) */
     agent_done_fn on_done;            /* the match's: called on the loop thread */
+    /* thinking lines (worker): the match they are about, and the turn's
+     * position (st changes as the turn's decisions are applied) */
+    char match_id[SRV_MATCH_ID_LEN + 1];
+    const game_codec *codec;
+    void *turn_st;
 };
+
+/* The bot's search as a checked info, to the match (thinking.c). A later
+ * decision of the same turn (its position is not the turn's) is not told. */
+static void agent_think(void *user, const bot_think *th)
+{
+    agent_job *j = user;
+    if (!j->codec || memcmp(th->st, j->turn_st, j->g->state_size) != 0)
+        return;
+    json_t *raw = player_think_json(j->g, th), *info = NULL;
+    char why[200];
+    if (raw && info_read(j->g, j->codec, j->turn_st, raw, 0, &info, why, sizeof why) == 0)
+        thinking_post(j->match_id, j->seat, j->turn, info);
+    json_decref(raw);
+}
 
 /* The first well-formed move the rules refuse here (test hook). */
 static eng_move illegal_move(const eng_game *g, const void *st)
@@ -85,8 +111,10 @@ static void done(uv_work_t *req, int status)
                 "search_ms", (int)(j->t.stats.ms + 0.5), "sims", (json_int_t)j->t.stats.sims,
                 "noticed_after_ms", (json_int_t)(srv_now(m->srv) - finished_at));
     agent_result r = {j->seat, j->t.moves, j->t.n, &j->t.stats, finished_at, cancelled};
+    bot_set_think(j->bot, NULL, NULL, 0);
     j->on_done(m, &r); /* may free m */
     free(j->st);
+    free(j->turn_st);
     free(j);
 }
 
@@ -96,11 +124,17 @@ int agent_start(match *m, int seat, int64_t time_ms, agent_done_fn on_done)
     if (!j)
         return ENG_ENOMEM;
     j->st = malloc(m->g->state_size);
-    if (!j->st) {
+    j->turn_st = malloc(m->g->state_size);
+    if (!j->st || !j->turn_st) {
+        free(j->st);
+        free(j->turn_st);
         free(j);
         return ENG_ENOMEM;
     }
     memcpy(j->st, m->st, m->g->state_size);
+    memcpy(j->turn_st, m->st, m->g->state_size);
+    snprintf(j->match_id, sizeof j->match_id, "%s", m->id);
+    j->codec = m->wire;
     j->m = m;
     j->seat = seat;
     j->bot = m->seats[seat].bot;
@@ -113,9 +147,12 @@ int agent_start(match *m, int seat, int64_t time_ms, agent_done_fn on_done)
     j->cheat = m->srv->test.bot_illegal_turn == j->turn;
     atomic_init(&j->stop, false);
     j->req.data = j;
+    bot_set_think(j->bot, agent_think, j, AGENT_THINK_EVERY_MS);
     int rc = uv_queue_work(m->srv->loop, &j->req, work, done);
     if (rc) {
+        bot_set_think(j->bot, NULL, NULL, 0);
         free(j->st);
+        free(j->turn_st);
         free(j);
         return ENG_EINTERNAL;
     }

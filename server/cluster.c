@@ -947,6 +947,7 @@ bool cluster_route(conn *c, const proto_msg *m, const char *raw, size_t len)
     case PROTO_REPLAY: id = m->match; break;
     case PROTO_MOVE:
     case PROTO_RESIGN:
+    case PROTO_INFO:
         id = m->match;
         if (!id) { /* one of the connection's seats: here, or where it joined */
             for (int i = 0; i < c->nsubs; i++)

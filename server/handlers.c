@@ -24,6 +24,7 @@
 #include "match_views.h"
 #include "players/sandbox.h"
 #include "programs.h"
+#include "thinking.h"
 #include "protocol/record.h"
 #include "registry.h"
 #include "storage/db.h"
@@ -362,6 +363,15 @@ static bool move(conn *c, const proto_msg *m)
     return x && match_remote_move(x, seat, c, m, c->rx_ns);
 }
 
+/* A seat's thinking lines: no reply (thinking.c drops a bad one). */
+static void info(conn *c, const proto_msg *m)
+{
+    int seat;
+    match *x = played_match(c, m, &seat);
+    if (x)
+        thinking_from_client(x, seat, m);
+}
+
 static void resign(conn *c, const proto_msg *m)
 {
     int seat;
@@ -529,7 +539,7 @@ bool handle_message(conn *c, const char *buf, size_t len)
     case PROTO_REPLAY: replay(c, &m); break;
     case PROTO_GET_RECORD: get_record(c, &m); break;
     case PROTO_ANALYZE: analyze_handle(c, &m); break;
-    case PROTO_INFO: break; /* thinking lines: no reply, never an error (docs/protocol.md) */
+    case PROTO_INFO: info(c, &m); break;
     case PROTO_REGISTER: handle_register(c, &m); break;
     case PROTO_UNREGISTER: handle_unregister(c, &m); break;
     case PROTO_CREATE_TOURNAMENT:

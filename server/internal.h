@@ -71,6 +71,7 @@ typedef struct agent_job agent_job;
 typedef struct journal journal;
 typedef struct prog prog;
 typedef struct regbot regbot;
+typedef struct thinking thinking;
 
 /* ---- connections ------------------------------------------------------------ */
 
@@ -206,6 +207,7 @@ struct match {
                                          reason (random move again), tried at retry_at */
     uint64_t retry_at;                /* loop ms */
     agent_job *job;                   /* running (or cancelled, still returning) search */
+    thinking *thinking;               /* the seats' thinking lines (thinking.c), NULL: none yet */
     int job_seat;                     /* the seat whose bot that search uses */
     /* spectators (table.c) */
     conn **spect;

@@ -37,6 +37,7 @@
 #include "match_clock.h"
 #include "match_views.h"
 #include "programs.h"
+#include "thinking.h"
 #include "journal/journal.h"
 #include "players/player.h"
 #include "protocol/record.h"
@@ -104,8 +105,8 @@ static void quiet_match(match *m)
 {
     (void)m;
 }
-static const match_sink quiet_sink = {quiet_turn, quiet_your_turn, quiet_turn,
-                                      quiet_reply, quiet_error, quiet_match};
+static const match_sink quiet_sink = {quiet_turn,  quiet_your_turn, quiet_turn, quiet_turn,
+                                      quiet_reply, quiet_error,     quiet_match};
 
 /* The sink that hears this match's events (match.h). */
 static const match_sink *sink_of(const match *m)
@@ -1199,6 +1200,7 @@ void match_resign(match *m, int seat_no)
 
 static void free_match(match *m)
 {
+    thinking_free(m);
     tokidx_remove_match(m->srv, m);
     free(m->finish_detail);
     match_release_bots(m);
@@ -1285,5 +1287,7 @@ json_t *match_record_json(const match *m, char *err, size_t errcap)
     json_t *rec =
         rec_build_full(m->g, &m->rules, m->moves, m->nmoves, m->times, chance, NULL, err, errcap);
     json_decref(chance);
+    if (rec)
+        thinking_add_to_record(m, rec); /* each turn's last thinking line */
     return rec;
 }

@@ -71,9 +71,10 @@ static int write_created(match *m)
                            (json_int_t)m->tc.bank_ms, "increment_ms",
                            (json_int_t)m->tc.increment_ms);
     json_t *pol = json_pack(
-        "{s:i, s:i, s:i, s:i, s:I, s:I}", "timeout", m->pol.timeout, "illegal", m->pol.illegal,
+        "{s:i, s:i, s:i, s:i, s:I, s:I, s:i}", "timeout", m->pol.timeout, "illegal", m->pol.illegal,
         "max_illegal", m->pol.max_illegal, "disconnect", m->pol.disconnect, "reconnect_grace_ms",
-        (json_int_t)m->pol.reconnect_grace_ms, "grace_ms", (json_int_t)m->pol.grace_ms);
+        (json_int_t)m->pol.reconnect_grace_ms, "grace_ms", (json_int_t)m->pol.grace_ms, "info",
+        m->pol.info);
     json_t *rules = wire_rules_json(m->g, &m->rules);
     char *rt = rules ? json_dumps(rules, JSON_COMPACT) : NULL;
     char *tt = tc ? json_dumps(tc, JSON_COMPACT) : NULL;
@@ -418,6 +419,10 @@ match *match_restore(srv *s, const journal_stored *stored, char *err, size_t err
                 &m->pol.illegal, "max_illegal", &m->pol.max_illegal, "disconnect",
                 &m->pol.disconnect, "reconnect_grace_ms", &m->pol.reconnect_grace_ms, "grace_ms",
                 &m->pol.grace_ms);
+    /* journaled before the setting: live, its default */
+    if (json_unpack(pj, "{s:i}", "info", &m->pol.info) || m->pol.info < PROTO_INFO_LIVE ||
+        m->pol.info > PROTO_INFO_NEVER)
+        m->pol.info = PROTO_INFO_LIVE;
     for (int i = 0; i < m->nseats; i++) {
         seat_t *t = &m->seats[i];
         const char *kind = "", *name = "", *spec = "", *token = "", *res = "";

@@ -154,13 +154,14 @@ json_t *match_clocks(const match *m)
 static json_t *rules_of_play(const match *m)
 {
     return json_pack(
-        "{s:{s:I, s:I, s:I, s:I}, s:{s:s, s:s, s:i, s:s, s:I, s:I}}", "time_control", "move_ms",
+        "{s:{s:I, s:I, s:I, s:I}, s:{s:s, s:s, s:i, s:s, s:I, s:I, s:s}}", "time_control", "move_ms",
         (json_int_t)m->tc.move_ms, "first_move_ms", (json_int_t)m->tc.first_move_ms, "bank_ms",
         (json_int_t)m->tc.bank_ms, "increment_ms", (json_int_t)m->tc.increment_ms, "policies",
         "timeout", proto_timeout_name(m->pol.timeout), "illegal",
         proto_illegal_name(m->pol.illegal), "max_illegal", m->pol.max_illegal, "disconnect",
         proto_disconnect_name(m->pol.disconnect), "reconnect_grace_ms",
-        (json_int_t)m->pol.reconnect_grace_ms, "grace_ms", (json_int_t)m->pol.grace_ms);
+        (json_int_t)m->pol.reconnect_grace_ms, "grace_ms", (json_int_t)m->pol.grace_ms, "info",
+        proto_info_name(m->pol.info));
 }
 
 static const char *kind_name(int kind)

@@ -43,6 +43,7 @@
 #include "internal.h"
 #include "players/player.h"
 #include "programs.h"
+#include "thinking.h"
 #include "storage/db.h"
 #include "journal/journal.h"
 
@@ -59,6 +60,7 @@ typedef struct pcmd {
     eng_move mv;        /* observe */
     char reason[32];    /* observe: why the server chose it ("" none); game over: reason */
     int seq;            /* turn */
+    int turn;           /* turn: the match's turn asked (records' numbering), for its infos */
     double deadline_ms; /* turn */
     int faulty;         /* game over */
     char detail[PLAYER_DETAIL_MAX]; /* game over */
@@ -106,6 +108,7 @@ struct prog {
     /* the worker's own */
     atomic_bool stop;
     atomic_int stop_seq; /* turns up to this seq are to stop */
+    int think_turn;      /* the turn player_turn plays now (its infos' turn) */
     json_t *tc;          /* time control shown to the program (the worker's copy) */
     pcmd *quit;          /* made at the start, so that ending never needs memory */
     pres *goodbye;       /* the worker's last result, likewise */
@@ -157,6 +160,14 @@ static pcmd *take(prog *p)
     return c;
 }
 
+/* The program's thinking lines, checked by players/ against the turn's
+ * position: to the match through thinking.c's queue. */
+static void prog_think(void *user, int seat, const json_t *info)
+{
+    prog *p = user;
+    thinking_post(p->match_id, seat, p->think_turn, json_deep_copy(info));
+}
+
 static void *worker(void *arg)
 {
     prog *p = arg;
@@ -166,6 +177,8 @@ static void *worker(void *arg)
     cfg.time_control = p->tc;
     cfg.limits.cpu_pct = p->srv->cfg.sandbox_cpu_pct; /* 0: the default */
     player *pl = player_create(p->spec, p->g, &cfg, err, sizeof err);
+    if (pl)
+        player_set_thinking(pl, prog_think, p);
     int seat = p->seat;
     for (;;) {
         pcmd *c = take(p);
@@ -191,6 +204,7 @@ static void *worker(void *arg)
             if (atomic_load(&p->stop_seq) < c->seq)
                 atomic_store(&p->stop, false);
             if (pl) {
+                p->think_turn = c->turn;
                 player_turn(pl, c->st, c->deadline_ms, &p->stop, &r->r);
             } else {
                 r->r.verdict = PLAYER_CRASHED;
@@ -593,6 +607,7 @@ int prog_turn(prog *p, const void *st, int seq, double deadline_ms)
     if (!c)
         return ENG_ENOMEM;
     c->seq = seq;
+    c->turn = p->m ? p->m->turns + 1 : 0;
     c->deadline_ms = deadline_ms;
     queue(p, c);
     return 0;

@@ -26,6 +26,7 @@
 #include "match.h"
 #include "net.h"
 #include "programs.h"
+#include "thinking.h"
 #include "registry.h"
 #include "storage/db.h"
 #include "journal/journal.h"
@@ -415,6 +416,7 @@ static void on_signal(uv_signal_t *h, int signum)
     while (s->matches)
         match_close(s->matches);
     progs_shutdown(s);
+    thinking_shutdown(s);
     journal_stop(s->db);
     for (conn *c = s->conns; c; c = c->next) {
         conn_error(c, ENG_ESHUTTING_DOWN, "the server is shutting down; resume later", NULL);
@@ -525,6 +527,8 @@ int srv_run(const srv_config *cfg)
     int irc = admin_init(&s, err, sizeof err);
     if (irc == 0 && (irc = progs_init(&s)) != 0)
         snprintf(err, sizeof err, "the program workers could not be set up");
+    if (irc == 0 && (irc = thinking_init(&s)) != 0)
+        snprintf(err, sizeof err, "the thinking lines' queue could not be set up");
     s.match_over = tours_match_finished; /* a no-op until the tournaments are up */
     if (irc == 0)
         irc = tours_init(&s, err, sizeof err);
@@ -535,6 +539,7 @@ int srv_run(const srv_config *cfg)
         while (s.matches)
             match_close(s.matches);
         progs_shutdown(&s);
+        thinking_shutdown(&s);
         access_stop(&s);
         uv_run(s.loop, UV_RUN_DEFAULT); /* the programs end, the handles close */
         tours_free(&s);
@@ -548,6 +553,7 @@ int srv_run(const srv_config *cfg)
         while (s.matches)
             match_close(s.matches);
         progs_shutdown(&s);
+        thinking_shutdown(&s);
         uv_run(s.loop, UV_RUN_NOWAIT); /* the matches' handles close */
         /* a context whose vhost failed: lws 4.1 leaves handles that must not
          * run after the destroy (they crash), so the loop does not run again */

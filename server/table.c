@@ -23,6 +23,7 @@
 #include "match_views.h"
 #include "registry.h"
 #include "table.h"
+#include "thinking.h"
 
 /* ---- the links ----------------------------------------------------------------- */
 
@@ -129,6 +130,20 @@ static void sink_tell(match *m, const json_t *msg)
     tell_text(m, match_view_text(m, msg));
 }
 
+/* The spectators alone: a connection that also plays a seat hears nothing. */
+static void sink_watchers(match *m, const json_t *msg)
+{
+    const textbuf *t = NULL;
+    for (int i = 0; i < m->nspect; i++) {
+        if (holds_seat(m, m->spect[i], m->nseats))
+            continue;
+        if (!t)
+            t = match_view_text(m, msg); /* written once, when someone is to hear it */
+        if (!t->failed)
+            conn_send_text(m->spect[i], t->p, t->len);
+    }
+}
+
 /* One connection at the table gets the update, in its protocol's form. */
 static void send_update_to(match *m, conn *c, match_update_texts *u)
 {
@@ -155,6 +170,7 @@ static void sink_turn(match *m, const json_t *update)
     for (int i = 0; i < m->nspect; i++)
         if (!holds_seat(m, m->spect[i], m->nseats))
             send_update_to(m, m->spect[i], &u);
+    thinking_turn_played(m); /* a delayed line follows its move */
 }
 
 static bool sink_your_turn(match *m, int seat_no)
@@ -203,6 +219,7 @@ const match_sink table_sink = {
     .turn = sink_turn,
     .your_turn = sink_your_turn,
     .tell = sink_tell,
+    .watchers = sink_watchers,
     .reply = sink_reply,
     .error = sink_error,
     .closing = sink_closing,

@@ -187,7 +187,8 @@ static const char full_create[] =
     "\"time_control\":{\"move_ms\":5000,\"first_move_ms\":30000,\"bank_ms\":60000,"
     "\"increment_ms\":1000},"
     "\"policies\":{\"timeout\":\"random_move\",\"illegal\":\"forfeit\",\"max_illegal\":7,"
-    "\"disconnect\":\"random_move\",\"reconnect_grace_ms\":45000,\"grace_ms\":2000},"
+    "\"disconnect\":\"random_move\",\"reconnect_grace_ms\":45000,\"grace_ms\":2000,"
+    "\"info\":\"delayed\"},"
     "\"admin_token\":\"a1\"}";
 
 /* create_tournament with every field. */
@@ -363,6 +364,7 @@ static void test_create_match_full(void **state)
     assert_int_equal(m.pol.disconnect, PROTO_DISCONNECT_RANDOM);
     assert_int_equal(m.pol.reconnect_grace_ms, 45000);
     assert_int_equal(m.pol.grace_ms, 2000);
+    assert_int_equal(m.pol.info, PROTO_INFO_DELAYED);
     proto_msg_free(&m);
 }
 
@@ -391,6 +393,7 @@ static void test_create_match_defaults(void **state)
     assert_int_equal(m.pol.disconnect, PROTO_DISCONNECT_FORFEIT);
     assert_int_equal(m.pol.reconnect_grace_ms, 30000);
     assert_int_equal(m.pol.grace_ms, 10000);
+    assert_int_equal(m.pol.info, PROTO_INFO_LIVE);
     proto_msg_free(&m);
 
     /* Empty objects mean "all defaults" too. */
@@ -886,6 +889,7 @@ static const char *const server_types[] = {
     "unwatched",
     "tournament_plots",
     "analysis",
+    "thinking",
 };
 #define N_SERVER_TYPES (sizeof server_types / sizeof server_types[0])
 
@@ -1259,6 +1263,7 @@ static void test_schema_defaults(void **state)
     assert_int_equal(json_integer_value(DEF(pp, "max_illegal")), m.pol.max_illegal);
     assert_int_equal(json_integer_value(DEF(pp, "reconnect_grace_ms")), m.pol.reconnect_grace_ms);
     assert_int_equal(json_integer_value(DEF(pp, "grace_ms")), m.pol.grace_ms);
+    assert_string_equal(json_string_value(DEF(pp, "info")), proto_info_name(m.pol.info));
 #undef DEF
     proto_msg_free(&m);
     json_decref(s);

@@ -1,0 +1,51 @@
+/*
+ * thinking.h — the seats' thinking lines at a match (issue 27; docs/protocol.md
+ * "Thinking lines"): what a seat's player says while it is to move — an
+ * in-process bot's search (agents.c), a program's info lines (programs.c),
+ * a client's info messages (handlers.c) — told to the match's spectators as
+ * its policies.info says (live, delayed, never), never to a connection that
+ * plays a seat of the match while the game is on, and the last one of each
+ * turn kept for the match's record.
+ *
+ * Infos from worker threads are already checked against the position they
+ * are about (players/ and agents.c do it there, with their own copy) and
+ * reach the loop through one queue (thinking_post); a client's is checked
+ * here against the match's state. The spectators hear them through the
+ * match sink's `watchers` (table.c), so this file calls no connection.
+ */
+#ifndef TESSERA_SERVER_THINKING_H
+#define TESSERA_SERVER_THINKING_H
+
+#include "internal.h"
+
+/* The queue from the worker threads to the loop: one for the process,
+ * opened on s's loop. 0, or ENG_EINTERNAL. */
+int thinking_init(srv *s);
+/* Close it (shutdown): later posts are dropped. */
+void thinking_shutdown(srv *s);
+
+/* Any thread: seat's info about turn `turn` (records' numbering) of the
+ * match `match_id`, canonical (protocol/info.h) and checked against that
+ * turn's position; stolen. Dropped when the queue is closed. */
+void thinking_post(const char *match_id, int seat, int turn, json_t *info);
+
+/* Loop thread: an info message a connection sent for `seat` of m, which it
+ * plays (msg borrowed; the body is checked here, a bad one dropped and
+ * counted). No reply in any case. */
+void thinking_from_client(match *m, int seat, const proto_msg *msg);
+
+/* Loop thread, from the sink's turn: the turn m->turns was played (its
+ * update sent): a delayed match's spectators get the turn's last line. */
+void thinking_turn_played(match *m);
+
+/* The last line of each turn added to the record's turns as "info" (turns
+ * without one have none; a record read from the journal has none). */
+void thinking_add_to_record(const match *m, json_t *rec);
+
+/* Free what m keeps (m->thinking). */
+void thinking_free(match *m);
+
+/* Counters for server_stats: lines passed on, dropped as bad. */
+void thinking_counts(uint64_t *passed, uint64_t *dropped);
+
+#endif

@@ -1,0 +1,156 @@
+'use strict';
+/*
+ * test_thinking.js — the seats' thinking lines (docs/protocol.md, "Thinking
+ * lines"; issue 27): an in-process MCTS bot's search reaches the spectators
+ * as `thinking` during its turn (policies.info live: several lines of one
+ * turn before its update, iterations growing), after the move (delayed:
+ * never before the turn's update), or not at all (never); a connection that
+ * plays a seat of the match never gets one while the game is on; a client's
+ * own info messages are checked (a bad one dropped, no reply either way)
+ * and relayed; a program seat's info lines too; and the match's record
+ * keeps the last line of each turn, compact, and replays (the server's
+ * replay checks every kept line against its position).
+ */
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const path = require('node:path');
+const { Client, ROOT, SLOW, startAdmin, createMatch, join } = require('./lib');
+
+/* The turns of a finished match's record, checked by the server's replay. */
+async function recordTurns(c, match) {
+  const rec = (await c.request({ type: 'get_record', match }, 'record')).record;
+  const again = await c.request({ type: 'replay', record: rec }, 'replayed', 30000 * SLOW);
+  assert.equal(again.turns.length, rec.turns.length);
+  return rec.turns;
+}
+
+function checkLine(th, match) {
+  assert.equal(th.match, match);
+  assert.ok(Number.isInteger(th.turn) && th.turn >= 1);
+  assert.ok(Number.isInteger(th.seat));
+  const c = th.info.candidates || [];
+  assert.ok(c.length <= 8, JSON.stringify(th));
+  for (const x of c)
+    assert.equal(typeof x.move, 'object');
+  assert.equal(th.info.type, undefined, 'the body alone');
+}
+
+test('live, delayed, never: what spectators and players see; the record keeps the last', async (t) => {
+  const srv = await startAdmin({ tag: 'thinking' });
+  t.after(() => srv.cleanup());
+  const host = await Client.connect(srv.url, { name: 'host' });
+  const spec = 'mcts:ms=700,reward=winloss';
+  const runs = {};
+  for (const mode of ['live', 'delayed', 'never']) {
+    const watcher = await Client.connect(srv.url, { name: 'watch-' + mode });
+    const made = await createMatch(host, [{ bot: spec }, { open: true }],
+      { game: 'reversi', time_control: { move_ms: 20000 * SLOW }, policies: { info: mode } });
+    const view = await watcher.request({ type: 'spectate', match: made.match }, 'spectating');
+    assert.equal(view.policies.info, mode);
+    const player = await Client.connect(srv.url, { name: 'player-' + mode });
+    await join(player, made.match, 1, made.tokens[1]);
+    runs[mode] = { match: made.match, watcher, player };
+  }
+  /* the open seat plays at once, and sends lines of its own in the live match */
+  await Promise.all(Object.entries(runs).map(async ([mode, r]) => {
+    for (;;) {
+      const m = await r.player.expect((x) => x.type === 'your_turn' || x.type === 'game_over', 60000 * SLOW);
+      if (m.type === 'game_over')
+        break;
+      const legal = m.legal;
+      if (mode === 'live' && m.turn < 12) {
+        r.player.send({ type: 'info', turn: m.turn, text: 'mine', winprob: 0.4,
+          candidates: [{ move: legal[0], visits: 3 }] });
+        r.player.send({ type: 'info', candidates: [{ move: { move: 'a1' }, visits: 1 }] }); /* illegal: dropped */
+        r.player.send({ type: 'info', winprob: 7 });                                            /* dropped */
+        r.player.send({ type: 'info', turn: m.turn + 5, text: 'stale' });                        /* dropped */
+      }
+      r.player.send({ type: 'move', move: legal[legal.length - 1] });
+    }
+  }));
+  for (const r of Object.values(runs))
+    await r.watcher.expect('game_over', 30000 * SLOW);
+
+  for (const [mode, r] of Object.entries(runs)) {
+    /* the player's connection never heard a line, and had no reply to its infos */
+    assert.equal(r.player.all.filter((m) => m.type === 'thinking').length, 0, mode);
+    assert.equal(r.player.all.filter((m) => m.type === 'error').length, 0,
+      mode + ': ' + JSON.stringify(r.player.all.filter((m) => m.type === 'error')));
+    const seen = r.watcher.all;
+    const lines = seen.filter((m) => m.type === 'thinking');
+    for (const th of lines)
+      checkLine(th, r.match);
+    /* where each line came, against the updates: index of the turn's update */
+    const updateAt = {};
+    seen.forEach((m, i) => {
+      if (m.type === 'update')
+        updateAt[m.turn] = i;
+    });
+    if (mode === 'never') {
+      assert.equal(lines.length, 0);
+    } else if (mode === 'delayed') {
+      assert.ok(lines.length > 0);
+      for (const th of lines)
+        assert.ok(seen.indexOf(th) > updateAt[th.turn], `delayed: turn ${th.turn} told before its move`);
+    } else {
+      /* the bot's turns: several lines before the update, changing */
+      const byTurn = {};
+      for (const th of lines.filter((x) => x.seat === 0))
+        (byTurn[th.turn] = byTurn[th.turn] || []).push(th);
+      const during = Object.entries(byTurn).filter(([turn, ls]) =>
+        ls.filter((x) => seen.indexOf(x) < updateAt[turn]).length >= 2);
+      assert.ok(during.length > 0, 'a bot turn with two lines before its move: ' +
+        JSON.stringify(Object.values(byTurn).map((l) => l.length)));
+      for (const [, ls] of during)
+        assert.ok(ls[ls.length - 1].info.iterations > ls[0].info.iterations, 'the search went on');
+      assert.ok(lines.some((x) => x.seat === 0 && typeof x.info.winprob === 'number'));
+      /* the client's own: the good one relayed, in canonical form; the bad ones not */
+      const mine = lines.filter((x) => x.seat === 1);
+      assert.ok(mine.length >= 1, 'the open seat\'s lines reach the spectators');
+      for (const x of mine) {
+        assert.equal(x.info.text, 'mine');
+        assert.equal(x.info.candidates.length, 1);
+      }
+    }
+    /* the record: the last line of every bot turn, compact, checked by the replay */
+    const turns = await recordTurns(host, r.match);
+    const botTurns = turns.filter((x) => x.player === 0);
+    const withInfo = botTurns.filter((x) => x.info);
+    assert.ok(withInfo.length >= botTurns.length * 0.8, `${mode}: ${withInfo.length} of ${botTurns.length}`);
+    for (const x of withInfo) {
+      assert.ok(x.info.candidates.length >= 1 && x.info.candidates.length <= 3);
+      assert.equal(x.info.text, undefined);
+      assert.equal(x.info.candidates[0].move.move, x.move, 'the last line names the move played first');
+    }
+    if (mode === 'live')
+      assert.ok(turns.filter((x) => x.player === 1 && x.info && x.info.text === undefined).length >= 1);
+  }
+});
+
+test('a program seat\'s info lines reach the spectators and the record', async (t) => {
+  const srv = await startAdmin({ tag: 'thinking-prog' });
+  t.after(() => srv.cleanup());
+  const host = await Client.connect(srv.url, { name: 'host' });
+  const prog = `cmd:python3 ${path.join(ROOT, 'tests/players/progs/thinker.py')}`;
+  const made = await host.request({ type: 'create_match', game: 'reversi', admin_token: srv.adminToken,
+    seats: [{ bot: prog }, { bot: 'random' }], time_control: { move_ms: 10000 * SLOW } }, 'match_created');
+  const w = await Client.connect(srv.url, { name: 'watch' });
+  const view = await w.request({ type: 'spectate', match: made.match }, 'spectating');
+  const over = view.result ? { result: view.result } : await w.expect('game_over', 120000 * SLOW);
+  assert.equal(over.result.reason, 'normal', JSON.stringify(over.result));
+  const lines = w.all.filter((m) => m.type === 'thinking');
+  assert.ok(lines.length >= 2, 'lines told: ' + lines.length);
+  for (const th of lines) {
+    checkLine(th, made.match);
+    assert.equal(th.seat, 0);
+    assert.ok(['first', 'burst', 'final'].includes(th.info.text), th.info.text);
+  }
+  const turns = await recordTurns(host, made.match);
+  const mine = turns.filter((x) => x.player === 0);
+  assert.ok(mine.length > 5);
+  for (const x of mine) {
+    assert.ok(x.info, 'every turn of the program keeps its last line');
+    assert.equal(x.info.winprob, 0.75);
+    assert.equal(x.info.candidates[0].move.move, x.move);
+  }
+});
