@@ -4,8 +4,9 @@
  * next and what is due when it does.
  *
  * Policy over the match's clock fields only: nothing here sends, journals
- * or plays a move. match.c owns the timer and acts on what these functions
- * say (a random move, a forfeit, a grace period, a retry). Loop thread only.
+ * or plays a move. Implemented in match.c ("the clock"), which owns the
+ * timer and acts on what these functions say (a random move, a forfeit, a
+ * grace period, a retry); match_views.c reads the time left. Loop thread only.
  */
 #ifndef TESSERA_SERVER_MATCH_CLOCK_H
 #define TESSERA_SERVER_MATCH_CLOCK_H
