@@ -53,16 +53,6 @@
  * move's path through server/ is the shorter for it being here.)
  */
 
-int64_t match_clock_allowance(const match *m, const seat_t *t)
-{
-    return t->moves == 0 ? m->tc.first_move_ms : m->tc.move_ms;
-}
-
-int64_t match_clock_turn_time(const match *m, const seat_t *t)
-{
-    return match_clock_allowance(m, t) + t->bank_ms;
-}
-
 void match_clock_charge(const match *m, seat_t *t, int64_t used, match_clock_undo *undo)
 {
     *undo = (match_clock_undo){t->bank_ms, t->grace_ms, used, t->in_grace};
@@ -87,13 +77,6 @@ void match_clock_uncharge(seat_t *t, const match_clock_undo *undo)
     t->bank_ms = undo->bank_ms;
     t->grace_ms = undo->grace_ms;
     t->in_grace = undo->in_grace;
-}
-
-int64_t match_clock_left(const match *m, uint64_t now)
-{
-    if (m->clock_hold) /* not started: the whole turn's time */
-        return (int64_t)(m->deadline - m->turn_started);
-    return m->deadline > now ? (int64_t)(m->deadline - now) : 0;
 }
 
 uint64_t match_clock_next(const match *m, uint64_t now)
@@ -983,7 +966,7 @@ static void timeout_v(match *m, const char *why, const char *verdict)
     }
 }
 
-static void timeout(match *m)
+static void seat_out_of_time(match *m)
 {
     /* A program seat whose worker has not answered by the deadline and the
      * grace after it (a starved thread, or the loop running this timer
@@ -1040,7 +1023,7 @@ static void on_timer(uv_timer_t *h)
         agent_stop(m);
         arm_timer(m);
         return;
-    case DUE_TIMEOUT: timeout(m); return;
+    case DUE_TIMEOUT: seat_out_of_time(m); return;
     case DUE_ADVANCE:
         advance(m); /* a draw that could not be journaled */
         arm_timer(m);
@@ -1136,7 +1119,7 @@ bool match_remote_move(match *m, int seat_no, conn *c, const proto_msg *msg, uin
         snprintf(e, sizeof e, "the move arrived %llu ms after the deadline",
                  (unsigned long long)(arrived - m->deadline));
         out->error(c, WIRE_ENOT_YOUR_TURN, e, msg->id);
-        timeout(m);
+        seat_out_of_time(m);
         return false;
     }
     if (msg->has_turn && msg->turn != m->turns + 1) {
@@ -1217,7 +1200,7 @@ static void agent_done(match *m, int seat_no, const eng_move *mv, int n, const b
      * stop grace it would have had (already added once it was stopped). */
     uint64_t limit = m->deadline + (m->seats[seat_no].bot_stopping ? 0 : SRV_BOT_STOP_GRACE_MS);
     if (finished_at > limit) {
-        timeout(m); /* starved past even the stop grace */
+        seat_out_of_time(m); /* starved past even the stop grace */
         return;
     }
     srv_log(LOG_DEBUG, "bot_move", "{s:s, s:i, s:I, s:f}", "match", m->id, "seat", seat_no, "sims",
