@@ -789,6 +789,7 @@ const TOP = {
   your_turn: ['type', 'id', 'match', 'seat', 'turn', 'state', 'legal', 'time_left_ms', 'deadline', 'clocks'],
   move_accepted: ['type', 'id', 'match', 'turn'],
   update: ['type', 'match', 'turn', 'record', 'by', 'reason', 'scores', 'next', 'clocks', 'state'],
+  thinking: ['type', 'match', 'seat', 'turn', 'info'],
   /* the reveal (docs/records.md, "Verifiable games"): the match is over */
   game_over: ['type', 'match', 'scores', 'ranking', 'result', 'chance_seed', 'chance_nonce'],
   resigned: ['type', 'id'],
@@ -854,7 +855,7 @@ function leaks(msg) {
     if (msg.time_control !== undefined)
       only(msg.time_control, ['move_ms', 'first_move_ms', 'bank_ms', 'increment_ms'], msg.type + '.time_control');
     if (msg.policies !== undefined)
-      only(msg.policies, ['timeout', 'illegal', 'max_illegal', 'disconnect', 'reconnect_grace_ms', 'grace_ms'],
+      only(msg.policies, ['timeout', 'illegal', 'max_illegal', 'disconnect', 'reconnect_grace_ms', 'grace_ms', 'info'],
         msg.type + '.policies');
   }
   if (msg.type === 'update') {
