@@ -56,6 +56,12 @@ const USAGE = `usage: node bench/load.js --tessera PATH [options]
   --seats-per-conn S      each seat connection plays S matches (the same seat of
                           each; the server allows 32): S times fewer descriptors,
                           for N beyond what ulimit -n allows at 2 per match    [1]
+  --info N                each bot sends N thinking lines (info: 2 candidates of
+                          legal, a win probability, iterations) before each move,
+                          relayed live to the matches' spectators            [0]
+  --watchers              a spectator for every match (one connection per 32
+                          matches): it hears the updates and, with --info, the
+                          thinking lines
   --durable               run the server with --durable (fsync before announcing;
                           the report gives its syncs and commits per sync)
   --protocol P            protocol version the clients ask for in hello
@@ -70,14 +76,14 @@ function parseArgs(argv) {
     timeoutMatches: 0, timeoutMoveMs: 200, durationS: 600, workers: 1, connectConcurrency: 200,
     json: false, quiet: false, dbDir: os.tmpdir(), serverPrefix: [], fixedDelay: false, protocol: 2,
     serverLog: null,
-    durable: false, seatsPerConn: 1,
+    durable: false, seatsPerConn: 1, info: 0, watchers: false,
   };
   const ints = {
     '--matches': ['matches', 1], '--move-delay-ms': ['moveDelayMs', 0], '--move-ms': ['moveMs', 1],
     '--timeout-matches': ['timeoutMatches', 0], '--timeout-move-ms': ['timeoutMoveMs', 1],
     '--duration-s': ['durationS', 1], '--workers': ['workers', 1],
     '--connect-concurrency': ['connectConcurrency', 1], '--protocol': ['protocol', 1],
-    '--seats-per-conn': ['seatsPerConn', 1],
+    '--seats-per-conn': ['seatsPerConn', 1], '--info': ['info', 0],
   };
   for (let i = 0; i < argv.length; i++) {
     let a = argv[i], v = null;
@@ -98,6 +104,7 @@ function parseArgs(argv) {
     else if (a === '--quiet') o.quiet = true;
     else if (a === '--fixed-delay') o.fixedDelay = true;
     else if (a === '--durable') o.durable = true;
+    else if (a === '--watchers') o.watchers = true;
     else if (a === '--tessera') o.tessera = next();
     else if (a === '--game') o.game = next();
     else if (a === '--db-dir') o.dbDir = next();
@@ -379,6 +386,11 @@ class Shard {
       for (let j = (k >> 1) * S; j < Math.min(this.matches.length, ((k >> 1) + 1) * S); j++)
         this.matches[j].ws[k & 1] = socks[k];
     this.seatSockets = socks;
+    /* --watchers: one spectator connection per 32 matches, reading and dropping */
+    this.watchBytes = 0;
+    this.watchSockets = this.cfg.watchers
+      ? await this.openMany(Math.ceil(this.matches.length / 32), () => (data) => { this.watchBytes += data.length; })
+      : [];
     this.send({
       ev: 'ready',
       setupMs: performance.now() - t0,
@@ -400,6 +412,10 @@ class Shard {
     const join = (m, seat) => {
       if (!this.closing) m.ws[seat].send(JSON.stringify({ type: 'join', match: m.id, seat, token: m.tokens[seat] }));
     };
+    this.watchSockets.forEach((w, k) => {
+      for (const m of this.matches.slice(k * 32, (k + 1) * 32))
+        if (!this.closing) w.send(JSON.stringify({ type: 'spectate', match: m.id }));
+    });
     for (const m of this.matches) join(m, 0);
     for (const m of this.matches) {
       if (ramp > 0 && !m.timeout) setTimeout(() => join(m, 1), Math.random() * ramp);
@@ -479,8 +495,17 @@ class Shard {
       if (k < e.meeples.length) move.meeple = e.meeples[k];
     }
     const text = JSON.stringify({ type: 'move', match: m.id, turn: msg.turn, move });
+    /* --info N: thinking lines before the move, as a searching bot sends them */
+    const infos = [];
+    for (let i = 0; i < (this.cfg.info || 0); i++) {
+      const cand = (x) => (typeof x === 'string' ? move : Array.isArray(x.meeples) ? { x: x.x, y: x.y, rot: x.rot } : x);
+      infos.push(JSON.stringify({ type: 'info', match: m.id, turn: msg.turn, winprob: 0.5 + 0.01 * i,
+        candidates: [{ move, visits: 100 + i }, { move: cand(legal[0]), visits: 50 }], iterations: 150 * (i + 1),
+        elapsed_ms: 10 * (i + 1) }));
+    }
     const sendIt = () => {
       if (m.over) return;
+      for (const t of infos) m.ws[seat].send(t);
       m.sentAt = performance.now();
       m.movesSent++;
       m.sentLate[seat] = Math.max(0, epochNow() - msg.deadline);
@@ -803,7 +828,7 @@ async function main() {
     const cfg = {
       game: opts.game, moveMs: opts.moveMs, timeoutMoveMs: opts.timeoutMoveMs,
       moveDelayMs: opts.moveDelayMs, fixedDelay: opts.fixedDelay, connectConcurrency: Math.max(1, Math.floor(opts.connectConcurrency / W)),
-      protocol: opts.protocol, seatsPerConn: opts.seatsPerConn,
+      protocol: opts.protocol, seatsPerConn: opts.seatsPerConn, info: opts.info, watchers: opts.watchers,
     };
     const specs = Array.from({ length: W }, () => []);
     for (let i = 0; i < total; i++) specs[i % W].push({ idx: i, timeout: i >= N });
@@ -932,6 +957,7 @@ async function main() {
         matches: N, timeout_matches: K, game: opts.game, move_delay_ms: opts.moveDelayMs,
         fixed_delay: opts.fixedDelay, move_ms: opts.moveMs, timeout_move_ms: opts.timeoutMoveMs, workers: W,
         protocol: opts.protocol, durable: opts.durable, seats_per_conn: opts.seatsPerConn,
+        info: opts.info, watchers: opts.watchers,
         max_conns: maxConns,
       },
       ok: !failed && !timedOut && unfinished === 0,

@@ -106,6 +106,27 @@ static void send_move(session *s, int turn, const json_t *move, int64_t think_ms
     send_msg(bc, m);
 }
 
+/* A thinking line of the program (players/ checked it) to the server, as
+ * the WebSocket protocol's info (docs/protocol.md): the body with its turn. */
+static void send_info(session *s, int turn, const json_t *body)
+{
+    botclient *bc = s->bc;
+    if (bc->no_info)
+        return;
+    /* "id" only so that a server from before info can say so (on_error) */
+    json_t *m = json_pack("{s:s, s:s, s:i}", "type", "info", "id", "info", "turn", turn);
+    if (!m || json_object_update(m, (json_t *)body)) {
+        json_decref(m);
+        return;
+    }
+    json_object_set_new(m, "turn", json_integer(turn));
+    if (s->match[0])
+        json_object_set_new(m, "match", json_string(s->match));
+    if (s->seat >= 0 && bc->registering)
+        json_object_set_new(m, "seat", json_integer(s->seat));
+    send_msg(bc, m);
+}
+
 static void write_token_file(session *s)
 {
     botclient *bc = s->bc;
@@ -558,7 +579,12 @@ static void drain_worker(session *s)
             break;
         case CL_DONE_GAME_OVER: show_stderr(s, &d->res); break;
         case CL_DONE_ERROR: cl__say(s->bc, true, "%s%s", cl__who(s), d->res.detail); break;
+        case CL_DONE_INFO:
+            if (!s->bc->done && d->tag == s->asked_turn)
+                send_info(s, d->tag, d->info);
+            break;
         }
+        json_decref(d->info);
         free(d);
     }
 }
@@ -775,6 +801,14 @@ static void on_error(botclient *bc, const json_t *msg)
     const char *code = cl__str_of(msg, "code"), *text = cl__str_of(msg, "message");
     const json_t *jid = json_object_get(msg, "id");
     const char *id = json_is_string(jid) ? json_string_value(jid) : "";
+    if (strcmp(id, "info") == 0) {
+        /* a server from before thinking lines (current ones never answer an
+         * info): they go no more */
+        if (!bc->no_info)
+            cl__say(bc, false, "the server does not take thinking lines (%s); they go no more", code);
+        bc->no_info = true;
+        return;
+    }
     if (strcmp(id, "join") == 0 || strcmp(id, "resume") == 0 || strncmp(id, "resume-", 7) == 0) {
         session *s = session_of_seat_reply(bc, id, msg);
         const char *what = id[0] == 'j' ? "join" : "resume";

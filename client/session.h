@@ -94,6 +94,7 @@ struct botclient {
     bool draining;    /* stop signal: no new games, finish the live ones */
     int games_ended;  /* games whose game_over was seen */
     bool no_think_ms; /* the server refused `think_ms` in moves: leave it out */
+    bool no_info;     /* the server refused `info`: send no thinking lines */
 
     /* the connection */
     uint64_t lost_at; /* when the connection was lost (0: we hold it) */

@@ -48,6 +48,7 @@ struct cl_worker {
     bool closing;           /* no more calls: destroy the player and end */
     bool finished;          /* the thread has ended */
     player_info info;       /* after the last call */
+    int turn_tag;           /* the worker's: the tag of the turn being played (its infos') */
 };
 
 static void free_job(job *j)
@@ -82,6 +83,19 @@ static cl_done *new_done(cl_done_kind kind, int tag)
     return d;
 }
 
+/* The player's thinking lines (players/ checked and paced them): to the
+ * loop, in order with the turn's result that follows. */
+static void think(void *ud, int seat, const json_t *info)
+{
+    (void)seat;
+    cl_worker *w = ud;
+    cl_done *d = new_done(CL_DONE_INFO, w->turn_tag);
+    if (!d)
+        return;
+    d->info = json_deep_copy(info);
+    push_done(w, d);
+}
+
 static void run_job(cl_worker *w, job *j)
 {
     cl_done *d = NULL;
@@ -101,6 +115,7 @@ static void run_job(cl_worker *w, job *j)
             d->res.verdict = PLAYER_TIME_LIMIT;
             snprintf(d->res.detail, sizeof d->res.detail, "stopped before it began");
         } else if (d) {
+            w->turn_tag = j->tag;
             player_turn(w->p, j->st, j->deadline_ms, &j->stop, &d->res);
         }
         break;
@@ -164,6 +179,7 @@ cl_worker *cl_worker_start(player *p, const eng_game *g, void (*notify)(void *ud
     }
     w->p = p;
     w->g = g;
+    player_set_thinking(p, think, w); /* set before the thread runs: its only user */
     w->kind = player_get_kind(p);
     w->notify = notify;
     w->ud = ud;
@@ -339,6 +355,7 @@ void cl_worker_free(cl_worker *w)
     while (w->dhead) {
         cl_done *d = w->dhead;
         w->dhead = d->next;
+        json_decref(d->info);
         free(d);
     }
     pthread_mutex_destroy(&w->mu);

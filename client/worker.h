@@ -30,12 +30,15 @@ typedef enum cl_done_kind {
     CL_DONE_TURN,      /* a turn: res holds the verdict, the moves, the times */
     CL_DONE_GAME_OVER, /* the end of a game: res holds the stderr since the last turn */
     CL_DONE_ERROR,     /* new game / resume refused: res.detail says why */
+    CL_DONE_INFO,      /* a thinking line of the turn `tag`, checked (info, owned), before its
+                        * turn's result */
 } cl_done_kind;
 
 /* Something the worker finished (owned by the caller once taken). */
 typedef struct cl_done {
     cl_done_kind kind;
     int tag;           /* the turn number given to cl_worker_turn (0 otherwise) */
+    json_t *info;      /* CL_DONE_INFO: the line's canonical body (protocol/info.h), owned */
     player_result res; /* large: allocate, never on the stack of a loop callback */
     struct cl_done *next;
 } cl_done;

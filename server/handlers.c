@@ -363,13 +363,34 @@ static bool move(conn *c, const proto_msg *m)
     return x && match_remote_move(x, seat, c, m, c->rx_ns);
 }
 
-/* A seat's thinking lines: no reply (thinking.c drops a bad one). */
-static void info(conn *c, const proto_msg *m)
+/* A seat's thinking lines: no reply (thinking.c drops a bad one). They
+ * have a bucket of their own (limits.h, SRV_INFO_RATE_PER_SEC) and return
+ * the general one's token: a line never leaves a move without room. */
+static bool info(conn *c, const proto_msg *m)
 {
+    int seats = 0;
+    for (int i = 0; i < c->nsubs; i++)
+        seats += c->subs[i].seat >= 0;
+    seats = seats ? seats : 1;
+    uint64_t now = srv_now(c->srv);
+    c->info_tokens += (double)(now - c->info_at_ms) * SRV_INFO_RATE_PER_SEC * seats / 1000.0;
+    c->info_at_ms = now;
+    if (c->info_tokens > (double)SRV_INFO_BURST * seats)
+        c->info_tokens = (double)SRV_INFO_BURST * seats;
+    if (c->info_tokens < 1.0) {
+        thinking_dropped();
+        if (++c->info_floods > SRV_MAX_FLOODS) {
+            conn_error(c, WIRE_ERATE, "too many info messages; closing", NULL);
+            conn_close_after(c, LWS_CLOSE_STATUS_POLICY_VIOLATION, "rate limit");
+        }
+        return true;
+    }
+    c->info_tokens -= 1.0;
     int seat;
     match *x = played_match(c, m, &seat);
     if (x)
         thinking_from_client(x, seat, m);
+    return true;
 }
 
 static void resign(conn *c, const proto_msg *m)
@@ -539,7 +560,7 @@ bool handle_message(conn *c, const char *buf, size_t len)
     case PROTO_REPLAY: replay(c, &m); break;
     case PROTO_GET_RECORD: get_record(c, &m); break;
     case PROTO_ANALYZE: analyze_handle(c, &m); break;
-    case PROTO_INFO: info(c, &m); break;
+    case PROTO_INFO: asked = info(c, &m); break;
     case PROTO_REGISTER: handle_register(c, &m); break;
     case PROTO_UNREGISTER: handle_unregister(c, &m); break;
     case PROTO_CREATE_TOURNAMENT:

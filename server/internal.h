@@ -114,6 +114,9 @@ struct conn {
     conn_sub subs[SRV_MAX_SPECTATING + SRV_MAX_SEATS_PER_CONN];
     int nsubs;
     regbot *reg;                          /* the registered bot this connection is, or NULL */
+    double info_tokens;                   /* its thinking lines' bucket (handlers.c) ... */
+    uint64_t info_at_ms;                  /* ... filled up to this loop ms */
+    int info_floods;                      /* infos dropped by it */
     int64_t watching[SRV_MAX_WATCHING];   /* tournaments it watches (tournaments.c) */
     int nwatching;
     conn *prev, *next;           /* srv->conns: every connection, on any transport */

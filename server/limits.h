@@ -22,6 +22,13 @@
  * bucket stops a flood from starving other connections of the loop thread. */
 #define SRV_RATE_PER_SEC 50
 #define SRV_RATE_BURST 100
+/* Thinking lines (info, thinking.c) have a bucket of their own, per seat the
+ * connection plays, and take no token of the one above: a bot that tells
+ * what it thinks must never find its move refused for it. 20 a second is
+ * twice the pace the server passes on (INFO_MIN_INTERVAL_MS); past it an info
+ * is dropped, and past SRV_MAX_FLOODS drops the connection is closed. */
+#define SRV_INFO_RATE_PER_SEC 20
+#define SRV_INFO_BURST 40
 /* Floods (messages refused by the bucket) tolerated before the connection is
  * closed: a client that keeps flooding after being told is broken or hostile. */
 #define SRV_MAX_FLOODS 200

@@ -265,7 +265,9 @@ void thinking_add_to_record(const match *m, json_t *rec)
 {
     const thinking *t = m->thinking;
     json_t *turns = json_object_get(rec, "turns");
-    if (!t || !json_is_array(turns))
+    /* anyone may ask for a live match's record (replay, get_record): its
+     * seats too, who must not read each other's lines while it is on */
+    if (!t || !json_is_array(turns) || m->status != MATCH_FINISHED)
         return;
     size_t n = json_array_size(turns);
     for (size_t i = 0; i < n && (int)i < t->nlast; i++) {
@@ -288,6 +290,11 @@ void thinking_free(match *m)
     json_decref(t->held);
     free(t);
     m->thinking = NULL;
+}
+
+void thinking_dropped(void)
+{
+    atomic_fetch_add(&n_dropped, 1);
 }
 
 void thinking_counts(uint64_t *passed, uint64_t *dropped)

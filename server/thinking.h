@@ -38,12 +38,16 @@ void thinking_from_client(match *m, int seat, const proto_msg *msg);
  * update sent): a delayed match's spectators get the turn's last line. */
 void thinking_turn_played(match *m);
 
-/* The last line of each turn added to the record's turns as "info" (turns
- * without one have none; a record read from the journal has none). */
+/* The last line of each turn added to the record's turns as "info", once
+ * the match is finished (turns without one have none; a record read from
+ * the journal has none). */
 void thinking_add_to_record(const match *m, json_t *rec);
 
 /* Free what m keeps (m->thinking). */
 void thinking_free(match *m);
+
+/* A client's line dropped before it was read (its connection's bucket). */
+void thinking_dropped(void);
 
 /* Counters for server_stats: lines passed on, dropped as bad. */
 void thinking_counts(uint64_t *passed, uint64_t *dropped);

@@ -81,7 +81,7 @@ void ts__set_state(tsvc_tour *st, int state, const char *note)
 
 static json_t *settings_json(const tsvc_tour *st)
 {
-    return json_pack("{s:s, s:s, s:s, s:o, s:{s:I, s:I, s:I, s:I}, s:{s:i, s:i, s:i, s:i, s:I, "
+    json_t *o = json_pack("{s:s, s:s, s:s, s:o, s:{s:I, s:I, s:I, s:I}, s:{s:i, s:i, s:i, s:i, s:I, "
                      "s:I}, s:i, s:i, s:b}",
                      "format", proto_tour_format_name(st->format), "label", st->label, "game",
                      st->g->name, "rules", wire_rules_json(st->g, &st->rules), "time_control",
@@ -93,6 +93,9 @@ static json_t *settings_json(const tsvc_tour *st)
                      (json_int_t)st->pol.reconnect_grace_ms, "grace_ms",
                      (json_int_t)st->pol.grace_ms, "concurrency", st->concurrency,
                      "placement_games", st->placement, "registered", st->registered);
+    if (o) /* the games' thinking lines (issue 27): kept apart, for settings stored before */
+        json_object_set_new(json_object_get(o, "policies"), "info", json_integer(st->pol.info));
+    return o;
 }
 
 int ts__settings_parse(tsvc_tour *st, const char *text, char *err, size_t errcap)
@@ -117,6 +120,9 @@ int ts__settings_parse(tsvc_tour *st, const char *text, char *err, size_t errcap
         json_decref(o);
         return -1;
     }
+    if (json_unpack(o, "{s:{s:i}}", "policies", "info", &st->pol.info) != 0 ||
+        st->pol.info < PROTO_INFO_LIVE || st->pol.info > PROTO_INFO_NEVER)
+        st->pol.info = PROTO_INFO_LIVE; /* stored before the setting: its default */
     st->format = -1;
     for (int f = 0; f <= PROTO_TOUR_LADDER; f++)
         if (strcmp(proto_tour_format_name(f), format) == 0)

@@ -167,7 +167,7 @@ json_t *ts__view_json(const tsvc_tour *st, const json_t *id)
     json_object_set_new(r, "rules", wire_rules_json(st->g, &st->rules));
     json_object_update_new(
         r, json_pack("{s:{s:I, s:I, s:I, s:I}, s:{s:s, s:s, s:i, s:s, s:I, "
-                     "s:I}}",
+                     "s:I, s:s}}",
                      "time_control", "move_ms", (json_int_t)st->tc.move_ms, "first_move_ms",
                      (json_int_t)st->tc.first_move_ms, "bank_ms", (json_int_t)st->tc.bank_ms,
                      "increment_ms", (json_int_t)st->tc.increment_ms, "policies", "timeout",
@@ -175,7 +175,7 @@ json_t *ts__view_json(const tsvc_tour *st, const json_t *id)
                      proto_illegal_name(st->pol.illegal), "max_illegal", st->pol.max_illegal,
                      "disconnect", proto_disconnect_name(st->pol.disconnect), "reconnect_grace_ms",
                      (json_int_t)st->pol.reconnect_grace_ms, "grace_ms",
-                     (json_int_t)st->pol.grace_ms));
+                     (json_int_t)st->pol.grace_ms, "info", proto_info_name(st->pol.info)));
     json_object_set_new(r, "participants_list", participants_json(st));
     json_object_set_new(r, "standings", st->standings ? json_incref(st->standings) : json_null());
     bool truncated;

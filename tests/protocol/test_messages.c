@@ -200,7 +200,8 @@ static const char full_tournament[] =
     "\"best_of\":1,\"concurrency\":3,\"time_control\":{\"move_ms\":1000,\"first_move_ms\":2000,"
     "\"bank_ms\":0,\"increment_ms\":0},\"policies\":{\"timeout\":\"forfeit\",\"illegal\":"
     "\"reject\","
-    "\"max_illegal\":3,\"disconnect\":\"forfeit\",\"reconnect_grace_ms\":1000,\"grace_ms\":0},"
+    "\"max_illegal\":3,\"disconnect\":\"forfeit\",\"reconnect_grace_ms\":1000,\"grace_ms\":0,"
+    "\"info\":\"never\"},"
     "\"seed\":7,\"sprt\":{\"elo0\":0,\"elo1\":5,\"alpha\":0.05,\"beta\":0.05,\"model\":"
     "\"logistic\"},"
     "\"label\":\"league\",\"anchor\":\"a\",\"placement_games\":10,\"registered\":false}";

@@ -69,7 +69,7 @@ test('list_matches gives the time control and policies with the defaults filled 
   assert.equal(m.status, 'waiting');
   assert.deepEqual(m.time_control, { move_ms: 700, first_move_ms: 2100, bank_ms: 50, increment_ms: 0 });
   assert.deepEqual(m.policies, { timeout: 'random_move', illegal: 'reject', max_illegal: 5,
-    disconnect: 'forfeit', reconnect_grace_ms: 30000, grace_ms: 10000 });
+    disconnect: 'forfeit', reconnect_grace_ms: 30000, grace_ms: 10000, info: 'live' });
   assert.deepEqual(m.seats.map((s) => [s.kind, s.name]), [['bot', 'random'], ['open', 'alice']]);
   const live = await c.request({ type: 'list_matches', status: 'live' }, 'matches');
   assert.ok(live.matches.some((x) => x.match === match), 'live lists a waiting match (its seats can be joined)');

@@ -7,14 +7,16 @@
  * never before the turn's update), or not at all (never); a connection that
  * plays a seat of the match never gets one while the game is on; a client's
  * own info messages are checked (a bad one dropped, no reply either way)
- * and relayed; a program seat's info lines too; and the match's record
+ * and relayed; a program seat's info lines too, and a program's behind
+ * `tessera bridge` (relayed as info messages); and the match's record
  * keeps the last line of each turn, compact, and replays (the server's
  * replay checks every kept line against its position).
  */
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const path = require('node:path');
-const { Client, ROOT, SLOW, startAdmin, createMatch, join } = require('./lib');
+const { spawn } = require('node:child_process');
+const { Client, ROOT, SLOW, binary, startAdmin, createMatch, join } = require('./lib');
 
 /* The turns of a finished match's record, checked by the server's replay. */
 async function recordTurns(c, match) {
@@ -58,6 +60,12 @@ test('live, delayed, never: what spectators and players see; the record keeps th
       if (m.type === 'game_over')
         break;
       const legal = m.legal;
+      if (mode === 'live' && m.turn >= 8 && m.turn <= 9) {
+        /* the match's record while it is on (anyone may ask, the seat too): no lines */
+        const rp = await r.player.request({ type: 'replay', match: r.match }, 'replayed');
+        assert.ok(rp.turns.length >= 7);
+        assert.equal(rp.turns.filter((x) => x.record.info).length, 0, 'a live record shows no lines');
+      }
       if (mode === 'live' && m.turn < 12) {
         r.player.send({ type: 'info', turn: m.turn, text: 'mine', winprob: 0.4,
           candidates: [{ move: legal[0], visits: 3 }] });
@@ -153,4 +161,34 @@ test('a program seat\'s info lines reach the spectators and the record', async (
     assert.equal(x.info.winprob, 0.75);
     assert.equal(x.info.candidates[0].move.move, x.move);
   }
+});
+
+test('a program behind tessera bridge: its info lines go to the server as info messages', async (t) => {
+  const srv = await startAdmin({ tag: 'thinking-bridge' });
+  t.after(() => srv.cleanup());
+  const host = await Client.connect(srv.url, { name: 'host' });
+  const made = await createMatch(host, [{ bot: 'random' }, { open: true }],
+    { game: 'reversi', time_control: { move_ms: 10000 * SLOW } });
+  const w = await Client.connect(srv.url, { name: 'watch' });
+  await w.request({ type: 'spectate', match: made.match }, 'spectating');
+  const p = spawn(binary(), ['bridge', '--url', srv.url, '--match', made.match, '--seat', '1',
+    '--token', made.tokens[1], '--', 'python3', path.join(ROOT, 'tests/players/progs/thinker.py')],
+  { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let err = '';
+  p.stderr.on('data', (d) => (err += d));
+  const exited = new Promise((resolve) => p.on('exit', resolve));
+  t.after(() => p.kill('SIGKILL'));
+  const over = await w.expect('game_over', 120000 * SLOW);
+  assert.equal(over.result.reason, 'normal', JSON.stringify(over.result));
+  assert.equal(await exited, 0, err.slice(-2000));
+  const lines = w.all.filter((m) => m.type === 'thinking');
+  assert.ok(lines.length >= 4, 'lines told: ' + lines.length + '; ' + err.slice(-500));
+  for (const th of lines) {
+    checkLine(th, made.match);
+    assert.equal(th.seat, 1);
+  }
+  assert.ok(lines.some((th) => th.info.text === 'final'));
+  assert.doesNotMatch(err, /does not take thinking lines/);
+  const turns = await recordTurns(host, made.match);
+  assert.ok(turns.filter((x) => x.player === 1 && x.info && x.info.winprob === 0.75).length > 5);
 });

@@ -15,6 +15,9 @@
 #   web_analyze   a finished match's replay analysed: the win-probability graph,
 #                 a click on it to jump, the better square drawn, the stored
 #                 analysis for the second page
+#   web_thinking  a bot's thinking lines: candidates with their share on the
+#                 board, the panel, the value line, live to a spectator while it
+#                 thinks, never on its opponent's page; then in the replay
 #   web_course    the classroom pages: a course made on #/instructor, a roster,
 #                 a student's upload and gates on #/course at 390 px, the final,
 #                 the grade CSV downloaded
@@ -28,7 +31,7 @@
 # TESSERA_SKIP_MISSING=1 in ctest's environment makes that a skip (exit 77),
 # for a machine that knowingly lacks them (web_missing_tools checks both).
 find_program(TESSERA_NODE NAMES node nodejs)
-foreach(_page phone features takeover tournament games course course_manage course_games replaylog analyze)
+foreach(_page phone features takeover tournament games course course_manage course_games replaylog analyze thinking)
   if(TESSERA_NODE)
     add_test(NAME web_${_page}
       COMMAND ${TESSERA_NODE} ${CMAKE_CURRENT_LIST_DIR}/${_page}.test.js

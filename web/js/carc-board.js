@@ -11,6 +11,7 @@
 import {h, s, SEAT_COLOURS} from './util.js';
 import {PanZoom} from './panzoom.js';
 import {drawTile, drawMeeple, meepleSpot, letterAt} from './carc-tiles.js';
+import {drawThinking} from './thinking.js';
 
 const T = 100;   // world units per cell
 const RULER_W = 26, RULER_H = 18;   // pixels: the rulers' size (style.css .ruler-y, .ruler-x)
@@ -134,6 +135,12 @@ export class CarcBoard {
       });
     }
     this.autoFit();
+  }
+
+  /** Candidate placements [{move: {x, y, rot, meeple}, share}] outlined (thinking.js); null clears them. */
+  setThinking(cands) {
+    drawThinking(this.layers.marks, (cands || []).filter((c) => c.move && c.move.x !== undefined)
+      .map((c) => ({x: c.move.x * T, y: c.move.y * T, w: T, h: T, share: c.share, key: JSON.stringify(c.move)})));
   }
 
   /** A better placement (the analysis' {draw, best_move: {x, y, rot}}) drawn as a framed ghost; null clears it. */

@@ -65,6 +65,9 @@ export class CarcView {
     this.drawBag(state);
   }
 
+  /** A thinking line's candidates [{move, share}] (thinking.js): their cells outlined with their share. */
+  showThinking(cands) { this.board.setThinking(cands); }
+
   /** The analysis' better turn from this position (analysis.js): its tile drawn where it would go. */
   showBetter(t) { this.board.setBetter(t && t.best_move && t.draw ? t : null); }
 

@@ -2,8 +2,11 @@
 
 import {s, SEAT_COLOURS} from './util.js';
 
-/** points[k] = scores after step k (k = 0: before the first turn). */
-export function scoreChart(points, cursor, onPick, colourOf) {
+/** points[k] = scores after step k (k = 0: before the first turn). value
+ *  (optional, thinking.js valueSeries): {kind: 'win' | 'score', values[k]}, the
+ *  first player's value after step k, drawn dashed on an axis of its own at
+ *  the right (win: 0–100%; score: ± the largest difference). */
+export function scoreChart(points, cursor, onPick, colourOf, value) {
   const W = 320, H = 150, L = 30, R = 8, TOP = 8, B = 20;
   const n = Math.max(1, points.length - 1);
   const seats = Math.max(0, ...points.map((p) => (p ? p.length : 0)));
@@ -39,6 +42,23 @@ export function scoreChart(points, cursor, onPick, colourOf) {
       prev = known;
     });
     if (d) svg.append(s('path', {d, fill: 'none', stroke: colour, 'stroke-width': 2, 'stroke-linejoin': 'round', class: 'series', 'data-seat': seat}));
+  }
+  if (value) {
+    const vs = value.values;
+    const span = value.kind === 'win' ? 1 : Math.max(10, ...vs.filter((v) => v !== null).map((v) => Math.abs(v)));
+    const VY = (v) => TOP + (1 - (value.kind === 'win' ? v : 0.5 + v / (2 * span))) * (H - TOP - B);
+    let d = '', prev = false;
+    vs.forEach((v, k) => {
+      if (v !== null) d += `${prev ? 'L' : 'M'}${X(k).toFixed(1)} ${VY(v).toFixed(1)}`;
+      prev = v !== null;
+    });
+    const g = s('g', {class: 'value-line', 'data-kind': value.kind, 'data-points': String(vs.filter((v) => v !== null).length)});
+    g.append(s('line', {class: 'grid value-mid', x1: L, x2: W - R, y1: VY(value.kind === 'win' ? 0.5 : 0), y2: VY(value.kind === 'win' ? 0.5 : 0)}));
+    g.append(s('path', {d, fill: 'none', class: 'value', 'stroke-width': 1.5, 'stroke-dasharray': '4 3'}));
+    for (const [v, label] of value.kind === 'win' ? [[1, '100%'], [0.5, '50%'], [0, '0%']] : [[span, `+${Math.round(span)}`], [0, '0'], [-span, `−${Math.round(span)}`]])
+      g.append(s('text', {class: 'value-label', x: W - R, y: VY(v) + (v === (value.kind === 'win' ? 1 : span) ? 9 : -2), 'text-anchor': 'end', text: label}));
+    g.append(s('title', {text: value.kind === 'win' ? 'P1\'s win probability by its thinking lines' : 'P1\'s expected score difference by the thinking lines'}));
+    svg.append(g);
   }
   if (cursor !== null && cursor !== undefined) {
     svg.append(s('line', {class: 'cursor', x1: X(cursor), x2: X(cursor), y1: TOP, y2: H - B}));

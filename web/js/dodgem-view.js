@@ -36,6 +36,8 @@ export class DodgemView extends GridView {
   /** The legal moves of the chosen car: dir → entry. */
   movesOf(key) { return this.entriesAt(key, (e) => e.dir); }
 
+  spotOf(m) { return m && m.x !== undefined ? {x: m.x * C, y: m.y * C, w: C, h: C} : null; }
+
   /** The analysis' better turn from this position (analysis.js): the car to move outlined. */
   showBetter(t) {
     this.svg.querySelector('.dg-better')?.remove();

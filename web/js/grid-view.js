@@ -7,6 +7,7 @@
 // hintText(); the table (table.js) calls the rest.
 
 import {h, s} from './util.js';
+import {drawThinking} from './thinking.js';
 
 export class GridView {
   /** opts: dataGame (the svg's data-game), viewBox, sideClass, actionsClass, extra (side elements after the buttons). */
@@ -27,7 +28,19 @@ export class GridView {
 
   setMessage(text, mine) { this.msg.textContent = text || ''; this.msg.classList.toggle('mine', !!mine); }
 
-  show(state, last) { this.state = state; this.last = last; this.draw(state, last); }
+  show(state, last) { this.state = state; this.last = last; this.draw(state, last); this.drawThink(); }
+
+  /** A thinking line's candidates [{move, share}] outlined on the board (thinking.js); null clears.
+   *  A view says where a move is with spotOf(move) → {x, y, w, h} in its svg's units, or null. */
+  showThinking(cands) { this.think = cands || null; this.drawThink(); }
+
+  drawThink() {
+    const spots = (this.think || []).map((c) => {
+      const p = this.spotOf?.(c.move);
+      return p && {...p, share: c.share, key: JSON.stringify(c.move)};
+    }).filter(Boolean);
+    drawThinking(this.svg, spots);
+  }
 
   /** The legal entries at cell key ("x,y"), by name(entry). */
   entriesAt(key, name) {
@@ -53,6 +66,7 @@ export class GridView {
     const t = this.turn;
     this.hint.textContent = t && !t.sent ? this.hintText() : t?.sent ? 'move sent…' : '';
     this.draw(this.state, this.last);
+    this.drawThink();
   }
 
   endTurn() { this.turn = null; this.sel = null; this.refresh(); }

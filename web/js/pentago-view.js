@@ -44,6 +44,12 @@ export class PentagoView extends GridView {
   /** Legal entries of the chosen cell, by "quadrant,twist". */
   movesOf(key) { return this.entriesAt(key, (e) => `${e.quadrant},${e.twist}`); }
 
+  spotOf(m) {
+    if (!m || m.x === undefined) return null;
+    const [px, py] = pos(m.x, m.y);
+    return {x: px, y: py, w: C, h: C};
+  }
+
   /** The analysis' better turn from this position (analysis.js): its cell outlined, its twist named. */
   showBetter(t) {
     this.svg.querySelector('.pt-better')?.remove();

@@ -9,6 +9,7 @@ import {gameView} from './table.js';
 import {scoreChart} from './chart.js';
 import {parseGameLog} from './gamelog.js';
 import {AnalysisPanel} from './analysis.js';
+import {ThinkingPanel, shares, valueSeries} from './thinking.js';
 
 export class ReplayView {
   constructor(app, source) {
@@ -47,11 +48,12 @@ export class ReplayView {
     this.gameSide = h('div', {class: 'game-side'});
     this.gameMore = h('div', {class: 'game-more'});
     this.actions = h('div', {class: 'actions'});
+    this.thinking = new ThinkingPanel();
     this.side = h('aside', {class: 'side'}, [
       h('div', {class: 'head'}, [this.titleEl, this.metaEl, this.controls, h('div', {class: 'replay-controls'}, [this.slider, this.stepLabel]),
         this.moveEl]),
       h('div', {class: 'sec-players'}, [h('h3', {text: 'Scores'}), this.scoresEl, this.chartEl, this.resultEl]),
-      this.logSec, this.gameSide, this.gameMore, this.actions,
+      this.thinking.el, this.logSec, this.gameSide, this.gameMore, this.actions,
     ]);
     this.el.append(this.boardSlot, this.side);
     this.onReady = () => { if (!this.data && !this.failed) this.load(); };
@@ -167,6 +169,12 @@ export class ReplayView {
     this.slider.max = String(d.turns.length);
     // scores after each step, for the chart
     this.series = [d.initial?.scores || new Array(players).fill(0), ...d.turns.map((t) => t.scores)];
+    // each turn's last thinking line, as the record keeps it (records.md)
+    this.lines = {};
+    d.turns.forEach((t, i) => {
+      if (t.record?.info) this.lines[i + 1] = {seat: t.record.player, turn: i + 1, info: t.record.info};
+    });
+    this.value = valueSeries(this.lines, d.turns.length, players);
     this.el.dataset.turns = String(d.turns.length);
     this.addLogs(this.source.logs);
     if (this.source.match && !this.analysis) { // a server's match: its analysis under the scores
@@ -207,7 +215,12 @@ export class ReplayView {
         h('td', {class: 'num', text: scores ? String(scores[i]) : '–'}),
       ]));
     }
-    this.chartEl.replaceChildren(scoreChart(this.series, k, (j) => this.go(j), (i) => this.view.seatColour?.(i)));
+    this.chartEl.replaceChildren(scoreChart(this.series, k, (j) => this.go(j), (i) => this.view.seatColour?.(i), this.value));
+    // what the seat to move next thought about this position
+    const line = this.lines[k + 1] || null;
+    this.thinking.show(line, this.data.seats, false);
+    this.view.showThinking?.(line ? shares(line.info) : null);
+    this.el.dataset.thinkingTurn = line ? String(line.turn) : '';
     this.showLogs(k);
     this.analysis?.show(k);
     this.resultEl.replaceChildren();

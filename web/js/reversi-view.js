@@ -50,6 +50,12 @@ export class ReversiView extends GridView {
     }
   }
 
+  spotOf(m) {
+    const sq = m?.move;
+    if (typeof sq !== 'string' || sq === 'pass') return null;
+    return {x: FILES.indexOf(sq[0]) * C, y: (8 - Number(sq.slice(1))) * C, w: C, h: C};
+  }
+
   /** The analysis' better turn from this position (analysis.js), outlined; null: none. */
   showBetter(t) {
     this.svg.querySelector('.rv-better')?.remove();

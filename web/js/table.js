@@ -15,6 +15,7 @@ import {ReversiView, GenericView} from './reversi-view.js';
 import {DodgemView} from './dodgem-view.js';
 import {PentagoView} from './pentago-view.js';
 import {scoreChart} from './chart.js';
+import {ThinkingPanel, shares, valueSeries} from './thinking.js';
 
 const NOTIFY_KEY = 'tessera.notify';
 
@@ -41,6 +42,8 @@ export class TableView {
     this.seat = null;            // our seat when playing
     this.lost = false;           // play mode: another connection took the seat over; we watch
     this.series = [];            // scores after turn k (k = 0: the start), for the chart
+    this.lines = {};             // thinking lines by turn: the latest {seat, turn, info} (spectators only)
+    this.thinking = new ThinkingPanel();
     this.history = [];
     this.state = null;
     this.seats = [];
@@ -64,6 +67,7 @@ export class TableView {
       h('div', {class: 'head'}, [this.titleEl, this.metaEl, this.noticeEl]),
       h('div', {class: 'sec-players'}, [h('h3', {text: 'Players'}), this.playersEl, this.resultEl]),
       this.gameSide,
+      this.thinking.el,
       this.chartSec = h('div', {class: 'sec-chart', hidden: true}, [h('h3', {text: 'Scores by turn'}), this.chartEl]),
       this.gameMore, this.tableActions, this.notifyEl,
       h('div', {class: 'sec-moves'}, [h('h3', {text: 'Moves'}), this.logEl]),
@@ -179,6 +183,7 @@ export class TableView {
     switch (m.type) {
       case 'spectating': case 'joined': case 'resumed': this.fullView(m); break;
       case 'update': this.update(m); break;
+      case 'thinking': this.thinkingLine(m); break;
       case 'your_turn': this.yourTurn(m); break;
       case 'game_over': this.gameOver(m); break;
       case 'move_accepted': break;
@@ -241,6 +246,23 @@ export class TableView {
     this.setClocks(m.clocks, m.next ? m.next.seat : null);
     this.render();
     this.el.dataset.synced = String(this.history.length);
+  }
+
+  /** A seat's thinking line (docs/protocol.md): kept by turn; the current turn's is shown. */
+  thinkingLine(m) {
+    if (!this.synced || !Number.isInteger(m.turn) || !m.info) return;
+    this.lines[m.turn] = {seat: m.seat, turn: m.turn, info: m.info};
+    this.showThinking();
+    this.drawChart();
+  }
+
+  /** The line about the position on the board (the turn to come), or, once it is played, the last one's. */
+  showThinking() {
+    const n = this.history.length;
+    const cur = this.lines[n + 1];
+    this.thinking.show(cur || this.lines[n] || null, this.seats, !!cur);
+    this.view?.showThinking?.(cur ? shares(cur.info) : null);
+    this.el.dataset.thinkingTurn = cur ? String(cur.turn) : '';
   }
 
   yourTurn(m) {
@@ -333,6 +355,7 @@ export class TableView {
     this.renderPlayers();
     const last = this.history[this.history.length - 1] || null;
     this.view?.show(st, last);
+    this.showThinking();
     this.renderMessage();
     this.drawChart();
     this.app.setYourTurn(this.playing && this.status !== 'finished' && this.el.dataset.myTurn !== undefined);
@@ -443,6 +466,10 @@ export class TableView {
     [r.initial?.scores, ...(r.turns || []).map((t) => t.scores)].forEach((sc, k) => {
       if (sc && !this.series[k]) this.series[k] = sc;
     });
+    // the last thinking line of each turn played before we came (the record keeps them)
+    (r.turns || []).forEach((t, i) => {
+      if (t.record?.info && !this.lines[i + 1]) this.lines[i + 1] = {seat: t.record.player, turn: i + 1, info: t.record.info};
+    });
     this.drawChart();
   }
 
@@ -451,7 +478,8 @@ export class TableView {
     if (!this.view) return;
     this.chartSec.hidden = n === 0;   // nothing to draw before the first turn
     const points = Array.from({length: n + 1}, (_, k) => this.series[k] || null);
-    this.chartEl.replaceChildren(scoreChart(points, null, null, (i) => this.view?.seatColour?.(i)));
+    const value = valueSeries(this.lines, n, this.seats.length);
+    this.chartEl.replaceChildren(scoreChart(points, null, null, (i) => this.view?.seatColour?.(i), value));
     this.chartEl.dataset.turns = String(n);
     this.chartEl.dataset.known = String(points.filter(Boolean).length);
     this.chartEl.dataset.last = (points[n] || []).join(',');
