@@ -44,8 +44,10 @@ void class__done_free(done *d)
 {
     for (int i = 0; i < d->ngames; i++) {
         free(d->games[i].record);
-        for (int s = 0; s < ENG_MAX_PLAYERS; s++)
+        for (int s = 0; s < ENG_MAX_PLAYERS; s++) {
             free(d->games[i].err[s]);
+            free(d->games[i].bundle[s]);
+        }
     }
     free(d->games);
     free(d->students);
@@ -90,8 +92,12 @@ void class__keep_game(const class_game *g, void *user)
     snprintf(c->end, sizeof c->end, "%s", g->end);
     snprintf(c->verdict, sizeof c->verdict, "%s", g->verdict);
     c->record = strdup(g->record);
-    for (int s = 0; s < g->seats; s++)
+    for (int s = 0; s < g->seats; s++) {
         c->err[s] = strdup(g->stderr_text[s]);
+        /* as text: the loop thread stores it, and a json_t is not for two threads */
+        c->bundle[s] = g->bundle[s] ? json_dumps(g->bundle[s], JSON_COMPACT) : NULL;
+        c->g.bundle[s] = NULL;
+    }
     class_utf8_fix(c->verdict);
     c->g.end = c->end;
     c->g.verdict = c->verdict;
@@ -171,6 +177,7 @@ static void run_ladder(class_service *svc, job *j)
                                 .threads = CLASS_GATE_THREADS,
                                 .stop = &svc->stop,
                                 .on_game = class__keep_game,
+                                .source = "tessera course gate",
                                 .user = d};
         char err[512];
         int rc = class_play(&pc, d->st, err, sizeof err);
@@ -255,6 +262,7 @@ static void run_final(class_service *svc, job *j)
                             .threads = svc->final_threads,
                             .stop = &svc->stop,
                             .on_game = class__keep_game,
+                            .source = "tessera course final",
                             .user = d};
     char err[512];
     int rc = class_play(&pc, d->fst, err, sizeof err);
