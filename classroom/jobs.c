@@ -22,6 +22,7 @@
 
 #include "classroom/internal.h"
 #include "engine/errors.h"
+#include "players/bundle.h"
 
 void class__job_free(job *j)
 {
@@ -95,7 +96,9 @@ void class__keep_game(const class_game *g, void *user)
     for (int s = 0; s < g->seats; s++) {
         c->err[s] = strdup(g->stderr_text[s]);
         /* as text: the loop thread stores it, and a json_t is not for two threads */
-        c->bundle[s] = g->bundle[s] ? json_dumps(g->bundle[s], JSON_COMPACT) : NULL;
+        json_t *b = g->bundle[s] ? bundle_capped(g->bundle[s], BUNDLE_SERVED_LINES_MAX) : NULL;
+        c->bundle[s] = b ? json_dumps(b, JSON_COMPACT) : NULL; /* course_game sends it whole */
+        json_decref(b);
         c->g.bundle[s] = NULL;
     }
     class_utf8_fix(c->verdict);

@@ -180,7 +180,8 @@ static void *worker(void *arg)
     player_config_default(&cfg);
     cfg.time_control = p->tc;
     cfg.limits.cpu_pct = p->srv->cfg.sandbox_cpu_pct; /* 0: the default */
-    cfg.transcript = true; /* a fault's bundle holds the lines of the game */
+    cfg.transcript = true; /* a fault's bundle holds the lines of the game, as many as */
+    cfg.transcript_max = BUNDLE_SERVED_LINES_MAX; /* one reply may carry */
     player *pl = player_create(p->spec, p->g, &cfg, err, sizeof err);
     int seat = p->seat;
     for (;;) {
@@ -398,7 +399,9 @@ static void keep_bundle(prog *p, const pres *r)
                       .lines = r->lines,
                       .lines_truncated = r->lines_cut,
                       .source = source};
-    json_t *b = bundle_new(&f, err, sizeof err);
+    json_t *whole = bundle_new(&f, err, sizeof err);
+    json_t *b = whole ? bundle_capped(whole, BUNDLE_SERVED_LINES_MAX) : NULL; /* one reply */
+    json_decref(whole);
     json_decref(chance);
     char *text = b ? json_dumps(b, JSON_COMPACT) : NULL;
     json_decref(b);
