@@ -76,6 +76,9 @@ static json_t *gates_json(class_service *svc, db_stmt *gq, db_stmt *gg, int64_t 
                 class__col(gq, 11), "game_ids", games, "ms_per_move", db_column_double(gq, 12)));
         json_t *gate = json_array_get(gates, json_array_size(gates) - 1);
         json_object_set_new(gate, "broken", json_boolean(db_column_int(gq, 13) != 0));
+        /* the submission's start-up in the gate (fair start-up, docs/stdio.md) */
+        double startup = db_column_double(gq, 14);
+        json_object_set_new(gate, "startup_ms", startup >= 0 ? json_real(startup) : json_null());
         /* the games that kept a fault bundle (course_game gives it) */
         json_object_set_new(gate, "bundle_game_ids", faulty);
     }
@@ -182,7 +185,7 @@ json_t *class__subs_json(class_service *svc, int64_t course, int64_t student)
              " WHERE s.course = ? AND (? = 0 OR s.student = ?) ORDER BY s.id");
     db_stmt *gq = class__prep(svc, "SELECT gate, opponent, games, wins, losses, draws, points,"
                                    " rate, min_rate, passed, faults, verdict, ms_per_move,"
-                                   " broken FROM"
+                                   " broken, startup_ms FROM"
                                    " class_gates WHERE submission = ? ORDER BY gate");
     db_stmt *gg = class__prep(svc, "SELECT id, CASE WHEN bundles LIKE '%tessera-fault%' THEN 1"
                                    " ELSE 0 END FROM class_games WHERE submission = ? AND gate = ?"
