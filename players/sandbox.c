@@ -726,33 +726,17 @@ int sandbox__probe_jail(unsigned use, char *said, size_t cap)
     return rc;
 }
 
-sandbox *sandbox_start(const sandbox_cmd *cmd, const sandbox_limits *lim, int *code, char *err,
-                       size_t errcap)
+/* Start cmd under l (filled) with the protections use, which machine.c's
+ * sandbox_start decided (sandbox_int.h). */
+sandbox *sandbox__start(const sandbox_cmd *cmd, const sandbox_limits *l, unsigned use, int *code,
+                        char *err, size_t errcap)
 {
-    int dummy;
-    if (!code)
-        code = &dummy;
-    *code = 0;
-    if (!cmd || cmd->argc < 1) {
-        *code = seterr(err, errcap, ENG_EINVAL, "no command");
-        return NULL;
-    }
-    sandbox *s = sandbox_new(lim);
+    sandbox *s = sandbox_new(l);
     if (!s) {
         *code = seterr(err, errcap, ENG_ENOMEM, "out of memory");
         return NULL;
     }
-    /* fail closed: what full isolation needs, less what this sandbox
-     * explicitly does without */
-    sandbox_setup cfg;
-    jail_setup(&cfg);
-    unsigned missing = sandbox_full() & ~s->lim.disable & ~sandbox__machine();
-    if (missing && !cfg.partial) {
-        *code = sandbox_check(err, errcap);
-        sandbox_free(s);
-        return NULL;
-    }
-    int rc = start(s, cmd, sandbox__to_use(&s->lim), true, err, errcap);
+    int rc = start(s, cmd, use, true, err, errcap);
     if (rc) {
         *code = rc;
         if (s->pid > 0 && !s->reaped) {

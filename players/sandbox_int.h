@@ -1,7 +1,8 @@
 /*
- * sandbox_int.h — what sandbox.c and machine.c share, and no other file:
- * the protections that come together, the limits filled in, and what the
- * machine gives (machine.c) against how a sandbox is started (sandbox.c).
+ * sandbox_int.h — what sandbox.c, machine.c and sandbox_limits.c share, and
+ * no other file: the protections that come together, the limits filled in
+ * (sandbox_limits.c), what the machine gives (machine.c) and how a sandbox
+ * is started (sandbox.c). machine.c calls down into sandbox.c, never back.
  */
 #ifndef TESSERA_PLAYERS_SANDBOX_INT_H
 #define TESSERA_PLAYERS_SANDBOX_INT_H
@@ -16,7 +17,8 @@
 #define P_ALWAYS                                                                                   \
     (SANDBOX_P_RLIMITS | SANDBOX_P_PGROUP | SANDBOX_P_CLEANENV | SANDBOX_P_NONEWPRIVS)
 
-/* l from in (NULL: the defaults), its zero fields given their defaults. */
+/* l from in (NULL: the defaults), its zero fields given their defaults
+ * (sandbox_limits.c). */
 void sandbox__limits_fill(sandbox_limits *l, const sandbox_limits *in);
 
 /* cgroup.h's CG_* functions as SANDBOX_P_* protections, and back. */
@@ -33,5 +35,10 @@ unsigned sandbox__to_use(const sandbox_limits *l);
  * (--version) inside. 0 when it printed its version and exited 0, else
  * why, in said (sandbox.c). */
 int sandbox__probe_jail(unsigned use, char *said, size_t cap);
+
+/* Start cmd under l (filled) with the protections use: sandbox_start
+ * (machine.c) once it decided the program may start (sandbox.c). */
+sandbox *sandbox__start(const sandbox_cmd *cmd, const sandbox_limits *l, unsigned use, int *code,
+                        char *err, size_t errcap);
 
 #endif

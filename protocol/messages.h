@@ -242,6 +242,21 @@ void proto_msg_free(proto_msg *m);
 /* Is t one of the course_* messages? */
 bool proto_is_course(proto_type t);
 
+/* Where a message is answered when several servers share one journal
+ * (docs/scaling.md): server/cluster.c forwards it there. A message family
+ * says it here, beside its decoder, and nowhere else. */
+typedef enum proto_route {
+    PROTO_ROUTE_HERE,        /* the server the client is connected to (the default) */
+    PROTO_ROUTE_MATCH,       /* the server that owns the match named in "match" */
+    PROTO_ROUTE_SEAT,        /* move, resign: the owner of "match", or without one, of the
+                                match where the connection holds its seat */
+    PROTO_ROUTE_RESUME,      /* the owner of the match the resume token belongs to */
+    PROTO_ROUTE_CREATE,      /* here, or the coordinator when a seat names a registered bot */
+    PROTO_ROUTE_COORDINATOR, /* the coordinator: registered bots, tournaments made, courses */
+    PROTO_ROUTE_TOURNAMENT,  /* the server that runs the tournament named */
+} proto_route;
+proto_route proto_route_of(proto_type t);
+
 /* Name of a message type ("create_match"); "unknown" out of range. */
 const char *proto_type_name(proto_type t);
 /* Names of policy values ("forfeit", "random_move", ...); "unknown" out of

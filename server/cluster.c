@@ -935,18 +935,13 @@ bool cluster_route(conn *c, const proto_msg *m, const char *raw, size_t len)
     fwd *f = local_find(cl, c->id);
     const char *id = NULL, *token = NULL;
     char token_hash[SRV_TOKEN_HASH_LEN + 1];
-    if (proto_is_course(m->type)) { /* the courses are the coordinator's: jobs, uploads */
+    switch (proto_route_of(m->type)) { /* protocol/messages.c says where each is answered */
+    case PROTO_ROUTE_COORDINATOR: {
         int o = role_holder(cl, CLUSTER_COORDINATOR);
         return o >= 0 && forward_raw(cl, c, o, raw, len, m->id, false);
     }
-    switch (m->type) {
-    case PROTO_JOIN:
-    case PROTO_SPECTATE:
-    case PROTO_UNSPECTATE:
-    case PROTO_GET_RECORD:
-    case PROTO_REPLAY: id = m->match; break;
-    case PROTO_MOVE:
-    case PROTO_RESIGN:
+    case PROTO_ROUTE_MATCH: id = m->match; break;
+    case PROTO_ROUTE_SEAT:
         id = m->match;
         if (!id) { /* one of the connection's seats: here, or where it joined */
             for (int i = 0; i < c->nsubs; i++)
@@ -957,7 +952,7 @@ bool cluster_route(conn *c, const proto_msg *m, const char *raw, size_t len)
             return false;
         }
         break;
-    case PROTO_RESUME:
+    case PROTO_ROUTE_RESUME:
         if (!m->resume_token)
             return false;
         access_token_hash(m->resume_token, token_hash); /* tokens are kept hashed */
@@ -965,27 +960,15 @@ bool cluster_route(conn *c, const proto_msg *m, const char *raw, size_t len)
             return false;
         token = token_hash;
         break;
-    case PROTO_REGISTER:
-    case PROTO_UNREGISTER:
-    case PROTO_CREATE_TOURNAMENT: {
-        /* registered bots live on the coordinator, and so do the tournaments
-         * that seat them */
-        int o = role_holder(cl, CLUSTER_COORDINATOR);
-        return o >= 0 && forward_raw(cl, c, o, raw, len, m->id, false);
-    }
-    case PROTO_CREATE_MATCH:
+    case PROTO_ROUTE_CREATE:
+        /* registered bots live on the coordinator, and so do the matches that seat them */
         for (int i = 0; i < m->nseats; i++)
             if (!m->seats[i].open && strncmp(m->seats[i].bot, "remote:", 7) == 0) {
                 int o = role_holder(cl, CLUSTER_COORDINATOR);
                 return o >= 0 && forward_raw(cl, c, o, raw, len, m->id, false);
             }
         return false;
-    case PROTO_START_TOURNAMENT:
-    case PROTO_PAUSE_TOURNAMENT:
-    case PROTO_CANCEL_TOURNAMENT:
-    case PROTO_WATCH_TOURNAMENT:
-    case PROTO_UNWATCH_TOURNAMENT:
-    case PROTO_GET_TOURNAMENT_PLOTS: {
+    case PROTO_ROUTE_TOURNAMENT: {
         const char *owner = NULL;
         char name[JOURNAL_INSTANCE_MAX + 1];
         if (cl->apps.tour_owner && cl->apps.tour_owner(c->srv, m->tournament, name, sizeof name) == 1)
@@ -997,6 +980,7 @@ bool cluster_route(conn *c, const proto_msg *m, const char *raw, size_t len)
             return false; /* being taken over: here it is unknown for now */
         return forward(cl, c, o, m, raw, len);
     }
+    case PROTO_ROUTE_HERE:
     default: return false;
     }
     if (!token && (!id || match_find(c->srv, id)))

@@ -12,7 +12,7 @@
  *   match.h        matches: turns, policies, results; the sink's interface
  *                  (match.c; created and restored in match_create.c)
  *   match_views.h  a match as JSON and message text (match_views.c)
- *   match_clock.h  clocks and timeout policies (match_clock.c)
+ *   match_clock.h  clocks and timeout policies (their code: match.c)
  *   agents.h       in-process bots on the libuv thread pool (agents.c)
  *   journal.h      the journal: writes as rows, holds, faults, the reader
  *                  (journal.c over journal/sqlite.c or journal/pg.c)

@@ -4,9 +4,10 @@
  * told of; freeing it.
  *
  * How a match comes into being (created or restored) is match_create.c's;
- * what a match looks like (JSON, message texts) is match_views.c's; how
- * much time a seat has and what its timer calls for is match_clock.c's; who
- * hears an event, and in which form, is the sink's (match.h; table.c).
+ * what a match looks like (JSON, message texts) is match_views.c's; who
+ * hears an event, and in which form, is the sink's (match.h; table.c). How
+ * much time a seat has and what its timer calls for is decided by the
+ * clock's functions below (match_clock.h), and acted on by the rest.
  *
  * The flow of one turn:
  *   1. a chance event (Carcassonne's draw) is drawn from the match's secret
@@ -40,6 +41,137 @@
 #include "journal/journal.h"
 #include "players/player.h"
 #include "protocol/record.h"
+
+/* ---- the clock (match_clock.h) ----------------------------------------------------- */
+
+/*
+ * The time control and the timeout policies (docs/protocol.md, "Time
+ * control" and "Policies"): allowances, banks, increments and the grace
+ * bank, the timer's next deadline, and what the timeout and disconnect
+ * policies call for when it fires. Decisions only, over the clock fields:
+ * the state machine above acts on them. (Its own file until issue 31: a
+ * move's path through server/ is the shorter for it being here.)
+ */
+
+void match_clock_charge(const match *m, seat_t *t, int64_t used, match_clock_undo *undo)
+{
+    *undo = (match_clock_undo){t->bank_ms, t->grace_ms, used, t->in_grace};
+    int64_t over = used - match_clock_allowance(m, t);
+    if (over > 0) {
+        int64_t from_bank = over < t->bank_ms ? over : t->bank_ms;
+        t->bank_ms -= from_bank;
+        over -= from_bank;
+        if (over > 0)
+            t->grace_ms = over < t->grace_ms ? t->grace_ms - over : 0;
+    }
+    t->in_grace = false;
+    t->bank_ms += m->tc.increment_ms;
+    t->moves++;
+    t->used_ms += used;
+}
+
+void match_clock_uncharge(seat_t *t, const match_clock_undo *undo)
+{
+    t->moves--;
+    t->used_ms -= undo->used;
+    t->bank_ms = undo->bank_ms;
+    t->grace_ms = undo->grace_ms;
+    t->in_grace = undo->in_grace;
+}
+
+uint64_t match_clock_next(const match *m, uint64_t now)
+{
+    uint64_t next = UINT64_MAX;
+    if (m->finish_reason) /* only the result's journaling is left to do */
+        return m->retry_at;
+    if (m->to_move >= 0)
+        next = m->storage_retry ? m->retry_at : m->clock_hold ? UINT64_MAX : m->deadline;
+    for (int i = 0; i < m->nseats; i++) {
+        const seat_t *t = &m->seats[i];
+        if (t->gone_since && !t->takeover && m->status == MATCH_LIVE) {
+            uint64_t end = t->gone_since + (uint64_t)m->pol.reconnect_grace_ms;
+            if (end < next)
+                next = end;
+        }
+    }
+    if (m->to_move < 0 && m->status == MATCH_LIVE && m->g->current_player(m->st) == ENG_CHANCE &&
+        now + SRV_STORAGE_RETRY_MS < next)
+        next = now + SRV_STORAGE_RETRY_MS; /* a draw that could not be journaled: retry */
+    return next;
+}
+
+int match_clock_due(match *m, uint64_t now, int *seat)
+{
+    if (m->closing || m->status == MATCH_FINISHED)
+        return DUE_NONE;
+    if (m->finish_reason)
+        return now < m->retry_at ? DUE_WAIT : DUE_FINISH;
+    if (m->status != MATCH_LIVE)
+        return DUE_NONE;
+    for (int i = 0; i < m->nseats; i++) {
+        seat_t *t = &m->seats[i];
+        if (!t->gone_since || t->takeover ||
+            now < t->gone_since + (uint64_t)m->pol.reconnect_grace_ms)
+            continue;
+        srv_log(LOG_INFO, "reconnect_grace_over", "{s:s, s:i, s:s}", "match", m->id, "seat", i,
+                "policy", proto_disconnect_name(m->pol.disconnect));
+        *seat = i;
+        if (m->pol.disconnect != PROTO_DISCONNECT_RANDOM)
+            return DUE_DISCONNECT;
+        t->takeover = true;
+        if (m->to_move == i)
+            return DUE_TAKEOVER;
+    }
+    if (m->to_move >= 0 && m->storage_retry) {
+        *seat = m->to_move;
+        return now < m->retry_at ? DUE_WAIT : DUE_RETRY;
+    }
+    if (m->to_move >= 0 && !m->clock_hold && now >= m->deadline) {
+        seat_t *t = &m->seats[m->to_move];
+        *seat = m->to_move;
+        if (m->job && t->kind == SEAT_BOT && !t->bot_stopping) {
+            /* our own search overran (a starved thread): stop it and take
+             * its best move if it comes within the grace */
+            t->bot_stopping = true;
+            srv_log(LOG_WARN, "bot_overran", "{s:s, s:i}", "match", m->id, "seat", m->to_move);
+            m->deadline = now + SRV_BOT_STOP_GRACE_MS;
+            return DUE_STOP_BOT;
+        }
+        if (t->kind == SEAT_PROGRAM && t->prog_asked && !t->bot_stopping) {
+            /* the worker enforces the deadline itself and answers
+             * time_limit with the program's stderr: wait a moment for it */
+            t->bot_stopping = true;
+            m->deadline = now + SRV_PROG_VERDICT_GRACE_MS;
+            return DUE_WAIT;
+        }
+        return DUE_TIMEOUT;
+    }
+    return m->to_move < 0 ? DUE_ADVANCE : DUE_WAIT;
+}
+
+int match_clock_on_timeout(match *m, int p, uint64_t now)
+{
+    seat_t *t = &m->seats[p];
+    switch (m->pol.timeout) {
+    case PROTO_TIMEOUT_RANDOM: return TIMEOUT_RANDOM;
+    case PROTO_TIMEOUT_GRACE:
+        if (t->grace_ms > 0 && !t->in_grace) {
+            /* draw on the one-off grace bank; what is used is charged when
+             * the move comes, and when it runs out too the seat forfeits */
+            m->deadline += (uint64_t)t->grace_ms;
+            t->in_grace = true;
+            if (t->kind == SEAT_PROGRAM) {
+                /* its verdict came after the deadline: the grace counts from now */
+                m->deadline = now + (uint64_t)t->grace_ms;
+                t->bot_stopping = false;
+            }
+            return TIMEOUT_GRACE;
+        }
+        t->grace_ms = 0;
+        return TIMEOUT_FORFEIT; /* grace spent */
+    default: return TIMEOUT_FORFEIT;
+    }
+}
 
 /* ---- the turn's state machine ---------------------------------------------------- */
 
@@ -834,7 +966,7 @@ static void timeout_v(match *m, const char *why, const char *verdict)
     }
 }
 
-static void timeout(match *m)
+static void seat_out_of_time(match *m)
 {
     /* A program seat whose worker has not answered by the deadline and the
      * grace after it (a starved thread, or the loop running this timer
@@ -891,7 +1023,7 @@ static void on_timer(uv_timer_t *h)
         agent_stop(m);
         arm_timer(m);
         return;
-    case DUE_TIMEOUT: timeout(m); return;
+    case DUE_TIMEOUT: seat_out_of_time(m); return;
     case DUE_ADVANCE:
         advance(m); /* a draw that could not be journaled */
         arm_timer(m);
@@ -987,7 +1119,7 @@ bool match_remote_move(match *m, int seat_no, conn *c, const proto_msg *msg, uin
         snprintf(e, sizeof e, "the move arrived %llu ms after the deadline",
                  (unsigned long long)(arrived - m->deadline));
         out->error(c, WIRE_ENOT_YOUR_TURN, e, msg->id);
-        timeout(m);
+        seat_out_of_time(m);
         return false;
     }
     if (msg->has_turn && msg->turn != m->turns + 1) {
@@ -1068,7 +1200,7 @@ static void agent_done(match *m, int seat_no, const eng_move *mv, int n, const b
      * stop grace it would have had (already added once it was stopped). */
     uint64_t limit = m->deadline + (m->seats[seat_no].bot_stopping ? 0 : SRV_BOT_STOP_GRACE_MS);
     if (finished_at > limit) {
-        timeout(m); /* starved past even the stop grace */
+        seat_out_of_time(m); /* starved past even the stop grace */
         return;
     }
     srv_log(LOG_DEBUG, "bot_move", "{s:s, s:i, s:I, s:f}", "match", m->id, "seat", seat_no, "sims",

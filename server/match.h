@@ -4,7 +4,7 @@
  * the people at its table what happened.
  *
  * The per-move path reads down: net.c -> handlers.c -> table.c -> match.c
- * -> {journal.c, agents.c, match_clock.c, match_views.c}. A match never calls
+ * -> {journal.c, agents.c, match_views.c}. A match never calls
  * a connection: it emits its events to the server's sink (srv.sink), and the
  * sink (table.c's) decides who hears them and in which form.
  */

@@ -4,8 +4,10 @@
  * next and what is due when it does.
  *
  * Policy over the match's clock fields only: nothing here sends, journals
- * or plays a move. match.c owns the timer and acts on what these functions
- * say (a random move, a forfeit, a grace period, a retry). Loop thread only.
+ * or plays a move. The three readings are inline here (match_views.c reads
+ * them too); the rest is implemented in match.c ("the clock"), which owns the
+ * timer and acts on what these functions say (a random move, a forfeit, a
+ * grace period, a retry); match_views.c reads the time left. Loop thread only.
  */
 #ifndef TESSERA_SERVER_MATCH_CLOCK_H
 #define TESSERA_SERVER_MATCH_CLOCK_H
@@ -14,9 +16,15 @@
 
 /* The seat's allowance for one turn before its bank is drawn on: the time
  * control's first_move_ms for its first turn, move_ms after. */
-int64_t match_clock_allowance(const match *m, const seat_t *t);
+static inline int64_t match_clock_allowance(const match *m, const seat_t *t)
+{
+    return t->moves == 0 ? m->tc.first_move_ms : m->tc.move_ms;
+}
 /* The time a seat has for the turn it is asked now: allowance plus bank. */
-int64_t match_clock_turn_time(const match *m, const seat_t *t);
+static inline int64_t match_clock_turn_time(const match *m, const seat_t *t)
+{
+    return match_clock_allowance(m, t) + t->bank_ms;
+}
 
 /* A seat's clock before a turn was charged, to undo the charge when the
  * turn cannot be journaled. */
@@ -33,7 +41,12 @@ void match_clock_uncharge(seat_t *t, const match_clock_undo *undo);
 /* The time the seat to move has left at loop time now: until its deadline,
  * or, while its your_turn is held by the journal (m->clock_hold: its clock
  * has not started), the whole turn's time. */
-int64_t match_clock_left(const match *m, uint64_t now);
+static inline int64_t match_clock_left(const match *m, uint64_t now)
+{
+    if (m->clock_hold) /* not started: the whole turn's time */
+        return (int64_t)(m->deadline - m->turn_started);
+    return m->deadline > now ? (int64_t)(m->deadline - now) : 0;
+}
 
 /* When the match's timer must fire next (loop ms), or UINT64_MAX: the
  * seat's deadline or the storage retry, a reconnect grace's end, a draw or

@@ -1381,6 +1381,41 @@ static void test_corpus(void **state)
 
 /* The wire's own codes (protocol/errors.h) come after the engine's, each
  * with a wire string no code of either table shares, found again from it. */
+/* Where each message is answered on several servers (proto_route_of),
+ * against what its schema says it names: a message about one match goes to
+ * the match's owner, one about a tournament to the server that runs it, the
+ * courses to the coordinator. A new family that names a match and forgets
+ * its route is caught here, not by a cluster that answers it wrongly. */
+static void test_routes(void **state)
+{
+    (void)state;
+    for (int t = 0; t < PROTO_NTYPES; t++) {
+        const char *name = client_types[t];
+        json_t *s = load_schema(name);
+        json_t *props = json_object_get(s, "properties");
+        proto_route r = proto_route_of((proto_type)t);
+        if (proto_is_course((proto_type)t))
+            assert_int_equal(r, PROTO_ROUTE_COORDINATOR);
+        else if (json_object_get(props, "tournament"))
+            assert_int_equal(r, PROTO_ROUTE_TOURNAMENT);
+        else if (json_object_get(props, "match") && strcmp(name, "analyze") != 0) {
+            /* (analyze reads the journal: any server answers it, docs/analysis.md) */
+            if (r != PROTO_ROUTE_MATCH && r != PROTO_ROUTE_SEAT)
+                fail_msg("%s names a match but is routed %d", name, (int)r);
+        } else if (strcmp(name, "resume") == 0)
+            assert_int_equal(r, PROTO_ROUTE_RESUME);
+        else if (strcmp(name, "create_match") == 0)
+            assert_int_equal(r, PROTO_ROUTE_CREATE);
+        else if (strcmp(name, "register") == 0 || strcmp(name, "unregister") == 0 ||
+                 strcmp(name, "create_tournament") == 0)
+            assert_int_equal(r, PROTO_ROUTE_COORDINATOR);
+        else if (r != PROTO_ROUTE_HERE)
+            fail_msg("%s names nothing another server holds but is routed %d", name, (int)r);
+        json_decref(s);
+    }
+    assert_int_equal(proto_route_of(PROTO_NTYPES), PROTO_ROUTE_HERE);
+}
+
 static void test_wire_error_table(void **state)
 {
     (void)state;
@@ -1459,6 +1494,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_doc_examples),
         cmocka_unit_test(test_corpus),
         cmocka_unit_test(test_wire_error_table),
+        cmocka_unit_test(test_routes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
