@@ -173,6 +173,9 @@ typedef struct class_game {
     double think_ms[ENG_MAX_PLAYERS]; /* each seat's thinking time (programs: CPU) */
     int moves[ENG_MAX_PLAYERS];       /* decisions of each seat */
     const char *stderr_text[ENG_MAX_PLAYERS]; /* programs' stderr ("" for bots) */
+    double startup_ms[ENG_MAX_PLAYERS];       /* programs: the start-up measured of the process
+                                                 that played the seat (players/player.h,
+                                                 player_info); -1 for bots */
     const char *record;                       /* the game record, JSON text */
 } class_game;
 

@@ -37,6 +37,7 @@ static void on_end(const tour_run_game *info, void *user)
         cg.think_ms[s] = info->think_ms[s];
         cg.moves[s] = info->decisions[s];
         cg.stderr_text[s] = info->stderr_text[s] ? info->stderr_text[s] : "";
+        cg.startup_ms[s] = info->startup_ms[s];
     }
     if (r->rank[0] == 0) { /* ranked by score */
         for (int s = 0; s < gm->seats; s++) {

@@ -71,8 +71,11 @@ static json_t *gates_json(class_service *svc, db_stmt *gq, db_stmt *gg, int64_t 
                 db_column_double(gq, 7), "min_rate", db_column_double(gq, 8), "passed",
                 db_column_int(gq, 9) != 0, "faults", (json_int_t)db_column_int64(gq, 10), "verdict",
                 class__col(gq, 11), "game_ids", games, "ms_per_move", db_column_double(gq, 12)));
-        json_object_set_new(json_array_get(gates, json_array_size(gates) - 1), "broken",
-                            json_boolean(db_column_int(gq, 13) != 0));
+        json_t *gate = json_array_get(gates, json_array_size(gates) - 1);
+        json_object_set_new(gate, "broken", json_boolean(db_column_int(gq, 13) != 0));
+        /* the submission's start-up in the gate (fair start-up, docs/stdio.md) */
+        double startup = db_column_double(gq, 14);
+        json_object_set_new(gate, "startup_ms", startup >= 0 ? json_real(startup) : json_null());
     }
     return gates;
 }
@@ -177,7 +180,7 @@ json_t *class__subs_json(class_service *svc, int64_t course, int64_t student)
              " WHERE s.course = ? AND (? = 0 OR s.student = ?) ORDER BY s.id");
     db_stmt *gq = class__prep(svc, "SELECT gate, opponent, games, wins, losses, draws, points,"
                                    " rate, min_rate, passed, faults, verdict, ms_per_move,"
-                                   " broken FROM"
+                                   " broken, startup_ms FROM"
                                    " class_gates WHERE submission = ? ORDER BY gate");
     db_stmt *gg = class__prep(svc, "SELECT id FROM class_games WHERE submission = ? AND gate = ?"
                                    " AND stage = 'gate' ORDER BY idx");

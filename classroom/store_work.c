@@ -313,8 +313,8 @@ bool class__store_gate(class_service *svc, const done *d)
     db_stmt *st =
         stu > 0 ? class__prep(svc, "INSERT INTO class_gates(submission, gate, opponent, games,"
                                    " wins, losses, draws, points, rate, min_rate, passed, faults,"
-                                   " verdict, ms_per_move, broken)"
-                                   " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+                                   " verdict, ms_per_move, broken, startup_ms)"
+                                   " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
                                    " ON CONFLICT(submission, gate) DO UPDATE SET"
                                    " opponent = excluded.opponent, games = excluded.games,"
                                    " wins = excluded.wins, losses = excluded.losses,"
@@ -323,7 +323,8 @@ bool class__store_gate(class_service *svc, const done *d)
                                    " passed = excluded.passed, faults = excluded.faults,"
                                    " verdict = excluded.verdict,"
                                    " ms_per_move = excluded.ms_per_move,"
-                                   " broken = excluded.broken")
+                                   " broken = excluded.broken,"
+                                   " startup_ms = excluded.startup_ms")
                 : NULL;
     if (st) {
         const class_standing *x = &d->st[0];
@@ -342,6 +343,13 @@ bool class__store_gate(class_service *svc, const done *d)
         db_bind_text(st, 13, d->verdict, -1);
         db_bind_double(st, 14, x->ms_per_move);
         db_bind_int(st, 15, d->broken);
+        /* the submission's start-up: the longest its games measured */
+        double startup = -1;
+        for (int k = 0; k < d->ngames; k++)
+            for (int s = 0; s < d->games[k].g.seats; s++)
+                if (d->games[k].g.who[s] == 0 && d->games[k].g.startup_ms[s] > startup)
+                    startup = d->games[k].g.startup_ms[s];
+        db_bind_double(st, 16, startup);
     }
     if (!class__run(svc, st) || !store_games(svc, d, "gate", students, names))
         return false;

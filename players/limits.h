@@ -79,6 +79,17 @@
 #define SANDBOX_BOT_DIR "/bot"
 #define SANDBOX_HOME    "/home/bot"
 
+/* The start-up allowance, ms (player_config.startup_ms): a long-running
+ * program is started, told `start`, and let run until it waits for its
+ * input (sandbox_settle), before its first turn and on no one's clock —
+ * as Botzone and CodinGame give a bot its start-up before the first turn:
+ * loading Python and its imports, a JVM (0.1-0.23 s to a first answer,
+ * docs/stdio.md), weights of a few MB. Ten seconds leaves room for a loaded
+ * machine and heavy imports, and is what a course pays at most per process
+ * started when a program never waits (it then goes on on its first turn's
+ * clock). */
+#define PLAYER_DEFAULT_STARTUP_MS 10000
+
 /* ---- fixed caps -------------------------------------------------------------------- */
 
 /* Bytes of stderr kept per turn (its tail) in a player_result: enough for a

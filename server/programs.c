@@ -164,6 +164,10 @@ static void *worker(void *arg)
     player_config cfg;
     player_config_default(&cfg);
     cfg.time_control = p->tc;
+    /* the match's clock runs from its start: the program's start-up is on
+     * its first move's (first_move_ms), not an allowance of its own that
+     * would hold this thread from the loop's commands */
+    cfg.startup_ms = 0;
     cfg.limits.cpu_pct = p->srv->cfg.sandbox_cpu_pct; /* 0: the default */
     player *pl = player_create(p->spec, p->g, &cfg, err, sizeof err);
     int seat = p->seat;

@@ -85,7 +85,9 @@ function submissionsTable(subs, onGame, {withStudent = false, onCode = null} = {
       h('td', {class: 'state', dataset: {label: 'state'}, text: stateText(s, withStudent)}),
       h('td', {class: 'gates', dataset: {label: 'gates'}}, s.gates.map((g) => h('div', {class: `gate ${g.broken ? 'broken' : g.passed ? 'pass' : 'fail'}`, title: g.broken ? g.verdict : undefined}, [
         h('b', {text: g.broken ? `⚠ gate ${g.gate + 1} broken` : `${g.passed ? '✓' : '✗'} gate ${g.gate + 1}`}),
-        ` ${g.points}/${g.games} vs ${g.opponent}, ${g.ms_per_move.toFixed(1)} ms/move `,
+        ` ${g.points}/${g.games} vs ${g.opponent}, ${g.ms_per_move.toFixed(1)} ms/move`,
+        Number.isFinite(g.startup_ms) ? h('span', {class: 'startup', title: 'its start-up, measured before its first game: on no one\'s clock, within the allowance (docs/stdio.md, "Time")', text: `, start-up ${(g.startup_ms / 1000).toFixed(2)} s`}) : null,
+        ' ',
         h('span', {class: 'games'}, g.game_ids.map((id, k) => h('a', {href: `#/course-game/${id}`, class: 'game-link', text: String(k + 1), title: `game ${id}`, dataset: {game: id}, onclick: (e) => { e.preventDefault(); onGame(id); }}))),
       ]))),
       h('td', {class: 'verdict', dataset: {label: 'verdict'}, text: s.verdict}),
