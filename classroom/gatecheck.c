@@ -74,7 +74,8 @@ static void check_work(void *arg)
         cfg.checks[1] = "full_game";
         cfg.nchecks = 2;
         cfg.move_ms = k->move_ms;
-        cfg.first_move_ms = 3 * k->move_ms; /* as a gate's first move (tournament/runner.h) */
+        cfg.first_move_ms = k->move_ms; /* as a gate's first move (tournament/runner.h), after
+                                           the start-up's allowance */
         cfg.seed = k->seed;
         cfg.on_check = on_check;
         cfg.ud = k;

@@ -115,6 +115,7 @@ static void on_tour_game(void *ctx, int64_t user, int64_t tid, int64_t game, int
         g.think_ms[s] = x->time_ms[s];
         g.moves[s] = x->moves[s];
         g.stderr_text[s] = "";
+        g.startup_ms[s] = -1; /* started on its author's machine */
     }
     g.end = tour_end_name(x->end);
     g.culprit = x->culprit;

@@ -234,6 +234,31 @@ static char *text_of(json_t *v)
     return t;
 }
 
+/* A game's fault bundles as a JSON array's text, seat by seat (null where
+ * none): "[null,{...}]" (heap; NULL when out of memory). The bundles are
+ * texts already: joined, not parsed again. */
+static char *bundles_text(const cgame *c)
+{
+    size_t n = 3;
+    for (int s = 0; s < c->g.seats; s++)
+        n += (c->bundle[s] ? strlen(c->bundle[s]) : 4) + 1;
+    char *t = malloc(n), *o = t;
+    if (!t)
+        return NULL;
+    *o++ = '[';
+    for (int s = 0; s < c->g.seats; s++) {
+        const char *b = c->bundle[s] ? c->bundle[s] : "null";
+        size_t l = strlen(b);
+        if (s)
+            *o++ = ',';
+        memcpy(o, b, l);
+        o += l;
+    }
+    *o++ = ']';
+    *o = 0;
+    return t;
+}
+
 /* The games of a result: a participant's student (0: none, a gate's
  * opponent) and name by participant index. */
 static bool store_games(class_service *svc, const done *d, const char *stage,
@@ -241,8 +266,8 @@ static bool store_games(class_service *svc, const done *d, const char *stage,
 {
     db_stmt *ins = class__prep(
         svc, "INSERT INTO class_games(course, stage, submission, gate, idx, s0, s1, names,"
-             " scores, ranks, end_reason, culprit, verdict, think_ms, moves, stderr, record)"
-             " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+             " scores, ranks, end_reason, culprit, verdict, think_ms, moves, stderr, record,"
+             " bundles) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
     if (!ins)
         return false;
     bool ok = true;
@@ -281,7 +306,10 @@ static bool store_games(class_service *svc, const done *d, const char *stage,
         db_bind_text(ins, 15, tm ? tm : "[]", -1);
         db_bind_text(ins, 16, te ? te : "[]", -1);
         db_bind_text(ins, 17, g->record, -1);
+        char *tb = bundles_text(&d->games[k]);
+        db_bind_text(ins, 18, tb ? tb : "[]", -1);
         ok = class__step(svc, ins) == DB_DONE;
+        free(tb);
         free(tn);
         free(te);
         free(ts);
@@ -313,8 +341,8 @@ bool class__store_gate(class_service *svc, const done *d)
     db_stmt *st =
         stu > 0 ? class__prep(svc, "INSERT INTO class_gates(submission, gate, opponent, games,"
                                    " wins, losses, draws, points, rate, min_rate, passed, faults,"
-                                   " verdict, ms_per_move, broken)"
-                                   " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+                                   " verdict, ms_per_move, broken, startup_ms)"
+                                   " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
                                    " ON CONFLICT(submission, gate) DO UPDATE SET"
                                    " opponent = excluded.opponent, games = excluded.games,"
                                    " wins = excluded.wins, losses = excluded.losses,"
@@ -323,7 +351,8 @@ bool class__store_gate(class_service *svc, const done *d)
                                    " passed = excluded.passed, faults = excluded.faults,"
                                    " verdict = excluded.verdict,"
                                    " ms_per_move = excluded.ms_per_move,"
-                                   " broken = excluded.broken")
+                                   " broken = excluded.broken,"
+                                   " startup_ms = excluded.startup_ms")
                 : NULL;
     if (st) {
         const class_standing *x = &d->st[0];
@@ -342,6 +371,13 @@ bool class__store_gate(class_service *svc, const done *d)
         db_bind_text(st, 13, d->verdict, -1);
         db_bind_double(st, 14, x->ms_per_move);
         db_bind_int(st, 15, d->broken);
+        /* the submission's start-up: the longest its games measured */
+        double startup = -1;
+        for (int k = 0; k < d->ngames; k++)
+            for (int s = 0; s < d->games[k].g.seats; s++)
+                if (d->games[k].g.who[s] == 0 && d->games[k].g.startup_ms[s] > startup)
+                    startup = d->games[k].g.startup_ms[s];
+        db_bind_double(st, 16, startup);
     }
     if (!class__run(svc, st) || !store_games(svc, d, "gate", students, names))
         return false;

@@ -118,6 +118,7 @@ int cmd_doctor(int argc, char **argv)
         {"check", required_argument, NULL, 'C'},
         {"move-ms", required_argument, NULL, 'm'},
         {"first-move-ms", required_argument, NULL, 'f'},
+        {"startup-ms", required_argument, NULL, 'T'},
         {"low-ms", required_argument, NULL, 'L'},
         {"seed", required_argument, NULL, 'S'},
         {"json", no_argument, NULL, 'j'},
@@ -169,6 +170,11 @@ int cmd_doctor(int argc, char **argv)
                 return CLI_USAGE;
             cfg.first_move_ms = v;
             have_first = true;
+            break;
+        case 'T':
+            if (cli_int(cmd, "--startup-ms", optarg, 0, 600000, &v))
+                return CLI_USAGE;
+            cfg.startup_ms = v;
             break;
         case 'L':
             if (cli_int(cmd, "--low-ms", optarg, 1, 600000, &v))
@@ -238,8 +244,10 @@ int cmd_doctor(int argc, char **argv)
     if (!cfg.spec)
         return cli_usage_error(cmd, "what to check: tessera doctor -- PROGRAM ARGS... (a program "
                                     "of docs/stdio.md), or --bot SPEC");
+    /* a gate's, a tournament's first move is a move (the start-up has its
+     * own allowance); a server's match gives a remote bot 3 x */
     if (!have_first)
-        cfg.first_move_ms = 3 * cfg.move_ms; /* the server's default ratio */
+        cfg.first_move_ms = cfg.url ? 3 * cfg.move_ms : cfg.move_ms;
     if (cfg.first_move_ms < cfg.move_ms)
         return cli_usage_error(cmd, "--first-move-ms (%lld) cannot be less than --move-ms (%lld)",
                                (long long)cfg.first_move_ms, (long long)cfg.move_ms);
@@ -258,9 +266,10 @@ int cmd_doctor(int argc, char **argv)
         fflush(stdout);
     } else if (!o.json) {
         printf("tessera doctor: %s\n", cfg.spec);
-        printf("moves allowed %lld ms (a game's first %lld ms, low clock %lld ms), seed %llu\n",
+        printf("moves allowed %lld ms (a game's first %lld ms, low clock %lld ms), start-up %lld "
+               "ms before the game, seed %llu\n",
                (long long)cfg.move_ms, (long long)cfg.first_move_ms, (long long)cfg.low_ms,
-               (unsigned long long)cfg.seed);
+               (long long)cfg.startup_ms, (unsigned long long)cfg.seed);
         if (strncmp(cfg.spec, "cmd:", 4) == 0 || strncmp(cfg.spec, "cmd-stateless:", 14) == 0) {
             char prot[256];
             printf("in the sandbox, as on a server: %s\n",

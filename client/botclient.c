@@ -397,6 +397,8 @@ static int join_game(session *s, const json_t *msg)
                            * stops 1/20 of its time early, as players/ does */
     pc.limits = bc->cfg.limits;
     pc.time_control = s->time_control;
+    pc.startup_ms = 0; /* the server's clock runs: the start-up is on the first move's (the
+                        * server's first_move_ms) */
     pc.stderr_at_exit = stderr_at_exit;
     pc.stderr_at_exit_user = s;
     player *p = player_create(bc->cfg.bot_spec, g, &pc, err, sizeof err);

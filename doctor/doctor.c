@@ -33,6 +33,7 @@ void doctor_config_default(doctor_config *c)
     memset(c, 0, sizeof *c);
     c->move_ms = DOCTOR_MOVE_MS;
     c->first_move_ms = DOCTOR_FIRST_MOVE_MS;
+    c->startup_ms = PLAYER_DEFAULT_STARTUP_MS;
     c->low_ms = DOCTOR_LOW_MS;
     c->seed = 1;
 }
@@ -74,7 +75,9 @@ static const char *check_hint(const char *name)
     static const struct {
         const char *name, *hint;
     } hints[] = {
-        {"first_move", "the first move may take longer (first_move_ms): start-up counts"},
+        {"first_move", "start-up (imports, weights) has its own allowance before the game "
+                       "(--startup-ms); what is not done by then, and the first your_turn, run on "
+                       "the first move's clock: do the slow work before reading the first line"},
         {"new_game", "after game_over a long-running program gets `start` for the next game in "
                      "the same process: reset your game state on every `start`"},
         {"more_players", "a game may have more than two seats: read the seat count from "
@@ -351,6 +354,7 @@ static player *make_player(const doctor_config *cfg, const eng_game *g, const js
     pc.seed = cfg->seed;
     pc.limits = cfg->limits;
     pc.extra_fields = extra;
+    pc.startup_ms = cfg->startup_ms;
     json_t *tc = json_pack("{s:I, s:I}", "move_ms", (json_int_t)cfg->move_ms, "first_move_ms",
                            (json_int_t)cfg->first_move_ms);
     pc.time_control = tc;
@@ -437,7 +441,7 @@ static void check_games(checker *k, const eng_game *g)
     doctor_check c;
     run r;
     char err[PLAYER_DETAIL_MAX];
-    check_init(&c, g, "first_move", "the first move of a game, with the first-move allowance");
+    check_init(&c, g, "first_move", "start-up, then the first move of a game");
     if (run_init(&r, cfg, g, &c, k->res, 1)) {
         skip(k, &c, "out of memory");
         return;
@@ -453,9 +457,18 @@ static void check_games(checker *k, const eng_game *g)
     eng_rules_default(g, &rules);
     new_game(&r, &rules, 0, "doctor-1");
     bool ok = play(&r, 1, (double)cfg->first_move_ms, 0, 0);
-    if (ok)
-        set_detail(&c, "answered in %.0f ms (allowed %lld ms), seat 0", c.slowest_ms,
-                   (long long)cfg->first_move_ms);
+    if (ok) {
+        player_info pi;
+        player_get_info(r.p, &pi);
+        char up[200] = "";
+        if (pi.startup_ms >= 0)
+            snprintf(up, sizeof up, "; its start-up took %.0f ms (CPU %.0f ms; allowance %lld ms%s)",
+                     pi.startup_ms, pi.startup_cpu_ms, (long long)cfg->startup_ms,
+                     pi.startup_over ? ": not finished by then, the rest ran on the first move"
+                                     : "");
+        set_detail(&c, "answered in %.0f ms (allowed %lld ms), seat 0%s", c.slowest_ms,
+                   (long long)cfg->first_move_ms, up);
+    }
     emit(k, &c);
 
     doctor_check full;

@@ -6,8 +6,9 @@
  * why and what to do (docs/stdio.md, "Checking your bot").
  *
  * The checks, per game (every game with a wire codec, or those asked for):
- *   first_move      the first move of a game, with the larger first-move
- *                   allowance
+ *   first_move      the program's start-up (its allowance, before the game:
+ *                   players/player.h, "Start-up"), then the first move of
+ *                   a game (first_move_ms)
  *   full_game       the rest of that game, every move in time and legal
  *   new_game        game_over, then a new game in the same process, in
  *                   another seat
@@ -45,8 +46,9 @@
 #define DOCTOR_MAX_CHECKS 32   /* checks named in one run */
 #define DOCTOR_MOVE_MS    2000 /* default allowance of a move */
 #define DOCTOR_FIRST_MOVE_MS                                                                       \
-    6000                       /* default allowance of a game's first move (3x, the                \
-                                * server's default ratio) */
+    2000                       /* default allowance of a game's first move: a move's, as in a      \
+                                * course's gates and `tessera tournament` (the start-up has an      \
+                                * allowance of its own before the game) */
 #define DOCTOR_LOW_MS      200 /* default clock of low_clock */
 #define DOCTOR_TURNS_AFTER 3   /* own turns played after a special position */
 #define DOCTOR_DETAIL_MAX  600
@@ -81,6 +83,7 @@ typedef struct doctor_config {
     int nchecks;
     int64_t move_ms;       /* allowance of a move */
     int64_t first_move_ms; /* allowance of a game's first move */
+    int64_t startup_ms;    /* a long-running program's start-up allowance (player_config) */
     int64_t low_ms;        /* the clock of low_clock */
     uint64_t seed;         /* positions, opponents, draws and the bot's seed */
     sandbox_limits limits; /* programs (zeros: defaults) */

@@ -79,6 +79,17 @@
 #define SANDBOX_BOT_DIR "/bot"
 #define SANDBOX_HOME    "/home/bot"
 
+/* The start-up allowance, ms (player_config.startup_ms): a long-running
+ * program is started, told `start`, and let run until it waits for its
+ * input (sandbox_settle), before its first turn and on no one's clock —
+ * as Botzone and CodinGame give a bot its start-up before the first turn:
+ * loading Python and its imports, a JVM (0.1-0.23 s to a first answer,
+ * docs/stdio.md), weights of a few MB. Ten seconds leaves room for a loaded
+ * machine and heavy imports, and is what a course pays at most per process
+ * started when a program never waits (it then goes on on its first turn's
+ * clock). */
+#define PLAYER_DEFAULT_STARTUP_MS 10000
+
 /* ---- fixed caps -------------------------------------------------------------------- */
 
 /* Bytes of stderr kept per turn (its tail) in a player_result: enough for a
@@ -133,6 +144,19 @@
  * your_turn and update carries the whole state); past this the transcript
  * is cut, so a fault bundle stays a file one can open. */
 #define PLAYER_TRANSCRIPT_MAX (8 * 1024 * 1024)
+
+/* What a kept line counts against that beyond its text: about what it
+ * costs in memory (a JSON object and a string). Without it a program
+ * printing blank lines would be kept line after line without bound. */
+#define PLAYER_TRANSCRIPT_LINE_COST 64
+
+/* Bytes of lines (written as JSON) a fault bundle keeps when a server keeps it (a server
+ * match's, a course's: bundle_capped): it is sent in one reply, which must
+ * fit a connection's queue (SRV_MAX_QUEUED_BYTES, 4 MiB) with the record
+ * and the other seat's bundle, and a program flooding its output would
+ * fill the 8 MB above. The first lines are kept; the replay needs none of
+ * them (it plays the record) and compares those there are. */
+#define BUNDLE_SERVED_LINES_MAX (1024 * 1024)
 
 /* In-process bots stop this long before the deadline (or 1/20 of the time,
  * whichever is more), so that a search returning its best move is in time. */

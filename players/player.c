@@ -169,6 +169,7 @@ void player_game_over(player *p, const void *st, const char *reason, int faulty,
 void player_get_info(const player *p, player_info *out)
 {
     memset(out, 0, sizeof *out);
+    out->startup_ms = -1;
     if (p->ops->info)
         p->ops->info(p, out);
 }

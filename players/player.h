@@ -36,6 +36,17 @@
  * caller, block it past the deadline, or leave a process or a descriptor
  * behind.
  *
+ * Start-up. A long-running program is started by player_new_game (or
+ * player_resume, or a turn after a fault) and, with cfg.startup_ms, let run
+ * at once until it waits for its input — it has read `start` and has been
+ * quiet (sandbox_settle) — or the allowance has passed: its interpreter,
+ * imports and weights load on no one's clock, before its first turn, as
+ * Botzone and CodinGame do (docs/stdio.md, "Time"). A turn that had to
+ * start the program (again) moves its deadline by the time that took. What
+ * it took is measured (player_info: startup_ms); a program still busy at
+ * the end of the allowance is frozen, and the rest of its start-up runs on
+ * its first turn's clock (that turn's note says so).
+ *
  * Threads: a player is used by one thread at a time; different players may
  * be used on different threads at once. A program's process is started by
  * player_new_game or player_turn and dies with the thread that started it
@@ -114,6 +125,10 @@ typedef struct player_config {
     int64_t bot_margin_ms;      /* bots stop this long (or 1/20 of the time, if more) before the
                                    deadline; 0: no margin at all (the caller keeps its own) */
     int exit_grace_ms;          /* programs: time to exit after stdin closes at the end */
+    int64_t startup_ms;         /* long-running programs: the start-up allowance (see
+                                 * "Start-up" above; default PLAYER_DEFAULT_STARTUP_MS);
+                                 * 0: none, the start-up runs on the first turn's clock
+                                 * (a server's match, whose clock already runs) */
     const json_t *time_control; /* programs: shown in `start` (borrowed, copied); NULL: none */
     const json_t *extra_fields; /* programs: an object whose fields are added to every message
                                  * (borrowed, copied): a checker's unknown fields; NULL: none */
@@ -123,6 +138,8 @@ typedef struct player_config {
     void (*stderr_at_exit)(const char *text, size_t len, uint64_t total, void *user);
     void *stderr_at_exit_user;
     bool transcript;            /* programs: keep the lines of the game (player_transcript) */
+    size_t transcript_max;      /* ... at most this many bytes of them (0: PLAYER_TRANSCRIPT_MAX;
+                                   each line counts PLAYER_TRANSCRIPT_LINE_COST more) */
 } player_config;
 
 void player_config_default(player_config *c);
@@ -147,8 +164,8 @@ const char *player_spec(const player *p);
 /* A new game from position st (normally the initial state, possibly at a
  * chance node) in seat `seat`; match names the game to a program (NULL:
  * none; at most 32 characters of A-Z a-z 0-9 _ - are kept). A long-running
- * program is started now if it is not running (its start-up then overlaps
- * the other seats' turns) and gets `start`. Returns 0, or ENG_EINVAL (seat
+ * program is started now if it is not running, gets `start` and its
+ * start-up allowance (above: this call then takes up to cfg.startup_ms). Returns 0, or ENG_EINVAL (seat
  * out of range, st of another game's size) / ENG_ENOMEM. A program that
  * cannot start is not an error here: its first turn reports it. */
 int player_new_game(player *p, const void *st, int seat, const char *match);
@@ -216,6 +233,12 @@ typedef struct player_info {
     int starts;           /* processes started so far */
     int failures;         /* faults that ended a process in this game */
     pid_t pid;            /* the running process, 0 if none */
+    double startup_ms;     /* the start-up of the latest process started (long-running, with an
+                              allowance): wall ms from its start until it waited for input; -1
+                              none measured */
+    double startup_cpu_ms; /* its CPU time in that span */
+    bool startup_over;     /* it was still busy when the allowance ended (startup_ms is then
+                              the allowance) */
 } player_info;
 
 void player_get_info(const player *p, player_info *out);

@@ -75,10 +75,17 @@ typedef struct program {
     int64_t max_unread;  /* the sandbox's limit, for the message */
     bool quit;           /* it ended cleanly without answering this turn, after answering others */
 
+    /* the start-up of the latest process (player.h, "Start-up") */
+    double startup_ms;  /* wall ms from its start until it waited for input; -1: none */
+    double startup_cpu; /* its CPU time meanwhile */
+    bool startup_over;  /* still busy when the allowance ended */
+    bool startup_tell;  /* that goes into the next turn's note */
+
     /* the transcript (cfg.transcript): this game's lines of the latest process */
     json_t *lines;       /* [{"in": LINE} | {"out": LINE}], or NULL when not kept */
-    size_t lines_bytes;  /* bytes of the lines in it */
-    bool lines_cut;      /* lines were dropped past PLAYER_TRANSCRIPT_MAX */
+    size_t lines_bytes;  /* what the lines in it count (their bytes and PLAYER_TRANSCRIPT_LINE_COST each) */
+    size_t lines_max;    /* at most (cfg.transcript_max, else PLAYER_TRANSCRIPT_MAX) */
+    bool lines_cut;      /* lines were dropped past lines_max */
 } program;
 
 static double epoch_ms(void)
@@ -97,7 +104,7 @@ static void keep_line(program *pr, const char *dir, const char *line, size_t len
         return;
     while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
         len--;
-    if (pr->lines_cut || pr->lines_bytes + len > PLAYER_TRANSCRIPT_MAX) {
+    if (pr->lines_cut || pr->lines_bytes + len + PLAYER_TRANSCRIPT_LINE_COST > pr->lines_max) {
         pr->lines_cut = true;
         return;
     }
@@ -118,7 +125,7 @@ static void keep_line(program *pr, const char *dir, const char *line, size_t len
         pr->lines_cut = true;
         return;
     }
-    pr->lines_bytes += len;
+    pr->lines_bytes += len + PLAYER_TRANSCRIPT_LINE_COST;
 }
 
 /* A new game, or a new process: the transcript starts again. */
@@ -178,12 +185,38 @@ static void stop_process(program *pr, int grace_ms)
     pr->sb = NULL;
 }
 
-/* Start a process. Returns 0, or the start error's verdict detail in out
- * (a program's fault: execve failed) — then a fault, counted. */
-static int start_process(player *p, program *pr, player_result *out)
+/* The start-up allowance of a process just started (player.h, "Start-up"):
+ * let it run until it waits for its input or until t_start + the
+ * allowance, in slices so that a raised stop ends it soon. What it took is
+ * kept. */
+static void give_startup(player *p, program *pr, double t_start, const atomic_bool *stop)
+{
+    double until = t_start + (double)p->cfg.startup_ms;
+    bool done = false;
+    for (double now = bot_now_ms(); now < until && !(stop && atomic_load(stop));
+         now = bot_now_ms()) {
+        double slice = now + 100 < until ? now + 100 : until;
+        /* quiet before the slice's end: it waits for input (an exit or a
+         * flood ends it too: its turn reports them) */
+        if (sandbox_settle(pr->sb, slice) != SANDBOX_TIMEOUT || bot_now_ms() < slice) {
+            done = true;
+            break;
+        }
+    }
+    pr->startup_ms = bot_now_ms() - t_start;
+    pr->startup_cpu = sandbox_cpu_ms(pr->sb);
+    pr->startup_over = pr->startup_tell = !done;
+}
+
+/* Start a process (a long-running one: told `start` when in a game, given
+ * its start-up allowance, then frozen). Returns 0, or the start error's
+ * verdict detail in out (a program's fault: execve failed) — then a fault,
+ * counted. */
+static int start_process(player *p, program *pr, player_result *out, const atomic_bool *stop)
 {
     char err[PLAYER_DETAIL_MAX];
     int code;
+    double t_start = bot_now_ms();
     pr->sb = sandbox_start(&pr->cmd, &p->cfg.limits, &code, err, sizeof err);
     pr->starts++;
     if (out)
@@ -202,15 +235,18 @@ static int start_process(player *p, program *pr, player_result *out)
     sandbox_cmd_describe(&pr->cmd, what, sizeof what);
     sandbox_note(pr->sb, what);
     if (!pr->stateless) {
-        /* a long-running program runs only in its turns: its start-up too
-         * (docs/stdio.md, "Time") */
-        sandbox_pause(pr->sb);
         if (pr->in_game) {
             json_t *state = pr->w->state(pr->cur);
             stdio_game gm = game_of(p, pr);
             send_msg(pr, stdio_start(&gm, pr->history, state));
             json_decref(state);
         }
+        /* its start-up on no one's clock, up to the allowance; then it runs
+         * only in its turns (docs/stdio.md, "Time") */
+        if (p->cfg.startup_ms > 0)
+            give_startup(p, pr, t_start, stop);
+        if (pr->sb)
+            sandbox_pause(pr->sb);
     }
     return 0;
 }
@@ -359,7 +395,7 @@ static int po_new_game(player *p, const void *st, int seat, const char *match)
     if (!pr->sb) {
         player_result tmp;
         memset(&tmp, 0, sizeof tmp);
-        if (start_process(p, pr, &tmp) != 0) {
+        if (start_process(p, pr, &tmp, NULL) != 0) {
             pr->fault = true;
             pr->fault_verdict = tmp.verdict;
             snprintf(pr->fault_detail, sizeof pr->fault_detail, "%s", tmp.detail);
@@ -414,7 +450,7 @@ static int po_resume(player *p, const void *initial, const eng_move *moves, int 
     if (!pr->sb) {
         player_result tmp;
         memset(&tmp, 0, sizeof tmp);
-        if (start_process(p, pr, &tmp) != 0) {
+        if (start_process(p, pr, &tmp, NULL) != 0) {
             pr->fault = true;
             pr->fault_verdict = tmp.verdict;
             snprintf(pr->fault_detail, sizeof pr->fault_detail, "%s", tmp.detail);
@@ -650,7 +686,11 @@ static player_verdict po_turn(player *p, const void *st, double deadline_ms,
         sandbox_status s;
         sandbox_get_status(pr->sb, &s);
         if (!s.running) {
-            player_verdict v = ended(p, pr, out, true, "ended between turns: ");
+            /* it had answered: ended between turns (after its last move,
+             * which it may); it had not: it ended in its start-up */
+            bool answered = pr->answers > 0;
+            player_verdict v = ended(p, pr, out, answered,
+                                     answered ? "ended between turns: " : "ended in its start-up: ");
             if (v != PLAYER_OK) {
                 out->wall_ms = bot_now_ms() - t0;
                 return v;
@@ -666,10 +706,24 @@ static player_verdict po_turn(player *p, const void *st, double deadline_ms,
     if (!pr->sb) {
         if (!pr->stateless && pr->starts > 0)
             player__note(out, "started again");
-        if (start_process(p, pr, out) != 0) {
+        double before = bot_now_ms();
+        if (start_process(p, pr, out, stop) != 0) {
             out->wall_ms = bot_now_ms() - t0;
             return out->verdict;
         }
+        /* a long-running program's start-up allowance is not the turn's */
+        if (!pr->stateless && p->cfg.startup_ms > 0) {
+            double took = bot_now_ms() - before;
+            deadline_ms += took;
+            t0 += took;
+        }
+    }
+    if (pr->startup_tell) {
+        pr->startup_tell = false;
+        player__note(out,
+                     "its start-up had not finished within the %lld ms allowance: the rest ran "
+                     "on this turn's clock",
+                     (long long)p->cfg.startup_ms);
     }
 
     player_verdict v;
@@ -719,9 +773,15 @@ static player_verdict po_turn(player *p, const void *st, double deadline_ms,
         out->verdict = PLAYER_OK;
         out->detail[0] = 0;
         player__note(out, "the program had exited after its last move; started again");
-        if (start_process(p, pr, out) != 0) {
+        double before = bot_now_ms();
+        if (start_process(p, pr, out, stop) != 0) {
             v = out->verdict;
             break;
+        }
+        if (p->cfg.startup_ms > 0) {
+            double took = bot_now_ms() - before;
+            deadline_ms += took;
+            t0 += took;
         }
     }
     if (pr->sb) {
@@ -790,6 +850,9 @@ static void po_info(const player *p, player_info *out)
     out->starts = pr->starts;
     out->failures = pr->failures;
     out->pid = pr->sb ? sandbox_pid(pr->sb) : 0;
+    out->startup_ms = pr->startup_ms;
+    out->startup_cpu_ms = pr->startup_cpu;
+    out->startup_over = pr->startup_over;
 }
 
 static json_t *po_transcript(const player *p, bool *truncated)
@@ -837,9 +900,11 @@ int player__program_init(player *p, const char *cmdline, bool stateless, char *e
     pr->extra = p->cfg.extra_fields;
     pr->max_unread = p->cfg.limits.max_unread;
     pr->cpu0 = -1;
+    pr->startup_ms = -1;
     pr->cur = malloc(p->g->state_size);
     pr->turn_start = malloc(p->g->state_size);
     pr->history = json_array();
+    pr->lines_max = p->cfg.transcript_max ? p->cfg.transcript_max : PLAYER_TRANSCRIPT_MAX;
     if (p->cfg.transcript && !(pr->lines = json_array())) {
         json_decref(pr->history);
         pr->history = NULL;

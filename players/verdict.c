@@ -39,6 +39,7 @@ void player_config_default(player_config *c)
     sandbox_limits_default(&c->limits);
     c->bot_margin_ms = PLAYER_BOT_MARGIN_MS;
     c->exit_grace_ms = PLAYER_EXIT_GRACE_MS;
+    c->startup_ms = PLAYER_DEFAULT_STARTUP_MS;
 }
 
 player_verdict player__fail(player_result *out, player_verdict v, const char *fmt, ...)

@@ -336,13 +336,17 @@ static outcome play_game(worker *w, const tour_game *gm, const chance_secret *se
     snprintf(name, sizeof name, "g%lld", (long long)gm->id);
     g->init(w->st, &R->spec->rules);
     w->rturns = 0;
-    for (int s = 0; s < k; s++)
+    for (int s = 0; s < k; s++) {
         if (player_new_game(seat[s], w->st, s, name) != 0) {
             snprintf(e->err, sizeof e->err, "game %lld: a player could not start (out of memory)",
                      (long long)gm->id);
             oc = FAILED;
             goto out;
         }
+        player_info pi;
+        player_get_info(seat[s], &pi);
+        info->startup_ms[s] = pi.startup_ms;
+    }
 
     eng_rng rnd;
     eng_rng_seed_stream(&rnd, R->spec->seed ^ TAG_RANDOM, (uint64_t)gm->id);
@@ -437,6 +441,10 @@ static outcome play_game(worker *w, const tour_game *gm, const chance_secret *se
     const char *reason = culprit >= 0 ? player_verdict_name(end_verdict) : "normal";
     for (int s = 0; s < k; s++) {
         bool program = player_get_kind(seat[s]) == PLAYER_PROGRAM;
+        player_info pi; /* started again in the game: the longer start-up */
+        player_get_info(seat[s], &pi);
+        if (pi.startup_ms > info->startup_ms[s])
+            info->startup_ms[s] = pi.startup_ms;
         player_game_over(seat[s], w->st, reason, culprit, culprit >= 0 ? first_fault : NULL,
                          w->res);
         if (program)

@@ -30,7 +30,10 @@
  * its process; players/ restarts it after a fault); it dies with its
  * worker, which is why workers live as long as the run.
  *
- * Time. Every turn gets a deadline: move_ms after the request (programs
+ * Time. A long-running program is given its start-up allowance when it is
+ * started (players/player.h, "Start-up": before its first game, on no one's
+ * clock; config.players.startup_ms), and what it took is handed to on_end.
+ * Then every turn gets a deadline: move_ms after the request (programs
  * without move_ms: TOUR_RUN_PROGRAM_MOVE_MS; in-process bots without
  * move_ms: none, their own budget decides). think_ms — an external
  * program's CPU time, an in-process bot's wall time — and wait_ms — the
@@ -107,6 +110,10 @@ typedef struct tour_run_game {
                                                  each seat wrote on stderr in the game ("" for
                                                  bots; valid during on_end) */
     uint64_t stderr_bytes[ENG_MAX_PLAYERS];   /* bytes it wrote in all */
+    double startup_ms[ENG_MAX_PLAYERS];       /* programs: the start-up measured of the process
+                                                 that played the seat (the longest, when it was
+                                                 started again; player_info), -1: none (a bot,
+                                                 a stateless program) */
     const json_t *bundle[ENG_MAX_PLAYERS];    /* config.bundles: the fault bundle of the seat's
                                                  first fault in the game, or NULL (borrowed,
                                                  valid during on_end) */

@@ -476,6 +476,67 @@ static void test_play_broken(void **state)
     assert_false(class_gate_passed(&gt, st[0].points, st[0].games));
 }
 
+/* Fair start-up (issue 25): a bot whose start-up takes longer than a move
+ * (1.5 s of CPU, at 1000 ms a move: the issue's 0.35 s at 200 ms, with
+ * room for a loaded machine's moves) is started and given its start-up
+ * allowance before its first game, so it loses no game for it — it lost
+ * every one when its start-up counted on its first move, on the CPU limit
+ * of the turn whatever the load — and the start-up measured comes with
+ * each game. */
+typedef struct slow_seen {
+    int games, faults;
+    char fault[300];
+    double startup_ms; /* the largest start-up measured of participant 0 */
+} slow_seen;
+
+static void on_slow_game(const class_game *g, void *user)
+{
+    slow_seen *s = user;
+    s->games++;
+    for (int i = 0; i < g->seats; i++)
+        if (g->who[i] == 0) {
+            if (g->culprit == i && s->faults++ == 0)
+                snprintf(s->fault, sizeof s->fault, "%s", g->verdict);
+            if (g->startup_ms[i] > s->startup_ms)
+                s->startup_ms = g->startup_ms[i];
+        }
+}
+
+static void test_play_slow_start(void **state)
+{
+    (void)state;
+    if (!have_python())
+        skip();
+    char spec[600];
+    snprintf(spec, sizeof spec, "cmd:python3 %s/slow_start.py 1.5", bots_dir);
+    const char *specs[2] = {spec, "random"}, *names[2] = {"slow_start", "random"};
+    class_play_config pc = {.game = eng_find_game("reversi"),
+                            .specs = specs,
+                            .names = names,
+                            .n = 2,
+                            .games_per_pair = 2,
+                            .move_ms = 1000,
+                            .seed = 5,
+                            .threads = 2};
+    char err[300];
+    eng_rules_default(pc.game, &pc.rules);
+    pc.rules.players = 2;
+    slow_seen s = {0};
+    pc.on_game = on_slow_game;
+    pc.user = &s;
+    class_standing st[2];
+    memset(st, 0, sizeof st);
+    int rc = class_play(&pc, st, err, sizeof err);
+    if (rc)
+        fail_msg("class_play: %s", err);
+    assert_int_equal(s.games, 2);
+    if (s.faults)
+        fail_msg("%d of 2 games lost by a fault, first: %s", s.faults, s.fault);
+    /* each worker started it once, and measured it: at least its 1.5 s of CPU */
+    if (s.startup_ms < 1500)
+        fail_msg("start-up measured %.0f ms, expected at least 1500", s.startup_ms);
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1)
@@ -489,6 +550,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_gates),
         cmocka_unit_test(test_csv_field),
         cmocka_unit_test(test_play_broken),
+        cmocka_unit_test(test_play_slow_start),
         /* named by their engine (cmocka_unit_test_prestate would name both alike) */
         {"test_grades_sqlite", test_grades, NULL, NULL, &on_sqlite},
         {"test_store_upgrade_sqlite", test_store_upgrade, NULL, NULL, &on_sqlite},

@@ -102,6 +102,8 @@ test('students see only their own; instructors act with the admin token', { time
     assert.deepEqual(v.submissions.map((s) => s.version), [1, 2]);
     assert.ok(v.submissions.every((s) => s.student_id === 'a1' && s.created_ms > 0));
     assert.ok(v.submissions.every((s) => s.qualified && s.gates[0].game_ids.length === 2));
+    /* fair start-up: each program's start-up is measured before its first game and shown */
+    assert.ok(v.submissions.every((s) => s.gates[0].startup_ms > 0), JSON.stringify(v.submissions[0].gates[0]));
     assert.equal(v.roster, undefined, 'a student gets no roster');
     const vb = await waitFor(bob, { type: 'course_view', token: tok.b2 },
       (x) => x.submissions.every((s) => s.state === 'done'), 120000 * SLOW);
