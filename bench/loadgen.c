@@ -5,13 +5,15 @@
  * of CPU per move themselves; this needs a few).
  *
  *   tessera-loadgen --port P [--host A] [--matches N] [--seed S]
- *                   [--server-pid PID] [--move-ms MS] [--timeout-s T]
+ *                   [--server-pid PID] [--move-ms MS] [--timeout-s T] [--think-ms MS]
  *
  * It creates N two-seat Carcassonne matches with open seats (create_match
  * over a few control connections), opens one connection per seat, asks for
  * protocol 2 (compact legal moves) in hello, joins every seat at once and
  * plays a uniformly random legal move (placement, then one of its meeple
- * ports or none) as soon as a seat is asked. It prints one JSON object:
+ * ports or none) as soon as a seat is asked, or --think-ms after it (the
+ * offered load then fixed by the matches and their bots' pace, the same
+ * for two servers compared). It prints one JSON object:
  * the turns played, the play's wall time, moves/s, its own CPU per move,
  * and with --server-pid the server's CPU per move over the same interval
  * (from /proc/PID/stat). Exit status: 0 every match ended by the game's
@@ -65,6 +67,16 @@ typedef struct conn {
     int want_out;     /* EPOLLOUT is on */
 } conn;
 
+enum { THINK_MSG = 512 };           /* a move message */
+
+/* A move a bot sends once its --think-ms have passed. */
+typedef struct thinking {
+    struct conn *c;
+    double due;
+    size_t len;
+    char text[THINK_MSG];
+} thinking;
+
 typedef struct lg_match {
     char id[ID_CAP];
     char token[2][TOKEN_CAP];
@@ -73,7 +85,9 @@ typedef struct lg_match {
 
 static struct {
     const char *host;
-    int port, nmatches, move_ms, timeout_s, server_pid;
+    int port, nmatches, move_ms, timeout_s, server_pid, think_ms;
+    thinking *think;  /* --think-ms: the moves waiting, a ring in the order they are due */
+    int think_head, nthink, think_cap;
     unsigned long long rng;
     int ep;
     conn *conns;
@@ -354,13 +368,47 @@ static void play(conn *c, const char *m, size_t n)
         return;
     }
     int meeple = (int)rnd((unsigned)(nf - 3 + 1)); /* nf - 3 ports, or none */
+    char text[THINK_MSG];
+    int tn;
     if (meeple < nf - 3)
-        send_text(c, "{\"type\":\"move\",\"match\":\"%s\",\"turn\":%ld,\"move\":{\"x\":%s,\"y\":%s,\"rot\":%s,\"meeple\":\"%s\"}}",
-                  mt->id, turn, f[0], f[1], f[2], f[3 + meeple]);
+        tn = snprintf(text, sizeof text, "{\"type\":\"move\",\"match\":\"%s\",\"turn\":%ld,\"move\":{\"x\":%s,\"y\":%s,\"rot\":%s,\"meeple\":\"%s\"}}",
+                      mt->id, turn, f[0], f[1], f[2], f[3 + meeple]);
     else
-        send_text(c, "{\"type\":\"move\",\"match\":\"%s\",\"turn\":%ld,\"move\":{\"x\":%s,\"y\":%s,\"rot\":%s}}",
-                  mt->id, turn, f[0], f[1], f[2]);
+        tn = snprintf(text, sizeof text, "{\"type\":\"move\",\"match\":\"%s\",\"turn\":%ld,\"move\":{\"x\":%s,\"y\":%s,\"rot\":%s}}",
+                      mt->id, turn, f[0], f[1], f[2]);
+    if (tn < 0 || (size_t)tn >= sizeof text)
+        die("a message too long to send");
     G.moves_sent++;
+    if (!G.think_ms) {
+        send_frame(c, 1, text, (size_t)tn);
+        return;
+    }
+    /* --think-ms: sent once the bot has "thought"; every wait is the same,
+     * so the queue is in the order of its due times */
+    if (G.nthink == G.think_cap)
+        die("more moves waiting than seats");
+    thinking *t = &G.think[(G.think_head + G.nthink++) % G.think_cap];
+    t->c = c;
+    t->due = now_s() + G.think_ms / 1000.0;
+    t->len = (size_t)tn;
+    memcpy(t->text, text, (size_t)tn);
+}
+
+/* --think-ms: send the moves whose time has come; the ms until the next (-1: none). */
+static int send_due(void)
+{
+    double now = now_s();
+    while (G.nthink) {
+        thinking *t = &G.think[G.think_head];
+        if (t->due > now)
+            return (int)((t->due - now) * 1000) + 1;
+        send_frame(t->c, 1, t->text, t->len);
+        if (t->c->out.len)
+            flush_out(t->c);
+        G.think_head = (G.think_head + 1) % G.think_cap;
+        G.nthink--;
+    }
+    return -1;
 }
 
 static void start_play(void);
@@ -577,9 +625,10 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--server-pid")) G.server_pid = arg_int(a, v, 1, 1 << 30), i++;
         else if (!strcmp(a, "--move-ms")) G.move_ms = arg_int(a, v, 1000, 1 << 30), i++;
         else if (!strcmp(a, "--timeout-s")) G.timeout_s = arg_int(a, v, 1, 86400), i++;
+        else if (!strcmp(a, "--think-ms")) G.think_ms = arg_int(a, v, 0, 60000), i++;
         else {
             fprintf(stderr, "usage: tessera-loadgen --port P [--host A] [--matches N] [--seed S]\n"
-                            "       [--server-pid PID] [--move-ms MS] [--timeout-s T]\n");
+                            "       [--server-pid PID] [--move-ms MS] [--timeout-s T] [--think-ms MS]\n");
             return 2;
         }
     }
@@ -600,7 +649,9 @@ int main(int argc, char **argv)
     G.ep = epoll_create1(EPOLL_CLOEXEC);
     G.conns = calloc((size_t)(2 * G.nmatches + nctl), sizeof *G.conns);
     G.matches = calloc((size_t)G.nmatches, sizeof *G.matches);
-    if (G.ep < 0 || !G.conns || !G.matches)
+    G.think_cap = 4 * G.nmatches;
+    G.think = G.think_ms ? calloc((size_t)G.think_cap, sizeof *G.think) : NULL;
+    if (G.ep < 0 || !G.conns || !G.matches || (G.think_ms && !G.think))
         die("setting up: %s", strerror(errno));
     for (int k = 0; k < nctl; k++) {
         conn *c = open_conn(1, k * CREATES_PER_CONTROL, 0);
@@ -614,7 +665,8 @@ int main(int argc, char **argv)
         if (now_s() - t0 > G.timeout_s)
             die("not done after %d s: %d of %d matches created, %d over", G.timeout_s, G.created,
                 G.nmatches, G.over);
-        int n = epoll_wait(G.ep, evs, 256, 1000);
+        int wait = send_due();
+        int n = epoll_wait(G.ep, evs, 256, wait >= 0 && wait < 1000 ? wait : 1000);
         if (n < 0 && errno != EINTR)
             die("epoll_wait: %s", strerror(errno));
         for (int i = 0; i < n; i++) {
@@ -643,6 +695,7 @@ int main(int argc, char **argv)
     }
     free(G.conns);
     free(G.matches);
+    free(G.think);
     close(G.ep);
     return G.errors || G.bad_ends ? 1 : 0;
 }

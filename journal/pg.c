@@ -2,18 +2,23 @@
  * pg.c — the journal on PostgreSQL (journal_int.h): the tables, the
  * lease, a batch sent as one asynchronous transaction.
  *
- * Batches. The journal's batch (journal.c) is written as SQL text, its
- * strings quoted here (standard-conforming strings, checked at connect: a
- * quote is doubled, nothing else is special) so that a whole batch goes in
- * one PQsendQuery: a simple query of several statements is one transaction
- * to PostgreSQL, committed (and flushed to its WAL) at its end. The answer
- * arrives through a uv_poll on the connection's socket. One batch in flight
- * at a time: the moves of a whole loop round, or more while one commits,
- * share a commit. Every other statement on the connection waits for the
- * batch in flight (journal.c's hook, pg_wait), so the order is the program's.
+ * Batches. The journal's batch (journal.c) goes as one statement, SELECT
+ * tessera_batch(...) (the schema: a PL/pgSQL function, its plans kept per
+ * connection), its rows as arrays in the statement's parameters, one per
+ * column (put_batch): PostgreSQL runs one INSERT of the moves, one of the
+ * new resume tokens and one UPDATE of the matches' rows, each match's
+ * seats, status, finish and lobby summary merged into one new version of
+ * its row, the row on a page left half free for it (fillfactor 50: a HOT
+ * update). A statement is one transaction, committed (and flushed to the
+ * WAL) at its end. Sent with PQsendQueryParams, it needs no quoting of
+ * ours beyond the arrays' text. The answer arrives through a uv_poll on
+ * the connection's socket. One batch in flight at a time: the moves of a
+ * whole loop round, or more while one commits, share a commit. Every other
+ * statement on the connection waits for the batch in flight (journal.c's
+ * hook, pg_wait), so the order is the program's.
  *
- * The fence. Each batch starts with SELECT tessera_fence(instance, token,
- * batch number, lease): it renews this server's lease and records the
+ * The fence. Each batch starts with tessera_fence(instance, token, batch
+ * number, lease): it renews this server's lease and records the
  * batch's number, in the same transaction as the batch, and raises TS001
  * when the instance row no longer carries this server's token (another
  * server took the lease over: docs/scaling.md). A batch whose answer was
@@ -27,6 +32,7 @@
  * announced until it commits. Fenced out, the server stops (exit 1) without
  * announcing anything more.
  */
+#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <libpq-fe.h>
@@ -42,6 +48,32 @@
  * SQLite journal's current layout, plus matches.owner and the instances. */
 #define PG_SCHEMA 1
 
+/* The parameters of tessera_batch (put_batch). */
+enum {
+    BA_INST, BA_TOKEN, BA_BATCH, BA_TTL,
+    BA_M_MATCH, BA_M_PLY, BA_M_MOVE, BA_M_BY, BA_M_REASON, BA_M_AT, BA_M_THINK, BA_M_WAIT,
+    BA_T_TOKEN, BA_T_MATCH, BA_T_SEAT,
+    BA_U_ID, BA_U_WHAT, BA_U_SEATS, BA_U_STATUS, BA_U_FINISHED, BA_U_RESULT, BA_U_SUMMARY,
+    BA_N
+};
+static const char batch_call[] =
+    "SELECT tessera_batch($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,"
+    "$21,$22)";
+
+/* What a merged update of a match's row sets (u_what, a bit mask). */
+enum { UW_SEATS = 1, UW_FINISH = 2, UW_SUMMARY = 4 };
+
+/* A match's row as the batch leaves it (strings: offsets into the batch's text). */
+typedef struct pg_update {
+    uint32_t id;      /* the match */
+    int what;         /* UW_* */
+    uint32_t seats;   /* UW_SEATS */
+    int status;
+    int64_t finished; /* UW_FINISH */
+    uint32_t result;
+    uint32_t summary; /* UW_SUMMARY */
+} pg_update;
+
 struct journal_backend {
     journal *j;
     PGconn *c;         /* db_pg(j->dbh) when the poll was set up on it */
@@ -51,7 +83,7 @@ struct journal_backend {
     bool started, stopping;
     int64_t token;     /* this process's lease token */
     int lease_ms;
-    textbuf sql;       /* the query in flight (a C string, as libpq reads it) */
+    textbuf sql;       /* the heartbeat's query (the fence alone) */
     int64_t batch_no;  /* the number of the last batch sent (the fence records it) */
     bool in_flight;    /* a query is in flight: a batch, or ... */
     bool beat;         /* ... the heartbeat, the fence alone */
@@ -63,6 +95,13 @@ struct journal_backend {
     uint64_t last_sent_ms; /* loop ms of the last query sent */
     int rows_in_flight;    /* rows of the batch in flight */
     uint64_t nbatches, nrows, most_per_batch; /* figures for the log: batches, rows */
+    /* the batch in flight as tessera_batch's parameters (put_batch), and
+     * the merged updates of its matches' rows with their hash slots */
+    textbuf arg[BA_N];
+    pg_update *upd;
+    int nupd, upd_cap;
+    int *slot;
+    int slots_cap;
 };
 
 /* ---- text ------------------------------------------------------------------------------- */
@@ -106,6 +145,18 @@ static const char schema[] =
     "CREATE TABLE IF NOT EXISTS moves("
     "  match TEXT NOT NULL, ply INTEGER NOT NULL, move INTEGER NOT NULL, by TEXT, reason TEXT,"
     "  at INTEGER NOT NULL, think_ms INTEGER, wait_ms INTEGER, PRIMARY KEY(match, ply));"
+    /* a match's row gets a new version each batch it is in (its seats,
+     * its lobby summary): half of each page is left free for them, so that
+     * the new version goes on the old one's page (a HOT update: no index
+     * entries, the WAL record only the bytes that changed). Set on an
+     * existing database at its first open by this tessera; the pages
+     * filled before keep their rows, new matches go to new pages. */
+    "DO $d$ BEGIN"
+    "  IF NOT EXISTS (SELECT 1 FROM pg_class WHERE oid = 'matches'::regclass"
+    "                 AND reloptions @> ARRAY['fillfactor=50']) THEN"
+    "    ALTER TABLE matches SET (fillfactor = 50);"
+    "  END IF;"
+    " END $d$;"
     "CREATE INDEX IF NOT EXISTS matches_status ON matches(status, created);"
     "CREATE INDEX IF NOT EXISTS matches_owner ON matches(owner, status);"
     "CREATE TABLE IF NOT EXISTS resume_tokens(token TEXT PRIMARY KEY, match TEXT NOT NULL,"
@@ -124,6 +175,30 @@ static const char schema[] =
     "    RAISE EXCEPTION 'the lease of instance % was taken over by another server', inst"
     "      USING ERRCODE = 'TS001';"
     "  END IF;"
+    "  RETURN nbatch;"
+    " END $f$;"
+    /* a batch (put_batch): the fence, then its rows, each table's as arrays */
+    "CREATE OR REPLACE FUNCTION tessera_batch(inst TEXT, tok BIGINT, nbatch BIGINT, ttl_ms BIGINT,"
+    "  m_match TEXT[], m_ply BIGINT[], m_move BIGINT[], m_by TEXT[], m_reason TEXT[],"
+    "  m_at BIGINT[], m_think BIGINT[], m_wait BIGINT[],"
+    "  t_token TEXT[], t_match TEXT[], t_seat BIGINT[],"
+    "  u_id TEXT[], u_what BIGINT[], u_seats TEXT[], u_status BIGINT[], u_finished BIGINT[],"
+    "  u_result TEXT[], u_summary TEXT[])"
+    " RETURNS BIGINT LANGUAGE plpgsql AS $f$ BEGIN"
+    "  PERFORM tessera_fence(inst, tok, nbatch, ttl_ms);"
+    "  INSERT INTO moves(match, ply, move, by, reason, at, think_ms, wait_ms)"
+    "   SELECT * FROM unnest(m_match, m_ply, m_move, m_by, m_reason, m_at, m_think, m_wait);"
+    "  INSERT INTO resume_tokens(token, match, seat)"
+    "   SELECT * FROM unnest(t_token, t_match, t_seat) ON CONFLICT DO NOTHING;"
+    "  UPDATE matches m SET"
+    "    seats = CASE WHEN u.what & 1 <> 0 THEN u.seats ELSE m.seats END,"
+    "    status = CASE WHEN u.what & 1 <> 0 THEN u.status ELSE m.status END,"
+    "    finished = CASE WHEN u.what & 2 <> 0 THEN u.finished ELSE m.finished END,"
+    "    result = CASE WHEN u.what & 2 <> 0 THEN u.result ELSE m.result END,"
+    "    summary = CASE WHEN u.what & 4 <> 0 THEN u.summary ELSE m.summary END"
+    "   FROM unnest(u_id, u_what, u_seats, u_status, u_finished, u_result, u_summary)"
+    "    AS u(id, what, seats, status, finished, result, summary)"
+    "   WHERE m.id = u.id;"
     "  RETURN nbatch;"
     " END $f$;";
 
@@ -325,7 +400,8 @@ static void stored(journal_backend *p)
     journal__batch_done(j, true);
 }
 
-/* Send p->sql (the fence first) if the connection can take it. */
+/* Send the query if the connection can take it: a batch (p->arg, the
+ * parameters of tessera_batch) or a beat (p->sql, the fence alone). */
 static int send_query(journal_backend *p, bool beat)
 {
     PGconn *c = db_pg(p->j->dbh);
@@ -338,14 +414,18 @@ static int send_query(journal_backend *p, bool beat)
     }
     if (c != p->c)
         poll_update(p); /* a new connection: its socket */
-    if (p->sql.failed) {
+    if (beat && p->sql.failed) {
         tb_reset(&p->sql);
         journal__failed(p->j, JF_OTHER, "batch", NULL, "out of memory for the journal's batch", 0);
         return JOURNAL_FAILED;
     }
     p->result_code = DB_OK;
     p->result_msg[0] = 0;
-    if (!PQsendQuery(c, p->sql.p)) {
+    const char *values[BA_N];
+    for (int i = 0; i < BA_N; i++)
+        values[i] = p->arg[i].p ? p->arg[i].p : ""; /* never grown: empty, not NULL */
+    if (!(beat ? PQsendQuery(c, p->sql.p)
+               : PQsendQueryParams(c, batch_call, BA_N, NULL, values, NULL, NULL, 0))) {
         journal__failed(p->j, journal__kind_of_db(db_pg_set_error(p->j->dbh, NULL)), "batch",
                         NULL, PQerrorMessage(c), 0);
         return JOURNAL_FAILED;
@@ -367,73 +447,188 @@ static void put_fence(journal_backend *p)
     tb_printf(&p->sql, ", %" PRId64 ", %" PRId64 ", %d);", p->token, p->batch_no, p->lease_ms);
 }
 
-/* A batch's rows as SQL statements: a turn's moves (and a seat's new
- * tokens) as one INSERT each. */
-static void put_rows(textbuf *t, const journal_batch *b)
+/* ---- a batch as arrays ------------------------------------------------------------------ */
+
+/* A batch goes as one call of tessera_batch (the schema): the fence, then
+ * each table's rows as arrays, one per column, in PostgreSQL's array text
+ * ('{"a","b",NULL}'), passed as the call's parameters — one statement, its
+ * plans kept by PL/pgSQL, however many rows: a turn used to be three
+ * statements parsed, planned and run, and its seats a row version of its
+ * own, its lobby summary another. The matches' rows are merged per match
+ * (BA_U_*): the last seats, status, finish and summary written in the
+ * batch, each field as the statements one after the other would have left
+ * it, so that a match's row gets one new version per batch. */
+
+/* Before an element of an array's text (which begins with its '{'): a
+ * comma before all but the first. */
+static void arr_sep(textbuf *t)
 {
+    tb_put(t, t->len > 1 ? "," : "", t->len > 1);
+}
+
+/* A string element: in double quotes, a quote and a backslash escaped by a
+ * backslash (nothing else is special inside quotes); NULL unquoted. */
+static void arr_str(textbuf *t, const char *s)
+{
+    arr_sep(t);
+    if (!s) {
+        tb_put(t, "NULL", 4);
+        return;
+    }
+    tb_put(t, "\"", 1);
+    const char *start = s;
+    for (const char *q = s; *q; q++)
+        if (*q == '"' || *q == '\\') {
+            tb_put(t, start, (size_t)(q - start));
+            tb_put(t, "\\", 1);
+            start = q; /* the character itself follows its backslash */
+        }
+    tb_puts(t, start);
+    tb_put(t, "\"", 1);
+}
+
+/* An integer element; a negative `none` (-1) is NULL when nullable. */
+static void arr_int(textbuf *t, int64_t v, bool nullable)
+{
+    arr_sep(t);
+    if (nullable && v < 0)
+        tb_put(t, "NULL", 4);
+    else
+        tb_printf(t, "%" PRId64, v);
+}
+
+static uint32_t hash_str(const char *s)
+{
+    uint32_t h = 2166136261u; /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 16777619u;
+    return h;
+}
+
+/* The merged update of match `id`: found, or made (updates_reserve made
+ * room for every row of the batch). */
+static pg_update *update_of(journal_backend *p, const journal_batch *b, uint32_t id)
+{
+    const char *key = jrow_str(b, id);
+    uint32_t mask = (uint32_t)p->slots_cap - 1;
+    for (uint32_t i = hash_str(key) & mask;; i = (i + 1) & mask) {
+        int k = p->slot[i];
+        if (k < 0) {
+            assert(p->nupd < p->upd_cap);
+            p->slot[i] = p->nupd;
+            pg_update *u = &p->upd[p->nupd++];
+            *u = (pg_update){.id = id, .seats = JNONE, .result = JNONE, .summary = JNONE};
+            return u;
+        }
+        if (!strcmp(jrow_str(b, p->upd[k].id), key))
+            return &p->upd[k];
+    }
+}
+
+/* Room for n merged updates, and a table of slots at most half full. */
+static bool updates_reserve(journal_backend *p, int n)
+{
+    if (n > p->upd_cap) {
+        pg_update *u = realloc(p->upd, (size_t)n * sizeof *u);
+        if (!u)
+            return false;
+        p->upd = u;
+        p->upd_cap = n;
+    }
+    int cap = 16;
+    while (cap < 2 * n)
+        cap *= 2;
+    if (cap > p->slots_cap) {
+        int *s = realloc(p->slot, (size_t)cap * sizeof *s);
+        if (!s)
+            return false;
+        p->slot = s;
+        p->slots_cap = cap;
+    }
+    for (int i = 0; i < p->slots_cap; i++)
+        p->slot[i] = -1;
+    p->nupd = 0;
+    return true;
+}
+
+/* The batch's rows as the parameters of tessera_batch (p->arg); false when
+ * out of memory. */
+static bool put_batch(journal_backend *p, const journal_batch *b)
+{
+    journal *j = p->j;
+    textbuf *a = p->arg;
+    for (int i = 0; i < BA_N; i++)
+        tb_reset(&a[i]);
+    tb_puts(&a[BA_INST], j->instance);
+    tb_printf(&a[BA_TOKEN], "%" PRId64, p->token);
+    tb_printf(&a[BA_BATCH], "%" PRId64, p->batch_no);
+    tb_printf(&a[BA_TTL], "%d", p->lease_ms);
+    for (int i = BA_M_MATCH; i < BA_N; i++)
+        tb_put(&a[i], "{", 1);
+    int nupd = 0;
+    for (int i = 0; i < b->n; i++)
+        nupd += b->row[i].kind == JR_SEATS || b->row[i].kind == JR_FINISH ||
+                b->row[i].kind == JR_SUMMARY;
+    if (!updates_reserve(p, nupd))
+        return false;
     for (int i = 0; i < b->n; i++) {
         const journal_row *r = &b->row[i];
         const char *id = jrow_str(b, r->match);
-        const journal_row *next = i + 1 < b->n ? &b->row[i + 1] : NULL;
-        bool more = next && next->kind == r->kind && next->match == r->match;
-        bool first = i == 0 || b->row[i - 1].kind != r->kind || b->row[i - 1].match != r->match;
+        pg_update *u = NULL;
         switch (r->kind) {
         case JR_MOVE:
-            tb_puts(t, first ? "INSERT INTO moves(match,ply,move,by,reason,at,think_ms,wait_ms) "
-                               "VALUES("
-                             : ",(");
-            put_str(t, id);
-            tb_printf(t, ",%d,%d,", r->n, (int)r->move);
-            put_str(t, jrow_str(b, r->a));
-            tb_puts(t, ",");
-            put_str(t, jrow_str(b, r->b));
-            tb_printf(t, ",%" PRId64 ",", r->at);
-            if (r->think_ms >= 0)
-                tb_printf(t, "%" PRId64 ",", r->think_ms);
-            else
-                tb_puts(t, "NULL,");
-            if (r->wait_ms >= 0)
-                tb_printf(t, "%" PRId64 ")", r->wait_ms);
-            else
-                tb_puts(t, "NULL)");
-            if (!more)
-                tb_puts(t, ";");
+            arr_str(&a[BA_M_MATCH], id);
+            arr_int(&a[BA_M_PLY], r->n, false);
+            arr_int(&a[BA_M_MOVE], (int64_t)r->move, false);
+            arr_str(&a[BA_M_BY], jrow_str(b, r->a));
+            arr_str(&a[BA_M_REASON], jrow_str(b, r->b));
+            arr_int(&a[BA_M_AT], r->at, false);
+            arr_int(&a[BA_M_THINK], r->think_ms, true);
+            arr_int(&a[BA_M_WAIT], r->wait_ms, true);
             break;
         case JR_TOKEN:
-            tb_puts(t, first ? "INSERT INTO resume_tokens(token, match, seat) VALUES(" : ",(");
-            put_str(t, jrow_str(b, r->a));
-            tb_puts(t, ",");
-            put_str(t, id);
-            tb_printf(t, ",%d)", r->n);
-            if (!more)
-                tb_puts(t, " ON CONFLICT DO NOTHING;");
+            arr_str(&a[BA_T_TOKEN], jrow_str(b, r->a));
+            arr_str(&a[BA_T_MATCH], id);
+            arr_int(&a[BA_T_SEAT], r->n, false);
             break;
         case JR_SEATS:
-            tb_puts(t, "UPDATE matches SET seats=");
-            put_str(t, jrow_str(b, r->a));
-            tb_printf(t, ", status=%d WHERE id=", r->n);
-            put_str(t, id);
-            tb_puts(t, ";");
+            u = update_of(p, b, r->match);
+            u->what |= UW_SEATS;
+            u->seats = r->a;
+            u->status = r->n;
             break;
         case JR_FINISH:
-            tb_printf(t, "UPDATE matches SET status=%d, finished=%" PRId64 ", result=", r->n,
-                      r->at);
-            put_str(t, jrow_str(b, r->b));
-            tb_puts(t, ", seats=");
-            put_str(t, jrow_str(b, r->a));
-            tb_puts(t, " WHERE id=");
-            put_str(t, id);
-            tb_puts(t, ";");
+            u = update_of(p, b, r->match);
+            u->what |= UW_SEATS | UW_FINISH;
+            u->seats = r->a;
+            u->status = r->n;
+            u->finished = r->at;
+            u->result = r->b;
             break;
         case JR_SUMMARY:
-            tb_puts(t, "UPDATE matches SET summary=");
-            put_str(t, jrow_str(b, r->a));
-            tb_puts(t, " WHERE id=");
-            put_str(t, id);
-            tb_puts(t, ";");
+            u = update_of(p, b, r->match);
+            u->what |= UW_SUMMARY;
+            u->summary = r->a;
             break;
         }
     }
+    for (int i = 0; i < p->nupd; i++) {
+        const pg_update *u = &p->upd[i];
+        arr_str(&a[BA_U_ID], jrow_str(b, u->id));
+        arr_int(&a[BA_U_WHAT], u->what, false);
+        arr_str(&a[BA_U_SEATS], jrow_str(b, u->seats));
+        arr_int(&a[BA_U_STATUS], u->status, false);
+        arr_int(&a[BA_U_FINISHED], u->finished, false);
+        arr_str(&a[BA_U_RESULT], jrow_str(b, u->result));
+        arr_str(&a[BA_U_SUMMARY], jrow_str(b, u->summary));
+    }
+    bool ok = true;
+    for (int i = 0; i < BA_N; i++) {
+        if (i >= BA_M_MATCH)
+            tb_put(&a[i], "}", 1);
+        ok = ok && !a[i].failed;
+    }
+    return ok;
 }
 
 static int pg_write(journal_backend *p, const journal_batch *b)
@@ -451,8 +646,11 @@ static int pg_write(journal_backend *p, const journal_batch *b)
             return JOURNAL_STORED; /* it had: not again */
         }
     }
-    put_fence(p);
-    put_rows(&p->sql, b);
+    p->batch_no++;
+    if (!put_batch(p, b)) {
+        journal__failed(j, JF_OTHER, "batch", NULL, "out of memory for the journal's batch", 0);
+        return JOURNAL_FAILED;
+    }
     p->rows_in_flight = b->n;
     int rc = send_query(p, false);
     if (rc == JOURNAL_SENT)
@@ -728,6 +926,10 @@ static void pg_close(journal_backend *p)
     if (p->poll) /* never started on a loop that ran: not closed by a callback */
         free(p->poll);
     tb_free(&p->sql);
+    for (int i = 0; i < BA_N; i++)
+        tb_free(&p->arg[i]);
+    free(p->upd);
+    free(p->slot);
     db_close(p->j->dbh);
     free(p);
 }

@@ -49,6 +49,7 @@
 #define _GNU_SOURCE
 #include "sandbox.h"
 
+#include <assert.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -663,6 +664,29 @@ fail:
     return rc;
 }
 
+/* A sandbox's state, checked at every public transition in a debug build
+ * (a release build compiles this to nothing): its buffers within bounds,
+ * frozen only while alive in a cgroup, a pool uid held only with that
+ * protection, the namespaces only together, the end only after a start. */
+static void sandbox_check_state(const sandbox *s)
+{
+#ifndef NDEBUG
+    assert(s && s->obuf && s->lim.max_line > 0);
+    assert(s->ooff + s->olen <= (size_t)s->lim.max_line + 1);
+    assert(s->consumed <= s->olen + s->ooff);
+    assert(s->ring_len <= sizeof s->ring && s->ring_head < sizeof s->ring);
+    assert(s->wq_off <= s->wq_len && s->wq_len <= s->wq_cap);
+    assert(!s->paused || (s->cg && !s->reaped));
+    assert(s->uid_lock < 0 || (s->prot & SANDBOX_P_POOL_UID));
+    assert(!s->jailed || (s->prot & P_JAIL) == P_JAIL);
+    assert(!(s->prot & P_CGROUP) || s->cg);
+    assert(!s->reaped || s->pid > 0 || s->start_failed);
+    assert(!s->killed || s->pid > 0);
+#else
+    (void)s;
+#endif
+}
+
 static sandbox *sandbox_new(const sandbox_limits *lim)
 {
     sandbox *s = calloc(1, sizeof *s);
@@ -768,6 +792,8 @@ const char *sandbox_workdir(const sandbox *s)
 
 void sandbox_pause(sandbox *s)
 {
+    if (s)
+        sandbox_check_state(s);
     if (s && s->cg && !s->reaped) {
         cg_freeze(s->cg, true);
         s->paused = true;
@@ -776,6 +802,8 @@ void sandbox_pause(sandbox *s)
 
 void sandbox_resume(sandbox *s)
 {
+    if (s)
+        sandbox_check_state(s);
     if (s && s->cg && s->paused) {
         cg_freeze(s->cg, false);
         s->paused = false;
@@ -987,6 +1015,7 @@ static void flush_writes(sandbox *s)
 
 int sandbox_send(sandbox *s, const char *buf, size_t len)
 {
+    sandbox_check_state(s);
     if (s->in_fd < 0)
         return ENG_EIO;
     if (s->wq_off > 0 && s->wq_off == s->wq_len)
@@ -1190,6 +1219,7 @@ static void hand_out(sandbox *s, size_t n, bool had_newline, const char **line, 
 sandbox_event sandbox_read_line(sandbox *s, double deadline_ms, const atomic_bool *stop,
                                 const char **line, size_t *len)
 {
+    sandbox_check_state(s);
     *line = NULL;
     *len = 0;
     drop_consumed(s);
@@ -1365,6 +1395,7 @@ void sandbox_new_window(sandbox *s)
 
 bool sandbox_wait_exit(sandbox *s, double deadline_ms)
 {
+    sandbox_check_state(s);
     for (;;) {
         drop_consumed(s);
         s->olen = s->ooff = 0; /* stdout is not read any more: dropped */
@@ -1383,6 +1414,8 @@ bool sandbox_wait_exit(sandbox *s, double deadline_ms)
 
 void sandbox_kill(sandbox *s)
 {
+    if (s)
+        sandbox_check_state(s);
     if (!s || s->reaped || s->pid <= 0)
         return;
     siginfo_t info;
@@ -1431,6 +1464,8 @@ void sandbox_get_status(sandbox *s, sandbox_status *out)
 
 void sandbox_destroy(sandbox *s, int grace_ms)
 {
+    if (s)
+        sandbox_check_state(s);
     if (!s)
         return;
     if (!s->reaped && s->pid > 0) {

@@ -143,7 +143,10 @@ test('the instructor can undo: deadline, extension, gates, final, archive, delet
   await waitFor(async () => /\(confirm\)/.test(await page.locator('.act-status').textContent()), 'the refusal of a wrong name', ms(30000));
   await page.fill('form.delete-form input[name=confirm]', 'Undo');
   await page.click('form.delete-form button.delete');
-  await page.waitForURL(/#\/instructor$/);
+  /* the reply comes once the course's jobs have stopped and its files are gone: on a loaded
+   * machine that took longer than waitForURL's 30 s (a fresh clone's first pass, load 20) */
+  await waitFor(async () => /#\/instructor$/.test(page.url()),
+    "the instructor's list after the delete", ms(120000), 250);
   await waitFor(async () => /no courses yet/.test(await page.locator('#course-list').textContent()), 'the course gone', ms(30000));
   assert.deepEqual(p.problems, []);
 });
