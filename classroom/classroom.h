@@ -214,6 +214,9 @@ typedef struct class_game {
                                                  that played the seat (players/player.h,
                                                  player_info); -1 for bots */
     const char *record;                       /* the game record, JSON text */
+    const json_t *bundle[ENG_MAX_PLAYERS];    /* a program seat's first fault kept as a fault
+                                                 bundle (players/bundle.h), NULL when none;
+                                                 borrowed for the callback's length */
 } class_game;
 
 typedef void (*class_game_fn)(const class_game *game, void *user);
@@ -232,6 +235,7 @@ typedef struct class_play_config {
     int threads;              /* runner workers */
     const atomic_bool *stop;  /* optional: raised, play stops (returns ENG_ESHUTTING_DOWN) */
     class_game_fn on_game;    /* optional, serialised */
+    const char *source;       /* what a fault bundle says ran the game ("course gate") */
     void *user;
 } class_play_config;
 

@@ -146,6 +146,19 @@
  * is cut, so a fault bundle stays a file one can open. */
 #define PLAYER_TRANSCRIPT_MAX (8 * 1024 * 1024)
 
+/* What a kept line counts against that beyond its text: about what it
+ * costs in memory (a JSON object and a string). Without it a program
+ * printing blank lines would be kept line after line without bound. */
+#define PLAYER_TRANSCRIPT_LINE_COST 64
+
+/* Bytes of lines (written as JSON) a fault bundle keeps when a server keeps it (a server
+ * match's, a course's: bundle_capped): it is sent in one reply, which must
+ * fit a connection's queue (SRV_MAX_QUEUED_BYTES, 4 MiB) with the record
+ * and the other seat's bundle, and a program flooding its output would
+ * fill the 8 MB above. The first lines are kept; the replay needs none of
+ * them (it plays the record) and compares those there are. */
+#define BUNDLE_SERVED_LINES_MAX (1024 * 1024)
+
 /* In-process bots stop this long before the deadline (or 1/20 of the time,
  * whichever is more), so that a search returning its best move is in time. */
 #define PLAYER_BOT_MARGIN_MS 50
