@@ -107,6 +107,7 @@ typedef struct cgame {
     class_game g;
     char *record;
     char *err[ENG_MAX_PLAYERS];
+    char *bundle[ENG_MAX_PLAYERS]; /* each seat's fault bundle as JSON text, or NULL */
     char end[24];
     char verdict[CLASS_VERDICT_MAX];
     bool no_stderr; /* a server match: no seat's stderr was kept */

@@ -22,6 +22,7 @@
 
 #include "classroom/internal.h"
 #include "engine/errors.h"
+#include "players/bundle.h"
 
 void class__job_free(job *j)
 {
@@ -44,8 +45,10 @@ void class__done_free(done *d)
 {
     for (int i = 0; i < d->ngames; i++) {
         free(d->games[i].record);
-        for (int s = 0; s < ENG_MAX_PLAYERS; s++)
+        for (int s = 0; s < ENG_MAX_PLAYERS; s++) {
             free(d->games[i].err[s]);
+            free(d->games[i].bundle[s]);
+        }
     }
     free(d->games);
     free(d->students);
@@ -90,8 +93,14 @@ void class__keep_game(const class_game *g, void *user)
     snprintf(c->end, sizeof c->end, "%s", g->end);
     snprintf(c->verdict, sizeof c->verdict, "%s", g->verdict);
     c->record = strdup(g->record);
-    for (int s = 0; s < g->seats; s++)
+    for (int s = 0; s < g->seats; s++) {
         c->err[s] = strdup(g->stderr_text[s]);
+        /* as text: the loop thread stores it, and a json_t is not for two threads */
+        json_t *b = g->bundle[s] ? bundle_capped(g->bundle[s], BUNDLE_SERVED_LINES_MAX) : NULL;
+        c->bundle[s] = b ? json_dumps(b, JSON_COMPACT) : NULL; /* course_game sends it whole */
+        json_decref(b);
+        c->g.bundle[s] = NULL;
+    }
     class_utf8_fix(c->verdict);
     c->g.end = c->end;
     c->g.verdict = c->verdict;
@@ -171,6 +180,7 @@ static void run_ladder(class_service *svc, job *j)
                                 .threads = CLASS_GATE_THREADS,
                                 .stop = &svc->stop,
                                 .on_game = class__keep_game,
+                                .source = "tessera course gate",
                                 .user = d};
         char err[512];
         int rc = class_play(&pc, d->st, err, sizeof err);
@@ -255,6 +265,7 @@ static void run_final(class_service *svc, job *j)
                             .threads = svc->final_threads,
                             .stop = &svc->stop,
                             .on_game = class__keep_game,
+                            .source = "tessera course final",
                             .user = d};
     char err[512];
     int rc = class_play(&pc, d->fst, err, sizeof err);

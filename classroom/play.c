@@ -2,7 +2,7 @@
  * play.c — a gate or the final of a course, played by the tournament runner
  * (classroom.h, "play"): a round-robin of the participants with the seats
  * of each pair swapped within every group, faults forfeiting the game, each
- * game's record, stderr and time handed to the caller, and the standings
+ * game's record, stderr, time and fault bundles handed to the caller, and the standings
  * (with Bradley–Terry ratings) at the end.
  */
 #include <stdio.h>
@@ -37,6 +37,7 @@ static void on_end(const tour_run_game *info, void *user)
         cg.think_ms[s] = info->think_ms[s];
         cg.moves[s] = info->decisions[s];
         cg.stderr_text[s] = info->stderr_text[s] ? info->stderr_text[s] : "";
+        cg.bundle[s] = info->bundle[s];
         cg.startup_ms[s] = info->startup_ms[s];
     }
     if (r->rank[0] == 0) { /* ranked by score */
@@ -159,6 +160,8 @@ int class_play(const class_play_config *cfg, class_standing *out, char *err, siz
     rc_cfg.move_ms = cfg->move_ms;
     rc_cfg.policy = TOUR_FAULT_FORFEIT;
     rc_cfg.records = true;
+    rc_cfg.bundles = true; /* each program's fault kept, for its student (docs/bundles.md) */
+    rc_cfg.source = cfg->source ? cfg->source : "tessera course";
     rc_cfg.stop = cfg->stop;
     rc_cfg.on_end = on_end;
     rc_cfg.user = &ctx;

@@ -105,6 +105,8 @@ static const char *const added[][3] = {
     {"class_final", "decided_by", "TEXT NOT NULL DEFAULT ''"},
     /* near-identical submissions flagged to the instructor (class_shape_hash) */
     {"class_submissions", "shape", "TEXT NOT NULL DEFAULT ''"},
+    /* each seat's fault bundle (docs/bundles.md): [null or the bundle, ...] */
+    {"class_games", "bundles", "TEXT NOT NULL DEFAULT '[]'"},
     /* fair start-up: the submission's start-up measured in a gate (-1: none) */
     {"class_gates", "startup_ms", "REAL NOT NULL DEFAULT -1"},
 };

@@ -54,12 +54,15 @@ static json_t *gates_json(class_service *svc, db_stmt *gq, db_stmt *gg, int64_t 
     db_reset(gq);
     db_bind_int64(gq, 1, sub);
     while (class__step(svc, gq) == DB_ROW) {
-        json_t *games = json_array();
+        json_t *games = json_array(), *faulty = json_array();
         db_reset(gg);
         db_bind_int64(gg, 1, sub);
         db_bind_int(gg, 2, db_column_int(gq, 0));
-        while (class__step(svc, gg) == DB_ROW)
+        while (class__step(svc, gg) == DB_ROW) {
             json_array_append_new(games, json_integer(db_column_int64(gg, 0)));
+            if (db_column_int(gg, 1))
+                json_array_append_new(faulty, json_integer(db_column_int64(gg, 0)));
+        }
         json_array_append_new(
             gates,
             json_pack(
@@ -76,6 +79,8 @@ static json_t *gates_json(class_service *svc, db_stmt *gq, db_stmt *gg, int64_t 
         /* the submission's start-up in the gate (fair start-up, docs/stdio.md) */
         double startup = db_column_double(gq, 14);
         json_object_set_new(gate, "startup_ms", startup >= 0 ? json_real(startup) : json_null());
+        /* the games that kept a fault bundle (course_game gives it) */
+        json_object_set_new(gate, "bundle_game_ids", faulty);
     }
     return gates;
 }
@@ -182,7 +187,8 @@ json_t *class__subs_json(class_service *svc, int64_t course, int64_t student)
                                    " rate, min_rate, passed, faults, verdict, ms_per_move,"
                                    " broken, startup_ms FROM"
                                    " class_gates WHERE submission = ? ORDER BY gate");
-    db_stmt *gg = class__prep(svc, "SELECT id FROM class_games WHERE submission = ? AND gate = ?"
+    db_stmt *gg = class__prep(svc, "SELECT id, CASE WHEN bundles LIKE '%tessera-fault%' THEN 1"
+                                   " ELSE 0 END FROM class_games WHERE submission = ? AND gate = ?"
                                    " AND stage = 'gate' ORDER BY idx");
     if (!st || !gq || !gg)
         goto out;
@@ -281,7 +287,9 @@ json_t *class__final_games_json(class_service *svc, int64_t course, int64_t stud
 {
     json_t *a = json_array();
     db_stmt *st = class__prep(svc, "SELECT g.id, g.names, g.scores, g.end_reason, g.verdict,"
-                                   " g.s0, g.s1, g.culprit FROM class_games g WHERE g.course = ?"
+                                   " g.s0, g.s1, g.culprit, CASE WHEN g.bundles LIKE"
+                                   " '%tessera-fault%' THEN 1 ELSE 0 END FROM class_games g"
+                                   " WHERE g.course = ?"
                                    " AND g.stage = 'final' AND (? = 0 OR g.s0 = ? OR g.s1 = ?)"
                                    " ORDER BY g.idx");
     if (!st)
@@ -291,13 +299,16 @@ json_t *class__final_games_json(class_service *svc, int64_t course, int64_t stud
         db_bind_int64(st, i, student);
     while (class__step(svc, st) == DB_ROW) {
         char v[CLASS_VERDICT_MAX + 1];
-        verdict_for(class__col(st, 4), db_column_int(st, 7), student ? seat_of(st, 5, student) : -1,
-                    v, sizeof v);
-        json_array_append_new(a, json_pack("{s:I, s:o, s:o, s:s, s:s}", "game",
+        int mine = student ? seat_of(st, 5, student) : -1, culprit = db_column_int(st, 7);
+        verdict_for(class__col(st, 4), culprit, mine, v, sizeof v);
+        /* a fault bundle kept of the game: the culprit's (a fault ends a
+         * final's game), the student's own only */
+        bool bundle = db_column_int(st, 8) != 0 && (!student || (culprit >= 0 && culprit == mine));
+        json_array_append_new(a, json_pack("{s:I, s:o, s:o, s:s, s:s, s:b}", "game",
                                            (json_int_t)db_column_int64(st, 0), "names",
                                            json_loads(class__col(st, 1), 0, NULL), "scores",
                                            json_loads(class__col(st, 2), 0, NULL), "end",
-                                           class__col(st, 3), "verdict", v));
+                                           class__col(st, 3), "verdict", v, "bundle", bundle));
     }
     db_finalize(st);
     return a;
@@ -307,8 +318,8 @@ int class__game_json(class_service *svc, int64_t gid, const student_t *student, 
 {
     db_stmt *st = class__prep(svc, "SELECT g.course, g.stage, g.submission, g.gate, g.idx, g.s0,"
                                    " g.s1, g.names, g.scores, g.ranks, g.end_reason, g.culprit,"
-                                   " g.verdict, g.think_ms, g.moves, g.stderr, g.record FROM"
-                                   " class_games g WHERE g.id = ?");
+                                   " g.verdict, g.think_ms, g.moves, g.stderr, g.record,"
+                                   " g.bundles FROM class_games g WHERE g.id = ?");
     if (!st)
         return ENG_ESTORAGE;
     db_bind_int64(st, 1, gid);
@@ -359,6 +370,15 @@ int class__game_json(class_service *svc, int64_t gid, const student_t *student, 
         json_object_set_new(rep, "your_seat", json_integer(mine));
     }
     json_object_set_new(rep, "record", json_loads(class__col(st, 16), 0, NULL));
+    /* each program seat's fault bundle (docs/bundles.md): a student's own only */
+    json_t *bundles = json_loads(class__col(st, 17), 0, NULL), *shown = json_array();
+    for (int s = 0; s < 2; s++) {
+        json_t *b = json_array_get(bundles, (size_t)s);
+        json_array_append_new(shown, json_is_object(b) && (!student || s == mine) ? json_incref(b)
+                                                                                  : json_null());
+    }
+    json_decref(bundles);
+    json_object_set_new(rep, "bundles", shown);
     db_finalize(st);
     return 0;
 }

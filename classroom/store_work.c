@@ -234,6 +234,31 @@ static char *text_of(json_t *v)
     return t;
 }
 
+/* A game's fault bundles as a JSON array's text, seat by seat (null where
+ * none): "[null,{...}]" (heap; NULL when out of memory). The bundles are
+ * texts already: joined, not parsed again. */
+static char *bundles_text(const cgame *c)
+{
+    size_t n = 3;
+    for (int s = 0; s < c->g.seats; s++)
+        n += (c->bundle[s] ? strlen(c->bundle[s]) : 4) + 1;
+    char *t = malloc(n), *o = t;
+    if (!t)
+        return NULL;
+    *o++ = '[';
+    for (int s = 0; s < c->g.seats; s++) {
+        const char *b = c->bundle[s] ? c->bundle[s] : "null";
+        size_t l = strlen(b);
+        if (s)
+            *o++ = ',';
+        memcpy(o, b, l);
+        o += l;
+    }
+    *o++ = ']';
+    *o = 0;
+    return t;
+}
+
 /* The games of a result: a participant's student (0: none, a gate's
  * opponent) and name by participant index. */
 static bool store_games(class_service *svc, const done *d, const char *stage,
@@ -241,8 +266,8 @@ static bool store_games(class_service *svc, const done *d, const char *stage,
 {
     db_stmt *ins = class__prep(
         svc, "INSERT INTO class_games(course, stage, submission, gate, idx, s0, s1, names,"
-             " scores, ranks, end_reason, culprit, verdict, think_ms, moves, stderr, record)"
-             " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+             " scores, ranks, end_reason, culprit, verdict, think_ms, moves, stderr, record,"
+             " bundles) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
     if (!ins)
         return false;
     bool ok = true;
@@ -281,7 +306,10 @@ static bool store_games(class_service *svc, const done *d, const char *stage,
         db_bind_text(ins, 15, tm ? tm : "[]", -1);
         db_bind_text(ins, 16, te ? te : "[]", -1);
         db_bind_text(ins, 17, g->record, -1);
+        char *tb = bundles_text(&d->games[k]);
+        db_bind_text(ins, 18, tb ? tb : "[]", -1);
         ok = class__step(svc, ins) == DB_DONE;
+        free(tb);
         free(tn);
         free(te);
         free(ts);

@@ -131,17 +131,21 @@ static void compare_lines(const bundle *b, player *pl, doctor_replay_result *r)
     json_decref(now);
 }
 
+/* The bundle's first line as JSON (its `start`; new reference), or NULL. */
+static json_t *start_line(const bundle *b)
+{
+    const char *first = json_string_value(json_object_get(json_array_get(b->lines, 0), "in"));
+    return first ? json_loads(first, 0, NULL) : NULL;
+}
+
 /* The match name the game used (the bundle's first line says it), so that
  * the lines are the same. */
-static void match_name(const bundle *b, char *out, size_t cap)
+static void match_name(const json_t *start, char *out, size_t cap)
 {
     snprintf(out, cap, "replay");
-    const char *first = json_string_value(json_object_get(json_array_get(b->lines, 0), "in"));
-    json_t *j = first ? json_loads(first, 0, NULL) : NULL;
-    const char *m = json_string_value(json_object_get(j, "match"));
+    const char *m = json_string_value(json_object_get(start, "match"));
     if (m)
         snprintf(out, cap, "%s", m);
-    json_decref(j);
 }
 
 /* A turn as its record turn (the wire's JSON), for people: the game's
@@ -184,6 +188,10 @@ int doctor_replay(const char *path, const char *spec, int64_t move_ms, doctor_re
     player_config_default(&pc);
     pc.limits = b.limits;
     pc.transcript = true;
+    /* the time control the game showed the program (a server's match has
+     * one, the runner's games none), so that its start is the same */
+    json_t *start = start_line(&b);
+    pc.time_control = json_object_get(start, "time_control");
     /* a program given in its place runs as the bundle's did: started afresh
      * for every turn when that one was */
     char respec[PLAYER_SPEC_MAX];
@@ -202,7 +210,7 @@ int doctor_replay(const char *path, const char *spec, int64_t move_ms, doctor_re
     else if (!st || !scratch || !tstart || !res)
         rc = eng_seterr(err, errcap, ENG_ENOMEM, "out of memory");
     char name[40];
-    match_name(&b, name, sizeof name);
+    match_name(start, name, sizeof name);
     if (rc == 0) {
         g->init(st, &b.rules);
         memcpy(tstart, st, g->state_size);
@@ -273,6 +281,7 @@ int doctor_replay(const char *path, const char *spec, int64_t move_ms, doctor_re
     free(scratch);
     free(tstart);
     free(res);
+    json_decref(start);
     bundle_free(&b);
     return rc;
 }

@@ -91,6 +91,43 @@ int bundle_write(const json_t *b, const char *dir, const char *name, char *path,
 
 /* ---- reading --------------------------------------------------------------------- */
 
+/* Bytes one line of a transcript takes written as JSON, at most: its
+ * object ({"out":"..."}, and the comma) and its text escaped. */
+static size_t line_json_bytes(const json_t *l)
+{
+    const json_t *t = json_object_get(l, "in") ? json_object_get(l, "in") : json_object_get(l, "out");
+    const unsigned char *s = (const unsigned char *)json_string_value(t);
+    size_t n = 12, len = json_string_length(t);
+    for (size_t i = 0; s && i < len; i++)
+        n += s[i] == '"' || s[i] == '\\' ? 2 : s[i] < 0x20 ? 6 : 1;
+    return n;
+}
+
+json_t *bundle_capped(const json_t *b, size_t max_bytes)
+{
+    assert(json_is_object(b));
+    const json_t *lines = json_object_get(b, "lines");
+    size_t used = 0, keep = 0, n = json_array_size(lines);
+    for (; keep < n; keep++) {
+        used += line_json_bytes(json_array_get(lines, keep));
+        if (used > max_bytes)
+            break;
+    }
+    if (keep == n)
+        return json_incref((json_t *)b);
+    json_t *cut = json_array();
+    for (size_t i = 0; cut && i < keep; i++)
+        json_array_append(cut, json_array_get(lines, i));
+    json_t *c = cut ? json_copy((json_t *)b) : NULL;
+    if (!c || json_object_set_new(c, "lines", cut) != 0 ||
+        json_object_set_new(c, "lines_truncated", json_true()) != 0) {
+        json_decref(c);
+        json_decref(c ? NULL : cut);
+        return NULL;
+    }
+    return c;
+}
+
 void bundle_free(bundle *b)
 {
     if (!b)

@@ -67,6 +67,12 @@ typedef struct bundle_fault {
 /* The bundle of a fault (new reference), or NULL with a reason in err. */
 json_t *bundle_new(const bundle_fault *f, char *err, size_t errcap);
 
+/* Bundle b with its lines cut to the first ones that fit in max_bytes
+ * written as JSON, lines_truncated then true (a new reference: b itself when
+ * nothing is cut; NULL when out of memory). For a bundle sent whole in a
+ * reply (BUNDLE_SERVED_LINES_MAX). */
+json_t *bundle_capped(const json_t *b, size_t max_bytes);
+
 /* Write bundle b as DIR/NAME.json (DIR is created if missing; the file
  * appears whole or not at all). path (may be NULL) receives the file's
  * path. Returns 0, or ENG_EIO with a reason in err. */

@@ -21,7 +21,8 @@
  * that a runaway allocation fails inside the program (MemoryError,
  * bad_alloc, NULL) instead of pushing the machine into swap. 1 GiB fits
  * CPython and a C/C++ search with a large tree; the JVM reserves more
- * address space than it uses: give Java -Xmx256m or raise the limit. */
+ * address space than it uses: a `java` program gets no RLIMIT_AS where the
+ * cgroup holds its memory (program.c, sandbox_limits.as_mb). */
 #define PLAYER_DEFAULT_MEMORY_MB 1024
 
 /* RLIMIT_FSIZE, MiB: the largest file the program may write (its working
@@ -144,6 +145,19 @@
  * your_turn and update carries the whole state); past this the transcript
  * is cut, so a fault bundle stays a file one can open. */
 #define PLAYER_TRANSCRIPT_MAX (8 * 1024 * 1024)
+
+/* What a kept line counts against that beyond its text: about what it
+ * costs in memory (a JSON object and a string). Without it a program
+ * printing blank lines would be kept line after line without bound. */
+#define PLAYER_TRANSCRIPT_LINE_COST 64
+
+/* Bytes of lines (written as JSON) a fault bundle keeps when a server keeps it (a server
+ * match's, a course's: bundle_capped): it is sent in one reply, which must
+ * fit a connection's queue (SRV_MAX_QUEUED_BYTES, 4 MiB) with the record
+ * and the other seat's bundle, and a program flooding its output would
+ * fill the 8 MB above. The first lines are kept; the replay needs none of
+ * them (it plays the record) and compares those there are. */
+#define BUNDLE_SERVED_LINES_MAX (1024 * 1024)
 
 /* In-process bots stop this long before the deadline (or 1/20 of the time,
  * whichever is more), so that a search returning its best move is in time. */

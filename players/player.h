@@ -135,6 +135,8 @@ typedef struct player_config {
     void (*stderr_at_exit)(const char *text, size_t len, uint64_t total, void *user);
     void *stderr_at_exit_user;
     bool transcript;            /* programs: keep the lines of the game (player_transcript) */
+    size_t transcript_max;      /* ... at most this many bytes of them (0: PLAYER_TRANSCRIPT_MAX;
+                                   each line counts PLAYER_TRANSCRIPT_LINE_COST more) */
 } player_config;
 
 void player_config_default(player_config *c);

@@ -83,8 +83,9 @@ typedef struct program {
 
     /* the transcript (cfg.transcript): this game's lines of the latest process */
     json_t *lines;       /* [{"in": LINE} | {"out": LINE}], or NULL when not kept */
-    size_t lines_bytes;  /* bytes of the lines in it */
-    bool lines_cut;      /* lines were dropped past PLAYER_TRANSCRIPT_MAX */
+    size_t lines_bytes;  /* what the lines in it count (their bytes and PLAYER_TRANSCRIPT_LINE_COST each) */
+    size_t lines_max;    /* at most (cfg.transcript_max, else PLAYER_TRANSCRIPT_MAX) */
+    bool lines_cut;      /* lines were dropped past lines_max */
 } program;
 
 static double epoch_ms(void)
@@ -103,7 +104,7 @@ static void keep_line(program *pr, const char *dir, const char *line, size_t len
         return;
     while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
         len--;
-    if (pr->lines_cut || pr->lines_bytes + len > PLAYER_TRANSCRIPT_MAX) {
+    if (pr->lines_cut || pr->lines_bytes + len + PLAYER_TRANSCRIPT_LINE_COST > pr->lines_max) {
         pr->lines_cut = true;
         return;
     }
@@ -124,7 +125,7 @@ static void keep_line(program *pr, const char *dir, const char *line, size_t len
         pr->lines_cut = true;
         return;
     }
-    pr->lines_bytes += len;
+    pr->lines_bytes += len + PLAYER_TRANSCRIPT_LINE_COST;
 }
 
 /* A new game, or a new process: the transcript starts again. */
@@ -889,6 +890,12 @@ int player__program_init(player *p, const char *cmdline, bool stateless, char *e
         free(pr);
         return rc;
     }
+    /* a JVM reserves far more address space than it uses (it does not
+     * start under RLIMIT_AS of 1 GiB): for it the cgroup's memory limit
+     * alone holds the memory (sandbox_limits.as_mb) */
+    const char *base = strrchr(pr->cmd.real, '/');
+    if (strcmp(base ? base + 1 : pr->cmd.real, "java") == 0 && p->cfg.limits.as_mb == 0)
+        p->cfg.limits.as_mb = -1;
     pr->w = w;
     pr->stateless = stateless;
     pr->extra = p->cfg.extra_fields;
@@ -898,6 +905,7 @@ int player__program_init(player *p, const char *cmdline, bool stateless, char *e
     pr->cur = malloc(p->g->state_size);
     pr->turn_start = malloc(p->g->state_size);
     pr->history = json_array();
+    pr->lines_max = p->cfg.transcript_max ? p->cfg.transcript_max : PLAYER_TRANSCRIPT_MAX;
     if (p->cfg.transcript && !(pr->lines = json_array())) {
         json_decref(pr->history);
         pr->history = NULL;

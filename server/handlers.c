@@ -428,8 +428,25 @@ static void replay(conn *c, const proto_msg *m)
 
 /* get_record: a match as a game record (docs/records.md), ready for
  * `tessera replay` or a file; its status and result beside it. */
+/* A program seat's fault bundle (programs.c), or JSON null: none, or the
+ * match is not over (the bundle reveals its chance seed). New reference. */
+static json_t *program_bundle(srv *s, const match *x, int seat)
+{
+    json_t *b = NULL;
+    db_stmt *q = NULL;
+    if (x->status == MATCH_FINISHED && s->db &&
+        db_prepare(journal_db(s->db), "SELECT bundle FROM program_bundles WHERE match=? AND seat=?",
+                   &q) == DB_OK &&
+        db_bind_text(q, 1, x->id, -1) == DB_OK && db_bind_int(q, 2, seat) == DB_OK &&
+        db_step(q) == DB_ROW && db_column_text(q, 0))
+        b = json_loads(db_column_text(q, 0), 0, NULL);
+    db_finalize(q);
+    return b ? b : json_null();
+}
+
 /* The logs of a match's program seats (docs/protocol.md, get_record): a
- * live program's from memory, an ended one's from the journal. */
+ * live program's from memory, an ended one's from the journal; each with
+ * its fault bundle once the match is over. */
 static json_t *program_logs(srv *s, const match *x)
 {
     json_t *a = json_array();
@@ -449,6 +466,7 @@ static json_t *program_logs(srv *s, const match *x)
         if (!log)
             log = json_pack("{s:i, s:s, s:s, s:i, s:i, s:[]}", "seat", i, "spec", t->spec, "stderr",
                             "", "stderr_bytes", 0, "starts", 0, "verdicts");
+        json_object_set_new(log, "bundle", program_bundle(s, x, i));
         json_array_append_new(a, log);
     }
     return a;

@@ -31,6 +31,13 @@
  * how many times it was started — is kept on the loop side and stored in
  * the journal (program_logs) at every fault and at the end, for the
  * match's owner (get_record with the admin token).
+ *
+ * A program's first fault in a game is also kept as a fault bundle
+ * (players/bundle.h, docs/bundles.md): the worker keeps the lines of the
+ * game (player_transcript) and hands them over with a faulty turn's answer;
+ * the loop adds the match's moves so far, its chance seed and the turn's
+ * allowance, and stores the bundle (program_bundles). It holds the seed, so
+ * get_record gives it to the admin only once the match is over.
  */
 #include <limits.h>
 #include <pthread.h>
@@ -41,14 +48,19 @@
 #include <time.h>
 
 #include "internal.h"
+#include "players/bundle.h"
 #include "players/player.h"
 #include "programs.h"
+#include "protocol/chance.h"
 #include "storage/db.h"
 #include "journal/journal.h"
 
 static const char tables[] =
     "CREATE TABLE IF NOT EXISTS program_logs("
     "  match TEXT NOT NULL, seat INTEGER NOT NULL, spec TEXT NOT NULL, log TEXT NOT NULL,"
+    "  PRIMARY KEY(match, seat)) WITHOUT ROWID;"
+    "CREATE TABLE IF NOT EXISTS program_bundles("
+    "  match TEXT NOT NULL, seat INTEGER NOT NULL, bundle TEXT NOT NULL,"
     "  PRIMARY KEY(match, seat)) WITHOUT ROWID;";
 
 typedef enum { PC_START, PC_OBSERVE, PC_TURN, PC_GAME_OVER, PC_QUIT } pcmd_kind;
@@ -77,6 +89,8 @@ typedef struct pres {
     pres_kind kind;
     int seq;
     int starts; /* the player's process starts so far */
+    json_t *lines;   /* a faulty turn's: the lines of the game so far (a bundle's), or NULL */
+    bool lines_cut;  /* some were left out (PLAYER_TRANSCRIPT_MAX) */
     player_result r;
 } pres;
 
@@ -97,6 +111,7 @@ struct prog {
     bool exited;    /* the worker has ended */
     bool finishing; /* game over / quit queued */
     bool complete;  /* the program has had its game over: its log is whole */
+    bool bundled;   /* its fault bundle of the game is kept */
     prog *next;
     /* shared with the worker (mu) */
     pthread_t thread;
@@ -169,6 +184,8 @@ static void *worker(void *arg)
      * would hold this thread from the loop's commands */
     cfg.startup_ms = 0;
     cfg.limits.cpu_pct = p->srv->cfg.sandbox_cpu_pct; /* 0: the default */
+    cfg.transcript = true; /* a fault's bundle holds the lines of the game, as many as */
+    cfg.transcript_max = BUNDLE_SERVED_LINES_MAX; /* one reply may carry */
     player *pl = player_create(p->spec, p->g, &cfg, err, sizeof err);
     int seat = p->seat;
     for (;;) {
@@ -196,6 +213,8 @@ static void *worker(void *arg)
                 atomic_store(&p->stop, false);
             if (pl) {
                 player_turn(pl, c->st, c->deadline_ms, &p->stop, &r->r);
+                if (r->r.verdict != PLAYER_OK && r->r.verdict != PLAYER_RESIGNED)
+                    r->lines = player_transcript(pl, &r->lines_cut);
             } else {
                 r->r.verdict = PLAYER_CRASHED;
                 snprintf(r->r.detail, sizeof r->r.detail, "could not start: %s", err);
@@ -337,6 +356,72 @@ void prog_verdict(prog *p, const char *verdict, const char *detail)
     store_log(p);
 }
 
+/* ---- fault bundles --------------------------------------------------------------------- */
+
+/* Keep program p's fault in the turn its match waits for (the answer r) as
+ * a bundle, unless it has one of this game: the complete turns before it,
+ * the seed that draws its tile again, the lines, the allowance and limits.
+ * A bundle that cannot be made or stored is logged and left out: no reason
+ * to hold up the match. */
+static void keep_bundle(prog *p, const pres *r)
+{
+    match *m = p->m;
+    const seat_t *t = &m->seats[p->seat];
+    db_conn *db = p->srv->db ? journal_db(p->srv->db) : NULL;
+    if (p->bundled || !db || m->status != MATCH_LIVE || m->to_move != p->seat ||
+        !t->prog_asked || r->seq != t->prog_seq)
+        return;
+    p->bundled = true;
+    chance_secret sec = {.seed = m->seed};
+    memcpy(sec.nonce, m->nonce, sizeof sec.nonce);
+    json_t *chance = m->commitment[0] && m->has_nonce ? chance_json(&sec, true) : NULL;
+    player_config pc;
+    player_config_default(&pc);
+    pc.limits.cpu_pct = p->srv->cfg.sandbox_cpu_pct;
+    sandbox_limits_normalize(&pc.limits);
+    char source[96], err[256];
+    if (m->tour_id)
+        snprintf(source, sizeof source, "tessera serve: tournament %lld, game %lld",
+                 (long long)m->tour_id, (long long)m->tour_game);
+    else
+        snprintf(source, sizeof source, "tessera serve: match %s", m->id);
+    double allowance = m->deadline > m->turn_started ? (double)(m->deadline - m->turn_started)
+                                                     : (double)m->tc.move_ms;
+    bundle_fault f = {.g = m->g,
+                      .rules = &m->rules,
+                      .seat = p->seat,
+                      .player = p->spec,
+                      .verdict = r->r.verdict,
+                      .detail = r->r.detail,
+                      .turn = m->turns + 1,
+                      .moves = m->moves,
+                      .nmoves = m->nmoves,
+                      .chance = chance,
+                      .move_ms = allowance,
+                      .limits = &pc.limits,
+                      .stderr_text = r->r.stderr_tail,
+                      .lines = r->lines,
+                      .lines_truncated = r->lines_cut,
+                      .source = source};
+    json_t *whole = bundle_new(&f, err, sizeof err);
+    json_t *b = whole ? bundle_capped(whole, BUNDLE_SERVED_LINES_MAX) : NULL; /* one reply */
+    json_decref(whole);
+    json_decref(chance);
+    char *text = b ? json_dumps(b, JSON_COMPACT) : NULL;
+    json_decref(b);
+    db_stmt *q = NULL;
+    if (!text || db_prepare(db,
+                            "INSERT INTO program_bundles(match,seat,bundle) VALUES(?,?,?) "
+                            "ON CONFLICT(match,seat) DO NOTHING",
+                            &q) != DB_OK ||
+        db_bind_text(q, 1, p->match_id, -1) != DB_OK || db_bind_int(q, 2, p->seat) != DB_OK ||
+        db_bind_text(q, 3, text, -1) != DB_OK || db_step(q) != DB_DONE)
+        srv_log(LOG_ERROR, "fault_bundle_lost", "{s:s, s:i, s:s}", "match", p->match_id, "seat",
+                p->seat, "why", text ? db_errmsg(db) : b ? "out of memory" : err);
+    db_finalize(q);
+    free(text);
+}
+
 /* ---- results on the loop ------------------------------------------------------------- */
 
 static void reap(prog *p)
@@ -389,9 +474,13 @@ static void on_async(uv_async_t *h)
             } else if (p->m && p->m->seats[p->seat].prog == p) {
                 if (r->r.verdict != PLAYER_OK)
                     prog_verdict(p, player_verdict_name(r->r.verdict), r->r.detail);
+                if (r->lines)
+                    keep_bundle(p, r);
                 p->on_done(p->m, p->seat, r->seq, &r->r);
             }
         }
+        if (r->kind != PR_EXIT)
+            json_decref(r->lines);
         free(r);
         r = next;
     }

@@ -108,6 +108,13 @@ test('adversarial programs in server seats: verdicts, policies, logs; the server
     if (k.stderr)
       assert.match(log.stderr, k.stderr, k.name);
     assert.ok(log.stderr.length <= 16384, 'the kept stderr is bounded');
+    if (k.name === 'flood' || k.name === 'segv') {
+      /* its fault kept as a bundle; a flood's lines cut to what one reply may carry */
+      assert.equal(log.bundle.verdict, k.verdict, k.name);
+      const bytes = JSON.stringify(log.bundle.lines).length;
+      assert.ok(bytes <= 1024 * 1024, `${k.name}: ${bytes} bytes of lines`);
+      assert.equal(log.bundle.lines_truncated, k.name === 'flood', k.name);
+    }
     if (k.name === 'flood')
       assert.ok(log.stderr_bytes > 16384, 'the flood was counted');
   }

@@ -9,7 +9,8 @@
 // standings and exports the grade CSV (a real download). Every page fits its
 // width and logs no console error. Screenshots: desktop-instructor.png,
 // phone-student.png, desktop-student.png (and, with --doc-shots DIR, copies
-// for docs/classroom.md).
+// for docs/classroom.md). And a student whose bot crashes saves their gate game's fault
+// bundle from its panel (the download parsed), at both sizes.
 //
 //   node course.test.js --bin build/cli/tessera --web web --out DIR [--doc-shots docs/img/classroom]
 'use strict';
@@ -197,4 +198,42 @@ test('instructor and student pages, from a new course to exported grades', async
   await stu.page.setViewportSize({width: 390, height: 844});
   assert.deepEqual(await overflow(stu.page), [], 'the report fits a phone');
   assert.deepEqual(stu.problems, []);
+});
+
+test('a student\'s gate game lost by a crash links its fault bundle, at both sizes', async () => {
+  /* a course of its own, made over the protocol: one student whose bot crashes at its first turn */
+  const made = await client.request({type: 'course_create', admin_token: adminToken, name: 'bundles', game: 'reversi',
+    move_ms: ms(2000), seed: 4, gates: [{opponent: 'random', games: 2, min_rate: 0}]});
+  assert.equal(made.type, 'course_created', JSON.stringify(made));
+  const added = await client.request({type: 'course_add_students', admin_token: adminToken, course: made.course,
+    csv: 'id,name\nb1,Barbara Liskov\n'});
+  const tok = added.students[0].token;
+  const sub = await client.request({type: 'course_submit', token: tok, kind: 'python', main: 'broken.py',
+    files: [{name: 'broken.py', data: fs.readFileSync(path.join(BOTS, 'broken.py')).toString('base64')}]});
+  assert.equal(sub.type, 'course_submitted', JSON.stringify(sub));
+  for (const [w, hgt] of [[1280, 800], [390, 844]]) {
+    const p = await page(w, hgt, `${server.url}#/course`);
+    await p.page.evaluate((t) => localStorage.setItem('tessera.course.token', t), tok);
+    await p.page.reload();
+    const row = p.page.locator('table.submissions tr[data-submission]');
+    await waitFor(async () => (await row.count()) === 1 && (await row.getAttribute('data-state')) === 'done',
+      'the gate to run', ms(120000), 200);
+    /* both games crashed: each marked, each with its bundle */
+    const marked = row.locator('.games a.has-bundle');
+    assert.equal(await marked.count(), 2);
+    await marked.first().click();
+    const link = p.page.locator('section.course-game a.bundle-link');
+    await link.waitFor();
+    assert.equal(await link.count(), 1, 'her own seat\'s bundle only');
+    assert.match(await link.textContent(), /fault bundle of P[12] \(seat [01]\) b1 \(crashed at turn [12]\)/);
+    const [dl] = await Promise.all([p.page.waitForEvent('download'), link.click()]);
+    assert.match(dl.suggestedFilename(), /^course-game-\d+-P[12]\.json$/);
+    const b = JSON.parse(fs.readFileSync(await dl.path(), 'utf8'));
+    assert.equal(b.format, 'tessera-fault');
+    assert.equal(b.verdict, 'crashed');
+    assert.equal(b.player, 'cmd:python3 broken.py');
+    assert.match(b.stderr, /KeyError/);
+    assert.deepEqual(await overflow(p.page), [], `the game panel fits ${w} px`);
+    assert.deepEqual(p.problems, []);
+  }
 });

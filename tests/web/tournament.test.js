@@ -5,7 +5,8 @@
 // intervals, a link to every game (watch live while it runs, replay once
 // done) and the report's three SVG plots are there; the lobby lists the
 // tournament; at phone width (390×844) nothing sticks out sideways; and no
-// console error or failed request on the way.
+// console error or failed request on the way. A game lost by a program's
+// crash has a fault-bundle link for the admin, whose download is a bundle.
 //
 //   node tournament.test.js --bin build/cli/tessera --web web --out DIR
 'use strict';
@@ -210,3 +211,27 @@ for (const [w, hgt] of [[1280, 800], [390, 844]]) {
     assert.deepEqual(p.problems, []);
   });
 }
+
+/* A program's fault: the admin saves its bundle from the game's row (get_record's programs). */
+test('a game lost by a program\'s crash links its fault bundle for the admin', async () => {
+  const token = fs.readFileSync(path.join(work, 'admin-token'), 'utf8').trim();
+  const broken = path.join(__dirname, '..', 'classroom', 'bots', 'broken.py');
+  const made = await client.request({type: 'create_tournament', admin_token: token, format: 'round-robin', game: 'reversi',
+    label: 'crashes', participants: [{name: 'broken', spec: `cmd:python3 ${broken}`}, {name: 'random', spec: 'random'}],
+    games_per_pair: 2, concurrency: 2, time_control: {move_ms: ms(3000)}});
+  assert.equal(made.type, 'tournament_created', JSON.stringify(made));
+  await client.request({type: 'start_tournament', admin_token: token, tournament: made.tournament});
+  const p = await page(1280, 800, `${server.url}#/tournaments`);
+  await p.page.evaluate((t) => localStorage.setItem('tessera.admin.token', t), token);
+  await p.page.goto(`${server.url}#/tournament/${made.tournament}`);
+  const links = p.page.locator('a.bundle-link');
+  await waitFor(async () => (await links.count()) === 2, 'a bundle link on each crashed game', ms(60000), 250);
+  const [dl] = await Promise.all([p.page.waitForEvent('download'), links.first().click()]);
+  assert.match(dl.suggestedFilename(), new RegExp(`^tournament-${made.tournament}-game-\\d+-P[12]\\.json$`));
+  const b = JSON.parse(fs.readFileSync(await dl.path(), 'utf8'));
+  assert.equal(b.format, 'tessera-fault');
+  assert.equal(b.verdict, 'crashed');
+  assert.match(b.stderr, /KeyError/);
+  assert.match(b.source, new RegExp(`tournament ${made.tournament}, game \\d`));
+  assert.deepEqual(p.problems, []);
+});

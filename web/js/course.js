@@ -88,7 +88,7 @@ function submissionsTable(subs, onGame, {withStudent = false, onCode = null} = {
         ` ${g.points}/${g.games} vs ${g.opponent}, ${g.ms_per_move.toFixed(1)} ms/move`,
         Number.isFinite(g.startup_ms) ? h('span', {class: 'startup', title: 'its start-up, measured before its first game: on no one\'s clock, within the allowance (docs/stdio.md, "Time")', text: `, start-up ${(g.startup_ms / 1000).toFixed(2)} s`}) : null,
         ' ',
-        h('span', {class: 'games'}, g.game_ids.map((id, k) => h('a', {href: `#/course-game/${id}`, class: 'game-link', text: String(k + 1), title: `game ${id}`, dataset: {game: id}, onclick: (e) => { e.preventDefault(); onGame(id); }}))),
+        h('span', {class: 'games'}, g.game_ids.map((id, k) => h('a', {href: `#/course-game/${id}`, class: 'game-link' + (g.bundle_game_ids?.includes(id) ? ' has-bundle' : ''), text: String(k + 1) + (g.bundle_game_ids?.includes(id) ? '⚑' : ''), title: `game ${id}` + (g.bundle_game_ids?.includes(id) ? ': a fault, kept as a bundle' : ''), dataset: {game: id}, onclick: (e) => { e.preventDefault(); onGame(id); }}))),
       ]))),
       h('td', {class: 'verdict', dataset: {label: 'verdict'}, text: s.verdict}),
     ])))]);
@@ -112,6 +112,11 @@ function gamePanel(app, g) {
     h('table', {class: 'matches'}, [h('tbody', {}, rows)]),
     ...errs,
     g.stderr_note ? h('p', {class: 'stderr-note', text: `stderr: not available — ${g.stderr_note}`}) : null,
+    ...(g.bundles || []).map((b, i) => b && h('p', {class: 'bundle'}, [
+      h('a', {href: '#', class: 'bundle-link', dataset: {seat: i}, text: `fault bundle of ${seats[i]} (${b.verdict} at turn ${b.turn})`,
+        onclick: (e) => { e.preventDefault(); download(`course-game-${g.game}-P${i + 1}.json`, JSON.stringify(b, null, 1)); }}),
+      h('span', {class: 'help', text: ` — make the fault happen again on your machine: tessera doctor --replay course-game-${g.game}-P${i + 1}.json (docs/bundles.md)`}),
+    ])),
     h('p', {}, [h('a', {class: 'replay-link', href: `#/course-game/${g.game}`, text: 'replay this game'})]),
   ]);
 }
@@ -145,7 +150,7 @@ function standingsTable(rows) {
 /** A final's games, each a link to its details (result, time, stderr, replay). */
 function gameList(games, onGame) {
   return h('ul', {class: 'final-games'}, games.map((g) => h('li', {}, [h('a', {href: `#/course-game/${g.game}`, class: 'game-link', dataset: {game: g.game},
-    text: `${g.names.join(' v ')} (${g.scores.join('–')})${g.end !== 'normal' ? ` — ${g.end}` : ''}`, onclick: (e) => { e.preventDefault(); onGame(g.game); }})])));
+    text: `${g.names.join(' v ')} (${g.scores.join('–')})${g.end !== 'normal' ? ` — ${g.end}` : ''}${g.bundle ? ' ⚑' : ''}`, onclick: (e) => { e.preventDefault(); onGame(g.game); }})])));
 }
 
 /** Ratings with their intervals and the cross-table of a final, from its rows and the games the
@@ -287,7 +292,7 @@ export class StudentView {
       } catch (err) { status.textContent = String(err.message || err); }
     }}, [
       h('h3', {text: 'Submit a bot'}),
-      h('label', {}, ['kind ', h('select', {name: 'kind', onchange: (e) => { form.classList.toggle('remote', e.target.value === 'remote'); }}, [h('option', {value: 'python', text: 'Python 3 (python3 MAIN)'}), h('option', {value: 'executable', text: 'executable (Linux ELF)'}), h('option', {value: 'remote', text: 'remote bot (you run it)'})])]),
+      h('label', {}, ['kind ', h('select', {name: 'kind', onchange: (e) => { form.classList.toggle('remote', e.target.value === 'remote'); }}, [h('option', {value: 'python', text: 'Python 3 (python3 MAIN)'}), h('option', {value: 'java', text: 'Java (built here: javac, java -jar)'}), h('option', {value: 'c', text: 'C (built here: gcc)'}), h('option', {value: 'cpp', text: 'C++ (built here: g++)'}), h('option', {value: 'javascript', text: 'JavaScript (node MAIN)'}), h('option', {value: 'executable', text: 'executable (Linux ELF)'}), h('option', {value: 'remote', text: 'remote bot (you run it)'})])]),
       h('label', {}, ['files ', h('input', {name: 'files', type: 'file', multiple: true})]),
       h('label', {}, ['file to run ', h('input', {name: 'main', placeholder: 'the first file', size: 16})]),
       h('button', {type: 'submit', text: 'submit', disabled: closed}),
@@ -312,7 +317,7 @@ export class StudentView {
     const r = await this.conn.request({type: 'course_code', token: this.token, submission: s.submission});
     if (r.type === 'error') { this.detail.replaceChildren(h('p', {class: 'error', text: errText(r)})); return; }
     this.detail.replaceChildren(h('section', {class: 'code'}, [h('h3', {text: `v${r.version}: ${r.main}`}),
-      ...r.files.map((f) => h('details', {open: f.name === r.main}, [h('summary', {text: f.name}), h('pre', {text: r.kind === 'python' ? atob(f.data) : `(${f.data.length} base64 characters)`})]))]));
+      ...r.files.map((f) => h('details', {open: f.name === r.main}, [h('summary', {text: f.name}), h('pre', {text: r.kind !== 'executable' && !/^build\.(out|jar)$/.test(f.name) ? atob(f.data) : `(${f.data.length} base64 characters)`})]))]));
   }
 }
 
@@ -590,6 +595,6 @@ export class InstructorView {
     const r = await this.conn.request({type: 'course_code', admin_token: this.token, submission: s.submission});
     if (r.type === 'error') { this.detail.replaceChildren(h('p', {class: 'error', text: errText(r)})); return; }
     this.detail.replaceChildren(h('section', {class: 'code'}, [h('h3', {text: `${s.student_id} v${r.version}: ${r.main}`}),
-      ...r.files.map((f) => h('details', {open: f.name === r.main}, [h('summary', {text: f.name}), h('pre', {text: r.kind === 'python' ? atob(f.data) : `(${f.data.length} base64 characters)`})]))]));
+      ...r.files.map((f) => h('details', {open: f.name === r.main}, [h('summary', {text: f.name}), h('pre', {text: r.kind !== 'executable' && !/^build\.(out|jar)$/.test(f.name) ? atob(f.data) : `(${f.data.length} base64 characters)`})]))]));
   }
 }

@@ -7,7 +7,7 @@
 //                        and starts a tournament (create_tournament, start_tournament)
 //   #/tournament/ID      one tournament
 
-import {h, fmtDate, SEAT_COLOURS, pLabel, ADMIN_KEY, store, load} from './util.js';
+import {h, fmtDate, download, SEAT_COLOURS, pLabel, ADMIN_KEY, store, load} from './util.js';
 import {elo, num, ratingsChart, crossTable} from './standings-charts.js';
 
 const FORMATS = {'round-robin': 'Round-robin', gauntlet: 'Gauntlet', swiss: 'Swiss', knockout: 'Knockout', ladder: 'Ladder'};
@@ -335,6 +335,10 @@ export class TournamentView {
         if (g.status === 'running') links.append(h('a', {href: `#/watch/${g.match}`, class: 'watch-link', text: 'watch live'}));
         else links.append(h('a', {href: `#/replay/${g.match}`, class: 'replay-link', text: 'replay'}), ' ',
           h('a', {href: `#/watch/${g.match}`, class: 'watch-link', text: 'final board'}));
+        /* a program's fault: its bundle, for the admin (get_record's programs) */
+        if (g.status === 'done' && res && res.culprit >= 0 && load(ADMIN_KEY))
+          links.append(' ', h('a', {href: '#', class: 'bundle-link', title: 'the fault as a bundle: tessera doctor --replay FILE (docs/bundles.md)', text: 'fault bundle',
+            onclick: (e) => { e.preventDefault(); this.fetchBundle(g, res.culprit, e.target); }}));
       }
       return h('tr', {dataset: {game: g.game, status: g.status, match: g.match || ''}}, [
         h('td', {class: 'id', text: `#${g.game}`}),
@@ -349,6 +353,14 @@ export class TournamentView {
         links,
       ]);
     }));
+  }
+
+  /** Game g's fault bundle of seat `seat` saved as a file, or why there is none. */
+  async fetchBundle(g, seat, link) {
+    const r = await this.conn.request({type: 'get_record', match: g.match, admin_token: load(ADMIN_KEY)});
+    const b = r.type === 'record' ? (r.programs || []).find((p) => p.seat === seat)?.bundle : null;
+    if (b) download(`tournament-${this.id}-game-${g.game}-P${seat + 1}.json`, JSON.stringify(b, null, 1));
+    else link.replaceWith(h('span', {class: 'help', text: r.type === 'error' ? r.message : 'no bundle: not a program\'s fault'}));
   }
 
   // ---- plots ----
