@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../storage/pgtest.h"
@@ -602,9 +603,15 @@ static void test_build_languages(void **state)
         size_t len[3] = {0}, mlen = 0;
         int n;
         snprintf(work, sizeof work, "%s/build-%zu", root, c);
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
         int rc = build_case(&ok[c], work, &made, &mlen, err, sizeof err, names, data, len, &n);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
         if (rc)
             fail_msg("%s: %s", class_kind_name(ok[c].kind), err);
+        print_message("%s: built in %.0f ms, %zu bytes made\n", class_kind_name(ok[c].kind),
+                      (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6,
+                      mlen);
         assert_int_equal(access(work, F_OK) == 0, 0); /* the build's folder is gone */
         const char *built = class_kind_built(ok[c].kind);
         assert_true(built ? made && mlen > 0 : !made);
