@@ -276,7 +276,8 @@ void class_token_hash(const char *token, char *out)
 
 /* ---- uploads ------------------------------------------------------------------------------ */
 
-static const char *const kind_names[CLASS_NKINDS] = {"python", "executable", "remote"};
+static const char *const kind_names[CLASS_NKINDS] = {"python", "executable", "remote", "c",
+                                                      "cpp",    "java",       "javascript"};
 
 const char *class_kind_name(class_kind k)
 {
@@ -297,10 +298,23 @@ void class_kind_spec(class_kind k, const char *dir, const char *main, char *out,
 {
     if (k == CLASS_PYTHON)
         snprintf(out, cap, "cmd:python3 %s/%s", dir, main);
+    else if (k == CLASS_JS)
+        snprintf(out, cap, "cmd:node %s/%s", dir, main);
+    else if (k == CLASS_JAVA) /* the serial collector: one CPU, a small heap */
+        snprintf(out, cap, "cmd:java -XX:+UseSerialGC -jar %s/%s", dir, class_kind_built(k));
+    else if (k == CLASS_C || k == CLASS_CPP)
+        snprintf(out, cap, "cmd:%s/%s", dir, class_kind_built(k));
     else if (k == CLASS_REMOTE) /* main: the name registered for it */
         snprintf(out, cap, "remote:%s", main);
     else
         snprintf(out, cap, "cmd:%s/%s", dir, main);
+}
+
+bool class_file_runs(class_kind k, const char *name, const char *main)
+{
+    if (k == CLASS_ELF)
+        return strcmp(name, main) == 0;
+    return (k == CLASS_C || k == CLASS_CPP) && strcmp(name, class_kind_built(k)) == 0;
 }
 
 bool class_file_name_ok(const char *name)

@@ -95,6 +95,11 @@ typedef enum class_kind {
     CLASS_PYTHON, /* "python": Python 3 source, run as `python3 MAIN` */
     CLASS_ELF,    /* "executable": a native program of this machine, run as itself */
     CLASS_REMOTE, /* "remote": a bot the student runs, registered on the server (no files) */
+    CLASS_C,      /* "c": C sources, built by gcc in the sandbox into build.out */
+    CLASS_CPP,    /* "cpp": C++ sources, built by g++ in the sandbox into build.out */
+    CLASS_JAVA,   /* "java": Java sources, built by javac in the sandbox into build.jar, run
+                     as `java -jar` (its memory held by the cgroup, not RLIMIT_AS) */
+    CLASS_JS,     /* "javascript": JavaScript, checked by `node --check`, run by node */
     CLASS_NKINDS
 } class_kind;
 
@@ -107,6 +112,38 @@ int class_kind_parse(const char *s, class_kind *out);
  * a remote bot: `remote:MAIN` (main: the name registered for it). A kind
  * (a language) is this, class_check_file and its name. */
 void class_kind_spec(class_kind k, const char *dir, const char *main, char *out, size_t cap);
+
+/* Built on the server (build.c): C and C++ (gcc, g++), Java (javac, jar)
+ * and JavaScript (node --check, nothing made), each in the sandbox. */
+#define CLASS_BUILD_MS  120000 /* a build's wall time: javac on a loaded machine takes 10 s */
+#define CLASS_BUILD_LOG 6000   /* bytes of the compiler's messages kept: the first errors */
+#define CLASS_MAX_BUILT (16 * 1024 * 1024) /* bytes of what a build makes: a static C++
+                                              program with its libraries, a jar */
+bool class_kind_is_built(class_kind k);
+/* The file the build of kind k adds to the submission ("build.out",
+ * "build.jar"), or NULL (nothing made: Python, JavaScript, executables). A
+ * student's file of that name is refused. */
+const char *class_kind_built(class_kind k);
+/* Does main fit kind k (bot.c, Bot.java, bot.js)? 0 or ENG_EINVAL with
+ * a reason. */
+int class_build_check_main(class_kind k, const char *main, char *err, size_t errcap);
+/* Build a submission of a kind built on the server, in the sandbox: its
+ * files written to `work` (a folder made here unless it is there, and
+ * removed; under a path the sandbox's uid may search), the compiler run there. Returns 0 with
+ * *out (heap, free()) and *outlen the file made (NULL, 0 for JavaScript and
+ * kinds not built); ENG_EINVAL with the compiler's messages in err (what
+ * the student is shown: "bot.c:3:5: error: ..."), or the main file not
+ * fitting the kind; ENG_EIO / ENG_EINTERNAL / ENG_ENOMEM when the build
+ * could not run (the sandbox refused, no room). Blocks up to
+ * CLASS_BUILD_MS: call it on a worker thread that lives on. */
+int class_build(class_kind k, const char *work, int n, const char *const *names,
+                const unsigned char *const *data, const size_t *len, const char *main,
+                unsigned char **out, size_t *outlen, char *err, size_t errcap);
+
+/* Is file `name` of a submission of kind k with main file `main` a
+ * program to be made executable (mode 0755): an executable's main file,
+ * the build.out of C and C++? */
+bool class_file_runs(class_kind k, const char *name, const char *main);
 
 /* Is `name` an acceptable file name (CLASS_FILE_NAME_MAX, [A-Za-z0-9_.-],
  * not starting with a dot)? */

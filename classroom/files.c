@@ -59,8 +59,9 @@ static bool remake_file(const char *name, const void *data, int len, void *user)
     bool ok = f && (len == 0 || fwrite(data, 1, (size_t)len, f) == (size_t)len);
     if (f && fclose(f) != 0)
         ok = false;
-    bool exe = strcmp(m->s->kind, class_kind_name(CLASS_ELF)) == 0 && name &&
-               strcmp(name, m->s->main) == 0;
+    class_kind k = CLASS_PYTHON;
+    class_kind_parse(m->s->kind, &k);
+    bool exe = name && class_file_runs(k, name, m->s->main);
     if (!ok || chmod(path, exe ? 0755 : 0644) != 0)
         m->rc = -1;
     return m->rc == 0;

@@ -93,9 +93,10 @@ typedef struct upload {
     class_kind kind;
     char main[CLASS_FILE_NAME_MAX + 1];
     int nf;
-    char names[CLASS_MAX_FILES][CLASS_FILE_NAME_MAX + 1];
-    unsigned char *data[CLASS_MAX_FILES];
-    size_t len[CLASS_MAX_FILES], total;
+    /* the student's files, and the file their build made (class_kind_built) */
+    char names[CLASS_MAX_FILES + 1][CLASS_FILE_NAME_MAX + 1];
+    unsigned char *data[CLASS_MAX_FILES + 1];
+    size_t len[CLASS_MAX_FILES + 1], total;
     /* a remote bot: the secret given out once, its sealed form (made on the
      * pool), the name registered */
     char secret[CLASS_TOKEN_LEN + 1];
@@ -136,14 +137,58 @@ static bool b64_decode(const char *in, unsigned char **out, size_t *outlen)
     return true;
 }
 
-/* On the host's pool: the files against the declared kind, a remote bot's
- * secret sealed. */
+/* A kind built on the server (build.c): compiled in the sandbox, in a
+ * folder of its own beside the submissions'; what it made becomes a file
+ * of the submission. A compile error is the upload's refusal. */
+static void build_upload(upload *u)
+{
+    char rnd[CLASS_TOKEN_LEN + 1];
+    if (class_token_new(rnd) != 0) {
+        u->rc = ENG_EINTERNAL;
+        snprintf(u->err, sizeof u->err, "no random bytes for the build's folder");
+        return;
+    }
+    char work[PATH_MAX];
+    snprintf(work, sizeof work, "%.3900s/build-%.16s", u->svc->dir, rnd);
+    /* the folders above it as the submissions' are (0711), it 0755 */
+    if (class__mkdirs(u->svc, work) != 0) {
+        u->rc = ENG_EIO;
+        snprintf(u->err, sizeof u->err, "the build's folder could not be made");
+        return;
+    }
+    const char *names[CLASS_MAX_FILES];
+    const unsigned char *data[CLASS_MAX_FILES];
+    for (int i = 0; i < u->nf; i++) {
+        names[i] = u->names[i];
+        data[i] = u->data[i];
+    }
+    unsigned char *made = NULL;
+    size_t mlen = 0;
+    u->rc = class_build(u->kind, work, u->nf, names, data, u->len, u->main, &made, &mlen, u->err,
+                        sizeof u->err);
+    if (u->rc == ENG_EINVAL)
+        u->reason = "compile_error";
+    if (u->rc || !made)
+        return;
+    snprintf(u->names[u->nf], sizeof u->names[u->nf], "%s", class_kind_built(u->kind));
+    u->data[u->nf] = made;
+    u->len[u->nf] = mlen;
+    u->nf++;
+    u->total += mlen;
+}
+
+/* On the host's pool: the files against the declared kind (or built), a
+ * remote bot's secret sealed. */
 static void upload_work(void *arg)
 {
     upload *u = arg;
     if (u->kind == CLASS_REMOTE)
         u->sealed = u->svc->host.seal_secret &&
                     u->svc->host.seal_secret(u->svc->host.user, u->secret, &u->cred);
+    if (class_kind_is_built(u->kind)) {
+        build_upload(u);
+        return;
+    }
     for (int i = 0; i < u->nf && u->rc == 0; i++)
         /* every file of a Python submission is Python; an executable's other
          * files are data it may read */
@@ -223,7 +268,7 @@ static bool write_files(upload *u, int64_t sub, int64_t version, char *dir, size
     for (int i = 0; u->rc == 0 && i < u->nf; i++) {
         char path[PATH_MAX + 80];
         snprintf(path, sizeof path, "%s/%s", dir, u->names[i]);
-        bool exe = u->kind == CLASS_ELF && strcmp(u->names[i], u->main) == 0;
+        bool exe = class_file_runs(u->kind, u->names[i], u->main);
         FILE *f = fopen(path, "wbx");
         bool ok = f && fwrite(u->data[i], 1, u->len[i], f) == u->len[i];
         if (f && fclose(f) != 0)
@@ -278,9 +323,9 @@ static int64_t store_once(upload *u, int64_t now, const char *hex, int64_t *vers
     if (ok && u->kind != CLASS_REMOTE) {
         /* in the order of their names: the same files sent in another order
          * have the same shape */
-        const char *names[CLASS_MAX_FILES];
-        const unsigned char *data[CLASS_MAX_FILES];
-        size_t lens[CLASS_MAX_FILES];
+        const char *names[CLASS_MAX_FILES + 1];
+        const unsigned char *data[CLASS_MAX_FILES + 1];
+        size_t lens[CLASS_MAX_FILES + 1];
         for (int i = 0; i < u->nf; i++) {
             int j = i;
             for (; j > 0 && strcmp(names[j - 1], u->names[i]) > 0; j--) {
@@ -506,11 +551,19 @@ static int read_files(const req *r, upload *u, const char **reason)
             }
         if (main && strcmp(name, main) == 0)
             main_found = true;
+        const char *built = class_kind_built(u->kind);
+        if (built && strcmp(name, built) == 0) {
+            snprintf(err, errcap, "files[%zu]: %s is the name of what the build makes", i, name);
+            return ENG_EINVAL;
+        }
     }
     if (!main || !main_found) {
         snprintf(err, errcap, "main: the name of the file to run, one of files[]");
         return ENG_EINVAL;
     }
+    int rc = class_build_check_main(u->kind, main, err, errcap);
+    if (rc)
+        return rc;
     snprintf(u->main, sizeof u->main, "%s", main);
     return 0;
 }
@@ -535,8 +588,10 @@ void class__submit(const req *r)
     class_kind kind;
     if (!r->c->kind || class_kind_parse(r->c->kind, &kind) != 0) {
         class__fail(r, ENG_EINVAL, "bad_upload",
-                    "kind: \"python\" (Python 3 source), \"executable\" (a native ELF program) or "
-                    "\"remote\" (a bot you run yourself, registered on this server)");
+                    "kind: \"python\" (Python 3 source), \"java\", \"c\", \"cpp\" (sources "
+                    "built on the server), \"javascript\" (run by node), \"executable\" (a "
+                    "native ELF program) or \"remote\" (a bot you run yourself, registered on "
+                    "this server)");
         return;
     }
     if (kind == CLASS_REMOTE) {

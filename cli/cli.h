@@ -138,10 +138,12 @@ extern const char cmd_evolve_usage[];
 /* Create (create: a create_tournament message without id and token, to
  * which they are added) and start it with the admin token, print its page's address,
  * then follow it to its end and print the server's standings (detach: leave
- * it running); or, create NULL, follow tournament watch_id. Returns a CLI_*
- * exit code, the reason printed. */
+ * it running); or, create NULL, follow tournament watch_id. With the admin
+ * token and bundles (a folder), each game lost by a program's fault has its
+ * fault bundle fetched (get_record) and kept there. Returns a CLI_* exit
+ * code, the reason printed. */
 int cli_tournament_on_server(const char *url, const char *admin, json_t *create, int64_t watch_id,
-                             bool detach, bool json, bool quiet);
+                             bool detach, bool json, bool quiet, const char *bundles);
 /* The standings table from the rows of a standings JSON (tournament/
  * report.h's), and the legend under it: both halves of `tessera tournament`. */
 void cli_standings_print(const json_t *rows);

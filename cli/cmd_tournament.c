@@ -95,14 +95,15 @@ const char cmd_tournament_usage[] =
     "  --url URL           create it on the server at ws://HOST:PORT/ (programs, cmd:, are\n"
     "                      then found and run on the server's machine; remote:NAME seats a\n"
     "                      bot registered there), start it, print its page's address and\n"
-    "                      follow it here to its standings; --db, --out and --bundles\n"
-    "                      do not apply\n"
+    "                      follow it here to its standings; --db and --out do not\n"
+    "                      apply; each program's fault is fetched as a bundle into\n"
+    "                      --bundles DIR (default tessera-faults; --no-bundles: none)\n"
     "  --admin-token-file F  the server's admin token (`tessera serve --admin-token-file F`\n"
     "                      writes it; --admin-token T gives it here)\n"
     "  --detach            leave it running once started\n"
     "                      (--seed: default random there; --concurrency: default 2)\n"
     "  --watch ID          follow tournament ID on the server at --url (no format, no\n"
-    "                      participants)\n"
+    "                      participants; with the admin token, its fault bundles too)\n"
     "SIGINT/SIGTERM stop cleanly: games in progress go back to pending.\n"
     "Exit status: 0 the tournament is done; 1 it did not finish (stopped, a storage\n"
     "failure, a report that could not be written); 2 bad arguments (unknown format,\n"
@@ -575,14 +576,17 @@ int cmd_tournament(int argc, char **argv)
     if (!url && (detach || watch_id || admin))
         return cli_usage_error(cmd, "%s is for a tournament on a server: give --url too",
                                detach ? "--detach" : watch_id ? "--watch" : "the admin token");
-    if (url && (db_path || out_dir || bundles))
+    if (url && (db_path || out_dir))
         return cli_usage_error(cmd, "--%s is for a tournament played here; on a server (--url) "
                                     "the server keeps it (its page has the records)",
-                               db_path ? "db" : out_dir ? "out" : "bundles");
+                               db_path ? "db" : "out");
+    /* on a server, the programs' fault bundles are fetched into --bundles DIR */
+    const char *server_bundles = no_bundles ? NULL : bundles ? bundles : CLI_BUNDLES_DIR;
     if (url && watch_id) {
         if (optind < argc)
             return cli_usage_error(cmd, "--watch follows a tournament: no format or participants");
-        return cli_tournament_on_server(url, NULL, NULL, watch_id, false, json, quiet);
+        return cli_tournament_on_server(url, admin, NULL, watch_id, false, json, quiet,
+                                        server_bundles);
     }
     if (url && !admin)
         return cli_usage_error(cmd, "a tournament on a server needs its admin token: "
@@ -714,7 +718,9 @@ int cmd_tournament(int argc, char **argv)
             json_object_set_new(msg, "anchor", json_string(spec.anchor));
         if (spec.label)
             json_object_set_new(msg, "label", json_string(spec.label));
-        rc = msg ? cli_tournament_on_server(url, admin, msg, 0, detach, json, quiet) : CLI_FAIL;
+        rc = msg ? cli_tournament_on_server(url, admin, msg, 0, detach, json, quiet,
+                                            server_bundles)
+                 : CLI_FAIL;
         json_decref(msg);
         goto out;
     }

@@ -78,6 +78,8 @@ typedef enum step { CREATING, STARTING, WATCHING, FINISHING } step;
 typedef struct follow {
     const char *url;
     const char *admin;
+    const char *bundles; /* where faults' bundles go (admin only), or NULL */
+    int asked;           /* get_record requests for bundles not yet answered */
     bool detach, json, quiet, tty;
     step step;
     int64_t id;          /* the tournament */
@@ -173,6 +175,45 @@ static void game_line(follow *f, const json_t *g)
             (long long)f->done, (long long)f->expected, (long long)f->running);
 }
 
+/* A finished game lost by a fault: ask for its record, whose programs hold
+ * the bundles (docs/bundles.md), to keep them here as match and the local
+ * tournament do. */
+static void ask_bundles(botclient_conv *cv, follow *f, const json_t *g)
+{
+    const json_t *res = json_object_get(g, "result");
+    const char *status = json_string_value(json_object_get(g, "status"));
+    const char *match = json_string_value(json_object_get(g, "match"));
+    if (!f->bundles || !f->admin || !status || strcmp(status, "done") != 0 || !match ||
+        json_integer_value(json_object_get(res, "culprit")) < 0 ||
+        !json_is_integer(json_object_get(res, "culprit")))
+        return;
+    char id[48];
+    snprintf(id, sizeof id, "tessera-bundle-%lld", (long long)num(g, "game"));
+    json_t *m = json_pack("{s:s, s:s, s:s, s:s}", "type", "get_record", "id", id, "match", match,
+                          "admin_token", f->admin);
+    if (m && botclient_conv_send(cv, m) == 0)
+        f->asked++;
+    json_decref(m);
+}
+
+/* A record asked for by ask_bundles: its programs' bundles kept. */
+static void keep_bundles(follow *f, const json_t *msg, const char *id)
+{
+    f->asked--;
+    long long game = atoll(id + strlen("tessera-bundle-"));
+    const json_t *progs = json_object_get(msg, "programs");
+    size_t i;
+    const json_t *p;
+    bar_clear(f);
+    json_array_foreach(progs, i, p)
+    {
+        const json_t *b = json_object_get(p, "bundle");
+        if (json_is_object(b))
+            cli_keep_bundle(cmd, f->bundles, b, game,
+                            (int)json_integer_value(json_object_get(p, "seat")), NULL, 0);
+    }
+}
+
 static int send_admin(botclient_conv *cv, const follow *f, const char *type, const char *id)
 {
     json_t *m = json_pack("{s:s, s:s, s:s, s:I}", "type", type, "id", id, "admin_token", f->admin,
@@ -231,6 +272,17 @@ static int on_message(botclient_conv *cv, const json_t *msg, void *user)
     const char *id = json_string_value(json_object_get(msg, "id"));
     if (!type)
         return 0;
+    if (id && strncmp(id, "tessera-bundle-", 15) == 0) {
+        if (strcmp(type, "record") == 0)
+            keep_bundles(f, msg, id);
+        else
+            f->asked--; /* the match is gone: no bundle to keep */
+        if (f->step == FINISHING && f->asked <= 0 && standings_current(f)) {
+            print_end(f);
+            return 1 + (strcmp(f->state, "done") == 0 ? CLI_OK : CLI_FAIL);
+        }
+        return 0;
+    }
     if (strcmp(type, "error") == 0 && (id || f->step == CREATING)) {
         bar_clear(f);
         const char *code = json_string_value(json_object_get(msg, "code"));
@@ -274,15 +326,18 @@ static int on_message(botclient_conv *cv, const json_t *msg, void *user)
         if ((int64_t)json_integer_value(json_object_get(msg, "tournament")) != f->id)
             return 0;
         take_counts(f, msg);
-        if (json_is_object(json_object_get(msg, "game")))
+        if (json_is_object(json_object_get(msg, "game"))) {
             game_line(f, json_object_get(msg, "game"));
+            ask_bundles(cv, f, json_object_get(msg, "game"));
+        }
         progress(f, false);
         bool over = strcmp(f->state, "done") == 0 || strcmp(f->state, "cancelled") == 0;
         if (over && f->step != FINISHING) {
             f->step = FINISHING;
             f->finish_by = cli_now() + 10; /* the last standings are a moment behind */
         }
-        if (f->step == FINISHING && (standings_current(f) || cli_now() > f->finish_by)) {
+        if (f->step == FINISHING &&
+            ((standings_current(f) && f->asked <= 0) || cli_now() > f->finish_by)) {
             print_end(f);
             return 1 + (strcmp(f->state, "done") == 0 ? CLI_OK : CLI_FAIL);
         }
@@ -291,9 +346,10 @@ static int on_message(botclient_conv *cv, const json_t *msg, void *user)
 }
 
 int cli_tournament_on_server(const char *url, const char *admin, json_t *create, int64_t watch_id,
-                             bool detach, bool json, bool quiet)
+                             bool detach, bool json, bool quiet, const char *bundles)
 {
-    follow f = {.url = url, .admin = admin, .detach = detach, .json = json, .quiet = quiet,
+    follow f = {.url = url, .admin = admin, .bundles = bundles, .detach = detach, .json = json,
+                .quiet = quiet,
                 .tty = isatty(STDERR_FILENO) != 0, .t0 = cli_now(), .id = watch_id};
     snprintf(f.state, sizeof f.state, "created");
     json_t *first;

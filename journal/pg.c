@@ -467,7 +467,9 @@ static void arr_sep(textbuf *t)
 }
 
 /* A string element: in double quotes, a quote and a backslash escaped by a
- * backslash (nothing else is special inside quotes); NULL unquoted. */
+ * backslash (nothing else is special inside quotes); NULL unquoted. The
+ * seats and summaries are JSON, a quote every few characters: written in
+ * one pass into room reserved once. */
 static void arr_str(textbuf *t, const char *s)
 {
     arr_sep(t);
@@ -475,16 +477,21 @@ static void arr_str(textbuf *t, const char *s)
         tb_put(t, "NULL", 4);
         return;
     }
-    tb_put(t, "\"", 1);
-    const char *start = s;
+    size_t n = 0;
     for (const char *q = s; *q; q++)
-        if (*q == '"' || *q == '\\') {
-            tb_put(t, start, (size_t)(q - start));
-            tb_put(t, "\\", 1);
-            start = q; /* the character itself follows its backslash */
-        }
-    tb_puts(t, start);
-    tb_put(t, "\"", 1);
+        n += 1 + (*q == '"' || *q == '\\');
+    if (tb_reserve(t, n + 2))
+        return; /* failed: put_batch sees it */
+    char *o = t->p + t->len;
+    *o++ = '"';
+    for (const char *q = s; *q; q++) {
+        if (*q == '"' || *q == '\\')
+            *o++ = '\\';
+        *o++ = *q;
+    }
+    *o++ = '"';
+    *o = 0;
+    t->len = (size_t)(o - t->p);
 }
 
 /* An integer element; a negative `none` (-1) is NULL when nullable. */

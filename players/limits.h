@@ -21,7 +21,8 @@
  * that a runaway allocation fails inside the program (MemoryError,
  * bad_alloc, NULL) instead of pushing the machine into swap. 1 GiB fits
  * CPython and a C/C++ search with a large tree; the JVM reserves more
- * address space than it uses: give Java -Xmx256m or raise the limit. */
+ * address space than it uses: a `java` program gets no RLIMIT_AS where the
+ * cgroup holds its memory (program.c, sandbox_limits.as_mb). */
 #define PLAYER_DEFAULT_MEMORY_MB 1024
 
 /* RLIMIT_FSIZE, MiB: the largest file the program may write (its working

@@ -895,6 +895,12 @@ int player__program_init(player *p, const char *cmdline, bool stateless, char *e
         free(pr);
         return rc;
     }
+    /* a JVM reserves far more address space than it uses (it does not
+     * start under RLIMIT_AS of 1 GiB): for it the cgroup's memory limit
+     * alone holds the memory (sandbox_limits.as_mb) */
+    const char *base = strrchr(pr->cmd.real, '/');
+    if (strcmp(base ? base + 1 : pr->cmd.real, "java") == 0 && p->cfg.limits.as_mb == 0)
+        p->cfg.limits.as_mb = -1;
     pr->w = w;
     pr->stateless = stateless;
     pr->extra = p->cfg.extra_fields;

@@ -545,7 +545,9 @@ static int start(sandbox *s, const sandbox_cmd *cmd, unsigned use, bool exec, ch
     }
     rlim_t cpu = (rlim_t)l->cpu_s;
     a.rl_cpu = (struct rlimit){cpu, cpu + 1};
-    a.rl_as = (struct rlimit){(rlim_t)l->memory_mb << 20, (rlim_t)l->memory_mb << 20};
+    rlim_t as = l->as_mb < 0 && (prot & SANDBOX_P_MEMORY) ? RLIM_INFINITY
+                : (rlim_t)(l->as_mb > 0 ? l->as_mb : l->memory_mb) << 20;
+    a.rl_as = (struct rlimit){as, as};
     a.rl_fsize = (struct rlimit){(rlim_t)l->file_mb << 20, (rlim_t)l->file_mb << 20};
     a.rl_nofile = (struct rlimit){(rlim_t)l->max_files, (rlim_t)l->max_files};
     /* RLIMIT_NPROC where no pids cgroup counts the tasks: exact in a user

@@ -30,6 +30,9 @@ typedef struct sandbox_limits {
     int64_t max_stdout; /* stdout bytes per window (sandbox_new_window) before a flood */
     int64_t max_stderr; /* stderr bytes per window before a flood */
     int64_t max_unread; /* bytes queued for stdin that the program has not read (beyond the pipe) */
+    int64_t as_mb;      /* RLIMIT_AS per process, MiB: 0 memory_mb; < 0 none where the cgroup
+                           holds the memory (a JVM reserves far more address space than it
+                           uses, and does not start under 1 GiB) */
     unsigned disable;   /* SANDBOX_P_* bits never to use (tests, diagnosis): an explicit
                            opt-out for this sandbox, as sandbox_setup.partial is for all */
 } sandbox_limits;

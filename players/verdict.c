@@ -160,7 +160,9 @@ player_verdict player_classify_exit(const sandbox_status *st, const sandbox_limi
         return PLAYER_NO_ANSWER;
     }
     int64_t limit_kb = lim->memory_mb * 1024;
-    bool near_limit = (st->mem_peak_kb > 0 && st->mem_peak_kb >= limit_kb * 9 / 10) ||
+    /* the address space says nothing where it was not limited (as_mb < 0: a JVM) */
+    bool near_limit = (lim->as_mb >= 0 && st->mem_peak_kb > 0 &&
+                       st->mem_peak_kb >= limit_kb * 9 / 10) ||
                       (st->maxrss_kb > 0 && st->maxrss_kb >= limit_kb * 9 / 10) ||
                       st->oom_kills > 0;
     bool oom = has_oom_marker(tail);

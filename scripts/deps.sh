@@ -30,11 +30,12 @@ build_pkgs=(gcc make cmake pkg-config libjansson-dev libuv1-dev libwebsockets-de
 # storage and cluster suites run against; haproxy: one address in front of the cluster
 # suites' three servers (tests/cluster); curl: the installed tree's HTTP checks
 # (tests/cli/install.sh); python3-websockets: the Python kit's WebSocket loop, and
-# python3-pip: its offline install (tests/kit). Every program a default suite starts
+# python3-pip: its offline install (tests/kit); g++ and default-jdk-headless: the languages a
+# course builds on the server (classroom/build.c: C++ and Java, tests/classroom). Every program a default suite starts
 # must come from these lists (or a package they pull in): the test deps_programs checks
 # it (tests/deps).
 test_pkgs=(libcmocka-dev valgrind chromium sqlite3 python3 openssl postgresql redis-server
-           haproxy curl python3-websockets python3-pip)
+           haproxy curl python3-websockets python3-pip g++ default-jdk-headless)
 fuzz_pkgs=(clang libclang-rt-14-dev)
 node_pkgs=(nodejs npm)
 # podman runs the container tests; runc because crun refuses some kernels'

@@ -7,7 +7,9 @@
 # two). classroom_e2e (Node, slow, ~1.5 min): the issue's course of six
 # students and five Python bots, from roster to grades. classroom_remote (Node,
 # ~1-2 min): remote-bot submissions with a real `tessera bridge --register`:
-# gates as server matches, a bot that never connects, the final.
+# gates as server matches, a bot that never connects, the final. classroom_langs
+# (Node, ~1 min): a submission in each language (Python, Java, C, C++,
+# JavaScript) built in the sandbox and through a gate; compile errors shown.
 tessera_add_test(test_classroom
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_classroom.c
   LIBS tessera_classroom
@@ -15,7 +17,7 @@ tessera_add_test(test_classroom
   TIMEOUT 120)
 tessera_needs_services(test_classroom)
 find_program(TESSERA_NODE NAMES node nodejs)
-foreach(_t access e2e remote)
+foreach(_t access e2e remote langs)
   if(TESSERA_NODE)
     add_test(NAME classroom_${_t}
       COMMAND ${TESSERA_NODE} ${CMAKE_CURRENT_LIST_DIR}/test_course_${_t}.js $<TARGET_FILE:tessera>
@@ -29,3 +31,4 @@ endforeach()
 set_tests_properties(classroom_access PROPERTIES LABELS "server;classroom" TIMEOUT 180)
 set_tests_properties(classroom_remote PROPERTIES LABELS "server;classroom" TIMEOUT 400)
 set_tests_properties(classroom_e2e PROPERTIES LABELS "server;classroom;slow" TIMEOUT 600)
+set_tests_properties(classroom_langs PROPERTIES LABELS "server;classroom" TIMEOUT 600)

@@ -21,6 +21,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../storage/pgtest.h"
@@ -187,7 +189,10 @@ static void test_check_elf(void **state)
     assert_int_equal(
         class_check_file(CLASS_REMOTE, "bot.py", text, sizeof text - 1, err, sizeof err),
         ENG_EINVAL);
-    assert_int_equal(class_kind_parse("java", &k), ENG_EINVAL);
+    assert_int_equal(class_kind_parse("java", &k), 0); /* built on the server (issue 25) */
+    assert_int_equal(k, CLASS_JAVA);
+    assert_string_equal(class_kind_name(CLASS_JS), "javascript");
+    assert_int_equal(class_kind_parse("cobol", &k), ENG_EINVAL);
 }
 
 static void test_gates(void **state)
@@ -537,6 +542,152 @@ static void test_play_slow_start(void **state)
         fail_msg("start-up measured %.0f ms, expected at least 1500", s.startup_ms);
 }
 
+/* Languages built on the server (issue 25): C, C++, Java (two files) and
+ * JavaScript submissions are built in the sandbox, then each plays a gate
+ * of two games against random without a fault; a C file that does not
+ * compile and JavaScript that does not parse are refused with the
+ * compiler's own words, naming the file and line. */
+static unsigned char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    unsigned char *buf = malloc(1 << 20);
+    *len = fread(buf, 1, 1 << 20, f);
+    fclose(f);
+    return buf;
+}
+
+typedef struct lang_case {
+    class_kind kind;
+    const char *files[3]; /* paths under the bots folder (or the repository's) */
+    const char *main;
+} lang_case;
+
+static int build_case(const lang_case *lc, const char *work, unsigned char **made, size_t *mlen,
+                      char *err, size_t errcap, char names[][64], unsigned char **data,
+                      size_t *len, int *n)
+{
+    *n = 0;
+    for (int i = 0; i < 3 && lc->files[i]; i++) {
+        char path[700];
+        snprintf(path, sizeof path, "%s/%s", bots_dir, lc->files[i]);
+        data[i] = slurp(path, &len[i]);
+        const char *base = strrchr(lc->files[i], '/');
+        snprintf(names[i], 64, "%s", base ? base + 1 : lc->files[i]);
+        (*n)++;
+    }
+    const char *nm[3] = {names[0], names[1], names[2]};
+    const unsigned char *dt[3] = {data[0], data[1], data[2]};
+    return class_build(lc->kind, work, *n, nm, dt, len, lc->main, made, mlen, err, errcap);
+}
+
+static void test_build_languages(void **state)
+{
+    (void)state;
+    if (system("command -v gcc g++ javac jar node >/dev/null 2>&1") != 0) {
+        print_message("gcc, g++, javac or node is missing: scripts/deps.sh test installs them\n");
+        fail();
+    }
+    const lang_case ok[] = {
+        {CLASS_C, {"../../../docs/examples/stdio_bot.c"}, "stdio_bot.c"},
+        {CLASS_CPP, {"langs/first.cpp"}, "first.cpp"},
+        {CLASS_JAVA, {"langs/Bot.java", "langs/Legal.java"}, "Bot.java"},
+        {CLASS_JS, {"langs/first.js"}, "first.js"},
+    };
+    char root[] = "/tmp/tessera-build-XXXXXX";
+    assert_non_null(mkdtemp(root));
+    chmod(root, 0755);
+    for (size_t c = 0; c < sizeof ok / sizeof ok[0]; c++) {
+        char work[300], err[CLASS_BUILD_LOG + 200], names[3][64];
+        unsigned char *data[3] = {0}, *made = NULL;
+        size_t len[3] = {0}, mlen = 0;
+        int n;
+        snprintf(work, sizeof work, "%s/build-%zu", root, c);
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        int rc = build_case(&ok[c], work, &made, &mlen, err, sizeof err, names, data, len, &n);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        if (rc)
+            fail_msg("%s: %s", class_kind_name(ok[c].kind), err);
+        print_message("%s: built in %.0f ms, %zu bytes made\n", class_kind_name(ok[c].kind),
+                      (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6,
+                      mlen);
+        assert_int_equal(access(work, F_OK) == 0, 0); /* the build's folder is gone */
+        const char *built = class_kind_built(ok[c].kind);
+        assert_true(built ? made && mlen > 0 : !made);
+        /* the submission's folder, as the upload writes it */
+        char dir[300];
+        snprintf(dir, sizeof dir, "%s/sub-%zu", root, c);
+        assert_int_equal(mkdir(dir, 0755), 0);
+        for (int i = 0; i <= n; i++) {
+            const char *name = i < n ? names[i] : built;
+            if (!name)
+                break;
+            char path[400];
+            snprintf(path, sizeof path, "%s/%s", dir, name);
+            FILE *f = fopen(path, "wb");
+            fwrite(i < n ? data[i] : made, 1, i < n ? len[i] : mlen, f);
+            fclose(f);
+            chmod(path, class_file_runs(ok[c].kind, name, ok[c].main) ? 0755 : 0644);
+        }
+        char spec[600];
+        class_kind_spec(ok[c].kind, dir, ok[c].main, spec, sizeof spec);
+        const char *specs[2] = {spec, "random"}, *pnames[2] = {"student", "random"};
+        class_play_config pc = {.game = eng_find_game("reversi"),
+                                .specs = specs,
+                                .names = pnames,
+                                .n = 2,
+                                .games_per_pair = 2,
+                                .move_ms = 3000,
+                                .seed = 9,
+                                .threads = 1};
+        eng_rules_default(pc.game, &pc.rules);
+        pc.rules.players = 2;
+        slow_seen s = {0};
+        pc.on_game = on_slow_game;
+        pc.user = &s;
+        class_standing st[2];
+        if (class_play(&pc, st, err, sizeof err))
+            fail_msg("%s: class_play: %s", class_kind_name(ok[c].kind), err);
+        if (s.faults)
+            fail_msg("%s: %d of 2 games lost by a fault, first: %s", class_kind_name(ok[c].kind),
+                     s.faults, s.fault);
+        assert_int_equal(s.games, 2);
+        for (int i = 0; i < n; i++)
+            free(data[i]);
+        free(made);
+        char rm[400];
+        snprintf(rm, sizeof rm, "rm -rf %s", dir);
+        assert_int_equal(system(rm), 0);
+    }
+    /* compile errors, in the compiler's words */
+    const lang_case bad[] = {
+        {CLASS_C, {"langs/broken.c"}, "broken.c"},
+        {CLASS_JS, {"langs/broken.js"}, "broken.js"},
+    };
+    const char *says[] = {"broken.c:8:5: error", "SyntaxError"};
+    for (size_t c = 0; c < sizeof bad / sizeof bad[0]; c++) {
+        char work[300], err[CLASS_BUILD_LOG + 200], names[3][64];
+        unsigned char *data[3] = {0}, *made = NULL;
+        size_t len[3] = {0}, mlen = 0;
+        int n;
+        snprintf(work, sizeof work, "%s/bad-%zu", root, c);
+        assert_int_equal(
+            build_case(&bad[c], work, &made, &mlen, err, sizeof err, names, data, len, &n),
+            ENG_EINVAL);
+        if (!strstr(err, says[c]))
+            fail_msg("%s: expected '%s' in: %s", bad[c].main, says[c], err);
+        assert_null(strstr(err, root)); /* no path of the server's */
+        for (int i = 0; i < n; i++)
+            free(data[i]);
+    }
+    /* a main file that does not fit the kind */
+    char err[300];
+    assert_int_equal(class_build_check_main(CLASS_JAVA, "bot.py", err, sizeof err), ENG_EINVAL);
+    assert_int_equal(class_build_check_main(CLASS_JAVA, "Bot.java", err, sizeof err), 0);
+    assert_int_equal(rmdir(root), 0);
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1)
@@ -551,6 +702,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_csv_field),
         cmocka_unit_test(test_play_broken),
         cmocka_unit_test(test_play_slow_start),
+        cmocka_unit_test(test_build_languages),
         /* named by their engine (cmocka_unit_test_prestate would name both alike) */
         {"test_grades_sqlite", test_grades, NULL, NULL, &on_sqlite},
         {"test_store_upgrade_sqlite", test_store_upgrade, NULL, NULL, &on_sqlite},

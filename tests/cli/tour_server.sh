@@ -8,6 +8,9 @@
 #     stderr is not a terminal), and the standings printed are the server's
 #     (asked again with watch_tournament);
 #   - --detach leaves it running; --watch ID follows it to the same end;
+#   - a program that crashes: each game's fault bundle fetched from the
+#     server into --bundles DIR with its replay line, and doctor --replay
+#     crashes it again;
 #   - without the token: exit 2 naming --admin-token-file, before anything
 #     is sent; a wrong token: the server's forbidden, exit 2; a participant
 #     the server refuses: its reason, exit 2; no server: exit 1; --out with
@@ -73,5 +76,14 @@ expect 0 "tournament 2 created .* and started" "${common[@]}" --admin-token-file
 grep -q "tessera tournament --url $url --watch 2" "$tmp/out" || fail "--detach: no --watch line: $(cat "$tmp/out")"
 expect 0 "^tournament 2 on $url: done, 6 games done of 6 expected" tournament --url "$url" --watch 2
 expect 0 '"tournament":2,"state":"done"' tournament --url "$url" --watch 2 --json
+
+# ---- a program's faults: each game's bundle fetched and kept here, and it replays ----
+expect 0 "tournament 3 created .* and started" tournament rr --game reversi --games-per-pair 2 \
+    --move-ms 3000 --url "$url" --admin-token-file "$tmp/admin" --bundles "$tmp/faults" \
+    rand=random "broken=cmd:python3 $root/tests/classroom/bots/broken.py"
+n=$(grep -c "tessera doctor --replay $tmp/faults/game-00000[01]-P[12].json" "$tmp/err")
+[ "$n" -eq 2 ] || fail "a replay line per crashed game: $n of 2: $(cat "$tmp/err")"
+b=$(ls "$tmp/faults/"*.json | head -n 1)
+expect 1 "FAULT AGAIN at turn [12]: crashed" doctor --replay "$b"
 
 finish tour_server.sh

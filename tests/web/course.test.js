@@ -225,7 +225,7 @@ test('a student\'s gate game lost by a crash links its fault bundle, at both siz
     const link = p.page.locator('section.course-game a.bundle-link');
     await link.waitFor();
     assert.equal(await link.count(), 1, 'her own seat\'s bundle only');
-    assert.match(await link.textContent(), /fault bundle of P[12] \(seat [01]\) b1 \(crashed at turn 1\)/);
+    assert.match(await link.textContent(), /fault bundle of P[12] \(seat [01]\) b1 \(crashed at turn [12]\)/);
     const [dl] = await Promise.all([p.page.waitForEvent('download'), link.click()]);
     assert.match(dl.suggestedFilename(), /^course-game-\d+-P[12]\.json$/);
     const b = JSON.parse(fs.readFileSync(await dl.path(), 'utf8'));

@@ -292,7 +292,7 @@ export class StudentView {
       } catch (err) { status.textContent = String(err.message || err); }
     }}, [
       h('h3', {text: 'Submit a bot'}),
-      h('label', {}, ['kind ', h('select', {name: 'kind', onchange: (e) => { form.classList.toggle('remote', e.target.value === 'remote'); }}, [h('option', {value: 'python', text: 'Python 3 (python3 MAIN)'}), h('option', {value: 'executable', text: 'executable (Linux ELF)'}), h('option', {value: 'remote', text: 'remote bot (you run it)'})])]),
+      h('label', {}, ['kind ', h('select', {name: 'kind', onchange: (e) => { form.classList.toggle('remote', e.target.value === 'remote'); }}, [h('option', {value: 'python', text: 'Python 3 (python3 MAIN)'}), h('option', {value: 'java', text: 'Java (built here: javac, java -jar)'}), h('option', {value: 'c', text: 'C (built here: gcc)'}), h('option', {value: 'cpp', text: 'C++ (built here: g++)'}), h('option', {value: 'javascript', text: 'JavaScript (node MAIN)'}), h('option', {value: 'executable', text: 'executable (Linux ELF)'}), h('option', {value: 'remote', text: 'remote bot (you run it)'})])]),
       h('label', {}, ['files ', h('input', {name: 'files', type: 'file', multiple: true})]),
       h('label', {}, ['file to run ', h('input', {name: 'main', placeholder: 'the first file', size: 16})]),
       h('button', {type: 'submit', text: 'submit', disabled: closed}),
@@ -317,7 +317,7 @@ export class StudentView {
     const r = await this.conn.request({type: 'course_code', token: this.token, submission: s.submission});
     if (r.type === 'error') { this.detail.replaceChildren(h('p', {class: 'error', text: errText(r)})); return; }
     this.detail.replaceChildren(h('section', {class: 'code'}, [h('h3', {text: `v${r.version}: ${r.main}`}),
-      ...r.files.map((f) => h('details', {open: f.name === r.main}, [h('summary', {text: f.name}), h('pre', {text: r.kind === 'python' ? atob(f.data) : `(${f.data.length} base64 characters)`})]))]));
+      ...r.files.map((f) => h('details', {open: f.name === r.main}, [h('summary', {text: f.name}), h('pre', {text: r.kind !== 'executable' && !/^build\.(out|jar)$/.test(f.name) ? atob(f.data) : `(${f.data.length} base64 characters)`})]))]));
   }
 }
 
@@ -595,6 +595,6 @@ export class InstructorView {
     const r = await this.conn.request({type: 'course_code', admin_token: this.token, submission: s.submission});
     if (r.type === 'error') { this.detail.replaceChildren(h('p', {class: 'error', text: errText(r)})); return; }
     this.detail.replaceChildren(h('section', {class: 'code'}, [h('h3', {text: `${s.student_id} v${r.version}: ${r.main}`}),
-      ...r.files.map((f) => h('details', {open: f.name === r.main}, [h('summary', {text: f.name}), h('pre', {text: r.kind === 'python' ? atob(f.data) : `(${f.data.length} base64 characters)`})]))]));
+      ...r.files.map((f) => h('details', {open: f.name === r.main}, [h('summary', {text: f.name}), h('pre', {text: r.kind !== 'executable' && !/^build\.(out|jar)$/.test(f.name) ? atob(f.data) : `(${f.data.length} base64 characters)`})]))]));
   }
 }

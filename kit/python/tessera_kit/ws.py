@@ -17,13 +17,18 @@ places where tessera itself is not installed.
 
 import asyncio
 import json
+import sys
 import time
 
 try:
     import websockets
-except ImportError as e:  # pragma: no cover - depends on the machine
-    raise ImportError("the WebSocket loop needs the websockets package "
-                      "(Debian: apt install python3-websockets; or pip install websockets)") from e
+except ImportError as e:
+    # Name the Python that lacks it: Debian's package serves /usr/bin/python3
+    # only, and a python3 first on the PATH may be another (pyenv, a venv).
+    raise ImportError(
+        "the WebSocket loop needs the websockets package, which the Python running this bot ("
+        + sys.executable + ") does not have: Debian's python3-websockets serves /usr/bin/python3 "
+        "(run the bot with it), or pip install websockets into this Python") from e
 
 from .bot import Turn, decide, log
 

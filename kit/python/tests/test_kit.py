@@ -161,6 +161,24 @@ class TestStdioLoop(unittest.TestCase):
         self.assertEqual(len(out.getvalue().splitlines()), 1)
 
 
+class TestWebSocketMissing(unittest.TestCase):
+    def test_names_the_python_without_it(self):
+        # a python3 first on the PATH without the package (pyenv, a venv) while Debian's
+        # has it: the error says which Python lacks it (found in the issue 28 tryout)
+        saved = {k: sys.modules.pop(k) for k in list(sys.modules)
+                 if k == "websockets" or k.startswith("websockets.") or k == "tessera_kit.ws"}
+        sys.modules["websockets"] = None  # import websockets raises ImportError
+        try:
+            with self.assertRaises(ImportError) as cm:
+                importlib.import_module("tessera_kit.ws")
+            self.assertIn(sys.executable, str(cm.exception))
+            self.assertIn("/usr/bin/python3", str(cm.exception))
+        finally:
+            del sys.modules["websockets"]
+            sys.modules.pop("tessera_kit.ws", None)
+            sys.modules.update(saved)
+
+
 class TestTurn(unittest.TestCase):
     def test_clock(self):
         s = new_state("reversi")
