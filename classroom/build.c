@@ -50,21 +50,6 @@ static const char script[] =
     "[ $rc -eq 0 ] || exit 1\n"
     "[ -z \"$art\" ] || base64 -w 76 $art\n";
 
-const char *class_kind_built(class_kind k)
-{
-    switch (k) {
-    case CLASS_C:
-    case CLASS_CPP: return "build.out";
-    case CLASS_JAVA: return "build.jar";
-    default: return NULL;
-    }
-}
-
-bool class_kind_is_built(class_kind k)
-{
-    return k == CLASS_C || k == CLASS_CPP || k == CLASS_JAVA || k == CLASS_JS;
-}
-
 /* Does the main file's name fit the kind (bot.c, Bot.java, bot.js)? */
 static bool main_fits(class_kind k, const char *main, char *err, size_t errcap)
 {

@@ -284,6 +284,22 @@ const char *class_kind_name(class_kind k)
     return k >= 0 && k < CLASS_NKINDS ? kind_names[k] : "?";
 }
 
+/* What a kind's build makes, and whether it is built (build.c builds it). */
+const char *class_kind_built(class_kind k)
+{
+    switch (k) {
+    case CLASS_C:
+    case CLASS_CPP: return "build.out";
+    case CLASS_JAVA: return "build.jar";
+    default: return NULL;
+    }
+}
+
+bool class_kind_is_built(class_kind k)
+{
+    return k == CLASS_C || k == CLASS_CPP || k == CLASS_JAVA || k == CLASS_JS;
+}
+
 int class_kind_parse(const char *s, class_kind *out)
 {
     for (int i = 0; i < CLASS_NKINDS; i++)
