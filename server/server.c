@@ -527,7 +527,7 @@ int srv_run(const srv_config *cfg)
     int irc = admin_init(&s, err, sizeof err);
     if (irc == 0 && (irc = progs_init(&s)) != 0)
         snprintf(err, sizeof err, "the program workers could not be set up");
-    if (irc == 0 && (irc = thinking_init(&s)) != 0)
+    if (irc == 0 && (irc = thinking_init(&s, match_find)) != 0)
         snprintf(err, sizeof err, "the thinking lines' queue could not be set up");
     s.match_over = tours_match_finished; /* a no-op until the tournaments are up */
     if (irc == 0)

@@ -53,6 +53,7 @@ static pthread_mutex_t q_mu = PTHREAD_MUTEX_INITIALIZER;
 static tq_item *q_head, *q_tail; /* q_mu */
 static uv_async_t *q_async;      /* q_mu: NULL when closed */
 static srv *q_srv;               /* loop thread */
+static thinking_find_fn q_find;  /* loop thread: a match by id (thinking_init) */
 
 static void accept_line(match *m, int seat, int turn, json_t *info);
 
@@ -65,7 +66,7 @@ static void on_async(uv_async_t *h)
     pthread_mutex_unlock(&q_mu);
     while (it) {
         tq_item *next = it->next;
-        match *m = q_srv ? match_find(q_srv, it->match) : NULL;
+        match *m = q_srv && q_find ? q_find(q_srv, it->match) : NULL;
         if (m)
             accept_line(m, it->seat, it->turn, it->info);
         else
@@ -75,7 +76,7 @@ static void on_async(uv_async_t *h)
     }
 }
 
-int thinking_init(srv *s)
+int thinking_init(srv *s, thinking_find_fn find)
 {
     uv_async_t *a = calloc(1, sizeof *a);
     if (!a || uv_async_init(s->loop, a, on_async) != 0) {
@@ -83,6 +84,7 @@ int thinking_init(srv *s)
         return ENG_EINTERNAL;
     }
     q_srv = s;
+    q_find = find;
     pthread_mutex_lock(&q_mu);
     q_async = a;
     pthread_mutex_unlock(&q_mu);
@@ -190,13 +192,13 @@ static void keep_for_record(thinking *t, int turn, const json_t *info)
 
 static void tell(match *m, int seat, int turn, const json_t *info)
 {
-    const match_sink *sk = m->srv->sink;
-    if (!sk || !sk->watchers || !m->nspect)
+    /* told up through the server's sink, as every match event is */
+    if (!m->srv->sink || !m->srv->sink->watchers || !m->nspect)
         return;
     json_t *msg = json_pack("{s:s, s:s, s:i, s:i, s:O}", "type", "thinking", "match", m->id,
                             "seat", seat, "turn", turn, "info", (json_t *)info);
     if (msg)
-        sk->watchers(m, msg);
+        m->srv->sink->watchers(m, msg);
     json_decref(msg);
 }
 

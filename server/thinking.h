@@ -19,8 +19,11 @@
 #include "internal.h"
 
 /* The queue from the worker threads to the loop: one for the process,
- * opened on s's loop. 0, or ENG_EINTERNAL. */
-int thinking_init(srv *s);
+ * opened on s's loop. 0, or ENG_EINTERNAL. find is how the queue's lines
+ * find their match on the loop (server.c passes match_find): thinking.c
+ * sits below match.c and never calls up into it. */
+typedef match *(*thinking_find_fn)(srv *s, const char *id);
+int thinking_init(srv *s, thinking_find_fn find);
 /* Close it (shutdown): later posts are dropped. */
 void thinking_shutdown(srv *s);
 
