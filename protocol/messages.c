@@ -465,16 +465,10 @@ static int dec_resign(dctx *c, proto_msg *m)
 
 /* move: the match, seat and turn are optional, and so is think_ms (the
  * client's own measure of its thinking, kept with the move). */
-static int dec_move(dctx *c, proto_msg *m)
+
+/* The optional "match", "seat" and "turn" of a seat's message (move, info). */
+static int opt_match_seat_turn(dctx *c, json_t *match, json_t *seat, json_t *turn, proto_msg *m)
 {
-    static const field fields[] = {COMMON_FIELDS,   {"match", false},    {"seat", false},
-                                   {"turn", false}, {"think_ms", false}, {"move", true}};
-    json_error_t e;
-    json_t *t, *id = NULL, *match = NULL, *seat = NULL, *turn = NULL, *think = NULL, *move;
-    if (json_unpack_ex(m->root, &e, JSON_STRICT, "{s:o, s?o, s?o, s?o, s?o, s?o, s:o}", "type", &t,
-                       "id", &id, "match", &match, "seat", &seat, "turn", &turn, "think_ms", &think,
-                       "move", &move))
-        return shape_fail(c, m->root, NULL, fields, NFIELDS(fields), &e);
     int rc;
     if (match && (rc = want_ident(c, match, "match", PROTO_MATCH_ID_MAX, &m->match)))
         return rc;
@@ -487,6 +481,22 @@ static int dec_move(dctx *c, proto_msg *m)
         m->has_turn = true;
         m->turn = v;
     }
+    return 0;
+}
+
+static int dec_move(dctx *c, proto_msg *m)
+{
+    static const field fields[] = {COMMON_FIELDS,   {"match", false},    {"seat", false},
+                                   {"turn", false}, {"think_ms", false}, {"move", true}};
+    json_error_t e;
+    json_t *t, *id = NULL, *match = NULL, *seat = NULL, *turn = NULL, *think = NULL, *move;
+    if (json_unpack_ex(m->root, &e, JSON_STRICT, "{s:o, s?o, s?o, s?o, s?o, s?o, s:o}", "type", &t,
+                       "id", &id, "match", &match, "seat", &seat, "turn", &turn, "think_ms", &think,
+                       "move", &move))
+        return shape_fail(c, m->root, NULL, fields, NFIELDS(fields), &e);
+    int rc;
+    if ((rc = opt_match_seat_turn(c, match, seat, turn, m)))
+        return rc;
     if (think) {
         long long v;
         if ((rc = want_int(c, think, "think_ms", 0, PROTO_MAX_MS, &v)))
@@ -1039,17 +1049,8 @@ static int dec_info(dctx *c, proto_msg *m)
                        "nodes", &x[5], "depth", &x[6], "elapsed_ms", &x[7], "text", &x[8]))
         return shape_fail(c, m->root, NULL, fields, NFIELDS(fields), &e);
     int rc;
-    if (match && (rc = want_ident(c, match, "match", PROTO_MATCH_ID_MAX, &m->match)))
+    if ((rc = opt_match_seat_turn(c, match, seat, turn, m)))
         return rc;
-    if ((rc = opt_seat(c, seat, m)))
-        return rc;
-    if (turn) {
-        long long v;
-        if ((rc = want_int(c, turn, "turn", 1, INT64_MAX, &v)))
-            return rc;
-        m->has_turn = true;
-        m->turn = v;
-    }
     return 0;
 }
 
