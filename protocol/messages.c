@@ -463,9 +463,6 @@ static int dec_resign(dctx *c, proto_msg *m)
     return opt_seat(c, seat, m);
 }
 
-/* move: the match, seat and turn are optional, and so is think_ms (the
- * client's own measure of its thinking, kept with the move). */
-
 /* The optional "match", "seat" and "turn" of a seat's message (move, info). */
 static int opt_match_seat_turn(dctx *c, json_t *match, json_t *seat, json_t *turn, proto_msg *m)
 {
@@ -484,6 +481,8 @@ static int opt_match_seat_turn(dctx *c, json_t *match, json_t *seat, json_t *tur
     return 0;
 }
 
+/* move: the match, seat and turn are optional, and so is think_ms (the
+ * client's own measure of its thinking, kept with the move). */
 static int dec_move(dctx *c, proto_msg *m)
 {
     static const field fields[] = {COMMON_FIELDS,   {"match", false},    {"seat", false},
