@@ -22,8 +22,11 @@
  * final score difference (ana_get_sums). A value is two searches by the same
  * spec, one with reward=scorediff (the expected score difference of the
  * mover; its preferred turn is the one shown) and one with reward=winloss
- * (the mover's win probability, a tie half). Two seats only: the score
- * difference of more seats is not antisymmetric (issue 27 leaves them open).
+ * (the mover's win probability, a tie half). With two seats the mover's
+ * value is the whole story (the other's is its mirror); with three to five
+ * a search tells every seat's mean reward (bot_stats.values: own score
+ * minus the best of the others', first or not), every value is kept per
+ * seat, and the sums telescope for each seat in its own points.
  */
 #include <assert.h>
 #include <stdlib.h>
@@ -36,6 +39,9 @@
 
 typedef struct evaluator {
     const eng_game *g;
+    int np;                     /* seats */
+    char *err;                  /* why a search failed (the caller's why->reason) */
+    size_t errcap;
     bot *score, *win;           /* the two searches (reward=scorediff, reward=winloss) */
     bot_budget main, chance;    /* budgets of a played position's search, of an expectation's */
     eng_rng rng;                /* outcomes sampled below ANA_CHANCE_DEPTH */
@@ -135,6 +141,11 @@ static int evaluator_alloc(evaluator *ev)
     return ev->turn && ev->outcomes && ev->probs ? 0 : ENG_ENOMEM;
 }
 
+static double clamp01(double p)
+{
+    return p < 0 ? 0 : p > 1 ? 1 : p;
+}
+
 static bool stopped(const evaluator *ev)
 {
     return ev->main.stop && atomic_load(ev->main.stop);
@@ -147,18 +158,22 @@ static int search(evaluator *ev, const void *st, const bot_budget *budget, ana_v
 {
     const eng_game *g = ev->g;
     int seat = g->current_player(st);
-    assert(seat >= 0 && seat < 2);
+    assert(seat >= 0 && seat < ev->np);
     if (stopped(ev))
         return ENG_EINVAL;
     bot_stats s;
     bot_reset(ev->score);
     memcpy(ev->turn, st, g->state_size);
     int n = 0;
-    double score = 0;
+    double score = 0, scores[ENG_MAX_PLAYERS] = {0};
+    int nscores = 0;
     do {
         eng_move m = bot_choose(ev->score, ev->turn, budget, &s);
-        if (n == 0)
+        if (n == 0) {
             score = s.value;
+            nscores = s.nvalues;
+            memcpy(scores, s.values, sizeof scores);
+        }
         if (!eng_is_legal(g, ev->turn, m))
             return ENG_EINTERNAL; /* a bot that breaks its contract */
         if (best)
@@ -171,20 +186,51 @@ static int search(evaluator *ev, const void *st, const bot_budget *budget, ana_v
     bot_reset(ev->win);
     bot_choose(ev->win, st, budget, &s);
     ev->searches += 2;
-    double p = (s.value + 1) / 2;
-    p = p < 0 ? 0 : p > 1 ? 1 : p;
-    v->diff = seat == 0 ? score : -score;
-    v->win = seat == 0 ? p : 1 - p;
+    if (ev->np == 2) { /* the mover's value; the other's is its mirror */
+        double p = clamp01((s.value + 1) / 2);
+        v->diff[seat] = score;
+        v->diff[1 - seat] = -score;
+        v->win[seat] = p;
+        v->win[1 - seat] = 1 - p;
+        return 0;
+    }
+    if (nscores != ev->np || s.nvalues != ev->np)
+        return eng_seterr(ev->err, ev->errcap, ENG_EBAD_BOT_SPEC,
+                          "the search tells no value for every seat, which a game of %d seats "
+                          "needs: use the MCTS family (mcts, rave, mcts-d2, evomcts, the EA bots)",
+                          ev->np);
+    for (int p = 0; p < ev->np; p++) {
+        v->diff[p] = scores[p];
+        v->win[p] = clamp01((s.values[p] + 1) / 2);
+    }
     return 0;
 }
 
-static void terminal_value(const eng_game *g, const void *st, ana_val *v)
+/* The end: each seat's score minus the best of the others', and 1 for a
+ * seat ahead of all, 1/2 for a tie for first, 0 behind — the rewards
+ * scorediff and winloss give a simulation (bots/mcts.c, mcts_rewards), so
+ * that the searches and the end speak of the same thing. Two seats: the
+ * game's own returns, as before. */
+static void terminal_value(const eng_game *g, int np, const void *st, ana_val *v)
 {
     double sc[ENG_MAX_PLAYERS], ret[ENG_MAX_PLAYERS];
     g->scores(st, sc);
-    g->returns(st, ret);
-    v->diff = sc[0] - sc[1];
-    v->win = ret[0];
+    if (np == 2) {
+        g->returns(st, ret);
+        v->diff[0] = sc[0] - sc[1];
+        v->diff[1] = -v->diff[0];
+        v->win[0] = ret[0];
+        v->win[1] = 1 - ret[0];
+        return;
+    }
+    for (int p = 0; p < np; p++) {
+        double best = -1e300;
+        for (int q = 0; q < np; q++)
+            if (q != p && sc[q] > best)
+                best = sc[q];
+        v->diff[p] = sc[p] - best;
+        v->win[p] = v->diff[p] > 0 ? 1 : v->diff[p] < 0 ? 0 : 0.5;
+    }
 }
 
 static int value_at(evaluator *ev, const void *st, int depth, const bot_budget *b, ana_val *v);
@@ -208,7 +254,8 @@ static int expectation(evaluator *ev, const void *st, int depth, eng_move known,
         g->apply(child, eng_sample_chance(g, st, &ev->rng));
         return value_at(ev, child, depth + 1, &ev->chance, v);
     }
-    ana_val sum = {0, 0};
+    ana_val sum;
+    memset(&sum, 0, sizeof sum);
     for (int i = 0; i < n; i++) {
         ana_val c;
         if (out[i] == known && known_v) {
@@ -220,8 +267,10 @@ static int expectation(evaluator *ev, const void *st, int depth, eng_move known,
             if (rc)
                 return rc;
         }
-        sum.diff += prob[i] * c.diff;
-        sum.win += prob[i] * c.win;
+        for (int p = 0; p < ev->np; p++) {
+            sum.diff[p] += prob[i] * c.diff[p];
+            sum.win[p] += prob[i] * c.win[p];
+        }
     }
     *v = sum;
     return 0;
@@ -233,7 +282,7 @@ static int value_at(evaluator *ev, const void *st, int depth, const bot_budget *
 {
     int cp = ev->g->current_player(st);
     if (cp == ENG_TERMINAL) {
-        terminal_value(ev->g, st, v);
+        terminal_value(ev->g, ev->np, st, v);
         return 0;
     }
     if (cp == ENG_CHANCE)
@@ -261,20 +310,14 @@ static void moves_text(const eng_game *g, const void *st, const eng_move *m, int
     }
 }
 
-static double mover(int seat, double x, bool prob)
-{
-    return seat == 0 ? x : prob ? 1 - x : -x;
-}
-
 static void judge(ana_turn *t)
 {
     t->loss_win = t->loss_diff = 0;
     t->mark = ANA_NONE;
     if (!t->decision || t->same)
         return;
-    double dw = mover(t->seat, t->best_after.win, true) - mover(t->seat, t->played_after.win, true);
-    double dd =
-        mover(t->seat, t->best_after.diff, false) - mover(t->seat, t->played_after.diff, false);
+    double dw = t->best_after.win[t->seat] - t->played_after.win[t->seat];
+    double dd = t->best_after.diff[t->seat] - t->played_after.diff[t->seat];
     t->loss_win = dw > 0 ? dw : 0;
     t->loss_diff = dd > 0 ? dd : 0;
     t->mark = t->loss_win >= ANA_DROP_BLUNDER ? ANA_BLUNDER
@@ -407,13 +450,14 @@ int ana_run(const json_t *rec, const ana_opts *o, ana_report **out, rec_replay *
     why->bad_turn = 0;
     why->reason[0] = 0;
     const eng_game *g = why->game;
-    if (why->rules.players != 2)
+    if (why->rules.players < 2 || why->rules.players > ENG_MAX_PLAYERS)
         return eng_seterr(why->reason, sizeof why->reason, ENG_EBAD_PLAYERS,
-                          "the analysis handles games of two seats; this record has %d",
-                          why->rules.players);
+                          "the analysis handles games of 2 to %d seats; this record has %d",
+                          ENG_MAX_PLAYERS, why->rules.players);
     double t0 = bot_now_ms();
     ana_report *r = calloc(1, sizeof *r);
-    evaluator ev = {.g = g};
+    evaluator ev = {.g = g, .np = why->rules.players, .err = why->reason,
+                    .errcap = sizeof why->reason};
     const json_t *turns = json_object_get(rec, "turns");
     int n = (int)json_array_size(turns);
     size_t sz = g->state_size;
@@ -424,8 +468,8 @@ int ana_run(const json_t *rec, const ana_opts *o, ana_report **out, rec_replay *
     r->game = g;
     r->rules = why->rules;
     r->finished = why->finished;
-    r->scores[0] = why->scores[0];
-    r->scores[1] = why->scores[1];
+    r->players = why->rules.players;
+    memcpy(r->scores, why->scores, sizeof r->scores);
     r->nturns = n;
     r->turns = calloc((size_t)(n > 0 ? n : 1), sizeof *r->turns);
     xs = malloc((size_t)(n + 1) * sz);
@@ -490,15 +534,28 @@ void ana_free(ana_report *r)
 void ana_get_sums(const ana_report *r, ana_sums *s)
 {
     memset(s, 0, sizeof *s);
-    s->start = r->start.diff;
+    s->players = r->players;
+    for (int p = 0; p < r->players; p++)
+        s->seat_luck[p] = s->seat_start[p] = r->start.diff[p];
     for (int k = 0; k < r->nturns; k++) {
         const ana_turn *t = &r->turns[k];
-        s->luck[t->seat] += mover(t->seat, t->drawn.diff - t->before.diff, false);
-        s->skill[t->seat] += mover(t->seat, t->after.diff - t->drawn.diff, false);
+        for (int p = 0; p < r->players; p++) {
+            double luck = t->drawn.diff[p] - t->before.diff[p];
+            double skill = t->after.diff[p] - t->drawn.diff[p];
+            s->seat_luck[p] += luck;
+            s->seat_skill[p] += skill;
+            if (p == t->seat) {
+                s->luck[p] += luck;
+                s->skill[p] += skill;
+            }
+        }
         if (t->mark)
             s->marks[t->seat][t->mark - 1]++;
     }
-    s->luck_total = s->start + s->luck[0] - s->luck[1];
-    s->skill_total = s->skill[0] - s->skill[1];
-    s->final = r->end.diff;
+    for (int p = 0; p < r->players; p++)
+        s->seat_final[p] = r->end.diff[p];
+    s->start = s->seat_start[0];
+    s->luck_total = s->seat_luck[0];
+    s->skill_total = s->seat_skill[0];
+    s->final = s->seat_final[0];
 }

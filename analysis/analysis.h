@@ -14,6 +14,9 @@
  * protocol/record.h, so a bad record gets the same code, turn and reason as
  * `tessera replay`, and uses the bots only through bots/bot.h.
  *
+ * Two to five seats: with more than two, each seat's values are its own
+ * (own score minus the best of the others'; first or not).
+ *
  * Deterministic: the same record, options and seed give the same report
  * (times aside) when the search's budget is in simulations.
  */
@@ -69,9 +72,9 @@ typedef struct ana_report ana_report;
 
 /* Analyse record `rec` (borrowed). Returns 0 and *out (ana_free), or a
  * negative code with why->bad_turn and why->reason filled (why may be NULL):
- * the record's own faults as rec_replay_json reports them; ENG_EBAD_PLAYERS
- * for a game of more than two seats (not analysed yet); ENG_EUNKNOWN_BOT /
- * ENG_EBAD_BOT_SPEC for a search spec that cannot be made or sets reward=;
+ * the record's own faults as rec_replay_json reports them; ENG_EUNKNOWN_BOT /
+ * ENG_EBAD_BOT_SPEC for a search spec that cannot be made, sets reward=,
+ * or (three or more seats) tells no value per seat (bot_stats.values);
  * ENG_EINVAL when stopped; ENG_ENOMEM. */
 int ana_run(const json_t *rec, const ana_opts *o, ana_report **out, rec_replay *why);
 void ana_free(ana_report *r);
@@ -88,16 +91,26 @@ char *ana_markdown(const ana_report *r);
 /* The SVG win-probability graph (malloc'd; NULL on no memory). */
 char *ana_svg(const ana_report *r);
 
-/* The sums docs/analysis.md defines, seat 0's points: start + luck + skill
- * equals the final score difference (the value of the last position when
- * the record stops before the end). For tests and callers that check. */
+/* The sums docs/analysis.md defines. For every seat p, in p's own points
+ * (p's final score minus the best of the others'; with two seats, the
+ * score difference):
+ *   seat_luck[p] + seat_skill[p] = seat_final[p]
+ * where seat_luck[p] is the first position's value for p plus every draw's
+ * change of p's value (p's own draws and the others'), seat_skill[p] every
+ * turn's change of p's value after its draw (p's turns and the others').
+ * seat_final[p] is the value of the last position when the record stops
+ * before the end. luck[p] and skill[p] are the parts of p's own turns. The
+ * unsuffixed totals are seat 0's, as the two-seat reports give them. */
 typedef struct ana_sums {
+    int players;
     double start;             /* value of the first position for seat 0 (who moves first) */
-    double luck[2], skill[2]; /* each seat's, in its own points */
-    double luck_total;        /* start + luck[0] - luck[1] */
-    double skill_total;       /* skill[0] - skill[1] */
-    double final;             /* seat 0's score minus seat 1's at the end */
-    int marks[2][3];          /* per seat: inaccuracies, mistakes, blunders */
+    double luck[ENG_MAX_PLAYERS], skill[ENG_MAX_PLAYERS]; /* each seat's own turns, its points */
+    double luck_total;        /* seat_luck[0] (two seats: start + luck[0] - luck[1]) */
+    double skill_total;       /* seat_skill[0] (two seats: skill[0] - skill[1]) */
+    double final;             /* seat_final[0] */
+    double seat_start[ENG_MAX_PLAYERS], seat_luck[ENG_MAX_PLAYERS];
+    double seat_skill[ENG_MAX_PLAYERS], seat_final[ENG_MAX_PLAYERS];
+    int marks[ENG_MAX_PLAYERS][3]; /* per seat: inaccuracies, mistakes, blunders */
 } ana_sums;
 void ana_get_sums(const ana_report *r, ana_sums *out);
 

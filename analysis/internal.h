@@ -1,8 +1,8 @@
 /*
  * internal.h — private to analysis/: the report that analysis.c fills and
- * report.c writes out (JSON, Markdown, SVG). Values are kept in seat 0's
- * view (score difference seat 0 minus seat 1, seat 0's win probability);
- * report.c turns them to the mover's view where a reader wants that.
+ * report.c writes out (JSON, Markdown, SVG). A value is kept for every
+ * seat in its own view (ana_val); with two seats the second is the mirror
+ * of the first, so seat 0's figures are those of the two-seat reports.
  */
 #ifndef TESSERA_ANALYSIS_INTERNAL_H
 #define TESSERA_ANALYSIS_INTERNAL_H
@@ -14,10 +14,12 @@
 
 #define ANA_TEXT_MAX 160 /* a turn's moves as text: at most ENG_MAX_TURN_MOVES moves */
 
-/* A position's value for seat 0. */
+/* A position's value for every seat, each in its own view: with two seats
+ * diff[1] = -diff[0] and win[1] = 1 - win[0]; with more, each seat's own
+ * figures (docs/analysis.md, "Three to five seats"). */
 typedef struct ana_val {
-    double diff; /* expected final score difference, seat 0 minus seat 1 */
-    double win;  /* seat 0's win probability, a tie counting half */
+    double diff[ENG_MAX_PLAYERS]; /* expected final score minus the best of the others' */
+    double win[ENG_MAX_PLAYERS];  /* probability of finishing first, a tie for first half */
 } ana_val;
 
 enum ana_mark { ANA_NONE = 0, ANA_INACC, ANA_MISTAKE, ANA_BLUNDER };
@@ -47,7 +49,8 @@ struct ana_report {
     const eng_game *game;
     eng_rules rules;
     bool finished;          /* the record reaches the end of the game */
-    double scores[2];       /* scores after the last turn */
+    int players;            /* seats (rules.players) */
+    double scores[ENG_MAX_PLAYERS]; /* scores after the last turn */
     int nturns;
     ana_turn *turns;        /* nturns entries */
     ana_val start;          /* the first position's value */

@@ -86,6 +86,12 @@ typedef struct bot_stats {
     size_t mem_bytes;            /* search memory used (arena) */
     bool mem_full;               /* the arena filled up (search kept simulating) */
     double value;                /* estimated value of the chosen move (bot's reward units) */
+    /* Every seat's mean reward over the search's simulations, values[0..nvalues)
+     * (the MCTS family: nvalues = the game's seats; 0 for a bot that tells
+     * none). What the analysis of games of three or more seats reads
+     * (docs/analysis.md): the mover's `value` alone says nothing of the others. */
+    int nvalues;
+    double values[ENG_MAX_PLAYERS];
     char info[BOT_INFO_MAX];     /* bot-specific text, e.g. the evolved formula in infix */
 } bot_stats;
 

@@ -486,6 +486,9 @@ void mcts_simulate(mcts_ctx *c)
 
     if (!c->backup)
         return;
+    for (int q = 0, nq = eng_num_players(s); q < nq; q++)
+        c->root_sum[q] += c->reward[q];
+    c->root_n++;
     for (int i = 0; i < depth; i++) {
         mcts_node *nd = &t->node[c->path[i]];
         nd->visits++;
@@ -678,6 +681,8 @@ void mcts_bot_search(mcts_bot *mb, bot *b, bot_clock *clk)
         hc->nroot_moves = mc->nroot_moves;
         hc->policy = mc->policy;
         hc->policy_ud = mc->policy_ud;
+        memset(hc->root_sum, 0, sizeof hc->root_sum);
+        hc->root_n = 0;
         h->quota = share;
         h->done = 0;
         h->clk = clk;
@@ -702,6 +707,9 @@ void mcts_bot_search(mcts_bot *mb, bot *b, bot_clock *clk)
         mb->tree.node[MCTS_ROOT].visits += h->tree.node[MCTS_ROOT].visits;
         merge_children(&mb->tree, MCTS_ROOT, &h->tree, MCTS_ROOT, 1);
         mb->tree.full |= h->tree.full;
+        for (int p = 0; p < ENG_MAX_PLAYERS; p++)
+            mb->ctx.root_sum[p] += h->ctx.root_sum[p];
+        mb->ctx.root_n += h->ctx.root_n;
     }
 }
 
@@ -807,6 +815,8 @@ bool mcts_bot_begin(mcts_bot *mb, bot *b, const void *st, eng_move *m)
     mb->ctx.score = NULL;
     mb->ctx.backup = true;
     mb->ctx.expand = true;
+    memset(mb->ctx.root_sum, 0, sizeof mb->ctx.root_sum);
+    mb->ctx.root_n = 0;
     return false;
 }
 
@@ -823,6 +833,11 @@ eng_move mcts_bot_end(mcts_bot *mb, bot *b, const void *st, bot_stats *stats)
         stats->value = t->node[best].value / t->node[best].visits;
     } else {
         m = eng_random_move(g, st, &b->rng); /* stopped before any simulation */
+    }
+    if (mb->ctx.root_n > 0) {
+        stats->nvalues = eng_num_players(st);
+        for (int p = 0; p < stats->nvalues; p++)
+            stats->values[p] = mb->ctx.root_sum[p] / (double)mb->ctx.root_n;
     }
     if (b->think_fn)
         mcts_bot_think(mb, b, stats->sims, best);

@@ -117,6 +117,11 @@ typedef struct mcts_ctx {
     eng_move (*policy)(void *ud, const void *st, eng_rng *rng);
     void *policy_ud;
     double reward[ENG_MAX_PLAYERS]; /* rewards of the last simulation */
+    /* Every seat's rewards summed over the simulations backed up since the
+     * search began (mcts_bot_begin zeroes them; the helpers' are added in):
+     * bot_stats.values. */
+    double root_sum[ENG_MAX_PLAYERS];
+    int64_t root_n;
     /* RAVE bookkeeping: the (seat, move) pairs of the last simulation */
     int nplayed;
     int32_t *played_key;      /* g->max_plies entries: (seat << 24) ^ move */

@@ -9,8 +9,12 @@
  *     difference, exactly; luck is not zero; the same seed gives the same
  *     report;
  *   - every game analysed (the four of the registry);
- *   - bad records fail as rec_replay_json fails (code, turn, reason), more
- *     than two seats, specs that cannot analyse, the stop flag.
+ *   - four seats of Carcassonne: a turn that completes a city but leaves
+ *     its points unclaimed (the scripted bad move) is marked a mistake or
+ *     blunder, the better turn scores them; every seat's luck + skill = its
+ *     final lead; five seats analyse at a small budget;
+ *   - bad records fail as rec_replay_json fails (code, turn, reason), specs
+ *     that cannot analyse (reward=, no value per seat), the stop flag.
  * Budgets are in simulations, so every figure is the same on any machine.
  */
 #include <setjmp.h>
@@ -30,21 +34,22 @@
 /* A hook that may replace the move a game's bot chose at ply `ply`. */
 typedef eng_move (*pick_fn)(void *ud, const eng_game *g, const void *st, int ply, eng_move chosen);
 
-/* Play a game of g (default rules, 2 seats) between bots spec0 and spec1,
+/* Play a game of g (default rules, np seats) between bots specs[0..np),
  * chance by seed; returns its record (new reference). */
-static json_t *play(const char *game, const char *spec0, const char *spec1, uint64_t seed,
-                    pick_fn pick, void *ud)
+static json_t *play_n(const char *game, int np, const char *const *specs, uint64_t seed,
+                      pick_fn pick, void *ud)
 {
     const eng_game *g = eng_find_game(game);
     assert_non_null(g);
     eng_rules rules;
     eng_rules_default(g, &rules);
-    rules.players = 2;
+    rules.players = np;
     char err[256] = "";
-    bot *b[2] = {bot_create(spec0, g, seed, err, sizeof err),
-                 bot_create(spec1, g, seed + 1, err, sizeof err)};
-    assert_non_null(b[0]);
-    assert_non_null(b[1]);
+    bot *b[ENG_MAX_PLAYERS];
+    for (int p = 0; p < np; p++) {
+        b[p] = bot_create(specs[p], g, seed + (uint64_t)p, err, sizeof err);
+        assert_non_null(b[p]);
+    }
     void *st = malloc(g->state_size);
     assert_int_equal(eng_init(g, st, &rules, err, sizeof err), 0);
     eng_move *moves = malloc((size_t)g->max_plies * sizeof *moves);
@@ -60,8 +65,8 @@ static json_t *play(const char *game, const char *spec0, const char *spec1, uint
             ply++;
         }
         assert_true(eng_is_legal(g, st, m));
-        bot_observe(b[0], st, m);
-        bot_observe(b[1], st, m);
+        for (int p = 0; p < np; p++)
+            bot_observe(b[p], st, m);
         g->apply(st, m);
         moves[n++] = m;
     }
@@ -69,10 +74,20 @@ static json_t *play(const char *game, const char *spec0, const char *spec1, uint
     assert_non_null(rec);
     free(moves);
     free(st);
-    bot_destroy(b[0]);
-    bot_destroy(b[1]);
+    for (int p = 0; p < np; p++)
+        bot_destroy(b[p]);
     return rec;
 }
+
+/* A game of two seats: spec0 against spec1. */
+static json_t *play(const char *game, const char *spec0, const char *spec1, uint64_t seed,
+                    pick_fn pick, void *ud)
+{
+    const char *specs[2] = {spec0, spec1};
+    return play_n(game, 2, specs, seed, pick, ud);
+}
+
+static void expect_fail(const json_t *rec, const char *spec, int code, const char *reason_part);
 
 static ana_report *analyse(const json_t *rec, const char *spec, int64_t sims, int64_t chance_sims)
 {
@@ -267,6 +282,229 @@ static void test_carcassonne_luck_skill(void **state)
     json_decref(rec);
 }
 
+/* ---- three to five seats ------------------------------------------------------------ */
+
+/* The mover's points gained by the turn m[0..n) from st (scored at once). */
+static double gain_of(const eng_game *g, const void *st, const eng_move *m, int n)
+{
+    unsigned char *t = malloc(g->state_size);
+    assert_non_null(t);
+    memcpy(t, st, g->state_size);
+    int me = g->current_player(st);
+    double before[ENG_MAX_PLAYERS], after[ENG_MAX_PLAYERS];
+    g->scores(t, before);
+    for (int i = 0; i < n; i++)
+        g->apply(t, m[i]);
+    g->scores(t, after);
+    free(t);
+    return after[me] - before[me];
+}
+
+typedef struct thrown {
+    int from;                /* the earliest ply at which to throw points away */
+    double least;            /* the least points to throw away */
+    int ply;                 /* the ply of the placement that did (-1 before) */
+    double gain;             /* what the best meeple after that placement scored at once */
+    eng_move bad;            /* the meeple decision played instead (scores nothing) */
+    unsigned char st[65536]; /* the position of the placement (after the draw) */
+    char played[96];         /* the turn played, as the analysis writes it */
+} thrown;
+
+/* From ply tw->from on, at the first placement after which one meeple
+ * decision scores the mover tw->least points or more at once (a city
+ * completed and claimed with the placement's meeple) and another scores
+ * nothing: that placement, then the decision that scores nothing. */
+static eng_move throw_city(void *ud, const eng_game *g, const void *st, int ply, eng_move chosen)
+{
+    thrown *tw = ud;
+    if (tw->ply >= 0) {
+        if (ply == tw->ply + 1) {
+            char b[ENG_MOVE_STR_MAX];
+            g->move_to_str(st, tw->bad, b, sizeof b);
+            size_t len = strlen(tw->played);
+            snprintf(tw->played + len, sizeof tw->played - len, " %s", b);
+            return tw->bad;
+        }
+        return chosen;
+    }
+    if (ply < tw->from || g->turn_decisions < 2)
+        return chosen;
+    assert_true(g->state_size <= sizeof tw->st);
+    eng_move *place = malloc((size_t)g->max_moves * sizeof *place);
+    eng_move *meeple = malloc((size_t)g->max_moves * sizeof *meeple);
+    unsigned char *after = malloc(g->state_size);
+    assert_non_null(place);
+    assert_non_null(meeple);
+    assert_non_null(after);
+    int np = g->legal_moves(st, place);
+    for (int i = 0; i < np && tw->ply < 0; i++) {
+        memcpy(after, st, g->state_size);
+        g->apply(after, place[i]);
+        if (g->current_player(after) != g->current_player(st))
+            continue;
+        int nm = g->legal_moves(after, meeple);
+        double most = 0;
+        int nothing = -1;
+        for (int j = 0; j < nm; j++) {
+            eng_move turn[2] = {place[i], meeple[j]};
+            double gn = gain_of(g, st, turn, 2);
+            most = gn > most ? gn : most;
+            if (gn == 0 && nothing < 0)
+                nothing = j;
+        }
+        if (most >= tw->least && nothing >= 0) {
+            tw->ply = ply;
+            tw->gain = most;
+            tw->bad = meeple[nothing];
+            memcpy(tw->st, st, g->state_size);
+            g->move_to_str(st, place[i], tw->played, sizeof tw->played);
+            chosen = place[i];
+        }
+    }
+    free(after);
+    free(place);
+    free(meeple);
+    return chosen;
+}
+
+/* The points the turn written `text` (placement, then meeple) scores the
+ * mover at once from st: every turn of st tried until one reads the same. */
+static double gain_of_text(const eng_game *g, const void *st, const char *text)
+{
+    eng_move *place = malloc((size_t)g->max_moves * sizeof *place);
+    eng_move *meeple = malloc((size_t)g->max_moves * sizeof *meeple);
+    unsigned char *after = malloc(g->state_size);
+    assert_true(place && meeple && after);
+    double found = -1e300;
+    int np = g->legal_moves(st, place);
+    for (int i = 0; i < np && found == -1e300; i++) {
+        memcpy(after, st, g->state_size);
+        g->apply(after, place[i]);
+        char a[ENG_MOVE_STR_MAX], b[ENG_MOVE_STR_MAX], both[2 * ENG_MOVE_STR_MAX + 2];
+        g->move_to_str(st, place[i], a, sizeof a);
+        int nm = g->legal_moves(after, meeple);
+        for (int j = 0; j < nm; j++) {
+            g->move_to_str(after, meeple[j], b, sizeof b);
+            snprintf(both, sizeof both, "%s %s", a, b);
+            if (!strcmp(both, text)) {
+                eng_move turn[2] = {place[i], meeple[j]};
+                found = gain_of(g, st, turn, 2);
+                break;
+            }
+        }
+    }
+    free(place);
+    free(meeple);
+    free(after);
+    assert_true(found > -1e300); /* the better turn is a turn of st */
+    return found;
+}
+
+/* Each seat's sums: luck + skill = its final lead, exactly; seat 0's are
+ * the totals of the two-seat layout; the JSON says the same. */
+static void check_sums(const ana_report *r, const json_t *rec, int np)
+{
+    rec_replay rr;
+    assert_int_equal(rec_replay_json(rec, NULL, NULL, &rr), 0);
+    ana_sums s;
+    ana_get_sums(r, &s);
+    assert_int_equal(s.players, np);
+    json_t *j = ana_json(r);
+    json_t *players = json_object_get(j, "players");
+    assert_int_equal(json_array_size(players), (size_t)np);
+    for (int p = 0; p < np; p++) {
+        double best = -1e300;
+        for (int q = 0; q < np; q++)
+            if (q != p && rr.scores[q] > best)
+                best = rr.scores[q];
+        print_message("P%d: final %+.2f = luck %+.2f (start %+.2f, own %+.2f) + skill %+.2f "
+                      "(own %+.2f)\n", p + 1, s.seat_final[p], s.seat_luck[p], s.seat_start[p],
+                      s.luck[p], s.seat_skill[p], s.skill[p]);
+        assert_true(fabs(s.seat_final[p] - (rr.scores[p] - best)) < 1e-9);
+        assert_true(fabs(s.seat_luck[p] + s.seat_skill[p] - s.seat_final[p]) < 1e-6);
+        json_t *d = json_object_get(json_array_get(players, (size_t)p), "decomposition");
+        assert_true(fabs(json_real_value(json_object_get(d, "luck")) +
+                         json_real_value(json_object_get(d, "skill")) -
+                         json_real_value(json_object_get(d, "final"))) < 1e-3);
+    }
+    assert_true(fabs(s.final - s.seat_final[0]) < 1e-12);
+    /* every turn has every seat's value after it, win probabilities in [0, 1] */
+    json_t *turns = json_object_get(j, "turns");
+    for (size_t k = 0; k < json_array_size(turns); k++) {
+        json_t *a = json_object_get(json_array_get(turns, k), "after_by_seat");
+        assert_int_equal(json_array_size(a), (size_t)np);
+        for (int p = 0; p < np; p++) {
+            double w = json_real_value(json_object_get(json_array_get(a, (size_t)p), "win"));
+            assert_true(w >= 0 && w <= 1);
+        }
+    }
+    assert_int_equal(json_array_size(json_object_get(j, "start_by_seat")), (size_t)np);
+    json_decref(j);
+    char *md = ana_markdown(r), *svg = ana_svg(r);
+    char want[16];
+    snprintf(want, sizeof want, "| P%d |", np);
+    assert_non_null(strstr(md, want));        /* a column per seat */
+    snprintf(want, sizeof want, "data-seat=\"%d\"", np - 1);
+    assert_non_null(strstr(svg, want));       /* a line per seat */
+    free(md);
+    free(svg);
+}
+
+static void test_carcassonne_four_seats_thrown_city(void **state)
+{
+    (void)state;
+    static thrown tw;
+    memset(&tw, 0, sizeof tw);
+    tw.from = 40; /* turn 20 or later */
+    tw.least = 8; /* a city of four tiles or more (random players leave such cities unclaimed) */
+    tw.ply = -1;
+    const char *specs[4] = {"random", "random", "random", "random"};
+    json_t *rec = play_n("carcassonne", 4, specs, 2, throw_city, &tw);
+    assert_true(tw.ply >= 0);
+    ana_report *r = analyse(rec, NULL, 200, 25);
+    check_sums(r, rec, 4);
+    json_t *j = ana_json(r);
+    json_t *turns = json_object_get(j, "turns"), *t = NULL;
+    const eng_game *g = eng_find_game("carcassonne");
+    int seat = g->current_player(tw.st);
+    for (size_t k = 0; k < json_array_size(turns); k++) {
+        json_t *u = json_array_get(turns, k);
+        const char *pl = json_string_value(json_object_get(u, "played"));
+        if (pl && !strcmp(pl, tw.played) && json_integer_value(json_object_get(u, "seat")) == seat)
+            t = u;
+    }
+    assert_non_null(t);
+    const char *mark = json_string_value(json_object_get(t, "mark"));
+    const char *best = json_string_value(json_object_get(t, "best"));
+    print_message("turn %lld, P%d: %s played (win %.3f, %+.1f), %s better (win %.3f, %+.1f), "
+                  "%g points thrown away, %s\n",
+                  json_integer_value(json_object_get(t, "turn")), seat + 1, tw.played,
+                  json_real_value(json_object_get(json_object_get(t, "played_value"), "win")),
+                  json_real_value(json_object_get(json_object_get(t, "played_value"), "diff")),
+                  best, json_real_value(json_object_get(json_object_get(t, "best_value"), "win")),
+                  json_real_value(json_object_get(json_object_get(t, "best_value"), "diff")),
+                  tw.gain, mark ? mark : "unmarked");
+    assert_non_null(mark);
+    assert_true(!strcmp(mark, "mistake") || !strcmp(mark, "blunder"));
+    assert_string_not_equal(best, tw.played);
+    /* the better turn scores the city the played one threw away */
+    assert_true(gain_of_text(g, tw.st, best) >= tw.gain);
+    json_decref(j);
+    ana_free(r);
+    json_decref(rec);
+}
+
+static void test_carcassonne_five_seats(void **state)
+{
+    (void)state;
+    const char *specs[5] = {"random", "heuristic", "random", "heuristic", "random"};
+    json_t *rec = play_n("carcassonne", 5, specs, 8, NULL, NULL);
+    ana_report *r = analyse(rec, NULL, 24, 4);
+    check_sums(r, rec, 5);
+    ana_free(r);
+    json_decref(rec);
+}
+
 /* ---- every game -------------------------------------------------------------------- */
 
 static void test_every_game(void **state)
@@ -341,12 +579,14 @@ static void test_bad_input(void **state)
     json_t *junk = load("{\"format\":\"something\"}");
     expect_fail(junk, NULL, ENG_EBAD_RECORD, NULL);
     json_decref(junk);
-    /* three seats */
+    /* three seats, a move of the record illegal there: the replay's fault */
     json_t *three = play("carcassonne", "random", "random", 2, NULL, NULL);
     json_object_set_new(json_object_get(three, "rules"), "players", json_integer(3));
     json_object_del(three, "result");
-    json_object_set_new(three, "turns", json_array());
-    expect_fail(three, NULL, ENG_EBAD_PLAYERS, "two seats");
+    rec_replay want3;
+    int code3 = rec_replay_json(three, NULL, NULL, &want3);
+    assert_true(code3 < 0);
+    expect_fail(three, NULL, code3, want3.reason);
     json_decref(three);
     /* searches that cannot analyse */
     json_t *ok = play("dodgem", "random", "random", 4, NULL, NULL);
@@ -370,6 +610,8 @@ int main(void)
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_every_game),
         cmocka_unit_test(test_carcassonne_luck_skill),
+        cmocka_unit_test(test_carcassonne_four_seats_thrown_city),
+        cmocka_unit_test(test_carcassonne_five_seats),
         cmocka_unit_test(test_reversi_corner_blunder),
         cmocka_unit_test(test_identical_bots_few_marks),
     };

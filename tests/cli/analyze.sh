@@ -54,6 +54,25 @@ PY
 head -c 5 "$tmp/a/winprob.svg" | grep -q '^<svg' || fail "out: winprob.svg is not an SVG"
 grep -q '<polyline' "$tmp/a/winprob.svg" || fail "out: winprob.svg has no curve"
 
+# three seats: every player's luck + skill is their final lead (score minus the best of the others')
+"$tessera" match carcassonne random random random --games 1 --seed 3 --out "$tmp/m3" >/dev/null 2>&1 ||
+    fail "three seats: the match"
+run three-seats 0 analyze "$tmp/m3/records/game-000000.json" --sims 20 --chance-sims 4 --out "$tmp/a3" --json
+python3 - "$tmp/a3/analysis.json" <<'PY' || fail "three seats: the JSON (above)"
+import json, sys
+a = json.load(open(sys.argv[1]))
+assert a["rules"]["players"] == 3 and len(a["players"]) == 3, a["rules"]
+sc = [p["score"] for p in a["players"]]
+for p in a["players"]:
+    d = p["decomposition"]
+    lead = sc[p["seat"]] - max(s for q, s in enumerate(sc) if q != p["seat"])
+    assert abs(d["luck"] + d["skill"] - d["final"]) < 1e-3 and abs(d["final"] - lead) < 1e-9, (d, sc)
+for t in a["turns"]:
+    assert len(t["after_by_seat"]) == 3 and all(0 <= v["win"] <= 1 for v in t["after_by_seat"])
+PY
+[ "$(grep -c '<polyline' "$tmp/a3/winprob.svg")" -eq 3 ] || fail "three seats: not a line per seat in the SVG"
+grep -q '^| | P1 | P2 | P3 |' "$tmp/a3/analysis.md" || fail "three seats: no column per seat"
+
 run stdin 0 analyze - --sims 20 --json <"$rev"
 tail -n 1 "$tmp/out" | grep -q '^{"format":"tessera-analysis"' || fail "stdin: $(tail -c 200 "$tmp/out")"
 

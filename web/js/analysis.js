@@ -1,36 +1,49 @@
 // The analysis of a finished match under its replay (docs/analysis.md):
 // an *Analyse* button sends `analyze`; the report comes back as the server
 // made it (or at once from its store). Shown: P1's win probability over the
-// game (click a point to go to that turn), each player's figures, and for
+// game — with three to five seats, one line per player in the seat colours
+// (click a point to go to that turn), each player's figures, and for
 // the position on screen the turn played next beside the search's better
 // turn, which the board draws where the view can (showBetter).
 
-import {h, s, pLabel} from './util.js';
+import {h, s, pLabel, SEAT_COLOURS} from './util.js';
 
 const MARK_COLOURS = {inaccuracy: '#e0b000', mistake: '#e07000', blunder: '#d01010'};
 
-/** P1's win probability at each step (0: the start) as an SVG; onPick(step). */
+// consecutive values come from different seats' searches, each a little kind to its own side:
+// weights 1/4, 1/2, 1/4 cancel that swing with two seats and damp it with more (docs/analysis.md);
+// the ends are kept as they are
+const smooth = (raw) => raw.map((p, k) => (k === 0 || k === raw.length - 1 ? p : (raw[k - 1] + 2 * p + raw[k + 1]) / 4));
+
+/** The win probability at each step (0: the start) as an SVG — P1's with two seats, every
+ * seat's with more (reports of three to five seats carry after_by_seat); onPick(step). */
 export function winChart(report, cursor, onPick) {
   const W = 320, H = 120, L = 30, R = 8, TOP = 8, B = 18;
-  const raw = [report.start.win, ...report.turns.map((t) => t.p1_after.win)];
-  // consecutive values come from the two sides' searches, each a little kind to its own side:
-  // weights 1/4, 1/2, 1/4 cancel that swing (docs/analysis.md); the ends are kept as they are
-  const pts = raw.map((p, k) => (k === 0 || k === raw.length - 1 ? p : (raw[k - 1] + 2 * p + raw[k + 1]) / 4));
+  const seats = report.start_by_seat && report.start_by_seat.length > 2 ? report.start_by_seat.length : 1;
+  const series = seats === 1
+    ? [smooth([report.start.win, ...report.turns.map((t) => t.p1_after.win)])]
+    : [...Array(seats).keys()].map((p) => smooth([report.start_by_seat[p].win, ...report.turns.map((t) => t.after_by_seat[p].win)]));
+  const pts = series[0];
   const n = Math.max(1, pts.length - 1);
   const X = (k) => L + (k / n) * (W - L - R);
   const Y = (p) => TOP + (1 - p) * (H - TOP - B);
   const svg = s('svg', {viewBox: `0 0 ${W} ${H}`, class: 'winprob-chart', role: 'img',
-    'aria-label': 'P1\'s win probability over the game'});
+    'aria-label': seats === 1 ? 'P1\'s win probability over the game' : 'each player\'s win probability over the game'});
   for (const p of [0, 0.5, 1]) {
     svg.append(s('line', {class: p === 0.5 ? 'axis' : 'grid', x1: L, x2: W - R, y1: Y(p), y2: Y(p)}));
     svg.append(s('text', {x: L - 4, y: Y(p) + 3, 'text-anchor': 'end', text: `${p * 100}%`}));
   }
   svg.append(s('text', {x: W - R, y: H - 4, 'text-anchor': 'end', text: `turn ${n}`}));
-  const d = pts.map((p, k) => `${k ? 'L' : 'M'}${X(k).toFixed(1)} ${Y(p).toFixed(1)}`).join('');
-  svg.append(s('path', {d, fill: 'none', stroke: '#1f5fbf', 'stroke-width': 2, class: 'series'}));
+  series.forEach((ps, p) => {
+    const d = ps.map((v, k) => `${k ? 'L' : 'M'}${X(k).toFixed(1)} ${Y(v).toFixed(1)}`).join('');
+    svg.append(s('path', {d, fill: 'none', stroke: seats === 1 ? '#1f5fbf' : SEAT_COLOURS[p], 'stroke-width': seats === 1 ? 2 : 1.5,
+      class: 'series', dataset: {seat: p}}));
+    if (seats > 1) svg.append(s('text', {x: L + 4 + 22 * p, y: TOP + 10, fill: SEAT_COLOURS[p], text: pLabel(p)}));
+  });
   report.turns.forEach((t, i) => {
     if (!t.mark) return;
-    svg.append(s('circle', {cx: X(i + 1), cy: Y(pts[i + 1]), r: 3.5, fill: MARK_COLOURS[t.mark],
+    const on = series[seats === 1 ? 0 : t.seat];
+    svg.append(s('circle', {cx: X(i + 1), cy: Y(on[i + 1]), r: 3.5, fill: MARK_COLOURS[t.mark],
       class: 'mark', dataset: {turn: t.turn, mark: t.mark}}, [s('title', {text: `turn ${t.turn}: ${t.mark} (${t.played}; better ${t.best})`})]));
   });
   if (cursor !== null && cursor !== undefined)
