@@ -1016,16 +1016,26 @@ static int dec_create_tournament(dctx *c, proto_msg *m)
     return 0;
 }
 
-/* analyze: a finished match (docs/analysis.md). */
+/* analyze: a finished match, or a game record the client sends (docs/analysis.md):
+ * exactly one of the two, as for replay. The record's contents are the
+ * record reader's to check (server/analyze.c, rec_replay_json). */
 static int dec_analyze(dctx *c, proto_msg *m)
 {
-    static const field fields[] = {COMMON_FIELDS, {"match", true}};
+    static const field fields[] = {COMMON_FIELDS, {"match", false}, {"record", false}};
     json_error_t e;
-    json_t *t, *id = NULL, *match;
-    if (json_unpack_ex(m->root, &e, JSON_STRICT, "{s:o, s?o, s:o}", "type", &t, "id", &id, "match",
-                       &match))
+    json_t *t, *id = NULL, *match = NULL, *record = NULL;
+    if (json_unpack_ex(m->root, &e, JSON_STRICT, "{s:o, s?o, s?o, s?o}", "type", &t, "id", &id,
+                       "match", &match, "record", &record))
         return shape_fail(c, m->root, NULL, fields, NFIELDS(fields), &e);
-    return want_ident(c, match, "match", PROTO_MATCH_ID_MAX, &m->match);
+    if (!match == !record)
+        return fail(c, ENG_EBAD_MESSAGE, "analyze takes exactly one of \"match\" and \"record\"");
+    if (match)
+        return want_ident(c, match, "match", PROTO_MATCH_ID_MAX, &m->match);
+    int rc = want_object(c, record, "record");
+    if (rc)
+        return rc;
+    m->record = record;
+    return 0;
 }
 
 /* info: the envelope of a seat's thinking lines (match, seat, turn as for

@@ -206,8 +206,8 @@ typedef struct proto_msg {
     const json_t *move;       /* move: borrowed object */
     bool has_think_ms;        /* move: "think_ms" given (the client's measure of its thinking) */
     int64_t think_ms;         /* move: 0..PROTO_MAX_MS */
-    /* replay: exactly one of match (above) and record */
-    const json_t *record;     /* replay: borrowed record object */
+    /* replay, analyze: exactly one of match (above) and record */
+    const json_t *record;     /* replay, analyze: borrowed record object */
     /* create_match */
     const char *game;
     const json_t *rules;      /* borrowed object or NULL */

@@ -14,6 +14,17 @@
  * The search is the server's, not the client's: the default of analysis.h
  * (the cache's key names it), so that a client cannot make the server spend
  * an unbounded budget.
+ *
+ * A client may send a game record instead of naming a match (a record file
+ * opened in the web replay): it is checked on the loop by the record reader
+ * of `replay` (rec_replay_json: a malformed record or an illegal move is
+ * refused at once with replay's code and "turn N: reason", no pool slot
+ * taken), then analysed as a match is, under the same limits (it counts
+ * against the connection's one waiting analysis and the server's jobs). Its
+ * size is bounded by the message limit (PROTO_MAX_MESSAGE: 64 KiB, a
+ * Carcassonne game of five seats with its thinking lines stripped fits);
+ * its report is not stored — nothing names it for a second viewer, and a
+ * file's owner keeps the report in the page — and no one joins its job.
  */
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -45,7 +56,7 @@ typedef struct job {
     struct job *next;
     srv *s;
     atomic_bool stop; /* raised by analyze_shutdown: the worker's ana_run ends soon */
-    char match[PROTO_MATCH_ID_MAX + 1];
+    char match[PROTO_MATCH_ID_MAX + 1]; /* "" for a record a client sent (never joined, never stored) */
     json_t *rec;    /* the record analysed (owned; read by the worker only while it runs) */
     char *text;     /* the worker's report, JSON text (NULL: failed) */
     int rc;         /* the worker's code */
@@ -150,7 +161,8 @@ static void cache_put(srv *s, const char *mid, const char *text)
     db_finalize(q);
 }
 
-/* The reply: {"type":"analysis","match":..,"cached":..,"analysis":{...}}. */
+/* The reply: {"type":"analysis","match":..,"cached":..,"analysis":{...}}
+ * (no match for a record the client sent: mid ""). */
 static void send_report(conn *c, const json_t *id, const char *mid, const char *text,
                         bool cached)
 {
@@ -160,7 +172,8 @@ static void send_report(conn *c, const json_t *id, const char *mid, const char *
         return;
     }
     json_t *r = proto_reply("analysis", id);
-    json_object_set_new(r, "match", json_string(mid));
+    if (mid[0])
+        json_object_set_new(r, "match", json_string(mid));
     json_object_set_new(r, "cached", json_boolean(cached));
     json_object_set_new(r, "analysis", a);
     conn_send(c, r);
@@ -203,10 +216,11 @@ static void done(void *arg, int status)
         j->rc = ENG_ESHUTTING_DOWN;
         snprintf(j->reason, sizeof j->reason, "the server is shutting down; ask again later");
     }
-    if (!j->rc)
+    if (!j->rc && j->match[0])
         cache_put(j->s, j->match, j->text);
-    srv_log(j->rc ? LOG_WARN : LOG_INFO, "analysed", "{s:s, s:s, s:i}", "match", j->match, "code",
-            j->rc ? wire_err_code(j->rc) : "ok", "waiters", j->nw);
+    srv_log(j->rc ? LOG_WARN : LOG_INFO, "analysed", "{s:s, s:s, s:i}", "match",
+            j->match[0] ? j->match : "(record)", "code", j->rc ? wire_err_code(j->rc) : "ok",
+            "waiters", j->nw);
     for (int i = 0; i < j->nw; i++) {
         conn *c = conn_find(j->s, j->w[i].conn);
         if (c && j->rc)
@@ -236,9 +250,76 @@ static int waiting_of(uint64_t conn_id)
     return n;
 }
 
+/* Start a job analysing rec (taken) for c; mid names the match ("" for a
+ * record the client sent). Errors are replied; rec is released then. */
+static void start_job(conn *c, const proto_msg *m, json_t *rec, const char *mid)
+{
+    srv *s = c->srv;
+    job *j = calloc(1, sizeof *j);
+    if (!j) {
+        conn_error(c, ENG_ENOMEM, "out of memory", m->id);
+        json_decref(rec);
+        return;
+    }
+    j->s = s;
+    atomic_init(&j->stop, false);
+    j->rec = rec;
+    snprintf(j->match, sizeof j->match, "%s", mid);
+    j->w[j->nw++] = (waiter){.conn = c->id, .id = json_incref((json_t *)m->id)};
+    if (srv_queue_work(s->loop, work, done, j, NULL) != 0) {
+        conn_error(c, ENG_EINTERNAL, "the analysis could not be started; try again", m->id);
+        json_decref(j->w[0].id);
+        json_decref(rec);
+        free(j);
+        return;
+    }
+    j->next = running;
+    running = j;
+    njobs++;
+}
+
+/* The limits every new job meets: one waiting analysis per connection, so
+ * many jobs on the server. Replies and returns false past them. */
+static bool may_start(conn *c, const proto_msg *m)
+{
+    if (waiting_of(c->id) >= SRV_ANALYZE_PER_CONN) {
+        conn_error(c, ENG_ETOO_MANY, "this connection already waits for an analysis", m->id);
+        return false;
+    }
+    if (njobs >= SRV_ANALYZE_JOBS) {
+        conn_error(c, ENG_ETOO_MANY, "the server is analysing as many games as it may; try again",
+                   m->id);
+        return false;
+    }
+    return true;
+}
+
+/* A record the client sent: checked here as replay checks it, then a job. */
+static void analyze_record(conn *c, const proto_msg *m)
+{
+    rec_replay why;
+    int rc = rec_replay_json(m->record, NULL, NULL, &why);
+    if (rc) {
+        char msg[320];
+        if (why.bad_turn > 0)
+            snprintf(msg, sizeof msg, "turn %d: %s", why.bad_turn, why.reason);
+        else
+            snprintf(msg, sizeof msg, "%s", why.reason);
+        conn_error(c, rc, msg, m->id);
+        return;
+    }
+    if (!may_start(c, m))
+        return;
+    start_job(c, m, json_incref((json_t *)m->record), "");
+}
+
 void analyze_handle(conn *c, const proto_msg *m)
 {
     srv *s = c->srv;
+    if (m->record) {
+        analyze_record(c, m);
+        return;
+    }
     match *x = m->match ? match_find_stored(s, m->match) : NULL;
     if (!x) {
         conn_error(c, WIRE_EUNKNOWN_MATCH, "no match with that id", m->id);
@@ -269,32 +350,13 @@ void analyze_handle(conn *c, const proto_msg *m)
         j->w[j->nw++] = (waiter){.conn = c->id, .id = json_incref((json_t *)m->id)};
         return;
     }
-    if (njobs >= SRV_ANALYZE_JOBS) {
-        conn_error(c, ENG_ETOO_MANY, "the server is analysing as many games as it may; try again",
-                   m->id);
+    if (!may_start(c, m))
         return;
-    }
     char err[256] = "";
-    j = calloc(1, sizeof *j);
-    json_t *rec = j ? match_record_json(x, err, sizeof err) : NULL;
+    json_t *rec = match_record_json(x, err, sizeof err);
     if (!rec) {
-        conn_error(c, j ? ENG_EINTERNAL : ENG_ENOMEM, err[0] ? err : "out of memory", m->id);
-        free(j);
+        conn_error(c, ENG_EINTERNAL, err[0] ? err : "out of memory", m->id);
         return;
     }
-    j->s = s;
-    atomic_init(&j->stop, false);
-    j->rec = rec;
-    snprintf(j->match, sizeof j->match, "%s", x->id);
-    j->w[j->nw++] = (waiter){.conn = c->id, .id = json_incref((json_t *)m->id)};
-    if (srv_queue_work(s->loop, work, done, j, NULL) != 0) {
-        conn_error(c, ENG_EINTERNAL, "the analysis could not be started; try again", m->id);
-        json_decref(j->w[0].id);
-        json_decref(rec);
-        free(j);
-        return;
-    }
-    j->next = running;
-    running = j;
-    njobs++;
+    start_job(c, m, rec, x->id);
 }

@@ -1142,7 +1142,7 @@ static void test_schemas_match_decoder(void **state)
     (void)state;
     for (int t = 0; t < PROTO_NTYPES; t++) {
         const char *name = client_types[t];
-        if (t == PROTO_REPLAY) {
+        if (t == PROTO_REPLAY || t == PROTO_ANALYZE) {
             /* exactly one of match and record: each form decodes, both or
              * neither do not, and the schema knows exactly these fields */
             json_t *s = load_schema(name);
@@ -1150,27 +1150,29 @@ static void test_schemas_match_decoder(void **state)
             assert_int_equal(json_object_size(props), 4);
             assert_non_null(json_object_get(props, "match"));
             assert_non_null(json_object_get(props, "record"));
-            char err[256];
+            char err[256], text[128];
             static const char *const ok[] = {
-                "{\"type\":\"replay\",\"id\":1,\"match\":\"m\"}",
-                "{\"type\":\"replay\",\"id\":1,\"record\":{}}",
+                "{\"type\":\"%s\",\"id\":1,\"match\":\"m\"}",
+                "{\"type\":\"%s\",\"id\":1,\"record\":{}}",
             };
             static const char *const bad[] = {
-                "{\"type\":\"replay\",\"id\":1}",
-                "{\"type\":\"replay\",\"match\":\"m\",\"record\":{}}",
-                "{\"type\":\"replay\",\"record\":[]}",
-                "{\"type\":\"replay\",\"match\":\"a b\"}",
+                "{\"type\":\"%s\",\"id\":1}",
+                "{\"type\":\"%s\",\"match\":\"m\",\"record\":{}}",
+                "{\"type\":\"%s\",\"record\":[]}",
+                "{\"type\":\"%s\",\"match\":\"a b\"}",
             };
             for (size_t i = 0; i < 2; i++) {
-                json_t *msg = json_loads(ok[i], 0, NULL);
+                snprintf(text, sizeof text, ok[i], name);
+                json_t *msg = json_loads(text, 0, NULL);
                 if (decode_json(msg, err, sizeof err) != 0)
-                    fail_msg("replay form %zu refused: %s", i, err);
+                    fail_msg("%s form %zu refused: %s", name, i, err);
                 json_decref(msg);
             }
             for (size_t i = 0; i < 4; i++) {
-                json_t *msg = json_loads(bad[i], 0, NULL);
+                snprintf(text, sizeof text, bad[i], name);
+                json_t *msg = json_loads(text, 0, NULL);
                 if (decode_json(msg, err, sizeof err) != ENG_EBAD_MESSAGE)
-                    fail_msg("replay bad form %zu accepted", i);
+                    fail_msg("%s bad form %zu accepted", name, i);
                 json_decref(msg);
             }
             json_decref(s);
@@ -1410,7 +1412,8 @@ static void test_routes(void **state)
         else if (json_object_get(props, "tournament"))
             assert_int_equal(r, PROTO_ROUTE_TOURNAMENT);
         else if (json_object_get(props, "match") && strcmp(name, "analyze") != 0) {
-            /* (analyze reads the journal: any server answers it, docs/analysis.md) */
+            /* (analyze reads the journal, or the record it carries: any server answers it,
+             * docs/analysis.md) */
             if (r != PROTO_ROUTE_MATCH && r != PROTO_ROUTE_SEAT)
                 fail_msg("%s names a match but is routed %d", name, (int)r);
         } else if (strcmp(name, "resume") == 0)

@@ -11,7 +11,11 @@
  * jobs at once the server says too_many. TESSERA_TEST_ANALYZE_SIMS keeps the
  * searches small (a second a game); TESSERA_TEST_ANALYZE_HOLD holds every job
  * until the test creates a file, so that the requests meet jobs certainly
- * under way, on a fast machine as on a loaded one.
+ * under way, on a fast machine as on a loaded one. A record the client
+ * sends (a three-seat Carcassonne game) is analysed the same way, not stored
+ * (the same record twice: two jobs, one report), under the same per-connection
+ * limit; a malformed record, an illegal move (replay's code and words), both
+ * match and record, and a record past the message limit are refused.
  */
 const test = require('node:test');
 const assert = require('node:assert/strict');
@@ -154,4 +158,74 @@ test('analyze: a job under way when the server stops ends at once, nothing store
   const b = await Client.connect(srv.url, { name: 'after' });
   const r = await b.request({ type: 'analyze', match: made.match }, 'analysis', 60000 * SLOW);
   assert.equal(r.cached, false);
+});
+
+test('analyze: a record the client sends (three seats); bad records refused as replay refuses them', async (t) => {
+  const srv = await Server.start({ tag: 'analyze-record', env: { TESSERA_TEST_ANALYZE_SIMS: '20' } });
+  t.after(() => srv.cleanup());
+  const a = await Client.connect(srv.url, { name: 'file-viewer' });
+  const made = await a.request({ type: 'create_match', game: 'carcassonne', rules: { players: 3 },
+    seats: [{ bot: 'random' }, { bot: 'random' }, { bot: 'random' }] }, 'match_created');
+  await waitFinished(a, made.match);
+  const record = (await a.request({ type: 'get_record', match: made.match }, 'record')).record;
+
+  const r = await a.request({ id: 'f1', type: 'analyze', record }, 'analysis', 60000 * SLOW);
+  assert.equal(r.id, 'f1');
+  assert.equal(r.match, undefined, 'a record names no match');
+  assert.equal(r.cached, false);
+  const rep = r.analysis;
+  assert.equal(rep.game, 'carcassonne');
+  assert.equal(rep.players.length, 3);
+  assert.equal(rep.turns.length, record.turns.length, 'one entry per record turn');
+  const sc = record.result.scores;
+  for (const p of rep.players) {
+    const d = p.decomposition;
+    const lead = sc[p.seat] - Math.max(...sc.filter((_, q) => q !== p.seat));
+    assert.ok(Math.abs(d.luck + d.skill - d.final) < 1e-3, JSON.stringify(d));
+    assert.equal(d.final, lead, 'each player\'s final lead over the best of the others');
+  }
+  assert.ok(rep.turns.every((x) => x.after_by_seat.length === 3));
+  /* not stored: the same record again is analysed again (and the same, by the seed) */
+  const again = await a.request({ id: 'f2', type: 'analyze', record }, 'analysis', 60000 * SLOW);
+  assert.equal(again.cached, false);
+  delete again.analysis.search.ms;
+  delete rep.search.ms;
+  assert.deepEqual(again.analysis, rep);
+  assert.equal(srv.events('analysed').filter((l) => l.match === '(record)' && l.code === 'ok').length, 2);
+
+  /* bad records: the replay's codes and "turn N:", at once, no job */
+  const junk = await a.request({ id: 'j', type: 'analyze', record: { format: 'something' } });
+  assert.ok(isError(junk, 'bad_record', 'j'), JSON.stringify(junk));
+  const rev = { format: 'tessera-record', version: 1, game: 'reversi', rules: { players: 2 },
+    turns: [{ player: 0, move: 'd3' }, { player: 1, move: 'a1' }] };
+  const illegal = await a.request({ id: 'i', type: 'analyze', record: rev });
+  assert.ok(isError(illegal, 'illegal_move', 'i'), JSON.stringify(illegal));
+  assert.match(illegal.message, /^turn 2: /);
+  const replayed = await a.request({ id: 'r', type: 'replay', record: rev });
+  assert.equal(replayed.message, illegal.message, 'the same words as replay');
+  const both = await a.request({ id: 'b', type: 'analyze', match: made.match, record });
+  assert.ok(isError(both, 'bad_message', 'b'), JSON.stringify(both));
+  assert.equal(srv.events('analysed').length, 2, 'no job for a bad record');
+
+  /* one waiting analysis per connection, a record's as a match's */
+  const held = path.join(srv.dir, 'go');
+  srv.env.TESSERA_TEST_ANALYZE_HOLD = held;
+  a.close();
+  await srv.stop();
+  await srv.restart();
+  const b = await Client.connect(srv.url, { name: 'file-viewer-2' });
+  b.send({ id: 'h1', type: 'analyze', record });
+  await b.request({ type: 'ping' }, 'pong');
+  const second = await b.request({ id: 'h2', type: 'analyze', record });
+  assert.ok(isError(second, 'too_many', 'h2'), JSON.stringify(second));
+  fs.writeFileSync(held, 'go');
+  const done = await b.expect((m) => m.id === 'h1', 60000 * SLOW);
+  assert.equal(done.type, 'analysis');
+
+  /* past the message limit: message_too_large, the connection closed (docs/protocol.md) */
+  const big = { ...rev, turns: Array.from({ length: 4000 }, (_, i) => ({ player: i % 2, move: 'd3' })) };
+  const c = await Client.connect(srv.url, { name: 'file-viewer-3' });
+  c.send({ id: 'big', type: 'analyze', record: big });
+  const tooBig = await c.expect((m) => m.type === 'error', 10000 * SLOW);
+  assert.ok(isError(tooBig, 'message_too_large'), JSON.stringify(tooBig).slice(0, 300));
 });
