@@ -5,7 +5,9 @@
 // not the search's choice the better square is outlined on the board — at
 // 1280×800 and at 390×844, nothing sticking out; the second page gets the
 // stored analysis. A Carcassonne match too: the luck columns, and the better
-// placement drawn as a tile where it would go. The searches are kept small (TESSERA_TEST_ANALYZE_SIMS).
+// placement drawn as a tile where it would go. A record file of three players opened in the
+// lobby: analysed too (sent along), a line per player, a click on a marked turn goes there.
+// The searches are kept small (TESSERA_TEST_ANALYZE_SIMS).
 //
 //   node analyze.test.js --bin build/cli/tessera --web web --out DIR
 'use strict';
@@ -23,7 +25,7 @@ fs.mkdirSync(O.shots, {recursive: true});
 const work = path.join(O.out, 'run-analyze');
 fs.rmSync(work, {recursive: true, force: true});
 fs.mkdirSync(work, {recursive: true});
-let server, browser, client, match, record;
+let server, browser, client, match, record, fileRecord;
 const pages = [];
 
 before(async () => {
@@ -136,3 +138,44 @@ test('a Carcassonne replay analysed: luck, and the better placement drawn as a t
   await p.page.screenshot({path: path.join(O.shots, 'replay-analysis-carcassonne.png')});
   assert.deepEqual(p.problems, []);
 });
+
+/* A record file opened in the lobby (#/replay/file): a game of three seats, sent along with
+ * `analyze` (its thinking lines left out); the graph has a line per player, and a click on a
+ * marked turn's dot moves the replay to that turn. */
+for (const [w, hgt] of [[1280, 800], [390, 844]]) {
+  test(`a record file of three players analysed: a line each, a marked turn clicked (${w}×${hgt})`, async () => {
+    if (!fileRecord) {
+      const made = await client.request({type: 'create_match', game: 'carcassonne', rules: {players: 3},
+        seats: [{bot: 'random'}, {bot: 'random'}, {bot: 'random'}]});
+      assert.equal(made.type, 'match_created', JSON.stringify(made));
+      await waitFor(async () => {
+        const l = await client.request({type: 'list_matches', status: 'finished'});
+        return l.matches?.some((x) => x.match === made.match);
+      }, 'the match to finish', 60000);
+      fileRecord = path.join(work, 'three.json');
+      fs.writeFileSync(fileRecord, JSON.stringify((await client.request({type: 'get_record', match: made.match})).record));
+    }
+    const p = await strictPage(lib, browser.context);
+    pages.push(p);
+    await p.page.setViewportSize({width: w, height: hgt});
+    await p.page.goto(server.url);
+    await p.page.setInputFiles('#record-file', fileRecord);
+    await p.page.waitForURL(/#\/replay\/file$/);
+    await p.page.locator('#analyse').click();
+    await p.page.locator('svg.winprob-chart').waitFor({timeout: ms(120000)});
+    assert.equal(await p.page.locator('#analysis').getAttribute('data-cached'), 'false', 'a file\'s analysis is never stored');
+    assert.equal(await p.page.locator('svg.winprob-chart path.series').count(), 3, 'a line per player');
+    assert.equal(await p.page.locator('#analysis-players tr[data-seat]').count(), 3);
+    const dots = p.page.locator('svg.winprob-chart circle.mark');
+    const n = await dots.count();
+    assert.ok(n > 0, 'random players make marked turns');
+    const dot = dots.nth(Math.floor(n / 2));
+    const turn = Number(await dot.getAttribute('data-turn'));
+    await dot.click();
+    await p.page.waitForFunction((k) => document.querySelector('.replay')?.dataset.step === String(k), turn);
+    assert.equal(await p.page.locator('#analysis-turn').count(), 1);
+    assert.deepEqual(await overflow(p.page), [], 'the file\'s replay with its analysis fits');
+    await p.page.screenshot({path: path.join(O.shots, `replay-file-analysis-${w}.png`), fullPage: true});
+    assert.deepEqual(p.problems, []);
+  });
+}

@@ -14,7 +14,8 @@
 #                 log: each turn's verdict, debug and stderr beside the board
 #   web_analyze   a finished match's replay analysed: the win-probability graph,
 #                 a click on it to jump, the better square drawn, the stored
-#                 analysis for the second page
+#                 analysis for the second page; a record file of three players
+#                 opened in the lobby analysed too, a line per player
 #   web_thinking  a bot's thinking lines: candidates with their share on the
 #                 board, the panel, the value line, live to a spectator while it
 #                 thinks, never on its opponent's page; then in the replay

@@ -59,11 +59,34 @@ export function winChart(report, cursor, onPick) {
 
 const pct = (p) => `${Math.round(p * 100)}%`;
 
+// A client message may hold 64 KiB (docs/protocol.md, max_message_bytes); the envelope around a
+// record sent for analysis takes a few bytes of it.
+const MAX_MESSAGE = 65536, ENVELOPE = 64;
+
+/** The analyze message for a source: a match by id, or a record file's record sent along — its
+ * turns' thinking lines (info) left out: the analysis reads only the moves, and they are most of
+ * a record's bytes. Returns {msg} or {error} (too large to send). */
+export function analyzeMessage(source) {
+  if (source.match) return {msg: {type: 'analyze', match: source.match}};
+  const rec = {...source.record, turns: (source.record.turns || []).map((t) => {
+    if (!t || typeof t !== 'object' || !('info' in t)) return t;
+    const rest = {...t};
+    delete rest.info;
+    return rest;
+  })};
+  const msg = {type: 'analyze', record: rec};
+  const bytes = new TextEncoder().encode(JSON.stringify(msg)).length;
+  if (bytes + ENVELOPE > MAX_MESSAGE)
+    return {error: `the record is too large to send for analysis (${Math.ceil(bytes / 1024)} KiB; a message may hold 64 KiB)`};
+  return {msg};
+}
+
 export class AnalysisPanel {
-  /** conn: the connection; match: the match id; go(step): move the replay; view(): the board's view. */
-  constructor(conn, match, go, view) {
+  /** conn: the connection; source: {match} (a server's match) or {record} (a record file, sent
+   * along: analysed each time, never stored); go(step): move the replay; view(): the board's view. */
+  constructor(conn, source, go, view) {
     this.conn = conn;
-    this.match = match;
+    this.source = source;
     this.goTo = go;
     this.view = view;
     this.report = null;
@@ -80,9 +103,15 @@ export class AnalysisPanel {
     if (this.busy) return;
     this.busy = true;
     this.button.disabled = true;
+    const {msg, error} = analyzeMessage(this.source);
+    if (error) {
+      this.status.textContent = `cannot analyse: ${error}`;
+      this.busy = false;
+      return; // the button stays disabled: the same file stays too large
+    }
     this.status.textContent = 'the server is searching every position… (a minute at most)';
     try {
-      const r = await this.conn.request({type: 'analyze', match: this.match}, 180000);
+      const r = await this.conn.request(msg, 180000);
       if (r.type !== 'analysis') {
         this.status.textContent = `cannot analyse: ${r.code || r.type}: ${r.message || ''}`;
         this.button.disabled = false;

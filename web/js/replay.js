@@ -177,8 +177,9 @@ export class ReplayView {
     this.value = valueSeries(this.lines, d.turns.length, players);
     this.el.dataset.turns = String(d.turns.length);
     this.addLogs(this.source.logs);
-    if (this.source.match && !this.analysis) { // a server's match: its analysis under the scores
-      this.analysis = new AnalysisPanel(this.conn, this.source.match, (j) => this.go(j), () => this.view);
+    if (!this.analysis) { // under the scores: a server's match's analysis, or a record file's (sent along)
+      const source = this.source.match ? {match: this.source.match} : {record: this.source.record};
+      this.analysis = new AnalysisPanel(this.conn, source, (j) => this.go(j), () => this.view);
       this.side.querySelector('.sec-players').after(this.analysis.el);
     }
     this.actions.replaceChildren(h('button', {text: 'Download record', onclick: () =>
