@@ -441,7 +441,7 @@ static void check_sums(const ana_report *r, const json_t *rec, int np)
     assert_int_equal(json_array_size(json_object_get(j, "start_by_seat")), (size_t)np);
     json_decref(j);
     char *md = ana_markdown(r), *svg = ana_svg(r);
-    char want[16];
+    char want[40];
     snprintf(want, sizeof want, "| P%d |", np);
     assert_non_null(strstr(md, want));        /* a column per seat */
     snprintf(want, sizeof want, "data-seat=\"%d\"", np - 1);
