@@ -38,7 +38,8 @@ export function winChart(report, cursor, onPick) {
     const d = ps.map((v, k) => `${k ? 'L' : 'M'}${X(k).toFixed(1)} ${Y(v).toFixed(1)}`).join('');
     svg.append(s('path', {d, fill: 'none', stroke: seats === 1 ? '#1f5fbf' : SEAT_COLOURS[p], 'stroke-width': seats === 1 ? 2 : 1.5,
       class: 'series', dataset: {seat: p}}));
-    if (seats > 1) svg.append(s('text', {x: L + 4 + 22 * p, y: TOP + 10, fill: SEAT_COLOURS[p], text: pLabel(p)}));
+    // the legend: the stylesheet's grey for chart text would hide the seat colours
+    if (seats > 1) svg.append(s('text', {x: L + 4 + 22 * p, y: TOP + 10, class: 'legend', style: `fill: ${SEAT_COLOURS[p]}; font-weight: bold`, text: pLabel(p)}));
   });
   report.turns.forEach((t, i) => {
     if (!t.mark) return;
