@@ -203,7 +203,7 @@ static journal_row *row_add(journal_batch *b, int kind, uint32_t match)
     }
     journal_row *r = &b->row[b->n++];
     *r = (journal_row){.kind = kind, .match = match, .a = JNONE, .b = JNONE, .think_ms = -1,
-                       .wait_ms = -1};
+                       .wait_ms = -1, .info = JNONE};
     return r;
 }
 
@@ -310,6 +310,8 @@ static int add(journal *j, const char *what, const char *match, const journal_mo
             r->at = now;
             r->think_ms = mv->time[i].think_ms;
             r->wait_ms = mv->time[i].wait_ms;
+            if (i == 0 && mv->info)
+                r->info = text_str(b, mv->info, &ok);
         }
     }
     int first = b->n;
@@ -729,12 +731,24 @@ static int read_time(db_stmt *mv, int col, int64_t *out)
     return 0;
 }
 
-/* Read the moves of match `id` into moves[0..*n) and their time figures
- * into times[0..*n): every ply from 0 in order, each an integer, at most
- * `most`. Returns 0, or -1 with the reason in why (the restore of that
- * match fails: nothing is ever silently cut short). */
+/* Free the thinking lines read_moves copied, infos[0..n). */
+static void infos_clear(char **infos, int n)
+{
+    for (int i = 0; i < n; i++) {
+        free(infos[i]);
+        infos[i] = NULL;
+    }
+}
+
+/* Read the moves of match `id` into moves[0..*n), their time figures into
+ * times[0..*n) and their thinking lines into infos[0..*n) (copies, NULL for
+ * none; infos_clear frees them): every ply from 0 in order, each an
+ * integer, at most `most`. Returns 0, or -1 with the reason in why (the
+ * restore of that match fails: nothing is ever silently cut short). A
+ * thinking line is advice, not the game: one the server cannot copy is
+ * left out, and restore checks what it reads. */
 static int read_moves(journal *j, db_stmt *mv, const char *id, eng_move *moves, rec_time *times,
-                      int most, int *n, char *why, size_t whycap)
+                      char **infos, int most, int *n, char *why, size_t whycap)
 {
     *n = 0;
     db_reset(mv);
@@ -763,6 +777,8 @@ static int read_moves(journal *j, db_stmt *mv, const char *id, eng_move *moves, 
                      *n);
             goto fail;
         }
+        const char *info = db_column_null(mv, 4) ? NULL : db_column_text(mv, 4);
+        infos[*n] = info ? strdup(info) : NULL;
         moves[(*n)++] = (eng_move)v;
     }
     if (rc != DB_DONE) {
@@ -793,7 +809,8 @@ static int load_rows(journal *j, const journal_restorer *r, const char *sql, con
     db_stmt *q = NULL, *mv = NULL;
     if (db_prepare(j->dbh, sql, &q) ||
         db_prepare(j->dbh,
-                   "SELECT ply, move, think_ms, wait_ms FROM moves WHERE match=? ORDER BY ply",
+                   "SELECT ply, move, think_ms, wait_ms, info FROM moves WHERE match=? "
+                   "ORDER BY ply",
                    &mv)) {
         snprintf(err, errcap, "database: %s", db_errmsg(j->dbh));
         db_finalize(q);
@@ -805,9 +822,11 @@ static int load_rows(journal *j, const journal_restorer *r, const char *sql, con
     int most = max_plies_of_all_games();
     eng_move *moves = malloc((size_t)most * sizeof *moves);
     rec_time *times = malloc((size_t)most * sizeof *times);
-    if (!moves || !times) {
+    char **infos = calloc((size_t)most, sizeof *infos);
+    if (!moves || !times || !infos) {
         free(moves);
         free(times);
+        free(infos);
         snprintf(err, errcap, "out of memory for the journal's moves");
         db_finalize(q);
         db_finalize(mv);
@@ -828,7 +847,7 @@ static int load_rows(journal *j, const journal_restorer *r, const char *sql, con
                      "its moves were journaled in %s move encoding %lld; this tessera reads "
                      "encoding %d, and will not misread them",
                      g->name, encoding, g->move_encoding);
-        else if (read_moves(j, mv, id, moves, times, g ? g->max_plies : most, &n, why,
+        else if (read_moves(j, mv, id, moves, times, infos, g ? g->max_plies : most, &n, why,
                             sizeof why) == 0)
             ok = r->restore(r->arg,
                             &(journal_stored){
@@ -847,9 +866,11 @@ static int load_rows(journal *j, const journal_restorer *r, const char *sql, con
                                 .demo = db_column_int(q, 11) != 0,
                                 .moves = moves,
                                 .times = times,
+                                .infos = (const char *const *)infos,
                                 .nmoves = n,
                             },
                             why, sizeof why);
+        infos_clear(infos, n);
         if (!ok)
             srv_log(LOG_ERROR, "restore_failed", "{s:s, s:s}", "match", id, "reason", why);
         else
@@ -861,6 +882,7 @@ static int load_rows(journal *j, const journal_restorer *r, const char *sql, con
     }
     free(moves);
     free(times);
+    free(infos);
     db_finalize(q);
     db_finalize(mv);
     return rc;

@@ -134,6 +134,8 @@ typedef struct journal_moves {
     int from, n;
     const eng_move *move;     /* [n] */
     const rec_time *time;     /* [n]: each turn's figures on its first move (-1: none) */
+    const char *info;         /* the turn's thinking line (compact JSON text, docs/records.md)
+                                 kept with move[0], the turn's first; NULL: none */
     const char *by, *reason;  /* who played them, why the server did (NULL: none) */
     const journal_seats *seats;
 } journal_moves;
@@ -213,6 +215,8 @@ typedef struct journal_stored {
     bool demo;               /* the server's own showcase match */
     const eng_move *moves;   /* every engine move, chance outcomes included */
     const rec_time *times;   /* times[i]: the time figures of moves[i] */
+    const char *const *infos; /* infos[i]: the thinking line kept with moves[i], as
+                                 journal_moves.info gave it (NULL: none) */
     int nmoves;
 } journal_stored;
 

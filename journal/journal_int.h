@@ -36,6 +36,7 @@ typedef struct journal_row {
     eng_move move;                 /* MOVE */
     int64_t at;                    /* MOVE: epoch ms; FINISH: when it finished */
     int64_t think_ms, wait_ms;     /* MOVE: ms, -1 for none */
+    uint32_t info;                 /* MOVE: the turn's thinking line (JNONE: none) */
 } journal_row;
 
 typedef struct journal_batch {

@@ -52,13 +52,14 @@
 enum {
     BA_INST, BA_TOKEN, BA_BATCH, BA_TTL,
     BA_M_MATCH, BA_M_PLY, BA_M_MOVE, BA_M_BY, BA_M_REASON, BA_M_AT, BA_M_THINK, BA_M_WAIT,
+    BA_M_INFO,
     BA_T_TOKEN, BA_T_MATCH, BA_T_SEAT,
     BA_U_ID, BA_U_WHAT, BA_U_SEATS, BA_U_STATUS, BA_U_FINISHED, BA_U_RESULT, BA_U_SUMMARY,
     BA_N
 };
 static const char batch_call[] =
     "SELECT tessera_batch($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,"
-    "$21,$22)";
+    "$21,$22,$23)";
 
 /* What a merged update of a match's row sets (u_what, a bit mask). */
 enum { UW_SEATS = 1, UW_FINISH = 2, UW_SUMMARY = 4 };
@@ -144,7 +145,11 @@ static const char schema[] =
     "  chance_nonce TEXT, owner TEXT, summary TEXT);"
     "CREATE TABLE IF NOT EXISTS moves("
     "  match TEXT NOT NULL, ply INTEGER NOT NULL, move INTEGER NOT NULL, by TEXT, reason TEXT,"
-    "  at INTEGER NOT NULL, think_ms INTEGER, wait_ms INTEGER, PRIMARY KEY(match, ply));"
+    "  at INTEGER NOT NULL, think_ms INTEGER, wait_ms INTEGER, info TEXT,"
+    "  PRIMARY KEY(match, ply));"
+    /* a turn's thinking line (thinking.c) with its first move; a database
+     * of before it gets the column, its turns have none */
+    "ALTER TABLE moves ADD COLUMN IF NOT EXISTS info TEXT;"
     /* a match's row gets a new version each batch it is in (its seats,
      * its lobby summary): half of each page is left free for them, so that
      * the new version goes on the old one's page (a HOT update: no index
@@ -180,14 +185,15 @@ static const char schema[] =
     /* a batch (put_batch): the fence, then its rows, each table's as arrays */
     "CREATE OR REPLACE FUNCTION tessera_batch(inst TEXT, tok BIGINT, nbatch BIGINT, ttl_ms BIGINT,"
     "  m_match TEXT[], m_ply BIGINT[], m_move BIGINT[], m_by TEXT[], m_reason TEXT[],"
-    "  m_at BIGINT[], m_think BIGINT[], m_wait BIGINT[],"
+    "  m_at BIGINT[], m_think BIGINT[], m_wait BIGINT[], m_info TEXT[],"
     "  t_token TEXT[], t_match TEXT[], t_seat BIGINT[],"
     "  u_id TEXT[], u_what BIGINT[], u_seats TEXT[], u_status BIGINT[], u_finished BIGINT[],"
     "  u_result TEXT[], u_summary TEXT[])"
     " RETURNS BIGINT LANGUAGE plpgsql AS $f$ BEGIN"
     "  PERFORM tessera_fence(inst, tok, nbatch, ttl_ms);"
-    "  INSERT INTO moves(match, ply, move, by, reason, at, think_ms, wait_ms)"
-    "   SELECT * FROM unnest(m_match, m_ply, m_move, m_by, m_reason, m_at, m_think, m_wait);"
+    "  INSERT INTO moves(match, ply, move, by, reason, at, think_ms, wait_ms, info)"
+    "   SELECT * FROM unnest(m_match, m_ply, m_move, m_by, m_reason, m_at, m_think, m_wait,"
+    "    m_info);"
     "  INSERT INTO resume_tokens(token, match, seat)"
     "   SELECT * FROM unnest(t_token, t_match, t_seat) ON CONFLICT DO NOTHING;"
     "  UPDATE matches m SET"
@@ -592,6 +598,7 @@ static bool put_batch(journal_backend *p, const journal_batch *b)
             arr_int(&a[BA_M_AT], r->at, false);
             arr_int(&a[BA_M_THINK], r->think_ms, true);
             arr_int(&a[BA_M_WAIT], r->wait_ms, true);
+            arr_str(&a[BA_M_INFO], jrow_str(b, r->info));
             break;
         case JR_TOKEN:
             arr_str(&a[BA_T_TOKEN], jrow_str(b, r->a));

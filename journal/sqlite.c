@@ -38,14 +38,17 @@
  * column; its matches are encoding 1; schemas 1 and 2 had no chance_nonce:
  * their matches have no commitment and their records no chance block;
  * schemas 1 to 3 had no think_ms/wait_ms on moves: their turns have no time
- * figures), a newer one is refused with a message saying so.
+ * figures; schemas 1 to 4 had no info: their turns have no thinking line),
+ * a newer one is refused with a message saying so.
  *
  * Time. A seat's turn keeps its time figures (docs/records.md, "Time") on
  * the row of its first move: think_ms, the player's own measure (what a
  * remote client reported with its move, an in-process bot's search time, a
  * program's CPU time), and wait_ms, the server's from asking the seat to
  * receiving the move; NULL where there is none (chance events, the other
- * moves of a turn, moves a policy played).
+ * moves of a turn, moves a policy played). Its thinking line (the last a
+ * player sent before it, compact JSON text: thinking.c) goes on the same
+ * row, as `info`; NULL where there is none.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -301,7 +304,7 @@ static bool step_or_fail(journal_backend *st, sqlite3_stmt *stmt)
 /* ---- the tables -------------------------------------------------------------------------- */
 
 /* The layout of the tables; bump with a migration in migrate() when it changes. */
-#define STORE_SCHEMA 4
+#define STORE_SCHEMA 5
 
 /* The tables at STORE_SCHEMA, for a new database. */
 static const char schema[] =
@@ -313,7 +316,7 @@ static const char schema[] =
     "  chance_nonce TEXT);"
     "CREATE TABLE IF NOT EXISTS moves("
     "  match TEXT NOT NULL, ply INTEGER NOT NULL, move INTEGER NOT NULL, by TEXT, reason TEXT,"
-    "  at INTEGER NOT NULL, think_ms INTEGER, wait_ms INTEGER,"
+    "  at INTEGER NOT NULL, think_ms INTEGER, wait_ms INTEGER, info TEXT,"
     "  PRIMARY KEY(match, ply)) WITHOUT ROWID;"
     "CREATE INDEX IF NOT EXISTS matches_status ON matches(status, created);";
 
@@ -446,10 +449,14 @@ static int migrate(journal_backend *st, const char *path, char *err, size_t errc
                                          NULL, NULL, NULL) != SQLITE_OK)
             goto sqlite_fail;
         /* schemas 1 to 3: no time figures; their turns have none */
-        if (sqlite3_exec(db,
-                         "ALTER TABLE moves ADD COLUMN think_ms INTEGER;"
-                         "ALTER TABLE moves ADD COLUMN wait_ms INTEGER;",
-                         NULL, NULL, NULL) != SQLITE_OK)
+        if (version <= 3 && sqlite3_exec(db,
+                                         "ALTER TABLE moves ADD COLUMN think_ms INTEGER;"
+                                         "ALTER TABLE moves ADD COLUMN wait_ms INTEGER;",
+                                         NULL, NULL, NULL) != SQLITE_OK)
+            goto sqlite_fail;
+        /* schemas 1 to 4: no thinking lines; their turns have none */
+        if (sqlite3_exec(db, "ALTER TABLE moves ADD COLUMN info TEXT;", NULL, NULL, NULL) !=
+            SQLITE_OK)
             goto sqlite_fail;
         srv_log(LOG_INFO, "journal_migrated", "{s:s, s:i, s:i}", "db", path, "from", (int)version,
                 "to", STORE_SCHEMA);
@@ -911,8 +918,8 @@ static int sq_open(journal *j, const char *target, journal_backend **out, char *
     if ((rc = sqlite3_exec(st->ckpt_db, "PRAGMA journal_mode=WAL;", NULL, NULL, NULL)) != SQLITE_OK)
         goto fail;
     if ((rc = prep(st, &st->ins_move,
-                   "INSERT INTO moves(match,ply,move,by,reason,at,think_ms,wait_ms) "
-                   "VALUES(?,?,?,?,?,?,?,?)")) ||
+                   "INSERT INTO moves(match,ply,move,by,reason,at,think_ms,wait_ms,info) "
+                   "VALUES(?,?,?,?,?,?,?,?,?)")) ||
         (rc = prep(st, &st->upd_seats, "UPDATE matches SET seats=? WHERE id=?")) ||
         (rc = prep(st, &st->upd_status,
                    "UPDATE matches SET status=?1 WHERE id=?2 AND status<>?1")) ||
@@ -1029,6 +1036,7 @@ static bool write_rows(journal_backend *st, const journal_batch *b)
                 sqlite3_bind_int64(q, 7, r->think_ms);
             if (r->wait_ms >= 0)
                 sqlite3_bind_int64(q, 8, r->wait_ms);
+            bind_str(q, 9, jrow_str(b, r->info));
             break;
         case JR_SEATS:
             bind_str(st->upd_seats, 1, jrow_str(b, r->a));

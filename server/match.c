@@ -389,8 +389,9 @@ static int commit_moves(match *m, int from, const char *by, const char *reason)
         bool seats = !by || strcmp(by, "chance") != 0; /* a draw changes no seat */
         journal_seat rows[ENG_MAX_PLAYERS];
         journal_seats js = match__seats_row(m, rows, m->journal_status != m->status + 1);
-        journal_moves mv = {m->id,         from,   m->nmoves - from,   m->moves + from,
-                            m->times + from, by, reason, seats ? &js : NULL};
+        journal_moves mv = {m->id,           from, m->nmoves - from, m->moves + from,
+                            m->times + from, NULL, by,               reason,
+                            seats ? &js : NULL};
         uint64_t batch;
         if (!(rc = journal_append(m->srv->db, &mv, &batch)))
             journaled(m, batch, seats);

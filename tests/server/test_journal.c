@@ -23,7 +23,8 @@
  *     first move and come back in the match's record after a restore; a
  *     database of schema 3 (no such columns) is migrated and its turns have
  *     none; a figure that is not a number of milliseconds fails the
- *     restore of its match.
+ *     restore of its match; schemas before 5 get the thinking lines'
+ *     column (server_thinking restarts a server and reads them back).
  *
  * Usage: test_journal PATH/TO/tessera (for the end-to-end check).
  */
@@ -318,7 +319,7 @@ static void test_new_db(void **state)
     proto_msg_free(&create);
     srv_close();
     sqlite3 *raw = raw_open(db);
-    assert_int_equal(raw_int(raw, "SELECT value FROM meta WHERE key='schema'"), 4);
+    assert_int_equal(raw_int(raw, "SELECT value FROM meta WHERE key='schema'"), 5);
     assert_int_equal(raw_int(raw, "SELECT move_encoding FROM matches"),
                      eng_find_game("carcassonne")->move_encoding);
     sqlite3_close(raw);
@@ -345,7 +346,7 @@ static void test_migrate_and_encodings(void **state)
     assert_int_equal(m->status, MATCH_FINISHED);
     srv_close();
     raw = raw_open(db);
-    assert_int_equal(raw_int(raw, "SELECT value FROM meta WHERE key='schema'"), 4);
+    assert_int_equal(raw_int(raw, "SELECT value FROM meta WHERE key='schema'"), 5);
     assert_int_equal(raw_int(raw, "SELECT move_encoding FROM matches WHERE id='old'"), 1);
 
     /* matches whose journal cannot be read as it is: each refused, loudly,
@@ -531,7 +532,7 @@ static void test_chance_restore_count(void **state)
 static void test_unknown_schema(void **state)
 {
     (void)state;
-    static const char *const versions[] = {"5", "99", "abc", "\x01x"};
+    static const char *const versions[] = {"6", "99", "abc", "\x01x"};
     for (size_t i = 0; i < sizeof versions / sizeof versions[0]; i++) {
         char db[300], err[512] = "", sql[200];
         snprintf(db, sizeof db, "%s/future%zu.db", tmpdir, i);
@@ -546,7 +547,7 @@ static void test_unknown_schema(void **state)
         assert_null(S.db);
         char want[64];
         snprintf(want, sizeof want, "schema version '%s'", i == 3 ? "?x" : versions[i]);
-        if (!strstr(err, want) || !strstr(err, db) || !strstr(err, "reads versions 1 to 4"))
+        if (!strstr(err, want) || !strstr(err, db) || !strstr(err, "reads versions 1 to 5"))
             fail_msg("srv_journal_open's message: %s", err);
         /* nothing was changed in it */
         raw = raw_open(db);
@@ -627,10 +628,10 @@ static void test_times(void **state)
     json_decref(turns);
     srv_close();
     raw = raw_open(db);
-    assert_int_equal(raw_int(raw, "SELECT value FROM meta WHERE key='schema'"), 4);
+    assert_int_equal(raw_int(raw, "SELECT value FROM meta WHERE key='schema'"), 5);
     assert_int_equal(raw_int(raw, "SELECT count(*) FROM pragma_table_info('moves') WHERE "
-                                  "name IN ('think_ms','wait_ms')"),
-                     2);
+                                  "name IN ('think_ms','wait_ms','info')"),
+                     3);
 
     /* figures journaled with moves come back in the record, turn by turn;
      * a move without them (a policy's) has none */
