@@ -52,8 +52,8 @@
         * 6 s of thinking at the interval; past it only the last one goes */
 
 /* Check an info message (borrowed, a JSON object with "type":"info") from
- * the seat to move in st (not chance, not over), whose compact text was
- * `bytes` long (0: measure it). Returns 0 and *out, a new reference to the
+ * the seat to move in st (not chance, not over), which was `bytes` long as
+ * it came (0: measure its compact text). Returns 0 and *out, a new reference to the
  * canonical message, or a negative code with a reason in err (printable
  * ASCII, at most a short quote of the message) and *out NULL:
  *   ENG_ETOO_LARGE    over INFO_MAX_BYTES;

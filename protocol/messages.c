@@ -1049,18 +1049,40 @@ static int dec_info(dctx *c, proto_msg *m)
         {"score", false},      {"winprob", false},    {"candidates", false}, {"pv", false},
         {"iterations", false}, {"nodes", false},      {"depth", false}, {"elapsed_ms", false},
         {"text", false}};
-    json_error_t e;
-    json_t *t, *id = NULL, *match = NULL, *seat = NULL, *turn = NULL, *x[9] = {0};
-    if (json_unpack_ex(m->root, &e, JSON_STRICT,
-                       "{s:o, s?o, s?o, s?o, s?o, s?o, s?o, s?o, s?o, s?o, s?o, s?o, s?o, s?o}", "type",
-                       &t, "id", &id, "match", &match, "seat", &seat, "turn", &turn, "score", &x[0],
-                       "winprob", &x[1], "candidates", &x[2], "pv", &x[3], "iterations", &x[4],
-                       "nodes", &x[5], "depth", &x[6], "elapsed_ms", &x[7], "text", &x[8]))
-        return shape_fail(c, m->root, NULL, fields, NFIELDS(fields), &e);
-    int rc;
-    if ((rc = opt_match_seat_turn(c, match, seat, turn, m)))
-        return rc;
-    return 0;
+    /* A bot sends these every 100-250 ms of its thinking: the names are
+     * checked by a walk over the object (json_unpack's strict mode costs
+     * several times more); an unknown one is told by the unpack below,
+     * whose reason every decoder gives. The body's values are info_read's. */
+    const char *key;
+    json_t *v, *match = NULL, *seat = NULL, *turn = NULL;
+    bool known = true;
+    json_object_foreach(m->root, key, v) {
+        int f = 0;
+        while (f < NFIELDS(fields) && strcmp(fields[f].name, key) != 0)
+            f++;
+        if (f == NFIELDS(fields)) {
+            known = false;
+            break;
+        }
+        if (f == 2)
+            match = v;
+        else if (f == 3)
+            seat = v;
+        else if (f == 4)
+            turn = v;
+    }
+    if (!known) {
+        json_error_t e;
+        json_t *t, *id = NULL, *x[9] = {0};
+        if (json_unpack_ex(m->root, &e, JSON_STRICT,
+                           "{s:o, s?o, s?o, s?o, s?o, s?o, s?o, s?o, s?o, s?o, s?o, s?o, s?o, s?o}",
+                           "type", &t, "id", &id, "match", &match, "seat", &seat, "turn", &turn,
+                           "score", &x[0], "winprob", &x[1], "candidates", &x[2], "pv", &x[3],
+                           "iterations", &x[4], "nodes", &x[5], "depth", &x[6], "elapsed_ms",
+                           &x[7], "text", &x[8]))
+            return shape_fail(c, m->root, NULL, fields, NFIELDS(fields), &e);
+    }
+    return opt_match_seat_turn(c, match, seat, turn, m);
 }
 
 /* get_record: the match, and optionally the admin token (which adds the
@@ -1409,6 +1431,7 @@ int proto_decode(const char *buf, size_t len, proto_msg *m, json_t **id_out, cha
         return rc;
     }
     m->root = root;
+    m->bytes = len;
     m->id = id;
     const json_t *jt = json_object_get(root, "type");
     char q[REC_QUOTE_MAX];

@@ -189,6 +189,7 @@ typedef struct proto_course {
 typedef struct proto_msg {
     proto_type type;
     json_t *root;             /* owned: the whole message */
+    size_t bytes;             /* the message's length as it came (info: its size limit) */
     const json_t *id;         /* borrowed: "id" or NULL */
     /* hello */
     int64_t protocol;

@@ -379,9 +379,10 @@ static void observe(match *m, eng_move mv, const char *reason)
     }
 }
 
-/* Journal moves[from..nmoves), then apply them. On a storage failure the
- * moves are dropped and the state is untouched. */
-static int commit_moves(match *m, int from, const char *by, const char *reason)
+/* Journal moves[from..nmoves) (with the turn's thinking line `info`, or
+ * NULL), then apply them. On a storage failure the moves are dropped and the
+ * state is untouched. */
+static int commit_moves(match *m, int from, const char *by, const char *reason, const char *info)
 {
     SRV_ASSERT(from >= 0 && from <= m->nmoves);
     int rc = 0;
@@ -390,7 +391,7 @@ static int commit_moves(match *m, int from, const char *by, const char *reason)
         journal_seat rows[ENG_MAX_PLAYERS];
         journal_seats js = match__seats_row(m, rows, m->journal_status != m->status + 1);
         journal_moves mv = {m->id,           from, m->nmoves - from, m->moves + from,
-                            m->times + from, NULL, by,               reason,
+                            m->times + from, info, by,               reason,
                             seats ? &js : NULL};
         uint64_t batch;
         if (!(rc = journal_append(m->srv->db, &mv, &batch)))
@@ -610,7 +611,7 @@ static void end_turn(match *m, const char *by, const char *reason)
     if (m->g->current_player(m->st) == ENG_CHANCE && m->status == MATCH_LIVE) {
         int from = m->nmoves;
         if (match__push_move(m, eng_chance_draw(m->g, m->st, m->seed, m->chance_k++)) == 0 &&
-            commit_moves(m, from, "chance", NULL) == 0)
+            commit_moves(m, from, "chance", NULL, NULL) == 0)
             discard = m->g->current_player(m->st) < 0; /* the outcome left nothing to decide */
     }
 
@@ -675,7 +676,8 @@ static int play_turn(match *m, int seat_no, const eng_move *mv, int n, const rec
     match_clock_undo undo;
     match_clock_charge(m, t, (int64_t)(now - m->turn_started), &undo);
     m->srv->moves++;
-    int rc = commit_moves(m, from, by, reason);
+    /* the record's thinking line of the turn, fixed now, journaled with it */
+    int rc = commit_moves(m, from, by, reason, thinking_turn_line(m));
     if (rc) {
         match_clock_uncharge(t, &undo);
         m->srv->moves--;
@@ -900,7 +902,7 @@ static void advance(match *m)
             m->turn_first = m->nmoves;
             int from = m->nmoves;
             if (match__push_move(m, eng_chance_draw(m->g, m->st, m->seed, m->chance_k++)) ||
-                commit_moves(m, from, "chance", NULL)) {
+                commit_moves(m, from, "chance", NULL, NULL)) {
                 storage_paused(m, "draw");
                 arm_timer(m);
                 return;

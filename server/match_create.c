@@ -23,6 +23,7 @@
 #include "programs.h"
 #include "protocol/chance.h"
 #include "registry.h"
+#include "thinking.h"
 #include "tokidx.h"
 
 static match *alloc_match(srv *s, const eng_game *g, const game_codec *w, const eng_rules *r)
@@ -470,6 +471,8 @@ match *match_restore(srv *s, const journal_stored *stored, char *err, size_t err
         }
         if (stored->times)
             m->times[i] = stored->times[i];
+        if (stored->infos && stored->infos[i] && p >= 0) /* the turn's, with its first move */
+            thinking_restore_line(m, m->turns + 1, stored->infos[i]);
         g->apply(m->st, moves[i]);
         /* a turn ends when the next thing is a draw, the end, or another seat */
         int q = g->current_player(m->st);

@@ -4,17 +4,21 @@
  *
  * One queue for the process carries the lines from the worker threads (a
  * bot's search, a program's turn) to the loop, in the order each worker
- * made them; the loop then treats them as a client's, already checked:
- *   - the record keeps the last of each turn, compacted (the top 3
- *     candidates, 4 moves of the line: ~300 bytes of text a turn);
+ * made them; the loop then treats them as a client's, already checked.
+ * A match keeps its turn's latest line by reference (no copy, no text):
  *   - the spectators get {"type":"thinking","match","seat","turn","info"}
- *     through the sink's `watchers` — live: paced (info_pace), the latest
- *     held back told when the turn is played; delayed: the turn's last,
- *     once it is played; never: nothing. A line that comes after its turn
- *     was played (a worker's last word racing the move) is told at once
- *     (the move is played: live and delayed alike) and kept for the record.
- * A connection that plays a seat never gets them while the game is on: the
- * sink's `watchers` leaves such connections out.
+ *     through the sink's `watchers`, written once for all of them — live:
+ *     paced (info_pace): a line within the pace replaces the one held and
+ *     only the latest held goes, with the move; delayed: the turn's last,
+ *     once it is played; never: nothing;
+ *   - the record's line of a turn is fixed when the turn is played
+ *     (thinking_turn_line, from play_turn): the latest line compacted once
+ *     (the top 3 candidates, 4 moves of the line: ~300 bytes of text a
+ *     turn), journaled with the turn's first move, so that a restarted
+ *     server has it too. The worker queue is read first then, so a bot's
+ *     last word, posted before its move, is in. A line that comes after
+ *     its turn was played is told at once (the move is played: live and
+ *     delayed alike) and not kept: the record and the journal agree.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -30,12 +34,14 @@
 
 /* A match's lines (m->thinking), made at its first. */
 struct thinking {
-    char **last;    /* last[t - 1]: compact text of turn t's last line (NULL: none) */
+    char **last;    /* last[t - 1]: compact text of turn t's line (NULL: none); owned */
     int nlast;
-    int pace_turn;  /* the turn pace and held are about */
+    int turn;       /* the turn line and pace are about */
+    json_t *line;   /* its latest line (owned), NULL: none */
+    int seat;       /* whose */
+    bool held;      /* line is not told yet (live: paced out; delayed: all) */
+    bool compacted; /* last[turn - 1] is line's compact text */
     info_pace pace;
-    json_t *held;   /* its latest line not yet told (live: paced out; delayed: all) */
-    int held_seat;
 };
 
 static atomic_uint_fast64_t n_passed, n_dropped;
@@ -57,9 +63,9 @@ static thinking_find_fn q_find;  /* loop thread: a match by id (thinking_init) *
 
 static void accept_line(match *m, int seat, int turn, json_t *info);
 
-static void on_async(uv_async_t *h)
+/* Loop thread: every line queued so far to its match. */
+static void drain(void)
 {
-    (void)h;
     pthread_mutex_lock(&q_mu);
     tq_item *it = q_head;
     q_head = q_tail = NULL;
@@ -74,6 +80,12 @@ static void on_async(uv_async_t *h)
         free(it);
         it = next;
     }
+}
+
+static void on_async(uv_async_t *h)
+{
+    (void)h;
+    drain();
 }
 
 int thinking_init(srv *s, thinking_find_fn find)
@@ -152,47 +164,56 @@ static thinking *of(match *m)
     return m->thinking;
 }
 
-/* The line as the record keeps it: compact, the first candidates and moves. */
+/* The line as the record keeps it: compact, the first candidates and moves
+ * (a new object of the same values, by reference: nothing is copied). */
 static char *compact_text(const json_t *info)
 {
-    json_t *o = json_deep_copy(info);
+    json_t *o = json_object();
     if (!o)
         return NULL;
-    json_object_del(o, "text");
-    json_object_del(o, "nodes");
-    json_object_del(o, "depth");
-    json_object_del(o, "turn");
-    json_t *c = json_object_get(o, "candidates"), *pv = json_object_get(o, "pv");
-    while (json_array_size(c) > THINK_RECORD_CANDIDATES)
-        json_array_remove(c, json_array_size(c) - 1);
-    while (json_array_size(pv) > THINK_RECORD_PV)
-        json_array_remove(pv, json_array_size(pv) - 1);
-    char *t = json_dumps(o, JSON_COMPACT);
+    const char *key;
+    json_t *v;
+    bool ok = true;
+    json_object_foreach((json_t *)info, key, v) {
+        if (!strcmp(key, "text") || !strcmp(key, "nodes") || !strcmp(key, "depth") ||
+            !strcmp(key, "turn"))
+            continue;
+        size_t keep = !strcmp(key, "candidates") ? THINK_RECORD_CANDIDATES
+                      : !strcmp(key, "pv")       ? THINK_RECORD_PV
+                                                 : 0;
+        if (keep && json_array_size(v) > keep) {
+            json_t *a = json_array();
+            for (size_t i = 0; a && i < keep; i++)
+                ok = ok && json_array_append(a, json_array_get(v, i)) == 0;
+            ok = ok && json_object_set_new(o, key, a) == 0;
+        } else {
+            ok = ok && json_object_set(o, key, v) == 0;
+        }
+    }
+    char *t = ok ? json_dumps(o, JSON_COMPACT) : NULL;
     json_decref(o);
     return t;
 }
 
-static void keep_for_record(thinking *t, int turn, const json_t *info)
+/* Room in t->last for turn `turn`. */
+static bool room_for(thinking *t, int turn)
 {
-    if (turn > t->nlast) {
-        int cap = turn + 16;
-        char **p = realloc(t->last, (size_t)cap * sizeof *p);
-        if (!p)
-            return;
-        memset(p + t->nlast, 0, (size_t)(cap - t->nlast) * sizeof *p);
-        t->last = p;
-        t->nlast = cap;
-    }
-    char *text = compact_text(info);
-    if (text) {
-        free(t->last[turn - 1]);
-        t->last[turn - 1] = text;
-    }
+    if (turn <= t->nlast)
+        return true;
+    int cap = turn + 16;
+    char **p = realloc(t->last, (size_t)cap * sizeof *p);
+    if (!p)
+        return false;
+    memset(p + t->nlast, 0, (size_t)(cap - t->nlast) * sizeof *p);
+    t->last = p;
+    t->nlast = cap;
+    return true;
 }
 
 static void tell(match *m, int seat, int turn, const json_t *info)
 {
-    /* told up through the server's sink, as every match event is */
+    /* told up through the server's sink, as every match event is; the
+     * sink writes the text once, for all the spectators */
     if (!m->srv->sink || !m->srv->sink->watchers || !m->nspect)
         return;
     json_t *msg = json_pack("{s:s, s:s, s:i, s:i, s:O}", "type", "thinking", "match", m->id,
@@ -211,42 +232,68 @@ static void accept_line(match *m, int seat, int turn, json_t *info)
         return;
     }
     atomic_fetch_add(&n_passed, 1);
-    keep_for_record(t, turn, info);
     int mode = m->pol.info;
-    if (mode == PROTO_INFO_NEVER) {
+    if (turn <= m->turns) { /* its move is played: told at once, its record's line is fixed */
+        if (mode != PROTO_INFO_NEVER)
+            tell(m, seat, turn, info);
         json_decref(info);
         return;
     }
-    if (turn <= m->turns) { /* its move is played: told at once */
-        tell(m, seat, turn, info);
-        json_decref(info);
-        return;
-    }
-    if (t->pace_turn != turn) {
+    if (t->turn != turn) {
         memset(&t->pace, 0, sizeof t->pace);
-        t->pace_turn = turn;
-        json_decref(t->held);
-        t->held = NULL;
+        t->turn = turn;
     }
+    json_decref(t->line);
+    t->line = info; /* the latest, by reference: the one that replaced is gone */
+    t->seat = seat;
+    t->compacted = false;
+    t->held = mode != PROTO_INFO_NEVER;
     if (mode == PROTO_INFO_LIVE && info_pace_now(&t->pace, (double)srv_now(m->srv))) {
+        t->held = false;
         tell(m, seat, turn, info);
-        json_decref(info);
-        return;
     }
-    json_decref(t->held);
-    t->held = info;
-    t->held_seat = seat;
+}
+
+const char *thinking_turn_line(match *m)
+{
+    drain(); /* a worker's lines posted before its move */
+    thinking *t = m->thinking;
+    int turn = m->turns + 1;
+    if (!t || t->turn != turn || !t->line || !room_for(t, turn))
+        return NULL;
+    if (!t->compacted) {
+        char *text = compact_text(t->line);
+        if (!text)
+            return NULL;
+        free(t->last[turn - 1]);
+        t->last[turn - 1] = text;
+        t->compacted = true;
+    }
+    return t->last[turn - 1];
 }
 
 void thinking_turn_played(match *m)
 {
     thinking *t = m->thinking;
-    if (!t || !t->held || t->pace_turn != m->turns)
+    if (!t || t->turn != m->turns || !t->line)
         return;
-    if (m->pol.info == PROTO_INFO_DELAYED || info_pace_final(&t->pace))
-        tell(m, t->held_seat, t->pace_turn, t->held);
-    json_decref(t->held);
-    t->held = NULL;
+    if (t->held && (m->pol.info == PROTO_INFO_DELAYED || info_pace_final(&t->pace)))
+        tell(m, t->seat, t->turn, t->line);
+    json_decref(t->line);
+    t->line = NULL;
+    t->held = false;
+}
+
+void thinking_restore_line(match *m, int turn, const char *text)
+{
+    thinking *t = turn >= 1 && text ? of(m) : NULL;
+    if (!t || !room_for(t, turn))
+        return;
+    char *copy = strdup(text);
+    if (copy) {
+        free(t->last[turn - 1]);
+        t->last[turn - 1] = copy;
+    }
 }
 
 void thinking_from_client(match *m, int seat, const proto_msg *msg)
@@ -255,7 +302,7 @@ void thinking_from_client(match *m, int seat, const proto_msg *msg)
     char why[200];
     if (m->status != MATCH_LIVE || m->to_move != seat ||
         (msg->has_turn && msg->turn != m->turns + 1) ||
-        info_read(m->g, m->wire, m->st, msg->root, 0, &info, why, sizeof why) != 0) {
+        info_read(m->g, m->wire, m->st, msg->root, msg->bytes, &info, why, sizeof why) != 0) {
         atomic_fetch_add(&n_dropped, 1);
         return;
     }
@@ -275,9 +322,11 @@ void thinking_add_to_record(const match *m, json_t *rec)
     for (size_t i = 0; i < n && (int)i < t->nlast; i++) {
         if (!t->last[i])
             continue;
-        json_t *info = json_loads(t->last[i], 0, NULL);
-        if (info)
+        json_t *info = json_loads(t->last[i], 0, NULL); /* a restored one is the journal's */
+        if (json_is_object(info))
             json_object_set_new(json_array_get(turns, i), "info", info);
+        else
+            json_decref(info);
     }
 }
 
@@ -289,7 +338,7 @@ void thinking_free(match *m)
     for (int i = 0; i < t->nlast; i++)
         free(t->last[i]);
     free(t->last);
-    json_decref(t->held);
+    json_decref(t->line);
     free(t);
     m->thinking = NULL;
 }

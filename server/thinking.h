@@ -5,7 +5,7 @@
  * a client's info messages (handlers.c) — told to the match's spectators as
  * its policies.info says (live, delayed, never), never to a connection that
  * plays a seat of the match while the game is on, and the last one of each
- * turn kept for the match's record.
+ * turn kept for the match's record and journaled with the turn's move.
  *
  * Infos from worker threads are already checked against the position they
  * are about (players/ and agents.c do it there, with their own copy) and
@@ -37,13 +37,25 @@ void thinking_post(const char *match_id, int seat, int turn, json_t *info);
  * counted). No reply in any case. */
 void thinking_from_client(match *m, int seat, const proto_msg *msg);
 
+/* Loop thread, from play_turn before the turn is journaled: the record's
+ * line of the turn being played (m->turns + 1) — its latest, compacted
+ * once — as JSON text (owned by m, valid until thinking_free), or NULL when
+ * it has none. The lines the workers queued until now are taken in first
+ * (a bot's last word is posted before its move). Called again when the
+ * journal refused the turn and it is played again. */
+const char *thinking_turn_line(match *m);
+
 /* Loop thread, from the sink's turn: the turn m->turns was played (its
- * update sent): a delayed match's spectators get the turn's last line. */
+ * update sent): the line held back goes to the spectators (delayed: the
+ * turn's last; live: the latest the pace kept back). */
 void thinking_turn_played(match *m);
 
-/* The last line of each turn added to the record's turns as "info", once
- * the match is finished (turns without one have none; a record read from
- * the journal has none). */
+/* A restore: turn's record line, as thinking_turn_line gave it to the
+ * journal (text borrowed; copied). */
+void thinking_restore_line(match *m, int turn, const char *text);
+
+/* The line of each turn added to the record's turns as "info", once the
+ * match is finished (turns without one have none). */
 void thinking_add_to_record(const match *m, json_t *rec);
 
 /* Free what m keeps (m->thinking). */

@@ -10,13 +10,16 @@
  * and relayed; a program seat's info lines too, and a program's behind
  * `tessera bridge` (relayed as info messages); and the match's record
  * keeps the last line of each turn, compact, and replays (the server's
- * replay checks every kept line against its position).
+ * replay checks every kept line against its position) — after a restart
+ * too: the journal keeps each turn's line with its move (a kill -9 in the
+ * middle of the match, a graceful restart after it; on PostgreSQL as
+ * server_pg_thinking).
  */
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
-const { Client, ROOT, SLOW, binary, startAdmin, createMatch, join } = require('./lib');
+const { Client, ROOT, SLOW, binary, startAdmin, createMatch, join, playUntilOver } = require('./lib');
 
 /* The turns of a finished match's record, checked by the server's replay. */
 async function recordTurns(c, match) {
@@ -191,4 +194,60 @@ test('a program behind tessera bridge: its info lines go to the server as info m
   assert.doesNotMatch(err, /does not take thinking lines/);
   const turns = await recordTurns(host, made.match);
   assert.ok(turns.filter((x) => x.player === 1 && x.info && x.info.winprob === 0.75).length > 5);
+});
+
+test('the record\'s lines are journaled with the moves: kept across a kill -9 and a restart', async (t) => {
+  const srv = await startAdmin({ tag: 'thinking-restart' });
+  t.after(() => srv.cleanup());
+  const c = await Client.connect(srv.url, { name: 'player' });
+  const made = await createMatch(c, [{ bot: 'random' }, { open: true }], {
+    game: 'reversi', time_control: { move_ms: 20000 * SLOW },
+    policies: { info: 'live', disconnect: 'forfeit', reconnect_grace_ms: 60000 * SLOW },
+  });
+  const joined = await join(c, made.match, 1, made.tokens[1]);
+  /* each turn of seat 1: a line naming the turn (visits), after another in
+   * the first turns (the last is kept); ~36 lines in all, within the
+   * connection's burst of info messages (SRV_INFO_BURST) */
+  const think = (cl) => (yt) => {
+    if (yt.turn <= 12)
+      cl.send({ type: 'info', winprob: 0.9, candidates: [{ move: yt.legal[yt.legal.length - 1], visits: 1 }] });
+    cl.send({ type: 'info', winprob: yt.turn / 100, text: 'dropped from the record', pv: [yt.legal[0]],
+      candidates: [{ move: yt.legal[0], visits: yt.turn }, { move: yt.legal[yt.legal.length - 1], visits: 0 }] });
+    return yt.legal[0];
+  };
+  await playUntilOver(c, { choose: think(c), onTurn: (yt) => (yt.turn >= 20 ? 'stop' : null) });
+  await srv.kill9(); /* a turn told was journaled with its line: nothing of it may be lost */
+  await c.waitClosed();
+  await srv.restart();
+  const c2 = await Client.connect(srv.url, { name: 'player2' });
+  await c2.request({ type: 'resume', resume_token: joined.resume_token }, 'resumed');
+  const over = await playUntilOver(c2, { choose: think(c2) });
+  assert.equal(over.result.reason, 'normal', JSON.stringify(over.result));
+
+  const check = (turns) => {
+    const mine = turns.filter((x) => x.player === 1);
+    assert.ok(mine.length >= 20 && turns.some((x, i) => x.player === 1 && i + 1 < 20), 'turns on both sides');
+    turns.forEach((x, i) => {
+      if (x.player !== 1) {
+        assert.equal(x.info, undefined, 'the random bot sent no line');
+        return;
+      }
+      /* the turn's last line, compact (no text), from before the kill and after it */
+      assert.ok(x.info, `turn ${i + 1} lost its line: ` + JSON.stringify(x));
+      assert.equal(x.info.candidates[0].visits, i + 1, `turn ${i + 1}: ` + JSON.stringify(x.info));
+      assert.equal(x.info.winprob, (i + 1) / 100);
+      assert.equal(x.info.text, undefined);
+      assert.equal(x.info.candidates[0].move.move, x.move);
+      assert.equal(x.info.pv.length, 1);
+    });
+  };
+  const before = await recordTurns(c2, made.match);
+  check(before);
+  /* a graceful restart: the finished match's record, read back from the journal */
+  await srv.stop();
+  await srv.restart();
+  const c3 = await Client.connect(srv.url, { name: 'reader' });
+  const after = await recordTurns(c3, made.match);
+  check(after);
+  assert.deepEqual(after.map((x) => x.info), before.map((x) => x.info));
 });
