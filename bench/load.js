@@ -59,6 +59,11 @@ const USAGE = `usage: node bench/load.js --tessera PATH [options]
   --info N                each bot sends N thinking lines (info: 2 candidates of
                           legal, a win probability, iterations) before each move,
                           relayed live to the matches' spectators            [0]
+  --info-paced            thinking lines as a searching bot sends them (our MCTS
+                          family, rate-limited): one every 100-250 ms (uniform)
+                          of the bot's move delay, and one with its choice just
+                          before the move — a bot that answers at once sends
+                          that one alone (instead of --info N)
   --watchers              a spectator for every match (one connection per 32
                           matches): it hears the updates and, with --info, the
                           thinking lines
@@ -76,7 +81,7 @@ function parseArgs(argv) {
     timeoutMatches: 0, timeoutMoveMs: 200, durationS: 600, workers: 1, connectConcurrency: 200,
     json: false, quiet: false, dbDir: os.tmpdir(), serverPrefix: [], fixedDelay: false, protocol: 2,
     serverLog: null,
-    durable: false, seatsPerConn: 1, info: 0, watchers: false,
+    durable: false, seatsPerConn: 1, info: 0, infoPaced: false, watchers: false,
   };
   const ints = {
     '--matches': ['matches', 1], '--move-delay-ms': ['moveDelayMs', 0], '--move-ms': ['moveMs', 1],
@@ -105,6 +110,7 @@ function parseArgs(argv) {
     else if (a === '--fixed-delay') o.fixedDelay = true;
     else if (a === '--durable') o.durable = true;
     else if (a === '--watchers') o.watchers = true;
+    else if (a === '--info-paced') o.infoPaced = true;
     else if (a === '--tessera') o.tessera = next();
     else if (a === '--game') o.game = next();
     else if (a === '--db-dir') o.dbDir = next();
@@ -496,12 +502,24 @@ class Shard {
     }
     const text = JSON.stringify({ type: 'move', match: m.id, turn: msg.turn, move });
     /* --info N: thinking lines before the move, as a searching bot sends them */
+    const cand = (x) => (typeof x === 'string' ? move : Array.isArray(x.meeples) ? { x: x.x, y: x.y, rot: x.rot } : x);
+    const line = (i) => JSON.stringify({ type: 'info', match: m.id, turn: msg.turn, winprob: 0.5 + 0.01 * i,
+      candidates: [{ move, visits: 100 + i }, { move: cand(legal[0]), visits: 50 }], iterations: 150 * (i + 1),
+      elapsed_ms: 10 * (i + 1) });
     const infos = [];
-    for (let i = 0; i < (this.cfg.info || 0); i++) {
-      const cand = (x) => (typeof x === 'string' ? move : Array.isArray(x.meeples) ? { x: x.x, y: x.y, rot: x.rot } : x);
-      infos.push(JSON.stringify({ type: 'info', match: m.id, turn: msg.turn, winprob: 0.5 + 0.01 * i,
-        candidates: [{ move, visits: 100 + i }, { move: cand(legal[0]), visits: 50 }], iterations: 150 * (i + 1),
-        elapsed_ms: 10 * (i + 1) }));
+    for (let i = 0; i < (this.cfg.info || 0); i++) infos.push(line(i));
+    /* the answering bot of a timeout match answers at once: a delay would
+     * make it time out too */
+    const d = this.cfg.moveDelayMs;
+    const delay = m.timeout || d === 0 ? 0 : this.cfg.fixedDelay ? d : d / 2 + Math.random() * d;
+    /* --info-paced: a line every 100-250 ms of the thinking, the last with the move */
+    if (this.cfg.infoPaced) {
+      let k = 0;
+      for (let at = 100 + Math.random() * 150; at < delay; at += 100 + Math.random() * 150) {
+        const text = line(k++);
+        setTimeout(() => { if (!m.over) m.ws[seat].send(text); }, at);
+      }
+      infos.push(line(k));
     }
     const sendIt = () => {
       if (m.over) return;
@@ -511,10 +529,6 @@ class Shard {
       m.sentLate[seat] = Math.max(0, epochNow() - msg.deadline);
       m.ws[seat].send(text);
     };
-    /* the answering bot of a timeout match answers at once: a delay would
-     * make it time out too */
-    const d = this.cfg.moveDelayMs;
-    const delay = m.timeout || d === 0 ? 0 : this.cfg.fixedDelay ? d : d / 2 + Math.random() * d;
     if (delay > 0) setTimeout(sendIt, delay);
     else sendIt();
   }
@@ -828,7 +842,8 @@ async function main() {
     const cfg = {
       game: opts.game, moveMs: opts.moveMs, timeoutMoveMs: opts.timeoutMoveMs,
       moveDelayMs: opts.moveDelayMs, fixedDelay: opts.fixedDelay, connectConcurrency: Math.max(1, Math.floor(opts.connectConcurrency / W)),
-      protocol: opts.protocol, seatsPerConn: opts.seatsPerConn, info: opts.info, watchers: opts.watchers,
+      protocol: opts.protocol, seatsPerConn: opts.seatsPerConn, info: opts.info, infoPaced: opts.infoPaced,
+      watchers: opts.watchers,
     };
     const specs = Array.from({ length: W }, () => []);
     for (let i = 0; i < total; i++) specs[i % W].push({ idx: i, timeout: i >= N });
@@ -957,7 +972,7 @@ async function main() {
         matches: N, timeout_matches: K, game: opts.game, move_delay_ms: opts.moveDelayMs,
         fixed_delay: opts.fixedDelay, move_ms: opts.moveMs, timeout_move_ms: opts.timeoutMoveMs, workers: W,
         protocol: opts.protocol, durable: opts.durable, seats_per_conn: opts.seatsPerConn,
-        info: opts.info, watchers: opts.watchers,
+        info: opts.info, info_paced: opts.infoPaced, watchers: opts.watchers,
         max_conns: maxConns,
       },
       ok: !failed && !timedOut && unfinished === 0,

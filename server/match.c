@@ -237,7 +237,11 @@ static void quiet_match(match *m)
 {
     (void)m;
 }
-static const match_sink quiet_sink = {quiet_turn,  quiet_your_turn, quiet_turn, quiet_turn,
+static void quiet_text(match *m, const char *text, size_t len)
+{
+    (void)m, (void)text, (void)len;
+}
+static const match_sink quiet_sink = {quiet_turn,  quiet_your_turn, quiet_turn, quiet_text,
                                       quiet_reply, quiet_error,     quiet_match};
 
 /* The sink that hears this match's events (match.h). */

@@ -38,10 +38,10 @@ typedef struct match_sink {
     bool (*your_turn)(match *m, int seat);
     /* A message (borrowed) for everyone at the table: game_over, a notice. */
     void (*tell)(match *m, const json_t *msg);
-    /* A message (borrowed) for the table's spectators only, leaving out any
-     * connection that plays a seat of the match: the seats' thinking lines
-     * (thinking.c). */
-    void (*watchers)(match *m, const json_t *msg);
+    /* A message (JSON text, borrowed: written once by the caller) for the
+     * table's spectators only, leaving out any connection that plays a seat
+     * of the match: the seats' thinking lines (thinking.c). */
+    void (*watchers)(match *m, const char *text, size_t len);
     /* A reply to the connection whose request the match is handling
      * (match_remote_move): a message (stolen), or an error. */
     void (*reply)(conn *to, json_t *msg);

@@ -131,17 +131,11 @@ static void sink_tell(match *m, const json_t *msg)
 }
 
 /* The spectators alone: a connection that also plays a seat hears nothing. */
-static void sink_watchers(match *m, const json_t *msg)
+static void sink_watchers(match *m, const char *text, size_t len)
 {
-    const textbuf *t = NULL;
-    for (int i = 0; i < m->nspect; i++) {
-        if (holds_seat(m, m->spect[i], m->nseats))
-            continue;
-        if (!t)
-            t = match_view_text(m, msg); /* written once, when someone is to hear it */
-        if (!t->failed)
-            conn_send_text(m->spect[i], t->p, t->len);
-    }
+    for (int i = 0; i < m->nspect; i++)
+        if (!holds_seat(m, m->spect[i], m->nseats))
+            conn_send_text(m->spect[i], text, len);
 }
 
 /* One connection at the table gets the update, in its protocol's form. */

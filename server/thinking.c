@@ -27,6 +27,7 @@
 
 #include "match.h"
 #include "protocol/info.h"
+#include "protocol/jsontext.h"
 #include "thinking.h"
 
 #define THINK_RECORD_CANDIDATES 3 /* a record's line: the top 3 and their shares */
@@ -41,6 +42,8 @@ struct thinking {
     int seat;       /* whose */
     bool held;      /* line is not told yet (live: paced out; delayed: all) */
     bool compacted; /* last[turn - 1] is line's compact text */
+    char *text;     /* line's text when it was told and is its own compact form
+                       (owned): the record's, without writing it again */
     info_pace pace;
 };
 
@@ -62,6 +65,8 @@ static srv *q_srv;               /* loop thread */
 static thinking_find_fn q_find;  /* loop thread: a match by id (thinking_init) */
 
 static void accept_line(match *m, int seat, int turn, json_t *info);
+/* Loop thread, reused line after line: a line's text, the message told */
+static textbuf line_tb, msg_tb;
 
 /* Loop thread: every line queued so far to its match. */
 static void drain(void)
@@ -126,6 +131,8 @@ void thinking_shutdown(srv *s)
     if (a)
         uv_close((uv_handle_t *)a, closed);
     q_srv = NULL;
+    tb_free(&line_tb);
+    tb_free(&msg_tb);
 }
 
 void thinking_post(const char *match_id, int seat, int turn, json_t *info)
@@ -164,8 +171,19 @@ static thinking *of(match *m)
     return m->thinking;
 }
 
+/* Is the line its own compact form (nothing for compact_text to leave out)? */
+static bool is_compact(const json_t *info)
+{
+    return !json_object_get(info, "text") && !json_object_get(info, "nodes") &&
+           !json_object_get(info, "depth") && !json_object_get(info, "turn") &&
+           json_array_size(json_object_get(info, "candidates")) <= THINK_RECORD_CANDIDATES &&
+           json_array_size(json_object_get(info, "pv")) <= THINK_RECORD_PV;
+}
+
 /* The line as the record keeps it: compact, the first candidates and moves
- * (a new object of the same values, by reference: nothing is copied). */
+ * (a new object of the same values, by reference: nothing is copied),
+ * written by jt_dump (json_dumps' bytes at a third of its cost: its reals
+ * go through snprintf's search for the shortest form). */
 static char *compact_text(const json_t *info)
 {
     json_t *o = json_object();
@@ -190,7 +208,8 @@ static char *compact_text(const json_t *info)
             ok = ok && json_object_set(o, key, v) == 0;
         }
     }
-    char *t = ok ? json_dumps(o, JSON_COMPACT) : NULL;
+    tb_reset(&line_tb);
+    char *t = ok && jt_dump(&line_tb, o) == 0 ? strndup(line_tb.p, line_tb.len) : NULL;
     json_decref(o);
     return t;
 }
@@ -210,17 +229,36 @@ static bool room_for(thinking *t, int turn)
     return true;
 }
 
-static void tell(match *m, int seat, int turn, const json_t *info)
+/* Tell the spectators seat's line of turn, its text written already. */
+static void tell_text(match *m, int seat, int turn, const char *info, size_t len)
 {
-    /* told up through the server's sink, as every match event is; the
-     * sink writes the text once, for all the spectators */
-    if (!m->srv->sink || !m->srv->sink->watchers || !m->nspect)
-        return;
-    json_t *msg = json_pack("{s:s, s:s, s:i, s:i, s:O}", "type", "thinking", "match", m->id,
-                            "seat", seat, "turn", turn, "info", (json_t *)info);
-    if (msg)
-        m->srv->sink->watchers(m, msg);
-    json_decref(msg);
+    /* told up through the server's sink, as every match event is: the
+     * message written once, for all the spectators */
+    textbuf *b = &msg_tb;
+    tb_reset(b);
+    tb_puts(b, "{\"type\":\"thinking\",\"match\":");
+    jt_str(b, m->id, strlen(m->id));
+    tb_printf(b, ",\"seat\":%d,\"turn\":%d,\"info\":", seat, turn);
+    tb_put(b, info, len);
+    tb_put(b, "}", 1);
+    if (!b->failed)
+        m->srv->sink->watchers(m, b->p, b->len);
+}
+
+/* Is anyone to hear m's lines? */
+static bool heard(const match *m)
+{
+    return m->srv->sink && m->srv->sink->watchers && m->nspect;
+}
+
+/* Tell a line: its text into line_tb (0), or -1. */
+static int tell(match *m, int seat, int turn, const json_t *info)
+{
+    tb_reset(&line_tb);
+    if (jt_dump(&line_tb, info))
+        return -1;
+    tell_text(m, seat, turn, line_tb.p, line_tb.len);
+    return 0;
 }
 
 /* A checked line (stolen) of seat at turn. */
@@ -234,7 +272,7 @@ static void accept_line(match *m, int seat, int turn, json_t *info)
     atomic_fetch_add(&n_passed, 1);
     int mode = m->pol.info;
     if (turn <= m->turns) { /* its move is played: told at once, its record's line is fixed */
-        if (mode != PROTO_INFO_NEVER)
+        if (mode != PROTO_INFO_NEVER && heard(m))
             tell(m, seat, turn, info);
         json_decref(info);
         return;
@@ -247,10 +285,14 @@ static void accept_line(match *m, int seat, int turn, json_t *info)
     t->line = info; /* the latest, by reference: the one that replaced is gone */
     t->seat = seat;
     t->compacted = false;
+    free(t->text);
+    t->text = NULL;
     t->held = mode != PROTO_INFO_NEVER;
     if (mode == PROTO_INFO_LIVE && info_pace_now(&t->pace, (double)srv_now(m->srv))) {
         t->held = false;
-        tell(m, seat, turn, info);
+        /* its text, when it is also the record's, is kept for the move */
+        if (heard(m) && tell(m, seat, turn, info) == 0 && is_compact(info))
+            t->text = strndup(line_tb.p, line_tb.len);
     }
 }
 
@@ -262,7 +304,16 @@ const char *thinking_turn_line(match *m)
     if (!t || t->turn != turn || !t->line || !room_for(t, turn))
         return NULL;
     if (!t->compacted) {
-        char *text = compact_text(t->line);
+        char *text = t->text;
+        if (text)
+            t->text = NULL; /* told, and its own compact form: written once */
+        else if (!is_compact(t->line))
+            text = compact_text(t->line);
+        else {
+            tb_reset(&line_tb);
+            if (jt_dump(&line_tb, t->line) == 0)
+                text = strndup(line_tb.p, line_tb.len);
+        }
         if (!text)
             return NULL;
         free(t->last[turn - 1]);
@@ -277,10 +328,17 @@ void thinking_turn_played(match *m)
     thinking *t = m->thinking;
     if (!t || t->turn != m->turns || !t->line)
         return;
-    if (t->held && (m->pol.info == PROTO_INFO_DELAYED || info_pace_final(&t->pace)))
-        tell(m, t->seat, t->turn, t->line);
+    if (t->held && (m->pol.info == PROTO_INFO_DELAYED || info_pace_final(&t->pace)) && heard(m)) {
+        const char *kept = t->compacted ? t->last[t->turn - 1] : NULL;
+        if (kept && is_compact(t->line)) /* the record's text is the line's: written once */
+            tell_text(m, t->seat, t->turn, kept, strlen(kept));
+        else
+            tell(m, t->seat, t->turn, t->line);
+    }
     json_decref(t->line);
     t->line = NULL;
+    free(t->text);
+    t->text = NULL;
     t->held = false;
 }
 
@@ -339,6 +397,7 @@ void thinking_free(match *m)
         free(t->last[i]);
     free(t->last);
     json_decref(t->line);
+    free(t->text);
     free(t);
     m->thinking = NULL;
 }
