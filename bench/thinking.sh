@@ -1,11 +1,23 @@
 #!/bin/sh
 # bench/thinking.sh BIN [MATCHES [SECONDS [ROUNDS]]] — what relaying thinking
 # lines costs per move (issue 27): live matches of two remote random Reversi
-# bots (bench/load.js), every match watched (--watchers), each seat sending
-# two info lines before every move (--info 2) or none, the two interleaved
-# round by round (the order alternating), each run stopped after SECONDS of
-# play. Prints each run's server CPU per move and its per-move overhead
-# (move in -> next your_turn queued, p50), then the medians and their ratio.
+# bots (bench/load.js), every match watched (--watchers, one spectator
+# connection per 32 matches), once with the bots sending info lines and once
+# without ("the figure without info": the same matches, spectators, seats
+# per connection and move delay, the bots sending no info), the two
+# interleaved round by round (the order alternating), each run stopped after
+# SECONDS of play. Prints each run's moves, server CPU per move (the primary
+# figure: CPU time, robust to the machine's load) and per-move overhead (move
+# in -> next your_turn queued, p50 and p99), then the medians, their ratios,
+# and the per-round CPU ratios (min-max).
+#
+# INFO says what the bots send (default "paced"):
+#   paced  as our searching bots do (load.js --info-paced): a line every
+#          100-250 ms of thinking and one with the choice — with DELAY=0
+#          (bots that answer at once) one line a move, just before it;
+#   N      N lines at once before every move (load.js --info N; 2 was the
+#          figure of the first measurement: more than any bot sends).
+# DELAY is the bots' mean move delay in ms (load.js --move-delay-ms; 0).
 # Defaults: 1000 matches, 60 s, 3 rounds. Needs bench/'s npm packages
 # (npm ci in bench/), or NODE_PATH naming a node_modules with ws.
 set -eu
@@ -13,33 +25,52 @@ bin=${1:?usage: bench/thinking.sh BIN [MATCHES [SECONDS [ROUNDS]]]}
 n=${2:-1000}
 secs=${3:-60}
 rounds=${4:-3}
+info=${INFO:-paced}
+delay=${DELAY:-0}
 here=$(cd "$(dirname "$0")" && pwd)
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-run() { # $1: info lines per move, $2: round
-    node "$here/load.js" --tessera "$bin" --matches "$n" --game reversi --watchers --info "$1" \
-        --duration-s "$secs" --seats-per-conn 32 --json 2>/dev/null | grep '^{' | tail -1 > "$out/r$2-i$1.json"
-    python3 - "$out/r$2-i$1.json" "$1" <<'PY'
+case "$info" in
+paced) with="--info-paced" ;;
+*[!0-9]* | '') echo "INFO must be paced or a number" >&2; exit 2 ;;
+*) with="--info $info" ;;
+esac
+echo "$(date -u +%FT%TZ) load $(cut -d' ' -f1-3 /proc/loadavg): $n matches, ${secs} s, $rounds rounds, INFO=$info DELAY=$delay"
+run() { # $1: "with" or "without", $2: round
+    flags=""
+    [ "$1" = with ] && flags=$with
+    # shellcheck disable=SC2086 # flags is a list of words
+    node "$here/load.js" --tessera "$bin" --matches "$n" --game reversi --watchers $flags \
+        --move-delay-ms "$delay" --duration-s "$secs" --seats-per-conn 32 --json 2>/dev/null |
+        grep '^{' | tail -1 > "$out/r$2-$1.json"
+    python3 - "$out/r$2-$1.json" "$1" "$2" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
-print(f"info {sys.argv[2]}: {r['turns']} moves, {r['server_cpu_us_per_move']:.0f} us CPU per move, "
-      f"overhead p50 {r['server_overhead_us']['p50']} us")
+o = r["server_overhead_us"]
+print(f"round {sys.argv[3]} {sys.argv[2]:>7} info: {r['turns']} moves, "
+      f"{r['server_cpu_us_per_move']:.1f} us CPU per move, overhead p50 {o['p50']} us p99 {o['p99']} us, "
+      f"load {r['host']['loadavg_end'][0]:.1f}")
 PY
 }
 r=1
 while [ "$r" -le "$rounds" ]; do
-    if [ $((r % 2)) -eq 1 ]; then run 0 "$r"; run 2 "$r"; else run 2 "$r"; run 0 "$r"; fi
+    if [ $((r % 2)) -eq 1 ]; then run without "$r"; run with "$r"; else run with "$r"; run without "$r"; fi
     r=$((r + 1))
 done
-python3 - "$out" <<'PY'
-import glob, json, statistics, sys
-def med(info, key):
-    v = []
-    for f in glob.glob(f"{sys.argv[1]}/r*-i{info}.json"):
-        r = json.load(open(f))
-        v.append(r["server_cpu_us_per_move"] if key == "cpu" else r["server_overhead_us"]["p50"])
-    return statistics.median(v)
-c0, c2, o0, o2 = med(0, "cpu"), med(2, "cpu"), med(0, "ov"), med(2, "ov")
-print(f"median CPU per move: {c0:.0f} us without info, {c2:.0f} us with 2 lines a move: x{c2 / c0:.3f}")
-print(f"median overhead p50: {o0} us without info, {o2} us with: x{o2 / o0:.3f}")
+python3 - "$out" "$rounds" <<'PY'
+import json, statistics, sys
+d, rounds = sys.argv[1], int(sys.argv[2])
+def get(r, kind):
+    return json.load(open(f"{d}/r{r}-{kind}.json"))
+cpu = {k: [get(r, k)["server_cpu_us_per_move"] for r in range(1, rounds + 1)] for k in ("without", "with")}
+p50 = {k: [get(r, k)["server_overhead_us"]["p50"] for r in range(1, rounds + 1)] for k in ("without", "with")}
+p99 = {k: [get(r, k)["server_overhead_us"]["p99"] for r in range(1, rounds + 1)] for k in ("without", "with")}
+per = [w / o for w, o in zip(cpu["with"], cpu["without"])]
+med = statistics.median
+print(f"median CPU per move: {med(cpu['without']):.1f} us without info, {med(cpu['with']):.1f} us with: "
+      f"x{med(cpu['with']) / med(cpu['without']):.3f} (per round x{min(per):.3f}-x{max(per):.3f}, median x{med(per):.3f})")
+print(f"median overhead p50: {med(p50['without'])} us without, {med(p50['with'])} us with: "
+      f"x{med(p50['with']) / med(p50['without']):.3f}")
+print(f"median overhead p99: {med(p99['without'])} us without, {med(p99['with'])} us with: "
+      f"x{med(p99['with']) / med(p99['without']):.3f}")
 PY
