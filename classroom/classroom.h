@@ -49,10 +49,20 @@
 #define CLASS_NAME_MAX   80     /* characters of a course name */
 #define CLASS_TOKEN_LEN  26     /* characters of a student token: 130 bits of base32 */
 #define CLASS_MAX_UPLOAD                                                                           \
-    40000                           /* bytes of one submission, all files together: its base64     \
-                                       (4/3) with the message around it fits one 64 KiB protocol   \
-                                       message */
-#define CLASS_MAX_FILES       8     /* files of one submission (a bot and its modules) */
+    40000 /* bytes of the files sent inline in course_submit, all together: their base64 (4/3)    \
+             with the message around it fits one 64 KiB protocol message (larger ones:            \
+             course_upload) */
+#define CLASS_MAX_INLINE_FILES 8 /* files sent inline in course_submit */
+#define CLASS_MAX_FILES                                                                            \
+    64 /* files of one submission (a bot, its modules, its books and weights; a zip's files);     \
+          each is listed in views and checked or compiled at upload */
+#define CLASS_DEFAULT_UPLOAD                                                                       \
+    (4 << 20) /* bytes of a submission by default (max_upload_bytes): an opening book or a small   \
+                 network's weights */
+#define CLASS_MAX_UPLOAD_CEILING                                                                   \
+    (64LL << 20) /* the server's ceiling on any course's max_upload_bytes by default              \
+                    ([courses] max_upload_mb): a submission's bytes are held in memory once while  \
+                    it is checked and stored (also in the database, for a cluster's servers) */
 #define CLASS_FILE_NAME_MAX   64    /* characters of a file name: [A-Za-z0-9_.-], no leading dot */
 #define CLASS_MAX_GATES       8     /* rungs of a ladder */
 #define CLASS_MAX_GATE_GAMES  1000  /* games of one gate: every one is stored with its record */
@@ -144,6 +154,30 @@ int class_build(class_kind k, const char *work, int n, const char *const *names,
  * program to be made executable (mode 0755): an executable's main file,
  * the build.out of C and C++? */
 bool class_file_runs(class_kind k, const char *name, const char *main);
+
+/* A zip's files, unpacked into memory by class_unzip (class_unzipped_free). */
+typedef struct class_unzipped {
+    int n;
+    char names[CLASS_MAX_FILES][CLASS_FILE_NAME_MAX + 1];
+    unsigned char *data[CLASS_MAX_FILES];
+    size_t len[CLASS_MAX_FILES];
+    size_t total;
+} class_unzipped;
+
+/* Unpack the zip file at `path` safely (classroom/unzip.c, libzip): its
+ * regular files into out, at most `maxfiles` of them and `budget` bytes
+ * unpacked (counted as they are inflated, not as the zip claims: a zip
+ * bomb stops at the budget). Folders are skipped, and one folder holding
+ * everything (a zipped folder) is taken off the names; any other path
+ * with a folder, an absolute path, a `..`, a backslash, a symbolic link
+ * or another special file, an encrypted entry, a name that is not a
+ * file name (class_file_name_ok) or twice the same name refuses the
+ * whole zip. 0; or a code with *reason ("bad_zip", "unsafe_path",
+ * "too_large", "too_many_files", "bad_upload") and err naming the entry
+ * (out is then empty). */
+int class_unzip(const char *path, int maxfiles, size_t budget, class_unzipped *out,
+                const char **reason, char *err, size_t errcap);
+void class_unzipped_free(class_unzipped *z);
 
 /* Is `name` an acceptable file name (CLASS_FILE_NAME_MAX, [A-Za-z0-9_.-],
  * not starting with a dot)? */

@@ -40,7 +40,20 @@
        */
 #define CLASS_MAX_FINAL_THREADS                                                                    \
     64 /* runner workers of a final at most: one a core (a final is one job, its games many) */
-#define CLASS_MAX_CHECKS 8 /* uploads being checked at once (each may run a python3) */
+#define CLASS_MAX_CHECKS 8 /* gate opponents being checked at once (each plays games) */
+#define CLASS_CHUNK_BYTES                                                                          \
+    45000 /* bytes of one course_upload chunk: its base64 (60,000 characters) and the message     \
+             around it fit one 64 KiB protocol message */
+#define CLASS_CODE_SHOWN                                                                           \
+    (256 * 1024) /* bytes of one file course_code sends (a source; a book or weights file is      \
+                    listed with its size only) */
+#define CLASS_CODE_SHOWN_TOTAL (1024 * 1024) /* ... and of all its files together */
+#define CLASS_UPLOADS_PER_CONN 8 /* uploads of one connection begun and not yet submitted */
+#define CLASS_MAX_STAGED                                                                           \
+    256 /* uploads staged on the server at once, all connections: each is a file on disk up to    \
+           the course's max_upload_bytes */
+#define CLASS_UPLOAD_IDLE_MS                                                                       \
+    600000 /* an upload untouched this long is removed (a client gone without closing) */
 /* A remote bot's seat in a server match: after a dropped connection (or
  * when it is not connected as the game starts) it has the longer of this
  * and 3 moves' time to come back (the bridge reconnects within 5 s) before
@@ -64,6 +77,7 @@ typedef struct course_t {
     uint64_t seed;
     int64_t final_games, deadline_ms, frozen_ms, created_ms;
     int64_t remote_wait_ms; /* how long a remote submission waits for its bot */
+    int64_t max_upload;     /* bytes of a submission at most (its files, a zip unpacked) */
     int64_t final_tour;     /* the host's tournament of a final with remote bots, or 0 */
     char final_state[16];
     char final_note[CLASS_VERDICT_MAX];
@@ -97,6 +111,7 @@ typedef struct course_new {
     class_gate gates[CLASS_MAX_GATES];
     int ngates;
     int64_t move_ms, qualify, final_games, deadline_ms, seed, remote_wait_ms, created_ms;
+    int64_t max_upload;
 } course_new;
 
 /* ---- jobs between the loop and the workers ------------------------------------------------ */
@@ -160,7 +175,25 @@ typedef struct done {
     class_standing *fst;
 } done;
 
+/* An upload staged on disk (uploads.c): its connection's until a
+ * submission takes it. */
+typedef struct staged {
+    char id[CLASS_TOKEN_LEN + 1]; /* random: given out at begin */
+    uint64_t caller;              /* the connection that began it */
+    int64_t student, course;
+    char name[CLASS_FILE_NAME_MAX + 1];
+    int64_t bytes, received;
+    char want[65];      /* the SHA-256 declared, lower-case hex */
+    struct evp_md_ctx_st *sha; /* over the bytes received */
+    int fd;             /* open while chunks come; -1 once committed */
+    char path[PATH_MAX];
+    bool committed;
+    int64_t touched_ms;
+    struct staged *next;
+} staged;
+
 struct rjob;
+struct class_pool;
 
 struct class_service {
     class_host host;
@@ -177,7 +210,11 @@ struct class_service {
     atomic_bool stop;
     bool stopping;      /* class_service_stop began: nothing new starts */
     struct rjob *rjobs; /* remote bots' jobs (loop) */
-    int checking;       /* uploads being checked */
+    int checking;       /* gate opponents being checked */
+    struct class_pool *builds; /* uploads' checks and builds (pool.h) */
+    int64_t max_upload;        /* the server's ceiling on a course's max_upload_bytes */
+    staged *staged;            /* uploads not yet submitted (loop) */
+    int nstaged;
 };
 
 /* A request being answered. */
@@ -202,6 +239,22 @@ typedef struct later {
     int64_t course, sub; /* course_rerun_gates: the course, and one submission or 0 */
     int qualify;         /* course_rerun_gates: the new qualify */
 } later;
+
+/* ---- uploads.c: files sent in chunks ------------------------------------------------------ */
+
+void class__upload(const req *r);
+/* The committed uploads of student's connection caller named in ids (a
+ * JSON array of strings), taken off the list into *out (a chain by next),
+ * all or none: 0, or ENG_EINVAL with err. */
+int class__uploads_take(class_service *svc, uint64_t caller, int64_t student, const json_t *ids,
+                        staged **out, char *err, size_t errcap);
+/* Its file removed, freed (NULL is fine). */
+void class__staged_free(staged *s);
+/* At start: the folder, emptied of a previous run's; at the tick: the idle
+ * ones removed; at free: all removed. */
+void class__uploads_init(class_service *svc);
+void class__uploads_expire(class_service *svc, int64_t now);
+void class__uploads_free_all(class_service *svc);
 
 /* ---- host.c ------------------------------------------------------------------------------- */
 
@@ -428,6 +481,13 @@ void class__delete(const req *r);
 /* ---- submit.c ----------------------------------------------------------------------------- */
 
 void class__submit(const req *r);
+/* Why submissions are closed to a student (the reason, with a message in
+ * msg), or NULL while they are open. */
+const char *class__closed_to(const course_t *c, const student_t *who, int64_t now, char *msg,
+                            size_t cap);
+/* The bytes a submission of course c may have: its max_upload_bytes, never
+ * above the server's ceiling. */
+int64_t class__upload_limit(const class_service *svc, const course_t *c);
 /* Queue a stored submission's ladder: the workers', or a remote bot's job. */
 void class__queue_ladder(class_service *svc, int64_t sub);
 

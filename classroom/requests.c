@@ -10,8 +10,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "classroom/internal.h"
+#include "classroom/pool.h"
 #include "engine/errors.h"
 #include "protocol/codec.h"
 #include "protocol/wire.h"
@@ -29,6 +31,16 @@ void class__reply_course(const req *r, const char *type, int64_t id)
     class__reply(r, rep);
 }
 
+/* The builds' pool now (the server's, all courses): building, waiting, threads. */
+static json_t *builds_json(class_service *svc)
+{
+    int running = 0, waiting = 0, threads = 0;
+    if (svc->builds)
+        class_pool_counts(svc->builds, &running, &waiting, &threads);
+    return json_pack("{s:i, s:i, s:i}", "building", running, "waiting", waiting, "threads",
+                     threads);
+}
+
 /* ---- who asks ----------------------------------------------------------------------------- */
 
 bool class_request_is_instructor(const proto_msg *m)
@@ -37,7 +49,8 @@ bool class_request_is_instructor(const proto_msg *m)
     case PROTO_COURSE_VIEW:
     case PROTO_COURSE_GAME:
     case PROTO_COURSE_CODE: return m->admin_token || !m->course.token;
-    case PROTO_COURSE_SUBMIT: return false;
+    case PROTO_COURSE_SUBMIT:
+    case PROTO_COURSE_UPLOAD: return false;
     default: return proto_is_course(m->type);
     }
 }
@@ -118,6 +131,10 @@ static int settings_of(const req *r, course_new *n)
         return -1;
     }
     n->remote_wait_ms = m->remote_wait_ms.set ? m->remote_wait_ms.v : CLASS_REMOTE_WAIT_MS;
+    int64_t ceiling = r->svc->max_upload;
+    n->max_upload = m->max_upload_bytes.set ? m->max_upload_bytes.v
+                                            : (CLASS_DEFAULT_UPLOAD < ceiling ? CLASS_DEFAULT_UPLOAD
+                                                                              : ceiling);
     n->move_ms = m->move_ms.set ? m->move_ms.v : 1000;
     n->qualify = m->qualify.set ? m->qualify.v : 1;
     n->final_games = m->final_games.set ? m->final_games.v : 2;
@@ -125,7 +142,14 @@ static int settings_of(const req *r, course_new *n)
     class_gate gates[CLASS_MAX_GATES];
     int ng = -1;
     const char *bad = NULL, *reason = NULL;
-    if (n->remote_wait_ms < 1000 || n->remote_wait_ms > CLASS_MAX_REMOTE_WAIT_MS) {
+    if (n->max_upload < CLASS_MAX_UPLOAD || n->max_upload > ceiling) {
+        rc = ENG_EINVAL;
+        reason = "too_large";
+        snprintf(err, sizeof err,
+                 "max_upload_bytes: the largest submission, %d to %lld bytes (the server's "
+                 "[courses] max_upload_mb)",
+                 CLASS_MAX_UPLOAD, (long long)ceiling);
+    } else if (n->remote_wait_ms < 1000 || n->remote_wait_ms > CLASS_MAX_REMOTE_WAIT_MS) {
         rc = ENG_EINVAL;
         snprintf(err, sizeof err,
                  "remote_wait_ms: how long a remote bot's gates wait for it, 1000 to %lld ms",
@@ -471,6 +495,7 @@ void class__view(const req *r)
             return;
         json_t *rep = proto_reply("course_view", r->id);
         json_object_set_new(rep, "role", json_string("instructor"));
+        json_object_set_new(rep, "builds", builds_json(r->svc));
         json_object_set_new(rep, "course", class__course_json(&c));
         json_object_set_new(rep, "roster", class__roster_json(r->svc, c.id));
         json_object_set_new(rep, "submissions", class__subs_json(r->svc, c.id, 0));
@@ -490,6 +515,7 @@ void class__view(const req *r)
     }
     json_t *rep = proto_reply("course_view", r->id);
     json_object_set_new(rep, "role", json_string("student"));
+    json_object_set_new(rep, "builds", builds_json(r->svc));
     json_object_set_new(rep, "student",
                         json_pack("{s:s, s:s, s:I}", "student_id", who.sid, "name", who.name,
                                   "deadline_ms", (json_int_t)who.deadline_ms));
@@ -559,21 +585,38 @@ void class__code(const req *r)
     json_t *out = json_array();
     size_t i;
     json_t *f;
+    size_t shown = 0;
     json_array_foreach(files, i, f)
     {
         const char *name = json_string_value(json_object_get(f, "name"));
         char path[PATH_MAX + 80];
         snprintf(path, sizeof path, "%s/%s", s.dir, name ? name : "");
         FILE *fp = name ? fopen(path, "rb") : NULL;
-        unsigned char buf[CLASS_MAX_UPLOAD + 1];
-        size_t n = fp ? fread(buf, 1, sizeof buf, fp) : 0;
+        struct stat sb;
+        size_t size = fp && fstat(fileno(fp), &sb) == 0 ? (size_t)sb.st_size : 0;
+        /* a book or weights file of megabytes is listed, not sent: the
+         * reply stays a message a page can take */
+        if (size > CLASS_CODE_SHOWN || shown + size > CLASS_CODE_SHOWN_TOTAL) {
+            if (fp)
+                fclose(fp);
+            json_array_append_new(out, json_pack("{s:s, s:n, s:I, s:s}", "name", name ? name : "",
+                                                 "data", "bytes", (json_int_t)size, "omitted",
+                                                 "too large to show"));
+            continue;
+        }
+        unsigned char *buf = malloc(size + 1);
+        size_t n = fp && buf ? fread(buf, 1, size, fp) : 0;
         if (fp)
             fclose(fp);
+        shown += n;
         char *b64 = malloc(4 * ((n + 2) / 3) + 1);
-        if (b64)
+        if (b64 && buf)
             EVP_EncodeBlock((unsigned char *)b64, buf, (int)n);
-        json_array_append_new(
-            out, json_pack("{s:s, s:s}", "name", name ? name : "", "data", b64 ? b64 : ""));
+        else if (b64)
+            b64[0] = '\0';
+        free(buf);
+        json_array_append_new(out, json_pack("{s:s, s:s, s:I}", "name", name ? name : "", "data",
+                                             b64 ? b64 : "", "bytes", (json_int_t)n));
         free(b64);
     }
     json_decref(files);

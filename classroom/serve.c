@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "classroom/internal.h"
+#include "classroom/pool.h"
 #include "engine/errors.h"
 
 /* ---- requests ---------------------------------------------------------------------------------
@@ -54,6 +55,7 @@ void class_service_request(class_service *svc, const proto_msg *m, uint64_t call
     case PROTO_COURSE_GAME: class__game(&r); break;
     case PROTO_COURSE_CODE: class__code(&r); break;
     case PROTO_COURSE_SUBMIT: class__submit(&r); break;
+    case PROTO_COURSE_UPLOAD: class__upload(&r); break;
     default: class__fail(&r, ENG_EUNKNOWN_TYPE, NULL, "unknown message type %.40s", r.type); break;
     }
 }
@@ -105,7 +107,13 @@ int class_service_start(const class_service_config *cfg, const class_host *host,
     pthread_mutex_init(&svc->lock, NULL);
     pthread_cond_init(&svc->cond, NULL);
     atomic_store(&svc->stop, false);
+    svc->max_upload = cfg->max_upload > 0 ? cfg->max_upload : CLASS_MAX_UPLOAD_CEILING;
     rc = class__workers_start(svc, cfg->jobs, err, errcap);
+    if (rc == 0 && class_pool_start(&svc->builds, cfg->build_jobs, host->wake, host->user) != 0) {
+        class__workers_stop(svc);
+        snprintf(err, errcap, "courses: the builds' threads could not be started");
+        rc = ENG_EINTERNAL;
+    }
     if (rc) {
         pthread_cond_destroy(&svc->cond);
         pthread_mutex_destroy(&svc->lock);
@@ -120,6 +128,7 @@ int class_service_start(const class_service_config *cfg, const class_host *host,
     free(ids);
     class__leftover_finals(svc, cancel_leftover);
     class__freeze_due(svc);
+    class__uploads_init(svc);
     *out = svc;
     return 0;
 }
@@ -136,6 +145,8 @@ void class_service_poll(class_service *svc)
         class__done_free(list);
         list = next;
     }
+    if (svc->builds)
+        class_pool_poll(svc->builds); /* uploads checked or built: stored and answered */
     class__remote_pump(svc);
 }
 
@@ -143,6 +154,7 @@ void class_service_tick(class_service *svc)
 {
     class__remote_pump(svc);
     class__freeze_due(svc);
+    class__uploads_expire(svc, class__now_ms());
 }
 
 void class_service_stop(class_service *svc)
@@ -151,8 +163,10 @@ void class_service_stop(class_service *svc)
         return;
     svc->stopping = true; /* before the last poll: no remote job starts */
     class__workers_stop(svc);
-    class_service_poll(svc); /* store what was finished */
+    class_pool_stop(svc->builds); /* builds running finish; those waiting are answered */
+    class_service_poll(svc);      /* store what was finished */
     class__remote_free_all(svc);
+    class__uploads_free_all(svc);
 }
 
 void class_service_free(class_service *svc)
@@ -160,6 +174,7 @@ void class_service_free(class_service *svc)
     if (!svc)
         return;
     class_service_stop(svc);
+    class_pool_free(svc->builds);
     pthread_cond_destroy(&svc->cond);
     pthread_mutex_destroy(&svc->lock);
     free(svc);

@@ -13,6 +13,7 @@
  *         if (!class_request_is_instructor(m) || the admin token is right)
  *             class_service_request(svc, m, conn_id, peer);
  *     ... when h.wake was called: class_service_poll(svc);
+ *     ... when a connection closes: class_service_caller_gone(svc, conn_id);
  *     ... every CLASS_TICK_MS: class_service_tick(svc);
  *     class_service_stop(svc);  (close the host's handles)  class_service_free(svc);
  *
@@ -109,6 +110,10 @@ typedef struct class_service_config {
     int jobs;              /* submissions played at once, one worker thread each
                               (0: half the cores, at least 2; at most CLASS_MAX_JOBS);
                               a final plays a game on every core */
+    int build_jobs;        /* uploads checked or built at once, on threads of the service's
+                              own, not the host's pool (0: half the cores, at least 1) */
+    int64_t max_upload;    /* bytes: the ceiling on a course's max_upload_bytes (0:
+                              CLASS_MAX_UPLOAD_CEILING) */
 } class_service_config;
 
 /* Create the class_ tables (or add what an older release lacks), start the
@@ -123,6 +128,9 @@ int class_service_start(const class_service_config *cfg, const class_host *host,
 void class_service_stop(class_service *svc);
 /* Free (after class_service_stop; NULL is fine). */
 void class_service_free(class_service *svc);
+
+/* A caller (connection) is gone: its uploads not submitted are removed. */
+void class_service_caller_gone(class_service *svc, uint64_t caller);
 
 /* Store what the workers finished, and move remote bots' jobs on. */
 void class_service_poll(class_service *svc);

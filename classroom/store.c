@@ -98,6 +98,8 @@ static const char *const added[][3] = {
     {"class_final", "format", "TEXT NOT NULL DEFAULT 'round-robin'"},
     {"class_final", "league_points", "INTEGER NOT NULL DEFAULT 0"},
     {"class_final", "score_diff", "REAL NOT NULL DEFAULT 0"},
+    /* the largest submission the instructor allows (issue 25: uploads) */
+    {"class_courses", "max_upload", "INTEGER NOT NULL DEFAULT 4194304"},
     {"class_final", "swiss_points", "REAL NOT NULL DEFAULT 0"},
     {"class_final", "buchholz", "REAL NOT NULL DEFAULT 0"},
     {"class_final", "ko_reached", "INTEGER NOT NULL DEFAULT 0"},
@@ -426,7 +428,7 @@ bool class__course_load(class_service *svc, int64_t id, course_t *c)
     memset(c, 0, sizeof *c);
     db_stmt *st = class__prep(svc, "SELECT name, game, rules, move_ms, gates, qualify, seed,"
                                    " final_games, deadline_ms, frozen_ms, final_state, final_note,"
-                                   " created_ms, remote_wait_ms, final_tour, archived,"
+                                   " created_ms, remote_wait_ms, final_tour, archived, max_upload,"
                                    " (SELECT COALESCE(MAX(x.deadline_ms), 0) FROM class_students x"
                                    " WHERE x.course = class_courses.id) FROM class_courses"
                                    " WHERE id = ?");
@@ -455,7 +457,8 @@ bool class__course_load(class_service *svc, int64_t id, course_t *c)
         c->remote_wait_ms = db_column_int64(st, 13);
         c->final_tour = db_column_int64(st, 14);
         c->archived = db_column_int(st, 15) != 0;
-        c->last_extension_ms = db_column_int64(st, 16);
+        c->max_upload = db_column_int64(st, 16);
+        c->last_extension_ms = db_column_int64(st, 17);
         ok = c->g && c->ngates > 0 &&
              wire_rules_parse(c->g, c->rules_json, 2, &c->rules, err, sizeof err) == 0;
     }
@@ -477,8 +480,8 @@ int64_t class__course_insert(class_service *svc, const course_new *n)
 {
     db_stmt *st =
         class__prep(svc, "INSERT INTO class_courses(name, game, rules, move_ms, gates, qualify,"
-                         " seed, final_games, deadline_ms, created_ms, remote_wait_ms)"
-                         " VALUES(?,?,?,?,?,?,?,?,?,?,?) RETURNING id");
+                         " seed, final_games, deadline_ms, created_ms, remote_wait_ms, max_upload)"
+                         " VALUES(?,?,?,?,?,?,?,?,?,?,?,?) RETURNING id");
     if (!st)
         return 0;
     db_bind_text(st, 1, n->name, -1);
@@ -492,6 +495,7 @@ int64_t class__course_insert(class_service *svc, const course_new *n)
     db_bind_int64(st, 9, n->deadline_ms);
     db_bind_int64(st, 10, n->created_ms);
     db_bind_int64(st, 11, n->remote_wait_ms);
+    db_bind_int64(st, 12, n->max_upload);
     int64_t id = 0;
     int rc = class__step(svc, st);
     if (rc == DB_ROW) {

@@ -17,7 +17,7 @@
 json_t *class__course_json(const course_t *c)
 {
     return json_pack("{s:I, s:s, s:s, s:O, s:I, s:o, s:i, s:I, s:I, s:I, s:s, s:s, s:I, s:I, s:b,"
-                     " s:I}",
+                     " s:I, s:I}",
                      "course", (json_int_t)c->id, "name", c->name, "game", c->g->name, "rules",
                      c->rules_json, "move_ms", (json_int_t)c->move_ms, "gates",
                      class_gates_json(c->gates, c->ngates), "qualify", c->qualify, "final_games",
@@ -25,7 +25,8 @@ json_t *class__course_json(const course_t *c)
                      "frozen_ms", (json_int_t)c->frozen_ms, "final_state", c->final_state,
                      "final_note", c->final_note, "created_ms", (json_int_t)c->created_ms,
                      "remote_wait_ms", (json_int_t)c->remote_wait_ms, "archived", c->archived,
-                     "last_extension_ms", (json_int_t)c->last_extension_ms);
+                     "last_extension_ms", (json_int_t)c->last_extension_ms, "max_upload_bytes",
+                     (json_int_t)c->max_upload);
 }
 
 json_t *class__roster_json(class_service *svc, int64_t course)

@@ -27,13 +27,14 @@
 #include <unistd.h>
 
 #include "classroom/internal.h"
+#include "classroom/pool.h"
 #include "engine/errors.h"
 
 /* Why submissions are closed to a student (the reason, with a message in
  * msg), or NULL while they are open: the course archived, or frozen, or
  * past its deadline and the student's extension. */
-static const char *closed_to(const course_t *c, const student_t *who, int64_t now, char *msg,
-                             size_t cap)
+const char *class__closed_to(const course_t *c, const student_t *who, int64_t now, char *msg,
+                            size_t cap)
 {
     int64_t until = c->deadline_ms;
     if (until && who->deadline_ms > until)
@@ -47,6 +48,12 @@ static const char *closed_to(const course_t *c, const student_t *who, int64_t no
         return "deadline_passed";
     }
     return NULL;
+}
+
+int64_t class__upload_limit(const class_service *svc, const course_t *c)
+{
+    int64_t ceiling = svc->max_upload > 0 ? svc->max_upload : CLASS_MAX_UPLOAD_CEILING;
+    return c->max_upload < ceiling ? c->max_upload : ceiling;
 }
 
 /* Queue a submission's ladder (its state becomes running when a worker
@@ -92,6 +99,10 @@ typedef struct upload {
     student_t who;
     class_kind kind;
     char main[CLASS_FILE_NAME_MAX + 1];
+    bool main_given;  /* main was named; else the only file */
+    int64_t limit;    /* bytes of the submission at most: the course's */
+    staged *uploads;  /* the course_upload files it took (removed with it) */
+    bool waiting;     /* told "waiting" for the build pool */
     int nf;
     /* the student's files, and the file their build made (class_kind_built) */
     char names[CLASS_MAX_FILES + 1][CLASS_FILE_NAME_MAX + 1];
@@ -112,6 +123,11 @@ static void upload_free(upload *u)
 {
     for (int i = 0; i < u->nf; i++)
         free(u->data[i]);
+    while (u->uploads) {
+        staged *next = u->uploads->next;
+        class__staged_free(u->uploads);
+        u->uploads = next;
+    }
     json_decref(u->id);
     OPENSSL_cleanse(u->secret, sizeof u->secret); /* given out once, kept only sealed */
     OPENSSL_cleanse(&u->cred, sizeof u->cred);
@@ -156,8 +172,8 @@ static void build_upload(upload *u)
         snprintf(u->err, sizeof u->err, "the build's folder could not be made");
         return;
     }
-    const char *names[CLASS_MAX_FILES];
-    const unsigned char *data[CLASS_MAX_FILES];
+    const char *names[CLASS_MAX_FILES + 1];
+    const unsigned char *data[CLASS_MAX_FILES + 1];
     for (int i = 0; i < u->nf; i++) {
         names[i] = u->names[i];
         data[i] = u->data[i];
@@ -177,24 +193,145 @@ static void build_upload(upload *u)
     u->total += mlen;
 }
 
-/* On the host's pool: the files against the declared kind (or built), a
- * remote bot's secret sealed. */
+static bool upload_error(upload *u, int rc, const char *text);
+
+/* A staged upload's bytes into u: a zip unpacked (unzip.c), another file
+ * read whole. false with rc/err/reason. */
+static bool take_staged(upload *u, const staged *s)
+{
+    size_t room = u->limit > (int64_t)u->total ? (size_t)(u->limit - (int64_t)u->total) : 0;
+    size_t nl = strlen(s->name);
+    if (nl > 4 && strcmp(s->name + nl - 4, ".zip") == 0) {
+        class_unzipped *z = malloc(sizeof *z);
+        if (!z)
+            return upload_error(u, ENG_ENOMEM, "out of memory");
+        char err[400];
+        const char *reason = NULL;
+        int rc = class_unzip(s->path, CLASS_MAX_FILES - u->nf, room, z, &reason, err, sizeof err);
+        if (rc) {
+            free(z);
+            u->reason = reason;
+            snprintf(u->err, sizeof u->err, "%s: %s", s->name, err);
+            u->rc = rc;
+            return false;
+        }
+        for (int i = 0; i < z->n; i++) {
+            snprintf(u->names[u->nf], sizeof u->names[u->nf], "%s", z->names[i]);
+            u->data[u->nf] = z->data[i];
+            u->len[u->nf] = z->len[i];
+            u->nf++;
+        }
+        u->total += z->total;
+        free(z); /* its buffers are u's now */
+        return true;
+    }
+    if (u->nf >= CLASS_MAX_FILES) {
+        u->reason = "too_many_files";
+        snprintf(u->err, sizeof u->err, "a submission has at most %d files", CLASS_MAX_FILES);
+        u->rc = ENG_ETOO_MANY;
+        return false;
+    }
+    if ((size_t)s->bytes > room) {
+        u->reason = "too_large";
+        snprintf(u->err, sizeof u->err, "a submission of this course is at most %lld bytes",
+                 (long long)u->limit);
+        u->rc = ENG_ETOO_LARGE;
+        return false;
+    }
+    FILE *f = fopen(s->path, "rb");
+    unsigned char *buf = malloc((size_t)s->bytes + 1);
+    bool ok = f && buf && fread(buf, 1, (size_t)s->bytes, f) == (size_t)s->bytes;
+    if (f)
+        fclose(f);
+    if (!ok) {
+        free(buf);
+        return upload_error(u, ENG_EIO, "an upload could not be read back on the server");
+    }
+    snprintf(u->names[u->nf], sizeof u->names[u->nf], "%s", s->name);
+    u->data[u->nf] = buf;
+    u->len[u->nf] = (size_t)s->bytes;
+    u->nf++;
+    u->total += (size_t)s->bytes;
+    return true;
+}
+
+/* Every file in u (the inline ones, the uploads, the zips unpacked): the
+ * names once each, the main file one of them and fit for the kind. false
+ * with rc/err/reason. */
+static bool gather(upload *u)
+{
+    for (const staged *s = u->uploads; s; s = s->next)
+        if (!take_staged(u, s))
+            return false;
+    u->reason = "bad_upload";
+    if (u->nf == 0)
+        return upload_error(u, ENG_EINVAL, "no files: send some in files or uploads");
+    if (u->total > (size_t)u->limit) {
+        u->reason = "too_large";
+        snprintf(u->err, sizeof u->err, "a submission of this course is at most %lld bytes",
+                 (long long)u->limit);
+        u->rc = ENG_ETOO_LARGE;
+        return false;
+    }
+    const char *built = class_kind_built(u->kind);
+    for (int i = 0; i < u->nf; i++) {
+        for (int k = 0; k < i; k++)
+            if (strcmp(u->names[k], u->names[i]) == 0) {
+                snprintf(u->err, sizeof u->err, "two files are named %s", u->names[i]);
+                u->rc = ENG_EINVAL;
+                return false;
+            }
+        if (built && strcmp(u->names[i], built) == 0) {
+            snprintf(u->err, sizeof u->err, "%s is the name of what the build makes",
+                     u->names[i]);
+            u->rc = ENG_EINVAL;
+            return false;
+        }
+    }
+    if (!u->main_given && u->nf == 1)
+        snprintf(u->main, sizeof u->main, "%s", u->names[0]);
+    bool found = false;
+    for (int i = 0; i < u->nf; i++)
+        found = found || strcmp(u->names[i], u->main) == 0;
+    if (!found) {
+        snprintf(u->err, sizeof u->err, "main: the name of the file to run, one of the files%s",
+                 u->main_given ? "" : " (needed when there are several)");
+        u->rc = ENG_EINVAL;
+        return false;
+    }
+    u->rc = class_build_check_main(u->kind, u->main, u->err, sizeof u->err);
+    if (u->rc)
+        return false;
+    u->reason = "not_declared_kind";
+    return true;
+}
+
+/* On the builds' pool (a remote bot: the host's): the files gathered and
+ * checked against the declared kind (or built), a remote bot's secret
+ * sealed. */
 static void upload_work(void *arg)
 {
     upload *u = arg;
-    if (u->kind == CLASS_REMOTE)
+    if (u->kind == CLASS_REMOTE) {
         u->sealed = u->svc->host.seal_secret &&
                     u->svc->host.seal_secret(u->svc->host.user, u->secret, &u->cred);
+        return;
+    }
+    if (!gather(u))
+        return;
     if (class_kind_is_built(u->kind)) {
         build_upload(u);
         return;
     }
-    for (int i = 0; i < u->nf && u->rc == 0; i++)
-        /* every file of a Python submission is Python; an executable's other
-         * files are data it may read */
-        if (u->kind == CLASS_PYTHON || strcmp(u->names[i], u->main) == 0)
+    for (int i = 0; i < u->nf && u->rc == 0; i++) {
+        /* the main file, and every .py file of a Python submission, is
+         * checked; other files are data it may read (a book, weights) */
+        size_t nl = strlen(u->names[i]);
+        bool py = nl > 3 && strcmp(u->names[i] + nl - 3, ".py") == 0;
+        if ((u->kind == CLASS_PYTHON && py) || strcmp(u->names[i], u->main) == 0)
             u->rc = class_check_file(u->kind, u->names[i], u->data[i], u->len[i], u->err,
                                      sizeof u->err);
+    }
 }
 
 static bool upload_error(upload *u, int rc, const char *text)
@@ -383,7 +520,8 @@ static void upload_done(void *arg, int status)
 {
     upload *u = arg;
     class_service *svc = u->svc;
-    svc->checking--;
+    if (u->kind == CLASS_REMOTE)
+        svc->checking--;
     if (status != 0 && u->rc == 0) {
         upload_error(u, ENG_EINTERNAL, "the upload could not be checked; send it again");
         u->reason = NULL;
@@ -402,7 +540,7 @@ static void upload_done(void *arg, int status)
     } else if (u->rc == 0) {
         /* the deadline may have passed while the files were checked */
         char why[120];
-        const char *closed = closed_to(&crs, &u->who, now, why, sizeof why);
+        const char *closed = class__closed_to(&crs, &u->who, now, why, sizeof why);
         if (closed) {
             upload_error(u, ENG_EFORBIDDEN, why);
             u->reason = closed;
@@ -436,17 +574,51 @@ static void upload_done(void *arg, int status)
     upload_free(u);
 }
 
-/* Hand u to the host's pool; false after replying. */
+/* On the loop: a build thread took u; its submitter is told. */
+static void upload_started(void *arg)
+{
+    upload *u = arg;
+    if (!u->waiting)
+        return; /* told nothing yet: the reply comes soon enough */
+    u->svc->host.reply(u->svc->host.user, u->caller,
+                       json_pack("{s:s, s:s}", "type", "course_build", "state", "building"));
+}
+
+/* Hand u to the builds' pool (a remote bot: the host's pool); false after
+ * replying. A submitter whose upload waits behind others is told so
+ * (course_build, no id: the reply to course_submit comes after it). */
 static bool upload_queue(const req *r, upload *u)
 {
-    if (r->svc->host.queue_work(r->svc->host.user, upload_work, upload_done, u) != 0) {
-        class__fail(r, ENG_EINTERNAL, NULL,
-                    u->kind == CLASS_REMOTE ? "the submission could not be made; send it again"
-                                            : "the upload could not be checked; send it again");
+    class_service *svc = r->svc;
+    int ahead = 0;
+    int rc = u->kind == CLASS_REMOTE
+                 ? svc->host.queue_work(svc->host.user, upload_work, upload_done, u)
+                 : class_pool_push(svc->builds,
+                                   &(class_pool_job){.work = upload_work,
+                                                     .started = upload_started,
+                                                     .done = upload_done,
+                                                     .arg = u},
+                                   &ahead);
+    if (rc != 0) {
+        if (u->kind == CLASS_REMOTE)
+            class__fail(r, ENG_EINTERNAL, NULL, "the submission could not be made; send it again");
+        else
+            class__fail(r, ENG_ETOO_MANY, "too_many",
+                        "%d uploads wait to be checked or built: send yours again in a minute",
+                        CLASS_POOL_MAX_WAITING);
         upload_free(u);
         return false;
     }
-    r->svc->checking++;
+    if (u->kind == CLASS_REMOTE) {
+        svc->checking++;
+    } else if (ahead > 0) {
+        u->waiting = true;
+        int running, waiting, threads;
+        class_pool_counts(svc->builds, &running, &waiting, &threads);
+        class__reply(r, json_pack("{s:s, s:s, s:i, s:i, s:i}", "type", "course_build", "state",
+                                  "waiting", "ahead", ahead, "building", running, "threads",
+                                  threads));
+    }
     return true;
 }
 
@@ -464,14 +636,14 @@ static upload *upload_new(const req *r, const student_t *who, class_kind kind)
     return u;
 }
 
-/* At most CLASS_MAX_CHECKS uploads at once (each may run a python3); false
- * after replying. */
+/* At most CLASS_MAX_CHECKS remote bots' secrets sealed at once (PBKDF2 on
+ * the host's pool, beside the gate opponents' checks); false after replying. */
 static bool room_to_check(const req *r)
 {
     if (r->svc->checking < CLASS_MAX_CHECKS)
         return true;
     class__fail(r, ENG_ETOO_MANY, NULL,
-                "%d uploads are being checked; send yours again in a moment", r->svc->checking);
+                "%d checks are running; send yours again in a moment", r->svc->checking);
     return false;
 }
 
@@ -498,16 +670,13 @@ static void submit_remote(const req *r, const student_t *who)
     upload_queue(r, u);
 }
 
-/* The files of a message into u, checked for names and sizes: 0, or a
- * code with u->err and *reason. */
+/* The files sent inline in the message into u, checked for names and
+ * sizes (the rest is checked with the uploads, on the pool: gather): 0,
+ * or a code with u->err and *reason. */
 static int read_files(const req *r, upload *u, const char **reason)
 {
     const json_t *files = r->c->files;
-    const char *main = r->c->main;
     size_t nf = json_array_size(files);
-    if (!main && nf == 1)
-        main = json_string_value(json_object_get(json_array_get(files, 0), "name"));
-    bool main_found = false;
     char *err = u->err;
     size_t errcap = sizeof u->err;
     *reason = "bad_upload";
@@ -521,7 +690,10 @@ static int read_files(const req *r, upload *u, const char **reason)
         }
         if (strlen(d) / 4 * 3 > CLASS_MAX_UPLOAD + 3) {
             *reason = "too_large";
-            snprintf(err, errcap, "a submission is at most %d bytes", CLASS_MAX_UPLOAD);
+            snprintf(err, errcap,
+                     "files sent inline are at most %d bytes together: send larger ones with "
+                     "course_upload",
+                     CLASS_MAX_UPLOAD);
             return ENG_ETOO_LARGE;
         }
         if (!class_file_name_ok(name)) {
@@ -540,31 +712,22 @@ static int read_files(const req *r, upload *u, const char **reason)
         u->total += u->len[i];
         if (u->total > CLASS_MAX_UPLOAD) {
             *reason = "too_large";
-            snprintf(err, errcap, "a submission is at most %d bytes; this one has %zu+",
+            snprintf(err, errcap,
+                     "files sent inline are at most %d bytes together; these have %zu+: send "
+                     "larger ones with course_upload",
                      CLASS_MAX_UPLOAD, u->total);
             return ENG_ETOO_LARGE;
         }
-        for (size_t k = 0; k < i; k++)
-            if (strcmp(u->names[k], name) == 0) {
-                snprintf(err, errcap, "two files are named %s", name);
-                return ENG_EINVAL;
-            }
-        if (main && strcmp(name, main) == 0)
-            main_found = true;
-        const char *built = class_kind_built(u->kind);
-        if (built && strcmp(name, built) == 0) {
-            snprintf(err, errcap, "files[%zu]: %s is the name of what the build makes", i, name);
+    }
+    const char *main = r->c->main;
+    if (main) {
+        if (strlen(main) > CLASS_FILE_NAME_MAX) {
+            snprintf(err, errcap, "main: the name of the file to run, one of the files");
             return ENG_EINVAL;
         }
+        snprintf(u->main, sizeof u->main, "%s", main);
+        u->main_given = true;
     }
-    if (!main || !main_found) {
-        snprintf(err, errcap, "main: the name of the file to run, one of files[]");
-        return ENG_EINVAL;
-    }
-    int rc = class_build_check_main(u->kind, main, err, errcap);
-    if (rc)
-        return rc;
-    snprintf(u->main, sizeof u->main, "%s", main);
     return 0;
 }
 
@@ -579,7 +742,8 @@ void class__submit(const req *r)
         return;
     }
     char why[120];
-    const char *closed = closed_to(&c, &who, class__now_ms(), why, sizeof why);
+    const char *closed = class__closed_to(&c, &who, class__now_ms(), why, sizeof why);
+    int64_t limit = class__upload_limit(r->svc, &c);
     class__course_release(&c);
     if (closed) {
         class__fail(r, ENG_EFORBIDDEN, closed, "%s", why);
@@ -598,21 +762,27 @@ void class__submit(const req *r)
         submit_remote(r, &who);
         return;
     }
-    size_t nf = json_array_size(r->c->files);
-    if (!r->c->files || nf < 1 || nf > CLASS_MAX_FILES) {
+    size_t nf = json_array_size(r->c->files), nu = json_array_size(r->c->uploads);
+    if (nf > CLASS_MAX_INLINE_FILES || nf + nu < 1 || nu > CLASS_UPLOADS_PER_CONN) {
         class__fail(r, ENG_EBAD_MESSAGE, "bad_upload",
-                    "files: an array of 1 to %d {name, data (base64)}", CLASS_MAX_FILES);
+                    "files: an array of 0 to %d {name, data (base64)}, and uploads: 0 to %d ids "
+                    "of course_upload files; one file at least",
+                    CLASS_MAX_INLINE_FILES, CLASS_UPLOADS_PER_CONN);
         return;
     }
-    if (!room_to_check(r))
-        return;
     upload *u = upload_new(r, &who, kind);
     if (!u) {
         class__fail(r, ENG_ENOMEM, NULL, "out of memory");
         return;
     }
+    u->limit = limit;
     const char *reason;
     int rc = read_files(r, u, &reason);
+    if (rc == 0 && nu) {
+        reason = "unknown_upload";
+        rc = class__uploads_take(r->svc, r->caller, who.id, r->c->uploads, &u->uploads, u->err,
+                                 sizeof u->err);
+    }
     if (rc) {
         class__fail(r, rc, reason, "%s", u->err);
         upload_free(u);

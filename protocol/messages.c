@@ -74,6 +74,7 @@ static const char *const type_names[PROTO_NTYPES] = {
     [PROTO_COURSE_GAME] = "course_game",
     [PROTO_COURSE_CODE] = "course_code",
     [PROTO_COURSE_SUBMIT] = "course_submit",
+    [PROTO_COURSE_UPLOAD] = "course_upload",
     [PROTO_ANALYZE] = "analyze",
     [PROTO_INFO] = "info",
 };
@@ -1105,7 +1106,7 @@ static int dec_get_record(dctx *c, proto_msg *m)
 
 bool proto_is_course(proto_type t)
 {
-    return t >= PROTO_COURSE_CREATE && t <= PROTO_COURSE_SUBMIT;
+    return t >= PROTO_COURSE_CREATE && t <= PROTO_COURSE_UPLOAD;
 }
 
 #define CM(t) (1u << ((t) - PROTO_COURSE_CREATE))
@@ -1115,7 +1116,8 @@ bool proto_is_course(proto_type t)
 /* what an instructor may undo or remove (issue 25) */
 #define CM_UNDO (CM(PROTO_COURSE_RERUN_GATES) | CM(PROTO_COURSE_ARCHIVE) | CM(PROTO_COURSE_DELETE))
 #define CM_BOTH (CM(PROTO_COURSE_VIEW) | CM(PROTO_COURSE_GAME) | CM(PROTO_COURSE_CODE))
-#define CM_ALL (CM_INSTRUCTOR | CM_BOTH | CM(PROTO_COURSE_SUBMIT))
+#define CM_UP  CM(PROTO_COURSE_UPLOAD)
+#define CM_ALL (CM_INSTRUCTOR | CM_BOTH | CM(PROTO_COURSE_SUBMIT) | CM_UP)
 
 enum { CF_TOKEN, CF_STRING, CF_INT, CF_BOOL, CF_OBJECT, CF_ARRAY };
 
@@ -1132,14 +1134,14 @@ typedef struct course_field {
 #define AT(f) offsetof(proto_msg, f)
 static const course_field course_fields[] = {
     {"admin_token", CF_TOKEN, CM_INSTRUCTOR | CM_BOTH, 0, AT(admin_token)},
-    {"token", CF_STRING, CM_BOTH | CM(PROTO_COURSE_SUBMIT), 0, AT(course.token)},
+    {"token", CF_STRING, CM_BOTH | CM(PROTO_COURSE_SUBMIT) | CM_UP, 0, AT(course.token)},
     {"course", CF_INT,
      CM(PROTO_COURSE_ADD_STUDENTS) | CM(PROTO_COURSE_SET_DEADLINE) | CM(PROTO_COURSE_START_FINAL) |
          CM(PROTO_COURSE_GRADES) | CM(PROTO_COURSE_VIEW) | CM_UNDO,
      CM(PROTO_COURSE_ADD_STUDENTS) | CM(PROTO_COURSE_SET_DEADLINE) | CM(PROTO_COURSE_START_FINAL) |
          CM(PROTO_COURSE_GRADES) | CM_UNDO,
      AT(course.course)},
-    {"name", CF_STRING, CM(PROTO_COURSE_CREATE), CM(PROTO_COURSE_CREATE), AT(course.name)},
+    {"name", CF_STRING, CM(PROTO_COURSE_CREATE) | CM_UP, CM(PROTO_COURSE_CREATE), AT(course.name)},
     {"game", CF_STRING, CM(PROTO_COURSE_CREATE), CM(PROTO_COURSE_CREATE), AT(course.game)},
     {"game", CF_INT, CM(PROTO_COURSE_GAME), CM(PROTO_COURSE_GAME), AT(course.game_id)},
     {"rules", CF_OBJECT, CM(PROTO_COURSE_CREATE), 0, AT(course.rules)},
@@ -1167,6 +1169,14 @@ static const course_field course_fields[] = {
     {"kind", CF_STRING, CM(PROTO_COURSE_SUBMIT), 0, AT(course.kind)},
     {"main", CF_STRING, CM(PROTO_COURSE_SUBMIT), 0, AT(course.main)},
     {"files", CF_ARRAY, CM(PROTO_COURSE_SUBMIT), 0, AT(course.files)},
+    {"uploads", CF_ARRAY, CM(PROTO_COURSE_SUBMIT), 0, AT(course.uploads)},
+    {"max_upload_bytes", CF_INT, CM(PROTO_COURSE_CREATE), 0, AT(course.max_upload_bytes)},
+    {"op", CF_STRING, CM_UP, CM_UP, AT(course.op)},
+    {"upload", CF_STRING, CM_UP, 0, AT(course.upload)},
+    {"bytes", CF_INT, CM_UP, 0, AT(course.bytes)},
+    {"offset", CF_INT, CM_UP, 0, AT(course.offset)},
+    {"sha256", CF_STRING, CM_UP, 0, AT(course.sha256)},
+    {"data", CF_STRING, CM_UP, 0, AT(course.data)},
 };
 #undef AT
 
@@ -1286,6 +1296,7 @@ static const decoder decoders[PROTO_NTYPES] = {
     [PROTO_COURSE_GAME] = dec_course,
     [PROTO_COURSE_CODE] = dec_course,
     [PROTO_COURSE_SUBMIT] = dec_course,
+    [PROTO_COURSE_UPLOAD] = dec_course,
     [PROTO_ANALYZE] = dec_analyze,
     [PROTO_INFO] = dec_info,
 };
@@ -1326,6 +1337,7 @@ static const unsigned char routes[PROTO_NTYPES] = {
     [PROTO_COURSE_GAME] = PROTO_ROUTE_COORDINATOR,
     [PROTO_COURSE_CODE] = PROTO_ROUTE_COORDINATOR,
     [PROTO_COURSE_SUBMIT] = PROTO_ROUTE_COORDINATOR,
+    [PROTO_COURSE_UPLOAD] = PROTO_ROUTE_COORDINATOR,
 };
 
 proto_route proto_route_of(proto_type t)

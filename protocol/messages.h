@@ -82,6 +82,8 @@ typedef enum proto_type {
     PROTO_COURSE_GAME,
     PROTO_COURSE_CODE,
     PROTO_COURSE_SUBMIT,
+    PROTO_COURSE_UPLOAD, /* a file sent in chunks for a later course_submit (op: begin, chunk,
+                          * commit, abort) */
     PROTO_ANALYZE, /* a finished match's analysis (docs/analysis.md) */
     PROTO_INFO,    /* a seat's thinking lines before its move (protocol/info.h): the
                     * envelope is checked here, the body by info_read() */
@@ -167,7 +169,7 @@ typedef struct proto_int {
 typedef struct proto_course {
     const char *token;         /* a student's token (the admin token is proto_msg's) */
     proto_int course;          /* the course's id */
-    const char *name;          /* create: the course's name */
+    const char *name;          /* create: the course's name; upload begin: the file's */
     const char *game;          /* create: the game's name */
     const json_t *rules;       /* create: an object */
     const json_t *gates;       /* create: the ladder, an array */
@@ -183,6 +185,12 @@ typedef struct proto_course {
     proto_int submission;      /* course_code, rerun_gates */
     const char *kind, *main;   /* submit */
     const json_t *files;       /* submit: an array */
+    const json_t *uploads;     /* submit: an array of committed uploads' ids */
+    proto_int max_upload_bytes; /* create */
+    const char *op;            /* upload: begin, chunk, commit, abort */
+    const char *upload;        /* upload: its id (chunk, commit, abort) */
+    proto_int bytes, offset;   /* upload: the file's size (begin), a chunk's place (chunk) */
+    const char *sha256, *data; /* upload: the file's hash, hex (begin); a chunk, base64 */
 } proto_course;
 
 /* A decoded client message. */

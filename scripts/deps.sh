@@ -19,9 +19,10 @@ set -euo pipefail
 # (docs/scaling.md); the program links them whether or not it is run that way
 # libseccomp-dev, bubblewrap: the untrusted programs' sandbox (players/sandbox.h): the
 # program links libseccomp, and starts bwrap for every cmd: program and course upload
+# libzip-dev: a student's zip read safely (classroom/unzip.c)
 build_pkgs=(gcc make cmake pkg-config libjansson-dev libuv1-dev libwebsockets-dev
             libwebsockets-evlib-uv libsqlite3-dev libssl-dev libpq-dev libhiredis-dev
-            libseccomp-dev bubblewrap)
+            libseccomp-dev bubblewrap libzip-dev)
 # chromium: the web UI tests (tests/web); sqlite3: reading journals in tests; python3: the
 # example bot of docs/examples/ played through `tessera bridge`, `tessera doctor`, as an
 # external program and as a tournament participant (tests/players, tests/cli); openssl: the

@@ -139,6 +139,11 @@ static const cfg_key keys[] = {
     {"courses", "gate_jobs", K_INT, F(course_jobs), 0, 16, NULL,
      "course submissions whose gates are played at once, two games each; 0 = half the cores "
      "(at least 2)"},
+    {"courses", "build_jobs", K_INT, F(course_build_jobs), 0, 16, NULL,
+     "uploads checked or built at once (javac, gcc, python3's parse), on threads of their own; "
+     "0 = half the cores (at least 1)"},
+    {"courses", "max_upload_mb", K_INT, F(course_max_upload_mb), 0, 1024, NULL,
+     "the largest submission (MiB, a zip counted unpacked) any course may allow; 0 = 64"},
     {"courses", "files", K_STR, F(course_files), 0, 0, NULL,
      "folder of the submissions' files; empty = DB.files beside the SQLite file "
      "(on PostgreSQL: ./tessera-files)"},
@@ -174,6 +179,8 @@ void srv_config_defaults(srv_config *cfg)
     cfg->max_spectators = SRV_MAX_SPECTATORS;
     cfg->finished_kept = SRV_MAX_FINISHED_KEPT;
     cfg->course_jobs = 0;
+    cfg->course_build_jobs = 0;
+    cfg->course_max_upload_mb = 0;
     cfg->bot_threads = 1;
     cfg->rate_per_sec = SRV_RATE_PER_SEC;
     cfg->rate_burst = SRV_RATE_BURST;

@@ -218,6 +218,13 @@ void courses_handle(conn *c, const proto_msg *m)
     class_service_request(cs->svc, m, c->id, c->peer);
 }
 
+void courses_conn_closed(conn *c)
+{
+    struct courses *cs = c->srv->courses;
+    if (cs && cs->svc)
+        class_service_caller_gone(cs->svc, c->id);
+}
+
 bool courses_available(const srv *s)
 {
     return s->courses && s->courses->svc;
@@ -258,7 +265,11 @@ int courses_start(srv *s, char *err, size_t errcap)
                        .start_tour = host_tour_start,
                        .cancel_tour = host_tour_cancel,
                        .tour_state_of = host_tour_state};
-    class_service_config cfg = {.db = journal_db(s->db), .files_dir = dir, .jobs = s->cfg.course_jobs};
+    class_service_config cfg = {.db = journal_db(s->db),
+                                .files_dir = dir,
+                                .jobs = s->cfg.course_jobs,
+                                .build_jobs = s->cfg.course_build_jobs,
+                                .max_upload = (int64_t)s->cfg.course_max_upload_mb << 20};
     /* the service's start may ask for tournaments already: s->courses first */
     s->courses = cs;
     int rc = class_service_start(&cfg, &host, &cs->svc, err, errcap);

@@ -17,6 +17,8 @@ void courses_shutdown(srv *s);
 /* A decoded course_* message (forwarded to the coordinator first when it
  * is another server: cluster_route). */
 void courses_handle(conn *c, const proto_msg *m);
+/* A connection closed: its uploads not submitted are removed. */
+void courses_conn_closed(conn *c);
 /* Does this server take course_* messages (courses_start succeeded)? */
 bool courses_available(const srv *s);
 

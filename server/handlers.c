@@ -601,7 +601,8 @@ bool handle_message(conn *c, const char *buf, size_t len)
     case PROTO_COURSE_VIEW:
     case PROTO_COURSE_GAME:
     case PROTO_COURSE_CODE:
-    case PROTO_COURSE_SUBMIT: courses_handle(c, &m); break;
+    case PROTO_COURSE_SUBMIT:
+    case PROTO_COURSE_UPLOAD: courses_handle(c, &m); break;
     case PROTO_SERVER_STATS: {
         json_t *r = proto_reply("stats", m.id);
         json_object_update_new(r, srv_stats_json(c->srv));
@@ -619,5 +620,6 @@ void handle_conn_closed(conn *c)
     cluster_conn_closed(c);
     registry_conn_closed(c);
     tours_conn_closed(c);
+    courses_conn_closed(c);
     table_conn_closed(c);
 }

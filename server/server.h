@@ -70,6 +70,8 @@ typedef struct srv_config {
     int finished_kept;        /* finished matches kept in memory for listing */
     int bot_threads;          /* search threads one in-process bot may ask for (threads=) */
     int course_jobs;          /* courses: submissions (or finals) played at once; 0 = default */
+    int course_build_jobs;    /* courses: uploads checked or built at once; 0 = default */
+    int course_max_upload_mb; /* courses: a course's largest submission at most; 0 = default */
     const char *course_files; /* courses: the submissions' folder (NULL: DB.files beside the
                                  SQLite file, or ./tessera-files on PostgreSQL) */
     int rate_per_sec;         /* messages per second per connection (sustained) */

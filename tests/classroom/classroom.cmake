@@ -10,6 +10,9 @@
 # gates as server matches, a bot that never connects, the final. classroom_langs
 # (Node, ~1 min): a submission in each language (Python, Java, C, C++,
 # JavaScript) built in the sandbox and through a gate; compile errors shown.
+# classroom_upload (Node, ~1 min): uploads in chunks and zips (each bad one
+# refused), a bot with its weights file through a gate, Java builds queued on
+# their own thread while a live match of in-process bots moves.
 tessera_add_test(test_classroom
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_classroom.c
   LIBS tessera_classroom
@@ -17,7 +20,7 @@ tessera_add_test(test_classroom
   TIMEOUT 120)
 tessera_needs_services(test_classroom)
 find_program(TESSERA_NODE NAMES node nodejs)
-foreach(_t access e2e remote langs)
+foreach(_t access e2e remote langs upload)
   if(TESSERA_NODE)
     add_test(NAME classroom_${_t}
       COMMAND ${TESSERA_NODE} ${CMAKE_CURRENT_LIST_DIR}/test_course_${_t}.js $<TARGET_FILE:tessera>
@@ -32,3 +35,4 @@ set_tests_properties(classroom_access PROPERTIES LABELS "server;classroom" TIMEO
 set_tests_properties(classroom_remote PROPERTIES LABELS "server;classroom" TIMEOUT 400)
 set_tests_properties(classroom_e2e PROPERTIES LABELS "server;classroom;slow" TIMEOUT 600)
 set_tests_properties(classroom_langs PROPERTIES LABELS "server;classroom" TIMEOUT 600)
+set_tests_properties(classroom_upload PROPERTIES LABELS "server;classroom" TIMEOUT 600)

@@ -25,6 +25,28 @@ async function submitBot(c, tok, files, allowError = false, kind = 'python', tim
   return r;
 }
 
+/* Upload buf (a Buffer) as file `name` in course_upload chunks of at most
+ * `chunk` bytes (the server's chunk_bytes by default), commit it, and
+ * resolve with its id. */
+async function uploadFile(c, tok, name, buf, chunk = 0) {
+  const crypto = require('node:crypto');
+  const sha256 = crypto.createHash('sha256').update(buf).digest('hex');
+  const b = await c.request({ type: 'course_upload', op: 'begin', token: tok, name, bytes: buf.length, sha256 });
+  if (b.type !== 'course_upload')
+    throw new Error('upload begin ' + name + ': ' + JSON.stringify(b));
+  const step = chunk || b.chunk_bytes;
+  for (let off = 0; off < buf.length; off += step) {
+    const r = await c.request({ type: 'course_upload', op: 'chunk', upload: b.upload, offset: off,
+      data: buf.subarray(off, off + step).toString('base64') });
+    if (r.type !== 'course_upload' || r.received !== Math.min(buf.length, off + step))
+      throw new Error('upload chunk ' + name + ': ' + JSON.stringify(r));
+  }
+  const m = await c.request({ type: 'course_upload', op: 'commit', upload: b.upload });
+  if (m.type !== 'course_upload' || m.sha256 !== sha256)
+    throw new Error('upload commit ' + name + ': ' + JSON.stringify(m));
+  return b.upload;
+}
+
 /* Send msg every half second until ok(reply); the last reply. */
 async function waitFor(c, msg, ok, timeoutMs) {
   const end = Date.now() + timeoutMs;
@@ -57,4 +79,4 @@ function csvRows(text) {
   return rows;
 }
 
-module.exports = { submitBot, waitFor, csvRows };
+module.exports = { submitBot, uploadFile, waitFor, csvRows };

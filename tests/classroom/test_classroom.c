@@ -24,9 +24,11 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include <zip.h>
 
 #include "../storage/pgtest.h"
 #include "classroom/classroom.h"
+#include "classroom/pool.h"
 #include "engine/errors.h"
 
 static const char *bots_dir = "tests/classroom/bots";
@@ -688,6 +690,220 @@ static void test_build_languages(void **state)
     assert_int_equal(rmdir(root), 0);
 }
 
+/* ---- zips (unzip.c) and the builds' pool (pool.c) ------------------------------------------ */
+
+/* One entry of a zip made for a test: its name, bytes, and Unix mode (0:
+ * none recorded). */
+typedef struct zent {
+    const char *name;
+    const char *data;
+    size_t len; /* 0: strlen(data) */
+    unsigned mode;
+} zent;
+
+static void make_zip(const char *path, const zent *e, int n)
+{
+    int err = 0;
+    zip_t *z = zip_open(path, ZIP_CREATE | ZIP_TRUNCATE, &err);
+    assert_non_null(z);
+    for (int i = 0; i < n; i++) {
+        size_t len = e[i].len ? e[i].len : strlen(e[i].data);
+        zip_source_t *src = zip_source_buffer(z, e[i].data, len, 0);
+        assert_non_null(src);
+        zip_int64_t idx = zip_file_add(z, e[i].name, src, ZIP_FL_ENC_UTF_8);
+        assert_true(idx >= 0);
+        if (e[i].mode)
+            assert_int_equal(zip_file_set_external_attributes(z, (zip_uint64_t)idx, 0,
+                                                              ZIP_OPSYS_UNIX, e[i].mode << 16),
+                             0);
+    }
+    assert_int_equal(zip_close(z), 0);
+}
+
+/* Unpack path with a budget; the code, reason and error are returned. */
+static int unzip_as(const char *path, size_t budget, class_unzipped *z, const char **reason,
+                    char *err)
+{
+    *reason = NULL;
+    err[0] = '\0';
+    return class_unzip(path, CLASS_MAX_FILES, budget, z, reason, err, 400);
+}
+
+static void test_unzip(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/tessera-unzip-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[300];
+    snprintf(path, sizeof path, "%s/a.zip", dir);
+    class_unzipped z;
+    const char *reason;
+    char err[400];
+
+    /* a zipped folder: the folder taken off, macOS's extras skipped, bytes intact */
+    static char weights[100000];
+    for (size_t i = 0; i < sizeof weights; i++)
+        weights[i] = (char)(i * 7 + 3);
+    zent good[] = {{"bot/", "", 0, 040755},
+                   {"bot/bot.py", "print(1)\n", 0, 0100644},
+                   {"bot/weights.bin", weights, sizeof weights, 0100644},
+                   {"__MACOSX/bot/._bot.py", "junk", 0, 0}};
+    make_zip(path, good, 4);
+    assert_int_equal(unzip_as(path, 1 << 20, &z, &reason, err), 0);
+    assert_int_equal(z.n, 2);
+    assert_string_equal(z.names[0], "bot.py");
+    assert_string_equal(z.names[1], "weights.bin");
+    assert_int_equal(z.len[1], sizeof weights);
+    assert_memory_equal(z.data[1], weights, sizeof weights);
+    assert_int_equal(z.total, sizeof weights + 9);
+    class_unzipped_free(&z);
+
+    /* each unsafe or bad zip refused whole, naming the problem */
+    struct {
+        zent e[2];
+        int n;
+        size_t budget;
+        const char *reason, *says;
+    } bad[] = {
+        {{{"../evil.py", "x", 0, 0}}, 1, 1 << 20, "unsafe_path", "../evil.py"},
+        {{{"ok.py", "x", 0, 0}, {"a/../../b.py", "x", 0, 0}}, 2, 1 << 20, "unsafe_path", "a/../../b.py"},
+        {{{"/etc/passwd", "x", 0, 0}}, 1, 1 << 20, "unsafe_path", "/etc/passwd"},
+        {{{"link.py", "/etc/passwd", 0, 0120777}}, 1, 1 << 20, "unsafe_path", "symbolic link"},
+        {{{"a/x.py", "x", 0, 0}, {"b/y.py", "x", 0, 0}}, 2, 1 << 20, "bad_zip", "in a folder"},
+        {{{"x.py", "x", 0, 0}, {"big.bin", weights, sizeof weights, 0}}, 2, 50000, "too_large",
+         "big.bin"},
+        {{{".hidden", "x", 0, 0}}, 1, 1 << 20, "bad_upload", ".hidden"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        make_zip(path, bad[i].e, bad[i].n);
+        assert_int_not_equal(unzip_as(path, bad[i].budget, &z, &reason, err), 0);
+        if (!reason || strcmp(reason, bad[i].reason) != 0 || !strstr(err, bad[i].says))
+            fail_msg("case %zu: %s: %s (wanted %s, %s)", i, reason ? reason : "(null)", err,
+                     bad[i].reason, bad[i].says);
+        assert_int_equal(z.n, 0);
+    }
+
+    /* a zip bomb: 64 MiB of zeros deflate to some 64 KB; stopped at the budget, as inflated */
+    size_t big = 64u << 20;
+    char *zeros = calloc(1, big);
+    assert_non_null(zeros);
+    zent bomb[] = {{"zeros.bin", zeros, big, 0}};
+    make_zip(path, bomb, 1);
+    free(zeros);
+    struct stat sb;
+    assert_int_equal(stat(path, &sb), 0);
+    assert_true(sb.st_size < 1 << 20);
+    assert_int_equal(unzip_as(path, 4 << 20, &z, &reason, err), ENG_ETOO_LARGE);
+    assert_string_equal(reason, "too_large");
+
+    /* more files than a submission has */
+    zent many[CLASS_MAX_FILES + 1];
+    char names[CLASS_MAX_FILES + 1][16];
+    for (int i = 0; i <= CLASS_MAX_FILES; i++) {
+        snprintf(names[i], sizeof names[i], "f%d.py", i);
+        many[i] = (zent){names[i], "x", 0, 0};
+    }
+    make_zip(path, many, CLASS_MAX_FILES + 1);
+    assert_int_equal(unzip_as(path, 1 << 20, &z, &reason, err), ENG_ETOO_MANY);
+    assert_string_equal(reason, "too_many_files");
+
+    /* not a zip; a zip cut short */
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    fputs("this is not a zip file at all", f);
+    fclose(f);
+    assert_int_equal(unzip_as(path, 1 << 20, &z, &reason, err), ENG_EINVAL);
+    assert_string_equal(reason, "bad_zip");
+    make_zip(path, good, 3);
+    assert_int_equal(stat(path, &sb), 0);
+    assert_int_equal(truncate(path, sb.st_size / 2), 0);
+    assert_int_equal(unzip_as(path, 1 << 20, &z, &reason, err), ENG_EINVAL);
+    assert_string_equal(reason, "bad_zip");
+
+    unlink(path);
+    rmdir(dir);
+}
+
+/* The pool: its threads run the work, its done comes on poll, a job waits
+ * when every thread is busy, and a stop answers the waiting ones with -1. */
+typedef struct pjob {
+    atomic_int *gate; /* work spins until it is 1 */
+    int status, dones, started;
+} pjob;
+
+static void pj_work(void *arg)
+{
+    pjob *j = arg;
+    while (j->gate && atomic_load(j->gate) == 0)
+        usleep(1000);
+}
+static void pj_started(void *arg) { ((pjob *)arg)->started++; }
+static void pj_done(void *arg, int status)
+{
+    pjob *j = arg;
+    j->status = status;
+    j->dones++;
+}
+static void pj_wake(void *user) { (void)user; }
+
+static void test_pool(void **state)
+{
+    (void)state;
+    class_pool *p;
+    assert_int_equal(class_pool_start(&p, 1, pj_wake, NULL), 0);
+    atomic_int gate = 0;
+    pjob a = {.gate = &gate}, b = {.gate = &gate}, c = {.gate = &gate};
+    int ahead = -1;
+    class_pool_job ja = {pj_work, pj_started, pj_done, &a}, jb = {pj_work, pj_started, pj_done, &b},
+                   jc = {pj_work, pj_started, pj_done, &c};
+    assert_int_equal(class_pool_push(p, &ja, &ahead), 0);
+    assert_int_equal(ahead, 0);
+    int running = 0, waiting = 0, threads = 0;
+    for (int i = 0; i < 5000 && running == 0; i++) {
+        usleep(1000);
+        class_pool_counts(p, &running, &waiting, &threads);
+    }
+    assert_int_equal(running, 1);
+    assert_int_equal(threads, 1);
+    assert_int_equal(class_pool_push(p, &jb, &ahead), 0);
+    assert_int_equal(ahead, 0); /* first in line */
+    assert_int_equal(class_pool_push(p, &jc, &ahead), 0);
+    assert_int_equal(ahead, 1);
+    class_pool_counts(p, &running, &waiting, &threads);
+    assert_int_equal(waiting, 2);
+    class_pool_poll(p);
+    assert_int_equal(a.started, 1);
+    assert_int_equal(a.dones, 0);
+    atomic_store(&gate, 1);
+    for (int i = 0; i < 5000 && (a.dones + b.dones + c.dones) < 3; i++) {
+        usleep(1000);
+        class_pool_poll(p);
+    }
+    assert_int_equal(a.dones + b.dones + c.dones, 3);
+    assert_int_equal(a.status | b.status | c.status, 0);
+    /* a stop: what waits gets -1 */
+    atomic_store(&gate, 0);
+    pjob d = {.gate = &gate}, e = {.gate = &gate};
+    class_pool_job jd = {pj_work, NULL, pj_done, &d}, je = {pj_work, NULL, pj_done, &e};
+    assert_int_equal(class_pool_push(p, &jd, &ahead), 0);
+    running = 0;
+    for (int i = 0; i < 5000 && running == 0; i++) {
+        usleep(1000);
+        class_pool_counts(p, &running, &waiting, &threads);
+    }
+    assert_int_equal(class_pool_push(p, &je, &ahead), 0);
+    assert_int_equal(running, 1);
+    class_pool_counts(p, &running, &waiting, &threads);
+    assert_int_equal(waiting, 1);
+    /* stopped while d runs and e waits: d finishes (0), e is answered -1 */
+    atomic_store(&gate, 1);
+    class_pool_stop(p);
+    class_pool_free(p);
+    assert_int_equal(d.dones, 1);
+    assert_int_equal(d.status, 0);
+    assert_int_equal(e.dones, 1);
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1)
@@ -703,6 +919,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_play_broken),
         cmocka_unit_test(test_play_slow_start),
         cmocka_unit_test(test_build_languages),
+        cmocka_unit_test(test_unzip),
+        cmocka_unit_test(test_pool),
         /* named by their engine (cmocka_unit_test_prestate would name both alike) */
         {"test_grades_sqlite", test_grades, NULL, NULL, &on_sqlite},
         {"test_store_upgrade_sqlite", test_store_upgrade, NULL, NULL, &on_sqlite},

@@ -102,7 +102,7 @@ deps_fail)
   export FAKE_INSTALLED=$tmp/installed FAKE_AVAILABLE=$tmp/available
   # everything of the build group is installed but two; apt-get knows one of them
   printf '%s\n' gcc make cmake pkg-config libjansson-dev libwebsockets-evlib-uv \
-    libsqlite3-dev libssl-dev libpq-dev libhiredis-dev libseccomp-dev bubblewrap >"$FAKE_INSTALLED"
+    libsqlite3-dev libssl-dev libpq-dev libhiredis-dev libseccomp-dev bubblewrap libzip-dev >"$FAKE_INSTALLED"
   printf '%s\n' libuv1-dev >"$FAKE_AVAILABLE"
   "$src/scripts/deps.sh" build >"$tmp/out" 2>"$tmp/err"
   rc=$?

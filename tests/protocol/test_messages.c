@@ -66,6 +66,7 @@ static const char *const client_types[PROTO_NTYPES] = {
     "course_game",
     "course_code",
     "course_submit",
+    "course_upload",
     "analyze",
     "info",
 };
@@ -998,7 +999,7 @@ static const char *const full_messages[PROTO_NTYPES] = {
     [PROTO_COURSE_CREATE] =
         "{\"type\":\"course_create\",\"id\":1,\"admin_token\":\"a\",\"name\":\"n\",\"game\":\"g\","
         "\"rules\":{},\"gates\":[],\"move_ms\":1,\"qualify\":1,\"final_games\":2,\"deadline_ms\":0,"
-        "\"seed\":1,\"remote_wait_ms\":1000}",
+        "\"seed\":1,\"remote_wait_ms\":1000,\"max_upload_bytes\":1}",
     [PROTO_COURSE_ADD_STUDENTS] =
         "{\"type\":\"course_add_students\",\"id\":1,\"admin_token\":\"a\",\"course\":1,\"csv\":\"\"}",
     [PROTO_COURSE_SET_DEADLINE] = "{\"type\":\"course_set_deadline\",\"id\":1,\"admin_token\":\"a\","
@@ -1022,7 +1023,10 @@ static const char *const full_messages[PROTO_NTYPES] = {
     [PROTO_COURSE_CODE] =
         "{\"type\":\"course_code\",\"id\":1,\"admin_token\":\"a\",\"token\":\"t\",\"submission\":1}",
     [PROTO_COURSE_SUBMIT] = "{\"type\":\"course_submit\",\"id\":1,\"token\":\"t\",\"kind\":\"python\","
-                            "\"main\":\"a.py\",\"files\":[]}",
+                            "\"main\":\"a.py\",\"files\":[],\"uploads\":[]}",
+    [PROTO_COURSE_UPLOAD] = "{\"type\":\"course_upload\",\"id\":1,\"token\":\"t\",\"op\":\"begin\","
+                            "\"name\":\"w.bin\",\"bytes\":3,\"sha256\":\"ab\",\"upload\":\"u\","
+                            "\"offset\":0,\"data\":\"\"}",
 };
 
 static int decode_json(json_t *msg, char *err, size_t errcap)

@@ -9,7 +9,8 @@
 // standings and exports the grade CSV (a real download). Every page fits its
 // width and logs no console error. Screenshots: desktop-instructor.png,
 // phone-student.png, desktop-student.png (and, with --doc-shots DIR, copies
-// for docs/classroom.md). And a student whose bot crashes saves their gate game's fault
+// for docs/classroom.md). Uploads go in course_upload chunks with their progress; a zip
+// holding ../evil.py is refused naming it (390 px); the builds queue is shown. And a student whose bot crashes saves their gate game's fault
 // bundle from its panel (the download parsed), at both sizes.
 //
 //   node course.test.js --bin build/cli/tessera --web web --out DIR [--doc-shots docs/img/classroom]
@@ -100,6 +101,7 @@ test('instructor and student pages, from a new course to exported grades', async
   const handout = fs.readFileSync(await dl.path(), 'utf8');
   assert.ok(handout.includes(`"Hopper, Grace",grace@example.edu,s2,${tokens.s2},${course}`), handout);
   await waitFor(async () => (await ins.page.locator('table.roster tbody tr').count()) === 3, 'the roster', ms(10000));
+  assert.match(await ins.page.locator('p.builds').textContent(), /builds: 0 building, 0 waiting \(\d+ at once/);
 
   /* a student on a phone: token, upload, gates */
   const stu = await page(390, 844, `${server.url}#/course`);
@@ -111,6 +113,11 @@ test('instructor and student pages, from a new course to exported grades', async
   await stu.page.click('form.submit-form button[type=submit]');
   await waitFor(async () => /version 1 received/.test(await stu.page.locator('.submit-status').textContent()),
     'the submission to be received', ms(10000));
+  /* sent as a course_upload: its progress full, the server's builds queue shown */
+  const bar = stu.page.locator('.submit-status progress');
+  assert.equal(await bar.getAttribute('value'), String(fs.statSync(path.join(BOTS, 'greedy.py')).size));
+  assert.equal(await bar.getAttribute('max'), await bar.getAttribute('value'));
+  assert.match(await stu.page.locator('p.builds').textContent(), /builds: \d+ building, \d+ waiting/);
   const row = stu.page.locator('table.submissions tr[data-submission]');
   await waitFor(async () => (await row.getAttribute('data-state')) === 'done', 'the gates to run', ms(120000), 200);
   assert.match(await row.locator('td.state').textContent(), /^qualified$/);
@@ -133,6 +140,24 @@ test('instructor and student pages, from a new course to exported grades', async
   await stu.page.click('form.submit-form button[type=submit]');
   await waitFor(async () => /not an ELF file/.test(await stu.page.locator('.submit-status').textContent()),
     'the refusal of a text file declared as an executable', ms(10000));
+  /* a zip of 300 KB (several chunks) goes up with its progress, and one that would write outside
+   * its folder is refused, naming the entry; nothing of it is kept */
+  const zip = path.join(work, 'bot.zip');
+  require('child_process').execFileSync('python3', ['-c', `
+import sys, zipfile
+with zipfile.ZipFile(sys.argv[1], "w", zipfile.ZIP_STORED) as z:
+    z.writestr("greedy.py", open(sys.argv[2]).read())
+    z.writestr("weights.bin", bytes(range(256)) * 1200)
+    z.writestr("../evil.py", "x = 1")
+`, zip, path.join(BOTS, 'greedy.py')]);
+  await stu.page.selectOption('form.submit-form select[name=kind]', 'python');
+  await stu.page.setInputFiles('form.submit-form input[name=files]', [zip]);
+  await stu.page.fill('form.submit-form input[name=main]', 'greedy.py');
+  await stu.page.click('form.submit-form button[type=submit]');
+  await waitFor(async () => /unsafe_path/.test(await stu.page.locator('.submit-status').textContent()),
+    'the refusal of a zip with ../evil.py', ms(20000));
+  assert.match(await stu.page.locator('.submit-status').textContent(), /\.\.\/evil\.py/);
+  assert.deepEqual(await overflow(stu.page), [], 'the refusal fits a phone');
 
   /* a third student submits a remote bot on a phone: the page shows the command to run it, and the
    * submission waits for the bot (it never connects here: the deadline below fails it) */

@@ -8,6 +8,7 @@
 
 import {h, fmtDate, download, pSeat, ADMIN_KEY, store, load} from './util.js';
 import {elo, num, ratingsChart, crossTable} from './standings-charts.js';
+import {uploadFile} from './upload.js';
 
 const STUDENT_KEY = 'tessera.course.token';
 
@@ -48,6 +49,24 @@ function readFile(file) {
     fr.onerror = () => reject(fr.error);
     fr.readAsDataURL(file);
   });
+}
+
+/** The server's builds queue (course_view's builds): uploads building and waiting for a slot. */
+function buildsLine(b) {
+  if (!b) return null;
+  return h('p', {class: 'builds', dataset: {building: b.building, waiting: b.waiting}},
+    [`builds: ${b.building} building, ${b.waiting} waiting (${b.threads} at once on this server)`]);
+}
+
+/** Bytes for people: 812 B, 41.2 KB, 3.5 MB. */
+function fmtBytes(n) { return n < 1000 ? `${n} B` : n < 1e6 ? `${(n / 1e3).toFixed(1)} KB` : `${(n / 1e6).toFixed(1)} MB`; }
+
+/** A file of course_code as text: a source as it is; a program, a large or binary file by its size. */
+function codeText(r, f) {
+  if (f.data === null) return `(${fmtBytes(f.bytes)}: ${f.omitted || 'not shown'})`;
+  if (r.kind === 'executable' || /^build\.(out|jar)$/.test(f.name)) return `(${fmtBytes(f.bytes ?? Math.floor(f.data.length * 3 / 4))}, a program)`;
+  const text = atob(f.data);
+  return /[\x00-\x08\x0e-\x1f]/.test(text.slice(0, 4096)) ? `(${fmtBytes(text.length)} of binary data)` : text;
 }
 
 /** A submission's state in words. */
@@ -249,7 +268,7 @@ export class StudentView {
     if (v) {
       const c = v.course;
       parts.push(h('h3', {text: `${c.name} — ${v.student.name} (${v.student.student_id})`}), courseFacts(c, v.student.deadline_ms || 0));
-      parts.push(this.submitForm(c));
+      parts.push(buildsLine(v.builds), this.submitForm(c));
       parts.push(h('h3', {text: 'My submissions'}), submissionsTable(v.submissions, (id) => this.showGame(id), {onCode: (s) => this.showCode(s)}));
       parts.push(h('h3', {text: 'My report'}));
       if (v.final.length) {
@@ -280,21 +299,48 @@ export class StudentView {
         return;
       }
       const files = [...el.files.files];
-      if (!files.length) { status.textContent = 'choose your bot\'s file(s)'; return; }
-      status.textContent = 'sending…';
+      if (!files.length) { status.textContent = 'choose your bot\'s file(s) or a zip'; return; }
+      const total = files.reduce((n, f) => n + f.size, 0);
+      const limit = c.max_upload_bytes || Infinity;
+      status.className = 'submit-status';
+      if (total > limit) { status.textContent = `${fmtBytes(total)} is more than this course allows (${fmtBytes(limit)})`; status.className = 'submit-status error'; return; }
+      /* each file (or a zip: unpacked by the server) goes in chunks, with its progress */
+      const bar = h('progress', {class: 'upload-progress', max: total, value: 0});
+      const words = h('span', {text: 'sending…'});
+      status.replaceChildren(bar, ' ', words);
+      const onBuild = (ev) => {
+        const m = ev.detail;
+        if (m?.type !== 'course_build') return;
+        words.textContent = m.state === 'waiting' ? `uploaded — waiting for a build slot (${m.ahead} ahead)` : 'uploaded — checking and building…';
+      };
+      this.conn.addEventListener('message', onBuild);
       try {
-        const payload = await Promise.all(files.map(readFile));
-        const main = el.main.value.trim() || files[0].name;
-        const r = await this.conn.request({type: 'course_submit', token: this.token, kind: el.kind.value, main, files: payload});
-        status.textContent = r.type === 'error' ? errText(r) : `version ${r.version} received — it is in the gates now`;
+        const uploads = [];
+        let sent = 0;
+        for (const f of files) {
+          words.textContent = `sending ${f.name}…`;
+          uploads.push(await uploadFile(this.conn, this.token, f, (n) => { bar.value = sent + n; words.textContent = `sending ${f.name}: ${fmtBytes(sent + n)} of ${fmtBytes(total)}`; }));
+          sent += f.size;
+          bar.value = sent;
+        }
+        words.textContent = 'uploaded — checking…';
+        const zipOnly = files.length === 1 && /\.zip$/i.test(files[0].name);
+        const main = el.main.value.trim() || (zipOnly ? undefined : files[0].name);
+        const r = await this.conn.request({type: 'course_submit', token: this.token, kind: el.kind.value, main, uploads}, 300000);
+        if (r.type === 'error') status.textContent = errText(r);
+        else status.replaceChildren(bar, ' ', `version ${r.version} received (${fmtBytes(total)}) — it is in the gates now`);
         status.className = 'submit-status ' + (r.type === 'error' ? 'error' : 'ok');
         this.refresh();
-      } catch (err) { status.textContent = String(err.message || err); }
+      } catch (err) {
+        status.textContent = String(err.message || err);
+        status.className = 'submit-status error';
+      } finally { this.conn.removeEventListener('message', onBuild); }
     }}, [
       h('h3', {text: 'Submit a bot'}),
       h('label', {}, ['kind ', h('select', {name: 'kind', onchange: (e) => { form.classList.toggle('remote', e.target.value === 'remote'); }}, [h('option', {value: 'python', text: 'Python 3 (python3 MAIN)'}), h('option', {value: 'java', text: 'Java (built here: javac, java -jar)'}), h('option', {value: 'c', text: 'C (built here: gcc)'}), h('option', {value: 'cpp', text: 'C++ (built here: g++)'}), h('option', {value: 'javascript', text: 'JavaScript (node MAIN)'}), h('option', {value: 'executable', text: 'executable (Linux ELF)'}), h('option', {value: 'remote', text: 'remote bot (you run it)'})])]),
-      h('label', {}, ['files ', h('input', {name: 'files', type: 'file', multiple: true})]),
+      h('label', {}, ['files or a zip ', h('input', {name: 'files', type: 'file', multiple: true})]),
       h('label', {}, ['file to run ', h('input', {name: 'main', placeholder: 'the first file', size: 16})]),
+      h('span', {class: 'upload-limit', text: `up to ${fmtBytes(c.max_upload_bytes || 4194304)}`}),
       h('button', {type: 'submit', text: 'submit', disabled: closed}),
       closed ? h('span', {class: 'error', text: ' the deadline has passed'}) : null,
       status,
@@ -317,7 +363,7 @@ export class StudentView {
     const r = await this.conn.request({type: 'course_code', token: this.token, submission: s.submission});
     if (r.type === 'error') { this.detail.replaceChildren(h('p', {class: 'error', text: errText(r)})); return; }
     this.detail.replaceChildren(h('section', {class: 'code'}, [h('h3', {text: `v${r.version}: ${r.main}`}),
-      ...r.files.map((f) => h('details', {open: f.name === r.main}, [h('summary', {text: f.name}), h('pre', {text: r.kind !== 'executable' && !/^build\.(out|jar)$/.test(f.name) ? atob(f.data) : `(${f.data.length} base64 characters)`})]))]));
+      ...r.files.map((f) => h('details', {open: f.name === r.main}, [h('summary', {text: f.name}), h('pre', {text: codeText(r, f)})]))]));
   }
 }
 
@@ -410,7 +456,7 @@ export class InstructorView {
 
   busy() {
     const v = this.view;
-    return v && (!v.submissions.every(settled) || v.course.final_state === 'running' || (v.course.deadline_ms && !v.course.frozen_ms));
+    return v && (!v.submissions.every(settled) || v.builds?.building > 0 || v.builds?.waiting > 0 || v.course.final_state === 'running' || (v.course.deadline_ms && !v.course.frozen_ms));
   }
 
   async refresh(poll = false) {
@@ -522,7 +568,7 @@ export class InstructorView {
     const broken = v.submissions.filter((s) => s.state === 'not_judged');
     return [
       c.archived ? h('p', {class: 'archived-note', text: 'This course is archived: submissions are closed; everything is kept.'}) : null,
-      courseFacts(c), actions, this.actStatus,
+      courseFacts(c), buildsLine(v.builds), actions, this.actStatus,
       broken.length ? h('p', {class: 'broken-gates error', text: `${broken.length} submission${broken.length > 1 ? 's are' : ' is'} not judged: a gate's opponent faulted (⚠ below). Fix it, then play the gates again; the freeze waits.`}) : null,
       this.manageParts(c, v, started),
       h('h3', {text: `Roster (${v.roster.length})`}),
@@ -595,6 +641,6 @@ export class InstructorView {
     const r = await this.conn.request({type: 'course_code', admin_token: this.token, submission: s.submission});
     if (r.type === 'error') { this.detail.replaceChildren(h('p', {class: 'error', text: errText(r)})); return; }
     this.detail.replaceChildren(h('section', {class: 'code'}, [h('h3', {text: `${s.student_id} v${r.version}: ${r.main}`}),
-      ...r.files.map((f) => h('details', {open: f.name === r.main}, [h('summary', {text: f.name}), h('pre', {text: r.kind !== 'executable' && !/^build\.(out|jar)$/.test(f.name) ? atob(f.data) : `(${f.data.length} base64 characters)`})]))]));
+      ...r.files.map((f) => h('details', {open: f.name === r.main}, [h('summary', {text: f.name}), h('pre', {text: codeText(r, f)})]))]));
   }
 }
