@@ -5,9 +5,12 @@
  * from the top floor down (each calls only those below it):
  *
  *   serve.c        the object: start, stop, poll, tick, requests dispatched
- *   submit.c       uploads: checked on the host's pool, stored with their
- *                  folder; a stored submission to its ladder
- *   requests.c     who asks (instructor, student); the instructor's messages
+ *   submit.c       a submission: its files gathered (uploads, a zip
+ *                  unpacked), checked or built on the builds' pool (pool.h),
+ *                  stored with their folder; a stored submission to its ladder
+ *   uploads.c      course_upload: files in chunks, staged on disk per
+ *                  connection until a submission takes them
+ *   requests.c     who asks (instructor, student; a course open to them); the instructor's messages
  *                  and the views (create, roster, deadline, final, grades,
  *                  list, view, a game, a code)
  *   remote.c       remote bots' gates and finals, played by the host
@@ -17,6 +20,8 @@
  *   store_views.c, store_work.c, store.c
  *                  every SQL statement on the class_ tables
  *   host.c         logs, replies and the clock, through the host
+ *   pool.c, unzip.c (beside the floors: they call none of the service's)
+ *                  the builds' threads; a zip unpacked safely
  *
  * Ownership: the service owns every job, result and remote job until it
  * frees them; rows read from the database are copied into the structs below.

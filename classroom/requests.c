@@ -74,6 +74,32 @@ bool class__need_student(const req *r, student_t *out)
     return false;
 }
 
+/* Why submissions are closed to a student (the reason, with a message in
+ * msg), or NULL while they are open: the course archived, or frozen, or
+ * past its deadline and the student's extension. */
+const char *class__closed_to(const course_t *c, const student_t *who, int64_t now, char *msg,
+                            size_t cap)
+{
+    int64_t until = c->deadline_ms;
+    if (until && who->deadline_ms > until)
+        until = who->deadline_ms;
+    if (c->archived) {
+        snprintf(msg, cap, "the course is archived: submissions are closed");
+        return "archived";
+    }
+    if (c->frozen_ms || (until && now >= until)) {
+        snprintf(msg, cap, "the deadline has passed: submissions are closed");
+        return "deadline_passed";
+    }
+    return NULL;
+}
+
+int64_t class__upload_limit(const class_service *svc, const course_t *c)
+{
+    int64_t ceiling = svc->max_upload > 0 ? svc->max_upload : CLASS_MAX_UPLOAD_CEILING;
+    return c->max_upload < ceiling ? c->max_upload : ceiling;
+}
+
 bool class__need_course(const req *r, course_t *c)
 {
     if (!r->c->course.set) {

@@ -30,32 +30,6 @@
 #include "classroom/pool.h"
 #include "engine/errors.h"
 
-/* Why submissions are closed to a student (the reason, with a message in
- * msg), or NULL while they are open: the course archived, or frozen, or
- * past its deadline and the student's extension. */
-const char *class__closed_to(const course_t *c, const student_t *who, int64_t now, char *msg,
-                            size_t cap)
-{
-    int64_t until = c->deadline_ms;
-    if (until && who->deadline_ms > until)
-        until = who->deadline_ms;
-    if (c->archived) {
-        snprintf(msg, cap, "the course is archived: submissions are closed");
-        return "archived";
-    }
-    if (c->frozen_ms || (until && now >= until)) {
-        snprintf(msg, cap, "the deadline has passed: submissions are closed");
-        return "deadline_passed";
-    }
-    return NULL;
-}
-
-int64_t class__upload_limit(const class_service *svc, const course_t *c)
-{
-    int64_t ceiling = svc->max_upload > 0 ? svc->max_upload : CLASS_MAX_UPLOAD_CEILING;
-    return c->max_upload < ceiling ? c->max_upload : ceiling;
-}
-
 /* Queue a submission's ladder (its state becomes running when a worker
  * takes it; queued until then). */
 void class__queue_ladder(class_service *svc, int64_t sub)

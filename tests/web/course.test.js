@@ -118,6 +118,7 @@ test('instructor and student pages, from a new course to exported grades', async
   assert.equal(await bar.getAttribute('value'), String(fs.statSync(path.join(BOTS, 'greedy.py')).size));
   assert.equal(await bar.getAttribute('max'), await bar.getAttribute('value'));
   assert.match(await stu.page.locator('p.builds').textContent(), /builds: \d+ building, \d+ waiting/);
+  assert.match(await stu.page.locator('dd.max-upload').textContent(), /up to 4\.2 MB/, 'the default limit, set on the form');
   const row = stu.page.locator('table.submissions tr[data-submission]');
   await waitFor(async () => (await row.getAttribute('data-state')) === 'done', 'the gates to run', ms(120000), 200);
   assert.match(await row.locator('td.state').textContent(), /^qualified$/);

@@ -33,6 +33,7 @@ function courseFacts(c, own) {
     h('dt', {text: 'game'}), h('dd', {text: `${c.game}, ${c.move_ms} ms per move`}),
     h('dt', {text: 'gates'}), h('dd', {}, [h('ol', {class: 'gates'}, c.gates.map((g) => h('li', {text: gateText(g)})))]),
     h('dt', {text: 'qualifying'}), h('dd', {text: c.qualify ? `pass ${c.qualify} gate${c.qualify > 1 ? 's' : ''}` : 'every submission'}),
+    h('dt', {text: 'uploads'}), h('dd', {class: 'max-upload', text: `up to ${fmtBytes(c.max_upload_bytes || 4194304)} a submission (its files, a zip unpacked)`}),
     h('dt', {text: 'deadline'}), h('dd', {class: 'deadline', dataset: {frozen: String(c.frozen_ms || '')}, text: deadlineText(c, own)}),
     h('dt', {text: 'final'}), h('dd', {class: 'final-state', text: c.final_state === 'none' ? 'not started' : `${c.final_state}${c.final_note ? ' — ' + c.final_note : ''}`}),
   ]);
@@ -340,7 +341,6 @@ export class StudentView {
       h('label', {}, ['kind ', h('select', {name: 'kind', onchange: (e) => { form.classList.toggle('remote', e.target.value === 'remote'); }}, [h('option', {value: 'python', text: 'Python 3 (python3 MAIN)'}), h('option', {value: 'java', text: 'Java (built here: javac, java -jar)'}), h('option', {value: 'c', text: 'C (built here: gcc)'}), h('option', {value: 'cpp', text: 'C++ (built here: g++)'}), h('option', {value: 'javascript', text: 'JavaScript (node MAIN)'}), h('option', {value: 'executable', text: 'executable (Linux ELF)'}), h('option', {value: 'remote', text: 'remote bot (you run it)'})])]),
       h('label', {}, ['files or a zip ', h('input', {name: 'files', type: 'file', multiple: true})]),
       h('label', {}, ['file to run ', h('input', {name: 'main', placeholder: 'the first file', size: 16})]),
-      h('span', {class: 'upload-limit', text: `up to ${fmtBytes(c.max_upload_bytes || 4194304)}`}),
       h('button', {type: 'submit', text: 'submit', disabled: closed}),
       closed ? h('span', {class: 'error', text: ' the deadline has passed'}) : null,
       status,
@@ -508,7 +508,8 @@ export class InstructorView {
       let gates;
       try { gates = JSON.parse(el.gates.value); } catch (err) { status.textContent = `gates: not JSON (${err.message})`; return; }
       const msg = {type: 'course_create', admin_token: this.token, name: el.name.value, game: el.game.value, move_ms: Number(el.move_ms.value), gates,
-        qualify: Number(el.qualify.value), final_games: Number(el.final_games.value)};
+        qualify: Number(el.qualify.value), final_games: Number(el.final_games.value),
+        max_upload_bytes: Math.round(Number(el.max_upload_mb.value) * 1048576)};
       if (el.deadline.value) msg.deadline_ms = new Date(el.deadline.value).getTime();
       status.textContent = 'checking the gates (a program opponent plays a game first)…';
       status.className = 'create-status';
@@ -524,6 +525,7 @@ export class InstructorView {
       h('label', {class: 'wide'}, ['gates (the ladder, in order) ', h('textarea', {name: 'gates', rows: 3, cols: 60, text: DEFAULT_GATES})]),
       h('label', {}, ['gates to qualify ', h('input', {name: 'qualify', type: 'number', min: 0, value: 1})]),
       h('label', {}, ['final games per pair ', h('input', {name: 'final_games', type: 'number', min: 2, value: 2})]),
+      h('label', {}, ['largest submission (MiB) ', h('input', {name: 'max_upload_mb', type: 'number', min: 0.04, step: 'any', value: 4})]),
       h('label', {}, ['deadline ', h('input', {name: 'deadline', type: 'datetime-local'})]),
       h('button', {type: 'submit', text: 'create the course'}),
       status,

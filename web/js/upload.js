@@ -3,8 +3,9 @@
  * (docs/classroom.md, "Uploads"): each file is read a chunk at a time
  * (never encoded whole), its SHA-256 declared at begin and checked by the
  * server at commit; a chunk refused as out of place (bad_chunk) is sent
- * again from where the server says, one refused by the connection's rate
- * limit after a pause. Progress is reported in bytes.
+ * again from where the server says; past the connection's burst, chunks are
+ * paced under its message rate (the server drops what exceeds it, without an
+ * id), and one without a reply is sent again. Progress is reported in bytes.
  */
 
 /** SHA-256 of an ArrayBuffer, as hex: the browser's own in a secure context, else ours. */
@@ -76,14 +77,28 @@ export async function uploadFile(conn, token, file, progress) {
   const b = await conn.request({type: 'course_upload', op: 'begin', token, name: file.name, bytes: file.size, sha256}, 60000);
   if (b.type === 'error') throw fail(b);
   const bytes = new Uint8Array(buf);
-  let off = 0, tries = 0;
+  /* the server drops messages past its rate (a bucket of `burst`, refilled at
+   * messages_per_second) without an id: past the burst, chunks are paced to 80% of the rate */
+  const lim = conn.welcome?.limits || {};
+  const gap = 1000 / (0.8 * (lim.messages_per_second || 50));
+  const free = Math.max(0, (lim.burst || 100) - 20);
+  let off = 0, tries = 0, n = 0, last = 0;
   while (off < bytes.length) {
-    const r = await conn.request({type: 'course_upload', op: 'chunk', upload: b.upload, offset: off,
-      data: b64(bytes.subarray(off, off + b.chunk_bytes))}, 60000);
+    if (++n > free) { const wait = last + gap - performance.now(); if (wait > 0) await sleep(wait); }
+    last = performance.now();
+    let r;
+    try {
+      r = await conn.request({type: 'course_upload', op: 'chunk', upload: b.upload, offset: off,
+        data: b64(bytes.subarray(off, off + b.chunk_bytes))}, 10000);
+    } catch (e) {
+      /* no reply: dropped (rate) or lost; send it again — if it had arrived, the server says
+       * bad_chunk with where it is */
+      if (++tries > 20 || !conn.ready) throw e;
+      continue;
+    }
     if (r.type === 'error') {
       if (++tries > 20) throw fail(r);
       if (r.reason === 'bad_chunk' && typeof r.expected === 'number') off = r.expected;
-      else if (r.code === 'rate_limited') await sleep(1000);
       else throw fail(r);
       continue;
     }
