@@ -177,8 +177,10 @@ static bool take_staged(upload *u, const staged *s)
     size_t nl = strlen(s->name);
     if (nl > 4 && strcmp(s->name + nl - 4, ".zip") == 0) {
         class_unzipped *z = malloc(sizeof *z);
-        if (!z)
+        if (!z) {
+            u->reason = NULL;
             return upload_error(u, ENG_ENOMEM, "out of memory");
+        }
         char err[400];
         const char *reason = NULL;
         int rc = class_unzip(s->path, CLASS_MAX_FILES - u->nf, room, z, &reason, err, sizeof err);
@@ -219,6 +221,7 @@ static bool take_staged(upload *u, const staged *s)
         fclose(f);
     if (!ok) {
         free(buf);
+        u->reason = NULL;
         return upload_error(u, ENG_EIO, "an upload could not be read back on the server");
     }
     snprintf(u->names[u->nf], sizeof u->names[u->nf], "%s", s->name);
