@@ -186,6 +186,15 @@ with zipfile.ZipFile(sys.argv[1], "w", zipfile.ZIP_STORED) as z:
   await remRow.waitFor();
   assert.ok(await rem.page.locator('.register-command pre').isVisible());
   assert.deepEqual(await overflow(rem.page), [], 'the remote submission fits a desktop');
+  /* two files through the form on a desktop: both go up, the main file named is not one of them */
+  await rem.page.selectOption('form.submit-form select[name=kind]', 'python');
+  await rem.page.setInputFiles('form.submit-form input[name=files]', [path.join(BOTS, 'greedy.py'), path.join(BOTS, 'first.py')]);
+  await rem.page.fill('form.submit-form input[name=main]', 'nosuch.py');
+  await rem.page.click('form.submit-form button[type=submit]');
+  await waitFor(async () => /bad_upload/.test(await rem.page.locator('.submit-status').textContent()),
+    'the refusal of a main file not sent', ms(20000));
+  assert.match(await rem.page.locator('.submit-status').textContent(), /main: the name of the file to run/);
+  assert.deepEqual(await overflow(rem.page), [], 'the refusal fits a desktop');
   assert.deepEqual(rem.problems, []);
   /* the pages share the browser's storage: give the first student's token back to it */
   await rem.page.fill('.token-form input[name=token]', tokens.s1);
