@@ -117,7 +117,7 @@ int class_pool_start(class_pool **out, int threads, void (*wake)(void *user), vo
     return 0;
 }
 
-int class_pool_push(class_pool *p, const class_pool_job *j, int *ahead)
+int class_pool_push(class_pool *p, const class_pool_job *j, bool *waits, int *ahead)
 {
     node *n = calloc(1, sizeof *n);
     if (!n)
@@ -129,10 +129,9 @@ int class_pool_push(class_pool *p, const class_pool_job *j, int *ahead)
         free(n);
         return -1;
     }
-    /* the jobs before it that no free thread will take at once */
-    int free_threads = p->nthreads - p->running;
-    int before = p->waiting - free_threads;
-    *ahead = before > 0 ? before : 0;
+    /* the jobs before it in the queue; it waits unless a thread is free for it */
+    *ahead = p->waiting;
+    *waits = p->waiting >= p->nthreads - p->running;
     if (p->tail)
         p->tail->next = n;
     else

@@ -33,10 +33,10 @@ typedef struct class_pool_job {
 /* threads 0: half the cores, at least 1. wake(user) is called from any
  * thread when poll has something to do. 0, or -1 (no memory, no thread). */
 int class_pool_start(class_pool **out, int threads, void (*wake)(void *user), void *user);
-/* Queue a job: 0 and *ahead (jobs waiting before it; 0 when a thread is
- * free for it now), or -1 when CLASS_POOL_MAX_WAITING wait already or the
- * pool stopped. */
-int class_pool_push(class_pool *p, const class_pool_job *j, int *ahead);
+/* Queue a job: 0, *waits (no thread is free for it now) and *ahead (the
+ * jobs queued before it), or -1 when CLASS_POOL_MAX_WAITING wait already
+ * or the pool stopped. */
+int class_pool_push(class_pool *p, const class_pool_job *j, bool *waits, int *ahead);
 /* On the loop: the started and done callbacks of what the threads did. */
 void class_pool_poll(class_pool *p);
 /* Jobs running now, waiting, and the threads. */

@@ -568,6 +568,7 @@ static bool upload_queue(const req *r, upload *u)
 {
     class_service *svc = r->svc;
     int ahead = 0;
+    bool waits = false;
     int rc = u->kind == CLASS_REMOTE
                  ? svc->host.queue_work(svc->host.user, upload_work, upload_done, u)
                  : class_pool_push(svc->builds,
@@ -575,7 +576,7 @@ static bool upload_queue(const req *r, upload *u)
                                                      .started = upload_started,
                                                      .done = upload_done,
                                                      .arg = u},
-                                   &ahead);
+                                   &waits, &ahead);
     if (rc != 0) {
         if (u->kind == CLASS_REMOTE)
             class__fail(r, ENG_EINTERNAL, NULL, "the submission could not be made; send it again");
@@ -588,7 +589,7 @@ static bool upload_queue(const req *r, upload *u)
     }
     if (u->kind == CLASS_REMOTE) {
         svc->checking++;
-    } else if (ahead > 0) {
+    } else if (waits) {
         u->waiting = true;
         int running, waiting, threads;
         class_pool_counts(svc->builds, &running, &waiting, &threads);

@@ -854,9 +854,11 @@ static void test_pool(void **state)
     atomic_int gate = 0;
     pjob a = {.gate = &gate}, b = {.gate = &gate}, c = {.gate = &gate};
     int ahead = -1;
+    bool waits = true;
     class_pool_job ja = {pj_work, pj_started, pj_done, &a}, jb = {pj_work, pj_started, pj_done, &b},
                    jc = {pj_work, pj_started, pj_done, &c};
-    assert_int_equal(class_pool_push(p, &ja, &ahead), 0);
+    assert_int_equal(class_pool_push(p, &ja, &waits, &ahead), 0);
+    assert_false(waits); /* the thread is free */
     assert_int_equal(ahead, 0);
     int running = 0, waiting = 0, threads = 0;
     for (int i = 0; i < 5000 && running == 0; i++) {
@@ -865,9 +867,11 @@ static void test_pool(void **state)
     }
     assert_int_equal(running, 1);
     assert_int_equal(threads, 1);
-    assert_int_equal(class_pool_push(p, &jb, &ahead), 0);
+    assert_int_equal(class_pool_push(p, &jb, &waits, &ahead), 0);
+    assert_true(waits); /* the one thread is busy */
     assert_int_equal(ahead, 0); /* first in line */
-    assert_int_equal(class_pool_push(p, &jc, &ahead), 0);
+    assert_int_equal(class_pool_push(p, &jc, &waits, &ahead), 0);
+    assert_true(waits);
     assert_int_equal(ahead, 1);
     class_pool_counts(p, &running, &waiting, &threads);
     assert_int_equal(waiting, 2);
@@ -885,13 +889,13 @@ static void test_pool(void **state)
     atomic_store(&gate, 0);
     pjob d = {.gate = &gate}, e = {.gate = &gate};
     class_pool_job jd = {pj_work, NULL, pj_done, &d}, je = {pj_work, NULL, pj_done, &e};
-    assert_int_equal(class_pool_push(p, &jd, &ahead), 0);
+    assert_int_equal(class_pool_push(p, &jd, &waits, &ahead), 0);
     running = 0;
     for (int i = 0; i < 5000 && running == 0; i++) {
         usleep(1000);
         class_pool_counts(p, &running, &waiting, &threads);
     }
-    assert_int_equal(class_pool_push(p, &je, &ahead), 0);
+    assert_int_equal(class_pool_push(p, &je, &waits, &ahead), 0);
     assert_int_equal(running, 1);
     class_pool_counts(p, &running, &waiting, &threads);
     assert_int_equal(waiting, 1);
