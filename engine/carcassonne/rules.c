@@ -347,14 +347,21 @@ static eng_move carc_sample_chance(const void *st, eng_rng *rng)
     return bag_pick(s, eng_rng_below(rng, s->bag_n));
 }
 
+/* The meeple decision's choices as offsets from CARC_MEEPLE0: option 0 is
+ * no meeple, then the features (so a random pick needs no branch); returns
+ * their number. */
+static inline int meeple_choices(const carc_state *s, uint8_t opt[1 + CARC_MAX_SEGS])
+{
+    opt[0] = CARC_NO_MEEPLE - CARC_MEEPLE0;
+    return 1 + carc__meeple_options(s, opt + 1);
+}
+
 /* The random meeple decision, out of line: the placement's path stays light. */
 static __attribute__((noinline)) eng_move random_meeple(const carc_state *s, eng_rng *rng)
 {
-    /* option 0 is no meeple, then the features: the pick needs no branch */
     uint8_t opt[1 + CARC_MAX_SEGS];
-    opt[0] = CARC_NO_MEEPLE - CARC_MEEPLE0;
-    int k = carc__meeple_options(s, opt + 1);
-    return CARC_MEEPLE0 + opt[eng_rng_below(rng, (uint32_t)k + 1)];
+    int n = meeple_choices(s, opt);
+    return CARC_MEEPLE0 + opt[eng_rng_below(rng, (uint32_t)n)];
 }
 
 /* The random placement: the k-th distinct placement in the order of
@@ -408,13 +415,23 @@ static eng_move carc_random_move(const void *st, eng_rng *rng)
 static int carc_playout(void *st, eng_rng *rng)
 {
     carc_state *s = st;
+    /* the generator in a local whose address never leaves this function,
+     * so it stays in registers across the calls instead of being stored
+     * and reloaded around every write to the state (a byte store may alias
+     * anything) */
+    eng_rng r = *rng;
     int plies = 0;
     for (;; plies++) {
         switch (s->phase) {
-        case CARC_DRAW: draw(s, bag_pick(s, eng_rng_below(rng, s->bag_n))); break;
-        case CARC_PLACE: place_move(s, random_placement(s, rng)); break;
-        case CARC_MEEPLE: meeple_move(s, random_meeple(s, rng)); break;
-        default: return plies;
+        case CARC_DRAW: draw(s, bag_pick(s, eng_rng_below(&r, s->bag_n))); break;
+        case CARC_PLACE: place_move(s, random_placement(s, &r)); break;
+        case CARC_MEEPLE: { /* random_meeple, with the local generator */
+            uint8_t opt[1 + CARC_MAX_SEGS];
+            int n = meeple_choices(s, opt);
+            meeple_move(s, CARC_MEEPLE0 + opt[eng_rng_below(&r, (uint32_t)n)]);
+            break;
+        }
+        default: *rng = r; return plies;
         }
     }
 }
