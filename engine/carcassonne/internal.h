@@ -52,6 +52,10 @@ extern uint8_t carc__cr[CARC_NTYPES];
  * local feature indices: the first in bits 0-2, the second in bits 8-10;
  * bit 7 (15) set when there is no first (second) one. */
 extern uint16_t carc__fcity[CARC_NTYPES][CARC_MAX_SEGS];
+/* cfield[type][c]: bit g set when field g of the type touches feature c
+ * (a city) on the tile: fcity the other way round, so that the final
+ * scoring can walk the completed cities instead of the fields. */
+extern uint8_t carc__cfield[CARC_NTYPES][CARC_MAX_SEGS];
 /* sel[mask][k]: the k-th lowest set bit of a 4-bit rotation mask. */
 extern uint8_t carc__sel[16][4];
 

@@ -135,15 +135,15 @@ void carc__score_completed(carc_state *s, int r)
 }
 
 /* The features with meeples on them: each one's root, and the seats with
- * the most meeples on it as a bit mask (ties share). Returns how many. */
+ * the most meeples on it as a bit mask (ties share). Returns how many, k;
+ * slot[r] is root r's index in roots (0xff for a root without meeples). */
 enum { CARC_MAX_HELD = ENG_MAX_PLAYERS * CARC_MEEPLES };
 static int held_features(const carc_state *s, uint8_t roots[CARC_MAX_HELD],
-                         uint8_t holders[CARC_MAX_HELD])
+                         uint8_t holders[CARC_MAX_HELD], uint8_t slot[CARC_MAX_NODES])
 {
-    uint8_t slot[CARC_MAX_NODES];
     uint8_t cnt[CARC_MAX_HELD][ENG_MAX_PLAYERS];
     int nr = 0;
-    memset(slot, 0xff, sizeof slot);
+    memset(slot, 0xff, CARC_MAX_NODES);
     for (int i = 0; i < s->nmeeples; i++) {
         int r = carc__find(s, s->meeple[i].node);
         if (slot[r] == 0xff) {
@@ -166,14 +166,87 @@ static int held_features(const carc_state *s, uint8_t roots[CARC_MAX_HELD],
     return nr;
 }
 
+/* The completed cities that the held fields touch, counted from the
+ * cities' side: cities[k] for the field at slot k (slot[] as held_features
+ * fills it), each city once per field. field_value walks a field's segments;
+ * at the end of a game the held fields are many and large (a meeple on a
+ * field stays there), while the completed cities are few and small, so the
+ * final scoring walks these instead: every completed city root (par[r] ==
+ * r, a city with no open side), its segments, and on each segment's tile
+ * the fields beside it (cfield), the same pairs as fcity. A field's value
+ * is then 3 x cities[k], equal to field_value's (the oracle checks both). */
+static void held_field_cities(const carc_state *s, const uint8_t slot[CARC_MAX_NODES],
+                              uint8_t cities[CARC_MAX_NODES])
+{
+    /* slot 0xff (no meeples) counts into cities[0xff], never read */
+    uint8_t last[CARC_MAX_NODES]; /* the last city counted for a slot, + 1 */
+    memset(cities, 0, CARC_MAX_NODES);
+    memset(last, 0, sizeof last);
+    int e = 0, nn = s->nnodes;
+    for (int base = 0; base < nn; base += 16) {
+        unsigned found; /* bit i: node base + i is a completed city's root */
+#ifdef __SSE2__
+        _Static_assert(CARC_MAX_NODES % 16 == 0, "the scan reads whole 16-byte rows");
+        const __m128i iota = _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+        __m128i par = _mm_loadu_si128((const __m128i *)(s->par + base));
+        __m128i kind = _mm_loadu_si128((const __m128i *)(s->kind + base));
+        __m128i open = _mm_loadu_si128((const __m128i *)(s->open + base));
+        __m128i root = _mm_cmpeq_epi8(par, _mm_add_epi8(iota, _mm_set1_epi8((char)base)));
+        __m128i city = _mm_cmpeq_epi8(kind, _mm_set1_epi8(CARC_CITY));
+        __m128i closed = _mm_cmpeq_epi8(open, _mm_setzero_si128());
+        found = (unsigned)_mm_movemask_epi8(_mm_and_si128(root, _mm_and_si128(city, closed)));
+#else
+        found = 0;
+        for (int i = 0; i < 16 && base + i < CARC_MAX_NODES; i++) {
+            int r = base + i;
+            found |= (unsigned)(s->par[r] == r && s->kind[r] == CARC_CITY && s->open[r] == 0) << i;
+        }
+#endif
+        if (nn - base < 16)
+            found &= (1u << (nn - base)) - 1u;
+        for (; found; found &= found - 1) {
+            int c = base + __builtin_ctz(found), n = c;
+            e++; /* at most 72 tiles' cities: below 256 */
+            do {
+                const carc_placed *pl = &s->placed[s->tile[n]];
+                for (unsigned fm = carc__cfield[pl->type][n - pl->node0]; fm; fm &= fm - 1) {
+                    unsigned k = slot[s->par[pl->node0 + __builtin_ctz(fm)]];
+                    cities[k] = (uint8_t)(cities[k] + (last[k] != e));
+                    last[k] = (uint8_t)e;
+                }
+                n = s->nxt[n];
+            } while (n != c);
+        }
+    }
+}
+
 /* Points every player would add if the game ended now: each occupied
  * feature once, to the players with the most meeples on it. */
+/* The values of the nr held features (held_features' roots and slot), as
+ * value_of_root gives them; the fields' from held_field_cities. */
+static void held_values(const carc_state *s, const uint8_t *roots, int nr,
+                        const uint8_t slot[CARC_MAX_NODES], int *v)
+{
+    uint8_t cities[CARC_MAX_NODES];
+    bool fields = false;
+    for (int k = 0; k < nr; k++)
+        fields |= s->kind[roots[k]] == CARC_FIELD;
+    if (fields)
+        held_field_cities(s, slot, cities);
+    for (int k = 0; k < nr; k++) {
+        int r = roots[k];
+        v[k] = s->kind[r] == CARC_FIELD ? 3 * cities[k] : value_of_root(s, r);
+    }
+}
+
 static void end_points(const carc_state *s, int *pts)
 {
-    uint8_t roots[CARC_MAX_HELD], holders[CARC_MAX_HELD];
-    int nr = held_features(s, roots, holders);
+    uint8_t roots[CARC_MAX_HELD], holders[CARC_MAX_HELD], slot[CARC_MAX_NODES];
+    int val[CARC_MAX_HELD];
+    int nr = held_features(s, roots, holders, slot);
+    held_values(s, roots, nr, slot, val);
     for (int k = 0; k < nr; k++) {
-        int v = value_of_root(s, roots[k]);
+        int v = val[k];
         for (int p = 0; p < s->rules.players; p++)
             pts[p] += v & -(int)(holders[k] >> p & 1);
     }
@@ -188,12 +261,14 @@ static void end_points(const carc_state *s, int *pts)
  * "Controls" means having the most meeples on the feature (ties: all of them). */
 double carc_heyden(const carc_state *s, int player)
 {
-    uint8_t roots[CARC_MAX_HELD], holders[CARC_MAX_HELD];
-    int nr = held_features(s, roots, holders), np = s->rules.players;
+    uint8_t roots[CARC_MAX_HELD], holders[CARC_MAX_HELD], slot[CARC_MAX_NODES];
+    int val[CARC_MAX_HELD];
+    int nr = held_features(s, roots, holders, slot), np = s->rules.players;
+    held_values(s, roots, nr, slot, val);
     double other[ENG_MAX_PLAYERS] = {0}, city[ENG_MAX_PLAYERS] = {0};
     int thin_fields = 0;
     for (int k = 0; k < nr; k++) {
-        int r = roots[k], v = value_of_root(s, r);
+        int r = roots[k], v = val[k];
         for (int p = 0; p < np; p++) {
             if (!(holders[k] >> p & 1))
                 continue;

@@ -63,6 +63,7 @@ uint8_t carc__sel[16][4];
 uint8_t carc__cand[CARC_NTYPES][2];
 uint8_t carc__cr[CARC_NTYPES];
 uint16_t carc__fcity[CARC_NTYPES][CARC_MAX_SEGS];
+uint8_t carc__cfield[CARC_NTYPES][CARC_MAX_SEGS];
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 static uint8_t kind_of_letter(char c)
@@ -215,6 +216,14 @@ static void build(void)
             carc__fcity[ti][g] = (uint16_t)((m ? (unsigned)__builtin_ctz(m) : 0x80u) |
                                             (rest ? (unsigned)__builtin_ctz(rest) : 0x80u) << 8);
         }
+        /* the same pairs seen from the city (from fcity: one relation) */
+        memset(carc__cfield[ti], 0, sizeof carc__cfield[ti]);
+        for (int g = 0; g < CARC_MAX_SEGS; g++)
+            for (int k = 0; k < 2; k++) {
+                unsigned c = carc__fcity[ti][g] >> (8 * k) & 0xffu;
+                if (!(c & 0x80u))
+                    carc__cfield[ti][c] |= (uint8_t)(1u << g);
+            }
     }
     for (unsigned m = 0; m < 16; m++)
         for (int r = 0, k = 0; r < 4; r++)
