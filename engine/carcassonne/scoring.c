@@ -206,7 +206,7 @@ static void held_field_cities(const carc_state *s, const uint8_t slot[CARC_MAX_N
             found &= (1u << (nn - base)) - 1u;
         for (; found; found &= found - 1) {
             int c = base + __builtin_ctz(found), n = c;
-            e++; /* at most 72 tiles' cities: below 256 */
+            e++; /* a completed city spans two tiles or more: at most 72 * 4 / 2 = 144 < 256 */
             do {
                 const carc_placed *pl = &s->placed[s->tile[n]];
                 for (unsigned fm = carc__cfield[pl->type][n - pl->node0]; fm; fm &= fm - 1) {
