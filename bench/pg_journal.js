@@ -8,7 +8,7 @@
  * machine.
  *
  *   node bench/pg_journal.js --tessera NEW [--vs BASELINE] --loadgen build/bench/tessera-loadgen
- *        [--matches 1000] [--rounds 4] [--think-ms MS] [--services DIR] [--json]
+ *        [--matches 1000] [--rounds 4] [--think-ms MS] [--services DIR] [--json] [--wal-stats]
  *
  * Per run (a fresh database each), over the play and the server's shutdown:
  *   - PostgreSQL's CPU per move: every process of the cluster (the
@@ -44,7 +44,7 @@ const SERVICES = path.join(ROOT, 'scripts', 'services.sh');
 function usage(msg) {
   if (msg) console.error(`pg_journal.js: ${msg}`);
   console.error('usage: node bench/pg_journal.js --tessera BIN [--vs BIN] --loadgen BIN [--matches N] ' +
-    '[--rounds R] [--think-ms MS] [--services DIR] [--json]');
+    '[--rounds R] [--think-ms MS] [--services DIR] [--json] [--wal-stats]');
   process.exit(2);
 }
 
@@ -59,6 +59,7 @@ for (let i = 2; i < process.argv.length; i++) {
   else if (a === '--think-ms') opts.think = Number(v), i++;
   else if (a === '--services') opts.services = path.resolve(v), i++;
   else if (a === '--json') opts.json = true;
+  else if (a === '--wal-stats') opts.walStats = true;
   else usage(`unknown argument ${a}`);
 }
 if (!opts.tessera || !opts.loadgen) usage('--tessera and --loadgen are required');
@@ -134,9 +135,9 @@ async function runOnce(bin, svc, tag) {
   const backend = +psql(db, `SELECT pid FROM pg_stat_activity WHERE datname = current_database() ` +
     `AND pid <> pg_backend_pid() AND backend_type = 'client backend' ORDER BY backend_start LIMIT 1`);
   const counts = () => {
-    const [lsn, commits] = psql(db, "SELECT pg_current_wal_lsn() - '0/0'::pg_lsn, xact_commit " +
-      'FROM pg_stat_database WHERE datname = current_database()').split('|');
-    return { wal: +lsn, commits: +commits };
+    const [lsn, commits, at] = psql(db, "SELECT pg_current_wal_lsn() - '0/0'::pg_lsn, xact_commit, " +
+      'pg_current_wal_lsn() FROM pg_stat_database WHERE datname = current_database()').split('|');
+    return { wal: +lsn, commits: +commits, lsn: at };
   };
   const c0 = counts();
   const pg0 = clusterCpuMs(svc.pgPid), be0 = cpuMs(backend, false);
@@ -155,6 +156,23 @@ async function runOnce(bin, svc, tag) {
     throw new Error(`tessera-loadgen: ${lg.stderr.slice(-2000)}`);
   }
   const plies = +psql(db, 'SELECT count(*) FROM moves');
+  /* --wal-stats: what the WAL of the run was made of (pg_walinspect, a
+   * contrib module of PostgreSQL 15), bytes per move by record type */
+  let walStats = null;
+  if (opts.walStats) {
+    psql(svc.env.TESSERA_PG_ADMIN, 'CREATE EXTENSION IF NOT EXISTS pg_walinspect');
+    walStats = psql(svc.env.TESSERA_PG_ADMIN, 'SELECT "resource_manager/record_type", count, ' +
+      `record_size, fpi_size FROM pg_get_wal_stats('${c0.lsn}', '${c1.lsn}', true) ` +
+      'WHERE count > 0 ORDER BY combined_size DESC LIMIT 14').split('\n').map((l) => {
+      const [type, count, rec, fpi] = l.split('|');
+      return { type, per_move: +count / out.turns, rec_b_per_move: +rec / out.turns, fpi_b_per_move: +fpi / out.turns };
+    });
+    const [row, seats, summary, summaryText] = psql(db, 'SELECT avg(pg_column_size(m.*))::int, ' +
+      'avg(pg_column_size(seats))::int, avg(pg_column_size(summary))::int, avg(length(summary))::int ' +
+      'FROM matches m').split('|');
+    walStats.push({ type: `a match's row ${row} B: seats ${seats} B, summary ${summary} B (${summaryText} characters)`,
+      per_move: 0, rec_b_per_move: 0, fpi_b_per_move: 0 });
+  }
   const log = fs.readFileSync(logPath, 'utf8');
   const batches = /"journal_batches".*?"batches":\s*(\d+).*?"rows":\s*(\d+)/.exec(log);
   psql(svc.env.TESSERA_PG_ADMIN, `DROP DATABASE ${name} WITH (FORCE)`);
@@ -171,6 +189,7 @@ async function runOnce(bin, svc, tag) {
     commits_per_s: (c1.commits - c0.commits) / out.play_s,
     rows_per_batch: batches ? +batches[2] / +batches[1] : null,
     load: os.loadavg()[0],
+    wal_stats: walStats,
   };
 }
 
@@ -210,6 +229,10 @@ async function main() {
             `${r.pg_backend_cpu_us_per_move.toFixed(1)}), WAL ${r.wal_bytes_per_move.toFixed(0)} B/move, ` +
             `${r.commits_per_s.toFixed(0)} commits/s (${r.commits_per_move.toFixed(3)}/move), ` +
             `load ${r.load.toFixed(1)}`);
+        if (!opts.json && r.wal_stats)
+          for (const w of r.wal_stats)
+            console.error(`    ${w.type.padEnd(28)} ${w.per_move.toFixed(2)} a move, ` +
+              `${w.rec_b_per_move.toFixed(0)} B + ${w.fpi_b_per_move.toFixed(0)} B of page images a move`);
       }
     }
   } finally {

@@ -240,13 +240,17 @@ static const textbuf *seats_text(journal *j, const journal_seats *s)
         KEY("spec"), STR(t->spec), tb_put(b, ",", 1);
         KEY("token"), STR(t->token), tb_put(b, ",", 1);
         KEY("resume"), STR(t->resume), tb_put(b, ",", 1);
-        KEY("bank_ms"), jt_int(b, t->bank_ms), tb_put(b, ",", 1);
-        KEY("grace_ms"), jt_int(b, t->grace_ms), tb_put(b, ",", 1);
-        KEY("illegal"), jt_int(b, t->illegal), tb_put(b, ",", 1);
-        KEY("moves"), jt_int(b, t->moves), tb_put(b, ",", 1);
         KEY("joined"), tb_put(b, t->joined ? "true," : "false,", t->joined ? 5 : 6);
         KEY("takeover"), tb_put(b, t->takeover ? "true," : "false,", t->takeover ? 5 : 6);
-        KEY("used_ms"), jt_int(b, t->used_ms), tb_put(b, "}", 1);
+        KEY("grace_ms"), jt_int(b, t->grace_ms), tb_put(b, ",", 1);
+        KEY("illegal"), jt_int(b, t->illegal), tb_put(b, ",", 1);
+        /* what a move changes, last and together: a row's new version is
+         * logged as the bytes between what it shares with the old one at
+         * its start and at its end (PostgreSQL's HOT update), so these few
+         * bytes are all of a move's seats in the WAL */
+        KEY("bank_ms"), jt_int(b, t->bank_ms), tb_put(b, ",", 1);
+        KEY("used_ms"), jt_int(b, t->used_ms), tb_put(b, ",", 1);
+        KEY("moves"), jt_int(b, t->moves), tb_put(b, "}", 1);
     }
     tb_put(b, "]", 1);
 #undef KEY

@@ -233,15 +233,13 @@ int match_reason_index(const char *reason)
 
 json_t *match_summary(const match *m)
 {
-    json_t *o =
-        json_pack("{s:s, s:s, s:o, s:s, s:i, s:o, s:o, s:I}", "match", m->id, "game", m->g->name,
-                  "rules", wire_rules_json(m->g, &m->rules), "status", match_status_name(m->status),
-                  "turn", m->turns, "scores", match_view_scores(m), "seats", match_seats_json(m),
-                  "created", (json_int_t)m->created_ms);
-    int p = m->g->current_player(m->st);
-    json_object_set_new(o, "to_move",
-                        m->status == MATCH_LIVE && p >= 0 ? json_integer(p) : json_null());
-    json_object_set_new(o, "result", m->result ? json_incref(m->result) : json_null());
+    /* what is set at the match's creation first, what a move changes last
+     * (turn, scores, to_move): on a shared database the summary is the last
+     * column of the match's row, rewritten about once a second while it is
+     * played, and PostgreSQL logs a row's new version as the bytes between
+     * what it shares with the old one at its start and at its end */
+    json_t *o = json_pack("{s:s, s:s, s:o, s:I}", "match", m->id, "game", m->g->name, "rules",
+                          wire_rules_json(m->g, &m->rules), "created", (json_int_t)m->created_ms);
     if (m->demo)
         json_object_set_new(o, "demo", json_true());
     if (m->tour_id) /* a tournament's game: which, and which game of it */
@@ -250,6 +248,14 @@ json_t *match_summary(const match *m)
     json_object_update_new(o, rules_of_play(m));
     if (m->has_nonce)
         json_object_set_new(o, "chance_commitment", json_string(m->commitment));
+    json_object_set_new(o, "seats", match_seats_json(m));
+    json_object_set_new(o, "status", json_string(match_status_name(m->status)));
+    json_object_set_new(o, "result", m->result ? json_incref(m->result) : json_null());
+    json_object_set_new(o, "scores", match_view_scores(m));
+    json_object_set_new(o, "turn", json_integer(m->turns));
+    int p = m->g->current_player(m->st);
+    json_object_set_new(o, "to_move",
+                        m->status == MATCH_LIVE && p >= 0 ? json_integer(p) : json_null());
     return o;
 }
 
