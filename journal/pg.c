@@ -44,22 +44,22 @@
 
 #include "journal_int.h"
 
-/* The layout of the PostgreSQL tables (meta 'schema'). It starts at the
- * SQLite journal's current layout, plus matches.owner and the instances. */
-#define PG_SCHEMA 1
+/* The layout of the PostgreSQL tables (meta 'schema'). 1: the SQLite
+ * journal's layout, plus matches.owner and the instances. 2: the plies in
+ * runs (move_runs, below), `moves` a view of them; a database of layout 1
+ * is converted when it is opened. */
+#define PG_SCHEMA 2
 
 /* The parameters of tessera_batch (put_batch). */
 enum {
     BA_INST, BA_TOKEN, BA_BATCH, BA_TTL,
-    BA_M_MATCH, BA_M_PLY, BA_M_MOVE, BA_M_BY, BA_M_REASON, BA_M_AT, BA_M_THINK, BA_M_WAIT,
-    BA_M_INFO,
+    BA_R_MATCH, BA_R_PLY, BA_R_AT, BA_R_PLIES, BA_R_INFO,
     BA_T_TOKEN, BA_T_MATCH, BA_T_SEAT,
     BA_U_ID, BA_U_WHAT, BA_U_SEATS, BA_U_STATUS, BA_U_FINISHED, BA_U_RESULT, BA_U_SUMMARY,
     BA_N
 };
 static const char batch_call[] =
-    "SELECT tessera_batch($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,"
-    "$21,$22,$23)";
+    "SELECT tessera_batch($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19)";
 
 /* What a merged update of a match's row sets (u_what, a bit mask). */
 enum { UW_SEATS = 1, UW_FINISH = 2, UW_SUMMARY = 4 };
@@ -73,6 +73,7 @@ typedef struct pg_update {
     int64_t finished; /* UW_FINISH */
     uint32_t result;
     uint32_t summary; /* UW_SUMMARY */
+    int run_last;     /* the row of the last ply of the match's open run, or -1 */
 } pg_update;
 
 struct journal_backend {
@@ -103,6 +104,11 @@ struct journal_backend {
     int nupd, upd_cap;
     int *slot;
     int slots_cap;
+    /* the runs of plies (put_runs): each run's first row, and per row the
+     * next ply's row of its run (-1: the last); the text of one run */
+    int *run_first, *run_next;
+    int nruns, runs_cap;
+    textbuf plies;
 };
 
 /* ---- text ------------------------------------------------------------------------------- */
@@ -143,13 +149,51 @@ static const char schema[] =
     "  status INTEGER NOT NULL, created INTEGER NOT NULL, finished INTEGER, result TEXT,"
     "  demo INTEGER NOT NULL DEFAULT 0, move_encoding INTEGER NOT NULL DEFAULT 1,"
     "  chance_nonce TEXT, owner TEXT, summary TEXT);"
-    "CREATE TABLE IF NOT EXISTS moves("
-    "  match TEXT NOT NULL, ply INTEGER NOT NULL, move INTEGER NOT NULL, by TEXT, reason TEXT,"
-    "  at INTEGER NOT NULL, think_ms INTEGER, wait_ms INTEGER, info TEXT,"
-    "  PRIMARY KEY(match, ply));"
-    /* a turn's thinking line (thinking.c) with its first move; a database
-     * of before it gets the column, its turns have none */
-    "ALTER TABLE moves ADD COLUMN IF NOT EXISTS info TEXT;"
+    /* The plies in runs: a run is the plies of one match in one batch (a
+     * turn's draw, placement and meeple; more when a match moves faster
+     * than a batch commits), one row and one index entry where a ply each
+     * cost a row and an entry — the WAL of a move was mostly the records'
+     * own headers. `plies` is each ply's "move,by,reason,at,think_ms,
+     * wait_ms" joined by ';' (put_runs): `at` less the run's, an empty field
+     * NULL, and in by and reason '%', ',' and ';' as %25, %2C and %3B;
+     * `info` the plies' thinking lines (a turn's on its first ply, from
+     * thinking.c), NULL when none of them has one. The view `moves` gives
+     * the plies back a row each, as the journal's reader (journal.c), tools
+     * and layout 1 know them. */
+    "CREATE TABLE IF NOT EXISTS move_runs("
+    "  match TEXT NOT NULL, ply INTEGER NOT NULL, at INTEGER NOT NULL, plies TEXT NOT NULL,"
+    "  info TEXT[], PRIMARY KEY(match, ply));"
+    "CREATE OR REPLACE FUNCTION tessera_unesc(t TEXT) RETURNS TEXT LANGUAGE sql IMMUTABLE AS"
+    "  $f$ SELECT NULLIF(replace(replace(replace(t, '%2C', ','), '%3B', ';'), '%25', '%'), '') $f$;"
+    "CREATE OR REPLACE FUNCTION tessera_esc(t TEXT) RETURNS TEXT LANGUAGE sql IMMUTABLE AS"
+    "  $f$ SELECT coalesce(replace(replace(replace(t, '%', '%25'), ',', '%2C'), ';', '%3B'), '') $f$;"
+    /* layout 1's table of plies, converted: a run of one ply each (its
+     * thinking lines, where it had the column) */
+    "DO $d$ BEGIN"
+    "  IF EXISTS (SELECT 1 FROM pg_class WHERE oid = to_regclass('moves') AND relkind = 'r') THEN"
+    "    ALTER TABLE moves ADD COLUMN IF NOT EXISTS info TEXT;"
+    "    INSERT INTO move_runs(match, ply, at, plies, info)"
+    "     SELECT match, ply, at, move || ',' || tessera_esc(by) || ',' || tessera_esc(reason)"
+    "       || ',0,' || coalesce(think_ms::text, '') || ',' || coalesce(wait_ms::text, ''),"
+    "       CASE WHEN info IS NULL THEN NULL ELSE ARRAY[info] END"
+    "      FROM moves;"
+    "    DROP TABLE moves;"
+    "  END IF;"
+    "  DROP FUNCTION IF EXISTS tessera_batch(TEXT, BIGINT, BIGINT, BIGINT, TEXT[], BIGINT[],"
+    "    BIGINT[], TEXT[], TEXT[], BIGINT[], BIGINT[], BIGINT[], TEXT[], TEXT[], BIGINT[], TEXT[],"
+    "    BIGINT[], TEXT[], BIGINT[], BIGINT[], TEXT[], TEXT[]);"
+    "  DROP FUNCTION IF EXISTS tessera_batch(TEXT, BIGINT, BIGINT, BIGINT, TEXT[], BIGINT[],"
+    "    BIGINT[], TEXT[], TEXT[], BIGINT[], BIGINT[], BIGINT[], TEXT[], TEXT[], TEXT[], BIGINT[],"
+    "    TEXT[], BIGINT[], TEXT[], BIGINT[], BIGINT[], TEXT[], TEXT[]);"
+    " END $d$;"
+    "CREATE OR REPLACE VIEW moves AS"
+    " SELECT r.match, (r.ply + p.i - 1)::INTEGER AS ply, split_part(p.x, ',', 1)::INTEGER AS move,"
+    "  tessera_unesc(split_part(p.x, ',', 2)) AS by,"
+    "  tessera_unesc(split_part(p.x, ',', 3)) AS reason,"
+    "  r.at + split_part(p.x, ',', 4)::INTEGER AS at,"
+    "  NULLIF(split_part(p.x, ',', 5), '')::INTEGER AS think_ms,"
+    "  NULLIF(split_part(p.x, ',', 6), '')::INTEGER AS wait_ms, r.info[p.i] AS info"
+    " FROM move_runs r, unnest(string_to_array(r.plies, ';')) WITH ORDINALITY AS p(x, i);"
     /* a match's row gets a new version each batch it is in (its seats,
      * its lobby summary): half of each page is left free for them, so that
      * the new version goes on the old one's page (a HOT update: no index
@@ -184,16 +228,15 @@ static const char schema[] =
     " END $f$;"
     /* a batch (put_batch): the fence, then its rows, each table's as arrays */
     "CREATE OR REPLACE FUNCTION tessera_batch(inst TEXT, tok BIGINT, nbatch BIGINT, ttl_ms BIGINT,"
-    "  m_match TEXT[], m_ply BIGINT[], m_move BIGINT[], m_by TEXT[], m_reason TEXT[],"
-    "  m_at BIGINT[], m_think BIGINT[], m_wait BIGINT[], m_info TEXT[],"
+    "  r_match TEXT[], r_ply BIGINT[], r_at BIGINT[], r_plies TEXT[], r_info TEXT[],"
     "  t_token TEXT[], t_match TEXT[], t_seat BIGINT[],"
     "  u_id TEXT[], u_what BIGINT[], u_seats TEXT[], u_status BIGINT[], u_finished BIGINT[],"
     "  u_result TEXT[], u_summary TEXT[])"
     " RETURNS BIGINT LANGUAGE plpgsql AS $f$ BEGIN"
     "  PERFORM tessera_fence(inst, tok, nbatch, ttl_ms);"
-    "  INSERT INTO moves(match, ply, move, by, reason, at, think_ms, wait_ms, info)"
-    "   SELECT * FROM unnest(m_match, m_ply, m_move, m_by, m_reason, m_at, m_think, m_wait,"
-    "    m_info);"
+    "  INSERT INTO move_runs(match, ply, at, plies, info)"
+    "   SELECT u.m, u.p, u.a, u.x, u.i::TEXT[]"
+    "    FROM unnest(r_match, r_ply, r_at, r_plies, r_info) AS u(m, p, a, x, i);"
     "  INSERT INTO resume_tokens(token, match, seat)"
     "   SELECT * FROM unnest(t_token, t_match, t_seat) ON CONFLICT DO NOTHING;"
     "  UPDATE matches m SET"
@@ -208,38 +251,37 @@ static const char schema[] =
     "  RETURN nbatch;"
     " END $f$;";
 
-/* Create the tables, or check that the ones there are a layout we read. */
-static int pg_schema(journal_backend *p, char *err, size_t errcap)
+/* The layout a database says it has (meta 'schema'): "" when it has none
+ * yet (a new database), else its text; < 0 when it cannot be read. */
+static int read_layout(db_conn *d, char *version, size_t cap)
 {
-    db_conn *d = p->j->dbh;
-    if (db_schema_lock(d) || db_exec(d, schema)) {
-        snprintf(err, errcap, "PostgreSQL: creating the journal's tables: %s", db_errmsg(d));
-        db_schema_unlock(d);
-        return ENG_ESTORAGE;
-    }
+    version[0] = 0;
     db_stmt *q = NULL;
     int rc = db_prepare(d, "SELECT value FROM meta WHERE key='schema'", &q);
     const char *v = NULL;
-    char version[40] = "";
     if (rc == DB_OK && (rc = db_step(q)) == DB_ROW && (v = db_column_text(q, 0)))
-        snprintf(version, sizeof version, "%.32s", v);
+        snprintf(version, cap, "%.32s", v);
     db_finalize(q);
-    if (rc < 0) {
-        snprintf(err, errcap, "PostgreSQL: reading the schema version: %s", db_errmsg(d));
+    return rc < 0 ? rc : 0;
+}
+
+/* Create the tables, or check that the ones there are a layout we read
+ * (this one, or layout 1, which the schema converts), before anything of
+ * them is touched. */
+static int pg_schema(journal_backend *p, char *err, size_t errcap)
+{
+    db_conn *d = p->j->dbh;
+    char version[40] = "";
+    if (db_schema_lock(d) ||
+        db_exec(d, "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)") ||
+        read_layout(d, version, sizeof version) < 0) {
+        snprintf(err, errcap, "PostgreSQL: reading the journal's layout: %s", db_errmsg(d));
         db_schema_unlock(d);
         return ENG_ESTORAGE;
     }
-    if (!version[0]) {
-        char sql[120];
-        snprintf(sql, sizeof sql,
-                 "INSERT INTO meta VALUES('schema','%d') ON CONFLICT(key) DO NOTHING", PG_SCHEMA);
-        if (db_exec(d, sql)) {
-            snprintf(err, errcap, "PostgreSQL: %s", db_errmsg(d));
-            db_schema_unlock(d);
-            return ENG_ESTORAGE;
-        }
-    } else if (strtol(version, NULL, 10) != PG_SCHEMA ||
-               strspn(version, "0123456789") != strlen(version)) {
+    long layout = strtol(version, NULL, 10);
+    if (version[0] && ((layout != PG_SCHEMA && layout != 1) ||
+                       strspn(version, "0123456789") != strlen(version))) {
         for (char *ch = version; *ch; ch++)
             if ((unsigned char)*ch < 0x20 || (unsigned char)*ch > 0x7e)
                 *ch = '?';
@@ -251,6 +293,19 @@ static int pg_schema(journal_backend *p, char *err, size_t errcap)
         db_schema_unlock(d);
         return ENG_EBAD_VERSION;
     }
+    char sql[160];
+    snprintf(sql, sizeof sql,
+             "INSERT INTO meta VALUES('schema','%d') ON CONFLICT(key) DO UPDATE SET value = "
+             "excluded.value",
+             PG_SCHEMA);
+    if (db_exec(d, "BEGIN") || db_exec(d, schema) || db_exec(d, sql) || db_exec(d, "COMMIT")) {
+        snprintf(err, errcap, "PostgreSQL: creating the journal's tables: %s", db_errmsg(d));
+        db_exec(d, "ROLLBACK");
+        db_schema_unlock(d);
+        return ENG_ESTORAGE;
+    }
+    if (version[0] && layout != PG_SCHEMA)
+        srv_log(LOG_INFO, "journal_upgraded", "{s:i, s:i}", "from", (int)layout, "to", PG_SCHEMA);
     db_schema_unlock(d);
     return 0;
 }
@@ -530,7 +585,8 @@ static pg_update *update_of(journal_backend *p, const journal_batch *b, uint32_t
             assert(p->nupd < p->upd_cap);
             p->slot[i] = p->nupd;
             pg_update *u = &p->upd[p->nupd++];
-            *u = (pg_update){.id = id, .seats = JNONE, .result = JNONE, .summary = JNONE};
+            *u = (pg_update){
+                .id = id, .seats = JNONE, .result = JNONE, .summary = JNONE, .run_last = -1};
             return u;
         }
         if (!strcmp(jrow_str(b, p->upd[k].id), key))
@@ -564,6 +620,101 @@ static bool updates_reserve(journal_backend *p, int n)
     return true;
 }
 
+/* Room for the runs of a batch of n rows. */
+static bool runs_reserve(journal_backend *p, int n)
+{
+    if (n > p->runs_cap) {
+        int *f = realloc(p->run_first, (size_t)n * sizeof *f);
+        if (!f)
+            return false;
+        p->run_first = f;
+        int *x = realloc(p->run_next, (size_t)n * sizeof *x);
+        if (!x)
+            return false;
+        p->run_next = x;
+        p->runs_cap = n;
+    }
+    p->nruns = 0;
+    return true;
+}
+
+/* A ply's by or reason in a run's text (move_runs): '%', ',' and ';' as
+ * %25, %2C and %3B; NULL (and "", which the journal is never given) as
+ * nothing. */
+static void put_esc(textbuf *t, const char *s)
+{
+    for (; s && *s; s++)
+        if (*s == '%' || *s == ',' || *s == ';')
+            tb_printf(t, "%%%02X", (unsigned)*s);
+        else
+            tb_put(t, s, 1);
+}
+
+/* Ply row i of the batch into the run of its match: the next ply of the
+ * match's open run joins it, any other starts a run. */
+static void add_ply(journal_backend *p, const journal_batch *b, int i)
+{
+    const journal_row *r = &b->row[i];
+    pg_update *u = update_of(p, b, r->match);
+    p->run_next[i] = -1;
+    if (u->run_last >= 0 && b->row[u->run_last].n + 1 == r->n)
+        p->run_next[u->run_last] = i;
+    else
+        p->run_first[p->nruns++] = i;
+    u->run_last = i;
+}
+
+/* The runs as tessera_batch's r_* arrays: the match, the first ply and its
+ * time, the plies' text ("move,by,reason,at,think_ms,wait_ms" each, joined
+ * by ';') and their thinking lines. */
+static void put_runs(journal_backend *p, const journal_batch *b)
+{
+    textbuf *a = p->arg, *t = &p->plies;
+    for (int k = 0; k < p->nruns; k++) {
+        const journal_row *r0 = &b->row[p->run_first[k]];
+        arr_str(&a[BA_R_MATCH], jrow_str(b, r0->match));
+        arr_int(&a[BA_R_PLY], r0->n, false);
+        arr_int(&a[BA_R_AT], r0->at, false);
+        tb_reset(t);
+        for (int i = p->run_first[k]; i >= 0; i = p->run_next[i]) {
+            const journal_row *r = &b->row[i];
+            tb_printf(t, "%s%" PRId64 ",", i == p->run_first[k] ? "" : ";", (int64_t)r->move);
+            put_esc(t, jrow_str(b, r->a));
+            tb_put(t, ",", 1);
+            put_esc(t, jrow_str(b, r->b));
+            tb_printf(t, ",%" PRId64 ",", r->at - r0->at);
+            if (r->think_ms >= 0)
+                tb_printf(t, "%" PRId64, (int64_t)r->think_ms);
+            tb_put(t, ",", 1);
+            if (r->wait_ms >= 0)
+                tb_printf(t, "%" PRId64, (int64_t)r->wait_ms);
+        }
+        if (t->failed)
+            a[BA_R_PLIES].failed = true;
+        else
+            arr_str(&a[BA_R_PLIES], t->p);
+        /* the plies' thinking lines: the text of a TEXT[] (each line quoted
+         * in it, the whole quoted again as an element of r_info), or NULL
+         * when none of them has one, as most runs */
+        bool any = false;
+        for (int i = p->run_first[k]; i >= 0; i = p->run_next[i])
+            any = any || jrow_str(b, b->row[i].info) != NULL;
+        if (!any) {
+            arr_str(&a[BA_R_INFO], NULL);
+            continue;
+        }
+        tb_reset(t);
+        tb_put(t, "{", 1);
+        for (int i = p->run_first[k]; i >= 0; i = p->run_next[i])
+            arr_str(t, jrow_str(b, b->row[i].info));
+        tb_put(t, "}", 1);
+        if (t->failed)
+            a[BA_R_INFO].failed = true;
+        else
+            arr_str(&a[BA_R_INFO], t->p);
+    }
+}
+
 /* The batch's rows as the parameters of tessera_batch (p->arg); false when
  * out of memory. */
 static bool put_batch(journal_backend *p, const journal_batch *b)
@@ -576,13 +727,12 @@ static bool put_batch(journal_backend *p, const journal_batch *b)
     tb_printf(&a[BA_TOKEN], "%" PRId64, p->token);
     tb_printf(&a[BA_BATCH], "%" PRId64, p->batch_no);
     tb_printf(&a[BA_TTL], "%d", p->lease_ms);
-    for (int i = BA_M_MATCH; i < BA_N; i++)
+    for (int i = BA_R_MATCH; i < BA_N; i++)
         tb_put(&a[i], "{", 1);
-    int nupd = 0;
+    int nmatch = 0; /* the rows that may name a match of their own: at most that many */
     for (int i = 0; i < b->n; i++)
-        nupd += b->row[i].kind == JR_SEATS || b->row[i].kind == JR_FINISH ||
-                b->row[i].kind == JR_SUMMARY;
-    if (!updates_reserve(p, nupd))
+        nmatch += b->row[i].kind != JR_TOKEN;
+    if (!updates_reserve(p, nmatch) || !runs_reserve(p, b->n))
         return false;
     for (int i = 0; i < b->n; i++) {
         const journal_row *r = &b->row[i];
@@ -590,15 +740,7 @@ static bool put_batch(journal_backend *p, const journal_batch *b)
         pg_update *u = NULL;
         switch (r->kind) {
         case JR_MOVE:
-            arr_str(&a[BA_M_MATCH], id);
-            arr_int(&a[BA_M_PLY], r->n, false);
-            arr_int(&a[BA_M_MOVE], (int64_t)r->move, false);
-            arr_str(&a[BA_M_BY], jrow_str(b, r->a));
-            arr_str(&a[BA_M_REASON], jrow_str(b, r->b));
-            arr_int(&a[BA_M_AT], r->at, false);
-            arr_int(&a[BA_M_THINK], r->think_ms, true);
-            arr_int(&a[BA_M_WAIT], r->wait_ms, true);
-            arr_str(&a[BA_M_INFO], jrow_str(b, r->info));
+            add_ply(p, b, i);
             break;
         case JR_TOKEN:
             arr_str(&a[BA_T_TOKEN], jrow_str(b, r->a));
@@ -626,8 +768,11 @@ static bool put_batch(journal_backend *p, const journal_batch *b)
             break;
         }
     }
+    put_runs(p, b);
     for (int i = 0; i < p->nupd; i++) {
         const pg_update *u = &p->upd[i];
+        if (!u->what)
+            continue; /* plies alone: the match's row stays as it is */
         arr_str(&a[BA_U_ID], jrow_str(b, u->id));
         arr_int(&a[BA_U_WHAT], u->what, false);
         arr_str(&a[BA_U_SEATS], jrow_str(b, u->seats));
@@ -638,7 +783,7 @@ static bool put_batch(journal_backend *p, const journal_batch *b)
     }
     bool ok = true;
     for (int i = 0; i < BA_N; i++) {
-        if (i >= BA_M_MATCH)
+        if (i >= BA_R_MATCH)
             tb_put(&a[i], "}", 1);
         ok = ok && !a[i].failed;
     }
@@ -944,6 +1089,9 @@ static void pg_close(journal_backend *p)
         tb_free(&p->arg[i]);
     free(p->upd);
     free(p->slot);
+    free(p->run_first);
+    free(p->run_next);
+    tb_free(&p->plies);
     db_close(p->j->dbh);
     free(p);
 }

@@ -1046,20 +1046,33 @@ json_t *cluster_remote_matches(srv *s, int status_filter, int max)
     return out;
 }
 
+/* How late another server's lobby may show a match's turn and scores: a
+ * summary is a new version of the match's row (a HOT update, ~120 B of WAL,
+ * and a prune of the page later), which at a move a second per match was a
+ * fifth of a move's WAL when it was written every tick. A new match, and a
+ * change of status (started, finished), are written at the next tick. */
+#define CLUSTER_SUMMARY_MS 3000
+
 /* The lobby of the other servers: each server writes the summaries of its
- * matches that changed since the last tick (at most one a second each). */
+ * matches that changed since they were last written (at a tick, at most one
+ * a second each; CLUSTER_SUMMARY_MS apart while only turns change). */
 static void write_summaries(struct cluster *cl)
 {
     srv *s = cl->s;
+    uint64_t now = uv_now(s->loop);
     for (match *m = s->matches; m; m = m->next) {
         if (m->summary_turns == m->turns + 1 && m->summary_status == m->status)
             continue;
+        if (m->summary_turns && m->summary_status == m->status &&
+            now - m->summary_ms < CLUSTER_SUMMARY_MS)
+            continue; /* only its turn and scores: in a while */
         json_t *sum = match_summary(m);
         char *text = sum ? json_dumps(sum, JSON_COMPACT) : NULL;
         json_decref(sum);
         if (text && journal_set_summary(s->db, m->id, text) == 0) {
             m->summary_turns = m->turns + 1;
             m->summary_status = m->status;
+            m->summary_ms = now;
         }
         free(text);
     }

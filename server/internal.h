@@ -236,6 +236,7 @@ struct match {
     int summary_turns;                /* cluster.c: turns + 1 when its lobby summary was last
                                          stored for other servers (0: never) ... */
     int summary_status;               /* ... and its status then */
+    uint64_t summary_ms;              /* ... and the loop's ms then */
     int journal_status;               /* the status it last journaled + 1 (0: not known):
                                          a move's batch leaves it alone when unchanged */
     uint64_t journal_batch;           /* the commit its latest writes wait for (journal.h: the

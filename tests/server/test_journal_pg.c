@@ -263,11 +263,16 @@ static void test_upgrade(void **state)
     journal_seats s = {.match = "m1", .status = 1, .nseats = 2, .seat = a};
     wait_stored(j, append(j, "m1", 0, 3, "player", NULL, &s));
     close_journal(j);
-    /* the database as a tessera before tessera_batch left it: the batches
-     * were statements, the matches' pages full */
+    /* the database as a tessera of layout 1 left it: a row a ply in a
+     * table of plies, the batches statements, the matches' pages full */
     PGconn *c = pg_connect(pg);
-    PGresult *r = PQexec(c, "DROP FUNCTION tessera_batch; ALTER TABLE matches RESET (fillfactor);"
-                            "INSERT INTO moves(match, ply, move, by, at) VALUES('m1', 3, 7, 'player', 1)");
+    PGresult *r = PQexec(
+        c, "CREATE TABLE plies AS SELECT * FROM moves; DROP VIEW moves; DROP TABLE move_runs;"
+           "ALTER TABLE plies RENAME TO moves; ALTER TABLE moves ADD PRIMARY KEY(match, ply);"
+           "DROP FUNCTION tessera_batch; ALTER TABLE matches RESET (fillfactor);"
+           "UPDATE meta SET value = '1' WHERE key = 'schema';"
+           "INSERT INTO moves(match, ply, move, by, reason, at, think_ms)"
+           " VALUES('m1', 3, 7, 'player', 'a,b;c%2Cd', 1, 250)");
     assert_int_equal(PQresultStatus(r), PGRES_COMMAND_OK);
     PQclear(r);
     char v[200];
@@ -277,6 +282,13 @@ static void test_upgrade(void **state)
     j = open_journal(pg);
     pg_value(c, "SELECT reloptions::text FROM pg_class WHERE relname = 'matches'", v, sizeof v);
     assert_string_equal(v, "{fillfactor=50}");
+    /* the plies converted to runs, given back by the view as they were */
+    pg_value(c, "SELECT value || ' ' || (SELECT relkind::text FROM pg_class WHERE relname = 'moves') || ' '"
+                " || (SELECT count(*) FROM move_runs) FROM meta WHERE key = 'schema'", v, sizeof v);
+    assert_string_equal(v, "2 v 4");
+    pg_value(c, "SELECT move || ' ' || by || ' ' || reason || ' ' || at || ' ' || think_ms || ' ' ||"
+                " coalesce(wait_ms::text, '-') FROM moves WHERE match = 'm1' AND ply = 3", v, sizeof v);
+    assert_string_equal(v, "7 player a,b;c%2Cd 1 250 -");
     a[0] = seat_of("a", "", false, 2);
     wait_stored(j, append(j, "m1", 4, 2, "player", NULL, &s));
     char *got = dump(j);
@@ -288,6 +300,37 @@ static void test_upgrade(void **state)
     assert_int_equal(json_integer_value(json_array_get(json_array_get(moves, 4), 0)), 400);
     json_decref(all);
     free(got);
+    /* the two new plies: one run */
+    pg_value(c, "SELECT count(*) || ' ' || max(ply) FROM move_runs WHERE match = 'm1'", v, sizeof v);
+    assert_string_equal(v, "5 4");
+    PQfinish(c);
+    pgtest_drop();
+}
+
+/* A layout this tessera does not know is refused before anything of it is
+ * touched. */
+static void test_newer_layout(void **state)
+{
+    (void)state;
+    const char *pg = pgtest_create("journal_pg_new");
+    assert_non_null(pg);
+    close_journal(open_journal(pg));
+    PGconn *c = pg_connect(pg);
+    PGresult *r = PQexec(c, "UPDATE meta SET value = '3' WHERE key = 'schema'; DROP VIEW moves;"
+                            "CREATE TABLE moves(x INTEGER)");
+    assert_int_equal(PQresultStatus(r), PGRES_COMMAND_OK);
+    PQclear(r);
+    journal_config cfg = {.loop = &loop, .instance = "t1", .lease_ms = 5000};
+    journal *j = NULL;
+    char err[512] = "";
+    int rc = journal_open(pg, &cfg, &j, err, sizeof err);
+    assert_int_equal(rc, ENG_EBAD_VERSION);
+    assert_null(j);
+    assert_non_null(strstr(err, "'3'"));
+    char v[100];
+    pg_value(c, "SELECT relkind::text || ' ' || (SELECT count(*) FROM pg_proc WHERE proname = "
+                "'tessera_unesc') FROM pg_class WHERE relname = 'moves'", v, sizeof v);
+    assert_string_equal(v, "r 1"); /* the table of layout 3 is as it was */
     PQfinish(c);
     pgtest_drop();
 }
@@ -300,6 +343,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_same_as_sqlite),
         cmocka_unit_test(test_upgrade),
+        cmocka_unit_test(test_newer_layout),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     uv_close((uv_handle_t *)&keep, NULL);

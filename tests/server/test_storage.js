@@ -131,7 +131,14 @@ test('corrupted journal rows: those matches are reported, the others restored', 
   /* damage: a move the rules refuse, and seats that are not JSON */
   const plies = Number(dbQuery(srv, `SELECT count(*) FROM moves WHERE match='${badMove}'`));
   assert.ok(plies >= 10, `${plies} journaled plies`);
-  dbQuery(srv, `UPDATE moves SET move=1000000 WHERE match='${badMove}' AND ply=4`);
+  if (srv.storage) /* PostgreSQL keeps a match's plies in runs (journal/pg.c): the one with ply 4 */
+    dbQuery(srv, `UPDATE move_runs r SET plies = (SELECT string_agg(CASE WHEN r.ply + i - 1 = 4 ` +
+      `THEN '1000000' || substr(x, strpos(x, ',')) ELSE x END, ';' ORDER BY i) ` +
+      `FROM unnest(string_to_array(r.plies, ';')) WITH ORDINALITY AS p(x, i)) ` +
+      `WHERE match='${badMove}' AND ply <= 4 AND ply + cardinality(string_to_array(plies, ';')) > 4`);
+  else
+    dbQuery(srv, `UPDATE moves SET move=1000000 WHERE match='${badMove}' AND ply=4`);
+  assert.equal(dbQuery(srv, `SELECT move FROM moves WHERE match='${badMove}' AND ply=4`), '1000000');
   dbQuery(srv, `UPDATE matches SET seats='[{"kind":' WHERE id='${badSeats}'`);
 
   await srv.restart();
