@@ -22,6 +22,11 @@
  *     batch (the server's journal_batches line);
  *   - the server's CPU per move (the generator reads /proc/PID/stat) and the
  *     moves per second.
+ * With --wal-stats, each run also prints what its WAL was made of: records
+ * and bytes per move by record type (pg_walinspect's pg_get_wal_stats, a
+ * contrib module of PostgreSQL 15, over the run's LSNs; the WAL is the
+ * cluster's, so it counts anything else the cluster did meanwhile) and the
+ * average size of a match's row, its seats and its lobby summary.
  * With --think-ms each bot answers that long after it is asked: the offered
  * load is then the same for both builds (the matches over the bots' pace),
  * as long as both keep up with it; without it the bots answer at once and

@@ -41,9 +41,12 @@ if [ "${TESSERA_NO_SANITIZE:-0}" != 1 ]; then
   cmake --build build-asan -j"$jobs"
   # the server suites' second run, on PostgreSQL (label pg), stays in the first
   # pass: the sanitizers see the PostgreSQL code through the storage and
-  # cluster suites, and the pass stays within CI's time
-  asan_labels=(-LE "slow|pg")
-  [ "${TESSERA_TEST_SLOW:-0}" = 1 ] && asan_labels=(-LE pg)
+  # cluster suites, and the pass stays within CI's time; so do the suites
+  # labelled `once`, whose subject is not the build (the scripts, the
+  # packages, the Docker context: run_fresh alone builds the program again,
+  # three minutes of a loaded machine)
+  asan_labels=(-LE "slow|pg|once")
+  [ "${TESSERA_TEST_SLOW:-0}" = 1 ] && asan_labels=(-LE "pg|once")
   (cd build-asan && TESSERA_SANITIZED=1 ctest --output-on-failure -j"$jobs" "${asan_labels[@]}")
 fi
 

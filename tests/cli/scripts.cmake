@@ -7,5 +7,5 @@
 set(_scripts_sh ${CMAKE_CURRENT_LIST_DIR}/scripts.sh)
 foreach(case deps_fail configure_no_cmocka configure_needs_cmocka run_missing_package run_fresh)
   add_test(NAME scripts_${case} COMMAND bash ${_scripts_sh} ${PROJECT_SOURCE_DIR} ${case})
-  set_tests_properties(scripts_${case} PROPERTIES LABELS cli TIMEOUT 900)
+  set_tests_properties(scripts_${case} PROPERTIES LABELS "cli;once" TIMEOUT 900)
 endforeach()

@@ -6,4 +6,4 @@
 # first used, naming the file, the line and the package to add.
 add_test(NAME deps_programs
   COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/programs.py ${PROJECT_SOURCE_DIR} ${CMAKE_BINARY_DIR})
-set_tests_properties(deps_programs PROPERTIES LABELS "unit;deps" TIMEOUT 120 SKIP_RETURN_CODE 77)
+set_tests_properties(deps_programs PROPERTIES LABELS "unit;deps;once" TIMEOUT 120 SKIP_RETURN_CODE 77)

@@ -3,7 +3,7 @@
 # and a folder added to the tree but not to docker/Dockerfile broke the image unnoticed
 # (base/, journal/, analysis/ and kit/ladder.json, 2026-12-02).
 add_test(NAME docker_context COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/context.sh ${PROJECT_SOURCE_DIR})
-set_tests_properties(docker_context PROPERTIES LABELS "docker" TIMEOUT 300)
+set_tests_properties(docker_context PROPERTIES LABELS "docker;once" TIMEOUT 300)
 # The container image of docker/ built and run with podman, a match served to
 # bots outside it (tests/docker/docker.sh). Label slow: it builds the program
 # inside the image (minutes); run it with `ctest -L slow -R docker_image`.
