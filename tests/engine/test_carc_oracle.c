@@ -25,8 +25,9 @@
  *   default: 300 random games per player count 2..5 with the current rules,
  *   150 with tiny_city=2 farms=false, 50 each with only one of the two, and
  *   300 / 150 dense-policy games; --slow: 3,000 games per configuration;
- *   --games N: N games per configuration (ASan runs). The environment
- *   variable TESSERA_CARC_GAMES=N does the same as --games N.
+ *   --games N: N games per configuration. The environment variable
+ *   TESSERA_CARC_GAMES=N does the same as --games N; TESSERA_SANITIZED=1
+ *   (the sanitizer pass) plays a quarter of the default, at least 10.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -93,11 +94,20 @@ static void report(const char *fmt, ...)
         }                                                                \
     } while (0)
 
+/* Under the sanitizers (TESSERA_SANITIZED=1, as the test script's second
+ * pass sets it) a quarter of each configuration's games, at least 10: that
+ * pass is after memory errors on every path, which every configuration
+ * still walks, and the first pass plays them all; in full, the oracle under
+ * ASan took 756 s of a loaded machine, the pass's longest suite. */
+static bool g_sanitized;
+
 static int game_count(const config *c)
 {
     if (g_games >= 0)
         return g_games;
-    return g_slow ? 3000 : c->games;
+    if (g_slow)
+        return 3000;
+    return g_sanitized ? (c->games / 4 > 10 ? c->games / 4 : 10) : c->games;
 }
 
 /* ---- the two tile tables agree ------------------------------------------ */
@@ -555,6 +565,7 @@ int main(int argc, char **argv)
     const char *env = getenv("TESSERA_CARC_GAMES"); /* the command line wins */
     if (env)
         g_games = atoi(env);
+    g_sanitized = getenv("TESSERA_SANITIZED") != NULL;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--slow") == 0) {
             g_slow = 1;
