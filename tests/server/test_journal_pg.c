@@ -271,8 +271,8 @@ static void test_upgrade(void **state)
            "ALTER TABLE plies RENAME TO moves; ALTER TABLE moves ADD PRIMARY KEY(match, ply);"
            "DROP FUNCTION tessera_batch; ALTER TABLE matches RESET (fillfactor);"
            "UPDATE meta SET value = '1' WHERE key = 'schema';"
-           "INSERT INTO moves(match, ply, move, by, reason, at, think_ms)"
-           " VALUES('m1', 3, 7, 'player', 'a,b;c%2Cd', 1, 250)");
+           "INSERT INTO moves(match, ply, move, by, reason, at, think_ms, info)"
+           " VALUES('m1', 3, 7, 'player', 'a,b;c%2Cd', 1, 250, '{\"pv\":[\"a,b\"]}')");
     assert_int_equal(PQresultStatus(r), PGRES_COMMAND_OK);
     PQclear(r);
     char v[200];
@@ -289,6 +289,8 @@ static void test_upgrade(void **state)
     pg_value(c, "SELECT move || ' ' || by || ' ' || reason || ' ' || at || ' ' || think_ms || ' ' ||"
                 " coalesce(wait_ms::text, '-') FROM moves WHERE match = 'm1' AND ply = 3", v, sizeof v);
     assert_string_equal(v, "7 player a,b;c%2Cd 1 250 -");
+    pg_value(c, "SELECT info FROM moves WHERE match = 'm1' AND ply = 3", v, sizeof v);
+    assert_string_equal(v, "{\"pv\":[\"a,b\"]}");
     a[0] = seat_of("a", "", false, 2);
     wait_stored(j, append(j, "m1", 4, 2, "player", NULL, &s));
     char *got = dump(j);
