@@ -521,9 +521,9 @@ static int dec_resume(dctx *c, proto_msg *m)
     return want_ident(c, token, "resume_token", PROTO_TOKEN_MAX, &m->resume_token);
 }
 
-/* replay: a match by id, or a record sent along (checked later, turn by
- * turn, by the record reader). Exactly one of the two. */
-static int dec_replay(dctx *c, proto_msg *m)
+/* A message about one game (replay, analyze): its "match" (an id), or its
+ * "record" (an object, for the record reader to check) — exactly one. */
+static int dec_match_or_record(dctx *c, proto_msg *m, const char *type)
 {
     static const field fields[] = {COMMON_FIELDS, {"match", false}, {"record", false}};
     json_error_t e;
@@ -532,7 +532,8 @@ static int dec_replay(dctx *c, proto_msg *m)
                        "match", &match, "record", &record))
         return shape_fail(c, m->root, NULL, fields, NFIELDS(fields), &e);
     if (!match == !record)
-        return fail(c, ENG_EBAD_MESSAGE, "replay takes exactly one of \"match\" and \"record\"");
+        return fail(c, ENG_EBAD_MESSAGE, "%s takes exactly one of \"match\" and \"record\"",
+                    type);
     if (match)
         return want_ident(c, match, "match", PROTO_MATCH_ID_MAX, &m->match);
     int rc = want_object(c, record, "record");
@@ -541,6 +542,10 @@ static int dec_replay(dctx *c, proto_msg *m)
     m->record = record;
     return 0;
 }
+
+/* replay: a match by id, or a record sent along (checked later, turn by
+ * turn, by the record reader). Exactly one of the two. */
+static int dec_replay(dctx *c, proto_msg *m) { return dec_match_or_record(c, m, "replay"); }
 
 /* ---- create_match ------------------------------------------------------ */
 
@@ -1020,24 +1025,7 @@ static int dec_create_tournament(dctx *c, proto_msg *m)
 /* analyze: a finished match, or a game record the client sends (docs/analysis.md):
  * exactly one of the two, as for replay. The record's contents are the
  * record reader's to check (server/analyze.c, rec_replay_json). */
-static int dec_analyze(dctx *c, proto_msg *m)
-{
-    static const field fields[] = {COMMON_FIELDS, {"match", false}, {"record", false}};
-    json_error_t e;
-    json_t *t, *id = NULL, *match = NULL, *record = NULL;
-    if (json_unpack_ex(m->root, &e, JSON_STRICT, "{s:o, s?o, s?o, s?o}", "type", &t, "id", &id,
-                       "match", &match, "record", &record))
-        return shape_fail(c, m->root, NULL, fields, NFIELDS(fields), &e);
-    if (!match == !record)
-        return fail(c, ENG_EBAD_MESSAGE, "analyze takes exactly one of \"match\" and \"record\"");
-    if (match)
-        return want_ident(c, match, "match", PROTO_MATCH_ID_MAX, &m->match);
-    int rc = want_object(c, record, "record");
-    if (rc)
-        return rc;
-    m->record = record;
-    return 0;
-}
+static int dec_analyze(dctx *c, proto_msg *m) { return dec_match_or_record(c, m, "analyze"); }
 
 /* info: the envelope of a seat's thinking lines (match, seat, turn as for
  * move) and the names of the body's fields; the body's values are
