@@ -564,8 +564,8 @@ int bot_catalogue(char *buf, size_t cap)
         PUT("%s%s", i ? ", " : "", common_params[i].name);
     PUT("\n");
     for (int i = 0; i < NCOMMON; i++) {
-        char d[64];
         bot_value v;
+        char d[sizeof v.str + 64]; /* a string's default whole, or a number or a list */
         set_default(&common_params[i], &v);
         fmt_value(&common_params[i], &v, d, sizeof d);
         PUT("    %s=%s  %s\n", common_params[i].name, d, common_params[i].help);

@@ -378,7 +378,7 @@ static int dec_hello(dctx *c, proto_msg *m)
     if (json_unpack_ex(m->root, &e, JSON_STRICT, "{s:o, s?o, s:o, s?o}", "type", &t, "id", &id,
                        "protocol", &proto, "client", &client))
         return shape_fail(c, m->root, NULL, fields, NFIELDS(fields), &e);
-    long long v;
+    long long v = 0;
     int rc = want_int(c, proto, "protocol", PROTO_VERSION, PROTO_VERSION_MAX, &v);
     if (rc)
         return rc;
@@ -411,7 +411,7 @@ static int dec_join(dctx *c, proto_msg *m)
     if (json_unpack_ex(m->root, &e, JSON_STRICT, "{s:o, s?o, s:o, s:o, s:o}", "type", &t, "id",
                        &id, "match", &match, "seat", &seat, "token", &token))
         return shape_fail(c, m->root, NULL, fields, NFIELDS(fields), &e);
-    long long v;
+    long long v = 0;
     int rc;
     if ((rc = want_ident(c, match, "match", PROTO_MATCH_ID_MAX, &m->match)) ||
         (rc = want_int(c, seat, "seat", 0, ENG_MAX_PLAYERS - 1, &v)) ||
@@ -439,7 +439,7 @@ static int opt_seat(dctx *c, const json_t *seat, proto_msg *m)
 {
     if (!seat)
         return 0;
-    long long v;
+    long long v = 0;
     int rc = want_int(c, seat, "seat", 0, ENG_MAX_PLAYERS - 1, &v);
     if (rc)
         return rc;
@@ -473,7 +473,7 @@ static int opt_match_seat_turn(dctx *c, json_t *match, json_t *seat, json_t *tur
     if ((rc = opt_seat(c, seat, m)))
         return rc;
     if (turn) {
-        long long v;
+        long long v = 0;
         if ((rc = want_int(c, turn, "turn", 1, INT64_MAX, &v)))
             return rc;
         m->has_turn = true;
@@ -498,7 +498,7 @@ static int dec_move(dctx *c, proto_msg *m)
     if ((rc = opt_match_seat_turn(c, match, seat, turn, m)))
         return rc;
     if (think) {
-        long long v;
+        long long v = 0;
         if ((rc = want_int(c, think, "think_ms", 0, PROTO_MAX_MS, &v)))
             return rc;
         m->has_think_ms = true;
@@ -609,7 +609,7 @@ static int dec_time_control(dctx *c, json_t *jtc, proto_time_control *tc)
         if (json_unpack_ex(jtc, &e, JSON_STRICT, "{s?o, s?o, s?o, s?o}", "move_ms", &mv,
                            "first_move_ms", &first, "bank_ms", &bank, "increment_ms", &inc))
             return shape_fail(c, jtc, "time_control", fields, NFIELDS(fields), &e);
-        long long v;
+        long long v = 0;
         if (mv) {
             if ((rc = want_int(c, mv, "time_control.move_ms", PROTO_MIN_MOVE_MS, PROTO_MAX_MS, &v)))
                 return rc;
@@ -662,7 +662,7 @@ static int dec_policies(dctx *c, json_t *jp, proto_policies *p)
                        &timeout, "illegal", &illegal, "max_illegal", &maxill, "disconnect", &disc,
                        "reconnect_grace_ms", &recon, "grace_ms", &grace, "info", &info))
         return shape_fail(c, jp, "policies", fields, NFIELDS(fields), &e);
-    long long v;
+    long long v = 0;
     if (timeout && (rc = want_enum(c, timeout, "policies.timeout", timeout_names, &p->timeout)))
         return rc;
     if (illegal && (rc = want_enum(c, illegal, "policies.illegal", illegal_names, &p->illegal)))
@@ -773,7 +773,7 @@ static int dec_register(dctx *c, proto_msg *m)
         return rc;
     m->capacity = 1;
     if (cap) {
-        long long v;
+        long long v = 0;
         if ((rc = want_int(c, cap, "capacity", 1, PROTO_MAX_CAPACITY, &v)))
             return rc;
         m->capacity = (int)v;
@@ -801,7 +801,7 @@ static int dec_register(dctx *c, proto_msg *m)
 
 static int want_tournament(dctx *c, const json_t *v, int64_t *out)
 {
-    long long x;
+    long long x = 0;
     int rc = want_int(c, v, "tournament", 1, PROTO_MAX_TOUR_ID, &x);
     if (rc == 0)
         *out = x;
@@ -946,7 +946,7 @@ static int dec_create_tournament(dctx *c, proto_msg *m)
     tr->registered = true;
     tr->sprt_model = "normalized";
     int rc;
-    long long v;
+    long long v = 0;
     if (admin && (rc = want_ident(c, admin, "admin_token", PROTO_TOKEN_MAX, &m->admin_token)))
         return rc;
     if ((rc = want_enum(c, format, "format", tour_format_names, &tr->format)) ||
