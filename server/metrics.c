@@ -23,6 +23,7 @@
 #include "internal.h"
 #include "tokidx.h"
 #include "programs.h"
+#include "thinking.h"
 #include "journal/journal.h"
 #include "match_views.h"
 #include "tournaments.h"
@@ -113,6 +114,13 @@ char *metrics_text(srv *s, size_t *len)
                   (unsigned long long)c->finished[i]);
     counter(&b, "tessera_moves_total", "turns played", s->moves);
     counter(&b, "tessera_socket_writes_total", "socket writes of WebSocket output", s->writes);
+    uint64_t info_passed, info_dropped;
+    thinking_counts(&info_passed, &info_dropped);
+    head(&b, "tessera_info_lines_total", "counter",
+         "thinking lines (info) from seats: passed the checks, or dropped as bad");
+    tb_printf(&b, "tessera_info_lines_total{result=\"passed\"} %llu\n"
+                  "tessera_info_lines_total{result=\"dropped\"} %llu\n",
+              (unsigned long long)info_passed, (unsigned long long)info_dropped);
     histogram(&b, "tessera_move_overhead_seconds",
               "the server's time from a remote move's arrival to the next your_turn queued",
               &c->overhead);
@@ -240,6 +248,10 @@ json_t *srv_stats_json(const srv *s)
     /* external programs running in seats now (each a process and a worker thread) */
     json_object_set_new(o, "programs", json_integer(progs_running(s)));
     json_object_set_new(o, "writes", json_integer((json_int_t)s->writes));
+    uint64_t passed, dropped; /* thinking lines (info) checked, and dropped as bad */
+    thinking_counts(&passed, &dropped);
+    json_object_set_new(o, "info", json_pack("{s:I, s:I}", "passed", (json_int_t)passed,
+                                             "dropped", (json_int_t)dropped));
     if (cluster_on(s)) { /* several servers on one database (docs/scaling.md) */
         cluster_stats cs;
         cluster_get_stats(s, &cs);

@@ -46,6 +46,7 @@ test('live, delayed, never: what spectators and players see; the record keeps th
   const host = await Client.connect(srv.url, { name: 'host' });
   const spec = 'mcts:ms=700,reward=winloss';
   const runs = {};
+  let badSent = 0; /* the bad info lines the live run's seat sent */
   for (const mode of ['live', 'delayed', 'never']) {
     const watcher = await Client.connect(srv.url, { name: 'watch-' + mode });
     const made = await createMatch(host, [{ bot: spec }, { open: true }],
@@ -70,6 +71,7 @@ test('live, delayed, never: what spectators and players see; the record keeps th
         assert.equal(rp.turns.filter((x) => x.record.info).length, 0, 'a live record shows no lines');
       }
       if (mode === 'live' && m.turn < 12) {
+        badSent += 3;
         r.player.send({ type: 'info', turn: m.turn, text: 'mine', winprob: 0.4,
           candidates: [{ move: legal[0], visits: 3 }] });
         r.player.send({ type: 'info', candidates: [{ move: { move: 'a1' }, visits: 1 }] }); /* illegal: dropped */
@@ -81,6 +83,10 @@ test('live, delayed, never: what spectators and players see; the record keeps th
   }));
   for (const r of Object.values(runs))
     await r.watcher.expect('game_over', 30000 * SLOW);
+  /* the bad lines counted where an operator looks (server_stats, /metrics) */
+  const stats = await runs.live.watcher.request({ type: 'server_stats' }, 'stats');
+  assert.ok(badSent > 0 && stats.info.dropped >= badSent, JSON.stringify(stats.info) + ` ${badSent} bad sent`);
+  assert.ok(stats.info.passed > 0, JSON.stringify(stats.info));
 
   for (const [mode, r] of Object.entries(runs)) {
     /* the player's connection never heard a line, and had no reply to its infos */
