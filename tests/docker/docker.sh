@@ -174,7 +174,16 @@ else
     # whatever happens checks nothing): the server stopped from the host (inside,
     # the namespace's pid 1 ignores SIGSTOP), the container kept
     spid=$("${podman[@]}" inspect --format '{{.State.Pid}}' "$cnt")
-    if [ -n "$spid" ] && [ "$spid" != 0 ] && kill -STOP "$spid" 2>/dev/null; then
+    # the container's first process is tessera only without CAP_SYS_ADMIN;
+    # with it (as the compose file starts it) it is scripts/delegate-cgroup.sh,
+    # tessera its child: stop tessera itself, not the script waiting for it
+    for _ in 1 2 3; do
+      [ -n "$spid" ] && [ "$spid" != 0 ] || break
+      [ "$(cat "/proc/$spid/comm" 2>/dev/null)" = tessera ] && break
+      spid=$(ps -o pid= --ppid "$spid" | head -n 1 | tr -d ' ')
+    done
+    if [ -n "$spid" ] && [ "$spid" != 0 ] && [ "$(cat "/proc/$spid/comm" 2>/dev/null)" = tessera ] &&
+      kill -STOP "$spid" 2>/dev/null; then
       # (podman 4.3's `healthcheck run` does not enforce the check's timeout)
       timeout 20 "${podman[@]}" healthcheck run "$cnt" >/dev/null 2>&1 &&
         fail "compose: the health check passes with the server stopped"
