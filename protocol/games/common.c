@@ -61,5 +61,11 @@ const char *rec__shape_error(const json_error_t *e, char buf[REC_SHAPE_MAX])
         snprintf(buf, REC_SHAPE_MAX, "missing key: %s", e->text + strlen(not_found));
     else
         snprintf(buf, REC_SHAPE_MAX, "%s", e->text);
+    /* jansson's text names the keys as they came, from whoever sent them: a
+     * reason is printable ASCII (as rec__quote makes a string), so a byte
+     * that is not is a '?' */
+    for (char *c = buf; *c; c++)
+        if ((unsigned char)*c < 0x20 || (unsigned char)*c > 0x7e)
+            *c = '?';
     return buf;
 }

@@ -47,8 +47,8 @@ int rec__rules_parse(const eng_game *g, const json_t *jr, bool in_record, int ns
 const char *rec__quote_bytes(const char *s, size_t len, char buf[REC_QUOTE_MAX]);
 
 /* Shared by the codecs: jansson's strict-unpack message in our words
- * ("unknown key(s): meeple2", "missing key: tile"). Writes to buf, returns
- * buf. */
+ * ("unknown key(s): meeple2", "missing key: tile"), printable ASCII (a key
+ * sent with other bytes shows them as '?'). Writes to buf, returns buf. */
 #define REC_SHAPE_MAX 200
 const char *rec__shape_error(const json_error_t *e, char buf[REC_SHAPE_MAX]);
 
