@@ -1374,6 +1374,32 @@ static int check_id(dctx *c, const json_t *id)
     return 0;
 }
 
+/* A new reference to the valid "id" of a message read with `flags`, or NULL
+ * (not JSON, not an object, no id, a bad id). An integer read as a real
+ * (JSON_DECODE_INT_AS_REAL) is given back as an integer when exact. */
+static json_t *peek_id(const char *buf, size_t len, size_t flags)
+{
+    json_error_t e;
+    json_t *root = json_loadb(buf, len, JSON_REJECT_DUPLICATES | flags, &e);
+    json_t *id = json_is_object(root) ? json_object_get(root, "id") : NULL;
+    json_t *out = NULL;
+    dctx quiet = {NULL, 0, NULL};
+    if (id && !json_is_real(id) && check_id(&quiet, id) == 0)
+        out = json_incref(id);
+    else if (id && (flags & JSON_DECODE_INT_AS_REAL) && json_is_real(id) &&
+             fabs(json_real_value(id)) < 9007199254740992.0 && json_real_value(id) == floor(json_real_value(id)))
+        out = json_integer((json_int_t)json_real_value(id)); /* an exact integer */
+    json_decref(root);
+    return out;
+}
+
+json_t *proto_peek_id(const char *buf, size_t len)
+{
+    if (!buf || len == 0 || len > PROTO_MAX_MESSAGE)
+        return NULL;
+    return peek_id(buf, len, 0);
+}
+
 int proto_decode(const char *buf, size_t len, proto_msg *m, json_t **id_out, char *err,
                  size_t errcap)
 {
@@ -1399,21 +1425,8 @@ int proto_decode(const char *buf, size_t len, proto_msg *m, json_t **id_out, cha
         int prc = parse_fail(&c, &e);
         /* A number beyond 64 bits elsewhere in a valid message: read it once
          * more with such numbers as reals, only to echo a valid id. */
-        if (prc == ENG_EBAD_MESSAGE && id_out) {
-            json_error_t e2;
-            json_t *again = json_loadb(buf, len, JSON_REJECT_DUPLICATES | JSON_DECODE_INT_AS_REAL,
-                                       &e2);
-            json_t *id = json_is_object(again) ? json_object_get(again, "id") : NULL;
-            dctx quiet = c;
-            quiet.err = NULL;
-            quiet.errcap = 0;
-            if (id && json_is_string(id) && check_id(&quiet, id) == 0)
-                *id_out = json_incref(id);
-            else if (id && json_is_real(id) && fabs(json_real_value(id)) < 9007199254740992.0 &&
-                     json_real_value(id) == floor(json_real_value(id)))
-                *id_out = json_integer((json_int_t)json_real_value(id)); /* an exact integer */
-            json_decref(again);
-        }
+        if (prc == ENG_EBAD_MESSAGE && id_out)
+            *id_out = peek_id(buf, len, JSON_DECODE_INT_AS_REAL);
         return prc;
     }
     int rc;

@@ -255,6 +255,11 @@ int proto_decode(const char *buf, size_t len, proto_msg *m, json_t **id_out, cha
                  size_t errcap);
 void proto_msg_free(proto_msg *m);
 
+/* A new reference to the message's valid `id` (docs/protocol.md), or NULL —
+ * for a reply to a message that is refused unread (over the rate limit).
+ * Costs one parse; NULL for anything over PROTO_MAX_MESSAGE. */
+json_t *proto_peek_id(const char *buf, size_t len);
+
 /* Is t one of the course_* messages? */
 bool proto_is_course(proto_type t);
 

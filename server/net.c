@@ -97,11 +97,19 @@ static void on_message(conn *c)
         if (++w->floods > SRV_MAX_FLOODS) {
             conn_error(c, WIRE_ERATE, "too many messages; closing", NULL);
             conn_close_after(c, LWS_CLOSE_STATUS_POLICY_VIOLATION, "rate limit");
-        } else if (w->floods == 1 || w->floods % 50 == 0) {
-            char msg[96];
-            snprintf(msg, sizeof msg, "more than %d messages per second; message dropped",
-                     c->srv->cfg.rate_per_sec);
-            conn_error(c, WIRE_ERATE, msg, NULL);
+        } else {
+            /* a refused request with an id gets its reply, as every request
+             * does (a client waiting for it is not left hanging); one without
+             * is told at the first refusal and every 50th. Bounded: past
+             * SRV_MAX_FLOODS refusals the connection is closed. */
+            json_t *id = proto_peek_id(w->rx, w->rx_len);
+            if (id || w->floods == 1 || w->floods % 50 == 0) {
+                char msg[96];
+                snprintf(msg, sizeof msg, "more than %d messages per second; message dropped",
+                         c->srv->cfg.rate_per_sec);
+                conn_error(c, WIRE_ERATE, msg, id);
+            }
+            json_decref(id);
         }
         return;
     }

@@ -463,7 +463,7 @@ describe('bad input', () => {
     for (let i = 0; i < 2 * burst; i++)
       c.send({ type: 'ping', id: i });
     const e = await c.expect('error');
-    assert.ok(isError(e, 'rate_limited'), JSON.stringify(e));
+    assert.ok(isError(e, 'rate_limited', e.id) && Number.isInteger(e.id), JSON.stringify(e));
     /* replies come in order: every pong before the first refusal is here */
     const pongs = c.all.filter((m) => m.type === 'pong').length;
     assert.ok(pongs >= burst - 10, `the burst is served (${pongs} pongs before the first refusal)`);
@@ -540,6 +540,37 @@ describe('bad input', () => {
     const limited = c.all.filter((m) => isError(m, 'rate_limited'));
     assert.ok(pongs >= 90, `${pongs} pongs of the first 100 pings arrived`);
     assert.ok(limited.some((m) => /closing/.test(m.message)), 'the final rate_limited error arrived');
+    await bg.alive();
+  });
+
+  test('a request refused for its rate still gets a reply that echoes its id', async () => {
+    /* every message with an id gets exactly one direct reply, the refused
+     * ones too (docs/protocol.md): a client that waits for its id is never
+     * left hanging by the rate limit */
+    const c = await Client.connect(srv.url, { name: 'flood-ids' });
+    const { burst } = c.welcome.limits;
+    const n = 2 * burst;
+    for (let i = 0; i < n; i++)
+      c.send({ type: 'ping', id: 'p' + i });
+    await c.expect((m) => m.id === 'p' + (n - 1), 10000 * SLOW);
+    const byId = new Map();
+    for (const m of c.all)
+      if (typeof m.id === 'string' && m.id.startsWith('p'))
+        byId.set(m.id, (byId.get(m.id) || []).concat([m]));
+    let refused = 0;
+    for (let i = 0; i < n; i++) {
+      const got = byId.get('p' + i) || [];
+      assert.equal(got.length, 1, `ping p${i}: one reply, got ${JSON.stringify(got)}`);
+      if (got[0].type === 'error') {
+        assert.ok(isError(got[0], 'rate_limited', 'p' + i), JSON.stringify(got[0]));
+        refused++;
+      } else {
+        assert.equal(got[0].type, 'pong');
+      }
+    }
+    assert.ok(refused > 0, 'some of twice the burst were refused');
+    assert.ok(c.isOpen, 'one flood is forgiven');
+    c.close();
     await bg.alive();
   });
 
