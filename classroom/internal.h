@@ -65,6 +65,15 @@
  * the game is lost by "disconnect". */
 #define CLASS_REMOTE_GRACE_MS 10000
 #define CLASS_SPEC_MAX        (PATH_MAX + 32) /* a submission's spec: cmd:python3 DIR/MAIN */
+/* Servers sharing one PostgreSQL database (docs/scaling.md) claim
+ * submissions' ladders from it (class__claim_pump): a claim is renewed every
+ * tick (CLASS_TICK_MS) and taken for abandoned — its server dead, or
+ * stopped without giving it back — once it is this old; its ladder is then
+ * played again from its first gate by whichever server claims it next.
+ * Fifteen ticks: a loop stalled that long on a loaded machine must not lose
+ * its ladders; a dead server's are played again within this. The servers'
+ * clocks are compared (NTP-synchronised machines). */
+#define CLASS_CLAIM_MS 15000
 
 /* ---- rows ------------------------------------------------------------------------------ */
 
@@ -211,6 +220,7 @@ struct class_service {
     pthread_mutex_t lock; /* guards the two queues */
     pthread_cond_t cond;
     job *jobs, *jobs_tail;  /* waiting for a worker */
+    int busy;               /* ladders and finals taken by a worker, not yet over */
     done *done, *done_tail; /* finished, for the loop */
     atomic_bool stop;
     bool stopping;      /* class_service_stop began: nothing new starts */
@@ -220,6 +230,14 @@ struct class_service {
     int64_t max_upload;        /* the server's ceiling on a course's max_upload_bytes */
     staged *staged;            /* uploads not yet submitted (loop) */
     int nstaged;
+    /* several servers on one database: every server claims ladders from
+     * the database (claims), the one holding the cluster's coordinator role
+     * answers the course messages, uploads, builds, remote bots and finals
+     * (coordinator; the others only play what they claim) */
+    bool claims;
+    bool coordinator;
+    int build_jobs; /* the builds' threads asked for (class_pool_start), started by the coordinator */
+    char worker[96]; /* this process's name on its claims: the server's and a random tail */
 };
 
 /* A request being answered. */
@@ -348,9 +366,24 @@ int class__freeze_candidates(class_service *svc, int64_t now, int64_t *ids, int 
  * this server froze it, 0 when another did, -1 on failure. */
 int class__freeze(class_service *svc, int64_t course, int64_t now);
 /* What a previous run left: the ids of unfinished submissions (their games
- * and gates deleted), heap, the count or -1; the tournaments of finals cut
- * short (each(tour)), then those finals back to "none". */
-int class__leftover_subs(class_service *svc, int64_t **ids);
+ * and gates deleted; remote_only: of remote bots only — the others are
+ * claimed from the database, class__claim), heap, the count or -1; the
+ * tournaments of finals cut short (each(tour)), then those finals back to
+ * "none". */
+int class__leftover_subs(class_service *svc, int64_t **ids, bool remote_only);
+/* Several servers (PostgreSQL): claim the oldest ladder that is queued, or
+ * whose claim is older than CLASS_CLAIM_MS, for svc->worker — its run
+ * counted up (results of an earlier claim are dropped) and its games and
+ * gates of earlier claims deleted, in one transaction. 1 and *out, 0 when
+ * there is none, -1 on failure. */
+int class__claim(class_service *svc, int64_t now, sub_t *out);
+/* This server's claims renewed (every tick), or given back (release: at
+ * a stop, so that another server takes them at once). */
+bool class__claims_renew(class_service *svc, int64_t now, bool release);
+/* In the transaction of a result: is the submission still at that run?
+ * (its claim renewed); false when it was played again or claimed by
+ * another server since — the result is then dropped. */
+bool class__still_run(class_service *svc, int64_t sub, int64_t run, int64_t now);
 void class__leftover_finals(class_service *svc, void (*each)(class_service *svc, int64_t tour));
 
 /* what an instructor may undo or remove (store_manage.c) */
@@ -415,6 +448,14 @@ bool class__check_gates(class_service *svc, const eng_game *g, const class_gate 
                         int64_t move_ms, uint64_t seed, class_checked_fn then, void *arg);
 
 /* ---- jobs.c -------------------------------------------------------------------------------- */
+
+/* A submission's ladder as a worker plays it (NULL when out of memory or
+ * its course cannot be read); its folder made again here if another server
+ * wrote it. */
+job *class__ladder_job(class_service *svc, const sub_t *s);
+/* Several servers: claim queued (or abandoned) ladders from the database
+ * while this server has a worker free, and hand them to the workers. */
+void class__claim_pump(class_service *svc);
 
 int class__workers_start(class_service *svc, int want, char *err, size_t errcap);
 void class__workers_stop(class_service *svc);

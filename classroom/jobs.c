@@ -14,6 +14,7 @@
  * running, and nothing of it was stored.
  */
 #define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
+#include <assert.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -149,6 +150,59 @@ void class__gate_verdict(done *d, const class_gate *gate)
         snprintf(d->verdict + n, sizeof d->verdict - (size_t)n,
                  "; %lld game%s lost by a fault, first: %.300s", (long long)nfault,
                  nfault == 1 ? "" : "s", fault);
+}
+
+/* ---- ladders: queued here, or claimed from the database ---------------------------------------
+ */
+
+job *class__ladder_job(class_service *svc, const sub_t *s)
+{
+    job *j = calloc(1, sizeof *j);
+    course_t c;
+    if (!j || !class__course_load(svc, s->course, &c)) {
+        free(j);
+        return NULL;
+    }
+    j->course = c.id;
+    j->submission = s->id;
+    j->run = s->run;
+    j->g = c.g;
+    j->rules = c.rules;
+    j->move_ms = c.move_ms;
+    j->seed = c.seed;
+    j->qualify = c.qualify;
+    memcpy(j->gates, c.gates, sizeof j->gates);
+    j->ngates = c.ngates;
+    class__ensure_files(svc, s);
+    class__sub_spec(s, j->spec, sizeof j->spec);
+    class__course_release(&c);
+    return j;
+}
+
+void class__claim_pump(class_service *svc)
+{
+    assert(svc->claims);
+    while (!svc->stopping) {
+        pthread_mutex_lock(&svc->lock);
+        int queued = 0;
+        for (job *q = svc->jobs; q; q = q->next)
+            queued++;
+        bool free_worker = svc->busy + queued < svc->nthreads;
+        pthread_mutex_unlock(&svc->lock);
+        if (!free_worker)
+            return;
+        sub_t s;
+        int rc = class__claim(svc, class__now_ms(), &s);
+        if (rc <= 0)
+            return;
+        class__log(svc, CLASS_LOG_INFO, "course_claim", "{s:I, s:I, s:I, s:s}", "course",
+                   (json_int_t)s.course, "submission", (json_int_t)s.id, "run", (json_int_t)s.run,
+                   "worker", svc->worker);
+        job *j = class__ladder_job(svc, &s);
+        if (!j)
+            return; /* the claim lapses: another server (or this one, later) plays it */
+        class__push_job(svc, j);
+    }
 }
 
 /* ---- the workers ----------------------------------------------------------------------------- */
@@ -293,6 +347,7 @@ static void *worker_main(void *arg)
         svc->jobs = j->next;
         if (!svc->jobs)
             svc->jobs_tail = NULL;
+        svc->busy++;
         pthread_mutex_unlock(&svc->lock);
         if (j->final) {
             run_final(svc, j);
@@ -311,6 +366,12 @@ static void *worker_main(void *arg)
         }
         class__job_free(j);
         pthread_mutex_lock(&svc->lock);
+        svc->busy--;
+        if (svc->claims) { /* a worker is free: the loop claims the next ladder */
+            pthread_mutex_unlock(&svc->lock);
+            svc->host.wake(svc->host.user);
+            pthread_mutex_lock(&svc->lock);
+        }
     }
     pthread_mutex_unlock(&svc->lock);
     return NULL;
@@ -421,6 +482,16 @@ void class__apply(class_service *svc, done *d)
         return;
     }
     bool ok = class__begin(svc);
+    /* several servers: stored only while the ladder is still this run's
+     * (not claimed again by another server, not reset) — checked in the
+     * result's own transaction */
+    if (ok && d->submission && !class__still_run(svc, d->submission, d->run, class__now_ms())) {
+        class__commit(svc, false);
+        class__log(svc, CLASS_LOG_INFO, "course_result_dropped", "{s:I, s:I, s:I}", "course",
+                   (json_int_t)d->course, "submission", (json_int_t)d->submission, "run",
+                   (json_int_t)d->run);
+        return;
+    }
     if (d->kind == DONE_GATE)
         ok = ok && class__store_gate(svc, d);
     else if (d->kind == DONE_SUB || (d->kind == DONE_FAILED && d->submission))
@@ -434,13 +505,14 @@ void class__apply(class_service *svc, done *d)
                    (json_int_t)d->course, "submission", (json_int_t)d->submission);
         return;
     }
-    class__log(svc, CLASS_LOG_INFO, "course_result", "{s:s, s:I, s:I, s:i, s:s}", "kind",
+    class__log(svc, CLASS_LOG_INFO, "course_result", "{s:s, s:I, s:I, s:i, s:i, s:s, s:s}",
+               "kind",
                d->kind == DONE_GATE    ? "gate"
                : d->kind == DONE_SUB   ? "submission"
                : d->kind == DONE_FINAL ? "final"
                                        : "failed",
                "course", (json_int_t)d->course, "submission", (json_int_t)d->submission, "gate",
-               d->gate, "verdict", d->verdict);
+               d->gate, "games", d->ngames, "worker", svc->worker, "verdict", d->verdict);
     if (d->kind != DONE_GATE)
         class__freeze_due(svc);
 }

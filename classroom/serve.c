@@ -41,6 +41,12 @@ void class_service_request(class_service *svc, const proto_msg *m, uint64_t call
         class__fail(&r, ENG_ESHUTTING_DOWN, NULL, "the server is shutting down");
         return;
     }
+    if (!svc->coordinator) { /* its cluster's coordinator answers them: none is known now */
+        class__fail(&r, ENG_EINTERNAL, "unavailable",
+                    "the courses are answered by one server of this cluster, and none holds them "
+                    "now: try again in a few seconds");
+        return;
+    }
     switch (m->type) {
     case PROTO_COURSE_CREATE: class__create(&r); break;
     case PROTO_COURSE_ADD_STUDENTS: class__add_students(&r); break;
@@ -67,6 +73,25 @@ static void cancel_leftover(class_service *svc, int64_t tour)
 {
     if (svc->host.cancel_tour)
         svc->host.cancel_tour(svc->host.user, tour);
+}
+
+/* What the coordinator alone does: the builds' threads, and what a
+ * previous run (or a dead coordinator) left unplayed — nothing of it was
+ * stored; on several servers the ladders of uploaded bots are claimed from
+ * the database by every server, so only remote bots' are queued here. */
+static int take_up(class_service *svc)
+{
+    if (class_pool_start(&svc->builds, svc->build_jobs, svc->host.wake, svc->host.user) != 0)
+        return -1;
+    int64_t *ids = NULL;
+    int n = class__leftover_subs(svc, &ids, svc->claims);
+    for (int i = 0; i < n; i++)
+        class__queue_ladder(svc, ids[i]);
+    free(ids);
+    class__leftover_finals(svc, cancel_leftover);
+    class__freeze_due(svc);
+    class__uploads_init(svc);
+    return 0;
 }
 
 int class_service_start(const class_service_config *cfg, const class_host *host,
@@ -108,8 +133,18 @@ int class_service_start(const class_service_config *cfg, const class_host *host,
     pthread_cond_init(&svc->cond, NULL);
     atomic_store(&svc->stop, false);
     svc->max_upload = cfg->max_upload > 0 ? cfg->max_upload : CLASS_MAX_UPLOAD_CEILING;
+    svc->build_jobs = cfg->build_jobs;
+    /* on PostgreSQL, servers may share the tables: ladders are claimed
+     * from them, each claim under a name of this process's own (a server
+     * restarted under the same name does not renew its past life's claims) */
+    svc->claims = db_engine_of(cfg->db) == DB_POSTGRES;
+    svc->coordinator = !cfg->worker_only;
+    char tail[CLASS_TOKEN_LEN + 1] = "";
+    class_token_new(tail);
+    snprintf(svc->worker, sizeof svc->worker, "%.60s/%.8s", cfg->name ? cfg->name : "server",
+             tail);
     rc = class__workers_start(svc, cfg->jobs, err, errcap);
-    if (rc == 0 && class_pool_start(&svc->builds, cfg->build_jobs, host->wake, host->user) != 0) {
+    if (rc == 0 && svc->coordinator && take_up(svc) != 0) {
         class__workers_stop(svc);
         snprintf(err, errcap, "courses: the builds' threads could not be started");
         rc = ENG_EINTERNAL;
@@ -120,17 +155,21 @@ int class_service_start(const class_service_config *cfg, const class_host *host,
         free(svc);
         return rc;
     }
-    /* what a previous run left unplayed: nothing of it was stored */
-    int64_t *ids = NULL;
-    int n = class__leftover_subs(svc, &ids);
-    for (int i = 0; i < n; i++)
-        class__queue_ladder(svc, ids[i]);
-    free(ids);
-    class__leftover_finals(svc, cancel_leftover);
-    class__freeze_due(svc);
-    class__uploads_init(svc);
+    if (svc->claims)
+        class__claim_pump(svc);
     *out = svc;
     return 0;
+}
+
+void class_service_promote(class_service *svc)
+{
+    if (svc->coordinator || svc->stopping)
+        return;
+    svc->coordinator = true;
+    if (take_up(svc) != 0)
+        class__log(svc, CLASS_LOG_ERROR, "courses_unavailable", "{s:s}", "reason",
+                   "the builds' threads could not be started");
+    class__log(svc, CLASS_LOG_INFO, "courses_promoted", "{s:s}", "worker", svc->worker);
 }
 
 void class_service_poll(class_service *svc)
@@ -147,11 +186,20 @@ void class_service_poll(class_service *svc)
     }
     if (svc->builds)
         class_pool_poll(svc->builds); /* uploads checked or built: stored and answered */
-    class__remote_pump(svc);
+    if (svc->claims)
+        class__claim_pump(svc);
+    if (svc->coordinator)
+        class__remote_pump(svc);
 }
 
 void class_service_tick(class_service *svc)
 {
+    if (svc->claims) { /* this server's claims kept, and what is queued (or abandoned) taken */
+        class__claims_renew(svc, class__now_ms(), false);
+        class__claim_pump(svc);
+    }
+    if (!svc->coordinator)
+        return;
     class__remote_pump(svc);
     class__freeze_due(svc);
     class__uploads_expire(svc, class__now_ms());
@@ -165,6 +213,8 @@ void class_service_stop(class_service *svc)
     class__workers_stop(svc);
     class_pool_stop(svc->builds); /* builds running finish; those waiting are answered */
     class_service_poll(svc);      /* store what was finished */
+    if (svc->claims) /* what this server was playing, given back: another takes it at once */
+        class__claims_renew(svc, class__now_ms(), true);
     class__remote_free_all(svc);
     class__uploads_free_all(svc);
 }

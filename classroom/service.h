@@ -114,6 +114,14 @@ typedef struct class_service_config {
                               own, not the host's pool (0: half the cores, at least 1) */
     int64_t max_upload;    /* bytes: the ceiling on a course's max_upload_bytes (0:
                               CLASS_MAX_UPLOAD_CEILING) */
+    /* Several servers on one PostgreSQL database (docs/scaling.md): every
+     * server's service claims submissions' ladders from the database and
+     * plays them on its own workers; one, the coordinator, also answers the
+     * course messages and runs uploads, builds, remote bots, deadlines and
+     * finals. On SQLite the service is always the coordinator and its
+     * ladders go to its workers directly. */
+    bool worker_only; /* not the coordinator (class_service_promote makes it one) */
+    const char *name; /* this server's name, on its claims and in its logs (NULL: "server") */
 } class_service_config;
 
 /* Create the class_ tables (or add what an older release lacks), start the
@@ -122,6 +130,10 @@ typedef struct class_service_config {
  * frozen. host is copied. 0 and *out, or a negative code with err. */
 int class_service_start(const class_service_config *cfg, const class_host *host,
                         class_service **out, char *err, size_t errcap);
+/* A worker-only service becomes the coordinator (its server took the
+ * role over): it answers course messages from now on and takes up what the
+ * coordinator before it left (remote bots' ladders, a final cut short). */
+void class_service_promote(class_service *svc);
 /* Stop: running games are cut short (played again at the next start),
  * what was finished is stored, nothing starts any more. Joins the workers:
  * host.wake is not called after it returns. */

@@ -111,6 +111,10 @@ static const char *const added[][3] = {
     {"class_games", "bundles", "TEXT NOT NULL DEFAULT '[]'"},
     /* fair start-up: the submission's start-up measured in a gate (-1: none) */
     {"class_gates", "startup_ms", "REAL NOT NULL DEFAULT -1"},
+    /* several servers: which server's worker plays a ladder, and when it
+     * last said so (class__claim) */
+    {"class_submissions", "worker", "TEXT NOT NULL DEFAULT ''"},
+    {"class_submissions", "claim_ms", "INTEGER NOT NULL DEFAULT 0"},
 };
 
 /* Does `table` have `column`? SQLite: its table_info; PostgreSQL: the

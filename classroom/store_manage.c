@@ -78,7 +78,8 @@ bool class__sub_reset(class_service *svc, int64_t sub)
            run_ii(svc, "DELETE FROM class_gates WHERE submission = ?", sub, 0, 1) &&
            run_ii(svc,
                   "UPDATE class_submissions SET run = run + 1, state = 'queued', gates_passed = 0,"
-                  " qualified = 0, frozen = 0, tour = 0, verdict = 'queued to be played again'"
+                  " qualified = 0, frozen = 0, tour = 0, verdict = 'queued to be played again',"
+                  " worker = '', claim_ms = 0"
                   " WHERE id = ?",
                   sub, 0, 1);
 }

@@ -541,18 +541,103 @@ int class__freeze(class_service *svc, int64_t course, int64_t now)
  * broken gate: that one waits for the instructor). */
 #define UNFINISHED "state NOT IN ('done', 'not_judged')"
 
-int class__leftover_subs(class_service *svc, int64_t **ids)
+int class__leftover_subs(class_service *svc, int64_t **ids, bool remote_only)
 {
     *ids = NULL;
     /* nothing of an unfinished submission's gates was stored as final: its
-     * games and gates go, and it is played again */
-    class__exec(svc, "DELETE FROM class_games WHERE submission IN (SELECT id FROM"
-                     " class_submissions WHERE " UNFINISHED ")");
-    class__exec(svc, "DELETE FROM class_gates WHERE submission IN (SELECT id FROM"
-                     " class_submissions WHERE " UNFINISHED ")");
-    return class__ids(
-        svc, class__prep(svc, "SELECT id FROM class_submissions WHERE " UNFINISHED " ORDER BY id"),
-        ids);
+     * games and gates go, and it is played again (on several servers, the
+     * ladders other servers play are theirs: only remote bots' are this
+     * coordinator's) */
+#define LEFTOVER "(SELECT id FROM class_submissions WHERE " UNFINISHED " AND (? = 0 OR kind = 'remote'))"
+    const char *sql[3] = {"DELETE FROM class_games WHERE submission IN " LEFTOVER,
+                          "DELETE FROM class_gates WHERE submission IN " LEFTOVER,
+                          "SELECT id FROM class_submissions WHERE " UNFINISHED
+                          " AND (? = 0 OR kind = 'remote') ORDER BY id"};
+#undef LEFTOVER
+    for (int i = 0; i < 2; i++) {
+        db_stmt *st = class__prep(svc, sql[i]);
+        if (st)
+            db_bind_int(st, 1, remote_only);
+        class__run(svc, st);
+    }
+    db_stmt *st = class__prep(svc, sql[2]);
+    if (st)
+        db_bind_int(st, 1, remote_only);
+    return class__ids(svc, st, ids);
+}
+
+/* ---- several servers: ladders claimed from the database ----------------------------------------
+ */
+
+int class__claim(class_service *svc, int64_t now, sub_t *out)
+{
+    /* SKIP LOCKED: servers claiming at once each take another row, none
+     * waits for another's transaction (PostgreSQL only: on SQLite one
+     * server has the database to itself and its workers' queue in memory) */
+    if (!class__begin(svc))
+        return -1;
+    db_stmt *st = class__prep(
+        svc, "UPDATE class_submissions SET worker = ?1, claim_ms = ?2, run = run + 1 WHERE id ="
+             " (SELECT id FROM class_submissions WHERE kind <> 'remote' AND state IN ('queued',"
+             " 'running') AND (worker = '' OR claim_ms < ?3) ORDER BY id LIMIT 1 FOR UPDATE SKIP"
+             " LOCKED) RETURNING id");
+    int64_t id = 0;
+    int rc = DB_EFAIL;
+    if (st) {
+        db_bind_text(st, 1, svc->worker, -1);
+        db_bind_int64(st, 2, now);
+        db_bind_int64(st, 3, now - CLASS_CLAIM_MS);
+        rc = class__step(svc, st);
+        if (rc == DB_ROW) {
+            id = db_column_int64(st, 0);
+            rc = class__step(svc, st);
+        }
+        db_finalize(st);
+    }
+    bool ok = rc == DB_DONE;
+    /* what an earlier claim of it stored goes: it is played again whole */
+    for (int i = 0; ok && id && i < 2; i++) {
+        db_stmt *del = class__prep(svc, i ? "DELETE FROM class_gates WHERE submission = ?"
+                                          : "DELETE FROM class_games WHERE submission = ?");
+        if (del)
+            db_bind_int64(del, 1, id);
+        ok = class__run(svc, del);
+    }
+    ok = ok && (!id || class__sub_load(svc, id, out));
+    if (!class__commit(svc, ok))
+        return -1;
+    return id ? 1 : 0;
+}
+
+bool class__claims_renew(class_service *svc, int64_t now, bool release)
+{
+    db_stmt *st = class__prep(
+        svc, release ? "UPDATE class_submissions SET worker = '', claim_ms = ? WHERE worker = ?"
+                       " AND state IN ('queued', 'running')"
+                     : "UPDATE class_submissions SET claim_ms = ? WHERE worker = ? AND state IN"
+                       " ('queued', 'running')");
+    if (st) {
+        db_bind_int64(st, 1, release ? 0 : now);
+        db_bind_text(st, 2, svc->worker, -1);
+    }
+    return class__run(svc, st);
+}
+
+bool class__still_run(class_service *svc, int64_t sub, int64_t run, int64_t now)
+{
+    /* the row is locked until the result's transaction ends: a claim by
+     * another server (which counts the run up) comes before or after it,
+     * never in between */
+    db_stmt *st =
+        class__prep(svc, "UPDATE class_submissions SET claim_ms = ? WHERE id = ? AND run = ?");
+    if (!st)
+        return false;
+    db_bind_int64(st, 1, now);
+    db_bind_int64(st, 2, sub);
+    db_bind_int64(st, 3, run);
+    bool ok = class__step(svc, st) == DB_DONE && db_changes(svc->db) == 1;
+    db_finalize(st);
+    return ok;
 }
 
 void class__leftover_finals(class_service *svc, void (*each)(class_service *svc, int64_t tour))

@@ -31,7 +31,8 @@
 #include "engine/errors.h"
 
 /* Queue a submission's ladder (its state becomes running when a worker
- * takes it; queued until then). */
+ * takes it; queued until then). On several servers it stays queued in the
+ * database, for the first server with a worker free to claim. */
 void class__queue_ladder(class_service *svc, int64_t sub)
 {
     sub_t s;
@@ -41,26 +42,13 @@ void class__queue_ladder(class_service *svc, int64_t sub)
         class__remote_queue(svc, &s);
         return;
     }
-    job *j = calloc(1, sizeof *j);
-    course_t c;
-    if (!j || !class__course_load(svc, s.course, &c)) {
-        free(j);
+    if (svc->claims) {
+        class__claim_pump(svc);
         return;
     }
-    j->course = c.id;
-    j->submission = sub;
-    j->run = s.run;
-    j->g = c.g;
-    j->rules = c.rules;
-    j->move_ms = c.move_ms;
-    j->seed = c.seed;
-    j->qualify = c.qualify;
-    memcpy(j->gates, c.gates, sizeof j->gates);
-    j->ngates = c.ngates;
-    class__ensure_files(svc, &s);
-    class__sub_spec(&s, j->spec, sizeof j->spec);
-    class__course_release(&c);
-    class__push_job(svc, j);
+    job *j = class__ladder_job(svc, &s);
+    if (j)
+        class__push_job(svc, j);
 }
 
 /* ---- an upload ---------------------------------------------------------------------------------

@@ -4,8 +4,9 @@
  * the courses, their tables, jobs and threads. What stays here is what only
  * the server has: the loop (an async for the service's workers, a timer for
  * its tick), the connections its replies go to, the admin token, the
- * cluster's role (the courses are one server's), the registered names of
- * remote bots, and the tournaments of server matches that play them.
+ * cluster's role (the course messages are one server's; every server's
+ * service plays gates), the registered names of remote bots, and the
+ * tournaments of server matches that play them.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -230,10 +231,13 @@ bool courses_available(const srv *s)
     return s->courses && s->courses->svc;
 }
 
-int courses_start(srv *s, char *err, size_t errcap)
+int courses_start(srv *s, bool coordinator, char *err, size_t errcap)
 {
-    if (s->courses)
+    if (s->courses) { /* this server took the coordinator role over */
+        if (coordinator)
+            class_service_promote(s->courses->svc);
         return 0;
+    }
     /* [courses] files, or DB.files beside the SQLite file (on PostgreSQL,
      * where there is no such file: ./tessera-files) */
     const char *dbp = s->cfg.db_path ? s->cfg.db_path : "tessera.db";
@@ -269,7 +273,9 @@ int courses_start(srv *s, char *err, size_t errcap)
                                 .files_dir = dir,
                                 .jobs = s->cfg.course_jobs,
                                 .build_jobs = s->cfg.course_build_jobs,
-                                .max_upload = (int64_t)s->cfg.course_max_upload_mb << 20};
+                                .max_upload = (int64_t)s->cfg.course_max_upload_mb << 20,
+                                .worker_only = !coordinator,
+                                .name = s->instance};
     /* the service's start may ask for tournaments already: s->courses first */
     s->courses = cs;
     int rc = class_service_start(&cfg, &host, &cs->svc, err, errcap);

@@ -8,9 +8,10 @@
 #include "internal.h"
 
 /* Start the course service on this server (after the journal is loaded):
- * its tables, workers, and what a previous run left unplayed. 0 (also when
- * it runs already) or a negative code. */
-int courses_start(srv *s, char *err, size_t errcap);
+ * its tables, workers, and what a previous run left unplayed; not the
+ * coordinator of a cluster: it only plays gates it claims, and becomes the
+ * coordinator when called again with it. 0 or a negative code. */
+int courses_start(srv *s, bool coordinator, char *err, size_t errcap);
 /* Stop it (its running games are cut short and played again at the next
  * start); it is freed once its handles have closed. */
 void courses_shutdown(srv *s);

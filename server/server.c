@@ -460,11 +460,12 @@ void srv_texts_free(srv *s)
     s->state_txt_of = NULL;
 }
 
-/* The course service, on the one server of a cluster that holds the role. */
-static int start_courses(srv *s)
+/* The course service: on a cluster every server's plays the gates, that of
+ * the one holding the coordinator role alone answers the course messages. */
+static int start_courses(srv *s, bool coordinator)
 {
     char err[512];
-    if (courses_start(s, err, sizeof err) == 0)
+    if (courses_start(s, coordinator, err, sizeof err) == 0)
         return 0;
     srv_log(LOG_ERROR, "courses_unavailable", "{s:s}", "reason", err);
     return -1;
@@ -472,7 +473,7 @@ static int start_courses(srv *s)
 
 static int role_gained(srv *s, const char *role)
 {
-    return strcmp(role, CLUSTER_COORDINATOR) == 0 ? start_courses(s) : 0;
+    return strcmp(role, CLUSTER_COORDINATOR) == 0 ? start_courses(s, true) : 0;
 }
 
 /* What the cluster hands the handlers, and tells the tournaments and the
@@ -604,9 +605,8 @@ int srv_run(const srv_config *cfg)
         srv_log(LOG_ERROR, "start_failed", "{s:s}", "reason", err);
         fprintf(stderr, "tessera serve: %s\n", err);
     }
-    /* the courses run on one server of a cluster (cluster.c, roles) */
-    if (cluster_claim_role(&s, CLUSTER_COORDINATOR))
-        start_courses(&s);
+    /* the courses are one server's of a cluster (cluster.c, roles) */
+    start_courses(&s, cluster_claim_role(&s, CLUSTER_COORDINATOR));
     start_demo(&s);
 
     uv_run(s.loop, UV_RUN_DEFAULT);

@@ -78,6 +78,9 @@ function test(name, fn) {
 async function startOne(name, db, env, opts = {}) {
   /* each server its own folder (lib.js puts the courses' files there): its own disk */
   const dir = lib.tmpDir('cl-' + name);
+  /* the courses' files are under it: their bots run as other users when the
+   * tests run as root, and must reach them (lib.startAdmin does the same) */
+  fs.chmodSync(dir, 0o711);
   const args = ['--instance', name, '--set', `cluster.lease_ms=${opts.leaseMs || 5000}`];
   if (opts.redis !== false)
     args.push('--redis', opts.redisAddr || env.TESSERA_REDIS);
