@@ -84,8 +84,8 @@ test('the final explained, every game replayed by name, and the phone', async ()
   await ins.page.click('.token-form button[type=submit]');
   await waitFor(async () => (await ins.page.locator('table.submissions tr[data-state="done"]').count()) === 3, 'the gates', ms(120000), 250);
   /* the header links to the course pages (on a desktop: a phone's header keeps one line) */
-  assert.ok(await ins.page.locator('header.top nav a[href="#/course"]').isVisible());
-  assert.ok(await ins.page.locator('header.top nav a[href="#/instructor"]').isVisible());
+  assert.ok(await ins.page.locator('header.top nav > a[href="#/course"]').isVisible());
+  assert.ok(await ins.page.locator('header.top nav > a[href="#/instructor"]').isVisible());
   /* s1 and s2 sent the same file: each is flagged to the instructor */
   assert.match(await ins.page.locator('table.submissions tr[data-student="s1"] .tag.similar').textContent(), /s2 v1/);
   assert.equal(await ins.page.locator('table.submissions tr[data-student="s3"] .tag.similar').count(), 0);

@@ -240,7 +240,7 @@ test('the server\'s stats on a page', async () => {
   const p = await page(server.url);
   await p.page.locator('#live-matches').waitFor();
   const before = await client.request({type: 'server_stats'});
-  await p.page.click('header.top nav a[data-page="stats"]');
+  await p.page.click('header.top nav > a[data-page="stats"]');
   await p.page.waitForURL(/#\/stats$/);
   await p.page.locator('#stats tr[data-stat="moves"]').waitFor();
   assert.match(await p.page.title(), /^Server stats — tessera$/);

@@ -202,3 +202,42 @@ for (const size of SIZES) {
     assert.deepEqual(p.problems, []);
   });
 }
+
+for (const size of SIZES) {
+  test(`${size.name}: every page is a tap or two from the header, which keeps one line`, async () => {
+    const p = await page(size, server.url);
+    await p.page.locator('#live-matches').waitFor();
+    const header = await rect(p.page, 'header.top');
+    assert.ok(header.height <= 56, `the header is one line (${header.height} px high)`);
+    const pagesOf = [['lobby', /#\/$/], ['tournaments', /#\/tournaments$/], ['course', /#\/course$/],
+      ['instructor', /#\/instructor$/], ['stats', /#\/stats$/]];
+    for (const [name, url] of pagesOf) {
+      // the first link to the page that is shown; else the "More" menu's
+      const direct = `header.top nav > a[data-page="${name}"]`;
+      let sel = direct;
+      if (await reachable(p.page, direct) !== '') {
+        assert.equal(await reachable(p.page, 'header.top details.more > summary'), '', `${name}: "More" is in view`);
+        await p.page.click('header.top details.more > summary');
+        sel = `header.top details.more a[data-page="${name}"]`;
+        await p.page.locator(sel).waitFor();
+        await noOverflow(p, `the header's menu open (${name})`);
+        if (name === 'course') await shot(p, size, 'header-menu');
+      }
+      assert.equal(await reachable(p.page, sel), '', `${name}'s link can be tapped`);
+      const r = await rect(p.page, sel);
+      assert.ok(r.height >= 24 && r.width >= 24, `${name}'s link is a ${Math.round(r.width)}×${Math.round(r.height)} px target`);
+      await p.page.click(sel);
+      await waitFor(async () => url.test(p.page.url()), `the ${name} page`, 5000);
+      assert.equal(await p.page.locator('header.top details.more[open]').count(), 0, 'the menu closes once a page is chosen');
+      assert.equal(await p.page.locator(`header.top a.here[data-page="${name}"]`).count() > 0, true, `${name} is marked as the page shown`);
+      const h = await rect(p.page, 'header.top');
+      assert.ok(h.height <= 56, `${name}: the header is still one line (${h.height} px)`);
+    }
+    // the tile-art page is reached from the header too
+    const tiles = await reachable(p.page, 'header.top nav > a[href="tiles.html"]') === ''
+      ? 'header.top nav > a[href="tiles.html"]' : 'header.top details.more a[href="tiles.html"]';
+    if (tiles.includes('more')) await p.page.click('header.top details.more > summary');
+    assert.equal(await reachable(p.page, tiles), '', 'the tiles link can be tapped');
+    assert.deepEqual(p.problems, []);
+  });
+}

@@ -88,6 +88,11 @@ class App {
     document.body.dataset.page = parts[0] || 'lobby';
     const navPage = {tournament: 'tournaments', 'course-game': 'course'}[document.body.dataset.page] || document.body.dataset.page;
     for (const a of document.querySelectorAll('header.top nav a[data-page]')) a.classList.toggle('here', a.dataset.page === navPage);
+    const more = document.querySelector('header.top details.more');
+    if (more) { // the phone's menu: closed once a page is chosen, marked when it holds the page shown
+      more.open = false;
+      more.querySelector('summary').classList.toggle('here', !!more.querySelector(`a[data-page="${navPage}"]`));
+    }
     this.setYourTurn(false);
     this.setTitle(view.title || '');
     this.view = view;
