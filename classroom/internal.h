@@ -163,10 +163,14 @@ typedef struct job {
     int64_t *students, *subs;
     int64_t final_games;
     int format; /* the final's tour_format */
+    /* a pair of a round-robin final split among servers (finals.c): its
+     * row, and its place in the final (games numbered pairno * final_games + k) */
+    int64_t pair;
+    int pairno;
 } job;
 
 /* What the loop stores: one transaction each (class__apply). */
-enum { DONE_GATE, DONE_SUB, DONE_FINAL, DONE_FAILED, DONE_START };
+enum { DONE_GATE, DONE_SUB, DONE_FINAL, DONE_FAILED, DONE_START, DONE_PAIR };
 typedef struct done {
     struct done *next;
     int kind; /* DONE_*: a gate, a ladder's end, a final, a failure, a ladder begins */
@@ -187,6 +191,7 @@ typedef struct done {
     int format; /* its tour_format */
     int64_t *students, *subs;
     class_standing *fst;
+    int64_t pair; /* DONE_PAIR: its row (finals.c) */
 } done;
 
 /* An upload staged on disk (uploads.c): its connection's until a
@@ -238,6 +243,11 @@ struct class_service {
     bool coordinator;
     int build_jobs; /* the builds' threads asked for (class_pool_start), started by the coordinator */
     char worker[96]; /* this process's name on its claims: the server's and a random tail */
+    struct {
+        bool pair; /* a final's pair (class_final_pairs), else a ladder (class_submissions) */
+        int64_t id;
+    } held[2 * CLASS_MAX_JOBS]; /* the claims this server's workers play (loop) */
+    int nheld;
 };
 
 /* A request being answered. */
@@ -358,6 +368,10 @@ bool class__sub_started(class_service *svc, int64_t sub, const char *verdict);
 bool class__store_gate(class_service *svc, const done *d);
 bool class__store_sub(class_service *svc, const done *d);
 bool class__store_final(class_service *svc, const done *d);
+/* A final's standings rows (d->fst by participant) and its state done. */
+bool class__store_final_rows(class_service *svc, const done *d);
+/* A pair's games of a final split among servers (d: DONE_PAIR), stage "final". */
+bool class__store_pair_games(class_service *svc, const done *d);
 bool class__store_final_failed(class_service *svc, int64_t course, const char *note);
 /* Courses due to freeze: ids (at most cap) of those past their deadline
  * with every submission done. */
@@ -377,8 +391,9 @@ int class__leftover_subs(class_service *svc, int64_t **ids, bool remote_only);
  * gates of earlier claims deleted, in one transaction. 1 and *out, 0 when
  * there is none, -1 on failure. */
 int class__claim(class_service *svc, int64_t now, sub_t *out);
-/* This server's claims renewed (every tick), or given back (release: at
- * a stop, so that another server takes them at once). */
+/* The claims this server's workers hold (svc->held) renewed (every tick),
+ * or given back (release: at a stop, so that another server takes them at
+ * once). */
 bool class__claims_renew(class_service *svc, int64_t now, bool release);
 /* In the transaction of a result: is the submission still at that run?
  * (its claim renewed); false when it was played again or claimed by
@@ -477,6 +492,23 @@ void class__apply(class_service *svc, done *d);
 void class__final_failed(class_service *svc, int64_t course, const char *why);
 /* Freeze every course whose deadline passed and whose submissions are done. */
 void class__freeze_due(class_service *svc);
+
+/* ---- finals.c: a round-robin final split into pairs among servers ------------------------ */
+
+/* Several servers: store the pairs of the round-robin final j (finalists a
+ * < b, j->final_games games each) for every server to claim, in one
+ * transaction. false on failure (nothing stored). */
+bool class__final_split(class_service *svc, const job *j);
+/* Claim the oldest queued (or abandoned) pair of a final for this server:
+ * its job, or NULL when there is none (or on failure). */
+job *class__claim_pair(class_service *svc, int64_t now);
+/* In the transaction open: a pair's games stored and its row done — only
+ * while the pair is still at the run of its claim (*stale otherwise:
+ * nothing stored) — and, when it was its final's last, the final's
+ * standings from all its games (*finished). false on failure. */
+bool class__store_pair(class_service *svc, const done *d, bool *stale, bool *finished);
+/* The pairs of a course's final, deleted (a final played again, a course deleted). */
+bool class__pairs_clear(class_service *svc, int64_t course);
 
 /* ---- remote.c ----------------------------------------------------------------------------- */
 

@@ -179,6 +179,23 @@ job *class__ladder_job(class_service *svc, const sub_t *s)
     return j;
 }
 
+static void hold(class_service *svc, bool pair, int64_t id)
+{
+    if (svc->nheld < (int)(sizeof svc->held / sizeof svc->held[0])) {
+        svc->held[svc->nheld].pair = pair;
+        svc->held[svc->nheld++].id = id;
+    }
+}
+
+static void unhold(class_service *svc, bool pair, int64_t id)
+{
+    for (int i = 0; i < svc->nheld; i++)
+        if (svc->held[i].pair == pair && svc->held[i].id == id) {
+            svc->held[i] = svc->held[--svc->nheld];
+            return;
+        }
+}
+
 void class__claim_pump(class_service *svc)
 {
     assert(svc->claims);
@@ -191,16 +208,26 @@ void class__claim_pump(class_service *svc)
         pthread_mutex_unlock(&svc->lock);
         if (!free_worker)
             return;
+        /* ladders first (students wait for their verdicts), then the pairs
+         * of a final */
         sub_t s;
         int rc = class__claim(svc, class__now_ms(), &s);
-        if (rc <= 0)
-            return;
-        class__log(svc, CLASS_LOG_INFO, "course_claim", "{s:I, s:I, s:I, s:s}", "course",
-                   (json_int_t)s.course, "submission", (json_int_t)s.id, "run", (json_int_t)s.run,
-                   "worker", svc->worker);
-        job *j = class__ladder_job(svc, &s);
+        job *j = NULL;
+        if (rc > 0) {
+            class__log(svc, CLASS_LOG_INFO, "course_claim", "{s:I, s:I, s:I, s:s}", "course",
+                       (json_int_t)s.course, "submission", (json_int_t)s.id, "run",
+                       (json_int_t)s.run, "worker", svc->worker);
+            /* NULL: the claim lapses, another server (or this one, later) plays it */
+            if ((j = class__ladder_job(svc, &s)) != NULL)
+                hold(svc, false, s.id);
+        } else if (rc == 0 && (j = class__claim_pair(svc, class__now_ms())) != NULL) {
+            class__log(svc, CLASS_LOG_INFO, "course_claim_pair", "{s:I, s:I, s:i, s:I, s:s}",
+                       "course", (json_int_t)j->course, "pair", (json_int_t)j->pair, "pairno",
+                       j->pairno, "run", (json_int_t)j->run, "worker", svc->worker);
+            hold(svc, true, j->pair);
+        }
         if (!j)
-            return; /* the claim lapses: another server (or this one, later) plays it */
+            return;
         class__push_job(svc, j);
     }
 }
@@ -307,6 +334,12 @@ static void run_final(class_service *svc, job *j)
     }
     memcpy(d->students, j->students, (size_t)j->n * sizeof *d->students);
     memcpy(d->subs, j->subs, (size_t)j->n * sizeof *d->subs);
+    if (j->pair) { /* a pair of a final split among servers (finals.c) */
+        d->kind = DONE_PAIR;
+        d->pair = j->pair;
+        d->run = j->run;
+        d->gate = j->pairno;
+    }
     class_play_config pc = {.game = j->g,
                             .rules = j->rules,
                             .specs = (const char *const *)j->specs,
@@ -316,7 +349,7 @@ static void run_final(class_service *svc, job *j)
                             .games_per_pair = j->final_games,
                             .move_ms = j->move_ms,
                             .seed = j->seed ^ 0xf1a1ULL,
-                            .threads = svc->final_threads,
+                            .threads = j->pair ? CLASS_GATE_THREADS : svc->final_threads,
                             .stop = &svc->stop,
                             .on_game = class__keep_game,
                             .source = "tessera course final",
@@ -331,6 +364,9 @@ static void run_final(class_service *svc, job *j)
         d->kind = DONE_FAILED;
         snprintf(d->verdict, sizeof d->verdict, "the final could not be played: %.300s", err);
     }
+    /* a pair's games numbered within the final: pair by pair */
+    for (int k = 0; j->pair && k < d->ngames; k++)
+        d->games[k].g.index += (int64_t)j->pairno * j->final_games;
     post(svc, d);
 }
 
@@ -481,7 +517,20 @@ void class__apply(class_service *svc, done *d)
         class__sub_started(svc, d->submission, d->verdict);
         return;
     }
+    if (d->kind == DONE_PAIR || (d->kind == DONE_FAILED && d->pair))
+        unhold(svc, true, d->pair);
+    else if (d->kind == DONE_SUB || (d->kind == DONE_FAILED && d->submission))
+        unhold(svc, false, d->submission);
     bool ok = class__begin(svc);
+    bool stale = false, finished = false;
+    if (ok && d->kind == DONE_PAIR && (!class__store_pair(svc, d, &stale, &finished) || stale)) {
+        class__commit(svc, false);
+        class__log(svc, stale ? CLASS_LOG_INFO : CLASS_LOG_ERROR,
+                   stale ? "course_result_dropped" : "course_store_failed", "{s:I, s:I, s:I}",
+                   "course", (json_int_t)d->course, "pair", (json_int_t)d->pair, "run",
+                   (json_int_t)d->run);
+        return;
+    }
     /* several servers: stored only while the ladder is still this run's
      * (not claimed again by another server, not reset) — checked in the
      * result's own transaction */
@@ -498,8 +547,9 @@ void class__apply(class_service *svc, done *d)
         ok = ok && class__store_sub(svc, d);
     else if (d->kind == DONE_FINAL)
         ok = ok && class__store_final(svc, d);
-    else /* a final that failed */
-        ok = ok && class__store_final_failed(svc, d->course, d->verdict);
+    else if (d->kind == DONE_FAILED) /* a final that failed (and its pairs, if split) */
+        ok = ok && class__store_final_failed(svc, d->course, d->verdict) &&
+             (!d->pair || class__pairs_clear(svc, d->course));
     if (!class__commit(svc, ok)) {
         class__log(svc, CLASS_LOG_ERROR, "course_store_failed", "{s:I, s:I}", "course",
                    (json_int_t)d->course, "submission", (json_int_t)d->submission);
@@ -510,6 +560,7 @@ void class__apply(class_service *svc, done *d)
                d->kind == DONE_GATE    ? "gate"
                : d->kind == DONE_SUB   ? "submission"
                : d->kind == DONE_FINAL ? "final"
+               : d->kind == DONE_PAIR  ? (finished ? "final" : "pair")
                                        : "failed",
                "course", (json_int_t)d->course, "submission", (json_int_t)d->submission, "gate",
                d->gate, "games", d->ngames, "worker", svc->worker, "verdict", d->verdict);

@@ -458,6 +458,17 @@ void class__start_final(const req *r)
             class__course_release(&c);
             return;
         }
+    } else if (r->svc->claims && format == TOUR_ROUND_ROBIN) {
+        /* several servers: its pairs, for every server to claim (finals.c) */
+        bool split = class__final_split(r->svc, j);
+        class__job_free(j);
+        if (!split) {
+            class__final_failed(r->svc, c.id, "its pairs could not be stored");
+            class__course_release(&c);
+            class__fail(r, ENG_ESTORAGE, NULL, "the final could not be stored");
+            return;
+        }
+        class__claim_pump(r->svc);
     } else {
         class__push_job(r->svc, j);
     }

@@ -13,6 +13,8 @@
  *   class_games        every game played for a course (gates and final), with
  *                      the students in its seats, stderr and record
  *   class_final        the final's standings: place, rating with interval
+ *   class_final_pairs  a round-robin final's pairs, claimed by the servers
+ *                      of a cluster (finals.c, which holds their SQL)
  *
  * Remote bots (kind "remote") have no files: `main` holds the name the
  * server registered for them, and `tour` the server tournament playing
@@ -79,7 +81,15 @@ static const char schema[] =
     " losses INTEGER NOT NULL, draws INTEGER NOT NULL, points REAL NOT NULL, rate REAL NOT NULL,"
     " elo REAL NOT NULL, elo_lo REAL NOT NULL, elo_hi REAL NOT NULL,"
     " ms_per_move REAL NOT NULL DEFAULT 0, faults INTEGER NOT NULL DEFAULT 0,"
-    " PRIMARY KEY(course, student));";
+    " PRIMARY KEY(course, student));"
+    /* a round-robin final split among the servers of a cluster (finals.c):
+     * one row per pair of finalists, claimed like a ladder */
+    "CREATE TABLE IF NOT EXISTS class_final_pairs("
+    " id INTEGER PRIMARY KEY, course INTEGER NOT NULL, pairno INTEGER NOT NULL,"
+    " a INTEGER NOT NULL, b INTEGER NOT NULL, sub_a INTEGER NOT NULL, sub_b INTEGER NOT NULL,"
+    " games INTEGER NOT NULL, state TEXT NOT NULL DEFAULT 'queued',"
+    " worker TEXT NOT NULL DEFAULT '', claim_ms INTEGER NOT NULL DEFAULT 0,"
+    " run INTEGER NOT NULL DEFAULT 0, UNIQUE(course, pairno));";
 
 /* Columns added after the first release, to databases made before them:
  * remote bots (a course's wait for one, the server tournament playing a

@@ -98,6 +98,7 @@ int64_t class__sub_run(class_service *svc, int64_t sub)
 bool class__final_clear(class_service *svc, int64_t course)
 {
     return run_ii(svc, "DELETE FROM class_final WHERE course = ?", course, 0, 1) &&
+           run_ii(svc, "DELETE FROM class_final_pairs WHERE course = ?", course, 0, 1) &&
            run_ii(svc, "DELETE FROM class_games WHERE course = ? AND stage = 'final'", course, 0,
                   1) &&
            run_ii(svc,
@@ -120,6 +121,7 @@ bool class__course_delete(class_service *svc, int64_t course)
         " course = ?)",
         "DELETE FROM class_games WHERE course = ?",
         "DELETE FROM class_final WHERE course = ?",
+        "DELETE FROM class_final_pairs WHERE course = ?",
         "DELETE FROM class_submissions WHERE course = ?",
         "DELETE FROM class_students WHERE course = ?",
         "DELETE FROM class_courses WHERE id = ?",

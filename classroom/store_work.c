@@ -422,6 +422,21 @@ bool class__store_final(class_service *svc, const done *d)
     for (int i = 0; names && i < d->n; i++)
         free(names[i]);
     free(names);
+    return ok && class__store_final_rows(svc, d);
+}
+
+bool class__store_pair_games(class_service *svc, const done *d)
+{
+    char sids[2][CLASS_FIELD_MAX + 1] = {"", ""};
+    bool ok = student_of_sub(svc, d->subs[0], sids[0], sizeof sids[0]) > 0 &&
+              student_of_sub(svc, d->subs[1], sids[1], sizeof sids[1]) > 0;
+    const char *names[2] = {sids[0], sids[1]};
+    return ok && store_games(svc, d, "final", d->students, names);
+}
+
+bool class__store_final_rows(class_service *svc, const done *d)
+{
+    bool ok = true;
     db_stmt *ins =
         ok ? class__prep(svc, "INSERT INTO class_final(course, student, submission, place,"
                               " games, wins, losses, draws, points, rate, elo, elo_lo, elo_hi,"
@@ -611,16 +626,24 @@ int class__claim(class_service *svc, int64_t now, sub_t *out)
 
 bool class__claims_renew(class_service *svc, int64_t now, bool release)
 {
-    db_stmt *st = class__prep(
-        svc, release ? "UPDATE class_submissions SET worker = '', claim_ms = ? WHERE worker = ?"
-                       " AND state IN ('queued', 'running')"
-                     : "UPDATE class_submissions SET claim_ms = ? WHERE worker = ? AND state IN"
-                       " ('queued', 'running')");
-    if (st) {
-        db_bind_int64(st, 1, release ? 0 : now);
-        db_bind_text(st, 2, svc->worker, -1);
+    /* only the rows this server's workers hold: one whose result could not
+     * be stored lapses, and is played again */
+    bool ok = true;
+    for (int i = 0; i < svc->nheld; i++) {
+        const char *sql[2][2] = {
+            {"UPDATE class_submissions SET claim_ms = ? WHERE id = ? AND worker = ?",
+             "UPDATE class_submissions SET claim_ms = ?, worker = '' WHERE id = ? AND worker = ?"},
+            {"UPDATE class_final_pairs SET claim_ms = ? WHERE id = ? AND worker = ?",
+             "UPDATE class_final_pairs SET claim_ms = ?, worker = '' WHERE id = ? AND worker = ?"}};
+        db_stmt *st = class__prep(svc, sql[svc->held[i].pair][release]);
+        if (st) {
+            db_bind_int64(st, 1, release ? 0 : now);
+            db_bind_int64(st, 2, svc->held[i].id);
+            db_bind_text(st, 3, svc->worker, -1);
+        }
+        ok = class__run(svc, st) && ok;
     }
-    return class__run(svc, st);
+    return ok;
 }
 
 bool class__still_run(class_service *svc, int64_t sub, int64_t run, int64_t now)
@@ -649,8 +672,10 @@ void class__leftover_finals(class_service *svc, void (*each)(class_service *svc,
     while (ft && class__step(svc, ft) == DB_ROW)
         each(svc, db_column_int64(ft, 0));
     db_finalize(ft);
+    /* (a final split among servers goes on: its pairs are claimed by them) */
     class__exec(svc, "UPDATE class_courses SET final_state = 'none', final_tour = 0 WHERE"
-                     " final_state = 'running'");
+                     " final_state = 'running' AND NOT EXISTS (SELECT 1 FROM class_final_pairs p"
+                     " WHERE p.course = class_courses.id)");
     class__exec(svc, "DELETE FROM class_games WHERE stage = 'final' AND course IN (SELECT id"
                      " FROM class_courses WHERE final_state = 'none')");
 }
