@@ -66,6 +66,7 @@ static const struct option opts[] = {
     {"storage", required_argument, NULL, 'S'},
     {"instance", required_argument, NULL, 'I'},
     {"redis", required_argument, NULL, 'r'},
+    {"advertise", required_argument, NULL, 'a'},
     {"web", required_argument, NULL, 'w'},
     {"no-web", no_argument, NULL, 'W'},
     {"durable", no_argument, NULL, 'D'},
@@ -143,6 +144,7 @@ int cmd_serve(int argc, char **argv)
         case 'S': bad = set(&cfg, "--storage", "journal.storage", optarg); break;
         case 'I': bad = set(&cfg, "--instance", "cluster.instance", optarg); break;
         case 'r': bad = set(&cfg, "--redis", "cluster.redis", optarg); break;
+        case 'a': bad = set(&cfg, "--advertise", "cluster.address", optarg); break;
         case 'w': bad = set(&cfg, "--web", "server.web", optarg); break;
         case 'W': cfg.web_root = NULL; break;
         case 'D': cfg.durable = true; break;

@@ -82,7 +82,8 @@ const cli_command cli_commands[] = {
      cmd_bots},
     {"serve", "run the match server (WebSocket protocol + web UI)",
      "usage: tessera serve [--port P] [--host ADDR] [--db FILE | --storage TARGET]\n"
-     "                     [--instance NAME] [--redis HOST:PORT] [--web DIR | --no-web]\n"
+     "                     [--instance NAME] [--redis HOST:PORT] [--advertise URL]\n"
+     "                     [--web DIR | --no-web]\n"
      "                     [--demo[=BOT,BOT]] [--durable] [--max-conns N]\n"
      "                     [--log-level debug|info|warn|error] [--port-file FILE]\n"
      "                     [--idle-timeout-ms MS] [--admin-token-file FILE]\n"
@@ -99,6 +100,9 @@ const cli_command cli_commands[] = {
      "                 sharing one database take over each other's matches (docs/scaling.md)\n"
      "  --instance N   this server's name among several (default: the host name)\n"
      "  --redis H:P    Redis for spectators and moves across servers (PostgreSQL only)\n"
+     "  --advertise URL  where clients reach this server (ws://HOST:PORT/): a client whose\n"
+     "                 match this server plays, talking to it through another, is told so\n"
+     "                 (owner_url) and may connect here instead (docs/scaling.md)\n"
      "  --web DIR      directory served over HTTP (default: the source tree's web/)\n"
      "  --demo[=SPECS] keep a live bot-vs-bot Carcassonne match going: one bot spec\n"
      "                 (both seats) or two separated by ',' (default mcts:ms=1000,heuristic)\n"

@@ -47,6 +47,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bus/redis_uv.h"
 #include "tokidx.h"
 #include "cluster.h"
 #include "conn.h"
@@ -86,6 +87,7 @@ typedef struct inst {
     char name[JOURNAL_INSTANCE_MAX + 1];
     char channel[JOURNAL_INSTANCE_MAX + SRV_TOKEN_LEN + 16]; /* tessera:ID:i:NAME */
     bool live;                           /* its lease is current (last tick) */
+    char address[SRV_ADDRESS_MAX + 1];   /* its [cluster] address ("": none), as of the last tick */
 } inst;
 
 struct cluster {
@@ -209,72 +211,6 @@ static void publish(struct cluster *cl, const char *channel, const char *head, s
 static void on_redis_message(redisAsyncContext *ac, void *r, void *priv);
 static void redis_connect(struct cluster *cl);
 
-/*
- * hiredis on the loop: our own glue (hiredis 0.14's libuv adapter drops the
- * error a poll reports — a refused connection — and its context then waits
- * forever). An error on the socket is handed to hiredis as the events the
- * context waits for, so that it reads the error and fails the connection.
- */
-typedef struct redis_ev {
-    redisAsyncContext *ac; /* NULL once hiredis let go of it */
-    uv_poll_t handle;
-    int events;
-} redis_ev;
-
-static void ev_poll(uv_poll_t *h, int status, int events)
-{
-    redis_ev *e = h->data;
-    if (status < 0)
-        events = e->events ? e->events : UV_READABLE;
-    if (e->ac && (events & UV_READABLE))
-        redisAsyncHandleRead(e->ac);
-    if (e->ac && (events & UV_WRITABLE))
-        redisAsyncHandleWrite(e->ac);
-}
-
-static void ev_update(redis_ev *e, int add, int del)
-{
-    e->events = (e->events | add) & ~del;
-    if (e->events)
-        uv_poll_start(&e->handle, e->events, ev_poll);
-    else
-        uv_poll_stop(&e->handle);
-}
-
-static void ev_add_read(void *p) { ev_update(p, UV_READABLE, 0); }
-static void ev_del_read(void *p) { ev_update(p, 0, UV_READABLE); }
-static void ev_add_write(void *p) { ev_update(p, UV_WRITABLE, 0); }
-static void ev_del_write(void *p) { ev_update(p, 0, UV_WRITABLE); }
-
-static void ev_closed(uv_handle_t *h) { free(h->data); }
-
-static void ev_cleanup(void *p)
-{
-    redis_ev *e = p;
-    e->ac = NULL;
-    uv_close((uv_handle_t *)&e->handle, ev_closed);
-}
-
-static int ev_attach(redisAsyncContext *ac, uv_loop_t *loop)
-{
-    redis_ev *e = calloc(1, sizeof *e);
-    if (!e)
-        return -1;
-    if (uv_poll_init(loop, &e->handle, ac->c.fd) != 0) {
-        free(e);
-        return -1;
-    }
-    e->ac = ac;
-    e->handle.data = e;
-    ac->ev.data = e;
-    ac->ev.addRead = ev_add_read;
-    ac->ev.delRead = ev_del_read;
-    ac->ev.addWrite = ev_add_write;
-    ac->ev.delWrite = ev_del_write;
-    ac->ev.cleanup = ev_cleanup;
-    return 0;
-}
-
 static void on_redis_connect(const redisAsyncContext *ac, int status)
 {
     struct cluster *cl = ac->data;
@@ -344,7 +280,7 @@ static void redis_connect(struct cluster *cl)
             continue;
         }
         ac->data = cl;
-        if (ev_attach(ac, cl->s->loop) != 0) {
+        if (redis_uv_attach(ac, cl->s->loop) != 0) { /* bus/redis_uv.c */
             redisAsyncFree(ac);
             continue;
         }
@@ -747,7 +683,8 @@ static void on_tick(uv_timer_t *t)
     if (journal_fault(s->db, &(int64_t){0}, &(const char *){NULL}) != JF_NONE)
         return; /* the database is out of reach: nobody can be taken over now */
     if (db_prepare(d,
-                   "SELECT id, expires_at < clock_timestamp() FROM tessera_instances ORDER BY id",
+                   "SELECT id, expires_at < clock_timestamp(), address FROM tessera_instances "
+                   "ORDER BY id",
                    &q) != DB_OK)
         return;
     char dead[8][JOURNAL_INSTANCE_MAX + 1];
@@ -761,8 +698,11 @@ static void on_tick(uv_timer_t *t)
             continue;
         int i = inst_index(cl, name, strlen(name));
         if (i >= 0) {
+            const char *a = db_column_text(q, 2); /* checked by the server that wrote it */
             seen[i] = true;
             cl->insts[i].live = !expired;
+            snprintf(cl->insts[i].address, sizeof cl->insts[i].address, "%s",
+                     a && strlen(a) <= SRV_ADDRESS_MAX ? a : "");
         }
         if (!expired)
             live++;
@@ -1018,8 +958,19 @@ void cluster_append_summaries(srv *s, db_stmt *q, bool (*held)(srv *, const char
             continue;
         }
         json_object_set_new(e, "server", json_string(owner ? owner : ""));
+        int o = owner && s->cluster ? inst_index(s->cluster, owner, strlen(owner)) : -1;
+        if (o >= 0 && s->cluster->insts[o].address[0]) /* where a client plays it directly */
+            json_object_set_new(e, "server_url", json_string(s->cluster->insts[o].address));
         json_array_append_new(out, e);
     }
+}
+
+json_t *cluster_owner_hint(conn *c, json_t *reply)
+{
+    const char *a = c->srv->cfg.cluster_address;
+    if (reply && c->ops == &forwarded_ops && a && a[0])
+        json_object_set_new(reply, "owner_url", json_string(a));
+    return reply;
 }
 
 static bool match_held(srv *s, const char *id) { return match_find(s, id) != NULL; }

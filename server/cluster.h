@@ -63,6 +63,11 @@ bool cluster_on(const srv *s);
  * about and it was forwarded there (or refused with an error because it
  * cannot be); false: handle it here. raw/len: the message as received. */
 bool cluster_route(conn *c, const proto_msg *m, const char *raw, size_t len);
+/* A reply about a match (match_created, joined, resumed, spectating) that
+ * reaches its client through another server (c is forwarded here) names
+ * where this server is reached, [cluster] address, as "owner_url": a
+ * client that connects there plays without the hop. Returns reply. */
+json_t *cluster_owner_hint(conn *c, json_t *reply);
 /* A connection of ours closed: the owners it talked to let it go. */
 void cluster_conn_closed(conn *c);
 

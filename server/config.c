@@ -103,7 +103,8 @@ static const cfg_key keys[] = {
     {"cluster", "lease_ms", K_INT, F(lease_ms), 1000, 600000, NULL,
      "a server silent this long is taken for dead and its matches are taken over"},
     {"cluster", "address", K_STR, F(cluster_address), 0, 0, NULL,
-     "where this server is reached (ws://HOST:PORT/), shown to operators"},
+     "where clients reach this server (ws://HOST:PORT/): told to the clients of its matches "
+     "that reach it through another server (owner_url), shown to operators"},
     {"cluster", "redis", K_STR, F(redis), 0, 0, NULL,
      "HOST:PORT of Redis, for spectators and moves across servers; empty = none"},
     {"tls", "cert", K_STR, F(tls_cert), 0, 0, NULL,

@@ -176,7 +176,7 @@ static void create(conn *c, const proto_msg *m)
         if (x->seats[i].kind == SEAT_OPEN)
             json_array_append_new(seats, json_pack("{s:i, s:s}", "seat", i, "token", joins[i]));
     json_object_set_new(r, "seats", seats);
-    conn_send(c, r);
+    conn_send(c, cluster_owner_hint(c, r));
     OPENSSL_cleanse(joins, sizeof joins); /* the match keeps their hashes only */
     table_attach_remote(x);
     match_advance(x);

@@ -200,6 +200,10 @@
 /* Servers one server keeps track of (its table of names; a connection's
  * forwards are a 64-bit mask over it). */
 #define SRV_MAX_INSTANCES 64
+/* A server's advertised address ([cluster] address, ws:// or wss://), handed
+ * to clients as where a match is played (owner_url): bounded so that a row
+ * of tessera_instances cannot make a reply of any size. */
+#define SRV_ADDRESS_MAX 200
 /* A message between servers: a client message and its envelope. */
 #define SRV_MAX_ENVELOPE (SRV_MAX_MESSAGE + 256)
 /* A connection to Redis not made within this long is given up (and tried

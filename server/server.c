@@ -147,6 +147,13 @@ int srv_config_check(const srv_config *cfg, char *err, size_t errcap)
                  cfg->instance, JOURNAL_INSTANCE_MAX);
         return -1;
     }
+    const char *a = cfg->cluster_address;
+    if (a && (strlen(a) > SRV_ADDRESS_MAX || strcspn(a, " \t\r\n\"\\") != strlen(a) ||
+              (strncmp(a, "ws://", 5) && strncmp(a, "wss://", 6)))) {
+        snprintf(err, errcap, "cluster.address '%.80s': a ws:// or wss:// URL of at most %d "
+                 "characters without spaces or quotes", a, SRV_ADDRESS_MAX);
+        return -1;
+    }
     if (cfg->redis && !(cfg->storage && db_target_is_pg(cfg->storage))) {
         snprintf(err, errcap, "cluster.redis needs PostgreSQL storage (journal.storage): servers "
                               "that share events must share one database");

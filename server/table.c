@@ -19,6 +19,7 @@
 #include <openssl/crypto.h>
 
 #include "tokidx.h"
+#include "cluster.h"
 #include "conn.h"
 #include "match_views.h"
 #include "registry.h"
@@ -294,7 +295,7 @@ void table_take_seat(conn *c, match *x, int seat, const char *type, const char *
     bool started = match_seat_taken(x, seat);
     /* the reply first, showing the seat connected (and the match live if
      * this join starts it); then whatever play it unblocks */
-    conn_send(c, match_table_view(x, type, seat, resume, id));
+    conn_send(c, cluster_owner_hint(c, match_table_view(x, type, seat, resume, id)));
     OPENSSL_cleanse(fresh, sizeof fresh);
     state_sent(x, c);
     match_seat_continue(x, seat, started);
@@ -303,7 +304,7 @@ void table_take_seat(conn *c, match *x, int seat, const char *type, const char *
 void table_spectate(conn *c, match *m, const json_t *id)
 {
     add_spectator(m, c);
-    conn_send(c, match_table_view(m, "spectating", -1, NULL, id));
+    conn_send(c, cluster_owner_hint(c, match_table_view(m, "spectating", -1, NULL, id)));
     state_sent(m, c);
 }
 

@@ -8,7 +8,9 @@
  *   startCluster(names, opts)   a database and one server per name, each with
  *                               --storage, --instance NAME, --redis and a
  *                               lease (opts.leaseMs, default 5000: the servers' own
- *                               default; a shorter one expires on a busy machine)
+ *                               default; a shorter one expires on a busy machine);
+ *                               opts.advertise: each on a port chosen before its start,
+ *                               which it advertises (--advertise, owner_url)
  *   proxy(servers)              haproxy on a free port, round-robin over them
  *   playAll(clients, ...)       answer your_turn on every client until game_over
  *   resilientPlayer(url, ...)   a seat's player that resumes on any lost connection
@@ -86,6 +88,10 @@ async function startOne(name, db, env, opts = {}) {
     args.push('--redis', opts.redisAddr || env.TESSERA_REDIS);
   if (opts.args)
     args.push(...opts.args);
+  if (opts.advertise) { /* a port known before the start, so that the server can say where it is */
+    const port = await freePort();
+    args.push('--port', String(port), '--advertise', `ws://127.0.0.1:${port}/`);
+  }
   args.push('--log-level', 'debug');
   const srv = await lib.Server.start({ storage: db, args, dir, env: opts.env });
   srv.ownDir = true; /* removed by cleanup */
@@ -95,14 +101,18 @@ async function startOne(name, db, env, opts = {}) {
 }
 
 /* haproxy in front of the servers (WebSocket-aware: tunnel mode once upgraded),
- * round-robin, health-checked every 500 ms. Resolves with {port, url, stop()}. */
+ * round-robin, health-checked every 500 ms; opts.port its port (default: a
+ * free one); opts.route: a request whose URL says ?server=NAME goes to that
+ * server while it is up (as docker/cluster/haproxy.cfg routes). Resolves with
+ * {port, url, stop()}. */
 async function proxy(servers, opts = {}) {
   const which = spawnSync('sh', ['-c', 'command -v haproxy']);
   if (which.status !== 0)
     throw new Error('haproxy is not installed (scripts/deps.sh test installs it)');
-  const port = await freePort();
+  const port = opts.port || await freePort();
   const dir = lib.tmpDir('haproxy');
   const backends = servers.map((s, i) =>
+    (opts.route ? `  use-server s${i} if { urlp(server) -m str ${s.instance} }\n` : '') +
     `  server s${i} 127.0.0.1:${s.port} check inter 500 fall 2 rise 1`).join('\n');
   const cfg = `global
   maxconn 4096

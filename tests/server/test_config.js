@@ -109,6 +109,14 @@ test('each kind of bad config: exit 2, naming the file and the line', () => {
   const halfTls = serve(['--config', conf('[tls]\ncert = /etc/hostname\n'), '--no-web', '--port', '0']);
   assert.equal(halfTls.status, 2);
   assert.match(halfTls.stderr, /TLS needs both tls\.cert and tls\.key/);
+  /* the address a server advertises is handed to clients: a ws:// or wss:// URL only */
+  for (const bad of ['http://h:1/', 'ws://h:1/ x', 'ws://"h"/', 'ws://' + 'h'.repeat(200)]) {
+    const r = serve(['--advertise', bad, '--no-web', '--port', '0', '--db', path.join(dir, 'never.db')]);
+    assert.equal(r.status, 2, `--advertise ${bad.slice(0, 30)}: exit ${r.status}`);
+    assert.match(r.stderr, /cluster\.address '.*': a ws:\/\/ or wss:\/\/ URL of at most 200 characters/);
+  }
+  assert.equal(printed(['--advertise', 'wss://t1.example:8443/?server=t1'])['cluster.address'],
+    'wss://t1.example:8443/?server=t1');
 });
 
 test('comments, quotes, blank lines and spaces are read as documented', () => {
