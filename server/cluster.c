@@ -733,6 +733,12 @@ static void on_tick(uv_timer_t *t)
 
 bool cluster_on(const srv *s) { return s->cluster != NULL; }
 
+bool cluster_linking(const srv *s)
+{
+    const struct cluster *cl = s->cluster;
+    return cl && cl->redis_wanted && !redis_up(cl) && !cl->unreachable_told && !cl->stopping;
+}
+
 int cluster_start(srv *s, const cluster_apps *apps, char *err, size_t errcap)
 {
     if (!journal_shared(s->db))

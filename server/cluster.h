@@ -58,6 +58,9 @@ void cluster_stop(srv *s);
 void cluster_free(srv *s);
 /* Does this server share a database with others (PostgreSQL)? */
 bool cluster_on(const srv *s);
+/* Is its link to the other servers (Redis) being made for the first time
+ * (neither up yet nor failed once)? */
+bool cluster_linking(const srv *s);
 
 /* Route a decoded client message: true when another server owns what it is
  * about and it was forwarded there (or refused with an error because it

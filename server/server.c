@@ -596,13 +596,6 @@ int srv_run(const srv_config *cfg)
            s.tls ? "https" : "http", v6 ? "[" : "", shown,
            v6 ? "]" : "", s.cfg.port, cfg->demo ? ", with a live demo match" : "");
     fflush(stdout);
-    if (cfg->port_file) {
-        FILE *f = fopen(cfg->port_file, "w");
-        if (f) {
-            fprintf(f, "%d\n", s.cfg.port);
-            fclose(f);
-        }
-    }
     /* resume what the journal had in flight */
     for (match *m = s.matches; m; m = m->next)
         if (m->status != MATCH_FINISHED)
@@ -611,6 +604,18 @@ int srv_run(const srv_config *cfg)
     if (cluster_start(&s, &cluster_apps_of_server, err, sizeof err)) {
         srv_log(LOG_ERROR, "start_failed", "{s:s}", "reason", err);
         fprintf(stderr, "tessera serve: %s\n", err);
+    }
+    /* the port file says "connect now": on a cluster, once the link to the
+     * other servers is up (or its first attempt failed), so that a client's
+     * first message can be forwarded */
+    for (uint64_t t0 = uv_now(s.loop); cluster_linking(&s) && uv_now(s.loop) - t0 < SRV_REDIS_CONNECT_MS;)
+        uv_run(s.loop, UV_RUN_ONCE);
+    if (cfg->port_file) {
+        FILE *f = fopen(cfg->port_file, "w");
+        if (f) {
+            fprintf(f, "%d\n", s.cfg.port);
+            fclose(f);
+        }
     }
     /* the courses are one server's of a cluster (cluster.c, roles) */
     start_courses(&s, cluster_claim_role(&s, CLUSTER_COORDINATOR));
