@@ -14,6 +14,9 @@
  *                  and the views (create, roster, deadline, final, grades,
  *                  list, view, a game, a code)
  *   remote.c       remote bots' gates and finals, played by the host
+ *   scrimmage.c    the live scrimmage ladder before the deadline: pairs of
+ *                  qualified submissions queued behind the gates, their
+ *                  games stored, the ratings table
  *   jobs.c         the workers: a submission's gate ladder, a final; their
  *                  results stored on the loop; the deadline's freeze
  *   files.c        the submissions' folders: made, made again, run as
@@ -97,6 +100,7 @@ typedef struct course_t {
     char final_note[CLASS_VERDICT_MAX];
     bool archived;             /* submissions closed, listed apart; everything kept */
     int64_t last_extension_ms; /* the latest student's extension, or 0 */
+    int scrimmage;             /* CLASS_SCRIM_*: the live ladder before the deadline */
 } course_t;
 
 /* A student, as their token names them. */
@@ -115,6 +119,7 @@ typedef struct sub_t {
     char kind[16];                       /* class_kind_name */
     char dir[PATH_MAX];                  /* its folder ("" for a remote bot) */
     char main[CLASS_FILE_NAME_MAX + 64]; /* the file to run; a remote bot: its registered name */
+    int64_t version;                     /* its student's version number */
 } sub_t;
 
 /* A new course's settings, checked. */
@@ -126,6 +131,7 @@ typedef struct course_new {
     int ngates;
     int64_t move_ms, qualify, final_games, deadline_ms, seed, remote_wait_ms, created_ms;
     int64_t max_upload;
+    int scrimmage; /* CLASS_SCRIM_* */
 } course_new;
 
 /* ---- jobs between the loop and the workers ------------------------------------------------ */
@@ -146,6 +152,7 @@ typedef struct cgame {
 typedef struct job {
     struct job *next;
     bool final;
+    bool scrim; /* a scrimmage pair: subs, students, specs, names of two (scrimmage.c) */
     int64_t course, submission;
     int64_t run; /* the submission's run (sub_t) */
     const eng_game *g;
@@ -170,7 +177,7 @@ typedef struct job {
 } job;
 
 /* What the loop stores: one transaction each (class__apply). */
-enum { DONE_GATE, DONE_SUB, DONE_FINAL, DONE_FAILED, DONE_START, DONE_PAIR };
+enum { DONE_GATE, DONE_SUB, DONE_FINAL, DONE_FAILED, DONE_START, DONE_PAIR, DONE_SCRIM };
 typedef struct done {
     struct done *next;
     int kind; /* DONE_*: a gate, a ladder's end, a final, a failure, a ladder begins */
@@ -226,6 +233,13 @@ struct class_service {
     pthread_cond_t cond;
     job *jobs, *jobs_tail;  /* waiting for a worker */
     int busy;               /* ladders and finals taken by a worker, not yet over */
+    job *scrims, *scrims_tail; /* scrimmage pairs waiting: a worker takes one only when no
+                                  gate or final waits (jobs first) */
+    int64_t scrim_course[CLASS_MAX_JOBS]; /* (loop) the course of each scrimmage pair queued or
+                                             playing, 0: a free slot */
+    uint64_t scrim_rng;                   /* (loop) the pairings' randomness */
+    int64_t scrim_pause_until;            /* (loop) no pair before: one could not be played */
+    int scrim_turn;                       /* (loop) the course the next pump starts at */
     done *done, *done_tail; /* finished, for the loop */
     atomic_bool stop;
     bool stopping;      /* class_service_stop began: nothing new starts */
@@ -341,6 +355,8 @@ int class__roster_add(class_service *svc, int64_t course, const class_person *ps
 bool class__sub_load(class_service *svc, int64_t sub, sub_t *out);
 /* The frozen submissions of a course, in roster order (heap, free()); the count or -1. */
 int class__subs_frozen(class_service *svc, int64_t course, sub_t **out);
+/* Each student's latest qualified submission that is not a remote bot: the scrimmage's. */
+int class__subs_scrim(class_service *svc, int64_t course, sub_t **out);
 /* Insert an upload's row in the transaction open, the student's next
  * version counted by the database. Its id and *version, or 0 with *rc
  * (DB_ECONSTRAINT: another server's upload took the version: again). */
@@ -373,6 +389,17 @@ bool class__store_final_rows(class_service *svc, const done *d);
 /* A pair's games of a final split among servers (d: DONE_PAIR), stage "final". */
 bool class__store_pair_games(class_service *svc, const done *d);
 bool class__store_final_failed(class_service *svc, int64_t course, const char *note);
+bool class__store_scrim(class_service *svc, const done *d);
+/* Every scrimmage game of a course: each(sub0, sub1, points of sub0 (1, 0.5, 0), user).
+ * false when it could not be read. */
+bool class__scrim_results(class_service *svc, int64_t course,
+                          void (*each)(int64_t sub0, int64_t sub1, double p0, void *user),
+                          void *user);
+/* The latest CLASS_SCRIM_SHOWN scrimmage games of a course, newest first. */
+json_t *class__scrim_games_json(class_service *svc, int64_t course);
+/* A course's scrimmage setting stored; its largest submission (0: unchanged). */
+bool class__course_set_settings(class_service *svc, int64_t course, int scrimmage,
+                                int64_t max_upload);
 /* Courses due to freeze: ids (at most cap) of those past their deadline
  * with every submission done. */
 int class__freeze_candidates(class_service *svc, int64_t now, int64_t *ids, int cap);
@@ -509,6 +536,31 @@ job *class__claim_pair(class_service *svc, int64_t now);
 bool class__store_pair(class_service *svc, const done *d, bool *stale, bool *finished);
 /* The pairs of a course's final, deleted (a final played again, a course deleted). */
 bool class__pairs_clear(class_service *svc, int64_t course);
+/* Hand a worker's result to the loop (host.wake; class_service_poll). */
+void class__post(class_service *svc, done *d);
+
+/* ---- scrimmage.c: the live ladder before the deadline -------------------------------------- */
+
+enum { CLASS_SCRIM_OFF, CLASS_SCRIM_INSTRUCTOR, CLASS_SCRIM_CLASS };
+#define CLASS_SCRIM_GAMES 2 /* games of one scrimmage pair, the seats swapped */
+#define CLASS_SCRIM_SHOWN 20 /* the latest scrimmage games listed on the page */
+
+const char *class__scrim_name(int setting);
+/* A setting's name into *out: false for an unknown one. */
+bool class__scrim_parse(const char *name, int *out);
+/* Queue the next pairs of every course whose scrimmage is on and open (the tick, and
+ * after a pair's result). */
+void class__scrim_pump(class_service *svc);
+/* Drop a course's queued pairs (0: every course's); pairs playing finish and are dropped
+ * when their course is no longer open to them. */
+void class__scrim_drop(class_service *svc, int64_t course);
+/* A worker plays one pair (j->scrim) and posts a DONE_SCRIM. */
+void class__scrim_run(class_service *svc, const job *j);
+/* A pair's games, stored while its course is still open to them (class__apply). */
+void class__scrim_apply(class_service *svc, done *d);
+/* The course view's "scrimmage": the setting, its state, the table, the latest games; NULL
+ * when student (not 0) may not see it (the setting is not "class"). */
+json_t *class__scrim_json(class_service *svc, const course_t *c, int64_t student);
 
 /* ---- remote.c ----------------------------------------------------------------------------- */
 
@@ -555,6 +607,7 @@ void class__set_deadline(const req *r);
 void class__rerun_gates(const req *r);
 void class__archive(const req *r);
 void class__delete(const req *r);
+void class__settings(const req *r);
 
 /* ---- submit.c ----------------------------------------------------------------------------- */
 

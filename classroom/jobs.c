@@ -71,6 +71,11 @@ static void post(class_service *svc, done *d)
     svc->host.wake(svc->host.user);
 }
 
+void class__post(class_service *svc, done *d)
+{
+    post(svc, d);
+}
+
 void class__keep_game(const class_game *g, void *user)
 {
     done *d = user;
@@ -376,17 +381,26 @@ static void *worker_main(void *arg)
     pthread_mutex_lock(&svc->lock);
     while (!atomic_load(&svc->stop)) {
         job *j = svc->jobs;
+        job **head = &svc->jobs, **tail = &svc->jobs_tail;
+        if (!j) { /* gates and finals first: a scrimmage pair only when none waits */
+            j = svc->scrims;
+            head = &svc->scrims;
+            tail = &svc->scrims_tail;
+        }
         if (!j) {
             pthread_cond_wait(&svc->cond, &svc->lock);
             continue;
         }
-        svc->jobs = j->next;
-        if (!svc->jobs)
-            svc->jobs_tail = NULL;
-        svc->busy++;
+        *head = j->next;
+        if (!*head)
+            *tail = NULL;
+        if (!j->scrim) /* a scrimmage pair leaves its worker free to the claims: gates first */
+            svc->busy++;
         pthread_mutex_unlock(&svc->lock);
         if (j->final) {
             run_final(svc, j);
+        } else if (j->scrim) {
+            class__scrim_run(svc, j);
         } else {
             done *d = calloc(1, sizeof *d);
             if (d) { /* the page shows it in its gates, not waiting in the queue */
@@ -400,9 +414,11 @@ static void *worker_main(void *arg)
             }
             run_ladder(svc, j);
         }
+        bool scrim = j->scrim;
         class__job_free(j);
         pthread_mutex_lock(&svc->lock);
-        svc->busy--;
+        if (!scrim)
+            svc->busy--;
         if (svc->claims) { /* a worker is free: the loop claims the next ladder */
             pthread_mutex_unlock(&svc->lock);
             svc->host.wake(svc->host.user);
@@ -469,6 +485,7 @@ void class__workers_stop(class_service *svc)
         class__job_free(j);
     }
     svc->jobs_tail = NULL;
+    class__scrim_drop(svc, 0);
 }
 
 void class__drop_jobs(class_service *svc, int64_t course, int64_t sub)
@@ -506,6 +523,10 @@ void class__push_job(class_service *svc, job *j)
 
 void class__apply(class_service *svc, done *d)
 {
+    if (d->kind == DONE_SCRIM) {
+        class__scrim_apply(svc, d);
+        return;
+    }
     /* a submission played again (or deleted) since: this result is stale */
     if (d->submission && class__sub_run(svc, d->submission) != d->run) {
         class__log(svc, CLASS_LOG_DEBUG, "course_result_dropped", "{s:I, s:I}", "course",

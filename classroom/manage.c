@@ -7,7 +7,9 @@
  * or after a reference was fixed — the course unfreezes and freezes again
  * once they are through. A course can be archived (submissions closed,
  * everything kept) and deleted (every row and file of it). The final's
- * re-run is course_start_final's (requests.c).
+ * re-run is course_start_final's (requests.c). Settings that touch nothing
+ * played (the scrimmage, the largest submission) change at any time
+ * (course_settings).
  *
  * A ladder being played when its submission is reset goes on, but its
  * results are dropped (the submission's run counted up, class__apply);
@@ -219,10 +221,45 @@ void class__archive(const req *r)
     if (!class__need_course(r, &c))
         return;
     bool on = r->c->archived.v != 0;
+    if (on)
+        class__scrim_drop(r->svc, c.id);
     if (!class__course_archive(r->svc, c.id, on))
         class__fail(r, ENG_ESTORAGE, NULL, "the course could not be changed");
     else
         class__reply_course(r, "course_archived", c.id);
+    class__course_release(&c);
+}
+
+/* course_settings: each field given checked, then all stored, or nothing. */
+void class__settings(const req *r)
+{
+    course_t c;
+    if (!class__need_course(r, &c))
+        return;
+    const proto_course *m = r->c;
+    int scrim = c.scrimmage;
+    int64_t ceiling = r->svc->max_upload, max = m->max_upload_bytes.set ? m->max_upload_bytes.v : 0;
+    if (m->scrimmage && !class__scrim_parse(m->scrimmage, &scrim)) {
+        class__fail(r, ENG_EINVAL, "bad_setting",
+                    "scrimmage: off, instructor (its table on your page only) or class (on "
+                    "every student's page too), not \"%.40s\"",
+                    m->scrimmage);
+    } else if (m->max_upload_bytes.set && (max < CLASS_MAX_UPLOAD || max > ceiling)) {
+        class__fail(r, ENG_EINVAL, "too_large",
+                    "max_upload_bytes: the largest submission, %d to %lld bytes (the server's "
+                    "[courses] max_upload_mb)",
+                    CLASS_MAX_UPLOAD, (long long)ceiling);
+    } else if (!class__course_set_settings(r->svc, c.id, scrim, max)) {
+        class__fail(r, ENG_ESTORAGE, NULL, "the course could not be changed");
+    } else {
+        class__log(r->svc, CLASS_LOG_INFO, "course_settings", "{s:I, s:s, s:I}", "course",
+                   (json_int_t)c.id, "scrimmage", class__scrim_name(scrim), "max_upload_bytes",
+                   (json_int_t)(max ? max : c.max_upload));
+        if (scrim == CLASS_SCRIM_OFF)
+            class__scrim_drop(r->svc, c.id);
+        class__reply_course(r, "course_settings", c.id);
+        class__scrim_pump(r->svc);
+    }
     class__course_release(&c);
 }
 
@@ -256,6 +293,7 @@ void class__delete(const req *r)
     } else {
         class__drop_jobs(svc, c.id, 0);
         class__remote_forget(svc, c.id, 0);
+        class__scrim_drop(svc, c.id);
         if (!class__course_delete(svc, c.id)) {
             class__fail(r, ENG_ESTORAGE, NULL, "the course could not be deleted");
         } else {

@@ -78,7 +78,7 @@ bool class__need_student(const req *r, student_t *out)
  * msg), or NULL while they are open: the course archived, or frozen, or
  * past its deadline and the student's extension. */
 const char *class__closed_to(const course_t *c, const student_t *who, int64_t now, char *msg,
-                            size_t cap)
+                             size_t cap)
 {
     int64_t until = c->deadline_ms;
     if (until && who->deadline_ms > until)
@@ -158,17 +158,23 @@ static int settings_of(const req *r, course_new *n)
     }
     n->remote_wait_ms = m->remote_wait_ms.set ? m->remote_wait_ms.v : CLASS_REMOTE_WAIT_MS;
     int64_t ceiling = r->svc->max_upload;
-    n->max_upload = m->max_upload_bytes.set ? m->max_upload_bytes.v
-                                            : (CLASS_DEFAULT_UPLOAD < ceiling ? CLASS_DEFAULT_UPLOAD
-                                                                              : ceiling);
+    n->max_upload = m->max_upload_bytes.set
+                        ? m->max_upload_bytes.v
+                        : (CLASS_DEFAULT_UPLOAD < ceiling ? CLASS_DEFAULT_UPLOAD : ceiling);
     n->move_ms = m->move_ms.set ? m->move_ms.v : 1000;
     n->qualify = m->qualify.set ? m->qualify.v : 1;
     n->final_games = m->final_games.set ? m->final_games.v : 2;
     n->deadline_ms = m->deadline_ms.set ? m->deadline_ms.v : 0;
+    n->scrimmage = CLASS_SCRIM_OFF;
     class_gate gates[CLASS_MAX_GATES];
     int ng = -1;
     const char *bad = NULL, *reason = NULL;
-    if (n->max_upload < CLASS_MAX_UPLOAD || n->max_upload > ceiling) {
+    if (m->scrimmage && !class__scrim_parse(m->scrimmage, &n->scrimmage)) {
+        rc = ENG_EINVAL;
+        reason = "bad_setting";
+        snprintf(err, sizeof err, "scrimmage: off, instructor or class, not \"%.40s\"",
+                 m->scrimmage);
+    } else if (n->max_upload < CLASS_MAX_UPLOAD || n->max_upload > ceiling) {
         rc = ENG_EINVAL;
         reason = "too_large";
         snprintf(err, sizeof err,
@@ -472,6 +478,7 @@ void class__start_final(const req *r)
     } else {
         class__push_job(r->svc, j);
     }
+    class__scrim_drop(r->svc, c.id); /* the scrimmage ends where the final begins */
     class__log(r->svc, CLASS_LOG_INFO, "course_final_started", "{s:I, s:i}", "course",
                (json_int_t)c.id, "finalists", n);
     json_t *rep = proto_reply("course_final_started", r->id);
@@ -538,6 +545,7 @@ void class__view(const req *r)
         json_object_set_new(rep, "submissions", class__subs_json(r->svc, c.id, 0));
         json_object_set_new(rep, "final", class__final_json(r->svc, c.id, 0));
         json_object_set_new(rep, "final_games", class__final_games_json(r->svc, c.id, 0));
+        json_object_set_new(rep, "scrimmage", class__scrim_json(r->svc, &c, 0));
         class__redact(r->svc, rep);
         class__reply(r, rep);
         class__course_release(&c);
@@ -560,6 +568,9 @@ void class__view(const req *r)
     json_object_set_new(rep, "submissions", class__subs_json(r->svc, c.id, who.id));
     json_object_set_new(rep, "final", class__final_json(r->svc, c.id, who.id));
     json_object_set_new(rep, "final_games", class__final_games_json(r->svc, c.id, who.id));
+    json_t *scrim = class__scrim_json(r->svc, &c, who.id); /* when the class may see it */
+    if (scrim)
+        json_object_set_new(rep, "scrimmage", scrim);
     class__redact(r->svc, rep);
     class__reply(r, rep);
     class__course_release(&c);

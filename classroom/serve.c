@@ -57,6 +57,7 @@ void class_service_request(class_service *svc, const proto_msg *m, uint64_t call
     case PROTO_COURSE_RERUN_GATES: class__rerun_gates(&r); break;
     case PROTO_COURSE_ARCHIVE: class__archive(&r); break;
     case PROTO_COURSE_DELETE: class__delete(&r); break;
+    case PROTO_COURSE_SETTINGS: class__settings(&r); break;
     case PROTO_COURSE_VIEW: class__view(&r); break;
     case PROTO_COURSE_GAME: class__game(&r); break;
     case PROTO_COURSE_CODE: class__code(&r); break;
@@ -202,6 +203,7 @@ void class_service_tick(class_service *svc)
         return;
     class__remote_pump(svc);
     class__freeze_due(svc);
+    class__scrim_pump(svc);
     class__uploads_expire(svc, class__now_ms());
 }
 

@@ -125,6 +125,11 @@ static const char *const added[][3] = {
      * last said so (class__claim) */
     {"class_submissions", "worker", "TEXT NOT NULL DEFAULT ''"},
     {"class_submissions", "claim_ms", "INTEGER NOT NULL DEFAULT 0"},
+    /* the live scrimmage ladder (issue 25): the course's setting, and each seat's
+     * submission of a game (0: a gate's opponent), which its ratings are fitted on */
+    {"class_courses", "scrimmage", "TEXT NOT NULL DEFAULT 'off'"},
+    {"class_games", "sub0", "INTEGER NOT NULL DEFAULT 0"},
+    {"class_games", "sub1", "INTEGER NOT NULL DEFAULT 0"},
 };
 
 /* Does `table` have `column`? SQLite: its table_info; PostgreSQL: the
@@ -440,12 +445,13 @@ bool class__run(class_service *svc, db_stmt *st)
 bool class__course_load(class_service *svc, int64_t id, course_t *c)
 {
     memset(c, 0, sizeof *c);
-    db_stmt *st = class__prep(svc, "SELECT name, game, rules, move_ms, gates, qualify, seed,"
-                                   " final_games, deadline_ms, frozen_ms, final_state, final_note,"
-                                   " created_ms, remote_wait_ms, final_tour, archived, max_upload,"
-                                   " (SELECT COALESCE(MAX(x.deadline_ms), 0) FROM class_students x"
-                                   " WHERE x.course = class_courses.id) FROM class_courses"
-                                   " WHERE id = ?");
+    db_stmt *st =
+        class__prep(svc, "SELECT name, game, rules, move_ms, gates, qualify, seed,"
+                         " final_games, deadline_ms, frozen_ms, final_state, final_note,"
+                         " created_ms, remote_wait_ms, final_tour, archived, max_upload,"
+                         " (SELECT COALESCE(MAX(x.deadline_ms), 0) FROM class_students x"
+                         " WHERE x.course = class_courses.id), scrimmage FROM class_courses"
+                         " WHERE id = ?");
     if (!st)
         return false;
     db_bind_int64(st, 1, id);
@@ -473,6 +479,8 @@ bool class__course_load(class_service *svc, int64_t id, course_t *c)
         c->archived = db_column_int(st, 15) != 0;
         c->max_upload = db_column_int64(st, 16);
         c->last_extension_ms = db_column_int64(st, 17);
+        if (!class__scrim_parse(class__col(st, 18), &c->scrimmage))
+            c->scrimmage = CLASS_SCRIM_OFF;
         ok = c->g && c->ngates > 0 &&
              wire_rules_parse(c->g, c->rules_json, 2, &c->rules, err, sizeof err) == 0;
     }
@@ -494,8 +502,8 @@ int64_t class__course_insert(class_service *svc, const course_new *n)
 {
     db_stmt *st =
         class__prep(svc, "INSERT INTO class_courses(name, game, rules, move_ms, gates, qualify,"
-                         " seed, final_games, deadline_ms, created_ms, remote_wait_ms, max_upload)"
-                         " VALUES(?,?,?,?,?,?,?,?,?,?,?,?) RETURNING id");
+                         " seed, final_games, deadline_ms, created_ms, remote_wait_ms, max_upload,"
+                         " scrimmage) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?) RETURNING id");
     if (!st)
         return 0;
     db_bind_text(st, 1, n->name, -1);
@@ -510,6 +518,7 @@ int64_t class__course_insert(class_service *svc, const course_new *n)
     db_bind_int64(st, 10, n->created_ms);
     db_bind_int64(st, 11, n->remote_wait_ms);
     db_bind_int64(st, 12, n->max_upload);
+    db_bind_text(st, 13, class__scrim_name(n->scrimmage), -1);
     int64_t id = 0;
     int rc = class__step(svc, st);
     if (rc == DB_ROW) {

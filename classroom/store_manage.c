@@ -4,7 +4,8 @@
  * extension, a new ladder, a submission reset to be played again (its run
  * counted up, so that results of the older run are dropped), the final's
  * results cleared to be played again, a course archived, a course deleted
- * with everything of it.
+ * with everything of it; its settings changed (the scrimmage, the largest
+ * submission).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,6 +47,21 @@ int class__student_set_deadline(class_service *svc, int64_t course, const char *
     if (rc != DB_DONE)
         return -1;
     return db_changes(svc->db) == 1 ? 1 : 0;
+}
+
+bool class__course_set_settings(class_service *svc, int64_t course, int scrimmage,
+                                int64_t max_upload)
+{
+    db_stmt *st = class__prep(svc, "UPDATE class_courses SET scrimmage = ?,"
+                                   " max_upload = CASE WHEN ? > 0 THEN ? ELSE max_upload END"
+                                   " WHERE id = ?");
+    if (st) {
+        db_bind_text(st, 1, class__scrim_name(scrimmage), -1);
+        db_bind_int64(st, 2, max_upload);
+        db_bind_int64(st, 3, max_upload);
+        db_bind_int64(st, 4, course);
+    }
+    return class__run(svc, st);
 }
 
 bool class__course_set_gates(class_service *svc, int64_t course, const char *gates_text,

@@ -3,7 +3,8 @@
  * "views"): a course, its roster, submissions with their gates and games,
  * the final's standings and games, one game in full. What a student sees
  * is filtered here, in the query or on the row: their own submissions and
- * final row, games their submission played, their seat's stderr only, and
+ * final row, games their submission played (and, when the instructor shows
+ * the class the scrimmage, its games), their seat's stderr only, and
  * another seat's fault without the detail that quotes its stderr.
  */
 #include <ctype.h>
@@ -17,7 +18,7 @@
 json_t *class__course_json(const course_t *c)
 {
     return json_pack("{s:I, s:s, s:s, s:O, s:I, s:o, s:i, s:I, s:I, s:I, s:s, s:s, s:I, s:I, s:b,"
-                     " s:I, s:I}",
+                     " s:I, s:I, s:s}",
                      "course", (json_int_t)c->id, "name", c->name, "game", c->g->name, "rules",
                      c->rules_json, "move_ms", (json_int_t)c->move_ms, "gates",
                      class_gates_json(c->gates, c->ngates), "qualify", c->qualify, "final_games",
@@ -26,7 +27,7 @@ json_t *class__course_json(const course_t *c)
                      "final_note", c->final_note, "created_ms", (json_int_t)c->created_ms,
                      "remote_wait_ms", (json_int_t)c->remote_wait_ms, "archived", c->archived,
                      "last_extension_ms", (json_int_t)c->last_extension_ms, "max_upload_bytes",
-                     (json_int_t)c->max_upload);
+                     (json_int_t)c->max_upload, "scrimmage", class__scrim_name(c->scrimmage));
 }
 
 json_t *class__roster_json(class_service *svc, int64_t course)
@@ -315,8 +316,33 @@ json_t *class__final_games_json(class_service *svc, int64_t course, int64_t stud
     return a;
 }
 
+json_t *class__scrim_games_json(class_service *svc, int64_t course)
+{
+    json_t *a = json_array();
+    db_stmt *st = class__prep(svc, "SELECT id, names, scores, end_reason FROM class_games"
+                                   " WHERE course = ? AND stage = 'scrimmage' ORDER BY id DESC"
+                                   " LIMIT ?");
+    if (!st)
+        return a;
+    db_bind_int64(st, 1, course);
+    db_bind_int(st, 2, CLASS_SCRIM_SHOWN);
+    while (class__step(svc, st) == DB_ROW)
+        json_array_append_new(
+            a, json_pack("{s:I, s:o, s:o, s:s}", "game", (json_int_t)db_column_int64(st, 0),
+                         "names", json_loads(class__col(st, 1), 0, NULL), "scores",
+                         json_loads(class__col(st, 2), 0, NULL), "end", class__col(st, 3)));
+    db_finalize(st);
+    return a;
+}
+
 int class__game_json(class_service *svc, int64_t gid, const student_t *student, json_t *rep)
 {
+    bool scrim_class = false;
+    course_t c;
+    if (student && class__course_load(svc, student->course, &c)) {
+        scrim_class = c.scrimmage == CLASS_SCRIM_CLASS;
+        class__course_release(&c);
+    }
     db_stmt *st = class__prep(svc, "SELECT g.course, g.stage, g.submission, g.gate, g.idx, g.s0,"
                                    " g.s1, g.names, g.scores, g.ranks, g.end_reason, g.culprit,"
                                    " g.verdict, g.think_ms, g.moves, g.stderr, g.record,"
@@ -326,7 +352,12 @@ int class__game_json(class_service *svc, int64_t gid, const student_t *student, 
     db_bind_int64(st, 1, gid);
     bool found = class__step(svc, st) == DB_ROW;
     int mine = found && student ? seat_of(st, 5, student->id) : -1; /* the student's seat */
-    if (!found || (student && mine < 0)) {
+    /* a scrimmage the instructor shows the class: every student of the course
+     * may replay its games (not the seats' stderr and bundles: their authors') */
+    bool allowed = found && (!student || mine >= 0 ||
+                             (scrim_class && strcmp(class__col(st, 1), "scrimmage") == 0 &&
+                              db_column_int64(st, 0) == student->course));
+    if (!allowed) {
         db_finalize(st);
         return student ? ENG_EFORBIDDEN : ENG_EINVAL;
     }

@@ -18,7 +18,8 @@
 
 static void sub_row(db_stmt *st, int i, sub_t *out)
 {
-    /* columns from i: id, course, student, sid, kind, dir, main, created_ms, tour, run */
+    /* columns from i: id, course, student, sid, kind, dir, main, created_ms, tour, run,
+     * version */
     memset(out, 0, sizeof *out);
     out->id = db_column_int64(st, i);
     out->course = db_column_int64(st, i + 1);
@@ -30,11 +31,12 @@ static void sub_row(db_stmt *st, int i, sub_t *out)
     out->created_ms = db_column_int64(st, i + 7);
     out->tour = db_column_int64(st, i + 8);
     out->run = db_column_int64(st, i + 9);
+    out->version = db_column_int64(st, i + 10);
 }
 
 #define SUB_COLUMNS                                                                                \
-    "s.id, s.course, s.student, st.sid, s.kind, s.dir, s.main, s.created_ms, s.tour, s.run"        \
-    " FROM class_submissions s JOIN class_students st ON st.id = s.student"
+    "s.id, s.course, s.student, st.sid, s.kind, s.dir, s.main, s.created_ms, s.tour, s.run,"       \
+    " s.version FROM class_submissions s JOIN class_students st ON st.id = s.student"
 
 bool class__sub_load(class_service *svc, int64_t sub, sub_t *out)
 {
@@ -49,11 +51,12 @@ bool class__sub_load(class_service *svc, int64_t sub, sub_t *out)
     return ok;
 }
 
-int class__subs_frozen(class_service *svc, int64_t course, sub_t **out)
+/* The submissions of a course that `where` (after "s.course = ? AND") selects, in roster
+ * order (heap, free()); the count or -1. */
+static int subs_where(class_service *svc, int64_t course, const char *sql, sub_t **out)
 {
     *out = NULL;
-    db_stmt *st = class__prep(svc, "SELECT " SUB_COLUMNS " WHERE s.course = ? AND s.frozen = 1"
-                                   " ORDER BY st.row, st.id");
+    db_stmt *st = class__prep(svc, sql);
     if (!st)
         return -1;
     db_bind_int64(st, 1, course);
@@ -77,6 +80,26 @@ int class__subs_frozen(class_service *svc, int64_t course, sub_t **out)
         return -1;
     }
     return n;
+}
+
+int class__subs_frozen(class_service *svc, int64_t course, sub_t **out)
+{
+    return subs_where(svc, course,
+                      "SELECT " SUB_COLUMNS " WHERE s.course = ? AND s.frozen = 1"
+                      " ORDER BY st.row, st.id",
+                      out);
+}
+
+int class__subs_scrim(class_service *svc, int64_t course, sub_t **out)
+{
+    /* each student's latest qualified submission, as the freeze picks it;
+     * a remote bot's is played by the host, not here: left out */
+    return subs_where(svc, course,
+                      "SELECT " SUB_COLUMNS " WHERE s.course = ? AND s.kind <> 'remote' AND"
+                      " s.id = (SELECT x.id FROM class_submissions x WHERE x.student = s.student"
+                      " AND x.qualified = 1 AND x.state = 'done' ORDER BY x.version DESC LIMIT 1)"
+                      " ORDER BY st.row, st.id",
+                      out);
 }
 
 int64_t class__sub_insert(class_service *svc, const student_t *who, const char *kind,
@@ -267,7 +290,7 @@ static bool store_games(class_service *svc, const done *d, const char *stage,
     db_stmt *ins = class__prep(
         svc, "INSERT INTO class_games(course, stage, submission, gate, idx, s0, s1, names,"
              " scores, ranks, end_reason, culprit, verdict, think_ms, moves, stderr, record,"
-             " bundles) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+             " bundles, sub0, sub1) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
     if (!ins)
         return false;
     bool ok = true;
@@ -290,6 +313,9 @@ static bool store_games(class_service *svc, const done *d, const char *stage,
             else
                 db_bind_null(ins, 6 + s);
             json_array_append_new(names, json_string(name_of[g->who[s]]));
+            /* each seat's submission (0: a gate's opponent): the scrimmage's ratings */
+            int64_t sub = d->subs ? d->subs[g->who[s]] : g->who[s] == 0 ? d->submission : 0;
+            db_bind_int64(ins, 19 + s, sub);
             json_array_append_new(errs, d->games[k].no_stderr ? json_null()
                                                               : json_string(g->stderr_text[s]));
         }
@@ -406,6 +432,47 @@ bool class__store_sub(class_service *svc, const done *d)
         db_bind_int64(up, 5, d->submission);
     }
     return class__run(svc, up);
+}
+
+bool class__store_scrim(class_service *svc, const done *d)
+{
+    /* the players by student id and version: the replay's names */
+    char names[2][CLASS_FIELD_MAX + 24];
+    const char *np[2];
+    for (int i = 0; i < 2; i++) {
+        sub_t s;
+        if (!class__sub_load(svc, d->subs[i], &s))
+            return false;
+        snprintf(names[i], sizeof names[i], "%s v%lld", s.sid, (long long)s.version);
+        np[i] = names[i];
+    }
+    return store_games(svc, d, "scrimmage", d->students, np);
+}
+
+bool class__scrim_results(class_service *svc, int64_t course,
+                          void (*each)(int64_t sub0, int64_t sub1, double p0, void *user),
+                          void *user)
+{
+    db_stmt *st = class__prep(svc, "SELECT sub0, sub1, ranks FROM class_games WHERE course = ?"
+                                   " AND stage = 'scrimmage'");
+    if (!st)
+        return false;
+    db_bind_int64(st, 1, course);
+    int rc;
+    while ((rc = class__step(svc, st)) == DB_ROW) {
+        json_t *r = json_loads(class__col(st, 2), 0, NULL);
+        json_int_t r0 = json_integer_value(json_array_get(r, 0)),
+                   r1 = json_integer_value(json_array_get(r, 1));
+        json_decref(r);
+        if (r0 > 0 && r1 > 0) /* rank 1 is the winner: a draw when both are */
+            each(db_column_int64(st, 0), db_column_int64(st, 1),
+                 r0 < r1   ? 1
+                 : r0 > r1 ? 0
+                           : 0.5,
+                 user);
+    }
+    db_finalize(st);
+    return rc == DB_DONE;
 }
 
 bool class__store_final(class_service *svc, const done *d)

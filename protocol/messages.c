@@ -70,6 +70,7 @@ static const char *const type_names[PROTO_NTYPES] = {
     [PROTO_COURSE_RERUN_GATES] = "course_rerun_gates",
     [PROTO_COURSE_ARCHIVE] = "course_archive",
     [PROTO_COURSE_DELETE] = "course_delete",
+    [PROTO_COURSE_SETTINGS] = "course_settings",
     [PROTO_COURSE_VIEW] = "course_view",
     [PROTO_COURSE_GAME] = "course_game",
     [PROTO_COURSE_CODE] = "course_code",
@@ -1100,7 +1101,8 @@ bool proto_is_course(proto_type t)
 #define CM(t) (1u << ((t) - PROTO_COURSE_CREATE))
 #define CM_INSTRUCTOR                                                                              \
     (CM(PROTO_COURSE_CREATE) | CM(PROTO_COURSE_ADD_STUDENTS) | CM(PROTO_COURSE_SET_DEADLINE) |     \
-     CM(PROTO_COURSE_START_FINAL) | CM(PROTO_COURSE_GRADES) | CM(PROTO_COURSE_LIST) | CM_UNDO)
+     CM(PROTO_COURSE_START_FINAL) | CM(PROTO_COURSE_GRADES) | CM(PROTO_COURSE_LIST) | CM_UNDO |      \
+     CM(PROTO_COURSE_SETTINGS))
 /* what an instructor may undo or remove (issue 25) */
 #define CM_UNDO (CM(PROTO_COURSE_RERUN_GATES) | CM(PROTO_COURSE_ARCHIVE) | CM(PROTO_COURSE_DELETE))
 #define CM_BOTH (CM(PROTO_COURSE_VIEW) | CM(PROTO_COURSE_GAME) | CM(PROTO_COURSE_CODE))
@@ -1125,9 +1127,9 @@ static const course_field course_fields[] = {
     {"token", CF_STRING, CM_BOTH | CM(PROTO_COURSE_SUBMIT) | CM_UP, 0, AT(course.token)},
     {"course", CF_INT,
      CM(PROTO_COURSE_ADD_STUDENTS) | CM(PROTO_COURSE_SET_DEADLINE) | CM(PROTO_COURSE_START_FINAL) |
-         CM(PROTO_COURSE_GRADES) | CM(PROTO_COURSE_VIEW) | CM_UNDO,
+         CM(PROTO_COURSE_GRADES) | CM(PROTO_COURSE_VIEW) | CM_UNDO | CM(PROTO_COURSE_SETTINGS),
      CM(PROTO_COURSE_ADD_STUDENTS) | CM(PROTO_COURSE_SET_DEADLINE) | CM(PROTO_COURSE_START_FINAL) |
-         CM(PROTO_COURSE_GRADES) | CM_UNDO,
+         CM(PROTO_COURSE_GRADES) | CM_UNDO | CM(PROTO_COURSE_SETTINGS),
      AT(course.course)},
     {"name", CF_STRING, CM(PROTO_COURSE_CREATE) | CM_UP, CM(PROTO_COURSE_CREATE), AT(course.name)},
     {"game", CF_STRING, CM(PROTO_COURSE_CREATE), CM(PROTO_COURSE_CREATE), AT(course.game)},
@@ -1158,7 +1160,10 @@ static const course_field course_fields[] = {
     {"main", CF_STRING, CM(PROTO_COURSE_SUBMIT), 0, AT(course.main)},
     {"files", CF_ARRAY, CM(PROTO_COURSE_SUBMIT), 0, AT(course.files)},
     {"uploads", CF_ARRAY, CM(PROTO_COURSE_SUBMIT), 0, AT(course.uploads)},
-    {"max_upload_bytes", CF_INT, CM(PROTO_COURSE_CREATE), 0, AT(course.max_upload_bytes)},
+    {"max_upload_bytes", CF_INT, CM(PROTO_COURSE_CREATE) | CM(PROTO_COURSE_SETTINGS), 0,
+     AT(course.max_upload_bytes)},
+    {"scrimmage", CF_STRING, CM(PROTO_COURSE_CREATE) | CM(PROTO_COURSE_SETTINGS), 0,
+     AT(course.scrimmage)},
     {"op", CF_STRING, CM_UP, CM_UP, AT(course.op)},
     {"upload", CF_STRING, CM_UP, 0, AT(course.upload)},
     {"bytes", CF_INT, CM_UP, 0, AT(course.bytes)},
@@ -1280,6 +1285,7 @@ static const decoder decoders[PROTO_NTYPES] = {
     [PROTO_COURSE_RERUN_GATES] = dec_course,
     [PROTO_COURSE_ARCHIVE] = dec_course,
     [PROTO_COURSE_DELETE] = dec_course,
+    [PROTO_COURSE_SETTINGS] = dec_course,
     [PROTO_COURSE_VIEW] = dec_course,
     [PROTO_COURSE_GAME] = dec_course,
     [PROTO_COURSE_CODE] = dec_course,
@@ -1321,6 +1327,7 @@ static const unsigned char routes[PROTO_NTYPES] = {
     [PROTO_COURSE_RERUN_GATES] = PROTO_ROUTE_COORDINATOR,
     [PROTO_COURSE_ARCHIVE] = PROTO_ROUTE_COORDINATOR,
     [PROTO_COURSE_DELETE] = PROTO_ROUTE_COORDINATOR,
+    [PROTO_COURSE_SETTINGS] = PROTO_ROUTE_COORDINATOR,
     [PROTO_COURSE_VIEW] = PROTO_ROUTE_COORDINATOR,
     [PROTO_COURSE_GAME] = PROTO_ROUTE_COORDINATOR,
     [PROTO_COURSE_CODE] = PROTO_ROUTE_COORDINATOR,

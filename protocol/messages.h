@@ -78,6 +78,7 @@ typedef enum proto_type {
     PROTO_COURSE_RERUN_GATES,
     PROTO_COURSE_ARCHIVE,
     PROTO_COURSE_DELETE,
+    PROTO_COURSE_SETTINGS, /* a course's settings changed after creation: scrimmage, max_upload_bytes */
     PROTO_COURSE_VIEW,
     PROTO_COURSE_GAME,
     PROTO_COURSE_CODE,
@@ -186,7 +187,8 @@ typedef struct proto_course {
     const char *kind, *main;   /* submit */
     const json_t *files;       /* submit: an array */
     const json_t *uploads;     /* submit: an array of committed uploads' ids */
-    proto_int max_upload_bytes; /* create */
+    proto_int max_upload_bytes; /* create, settings */
+    const char *scrimmage;     /* create, settings: off, instructor, class */
     const char *op;            /* upload: begin, chunk, commit, abort */
     const char *upload;        /* upload: its id (chunk, commit, abort) */
     proto_int bytes, offset;   /* upload: the file's size (begin), a chunk's place (chunk) */

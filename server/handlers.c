@@ -598,6 +598,7 @@ bool handle_message(conn *c, const char *buf, size_t len)
     case PROTO_COURSE_RERUN_GATES:
     case PROTO_COURSE_ARCHIVE:
     case PROTO_COURSE_DELETE:
+    case PROTO_COURSE_SETTINGS:
     case PROTO_COURSE_VIEW:
     case PROTO_COURSE_GAME:
     case PROTO_COURSE_CODE:

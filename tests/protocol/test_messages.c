@@ -62,6 +62,7 @@ static const char *const client_types[PROTO_NTYPES] = {
     "course_rerun_gates",
     "course_archive",
     "course_delete",
+    "course_settings",
     "course_view",
     "course_game",
     "course_code",
@@ -999,7 +1000,7 @@ static const char *const full_messages[PROTO_NTYPES] = {
     [PROTO_COURSE_CREATE] =
         "{\"type\":\"course_create\",\"id\":1,\"admin_token\":\"a\",\"name\":\"n\",\"game\":\"g\","
         "\"rules\":{},\"gates\":[],\"move_ms\":1,\"qualify\":1,\"final_games\":2,\"deadline_ms\":0,"
-        "\"seed\":1,\"remote_wait_ms\":1000,\"max_upload_bytes\":1}",
+        "\"seed\":1,\"remote_wait_ms\":1000,\"max_upload_bytes\":1,\"scrimmage\":\"class\"}",
     [PROTO_COURSE_ADD_STUDENTS] =
         "{\"type\":\"course_add_students\",\"id\":1,\"admin_token\":\"a\",\"course\":1,\"csv\":\"\"}",
     [PROTO_COURSE_SET_DEADLINE] = "{\"type\":\"course_set_deadline\",\"id\":1,\"admin_token\":\"a\","
@@ -1013,6 +1014,8 @@ static const char *const full_messages[PROTO_NTYPES] = {
                              "\"course\":1,\"archived\":true}",
     [PROTO_COURSE_DELETE] = "{\"type\":\"course_delete\",\"id\":1,\"admin_token\":\"a\","
                             "\"course\":1,\"confirm\":\"n\"}",
+    [PROTO_COURSE_SETTINGS] = "{\"type\":\"course_settings\",\"id\":1,\"admin_token\":\"a\","
+                              "\"course\":1,\"scrimmage\":\"off\",\"max_upload_bytes\":1}",
     [PROTO_COURSE_GRADES] =
         "{\"type\":\"course_grades\",\"id\":1,\"admin_token\":\"a\",\"course\":1}",
     [PROTO_COURSE_LIST] = "{\"type\":\"course_list\",\"id\":1,\"admin_token\":\"a\"}",
