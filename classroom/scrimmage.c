@@ -11,7 +11,8 @@
  * course open to a scrimmage that has no pair queued or playing gets one:
  * the bot with the fewest scrimmage games, against the bot whose rating is
  * nearest its own plus a random jitter of up to CLASS_SCRIM_JITTER Elo (so
- * neighbours do not play each other for ever). A pair waits in a queue of
+ * neighbours do not play each other for ever), until every bot has
+ * CLASS_SCRIM_TARGET games: then it rests until a new version qualifies. A pair waits in a queue of
  * its own that a worker takes only when no gate or final waits (jobs.c),
  * and at most all the workers but one play scrimmages at once: a gate
  * always finds a worker within one pair's games.
@@ -44,6 +45,10 @@
     TOUR_MAX_PARTICIPANTS /* bots in one scrimmage, the first in roster order: the rating fit      \
                              inverts an n*n matrix on every view (a few ms at 256) */
 #define CLASS_SCRIM_BACKOFF_MS 10000 /* no pair for this long after one could not be played */
+#define CLASS_SCRIM_TARGET                                                                         \
+    40 /* scrimmage games of each bot, then the ladder rests until a new version qualifies: a      \
+          rating to about +-110 Elo, and a course open for weeks neither holds a core for ever     \
+          nor fills the database with games (each is stored with its record) */
 
 static const char *const setting_names[] = {"off", "instructor", "class"};
 
@@ -207,6 +212,15 @@ static void slot_free(class_service *svc, int64_t course)
         }
 }
 
+/* Has every bot of t its CLASS_SCRIM_TARGET games? */
+static bool settled(const table *t)
+{
+    for (int i = 0; i < t->n; i++)
+        if (t->played[i] < CLASS_SCRIM_TARGET)
+            return false;
+    return true;
+}
+
 /* The next pair of t: the bot with the fewest games (a tie: at random),
  * and the one nearest its rating give or take the jitter. */
 static void pick(const table *t, uint64_t *rng, int *a, int *b)
@@ -239,7 +253,7 @@ static void pick(const table *t, uint64_t *rng, int *a, int *b)
 static bool queue_pair(class_service *svc, const course_t *c)
 {
     table t;
-    if (table_load(svc, c->id, &t) < 2) {
+    if (table_load(svc, c->id, &t) < 2 || settled(&t)) {
         table_free(&t);
         return false;
     }
@@ -437,6 +451,7 @@ json_t *class__scrim_json(class_service *svc, const course_t *c, int64_t student
     const char *state = why && strcmp(why, "off") == 0 ? "off"
                         : why                          ? "stopped"
                         : n < 2                        ? "waiting"
+                        : settled(&t)                  ? "rested"
                                                        : "playing";
     json_t *o = json_pack("{s:s, s:s, s:s}", "setting", class__scrim_name(c->scrimmage), "state",
                           state, "why", why ? why : "");
@@ -466,6 +481,7 @@ json_t *class__scrim_json(class_service *svc, const course_t *c, int64_t student
     json_object_set_new(o, "rows", rows);
     json_object_set_new(o, "games_total", json_integer(total / 2));
     json_object_set_new(o, "prior", json_boolean(t.prior));
+    json_object_set_new(o, "target", json_integer(CLASS_SCRIM_TARGET));
     json_object_set_new(o, "games", class__scrim_games_json(svc, c->id));
     table_free(&t);
     return o;

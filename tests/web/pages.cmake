@@ -27,12 +27,15 @@
 #   web_course_games  the final's tiebreaks, ratings, cross-table; every game
 #                 replayed by name across a reload; the phone's headings, tap
 #                 targets, no server path, the lobby's status
+#   web_course_scrimmage  the live scrimmage ladder: its table on the
+#                 instructor's and (with "class") a student's page, a game
+#                 opened by name, the setting changed on the page, at 390 px too
 # Screenshots go to <build>/tests/web/screenshots/. Without node, chromium
 # or the npm packages each test FAILS naming what is missing;
 # TESSERA_SKIP_MISSING=1 in ctest's environment makes that a skip (exit 77),
 # for a machine that knowingly lacks them (web_missing_tools checks both).
 find_program(TESSERA_NODE NAMES node nodejs)
-foreach(_page phone features takeover tournament games course course_manage course_games replaylog analyze thinking)
+foreach(_page phone features takeover tournament games course course_manage course_games course_scrimmage replaylog analyze thinking)
   if(TESSERA_NODE)
     add_test(NAME web_${_page}
       COMMAND ${TESSERA_NODE} ${CMAKE_CURRENT_LIST_DIR}/${_page}.test.js

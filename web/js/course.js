@@ -173,6 +173,43 @@ function gameList(games, onGame) {
     text: `${g.names.join(' v ')} (${g.scores.join('–')})${g.end !== 'normal' ? ` — ${g.end}` : ''}${g.bundle ? ' ⚑' : ''}`, onclick: (e) => { e.preventDefault(); onGame(g.game); }})])));
 }
 
+/** What a scrimmage's state means, in words. */
+const SCRIM_STATE = {
+  playing: 'live: the latest qualified bots play each other in pairs while submissions are open; ratings are Bradley–Terry with 95% intervals',
+  waiting: 'live once two students have a qualified bot',
+  rested: 'resting: every bot has played its games; a new qualified version starts it again',
+  stopped: 'stopped',
+  off: 'off',
+};
+const SCRIM_WHY = {deadline: 'at the deadline', final: 'the final has started', archived: 'the course is archived'};
+
+/** The scrimmage's latest games stay open across the page's refreshes. */
+let scrimGamesOpen = false;
+
+/** The scrimmage setting's choices. */
+function scrimSelect(current) {
+  return h('select', {name: 'scrimmage'}, [['off', 'off'], ['instructor', 'shown to me only'], ['class', 'shown to the class']]
+    .map(([v, t]) => h('option', {value: v, text: t, selected: v === current})));
+}
+
+/** The live scrimmage ladder (issue 25): its table and latest games. */
+function scrimmageSection(sc, onGame, mine = false) {
+  if (!sc || sc.setting === 'off') return null;
+  const state = SCRIM_STATE[sc.state] || sc.state;
+  const cols = [['#', (r) => String(r.place)], ['bot', (r) => `${r.student_id} v${r.version}${r.yours ? ' (you)' : ''}`], ['games', (r) => String(r.games)],
+    ['W-L-D', (r) => `${r.wins}-${r.losses}-${r.draws}`],
+    ['rating (95%)', (r) => r.games ? `${elo(r.rating)} [${elo(r.rating_low)}, ${elo(r.rating_high)}]` : 'unrated']];
+  return h('section', {class: 'scrimmage', dataset: {state: sc.state}}, [
+    h('h3', {text: `Scrimmage (${sc.games_total} game${sc.games_total === 1 ? '' : 's'})`}),
+    h('p', {class: 'help scrim-state', text: `${state}${sc.state === 'stopped' && SCRIM_WHY[sc.why] ? `: ${SCRIM_WHY[sc.why]}` : ''}${mine ? '' : ` — shown to ${sc.setting === 'class' ? 'the class' : 'you only'}`}.`}),
+    sc.rows.length ? h('table', {class: 'matches standings scrim-table'}, [
+      h('thead', {}, [h('tr', {}, cols.map(([t]) => h('th', {text: t})))]),
+      h('tbody', {}, sc.rows.map((r) => h('tr', {class: r.yours ? 'yours' : '', dataset: {student: r.student_id}}, cols.map(([t, f]) => h('td', {dataset: {label: t}, text: f(r)})))))])
+      : h('p', {class: 'empty', text: 'no qualified bot yet'}),
+    sc.games.length ? h('details', {class: 'scrim-games', open: scrimGamesOpen, ontoggle: (e) => { scrimGamesOpen = e.target.open; }}, [h('summary', {text: `Latest games (${sc.games.length})`}), gameList(sc.games, onGame)]) : null,
+  ]);
+}
+
 /** Ratings with their intervals and the cross-table of a final, from its rows and the games the
  *  reader may see (the instructor: all). */
 function finalCharts(rows, games) {
@@ -213,7 +250,7 @@ export class StudentView {
     this.conn.addEventListener('ready', this.onReady);
     this.render();
     if (this.conn.ready) this.refresh();
-    this.timer = setInterval(() => { if (this.view && !this.view.submissions.every(settled)) this.refresh(true); }, 2000);
+    this.timer = setInterval(() => { if (this.view && (!this.view.submissions.every(settled) || this.view.scrimmage?.state === 'playing')) this.refresh(true); }, 2000);
   }
 
   unmount() {
@@ -271,6 +308,7 @@ export class StudentView {
       parts.push(h('h3', {text: `${c.name} — ${v.student.name} (${v.student.student_id})`}), courseFacts(c, v.student.deadline_ms || 0));
       parts.push(buildsLine(v.builds), this.submitForm(c));
       parts.push(h('h3', {text: 'My submissions'}), submissionsTable(v.submissions, (id) => this.showGame(id), {onCode: (s) => this.showCode(s)}));
+      parts.push(scrimmageSection(v.scrimmage, (id) => this.showGame(id), true));
       parts.push(h('h3', {text: 'My report'}));
       if (v.final.length) {
         parts.push(standingsTable(v.final), finalCharts(v.final, v.final_games));
@@ -456,7 +494,7 @@ export class InstructorView {
 
   busy() {
     const v = this.view;
-    return v && (!v.submissions.every(settled) || v.builds?.building > 0 || v.builds?.waiting > 0 || v.course.final_state === 'running' || (v.course.deadline_ms && !v.course.frozen_ms));
+    return v && (!v.submissions.every(settled) || v.builds?.building > 0 || v.builds?.waiting > 0 || v.course.final_state === 'running' || (v.course.deadline_ms && !v.course.frozen_ms) || v.scrimmage?.state === 'playing');
   }
 
   async refresh(poll = false) {
@@ -509,7 +547,7 @@ export class InstructorView {
       try { gates = JSON.parse(el.gates.value); } catch (err) { status.textContent = `gates: not JSON (${err.message})`; return; }
       const msg = {type: 'course_create', admin_token: this.token, name: el.name.value, game: el.game.value, move_ms: Number(el.move_ms.value), gates,
         qualify: Number(el.qualify.value), final_games: Number(el.final_games.value),
-        max_upload_bytes: Math.round(Number(el.max_upload_mb.value) * 1048576)};
+        max_upload_bytes: Math.round(Number(el.max_upload_mb.value) * 1048576), scrimmage: el.scrimmage.value};
       if (el.deadline.value) msg.deadline_ms = new Date(el.deadline.value).getTime();
       status.textContent = 'checking the gates (a program opponent plays a game first)…';
       status.className = 'create-status';
@@ -527,6 +565,7 @@ export class InstructorView {
       h('label', {}, ['final games per pair ', h('input', {name: 'final_games', type: 'number', min: 2, value: 2})]),
       h('label', {}, ['largest submission (MiB) ', h('input', {name: 'max_upload_mb', type: 'number', min: 0.04, step: 'any', value: 4})]),
       h('label', {}, ['deadline ', h('input', {name: 'deadline', type: 'datetime-local'})]),
+      h('label', {}, ['scrimmage before the deadline ', scrimSelect('off')]),
       h('button', {type: 'submit', text: 'create the course'}),
       status,
     ]);
@@ -580,6 +619,7 @@ export class InstructorView {
       roster, rosterStatus,
       h('h3', {text: 'Submissions and gates'}),
       submissionsTable(v.submissions, (id) => this.showGame(id), {withStudent: true, onCode: (s) => this.showCode(s)}),
+      scrimmageSection(v.scrimmage, (id) => this.showGame(id)),
       h('h3', {text: 'Final standings'}), standingsTable(v.final), finalCharts(v.final, v.final_games),
       v.final_games.length ? h('h3', {text: `Final games (${v.final_games.length})`}) : null,
       v.final_games.length ? gameList(v.final_games, (id) => this.showGame(id)) : null,
@@ -614,6 +654,15 @@ export class InstructorView {
       h('label', {}, ['gates to qualify ', h('input', {name: 'qualify', type: 'number', min: 0, value: c.qualify})]),
       h('button', {type: 'submit', class: 'rerun-gates', text: 'play every submission\'s gates again', disabled: started}),
     ]);
+    const settings = h('form', {class: 'settings-form', onsubmit: (e) => {
+      e.preventDefault();
+      const el = e.target.elements;
+      this.act({type: 'course_settings', scrimmage: el.scrimmage.value, max_upload_bytes: Math.round(Number(el.max_upload_mb.value) * 1048576)});
+    }}, [
+      h('label', {}, ['scrimmage ', scrimSelect(c.scrimmage || 'off')]),
+      h('label', {}, ['largest submission (MiB) ', h('input', {name: 'max_upload_mb', type: 'number', min: 0.04, step: 'any', value: +((c.max_upload_bytes || 4194304) / 1048576).toFixed(3)})]),
+      h('button', {type: 'submit', class: 'save-settings', text: 'save the settings'}),
+    ]);
     const remove = h('form', {class: 'delete-form', onsubmit: async (e) => {
       e.preventDefault();
       const r = await this.conn.request({type: 'course_delete', admin_token: this.token, course: this.courseId, confirm: e.target.elements.confirm.value});
@@ -624,7 +673,7 @@ export class InstructorView {
       h('label', {}, ['delete: type its name ', h('input', {name: 'confirm', autocomplete: 'off', size: 16})]),
       h('button', {type: 'submit', class: 'delete', text: 'delete the course'}),
     ]);
-    return h('details', {class: 'manage', open: !!this.manageOpen, ontoggle: (e) => { this.manageOpen = e.target.open; }}, [h('summary', {text: 'Change the deadline, the gates; archive or delete'}), deadline, gates, remove]);
+    return h('details', {class: 'manage', open: !!this.manageOpen, ontoggle: (e) => { this.manageOpen = e.target.open; }}, [h('summary', {text: 'Change the deadline, the gates, the settings; archive or delete'}), deadline, gates, settings, remove]);
   }
 
   async act(msg, timeout) {
