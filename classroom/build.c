@@ -33,15 +33,16 @@ static const char script[] =
     "# tessera's build of a course submission (classroom/build.c), in the sandbox\n"
     "kind=$1; main=$2; out=$HOME; log=$out/build.log; art=\n"
     "cd /bot || exit 3\n"
-    "srcs() { for f in \"$@\"; do [ -e \"$f\" ] && echo \"$f\"; done; }\n"
+    "# the sources anywhere in the tree (a Java package's folders); paths are [A-Za-z0-9_./-]\n"
+    "srcs() { for e in \"$@\"; do find . -type f -name \"*.$e\"; done | sed 's|^\\./||' | sort; }\n"
     "case $kind in\n"
-    "c) art=$out/build.out; gcc -O2 -std=gnu17 -o $art $(srcs *.c) -lm >$log 2>&1 ;;\n"
-    "cpp) art=$out/build.out; g++ -O2 -std=gnu++17 -o $art $(srcs *.cpp *.cc *.cxx) -lm >$log "
+    "c) art=$out/build.out; gcc -O2 -std=gnu17 -o $art $(srcs c) -lm >$log 2>&1 ;;\n"
+    "cpp) art=$out/build.out; g++ -O2 -std=gnu++17 -o $art $(srcs cpp cc cxx) -lm >$log "
     "2>&1 ;;\n"
     "java) art=$out/build.jar; mkdir -p $out/classes && javac -J-XX:+UseSerialGC -encoding UTF-8 "
-    "-d $out/classes $(srcs *.java) >$log 2>&1 && jar --create --file $art --main-class "
-    "\"${main%.java}\" -C $out/classes . >>$log 2>&1 ;;\n"
-    "javascript) : >$log; ok=0; for f in $(srcs *.js *.mjs *.cjs); do node --check \"$f\" "
+    "-d $out/classes $(srcs java) >$log 2>&1 && jar --create --file $art --main-class "
+    "\"$(echo \"${main%.java}\" | tr / .)\" -C $out/classes . >>$log 2>&1 ;;\n"
+    "javascript) : >$log; ok=0; for f in $(srcs js mjs cjs); do node --check \"$f\" "
     ">>$log 2>&1 || { ok=1; break; }; done; [ $ok -eq 0 ] ;;\n"
     "*) echo \"unknown kind $kind\" >$log; false ;;\n"
     "esac\n"
@@ -67,13 +68,17 @@ static bool main_fits(class_kind k, const char *main, char *err, size_t errcap)
         want = "a .cpp, .cc or .cxx file";
         break;
     case CLASS_JAVA:
-        /* its class is the one run: a name Java takes, in no package */
+        /* its class is the one run: a name Java takes, in the package its folders name
+         * (pkg/Main.java: class pkg.Main) */
         ok = strcmp(ext, "java") == 0 && dot > main;
-        for (const char *p = main; ok && p < dot; p++)
+        for (const char *p = main; ok && p < dot; p++) {
+            bool first = p == main || p[-1] == '/';
             ok = (*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') || *p == '_' ||
-                 (p > main && *p >= '0' && *p <= '9');
-        want = "a .java file named after its class (Bot.java: class Bot, with main, in no "
-               "package)";
+                 (!first && *p >= '0' && *p <= '9') || (!first && *p == '/' && p + 1 < dot);
+        }
+        want = "a .java file named after its class, in the folders of its package "
+               "(Bot.java: class Bot, with main, in no package; pkg/Main.java: class Main in "
+               "package pkg)";
         break;
     case CLASS_JS:
         ok = strcmp(ext, "js") == 0 || strcmp(ext, "mjs") == 0 || strcmp(ext, "cjs") == 0;
@@ -97,23 +102,19 @@ static bool put(const char *dir, const char *name, const void *data, size_t len)
 {
     char path[PATH_MAX + 80];
     snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "wbx");
+    FILE *f = class_path_mkdirs(dir, name) == 0 ? fopen(path, "wbx") : NULL;
     bool ok = f && (len == 0 || fwrite(data, 1, len, f) == len);
     if (f && fclose(f) != 0)
         ok = false;
     return ok && chmod(path, 0644) == 0;
 }
 
+/* The build's folder, its sources and their folders: it is the build's alone. */
 static void remove_dir(const char *dir, int n, const char *const *names)
 {
-    char path[PATH_MAX + 80];
-    for (int i = 0; i < n; i++) {
-        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
-        unlink(path);
-    }
-    snprintf(path, sizeof path, "%s/tessera-build.sh", dir);
-    unlink(path);
-    rmdir(dir);
+    (void)n;
+    (void)names;
+    class_rmtree(dir);
 }
 
 /* Decode one base64 line onto the growing output. */

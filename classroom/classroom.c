@@ -3,13 +3,14 @@
  * ladder (classroom.h). Pure functions over caller data, except
  * class_check_file, which asks python3 to parse (not run) a Python file.
  */
-#define _GNU_SOURCE /* pipe2 */
+#define _GNU_SOURCE /* pipe2, nftw */
 #include "classroom/classroom.h"
 
 #include <assert.h>
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <openssl/evp.h>
 #include <openssl/sha.h>
 #include <poll.h>
@@ -20,6 +21,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -344,6 +346,71 @@ bool class_file_name_ok(const char *name)
     return true;
 }
 
+bool class_path_ok(const char *path)
+{
+    size_t n = strlen(path);
+    if (n == 0 || n > CLASS_PATH_MAX)
+        return false;
+    char part[CLASS_FILE_NAME_MAX + 1];
+    int depth = 0;
+    for (const char *s = path;;) {
+        const char *e = strchr(s, '/');
+        size_t k = e ? (size_t)(e - s) : strlen(s);
+        if (k == 0 || k > CLASS_FILE_NAME_MAX || ++depth > CLASS_PATH_DEPTH)
+            return false;
+        memcpy(part, s, k);
+        part[k] = '\0';
+        if (!class_file_name_ok(part))
+            return false;
+        if (!e)
+            return true;
+        s = e + 1;
+    }
+}
+
+int class_path_mkdirs(const char *dir, const char *relpath)
+{
+    char path[PATH_MAX];
+    int n = snprintf(path, sizeof path, "%s/%s", dir, relpath);
+    if (n < 0 || (size_t)n >= sizeof path)
+        return -1;
+    for (char *p = path + strlen(dir) + 1; *p; p++)
+        if (*p == '/') {
+            *p = '\0';
+            if ((mkdir(path, 0755) != 0 && errno != EEXIST) || chmod(path, 0755) != 0)
+                return -1;
+            *p = '/';
+        }
+    return 0;
+}
+
+static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+    (void)sb;
+    (void)ftw;
+    if (flag == FTW_DP)
+        rmdir(path);
+    else
+        unlink(path);
+    return 0;
+}
+
+void class_rmtree(const char *dir)
+{
+    nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+int class_paths_clash(int n, const char *const *paths)
+{
+    for (int i = 0; i < n; i++) {
+        size_t l = strlen(paths[i]);
+        for (int k = 0; k < n; k++)
+            if (k != i && strncmp(paths[k], paths[i], l) == 0 && paths[k][l] == '/')
+                return i;
+    }
+    return -1;
+}
+
 /* The length of the well-formed UTF-8 sequence at s[0..n), or 0. */
 static size_t utf8_seq(const unsigned char *s, size_t n)
 {
@@ -513,11 +580,11 @@ static int python_parses(const char *name, const unsigned char *data, size_t len
 int class_check_file(class_kind kind, const char *name, const unsigned char *data, size_t len,
                      char *err, size_t errcap)
 {
-    if (!class_file_name_ok(name)) {
+    if (!class_path_ok(name)) {
         snprintf(err, errcap,
                  "'%.70s' is not an accepted file name (1 to %d of A-Z a-z 0-9 _ . -, not "
-                 "starting with a dot)",
-                 name, CLASS_FILE_NAME_MAX);
+                 "starting with a dot; in folders up to %d deep)",
+                 name, CLASS_FILE_NAME_MAX, CLASS_PATH_DEPTH);
         return ENG_EINVAL;
     }
     if (len == 0) {

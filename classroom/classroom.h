@@ -64,6 +64,10 @@
                     ([courses] max_upload_mb): a submission's bytes are held in memory once while  \
                     it is checked and stored (also in the database, for a cluster's servers) */
 #define CLASS_FILE_NAME_MAX   64    /* characters of a file name: [A-Za-z0-9_.-], no leading dot */
+#define CLASS_PATH_MAX                                                                             \
+    200 /* characters of a file's path in a submission's folder tree (a Java package's             \
+           folders, a Python package): each part a file name */
+#define CLASS_PATH_DEPTH 8 /* parts of such a path: a package tree, not an archive of a disk */
 #define CLASS_MAX_GATES       8     /* rungs of a ladder */
 #define CLASS_MAX_GATE_GAMES  1000  /* games of one gate: every one is stored with its record */
 #define CLASS_MAX_FINAL_GAMES 100   /* games per pair in the final */
@@ -158,7 +162,7 @@ bool class_file_runs(class_kind k, const char *name, const char *main);
 /* A zip's files, unpacked into memory by class_unzip (class_unzipped_free). */
 typedef struct class_unzipped {
     int n;
-    char names[CLASS_MAX_FILES][CLASS_FILE_NAME_MAX + 1];
+    char names[CLASS_MAX_FILES][CLASS_PATH_MAX + 1];
     unsigned char *data[CLASS_MAX_FILES];
     size_t len[CLASS_MAX_FILES];
     size_t total;
@@ -167,12 +171,12 @@ typedef struct class_unzipped {
 /* Unpack the zip file at `path` safely (classroom/unzip.c, libzip): its
  * regular files into out, at most `maxfiles` of them and `budget` bytes
  * unpacked (counted as they are inflated, not as the zip claims: a zip
- * bomb stops at the budget). Folders are skipped, and one folder holding
- * everything (a zipped folder) is taken off the names; any other path
- * with a folder, an absolute path, a `..`, a backslash, a symbolic link
- * or another special file, an encrypted entry, a name that is not a
- * file name (class_file_name_ok) or twice the same name refuses the
- * whole zip. 0; or a code with *reason ("bad_zip", "unsafe_path",
+ * bomb stops at the budget). Files keep their folders (a Java package
+ * tree: pkg/Main.java), but one folder holding everything (a zipped
+ * folder) is taken off the names; an absolute path, a `..`, a backslash,
+ * a symbolic link or another special file, an encrypted entry, a path
+ * that is not one of a submission (class_path_ok), twice the same path or
+ * a path that is both a file and a folder refuses the whole zip. 0; or a code with *reason ("bad_zip", "unsafe_path",
  * "too_large", "too_many_files", "bad_upload") and err naming the entry
  * (out is then empty). */
 int class_unzip(const char *path, int maxfiles, size_t budget, class_unzipped *out,
@@ -182,6 +186,18 @@ void class_unzipped_free(class_unzipped *z);
 /* Is `name` an acceptable file name (CLASS_FILE_NAME_MAX, [A-Za-z0-9_.-],
  * not starting with a dot)? */
 bool class_file_name_ok(const char *name);
+/* Is `path` an acceptable path of a file in a submission's folder: 1 to
+ * CLASS_PATH_DEPTH parts joined by '/', each a file name (class_file_name_ok,
+ * so no "", "." or ".."), at most CLASS_PATH_MAX characters? */
+bool class_path_ok(const char *path);
+/* Make the folders of relpath under dir (each 0755: the sandbox's user reads
+ * them): 0, or -1. */
+int class_path_mkdirs(const char *dir, const char *relpath);
+/* Remove dir and everything under it, symbolic links not followed. */
+void class_rmtree(const char *dir);
+/* Among n paths, one that is also a folder of another ("pkg" and
+ * "pkg/Main.java"): its index, or -1 when there is none. */
+int class_paths_clash(int n, const char *const *paths);
 
 /* Check one file of a submission against its declared kind: Python is
  * UTF-8 text without NUL bytes that `python3` parses (ast.parse on stdin,

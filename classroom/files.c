@@ -55,7 +55,9 @@ static bool remake_file(const char *name, const void *data, int len, void *user)
     remake *m = user;
     char path[PATH_MAX + 80];
     snprintf(path, sizeof path, "%s/%s", m->s->dir, name ? name : "");
-    FILE *f = name && strchr(name, '/') == NULL ? fopen(path, "wbx") : NULL;
+    FILE *f = name && class_path_ok(name) && class_path_mkdirs(m->s->dir, name) == 0
+                  ? fopen(path, "wbx")
+                  : NULL;
     bool ok = f && (len == 0 || fwrite(data, 1, (size_t)len, f) == (size_t)len);
     if (f && fclose(f) != 0)
         ok = false;

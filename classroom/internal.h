@@ -118,7 +118,7 @@ typedef struct sub_t {
     char sid[CLASS_FIELD_MAX + 1];       /* its student's id */
     char kind[16];                       /* class_kind_name */
     char dir[PATH_MAX];                  /* its folder ("" for a remote bot) */
-    char main[CLASS_FILE_NAME_MAX + 64]; /* the file to run; a remote bot: its registered name */
+    char main[CLASS_PATH_MAX + 64]; /* the file to run; a remote bot: its registered name */
     int64_t version;                     /* its student's version number */
 } sub_t;
 

@@ -60,14 +60,14 @@ typedef struct upload {
     json_t *id;      /* the request's id (owned) */
     student_t who;
     class_kind kind;
-    char main[CLASS_FILE_NAME_MAX + 1];
+    char main[CLASS_PATH_MAX + 1];
     bool main_given;  /* main was named; else the only file */
     int64_t limit;    /* bytes of the submission at most: the course's */
     staged *uploads;  /* the course_upload files it took (removed with it) */
     bool waiting;     /* told "waiting" for the build pool */
     int nf;
     /* the student's files, and the file their build made (class_kind_built) */
-    char names[CLASS_MAX_FILES + 1][CLASS_FILE_NAME_MAX + 1];
+    char names[CLASS_MAX_FILES + 1][CLASS_PATH_MAX + 1]; /* paths in its folder tree */
     unsigned char *data[CLASS_MAX_FILES + 1];
     size_t len[CLASS_MAX_FILES + 1], total;
     /* a remote bot: the secret given out once, its sealed form (made on the
@@ -253,6 +253,15 @@ static bool gather(upload *u)
             return false;
         }
     }
+    const char *paths[CLASS_MAX_FILES + 1];
+    for (int i = 0; i < u->nf; i++)
+        paths[i] = u->names[i];
+    int clash = class_paths_clash(u->nf, paths);
+    if (clash >= 0) {
+        snprintf(u->err, sizeof u->err, "%s is both a file and a folder", u->names[clash]);
+        u->rc = ENG_EINVAL;
+        return false;
+    }
     if (!u->main_given && u->nf == 1)
         snprintf(u->main, sizeof u->main, "%s", u->names[0]);
     bool found = false;
@@ -342,12 +351,8 @@ static bool remote_name(upload *u, int64_t sub, int64_t version)
  * would have named them was rolled back). */
 static void remove_files(const upload *u, const char *dir)
 {
-    for (int i = 0; i < u->nf; i++) {
-        char path[PATH_MAX + 80];
-        snprintf(path, sizeof path, "%s/%s", dir, u->names[i]);
-        unlink(path);
-    }
-    rmdir(dir);
+    (void)u;
+    class_rmtree(dir); /* its files and their folders: the folder is this upload's alone */
 }
 
 /* A checked upload's folder and files, written to its row (the bytes too,
@@ -371,7 +376,7 @@ static bool write_files(upload *u, int64_t sub, int64_t version, char *dir, size
         char path[PATH_MAX + 80];
         snprintf(path, sizeof path, "%s/%s", dir, u->names[i]);
         bool exe = class_file_runs(u->kind, u->names[i], u->main);
-        FILE *f = fopen(path, "wbx");
+        FILE *f = class_path_mkdirs(dir, u->names[i]) == 0 ? fopen(path, "wbx") : NULL;
         bool ok = f && fwrite(u->data[i], 1, u->len[i], f) == u->len[i];
         if (f && fclose(f) != 0)
             ok = false;
@@ -662,11 +667,11 @@ static int read_files(const req *r, upload *u, const char **reason)
                      CLASS_MAX_UPLOAD);
             return ENG_ETOO_LARGE;
         }
-        if (!class_file_name_ok(name)) {
+        if (!class_path_ok(name)) {
             snprintf(err, errcap,
                      "files[%zu]: '%.70s' is not an accepted file name (1 to %d of A-Z a-z 0-9 _ "
-                     ". -, not starting with a dot)",
-                     i, name, CLASS_FILE_NAME_MAX);
+                     ". -, not starting with a dot; in folders up to %d deep)",
+                     i, name, CLASS_FILE_NAME_MAX, CLASS_PATH_DEPTH);
             return ENG_EINVAL;
         }
         snprintf(u->names[i], sizeof u->names[i], "%s", name);
@@ -687,7 +692,7 @@ static int read_files(const req *r, upload *u, const char **reason)
     }
     const char *main = r->c->main;
     if (main) {
-        if (strlen(main) > CLASS_FILE_NAME_MAX) {
+        if (strlen(main) > CLASS_PATH_MAX) {
             snprintf(err, errcap, "main: the name of the file to run, one of the files");
             return ENG_EINVAL;
         }

@@ -6,9 +6,10 @@
  * directory, inflating, the CRC of every file); what is safe is decided
  * here, before a byte is kept: only regular files, no symbolic links or
  * devices (their Unix mode in the entry's external attributes), no
- * absolute paths, `..`, backslashes or drive letters, no folders but one
- * holding everything (a zipped folder: it is taken off), names that are
- * file names of a submission, each once. Sizes are counted as the bytes
+ * absolute paths, `..`, backslashes or drive letters; folders kept (a
+ * Java package tree, a Python package) but one holding everything (a
+ * zipped folder) taken off; paths that are a submission's (class_path_ok),
+ * each once, none both a file and a folder. Sizes are counted as the bytes
  * come out of the inflater, against the caller's budget: what the zip's
  * directory claims is only used to refuse early. Nothing is written to
  * disk here: the caller checks the files and writes them into the
@@ -217,17 +218,11 @@ int class_unzip(const char *path, int maxfiles, size_t budget, class_unzipped *o
             break;
         }
         const char *name = full + strip;
-        if (strchr(name, '/')) {
-            rc = refuse(reason, "bad_zip", err, errcap,
-                        "%s is in a folder: put the bot's files at the top of the zip (or zip "
-                        "one folder holding them all)",
-                        full, ENG_EINVAL);
-            break;
-        }
-        if (!class_file_name_ok(name)) {
+        if (!class_path_ok(name)) {
             rc = refuse(reason, "bad_upload", err, errcap,
-                        "%s in the zip is not an accepted file name (1 to 64 of A-Z a-z 0-9 _ . "
-                        "-, not starting with a dot)",
+                        "%s in the zip is not an accepted path (folders and files of 1 to 64 of "
+                        "A-Z a-z 0-9 _ . -, none starting with a dot; 8 deep, 200 characters at "
+                        "most)",
                         full, ENG_EINVAL);
             break;
         }
@@ -237,6 +232,12 @@ int class_unzip(const char *path, int maxfiles, size_t budget, class_unzipped *o
                             ENG_EINVAL);
                 break;
             }
+        for (int k = 0; rc == 0 && k < out->n; k++) {
+            const char *pair[2] = {out->names[k], name};
+            if (class_paths_clash(2, pair) >= 0)
+                rc = refuse(reason, "bad_zip", err, errcap, "%s is both a file and a folder in the zip",
+                            out->names[k], ENG_EINVAL);
+        }
         if (rc)
             break;
         if (out->n >= maxfiles) {

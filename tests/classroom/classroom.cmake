@@ -20,7 +20,7 @@ tessera_add_test(test_classroom
   TIMEOUT 120)
 tessera_needs_services(test_classroom)
 find_program(TESSERA_NODE NAMES node nodejs)
-foreach(_t access e2e remote langs upload)
+foreach(_t access e2e remote langs upload tree)
   if(TESSERA_NODE)
     add_test(NAME classroom_${_t}
       COMMAND ${TESSERA_NODE} ${CMAKE_CURRENT_LIST_DIR}/test_course_${_t}.js $<TARGET_FILE:tessera>
@@ -36,3 +36,4 @@ set_tests_properties(classroom_remote PROPERTIES LABELS "server;classroom" TIMEO
 set_tests_properties(classroom_e2e PROPERTIES LABELS "server;classroom;slow" TIMEOUT 600)
 set_tests_properties(classroom_langs PROPERTIES LABELS "server;classroom" TIMEOUT 600)
 set_tests_properties(classroom_upload PROPERTIES LABELS "server;classroom" TIMEOUT 600)
+set_tests_properties(classroom_tree PROPERTIES LABELS "server;classroom" TIMEOUT 300)

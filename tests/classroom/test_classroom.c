@@ -134,7 +134,11 @@ static void test_check_python(void **state)
     assert_int_equal(class_check_file(CLASS_PYTHON, ".bot.py", (const unsigned char *)ok,
                                       sizeof ok - 1, err, sizeof err),
                      ENG_EINVAL);
+    /* a file of a package's folder is one of the submission's (issue 25), a way out is not */
     assert_int_equal(class_check_file(CLASS_PYTHON, "a/b.py", (const unsigned char *)ok,
+                                      sizeof ok - 1, err, sizeof err),
+                     0);
+    assert_int_equal(class_check_file(CLASS_PYTHON, "a/../b.py", (const unsigned char *)ok,
                                       sizeof ok - 1, err, sizeof err),
                      ENG_EINVAL);
     assert_int_equal(
@@ -758,6 +762,26 @@ static void test_unzip(void **state)
     assert_int_equal(z.total, sizeof weights + 9);
     class_unzipped_free(&z);
 
+    /* folders kept (a Java package tree, a Python package), the zipped folder taken off */
+    zent tree[] = {{"mybot/bot.py", "import pkg.logic\n", 0, 0100644},
+                   {"mybot/pkg/__init__.py", "", 0, 0100644},
+                   {"mybot/pkg/logic.py", "X = 1\n", 0, 0100644},
+                   {"mybot/src/pkg/util/Legal.java", "package pkg.util;\n", 0, 0100644}};
+    make_zip(path, tree, 4);
+    assert_int_equal(unzip_as(path, 1 << 20, &z, &reason, err), 0);
+    assert_int_equal(z.n, 4);
+    assert_string_equal(z.names[0], "bot.py");
+    assert_string_equal(z.names[1], "pkg/__init__.py");
+    assert_string_equal(z.names[2], "pkg/logic.py");
+    assert_string_equal(z.names[3], "src/pkg/util/Legal.java");
+    class_unzipped_free(&z);
+    assert_true(class_path_ok("pkg/util/Legal.java"));
+    assert_false(class_path_ok("pkg//x.py"));
+    assert_false(class_path_ok("pkg/"));
+    assert_false(class_path_ok("/pkg/x.py"));
+    assert_false(class_path_ok("pkg/../x.py"));
+    assert_false(class_path_ok("a/b/c/d/e/f/g/h/i.py")); /* 9 deep */
+
     /* each unsafe or bad zip refused whole, naming the problem */
     struct {
         zent e[2];
@@ -769,7 +793,10 @@ static void test_unzip(void **state)
         {{{"ok.py", "x", 0, 0}, {"a/../../b.py", "x", 0, 0}}, 2, 1 << 20, "unsafe_path", "a/../../b.py"},
         {{{"/etc/passwd", "x", 0, 0}}, 1, 1 << 20, "unsafe_path", "/etc/passwd"},
         {{{"link.py", "/etc/passwd", 0, 0120777}}, 1, 1 << 20, "unsafe_path", "symbolic link"},
-        {{{"a/x.py", "x", 0, 0}, {"b/y.py", "x", 0, 0}}, 2, 1 << 20, "bad_zip", "in a folder"},
+        {{{"a", "x", 0, 0}, {"a/y.py", "x", 0, 0}}, 2, 1 << 20, "bad_zip", "both a file and a folder"},
+        {{{"x.py", "x", 0, 0}, {"a/b/c/d/e/f/g/h/i.py", "x", 0, 0}}, 2, 1 << 20, "bad_upload",
+         "a/b/c/d/e/f/g/h/i.py"},
+        {{{"pkg/.git/x", "x", 0, 0}}, 1, 1 << 20, "bad_upload", "pkg/.git/x"},
         {{{"x.py", "x", 0, 0}, {"big.bin", weights, sizeof weights, 0}}, 2, 50000, "too_large",
          "big.bin"},
         {{{".hidden", "x", 0, 0}}, 1, 1 << 20, "bad_upload", ".hidden"},
