@@ -176,8 +176,9 @@ typedef struct class_unzipped {
  * folder) is taken off the names; an absolute path, a `..`, a backslash,
  * a symbolic link or another special file, an encrypted entry, a path
  * that is not one of a submission (class_path_ok), twice the same path or
- * a path that is both a file and a folder refuses the whole zip. 0; or a code with *reason ("bad_zip", "unsafe_path",
- * "too_large", "too_many_files", "bad_upload") and err naming the entry
+ * a path that is both a file and a folder refuses the whole zip. 0; or
+ * a code with *reason ("bad_zip", "unsafe_path", "too_large",
+ * "too_many_files", "bad_upload") and err naming the entry
  * (out is then empty). */
 int class_unzip(const char *path, int maxfiles, size_t budget, class_unzipped *out,
                 const char **reason, char *err, size_t errcap);

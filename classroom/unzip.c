@@ -235,8 +235,8 @@ int class_unzip(const char *path, int maxfiles, size_t budget, class_unzipped *o
         for (int k = 0; rc == 0 && k < out->n; k++) {
             const char *pair[2] = {out->names[k], name};
             if (class_paths_clash(2, pair) >= 0)
-                rc = refuse(reason, "bad_zip", err, errcap, "%s is both a file and a folder in the zip",
-                            out->names[k], ENG_EINVAL);
+                rc = refuse(reason, "bad_zip", err, errcap,
+                            "%s is both a file and a folder in the zip", out->names[k], ENG_EINVAL);
         }
         if (rc)
             break;
