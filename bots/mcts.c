@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
@@ -597,15 +598,48 @@ void mcts_cfg_from_bot(mcts_cfg *cfg, const bot *b)
 
 /* ---- root-parallel search --------------------------------------------------------------- */
 
+/* A helper searches on a thread of its own, from its own copy of the root
+ * (state and root moves), until its quota, its copy of the deadline or its
+ * halt flag. The decision does not wait for a helper past a short grace:
+ * on a loaded machine a helper's thread may not run again for milliseconds
+ * after the deadline (the scheduler's, not ours), and a decision that waits
+ * for it overruns its budget. Such a helper is left out of that decision
+ * (its simulations are not counted) and stays `busy` until its thread is
+ * joined: at a later decision once it has finished (until then the search
+ * runs without it), or at mcts_bot_free. It may be left only because it
+ * reads nothing the decision's caller owns: its root is a copy, and a
+ * search with a custom score or policy (the EA bots, EvoMCTS, whose data
+ * change between decisions) always waits for its helpers. */
+void (*mcts__helper_stall)(void);
+
 struct mcts_helper {
     mcts_tree tree;
     mcts_ctx ctx;
     eng_rng rng;          /* reseeded from the bot's generator every decision */
-    int64_t quota;        /* simulations to run (INT64_MAX: until the clock says stop) */
+    unsigned char *root;  /* the root state, copied at the decision's start */
+    eng_move *root_moves; /* the root's moves when the search restricts them */
+    int64_t quota;        /* simulations to run (INT64_MAX: until halted or the deadline) */
     int64_t done;         /* simulations run */
-    const bot_clock *clk; /* the decision's deadline and stop flag, read only */
+    double end_ms;        /* the decision's deadline (INFINITY: none) */
+    atomic_bool halt;     /* raised by the decision: stop after this simulation */
+    atomic_bool finished; /* raised by the helper as its thread ends */
+    bool busy;            /* its thread was started and not joined yet */
     pthread_t thread;
 };
+
+static void *helper_run(void *arg)
+{
+    mcts_helper *h = arg;
+    if (mcts__helper_stall)
+        mcts__helper_stall();
+    while (h->done < h->quota && !atomic_load_explicit(&h->halt, memory_order_relaxed) &&
+           !(h->end_ms != INFINITY && bot_now_ms() >= h->end_ms)) {
+        mcts_simulate(&h->ctx);
+        h->done++;
+    }
+    atomic_store_explicit(&h->finished, true, memory_order_release);
+    return NULL;
+}
 
 /* Has the deadline passed or the stop flag gone up? (bot_clock_done
  * without the count, which is each searcher's own.) */
@@ -616,14 +650,12 @@ static bool clock_expired(const bot_clock *c)
     return c->end_ms != INFINITY && bot_now_ms() >= c->end_ms;
 }
 
-static void *helper_run(void *arg)
+/* Sleep about `ms` milliseconds (the wait for helpers before a deadline or
+ * the stop flag: polling, not spinning, so that they can have the core). */
+static void nap_ms(double ms)
 {
-    mcts_helper *h = arg;
-    while (h->done < h->quota && !clock_expired(h->clk)) {
-        mcts_simulate(&h->ctx);
-        h->done++;
-    }
-    return NULL;
+    struct timespec ts = {.tv_sec = 0, .tv_nsec = (long)(ms * 1e6)};
+    nanosleep(&ts, NULL);
 }
 
 /* The child of node `n` of t whose move is m, or 0. */
@@ -700,6 +732,18 @@ static void merge_children(mcts_tree *dst, uint32_t dn, const mcts_tree *src, ui
     }
 }
 
+/* Join helper h's thread if it has ended (or, with wait, once it ends). */
+static bool helper_reap(mcts_helper *h, bool wait)
+{
+    if (!h->busy)
+        return true;
+    if (!wait && !atomic_load_explicit(&h->finished, memory_order_acquire))
+        return false;
+    pthread_join(h->thread, NULL);
+    h->busy = false;
+    return true;
+}
+
 void mcts_bot_search(mcts_bot *mb, bot *b, bot_clock *clk)
 {
     int nh = mb->threads - 1;
@@ -711,46 +755,102 @@ void mcts_bot_search(mcts_bot *mb, bot *b, bot_clock *clk)
         }
         return;
     }
+    const eng_game *g = b->game;
+    mcts_ctx *mc = &mb->ctx;
+    bool deadline = clk->end_ms != INFINITY;
+    /* a helper may be left behind only when it reads nothing but its own
+     * copies (see struct mcts_helper) and only a deadline asks for it */
+    bool may_leave = deadline && !mc->score && !mc->policy;
+    /* the helpers at hand: those left behind by an earlier decision that
+     * have finished since (without a deadline every one is waited for, so
+     * that a simulation budget's result depends on the seed alone) */
+    mcts_helper *use[MCTS_MAX_THREADS];
+    int nuse = 0;
+    for (int i = 0; i < nh; i++)
+        if (helper_reap(&mb->helpers[i], !deadline))
+            use[nuse++] = &mb->helpers[i];
     /* shares of a simulation budget: the main thread takes what does not
      * divide evenly */
     int64_t left = clk->max_sims == INT64_MAX ? INT64_MAX : clk->max_sims - clk->sims;
-    int64_t share = left == INT64_MAX ? INT64_MAX : left / mb->threads;
-    for (int i = 0; i < nh; i++) {
-        mcts_helper *h = &mb->helpers[i];
-        mcts_ctx *hc = &h->ctx, *mc = &mb->ctx;
+    int64_t share = left == INT64_MAX ? INT64_MAX : left / (nuse + 1);
+    for (int i = 0; i < nuse; i++) {
+        mcts_helper *h = use[i];
+        mcts_ctx *hc = &h->ctx;
         mcts_tree_clear(&h->tree);
         eng_rng_seed(&h->rng, eng_rng_next(&b->rng));
-        hc->root_state = mc->root_state;
+        memcpy(h->root, mc->root_state, g->state_size);
+        hc->root_state = h->root;
         hc->score = mc->score;
         hc->score_ud = mc->score_ud;
         hc->backup = mc->backup;
         hc->expand = mc->expand;
-        hc->root_moves = mc->root_moves;
+        hc->root_moves = NULL;
         hc->nroot_moves = mc->nroot_moves;
+        if (mc->root_moves) {
+            memcpy(h->root_moves, mc->root_moves, (size_t)mc->nroot_moves * sizeof(eng_move));
+            hc->root_moves = h->root_moves;
+        }
         hc->policy = mc->policy;
         hc->policy_ud = mc->policy_ud;
         memset(hc->root_sum, 0, sizeof hc->root_sum);
         hc->root_n = 0;
         h->quota = share;
         h->done = 0;
-        h->clk = clk;
+        h->end_ms = clk->end_ms;
+        atomic_store_explicit(&h->halt, false, memory_order_relaxed);
+        atomic_store_explicit(&h->finished, false, memory_order_relaxed);
     }
     int started = 0;
-    for (; started < nh; started++)
-        if (pthread_create(&mb->helpers[started].thread, NULL, helper_run, &mb->helpers[started]))
+    for (; started < nuse; started++) {
+        if (pthread_create(&use[started]->thread, NULL, helper_run, use[started]))
             break; /* no thread: the helpers left run here, after the main share */
-    int64_t mine = left == INT64_MAX ? INT64_MAX : left - share * nh;
-    for (int64_t done = 0; done < mine && !clock_expired(clk); done++) {
-        mcts_simulate(&mb->ctx);
+        use[started]->busy = true;
+    }
+    int64_t mine = left == INT64_MAX ? INT64_MAX : left - share * nuse;
+    double t0 = bot_now_ms();
+    int64_t done = 0;
+    for (; done < mine && !clock_expired(clk); done++) {
+        mcts_simulate(mc);
         clk->sims++;
         mcts_bot_think_tick(mb, b, clk->sims); /* this thread's tree: a part of the search */
     }
-    for (int i = started; i < nh; i++)
-        helper_run(&mb->helpers[i]);
-    for (int i = 0; i < nh; i++) {
-        mcts_helper *h = &mb->helpers[i];
-        if (i < started)
-            pthread_join(h->thread, NULL);
+    for (int i = started; i < nuse; i++)
+        helper_run(use[i]);
+    /* The wait for the helpers: at the deadline (or the stop flag) they are
+     * told to halt, and a helper still running a grace later (two of this
+     * thread's simulations, between 0.1 and 1 ms) is left behind; without
+     * a deadline, until they finish their shares. */
+    double grace = done > 0 ? 2 * (bot_now_ms() - t0) / (double)done : 1.0;
+    grace = grace < 0.1 ? 0.1 : grace > 1.0 ? 1.0 : grace;
+    double cap = INFINITY;
+    bool halted = false;
+    for (int i = 0; i < started; i++) {
+        mcts_helper *h = use[i];
+        while (!atomic_load_explicit(&h->finished, memory_order_acquire)) {
+            if (!halted && clock_expired(clk)) {
+                for (int k = 0; k < started; k++)
+                    atomic_store_explicit(&use[k]->halt, true, memory_order_relaxed);
+                halted = true;
+                cap = bot_now_ms() + grace;
+            }
+            if (!deadline && !clk->stop) {
+                pthread_join(h->thread, NULL); /* nothing to watch but the helper */
+                h->busy = false;
+                break;
+            }
+            if (halted && may_leave && bot_now_ms() >= cap)
+                break;
+            /* halted, with a grace to keep: spin, as a thread that sleeps on
+             * a loaded machine may not run again for milliseconds; else
+             * poll, leaving the core to the helpers */
+            if (!halted || !may_leave)
+                nap_ms(halted ? 0.02 : 0.2);
+        }
+    }
+    for (int i = 0; i < nuse; i++) {
+        mcts_helper *h = use[i];
+        if (i < started && !helper_reap(h, !may_leave))
+            continue; /* left behind: not part of this decision */
         clk->sims += h->done;
         mb->tree.node[MCTS_ROOT].visits += h->tree.node[MCTS_ROOT].visits;
         merge_children(&mb->tree, MCTS_ROOT, &h->tree, MCTS_ROOT, 1);
@@ -786,7 +886,9 @@ int mcts_bot_init(mcts_bot *mb, bot *b, const mcts_family *fam, char *err, size_
         bool ok = mb->helpers != NULL;
         for (int i = 0; ok && i < mb->threads - 1; i++) {
             mcts_helper *h = &mb->helpers[i];
-            ok = mcts_tree_alloc(&h->tree, bytes, mb->cfg.rave) == 0 &&
+            h->root = malloc(b->game->state_size);
+            h->root_moves = malloc((size_t)b->game->max_moves * sizeof *h->root_moves);
+            ok = h->root && h->root_moves && mcts_tree_alloc(&h->tree, bytes, mb->cfg.rave) == 0 &&
                  mcts_ctx_init(&h->ctx, b->game, &mb->cfg, &h->rng, &h->tree) == 0;
         }
         if (!ok) {
@@ -817,8 +919,12 @@ int mcts_bot_init(mcts_bot *mb, bot *b, const mcts_family *fam, char *err, size_
 void mcts_bot_free(mcts_bot *mb)
 {
     for (int i = 0; mb->helpers && i < mb->threads - 1; i++) {
-        mcts_ctx_free(&mb->helpers[i].ctx);
-        mcts_tree_free(&mb->helpers[i].tree);
+        mcts_helper *h = &mb->helpers[i];
+        helper_reap(h, true); /* one left behind by the last decision ends its simulation */
+        mcts_ctx_free(&h->ctx);
+        mcts_tree_free(&h->tree);
+        free(h->root);
+        free(h->root_moves);
     }
     free(mb->helpers);
     mb->helpers = NULL;

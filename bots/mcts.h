@@ -199,9 +199,15 @@ extern const char *const mcts_final_names[];
 extern const char *const mcts_unplanned_names[];
 
 /* One more searcher of a root-parallel search (threads=N): its own tree,
- * context and generator, on a thread of its own for the length of a
- * decision; its statistics join the main tree's at the end (mcts_bot_search). */
+ * context, generator and copy of the root, on a thread of its own for the
+ * length of a decision; its statistics join the main tree's at the end
+ * (mcts_bot_search), unless it is still running a grace after the deadline. */
 typedef struct mcts_helper mcts_helper;
+
+/* Testing hook (tests/bots/test_threads.c): when set, every helper's
+ * thread calls it before its first simulation, so that a test can stand
+ * for a thread the scheduler does not run. NULL in every program. */
+extern void (*mcts__helper_stall)(void);
 
 /* A reusable MCTS decision driver: the bots' choose() shares it. */
 typedef struct mcts_bot {
@@ -250,7 +256,10 @@ bool mcts_bot_begin(mcts_bot *mb, bot *b, const void *st, eng_move *m);
  * are added to mb->tree's, which mcts_bot_end then reads. With a
  * simulation budget the result depends on the seed alone, whatever the
  * threads' timing: each helper draws from a generator seeded from b->rng.
- * clk->sims counts every simulation. */
+ * With a deadline the decision keeps it as one thread does: a helper not
+ * done a short grace after the deadline (0.1-1 ms: its thread was not
+ * running) is left out, and sits out later decisions until it has ended.
+ * clk->sims counts every simulation that joined the decision. */
 void mcts_bot_search(mcts_bot *mb, bot *b, bot_clock *clk);
 
 /* Finish a decision: pick the root move, remember a joint plan, fill stats. */

@@ -10,6 +10,10 @@
  *     many visits as simulations were run (read from the decision's info);
  *   - every move is legal, in every game, at two and three threads;
  *   - a time budget is kept and the stop flag ends every thread;
+ *   - a helper whose thread does not run (a hook stalls it, as a loaded
+ *     machine's scheduler may) does not hold the decision past its budget:
+ *     the decision goes on without it, so does the next one, and the bot's
+ *     end waits for it;
  *   - threads=1 is the search as it always was: the same moves as a spec
  *     without the option; threads above MCTS_MAX_THREADS or below 1 are
  *     refused; bot_spec_threads() reads the count from a spec's text.
@@ -245,6 +249,74 @@ static void test_time_and_stop(void **state)
     free(st);
 }
 
+/* The helper stall (mcts__helper_stall): the first helper to start sleeps
+ * `stall_ms`, the others run at once. */
+static atomic_int stalls;
+static double stall_ms = 1500;
+
+static void stall_once(void)
+{
+    if (atomic_fetch_add(&stalls, 1) != 0)
+        return;
+    struct timespec ts = {.tv_sec = (time_t)(stall_ms / 1000),
+                          .tv_nsec = (long)((stall_ms - 1000 * (time_t)(stall_ms / 1000)) * 1e6)};
+    while (nanosleep(&ts, &ts) != 0) {
+    }
+}
+
+static void test_stalled_helper(void **state)
+{
+    (void)state;
+    const eng_game *g = eng_find_game("carcassonne");
+    eng_rng rng;
+    eng_rng_seed(&rng, 9);
+    unsigned char *st = malloc(g->state_size);
+    assert_non_null(st);
+    eng_rules r;
+    eng_rules_default(g, &r);
+    g->init(st, &r);
+    g->apply(st, eng_sample_chance(g, st, &rng));
+
+    atomic_store(&stalls, 0);
+    mcts__helper_stall = stall_once;
+    bot *b = make("mcts:ms=40,threads=2", g, 3);
+    /* decision 1: the helper sleeps 1.5 s; the decision takes its 40 ms
+     * and a grace (loose bound: the machine may be busy), not 1.5 s */
+    bot_stats stats;
+    double t0 = bot_now_ms();
+    eng_move m = bot_choose(b, st, NULL, &stats);
+    double took = bot_now_ms() - t0;
+    assert_true(eng_is_legal(g, st, m));
+    assert_true(stats.sims > 0);
+    if (took > 1000)
+        fail_msg("a stalled helper held a 40 ms decision for %.0f ms", took);
+    /* decision 2, the helper still asleep: on without it */
+    g->apply(st, m);
+    t0 = bot_now_ms();
+    m = bot_choose(b, st, NULL, &stats);
+    took = bot_now_ms() - t0;
+    assert_true(eng_is_legal(g, st, m));
+    if (took > 1000)
+        fail_msg("the second decision waited %.0f ms for the stalled helper", took);
+    mcts__helper_stall = NULL;
+    /* the end waits for the helper (ASan and valgrind see no thread or
+     * memory left) */
+    bot_destroy(b);
+
+    /* a simulation budget waits for every helper, stalled or not: the
+     * result depends on the seed alone */
+    atomic_store(&stalls, 0);
+    stall_ms = 100;
+    mcts__helper_stall = stall_once;
+    b = make("mcts:sims=400,threads=2", g, 4);
+    m = bot_choose(b, st, NULL, &stats);
+    mcts__helper_stall = NULL;
+    assert_true(eng_is_legal(g, st, m));
+    assert_int_equal(stats.sims, 400);
+    bot_destroy(b);
+    free(st);
+}
+
 static void test_bad_thread_counts(void **state)
 {
     (void)state;
@@ -288,6 +360,7 @@ int main(void)
         cmocka_unit_test(test_merged_root_counts_every_simulation),
         cmocka_unit_test(test_legal_in_every_game),
         cmocka_unit_test(test_time_and_stop),
+        cmocka_unit_test(test_stalled_helper),
         cmocka_unit_test(test_bad_thread_counts),
         cmocka_unit_test(test_spec_threads),
     };

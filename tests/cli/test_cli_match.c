@@ -392,7 +392,12 @@ static void test_bench_bot(void **state)
     assert_true(json_is_object(over));
     assert_int_equal(get_int(over, "budget_ms"), 1);
     get_num(over, "median");
+    get_num(over, "p90");
+    get_num(over, "p99");
     get_num(over, "max");
+    assert_true(get_num(over, "median") <= get_num(over, "p90"));
+    assert_true(get_num(over, "p90") <= get_num(over, "p99"));
+    assert_true(get_num(over, "p99") <= get_num(over, "max"));
     json_decref(o);
     free(r);
 
