@@ -71,7 +71,7 @@ int jt_str(textbuf *b, const char *s, size_t n)
 }
 
 /* As jansson writes a real: "%.17g", and ".0" if that reads as an integer. */
-static int real(textbuf *b, double d)
+int jt_real(textbuf *b, double d)
 {
     char tmp[40];
     int n = snprintf(tmp, sizeof tmp, "%.17g", d);
@@ -134,7 +134,7 @@ static int dump(textbuf *b, const json_t *v, int depth)
     }
     case JSON_STRING: return jt_str(b, json_string_value(v), json_string_length(v));
     case JSON_INTEGER: return jt_int(b, (long long)json_integer_value(v));
-    case JSON_REAL: return real(b, json_real_value(v));
+    case JSON_REAL: return jt_real(b, json_real_value(v));
     case JSON_TRUE: return tb_put(b, "true", 4);
     case JSON_FALSE: return tb_put(b, "false", 5);
     case JSON_NULL: return tb_put(b, "null", 4);

@@ -31,6 +31,10 @@ int jt_str(textbuf *b, const char *s, size_t n);
 /* Append an integer. Returns 0 or -1. */
 int jt_int(textbuf *b, long long v);
 
+/* Append a real as jt_dump writes a json_real ("%.17g", ".0" added to
+ * what reads as an integer). Returns 0 or -1. */
+int jt_real(textbuf *b, double d);
+
 /* A log line's fields: jansson's pack format fmt over ap as an object (new
  * reference), or an empty object when fmt is NULL or does not pack — what
  * the services hosted by the server (tournament/, classroom/) hand their

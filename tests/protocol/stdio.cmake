@@ -18,3 +18,10 @@ tessera_add_test(test_info_cases
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_info_cases.c ${CMAKE_CURRENT_LIST_DIR}/case_dirs.c
   LIBS tessera_protocol
   ARGS ${CMAKE_CURRENT_LIST_DIR}/info_cases)
+
+# Our own reader of info lines (protocol/infotext.h) against the general way
+# (jansson, info_read): the info cases, the fuzz corpus, generated lines.
+tessera_add_test(test_info_text
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_info_text.c ${CMAKE_CURRENT_LIST_DIR}/case_dirs.c
+  LIBS tessera_protocol
+  ARGS ${CMAKE_CURRENT_LIST_DIR}/info_cases ${PROJECT_SOURCE_DIR}/tests/fuzz/corpus/info)

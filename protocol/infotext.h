@@ -1,0 +1,139 @@
+/*
+ * infotext.h — the info message (protocol/info.h) read from its text, without
+ * a JSON tree: the common line of a searching bot, read and written back in
+ * its canonical form at a fraction of the cost of jansson's tree and
+ * info_read() (bench/README.md, "the relay's cost": parsing the message into
+ * a tree and freeing it was over half of what a line cost the server).
+ *
+ * Why a reader of our own here, where the guide prefers a library: a bot
+ * sends a line every 100-250 ms of its thinking, to every spectator of
+ * every match, and the issue's bound is that relaying them costs a move
+ * under 10% more. The reader is deliberately narrow and strict: it takes
+ * the documented shape written plainly — known fields only, each at most
+ * once, strings of printable ASCII without escapes, numbers in range,
+ * integers of at most 18 digits, nesting at most 16 deep — and declines
+ * everything else, which then goes the general way (jansson, info_read())
+ * and gets exactly the verdict and the reasons it always had. Declining
+ * costs a second read of a line that is unusual or bad; it never changes
+ * an answer. tests/protocol/test_info_text.c holds both ways to the same
+ * verdicts and bytes over the info cases, the fuzz corpus and generated
+ * lines; tests/fuzz/fuzz_info.c does the same on whatever it finds.
+ *
+ * Two steps, as the server needs them: info_parse() reads the text alone
+ * (the envelope — type, match, seat, turn — and the values; no position
+ * needed), so the connection's match can be found; info_write() then checks
+ * the moves against the position and writes the canonical text, the bytes
+ * jt_dump() writes of info_read()'s canonical object. A candidate's move is
+ * checked by the game's codec once per distinct text and position
+ * (info_moves: a bot names the same moves line after line in a turn).
+ */
+#ifndef TESSERA_PROTOCOL_INFOTEXT_H
+#define TESSERA_PROTOCOL_INFOTEXT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "engine/eng.h"
+#include "protocol/codec.h"
+#include "protocol/info.h"
+#include "protocol/jsontext.h"
+
+#define INFO_TEXT_DEPTH 16 /* nesting read here; deeper goes the general way */
+#define INFO_MOVES_KEPT 32 /* move texts remembered per position: 8 candidates of 4 lines */
+
+typedef struct info_span {
+    uint32_t at, len; /* bytes [at, at + len) of the message */
+} info_span;
+
+/* What info_parse() read; the `has` bits say which fields were there. */
+enum {
+    INFO_HAS_MATCH = 1u << 0,
+    INFO_HAS_SEAT = 1u << 1,
+    INFO_HAS_TURN = 1u << 2,
+    INFO_HAS_SCORE = 1u << 3,
+    INFO_HAS_WINPROB = 1u << 4,
+    INFO_HAS_CANDIDATES = 1u << 5,
+    INFO_HAS_PV = 1u << 6,
+    INFO_HAS_ITERATIONS = 1u << 7,
+    INFO_HAS_NODES = 1u << 8,
+    INFO_HAS_DEPTH = 1u << 9,
+    INFO_HAS_ELAPSED = 1u << 10,
+    INFO_HAS_TEXT = 1u << 11,
+    INFO_HAS_TYPE = 1u << 12,
+    /* a candidate's */
+    INFO_HAS_MOVE = 1u << 13,
+    INFO_HAS_VISITS = 1u << 14,
+    INFO_HAS_WEIGHT = 1u << 15,
+};
+
+typedef struct info_cand {
+    unsigned has;        /* INFO_HAS_MOVE, _VISITS, _WEIGHT, _SCORE, _WINPROB */
+    info_span move;      /* the move object's text */
+    long long visits;    /* 0..1e15 */
+    double weight;       /* 0..1e15 */
+    double score;        /* -INFO_MAX_SCORE..INFO_MAX_SCORE */
+    double winprob;      /* 0..1 */
+} info_cand;
+
+typedef struct info_parsed {
+    const char *buf;     /* the message (borrowed: valid as long as the caller keeps it) */
+    size_t len;
+    unsigned has;        /* INFO_HAS_* */
+    char match[33];      /* the match id, NUL-terminated, when INFO_HAS_MATCH */
+    int seat;            /* 0..ENG_MAX_PLAYERS - 1 */
+    long long turn;      /* >= 1 */
+    double score, winprob;
+    int ncand;
+    info_cand cand[INFO_MAX_CANDIDATES];
+    int npv;             /* the pv's moves read (at most INFO_MAX_PV: the rest is only checked as JSON) */
+    info_span pv[INFO_MAX_PV];
+    long long iterations, nodes, depth, elapsed_ms;
+    info_span text;      /* the text's characters, without the quotes */
+} info_parsed;
+
+/* Read buf[0..len) as an info message {"type":"info",...} written plainly
+ * (above). Returns 0 and fills *p (which borrows buf), or 1: not read here —
+ * not an info message, or one to read the general way (proto_decode or
+ * stdio_decode, then info_read) — with *p unspecified. Never an error of
+ * its own: whatever is wrong is for the general way to say. */
+int info_parse(const char *buf, size_t len, info_parsed *p);
+
+/* The move texts checked at one position (caller-owned; zero it to init). */
+typedef struct info_moves {
+    uint64_t key;                 /* the caller's name for the position (0: none yet) */
+    int n;
+    struct {
+        uint32_t hash;            /* of the move's text as it came */
+        uint32_t src_at, src_len; /* it, in text */
+        uint32_t at, len;         /* its canonical text, in text */
+        int nmv;                  /* engine moves it stands for; -1: the codec refused it */
+        eng_move mv[ENG_MAX_TURN_MOVES];
+    } e[INFO_MOVES_KEPT];
+    textbuf text;
+} info_moves;
+
+/* The entries are about the position named key (nonzero): forgotten when it
+ * changes. */
+void info_moves_at(info_moves *mc, uint64_t key);
+void info_moves_free(info_moves *mc);
+
+/* Check p against st, where the seat to move is the one that sent it, and
+ * append the canonical text to out: the bytes jt_dump() writes of
+ * info_read()'s *out for the same message, without "turn" unless
+ * with_turn. mc (may be NULL) remembers move texts checked at st: st must
+ * be the position mc's key names. Returns 0; or 1 (out is then as it was)
+ * when the general way must read it: a move the codec refuses or does not
+ * write back as it came in the cache's words, no seat to move, memory. */
+int info_write(const eng_game *g, const game_codec *c, const void *st, const info_parsed *p,
+               info_moves *mc, bool with_turn, textbuf *out);
+
+/* The record's line from a canonical info text (info_write's or jt_dump of
+ * info_read's): without turn, nodes, depth and text, the first `cands`
+ * candidates and the first `pv` moves; appended to out. Returns 1 when it
+ * is the line as it came (nothing left out: out holds a copy), 0 when
+ * shorter, -1 when memory ran out. The text must be canonical (it is
+ * trusted: ours). */
+int info_compact(const char *canon, size_t len, int cands, int pv, textbuf *out);
+
+#endif
