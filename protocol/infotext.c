@@ -343,7 +343,7 @@ int info_parse(const char *buf, size_t len, info_parsed *p)
             return DECLINE;
         unsigned bit;
         bool ok;
-        long long v;
+        long long v = 0;
         if (key_is(&r, k, "type")) {
             info_span t;
             bit = INFO_HAS_TYPE;

@@ -64,6 +64,7 @@ static void agent_think(void *user, const bot_think *th)
     char why[200];
     if (raw && info_read(j->g, j->codec, j->turn_st, raw, 0, &info, why, sizeof why) == 0)
         thinking_post(j->match_id, j->seat, j->turn, info);
+    json_decref(info);
     json_decref(raw);
 }
 

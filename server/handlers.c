@@ -366,7 +366,7 @@ static bool move(conn *c, const proto_msg *m)
 /* A seat's thinking lines: no reply (thinking.c drops a bad one). They
  * have a bucket of their own (limits.h, SRV_INFO_RATE_PER_SEC) and return
  * the general one's token: a line never leaves a move without room. */
-static bool info(conn *c, const proto_msg *m)
+static bool info(conn *c, const proto_msg *m, const info_parsed *plain)
 {
     int seats = 0;
     for (int i = 0; i < c->nsubs; i++)
@@ -388,9 +388,31 @@ static bool info(conn *c, const proto_msg *m)
     c->info_tokens -= 1.0;
     int seat;
     match *x = played_match(c, m, &seat);
-    if (x)
+    if (x && plain)
+        thinking_from_text(x, seat, plain);
+    else if (x)
         thinking_from_client(x, seat, m);
     return true;
+}
+
+/* An info message infotext.h read from its text (no tree: a bot sends one
+ * every 100-250 ms of its thinking): the envelope it read is what
+ * proto_decode would have read (tests/protocol/test_info_text.c holds them
+ * to it), so it goes where a decoded one goes. */
+static bool info_plain(conn *c, const info_parsed *p, const char *buf, size_t len)
+{
+    proto_msg m;
+    memset(&m, 0, sizeof m);
+    m.type = PROTO_INFO;
+    m.bytes = len;
+    m.match = p->has & INFO_HAS_MATCH ? p->match : NULL;
+    m.has_seat = p->has & INFO_HAS_SEAT;
+    m.seat = p->seat;
+    m.has_turn = p->has & INFO_HAS_TURN;
+    m.turn = p->turn;
+    if (cluster_route(c, &m, buf, len))
+        return false;
+    return info(c, &m, p);
 }
 
 static void resign(conn *c, const proto_msg *m)
@@ -530,6 +552,9 @@ bool handle_message(conn *c, const char *buf, size_t len)
     proto_msg m;
     json_t *id = NULL;
     char err[256];
+    info_parsed ip;
+    if (c->hello && !c->srv->stopping && info_parse(buf, len, &ip) == 0)
+        return info_plain(c, &ip, buf, len);
     int rc = proto_decode(buf, len, &m, &id, err, sizeof err);
     if (rc) {
         conn_error(c, rc, err, id);
@@ -578,7 +603,7 @@ bool handle_message(conn *c, const char *buf, size_t len)
     case PROTO_REPLAY: replay(c, &m); break;
     case PROTO_GET_RECORD: get_record(c, &m); break;
     case PROTO_ANALYZE: analyze_handle(c, &m); break;
-    case PROTO_INFO: asked = info(c, &m); break;
+    case PROTO_INFO: asked = info(c, &m, NULL); break;
     case PROTO_REGISTER: handle_register(c, &m); break;
     case PROTO_UNREGISTER: handle_unregister(c, &m); break;
     case PROTO_CREATE_TOURNAMENT:

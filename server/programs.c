@@ -180,7 +180,7 @@ static pcmd *take(prog *p)
 static void prog_think(void *user, int seat, const json_t *info)
 {
     prog *p = user;
-    thinking_post(p->match_id, seat, p->think_turn, json_deep_copy(info));
+    thinking_post(p->match_id, seat, p->think_turn, info);
 }
 
 static void *worker(void *arg)

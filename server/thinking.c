@@ -5,7 +5,11 @@
  * One queue for the process carries the lines from the worker threads (a
  * bot's search, a program's turn) to the loop, in the order each worker
  * made them; the loop then treats them as a client's, already checked.
- * A match keeps its turn's latest line by reference (no copy, no text):
+ * A line is kept and told as its canonical text (protocol/info.h): a
+ * client's plain line is read by protocol/infotext.h without a JSON tree,
+ * its moves checked once per text and position (the turn's info_moves),
+ * anything else the general way (jansson, info_read); a worker's is written
+ * as text where it is made. A match keeps its turn's latest line:
  *   - the spectators get {"type":"thinking","match","seat","turn","info"}
  *     through the sink's `watchers`, written once for all of them — live:
  *     paced (info_pace): a line within the pace replaces the one held and
@@ -27,6 +31,7 @@
 
 #include "match.h"
 #include "protocol/info.h"
+#include "protocol/infotext.h"
 #include "protocol/jsontext.h"
 #include "thinking.h"
 
@@ -38,12 +43,12 @@ struct thinking {
     char **last;    /* last[t - 1]: compact text of turn t's line (NULL: none); owned */
     int nlast;
     int turn;       /* the turn line and pace are about */
-    json_t *line;   /* its latest line (owned), NULL: none */
+    char *line;     /* its latest line's canonical text (owned), NULL: none */
+    size_t len;
     int seat;       /* whose */
     bool held;      /* line is not told yet (live: paced out; delayed: all) */
     bool compacted; /* last[turn - 1] is line's compact text */
-    char *text;     /* line's text when it was told and is its own compact form
-                       (owned): the record's, without writing it again */
+    info_moves moves; /* move texts checked at the position to move (clients' lines) */
     info_pace pace;
 };
 
@@ -55,7 +60,8 @@ typedef struct tq_item {
     struct tq_item *next;
     char match[SRV_MATCH_ID_LEN + 1];
     int seat, turn;
-    json_t *info;
+    char *text; /* canonical (owned) */
+    size_t len;
 } tq_item;
 
 static pthread_mutex_t q_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -64,7 +70,7 @@ static uv_async_t *q_async;      /* q_mu: NULL when closed */
 static srv *q_srv;               /* loop thread */
 static thinking_find_fn q_find;  /* loop thread: a match by id (thinking_init) */
 
-static void accept_line(match *m, int seat, int turn, json_t *info);
+static void accept_line(match *m, int seat, int turn, char *text, size_t len);
 /* Loop thread, reused line after line: a line's text, the message told */
 static textbuf line_tb, msg_tb;
 
@@ -79,9 +85,9 @@ static void drain(void)
         tq_item *next = it->next;
         match *m = q_srv && q_find ? q_find(q_srv, it->match) : NULL;
         if (m)
-            accept_line(m, it->seat, it->turn, it->info);
+            accept_line(m, it->seat, it->turn, it->text, it->len);
         else
-            json_decref(it->info);
+            free(it->text);
         free(it);
         it = next;
     }
@@ -124,7 +130,7 @@ void thinking_shutdown(srv *s)
     pthread_mutex_unlock(&q_mu);
     while (it) {
         tq_item *next = it->next;
-        json_decref(it->info);
+        free(it->text);
         free(it);
         it = next;
     }
@@ -135,21 +141,24 @@ void thinking_shutdown(srv *s)
     tb_free(&msg_tb);
 }
 
-void thinking_post(const char *match_id, int seat, int turn, json_t *info)
+void thinking_post(const char *match_id, int seat, int turn, const json_t *info)
 {
-    tq_item *it = info ? calloc(1, sizeof *it) : NULL;
+    /* written here, on the worker: the loop takes its text as it is */
+    textbuf b = TEXTBUF_INIT;
+    tq_item *it = info && jt_dump(&b, info) == 0 ? calloc(1, sizeof *it) : NULL;
     if (!it) {
-        json_decref(info);
+        tb_free(&b);
         return;
     }
     snprintf(it->match, sizeof it->match, "%s", match_id);
     it->seat = seat;
     it->turn = turn;
-    it->info = info;
+    it->text = b.p; /* the buffer's, handed over */
+    it->len = b.len;
     pthread_mutex_lock(&q_mu);
     if (!q_async) {
         pthread_mutex_unlock(&q_mu);
-        json_decref(info);
+        free(it->text);
         free(it);
         return;
     }
@@ -169,49 +178,6 @@ static thinking *of(match *m)
     if (!m->thinking)
         m->thinking = calloc(1, sizeof *m->thinking);
     return m->thinking;
-}
-
-/* Is the line its own compact form (nothing for compact_text to leave out)? */
-static bool is_compact(const json_t *info)
-{
-    return !json_object_get(info, "text") && !json_object_get(info, "nodes") &&
-           !json_object_get(info, "depth") && !json_object_get(info, "turn") &&
-           json_array_size(json_object_get(info, "candidates")) <= THINK_RECORD_CANDIDATES &&
-           json_array_size(json_object_get(info, "pv")) <= THINK_RECORD_PV;
-}
-
-/* The line as the record keeps it: compact, the first candidates and moves
- * (a new object of the same values, by reference: nothing is copied),
- * written by jt_dump (json_dumps' bytes at a third of its cost: its reals
- * go through snprintf's search for the shortest form). */
-static char *compact_text(const json_t *info)
-{
-    json_t *o = json_object();
-    if (!o)
-        return NULL;
-    const char *key;
-    json_t *v;
-    bool ok = true;
-    json_object_foreach((json_t *)info, key, v) {
-        if (!strcmp(key, "text") || !strcmp(key, "nodes") || !strcmp(key, "depth") ||
-            !strcmp(key, "turn"))
-            continue;
-        size_t keep = !strcmp(key, "candidates") ? THINK_RECORD_CANDIDATES
-                      : !strcmp(key, "pv")       ? THINK_RECORD_PV
-                                                 : 0;
-        if (keep && json_array_size(v) > keep) {
-            json_t *a = json_array();
-            for (size_t i = 0; a && i < keep; i++)
-                ok = ok && json_array_append(a, json_array_get(v, i)) == 0;
-            ok = ok && json_object_set_new(o, key, a) == 0;
-        } else {
-            ok = ok && json_object_set(o, key, v) == 0;
-        }
-    }
-    tb_reset(&line_tb);
-    char *t = ok && jt_dump(&line_tb, o) == 0 ? strndup(line_tb.p, line_tb.len) : NULL;
-    json_decref(o);
-    return t;
 }
 
 /* Room in t->last for turn `turn`. */
@@ -251,49 +217,49 @@ static bool heard(const match *m)
     return m->srv->sink && m->srv->sink->watchers && m->nspect;
 }
 
-/* Tell a line: its text into line_tb (0), or -1. */
-static int tell(match *m, int seat, int turn, const json_t *info)
-{
-    tb_reset(&line_tb);
-    if (jt_dump(&line_tb, info))
-        return -1;
-    tell_text(m, seat, turn, line_tb.p, line_tb.len);
-    return 0;
-}
-
-/* A checked line (stolen) of seat at turn. */
-static void accept_line(match *m, int seat, int turn, json_t *info)
+/* A checked line's canonical text (stolen) of seat at turn. */
+static void accept_line(match *m, int seat, int turn, char *text, size_t len)
 {
     thinking *t = m->closing || turn < 1 || turn > m->turns + 1 ? NULL : of(m);
     if (!t || (turn == m->turns + 1 && (m->status != MATCH_LIVE || m->to_move != seat))) {
-        json_decref(info); /* a match going away, or a line of no turn */
+        free(text); /* a match going away, or a line of no turn */
         return;
     }
     atomic_fetch_add(&n_passed, 1);
     int mode = m->pol.info;
     if (turn <= m->turns) { /* its move is played: told at once, its record's line is fixed */
         if (mode != PROTO_INFO_NEVER && heard(m))
-            tell(m, seat, turn, info);
-        json_decref(info);
+            tell_text(m, seat, turn, text, len);
+        free(text);
         return;
     }
     if (t->turn != turn) {
         memset(&t->pace, 0, sizeof t->pace);
         t->turn = turn;
     }
-    json_decref(t->line);
-    t->line = info; /* the latest, by reference: the one that replaced is gone */
+    free(t->line);
+    t->line = text; /* the latest: the one it replaced is gone */
+    t->len = len;
     t->seat = seat;
     t->compacted = false;
-    free(t->text);
-    t->text = NULL;
     t->held = mode != PROTO_INFO_NEVER;
     if (mode == PROTO_INFO_LIVE && info_pace_now(&t->pace, (double)srv_now(m->srv))) {
         t->held = false;
-        /* its text, when it is also the record's, is kept for the move */
-        if (heard(m) && tell(m, seat, turn, info) == 0 && is_compact(info))
-            t->text = strndup(line_tb.p, line_tb.len);
+        if (heard(m))
+            tell_text(m, seat, turn, text, len);
     }
+}
+
+/* The line in line_tb, to m as a copy. */
+static void accept_written(match *m, int seat)
+{
+    char *text = line_tb.failed ? NULL : malloc(line_tb.len + 1);
+    if (!text) {
+        atomic_fetch_add(&n_dropped, 1);
+        return;
+    }
+    memcpy(text, line_tb.p, line_tb.len + 1);
+    accept_line(m, seat, m->turns + 1, text, line_tb.len);
 }
 
 const char *thinking_turn_line(match *m)
@@ -304,16 +270,12 @@ const char *thinking_turn_line(match *m)
     if (!t || t->turn != turn || !t->line || !room_for(t, turn))
         return NULL;
     if (!t->compacted) {
-        char *text = t->text;
-        if (text)
-            t->text = NULL; /* told, and its own compact form: written once */
-        else if (!is_compact(t->line))
-            text = compact_text(t->line);
-        else {
-            tb_reset(&line_tb);
-            if (jt_dump(&line_tb, t->line) == 0)
-                text = strndup(line_tb.p, line_tb.len);
-        }
+        /* the top candidates and the line's first moves (~300 bytes a turn) */
+        tb_reset(&line_tb);
+        char *text = info_compact(t->line, t->len, THINK_RECORD_CANDIDATES, THINK_RECORD_PV,
+                                  &line_tb) < 0
+                         ? NULL
+                         : strndup(line_tb.p, line_tb.len);
         if (!text)
             return NULL;
         free(t->last[turn - 1]);
@@ -328,17 +290,10 @@ void thinking_turn_played(match *m)
     thinking *t = m->thinking;
     if (!t || t->turn != m->turns || !t->line)
         return;
-    if (t->held && (m->pol.info == PROTO_INFO_DELAYED || info_pace_final(&t->pace)) && heard(m)) {
-        const char *kept = t->compacted ? t->last[t->turn - 1] : NULL;
-        if (kept && is_compact(t->line)) /* the record's text is the line's: written once */
-            tell_text(m, t->seat, t->turn, kept, strlen(kept));
-        else
-            tell(m, t->seat, t->turn, t->line);
-    }
-    json_decref(t->line);
+    if (t->held && (m->pol.info == PROTO_INFO_DELAYED || info_pace_final(&t->pace)) && heard(m))
+        tell_text(m, t->seat, t->turn, t->line, t->len);
+    free(t->line);
     t->line = NULL;
-    free(t->text);
-    t->text = NULL;
     t->held = false;
 }
 
@@ -354,18 +309,57 @@ void thinking_restore_line(match *m, int turn, const char *text)
     }
 }
 
-void thinking_from_client(match *m, int seat, const proto_msg *msg)
+/* A client's line read as a tree (borrowed), the general way. */
+static void from_tree(match *m, int seat, const json_t *root, size_t bytes)
 {
     json_t *info = NULL;
     char why[200];
-    if (m->status != MATCH_LIVE || m->to_move != seat ||
-        (msg->has_turn && msg->turn != m->turns + 1) ||
-        info_read(m->g, m->wire, m->st, msg->root, msg->bytes, &info, why, sizeof why) != 0) {
+    if (!root || info_read(m->g, m->wire, m->st, root, bytes, &info, why, sizeof why) != 0) {
         atomic_fetch_add(&n_dropped, 1);
         return;
     }
     json_object_del(info, "turn");
-    accept_line(m, seat, m->turns + 1, info);
+    tb_reset(&line_tb);
+    jt_dump(&line_tb, info);
+    json_decref(info);
+    accept_written(m, seat);
+}
+
+/* Is a client's line about the turn seat is to move in? */
+static bool for_this_turn(const match *m, int seat, bool has_turn, long long turn)
+{
+    if (m->status != MATCH_LIVE || m->to_move != seat || (has_turn && turn != m->turns + 1)) {
+        atomic_fetch_add(&n_dropped, 1);
+        return false;
+    }
+    return true;
+}
+
+void thinking_from_client(match *m, int seat, const proto_msg *msg)
+{
+    if (for_this_turn(m, seat, msg->has_turn, msg->turn))
+        from_tree(m, seat, msg->root, msg->bytes);
+}
+
+void thinking_from_text(match *m, int seat, const info_parsed *p)
+{
+    if (!for_this_turn(m, seat, p->has & INFO_HAS_TURN, p->turn))
+        return;
+    thinking *t = of(m);
+    if (t) {
+        /* the position to move: moves played and turns (a refused turn played again) */
+        info_moves_at(&t->moves, ((uint64_t)m->turns << 32 | (uint32_t)m->nmoves) + 1);
+        tb_reset(&line_tb);
+        if (info_write(m->g, m->wire, m->st, p, &t->moves, false, &line_tb) == 0) {
+            accept_written(m, seat);
+            return;
+        }
+    }
+    /* not plain enough for infotext, or a bad line: the general way tells */
+    json_error_t e;
+    json_t *root = json_loadb(p->buf, p->len, JSON_REJECT_DUPLICATES, &e);
+    from_tree(m, seat, root, p->len);
+    json_decref(root);
 }
 
 void thinking_add_to_record(const match *m, json_t *rec)
@@ -396,8 +390,8 @@ void thinking_free(match *m)
     for (int i = 0; i < t->nlast; i++)
         free(t->last[i]);
     free(t->last);
-    json_decref(t->line);
-    free(t->text);
+    free(t->line);
+    info_moves_free(&t->moves);
     free(t);
     m->thinking = NULL;
 }

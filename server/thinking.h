@@ -17,6 +17,7 @@
 #define TESSERA_SERVER_THINKING_H
 
 #include "internal.h"
+#include "protocol/infotext.h"
 
 /* The queue from the worker threads to the loop: one for the process,
  * opened on s's loop. 0, or ENG_EINTERNAL. find is how the queue's lines
@@ -29,13 +30,17 @@ void thinking_shutdown(srv *s);
 
 /* Any thread: seat's info about turn `turn` (records' numbering) of the
  * match `match_id`, canonical (protocol/info.h) and checked against that
- * turn's position; stolen. Dropped when the queue is closed. */
-void thinking_post(const char *match_id, int seat, int turn, json_t *info);
+ * turn's position; borrowed: its text is written here, on the caller's
+ * thread. Dropped when the queue is closed. */
+void thinking_post(const char *match_id, int seat, int turn, const json_t *info);
 
 /* Loop thread: an info message a connection sent for `seat` of m, which it
  * plays (msg borrowed; the body is checked here, a bad one dropped and
  * counted). No reply in any case. */
 void thinking_from_client(match *m, int seat, const proto_msg *msg);
+/* The same for a message protocol/infotext.h read (p borrowed, and the text
+ * it borrows): its moves checked once per text at the turn's position. */
+void thinking_from_text(match *m, int seat, const info_parsed *p);
 
 /* Loop thread, from play_turn before the turn is journaled: the record's
  * line of the turn being played (m->turns + 1) — its latest, compacted
