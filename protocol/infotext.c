@@ -407,6 +407,7 @@ void info_moves_at(info_moves *mc, uint64_t key)
     if (mc->key != key) {
         mc->key = key;
         mc->n = 0;
+        mc->nlegal = -1;
         tb_reset(&mc->text);
     }
 }
@@ -414,7 +415,62 @@ void info_moves_at(info_moves *mc, uint64_t key)
 void info_moves_free(info_moves *mc)
 {
     tb_free(&mc->text);
+    free(mc->legal);
     memset(mc, 0, sizeof *mc);
+}
+
+int info_legal_dump(textbuf *out, const json_t *legal, info_moves *mc, uint64_t key)
+{
+    assert(out && json_is_array(legal));
+    size_t n = json_array_size(legal);
+    if (mc) {
+        info_moves_at(mc, key);
+        if (mc->nlegal >= 0)
+            mc = NULL; /* this position's are kept already */
+        else if ((size_t)mc->legal_cap < n) {
+            void *p = realloc(mc->legal, n * sizeof *mc->legal);
+            if (p) {
+                mc->legal = p;
+                mc->legal_cap = (int)n;
+            } else {
+                mc = NULL;
+            }
+        }
+    }
+    size_t start = out->len;
+    tb_put(out, "[", 1);
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            tb_put(out, ",", 1);
+        size_t from = out->len;
+        if (jt_dump(out, json_array_get(legal, i)))
+            return -1;
+        if (mc) {
+            mc->legal[i][0] = (uint32_t)(from - start);
+            mc->legal[i][1] = (uint32_t)(out->len - from);
+        }
+    }
+    if (tb_put(out, "]", 1))
+        return -1;
+    if (mc) { /* the entries' texts, where the spans say */
+        size_t at = mc->text.len;
+        if (out->len - start < UINT32_MAX / 2 && tb_put(&mc->text, out->p + start, out->len - start) == 0) {
+            for (size_t i = 0; i < n; i++)
+                mc->legal[i][0] += (uint32_t)at;
+            mc->nlegal = (int)n;
+        }
+    }
+    return 0;
+}
+
+/* Is src[0..n) written as one of the legal moves kept? */
+static bool is_legal_text(const info_moves *mc, const char *src, uint32_t n)
+{
+    const char *base = mc->text.p;
+    for (int i = 0; i < mc->nlegal; i++)
+        if (mc->legal[i][1] == n && memcmp(base + mc->legal[i][0], src, n) == 0)
+            return true;
+    return false;
 }
 
 static uint32_t hash(const char *s, size_t n)
@@ -445,11 +501,17 @@ static int canonical(const game_codec *c, const void *st, const char *src, size_
 }
 
 /* The move at span s of p, at st (mc's position when mc), written in its
- * canonical text to out; its engine moves in mv[0..*k). Returns 0 or 1. */
+ * canonical text to out; its engine moves in mv[0..*k) when mv (NULL: not
+ * needed). Returns 0 or 1. */
 static int move_at(const game_codec *c, const void *st, const info_parsed *p, info_span s,
                    info_moves *mc, textbuf *out, eng_move *mv, int *k)
 {
     const char *src = p->buf + s.at;
+    if (mc && !mv && is_legal_text(mc, src, s.len))
+        return tb_put(out, src, s.len) ? DECLINE : 0; /* a legal entry: canonical as it is */
+    eng_move scratch[ENG_MAX_TURN_MOVES];
+    if (!mv)
+        mv = scratch;
     if (!mc) {
         *k = canonical(c, st, src, s.len, out, mv);
         return *k < 0 ? DECLINE : 0;
@@ -555,9 +617,8 @@ int info_write(const eng_game *g, const game_codec *c, const void *st, const inf
         for (int i = 0; i < p->ncand && !rc; i++) {
             const info_cand *cd = &p->cand[i];
             tb_puts(out, i ? ",{\"move\":" : "{\"move\":");
-            eng_move mv[ENG_MAX_TURN_MOVES];
             int k;
-            rc = move_at(c, st, p, cd->move, mc, out, mv, &k);
+            rc = move_at(c, st, p, cd->move, mc, out, NULL, &k);
             if (cd->has & INFO_HAS_VISITS) {
                 tb_puts(out, ",\"visits\":");
                 jt_int(out, cd->visits);

@@ -99,9 +99,14 @@ typedef struct info_parsed {
  * its own: whatever is wrong is for the general way to say. */
 int info_parse(const char *buf, size_t len, info_parsed *p);
 
-/* The move texts checked at one position (caller-owned; zero it to init). */
+/* The move texts checked at one position (caller-owned; zero it to init),
+ * and the legal moves' texts there when the caller has them written
+ * (info_moves_legal). */
 typedef struct info_moves {
     uint64_t key;                 /* the caller's name for the position (0: none yet) */
+    int nlegal;                   /* the legal moves' texts kept (-1: none) */
+    int legal_cap;
+    uint32_t (*legal)[2];         /* each one's [at, len) in text (owned) */
     int n;
     struct {
         uint32_t hash;            /* of the move's text as it came */
@@ -117,6 +122,15 @@ typedef struct info_moves {
  * changes. */
 void info_moves_at(info_moves *mc, uint64_t key);
 void info_moves_free(info_moves *mc);
+/* Append the codec's legal moves at the position named key (legal, the
+ * array c->legal(st) returned, borrowed) to out, the bytes jt_dump writes,
+ * and, when mc, keep each entry's text in mc (once per position): a
+ * candidate written as one of them is legal and canonical as it is,
+ * without the codec (found by its bytes). Only for a codec whose entries
+ * are moves (no pick_entry): test_info_text holds each entry to be the
+ * codec's canonical text of its move. Returns 0, or -1 when out ran out of
+ * memory (mc then keeps nothing for key). */
+int info_legal_dump(textbuf *out, const json_t *legal, info_moves *mc, uint64_t key);
 
 /* Check p against st, where the seat to move is the one that sent it, and
  * append the canonical text to out: the bytes jt_dump() writes of

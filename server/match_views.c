@@ -17,6 +17,7 @@
 #include "match_clock.h"
 #include "match_views.h"
 #include "protocol/delta.h"
+#include "thinking.h"
 
 /* The text of msg (borrowed, an object) with `"key":raw` added as its last
  * member, in buffer b (the server's: valid until the next message). */
@@ -394,9 +395,10 @@ const textbuf *match_view_your_turn_text(match *m, int seat_no, bool v2, int tel
         if (m->wire->legal_compact_text(m->st, b))
             b->failed = true;
     } else {
-        json_t *legal =
-            v2 && m->wire->legal_compact ? m->wire->legal_compact(m->st) : m->wire->legal(m->st);
-        if (!legal || jt_dump(b, legal))
+        bool full = !(v2 && m->wire->legal_compact);
+        json_t *legal = full ? m->wire->legal(m->st) : m->wire->legal_compact(m->st);
+        /* full: the seat's info lines name these, found by their text (thinking.c) */
+        if (!legal || (full ? thinking_legal_dump(m, b, legal) : jt_dump(b, legal)))
             b->failed = true;
         json_decref(legal);
     }

@@ -341,14 +341,28 @@ void thinking_from_client(match *m, int seat, const proto_msg *msg)
         from_tree(m, seat, msg->root, msg->bytes);
 }
 
+/* The name of the position to move for t->moves: turns and moves played
+ * (a turn the journal refused is played again from the same position). */
+static uint64_t position_key(const match *m)
+{
+    return ((uint64_t)m->turns << 32 | (uint32_t)m->nmoves) + 1;
+}
+
+int thinking_legal_dump(match *m, textbuf *out, const json_t *legal)
+{
+    /* a match that has had no line yet keeps none: its first is checked by
+     * the codec, and from its next turn on its legal moves are kept */
+    bool keep = m->thinking && !m->wire->pick_entry;
+    return info_legal_dump(out, legal, keep ? &m->thinking->moves : NULL, position_key(m));
+}
+
 void thinking_from_text(match *m, int seat, const info_parsed *p)
 {
     if (!for_this_turn(m, seat, p->has & INFO_HAS_TURN, p->turn))
         return;
     thinking *t = of(m);
     if (t) {
-        /* the position to move: moves played and turns (a refused turn played again) */
-        info_moves_at(&t->moves, ((uint64_t)m->turns << 32 | (uint32_t)m->nmoves) + 1);
+        info_moves_at(&t->moves, position_key(m));
         tb_reset(&line_tb);
         if (info_write(m->g, m->wire, m->st, p, &t->moves, false, &line_tb) == 0) {
             accept_written(m, seat);

@@ -41,6 +41,12 @@ void thinking_from_client(match *m, int seat, const proto_msg *msg);
 /* The same for a message protocol/infotext.h read (p borrowed, and the text
  * it borrows): its moves checked once per text at the turn's position. */
 void thinking_from_text(match *m, int seat, const info_parsed *p);
+/* Loop thread, as a your_turn is written: the codec's `legal` of the
+ * position to move (borrowed) appended to out as jt_dump writes it (0, or
+ * -1 when out ran out of memory), its entries' texts kept for the seat's
+ * lines, whose candidates are found by their text (info_legal_dump; not
+ * for a codec whose entries are not moves, nor a match without lines yet). */
+int thinking_legal_dump(match *m, textbuf *out, const json_t *legal);
 
 /* Loop thread, from play_turn before the turn is journaled: the record's
  * line of the turn being played (m->turns + 1) — its latest, compacted

@@ -156,6 +156,25 @@ static void compare(const char *where, const eng_game *g, const void *st, const 
     json_decref(root);
 }
 
+/* mc at st, named key, with the legal moves' text as the server has it
+ * (the your_turn it wrote) where the codec's entries are moves. */
+static void moves_at(info_moves *mc, uint64_t key, const eng_game *g, const void *st)
+{
+    const game_codec *c = codec_find(g->name);
+    info_moves_at(mc, key);
+    if (c->pick_entry || g->current_player(st) < 0)
+        return;
+    json_t *legal = c->legal(st);
+    textbuf t = TEXTBUF_INIT, want = TEXTBUF_INIT;
+    assert_int_equal(info_legal_dump(&t, legal, mc, key), 0);
+    assert_int_equal(jt_dump(&want, legal), 0); /* the your_turn's bytes, as before */
+    assert_true(t.len == want.len && memcmp(t.p, want.p, t.len) == 0);
+    assert_int_equal(mc->nlegal, (int)json_array_size(legal));
+    tb_free(&t);
+    tb_free(&want);
+    json_decref(legal);
+}
+
 /* ---- the info cases ---------------------------------------------------------------------- */
 
 static void *case_position(const char *text, const eng_game **gout)
@@ -210,7 +229,7 @@ static void test_cases(void **state)
             len--;
         compare(de->d_name, g, st, in, len, NULL);
         info_moves mc = {0};
-        info_moves_at(&mc, 1);
+        moves_at(&mc, 1, g, st);
         compare(de->d_name, g, st, in, len, &mc);
         info_moves_free(&mc);
         free(in);
@@ -268,8 +287,13 @@ static void test_corpus(void **state)
         }
         const eng_game *g;
         void *st = fuzz_position((uint8_t)data[0], &g);
-        if (g->current_player(st) >= 0)
+        if (g->current_player(st) >= 0) {
             compare(de->d_name, g, st, data + 1, len - 1, NULL);
+            info_moves mc = {0};
+            moves_at(&mc, 1, g, st);
+            compare(de->d_name, g, st, data + 1, len - 1, &mc);
+            info_moves_free(&mc);
+        }
         free(st);
         free(data);
         n++;
@@ -452,7 +476,7 @@ static void test_generated(void **state)
             continue;
         }
         info_moves mc = {0};
-        info_moves_at(&mc, (uint64_t)round + 1);
+        moves_at(&mc, (uint64_t)round + 1, g, st);
         for (int i = 0; i < 16; i++) {
             bool odd = i % 2 == 1;
             tb_reset(&b);
@@ -477,6 +501,58 @@ static void test_generated(void **state)
     assert_int_equal(good_taken, good);
 }
 
+/* What a legal-text hit takes for granted: where a codec's entries are
+ * moves, each entry's text is the codec's canonical text of that move (read
+ * and written back, the same bytes). */
+static void test_legal_entries_canonical(void **state)
+{
+    (void)state;
+    eng_rng rng;
+    eng_rng_seed(&rng, 26);
+    int checked = 0;
+    for (int round = 0; round < 80; round++) {
+        const eng_game *g = eng_find_game(games[round & 3]);
+        const game_codec *c = codec_find(g->name);
+        if (c->pick_entry)
+            continue;
+        eng_rules r;
+        eng_rules_default(g, &r);
+        unsigned char *st = malloc(g->state_size);
+        char err[256];
+        assert_int_equal(eng_init(g, st, &r, err, sizeof err), 0);
+        for (int turns = (int)eng_rng_below(&rng, 50); turns > 0 && g->current_player(st) >= 0;
+             turns--) {
+            eng_move mv[ENG_MAX_TURN_MOVES];
+            eng_random_turn(g, st, &rng, mv);
+            while (g->current_player(st) == ENG_CHANCE)
+                g->apply(st, eng_sample_chance(g, st, &rng));
+        }
+        if (g->current_player(st) >= 0) {
+            json_t *legal = c->legal(st), *e;
+            size_t i;
+            json_array_foreach(legal, i, e) {
+                eng_move mv[ENG_MAX_TURN_MOVES];
+                int k = c->parse_move(st, e, mv, err, sizeof err);
+                if (k <= 0)
+                    fail_msg("%s: a legal entry is refused: %s", g->name, err);
+                json_t *back = c->format_move(st, mv, k);
+                textbuf a = TEXTBUF_INIT, b = TEXTBUF_INIT;
+                assert_int_equal(jt_dump(&a, e), 0);
+                assert_int_equal(jt_dump(&b, back), 0);
+                if (a.len != b.len || memcmp(a.p, b.p, a.len) != 0)
+                    fail_msg("%s: legal entry %s is written back %s", g->name, a.p, b.p);
+                tb_free(&a);
+                tb_free(&b);
+                json_decref(back);
+                checked++;
+            }
+            json_decref(legal);
+        }
+        free(st);
+    }
+    assert_true(checked > 500);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3) {
@@ -486,6 +562,7 @@ int main(int argc, char **argv)
     cases_dir = argv[1];
     corpus_dir = argv[2];
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_cases), cmocka_unit_test(test_corpus),
-                                       cmocka_unit_test(test_generated)};
+                                       cmocka_unit_test(test_generated),
+                                       cmocka_unit_test(test_legal_entries_canonical)};
     return cmocka_run_group_tests_name("info_text", tests, NULL, NULL);
 }
