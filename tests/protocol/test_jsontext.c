@@ -8,6 +8,7 @@
  * reused after tb_reset, tb_put/jt_str/jt_int append, and nesting beyond
  * JT_MAX_DEPTH is refused without writing anything.
  */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -168,6 +169,66 @@ static void test_buffer(void **state)
     assert_null(b.p);
 }
 
+/* jt_real writes its common reals (1e-6 <= |d| < 2^52) in integers, not
+ * by snprintf: the same bytes as json_dumps for a million of them — random
+ * bits, short decimals as a bot prints them (0.62, 3.5), the edges of the
+ * range and of each power of ten, values next to a tie. */
+static double real_at(uint64_t i)
+{
+    uint64_t x = ((uint64_t)rnd() << 32) | rnd();
+    double d;
+    switch (i % 8) {
+    case 0: memcpy(&d, &x, sizeof d); return d; /* any bits */
+    case 1: return (double)(x >> 11) / 9007199254740992.0; /* [0, 1) */
+    case 2: { /* a short decimal: N / 10^k */
+        static const double p[] = {1, 10, 100, 1e3, 1e4, 1e5, 1e6};
+        return (double)(x % 2000000) / p[(x >> 40) % 7] * ((x >> 50) & 1 ? -1 : 1);
+    }
+    case 3: { /* near a power of ten */
+        double t = 1e-6;
+        for (int k = (int)(x % 23); k > 0; k--)
+            t *= 10;
+        return nextafter(t, (x >> 20) & 1 ? 0 : 1e300);
+    }
+    case 4: return ldexp((double)((x >> 11) | 1), -(int)(x % 120)); /* odd mantissas: ties */
+    case 5: return (double)(int64_t)(x >> 12) * ((x & 1) ? 1 : -1); /* integers up to 2^52 */
+    case 6: return (double)(x % 100000) / 1000.0 + 1e-6 * (double)((x >> 32) % 10);
+    default: return ldexp(1.0, (int)(x % 140) - 70); /* powers of two */
+    }
+}
+
+static void test_reals(void **state)
+{
+    (void)state;
+    textbuf b = TEXTBUF_INIT;
+    for (uint64_t i = 0; i < 1000000; i++) {
+        double d = real_at(i);
+        if (!isfinite(d))
+            continue;
+        tb_reset(&b);
+        assert_int_equal(jt_real(&b, d), 0);
+        char want[48];
+        snprintf(want, sizeof want, "%.17g", d);
+        /* jt_real's ".0" and exponent are jansson's: compare the digits
+         * where no exponent is written, jansson's own text every 64th */
+        if (!strpbrk(want, "eE")) {
+            if (!strpbrk(want, "."))
+                strcat(want, ".0");
+            if (strcmp(b.p, want) != 0)
+                fail_msg("jt_real(%a): %s, printf %s", d, b.p, want);
+        }
+        if (i % 64 == 0 || strpbrk(want, "eE")) {
+            json_t *r = json_real(d);
+            char *j = json_dumps(r, JSON_ENCODE_ANY | JSON_COMPACT);
+            if (strcmp(b.p, j) != 0)
+                fail_msg("jt_real(%a): %s, jansson %s", d, b.p, j);
+            free(j);
+            json_decref(r);
+        }
+    }
+    tb_free(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -175,6 +236,7 @@ int main(void)
         cmocka_unit_test(test_random_values),
         cmocka_unit_test(test_game_states),
         cmocka_unit_test(test_buffer),
+        cmocka_unit_test(test_reals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
