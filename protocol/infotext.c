@@ -125,6 +125,58 @@ static bool int_in(rd *r, long long lo, long long hi, long long *out)
     return true;
 }
 
+/* A decimal of at most 15 significant digits and a power of ten within
+ * 10^±22 (0.62, 3.5, 1e-3: what bots print) read without strtod: the
+ * digits and the power are exact doubles, so one division or product is
+ * the correctly rounded value, strtod's (W. D. Clinger's fast path). false
+ * for the rest. */
+static bool exact_decimal(const char *s, size_t n, double *out)
+{
+    static const double p10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                 1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+    const char *end = s + n;
+    bool neg = *s == '-';
+    s += neg;
+    uint64_t mant = 0;
+    int digits = 0, scale = 0;
+    for (; s < end && *s >= '0' && *s <= '9'; s++)
+        if (digits || *s != '0') {
+            mant = mant * 10 + (uint64_t)(*s - '0');
+            digits++;
+        }
+    if (s < end && *s == '.')
+        for (s++; s < end && *s >= '0' && *s <= '9'; s++) {
+            if (digits || *s != '0') {
+                mant = mant * 10 + (uint64_t)(*s - '0');
+                digits++;
+            }
+            scale--;
+            if (digits > 15)
+                return false;
+        }
+    if (digits > 15)
+        return false;
+    if (s < end && (*s == 'e' || *s == 'E')) {
+        s++;
+        bool eneg = s < end && *s == '-';
+        s += s < end && (*s == '-' || *s == '+');
+        int ex = 0;
+        for (; s < end && *s >= '0' && *s <= '9'; s++) {
+            ex = ex * 10 + (*s - '0');
+            if (ex > 400)
+                return false;
+        }
+        scale += eneg ? -ex : ex;
+    }
+    if (s != end || scale < -22 || scale > 22)
+        return false;
+    double x = (double)mant;
+    x = scale < 0 ? x / p10[-scale] : x * p10[scale];
+    *out = neg ? -x : x;
+    return true;
+}
+
 /* A number field within [lo, hi] (integers count), finite. */
 static bool real_in(rd *r, double lo, double hi, double *out)
 {
@@ -140,7 +192,7 @@ static bool real_in(rd *r, double lo, double hi, double *out)
         for (size_t i = neg; i < n; i++)
             v = v * 10 + (s[i] - '0');
         x = (double)(neg ? -v : v);
-    } else {
+    } else if (!exact_decimal(s, n, &x)) {
         char tmp[48];
         memcpy(tmp, s, n);
         tmp[n] = 0;
