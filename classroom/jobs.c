@@ -497,6 +497,8 @@ void class__drop_jobs(class_service *svc, int64_t course, int64_t sub)
         job *j = *pp;
         if (j->course == course && !j->final && (sub == 0 || j->submission == sub)) {
             *pp = j->next;
+            if (svc->claims) /* its claim given up (the reset cleared it) */
+                unhold(svc, false, j->submission);
             class__job_free(j);
         } else {
             svc->jobs_tail = j;
