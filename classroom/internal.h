@@ -56,7 +56,9 @@
     (256 * 1024) /* bytes of one file course_code sends (a source; a book or weights file is      \
                     listed with its size only) */
 #define CLASS_CODE_SHOWN_TOTAL (1024 * 1024) /* ... and of all its files together */
-#define CLASS_UPLOADS_PER_CONN 8 /* uploads of one connection begun and not yet submitted */
+#define CLASS_UPLOADS_PER_STUDENT                                                                  \
+    8 /* uploads of one student begun and not yet submitted (on any connection: an upload outlives \
+         its connection, to be resumed from another) */
 #define CLASS_MAX_STAGED                                                                           \
     256 /* uploads staged on the server at once, all connections: each is a file on disk up to    \
            the course's max_upload_bytes */

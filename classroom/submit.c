@@ -734,11 +734,11 @@ void class__submit(const req *r)
         return;
     }
     size_t nf = json_array_size(r->c->files), nu = json_array_size(r->c->uploads);
-    if (nf > CLASS_MAX_INLINE_FILES || nf + nu < 1 || nu > CLASS_UPLOADS_PER_CONN) {
+    if (nf > CLASS_MAX_INLINE_FILES || nf + nu < 1 || nu > CLASS_UPLOADS_PER_STUDENT) {
         class__fail(r, ENG_EBAD_MESSAGE, "bad_upload",
                     "files: an array of 0 to %d {name, data (base64)}, and uploads: 0 to %d ids "
                     "of course_upload files; one file at least",
-                    CLASS_MAX_INLINE_FILES, CLASS_UPLOADS_PER_CONN);
+                    CLASS_MAX_INLINE_FILES, CLASS_UPLOADS_PER_STUDENT);
         return;
     }
     upload *u = upload_new(r, &who, kind);

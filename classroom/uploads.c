@@ -5,7 +5,7 @@
  *
  *   begin  {token, name, bytes, sha256}: the student, the course open, the
  *          size within the course's max_upload_bytes, the connection below
- *          CLASS_UPLOADS_PER_CONN; a file of its own is made (0600) under
+ *          CLASS_UPLOADS_PER_STUDENT; a file of its own is made (0600) under
  *          DIR/uploads/, and a random id given out.
  *   chunk  {upload, offset, data}: offset must be what was received so far
  *          (else bad_chunk with `expected`: the client sends again from
@@ -14,11 +14,16 @@
  *   commit {upload}: every byte there and the SHA-256 the one declared
  *          (else bad_checksum, and the upload is gone).
  *   abort  {upload}: gone.
+ *   resume {token, upload}: an upload of the same student begun on another
+ *          connection (one that closed: a reload, a dropped network) is
+ *          this connection's from now on; the reply says what the server
+ *          has (`received`): the client sends on from there.
  *
  * An upload is its connection's: another connection's id is
- * unknown_upload, and the host's class_service_caller_gone removes the
- * uploads of a connection that closed. One untouched for
- * CLASS_UPLOAD_IDLE_MS is removed by the tick. course_submit takes its
+ * unknown_upload until it resumes it with its student's token. When a
+ * connection closes (class_service_caller_gone) its uploads are kept,
+ * belonging to no connection, to be resumed; one untouched for
+ * CLASS_UPLOAD_IDLE_MS is removed by the tick, whichever connection it is. course_submit takes its
  * committed uploads (class__uploads_take): from then on the submission
  * owns the staged file and removes it when it is done with it.
  *
@@ -77,11 +82,11 @@ static void drop(class_service *svc, staged *s)
 
 void class_service_caller_gone(class_service *svc, uint64_t caller)
 {
-    for (staged *s = svc->staged, *next; s; s = next) {
-        next = s->next;
+    /* kept for its student to resume from another connection (a page reloaded), until the
+     * idle limit removes it: no connection has id 0 */
+    for (staged *s = svc->staged; s; s = s->next)
         if (s->caller == caller)
-            drop(svc, s);
-    }
+            s->caller = 0;
 }
 
 void class__uploads_expire(class_service *svc, int64_t now)
@@ -195,13 +200,14 @@ static void begin(const req *r)
     }
     int mine = 0;
     for (staged *s = svc->staged; s; s = s->next)
-        mine += s->caller == r->caller;
-    if (mine >= CLASS_UPLOADS_PER_CONN || svc->nstaged >= CLASS_MAX_STAGED) {
+        mine += s->student == who.id;
+    if (mine >= CLASS_UPLOADS_PER_STUDENT || svc->nstaged >= CLASS_MAX_STAGED) {
         class__fail(r, ENG_ETOO_MANY, "too_many",
-                    mine >= CLASS_UPLOADS_PER_CONN
-                        ? "at most %d uploads of one connection at once: submit or abort one"
+                    mine >= CLASS_UPLOADS_PER_STUDENT
+                        ? "at most %d uploads of one student at once: submit, abort or resume one"
                         : "the server holds its most uploads at once (%d); send it again later",
-                    mine >= CLASS_UPLOADS_PER_CONN ? CLASS_UPLOADS_PER_CONN : CLASS_MAX_STAGED);
+                    mine >= CLASS_UPLOADS_PER_STUDENT ? CLASS_UPLOADS_PER_STUDENT
+                                                      : CLASS_MAX_STAGED);
         return;
     }
     staged *s = calloc(1, sizeof *s);
@@ -249,8 +255,9 @@ static staged *named(const req *r)
     staged *s = r->c->upload ? find(r->svc, r->caller, r->c->upload) : NULL;
     if (!s)
         class__fail(r, ENG_EINVAL, "unknown_upload",
-                    "no upload %.40s on this connection (uploads are removed when their "
-                    "connection closes, when submitted, aborted, refused, or idle for %d minutes)",
+                    "no upload %.40s on this connection (one begun on another is taken over with "
+                    "op resume; uploads are removed when submitted, aborted, refused, or idle "
+                    "for %d minutes)",
                     r->c->upload ? r->c->upload : "(none: \"upload\" names it)",
                     CLASS_UPLOAD_IDLE_MS / 60000);
     return s;
@@ -356,6 +363,33 @@ static void commit(const req *r)
     class__reply(r, rep);
 }
 
+/* resume: the student's upload, begun on another connection, this one's from now on. */
+static void resume(const req *r)
+{
+    student_t who;
+    if (!class__need_student(r, &who))
+        return;
+    staged *s = NULL;
+    for (staged *x = r->svc->staged; r->c->upload && x; x = x->next)
+        if (strcmp(x->id, r->c->upload) == 0 && x->student == who.id)
+            s = x;
+    if (!s) {
+        class__fail(r, ENG_EINVAL, "unknown_upload",
+                    "no upload %.40s of yours (uploads are removed when submitted, aborted, "
+                    "refused, or idle for %d minutes)",
+                    r->c->upload ? r->c->upload : "(none: \"upload\" names it)",
+                    CLASS_UPLOAD_IDLE_MS / 60000);
+        return;
+    }
+    s->caller = r->caller; /* a connection still open that began it loses it: one sender */
+    s->touched_ms = class__now_ms();
+    json_t *rep = reply(r, "resume", s);
+    json_object_set_new(rep, "chunk_bytes", json_integer(CLASS_CHUNK_BYTES));
+    json_object_set_new(rep, "committed", json_boolean(s->committed));
+    json_object_set_new(rep, "sha256", json_string(s->want));
+    class__reply(r, rep);
+}
+
 void class__upload(const req *r)
 {
     const char *op = r->c->op;
@@ -365,6 +399,8 @@ void class__upload(const req *r)
         chunk(r);
     } else if (strcmp(op, "commit") == 0) {
         commit(r);
+    } else if (strcmp(op, "resume") == 0) {
+        resume(r);
     } else if (strcmp(op, "abort") == 0) {
         staged *s = named(r);
         if (s) {
@@ -373,7 +409,7 @@ void class__upload(const req *r)
             class__reply(r, rep);
         }
     } else {
-        class__fail(r, ENG_EBAD_MESSAGE, "bad_upload", "op: begin, chunk, commit or abort");
+        class__fail(r, ENG_EBAD_MESSAGE, "bad_upload", "op: begin, chunk, commit, abort or resume");
     }
 }
 

@@ -20,7 +20,7 @@ tessera_add_test(test_classroom
   TIMEOUT 120)
 tessera_needs_services(test_classroom)
 find_program(TESSERA_NODE NAMES node nodejs)
-foreach(_t access e2e remote langs upload tree)
+foreach(_t access e2e remote langs upload tree resume)
   if(TESSERA_NODE)
     add_test(NAME classroom_${_t}
       COMMAND ${TESSERA_NODE} ${CMAKE_CURRENT_LIST_DIR}/test_course_${_t}.js $<TARGET_FILE:tessera>
@@ -37,6 +37,7 @@ set_tests_properties(classroom_e2e PROPERTIES LABELS "server;classroom;slow" TIM
 set_tests_properties(classroom_langs PROPERTIES LABELS "server;classroom" TIMEOUT 600)
 set_tests_properties(classroom_upload PROPERTIES LABELS "server;classroom" TIMEOUT 600)
 set_tests_properties(classroom_tree PROPERTIES LABELS "server;classroom" TIMEOUT 300)
+set_tests_properties(classroom_resume PROPERTIES LABELS "server;classroom" TIMEOUT 300)
 # The instructor's tryout of issue 25 (bench/course_tryout.js): 30 students,
 # bots in five languages through gates, deadline, final and grades, its checks
 # failing the test — on one server, and on three servers behind haproxy (the

@@ -11,8 +11,8 @@
  *    course allows, a chunk out of order (resumed from `expected`), a
  *    wrong checksum (the upload gone), another connection's upload, not a
  *    zip, a path out of the folder, a symbolic link, a zip bomb, too many
- *    files; an upload abandoned mid-way (its connection closed) leaves no
- *    file behind.
+ *    files; an upload whose connection closed mid-way is kept to be resumed,
+ *    and aborted leaves no file behind.
  * 2. Builds: with one build thread and one libuv thread (UV_THREADPOOL_SIZE=1,
  *    the pool the server's in-process bots search on), two Java uploads
  *    at once queue (course_build "waiting" to their senders, `builds` in
@@ -175,7 +175,8 @@ test('uploads in chunks, zips unpacked safely; builds on their own threads', { t
       assert.match(r.message, says, what);
       assert.deepEqual(staged(), [], `${what}: the upload is gone`);
     }
-    /* an upload abandoned mid-way: its connection closes, its file goes */
+    /* an upload whose connection closes mid-way is kept for its student to resume
+     * (test_course_resume.js); aborted from the connection that resumed it, it goes */
     const ac = await Client.connect(srv.url, { name: 'abandon' });
     const b3 = await ac.request({ type: 'course_upload', op: 'begin', token: tok.bad, name: 'w.bin',
       bytes: W.length, sha256: sha(W) });
@@ -184,9 +185,13 @@ test('uploads in chunks, zips unpacked safely; builds on their own threads', { t
     assert.equal(staged().length, 1);
     assert.equal(fs.statSync(path.join(stagedDir, staged()[0])).size, 45000);
     ac.close();
-    for (let i = 0; i < 100 && staged().length; i++)
-      await sleep(100);
-    assert.deepEqual(staged(), [], 'an abandoned upload leaves nothing behind');
+    await sleep(300);
+    assert.equal(staged().length, 1, 'kept after its connection closed, to be resumed');
+    const ac2 = await Client.connect(srv.url, { name: 'abandon-again' });
+    const re = await ac2.request({ type: 'course_upload', op: 'resume', token: tok.bad, upload: b3.upload });
+    assert.equal(re.received, 45000, JSON.stringify(re));
+    await ac2.request({ type: 'course_upload', op: 'abort', upload: b3.upload }, 'course_upload');
+    assert.deepEqual(staged(), [], 'an aborted upload leaves nothing behind');
 
     /* ---- 2. builds queue on their own threads; live matches move meanwhile ---- */
     const jc = {};

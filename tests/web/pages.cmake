@@ -30,12 +30,14 @@
 #   web_course_scrimmage  the live scrimmage ladder: its table on the
 #                 instructor's and (with "class") a student's page, a game
 #                 opened by name, the setting changed on the page, at 390 px too
+#   web_course_resume  an upload resumed after the student's page reloads
+#                 midway: the rest only, at 1280×800 and 390×844
 # Screenshots go to <build>/tests/web/screenshots/. Without node, chromium
 # or the npm packages each test FAILS naming what is missing;
 # TESSERA_SKIP_MISSING=1 in ctest's environment makes that a skip (exit 77),
 # for a machine that knowingly lacks them (web_missing_tools checks both).
 find_program(TESSERA_NODE NAMES node nodejs)
-foreach(_page phone features takeover tournament games course course_manage course_games course_scrimmage replaylog analyze thinking)
+foreach(_page phone features takeover tournament games course course_manage course_games course_scrimmage course_resume replaylog analyze thinking)
   if(TESSERA_NODE)
     add_test(NAME web_${_page}
       COMMAND ${TESSERA_NODE} ${CMAKE_CURRENT_LIST_DIR}/${_page}.test.js

@@ -358,7 +358,7 @@ export class StudentView {
         let sent = 0;
         for (const f of files) {
           words.textContent = `sending ${f.name}…`;
-          uploads.push(await uploadFile(this.conn, this.token, f, (n) => { bar.value = sent + n; words.textContent = `sending ${f.name}: ${fmtBytes(sent + n)} of ${fmtBytes(total)}`; }));
+          uploads.push(await uploadFile(this.conn, this.token, f, (n, resumed) => { bar.value = sent + n; words.textContent = resumed ? `resuming ${f.name} from ${fmtBytes(n)} (the server kept it)` : `sending ${f.name}: ${fmtBytes(sent + n)} of ${fmtBytes(total)}`; }));
           sent += f.size;
           bar.value = sent;
         }

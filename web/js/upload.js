@@ -6,6 +6,9 @@
  * again from where the server says; past the connection's burst, chunks are
  * paced under its message rate (the server drops what exceeds it, without an
  * id), and one without a reply is sent again. Progress is reported in bytes.
+ * An upload under way is remembered in local storage (its id, by the file's
+ * name, size and SHA-256): after a reload or a dropped connection the same
+ * file chosen again is resumed (op resume) from what the server has.
  */
 
 /** SHA-256 of an ArrayBuffer, as hex: the browser's own in a secure context, else ours. */
@@ -74,15 +77,32 @@ export async function uploadFile(conn, token, file, progress) {
   const buf = await file.arrayBuffer();
   const sha256 = await sha256Hex(buf);
   const fail = (r) => Object.assign(new Error(r.reason ? `${file.name}: ${r.message} (${r.reason})` : `${file.name}: ${r.message}`), {reply: r});
-  const b = await conn.request({type: 'course_upload', op: 'begin', token, name: file.name, bytes: file.size, sha256}, 60000);
-  if (b.type === 'error') throw fail(b);
+  const key = `tessera.upload.${file.name}.${file.size}.${sha256}`;
+  let b = null, off = 0;
+  const kept = localStorage.getItem(key);
+  if (kept) { /* begun before a reload or a dropped connection: on from what the server has */
+    const r = await conn.request({type: 'course_upload', op: 'resume', token, upload: kept}, 60000);
+    if (r.type !== 'error' && r.bytes === file.size && r.sha256 === sha256) {
+      b = r;
+      off = r.received;
+      progress?.(off, true);
+      if (r.committed) { localStorage.removeItem(key); return r.upload; }
+    } else {
+      localStorage.removeItem(key); /* gone (idle, submitted): begin again */
+    }
+  }
+  if (!b) {
+    b = await conn.request({type: 'course_upload', op: 'begin', token, name: file.name, bytes: file.size, sha256}, 60000);
+    if (b.type === 'error') throw fail(b);
+    try { localStorage.setItem(key, b.upload); } catch { /* no storage: no resume */ }
+  }
   const bytes = new Uint8Array(buf);
   /* the server drops messages past its rate (a bucket of `burst`, refilled at
    * messages_per_second) without an id: past the burst, chunks are paced to 80% of the rate */
   const lim = conn.welcome?.limits || {};
   const gap = 1000 / (0.8 * (lim.messages_per_second || 50));
   const free = Math.max(0, (lim.burst || 100) - 20);
-  let off = 0, tries = 0, n = 0, last = 0;
+  let tries = 0, n = 0, last = 0;
   while (off < bytes.length) {
     if (++n > free) { const wait = last + gap - performance.now(); if (wait > 0) await sleep(wait); }
     last = performance.now();
@@ -107,6 +127,7 @@ export async function uploadFile(conn, token, file, progress) {
     progress?.(off);
   }
   const c = await conn.request({type: 'course_upload', op: 'commit', upload: b.upload}, 60000);
+  localStorage.removeItem(key);
   if (c.type === 'error') throw fail(c);
   return b.upload;
 }
