@@ -603,14 +603,47 @@ void mcts_cfg_from_bot(mcts_cfg *cfg, const bot *b)
  * halt flag. The decision does not wait for a helper past a short grace:
  * on a loaded machine a helper's thread may not run again for milliseconds
  * after the deadline (the scheduler's, not ours), and a decision that waits
- * for it overruns its budget. Such a helper is left out of that decision
- * (its simulations are not counted) and stays `busy` until its thread is
- * joined: at a later decision once it has finished (until then the search
- * runs without it), or at mcts_bot_free. It may be left only because it
+ * for it overruns its budget. Such a helper gives the decision its root's
+ * statistics as of its last snapshot (the simulations since are not
+ * counted) and stays `busy` until its thread is joined: at a later
+ * decision once it has finished (until then the search runs without it),
+ * or at mcts_bot_free. It may be left only because it
  * reads nothing the decision's caller owns: its root is a copy, and a
  * search with a custom score or policy (the EA bots, EvoMCTS, whose data
  * change between decisions) always waits for its helpers. */
-void (*mcts__helper_stall)(void);
+void (*mcts__helper_stall)(int64_t done);
+
+/* A helper publishes its root's statistics every SNAP_EVERY simulations
+ * when it may be left behind: a few hundred stores against tens of
+ * thousands of instructions a simulation. */
+#define SNAP_EVERY 8
+
+typedef struct helper_snap {
+    _Atomic uint64_t gen;     /* odd while it is written */
+    _Atomic uint32_t nchild;  /* the root's children */
+    _Atomic uint64_t sims, visits, root_n;
+    _Atomic uint64_t root_sum[ENG_MAX_PLAYERS]; /* doubles' bits */
+    _Atomic uint64_t *stat;   /* per child: move << 32 | visits, then its value's bits */
+} helper_snap;
+
+typedef struct mcts_helper_stat {
+    uint64_t key, value;
+} mcts_helper_stat;
+
+static inline uint64_t dbits(double d)
+{
+    uint64_t u;
+    memcpy(&u, &d, sizeof u);
+    return u;
+}
+static inline double bitsd(uint64_t u)
+{
+    double d;
+    memcpy(&d, &u, sizeof d);
+    return d;
+}
+
+static uint32_t child_by_move(const mcts_tree *t, uint32_t n, eng_move m);
 
 struct mcts_helper {
     mcts_tree tree;
@@ -624,18 +657,109 @@ struct mcts_helper {
     atomic_bool halt;     /* raised by the decision: stop after this simulation */
     atomic_bool finished; /* raised by the helper as its thread ends */
     bool busy;            /* its thread was started and not joined yet */
+    bool snapshots;       /* this decision may leave it behind: it publishes snapshots */
     pthread_t thread;
+    /* what a helper left behind still gives: its root's statistics as of
+     * its last snapshot (every SNAP_EVERY simulations), in two slots that
+     * it fills in turn; `cur` names the last complete one (-1: none yet) */
+    helper_snap snap[2];
+    atomic_int cur;
+    mcts_helper_stat *read_buf; /* the decision's copy of a snapshot */
+    uint32_t snap_cap;          /* children a snapshot holds at most */
 };
+
+/* The helper's side of a snapshot: its root's children (moves, visits,
+ * values), the root's visits and its seats' summed rewards, written under
+ * a sequence count (odd while written) so that the decision's thread reads
+ * a whole one or none, without a lock and without waiting for a helper
+ * that the scheduler has stopped half-way. */
+static void snap_publish(mcts_helper *h)
+{
+    const mcts_node *r = &h->tree.node[MCTS_ROOT];
+    uint32_t n = r->nchild;
+    if (!n)
+        return;
+    int slot = atomic_load_explicit(&h->cur, memory_order_relaxed) == 0 ? 1 : 0;
+    helper_snap *sn = &h->snap[slot];
+    uint64_t g = atomic_load_explicit(&sn->gen, memory_order_relaxed);
+    atomic_store_explicit(&sn->gen, g + 1, memory_order_relaxed);
+    atomic_thread_fence(memory_order_release);
+    atomic_store_explicit(&sn->nchild, n, memory_order_relaxed);
+    atomic_store_explicit(&sn->sims, (uint64_t)h->done, memory_order_relaxed);
+    atomic_store_explicit(&sn->visits, r->visits, memory_order_relaxed);
+    atomic_store_explicit(&sn->root_n, (uint64_t)h->ctx.root_n, memory_order_relaxed);
+    for (int p = 0; p < ENG_MAX_PLAYERS; p++)
+        atomic_store_explicit(&sn->root_sum[p], dbits(h->ctx.root_sum[p]), memory_order_relaxed);
+    for (uint32_t i = 0; i < n; i++) {
+        const mcts_node *c = &h->tree.node[r->child + i];
+        atomic_store_explicit(&sn->stat[2 * i], (uint64_t)(uint32_t)c->move << 32 | c->visits,
+                              memory_order_relaxed);
+        atomic_store_explicit(&sn->stat[2 * i + 1], dbits(c->value), memory_order_relaxed);
+    }
+    atomic_store_explicit(&sn->gen, g + 2, memory_order_release);
+    atomic_store_explicit(&h->cur, slot, memory_order_release);
+}
+
+/* The decision's side: add helper h's last whole snapshot to mb's root
+ * (its children matched by move) and its simulations to *sims. Returns
+ * false when there is none to read (none made yet, or the helper rewrote
+ * it while it was read, twice). */
+static bool snap_merge(mcts_bot *mb, mcts_helper *h, int64_t *sims)
+{
+    for (int tries = 0; tries < 2; tries++) {
+        int slot = atomic_load_explicit(&h->cur, memory_order_acquire);
+        if (slot < 0)
+            return false;
+        helper_snap *sn = &h->snap[slot];
+        uint64_t g = atomic_load_explicit(&sn->gen, memory_order_acquire);
+        if (g & 1)
+            continue;
+        uint32_t n = atomic_load_explicit(&sn->nchild, memory_order_relaxed);
+        mcts_helper_stat *st = h->read_buf;
+        for (uint32_t i = 0; i < n && i < h->snap_cap; i++) {
+            st[i].key = atomic_load_explicit(&sn->stat[2 * i], memory_order_relaxed);
+            st[i].value = atomic_load_explicit(&sn->stat[2 * i + 1], memory_order_relaxed);
+        }
+        uint64_t done = atomic_load_explicit(&sn->sims, memory_order_relaxed);
+        uint64_t visits = atomic_load_explicit(&sn->visits, memory_order_relaxed);
+        uint64_t rn = atomic_load_explicit(&sn->root_n, memory_order_relaxed);
+        double rs[ENG_MAX_PLAYERS];
+        for (int p = 0; p < ENG_MAX_PLAYERS; p++)
+            rs[p] = bitsd(atomic_load_explicit(&sn->root_sum[p], memory_order_relaxed));
+        atomic_thread_fence(memory_order_acquire);
+        if (atomic_load_explicit(&sn->gen, memory_order_relaxed) != g)
+            continue;
+        if (n > h->snap_cap)
+            return false;
+        mcts_tree *t = &mb->tree;
+        for (uint32_t i = 0; i < n; i++) {
+            uint32_t dc = child_by_move(t, MCTS_ROOT, (eng_move)(int32_t)(uint32_t)(st[i].key >> 32));
+            if (!dc)
+                continue;
+            t->node[dc].visits += (uint32_t)st[i].key;
+            t->node[dc].value += bitsd(st[i].value);
+        }
+        t->node[MCTS_ROOT].visits += (uint32_t)visits;
+        for (int p = 0; p < ENG_MAX_PLAYERS; p++)
+            mb->ctx.root_sum[p] += rs[p];
+        mb->ctx.root_n += (int64_t)rn;
+        *sims += (int64_t)done;
+        return true;
+    }
+    return false;
+}
 
 static void *helper_run(void *arg)
 {
     mcts_helper *h = arg;
-    if (mcts__helper_stall)
-        mcts__helper_stall();
     while (h->done < h->quota && !atomic_load_explicit(&h->halt, memory_order_relaxed) &&
            !(h->end_ms != INFINITY && bot_now_ms() >= h->end_ms)) {
+        if (mcts__helper_stall)
+            mcts__helper_stall(h->done);
         mcts_simulate(&h->ctx);
         h->done++;
+        if (h->snapshots && h->done % SNAP_EVERY == 0)
+            snap_publish(h);
     }
     atomic_store_explicit(&h->finished, true, memory_order_release);
     return NULL;
@@ -797,6 +921,8 @@ void mcts_bot_search(mcts_bot *mb, bot *b, bot_clock *clk)
         h->quota = share;
         h->done = 0;
         h->end_ms = clk->end_ms;
+        h->snapshots = may_leave;
+        atomic_store_explicit(&h->cur, -1, memory_order_relaxed);
         atomic_store_explicit(&h->halt, false, memory_order_relaxed);
         atomic_store_explicit(&h->finished, false, memory_order_relaxed);
     }
@@ -849,8 +975,11 @@ void mcts_bot_search(mcts_bot *mb, bot *b, bot_clock *clk)
     }
     for (int i = 0; i < nuse; i++) {
         mcts_helper *h = use[i];
-        if (i < started && !helper_reap(h, !may_leave))
-            continue; /* left behind: not part of this decision */
+        if (i < started && !helper_reap(h, !may_leave)) {
+            /* left behind: its root as of its last snapshot */
+            snap_merge(mb, h, &clk->sims);
+            continue;
+        }
         clk->sims += h->done;
         mb->tree.node[MCTS_ROOT].visits += h->tree.node[MCTS_ROOT].visits;
         merge_children(&mb->tree, MCTS_ROOT, &h->tree, MCTS_ROOT, 1);
@@ -888,7 +1017,14 @@ int mcts_bot_init(mcts_bot *mb, bot *b, const mcts_family *fam, char *err, size_
             mcts_helper *h = &mb->helpers[i];
             h->root = malloc(b->game->state_size);
             h->root_moves = malloc((size_t)b->game->max_moves * sizeof *h->root_moves);
-            ok = h->root && h->root_moves && mcts_tree_alloc(&h->tree, bytes, mb->cfg.rave) == 0 &&
+            h->snap_cap = (uint32_t)(b->game->max_moves > b->game->max_chance ? b->game->max_moves
+                                                                              : b->game->max_chance);
+            h->snap[0].stat = calloc(2 * (size_t)h->snap_cap, sizeof *h->snap[0].stat);
+            h->snap[1].stat = calloc(2 * (size_t)h->snap_cap, sizeof *h->snap[1].stat);
+            h->read_buf = malloc(h->snap_cap * sizeof *h->read_buf);
+            atomic_init(&h->cur, -1);
+            ok = h->root && h->root_moves && h->snap[0].stat && h->snap[1].stat && h->read_buf &&
+                 mcts_tree_alloc(&h->tree, bytes, mb->cfg.rave) == 0 &&
                  mcts_ctx_init(&h->ctx, b->game, &mb->cfg, &h->rng, &h->tree) == 0;
         }
         if (!ok) {
@@ -925,6 +1061,9 @@ void mcts_bot_free(mcts_bot *mb)
         mcts_tree_free(&h->tree);
         free(h->root);
         free(h->root_moves);
+        free((void *)h->snap[0].stat);
+        free((void *)h->snap[1].stat);
+        free(h->read_buf);
     }
     free(mb->helpers);
     mb->helpers = NULL;

@@ -201,13 +201,15 @@ extern const char *const mcts_unplanned_names[];
 /* One more searcher of a root-parallel search (threads=N): its own tree,
  * context, generator and copy of the root, on a thread of its own for the
  * length of a decision; its statistics join the main tree's at the end
- * (mcts_bot_search), unless it is still running a grace after the deadline. */
+ * (mcts_bot_search); one still running a grace after the deadline gives
+ * its last snapshot of the root's instead. */
 typedef struct mcts_helper mcts_helper;
 
 /* Testing hook (tests/bots/test_threads.c): when set, every helper's
- * thread calls it before its first simulation, so that a test can stand
- * for a thread the scheduler does not run. NULL in every program. */
-extern void (*mcts__helper_stall)(void);
+ * thread calls it before each simulation with the number it has run, so
+ * that a test can stand for a thread the scheduler stops. NULL in every
+ * program. */
+extern void (*mcts__helper_stall)(int64_t done);
 
 /* A reusable MCTS decision driver: the bots' choose() shares it. */
 typedef struct mcts_bot {
@@ -258,8 +260,9 @@ bool mcts_bot_begin(mcts_bot *mb, bot *b, const void *st, eng_move *m);
  * threads' timing: each helper draws from a generator seeded from b->rng.
  * With a deadline the decision keeps it as one thread does: a helper not
  * done a short grace after the deadline (0.1-1 ms: its thread was not
- * running) is left out, and sits out later decisions until it has ended.
- * clk->sims counts every simulation that joined the decision. */
+ * running) is left behind, its root's statistics as of its last snapshot
+ * (every 8 simulations) joining the decision, and sits out later decisions
+ * until it has ended. clk->sims counts every simulation that joined. */
 void mcts_bot_search(mcts_bot *mb, bot *b, bot_clock *clk);
 
 /* Finish a decision: pick the root move, remember a joint plan, fill stats. */

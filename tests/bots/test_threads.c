@@ -12,8 +12,8 @@
  *   - a time budget is kept and the stop flag ends every thread;
  *   - a helper whose thread does not run (a hook stalls it, as a loaded
  *     machine's scheduler may) does not hold the decision past its budget:
- *     the decision goes on without it, so does the next one, and the bot's
- *     end waits for it;
+ *     the decision goes on without it (with its last snapshot of the root
+ *     when it had run), so does the next one, and the bot's end waits for it;
  *   - threads=1 is the search as it always was: the same moves as a spec
  *     without the option; threads above MCTS_MAX_THREADS or below 1 are
  *     refused; bot_spec_threads() reads the count from a spec's text.
@@ -254,9 +254,11 @@ static void test_time_and_stop(void **state)
 static atomic_int stalls;
 static double stall_ms = 1500;
 
-static void stall_once(void)
+static int64_t stall_at = 0; /* the simulation before which it sleeps */
+
+static void stall_once(int64_t done)
 {
-    if (atomic_fetch_add(&stalls, 1) != 0)
+    if (done != stall_at || atomic_fetch_add(&stalls, 1) != 0)
         return;
     struct timespec ts = {.tv_sec = (time_t)(stall_ms / 1000),
                           .tv_nsec = (long)((stall_ms - 1000 * (time_t)(stall_ms / 1000)) * 1e6)};
@@ -303,8 +305,29 @@ static void test_stalled_helper(void **state)
      * memory left) */
     bot_destroy(b);
 
+    /* a helper stopped after 64 simulations (8 snapshots): its last
+     * snapshot joins the decision. sims=200 over two threads: the main
+     * thread runs its 100 well before the deadline (300 ms, loose: the
+     * machine may be busy), waits for the helper, and at the deadline
+     * leaves it behind with its 64 */
+    atomic_store(&stalls, 0);
+    stall_ms = 2500;
+    stall_at = 64;
+    mcts__helper_stall = stall_once;
+    b = make("mcts:ms=300,sims=200,threads=2", g, 5);
+    t0 = bot_now_ms();
+    m = bot_choose(b, st, NULL, &stats);
+    took = bot_now_ms() - t0;
+    assert_true(eng_is_legal(g, st, m));
+    if (took > 2000)
+        fail_msg("a helper stalled after 64 simulations held the decision %.0f ms", took);
+    assert_int_equal(stats.sims, 100 + 64);
+    mcts__helper_stall = NULL;
+    bot_destroy(b);
+
     /* a simulation budget waits for every helper, stalled or not: the
      * result depends on the seed alone */
+    stall_at = 0;
     atomic_store(&stalls, 0);
     stall_ms = 100;
     mcts__helper_stall = stall_once;
