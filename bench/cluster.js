@@ -1,21 +1,28 @@
 'use strict';
 /*
  * cluster.js — the load benchmark of several servers (docs/scaling.md): the
- * same play, in interleaved rounds, on
+ * same play, in interleaved rounds, on configurations among
  *   sqlite   one server on its SQLite journal (the single-machine default),
  *   pg1      one server on PostgreSQL,
- *   pg3      three servers on one PostgreSQL with Redis between them, each
- *            match created on one server and its two seats played from the
- *            two others (every move forwarded over Redis and back).
- * N concurrent matches of two remote random bots (Carcassonne, protocol 1)
- * per round. It reports moves/s, the latency of a move (sent -> its update
- * received on the same connection: stored, and forwarded where it is), the
- * CPU per move of the tessera servers, of PostgreSQL and of Redis (from
- * /proc), and the medians over rounds. A benchmark, not a test: it never
- * fails on time.
+ *   pgK      K servers on one PostgreSQL with Redis between them, match i
+ *            created on server i mod K and its two seats played from that
+ *            server (clients routed to their match's owner),
+ *   pgKx     the same, its seats played from the other servers (seat s of a
+ *            match of server k from k+1+s mod K): every move forwarded over
+ *            Redis to the owner and back, as with clients spread at random.
+ * N concurrent matches of two remote random bots (Carcassonne) per round.
+ * The players are Node clients (protocol 1) or, with --loadgen, the C load
+ * generator (bench/loadgen.c: protocol 2, a few µs of CPU a move, so that
+ * the servers' figures are not the clients' on these shared cores); with
+ * it the CPU is read over the play alone (its --marks). It reports moves/s,
+ * the latency of a move (Node clients only: sent -> its update received on
+ * the same connection), the CPU per move of the tessera servers, of
+ * PostgreSQL and of Redis (from /proc), PostgreSQL's WAL and commits, and
+ * the medians over rounds. A benchmark, not a test: it never fails on time.
  *
  *   node bench/cluster.js --tessera build/cli/tessera [--matches 200] [--rounds 3]
- *        [--configs sqlite,pg1,pg3] [--services DIR] [--json]
+ *        [--configs sqlite,pg1,pg3x] [--loadgen build/bench/tessera-loadgen]
+ *        [--think-ms MS] [--services DIR] [--json]
  *
  * PostgreSQL and Redis come from scripts/services.sh (a throwaway cluster in
  * a temporary folder, or the one in --services DIR); each round gets a fresh
@@ -37,8 +44,8 @@ const ROOT = path.resolve(__dirname, '..');
 const SERVICES = path.join(ROOT, 'scripts', 'services.sh');
 
 function parseArgs(argv) {
-  const o = { matches: 200, rounds: 3, configs: ['sqlite', 'pg1', 'pg3'], json: false, services: null,
-    tessera: null, instances: 3 };
+  const o = { matches: 200, rounds: 3, configs: ['sqlite', 'pg1', 'pg3x'], json: false, services: null,
+    tessera: null, loadgen: null, thinkMs: 0 };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const next = () => {
@@ -51,23 +58,37 @@ function parseArgs(argv) {
     else if (a === '--rounds') o.rounds = +next();
     else if (a === '--configs') o.configs = next().split(',');
     else if (a === '--services') o.services = path.resolve(next());
-    else if (a === '--instances') o.instances = +next();
+    else if (a === '--loadgen') o.loadgen = path.resolve(next());
+    else if (a === '--think-ms') o.thinkMs = +next();
     else if (a === '--json') o.json = true;
     else usage(`unknown option '${a}'`);
   }
   if (!o.tessera)
     usage('--tessera PATH is required');
   for (const c of o.configs)
-    if (!['sqlite', 'pg1', 'pg3'].includes(c))
-      usage(`unknown config '${c}' (sqlite, pg1, pg3)`);
-  if (!(o.matches >= 1 && o.rounds >= 1 && o.instances >= 2))
-    usage('--matches and --rounds must be at least 1, --instances at least 2');
+    if (!configOf(c))
+      usage(`unknown config '${c}' (sqlite, pg1, pgK, pgKx for K from 2 to 16)`);
+  if (!(o.matches >= 1 && o.rounds >= 1 && o.thinkMs >= 0))
+    usage('--matches and --rounds must be at least 1');
+  if (o.thinkMs && !o.loadgen)
+    usage('--think-ms needs --loadgen');
   return o;
+}
+
+/* sqlite | pg1 | pgK | pgKx -> {sqlite, K, cross}, or null */
+function configOf(c) {
+  if (c === 'sqlite')
+    return { sqlite: true, K: 1, cross: false };
+  const m = /^pg(\d+)(x?)$/.exec(c);
+  if (!m || +m[1] < 1 || +m[1] > 16 || (m[2] && +m[1] < 2))
+    return null;
+  return { sqlite: false, K: +m[1], cross: m[2] === 'x' };
 }
 
 function usage(msg) {
   console.error(`bench/cluster.js: ${msg}\nusage: node bench/cluster.js --tessera PATH [--matches N] ` +
-    '[--rounds R] [--configs sqlite,pg1,pg3] [--instances K] [--services DIR] [--json]');
+    '[--rounds R] [--configs sqlite,pg1,pgK,pgKx,...] [--loadgen PATH] [--think-ms MS] ' +
+    '[--services DIR] [--json]');
   process.exit(2);
 }
 
@@ -182,9 +203,10 @@ function rand(n) {
   return ((rngState >>> 0) % n);
 }
 
-/* Play one round: servers are {port}; match i is created on server i % K and
- * its seats play from servers (i+1) % K and (i+2) % K. */
-async function playRound(servers, n) {
+/* Play one round with Node clients: servers are {port}; match i is created
+ * on server i % K and its seats play from it (cross: from servers
+ * (i+1) % K and (i+2) % K). */
+async function playRound(servers, n, cross) {
   const K = servers.length;
   const ctl = await Promise.all(servers.map((s) => connect(s.port)));
   let id = 0;
@@ -218,7 +240,7 @@ async function playRound(servers, n) {
   const seats = [];
   for (let i = 0; i < n; i++)
     for (let k = 0; k < 2; k++) {
-      const srv = servers[K === 1 ? 0 : (i + 1 + k) % K];
+      const srv = servers[cross ? (i + 1 + k) % K : i % K];
       const ws = await connect(srv.port);
       seats.push({ ws, match: matches[i].match, seat: k, token: matches[i].tokens[k], sent: new Map() });
     }
@@ -260,11 +282,44 @@ async function playRound(servers, n) {
   return { moves, wall, p50: pct(0.5), p99: pct(0.99) };
 }
 
+/* Play one round with the C load generator; snap() is called when the play
+ * starts and when it ends (its marks). */
+function playLoadgen(o, servers, cross, snap) {
+  return new Promise((resolve, reject) => {
+    const args = ['--ports', servers.map((s) => s.port).join(','), '--matches', String(o.matches),
+      '--route', cross ? 'cross' : 'owner', '--marks', '--go-delay-ms', '1500', '--move-ms', '600000'];
+    if (o.thinkMs)
+      args.push('--think-ms', String(o.thinkMs));
+    const child = spawn(o.loadgen, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '', err = '', result = null;
+    child.stdout.on('data', (d) => {
+      out += d;
+      let nl;
+      while ((nl = out.indexOf('\n')) >= 0) {
+        const line = out.slice(0, nl);
+        out = out.slice(nl + 1);
+        const m = JSON.parse(line);
+        if (m.mark)
+          snap(m.mark);
+        else
+          result = m;
+      }
+    });
+    child.stderr.on('data', (d) => (err += d));
+    child.on('exit', (code) => {
+      if (code !== 0 || !result)
+        return reject(new Error(`tessera-loadgen exited ${code}: ${err.slice(-1500)}`));
+      resolve({ moves: result.turns, wall: result.play_s * 1000, p50: null, p99: null,
+        loadgen_cpu_us_per_move: result.client_cpu_us_per_move });
+    });
+  });
+}
+
 async function runConfig(o, config, svc, dir) {
-  const K = config === 'pg3' ? o.instances : 1;
+  const { sqlite, K, cross } = configOf(config);
   let db = null;
   const servers = [];
-  if (config === 'sqlite') {
+  if (sqlite) {
     servers.push(await startServer(o.tessera, ['--db', path.join(dir, `bench-${Date.now()}.db`)], dir, 'sqlite'));
   } else {
     const name = `bench_${config}_${Date.now()}`;
@@ -281,7 +336,6 @@ async function runConfig(o, config, svc, dir) {
     const m = /total_commands_processed:(\d+)/.exec(r.stdout || '');
     return m ? +m[1] : 0;
   };
-  const rc0 = redisCommands();
   const pgCounts = () => {
     if (!db)
       return { wal: 0, commits: 0 };
@@ -289,12 +343,26 @@ async function runConfig(o, config, svc, dir) {
       'xact_commit FROM pg_stat_database WHERE datname = current_database()').split('|');
     return { wal: +lsn, commits: +commits };
   };
-  const pg0 = pgCounts();
-  const cpu0 = servers.map((s) => cpuMs(s.child.pid));
-  const sc0 = serviceCpu(svc);
+  let pg0, cpu0, sc0, cpu1, sc1, rc0;
+  const before = () => {
+    rc0 = redisCommands();
+    pg0 = pgCounts();
+    cpu0 = servers.map((s) => cpuMs(s.child.pid));
+    sc0 = serviceCpu(svc);
+  };
+  const after = () => {
+    cpu1 = servers.map((s) => cpuMs(s.child.pid));
+    sc1 = serviceCpu(svc);
+  };
   let r;
   try {
-    r = await playRound(servers, o.matches);
+    if (o.loadgen) {
+      r = await playLoadgen(o, servers, cross, (mark) => (mark === 'go' ? before() : after()));
+    } else {
+      before();
+      r = await playRound(servers, o.matches, cross);
+      after();
+    }
   } catch (e) {
     for (const srv of servers) {
       const log = path.join(dir, `${srv.name}.log`);
@@ -303,8 +371,18 @@ async function runConfig(o, config, svc, dir) {
     }
     throw e;
   }
-  const cpu1 = servers.map((s) => cpuMs(s.child.pid));
-  const sc1 = serviceCpu(svc);
+  /* the messages the servers forwarded to another (their server_stats), moves included */
+  let forwarded = null;
+  if (K > 1) {
+    forwarded = 0;
+    for (const srv of servers) {
+      const ws = await connect(srv.port);
+      await request(ws, { type: 'hello', protocol: 1, id: 1 });
+      const st = await request(ws, { type: 'server_stats', id: 2 });
+      forwarded += st.cluster ? st.cluster.forwarded : 0;
+      ws.close();
+    }
+  }
   await sleep(600); /* pg_stat_database is updated by the backends every 500 ms at most */
   const pg1 = pgCounts();
   const rc1 = redisCommands();
@@ -317,15 +395,20 @@ async function runConfig(o, config, svc, dir) {
   const tcpu = cpu1.reduce((a, b, i) => a + b - cpu0[i], 0);
   return {
     config, instances: K, moves: r.moves, wall_ms: r.wall, moves_per_s: r.moves / (r.wall / 1000),
-    latency_p50_ms: r.p50, latency_p99_ms: r.p99,
+    latency_p50_ms: r.p50, latency_p99_ms: r.p99, loadgen_cpu_us_per_move: r.loadgen_cpu_us_per_move ?? null,
+    tessera_cpu_per_server_us_per_move: cpu1.map((c, i) => (c - cpu0[i]) * 1000 / r.moves),
     tessera_cpu_us_per_move: tcpu * 1000 / r.moves,
     postgres_cpu_us_per_move: (sc1.pg - sc0.pg) * 1000 / r.moves,
     redis_cpu_us_per_move: (sc1.redis - sc0.redis) * 1000 / r.moves,
     wal_bytes_per_move: db ? (pg1.wal - pg0.wal) / r.moves : null,
     commits_per_move: db ? (pg1.commits - pg0.commits) / r.moves : null,
     redis_commands_per_move: (rc1 - rc0) / r.moves,
+    /* over the whole run, the joins included: a move is one message */
+    forwarded_per_move: forwarded === null ? null : forwarded / r.moves,
   };
 }
+
+const opt = (x, d) => (x === null || x === undefined || Number.isNaN(x) ? '—' : x.toFixed(d));
 
 const median = (xs) => {
   if (xs.some((x) => x === null))
@@ -362,9 +445,9 @@ async function main() {
         rows.push(r);
         if (!o.json)
           console.error(`round ${round} ${c}: ${r.moves} moves, ${r.moves_per_s.toFixed(0)} moves/s, ` +
-            `p50 ${r.latency_p50_ms.toFixed(1)} ms, p99 ${r.latency_p99_ms.toFixed(1)} ms, tessera ` +
+            `p50 ${opt(r.latency_p50_ms, 1)} ms, p99 ${opt(r.latency_p99_ms, 1)} ms, tessera ` +
             `${r.tessera_cpu_us_per_move.toFixed(0)} us/move, postgres ${r.postgres_cpu_us_per_move.toFixed(0)}, ` +
-            `redis ${r.redis_cpu_us_per_move.toFixed(0)}`);
+            `redis ${r.redis_cpu_us_per_move.toFixed(0)}, forwarded/move ${opt(r.forwarded_per_move, 3)}`);
       }
   } finally {
     if (!o.services)
@@ -375,9 +458,9 @@ async function main() {
     matches: o.matches, rounds: o.rounds, loadavg: os.loadavg(),
     medians: Object.fromEntries(o.configs.map((c) => {
       const rs = rows.filter((r) => r.config === c);
-      const keys = ['moves_per_s', 'latency_p50_ms', 'latency_p99_ms', 'tessera_cpu_us_per_move',
+      const keys = ['moves_per_s', 'loadgen_cpu_us_per_move', 'latency_p50_ms', 'latency_p99_ms', 'tessera_cpu_us_per_move',
         'postgres_cpu_us_per_move', 'redis_cpu_us_per_move', 'wal_bytes_per_move', 'commits_per_move',
-        'redis_commands_per_move'];
+        'redis_commands_per_move', 'forwarded_per_move'];
       return [c, Object.fromEntries(keys.map((k) => [k, median(rs.map((r) => r[k]))]))];
     })),
     rows,
@@ -388,14 +471,14 @@ async function main() {
   }
   console.log('\nmedians over rounds:');
   console.log('| config | moves/s | move latency p50 | p99 | tessera CPU/move | PostgreSQL CPU/move | ' +
-    'Redis CPU/move | WAL bytes/move | commits/move | Redis commands/move |');
-  console.log('|---|---|---|---|---|---|---|---|---|---|');
-  const opt = (x, d) => (x === null || x === undefined || Number.isNaN(x) ? '—' : x.toFixed(d));
+    'Redis CPU/move | WAL bytes/move | commits/move | Redis commands/move | forwarded/move |');
+  console.log('|---|---|---|---|---|---|---|---|---|---|---|');
   for (const [c, m] of Object.entries(out.medians))
-    console.log(`| ${c} | ${m.moves_per_s.toFixed(0)} | ${m.latency_p50_ms.toFixed(1)} ms | ` +
-      `${m.latency_p99_ms.toFixed(1)} ms | ${m.tessera_cpu_us_per_move.toFixed(0)} µs | ` +
+    console.log(`| ${c} | ${m.moves_per_s.toFixed(0)} | ${opt(m.latency_p50_ms, 1)} ms | ` +
+      `${opt(m.latency_p99_ms, 1)} ms | ${m.tessera_cpu_us_per_move.toFixed(0)} µs | ` +
       `${m.postgres_cpu_us_per_move.toFixed(0)} µs | ${m.redis_cpu_us_per_move.toFixed(0)} µs | ` +
-      `${opt(m.wal_bytes_per_move, 0)} | ${opt(m.commits_per_move, 3)} | ${opt(m.redis_commands_per_move, 2)} |`);
+      `${opt(m.wal_bytes_per_move, 0)} | ${opt(m.commits_per_move, 3)} | ${opt(m.redis_commands_per_move, 2)} | ` +
+      `${opt(m.forwarded_per_move, 3)} |`);
 }
 
 main().catch((e) => {

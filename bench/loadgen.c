@@ -6,6 +6,7 @@
  *
  *   tessera-loadgen --port P [--host A] [--matches N] [--seed S]
  *                   [--server-pid PID] [--move-ms MS] [--timeout-s T] [--think-ms MS]
+ *                   [--ports P1,P2,... [--route owner|cross]] [--marks] [--go-delay-ms MS]
  *
  * It creates N two-seat Carcassonne matches with open seats (create_match
  * over a few control connections), opens one connection per seat, asks for
@@ -16,7 +17,23 @@
  * for two servers compared). It prints one JSON object:
  * the turns played, the play's wall time, moves/s, its own CPU per move,
  * and with --server-pid the server's CPU per move over the same interval
- * (from /proc/PID/stat). Exit status: 0 every match ended by the game's
+ * (from /proc/PID/stat).
+ *
+ * Several servers of one cluster (--ports, docs/scaling.md): match i is
+ * created on server i mod K, and its seats connect, with --route owner (the
+ * default), to that server — as clients routed to their match's owner (the
+ * lobby's server_url, a join's owner_url, a proxy routing by ?server=NAME)
+ * do —, or with --route cross to the other servers (seat s of a match of
+ * server k on server k+1+s mod K): every move then crosses Redis to the
+ * owner and back, as with clients spread over the servers at random.
+ * --marks prints {"mark":"go"} when the play starts and {"mark":"end"} when
+ * the last match is over, each on its own line before the result, so that
+ * a caller can read other processes' CPU over the play alone; --go-delay-ms
+ * waits that long between the last seat's welcome and the joins, so that
+ * what the setup set going (the creates' commits, their statistics) has
+ * settled by then.
+ *
+ * Exit status: 0 every match ended by the game's
  * end with no error message; 1 otherwise (the first errors are on stderr);
  * 2 bad arguments.
  *
@@ -46,6 +63,7 @@
 enum { CREATES_PER_CONTROL = 80 };   /* under the server's burst of 100 messages a connection */
 enum { MAX_MESSAGE = 1 << 20 };      /* a message larger than this is a broken server */
 enum { ID_CAP = 48, TOKEN_CAP = 80 };
+enum { MAX_PORTS = 16 };             /* servers of one cluster */
 
 typedef struct buf {
     char *p;
@@ -59,7 +77,9 @@ typedef struct conn {
     enum conn_state state;
     int control;      /* a control connection (creates), else a seat's */
     int match, seat;  /* the seat's, or for a control connection its first create */
-    int ncreates;     /* control: how many creates it sends */
+    int ncreates;     /* control: how many creates it sends: match, match + stride, ... */
+    int stride;       /* control: the step between its matches (the number of servers) */
+    int port;         /* the server's */
     buf in;           /* bytes read, not yet parsed */
     buf msg;          /* a fragmented message being put together */
     buf out;          /* bytes not yet written */
@@ -86,6 +106,11 @@ typedef struct lg_match {
 static struct {
     const char *host;
     int port, nmatches, move_ms, timeout_s, server_pid, think_ms;
+    int ports[MAX_PORTS], nports; /* the servers (--port P is --ports P) */
+    int cross;                    /* --route cross: seats on servers other than the owner */
+    int marks;                    /* --marks */
+    int go_delay_ms;              /* --go-delay-ms */
+    double go_at;                 /* when the joins go (0: not yet known, or gone) */
     thinking *think;  /* --think-ms: the moves waiting, a ring in the order they are due */
     int think_head, nthink, think_cap;
     unsigned long long rng;
@@ -242,19 +267,19 @@ static void send_text(conn *c, const char *fmt, ...)
     send_frame(c, 1, text, (size_t)n);
 }
 
-static conn *open_conn(int control, int match, int seat)
+static conn *open_conn(int control, int match, int seat, int port)
 {
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0)
         die("socket: %s (raise ulimit -n?)", strerror(errno));
-    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)G.port)};
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
     if (inet_pton(AF_INET, G.host, &sa.sin_addr) != 1)
         die("--host %s is not an IPv4 address", G.host);
     /* blocking: on loopback the connection is made as soon as the listen
      * queue has room; no handshake is half-done when it returns */
     while (connect(fd, (struct sockaddr *)&sa, sizeof sa) < 0) {
         if (errno != EINTR)
-            die("connect to %s:%d: %s", G.host, G.port, strerror(errno));
+            die("connect to %s:%d: %s", G.host, port, strerror(errno));
     }
     int one = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
@@ -265,6 +290,7 @@ static conn *open_conn(int control, int match, int seat)
     c->control = control;
     c->match = match;
     c->seat = seat;
+    c->port = port;
     struct epoll_event ev = {.events = EPOLLIN, .data.ptr = c};
     if (epoll_ctl(G.ep, EPOLL_CTL_ADD, fd, &ev) < 0)
         die("epoll_ctl: %s", strerror(errno));
@@ -272,7 +298,7 @@ static conn *open_conn(int control, int match, int seat)
     int n = snprintf(req, sizeof req,
                      "GET / HTTP/1.1\r\nHost: %s:%d\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
                      "Sec-WebSocket-Key: dGVzc2VyYS1sb2FkZ2VuLQ==\r\nSec-WebSocket-Version: 13\r\n\r\n",
-                     G.host, G.port);
+                     G.host, port);
     buf_add(&c->out, req, (size_t)n);
     flush_out(c);
     return c;
@@ -420,7 +446,7 @@ static void on_control(conn *c, const char *m, size_t n)
             send_text(c, "{\"type\":\"create_match\",\"id\":%d,\"game\":\"carcassonne\","
                          "\"seats\":[{\"open\":true,\"name\":\"loadgen-a\"},{\"open\":true,\"name\":\"loadgen-b\"}],"
                          "\"time_control\":{\"move_ms\":%d}}",
-                      c->match + i, G.move_ms);
+                      c->match + i * c->stride, G.move_ms);
         return;
     }
     long id = json_int(m, n, "id");
@@ -439,8 +465,11 @@ static void on_control(conn *c, const char *m, size_t n)
     mt->created = 1;
     if (++G.created == G.nmatches) {
         for (int i = 0; i < G.nmatches; i++)
-            for (int s = 0; s < 2; s++)
-                open_conn(0, i, s);
+            for (int s = 0; s < 2; s++) {
+                int owner = i % G.nports; /* where it was created */
+                int at = G.cross && G.nports > 1 ? (owner + 1 + s) % G.nports : owner;
+                open_conn(0, i, s, G.ports[at]);
+            }
     }
 }
 
@@ -465,12 +494,21 @@ static void on_seat(conn *c, const char *m, size_t n)
                     fprintf(stderr, "tessera-loadgen: match %s did not end by the game: %.*s\n", mt->id,
                             (int)(n > 300 ? 300 : n), m);
             }
-            if (++G.over == G.nmatches)
+            if (++G.over == G.nmatches) {
                 G.t_end = now_s();
+                if (G.marks) {
+                    printf("{\"mark\":\"end\"}\n");
+                    fflush(stdout);
+                }
+            }
         }
     } else if (IS("welcome")) {
-        if (++G.welcomed == 2 * G.nmatches)
-            start_play();
+        if (++G.welcomed == 2 * G.nmatches) {
+            if (G.go_delay_ms)
+                G.go_at = now_s() + G.go_delay_ms / 1000.0;
+            else
+                start_play();
+        }
     } else if (IS("error")) {
         report_error(c, m, n);
     }
@@ -479,6 +517,10 @@ static void on_seat(conn *c, const char *m, size_t n)
 
 static void start_play(void)
 {
+    if (G.marks) {
+        printf("{\"mark\":\"go\"}\n");
+        fflush(stdout);
+    }
     G.t_go = now_s();
     G.cpu_go = self_cpu_s();
     G.srv_go = G.server_pid ? proc_cpu_s(G.server_pid) : -1;
@@ -626,17 +668,41 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--move-ms")) G.move_ms = arg_int(a, v, 1000, 1 << 30), i++;
         else if (!strcmp(a, "--timeout-s")) G.timeout_s = arg_int(a, v, 1, 86400), i++;
         else if (!strcmp(a, "--think-ms")) G.think_ms = arg_int(a, v, 0, 60000), i++;
-        else {
+        else if (!strcmp(a, "--marks")) G.marks = 1;
+        else if (!strcmp(a, "--go-delay-ms")) G.go_delay_ms = arg_int(a, v, 0, 60000), i++;
+        else if (!strcmp(a, "--route") && v && (!strcmp(v, "owner") || !strcmp(v, "cross")))
+            G.cross = !strcmp(v, "cross"), i++;
+        else if (!strcmp(a, "--ports") && v) {
+            char list[512], *save = NULL;
+            snprintf(list, sizeof list, "%s", v);
+            for (char *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+                if (G.nports == MAX_PORTS) {
+                    fprintf(stderr, "tessera-loadgen: at most %d --ports\n", MAX_PORTS);
+                    return 2;
+                }
+                G.ports[G.nports++] = arg_int("--ports", t, 1, 65535);
+            }
+            i++;
+        } else {
             fprintf(stderr, "usage: tessera-loadgen --port P [--host A] [--matches N] [--seed S]\n"
-                            "       [--server-pid PID] [--move-ms MS] [--timeout-s T] [--think-ms MS]\n");
+                            "       [--server-pid PID] [--move-ms MS] [--timeout-s T] [--think-ms MS]\n"
+                            "       [--ports P1,P2,... [--route owner|cross]] [--marks]\n"
+                            "       [--go-delay-ms MS]\n");
             return 2;
         }
     }
-    if (!G.port) {
-        fprintf(stderr, "tessera-loadgen: --port is required\n");
+    if (G.port && !G.nports)
+        G.ports[G.nports++] = G.port;
+    if (!G.nports) {
+        fprintf(stderr, "tessera-loadgen: --port or --ports is required\n");
         return 2;
     }
-    int nctl = (G.nmatches + CREATES_PER_CONTROL - 1) / CREATES_PER_CONTROL;
+    /* each server's matches (i mod K) over control connections of their own */
+    int nctl = 0;
+    for (int k = 0; k < G.nports; k++) {
+        int mine = G.nmatches / G.nports + (k < G.nmatches % G.nports);
+        nctl += (mine + CREATES_PER_CONTROL - 1) / CREATES_PER_CONTROL;
+    }
     int need = 2 * G.nmatches + nctl + 16;
     struct rlimit rl;
     if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < (rlim_t)need) {
@@ -653,11 +719,13 @@ int main(int argc, char **argv)
     G.think = G.think_ms ? calloc((size_t)G.think_cap, sizeof *G.think) : NULL;
     if (G.ep < 0 || !G.conns || !G.matches || (G.think_ms && !G.think))
         die("setting up: %s", strerror(errno));
-    for (int k = 0; k < nctl; k++) {
-        conn *c = open_conn(1, k * CREATES_PER_CONTROL, 0);
-        c->ncreates = G.nmatches - k * CREATES_PER_CONTROL;
-        if (c->ncreates > CREATES_PER_CONTROL)
-            c->ncreates = CREATES_PER_CONTROL;
+    for (int k = 0; k < G.nports; k++) {
+        int mine = G.nmatches / G.nports + (k < G.nmatches % G.nports);
+        for (int done = 0; done < mine; done += CREATES_PER_CONTROL) {
+            conn *c = open_conn(1, k + done * G.nports, 0, G.ports[k]);
+            c->stride = G.nports;
+            c->ncreates = mine - done < CREATES_PER_CONTROL ? mine - done : CREATES_PER_CONTROL;
+        }
     }
     double t0 = now_s();
     struct epoll_event evs[256];
@@ -666,6 +734,16 @@ int main(int argc, char **argv)
             die("not done after %d s: %d of %d matches created, %d over", G.timeout_s, G.created,
                 G.nmatches, G.over);
         int wait = send_due();
+        if (G.go_at) {
+            double left = G.go_at - now_s();
+            if (left <= 0) {
+                G.go_at = 0;
+                start_play();
+                wait = 0;
+            } else if (wait < 0 || left * 1000 < wait) {
+                wait = (int)(left * 1000) + 1;
+            }
+        }
         int n = epoll_wait(G.ep, evs, 256, wait >= 0 && wait < 1000 ? wait : 1000);
         if (n < 0 && errno != EINTR)
             die("epoll_wait: %s", strerror(errno));
