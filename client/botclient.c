@@ -711,6 +711,18 @@ static void on_seat(session *s, const json_t *msg, bool resumed)
     s->tried_join = false;
     cl__say(bc, false, "%s match %s as seat %d (%s, %d turns played)",
             resumed ? "resumed" : "joined", s->match, s->seat, s->g->name, s->turns);
+    /* reached through another server of a cluster: play on the match's own
+     * (docs/scaling.md), with the resume token; a seat of a registration
+     * stays where its name is */
+    const char *owner = cl__str_of(msg, "owner_url");
+    char err[160];
+    if (owner[0] && !bc->registering && s->resume[0] && bc->follows < BOTCLIENT_MAX_FOLLOWS &&
+        cl_link_set_url(bc->link, owner, err, sizeof err) == 0) {
+        bc->follows++;
+        bc->following = 1;
+        cl__say(bc, false, "the match is played on %.200s: playing there", owner);
+        cl_link_drop(bc->link);
+    }
 }
 
 /* Drop the connection and resume: the server sends the whole history. */
@@ -1047,6 +1059,7 @@ static void handle(botclient *bc, const json_t *msg, double at)
 static void on_opened(void *ud)
 {
     botclient *bc = ud;
+    bc->following = 0; /* the owner's address answers */
     send_msg(bc, json_pack("{s:s, s:s, s:i, s:s}", "type", "hello", "id", "hello", "protocol", 1,
                            "client", bc->cfg.name ? bc->cfg.name : CLIENT_NAME));
 }
@@ -1082,6 +1095,15 @@ static void on_closed(void *ud, const char *why)
     bc->registered = false;
     for (session *s = bc->sessions; s; s = s->next)
         s->reattached = false;
+    if (bc->following == 1) { /* the old connection closed: now to the owner's */
+        bc->following = 2;
+    } else if (bc->following == 2) { /* the owner's address does not answer us: back, and stay */
+        char err[160];
+        cl_link_set_url(bc->link, bc->cfg.url, err, sizeof err);
+        bc->following = 0;
+        bc->follows = BOTCLIENT_MAX_FOLLOWS;
+        cl__say(bc, true, "%s at the match's server; playing through %s again", why, bc->cfg.url);
+    }
     uv_timer_stop(&bc->reattach);
     uint64_t now = now_ms();
     if (!bc->lost_at)

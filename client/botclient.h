@@ -58,6 +58,11 @@ enum {
 #define BOTCLIENT_RETRIES        3     /* a program's unreadable or illegal answers asked
                                         * again in one turn, as the server's reject policy */
 #define BOTCLIENT_BACKOFF_MIN_MS 100   /* first reconnect delay; doubles each attempt */
+/* A seat told that its match is played on another server (owner_url: its
+ * server of a cluster reached through another) reconnects there and
+ * resumes, at most this many times a run (a takeover may move it again; a
+ * proxy that does not route by the hint would otherwise bounce it for ever). */
+#define BOTCLIENT_MAX_FOLLOWS 3
 #define BOTCLIENT_BACKOFF_MAX_MS 5000
 
 typedef struct botclient_config {

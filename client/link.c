@@ -339,6 +339,17 @@ cl_link *cl_link_create(uv_loop_t *loop, const char *url, const cl_link_events *
     return l;
 }
 
+int cl_link_set_url(cl_link *l, const char *url, char *err, size_t errcap)
+{
+    cl_link tmp; /* parsed aside: a bad URL leaves the link's own as it was */
+    if (parse_url(&tmp, url, err, errcap))
+        return -1;
+    memcpy(l->host, tmp.host, sizeof l->host);
+    memcpy(l->path, tmp.path, sizeof l->path);
+    l->port = tmp.port;
+    return 0;
+}
+
 int cl_link_connect(cl_link *l)
 {
     if (l->state != LINK_IDLE)

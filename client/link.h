@@ -47,6 +47,11 @@ int cl_url_check(const char *url, char *err, size_t errcap);
 cl_link *cl_link_create(uv_loop_t *loop, const char *url, const cl_link_events *ev, void *ud,
                         char *err, size_t errcap);
 
+/* Connect to `url` from the next cl_link_connect on (the connection open
+ * now, if any, is not touched). Returns 0, or -1 with a reason in err on a
+ * bad URL (the link keeps the one it had). */
+int cl_link_set_url(cl_link *l, const char *url, char *err, size_t errcap);
+
 /* Start connecting; `opened` or `closed` follows. Returns 0, or -1 when the
  * link is not idle (already connecting, open, or shut down). */
 int cl_link_connect(cl_link *l);

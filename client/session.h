@@ -97,6 +97,9 @@ struct botclient {
     bool no_info;     /* the server refused `info`: send no thinking lines */
 
     /* the connection */
+    int follows;      /* owner_url hints followed (docs/scaling.md): at most BOTCLIENT_MAX_FOLLOWS */
+    int following;    /* 1: leaving for an owner_url (the old connection closing), 2: its
+                       * connection not up yet; 0: neither */
     uint64_t lost_at; /* when the connection was lost (0: we hold it) */
     int64_t backoff_ms;
     bool done;

@@ -11,11 +11,33 @@
  *     that player finishes the game all the same;
  *   - behind haproxy routing by ?server=NAME (as docker/cluster/haproxy.cfg
  *     does), the hint, followed through the proxy, reaches the owner;
+ *   - `tessera bot` joined through B follows the hint: it resumes on A and
+ *     none of its moves is forwarded; told an address that does not answer,
+ *     it comes back through B and finishes the game there;
  *   - a server without an address gives no hint.
  */
+const { spawn } = require('node:child_process');
 const assert = require('node:assert/strict');
 const lib = require('../server/lib.js');
 const { Client, SLOW, createMatch, rng, randomMove, sleep } = lib;
+
+/* `tessera bot ARGS` to its end: {code, stdout, stderr}. */
+function runBot(args) {
+  return new Promise((resolve, reject) => {
+    const p = spawn(lib.binary(), ['bot', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '', stderr = '';
+    p.stdout.on('data', (d) => (stdout += d));
+    p.stderr.on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => {
+      p.kill('SIGKILL');
+      reject(new Error('tessera bot did not finish in time:\n' + stdout + stderr.slice(-2000)));
+    }, 120000 * SLOW);
+    p.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
 const { test, startCluster, startOne, proxy, stopAll, freePort } = require('./cluster.js');
 
 /* Play a seat on c until game_over: { over, moves } (the moves it sent). */
@@ -106,6 +128,46 @@ test('behind haproxy routing by ?server=NAME, owner_url leads through the proxy 
     const [p0, p1] = await Promise.all([play(direct, match, 3), play(other, match, 4)]);
     assert.equal(p0.over.result.reason, 'normal');
     assert.deepEqual(p0.over.result, p1.over.result);
+  });
+
+for (const reachable of [true, false])
+  test(`tessera bot joined through B ${reachable ? 'plays on A, its moves not forwarded'
+    : 'told an address that does not answer plays on through B'}`, async (t) => {
+    let cl;
+    if (reachable) {
+      cl = await startCluster(['a', 'b'], { tag: 'routebot', advertise: true });
+    } else { /* A advertises a port nothing listens on */
+      const env = lib.servicesEnv();
+      const db = lib.freshPgDb('routebotx');
+      const dead = await freePort();
+      cl = { servers: {
+        a: await startOne('a', db, env, { args: ['--advertise', `ws://127.0.0.1:${dead}/`] }),
+        b: await startOne('b', db, env) } };
+    }
+    t.after(() => stopAll(cl));
+    const { a, b } = cl.servers;
+    const ctl = await Client.connect(a.url, { name: 'ctl' });
+    const { match, tokens } = await createMatch(ctl, [{ open: true }, { open: true }],
+      { time_control: { move_ms: 20000 } });
+    const lb = await Client.connect(b.url, { name: 'stats-b' });
+    const before = await forwarded(lb);
+    const other = await Client.connect(a.url, { name: 'p1' });
+    const bot = runBot(['--url', b.url, '--match', match, '--seat', '0', '--token', tokens[0],
+      '--bot', 'random', '--seed', '7']);
+    await other.request({ type: 'join', match, seat: 1, token: tokens[1] }, 'joined');
+    const p1 = await play(other, match, 8);
+    const r = await bot;
+    assert.equal(r.code, 0, r.stderr.slice(-2000));
+    assert.equal(p1.over.result.reason, 'normal');
+    assert.match(r.stdout, /game over: reason=normal/);
+    assert.match(r.stderr, /the match is played on ws:\/\/127\.0\.0\.1:\d+\/: playing there/);
+    const fwd = (await forwarded(lb)) - before;
+    if (reachable) {
+      assert.ok(fwd <= 3, `B forwarded ${fwd} messages: the join, none of the moves\n${r.stderr}`);
+    } else {
+      assert.match(r.stderr, /at the match's server; playing through ws:/);
+      assert.ok(fwd > 30, `B forwarded the bot's moves (${fwd})`);
+    }
   });
 
 test('a server without an address gives no hint', async (t) => {
