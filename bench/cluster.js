@@ -8,7 +8,7 @@
  *            created on server i mod K and its two seats played from that
  *            server (clients routed to their match's owner),
  *   pgKx     the same, its seats played from the other servers (seat s of a
- *            match of server k from k+1+s mod K): every move forwarded over
+ *            match of server k from k+1+(s mod K-1) mod K): every move forwarded over
  *            Redis to the owner and back, as with clients spread at random.
  * N concurrent matches of two remote random bots (Carcassonne) per round.
  * The players are Node clients (protocol 1) or, with --loadgen, the C load
@@ -205,7 +205,7 @@ function rand(n) {
 
 /* Play one round with Node clients: servers are {port}; match i is created
  * on server i % K and its seats play from it (cross: from servers
- * (i+1) % K and (i+2) % K). */
+ * (i+1) % K and (i+2) % K, or both from (i+1) % K when K is 2). */
 async function playRound(servers, n, cross) {
   const K = servers.length;
   const ctl = await Promise.all(servers.map((s) => connect(s.port)));
@@ -240,7 +240,7 @@ async function playRound(servers, n, cross) {
   const seats = [];
   for (let i = 0; i < n; i++)
     for (let k = 0; k < 2; k++) {
-      const srv = servers[cross ? (i + 1 + k) % K : i % K];
+      const srv = servers[cross ? (i % K + 1 + k % (K - 1)) % K : i % K];
       const ws = await connect(srv.port);
       seats.push({ ws, match: matches[i].match, seat: k, token: matches[i].tokens[k], sent: new Map() });
     }

@@ -24,7 +24,7 @@
  * default), to that server — as clients routed to their match's owner (the
  * lobby's server_url, a join's owner_url, a proxy routing by ?server=NAME)
  * do —, or with --route cross to the other servers (seat s of a match of
- * server k on server k+1+s mod K): every move then crosses Redis to the
+ * server k on server k+1+(s mod K-1) mod K): every move then crosses Redis to the
  * owner and back, as with clients spread over the servers at random.
  * --marks prints {"mark":"go"} when the play starts and {"mark":"end"} when
  * the last match is over, each on its own line before the result, so that
@@ -467,7 +467,7 @@ static void on_control(conn *c, const char *m, size_t n)
         for (int i = 0; i < G.nmatches; i++)
             for (int s = 0; s < 2; s++) {
                 int owner = i % G.nports; /* where it was created */
-                int at = G.cross && G.nports > 1 ? (owner + 1 + s) % G.nports : owner;
+                int at = G.cross && G.nports > 1 ? (owner + 1 + s % (G.nports - 1)) % G.nports : owner;
                 open_conn(0, i, s, G.ports[at]);
             }
     }
