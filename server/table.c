@@ -131,6 +131,29 @@ static void sink_tell(match *m, const json_t *msg)
     tell_text(m, match_view_text(m, msg));
 }
 
+/* Who is connected changed: everyone at the table hears the seats
+ * (`seats`, docs/protocol.md) but `skip`, which was just sent the whole view
+ * (or is gone). Nothing once the match is over: game_over said it all. */
+static void tell_seats(match *m, const conn *skip)
+{
+    if (m->status == MATCH_FINISHED)
+        return;
+    json_t *msg = json_pack("{s:s, s:s, s:o}", "type", "seats", "match", m->id, "seats",
+                            match_seats_json(m));
+    const textbuf *t = msg ? match_view_text(m, msg) : NULL;
+    json_decref(msg);
+    if (!t || t->failed)
+        return;
+    for (int i = 0; i < m->nseats; i++) {
+        conn *c = m->seats[i].conn;
+        if (c && c != skip && !holds_seat(m, c, i))
+            conn_send_text(c, t->p, t->len);
+    }
+    for (int i = 0; i < m->nspect; i++)
+        if (m->spect[i] != skip && !holds_seat(m, m->spect[i], m->nseats))
+            conn_send_text(m->spect[i], t->p, t->len);
+}
+
 /* The spectators alone: a connection that also plays a seat hears nothing. */
 static void sink_watchers(match *m, const char *text, size_t len)
 {
@@ -298,6 +321,7 @@ void table_take_seat(conn *c, match *x, int seat, const char *type, const char *
     conn_send(c, cluster_owner_hint(c, match_table_view(x, type, seat, resume, id)));
     OPENSSL_cleanse(fresh, sizeof fresh);
     state_sent(x, c);
+    tell_seats(x, c);
     match_seat_continue(x, seat, started);
 }
 
@@ -329,6 +353,7 @@ void table_conn_closed(conn *c)
         } else if (sub.m->seats[sub.seat].conn == c) {
             sub.m->seats[sub.seat].conn = NULL;
             match_seat_dropped(sub.m, sub.seat);
+            tell_seats(sub.m, c);
         }
     }
 }

@@ -875,6 +875,7 @@ static const char *const server_types[] = {
     "move_accepted",
     "your_turn",
     "update",
+    "seats",
     "game_over",
     "error",
     "unspectated",

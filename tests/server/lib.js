@@ -790,6 +790,7 @@ const TOP = {
   move_accepted: ['type', 'id', 'match', 'turn'],
   update: ['type', 'match', 'turn', 'record', 'by', 'reason', 'scores', 'next', 'clocks', 'state'],
   thinking: ['type', 'match', 'seat', 'turn', 'info'],
+  seats: ['type', 'match', 'seats'],
   /* the reveal (docs/records.md, "Verifiable games"): the match is over */
   game_over: ['type', 'match', 'scores', 'ranking', 'result', 'chance_seed', 'chance_nonce'],
   resigned: ['type', 'id'],
@@ -848,6 +849,8 @@ function leaks(msg) {
     state(msg.state, msg.type + '.state');
   if (msg.clocks !== undefined)
     each(msg.clocks, CLOCK, msg.type + '.clocks');
+  if (msg.type === 'seats')
+    each(msg.seats, SEAT, 'seats.seats');
   if (msg.type === 'joined' || msg.type === 'resumed' || msg.type === 'spectating') {
     each(msg.seats, SEAT, msg.type + '.seats');
     each(msg.history, RECORD, msg.type + '.history');

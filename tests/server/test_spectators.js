@@ -112,7 +112,7 @@ test('spectators get every update and never the tile order', async (t) => {
   /* spectators get nothing addressed to a seat */
   for (const c of [early, late, quitter])
     for (const m of c.all)
-      assert.ok(['welcome', 'spectating', 'update', 'game_over', 'unspectated'].includes(m.type),
+      assert.ok(['welcome', 'spectating', 'seats', 'update', 'game_over', 'unspectated'].includes(m.type),
         `${c.name} got a ${m.type}`);
   /* the player's your_turn lists only placements of its own drawn tile */
   for (const yt of player.all.filter((m) => m.type === 'your_turn' && m.turn > 1))
@@ -207,4 +207,42 @@ test('a dead tile is announced in next like any draw', async (t) => {
   assert.equal(dead.next.seat, dead.record.player, 'the same seat draws again');
   assert.equal(ups[70].state.discards, ups.filter((u) => u.record.discarded).length,
     'the state counts every discard');
+});
+
+test('the table hears who is connected: a seat joined, dropped and resumed', async (t) => {
+  /* a spectator's view of the seats must not freeze at `spectating`: a
+   * `seats` push tells everyone at the table when a seat's connection comes
+   * or goes (docs/protocol.md) */
+  const srv = await Server.start({ tag: 'spect-seats' });
+  t.after(() => srv.cleanup());
+  const host = await Client.connect(srv.url, { name: 'host' });
+  const { match, tokens } = await createMatch(host, [{ open: true }, { open: true }],
+    { time_control: { move_ms: 600000 }, policies: { reconnect_grace_ms: 600000 } });
+  const watcher = await Client.connect(srv.url, { name: 'watcher' });
+  const view = await watcher.request({ type: 'spectate', match }, 'spectating');
+  assert.deepEqual(view.seats.map((s) => s.connected), [false, false]);
+  const seatsNow = async (want, what) => {
+    const m = await watcher.expect((x) => x.type === 'seats' && x.match === match &&
+      JSON.stringify(x.seats.map((s) => s.connected)) === JSON.stringify(want), 10000);
+    assert.ok(m, `${what}: the watcher was told ${JSON.stringify(want)}`);
+    assert.deepEqual(leaks(m), [], JSON.stringify(m));
+    assert.equal(m.id, undefined, 'a push answers no request');
+    return m;
+  };
+  const a = await Client.connect(srv.url, { name: 'a' });
+  const ja = await join(a, match, 0, tokens[0]);
+  await seatsNow([true, false], 'seat 0 joined');
+  const b = await Client.connect(srv.url, { name: 'b' });
+  await join(b, match, 1, tokens[1]);
+  await seatsNow([true, true], 'seat 1 joined');
+  /* the other player hears it too (before the match's first your_turn) */
+  assert.ok(await a.expect((m) => m.type === 'seats' && m.seats[1].connected, 10000), 'seat 0 heard seat 1 join');
+  /* the joiner itself gets its `joined`, which shows it: no seats push to it for its own join */
+  assert.ok(!b.all.some((m) => m.type === 'seats'), JSON.stringify(b.all.map((m) => m.type)));
+  a.terminate();
+  await seatsNow([false, true], 'seat 0 dropped');
+  const a2 = await Client.connect(srv.url, { name: 'a2' });
+  await a2.request({ type: 'resume', resume_token: ja.resume_token }, 'resumed');
+  await seatsNow([true, true], 'seat 0 resumed');
+  for (const c of [a2, b, watcher, host]) c.close();
 });

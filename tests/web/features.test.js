@@ -323,3 +323,36 @@ test('your turn: the tab\'s title says so, and a notification when the tab is hi
   await waitFor(async () => (await p.page.title()) === 'Lobby — tessera', 'the mark gone with the table');
   assert.deepEqual(p.problems, []);
 });
+
+test('watching: a seat joined or dropped shows at once, at both sizes', async () => {
+  const r = await client.request({type: 'create_match', game: 'carcassonne', seats: [{bot: 'heuristic'}, {open: true}],
+    time_control: {move_ms: 600000}, policies: {reconnect_grace_ms: 600000}});
+  assert.equal(r.type, 'match_created', JSON.stringify(r));
+  const token = r.seats.find((s) => s.seat === 1).token;
+  let resume = null; // the seat is joined once, then resumed
+  for (const size of [{width: 1280, height: 800}, {width: 390, height: 844}]) {
+    const p = await page(`${server.url}#/watch/${r.match}`);
+    await p.page.setViewportSize(size);
+    const info = () => p.page.locator('.players .player[data-seat="1"] .info').innerText();
+    await waitFor(async () => /not connected/.test(await info()), 'seat 1 not connected', ms(15000));
+    const player = await wsClient(server.port);
+    const joined = resume ? await player.request({type: 'resume', resume_token: resume})
+      : await player.request({type: 'join', match: r.match, seat: 1, token});
+    assert.equal(joined.type, resume ? 'resumed' : 'joined', JSON.stringify(joined));
+    resume = joined.resume_token;
+    await waitFor(async () => /^remote/.test(await info()), 'seat 1 shown connected once joined', ms(15000));
+    assert.equal(await p.page.locator('.players .player[data-seat="1"].disconnected').count(), 0);
+    player.close();
+    await waitFor(async () => /not connected/.test(await info()), 'seat 1 shown not connected once it dropped', ms(15000));
+    assert.equal(await p.page.locator('.players .player[data-seat="1"].disconnected').count(), 1);
+    // resumed: connected again
+    const back = await wsClient(server.port);
+    assert.equal((await back.request({type: 'resume', resume_token: resume})).type, 'resumed');
+    await waitFor(async () => /^remote/.test(await info()), 'seat 1 shown connected once resumed', ms(15000));
+    await shot(p, `seat-joined-${size.width}.png`);
+    back.close();
+    await waitFor(async () => /not connected/.test(await info()), 'seat 1 dropped again', ms(15000));
+    assert.deepEqual(p.problems, []);
+    await p.page.close();
+  }
+});

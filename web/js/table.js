@@ -183,6 +183,7 @@ export class TableView {
     switch (m.type) {
       case 'spectating': case 'joined': case 'resumed': this.fullView(m); break;
       case 'update': this.update(m); break;
+      case 'seats': this.seatsChanged(m); break;
       case 'thinking': this.thinkingLine(m); break;
       case 'your_turn': this.yourTurn(m); break;
       case 'game_over': this.gameOver(m); break;
@@ -190,6 +191,13 @@ export class TableView {
       case 'error': this.error(m); break;
       default: break;
     }
+  }
+
+  /** Who is connected changed (a seat joined, dropped, resumed): the players and the open seats' tokens again. */
+  seatsChanged(m) {
+    if (!Array.isArray(m.seats)) return;
+    this.seats = m.seats;
+    if (this.synced) this.render();
   }
 
   fullView(m) {
