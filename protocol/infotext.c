@@ -36,6 +36,19 @@ static inline bool eat(rd *r, char ch)
     return false;
 }
 
+/* The bytes a plain string holds: printable ASCII but '"' and '\\' (the
+ * rest, 0x80 and up, 0). */
+static const bool plain[256] = {
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0,
+};
+
 /* A string of printable ASCII without escapes; *s its characters. */
 static bool str(rd *r, info_span *s)
 {
@@ -43,13 +56,9 @@ static bool str(rd *r, info_span *s)
     if (r->p >= r->end || *r->p != '"')
         return false;
     const char *q = ++r->p;
-    while (q < r->end && *q != '"') {
-        unsigned char ch = (unsigned char)*q;
-        if (ch < 0x20 || ch >= 0x7f || ch == '\\')
-            return false;
+    while (q < r->end && plain[(unsigned char)*q])
         q++;
-    }
-    if (q >= r->end)
+    if (q >= r->end || *q != '"')
         return false;
     s->at = (uint32_t)(r->p - r->base);
     s->len = (uint32_t)(q - r->p);
@@ -802,4 +811,10 @@ int info_compact(const char *canon, size_t len, int cands, int pv, textbuf *out)
     }
     tb_put(out, "}", 1);
     return out->failed ? -1 : whole;
+}
+
+bool info_parsed_compact(const info_parsed *p, int cands, int pv)
+{
+    return p->ncand <= cands && p->npv <= pv &&
+           !(p->has & (INFO_HAS_TEXT | INFO_HAS_NODES | INFO_HAS_DEPTH));
 }

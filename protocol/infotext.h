@@ -150,4 +150,8 @@ int info_write(const eng_game *g, const game_codec *c, const void *st, const inf
  * trusted: ours). */
 int info_compact(const char *canon, size_t len, int cands, int pv, textbuf *out);
 
+/* Is what info_write() writes of p without the turn its own record line,
+ * info_compact()'s with cands and pv (nothing it would cut)? */
+bool info_parsed_compact(const info_parsed *p, int cands, int pv);
+
 #endif

@@ -48,6 +48,7 @@ struct thinking {
     int seat;       /* whose */
     bool held;      /* line is not told yet (live: paced out; delayed: all) */
     bool compacted; /* last[turn - 1] is line's compact text */
+    bool compact;   /* line is its own compact text (a plain line that needs no cut) */
     info_moves moves; /* move texts checked at the position to move (clients' lines) */
     info_pace pace;
 };
@@ -70,7 +71,7 @@ static uv_async_t *q_async;      /* q_mu: NULL when closed */
 static srv *q_srv;               /* loop thread */
 static thinking_find_fn q_find;  /* loop thread: a match by id (thinking_init) */
 
-static void accept_line(match *m, int seat, int turn, char *text, size_t len);
+static void accept_line(match *m, int seat, int turn, char *text, size_t len, bool compact);
 /* Loop thread, reused line after line: a line's text, the message told */
 static textbuf line_tb, msg_tb;
 
@@ -85,7 +86,7 @@ static void drain(void)
         tq_item *next = it->next;
         match *m = q_srv && q_find ? q_find(q_srv, it->match) : NULL;
         if (m)
-            accept_line(m, it->seat, it->turn, it->text, it->len);
+            accept_line(m, it->seat, it->turn, it->text, it->len, false);
         else
             free(it->text);
         free(it);
@@ -204,7 +205,11 @@ static void tell_text(match *m, int seat, int turn, const char *info, size_t len
     tb_reset(b);
     tb_puts(b, "{\"type\":\"thinking\",\"match\":");
     jt_str(b, m->id, strlen(m->id));
-    tb_printf(b, ",\"seat\":%d,\"turn\":%d,\"info\":", seat, turn);
+    tb_puts(b, ",\"seat\":");
+    jt_int(b, seat);
+    tb_puts(b, ",\"turn\":");
+    jt_int(b, turn);
+    tb_puts(b, ",\"info\":");
     tb_put(b, info, len);
     tb_put(b, "}", 1);
     if (!b->failed)
@@ -217,8 +222,9 @@ static bool heard(const match *m)
     return m->srv->sink && m->srv->sink->watchers && m->nspect;
 }
 
-/* A checked line's canonical text (stolen) of seat at turn. */
-static void accept_line(match *m, int seat, int turn, char *text, size_t len)
+/* A checked line's canonical text (stolen) of seat at turn; compact: it
+ * is its own record line. */
+static void accept_line(match *m, int seat, int turn, char *text, size_t len, bool compact)
 {
     thinking *t = m->closing || turn < 1 || turn > m->turns + 1 ? NULL : of(m);
     if (!t || (turn == m->turns + 1 && (m->status != MATCH_LIVE || m->to_move != seat))) {
@@ -242,6 +248,7 @@ static void accept_line(match *m, int seat, int turn, char *text, size_t len)
     t->len = len;
     t->seat = seat;
     t->compacted = false;
+    t->compact = compact;
     t->held = mode != PROTO_INFO_NEVER;
     if (mode == PROTO_INFO_LIVE && info_pace_now(&t->pace, (double)srv_now(m->srv))) {
         t->held = false;
@@ -251,7 +258,7 @@ static void accept_line(match *m, int seat, int turn, char *text, size_t len)
 }
 
 /* The line in line_tb, to m as a copy. */
-static void accept_written(match *m, int seat)
+static void accept_written(match *m, int seat, bool compact)
 {
     char *text = line_tb.failed ? NULL : malloc(line_tb.len + 1);
     if (!text) {
@@ -259,7 +266,7 @@ static void accept_written(match *m, int seat)
         return;
     }
     memcpy(text, line_tb.p, line_tb.len + 1);
-    accept_line(m, seat, m->turns + 1, text, line_tb.len);
+    accept_line(m, seat, m->turns + 1, text, line_tb.len, compact);
 }
 
 const char *thinking_turn_line(match *m)
@@ -272,8 +279,9 @@ const char *thinking_turn_line(match *m)
     if (!t->compacted) {
         /* the top candidates and the line's first moves (~300 bytes a turn) */
         tb_reset(&line_tb);
-        char *text = info_compact(t->line, t->len, THINK_RECORD_CANDIDATES, THINK_RECORD_PV,
-                                  &line_tb) < 0
+        char *text = t->compact ? strndup(t->line, t->len)
+                     : info_compact(t->line, t->len, THINK_RECORD_CANDIDATES, THINK_RECORD_PV,
+                                    &line_tb) < 0
                          ? NULL
                          : strndup(line_tb.p, line_tb.len);
         if (!text)
@@ -322,7 +330,7 @@ static void from_tree(match *m, int seat, const json_t *root, size_t bytes)
     tb_reset(&line_tb);
     jt_dump(&line_tb, info);
     json_decref(info);
-    accept_written(m, seat);
+    accept_written(m, seat, false);
 }
 
 /* Is a client's line about the turn seat is to move in? */
@@ -365,7 +373,9 @@ void thinking_from_text(match *m, int seat, const info_parsed *p)
         info_moves_at(&t->moves, position_key(m));
         tb_reset(&line_tb);
         if (info_write(m->g, m->wire, m->st, p, &t->moves, false, &line_tb) == 0) {
-            accept_written(m, seat);
+            /* written without turn; the record's cut leaves out the rest */
+            accept_written(m, seat,
+                           info_parsed_compact(p, THINK_RECORD_CANDIDATES, THINK_RECORD_PV));
             return;
         }
     }
