@@ -12,6 +12,12 @@
  * at most INFO_MAX_CANDIDATES candidates and INFO_MAX_PV moves, every move
  * legal where it stands, and a fixed point (read again, the same).
  *
+ * The same line also goes to our own reader (protocol/infotext.h, which
+ * the server uses for a client's plain lines), cold and with the turn's
+ * legal moves kept: whatever it writes, the general way (jansson, then
+ * info_read) must keep too, with the same bytes (test_info_text does the
+ * same over the corpus and generated lines).
+ *
  * Build and run: scripts/fuzz.sh [SECONDS] info — see tests/fuzz/CMakeLists.txt.
  */
 #include <stddef.h>
@@ -20,6 +26,7 @@
 #include <string.h>
 
 #include "protocol/info.h"
+#include "protocol/infotext.h"
 #include "protocol/stdio.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -43,6 +50,40 @@ static bool printable(const char *s)
 
 static const char *const known[] = {"turn",  "score",      "winprob",    "candidates", "pv",
                                     "nodes", "iterations", "elapsed_ms", "depth",      "text"};
+
+/* Our own reader against the general way, on line[0..n) at st. */
+static void differ(const eng_game *g, const game_codec *c, const void *st, const char *line,
+                   size_t n)
+{
+    info_parsed ip;
+    if (info_parse(line, n, &ip) != 0)
+        return;
+    info_moves mc = {0};
+    info_moves_at(&mc, 1);
+    if (!c->pick_entry) {
+        json_t *legal = c->legal(st);
+        textbuf lt = TEXTBUF_INIT;
+        check(legal && info_legal_dump(&lt, legal, &mc, 1) == 0);
+        tb_free(&lt);
+        json_decref(legal);
+    }
+    for (int pass = 0; pass < 2; pass++) {
+        textbuf t = TEXTBUF_INIT;
+        if (info_write(g, c, st, &ip, pass ? &mc : NULL, true, &t) == 0) {
+            json_error_t e;
+            json_t *root = json_loadb(line, n, JSON_REJECT_DUPLICATES, &e), *o = NULL;
+            char err[256];
+            check(root && info_read(g, c, st, root, n, &o, err, sizeof err) == 0);
+            textbuf u = TEXTBUF_INIT;
+            check(jt_dump(&u, o) == 0 && u.len == t.len && memcmp(u.p, t.p, t.len) == 0);
+            tb_free(&u);
+            json_decref(o);
+            json_decref(root);
+        }
+        tb_free(&t);
+    }
+    info_moves_free(&mc);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -70,6 +111,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         free(st);
         return 0;
     }
+    differ(g, c, st, (const char *)data + 1, size - 1);
     stdio_reply rp;
     if (stdio_decode((const char *)data + 1, size - 1, 0, &rp, err, sizeof err) != 0 ||
         rp.type != STDIO_INFO) {
