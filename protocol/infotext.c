@@ -460,6 +460,18 @@ int info_parse(const char *buf, size_t len, info_parsed *p)
     return r.p == r.end && (p->has & INFO_HAS_TYPE) ? 0 : DECLINE;
 }
 
+void info_envelope(const info_parsed *p, proto_msg *m)
+{
+    memset(m, 0, sizeof *m);
+    m->type = PROTO_INFO;
+    m->bytes = p->len;
+    m->match = p->has & INFO_HAS_MATCH ? p->match : NULL;
+    m->has_seat = p->has & INFO_HAS_SEAT;
+    m->seat = p->seat;
+    m->has_turn = p->has & INFO_HAS_TURN;
+    m->turn = p->turn;
+}
+
 /* ---- the moves ----------------------------------------------------------------------- */
 
 void info_moves_at(info_moves *mc, uint64_t key)

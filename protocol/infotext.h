@@ -38,6 +38,7 @@
 #include "protocol/codec.h"
 #include "protocol/info.h"
 #include "protocol/jsontext.h"
+#include "protocol/messages.h"
 
 #define INFO_TEXT_DEPTH 16 /* nesting read here; deeper goes the general way */
 #define INFO_MOVES_KEPT 32 /* move texts remembered per position: 8 candidates of 4 lines */
@@ -98,6 +99,11 @@ typedef struct info_parsed {
  * stdio_decode, then info_read) — with *p unspecified. Never an error of
  * its own: whatever is wrong is for the general way to say. */
 int info_parse(const char *buf, size_t len, info_parsed *p);
+
+/* The envelope p read (type info, match, seat, turn), as proto_decode
+ * reads it into *m (the rest zero, no root): test_info_text holds the two
+ * to the same. */
+void info_envelope(const info_parsed *p, proto_msg *m);
 
 /* The move texts checked at one position (caller-owned; zero it to init),
  * and the legal moves' texts there when the caller has them written

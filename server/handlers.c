@@ -395,24 +395,13 @@ static bool info(conn *c, const proto_msg *m, const info_parsed *plain)
     return true;
 }
 
-/* An info message infotext.h read from its text (no tree: a bot sends one
- * every 100-250 ms of its thinking): the envelope it read is what
- * proto_decode would have read (tests/protocol/test_info_text.c holds them
- * to it), so it goes where a decoded one goes. */
+/* An info message infotext.h read from its text, no tree (a bot sends one
+ * every 100-250 ms of its thinking): its envelope as proto_decode's. */
 static bool info_plain(conn *c, const info_parsed *p, const char *buf, size_t len)
 {
     proto_msg m;
-    memset(&m, 0, sizeof m);
-    m.type = PROTO_INFO;
-    m.bytes = len;
-    m.match = p->has & INFO_HAS_MATCH ? p->match : NULL;
-    m.has_seat = p->has & INFO_HAS_SEAT;
-    m.seat = p->seat;
-    m.has_turn = p->has & INFO_HAS_TURN;
-    m.turn = p->turn;
-    if (cluster_route(c, &m, buf, len))
-        return false;
-    return info(c, &m, p);
+    info_envelope(p, &m);
+    return cluster_route(c, &m, buf, len) ? false : info(c, &m, p);
 }
 
 static void resign(conn *c, const proto_msg *m)

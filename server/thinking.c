@@ -333,14 +333,13 @@ static void from_tree(match *m, int seat, const json_t *root, size_t bytes)
     accept_written(m, seat, false);
 }
 
-/* Is a client's line about the turn seat is to move in? */
+/* Is a client's line about the turn seat is to move in? (if not: dropped) */
 static bool for_this_turn(const match *m, int seat, bool has_turn, long long turn)
 {
-    if (m->status != MATCH_LIVE || m->to_move != seat || (has_turn && turn != m->turns + 1)) {
+    bool ok = m->status == MATCH_LIVE && m->to_move == seat && (!has_turn || turn == m->turns + 1);
+    if (!ok)
         atomic_fetch_add(&n_dropped, 1);
-        return false;
-    }
-    return true;
+    return ok;
 }
 
 void thinking_from_client(match *m, int seat, const proto_msg *msg)
@@ -349,8 +348,7 @@ void thinking_from_client(match *m, int seat, const proto_msg *msg)
         from_tree(m, seat, msg->root, msg->bytes);
 }
 
-/* The name of the position to move for t->moves: turns and moves played
- * (a turn the journal refused is played again from the same position). */
+/* The position to move, for t->moves (a refused turn is played again from it). */
 static uint64_t position_key(const match *m)
 {
     return ((uint64_t)m->turns << 32 | (uint32_t)m->nmoves) + 1;
@@ -358,8 +356,6 @@ static uint64_t position_key(const match *m)
 
 int thinking_legal_dump(match *m, textbuf *out, const json_t *legal)
 {
-    /* a match that has had no line yet keeps none: its first is checked by
-     * the codec, and from its next turn on its legal moves are kept */
     bool keep = m->thinking && !m->wire->pick_entry;
     return info_legal_dump(out, legal, keep ? &m->thinking->moves : NULL, position_key(m));
 }

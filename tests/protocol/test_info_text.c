@@ -101,10 +101,12 @@ static void compare(const char *where, const eng_game *g, const void *st, const 
         int drc = proto_decode(line, len, &m, &id, err, sizeof err);
         if (drc != 0 || m.type != PROTO_INFO)
             fail_line(where, "read by info_parse, refused by proto_decode", line, len, NULL, err);
-        if (!!(p.has & INFO_HAS_MATCH) != !!m.match ||
-            (m.match && strcmp(m.match, p.match) != 0) ||
-            !!(p.has & INFO_HAS_SEAT) != m.has_seat || (m.has_seat && m.seat != p.seat) ||
-            !!(p.has & INFO_HAS_TURN) != m.has_turn || (m.has_turn && m.turn != p.turn))
+        proto_msg v; /* what the server hands on in its place */
+        info_envelope(&p, &v);
+        if (!!v.match != !!m.match || (m.match && strcmp(m.match, v.match) != 0) ||
+            v.has_seat != m.has_seat || (m.has_seat && m.seat != v.seat) ||
+            v.has_turn != m.has_turn || (m.has_turn && m.turn != v.turn) ||
+            v.type != m.type || v.bytes != m.bytes || v.id || m.id)
             fail_line(where, "envelope differs from proto_decode's", line, len, NULL, NULL);
         proto_msg_free(&m);
         json_decref(id);
