@@ -604,8 +604,10 @@ void mcts_cfg_from_bot(mcts_cfg *cfg, const bot *b)
  * on a loaded machine a helper's thread may not run again for milliseconds
  * after the deadline (the scheduler's, not ours), and a decision that waits
  * for it overruns its budget. Such a helper gives the decision its root's
- * statistics as of its last snapshot (the simulations since are not
- * counted) and stays `busy` until its thread is joined: at a later
+ * statistics as of its last snapshot (visits and values: a RAVE helper's
+ * AMAF statistics and its grandchildren join only when it ends in time;
+ * the simulations since are not counted) and stays `busy` until its
+ * thread is joined: at a later
  * decision once it has finished (until then the search runs without it),
  * or at mcts_bot_free. It may be left only because it
  * reads nothing the decision's caller owns: its root is a copy, and a
