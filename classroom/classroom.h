@@ -282,6 +282,8 @@ typedef struct class_play_config {
                                  knockout (tournament/tour.h) */
     int64_t games_per_pair;   /* even */
     int64_t move_ms;          /* each turn's allowance */
+    int64_t startup_ms;       /* a program's start-up allowance (players/player.h); 0: the
+                                 default, PLAYER_DEFAULT_STARTUP_MS */
     uint64_t seed;            /* chance and in-process bots' seeds derive from it */
     int threads;              /* runner workers */
     const atomic_bool *stop;  /* optional: raised, play stops (returns ENG_ESHUTTING_DOWN) */

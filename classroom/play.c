@@ -158,6 +158,8 @@ int class_play(const class_play_config *cfg, class_standing *out, char *err, siz
     tour_run_config_default(&rc_cfg);
     rc_cfg.concurrency = cfg->threads > 0 ? cfg->threads : 1;
     rc_cfg.move_ms = cfg->move_ms;
+    if (cfg->startup_ms > 0)
+        rc_cfg.players.startup_ms = cfg->startup_ms;
     rc_cfg.policy = TOUR_FAULT_FORFEIT;
     rc_cfg.records = true;
     rc_cfg.bundles = true; /* each program's fault kept, for its student (docs/bundles.md) */

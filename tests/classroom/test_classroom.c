@@ -527,6 +527,11 @@ static void test_play_slow_start(void **state)
                             .n = 2,
                             .games_per_pair = 2,
                             .move_ms = 1000,
+                            /* the allowance is wall time: on a loaded machine 1.5 s of
+                             * CPU took more than the default 10 s (load 31: the rest of
+                             * the start-up then ran on the first turn's clock); what is
+                             * tested is that the start-up is not on a turn's clock */
+                            .startup_ms = 120000,
                             .seed = 5,
                             .threads = 2};
     char err[300];
