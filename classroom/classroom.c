@@ -281,6 +281,23 @@ void class_token_hash(const char *token, char *out)
 static const char *const kind_names[CLASS_NKINDS] = {"python", "executable", "remote", "c",
                                                       "cpp",    "java",       "javascript"};
 
+static const char *const scrim_names[] = {"off", "instructor", "class"};
+
+const char *class_scrim_name(int setting)
+{
+    return setting >= CLASS_SCRIM_OFF && setting <= CLASS_SCRIM_CLASS ? scrim_names[setting] : "off";
+}
+
+bool class_scrim_parse(const char *name, int *out)
+{
+    for (int i = CLASS_SCRIM_OFF; name && i <= CLASS_SCRIM_CLASS; i++)
+        if (strcmp(name, scrim_names[i]) == 0) {
+            *out = i;
+            return true;
+        }
+    return false;
+}
+
 const char *class_kind_name(class_kind k)
 {
     return k >= 0 && k < CLASS_NKINDS ? kind_names[k] : "?";

@@ -121,6 +121,14 @@ const char *class_kind_name(class_kind k);
 /* 0 and *out, or ENG_EINVAL for an unknown name. */
 int class_kind_parse(const char *s, class_kind *out);
 
+/* A course's scrimmage setting (docs/classroom.md, "Scrimmage"): off, shown to the instructor
+ * only, or to the class. */
+enum { CLASS_SCRIM_OFF, CLASS_SCRIM_INSTRUCTOR, CLASS_SCRIM_CLASS };
+/* The setting's name ("off" for an unknown value). */
+const char *class_scrim_name(int setting);
+/* A setting's name into *out: false for an unknown one. */
+bool class_scrim_parse(const char *name, int *out);
+
 /* The player spec (players/player.h) a submission of kind k runs as, its
  * files in dir and main the file to run: `cmd:python3 DIR/MAIN`, `cmd:DIR/MAIN`;
  * a remote bot: `remote:MAIN` (main: the name registered for it). A kind

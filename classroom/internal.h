@@ -491,6 +491,15 @@ bool class__gate_is_program(const class_gate *gate);
 bool class__check_gates(class_service *svc, const eng_game *g, const class_gate *gates, int n,
                         int64_t move_ms, uint64_t seed, class_checked_fn then, void *arg);
 
+/* ---- work.c: a worker's job and its result ------------------------------------------------ */
+
+void class__job_free(job *j);
+void class__done_free(done *d);
+/* Copy a game into d's list (on_game of class_play, and the host's games). */
+void class__keep_game(const class_game *g, void *d);
+/* Hand a worker's result to the loop (host.wake; class_service_poll). */
+void class__post(class_service *svc, done *d);
+
 /* ---- jobs.c -------------------------------------------------------------------------------- */
 
 /* A submission's ladder as a worker plays it (NULL when out of memory or
@@ -506,10 +515,6 @@ void class__workers_stop(class_service *svc);
 void class__push_job(class_service *svc, job *j);
 /* Drop the queued ladders of a course's submissions (or of sub only). */
 void class__drop_jobs(class_service *svc, int64_t course, int64_t sub);
-void class__job_free(job *j);
-void class__done_free(done *d);
-/* Copy a game into d's list (on_game of class_play, and the host's games). */
-void class__keep_game(const class_game *g, void *d);
 /* A gate's pass/fail and verdict from its standing d->st[0]; broken (and
  * not passed) when its opponent lost a game by a fault of its own. */
 void class__gate_verdict(done *d, const class_gate *gate);
@@ -538,18 +543,12 @@ job *class__claim_pair(class_service *svc, int64_t now);
 bool class__store_pair(class_service *svc, const done *d, bool *stale, bool *finished);
 /* The pairs of a course's final, deleted (a final played again, a course deleted). */
 bool class__pairs_clear(class_service *svc, int64_t course);
-/* Hand a worker's result to the loop (host.wake; class_service_poll). */
-void class__post(class_service *svc, done *d);
 
 /* ---- scrimmage.c: the live ladder before the deadline -------------------------------------- */
 
-enum { CLASS_SCRIM_OFF, CLASS_SCRIM_INSTRUCTOR, CLASS_SCRIM_CLASS };
 #define CLASS_SCRIM_GAMES 2 /* games of one scrimmage pair, the seats swapped */
 #define CLASS_SCRIM_SHOWN 20 /* the latest scrimmage games listed on the page */
 
-const char *class__scrim_name(int setting);
-/* A setting's name into *out: false for an unknown one. */
-bool class__scrim_parse(const char *name, int *out);
 /* Queue the next pairs of every course whose scrimmage is on and open (the tick, and
  * after a pair's result). */
 void class__scrim_pump(class_service *svc);

@@ -23,100 +23,6 @@
 
 #include "classroom/internal.h"
 #include "engine/errors.h"
-#include "players/bundle.h"
-
-void class__job_free(job *j)
-{
-    if (!j)
-        return;
-    for (int i = 0; i < j->n; i++) {
-        if (j->specs)
-            free(j->specs[i]);
-        if (j->names)
-            free(j->names[i]);
-    }
-    free(j->specs);
-    free(j->names);
-    free(j->students);
-    free(j->subs);
-    free(j);
-}
-
-void class__done_free(done *d)
-{
-    for (int i = 0; i < d->ngames; i++) {
-        free(d->games[i].record);
-        for (int s = 0; s < ENG_MAX_PLAYERS; s++) {
-            free(d->games[i].err[s]);
-            free(d->games[i].bundle[s]);
-        }
-    }
-    free(d->games);
-    free(d->students);
-    free(d->subs);
-    free(d->fst);
-    free(d);
-}
-
-/* A worker's result, for the loop. */
-static void post(class_service *svc, done *d)
-{
-    pthread_mutex_lock(&svc->lock);
-    if (svc->done_tail)
-        svc->done_tail->next = d;
-    else
-        svc->done = d;
-    svc->done_tail = d;
-    pthread_mutex_unlock(&svc->lock);
-    svc->host.wake(svc->host.user);
-}
-
-void class__post(class_service *svc, done *d)
-{
-    post(svc, d);
-}
-
-void class__keep_game(const class_game *g, void *user)
-{
-    done *d = user;
-    if (d->ngames == d->capgames) {
-        int nc = d->capgames ? d->capgames * 2 : 16;
-        cgame *ng = realloc(d->games, (size_t)nc * sizeof *ng);
-        if (!ng)
-            return; /* the verdict still counts it; the game's details are lost */
-        d->games = ng;
-        d->capgames = nc;
-        /* a game's end and verdict point into its own element: moved with it
-         * (a gate of more than 16 games read freed memory for its first 16) */
-        for (int k = 0; k < d->ngames; k++) {
-            ng[k].g.end = ng[k].end;
-            ng[k].g.verdict = ng[k].verdict;
-        }
-    }
-    cgame *c = &d->games[d->ngames++];
-    memset(c, 0, sizeof *c);
-    c->g = *g;
-    snprintf(c->end, sizeof c->end, "%s", g->end);
-    snprintf(c->verdict, sizeof c->verdict, "%s", g->verdict);
-    c->record = strdup(g->record);
-    for (int s = 0; s < g->seats; s++) {
-        c->err[s] = strdup(g->stderr_text[s]);
-        /* as text: the loop thread stores it, and a json_t is not for two threads */
-        json_t *b = g->bundle[s] ? bundle_capped(g->bundle[s], BUNDLE_SERVED_LINES_MAX) : NULL;
-        c->bundle[s] = b ? json_dumps(b, JSON_COMPACT) : NULL; /* course_game sends it whole */
-        json_decref(b);
-        c->g.bundle[s] = NULL;
-    }
-    class_utf8_fix(c->verdict);
-    c->g.end = c->end;
-    c->g.verdict = c->verdict;
-    c->g.record = c->record ? c->record : "";
-    for (int s = 0; s < g->seats; s++) {
-        if (c->err[s])
-            class_utf8_fix(c->err[s]);
-        c->g.stderr_text[s] = c->err[s] ? c->err[s] : "";
-    }
-}
 
 /* The verdict names the first fault of the submission, if any. */
 void class__gate_verdict(done *d, const class_gate *gate)
@@ -278,7 +184,7 @@ static void run_ladder(class_service *svc, job *j)
             d->kind = DONE_FAILED;
             snprintf(d->verdict, sizeof d->verdict, "gate %d could not be played: %.300s", i + 1,
                      err);
-            post(svc, d);
+            class__post(svc, d);
             return;
         }
         class__gate_verdict(d, &j->gates[i]);
@@ -286,7 +192,7 @@ static void run_ladder(class_service *svc, job *j)
         bool ok = d->passed;
         if (d->broken)
             broken = i;
-        post(svc, d);
+        class__post(svc, d);
         if (!ok)
             break;
         passed++;
@@ -306,7 +212,7 @@ static void run_ladder(class_service *svc, job *j)
         snprintf(d->verdict, sizeof d->verdict, "%s %d of %d gates; %.360s",
                  d->qualified ? "qualified:" : "not qualified:", passed, j->ngates, last);
     }
-    post(svc, d);
+    class__post(svc, d);
 }
 
 void class__not_judged(done *d, int gate, const char *gate_verdict)
@@ -334,7 +240,7 @@ static void run_final(class_service *svc, job *j)
     if (!d->students || !d->subs || !d->fst) {
         d->kind = DONE_FAILED;
         snprintf(d->verdict, sizeof d->verdict, "out of memory");
-        post(svc, d);
+        class__post(svc, d);
         return;
     }
     memcpy(d->students, j->students, (size_t)j->n * sizeof *d->students);
@@ -372,7 +278,7 @@ static void run_final(class_service *svc, job *j)
     /* a pair's games numbered within the final: pair by pair */
     for (int k = 0; j->pair && k < d->ngames; k++)
         d->games[k].g.index += (int64_t)j->pairno * j->final_games;
-    post(svc, d);
+    class__post(svc, d);
 }
 
 static void *worker_main(void *arg)
@@ -410,7 +316,7 @@ static void *worker_main(void *arg)
                 d->run = j->run;
                 snprintf(d->verdict, sizeof d->verdict, "gate 1: playing against %.300s",
                          j->gates[0].opponent);
-                post(svc, d);
+                class__post(svc, d);
             }
             run_ladder(svc, j);
         }

@@ -239,7 +239,7 @@ void class__settings(const req *r)
     const proto_course *m = r->c;
     int scrim = c.scrimmage;
     int64_t ceiling = r->svc->max_upload, max = m->max_upload_bytes.set ? m->max_upload_bytes.v : 0;
-    if (m->scrimmage && !class__scrim_parse(m->scrimmage, &scrim)) {
+    if (m->scrimmage && !class_scrim_parse(m->scrimmage, &scrim)) {
         class__fail(r, ENG_EINVAL, "bad_setting",
                     "scrimmage: off, instructor (its table on your page only) or class (on "
                     "every student's page too), not \"%.40s\"",
@@ -253,7 +253,7 @@ void class__settings(const req *r)
         class__fail(r, ENG_ESTORAGE, NULL, "the course could not be changed");
     } else {
         class__log(r->svc, CLASS_LOG_INFO, "course_settings", "{s:I, s:s, s:I}", "course",
-                   (json_int_t)c.id, "scrimmage", class__scrim_name(scrim), "max_upload_bytes",
+                   (json_int_t)c.id, "scrimmage", class_scrim_name(scrim), "max_upload_bytes",
                    (json_int_t)(max ? max : c.max_upload));
         if (scrim == CLASS_SCRIM_OFF)
             class__scrim_drop(r->svc, c.id);

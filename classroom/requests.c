@@ -169,7 +169,7 @@ static int settings_of(const req *r, course_new *n)
     class_gate gates[CLASS_MAX_GATES];
     int ng = -1;
     const char *bad = NULL, *reason = NULL;
-    if (m->scrimmage && !class__scrim_parse(m->scrimmage, &n->scrimmage)) {
+    if (m->scrimmage && !class_scrim_parse(m->scrimmage, &n->scrimmage)) {
         rc = ENG_EINVAL;
         reason = "bad_setting";
         snprintf(err, sizeof err, "scrimmage: off, instructor or class, not \"%.40s\"",

@@ -50,24 +50,6 @@
           rating to about +-110 Elo, and a course open for weeks neither holds a core for ever     \
           nor fills the database with games (each is stored with its record) */
 
-static const char *const setting_names[] = {"off", "instructor", "class"};
-
-const char *class__scrim_name(int setting)
-{
-    return setting >= CLASS_SCRIM_OFF && setting <= CLASS_SCRIM_CLASS ? setting_names[setting]
-                                                                      : "off";
-}
-
-bool class__scrim_parse(const char *name, int *out)
-{
-    for (int i = CLASS_SCRIM_OFF; name && i <= CLASS_SCRIM_CLASS; i++)
-        if (strcmp(name, setting_names[i]) == 0) {
-            *out = i;
-            return true;
-        }
-    return false;
-}
-
 /* Why course c plays no scrimmage now (its state on the page), or NULL
  * while it is open to one. */
 static const char *closed_because(const course_t *c, int64_t now)
@@ -453,7 +435,7 @@ json_t *class__scrim_json(class_service *svc, const course_t *c, int64_t student
                         : n < 2                        ? "waiting"
                         : settled(&t)                  ? "rested"
                                                        : "playing";
-    json_t *o = json_pack("{s:s, s:s, s:s}", "setting", class__scrim_name(c->scrimmage), "state",
+    json_t *o = json_pack("{s:s, s:s, s:s}", "setting", class_scrim_name(c->scrimmage), "state",
                           state, "why", why ? why : "");
     json_t *rows = json_array();
     int *order = n > 0 ? malloc((size_t)n * sizeof *order) : NULL;

@@ -479,7 +479,7 @@ bool class__course_load(class_service *svc, int64_t id, course_t *c)
         c->archived = db_column_int(st, 15) != 0;
         c->max_upload = db_column_int64(st, 16);
         c->last_extension_ms = db_column_int64(st, 17);
-        if (!class__scrim_parse(class__col(st, 18), &c->scrimmage))
+        if (!class_scrim_parse(class__col(st, 18), &c->scrimmage))
             c->scrimmage = CLASS_SCRIM_OFF;
         ok = c->g && c->ngates > 0 &&
              wire_rules_parse(c->g, c->rules_json, 2, &c->rules, err, sizeof err) == 0;
@@ -518,7 +518,7 @@ int64_t class__course_insert(class_service *svc, const course_new *n)
     db_bind_int64(st, 10, n->created_ms);
     db_bind_int64(st, 11, n->remote_wait_ms);
     db_bind_int64(st, 12, n->max_upload);
-    db_bind_text(st, 13, class__scrim_name(n->scrimmage), -1);
+    db_bind_text(st, 13, class_scrim_name(n->scrimmage), -1);
     int64_t id = 0;
     int rc = class__step(svc, st);
     if (rc == DB_ROW) {

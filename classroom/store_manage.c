@@ -56,7 +56,7 @@ bool class__course_set_settings(class_service *svc, int64_t course, int scrimmag
                                    " max_upload = CASE WHEN ? > 0 THEN ? ELSE max_upload END"
                                    " WHERE id = ?");
     if (st) {
-        db_bind_text(st, 1, class__scrim_name(scrimmage), -1);
+        db_bind_text(st, 1, class_scrim_name(scrimmage), -1);
         db_bind_int64(st, 2, max_upload);
         db_bind_int64(st, 3, max_upload);
         db_bind_int64(st, 4, course);

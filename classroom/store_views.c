@@ -27,7 +27,7 @@ json_t *class__course_json(const course_t *c)
                      "final_note", c->final_note, "created_ms", (json_int_t)c->created_ms,
                      "remote_wait_ms", (json_int_t)c->remote_wait_ms, "archived", c->archived,
                      "last_extension_ms", (json_int_t)c->last_extension_ms, "max_upload_bytes",
-                     (json_int_t)c->max_upload, "scrimmage", class__scrim_name(c->scrimmage));
+                     (json_int_t)c->max_upload, "scrimmage", class_scrim_name(c->scrimmage));
 }
 
 json_t *class__roster_json(class_service *svc, int64_t course)
