@@ -13,7 +13,8 @@
  * It checks what an instructor would look at, and exits 1 when one is wrong:
  * every compile error refused with the compiler's words; every crashing bot
  * failed with a fault named; the grades CSV before the final tells
- * `qualified`, `not_qualified` (failed every gate) and `no_show` apart, and
+ * `qualified`, `not_qualified` (failed every gate), `refused` (every upload
+ * refused: a compile error never fixed) and `no_show` apart, and
  * after it `finalist` with its place, the tiebreak that placed it
  * (`decided_by`) and a column for each tiebreak of the format. It prints one
  * JSON line per phase (wall seconds) and, on a cluster, the ladders each
@@ -249,7 +250,7 @@ const CLASS = [
   { up: [['javascript', 'random']], expect: null },
   { up: [['javascript', 'crash']], expect: 'not_qualified' },
   { up: [['javascript', 'slow']], expect: null },
-  { up: [['javascript', 'compile']], expect: 'no_show' },
+  { up: [['javascript', 'compile']], expect: 'refused' },
   { up: [['c', 'first']], expect: null },
   { up: [['c', 'random']], expect: null },
   { up: [['c', 'crash']], expect: 'not_qualified' },
@@ -259,7 +260,7 @@ const CLASS = [
   { up: [['cpp', 'random']], expect: null },
   { up: [['cpp', 'crash']], expect: 'not_qualified' },
   { up: [['cpp', 'slow']], expect: null },
-  { up: [['cpp', 'compile']], expect: 'no_show' },
+  { up: [['cpp', 'compile']], expect: 'refused' },
   { up: [['python', 'crash'], ['python', 'greedy']], expect: 'qualified' },
   { up: [], expect: 'no_show' },
   { up: [], expect: 'no_show' },

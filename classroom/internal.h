@@ -382,6 +382,8 @@ bool class__sub_show(class_service *svc, int64_t sub, const char *state, const c
 bool class__sub_tour(class_service *svc, int64_t sub, int64_t tour);
 /* A ladder began: queued -> running with the verdict. */
 bool class__sub_started(class_service *svc, int64_t sub, const char *verdict);
+/* One more of the student's uploads refused at its check or build (the grades' `refused`). */
+bool class__student_refused(class_service *svc, int64_t student);
 /* One result into the tables, in the transaction open (class__apply). */
 bool class__store_gate(class_service *svc, const done *d);
 bool class__store_sub(class_service *svc, const done *d);

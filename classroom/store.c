@@ -130,6 +130,9 @@ static const char *const added[][3] = {
     {"class_courses", "scrimmage", "TEXT NOT NULL DEFAULT 'off'"},
     {"class_games", "sub0", "INTEGER NOT NULL DEFAULT 0"},
     {"class_games", "sub1", "INTEGER NOT NULL DEFAULT 0"},
+    /* uploads of the student refused at their check or build (a compile error): the
+     * grades tell a student who tried and never got one in from one who never tried */
+    {"class_students", "refused", "INTEGER NOT NULL DEFAULT 0"},
 };
 
 /* Does `table` have `column`? SQLite: its table_info; PostgreSQL: the
@@ -273,7 +276,9 @@ static const char *grade_status(db_stmt *st)
         return "in_gates";
     if (db_column_int(st, 12) > 0)
         return "not_judged"; /* stopped at a broken gate */
-    return db_column_int(st, 9) > 0 ? "not_qualified" : "no_show";
+    if (db_column_int(st, 9) > 0)
+        return "not_qualified";
+    return db_column_int(st, 21) > 0 ? "refused" : "no_show"; /* every upload refused */
 }
 
 char *class_grades_csv(db_conn *db, int64_t course)
@@ -290,7 +295,7 @@ char *class_grades_csv(db_conn *db, int64_t course)
         " (SELECT COUNT(*) FROM class_submissions x WHERE x.student = s.id AND"
         "   x.state = 'not_judged'),"
         " f.rate, f.league_points, f.score_diff, f.swiss_points, f.buchholz, f.ko_reached,"
-        " f.decided_by, f.format"
+        " f.decided_by, f.format, s.refused"
         " FROM class_students s"
         " LEFT JOIN class_submissions fs ON fs.student = s.id AND fs.frozen = 1"
         " LEFT JOIN class_final f ON f.course = s.course AND f.student = s.id"

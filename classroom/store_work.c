@@ -231,6 +231,14 @@ bool class__sub_started(class_service *svc, int64_t sub, const char *verdict)
     return class__run(svc, st);
 }
 
+bool class__student_refused(class_service *svc, int64_t student)
+{
+    db_stmt *st = class__prep(svc, "UPDATE class_students SET refused = refused + 1 WHERE id = ?");
+    if (st)
+        db_bind_int64(st, 1, student);
+    return class__run(svc, st);
+}
+
 /* ---- results --------------------------------------------------------------------------------- */
 
 static json_t *arr_d(const double *v, int n)

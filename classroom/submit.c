@@ -537,6 +537,13 @@ static void upload_done(void *arg, int status)
                                           "game", have ? crs.g->name : ""));
         svc->host.reply(svc->host.user, u->caller, rep);
     } else {
+        /* refused for what the student sent — its check or build (a syntax or
+         * compile error, a file that is not what its kind says) — counted for
+         * the grades; not for the server's troubles or a closed course */
+        if (u->who.id > 0 && (u->rc == ENG_EINVAL || u->rc == ENG_ETOO_LARGE || u->rc == ENG_ETOO_MANY) &&
+            !class__student_refused(svc, u->who.id))
+            class__log(svc, CLASS_LOG_WARN, "course_refused_uncounted", "{s:I}", "student",
+                       (json_int_t)u->who.id);
         class__fail_to(svc, u->caller, u->id, u->rc, u->reason, "%s", u->err);
     }
     if (have)

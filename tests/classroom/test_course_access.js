@@ -59,7 +59,7 @@ test('students see only their own; instructors act with the admin token', { time
     refused(bad, 'invalid_argument', 'bad_roster');
     assert.match(bad.message, /line 3/);
     const added = await admin.request({ type: 'course_add_students', admin_token: A, course,
-      csv: 'id,name\na1,Alice\nb2,Bob\nc3,Carol\n' }, 'course_students_added');
+      csv: 'id,name\na1,Alice\nb2,Bob\nc3,Carol\nd4,Dan\n' }, 'course_students_added');
     const tok = Object.fromEntries(added.students.map((s) => [s.student_id, s.token]));
     refused(await admin.request({ type: 'course_add_students', admin_token: A, course,
       csv: 'id,name\na1,Again\n' }), 'invalid_argument', 'bad_roster');
@@ -88,6 +88,10 @@ test('students see only their own; instructors act with the admin token', { time
     /* nothing of those was kept */
     let v = await alice.request({ type: 'course_view', token: tok.a1 }, 'course_view');
     assert.equal(v.submissions.length, 0);
+    /* Dan tries once, with a syntax error, and never again: not a no-show in the grades */
+    refused(await bob.request({ type: 'course_submit', token: tok.d4, kind: 'python',
+      files: [{ name: 'bot.py', data: Buffer.from('def f(:\n  pass\n').toString('base64') }] }),
+    'invalid_argument', 'not_declared_kind');
 
     /* two real submissions each: versions and history */
     for (const [c, k] of [[alice, tok.a1], [bob, tok.b2]]) {
@@ -151,7 +155,7 @@ test('students see only their own; instructors act with the admin token', { time
     assert.equal(iv.role, 'instructor');
     assert.deepEqual(iv.submissions.filter((s) => s.frozen).map((s) => [s.student_id, s.version]),
       [['a1', 2], ['b2', 2]]);
-    assert.equal(iv.roster.length, 3);
+    assert.equal(iv.roster.length, 4);
 
     refused(await admin.request({ type: 'course_start_final', admin_token: A, course,
       format: 'gauntlet' }), 'invalid_argument');
@@ -171,11 +175,14 @@ test('students see only their own; instructors act with the admin token', { time
     assert.deepEqual(av.final.map((r) => r.student_id), ['a1']);
     const rows = csvRows((await admin.request({ type: 'course_grades', admin_token: A, course },
       'course_grades')).csv);
-    assert.equal(rows.length, 4);
+    assert.equal(rows.length, 5);
     const col = (name) => rows[0].indexOf(name);
     assert.equal(rows[3][0], 'c3');
     assert.equal(rows[3][col('final_rank')], '', 'Carol never submitted: no rank');
     assert.equal(rows[3][col('status')], 'no_show');
+    assert.equal(rows[4][0], 'd4');
+    assert.equal(rows[4][col('status')], 'refused', 'Dan tried, and every upload was refused');
+    assert.equal(rows[4][col('final_rank')], '');
     assert.deepEqual(rows.slice(1, 3).map((r) => r[col('final_rank')]).sort(), ['1', '2']);
     assert.deepEqual(rows.slice(1, 3).map((r) => r[col('status')]), ['finalist', 'finalist']);
     /* a knockout's places: the round reached decided the second, and is a column */
