@@ -15,8 +15,6 @@
  * results are dropped (the submission's run counted up, class__apply);
  * queued ladders and remote bots' jobs are dropped at once.
  */
-#define _XOPEN_SOURCE 700 /* nftw */
-#include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -263,19 +261,6 @@ void class__settings(const req *r)
     class__course_release(&c);
 }
 
-/* One entry of a deleted course's folder, depth first; what cannot be
- * removed stays (the rows are gone: nothing points at it any more). */
-static int rm_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-    (void)sb;
-    (void)ftw;
-    if (flag == FTW_DP)
-        rmdir(path);
-    else
-        unlink(path);
-    return 0;
-}
-
 void class__delete(const req *r)
 {
     course_t c;
@@ -299,7 +284,7 @@ void class__delete(const req *r)
         } else {
             char dir[PATH_MAX];
             snprintf(dir, sizeof dir, "%s/course-%lld", svc->dir, (long long)c.id);
-            nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+            class_rmtree(dir); /* what cannot be removed stays: no row points at it any more */
             class__log(svc, CLASS_LOG_INFO, "course_deleted", "{s:I, s:s}", "course",
                        (json_int_t)c.id, "name", c.name);
             json_t *rep = proto_reply("course_deleted", r->id);
