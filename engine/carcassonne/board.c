@@ -92,11 +92,13 @@ _Static_assert(CARC_NTYPES == 24, "nfit is three registers of 8 lanes");
 /* The open cells around a tile just placed at `cell`: the one it fills
  * (slot `filled`, -1 for the start tile) leaves, swapped for the last one;
  * on each side in `free` (no tile there) the cell opens (appended, in the
- * order of the sides) or its pattern gains the tile's edge, byte d of
- * `needs` (carc__needs). No branch on whether a side's cell is new, a coin
- * toss. */
+ * order of the sides) or its pattern gains the tile's edge, needs[d]
+ * (carc__needs). No branch on whether a side's cell is new, a coin toss:
+ * the slots past the last open cell are kept zero (cell 0, pattern 0), so
+ * a new cell's slot is nopen, found from its grid byte 0 by one add, and
+ * its old pattern reads as 0, whose row counts nothing. */
 static inline __attribute__((always_inline)) void open_cells(carc_state *s, int filled,
-                                                             unsigned free, uint32_t needs,
+                                                             unsigned free, const uint8_t *needs,
                                                              int cell)
 {
     _Static_assert(offsetof(carc_open, pattern) == 2 && sizeof(carc_open) == 4,
@@ -104,33 +106,34 @@ static inline __attribute__((always_inline)) void open_cells(carc_state *s, int 
     int nopen = s->nopen;
     lanes8 d0 = {0}, d1 = {0}, d2 = {0};
     if (filled >= 0) {
-        unsigned p = s->opens[filled].pattern;
-        d0 -= carc__nfit8[0][p];
-        d1 -= carc__nfit8[1][p];
-        d2 -= carc__nfit8[2][p];
+        const lanes8 *rp = carc__nfit8[s->opens[filled].pattern];
+        d0 -= rp[0];
+        d1 -= rp[1];
+        d2 -= rp[2];
         nopen--;
         s->opens[filled] = s->opens[nopen];
         s->grid[s->opens[filled].cell] = (uint8_t)(CARC_CELL_OPEN0 + filled);
+        memset(&s->opens[nopen], 0, sizeof s->opens[nopen]);
     }
     const uint32_t *nbr = carc__nbrxy[cell];
     for (unsigned m = free; m; m &= m - 1) {
         int d = __builtin_ctz(m);
-        uint32_t nc = nbr[d] & 0xffffu;
+        unsigned nc = (uint16_t)nbr[d];
         int gb = s->grid[nc];
-        int fresh = carc__opaque(gb == 0);
-        /* slot: fresh ? nopen : gb - OPEN0 */
-        int slot = (gb - CARC_CELL_OPEN0) ^ (((gb - CARC_CELL_OPEN0) ^ nopen) & -fresh);
+        int fresh = carc__opaque(-(int)(gb == 0)); /* all ones for a new cell */
+        /* slot: gb - OPEN0, or nopen for a new cell (gb 0) */
+        int slot = gb - CARC_CELL_OPEN0 + ((nopen + CARC_CELL_OPEN0) & fresh);
         carc_open *o = &s->opens[slot];
-        /* a fresh cell's old pattern reads as 0, whose row counts nothing */
-        unsigned old = o->pattern & ((unsigned)fresh - 1u);
-        unsigned pat = old | (needs >> (8 * d) & 0xffu);
-        d0 += carc__nfit8[0][pat] - carc__nfit8[0][old];
-        d1 += carc__nfit8[1][pat] - carc__nfit8[1][old];
-        d2 += carc__nfit8[2][pat] - carc__nfit8[2][old];
+        unsigned old = o->pattern;
+        unsigned pat = old | needs[d];
+        const lanes8 *rn = carc__nfit8[pat], *ro = carc__nfit8[old];
+        d0 += rn[0] - ro[0];
+        d1 += rn[1] - ro[1];
+        d2 += rn[2] - ro[2];
         uint32_t word = nc | pat << 16; /* cell, pattern, pad: one store */
         memcpy(o, &word, 4);
         s->grid[nc] = (uint8_t)(CARC_CELL_OPEN0 + slot);
-        nopen += fresh;
+        nopen -= fresh;
     }
     s->nopen = (uint8_t)nopen;
     lanes8 v[3];

@@ -123,6 +123,12 @@ static int check_deep(const carc_state *s, char *why, size_t cap)
         for (int t = 0; t < CARC_NTYPES; t++)
             nfit[t] += carc__cnt[t][o->pattern];
     }
+    /* the slots past the last open cell are zero: a new open cell's old
+     * pattern reads as 0 there (board.c's open_cells) */
+    for (int i = s->nopen; i < CARC_MAX_OPEN; i++)
+        if (s->opens[i].cell != 0 || s->opens[i].pattern != 0 || s->opens[i].pad != 0)
+            return BAD("open slot %d past the last (%d) is not zero: cell %d, pattern %#x", i,
+                       s->nopen, s->opens[i].cell, s->opens[i].pattern);
     for (int t = 0; t < CARC_NTYPES; t++)
         if (s->nfit[t] != nfit[t])
             return BAD("%d placements of %c counted, %u on the board", s->nfit[t], 'A' + t,

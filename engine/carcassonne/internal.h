@@ -12,13 +12,14 @@
 /* fit[pattern][type]: distinct rotations of the type that fit an open cell
  * whose constrained sides are given by pattern (2 bits per side). */
 extern uint8_t carc__fit[256][CARC_NTYPES];
-/* nfit8[k][pattern]: the number of bits in fit[pattern][type] for the
+/* nfit8[pattern][k]: the number of bits in fit[pattern][type] for the
  * types 8k .. 8k+7, 16-bit lanes in one SSE register's worth, so a state's
- * per-type placement counts update with vector adds; the row of pattern 0
+ * per-type placement counts update with vector adds (a pattern's three
+ * registers side by side: one row address for all three); the row of pattern 0
  * (no side constrained: no open cell has it) is all zero and stands for a
  * cell that is not open. */
 typedef uint16_t carc__lanes8 __attribute__((vector_size(16)));
-extern carc__lanes8 carc__nfit8[CARC_NTYPES / 8][256];
+extern carc__lanes8 carc__nfit8[256][CARC_NTYPES / 8];
 
 /* cnt[type][pattern]: the number of bits in fit[pattern][type], a row per
  * tile type so that the random placement's walk over the open cells reads
@@ -31,9 +32,9 @@ extern uint8_t carc__cnt[CARC_NTYPES][256];
  * 24-31 (0, 1 or 0xff = -1). */
 extern uint32_t carc__nbrxy[CARC_CELLS][4];
 
-/* needs[type * 4 + rot]: byte d is the pattern bits that the tile's side d
- * puts on the cell beyond it (its edge kind at that cell's side d ^ 2). */
-extern uint32_t carc__needs[CARC_NTYPES * 4];
+/* needs[type * 4 + rot][d]: the pattern bits that the tile's side d puts
+ * on the cell beyond it (its edge kind at that cell's side d ^ 2). */
+extern uint8_t carc__needs[CARC_NTYPES * 4][4];
 
 /* side[type * 4 + rot][d]: side d of the tile in that rotation, packed:
  * its edge kind (bits 0-7), then the local features at its ports 3d+1

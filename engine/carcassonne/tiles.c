@@ -53,11 +53,11 @@ carc_type carc__types[CARC_NTYPES];
 /* fit[pattern][type]: bit r set when distinct rotation r of the type meets
  * every constrained side of an open cell with that pattern. */
 uint8_t carc__fit[256][CARC_NTYPES];
-carc__lanes8 carc__nfit8[CARC_NTYPES / 8][256]; /* row 0 stays zero */
+carc__lanes8 carc__nfit8[256][CARC_NTYPES / 8]; /* row 0 stays zero */
 uint8_t carc__cnt[CARC_NTYPES][256];
 uint8_t carc__sides[256];
 uint32_t carc__nbrxy[CARC_CELLS][4];
-uint32_t carc__needs[CARC_NTYPES * 4];
+uint8_t carc__needs[CARC_NTYPES * 4][4];
 uint32_t carc__side[CARC_NTYPES * 4][4];
 uint8_t carc__sel[16][4];
 uint8_t carc__cand[CARC_NTYPES][2];
@@ -188,10 +188,8 @@ static void build(void)
             carc__nbrxy[c][d] = (uint32_t)((c + step[d] + CARC_CELLS) % CARC_CELLS) | stepxy[d];
     for (int ti = 0; ti < CARC_NTYPES; ti++)
         for (int r = 0; r < 4; r++) {
-            carc__needs[ti * 4 + r] = 0;
             for (int d = 0; d < 4; d++)
-                carc__needs[ti * 4 + r] |= (uint32_t)types[ti].rot[r].edge[d] << (2 * (d ^ 2))
-                                                                              << (8 * d);
+                carc__needs[ti * 4 + r][d] = (uint8_t)(types[ti].rot[r].edge[d] << (2 * (d ^ 2)));
         }
     for (int pat = 0; pat < 256; pat++) {
         carc__sides[pat] = 0;
@@ -245,7 +243,7 @@ static void build(void)
                     m |= (uint8_t)(1u << r);
             }
             carc__fit[pat][ti] = m;
-            carc__nfit8[ti / 8][pat][ti % 8] = (uint16_t)(pat ? __builtin_popcount(m) : 0);
+            carc__nfit8[pat][ti / 8][ti % 8] = (uint16_t)(pat ? __builtin_popcount(m) : 0);
             carc__cnt[ti][pat] = (uint8_t)__builtin_popcount(m);
         }
 }
