@@ -57,8 +57,10 @@ extern uint16_t carc__fcity[CARC_NTYPES][CARC_MAX_SEGS];
  * (a city) on the tile: fcity the other way round, so that the final
  * scoring can walk the completed cities instead of the fields. */
 extern uint8_t carc__cfield[CARC_NTYPES][CARC_MAX_SEGS];
-/* sel[mask][k]: the k-th lowest set bit of a 4-bit rotation mask. */
-extern uint8_t carc__sel[16][4];
+/* rotk[type][pattern]: the rotations that fit (fit[pattern][type]) in
+ * increasing order, 2 bits each from bit 0: the k-th is rotk >> 2k & 3, so
+ * the random placement finds its rotation with one read. */
+extern uint8_t carc__rotk[CARC_NTYPES][256];
 
 /* Bits set in a 4-bit rotation mask. A table, because without -mpopcnt
  * __builtin_popcount becomes a library call that dominated playouts. */

@@ -391,16 +391,20 @@ static inline eng_move random_placement(const carc_state *s, eng_rng *rng)
     for (uint32_t c; j >= (c = (uint32_t)cnt[p[0]] + cnt[p[d1]] + cnt[p[d2]] + cnt[p[d3]]);
          p += 4 * d1)
         j -= c;
-    /* then the j-th is one of the next four: find it without a branch */
+    /* then the j-th is one of the next four: find it without a branch, the
+     * first three cells' running counts as the bytes of a word (the fourth
+     * byte above any j), and the cell is the number of them <= j (j and the
+     * counts are below 17: a byte's subtraction never borrows) */
     uint32_t c0 = cnt[p[0]], c1 = c0 + cnt[p[d1]], c2 = c1 + cnt[p[d2]];
-    uint32_t m0 = (uint32_t)carc__opaque(-(int)(j >= c0)), m1 = (uint32_t)carc__opaque(-(int)(j >= c1)),
-             m2 = (uint32_t)carc__opaque(-(int)(j >= c2));
-    uint32_t before = (c0 & m0 & ~m1) | (c1 & m1 & ~m2) | (c2 & m2);
-    p += d1 * (ptrdiff_t)((m0 & 1) + (m1 & 1) + (m2 & 1));
+    uint32_t run = c0 | c1 << 8 | c2 << 16 | 0x7fu << 24;
+    uint32_t le = ((j | 0x80u) * 0x01010101u - run) & 0x80808080u;
+    uint32_t i = ((le >> 7) * 0x01010101u) >> 24; /* 0..3 */
+    uint32_t before = (run << 8) >> (8 * i) & 0xffu;
+    p += (((ptrdiff_t)i * 4) ^ back) - back;
     const carc_open *o = (const carc_open *)(const void *)(p - offsetof(carc_open, pattern));
     /* the rotation: j - before from the cell's first, or from its last */
     uint32_t r = ((j - before) ^ (uint32_t)back) + (cnt[o->pattern] & (uint32_t)back);
-    return o->cell * 4 + carc__sel[carc__fit[o->pattern][s->drawn]][r];
+    return o->cell * 4 + (carc__rotk[s->drawn][o->pattern] >> (2 * r) & 3u);
 }
 
 static eng_move carc_random_move(const void *st, eng_rng *rng)

@@ -59,7 +59,7 @@ uint8_t carc__sides[256];
 uint32_t carc__nbrxy[CARC_CELLS][4];
 uint8_t carc__needs[CARC_NTYPES * 4][4];
 uint32_t carc__side[CARC_NTYPES * 4][4];
-uint8_t carc__sel[16][4];
+uint8_t carc__rotk[CARC_NTYPES][256];
 uint8_t carc__cand[CARC_NTYPES][2];
 uint8_t carc__cr[CARC_NTYPES];
 uint16_t carc__fcity[CARC_NTYPES][CARC_MAX_SEGS];
@@ -223,10 +223,6 @@ static void build(void)
                     carc__cfield[ti][c] |= (uint8_t)(1u << g);
             }
     }
-    for (unsigned m = 0; m < 16; m++)
-        for (int r = 0, k = 0; r < 4; r++)
-            if (m & (1u << r))
-                carc__sel[m][k++] = (uint8_t)r;
     for (int pat = 0; pat < 256; pat++)
         for (int ti = 0; ti < CARC_NTYPES; ti++) {
             uint8_t m = 0;
@@ -245,6 +241,10 @@ static void build(void)
             carc__fit[pat][ti] = m;
             carc__nfit8[pat][ti / 8][ti % 8] = (uint16_t)(pat ? __builtin_popcount(m) : 0);
             carc__cnt[ti][pat] = (uint8_t)__builtin_popcount(m);
+            carc__rotk[ti][pat] = 0;
+            for (int k = 0, r = 0; r < 4; r++)
+                if (m & (1u << r))
+                    carc__rotk[ti][pat] |= (uint8_t)(r << (2 * k++));
         }
 }
 
