@@ -852,7 +852,8 @@ static int load_rows(journal *j, const journal_restorer *r, const char *sql, con
                      "encoding %d, and will not misread them",
                      g->name, encoding, g->move_encoding);
         else if (read_moves(j, mv, id, moves, times, infos, g ? g->max_plies : most, &n, why,
-                            sizeof why) == 0)
+                            sizeof why) == 0 &&
+                 (!j->ops->lines || (j->ops->lines(j->be, id, infos, n), true)))
             ok = r->restore(r->arg,
                             &(journal_stored){
                                 .id = id,

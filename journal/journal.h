@@ -67,6 +67,9 @@ typedef struct journal_config {
     int check;               /* JOURNAL_CHECK_*: SQLite's check of the file at open */
     int busy_timeout_ms;     /* SQLite: how long a write waits for another's lock */
     int wal_reset_frames;    /* SQLite: the WAL's bound (checkpoints) */
+    int lines_slack;         /* SQLite: rows of the thinking lines' log beyond twice the live
+                                lines before long-lived matches' are written again (lines.c;
+                                0: the default) */
     const char *instance;    /* this server's name (PostgreSQL: its lease and matches) */
     const char *address;     /* how the other servers reach it (PostgreSQL), or NULL */
     int lease_ms;            /* PostgreSQL: this server's lease */

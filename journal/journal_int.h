@@ -86,6 +86,10 @@ typedef struct journal_ops {
     bool (*busy)(const journal_backend *b);
     /* The end of each loop round, after the batch (optional). */
     void (*round)(journal_backend *b);
+    /* The thinking lines of match `match` the engine keeps apart from its
+     * moves' rows (optional): into infos[ply], ply < n, where it is NULL,
+     * as malloc'd copies (the reader frees them). */
+    void (*lines)(journal_backend *b, const char *match, char **infos, int n);
 } journal_ops;
 
 extern const journal_ops journal_sqlite, journal_pg;

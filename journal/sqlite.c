@@ -38,8 +38,9 @@
  * column; its matches are encoding 1; schemas 1 and 2 had no chance_nonce:
  * their matches have no commitment and their records no chance block;
  * schemas 1 to 3 had no think_ms/wait_ms on moves: their turns have no time
- * figures; schemas 1 to 4 had no info: their turns have no thinking line),
- * a newer one is refused with a message saying so.
+ * figures; schemas 1 to 4 had no info: their turns have no thinking line;
+ * schema 5 kept a turn's line on its move's row, where its rows keep it and
+ * are read as they were), a newer one is refused with a message saying so.
  *
  * Time. A seat's turn keeps its time figures (docs/records.md, "Time") on
  * the row of its first move: think_ms, the player's own measure (what a
@@ -47,8 +48,11 @@
  * program's CPU time), and wait_ms, the server's from asking the seat to
  * receiving the move; NULL where there is none (chance events, the other
  * moves of a turn, moves a policy played). Its thinking line (the last a
- * player sent before it, compact JSON text: thinking.c) goes on the same
- * row, as `info`; NULL where there is none.
+ * player sent before it, compact JSON text: thinking.c) is kept apart from
+ * the moves, so that a move's row and the pages a commit writes are the
+ * same with lines as without (lines.c: a log appended in order while the
+ * match is live, a row of `infos` once it is finished); `moves.info` is
+ * NULL on new rows and read where an older journal wrote it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -63,6 +67,7 @@
 #include <unistd.h>
 
 #include "journal_int.h"
+#include "lines.h"
 
 struct journal_backend {
     journal *j;
@@ -76,6 +81,7 @@ struct journal_backend {
     int appends;               /* journal_append calls that committed (test hook) */
     sqlite3_stmt *ins_move, *upd_seats, *upd_status, *upd_finish, *begin, *commit,
         *rollback, *ins_token;
+    sq_lines *lines;           /* the turns' thinking lines (lines.c) */
     int err_code;              /* the failed write's SQLite (extended) code ... */
     char err_msg[200];         /* ... and message, read before the rollback */
     /* --durable: group sync (see "Durability" above). Loop thread: */
@@ -304,7 +310,7 @@ static bool step_or_fail(journal_backend *st, sqlite3_stmt *stmt)
 /* ---- the tables -------------------------------------------------------------------------- */
 
 /* The layout of the tables; bump with a migration in migrate() when it changes. */
-#define STORE_SCHEMA 5
+#define STORE_SCHEMA 6
 
 /* The tables at STORE_SCHEMA, for a new database. */
 static const char schema[] =
@@ -318,7 +324,7 @@ static const char schema[] =
     "  match TEXT NOT NULL, ply INTEGER NOT NULL, move INTEGER NOT NULL, by TEXT, reason TEXT,"
     "  at INTEGER NOT NULL, think_ms INTEGER, wait_ms INTEGER, info TEXT,"
     "  PRIMARY KEY(match, ply)) WITHOUT ROWID;"
-    "CREATE INDEX IF NOT EXISTS matches_status ON matches(status, created);";
+    "CREATE INDEX IF NOT EXISTS matches_status ON matches(status, created);" SQ_LINES_SCHEMA;
 
 static int prep(journal_backend *st, sqlite3_stmt **out, const char *sql)
 {
@@ -455,8 +461,12 @@ static int migrate(journal_backend *st, const char *path, char *err, size_t errc
                                          NULL, NULL, NULL) != SQLITE_OK)
             goto sqlite_fail;
         /* schemas 1 to 4: no thinking lines; their turns have none */
-        if (sqlite3_exec(db, "ALTER TABLE moves ADD COLUMN info TEXT;", NULL, NULL, NULL) !=
-            SQLITE_OK)
+        if (version <= 4 && sqlite3_exec(db, "ALTER TABLE moves ADD COLUMN info TEXT;", NULL,
+                                         NULL, NULL) != SQLITE_OK)
+            goto sqlite_fail;
+        /* schemas 1 to 5: the lines were kept in `moves` (its rows keep
+         * them, and are read as they were); from now on apart (lines.c) */
+        if (sqlite3_exec(db, SQ_LINES_SCHEMA, NULL, NULL, NULL) != SQLITE_OK)
             goto sqlite_fail;
         srv_log(LOG_INFO, "journal_migrated", "{s:s, s:i, s:i}", "db", path, "from", (int)version,
                 "to", STORE_SCHEMA);
@@ -918,8 +928,8 @@ static int sq_open(journal *j, const char *target, journal_backend **out, char *
     if ((rc = sqlite3_exec(st->ckpt_db, "PRAGMA journal_mode=WAL;", NULL, NULL, NULL)) != SQLITE_OK)
         goto fail;
     if ((rc = prep(st, &st->ins_move,
-                   "INSERT INTO moves(match,ply,move,by,reason,at,think_ms,wait_ms,info) "
-                   "VALUES(?,?,?,?,?,?,?,?,?)")) ||
+                   "INSERT INTO moves(match,ply,move,by,reason,at,think_ms,wait_ms) "
+                   "VALUES(?,?,?,?,?,?,?,?)")) ||
         (rc = prep(st, &st->upd_seats, "UPDATE matches SET seats=? WHERE id=?")) ||
         (rc = prep(st, &st->upd_status,
                    "UPDATE matches SET status=?1 WHERE id=?2 AND status<>?1")) ||
@@ -928,7 +938,8 @@ static int sq_open(journal *j, const char *target, journal_backend **out, char *
         (rc = prep(st, &st->begin, "BEGIN IMMEDIATE")) || (rc = prep(st, &st->commit, "COMMIT")) ||
         (rc = prep(st, &st->rollback, "ROLLBACK")) ||
         (rc = prep(st, &st->ins_token,
-                   "INSERT OR IGNORE INTO resume_tokens(token,match,seat) VALUES(?,?,?)")))
+                   "INSERT OR IGNORE INTO resume_tokens(token,match,seat) VALUES(?,?,?)")) ||
+        (rc = sq_lines_open(st->db, cfg->lines_slack, &st->lines)))
         goto fail;
     sqlite3_busy_timeout(st->db, cfg->busy_timeout_ms > 0 ? cfg->busy_timeout_ms : 0);
     if (db_wrap_sqlite(st->db, &j->dbh) != DB_OK) {
@@ -951,6 +962,7 @@ fail:;
                  path, msg);
     else
         snprintf(err, errcap, "database %s: %s", path, msg);
+    sq_lines_close(st->lines);
     if (st->ckpt_db)
         sqlite3_close_v2(st->ckpt_db);
     if (st->db)
@@ -996,6 +1008,7 @@ static void sq_close(journal_backend *st)
     sqlite3_finalize(st->commit);
     sqlite3_finalize(st->rollback);
     sqlite3_finalize(st->ins_token);
+    sq_lines_close(st->lines);
     db_close(st->j->dbh);          /* borrowed: leaves st->db open */
     sqlite3_close_v2(st->ckpt_db); /* its work has drained with the loop */
     sqlite3_close_v2(st->db);      /* the last connection checkpoints the WAL */
@@ -1014,6 +1027,21 @@ static void bind_str(sqlite3_stmt *q, int i, const char *s)
 {
     if (s)
         sqlite3_bind_text(q, i, s, -1, SQLITE_STATIC);
+}
+
+/* A step of the thinking lines (lines.c): true when it went, else its
+ * error is kept as a statement's is. */
+static bool lines_ok(journal_backend *st, int rc)
+{
+    if (rc == SQLITE_OK)
+        return true;
+    if (st->err_code == SQLITE_OK && rc == SQLITE_NOMEM &&
+        sqlite3_errcode(st->db) == SQLITE_OK) {
+        st->err_code = SQLITE_NOMEM;
+        snprintf(st->err_msg, sizeof st->err_msg, "out of memory for the thinking lines");
+    }
+    write_failed(st);
+    return false;
 }
 
 /* The batch's rows, in a transaction the caller opened. */
@@ -1036,7 +1064,12 @@ static bool write_rows(journal_backend *st, const journal_batch *b)
                 sqlite3_bind_int64(q, 7, r->think_ms);
             if (r->wait_ms >= 0)
                 sqlite3_bind_int64(q, 8, r->wait_ms);
-            bind_str(q, 9, jrow_str(b, r->info));
+            if (!step_or_fail(st, q) || !lines_ok(st, r->info == JNONE
+                                                          ? SQLITE_OK
+                                                          : sq_lines_move(st->lines, id, r->n,
+                                                                          jrow_str(b, r->info))))
+                return false;
+            q = NULL;
             break;
         case JR_SEATS:
             bind_str(st->upd_seats, 1, jrow_str(b, r->a));
@@ -1065,6 +1098,9 @@ static bool write_rows(journal_backend *st, const journal_batch *b)
             bind_str(q, 3, jrow_str(b, r->b));
             bind_str(q, 4, jrow_str(b, r->a));
             bind_str(q, 5, id);
+            if (!step_or_fail(st, q) || !lines_ok(st, sq_lines_finish(st->lines, id)))
+                return false;
+            q = NULL;
             break;
         default: break; /* JR_SUMMARY: only other servers read it; none share a file */
         }
@@ -1080,9 +1116,15 @@ static int sq_write(journal_backend *st, const journal_batch *b)
     if (!sqlite3_get_autocommit(st->db))
         return JOURNAL_BUSY;
     write_begin(st);
-    bool ok = step_or_fail(st, st->begin) && write_rows(st, b) && step_or_fail(st, st->commit);
-    if (!ok && !sqlite3_get_autocommit(st->db))
-        step(st->rollback);
+    bool ok = step_or_fail(st, st->begin);
+    if (ok) {
+        sq_lines_begin(st->lines);
+        ok = write_rows(st, b) && lines_ok(st, sq_lines_end(st->lines)) &&
+             step_or_fail(st, st->commit);
+        if (!ok && !sqlite3_get_autocommit(st->db))
+            step(st->rollback);
+        sq_lines_done(st->lines, ok);
+    }
     if (!ok) {
         report(st, "append", jrow_str(b, b->row[0].match));
         return JOURNAL_FAILED;
@@ -1131,6 +1173,11 @@ static void sq_round(journal_backend *st)
     round_end(st);
 }
 
+static void sq_read_lines(journal_backend *st, const char *match, char **infos, int n)
+{
+    sq_lines_read(st->lines, match, infos, n);
+}
+
 const journal_ops journal_sqlite = {
     .name = "sqlite",
     .shared = false,
@@ -1144,4 +1191,5 @@ const journal_ops journal_sqlite = {
     .probe = sq_probe,
     .busy = sq_busy,
     .round = sq_round,
+    .lines = sq_read_lines,
 };

@@ -24,7 +24,15 @@
  *     database of schema 3 (no such columns) is migrated and its turns have
  *     none; a figure that is not a number of milliseconds fails the
  *     restore of its match; schemas before 5 get the thinking lines'
- *     column (server_thinking restarts a server and reads them back).
+ *     column (server_thinking restarts a server and reads them back);
+ *   - the thinking lines are kept apart from the moves (journal/lines.c):
+ *     a new move's row has none, a live match's lines come back from the
+ *     log after the journal is closed mid-match (nothing else keeps them),
+ *     a finished match's from its row of `infos`; a database of schema 5
+ *     (the lines on the moves' rows) is migrated, its lines read as they
+ *     were and its live match's new lines added apart; the log is pruned
+ *     as matches finish, and a long-lived match's lines are written again
+ *     at its end, so that the log stays bounded and loses none of them.
  *
  * Usage: test_journal PATH/TO/tessera (for the end-to-end check).
  */
@@ -319,7 +327,7 @@ static void test_new_db(void **state)
     proto_msg_free(&create);
     srv_close();
     sqlite3 *raw = raw_open(db);
-    assert_int_equal(raw_int(raw, "SELECT value FROM meta WHERE key='schema'"), 5);
+    assert_int_equal(raw_int(raw, "SELECT value FROM meta WHERE key='schema'"), 6);
     assert_int_equal(raw_int(raw, "SELECT move_encoding FROM matches"),
                      eng_find_game("carcassonne")->move_encoding);
     sqlite3_close(raw);
@@ -346,7 +354,7 @@ static void test_migrate_and_encodings(void **state)
     assert_int_equal(m->status, MATCH_FINISHED);
     srv_close();
     raw = raw_open(db);
-    assert_int_equal(raw_int(raw, "SELECT value FROM meta WHERE key='schema'"), 5);
+    assert_int_equal(raw_int(raw, "SELECT value FROM meta WHERE key='schema'"), 6);
     assert_int_equal(raw_int(raw, "SELECT move_encoding FROM matches WHERE id='old'"), 1);
 
     /* matches whose journal cannot be read as it is: each refused, loudly,
@@ -532,7 +540,7 @@ static void test_chance_restore_count(void **state)
 static void test_unknown_schema(void **state)
 {
     (void)state;
-    static const char *const versions[] = {"6", "99", "abc", "\x01x"};
+    static const char *const versions[] = {"7", "99", "abc", "\x01x"};
     for (size_t i = 0; i < sizeof versions / sizeof versions[0]; i++) {
         char db[300], err[512] = "", sql[200];
         snprintf(db, sizeof db, "%s/future%zu.db", tmpdir, i);
@@ -547,7 +555,7 @@ static void test_unknown_schema(void **state)
         assert_null(S.db);
         char want[64];
         snprintf(want, sizeof want, "schema version '%s'", i == 3 ? "?x" : versions[i]);
-        if (!strstr(err, want) || !strstr(err, db) || !strstr(err, "reads versions 1 to 5"))
+        if (!strstr(err, want) || !strstr(err, db) || !strstr(err, "reads versions 1 to 6"))
             fail_msg("srv_journal_open's message: %s", err);
         /* nothing was changed in it */
         raw = raw_open(db);
@@ -628,7 +636,7 @@ static void test_times(void **state)
     json_decref(turns);
     srv_close();
     raw = raw_open(db);
-    assert_int_equal(raw_int(raw, "SELECT value FROM meta WHERE key='schema'"), 5);
+    assert_int_equal(raw_int(raw, "SELECT value FROM meta WHERE key='schema'"), 6);
     assert_int_equal(raw_int(raw, "SELECT count(*) FROM pragma_table_info('moves') WHERE "
                                   "name IN ('think_ms','wait_ms','info')"),
                      3);
@@ -729,6 +737,247 @@ static void test_times(void **state)
     srv_close();
 }
 
+
+/* ---- the thinking lines, apart from the moves (journal/lines.c) ----------- */
+
+/* The tables as schema 5 made them (a turn's line on its move's row). */
+static const char schema5[] =
+    "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+    "INSERT INTO meta VALUES('schema','5');"
+    "CREATE TABLE matches("
+    "  id TEXT PRIMARY KEY, game TEXT NOT NULL, rules TEXT NOT NULL, seats TEXT NOT NULL,"
+    "  time_control TEXT NOT NULL, policies TEXT NOT NULL, seed INTEGER NOT NULL,"
+    "  status INTEGER NOT NULL, created INTEGER NOT NULL, finished INTEGER, result TEXT,"
+    "  demo INTEGER NOT NULL DEFAULT 0, move_encoding INTEGER NOT NULL DEFAULT 1,"
+    "  chance_nonce TEXT);"
+    "CREATE TABLE moves("
+    "  match TEXT NOT NULL, ply INTEGER NOT NULL, move INTEGER NOT NULL, by TEXT, reason TEXT,"
+    "  at INTEGER NOT NULL, think_ms INTEGER, wait_ms INTEGER, info TEXT,"
+    "  PRIMARY KEY(match, ply)) WITHOUT ROWID;"
+    "CREATE INDEX matches_status ON matches(status, created);";
+
+/* What a restore was handed: each match's lines, by ply ("" for none). */
+#define LINES_MAX 64
+static struct restored {
+    char id[32];
+    int n, status;
+    char line[LINES_MAX][96];
+} got[400];
+static int ngot;
+
+static bool lines_held(void *arg, const char *id)
+{
+    (void)arg, (void)id;
+    return false;
+}
+
+static bool lines_restore(void *arg, const journal_stored *m, char *err, size_t errcap)
+{
+    (void)arg, (void)err, (void)errcap;
+    assert_true(ngot < (int)(sizeof got / sizeof got[0]));
+    struct restored *r = &got[ngot++];
+    snprintf(r->id, sizeof r->id, "%s", m->id);
+    r->n = m->nmoves;
+    r->status = m->status;
+    assert_true(m->nmoves <= LINES_MAX);
+    for (int i = 0; i < m->nmoves; i++)
+        snprintf(r->line[i], sizeof r->line[i], "%s", m->infos[i] ? m->infos[i] : "");
+    return true;
+}
+
+static const struct restored *restored(const char *id)
+{
+    for (int i = 0; i < ngot; i++)
+        if (!strcmp(got[i].id, id))
+            return &got[i];
+    fail_msg("match %s was not restored", id);
+    return NULL;
+}
+
+/* A journal on its own (no server): the lines are its business. */
+static journal *lines_open(const char *db, int slack)
+{
+    journal_config cfg = {.loop = &loop, .busy_timeout_ms = 1000,
+                          .wal_reset_frames = JOURNAL_WAL_RESET_FRAMES, .lines_slack = slack};
+    journal *j = NULL;
+    char err[512] = "";
+    if (journal_open(db, &cfg, &j, err, sizeof err) != 0)
+        fail_msg("journal_open: %s", err);
+    journal_start(j);
+    return j;
+}
+
+static void lines_load(journal *j)
+{
+    ngot = 0;
+    char err[512] = "";
+    journal_restorer r = {.held = lines_held, .restore = lines_restore};
+    if (journal_load(j, &r, 1000, err, sizeof err) != 0)
+        fail_msg("journal_load: %s", err);
+}
+
+static void lines_close(journal *j)
+{
+    journal_stop(j);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    journal_close(j);
+}
+
+static void lines_create(journal *j, const char *id)
+{
+    journal_match m = {.id = id, .game = "reversi", .move_encoding = 1, .rules = "{}",
+                       .time_control = "{}", .policies = "{}", .seed = 7, .created_ms = 1,
+                       .seats = {.match = id, .status = MATCH_LIVE}};
+    assert_int_equal(journal_create_match(j, &m), 0);
+}
+
+/* Ply `ply` of match id (a move integer the reader takes), with a line
+ * naming it, or none; stored at the end of the loop round. */
+static void lines_move(journal *j, const char *id, int ply, bool with_line)
+{
+    char text[96];
+    snprintf(text, sizeof text, "{\"winprob\":0.5,\"text\":\"%s ply %d\"}", id, ply);
+    eng_move mv = 19;
+    rec_time t = {-1, -1};
+    journal_moves m = {.match = id, .from = ply, .n = 1, .move = &mv, .time = &t,
+                       .info = with_line ? text : NULL};
+    uint64_t batch;
+    assert_int_equal(journal_append(j, &m, &batch), 0);
+}
+
+static void lines_round(void)
+{
+    uv_run(&loop, UV_RUN_NOWAIT); /* the round's batch is written */
+}
+
+static void lines_finish(journal *j, const char *id)
+{
+    journal_seats s = {.match = id, .status = MATCH_FINISHED, .status_changed = true};
+    uint64_t batch;
+    assert_int_equal(journal_finish(j, &s, 2, "{\"reason\":\"normal\"}", &batch), 0);
+}
+
+static void expect_line(const struct restored *r, int ply, bool with_line)
+{
+    char want[96] = "";
+    if (with_line)
+        snprintf(want, sizeof want, "{\"winprob\":0.5,\"text\":\"%s ply %d\"}", r->id, ply);
+    if (strcmp(r->line[ply], want) != 0)
+        fail_msg("%s ply %d: the line '%s', not '%s'", r->id, ply, r->line[ply], want);
+}
+
+static void test_lines(void **state)
+{
+    (void)state;
+    char db[300];
+    assert_int_equal(uv_loop_init(&loop), 0);
+
+    /* schema 5: a live match and a finished one, their lines on the moves' rows */
+    snprintf(db, sizeof db, "%s/lines-v5.db", tmpdir);
+    sqlite3 *raw = raw_open(db);
+    exec(raw, schema5);
+    insert_reversi(raw, "old5", 4);
+    insert_reversi(raw, "live5", 4);
+    exec(raw, "UPDATE matches SET status=1 WHERE id='live5'");
+    exec(raw, "UPDATE moves SET info='{\"winprob\":0.5,\"text\":\"' || match || ' ply ' || ply || "
+              "'\"}' WHERE ply IN (1, 3)");
+    sqlite3_close(raw);
+
+    journal *j = lines_open(db, 8);
+    lines_load(j);
+    for (int p = 0; p < 4; p++) {
+        expect_line(restored("old5"), p, p % 2);
+        expect_line(restored("live5"), p, p % 2);
+    }
+    /* the schema-5 match goes on, with lines; a new match; one that finishes */
+    lines_move(j, "live5", 4, false);
+    lines_move(j, "live5", 5, true);
+    lines_create(j, "fresh");
+    lines_create(j, "done");
+    for (int p = 0; p < 6; p++) {
+        lines_move(j, "fresh", p, p != 2);
+        lines_move(j, "done", p, p != 4);
+        lines_round();
+    }
+    lines_finish(j, "done");
+    lines_round();
+    raw = raw_open(db);
+    assert_int_equal(raw_int(raw, "SELECT value FROM meta WHERE key='schema'"), 6);
+    /* a new move's row carries no line; the live ones are in the log, the
+     * finished match's in its row of infos */
+    assert_int_equal(raw_int(raw, "SELECT count(*) FROM moves WHERE info IS NOT NULL"), 4);
+    assert_int_equal(raw_int(raw, "SELECT count(*) FROM infos"), 1);
+    assert_int_equal(raw_int(raw, "SELECT count(*) FROM infos WHERE match='done'"), 1);
+    assert_true(raw_int(raw, "SELECT count(*) FROM info_log") >= 1);
+    sqlite3_close(raw);
+    /* closed with two matches live (nothing but the log keeps their lines) */
+    lines_close(j);
+
+    j = lines_open(db, 8);
+    lines_load(j);
+    const struct restored *r = restored("live5");
+    assert_int_equal(r->n, 6);
+    for (int p = 0; p < 6; p++)
+        expect_line(r, p, p == 1 || p == 3 || p == 5);
+    r = restored("fresh");
+    assert_int_equal(r->n, 6);
+    for (int p = 0; p < 6; p++)
+        expect_line(r, p, p != 2);
+    r = restored("done");
+    assert_int_equal(r->status, MATCH_FINISHED);
+    for (int p = 0; p < 6; p++)
+        expect_line(r, p, p != 4);
+    for (int p = 0; p < 4; p++)
+        expect_line(restored("old5"), p, p % 2);
+
+    /* a long-lived match ("fresh") while 300 short ones come and go, a
+     * commit a move: the log is pruned and "fresh"'s lines written again
+     * at its end, so it stays within twice the live lines and its slack */
+    long long most = 0;
+    for (int k = 0; k < 300; k++) {
+        char id[32];
+        snprintf(id, sizeof id, "short%d", k);
+        lines_create(j, id);
+        for (int p = 0; p < 3; p++) {
+            lines_move(j, id, p, true);
+            lines_round();
+        }
+        lines_finish(j, id);
+        lines_round();
+        raw = raw_open(db);
+        long long rows = raw_int(raw, "SELECT count(*) FROM info_log");
+        sqlite3_close(raw);
+        if (rows > most)
+            most = rows;
+    }
+    /* live lines: live5's 1 (its others are in moves), fresh's 5; slack 8;
+     * pruned every 64 writes */
+    if (most > 2 * 6 + 8 + 64 + 4)
+        fail_msg("the log grew to %lld rows", most);
+    raw = raw_open(db);
+    assert_int_equal(raw_int(raw, "SELECT count(*) FROM infos"), 301);
+    sqlite3_close(raw);
+    lines_close(j);
+
+    j = lines_open(db, 8);
+    lines_load(j);
+    r = restored("fresh");
+    for (int p = 0; p < 6; p++)
+        expect_line(r, p, p != 2);
+    r = restored("live5");
+    for (int p = 0; p < 6; p++)
+        expect_line(r, p, p == 1 || p == 3 || p == 5);
+    for (int k = 0; k < 300; k += 37) {
+        char id[32];
+        snprintf(id, sizeof id, "short%d", k);
+        r = restored(id);
+        for (int p = 0; p < 3; p++)
+            expect_line(r, p, true);
+    }
+    lines_close(j);
+    assert_int_equal(uv_loop_close(&loop), 0);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -751,6 +1000,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_chance_nonce),
         cmocka_unit_test(test_chance_restore_count),
         cmocka_unit_test(test_times),
+        cmocka_unit_test(test_lines),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     char cmd[400];
