@@ -49,7 +49,9 @@ enum { M_PEND = 1, M_DONE = 2 }; /* an entry in the write in progress: its first
 
 typedef struct line {
     int ply;
-    char *text;
+    uint32_t len;       /* of entry */
+    uint32_t at, n;     /* the line's text in entry */
+    char *entry;        /* "<ply> <len>:<line>\n", as the rows hold it: written once */
 } line;
 
 typedef struct live {
@@ -138,7 +140,7 @@ static live *find_or_add(sq_lines *l, const char *id)
 static void live_free(sq_lines *l, live *e)
 {
     for (int i = 0; i < e->n; i++)
-        free(e->e[i].text);
+        free(e->e[i].entry);
     l->nlines -= e->n;
     free(e->e);
     free(e->id);
@@ -154,40 +156,72 @@ static void remove_live(sq_lines *l, live *e)
     live_free(l, e);
 }
 
+/* A number in decimal at p: the characters written (at most 20). */
+static size_t put_dec(char *p, uint64_t v)
+{
+    char tmp[20];
+    size_t n = 0;
+    do
+        tmp[n++] = (char)('0' + v % 10);
+    while ((v /= 10) > 0);
+    for (size_t i = 0; i < n; i++)
+        p[i] = tmp[n - 1 - i];
+    return n;
+}
+
+/* The entry of a line: "<ply> <len>:<line>\n" (malloc'd). */
+static int make_entry(line *x, int ply, const char *text, size_t len)
+{
+    if (len > UINT32_MAX - 64)
+        return -1;
+    char *p = malloc(len + 44);
+    if (!p)
+        return -1;
+    size_t k = put_dec(p, (uint64_t)ply);
+    p[k++] = ' ';
+    k += put_dec(p + k, len);
+    p[k++] = ':';
+    memcpy(p + k, text, len);
+    p[k + len] = '\n';
+    *x = (line){.ply = ply, .len = (uint32_t)(k + len + 1), .at = (uint32_t)k,
+                .n = (uint32_t)len, .entry = p};
+    return 0;
+}
+
 /* The match's line of `ply`, set (a later one of the same ply replaces
- * it: a batch written again, or a relocated copy read back). 0, or -1 out
- * of memory. */
-static int set_line(sq_lines *l, live *e, int ply, const char *text, size_t len)
+ * it: a batch written again, or a relocated copy read back). Its entry,
+ * or NULL out of memory. */
+static const line *set_line(sq_lines *l, live *e, int ply, const char *text, size_t len)
 {
     int at = e->n;
     while (at > 0 && e->e[at - 1].ply >= ply)
         at--;
+    line x;
     if (at < e->n && e->e[at].ply == ply) {
-        if (strlen(e->e[at].text) == len && memcmp(e->e[at].text, text, len) == 0)
-            return 0;
-        char *t = strndup(text, len);
-        if (!t)
-            return -1;
-        free(e->e[at].text);
-        e->e[at].text = t;
-        return 0;
+        line *old = &e->e[at];
+        if (old->n == len && memcmp(old->entry + old->at, text, len) == 0)
+            return old;
+        if (make_entry(&x, ply, text, len))
+            return NULL;
+        free(old->entry);
+        *old = x;
+        return old;
     }
     if (e->n == e->cap) {
         int cap = e->cap ? 2 * e->cap : 16;
         line *p = realloc(e->e, (size_t)cap * sizeof *p);
         if (!p)
-            return -1;
+            return NULL;
         e->e = p;
         e->cap = cap;
     }
-    char *t = strndup(text, len);
-    if (!t)
-        return -1;
+    if (make_entry(&x, ply, text, len))
+        return NULL;
     memmove(e->e + at + 1, e->e + at, (size_t)(e->n - at) * sizeof *e->e);
-    e->e[at] = (line){ply, t};
+    e->e[at] = x;
     e->n++;
     l->nlines++;
-    return 0;
+    return &e->e[at];
 }
 
 static int touch(sq_lines *l, live *e, unsigned mark)
@@ -209,15 +243,18 @@ static int touch(sq_lines *l, live *e, unsigned mark)
 
 /* ---- the rows' text ---------------------------------------------------------------------- */
 
-/* An entry: "<ply> <len>:<line>\n", after "<idlen>:<id>" in the log. */
-static void put_entry(textbuf *t, const char *id, int ply, const char *text)
+/* A log entry: the line's entry after "<idlen>:<id>". */
+static void put_entry(textbuf *t, const char *id, size_t idlen, const line *x)
 {
-    size_t n = strlen(text);
-    if (id)
-        tb_printf(t, "%zu:%s", strlen(id), id);
-    tb_printf(t, "%d %zu:", ply, n);
-    tb_put(t, text, n);
-    tb_put(t, "\n", 1);
+    if (tb_reserve(t, idlen + 21 + x->len))
+        return; /* failed: the caller sees it */
+    char *p = t->p + t->len;
+    size_t k = put_dec(p, idlen);
+    p[k++] = ':';
+    memcpy(p + k, id, idlen);
+    memcpy(p + k + idlen, x->entry, x->len);
+    t->len += k + idlen + x->len;
+    t->p[t->len] = 0;
 }
 
 /* A decimal number at *p, up to `stop`: its value, *p past it and the
@@ -300,7 +337,7 @@ static int read_log(sq_lines *l)
             memcpy(key, id, idlen);
             key[idlen] = 0;
             live *e = find_or_add(l, key);
-            if (!e || set_line(l, e, ply, text, len)) {
+            if (!e || !set_line(l, e, ply, text, len)) {
                 rc = SQLITE_NOMEM;
                 break;
             }
@@ -389,9 +426,10 @@ int sq_lines_move(sq_lines *l, const char *match, int ply, const char *text)
 {
     assert(match && text && ply >= 0);
     live *e = find_or_add(l, match);
-    if (!e || set_line(l, e, ply, text, strlen(text)) || (!e->first && touch(l, e, M_PEND)))
+    const line *x = e ? set_line(l, e, ply, text, strlen(text)) : NULL;
+    if (!x || (!e->first && touch(l, e, M_PEND)))
         return SQLITE_NOMEM;
-    put_entry(&l->log, match, ply, text);
+    put_entry(&l->log, match, strlen(match), x);
     return l->log.failed ? SQLITE_NOMEM : SQLITE_OK;
 }
 
@@ -414,7 +452,7 @@ int sq_lines_finish(sq_lines *l, const char *match)
         return SQLITE_OK;
     tb_reset(&l->fin);
     for (int i = 0; i < e->n; i++)
-        put_entry(&l->fin, NULL, e->e[i].ply, e->e[i].text);
+        tb_put(&l->fin, e->e[i].entry, e->e[i].len);
     if (l->fin.failed)
         return SQLITE_NOMEM;
     sqlite3_bind_text(l->ins_done, 1, match, -1, SQLITE_STATIC);
@@ -439,7 +477,7 @@ static int prune_plan(sq_lines *l)
                 continue; /* nothing of it stays, or all of it is in this write's row */
             if (e->first < reloc) {
                 for (int k = 0; k < e->n; k++)
-                    put_entry(&l->log, e->id, e->e[k].ply, e->e[k].text);
+                    put_entry(&l->log, e->id, strlen(e->id), &e->e[k]);
                 if (touch(l, e, M_PEND))
                     return -1;
                 continue;
@@ -524,5 +562,5 @@ void sq_lines_read(sq_lines *l, const char *match, char **infos, int n)
     live *e = find(l, match);
     for (int i = 0; e && i < e->n; i++)
         if (e->e[i].ply < n && !infos[e->e[i].ply])
-            infos[e->e[i].ply] = strdup(e->e[i].text);
+            infos[e->e[i].ply] = strndup(e->e[i].entry + e->e[i].at, e->e[i].n);
 }
