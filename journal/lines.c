@@ -56,11 +56,12 @@ typedef struct line {
 
 typedef struct live {
     struct live *next;  /* its hash chain */
-    char *id;
     int64_t first;      /* the oldest log row holding its lines; 0: none stored yet */
     line *e;            /* by ply, ascending */
     int n, cap;
     unsigned mark;      /* M_*: in `touched` while not 0 */
+    uint32_t hash;      /* of id */
+    char id[];          /* the match's (in the entry: one cache line to look it up) */
 } live;
 
 struct sq_lines {
@@ -88,17 +89,17 @@ static uint32_t hash_id(const char *s)
     return h;
 }
 
-static live **slot_of(sq_lines *l, const char *id)
+static live **slot_of(sq_lines *l, const char *id, uint32_t h)
 {
-    live **p = &l->bucket[hash_id(id) & (l->nbucket - 1)];
-    while (*p && strcmp((*p)->id, id) != 0)
+    live **p = &l->bucket[h & (l->nbucket - 1)];
+    while (*p && ((*p)->hash != h || strcmp((*p)->id, id) != 0))
         p = &(*p)->next;
     return p;
 }
 
 static live *find(sq_lines *l, const char *id)
 {
-    return *slot_of(l, id);
+    return *slot_of(l, id, hash_id(id));
 }
 
 /* Twice the buckets when the chains grow long (a failed growth keeps the
@@ -112,7 +113,7 @@ static void grow(sq_lines *l)
     for (size_t i = 0; i < l->nbucket; i++)
         for (live *e = l->bucket[i], *next; e; e = next) {
             next = e->next;
-            live **p = &b[hash_id(e->id) & (n - 1)];
+            live **p = &b[e->hash & (n - 1)];
             e->next = *p;
             *p = e;
         }
@@ -123,14 +124,16 @@ static void grow(sq_lines *l)
 
 static live *find_or_add(sq_lines *l, const char *id)
 {
-    live **p = slot_of(l, id);
+    uint32_t h = hash_id(id);
+    live **p = slot_of(l, id, h);
     if (*p)
         return *p;
-    live *e = calloc(1, sizeof *e);
-    if (!e || !(e->id = strdup(id))) {
-        free(e);
+    size_t n = strlen(id);
+    live *e = calloc(1, sizeof *e + n + 1);
+    if (!e)
         return NULL;
-    }
+    e->hash = h;
+    memcpy(e->id, id, n + 1);
     *p = e;
     if (++l->nlive > 2 * l->nbucket)
         grow(l);
@@ -143,13 +146,12 @@ static void live_free(sq_lines *l, live *e)
         free(e->e[i].entry);
     l->nlines -= e->n;
     free(e->e);
-    free(e->id);
     free(e);
 }
 
 static void remove_live(sq_lines *l, live *e)
 {
-    live **p = slot_of(l, e->id);
+    live **p = slot_of(l, e->id, e->hash);
     assert(*p == e);
     *p = e->next;
     l->nlive--;

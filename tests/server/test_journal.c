@@ -794,11 +794,14 @@ static const struct restored *restored(const char *id)
     return NULL;
 }
 
-/* A journal on its own (no server): the lines are its business. */
+/* A journal on its own (no server): the lines are its business. With a
+ * fault file, its writes fail as the file says (journal_fault_hook_install). */
+static const char *lines_fault_file;
 static journal *lines_open(const char *db, int slack)
 {
     journal_config cfg = {.loop = &loop, .busy_timeout_ms = 1000,
-                          .wal_reset_frames = JOURNAL_WAL_RESET_FRAMES, .lines_slack = slack};
+                          .wal_reset_frames = JOURNAL_WAL_RESET_FRAMES, .lines_slack = slack,
+                          .fault_file = lines_fault_file};
     journal *j = NULL;
     char err[512] = "";
     if (journal_open(db, &cfg, &j, err, sizeof err) != 0)
@@ -974,6 +977,61 @@ static void test_lines(void **state)
         for (int p = 0; p < 3; p++)
             expect_line(r, p, true);
     }
+    lines_close(j);
+
+    /* a batch that fails (a full disk) is kept whole and written again
+     * once the fault is gone: none of its lines is lost or doubled, and a
+     * match that finishes after it has them all */
+    char fault[300];
+    snprintf(fault, sizeof fault, "%s/lines-fault", tmpdir);
+    FILE *f = fopen(fault, "w");
+    assert_non_null(f);
+    fputs("none", f);
+    fclose(f);
+    journal_fault_hook_install();
+    lines_fault_file = fault;
+    j = lines_open(db, 8);
+    lines_load(j);
+    lines_create(j, "faulty");
+    lines_move(j, "faulty", 0, true);
+    lines_round();
+    f = fopen(fault, "w");
+    fputs("disk_full", f);
+    fclose(f);
+    lines_move(j, "faulty", 1, true);
+    lines_move(j, "faulty", 2, false);
+    lines_move(j, "fresh", 6, true);
+    lines_round();
+    int64_t since;
+    const char *msg;
+    assert_int_equal(journal_fault(j, &since, &msg), JF_DISK_FULL);
+    f = fopen(fault, "w");
+    fputs("none", f);
+    fclose(f);
+    for (int i = 0; i < 500 && journal_fault(j, &since, &msg) != JF_NONE; i++)
+        uv_run(&loop, UV_RUN_ONCE); /* the retry, within a second (JOURNAL_RETRY_MS) */
+    assert_int_equal(journal_fault(j, &since, &msg), JF_NONE);
+    lines_move(j, "faulty", 3, true);
+    lines_round();
+    lines_finish(j, "faulty");
+    lines_round();
+    lines_close(j);
+    lines_fault_file = NULL;
+    j = lines_open(db, 8);
+    lines_load(j);
+    r = restored("faulty");
+    assert_int_equal(r->n, 4);
+    for (int p = 0; p < 4; p++)
+        expect_line(r, p, p != 2);
+    r = restored("fresh");
+    assert_int_equal(r->n, 7);
+    for (int p = 0; p < 7; p++)
+        expect_line(r, p, p != 2);
+    raw = raw_open(db);
+    assert_int_equal(raw_int(raw, "SELECT length(lines) - length(replace(lines, char(10), '')) "
+                                  "FROM infos WHERE match='faulty'"),
+                     3); /* three entries, one a line */
+    sqlite3_close(raw);
     lines_close(j);
     assert_int_equal(uv_loop_close(&loop), 0);
 }
