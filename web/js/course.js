@@ -665,7 +665,9 @@ export class InstructorView {
     ]);
     const remove = h('form', {class: 'delete-form', onsubmit: async (e) => {
       e.preventDefault();
-      const r = await this.conn.request({type: 'course_delete', admin_token: this.token, course: this.courseId, confirm: e.target.elements.confirm.value});
+      this.actStatus.textContent = 'deleting…';
+      let r;
+      try { r = await this.conn.request({type: 'course_delete', admin_token: this.token, course: this.courseId, confirm: e.target.elements.confirm.value}, 120000); } catch (err) { r = {type: 'error', message: String(err.message || err)}; }
       if (r.type === 'error') { this.actStatus.textContent = errText(r); return; }
       location.hash = '#/instructor';
     }}, [
