@@ -475,6 +475,14 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         if (!*pc)
             return -1;
         return receive(*pc, wsi, in, len);
+    case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
+        /* lws does not know of the close frame writeable() sent, and takes
+         * the client's answer to it for a close of its own, which it would
+         * echo: a second close frame (RFC 6455 5.5.1 allows one; browsers
+         * log "Close received after close"). Nonzero: lws closes without. */
+        if (*pc && ws_of(*pc)->close_sent)
+            return -1;
+        return 0;
     case LWS_CALLBACK_RECEIVE_PONG:
         if (*pc) {
             ws_of(*pc)->heard_ms = srv_now(s);

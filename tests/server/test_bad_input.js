@@ -17,7 +17,7 @@
 const { describe, test, before, after } = require('node:test');
 const assert = require('node:assert/strict');
 const { Server, Client, SLOW, createMatch, join, playUntilOver, rng, randomMove, isError, rawConnect,
-  sleep, within } = require('./lib');
+  rawWsClient, sleep, within } = require('./lib');
 
 /* ---- the match alongside -------------------------------------------------------- */
 
@@ -580,6 +580,42 @@ describe('bad input', () => {
     await c.expect('error');
     const info = await c.waitClosed();
     assert.notEqual(info.code, 1006, 'a close frame with a status code (e.g. 1008)');
+  });
+
+  test('a client that answers the server\'s close frame gets no second one', async () => {
+    /* RFC 6455 5.5.1: an endpoint that sent a Close sends nothing more. The
+     * server writes its close frame itself (server/net.c), so libwebsockets
+     * took the client's answer for a close of the client's own and echoed it:
+     * browsers log "Close received after close" */
+    const s = await rawWsClient(srv.port, []);
+    const frames = [];
+    let buf = Buffer.alloc(0);
+    const ended = new Promise((resolve) => s.on('close', resolve));
+    s.on('data', (d) => {
+      buf = Buffer.concat([buf, d]);
+      for (;;) {
+        if (buf.length < 2)
+          return;
+        let n = buf[1] & 127, at = 2;
+        if (n === 126) {
+          if (buf.length < 4)
+            return;
+          n = buf.readUInt16BE(2);
+          at = 4;
+        }
+        if (buf.length < at + n)
+          return;
+        const op = buf[0] & 15, payload = buf.subarray(at, at + n);
+        buf = buf.subarray(at + n);
+        frames.push(op);
+        if (op === 8 && frames.filter((o) => o === 8).length === 1) /* answer it, masked, with its status */
+          s.write(Buffer.concat([Buffer.from([0x88, 0x82, 0, 0, 0, 0]), payload.subarray(0, 2)]));
+      }
+    });
+    s.write(Buffer.from([0x81, 0x80 | 15, 0, 0, 0, 0]));
+    s.write(Buffer.from('{"type":"ping",'));
+    assert.ok(await within(ended.then(() => true), 10000 * SLOW), 'the server ended the connection');
+    assert.equal(frames.filter((o) => o === 8).length, 1, `one close frame (frames' opcodes: ${frames})`);
   });
 });
 
