@@ -58,3 +58,25 @@ if(TESSERA_NODE)
     COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/missing.sh ${TESSERA_NODE})
   set_tests_properties(web_missing_tools PROPERTIES LABELS "web" TIMEOUT 120)
 endif()
+# web_route: the page on a cluster (docs/scaling.md, "Routing clients to the
+# owner"): two servers on PostgreSQL and Redis behind haproxy routing
+# ?server=NAME; a player's and a spectator's page opened on the server that
+# does not own the match move to the one that does (1280×800, 390×844), a
+# page of another origin stays and is forwarded, and the owner's stop sends
+# the player back through the proxy to the server that took the match over.
+# Label cluster: it needs the fixture `services` (PostgreSQL, Redis) as the
+# cluster suites do, and haproxy; label once: its subject is the page's
+# script, not the build (the sanitizers see the servers' forwarding and
+# takeover through tests/cluster), so the ASan pass leaves it out.
+if(TESSERA_NODE)
+  add_test(NAME web_route
+    COMMAND ${TESSERA_NODE} ${CMAKE_CURRENT_LIST_DIR}/route.test.js
+      --bin $<TARGET_FILE:tessera> --web ${PROJECT_SOURCE_DIR}/web
+      --out ${CMAKE_CURRENT_BINARY_DIR}/web
+    WORKING_DIRECTORY ${CMAKE_CURRENT_LIST_DIR})
+else()
+  add_test(NAME web_route
+    COMMAND sh -c "if [ \"$TESSERA_SKIP_MISSING\" = 1 ]; then echo 'SKIPPED: node (Node.js) is not installed'; exit 77; fi; echo 'MISSING: node (Node.js) is not installed: scripts/deps.sh node installs it (TESSERA_SKIP_MISSING=1 skips this test)'; exit 1")
+endif()
+set_tests_properties(web_route PROPERTIES LABELS "web;cluster;once" TIMEOUT 300 COST 30 SKIP_RETURN_CODE 77)
+tessera_needs_services(web_route)

@@ -35,12 +35,16 @@ class App {
     this.yourTurn = false;
     this.conn.addEventListener('status', () => this.showConnection());
     this.conn.addEventListener('ready', (e) => {
-      this.catalogue = null;   // a restarted server may offer other games or bots
-      if (e.detail?.reconnected) this.banner('reconnected — back in sync', 'ok', 2500);
+      // a restarted server may offer other games or bots (one of the same cluster offers the same)
+      if (!e.detail?.moved) this.catalogue = null;
+      if (e.detail?.moved) this.hideBanner();   // on the match's own server (conn.js, follow): nothing was lost
+      else if (e.detail?.reconnected) this.banner('reconnected — back in sync', 'ok', 2500);
       else this.hideBanner();
       // the operator's opt-out of the programs' full isolation, told to everyone
       document.getElementById('sandbox-note').hidden = this.conn.welcome?.sandbox !== 'partial';
     });
+    // where the page talks to, for the curious and the tests: the match's server (moved), or why not
+    this.conn.addEventListener('route', (e) => { document.body.dataset.route = e.detail.result; });
     this.conn.addEventListener('down', () => this.banner('connection to the server lost — reconnecting…', 'down'));
     window.addEventListener('hashchange', () => this.route());
     this.statusTimer = setInterval(() => this.showConnection(), 500);
@@ -120,6 +124,7 @@ class App {
     const el = this.connEl;
     el.className = c.state;
     document.body.dataset.conn = c.state;
+    el.title = c.url;
     if (c.state === 'open') el.textContent = 'connected';
     else if (c.state === 'connecting') el.textContent = 'connecting…';
     else {

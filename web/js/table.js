@@ -201,6 +201,8 @@ export class TableView {
   }
 
   fullView(m) {
+    // reached through a server that forwards to the match's: go there (conn.js, follow); 'ready' then subscribes again
+    if (m.owner_url) this.conn.follow(m.owner_url);
     if (m.type !== 'spectating') {
       if (this.lost) this.seatBack();
       this.seat = m.seat;
