@@ -11,15 +11,21 @@
 # Defaults: DIR=.cluster, N=3, P=8080 (the proxy; the servers listen on
 # P+1 .. P+N). The servers are named t1 .. tN; their logs are DIR/tK.log,
 # the admin token DIR/admin-token (one for all: it lives in the database).
+# haproxy routes as docker/cluster/haproxy.cfg does: a URL with ?server=tK
+# goes to tK while it is up, and each server advertises the proxy's address
+# with its name (ws://127.0.0.1:P/?server=tK, owner_url): a client told where
+# its match is played — the web page too, which follows only addresses of its
+# own origin — reaches that server through the proxy (docs/scaling.md).
 # It builds tessera first if needed, as scripts/run.sh does.
 #   TESSERA_BUILD_DIR  the build folder (default: build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
 build=${TESSERA_BUILD_DIR:-build}
+case "$build" in /*) ;; *) build=$root/$build ;; esac
 
 cmd=${1:-}
-[ -n "$cmd" ] || { sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+[ -n "$cmd" ] || { sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 shift
 dir=.cluster
 n=3
@@ -68,7 +74,7 @@ start)
       cmake --build "$build" -j"$(nproc)" --target tessera >>"$dir/build.log" 2>&1 ||
       { echo "cluster.sh: the build failed; its output:" >&2; tail -n 40 "$dir/build.log" >&2; exit 1; }
   fi
-  tessera="$root/$build/cli/tessera"
+  tessera="$build/cli/tessera"
   for f in "$dir"/t*.pid; do
     if pid_alive "$f"; then echo "cluster.sh: a cluster runs in $dir already (scripts/cluster.sh stop)" >&2; exit 1; fi
   done
@@ -77,7 +83,7 @@ start)
   . "$dir/services/services.env"
   for i in $(seq 1 "$n"); do
     args=(serve --host 127.0.0.1 --port $((port + i)) --storage "$TESSERA_PG" --instance "t$i"
-          --redis "$TESSERA_REDIS" --set "cluster.address=ws://127.0.0.1:$((port + i))/"
+          --redis "$TESSERA_REDIS" --advertise "ws://127.0.0.1:$port/?server=t$i"
           --set "server.trusted_proxies=127.0.0.1" --admin-token-file "$dir/admin-token")
     [ "$demo" = 1 ] && [ "$i" = 1 ] && args+=(--demo)
     nohup "$tessera" "${args[@]}" >"$dir/t$i.out" 2>"$dir/t$i.log" &
@@ -99,6 +105,8 @@ start)
     echo "  maxconn $maxconn"
     echo "defaults"
     echo "  mode http"
+    echo "  option redispatch 1"
+    echo "  retries 2"
     echo "  timeout connect 2s"
     echo "  timeout client 120s"
     echo "  timeout server 120s"
@@ -110,11 +118,13 @@ start)
     echo "backend servers"
     echo "  balance leastconn"
     echo "  option httpchk GET /readyz"
+    for i in $(seq 1 "$n"); do echo "  use-server t$i if { urlp(server) -m str t$i }"; done
     for i in $(seq 1 "$n"); do echo "  server t$i 127.0.0.1:$((port + i)) check inter 1s fall 2 rise 1"; done
   } >"$dir/haproxy.cfg"
   haproxy -f "$dir/haproxy.cfg" -D -p "$dir/haproxy.pid" ||
     { echo "cluster.sh: haproxy did not start (is port $port taken?)" >&2; stop_all; exit 1; }
   echo "tessera cluster: $n servers (t1..t$n on ports $((port + 1))..$((port + n))) behind http://127.0.0.1:$port/"
+  echo "  one server through the proxy: ws://127.0.0.1:$port/?server=tK (what each advertises)"
   echo "  PostgreSQL: $TESSERA_PG"
   echo "  Redis: $TESSERA_REDIS"
   echo "  logs: $dir/t*.log; admin token: $dir/admin-token; stop: scripts/cluster.sh stop --dir $dir"
