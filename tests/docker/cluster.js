@@ -13,6 +13,12 @@
  *     takes it over, the players resume through the proxy, it finishes
  *     normally, every turn anyone heard is the final history's, the journal
  *     holds each ply once, the history replays;
+ *   - routing by match (docs/scaling.md, "Routing clients to the owner"):
+ *     ws://PROXY/?server=NAME reaches NAME (docker/cluster/haproxy.cfg's
+ *     use-server rules); a seat joined through another server is told the
+ *     owner's address as the compose file advertises it (the proxy's, with
+ *     the owner's name: owner_url), resumes there on the owner itself, and
+ *     plays the match out with no move forwarded by the server it left;
  *   - a third: the same with its owner's container killed (podman kill
  *     --signal KILL, a crash): the file's `restart: unless-stopped` may
  *     start it again before its lease runs out, and then the match goes on
@@ -26,7 +32,7 @@ const { execFile } = require('node:child_process');
 const assert = require('node:assert/strict');
 const lib = require('../server/lib.js');
 const { resilientPlayer, checkAgainst } = require('../cluster/cluster.js');
-const { Client, createMatch, replayHistory, sleep } = lib;
+const { Client, createMatch, replayHistory, sleep, rng, randomMove } = lib;
 
 const [, , , url, project] = process.argv;
 if (!url || !project) {
@@ -129,6 +135,46 @@ async function plainMatch() {
   console.log(`match ${match} (owner ${owner}): ${view.history.length} turns, played and watched through the proxy`);
 }
 
+/* Play a seat on c until game_over: the number of moves it sent. */
+async function playOut(c, match, seed) {
+  const r = rng(seed);
+  let moves = 0;
+  for (;;) {
+    const m = await c.expect((x) => x.type === 'your_turn' || x.type === 'game_over', 60000);
+    if (m.type === 'game_over')
+      return moves;
+    c.send({ type: 'move', match, turn: m.turn, move: randomMove(m, r) });
+    moves++;
+  }
+}
+
+async function routedMatch() {
+  const { match, tokens, owner } = await newMatch('ctl-route', { time_control: { move_ms: 30000 } });
+  const other = ['t1', 't2', 't3'].find((s) => s !== owner);
+  const named = (s) => `${url}?server=${s}`;
+  const via = await Client.connect(named(other), { name: 'via-' + other, timeout: 20000 });
+  assert.equal((await stats(via)).instance, other, `?server=${other} reaches ${other}`);
+  const before = (await stats(via)).forwarded;
+  const j = await via.request({ type: 'join', match, seat: 0, token: tokens[0] }, 'joined');
+  /* what the compose file advertises: TESSERA_HOST (localhost) and TESSERA_PORT */
+  const port = new URL(url).port;
+  assert.equal(j.owner_url, `ws://localhost:${port}/?server=${owner}`, 'the owner named by the proxy\'s address');
+  const routed = await Client.connect(j.owner_url.replace('//localhost:', '//127.0.0.1:'),
+    { name: 'routed', timeout: 20000 });
+  const r = await routed.request({ type: 'resume', resume_token: j.resume_token }, 'resumed');
+  assert.equal(r.owner_url, undefined, 'resumed on the owner itself');
+  assert.equal((await stats(routed)).instance, owner);
+  const p1 = await Client.connect(named(owner), { name: 'p1-' + owner, timeout: 20000 });
+  await p1.request({ type: 'join', match, seat: 1, token: tokens[1] }, 'joined');
+  const [m0, m1] = await Promise.all([playOut(routed, match, 21), playOut(p1, match, 22)]);
+  const fwd = (await stats(via)).forwarded - before;
+  assert.ok(fwd <= 2, `${other} forwarded ${fwd} messages: the join, none of the ${m0 + m1} moves`);
+  for (const c of [via, routed, p1])
+    c.close();
+  console.log(`match ${match} (owner ${owner}): joined through ${other}, followed owner_url through the proxy, ` +
+    `${m0 + m1} moves played on ${owner}, ${fwd} message(s) forwarded by ${other}`);
+}
+
 /* how: 'stop' (podman stop: SIGTERM, then the server's own shutdown) or
  * 'kill' (podman kill --signal KILL: no shutdown at all) */
 async function failoverMatch(how) {
@@ -211,6 +257,7 @@ async function failoverMatch(how) {
 (async () => {
   await threeServers();
   await plainMatch();
+  await routedMatch();
   await failoverMatch('stop');
   await failoverMatch('kill');
 })().then(() => process.exit(0), (e) => {
