@@ -1073,7 +1073,10 @@ void match_seat_continue(match *m, int seat_no, bool start)
         advance(m);
         return;
     }
-    if (m->status == MATCH_LIVE && m->to_move == seat_no)
+    /* a your_turn held for the journal (clock_hold) goes to the seat's
+     * connection when the batch is stored (match_clocks_released): told now
+     * as well, the seat heard it twice */
+    if (m->status == MATCH_LIVE && m->to_move == seat_no && !m->clock_hold)
         send_your_turn(m, seat_no);
     arm_timer(m);
 }

@@ -20,7 +20,7 @@ const test = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
-const { Server, Client, SLOW, tmpDir, createMatch, join, playUntilOver, rng, sleep } = require('./lib');
+const { Server, Client, SLOW, tmpDir, createMatch, join, playUntilOver, rng, randomMove, sleep } = require('./lib');
 
 require('./lib').sqliteOnly("its fault is injected into SQLite's file (disk full); PostgreSQL's journal holds its messages the same way (server/journal.c)");
 
@@ -95,4 +95,42 @@ test('a disk-full episode during live matches: nothing lost, and no match ends b
     assert.deepEqual(history.slice(history.length - seen[i].length), seen[i], `match ${games[i].match}: what was announced is what was stored`);
   }
   c.close();
+});
+
+test('a seat resumed while its your_turn waits for the journal is told once', async (t) => {
+  /* the your_turn of a move whose batch has not been stored waits
+   * (tell_turn, clock_hold) and is sent when the batch is; a seat resumed
+   * meanwhile was told at once as well, so it heard the same your_turn twice
+   * and a client answering both had one refused (not_your_turn): seen with
+   * clients that follow owner_url, which resume right after their join */
+  const dir = tmpDir('fresume');
+  const faultFile = path.join(dir, 'fault');
+  fs.writeFileSync(faultFile, 'none\n');
+  const srv = await Server.start({ dir, env: { TESSERA_TEST_FAULT_FILE: faultFile } });
+  t.after(() => srv.cleanup().finally(() => fs.rmSync(dir, { recursive: true, force: true })));
+  const host = await Client.connect(srv.url, { name: 'host' });
+  const { match, tokens } = await createMatch(host, [{ open: true }, { open: true }],
+    { time_control: { move_ms: 60000 } });
+  const a = await Client.connect(srv.url, { name: 'a' });
+  const b = await Client.connect(srv.url, { name: 'b' });
+  await join(a, match, 0, tokens[0]);
+  const jb = await join(b, match, 1, tokens[1]);
+  const yt = await a.expect('your_turn', 10000 * SLOW);
+  /* a's move meets a full disk: it is played, its batch waits, and so does b's your_turn */
+  fs.writeFileSync(faultFile, 'disk_full\n');
+  a.send({ type: 'move', match, turn: yt.turn, move: randomMove(yt, rng(3)) });
+  await srv.waitLog((l) => l.event === 'journal_fault', 10000 * SLOW);
+  /* b comes back on a new connection meanwhile */
+  const b2 = await Client.connect(srv.url, { name: 'b2' });
+  b2.send({ type: 'resume', resume_token: jb.resume_token });
+  await sleep(300);
+  fs.writeFileSync(faultFile, 'none\n');
+  await srv.waitLog((l) => l.event === 'journal_recovered', 10000 * SLOW);
+  const next = await b2.expect((m) => m.type === 'your_turn' && m.turn === yt.turn + 1, 10000 * SLOW);
+  await sleep(500);
+  const told = b2.all.filter((m) => m.type === 'your_turn' && m.turn === next.turn).length;
+  assert.equal(told, 1, `b2 told its turn ${told} times: ${JSON.stringify(b2.all.map((m) => m.type))}`);
+  b2.send({ type: 'move', match, turn: next.turn, move: randomMove(next, rng(4)) });
+  const after = await b2.expect((m) => (m.type === 'update' && m.turn === next.turn) || m.type === 'error', 10000 * SLOW);
+  assert.equal(after.type, 'update', JSON.stringify(after));
 });
