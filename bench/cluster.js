@@ -9,7 +9,15 @@
  *            server (clients routed to their match's owner),
  *   pgKx     the same, its seats played from the other servers (seat s of a
  *            match of server k from k+1+(s mod K-1) mod K): every move forwarded over
- *            Redis to the owner and back, as with clients spread at random.
+ *            Redis to the owner and back, as with clients spread at random;
+ *   pgKs     (--loadgen only) seat s of match i played from server (2i+s)
+ *            mod K, whoever owns it, as a proxy balancing connections spreads
+ *            them (a K-th on their owner), each server advertising its own
+ *            address, the hint ignored;
+ *   pgKf     the same, each seat following its join's owner_url: it resumes
+ *            on the owner (tessera-loadgen --route follow), as `tessera bot`
+ *            and the web page do — the share of moves forwarded with and
+ *            without the hint.
  * N concurrent matches of two remote random bots (Carcassonne) per round.
  * The players are Node clients (protocol 1) or, with --loadgen, the C load
  * generator (bench/loadgen.c: protocol 2, a few µs of CPU a move, so that
@@ -67,7 +75,9 @@ function parseArgs(argv) {
     usage('--tessera PATH is required');
   for (const c of o.configs)
     if (!configOf(c))
-      usage(`unknown config '${c}' (sqlite, pg1, pgK, pgKx for K from 2 to 16)`);
+      usage(`unknown config '${c}' (sqlite, pg1, pgK, pgKx, pgKs, pgKf for K from 2 to 16)`);
+  if (o.configs.some((c) => /^pg\d+[sf]$/.test(c)) && !o.loadgen)
+    usage('the configs pgKs and pgKf need --loadgen');
   if (!(o.matches >= 1 && o.rounds >= 1 && o.thinkMs >= 0))
     usage('--matches and --rounds must be at least 1');
   if (o.thinkMs && !o.loadgen)
@@ -75,19 +85,20 @@ function parseArgs(argv) {
   return o;
 }
 
-/* sqlite | pg1 | pgK | pgKx -> {sqlite, K, cross}, or null */
+/* sqlite | pg1 | pgK | pgKx | pgKs | pgKf -> {sqlite, K, cross, route}, or null */
 function configOf(c) {
   if (c === 'sqlite')
-    return { sqlite: true, K: 1, cross: false };
-  const m = /^pg(\d+)(x?)$/.exec(c);
+    return { sqlite: true, K: 1, cross: false, route: 'owner' };
+  const m = /^pg(\d+)([xsf]?)$/.exec(c);
   if (!m || +m[1] < 1 || +m[1] > 16 || (m[2] && +m[1] < 2))
     return null;
-  return { sqlite: false, K: +m[1], cross: m[2] === 'x' };
+  const route = { x: 'cross', s: 'spread', f: 'follow' }[m[2]] || 'owner';
+  return { sqlite: false, K: +m[1], cross: m[2] === 'x', route };
 }
 
 function usage(msg) {
   console.error(`bench/cluster.js: ${msg}\nusage: node bench/cluster.js --tessera PATH [--matches N] ` +
-    '[--rounds R] [--configs sqlite,pg1,pgK,pgKx,...] [--loadgen PATH] [--think-ms MS] ' +
+    '[--rounds R] [--configs sqlite,pg1,pgK,pgKx,pgKs,pgKf,...] [--loadgen PATH] [--think-ms MS] ' +
     '[--services DIR] [--json]');
   process.exit(2);
 }
@@ -153,6 +164,19 @@ function serviceCpu(svc) {
   return { pg, redis };
 }
 
+/* a port nothing listens on now (the server given it a moment later) */
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = require('node:net').createServer();
+    srv.listen(0, '127.0.0.1', () => {
+      const p = srv.address().port;
+      srv.close(() => resolve(p));
+    });
+    srv.on('error', reject);
+  });
+}
+
+/* `tessera serve` on port 0 (a later --port in args wins) */
 async function startServer(bin, args, dir, name) {
   const portFile = path.join(dir, `port-${name}`);
   fs.rmSync(portFile, { force: true }); /* a round before left its own */
@@ -284,10 +308,10 @@ async function playRound(servers, n, cross) {
 
 /* Play one round with the C load generator; snap() is called when the play
  * starts and when it ends (its marks). */
-function playLoadgen(o, servers, cross, snap) {
+function playLoadgen(o, servers, route, snap) {
   return new Promise((resolve, reject) => {
     const args = ['--ports', servers.map((s) => s.port).join(','), '--matches', String(o.matches),
-      '--route', cross ? 'cross' : 'owner', '--marks', '--go-delay-ms', '1500', '--move-ms', '600000'];
+      '--route', route, '--marks', '--go-delay-ms', '1500', '--move-ms', '600000'];
     if (o.thinkMs)
       args.push('--think-ms', String(o.thinkMs));
     const child = spawn(o.loadgen, args, { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -310,13 +334,13 @@ function playLoadgen(o, servers, cross, snap) {
       if (code !== 0 || !result)
         return reject(new Error(`tessera-loadgen exited ${code}: ${err.slice(-1500)}`));
       resolve({ moves: result.turns, wall: result.play_s * 1000, p50: null, p99: null,
-        loadgen_cpu_us_per_move: result.client_cpu_us_per_move });
+        loadgen_cpu_us_per_move: result.client_cpu_us_per_move, followed: result.followed });
     });
   });
 }
 
 async function runConfig(o, config, svc, dir) {
-  const { sqlite, K, cross } = configOf(config);
+  const { sqlite, K, cross, route } = configOf(config);
   let db = null;
   const servers = [];
   if (sqlite) {
@@ -325,9 +349,13 @@ async function runConfig(o, config, svc, dir) {
     const name = `bench_${config}_${Date.now()}`;
     psql(svc.env.TESSERA_PG_ADMIN, `CREATE DATABASE ${name}`);
     db = `${svc.env.TESSERA_PG_ADMIN} dbname=${name}`;
-    for (let k = 0; k < K; k++)
+    for (let k = 0; k < K; k++) {
+      /* spread and follow: each server says where it is (owner_url), on a port chosen first */
+      const own = route === 'spread' || route === 'follow' ? await freePort() : 0;
       servers.push(await startServer(o.tessera, ['--storage', db, '--instance', `b${k}`,
-        ...(K > 1 ? ['--redis', svc.env.TESSERA_REDIS] : [])], dir, `${config}-${k}`));
+        ...(K > 1 ? ['--redis', svc.env.TESSERA_REDIS] : []),
+        ...(own ? ['--port', String(own), '--advertise', `ws://127.0.0.1:${own}/`] : [])], dir, `${config}-${k}`));
+    }
   }
   /* PostgreSQL's own counts: WAL bytes written and transactions committed */
   const redisCommands = () => {
@@ -357,7 +385,7 @@ async function runConfig(o, config, svc, dir) {
   let r;
   try {
     if (o.loadgen) {
-      r = await playLoadgen(o, servers, cross, (mark) => (mark === 'go' ? before() : after()));
+      r = await playLoadgen(o, servers, route, (mark) => (mark === 'go' ? before() : after()));
     } else {
       before();
       r = await playRound(servers, o.matches, cross);
@@ -405,6 +433,7 @@ async function runConfig(o, config, svc, dir) {
     redis_commands_per_move: (rc1 - rc0) / r.moves,
     /* over the whole run, the joins included: a move is one message */
     forwarded_per_move: forwarded === null ? null : forwarded / r.moves,
+    seats_followed: r.followed ?? null,
   };
 }
 

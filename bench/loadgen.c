@@ -6,7 +6,8 @@
  *
  *   tessera-loadgen --port P [--host A] [--matches N] [--seed S]
  *                   [--server-pid PID] [--move-ms MS] [--timeout-s T] [--think-ms MS]
- *                   [--ports P1,P2,... [--route owner|cross]] [--marks] [--go-delay-ms MS]
+ *                   [--ports P1,P2,... [--route owner|cross|spread|follow]] [--marks]
+ *                   [--go-delay-ms MS]
  *
  * It creates N two-seat Carcassonne matches with open seats (create_match
  * over a few control connections), opens one connection per seat, asks for
@@ -25,7 +26,13 @@
  * lobby's server_url, a join's owner_url, a proxy routing by ?server=NAME)
  * do —, or with --route cross to the other servers (seat s of a match of
  * server k on server k+1+(s mod K-1) mod K): every move then crosses Redis to the
- * owner and back, as with clients spread over the servers at random.
+ * owner and back. --route spread puts seat s of match i on server (2i+s) mod
+ * K, whoever owns it, as a proxy balancing connections does: a K-th of the
+ * seats on their owner. --route follow arrives as spread and follows the
+ * hint: a seat whose `joined` carries owner_url (ws://HOST:PORT/: the owner
+ * must advertise its own port, --advertise) leaves that connection unread,
+ * connects to PORT and resumes there with its resume token, as `tessera bot`
+ * and the web page do; "followed" in the result counts them.
  * --marks prints {"mark":"go"} when the play starts and {"mark":"end"} when
  * the last match is over, each on its own line before the result, so that
  * a caller can read other processes' CPU over the play alone; --go-delay-ms
@@ -71,6 +78,7 @@ typedef struct buf {
 } buf;
 
 enum conn_state { C_UPGRADING, C_HELLO, C_OPEN, C_CLOSED };
+enum { R_OWNER, R_CROSS, R_SPREAD, R_FOLLOW };
 
 typedef struct conn {
     int fd;
@@ -85,6 +93,9 @@ typedef struct conn {
     buf out;          /* bytes not yet written */
     size_t out_off;
     int want_out;     /* EPOLLOUT is on */
+    int follower;     /* --route follow: made to resume at the owner (resume below) */
+    int leaving;      /* --route follow: told owner_url; read no more, closed after this read */
+    char resume[TOKEN_CAP];
 } conn;
 
 enum { THINK_MSG = 512 };           /* a move message */
@@ -107,7 +118,8 @@ static struct {
     const char *host;
     int port, nmatches, move_ms, timeout_s, server_pid, think_ms;
     int ports[MAX_PORTS], nports; /* the servers (--port P is --ports P) */
-    int cross;                    /* --route cross: seats on servers other than the owner */
+    int route;                    /* --route: R_OWNER, R_CROSS, R_SPREAD, R_FOLLOW */
+    int followed;                 /* --route follow: seats that moved to their owner */
     int marks;                    /* --marks */
     int go_delay_ms;              /* --go-delay-ms */
     double go_at;                 /* when the joins go (0: not yet known, or gone) */
@@ -467,7 +479,8 @@ static void on_control(conn *c, const char *m, size_t n)
         for (int i = 0; i < G.nmatches; i++)
             for (int s = 0; s < 2; s++) {
                 int owner = i % G.nports; /* where it was created */
-                int at = G.cross && G.nports > 1 ? (owner + 1 + s % (G.nports - 1)) % G.nports : owner;
+                int at = G.route == R_CROSS && G.nports > 1 ? (owner + 1 + s % (G.nports - 1)) % G.nports
+                         : G.route >= R_SPREAD ? (2 * i + s) % G.nports : owner;
                 open_conn(0, i, s, G.ports[at]);
             }
     }
@@ -481,10 +494,29 @@ static void on_seat(conn *c, const char *m, size_t n)
 #define IS(t) (tl > sizeof(t) - 1 && memcmp(type, t "\"", sizeof(t)) == 0)
     if (IS("your_turn")) {
         play(c, m, n);
+    } else if (IS("joined") && G.route == R_FOLLOW) {
+        /* "owner_url":"ws://HOST:PORT/...": move there, resume, read this one no more */
+        char url[256], tok[TOKEN_CAP];
+        const char *colon;
+        if (json_str(m, n, "owner_url", url, sizeof url, NULL) &&
+            json_str(m, n, "resume_token", tok, sizeof tok, NULL) &&
+            (colon = strrchr(url + 5, ':')) != NULL) {
+            int port = atoi(colon + 1);
+            if (port <= 0 || port > 65535)
+                die("owner_url %s names no port", url);
+            c->leaving = 1;
+            conn *f = open_conn(0, c->match, c->seat, port);
+            f->follower = 1;
+            memcpy(f->resume, tok, sizeof tok);
+            G.followed++;
+        }
     } else if (IS("update")) {
-        if (c->seat == 0) {
-            mt->turns++;
-            G.turns++;
+        /* by the update's turn number: a seat that followed owner_url may
+         * have missed one while it moved */
+        long t = json_int(m, n, "turn");
+        if (c->seat == 0 && t > mt->turns) {
+            G.turns += t - mt->turns;
+            mt->turns = (int)t;
         }
     } else if (IS("game_over")) {
         if (c->seat == 0 && !mt->over) {
@@ -502,6 +534,9 @@ static void on_seat(conn *c, const char *m, size_t n)
                 }
             }
         }
+    } else if (IS("welcome") && c->follower) {
+        send_text(c, "{\"type\":\"resume\",\"resume_token\":\"%s\"}", c->resume);
+        flush_out(c);
     } else if (IS("welcome")) {
         if (++G.welcomed == 2 * G.nmatches) {
             if (G.go_delay_ms)
@@ -535,6 +570,8 @@ static void start_play(void)
 
 static void on_message(conn *c, const char *m, size_t n)
 {
+    if (c->leaving)
+        return;
     G.messages_in++;
     if (c->control)
         on_control(c, m, n);
@@ -636,6 +673,15 @@ static void on_readable(conn *c)
             break;
     }
     parse(c);
+    if (c->leaving && c->state != C_CLOSED) { /* it followed owner_url: a close frame, then gone */
+        send_frame(c, 8, "\x03\xe8", 2);
+        flush_out(c);
+        epoll_ctl(G.ep, EPOLL_CTL_DEL, c->fd, NULL);
+        close(c->fd);
+        c->fd = -1;
+        c->state = C_CLOSED;
+        return;
+    }
     if (c->out.len)
         flush_out(c);
 }
@@ -670,8 +716,10 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--think-ms")) G.think_ms = arg_int(a, v, 0, 60000), i++;
         else if (!strcmp(a, "--marks")) G.marks = 1;
         else if (!strcmp(a, "--go-delay-ms")) G.go_delay_ms = arg_int(a, v, 0, 60000), i++;
-        else if (!strcmp(a, "--route") && v && (!strcmp(v, "owner") || !strcmp(v, "cross")))
-            G.cross = !strcmp(v, "cross"), i++;
+        else if (!strcmp(a, "--route") && v && !strcmp(v, "owner")) G.route = R_OWNER, i++;
+        else if (!strcmp(a, "--route") && v && !strcmp(v, "cross")) G.route = R_CROSS, i++;
+        else if (!strcmp(a, "--route") && v && !strcmp(v, "spread")) G.route = R_SPREAD, i++;
+        else if (!strcmp(a, "--route") && v && !strcmp(v, "follow")) G.route = R_FOLLOW, i++;
         else if (!strcmp(a, "--ports") && v) {
             char list[512], *save = NULL;
             snprintf(list, sizeof list, "%s", v);
@@ -686,7 +734,7 @@ int main(int argc, char **argv)
         } else {
             fprintf(stderr, "usage: tessera-loadgen --port P [--host A] [--matches N] [--seed S]\n"
                             "       [--server-pid PID] [--move-ms MS] [--timeout-s T] [--think-ms MS]\n"
-                            "       [--ports P1,P2,... [--route owner|cross]] [--marks]\n"
+                            "       [--ports P1,P2,... [--route owner|cross|spread|follow]] [--marks]\n"
                             "       [--go-delay-ms MS]\n");
             return 2;
         }
@@ -703,7 +751,8 @@ int main(int argc, char **argv)
         int mine = G.nmatches / G.nports + (k < G.nmatches % G.nports);
         nctl += (mine + CREATES_PER_CONTROL - 1) / CREATES_PER_CONTROL;
     }
-    int need = 2 * G.nmatches + nctl + 16;
+    int nseats = (G.route == R_FOLLOW ? 4 : 2) * G.nmatches; /* a follower may make a second */
+    int need = nseats + nctl + 16;
     struct rlimit rl;
     if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < (rlim_t)need) {
         rl.rlim_cur = rl.rlim_max < (rlim_t)need ? rl.rlim_max : (rlim_t)need;
@@ -713,7 +762,7 @@ int main(int argc, char **argv)
                 (unsigned long long)rl.rlim_cur);
     }
     G.ep = epoll_create1(EPOLL_CLOEXEC);
-    G.conns = calloc((size_t)(2 * G.nmatches + nctl), sizeof *G.conns);
+    G.conns = calloc((size_t)(nseats + nctl), sizeof *G.conns);
     G.matches = calloc((size_t)G.nmatches, sizeof *G.matches);
     G.think_cap = 4 * G.nmatches;
     G.think = G.think_ms ? calloc((size_t)G.think_cap, sizeof *G.think) : NULL;
@@ -761,12 +810,13 @@ int main(int argc, char **argv)
     double srv_us = G.srv_go >= 0 && G.srv_end >= 0 && G.turns ? (G.srv_end - G.srv_go) * 1e6 / (double)G.turns : -1;
     printf("{\"matches\":%d,\"turns\":%lld,\"moves_sent\":%lld,\"play_s\":%.3f,\"moves_per_s\":%.1f,"
            "\"client_cpu_us_per_move\":%.2f,\"server_cpu_us_per_move\":%.2f,\"bytes_per_turn\":%.1f,"
-           "\"errors\":%d,\"bad_ends\":%d}\n",
+           "\"errors\":%d,\"bad_ends\":%d,\"followed\":%d}\n",
            G.nmatches, G.turns, G.moves_sent, wall, G.turns / wall,
            (G.cpu_end - G.cpu_go) * 1e6 / (double)(G.turns ? G.turns : 1), srv_us,
-           (double)G.bytes_in / (double)(G.turns ? G.turns : 1), G.errors, G.bad_ends);
+           (double)G.bytes_in / (double)(G.turns ? G.turns : 1), G.errors, G.bad_ends, G.followed);
     for (int i = 0; i < G.nconns; i++) {
-        close(G.conns[i].fd);
+        if (G.conns[i].fd >= 0)
+            close(G.conns[i].fd);
         free(G.conns[i].in.p);
         free(G.conns[i].msg.p);
         free(G.conns[i].out.p);
