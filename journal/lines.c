@@ -79,6 +79,9 @@ struct sq_lines {
     int ntouched, touched_cap;
     int64_t row, cut;   /* its log row (0: none); rows before cut deleted (0: none) */
     bool damaged;       /* the log held text we could not read (logged once) */
+    /* figures for the log (sq_lines_figures) */
+    uint64_t nrows, nlogged, nrelocated, npruned;
+    int nlogged_now, nrelocated_now; /* the write in progress */
 };
 
 static uint32_t hash_id(const char *s)
@@ -422,6 +425,7 @@ void sq_lines_begin(sq_lines *l)
     assert(l->ntouched == 0);
     tb_reset(&l->log);
     l->row = l->cut = 0;
+    l->nlogged_now = l->nrelocated_now = 0;
 }
 
 int sq_lines_move(sq_lines *l, const char *match, int ply, const char *text)
@@ -432,6 +436,7 @@ int sq_lines_move(sq_lines *l, const char *match, int ply, const char *text)
     if (!x || (!e->first && touch(l, e, M_PEND)))
         return SQLITE_NOMEM;
     put_entry(&l->log, match, strlen(match), x);
+    l->nlogged_now++;
     return l->log.failed ? SQLITE_NOMEM : SQLITE_OK;
 }
 
@@ -480,6 +485,7 @@ static int prune_plan(sq_lines *l)
             if (e->first < reloc) {
                 for (int k = 0; k < e->n; k++)
                     put_entry(&l->log, e->id, strlen(e->id), &e->e[k]);
+                l->nrelocated_now += e->n;
                 if (touch(l, e, M_PEND))
                     return -1;
                 continue;
@@ -528,7 +534,12 @@ void sq_lines_done(sq_lines *l, int committed)
     l->ntouched = 0;
     if (!committed)
         return;
+    l->nlogged += (uint64_t)l->nlogged_now;
+    l->nrelocated += (uint64_t)l->nrelocated_now;
+    if (l->cut && l->last)
+        l->npruned += (uint64_t)((l->cut <= l->last + 1 ? l->cut : l->last + 1) - l->low);
     if (l->row) {
+        l->nrows++;
         l->last = l->row;
         if (!l->low)
             l->low = l->row;
@@ -540,6 +551,15 @@ void sq_lines_done(sq_lines *l, int committed)
     }
     if (l->low > l->last)
         l->low = l->last = 0; /* empty */
+}
+
+void sq_lines_figures(const sq_lines *l, uint64_t *rows, uint64_t *lines, uint64_t *relocated,
+                      uint64_t *pruned)
+{
+    *rows = l->nrows;
+    *lines = l->nlogged;
+    *relocated = l->nrelocated;
+    *pruned = l->npruned;
 }
 
 /* ---- reading ------------------------------------------------------------------------------ */

@@ -22,6 +22,7 @@
 
 #include <sqlite3.h>
 #include <stddef.h>
+#include <stdint.h>
 
 typedef struct sq_lines sq_lines;
 
@@ -46,6 +47,11 @@ int sq_lines_move(sq_lines *l, const char *match, int ply, const char *line);
 int sq_lines_finish(sq_lines *l, const char *match);
 int sq_lines_end(sq_lines *l);
 void sq_lines_done(sq_lines *l, int committed);
+
+/* Since open: the log's rows written, the lines in them (the moves'),
+ * the lines written again (relocated), the rows pruned. */
+void sq_lines_figures(const sq_lines *l, uint64_t *rows, uint64_t *lines, uint64_t *relocated,
+                      uint64_t *pruned);
 
 /* The lines of match `match` the journal keeps apart (its finished row,
  * then its live ones) into infos[ply] for ply < n where it is NULL: copies
