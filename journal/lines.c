@@ -12,8 +12,8 @@
  * of, and `moves` stays as it is without lines.
  *
  * Memory. Each live match that has sent a line has an entry here: its
- * lines in ply order (copies, what its finish writes and a restore
- * reads) and the oldest log row that holds any of them. Entries are
+ * lines in ply order (copies in one block of the match's, what its finish
+ * writes as it is and a restore reads) and the oldest log row that holds any of them. Entries are
  * changed as a batch is written, by ply — a batch that failed is written
  * again whole, and sets the same lines again — and their rows, and their
  * removal when finished, are settled only once its COMMIT has succeeded
@@ -49,9 +49,9 @@ enum { M_PEND = 1, M_DONE = 2 }; /* an entry in the write in progress: its first
 
 typedef struct line {
     int ply;
-    uint32_t len;       /* of entry */
-    uint32_t at, n;     /* the line's text in entry */
-    char *entry;        /* "<ply> <len>:<line>\n", as the rows hold it: written once */
+    uint32_t off, len;  /* its entry in the match's buf: "<ply> <len>:<line>\n", as the rows
+                           hold it, written once */
+    uint32_t at, n;     /* the line's text in its entry */
 } line;
 
 typedef struct live {
@@ -59,6 +59,10 @@ typedef struct live {
     int64_t first;      /* the oldest log row holding its lines; 0: none stored yet */
     line *e;            /* by ply, ascending */
     int n, cap;
+    textbuf buf;        /* the entries, one after the other: one block a match, not a
+                           block a line (the heap stays as it is without lines) */
+    bool messy;         /* buf is not e's entries in order (a line replaced or put before
+                           another): the finish writes them one by one */
     unsigned mark;      /* M_*: in `touched` while not 0 */
     uint32_t hash;      /* of id */
     char id[];          /* the match's (in the entry: one cache line to look it up) */
@@ -145,8 +149,7 @@ static live *find_or_add(sq_lines *l, const char *id)
 
 static void live_free(sq_lines *l, live *e)
 {
-    for (int i = 0; i < e->n; i++)
-        free(e->e[i].entry);
+    tb_free(&e->buf);
     l->nlines -= e->n;
     free(e->e);
     free(e);
@@ -174,23 +177,29 @@ static size_t put_dec(char *p, uint64_t v)
     return n;
 }
 
-/* The entry of a line: "<ply> <len>:<line>\n" (malloc'd). */
-static int make_entry(line *x, int ply, const char *text, size_t len)
+/* The entry of a line, "<ply> <len>:<line>\n", at the end of the match's
+ * buf. 0, or -1 out of memory. */
+static int make_entry(live *e, line *x, int ply, const char *text, size_t len)
 {
-    if (len > UINT32_MAX - 64)
+    if (len > UINT32_MAX / 2 || e->buf.len > UINT32_MAX / 2 || tb_reserve(&e->buf, len + 44))
         return -1;
-    char *p = malloc(len + 44);
-    if (!p)
-        return -1;
+    char *p = e->buf.p + e->buf.len;
     size_t k = put_dec(p, (uint64_t)ply);
     p[k++] = ' ';
     k += put_dec(p + k, len);
     p[k++] = ':';
     memcpy(p + k, text, len);
     p[k + len] = '\n';
-    *x = (line){.ply = ply, .len = (uint32_t)(k + len + 1), .at = (uint32_t)k,
-                .n = (uint32_t)len, .entry = p};
+    *x = (line){.ply = ply, .off = (uint32_t)e->buf.len, .len = (uint32_t)(k + len + 1),
+                .at = (uint32_t)k, .n = (uint32_t)len};
+    e->buf.len += k + len + 1;
+    e->buf.p[e->buf.len] = 0;
     return 0;
+}
+
+static const char *entry_of(const live *e, const line *x)
+{
+    return e->buf.p + x->off;
 }
 
 /* The match's line of `ply`, set (a later one of the same ply replaces
@@ -204,12 +213,12 @@ static const line *set_line(sq_lines *l, live *e, int ply, const char *text, siz
     line x;
     if (at < e->n && e->e[at].ply == ply) {
         line *old = &e->e[at];
-        if (old->n == len && memcmp(old->entry + old->at, text, len) == 0)
+        if (old->n == len && memcmp(entry_of(e, old) + old->at, text, len) == 0)
             return old;
-        if (make_entry(&x, ply, text, len))
+        if (make_entry(e, &x, ply, text, len))
             return NULL;
-        free(old->entry);
         *old = x;
+        e->messy = true;
         return old;
     }
     if (e->n == e->cap) {
@@ -220,8 +229,9 @@ static const line *set_line(sq_lines *l, live *e, int ply, const char *text, siz
         e->e = p;
         e->cap = cap;
     }
-    if (make_entry(&x, ply, text, len))
+    if (make_entry(e, &x, ply, text, len))
         return NULL;
+    e->messy = e->messy || at < e->n;
     memmove(e->e + at + 1, e->e + at, (size_t)(e->n - at) * sizeof *e->e);
     e->e[at] = x;
     e->n++;
@@ -249,7 +259,7 @@ static int touch(sq_lines *l, live *e, unsigned mark)
 /* ---- the rows' text ---------------------------------------------------------------------- */
 
 /* A log entry: the line's entry after "<idlen>:<id>". */
-static void put_entry(textbuf *t, const char *id, size_t idlen, const line *x)
+static void put_entry(textbuf *t, const char *id, size_t idlen, const live *e, const line *x)
 {
     if (tb_reserve(t, idlen + 21 + x->len))
         return; /* failed: the caller sees it */
@@ -257,7 +267,7 @@ static void put_entry(textbuf *t, const char *id, size_t idlen, const line *x)
     size_t k = put_dec(p, idlen);
     p[k++] = ':';
     memcpy(p + k, id, idlen);
-    memcpy(p + k + idlen, x->entry, x->len);
+    memcpy(p + k + idlen, entry_of(e, x), x->len);
     t->len += k + idlen + x->len;
     t->p[t->len] = 0;
 }
@@ -435,7 +445,7 @@ int sq_lines_move(sq_lines *l, const char *match, int ply, const char *text)
     const line *x = e ? set_line(l, e, ply, text, strlen(text)) : NULL;
     if (!x || (!e->first && touch(l, e, M_PEND)))
         return SQLITE_NOMEM;
-    put_entry(&l->log, match, strlen(match), x);
+    put_entry(&l->log, match, strlen(match), e, x);
     l->nlogged_now++;
     return l->log.failed ? SQLITE_NOMEM : SQLITE_OK;
 }
@@ -457,13 +467,17 @@ int sq_lines_finish(sq_lines *l, const char *match)
         return SQLITE_NOMEM;
     if (!e->n)
         return SQLITE_OK;
-    tb_reset(&l->fin);
-    for (int i = 0; i < e->n; i++)
-        tb_put(&l->fin, e->e[i].entry, e->e[i].len);
-    if (l->fin.failed)
-        return SQLITE_NOMEM;
+    const textbuf *t = &e->buf; /* the entries in order, as they came */
+    if (e->messy) {
+        tb_reset(&l->fin);
+        for (int i = 0; i < e->n; i++)
+            tb_put(&l->fin, entry_of(e, &e->e[i]), e->e[i].len);
+        if (l->fin.failed)
+            return SQLITE_NOMEM;
+        t = &l->fin;
+    }
     sqlite3_bind_text(l->ins_done, 1, match, -1, SQLITE_STATIC);
-    sqlite3_bind_text(l->ins_done, 2, l->fin.p, (int)l->fin.len, SQLITE_STATIC);
+    sqlite3_bind_text(l->ins_done, 2, t->p, (int)t->len, SQLITE_STATIC);
     return step_done(l->ins_done);
 }
 
@@ -484,7 +498,7 @@ static int prune_plan(sq_lines *l)
                 continue; /* nothing of it stays, or all of it is in this write's row */
             if (e->first < reloc) {
                 for (int k = 0; k < e->n; k++)
-                    put_entry(&l->log, e->id, strlen(e->id), &e->e[k]);
+                    put_entry(&l->log, e->id, strlen(e->id), e, &e->e[k]);
                 l->nrelocated_now += e->n;
                 if (touch(l, e, M_PEND))
                     return -1;
@@ -584,5 +598,5 @@ void sq_lines_read(sq_lines *l, const char *match, char **infos, int n)
     live *e = find(l, match);
     for (int i = 0; e && i < e->n; i++)
         if (e->e[i].ply < n && !infos[e->e[i].ply])
-            infos[e->e[i].ply] = strndup(e->e[i].entry + e->e[i].at, e->e[i].n);
+            infos[e->e[i].ply] = strndup(entry_of(e, &e->e[i]) + e->e[i].at, e->e[i].n);
 }
