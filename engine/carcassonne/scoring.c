@@ -178,10 +178,14 @@ static int held_features(const carc_state *s, uint8_t roots[CARC_MAX_HELD],
 static void held_field_cities(const carc_state *s, const uint8_t slot[CARC_MAX_NODES],
                               uint8_t cities[CARC_MAX_NODES])
 {
-    /* slot 0xff (no meeples) counts into cities[0xff], never read */
+    /* slot 0xff (no meeples) counts into cities[0xff], never read; the
+     * held slots are below CARC_MAX_HELD, so only those and 0xff are
+     * cleared (not the 512 bytes) */
     uint8_t last[CARC_MAX_NODES]; /* the last city counted for a slot, + 1 */
-    memset(cities, 0, CARC_MAX_NODES);
-    memset(last, 0, sizeof last);
+    _Static_assert(CARC_MAX_HELD <= 48, "three 16-byte stores clear the held slots");
+    memset(cities, 0, 48);
+    memset(last, 0, 48);
+    last[0xff] = 0;
     int e = 0, nn = s->nnodes;
     for (int base = 0; base < nn; base += 16) {
         unsigned found; /* bit i: node base + i is a completed city's root */
@@ -227,16 +231,26 @@ static void held_field_cities(const carc_state *s, const uint8_t slot[CARC_MAX_N
 static void held_values(const carc_state *s, const uint8_t *roots, int nr,
                         const uint8_t slot[CARC_MAX_NODES], int *v)
 {
-    uint8_t cities[CARC_MAX_NODES];
-    bool fields = false;
-    for (int k = 0; k < nr; k++)
-        fields |= s->kind[roots[k]] == CARC_FIELD;
-    if (fields)
-        held_field_cities(s, slot, cities);
+    /* the fields and the others in two lists, without a branch on the kind
+     * (a coin toss): each slot is written to both lists, and only its own
+     * list's count moves */
+    uint8_t fields[CARC_MAX_HELD], others[CARC_MAX_HELD];
+    int nf = 0, no = 0;
     for (int k = 0; k < nr; k++) {
-        int r = roots[k];
-        v[k] = s->kind[r] == CARC_FIELD ? 3 * cities[k] : value_of_root(s, r);
+        int f = s->kind[roots[k]] == CARC_FIELD;
+        fields[nf] = (uint8_t)k;
+        others[no] = (uint8_t)k;
+        nf += f;
+        no += 1 - f;
     }
+    if (nf) {
+        uint8_t cities[CARC_MAX_NODES];
+        held_field_cities(s, slot, cities);
+        for (int i = 0; i < nf; i++)
+            v[fields[i]] = 3 * cities[fields[i]];
+    }
+    for (int i = 0; i < no; i++)
+        v[others[i]] = value_of_root(s, roots[others[i]]);
 }
 
 static void end_points(const carc_state *s, int *pts)
