@@ -20,7 +20,9 @@
  *   - determinism: the same seed gives the same moves and the same final
  *     bytes (even when the buffers held different garbage before init), and
  *     eng_playout() with that seed (the game's playout fast path when it
- *     has one) reaches the same final state, byte for byte;
+ *     has one) reaches the same final state, byte for byte, from the start
+ *     and from a state taken mid-game (inside a turn, where MCTS starts its
+ *     playouts) as the generic loop of sample_chance / random_move does;
  *   - the text of every legal move and chance outcome parses back to it;
  *     garbage is rejected with ENG_EBAD_MOVE / ENG_EILLEGAL_MOVE; too small
  *     a buffer never overflows;
@@ -614,6 +616,26 @@ static void check_config(const eng_game *g, const eng_rules *rules, int games, u
         }
         CHECK(&c, memcmp(copy, a.final, g->state_size) == 0,
               "a copy taken at ply %d ends in other bytes", cut);
+
+        /* eng_playout from the state at the cut (any phase of a turn) ends
+         * where the generic loop ends from it with the same generator */
+        void *mid = replay(&c, &a, cut, 0x00), *ref = replay(&c, &a, cut, 0x5a);
+        eng_rng r1, r2;
+        eng_rng_seed(&r1, seed ^ 0x9e3779b97f4a7c15ULL);
+        r2 = r1;
+        int np = eng_playout(g, mid, &r1), nl = 0;
+        for (int p; (p = g->current_player(ref)) != ENG_TERMINAL; nl++)
+            g->apply(ref, p == ENG_CHANCE ? eng_sample_chance(g, ref, &r2)
+                                          : eng_random_move(g, ref, &r2));
+        c.ply = cut;
+        CHECK(&c, np == nl, "eng_playout from ply %d played %d plies, the generic loop %d", cut,
+              np, nl);
+        CHECK(&c, memcmp(mid, ref, g->state_size) == 0,
+              "eng_playout from ply %d reached another state than the generic loop", cut);
+        CHECK(&c, memcmp(&r1, &r2, sizeof r1) == 0,
+              "eng_playout from ply %d left the generator elsewhere", cut);
+        free(mid);
+        free(ref);
         free(copy);
     }
     if (plies_out)
