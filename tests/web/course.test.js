@@ -11,7 +11,10 @@
 // phone-student.png, desktop-student.png (and, with --doc-shots DIR, copies
 // for docs/classroom.md). Uploads go in course_upload chunks with their progress; a zip
 // holding ../evil.py is refused naming it (390 px); the builds queue is shown. And a student whose bot crashes saves their gate game's fault
-// bundle from its panel (the download parsed), at both sizes.
+// bundle from its panel (the download parsed), at both sizes. A reply lost with
+// its connection (a route that closes the page's socket on the submission) is
+// said on the page, not left at "sending…", and the page sends it again once
+// reconnected.
 //
 //   node course.test.js --bin build/cli/tessera --web web --out DIR [--doc-shots docs/img/classroom]
 'use strict';
@@ -271,4 +274,55 @@ test('a student\'s gate game lost by a crash links its fault bundle, at both siz
     assert.deepEqual(await overflow(p.page), [], `the game panel fits ${w} px`);
     assert.deepEqual(p.problems, []);
   }
+});
+
+test('a reply lost with its connection is said on the page, and the page goes on', async () => {
+  /* a course of its own; the student's page goes through a route that closes its socket when it
+   * sees the first course_submit — the message never reaches the server, its reply never comes */
+  const made = await client.request({type: 'course_create', admin_token: adminToken, name: 'lost replies', game: 'reversi',
+    move_ms: ms(2000), seed: 5, gates: [{opponent: 'random', games: 2, min_rate: 0}]});
+  assert.equal(made.type, 'course_created', JSON.stringify(made));
+  const added = await client.request({type: 'course_add_students', admin_token: adminToken, course: made.course,
+    csv: 'id,name\nl1,Grace Hopper\n'});
+  const tok = added.students[0].token;
+  const p = await strictPage(lib, browser.context);
+  pages.push(p);
+  await p.page.setViewportSize({width: 390, height: 844});
+  let dropped = 0;
+  await p.page.routeWebSocket(/.*/, (ws) => {
+    const srv = ws.connectToServer();
+    srv.onMessage((m) => ws.send(m));
+    ws.onMessage((m) => {
+      if (!dropped && /"course_submit"/.test(m)) { dropped++; srv.close(); ws.close({code: 1001, reason: 'the test lost this reply'}); return; }
+      srv.send(m);
+    });
+  });
+  await p.page.goto(`${server.url}#/course`);
+  await p.page.evaluate((t) => localStorage.setItem('tessera.course.token', t), tok);
+  await p.page.reload();
+  await waitFor(async () => /Grace Hopper \(l1\)/.test((await p.page.locator('.page.course h3').allTextContents()).join(' ')),
+    'the student\'s page', 10000);
+  await p.page.selectOption('form.submit-form select[name=kind]', 'remote');
+  await p.page.click('form.submit-form button[type=submit]');
+  const status = p.page.locator('.submit-status');
+  /* not left at "sending…": the page says the answer was lost, and to look before repeating */
+  await waitFor(async () => /no answer from the server \(connection lost\)/.test(await status.textContent()), 'the lost reply said', 10000);
+  assert.match(await status.getAttribute('class'), /\berror\b/);
+  assert.equal(dropped, 1);
+  assert.equal(await p.page.locator('.register-command').count(), 0);
+  /* the page connects again by itself; the submission, sent again, is the first the server has */
+  await p.page.locator('#banner').filter({hasText: 'reconnected'}).waitFor({timeout: 20000 * lib.SLOW});
+  const cmd = p.page.locator('.register-command pre');
+  await waitFor(async () => {
+    if (await cmd.count()) return true;
+    /* not sent yet, or the form was drawn again under the click (the page refreshes on reconnecting) */
+    if (!/sending/.test(await status.textContent())) {
+      await p.page.selectOption('form.submit-form select[name=kind]', 'remote');
+      await p.page.click('form.submit-form button[type=submit]');
+    }
+    return false;
+  }, 'the submission sent again once connected', 20000, 1000);
+  assert.match(await cmd.textContent(), new RegExp(`--register course${made.course}-s\\d+-v1-`), 'the first version: the lost one never arrived');
+  assert.deepEqual(await overflow(p.page), [], 'the refusal and the command fit a phone');
+  assert.deepEqual(p.problems, []);
 });

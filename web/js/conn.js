@@ -203,6 +203,18 @@ export class Connection extends EventTarget {
     });
   }
 
+  /** request(), for a caller that shows the reply: a reply lost with its
+   *  connection (dropped, moved to the match's owner), a socket not connected
+   *  or no reply in time resolves as an error reply of its own
+   *  ({type: 'error', code: 'no_reply', message}) instead of rejecting — the
+   *  page says what happened rather than staying at "sending…". Whether the
+   *  server acted on the message is not known then: the caller's view, read
+   *  again, tells. */
+  ask(msg, timeoutMs) {
+    return this.request(msg, timeoutMs).catch((err) => ({type: 'error', code: 'no_reply',
+      message: `no answer from the server (${err.message || err}): look again before you repeat it`}));
+  }
+
   /** Wait until connected (resolves at once if it is). */
   whenReady() {
     if (this.ready) return Promise.resolve();

@@ -261,8 +261,9 @@ export class StudentView {
   async refresh(poll = false) {
     if (!this.token || !this.conn.ready) return;
     const token = this.token;
-    const r = await this.conn.request({type: 'course_view', token});
-    if (token !== this.token) return; /* the answer for a token given up meanwhile */
+    /* a reply lost with its connection leaves the page as it is: 'ready' refreshes it again */
+    const r = await this.conn.request({type: 'course_view', token}).catch(() => null);
+    if (!r || token !== this.token) return; /* the answer for a token given up meanwhile */
     /* a poll with nothing new (a remote bot still waited for): the page stays as it is, under the
      * reader's pointer */
     const text = JSON.stringify({...r, id: undefined});
@@ -330,7 +331,7 @@ export class StudentView {
       const el = e.target.elements;
       if (el.kind.value === 'remote') {
         status.textContent = 'sending…';
-        const r = await this.conn.request({type: 'course_submit', token: this.token, kind: 'remote'});
+        const r = await this.conn.ask({type: 'course_submit', token: this.token, kind: 'remote'});
         status.textContent = r.type === 'error' ? errText(r) : `version ${r.version} received — run your bot with the command below; its gates start when it connects`;
         status.className = 'submit-status ' + (r.type === 'error' ? 'error' : 'ok');
         if (r.type !== 'error') this.registration = {version: r.version, command: registerCommand(r.remote, r.remote.secret)};
@@ -392,13 +393,13 @@ export class StudentView {
   }
 
   async showGame(id) {
-    const r = await this.conn.request({type: 'course_game', token: this.token, game: id});
+    const r = await this.conn.ask({type: 'course_game', token: this.token, game: id});
     this.detail.replaceChildren(r.type === 'error' ? h('p', {class: 'error', text: errText(r)}) : gamePanel(this.app, r));
     this.detail.scrollIntoView({block: 'nearest'});
   }
 
   async showCode(s) {
-    const r = await this.conn.request({type: 'course_code', token: this.token, submission: s.submission});
+    const r = await this.conn.ask({type: 'course_code', token: this.token, submission: s.submission});
     if (r.type === 'error') { this.detail.replaceChildren(h('p', {class: 'error', text: errText(r)})); return; }
     this.detail.replaceChildren(h('section', {class: 'code'}, [h('h3', {text: `v${r.version}: ${r.main}`}),
       ...r.files.map((f) => h('details', {open: f.name === r.main}, [h('summary', {text: f.name}), h('pre', {text: codeText(r, f)})]))]));
@@ -501,13 +502,16 @@ export class InstructorView {
     if (!this.token || !this.conn.ready) return;
     this.error = '';
     if (this.courseId) {
-      const r = await this.conn.request({type: 'course_view', admin_token: this.token, course: this.courseId});
+      /* a reply lost with its connection leaves the page as it is: 'ready' refreshes it again */
+      const r = await this.conn.request({type: 'course_view', admin_token: this.token, course: this.courseId}).catch(() => null);
+      if (!r) return;
       const text = JSON.stringify({...r, id: undefined});
       if (poll && text === this.lastText) return; /* a poll with nothing new: the page stays as it is */
       this.lastText = text;
       if (r.type === 'error') { this.error = errText(r); this.view = null; } else this.view = r;
     } else {
-      const r = await this.conn.request({type: 'course_list', admin_token: this.token});
+      const r = await this.conn.request({type: 'course_list', admin_token: this.token}).catch(() => null);
+      if (!r) return;
       if (r.type === 'error') { this.error = errText(r); this.list = null; } else this.list = r.courses;
       await this.app.loadCatalogue().catch(() => {});
     }
@@ -580,7 +584,7 @@ export class InstructorView {
     const rosterStatus = this.rosterStatus;
     const roster = h('form', {class: 'roster-form', onsubmit: async (e) => {
       e.preventDefault();
-      const r = await this.conn.request({type: 'course_add_students', admin_token: this.token, course: c.course, csv: e.target.elements.csv.value});
+      const r = await this.conn.ask({type: 'course_add_students', admin_token: this.token, course: c.course, csv: e.target.elements.csv.value});
       if (r.type === 'error') { rosterStatus.replaceChildren(h('p', {class: 'error', text: errText(r)})); return; }
       this.handout = r.handout_csv;
       e.target.elements.csv.value = '';
@@ -600,7 +604,7 @@ export class InstructorView {
       h('button', {class: 'start-final', text: c.final_state === 'done' ? 'play the final again' : 'start the final', disabled: !c.frozen_ms || c.final_state === 'running',
         onclick: () => this.act({type: 'course_start_final', format: this.el.querySelector('select.final-format').value, ...(c.final_state === 'done' ? {rerun: true} : {})})}),
       h('button', {class: 'export', text: 'export grades (CSV)', onclick: async () => {
-        const r = await this.conn.request({type: 'course_grades', admin_token: this.token, course: c.course});
+        const r = await this.conn.ask({type: 'course_grades', admin_token: this.token, course: c.course});
         if (r.type === 'error') { this.actStatus.textContent = errText(r); return; }
         this.lastGrades = r.csv;
         download(`course-${c.course}-grades.csv`, r.csv);
@@ -666,8 +670,7 @@ export class InstructorView {
     const remove = h('form', {class: 'delete-form', onsubmit: async (e) => {
       e.preventDefault();
       this.actStatus.textContent = 'deleting…';
-      let r;
-      try { r = await this.conn.request({type: 'course_delete', admin_token: this.token, course: this.courseId, confirm: e.target.elements.confirm.value}, 120000); } catch (err) { r = {type: 'error', message: String(err.message || err)}; }
+      const r = await this.conn.ask({type: 'course_delete', admin_token: this.token, course: this.courseId, confirm: e.target.elements.confirm.value}, 120000);
       if (r.type === 'error') { this.actStatus.textContent = errText(r); return; }
       location.hash = '#/instructor';
     }}, [
@@ -679,19 +682,18 @@ export class InstructorView {
   }
 
   async act(msg, timeout) {
-    let r;
-    try { r = await this.conn.request({...msg, admin_token: this.token, course: this.courseId}, timeout); } catch (err) { r = {type: 'error', message: String(err.message || err)}; }
+    const r = await this.conn.ask({...msg, admin_token: this.token, course: this.courseId}, timeout);
     this.actStatus.textContent = r.type === 'error' ? errText(r) : '';
     this.refresh();
   }
 
   async showGame(id) {
-    const r = await this.conn.request({type: 'course_game', admin_token: this.token, game: id});
+    const r = await this.conn.ask({type: 'course_game', admin_token: this.token, game: id});
     this.detail.replaceChildren(r.type === 'error' ? h('p', {class: 'error', text: errText(r)}) : gamePanel(this.app, r));
   }
 
   async showCode(s) {
-    const r = await this.conn.request({type: 'course_code', admin_token: this.token, submission: s.submission});
+    const r = await this.conn.ask({type: 'course_code', admin_token: this.token, submission: s.submission});
     if (r.type === 'error') { this.detail.replaceChildren(h('p', {class: 'error', text: errText(r)})); return; }
     this.detail.replaceChildren(h('section', {class: 'code'}, [h('h3', {text: `${s.student_id} v${r.version}: ${r.main}`}),
       ...r.files.map((f) => h('details', {open: f.name === r.main}, [h('summary', {text: f.name}), h('pre', {text: codeText(r, f)})]))]));
