@@ -4,7 +4,8 @@
 // notification, when allowed) when it becomes your turn; a replay that shows
 // the tile each step draws; board coordinates that match the move list's
 // (x, y); bot options with units and meaning; the server's stats on a page;
-// P1..P5 for people and "P2 (seat 1)" next to a `--seat 1`.
+// P1..P5 for people and "P2 (seat 1)" next to a `--seat 1`; the lobby's catalogue
+// lost with its connection fails no promise unhandled and loads once reconnected.
 //
 //   node features.test.js --bin build/cli/tessera --web web --out DIR
 'use strict';
@@ -355,4 +356,24 @@ test('watching: a seat joined or dropped shows at once, at both sizes', async ()
     assert.deepEqual(p.problems, []);
     await p.page.close();
   }
+});
+
+test('the lobby\'s catalogue lost with its connection: no unhandled error, the form once reconnected', async () => {
+  /* a route that closes the page's first socket when it asks for the bots: the catalogue is lost */
+  const p = await strictPage(lib, browser.context);
+  pages.push(p);
+  let dropped = 0;
+  await p.page.routeWebSocket(/.*/, (ws) => {
+    const srv = ws.connectToServer();
+    srv.onMessage((m) => ws.send(m));
+    ws.onMessage((m) => {
+      if (!dropped && /"list_bots"/.test(m)) { dropped++; srv.close(); ws.close({code: 1001, reason: 'the test lost this reply'}); return; }
+      srv.send(m);
+    });
+  });
+  await p.page.goto(server.url);
+  await p.page.locator('#game option[value="carcassonne"]').waitFor({state: 'attached', timeout: 20000 * lib.SLOW});
+  assert.equal(dropped, 1);
+  assert.equal(await p.page.locator('#game').inputValue(), 'carcassonne');
+  assert.deepEqual(p.problems, [], 'no unhandled rejection, no console error');
 });

@@ -69,7 +69,7 @@ export class LobbyView {
   }
 
   async load() {
-    await this.app.loadCatalogue();
+    try { await this.app.loadCatalogue(); } catch { return; /* the connection dropped: 'ready' loads again */ }
     if (!this.form) this.buildForm();
     this.refresh();
   }
