@@ -60,6 +60,18 @@ async function shot(p, name) {
   await p.page.setViewportSize(size);
 }
 
+/** A Reversi course of its own, made over the protocol, with one student (a CSV row "id,name"):
+ *  the course's reply and the student's token. */
+async function courseOfOne(name, seed, student) {
+  const made = await client.request({type: 'course_create', admin_token: adminToken, name, game: 'reversi',
+    move_ms: ms(2000), seed, gates: [{opponent: 'random', games: 2, min_rate: 0}]});
+  assert.equal(made.type, 'course_created', JSON.stringify(made));
+  const added = await client.request({type: 'course_add_students', admin_token: adminToken, course: made.course,
+    csv: `id,name\n${student}\n`});
+  assert.equal(added.students?.length, 1, JSON.stringify(added));
+  return {made, tok: added.students[0].token};
+}
+
 before(async () => {
   const tokenFile = path.join(work, 'admin-token');
   server = await startServer({bin: O.bin, web: O.web, dir: work, args: ['--admin-token-file', tokenFile]});
@@ -240,12 +252,7 @@ with zipfile.ZipFile(sys.argv[1], "w", zipfile.ZIP_STORED) as z:
 
 test('a student\'s gate game lost by a crash links its fault bundle, at both sizes', async () => {
   /* a course of its own, made over the protocol: one student whose bot crashes at its first turn */
-  const made = await client.request({type: 'course_create', admin_token: adminToken, name: 'bundles', game: 'reversi',
-    move_ms: ms(2000), seed: 4, gates: [{opponent: 'random', games: 2, min_rate: 0}]});
-  assert.equal(made.type, 'course_created', JSON.stringify(made));
-  const added = await client.request({type: 'course_add_students', admin_token: adminToken, course: made.course,
-    csv: 'id,name\nb1,Barbara Liskov\n'});
-  const tok = added.students[0].token;
+  const {tok} = await courseOfOne('bundles', 4, 'b1,Barbara Liskov');
   const sub = await client.request({type: 'course_submit', token: tok, kind: 'python', main: 'broken.py',
     files: [{name: 'broken.py', data: fs.readFileSync(path.join(BOTS, 'broken.py')).toString('base64')}]});
   assert.equal(sub.type, 'course_submitted', JSON.stringify(sub));
@@ -279,24 +286,11 @@ test('a student\'s gate game lost by a crash links its fault bundle, at both siz
 test('a reply lost with its connection is said on the page, and the page goes on', async () => {
   /* a course of its own; the student's page goes through a route that closes its socket when it
    * sees the first course_submit — the message never reaches the server, its reply never comes */
-  const made = await client.request({type: 'course_create', admin_token: adminToken, name: 'lost replies', game: 'reversi',
-    move_ms: ms(2000), seed: 5, gates: [{opponent: 'random', games: 2, min_rate: 0}]});
-  assert.equal(made.type, 'course_created', JSON.stringify(made));
-  const added = await client.request({type: 'course_add_students', admin_token: adminToken, course: made.course,
-    csv: 'id,name\nl1,Grace Hopper\n'});
-  const tok = added.students[0].token;
+  const {made, tok} = await courseOfOne('lost replies', 5, 'l1,Grace Hopper');
   const p = await strictPage(lib, browser.context);
   pages.push(p);
   await p.page.setViewportSize({width: 390, height: 844});
-  let dropped = 0;
-  await p.page.routeWebSocket(/.*/, (ws) => {
-    const srv = ws.connectToServer();
-    srv.onMessage((m) => ws.send(m));
-    ws.onMessage((m) => {
-      if (!dropped && /"course_submit"/.test(m)) { dropped++; srv.close(); ws.close({code: 1001, reason: 'the test lost this reply'}); return; }
-      srv.send(m);
-    });
-  });
+  const lost = await lib.loseReplyTo(p.page, /"course_submit"/);
   await p.page.goto(`${server.url}#/course`);
   await p.page.evaluate((t) => localStorage.setItem('tessera.course.token', t), tok);
   await p.page.reload();
@@ -308,7 +302,7 @@ test('a reply lost with its connection is said on the page, and the page goes on
   /* not left at "sending…": the page says the answer was lost, and to look before repeating */
   await waitFor(async () => /no answer from the server \(connection lost\)/.test(await status.textContent()), 'the lost reply said', 10000);
   assert.match(await status.getAttribute('class'), /\berror\b/);
-  assert.equal(dropped, 1);
+  assert.equal(lost.dropped, 1);
   assert.equal(await p.page.locator('.register-command').count(), 0);
   /* the page connects again by itself; the submission, sent again, is the first the server has */
   await p.page.locator('#banner').filter({hasText: 'reconnected'}).waitFor({timeout: 20000 * lib.SLOW});

@@ -362,18 +362,10 @@ test('the lobby\'s catalogue lost with its connection: no unhandled error, the f
   /* a route that closes the page's first socket when it asks for the bots: the catalogue is lost */
   const p = await strictPage(lib, browser.context);
   pages.push(p);
-  let dropped = 0;
-  await p.page.routeWebSocket(/.*/, (ws) => {
-    const srv = ws.connectToServer();
-    srv.onMessage((m) => ws.send(m));
-    ws.onMessage((m) => {
-      if (!dropped && /"list_bots"/.test(m)) { dropped++; srv.close(); ws.close({code: 1001, reason: 'the test lost this reply'}); return; }
-      srv.send(m);
-    });
-  });
+  const lost = await lib.loseReplyTo(p.page, /"list_bots"/);
   await p.page.goto(server.url);
   await p.page.locator('#game option[value="carcassonne"]').waitFor({state: 'attached', timeout: 20000 * lib.SLOW});
-  assert.equal(dropped, 1);
+  assert.equal(lost.dropped, 1);
   assert.equal(await p.page.locator('#game').inputValue(), 'carcassonne');
   assert.deepEqual(p.problems, [], 'no unhandled rejection, no console error');
 });

@@ -146,6 +146,25 @@ async function openPage(context, url) {
   return {page, errors, sent, received};
 }
 
+/** Make the page lose a reply: its WebSockets go through a route that passes every frame both
+ *  ways, but closes the page's socket (and the server's side) at the first frame it sends that
+ *  matches `re` — that message never reaches the server. Call before the page opens its socket;
+ *  the returned object counts the sockets closed so (`dropped`). */
+async function loseReplyTo(page, re) {
+  const lost = {dropped: 0};
+  await page.routeWebSocket(/.*/, (ws) => {
+    const srv = ws.connectToServer();
+    srv.onMessage((m) => ws.send(m));
+    ws.onMessage((m) => {
+      if (lost.dropped || !re.test(m)) { srv.send(m); return; }
+      lost.dropped++;
+      srv.close();
+      ws.close({code: 1001, reason: 'the test lost this reply'});
+    });
+  });
+  return lost;
+}
+
 /** What the page shows of a Carcassonne table, read in one go. */
 async function boardSnapshot(page) {
   return page.evaluate(() => {
@@ -183,4 +202,4 @@ function compareWithState(snap, state, lastRecord) {
   return diffs;
 }
 
-module.exports = {SLOW, sleep, waitFor, startServer, wsClient, launchBrowser, openPage, boardSnapshot, compareWithState, CHROMIUM};
+module.exports = {SLOW, sleep, waitFor, startServer, wsClient, launchBrowser, openPage, loseReplyTo, boardSnapshot, compareWithState, CHROMIUM};
