@@ -20,31 +20,23 @@
 'use strict';
 const fs = require('fs');
 const path = require('path');
-const {options, requireTools, ms, strictPage, overflow} = require('./pages.js');
+const {options, requireTools, ms, strictPage, overflow, courseStage} = require('./pages.js');
 
 const O = options();
 const lib = requireTools(O.bin);
 const {test, before, after} = require('node:test');
 const assert = require('node:assert/strict');
-const {waitFor, startServer, wsClient, launchBrowser} = lib;
+const {waitFor} = lib;
 
 const BOTS = path.join(__dirname, '..', 'classroom', 'bots');
 const docShots = (() => { const i = process.argv.indexOf('--doc-shots'); return i > 0 ? path.resolve(process.argv[i + 1]) : null; })();
 fs.mkdirSync(O.shots, {recursive: true});
-const work = path.join(O.out, 'run-course');
-fs.rmSync(work, {recursive: true, force: true});
-fs.mkdirSync(work, {recursive: true});
-fs.chmodSync(work, 0o755);
-let server, browser, client, adminToken;
-const pages = [];
+const S = courseStage(O, lib, 'course');
+const {work, pages} = S;
+let server, browser, client, adminToken; // S's, once started
+before(async () => ({server, browser, client, adminToken} = await S.start()));
 
-async function page(width, height, url) {
-  const p = await strictPage(lib, browser.context);
-  await p.page.setViewportSize({width, height});
-  await p.page.goto(url);
-  pages.push(p);
-  return p;
-}
+const page = S.open;
 
 /** A screenshot of the whole page: the page scrolls inside <main>, so the viewport is made as tall
  *  as its content for the picture, then put back. */
@@ -71,21 +63,6 @@ async function courseOfOne(name, seed, student) {
   assert.equal(added.students?.length, 1, JSON.stringify(added));
   return {made, tok: added.students[0].token};
 }
-
-before(async () => {
-  const tokenFile = path.join(work, 'admin-token');
-  server = await startServer({bin: O.bin, web: O.web, dir: work, args: ['--admin-token-file', tokenFile]});
-  browser = await launchBrowser(work);
-  client = await wsClient(server.port);
-  adminToken = fs.readFileSync(tokenFile, 'utf8').trim();
-});
-
-after(async () => {
-  for (const p of pages) await p.page.close().catch(() => {});
-  await browser?.close();
-  client?.close();
-  await server?.stop();
-});
 
 test('instructor and student pages, from a new course to exported grades', async () => {
   /* the instructor: token, new course */

@@ -11,56 +11,22 @@
 'use strict';
 const fs = require('fs');
 const path = require('path');
-const {options, requireTools, ms, strictPage, overflow} = require('./pages.js');
+const {options, requireTools, ms, overflow, courseStage, cellLabels} = require('./pages.js');
 
 const O = options();
 const lib = requireTools(O.bin);
 const {test, before, after} = require('node:test');
 const assert = require('node:assert/strict');
-const {waitFor, startServer, wsClient, launchBrowser} = lib;
+const {waitFor} = lib;
 
 const BOTS = path.join(__dirname, '..', 'classroom', 'bots');
 fs.mkdirSync(O.shots, {recursive: true});
-const work = path.join(O.out, 'run-course-games');
-fs.rmSync(work, {recursive: true, force: true});
-fs.mkdirSync(work, {recursive: true});
-fs.chmodSync(work, 0o755);
-let server, browser, client, adminToken;
-const pages = [];
+const S = courseStage(O, lib, 'course-games');
+const {pages} = S;
+let server, client, adminToken; // S's, once started
+before(async () => ({server, client, adminToken} = await S.start()));
 
-before(async () => {
-  const tokenFile = path.join(work, 'admin-token');
-  server = await startServer({bin: O.bin, web: O.web, dir: work, args: ['--admin-token-file', tokenFile]});
-  browser = await launchBrowser(work);
-  client = await wsClient(server.port);
-  adminToken = fs.readFileSync(tokenFile, 'utf8').trim();
-});
-
-after(async () => {
-  for (const p of pages) await p.page.close().catch(() => {});
-  await browser?.close();
-  client?.close();
-  await server?.stop();
-});
-
-async function open(width, height, url) {
-  const p = await strictPage(lib, browser.context);
-  await p.page.setViewportSize({width, height});
-  await p.page.goto(url);
-  pages.push(p);
-  return p;
-}
-
-/** The visible label of each cell of the first data row of a table (its ::before on a phone, its
- *  column heading on a desktop). */
-async function cellLabels(page, table) {
-  return page.locator(`${table} tbody tr`).first().locator('td').evaluateAll((tds) => tds.map((td) => {
-    const before = getComputedStyle(td, '::before').content;
-    const head = td.closest('table').querySelector('thead');
-    const visibleHead = head && getComputedStyle(head).display !== 'none';
-    return visibleHead ? 'heading' : before && before !== 'none' && before !== 'normal' ? before.replace(/^"|"\s*$/g, '').trim() : '';
-  }));
-}
+const open = S.open;
 
 test('the final explained, every game replayed by name, and the phone', async () => {
   /* a course of three: two that play the same moves, one that crashes with a traceback */

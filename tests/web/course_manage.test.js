@@ -9,37 +9,20 @@
 'use strict';
 const fs = require('fs');
 const path = require('path');
-const {options, requireTools, ms, strictPage, overflow} = require('./pages.js');
+const {options, requireTools, ms, strictPage, overflow, courseStage} = require('./pages.js');
 
 const O = options();
 const lib = requireTools(O.bin);
 const {test, before, after} = require('node:test');
 const assert = require('node:assert/strict');
-const {waitFor, startServer, wsClient, launchBrowser} = lib;
+const {waitFor} = lib;
 
 const FIRST = path.join(__dirname, '..', 'classroom', 'bots', 'first.py');
 fs.mkdirSync(O.shots, {recursive: true});
-const work = path.join(O.out, 'run-course-manage');
-fs.rmSync(work, {recursive: true, force: true});
-fs.mkdirSync(work, {recursive: true});
-fs.chmodSync(work, 0o755);
-let server, browser, client, adminToken;
-const pages = [];
-
-before(async () => {
-  const tokenFile = path.join(work, 'admin-token');
-  server = await startServer({bin: O.bin, web: O.web, dir: work, args: ['--admin-token-file', tokenFile]});
-  browser = await launchBrowser(work);
-  client = await wsClient(server.port);
-  adminToken = fs.readFileSync(tokenFile, 'utf8').trim();
-});
-
-after(async () => {
-  for (const p of pages) await p.page.close().catch(() => {});
-  await browser?.close();
-  client?.close();
-  await server?.stop();
-});
+const S = courseStage(O, lib, 'course-manage');
+const {pages} = S;
+let server, browser, client, adminToken; // S's, once started
+before(async () => ({server, browser, client, adminToken} = await S.start()));
 
 /** The value of a datetime-local input for epoch milliseconds, in the browser's time zone. */
 async function localInput(page, msEpoch) {

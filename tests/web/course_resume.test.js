@@ -8,37 +8,20 @@
 'use strict';
 const fs = require('fs');
 const path = require('path');
-const {options, requireTools, ms, strictPage, overflow} = require('./pages.js');
+const {options, requireTools, ms, strictPage, overflow, courseStage} = require('./pages.js');
 
 const O = options();
 const lib = requireTools(O.bin);
 const {test, before, after} = require('node:test');
 const assert = require('node:assert/strict');
-const {waitFor, startServer, wsClient, launchBrowser} = lib;
+const {waitFor} = lib;
 
 const BOTS = path.join(__dirname, '..', 'classroom', 'bots');
 fs.mkdirSync(O.shots, {recursive: true});
-const work = path.join(O.out, 'run-course-resume');
-fs.rmSync(work, {recursive: true, force: true});
-fs.mkdirSync(work, {recursive: true});
-fs.chmodSync(work, 0o755);
-let server, browser, client, adminToken;
-const pages = [];
-
-before(async () => {
-  const tokenFile = path.join(work, 'admin-token');
-  server = await startServer({bin: O.bin, web: O.web, dir: work, args: ['--admin-token-file', tokenFile]});
-  browser = await launchBrowser(work);
-  client = await wsClient(server.port);
-  adminToken = fs.readFileSync(tokenFile, 'utf8').trim();
-});
-
-after(async () => {
-  for (const p of pages) await p.page.close().catch(() => {});
-  await browser?.close();
-  client?.close();
-  await server?.stop();
-});
+const S = courseStage(O, lib, 'course-resume');
+const {work, pages} = S;
+let server, browser, client, adminToken; // S's, once started
+before(async () => ({server, browser, client, adminToken} = await S.start()));
 
 test('an upload goes on after a reload, on a desktop and on a phone', async () => {
   const c = await client.request({type: 'course_create', admin_token: adminToken, name: 'Resume', game: 'reversi', move_ms: ms(2000),

@@ -10,56 +10,22 @@
 'use strict';
 const fs = require('fs');
 const path = require('path');
-const {options, requireTools, ms, strictPage, overflow} = require('./pages.js');
+const {options, requireTools, ms, overflow, courseStage, cellLabels} = require('./pages.js');
 
 const O = options();
 const lib = requireTools(O.bin);
 const {test, before, after} = require('node:test');
 const assert = require('node:assert/strict');
-const {waitFor, startServer, wsClient, launchBrowser} = lib;
+const {waitFor} = lib;
 
 const BOTS = path.join(__dirname, '..', 'classroom', 'bots');
 fs.mkdirSync(O.shots, {recursive: true});
-const work = path.join(O.out, 'run-course-scrimmage');
-fs.rmSync(work, {recursive: true, force: true});
-fs.mkdirSync(work, {recursive: true});
-fs.chmodSync(work, 0o755);
-let server, browser, client, adminToken;
-const pages = [];
+const S = courseStage(O, lib, 'course-scrimmage');
+const {pages} = S;
+let server, client, adminToken; // S's, once started
+before(async () => ({server, client, adminToken} = await S.start()));
 
-before(async () => {
-  const tokenFile = path.join(work, 'admin-token');
-  server = await startServer({bin: O.bin, web: O.web, dir: work, args: ['--admin-token-file', tokenFile]});
-  browser = await launchBrowser(work);
-  client = await wsClient(server.port);
-  adminToken = fs.readFileSync(tokenFile, 'utf8').trim();
-});
-
-after(async () => {
-  for (const p of pages) await p.page.close().catch(() => {});
-  await browser?.close();
-  client?.close();
-  await server?.stop();
-});
-
-async function open(width, height, url) {
-  const p = await strictPage(lib, browser.context);
-  await p.page.setViewportSize({width, height});
-  await p.page.goto(url);
-  pages.push(p);
-  return p;
-}
-
-/** The visible label of each cell of the table's first row: "heading" where the column's heading
- *  shows (a desktop), else the cell's own ::before label (a phone), '' when it has none. */
-async function cellLabels(page, table) {
-  return page.locator(`${table} tbody tr`).first().locator('td').evaluateAll((tds) => tds.map((td) => {
-    const before = getComputedStyle(td, '::before').content;
-    const head = td.closest('table').querySelector('thead');
-    const visibleHead = head && getComputedStyle(head).display !== 'none';
-    return visibleHead ? 'heading' : before && before !== 'none' && before !== 'normal' ? before.replace(/^"|"\s*$/g, '').trim() : '';
-  }));
-}
+const open = S.open;
 
 test('the scrimmage table on the instructor\'s and a student\'s page, desktop and phone', async () => {
   const c = await client.request({type: 'course_create', admin_token: adminToken, name: 'Scrim', game: 'reversi', move_ms: ms(2000),

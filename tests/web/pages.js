@@ -142,4 +142,54 @@ async function liveMatch(lib, port, turns) {
   return {match: r.match, client: c};
 }
 
-module.exports = {options, requireTools, ms, strictPage, overflow, reachable, rect, liveMatch};
+/** The set-up every classroom page test shares: a fresh folder O.out/run-NAME (mode 0755: the
+ *  programs the server runs for the course, as another user, read their files below it), and
+ *  start() — for the file's one `before` hook (node 20 runs a file's before hooks at once, not one
+ *  after the other) — which starts a `tessera serve` with an admin token file, Debian's chromium and
+ *  a protocol client and resolves with {server, browser, client, adminToken}. open(width, height,
+ *  url) is a strictPage of that size; the after hook made here closes those pages, the browser,
+ *  the client and the server. */
+function courseStage(O, lib, name) {
+  const {after} = require('node:test');
+  const work = path.join(O.out, `run-${name}`);
+  fs.rmSync(work, {recursive: true, force: true});
+  fs.mkdirSync(work, {recursive: true});
+  fs.chmodSync(work, 0o755);
+  const stage = {work, pages: []};
+  stage.open = async (width, height, url) => {
+    const p = await strictPage(lib, stage.browser.context);
+    stage.pages.push(p);
+    await p.page.setViewportSize({width, height});
+    if (url) await p.page.goto(url);
+    return p;
+  };
+  stage.start = async () => {
+    const tokenFile = path.join(work, 'admin-token');
+    stage.server = await lib.startServer({bin: O.bin, web: O.web, dir: work, args: ['--admin-token-file', tokenFile]});
+    stage.browser = await lib.launchBrowser(work);
+    stage.client = await lib.wsClient(stage.server.port);
+    stage.adminToken = fs.readFileSync(tokenFile, 'utf8').trim();
+    return stage;
+  };
+  after(async () => {
+    for (const p of stage.pages) await p.page.close().catch(() => {});
+    await stage.browser?.close();
+    stage.client?.close();
+    await stage.server?.stop();
+  });
+  return stage;
+}
+
+/** The visible label of each cell of the first data row of a table: 'heading' when the table's
+ *  column headings show (a desktop), else the cell's own ::before label (a phone), '' when it has
+ *  none. */
+async function cellLabels(page, table) {
+  return page.locator(`${table} tbody tr`).first().locator('td').evaluateAll((tds) => tds.map((td) => {
+    const before = getComputedStyle(td, '::before').content;
+    const head = td.closest('table').querySelector('thead');
+    const visibleHead = head && getComputedStyle(head).display !== 'none';
+    return visibleHead ? 'heading' : before && before !== 'none' && before !== 'normal' ? before.replace(/^"|"\s*$/g, '').trim() : '';
+  }));
+}
+
+module.exports = {options, requireTools, ms, strictPage, overflow, reachable, rect, liveMatch, courseStage, cellLabels};
