@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/ini.h"
 #include "bots/mcts.h"
 #include "internal.h"
 
@@ -265,36 +266,13 @@ static bool known_section(const char *section)
     return false;
 }
 
-/* Edit distance (for "did you mean"), capped: names are short. */
-static int distance(const char *a, const char *b)
-{
-    size_t la = strlen(a), lb = strlen(b);
-    if (la > 40 || lb > 40)
-        return 99;
-    int row[41];
-    for (size_t j = 0; j <= lb; j++)
-        row[j] = (int)j;
-    for (size_t i = 1; i <= la; i++) {
-        int prev = row[0];
-        row[0] = (int)i;
-        for (size_t j = 1; j <= lb; j++) {
-            int cur = row[j];
-            int sub = prev + (tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]));
-            int best = row[j] + 1 < row[j - 1] + 1 ? row[j] + 1 : row[j - 1] + 1;
-            row[j] = sub < best ? sub : best;
-            prev = cur;
-        }
-    }
-    return row[lb];
-}
-
 /* "unknown key 'prot' in [server] (did you mean 'port'?)" */
 static void unknown_key(const char *section, const char *key, char *err, size_t errcap)
 {
     const cfg_key *best = NULL;
     int bd = 3;
     for (size_t i = 0; i < NKEYS; i++) {
-        int d = distance(key, keys[i].key);
+        int d = ini_distance(key, keys[i].key);
         bool here = strcmp(keys[i].section, section) == 0;
         if (d < bd || (d == bd && best && here && strcmp(best->section, section) != 0)) {
             bd = d;
@@ -432,178 +410,52 @@ int srv_config_set(srv_config *cfg, const char *name, const char *value, char *e
 
 /* ---- the file ------------------------------------------------------------------------ */
 
-static char *trim(char *s)
+/* A config's reading: the keys seen (a key given twice is an error). */
+typedef struct cfg_reading {
+    srv_config *cfg;
+    bool seen[NKEYS];
+} cfg_reading;
+
+static int on_section(void *ud, const char *name, char *err, size_t errcap)
 {
-    while (*s == ' ' || *s == '\t')
-        s++;
-    size_t n = strlen(s);
-    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r'))
-        s[--n] = 0;
-    return s;
+    (void)ud;
+    if (known_section(name))
+        return 0;
+    snprintf(err, errcap,
+             "unknown section [%.40s] (sections: server, journal, tls, limits, create, quota, "
+             "metrics)",
+             name);
+    return -1;
 }
 
-/* The value part of a line, unquoted, its comment dropped, in place.
- * NULL with err on a bad quote. */
-static char *parse_value(char *v, char *err, size_t errcap)
+static int on_pair(void *ud, const char *section, const char *key, const char *value, char *err,
+                   size_t errcap)
 {
-    v = trim(v);
-    if (*v != '"') {
-        /* an inline comment starts with '#' after whitespace (a '#' inside a
-         * word, e.g. a path, is kept) */
-        for (char *p = v; *p; p++)
-            if (*p == '#' && (p == v || p[-1] == ' ' || p[-1] == '\t')) {
-                *p = 0;
-                break;
-            }
-        return trim(v);
+    cfg_reading *r = ud;
+    if (!section[0]) {
+        snprintf(err, errcap,
+                 "'%s' is outside any section: put it under [server], [journal], ... "
+                 "(docs/operations.md)",
+                 key);
+        return -1;
     }
-    char *out = v, *p = v + 1;
-    for (;; p++) {
-        if (!*p) {
-            snprintf(err, errcap, "unterminated quoted value (a '\"' is missing at the end)");
-            return NULL;
-        }
-        if (*p == '"')
-            break;
-        if (*p == '\\') {
-            if (p[1] != '"' && p[1] != '\\') {
-                snprintf(err, errcap, "in a quoted value only \\\" and \\\\ are escapes");
-                return NULL;
-            }
-            p++;
-        }
-        *out++ = *p;
+    const cfg_key *k = find_key(section, key);
+    if (!k) {
+        unknown_key(section, key, err, errcap);
+        return -1;
     }
-    *out = 0;
-    char *rest = trim(p + 1);
-    if (*rest && *rest != '#') {
-        snprintf(err, errcap, "text after the closing quote: '%.40s'", rest);
-        return NULL;
+    if (r->seen[k - keys]) {
+        snprintf(err, errcap, "%s.%s is set twice (the first on an earlier line)", section, key);
+        return -1;
     }
-    return v;
-}
-
-static bool key_char(char c)
-{
-    return isalnum((unsigned char)c) || c == '_';
+    r->seen[k - keys] = true;
+    return set_value(r->cfg, k, value, err, errcap);
 }
 
 int srv_config_load(srv_config *cfg, const char *path, char *err, size_t errcap)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(err, errcap, "cannot read config file %s: %s", path, strerror(errno));
-        return -1;
-    }
-    char *text = malloc(CFG_MAX_FILE + 1);
-    if (!text) {
-        fclose(f);
-        snprintf(err, errcap, "out of memory");
-        return -1;
-    }
-    size_t len = fread(text, 1, CFG_MAX_FILE + 1, f);
-    bool rerr = ferror(f);
-    fclose(f);
-    if (rerr) {
-        snprintf(err, errcap, "cannot read config file %s", path);
-        free(text);
-        return -1;
-    }
-    if (len > CFG_MAX_FILE) {
-        snprintf(err, errcap, "config file %s is larger than %d bytes: is it the right file?", path,
-                 CFG_MAX_FILE);
-        free(text);
-        return -1;
-    }
-    text[len] = 0;
-    bool seen[NKEYS];
-    memset(seen, 0, sizeof seen);
-    char section[32] = "";
-    int rc = 0, lineno = 0;
-    char e[320];
-    char *p = text;
-    while (rc == 0 && p < text + len) {
-        lineno++;
-        char *eol = memchr(p, '\n', (size_t)(text + len - p));
-        char *next = eol ? eol + 1 : text + len;
-        size_t n = (size_t)((eol ? eol : text + len) - p);
-        e[0] = 0;
-        if (memchr(p, 0, n)) {
-            snprintf(e, sizeof e, "a NUL byte: this is not a text file");
-        } else if (n > CFG_MAX_LINE) {
-            snprintf(e, sizeof e, "the line is longer than %d characters", CFG_MAX_LINE);
-        } else {
-            p[n] = 0;
-            char *line = trim(p);
-            for (char *q = line; *q && !e[0]; q++)
-                if ((unsigned char)*q < 0x20 && *q != '\t')
-                    snprintf(e, sizeof e, "a control character (byte 0x%02x)", (unsigned char)*q);
-            if (e[0] || !*line || *line == '#' || *line == ';') {
-                /* a blank line or a comment */
-            } else if (*line == '[') {
-                char *close = strchr(line, ']');
-                char *rest = close ? trim(close + 1) : NULL;
-                if (!close) {
-                    snprintf(e, sizeof e, "'[' without ']': a section is [NAME]");
-                } else if (*rest && *rest != '#') {
-                    snprintf(e, sizeof e, "text after the section's ']': '%.40s'", rest);
-                } else {
-                    *close = 0;
-                    char *name = trim(line + 1);
-                    if (!known_section(name))
-                        snprintf(e, sizeof e,
-                                 "unknown section [%.40s] (sections: server, journal, tls, limits, "
-                                 "create, quota, metrics)",
-                                 name);
-                    else
-                        snprintf(section, sizeof section, "%s", name);
-                }
-            } else {
-                char *eq = strchr(line, '=');
-                if (!eq) {
-                    snprintf(e, sizeof e, "expected 'key = value', got '%.60s'", line);
-                } else {
-                    *eq = 0;
-                    char *key = trim(line);
-                    bool ok = *key != 0;
-                    for (char *q = key; *q && ok; q++)
-                        ok = key_char(*q);
-                    char vbuf[CFG_MAX_LINE + 1];
-                    snprintf(vbuf, sizeof vbuf, "%s", eq + 1);
-                    if (!ok) {
-                        snprintf(e, sizeof e,
-                                 "'%.60s' is not a key (letters, digits and '_'; 'key = value')",
-                                 key);
-                    } else if (!section[0]) {
-                        snprintf(e, sizeof e,
-                                 "'%s' is outside any section: put it under [server], "
-                                 "[journal], ... (docs/operations.md)",
-                                 key);
-                    } else {
-                        const cfg_key *k = find_key(section, key);
-                        char *v = parse_value(vbuf, e, sizeof e);
-                        if (!k) {
-                            unknown_key(section, key, e, sizeof e);
-                        } else if (v && seen[k - keys]) {
-                            snprintf(e, sizeof e,
-                                     "%s.%s is set twice (the first on an earlier line)", section,
-                                     key);
-                        } else if (v) {
-                            seen[k - keys] = true;
-                            set_value(cfg, k, v, e, sizeof e);
-                        }
-                    }
-                }
-            }
-        }
-        if (e[0]) {
-            snprintf(err, errcap, "%s:%d: %s", path, lineno, e);
-            rc = -1;
-        }
-        p = next;
-    }
-    free(text);
-    return rc;
+    cfg_reading r = {.cfg = cfg};
+    return ini_read(path, CFG_MAX_FILE, CFG_MAX_LINE, on_section, on_pair, &r, err, errcap);
 }
 
 /* ---- printing ------------------------------------------------------------------------ */

@@ -79,6 +79,7 @@ test('each kind of bad config: exit 2, naming the file and the line', () => {
     ['[server]\nport = 1\x00\n', 2, /a NUL byte/],
     ['[journal]\npath =\n', 2, /journal\.path may not be empty/],
     ['[server]\n' + 'x'.repeat(5000) + ' = 1\n', 2, /longer than 4096 characters/],
+    ['[server]\nport = 9002 ; x\n', 2, /server\.port must be a whole number, got '9002 ; x'/], // an inline comment is '#'
   ];
   for (const [text, line, why] of cases) {
     const f = conf(text);
@@ -93,6 +94,11 @@ test('each kind of bad config: exit 2, naming the file and the line', () => {
   const missing = serve(['--config', path.join(dir, 'nope.conf')]);
   assert.equal(missing.status, 2);
   assert.match(missing.stderr, /cannot read config file .*nope\.conf: No such file/);
+  /* a file over the reader's 1 MiB (a config is a page of settings), and a comment line of ';' */
+  const big = serve(['--config', conf('[server]\n' + '# padding\n'.repeat(120000))]);
+  assert.equal(big.status, 2);
+  assert.match(big.stderr, /config file .* is larger than 1048576 bytes: is it the right file\?/);
+  assert.equal(printed(['--config', conf('; a comment\n[server]\nport = 9002\n')])['server.port'], '9002');
   const twice = serve(['--config', conf(''), '--config', conf('')]);
   assert.equal(twice.status, 2);
   assert.match(twice.stderr, /--config is given twice/);
