@@ -13,26 +13,22 @@
 'use strict';
 const fs = require('fs');
 const path = require('path');
-const {options, requireTools, ms, strictPage, overflow} = require('./pages.js');
+const {options, requireTools, ms, strictPage, overflow, webStage} = require('./pages.js');
 
 const O = options();
 const lib = requireTools(O.bin);
 const {test, before, after} = require('node:test');
 const assert = require('node:assert/strict');
-const {startServer, wsClient, launchBrowser, waitFor} = lib;
+const {waitFor} = lib;
 
 fs.mkdirSync(O.shots, {recursive: true});
-const work = path.join(O.out, 'run-analyze');
-fs.rmSync(work, {recursive: true, force: true});
-fs.mkdirSync(work, {recursive: true});
+const S = webStage(O, lib, 'analyze');
+const {work, pages} = S;
 let server, browser, client, match, record, fileRecord;
-const pages = [];
 
 before(async () => {
   process.env.TESSERA_TEST_ANALYZE_SIMS = '40';
-  server = await startServer({bin: O.bin, web: O.web, dir: work});
-  browser = await launchBrowser(work);
-  client = await wsClient(server.port);
+  ({server, browser, client} = await S.start());
   /* a weak bot against random: a game with marked turns */
   const made = await client.request({type: 'create_match', game: 'reversi', seats: [{bot: 'mcts:sims=20'}, {bot: 'random'}]});
   assert.equal(made.type, 'match_created', JSON.stringify(made));
@@ -42,13 +38,6 @@ before(async () => {
     return l.matches?.some((x) => x.match === match);
   }, 'the match to finish', 60000);
   record = (await client.request({type: 'get_record', match})).record;
-});
-
-after(async () => {
-  for (const p of pages) await p.page.close().catch(() => {});
-  client?.close();
-  await browser?.close();
-  await server?.stop();
 });
 
 let first = true;

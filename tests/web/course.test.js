@@ -20,7 +20,7 @@
 'use strict';
 const fs = require('fs');
 const path = require('path');
-const {options, requireTools, ms, strictPage, overflow, courseStage} = require('./pages.js');
+const {options, requireTools, ms, strictPage, overflow, webStage} = require('./pages.js');
 
 const O = options();
 const lib = requireTools(O.bin);
@@ -31,7 +31,7 @@ const {waitFor} = lib;
 const BOTS = path.join(__dirname, '..', 'classroom', 'bots');
 const docShots = (() => { const i = process.argv.indexOf('--doc-shots'); return i > 0 ? path.resolve(process.argv[i + 1]) : null; })();
 fs.mkdirSync(O.shots, {recursive: true});
-const S = courseStage(O, lib, 'course');
+const S = webStage(O, lib, 'course', {adminToken: true});
 const {work, pages} = S;
 let server, browser, client, adminToken; // S's, once started
 before(async () => ({server, browser, client, adminToken} = await S.start()));

@@ -9,7 +9,7 @@
 'use strict';
 const fs = require('fs');
 const path = require('path');
-const {options, requireTools, ms, strictPage, overflow, courseStage} = require('./pages.js');
+const {options, requireTools, ms, strictPage, overflow, webStage} = require('./pages.js');
 
 const O = options();
 const lib = requireTools(O.bin);
@@ -19,7 +19,7 @@ const {waitFor} = lib;
 
 const FIRST = path.join(__dirname, '..', 'classroom', 'bots', 'first.py');
 fs.mkdirSync(O.shots, {recursive: true});
-const S = courseStage(O, lib, 'course-manage');
+const S = webStage(O, lib, 'course-manage', {adminToken: true});
 const {pages} = S;
 let server, browser, client, adminToken; // S's, once started
 before(async () => ({server, browser, client, adminToken} = await S.start()));

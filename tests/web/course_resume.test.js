@@ -8,7 +8,7 @@
 'use strict';
 const fs = require('fs');
 const path = require('path');
-const {options, requireTools, ms, strictPage, overflow, courseStage} = require('./pages.js');
+const {options, requireTools, ms, strictPage, overflow, webStage} = require('./pages.js');
 
 const O = options();
 const lib = requireTools(O.bin);
@@ -18,7 +18,7 @@ const {waitFor} = lib;
 
 const BOTS = path.join(__dirname, '..', 'classroom', 'bots');
 fs.mkdirSync(O.shots, {recursive: true});
-const S = courseStage(O, lib, 'course-resume');
+const S = webStage(O, lib, 'course-resume', {adminToken: true});
 const {work, pages} = S;
 let server, browser, client, adminToken; // S's, once started
 before(async () => ({server, browser, client, adminToken} = await S.start()));

@@ -10,7 +10,7 @@
 'use strict';
 const fs = require('fs');
 const path = require('path');
-const {options, requireTools, ms, overflow, courseStage, cellLabels} = require('./pages.js');
+const {options, requireTools, ms, overflow, webStage, cellLabels} = require('./pages.js');
 
 const O = options();
 const lib = requireTools(O.bin);
@@ -20,7 +20,7 @@ const {waitFor} = lib;
 
 const BOTS = path.join(__dirname, '..', 'classroom', 'bots');
 fs.mkdirSync(O.shots, {recursive: true});
-const S = courseStage(O, lib, 'course-scrimmage');
+const S = webStage(O, lib, 'course-scrimmage', {adminToken: true});
 const {pages} = S;
 let server, client, adminToken; // S's, once started
 before(async () => ({server, client, adminToken} = await S.start()));

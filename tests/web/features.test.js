@@ -11,20 +11,18 @@
 'use strict';
 const fs = require('fs');
 const path = require('path');
-const {options, requireTools, ms, strictPage} = require('./pages.js');
+const {options, requireTools, ms, strictPage, webStage} = require('./pages.js');
 
 const O = options();
 const lib = requireTools(O.bin);
 const {test, before, after} = require('node:test');
 const assert = require('node:assert/strict');
-const {waitFor, startServer, wsClient, launchBrowser, boardSnapshot} = lib;
+const {waitFor, wsClient, boardSnapshot} = lib;
 
 fs.mkdirSync(O.shots, {recursive: true});
-const work = path.join(O.out, 'run-features');
-fs.rmSync(work, {recursive: true, force: true});
-fs.mkdirSync(work, {recursive: true});
+const S = webStage(O, lib, 'features');
+const {pages} = S;
 let server, browser, client, finished;
-const pages = [];
 
 async function page(url) {
   const p = await strictPage(lib, browser.context, url);
@@ -43,18 +41,9 @@ async function matchInfo(id) {
 }
 
 before(async () => {
-  server = await startServer({bin: O.bin, web: O.web, dir: work});
-  browser = await launchBrowser(work);
-  client = await wsClient(server.port);
+  ({server, browser, client} = await S.start());
   finished = await createMatch([{bot: 'random'}, {bot: 'heuristic'}]);
   await waitFor(async () => (await matchInfo(finished))?.status === 'finished', 'a finished match', ms(20000), 100);
-});
-
-after(async () => {
-  for (const p of pages) await p.page.close().catch(() => {});
-  await browser?.close();
-  client?.close();
-  await server?.stop();
 });
 
 test('a favicon, linked from every page, and no console error', async () => {

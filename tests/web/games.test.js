@@ -9,13 +9,13 @@
 'use strict';
 const fs = require('fs');
 const path = require('path');
-const {options, requireTools, ms, strictPage, overflow, reachable, rect} = require('./pages.js');
+const {options, requireTools, ms, strictPage, overflow, reachable, rect, webStage} = require('./pages.js');
 
 const O = options();
 const lib = requireTools(O.bin);
 const {test, before, after} = require('node:test');
 const assert = require('node:assert/strict');
-const {waitFor, startServer, wsClient, launchBrowser} = lib;
+const {waitFor, wsClient} = lib;
 
 const SIZES = [
   {name: 'desktop', width: 1280, height: 800, board: 500},
@@ -64,11 +64,9 @@ function boardPieces(rows, letters) {
 }
 
 fs.mkdirSync(O.shots, {recursive: true});
-const work = path.join(O.out, 'run-games');
-fs.rmSync(work, {recursive: true, force: true});
-fs.mkdirSync(work, {recursive: true});
+const S = webStage(O, lib, 'games');
+const {pages} = S;
 let server, browser, client;
-const pages = [];
 
 async function page(size, url) {
   const p = await strictPage(lib, browser.context);
@@ -89,16 +87,7 @@ async function finishedMatch(id) {
 }
 
 before(async () => {
-  server = await startServer({bin: O.bin, web: O.web, dir: work});
-  browser = await launchBrowser(work);
-  client = await wsClient(server.port);
-});
-
-after(async () => {
-  for (const p of pages) await p.page.close().catch(() => {});
-  await browser?.close();
-  client?.close();
-  await server?.stop();
+  ({server, browser, client} = await S.start());
 });
 
 for (const [name, G] of Object.entries(GAMES)) {

@@ -142,14 +142,15 @@ async function liveMatch(lib, port, turns) {
   return {match: r.match, client: c};
 }
 
-/** The set-up every classroom page test shares: a fresh folder O.out/run-NAME (mode 0755: the
- *  programs the server runs for the course, as another user, read their files below it), and
- *  start() — for the file's one `before` hook (node 20 runs a file's before hooks at once, not one
- *  after the other) — which starts a `tessera serve` with an admin token file, Debian's chromium and
- *  a protocol client and resolves with {server, browser, client, adminToken}. open(width, height,
- *  url) is a strictPage of that size; the after hook made here closes those pages, the browser,
- *  the client and the server. */
-function courseStage(O, lib, name) {
+/** The set-up the page tests share: a fresh folder O.out/run-NAME, and start() — for the file's
+ *  one `before` hook (node 20 runs a file's before hooks at once, not one after the other) — which
+ *  starts a `tessera serve` (with an admin token file when opts.adminToken, the classroom's tests;
+ *  opts.args more flags), Debian's chromium and a protocol client (none when opts.client is false)
+ *  and resolves with the stage: {work, server, browser, client, adminToken}. open(width, height,
+ *  url) is a strictPage of that size; the after hook made here closes those pages, the client, the
+ *  browser and the server. The folder is 0755: the programs a course runs, as another user, read
+ *  their files below it. */
+function webStage(O, lib, name, opts = {}) {
   const {after} = require('node:test');
   const work = path.join(O.out, `run-${name}`);
   fs.rmSync(work, {recursive: true, force: true});
@@ -165,16 +166,17 @@ function courseStage(O, lib, name) {
   };
   stage.start = async () => {
     const tokenFile = path.join(work, 'admin-token');
-    stage.server = await lib.startServer({bin: O.bin, web: O.web, dir: work, args: ['--admin-token-file', tokenFile]});
+    const args = [...(opts.adminToken ? ['--admin-token-file', tokenFile] : []), ...(opts.args || [])];
+    stage.server = await lib.startServer({bin: O.bin, web: O.web, dir: work, args});
     stage.browser = await lib.launchBrowser(work);
-    stage.client = await lib.wsClient(stage.server.port);
-    stage.adminToken = fs.readFileSync(tokenFile, 'utf8').trim();
+    if (opts.client !== false) stage.client = await lib.wsClient(stage.server.port);
+    if (opts.adminToken) stage.adminToken = fs.readFileSync(tokenFile, 'utf8').trim();
     return stage;
   };
   after(async () => {
     for (const p of stage.pages) await p.page.close().catch(() => {});
-    await stage.browser?.close();
     stage.client?.close();
+    await stage.browser?.close();
     await stage.server?.stop();
   });
   return stage;
@@ -192,4 +194,4 @@ async function cellLabels(page, table) {
   }));
 }
 
-module.exports = {options, requireTools, ms, strictPage, overflow, reachable, rect, liveMatch, courseStage, cellLabels};
+module.exports = {options, requireTools, ms, strictPage, overflow, reachable, rect, liveMatch, webStage, cellLabels};

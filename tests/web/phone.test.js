@@ -9,13 +9,13 @@
 'use strict';
 const fs = require('fs');
 const path = require('path');
-const {options, requireTools, ms, strictPage, overflow, reachable, rect, liveMatch} = require('./pages.js');
+const {options, requireTools, ms, strictPage, overflow, reachable, rect, liveMatch, webStage} = require('./pages.js');
 
 const O = options();
 const lib = requireTools(O.bin);
 const {test, before, after} = require('node:test');
 const assert = require('node:assert/strict');
-const {waitFor, startServer, wsClient, launchBrowser, boardSnapshot} = lib;
+const {waitFor, boardSnapshot} = lib;
 
 const SIZES = [
   {name: 'phone', width: 390, height: 844, board: 300},
@@ -23,12 +23,10 @@ const SIZES = [
 ];
 
 fs.mkdirSync(O.shots, {recursive: true});
-const work = path.join(O.out, 'run-phone');
-fs.rmSync(work, {recursive: true, force: true});
-fs.mkdirSync(work, {recursive: true});
+const S = webStage(O, lib, 'phone');
+const {pages} = S;
 let server, browser, client;
 let live, finished, reversi, player;
-const pages = [];
 
 async function page(size, url) {
   const p = await strictPage(lib, browser.context);
@@ -45,9 +43,7 @@ async function noOverflow(p, what) {
 }
 
 before(async () => {
-  server = await startServer({bin: O.bin, web: O.web, dir: work});
-  browser = await launchBrowser(work);
-  client = await wsClient(server.port);
+  ({server, browser, client} = await S.start());
   // finished matches for the lobby and the replays, and a live one that lasts
   const done = await client.request({type: 'create_match', game: 'carcassonne', seats: [{bot: 'random'}, {bot: 'heuristic'}]});
   assert.equal(done.type, 'match_created', JSON.stringify(done));
@@ -63,13 +59,7 @@ before(async () => {
   }, 'the finished matches', ms(30000), 200);
 });
 
-after(async () => {
-  for (const p of pages) await p.page.close().catch(() => {});
-  await browser?.close();
-  client?.close();
-  player?.close();
-  await server?.stop();
-});
+after(() => player?.close()); // the stage closes the rest
 
 for (const size of SIZES) {
   test(`${size.name} (${size.width}×${size.height}): the lobby`, async () => {

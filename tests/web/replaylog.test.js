@@ -9,20 +9,17 @@
 const fs = require('fs');
 const path = require('path');
 const {execFileSync} = require('child_process');
-const {options, requireTools, ms, strictPage, overflow} = require('./pages.js');
+const {options, requireTools, ms, strictPage, overflow, webStage} = require('./pages.js');
 
 const O = options();
 const lib = requireTools(O.bin);
 const {test, before, after} = require('node:test');
 const assert = require('node:assert/strict');
-const {startServer, launchBrowser} = lib;
 
 fs.mkdirSync(O.shots, {recursive: true});
-const work = path.join(O.out, 'run-replaylog');
-fs.rmSync(work, {recursive: true, force: true});
-fs.mkdirSync(work, {recursive: true});
+const S = webStage(O, lib, 'replaylog', {client: false});
+const {work, pages} = S;
 let server, browser;
-const pages = [];
 const BOT = path.resolve(__dirname, '../../docs/examples/stdio_bot.py');
 const recs = path.join(work, 'm', 'records');
 
@@ -30,14 +27,7 @@ before(async () => {
   /* game 0: the program is P1 (seat 0) and moves on the odd turns */
   execFileSync(O.bin, ['match', 'reversi', `cmd:python3 ${BOT}`, 'random', '--games', '2', '--out',
     path.join(work, 'm')], {stdio: ['ignore', 'ignore', 'inherit']});
-  server = await startServer({bin: O.bin, web: O.web, dir: work});
-  browser = await launchBrowser(work);
-});
-
-after(async () => {
-  for (const p of pages) await p.page.close().catch(() => {});
-  await browser?.close();
-  await server?.stop();
+  ({server, browser} = await S.start());
 });
 
 /* What the log panel shows for the step on screen. */

@@ -8,32 +8,21 @@
 'use strict';
 const fs = require('fs');
 const path = require('path');
-const {options, requireTools, ms, strictPage, rect} = require('./pages.js');
+const {options, requireTools, ms, strictPage, rect, webStage} = require('./pages.js');
 
 const O = options();
 const lib = requireTools(O.bin);
 const {test, before, after} = require('node:test');
 const assert = require('node:assert/strict');
-const {waitFor, sleep, startServer, wsClient, launchBrowser, boardSnapshot} = lib;
+const {waitFor, sleep, wsClient, boardSnapshot} = lib;
 
 fs.mkdirSync(O.shots, {recursive: true});
-const work = path.join(O.out, 'run-takeover');
-fs.rmSync(work, {recursive: true, force: true});
-fs.mkdirSync(work, {recursive: true});
+const S = webStage(O, lib, 'takeover');
+const {pages} = S;
 let server, browser, client;
-const pages = [];
 
 before(async () => {
-  server = await startServer({bin: O.bin, web: O.web, dir: work});
-  browser = await launchBrowser(work);
-  client = await wsClient(server.port);
-});
-
-after(async () => {
-  for (const p of pages) await p.page.close().catch(() => {});
-  await browser?.close();
-  client?.close();
-  await server?.stop();
+  ({server, browser, client} = await S.start());
 });
 
 async function page(url) {

@@ -13,32 +13,21 @@
 'use strict';
 const fs = require('fs');
 const path = require('path');
-const {options, requireTools, ms, strictPage, overflow} = require('./pages.js');
+const {options, requireTools, ms, strictPage, overflow, webStage} = require('./pages.js');
 
 const O = options();
 const lib = requireTools(O.bin);
 const {test, before, after} = require('node:test');
 const assert = require('node:assert/strict');
-const {startServer, wsClient, launchBrowser, waitFor} = lib;
+const {waitFor} = lib;
 
 fs.mkdirSync(O.shots, {recursive: true});
-const work = path.join(O.out, 'run-thinking');
-fs.rmSync(work, {recursive: true, force: true});
-fs.mkdirSync(work, {recursive: true});
+const S = webStage(O, lib, 'thinking');
+const {pages} = S;
 let server, browser, client;
-const pages = [];
 
 before(async () => {
-  server = await startServer({bin: O.bin, web: O.web, dir: work});
-  browser = await launchBrowser(work);
-  client = await wsClient(server.port);
-});
-
-after(async () => {
-  for (const p of pages) await p.page.close().catch(() => {});
-  client?.close();
-  await browser?.close();
-  await server?.stop();
+  ({server, browser, client} = await S.start());
 });
 
 /* Watch a page's thinking lines as they change (a MutationObserver: every

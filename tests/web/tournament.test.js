@@ -12,20 +12,18 @@
 'use strict';
 const fs = require('fs');
 const path = require('path');
-const {options, requireTools, ms, strictPage, overflow} = require('./pages.js');
+const {options, requireTools, ms, strictPage, overflow, webStage} = require('./pages.js');
 
 const O = options();
 const lib = requireTools(O.bin);
 const {test, before, after} = require('node:test');
 const assert = require('node:assert/strict');
-const {waitFor, startServer, wsClient, launchBrowser} = lib;
+const {waitFor} = lib;
 
 fs.mkdirSync(O.shots, {recursive: true});
-const work = path.join(O.out, 'run-tournament');
-fs.rmSync(work, {recursive: true, force: true});
-fs.mkdirSync(work, {recursive: true});
+const S = webStage(O, lib, 'tournament', {adminToken: true});
+const {pages} = S;
 let server, browser, client, tid;
-const pages = [];
 
 async function page(width, height, url) {
   const p = await strictPage(lib, browser.context);
@@ -77,11 +75,8 @@ function sameAsServer(page, st) {
 }
 
 before(async () => {
-  const tokenFile = path.join(work, 'admin-token');
-  server = await startServer({bin: O.bin, web: O.web, dir: work, args: ['--admin-token-file', tokenFile]});
-  browser = await launchBrowser(work);
-  client = await wsClient(server.port);
-  const token = fs.readFileSync(tokenFile, 'utf8').trim();
+  let token;
+  ({server, browser, client, adminToken: token} = await S.start());
   const made = await client.request({
     type: 'create_tournament', admin_token: token, format: 'round-robin', game: 'carcassonne',
     label: 'browser league', participants: [{name: 'mcts', spec: 'mcts:ms=15'}, {name: 'flat', spec: 'flatmc:ms=15'},
@@ -92,13 +87,6 @@ before(async () => {
   tid = made.tournament;
   const started = await client.request({type: 'start_tournament', admin_token: token, tournament: tid});
   assert.equal(started.state, 'running');
-});
-
-after(async () => {
-  for (const p of pages) await p.page.close().catch(() => {});
-  await browser?.close();
-  client?.close();
-  await server?.stop();
 });
 
 test('the standings update while the tournament runs, and everything is there at the end', async () => {
@@ -174,7 +162,7 @@ test('at 390×844: nothing sticks out; the lobby lists the tournament', async ()
  * the form, and the tournament it made started, its page opened. */
 for (const [w, hgt] of [[1280, 800], [390, 844]]) {
   test(`the admin's form makes and starts a tournament (${w}×${hgt})`, async () => {
-    const token = fs.readFileSync(path.join(work, 'admin-token'), 'utf8').trim();
+    const token = S.adminToken;
     const p = await page(w, hgt, `${server.url}#/tournaments`);
     const f = p.page.locator('#new-tournament');
     await f.waitFor();
@@ -214,7 +202,7 @@ for (const [w, hgt] of [[1280, 800], [390, 844]]) {
 
 /* A program's fault: the admin saves its bundle from the game's row (get_record's programs). */
 test('a game lost by a program\'s crash links its fault bundle for the admin', async () => {
-  const token = fs.readFileSync(path.join(work, 'admin-token'), 'utf8').trim();
+  const token = S.adminToken;
   const broken = path.join(__dirname, '..', 'classroom', 'bots', 'broken.py');
   const made = await client.request({type: 'create_tournament', admin_token: token, format: 'round-robin', game: 'reversi',
     label: 'crashes', participants: [{name: 'broken', spec: `cmd:python3 ${broken}`}, {name: 'random', spec: 'random'}],
