@@ -830,3 +830,58 @@ bool info_parsed_compact(const info_parsed *p, int cands, int pv)
     return p->ncand <= cands && p->npv <= pv &&
            !(p->has & (INFO_HAS_TEXT | INFO_HAS_NODES | INFO_HAS_DEPTH));
 }
+
+/* ---- the spectators' message and the record's lines ----------------------------------- */
+
+int info_thinking_head(textbuf *b, const char *match, int seat, int turn)
+{
+    tb_puts(b, "{\"type\":\"thinking\",\"match\":");
+    jt_str(b, match, strlen(match));
+    tb_puts(b, ",\"seat\":");
+    jt_int(b, seat);
+    tb_puts(b, ",\"turn\":");
+    jt_int(b, turn);
+    return tb_puts(b, ",\"info\":");
+}
+
+size_t info_turns_begin(info_turns *it)
+{
+    textbuf *b = &it->text;
+    if (b->cap - b->len <= INFO_TURNS_ROOM)
+        tb_reserve(b, INFO_TURNS_ROOM + 3 * b->cap); /* a failure: the line's append says */
+    return b->len;
+}
+
+const char *info_turns_end(info_turns *it, int turn, size_t mark)
+{
+    assert(turn >= 1 && mark <= it->text.len);
+    if (turn > it->n) {
+        int cap = turn + 16 > 2 * it->n ? turn + 16 : 2 * it->n;
+        uint32_t *p = realloc(it->at, (size_t)cap * sizeof *p);
+        if (p) {
+            memset(p + it->n, 0, (size_t)(cap - it->n) * sizeof *p);
+            it->at = p;
+            it->n = cap;
+        }
+    }
+    if (turn > it->n || tb_put(&it->text, "", 1) || mark >= UINT32_MAX) {
+        it->text.failed = false; /* what it held before the mark is intact */
+        tb_cut(&it->text, mark);
+        return NULL;
+    }
+    it->at[turn - 1] = (uint32_t)mark + 1;
+    return it->text.p + mark;
+}
+
+const char *info_turns_get(const info_turns *it, int turn)
+{
+    return turn >= 1 && turn <= it->n && it->at[turn - 1] ? it->text.p + it->at[turn - 1] - 1
+                                                          : NULL;
+}
+
+void info_turns_free(info_turns *it)
+{
+    free(it->at);
+    tb_free(&it->text);
+    memset(it, 0, sizeof *it);
+}

@@ -109,11 +109,14 @@ void info_envelope(const info_parsed *p, proto_msg *m);
  * and the legal moves' texts there when the caller has them written
  * (info_moves_legal). */
 typedef struct info_moves {
+    /* what a line looks at first, in one cache line (the entries after it
+     * are for moves that are not the legal ones' texts) */
     uint64_t key;                 /* the caller's name for the position (0: none yet) */
     int nlegal;                   /* the legal moves' texts kept (-1: none) */
     int legal_cap;
     uint32_t (*legal)[2];         /* each one's [at, len) in text (owned) */
     int n;
+    textbuf text;
     struct {
         uint32_t hash;            /* of the move's text as it came */
         uint32_t src_at, src_len; /* it, in text */
@@ -121,7 +124,6 @@ typedef struct info_moves {
         int nmv;                  /* engine moves it stands for; -1: the codec refused it */
         eng_move mv[ENG_MAX_TURN_MOVES];
     } e[INFO_MOVES_KEPT];
-    textbuf text;
 } info_moves;
 
 /* The entries are about the position named key (nonzero): forgotten when it
@@ -159,5 +161,33 @@ int info_compact(const char *canon, size_t len, int cands, int pv, textbuf *out)
 /* Is what info_write() writes of p without the turn its own record line,
  * info_compact()'s with cands and pv (nothing it would cut)? */
 bool info_parsed_compact(const info_parsed *p, int cands, int pv);
+
+/* The spectators' message about a line, {"type":"thinking","match","seat",
+ * "turn","info":LINE} (docs/protocol.md), up to the line: appended to b,
+ * the caller appends the line and the closing brace. 0, or -1 (memory). */
+int info_thinking_head(textbuf *b, const char *match, int seat, int turn);
+
+/* The record lines of a match's turns, all in one block (a turn costs no
+ * allocation of its own: a thousand live matches' lines among the relay's
+ * short-lived blocks spread the heap, bench/README.md). Zero it to init. A
+ * line replaced (its turn played again after the journal refused it)
+ * leaves its bytes in the block: rare, and freed with the match. */
+typedef struct info_turns {
+    uint32_t *at; /* at[t - 1]: where turn t's line is in text, plus one (0: none) */
+    int n;
+    textbuf text; /* the lines, each NUL-terminated */
+} info_turns;
+
+/* A line is appended to it->text after info_turns_begin's mark, then made
+ * turn t's (t >= 1) by info_turns_end: its text (valid until the next
+ * change of it), or NULL when memory ran out (the block as it was). The
+ * block grows four times over when it has less than INFO_TURNS_ROOM left
+ * (each growth copies it: a thousand matches' blocks, cold). */
+#define INFO_TURNS_ROOM 1024
+size_t info_turns_begin(info_turns *it);
+const char *info_turns_end(info_turns *it, int turn, size_t mark);
+/* Turn t's line, or NULL. */
+const char *info_turns_get(const info_turns *it, int turn);
+void info_turns_free(info_turns *it);
 
 #endif

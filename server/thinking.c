@@ -9,7 +9,9 @@
  * client's plain line is read by protocol/infotext.h without a JSON tree,
  * its moves checked once per text and position (the turn's info_moves),
  * anything else the general way (jansson, info_read); a worker's is written
- * as text where it is made. A match keeps its turn's latest line:
+ * as text where it is made, once: into the spectators' message about it,
+ * in the match's own buffers, which keep their memory from line to line
+ * (no allocation a line). A match keeps its turn's latest line:
  *   - the spectators get {"type":"thinking","match","seat","turn","info"}
  *     through the sink's `watchers`, written once for all of them — live:
  *     paced (info_pace): a line within the pace replaces the one held and
@@ -18,9 +20,10 @@
  *   - the record's line of a turn is fixed when the turn is played
  *     (thinking_turn_line, from play_turn): the latest line compacted once
  *     (the top 3 candidates, 4 moves of the line: ~300 bytes of text a
- *     turn), journaled with the turn's first move, so that a restarted
- *     server has it too. The worker queue is read first then, so a bot's
- *     last word, posted before its move, is in. A line that comes after
+ *     turn; the match's in one block, info_turns), journaled with the
+ *     turn's first move, so that a restarted server has it too. The worker
+ *     queue is read first then, so a bot's last word, posted before its
+ *     move, is in. A line that comes after
  *     its turn was played is told at once (the move is played: live and
  *     delayed alike) and not kept: the record and the journal agree.
  */
@@ -38,19 +41,24 @@
 #define THINK_RECORD_CANDIDATES 3 /* a record's line: the top 3 and their shares */
 #define THINK_RECORD_PV         4 /* ... and the line's first 4 moves */
 
-/* A match's lines (m->thinking), made at its first. */
+/* A match's lines (m->thinking), made at its first. No allocation a line:
+ * a line is written once, into the spectators' message about it, in
+ * buffers of the match's that keep their memory (bench/README.md, issue 27:
+ * a line's mallocs and copies, among a thousand matches', cost more than
+ * their instructions say). */
 struct thinking {
-    char **last;    /* last[t - 1]: compact text of turn t's line (NULL: none); owned */
-    int nlast;
     int turn;       /* the turn line and pace are about */
-    char *line;     /* its latest line's canonical text (owned), NULL: none */
-    size_t len;
     int seat;       /* whose */
     bool held;      /* line is not told yet (live: paced out; delayed: all) */
-    bool compacted; /* last[turn - 1] is line's compact text */
+    bool compacted; /* rec has line's compact text as turn's */
     bool compact;   /* line is its own compact text (a plain line that needs no cut) */
-    info_moves moves; /* move texts checked at the position to move (clients' lines) */
     info_pace pace;
+    size_t line;    /* msg's bytes [line, msg.len - 1) are the latest line (0: none) */
+    textbuf msg;    /* the spectators' message about it */
+    textbuf next;   /* the message being written: msg once it is kept */
+    info_turns rec; /* the record line of each turn */
+    info_moves moves; /* move texts checked at the position to move (clients' lines); last:
+                         its entries are rarely read */
 };
 
 static atomic_uint_fast64_t n_passed, n_dropped;
@@ -67,28 +75,37 @@ typedef struct tq_item {
 
 static pthread_mutex_t q_mu = PTHREAD_MUTEX_INITIALIZER;
 static tq_item *q_head, *q_tail; /* q_mu */
+static atomic_bool q_any;        /* set with q_head (under q_mu): a turn looks without locking */
 static uv_async_t *q_async;      /* q_mu: NULL when closed */
 static srv *q_srv;               /* loop thread */
 static thinking_find_fn q_find;  /* loop thread: a match by id (thinking_init) */
 
-static void accept_line(match *m, int seat, int turn, char *text, size_t len, bool compact);
-/* Loop thread, reused line after line: a line's text, the message told */
-static textbuf line_tb, msg_tb;
+static thinking *taker(match *m, int seat, int turn);
+static size_t begin_msg(thinking *t, const match *m, int seat, int turn);
+static void accept_line(match *m, thinking *t, int seat, int turn, size_t at, bool compact);
 
 /* Loop thread: every line queued so far to its match. */
 static void drain(void)
 {
+    /* a worker's line is queued before its move is posted (through a lock
+     * of its own): a turn sees it here */
+    if (!atomic_load_explicit(&q_any, memory_order_acquire))
+        return;
     pthread_mutex_lock(&q_mu);
     tq_item *it = q_head;
     q_head = q_tail = NULL;
+    atomic_store_explicit(&q_any, false, memory_order_relaxed);
     pthread_mutex_unlock(&q_mu);
     while (it) {
         tq_item *next = it->next;
         match *m = q_srv && q_find ? q_find(q_srv, it->match) : NULL;
-        if (m)
-            accept_line(m, it->seat, it->turn, it->text, it->len, false);
-        else
-            free(it->text);
+        thinking *t = m ? taker(m, it->seat, it->turn) : NULL;
+        if (t) {
+            size_t at = begin_msg(t, m, it->seat, it->turn);
+            tb_put(&t->next, it->text, it->len);
+            accept_line(m, t, it->seat, it->turn, at, false);
+        }
+        free(it->text);
         free(it);
         it = next;
     }
@@ -138,8 +155,6 @@ void thinking_shutdown(srv *s)
     if (a)
         uv_close((uv_handle_t *)a, closed);
     q_srv = NULL;
-    tb_free(&line_tb);
-    tb_free(&msg_tb);
 }
 
 void thinking_post(const char *match_id, int seat, int turn, const json_t *info)
@@ -168,6 +183,7 @@ void thinking_post(const char *match_id, int seat, int turn, const json_t *info)
     else
         q_head = it;
     q_tail = it;
+    atomic_store_explicit(&q_any, true, memory_order_release);
     uv_async_send(q_async);
     pthread_mutex_unlock(&q_mu);
 }
@@ -181,71 +197,64 @@ static thinking *of(match *m)
     return m->thinking;
 }
 
-/* Room in t->last for turn `turn`. */
-static bool room_for(thinking *t, int turn)
-{
-    if (turn <= t->nlast)
-        return true;
-    int cap = turn + 16;
-    char **p = realloc(t->last, (size_t)cap * sizeof *p);
-    if (!p)
-        return false;
-    memset(p + t->nlast, 0, (size_t)(cap - t->nlast) * sizeof *p);
-    t->last = p;
-    t->nlast = cap;
-    return true;
-}
-
-/* Tell the spectators seat's line of turn, its text written already. */
-static void tell_text(match *m, int seat, int turn, const char *info, size_t len)
-{
-    /* told up through the server's sink, as every match event is: the
-     * message written once, for all the spectators */
-    textbuf *b = &msg_tb;
-    tb_reset(b);
-    tb_puts(b, "{\"type\":\"thinking\",\"match\":");
-    jt_str(b, m->id, strlen(m->id));
-    tb_puts(b, ",\"seat\":");
-    jt_int(b, seat);
-    tb_puts(b, ",\"turn\":");
-    jt_int(b, turn);
-    tb_puts(b, ",\"info\":");
-    tb_put(b, info, len);
-    tb_put(b, "}", 1);
-    if (!b->failed)
-        m->srv->sink->watchers(m, b->p, b->len);
-}
-
 /* Is anyone to hear m's lines? */
 static bool heard(const match *m)
 {
     return m->srv->sink && m->srv->sink->watchers && m->nspect;
 }
 
-/* A checked line's canonical text (stolen) of seat at turn; compact: it
- * is its own record line. */
-static void accept_line(match *m, int seat, int turn, char *text, size_t len, bool compact)
+/* Tell the spectators a message about a line (written once for all of
+ * them: told up through the server's sink, as every match event is). */
+static void tell(match *m, const textbuf *msg)
+{
+    if (!msg->failed)
+        m->srv->sink->watchers(m, msg->p, msg->len);
+}
+
+/* m's lines, when seat's line of turn is one to take (else NULL: a match
+ * going away, or a line of no turn). */
+static thinking *taker(match *m, int seat, int turn)
 {
     thinking *t = m->closing || turn < 1 || turn > m->turns + 1 ? NULL : of(m);
-    if (!t || (turn == m->turns + 1 && (m->status != MATCH_LIVE || m->to_move != seat))) {
-        free(text); /* a match going away, or a line of no turn */
+    if (!t || (turn == m->turns + 1 && (m->status != MATCH_LIVE || m->to_move != seat)))
+        return NULL;
+    return t;
+}
+
+/* The spectators' message about seat's line of turn, begun in t->next:
+ * where the line is to be written (then accept_line). */
+static size_t begin_msg(thinking *t, const match *m, int seat, int turn)
+{
+    tb_reset(&t->next);
+    info_thinking_head(&t->next, m->id, seat, turn);
+    return t->next.len;
+}
+
+/* The checked line's canonical text, written in t->next from `at` (taker,
+ * begin_msg), of seat at turn; compact: it is its own record line. */
+static void accept_line(match *m, thinking *t, int seat, int turn, size_t at, bool compact)
+{
+    textbuf *b = &t->next;
+    tb_put(b, "}", 1);
+    if (b->failed) {
+        atomic_fetch_add(&n_dropped, 1);
         return;
     }
     atomic_fetch_add(&n_passed, 1);
     int mode = m->pol.info;
     if (turn <= m->turns) { /* its move is played: told at once, its record's line is fixed */
         if (mode != PROTO_INFO_NEVER && heard(m))
-            tell_text(m, seat, turn, text, len);
-        free(text);
+            tell(m, b);
         return;
     }
     if (t->turn != turn) {
         memset(&t->pace, 0, sizeof t->pace);
         t->turn = turn;
     }
-    free(t->line);
-    t->line = text; /* the latest: the one it replaced is gone */
-    t->len = len;
+    textbuf kept = t->msg; /* the latest: the one it replaced is gone (its memory reused) */
+    t->msg = *b;
+    *b = kept;
+    t->line = at;
     t->seat = seat;
     t->compacted = false;
     t->compact = compact;
@@ -253,20 +262,8 @@ static void accept_line(match *m, int seat, int turn, char *text, size_t len, bo
     if (mode == PROTO_INFO_LIVE && info_pace_now(&t->pace, (double)srv_now(m->srv))) {
         t->held = false;
         if (heard(m))
-            tell_text(m, seat, turn, text, len);
+            tell(m, &t->msg);
     }
-}
-
-/* The line in line_tb, to m as a copy. */
-static void accept_written(match *m, int seat, bool compact)
-{
-    char *text = line_tb.failed ? NULL : malloc(line_tb.len + 1);
-    if (!text) {
-        atomic_fetch_add(&n_dropped, 1);
-        return;
-    }
-    memcpy(text, line_tb.p, line_tb.len + 1);
-    accept_line(m, seat, m->turns + 1, text, line_tb.len, compact);
 }
 
 const char *thinking_turn_line(match *m)
@@ -274,23 +271,21 @@ const char *thinking_turn_line(match *m)
     drain(); /* a worker's lines posted before its move */
     thinking *t = m->thinking;
     int turn = m->turns + 1;
-    if (!t || t->turn != turn || !t->line || !room_for(t, turn))
+    if (!t || t->turn != turn || !t->line)
         return NULL;
     if (!t->compacted) {
         /* the top candidates and the line's first moves (~300 bytes a turn) */
-        tb_reset(&line_tb);
-        char *text = t->compact ? strndup(t->line, t->len)
-                     : info_compact(t->line, t->len, THINK_RECORD_CANDIDATES, THINK_RECORD_PV,
-                                    &line_tb) < 0
-                         ? NULL
-                         : strndup(line_tb.p, line_tb.len);
-        if (!text)
+        const char *line = t->msg.p + t->line;
+        size_t len = t->msg.len - 1 - t->line, mark = info_turns_begin(&t->rec);
+        if (t->compact)
+            tb_put(&t->rec.text, line, len);
+        else
+            info_compact(line, len, THINK_RECORD_CANDIDATES, THINK_RECORD_PV, &t->rec.text);
+        if (!info_turns_end(&t->rec, turn, mark))
             return NULL;
-        free(t->last[turn - 1]);
-        t->last[turn - 1] = text;
         t->compacted = true;
     }
-    return t->last[turn - 1];
+    return info_turns_get(&t->rec, turn);
 }
 
 void thinking_turn_played(match *m)
@@ -299,21 +294,18 @@ void thinking_turn_played(match *m)
     if (!t || t->turn != m->turns || !t->line)
         return;
     if (t->held && (m->pol.info == PROTO_INFO_DELAYED || info_pace_final(&t->pace)) && heard(m))
-        tell_text(m, t->seat, t->turn, t->line, t->len);
-    free(t->line);
-    t->line = NULL;
+        tell(m, &t->msg);
+    t->line = 0;
     t->held = false;
 }
 
 void thinking_restore_line(match *m, int turn, const char *text)
 {
     thinking *t = turn >= 1 && text ? of(m) : NULL;
-    if (!t || !room_for(t, turn))
-        return;
-    char *copy = strdup(text);
-    if (copy) {
-        free(t->last[turn - 1]);
-        t->last[turn - 1] = copy;
+    if (t) {
+        size_t mark = info_turns_begin(&t->rec);
+        tb_puts(&t->rec.text, text);
+        info_turns_end(&t->rec, turn, mark);
     }
 }
 
@@ -322,15 +314,18 @@ static void from_tree(match *m, int seat, const json_t *root, size_t bytes)
 {
     json_t *info = NULL;
     char why[200];
-    if (!root || info_read(m->g, m->wire, m->st, root, bytes, &info, why, sizeof why) != 0) {
+    int turn = m->turns + 1;
+    thinking *t = taker(m, seat, turn);
+    if (!t || !root ||
+        info_read(m->g, m->wire, m->st, root, bytes, &info, why, sizeof why) != 0) {
         atomic_fetch_add(&n_dropped, 1);
         return;
     }
     json_object_del(info, "turn");
-    tb_reset(&line_tb);
-    jt_dump(&line_tb, info);
+    size_t at = begin_msg(t, m, seat, turn);
+    jt_dump(&t->next, info);
     json_decref(info);
-    accept_written(m, seat, false);
+    accept_line(m, t, seat, turn, at, false);
 }
 
 /* Is a client's line about the turn seat is to move in? (if not: dropped) */
@@ -364,14 +359,15 @@ void thinking_from_text(match *m, int seat, const info_parsed *p)
 {
     if (!for_this_turn(m, seat, p->has & INFO_HAS_TURN, p->turn))
         return;
-    thinking *t = of(m);
+    int turn = m->turns + 1;
+    thinking *t = taker(m, seat, turn);
     if (t) {
         info_moves_at(&t->moves, position_key(m));
-        tb_reset(&line_tb);
-        if (info_write(m->g, m->wire, m->st, p, &t->moves, false, &line_tb) == 0) {
+        size_t at = begin_msg(t, m, seat, turn);
+        if (info_write(m->g, m->wire, m->st, p, &t->moves, false, &t->next) == 0) {
             /* written without turn; the record's cut leaves out the rest */
-            accept_written(m, seat,
-                           info_parsed_compact(p, THINK_RECORD_CANDIDATES, THINK_RECORD_PV));
+            accept_line(m, t, seat, turn, at,
+                        info_parsed_compact(p, THINK_RECORD_CANDIDATES, THINK_RECORD_PV));
             return;
         }
     }
@@ -391,10 +387,9 @@ void thinking_add_to_record(const match *m, json_t *rec)
     if (!t || !json_is_array(turns) || m->status != MATCH_FINISHED)
         return;
     size_t n = json_array_size(turns);
-    for (size_t i = 0; i < n && (int)i < t->nlast; i++) {
-        if (!t->last[i])
-            continue;
-        json_t *info = json_loads(t->last[i], 0, NULL); /* a restored one is the journal's */
+    for (size_t i = 0; i < n; i++) {
+        const char *line = info_turns_get(&t->rec, (int)i + 1);
+        json_t *info = line ? json_loads(line, 0, NULL) : NULL; /* a restored one is the journal's */
         if (json_is_object(info))
             json_object_set_new(json_array_get(turns, i), "info", info);
         else
@@ -407,10 +402,9 @@ void thinking_free(match *m)
     thinking *t = m->thinking;
     if (!t)
         return;
-    for (int i = 0; i < t->nlast; i++)
-        free(t->last[i]);
-    free(t->last);
-    free(t->line);
+    info_turns_free(&t->rec);
+    tb_free(&t->msg);
+    tb_free(&t->next);
     info_moves_free(&t->moves);
     free(t);
     m->thinking = NULL;

@@ -50,7 +50,7 @@ int thinking_legal_dump(match *m, textbuf *out, const json_t *legal);
 
 /* Loop thread, from play_turn before the turn is journaled: the record's
  * line of the turn being played (m->turns + 1) — its latest, compacted
- * once — as JSON text (owned by m, valid until thinking_free), or NULL when
+ * once — as JSON text (owned by m, valid until its next line), or NULL when
  * it has none. The lines the workers queued until now are taken in first
  * (a bot's last word is posted before its move). Called again when the
  * journal refused the turn and it is played again. */
