@@ -22,6 +22,11 @@
  * else's use of the connection (journal_db), let the batch go first, then
  * run as their own transactions, their failures known at once.
  *
+ * Batches in flight. An engine that answers later (PostgreSQL) may have up
+ * to its `depth` batches in flight at once (journal_int.h), kept in order
+ * in `sent`: they commit in that order or not at all, and their messages
+ * are released as each is stored, oldest first (journal_synced).
+ *
  * Faults. A batch whose write fails stays whole — its moves were played in
  * memory and cannot be taken back (bots and programs have seen them) — and
  * is written again once a second until it is stored (what the round had
@@ -48,16 +53,23 @@
 static void commit_round(journal *j, bool now);
 static void on_probe_timer(uv_timer_t *t);
 
-/* The numbers (journal_int.h): a commit is stored only once made; a batch
- * in flight or failed is the one `sent` (a failed batch written again on an
- * asynchronous engine is both until it is stored: PostgreSQL's retry); the
- * open batch waits for a number not yet stored. */
+/* The numbers (journal_int.h): a commit is stored only once made; the
+ * batches in flight are the oldest of `sent`, within the engine's depth,
+ * and a failure leaves something to write again; each batch waits for a
+ * number, higher than the one of every batch before it (the order in which
+ * they are written and their messages released). */
 static void journal_check(const journal *j)
 {
     SRV_ASSERT(j->synced <= j->committed);
-    assert(!(j->in_flight || j->failed) || j->sent.n > 0);
+    assert(j->ops->depth >= 1 && j->ops->depth <= JOURNAL_DEPTH_MAX);
+    assert(0 <= j->nflight && j->nflight <= j->nsent && j->nsent <= j->ops->depth);
+    assert(!j->failed || j->nsent > 0);
     assert(!j->open.n || j->open.hold > 0);
-    assert(!j->sent.n || j->sent.hold > 0);
+    for (int i = 0; i < j->nsent; i++) {
+        assert(j->sent[i].n > 0 && j->sent[i].hold > 0);
+        assert(i == 0 || j->sent[i - 1].hold < j->sent[i].hold);
+    }
+    assert(!j->nsent || !j->open.n || j->sent[j->nsent - 1].hold < j->open.hold);
 }
 
 uint64_t journal__now(const journal *j)
@@ -367,26 +379,33 @@ int journal_set_summary(journal *j, const char *match, const char *summary)
     return add(j, "summary", match, NULL, JR_SUMMARY, NULL, 0, summary, NULL);
 }
 
-/* The batch `sent` is stored. */
-static void batch_stored(journal *j)
+/* The oldest batch of `sent` is stored, by commit number `commit`. */
+static void batch_stored(journal *j, uint64_t commit)
 {
-    journal_batch *b = &j->sent;
-    /* stored: its commit was made (the engine counted it) */
-    SRV_ASSERT(b->n > 0 && j->committed >= b->hold);
-    phist_add(&j->st.write, (double)(uv_hrtime() - j->write_t0) / 1e9);
-    j->in_flight = false;
-    j->failed = false;
-    /* stored by commit number `committed`: normally its messages' number;
+    journal_batch *b = &j->sent[0];
+    /* stored: its commit was made (the engine counted it), and it was
+     * written (in flight, or stored by its write at once) */
+    SRV_ASSERT(j->nsent > 0 && b->n > 0 && commit >= b->hold && commit <= j->committed);
+    phist_add(&j->st.write, (double)(uv_hrtime() - b->t0) / 1e9);
+    /* stored by commit number `commit`: normally its messages' number;
      * after a failure, others may have committed in between (a tournament's
-     * writes): its messages then wait for that commit's sync too */
-    if (j->committed != b->hold) {
+     * writes, the batch's own earlier tries): its messages then wait for
+     * that commit's sync too */
+    if (commit != b->hold) {
         if (!j->barrier_commit || b->hold < j->barrier_hold)
             j->barrier_hold = b->hold;
-        if (j->committed > j->barrier_commit)
-            j->barrier_commit = j->committed;
+        if (commit > j->barrier_commit)
+            j->barrier_commit = commit;
     }
     bool released = j->synced >= b->hold;
-    batch_clear(b);
+    /* out of the queue: the others move up, its buffers go last for reuse */
+    journal_batch done = *b;
+    batch_clear(&done);
+    memmove(&j->sent[0], &j->sent[1], (size_t)(j->nsent - 1) * sizeof j->sent[0]);
+    j->sent[--j->nsent] = done;
+    if (j->nflight > 0)
+        j->nflight--;
+    j->failed = false;
     journal__ok(j);
     /* net.c writes what waited for this commit (--durable: for its sync,
      * journal__synced) */
@@ -394,17 +413,22 @@ static void batch_stored(journal *j)
         j->on_synced(j->on_synced_arg);
 }
 
+/* The oldest batch of `sent` failed, and every one in flight after it
+ * with it (they commit in order or not at all): all written again, in
+ * order, from the next probe. */
 static void batch_failed(journal *j)
 {
-    phist_add(&j->st.write, (double)(uv_hrtime() - j->write_t0) / 1e9);
-    j->in_flight = false;
+    SRV_ASSERT(j->nsent > 0);
+    phist_add(&j->st.write, (double)(uv_hrtime() - j->sent[0].t0) / 1e9);
+    j->nflight = 0;
     j->failed = true;
 }
 
-void journal__batch_done(journal *j, bool stored)
+void journal__batch_done(journal *j, bool stored, uint64_t commit)
 {
+    assert(j->nflight > 0 && j->nflight <= j->nsent);
     if (stored)
-        batch_stored(j);
+        batch_stored(j, commit);
     else
         batch_failed(j);
 }
@@ -415,32 +439,51 @@ void journal__synced(journal *j)
         j->on_synced(j->on_synced_arg);
 }
 
-/* Write a batch: `sent` again after a failure (the open batch follows once
- * it is stored), else the open one. Not while one is in flight, nor while
- * the connection cannot take it (a transaction of another module: the batch
- * waits for the end of the round), nor during a fault before its next try
- * unless `now` (shutdown). */
+/* Write sent[nflight]: false when it did not go out (failed, or the
+ * engine is busy), so that nothing after it goes either. */
+static bool write_one(journal *j)
+{
+    journal_batch *b = &j->sent[j->nflight];
+    uint64_t commit = 0;
+    b->t0 = uv_hrtime();
+    switch (j->ops->write(j->be, b, &commit)) {
+    case JOURNAL_STORED:
+        SRV_ASSERT(j->nflight == 0); /* stored at once only when none is before it */
+        batch_stored(j, commit);
+        return true;
+    case JOURNAL_SENT:
+        if (++j->nflight > j->st.most_in_flight)
+            j->st.most_in_flight = j->nflight;
+        return true;
+    case JOURNAL_FAILED: batch_failed(j); return false;
+    default: return false; /* busy: the next round */
+    }
+}
+
+/* Write the batches: those of `sent` not in flight (again, after a
+ * failure), in order, then — with no failure to clear first — the open
+ * one, while the engine's depth allows. Not while the connection cannot
+ * take them (a transaction of another module: they wait for the end of
+ * the round), nor during a fault before its next try unless `now`
+ * (shutdown). */
 static void commit_round(journal *j, bool now)
 {
     journal_check(j);
-    if (j->in_flight || (!j->sent.n && !j->open.n))
+    if (j->nflight == j->nsent && !j->open.n)
         return;
     if ((j->failed || j->fault) && !now && journal__now(j) < j->probe_at)
         return;
     if (j->ops->busy && j->ops->busy(j->be))
         return;
-    if (!j->sent.n) {
-        journal_batch t = j->sent;
-        j->sent = j->open;
-        j->open = t;
-    }
-    j->write_t0 = uv_hrtime();
-    switch (j->ops->write(j->be, &j->sent)) {
-    case JOURNAL_STORED: batch_stored(j); break;
-    case JOURNAL_SENT: j->in_flight = true; break;
-    case JOURNAL_FAILED: batch_failed(j); break;
-    default: break; /* busy: the next round */
-    }
+    while (j->nflight < j->nsent)
+        if (!write_one(j))
+            return;
+    if (j->failed || !j->open.n || j->nsent == j->ops->depth)
+        return;
+    journal_batch t = j->sent[j->nsent];
+    j->sent[j->nsent++] = j->open;
+    j->open = t;
+    write_one(j);
 }
 
 /* The end of a loop round (before it polls, and after its I/O callbacks). */
@@ -476,16 +519,15 @@ static void on_probe_timer(uv_timer_t *t)
         uv_timer_start(t, on_probe_timer, j->probe_at - journal__now(j), 0);
         return;
     }
-    if (j->sent.n || j->open.n) {
+    if (j->nsent || j->open.n) {
         commit_round(j, false);
     } else if (!(j->ops->busy && j->ops->busy(j->be))) {
         char msg[300];
-        j->write_t0 = uv_hrtime();
         if (j->ops->probe(j->be, msg, sizeof msg) == 0)
             journal__ok(j);
     }
     /* not tried (the connection was busy) or failed again: keep trying */
-    if ((j->fault || j->failed) && !j->in_flight && !uv_is_active((uv_handle_t *)t))
+    if ((j->fault || j->failed) && !j->nflight && !uv_is_active((uv_handle_t *)t))
         uv_timer_start(t, on_probe_timer, JOURNAL_RETRY_MS, 0);
 }
 
@@ -503,7 +545,7 @@ static void before_other(void *arg)
         j->ops->wait(j->be);
     if (!j->failed && j->open.n && !db_in_transaction(j->dbh)) {
         commit_round(j, false);
-        if (j->in_flight && j->ops->wait)
+        if (j->nflight && j->ops->wait)
             j->ops->wait(j->be);
     }
 }
@@ -528,7 +570,7 @@ uint64_t journal_synced(const journal *j)
         return 0;
     uint64_t at = j->synced;
     /* nothing of a batch not yet stored, nor after it */
-    uint64_t pending = j->sent.n ? j->sent.hold : j->open.hold;
+    uint64_t pending = j->nsent ? j->sent[0].hold : j->open.hold;
     if (pending && at >= pending)
         at = pending - 1;
     /* a batch stored late (after others' commits): its messages wait for its
@@ -658,28 +700,35 @@ void journal_stop(journal *j)
 {
     if (!j || j->closing)
         return;
-    /* what the last round left (a batch that failed once more, if any) */
-    commit_round(j, true);
-    if (j->in_flight && j->ops->wait)
-        j->ops->wait(j->be);
+    /* what the last rounds left (batches that failed once more, if any):
+     * written and awaited until none is left, or a write fails again (one
+     * more pass than the depth: the open batch may wait for room) */
+    for (int pass = 0; pass <= j->ops->depth && (j->nsent || j->open.n); pass++) {
+        commit_round(j, true);
+        if (j->nflight && j->ops->wait)
+            j->ops->wait(j->be);
+        if (j->failed)
+            break;
+    }
     j->closing = true;
     if (j->started) {
         uv_close((uv_handle_t *)&j->round_prep, NULL);
         uv_close((uv_handle_t *)&j->round_check, NULL);
         uv_close((uv_handle_t *)&j->probe_timer, NULL);
     }
-    j->ops->stop(j->be, j->sent.n || j->open.n);
+    j->ops->stop(j->be, j->nsent || j->open.n);
 }
 
 void journal_close(journal *j)
 {
     if (!j)
         return;
-    if (!j->started && (j->open.n || j->sent.n))
+    if (!j->started && (j->open.n || j->nsent))
         commit_round(j, true); /* never started: nothing was announced, nothing is lost */
     j->ops->close(j->be);
     batch_free(&j->open);
-    batch_free(&j->sent);
+    for (int i = 0; i < JOURNAL_DEPTH_MAX; i++)
+        batch_free(&j->sent[i]);
     tb_free(&j->seats_txt);
     free(j);
 }

@@ -190,6 +190,7 @@ typedef struct journal_stats {
     uint64_t refused;           /* writes refused at once during a fault */
     srv_phist write;            /* one write (a transaction; PostgreSQL: a batch sent to
                                    its commit) */
+    int most_in_flight;         /* the most batches in flight at once (PostgreSQL) */
     /* SQLite's WAL checkpoints */
     uint64_t ckpt_passes;       /* passes on the pool that ran */
     uint64_t wal_resets;        /* WALs copied whole, to be started again */

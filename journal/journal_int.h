@@ -46,7 +46,11 @@ typedef struct journal_batch {
     size_t text_len, text_cap;
     int appends;                   /* journal_append calls in it */
     uint64_t hold;                 /* the number its messages wait for (0: empty) */
+    uint64_t t0;                   /* journal.c: uv_hrtime() when it was last written */
 } journal_batch;
+
+/* The most batches any engine may have in flight (journal_ops.depth). */
+#define JOURNAL_DEPTH_MAX 4
 
 static inline const char *jrow_str(const journal_batch *b, uint32_t at)
 {
@@ -61,6 +65,7 @@ typedef struct journal_backend journal_backend;
 typedef struct journal_ops {
     const char *name; /* the engine, and its messages' field in the log: "sqlite", "postgres" */
     bool shared;      /* several servers may share the database (instances, owners) */
+    int depth;        /* batches it may have in flight at once, 1..JOURNAL_DEPTH_MAX */
     /* Open the database at target: the engine's state in *out and the
      * connection the other tables use in j->dbh; j->target set for logs. */
     int (*open)(journal *j, const char *target, journal_backend **out, char *err, size_t errcap);
@@ -70,13 +75,17 @@ typedef struct journal_ops {
     void (*close)(journal_backend *b);
     /* Before a write of journal.c's own on the connection (optional). */
     void (*begin)(journal_backend *b);
-    /* Write the batch as one transaction: JOURNAL_STORED / JOURNAL_FAILED
-     * (with the fault's kind and message through journal__failed), or
-     * JOURNAL_SENT, or JOURNAL_BUSY (not now: another transaction is open
-     * on the connection, or a batch of the engine's own is in flight). */
-    int (*write)(journal_backend *b, const journal_batch *batch);
-    /* Block until the batch in flight (JOURNAL_SENT) is done (a statement
-     * of another module is about to run on the connection). */
+    /* Write the batch as one transaction: JOURNAL_STORED (*commit: the
+     * number of the commit that stored it) / JOURNAL_FAILED (with the
+     * fault's kind and message through journal__failed: every batch in
+     * flight failed with it), or JOURNAL_SENT (behind those in flight, if
+     * any: at most `depth`), or JOURNAL_BUSY (not now: another transaction
+     * is open on the connection, or a query of the engine's own is in
+     * flight). Batches are written in the order of their holds; after a
+     * failure, again from the oldest not stored. */
+    int (*write)(journal_backend *b, const journal_batch *batch, uint64_t *commit);
+    /* Block until every batch in flight (JOURNAL_SENT) is done (a
+     * statement of another module is about to run on the connection). */
     void (*wait)(journal_backend *b);
     /* During a fault with no batch to write again: a write of the engine's
      * own, to notice the end of the fault (0 or a DB_E* code, message in msg). */
@@ -104,15 +113,16 @@ struct journal {
     journal_stats st;
     void (*on_synced)(void *arg);  /* net.c: write what waited for a commit or sync */
     void *on_synced_arg;
-    /* the batches: `open` takes the round's rows; `sent` is the one written
-     * and not yet stored (in flight, or failed and to be written again) */
-    journal_batch open, sent;
-    bool in_flight;                /* `sent` went out (JOURNAL_SENT) */
-    bool failed;                   /* `sent` failed: written again at the next probe */
+    /* the batches: `open` takes the round's rows; sent[0..nsent) are those
+     * written and not yet stored, oldest first: the first `nflight` in
+     * flight (JOURNAL_SENT, answers awaited in order), the rest to be
+     * written (again, after a failure; or the engine was busy) */
+    journal_batch open, sent[JOURNAL_DEPTH_MAX];
+    int nsent, nflight;
+    bool failed;                   /* the oldest failed: written again at the next probe */
     uint64_t barrier_hold, barrier_commit; /* a batch stored by a later commit than its
                                               number: its messages wait for that one */
     uint64_t committed, synced;    /* kept by the engine (above) */
-    uint64_t write_t0;             /* uv_hrtime() when the batch in flight went */
     /* faults */
     int fault;                     /* JF_NONE, or the kind of the last failure */
     int64_t fault_since;           /* epoch ms */
@@ -135,9 +145,11 @@ void journal__failed(journal *j, int kind, const char *what, const char *match, 
                      int code);
 /* A write succeeded: a fault in force ends (journal_recovered). */
 void journal__ok(journal *j);
-/* An asynchronous write (JOURNAL_SENT) is done: stored, or failed (its
- * fault reported through journal__failed first). */
-void journal__batch_done(journal *j, bool stored);
+/* The oldest asynchronous write in flight (JOURNAL_SENT) is done: stored
+ * by commit number `commit` (`synced` already moved past it), or failed
+ * (its fault reported through journal__failed first) — and with it every
+ * batch in flight after it. */
+void journal__batch_done(journal *j, bool stored, uint64_t commit);
 /* Under --durable: `synced` moved; write what waited. */
 void journal__synced(journal *j);
 /* The kind of fault a DB_E* code of storage/db.h is. */

@@ -12,19 +12,36 @@
  * update). A statement is one transaction, committed (and flushed to the
  * WAL) at its end. Sent with PQsendQueryParams, it needs no quoting of
  * ours beyond the arrays' text. The answer arrives through a uv_poll on
- * the connection's socket. One batch in flight at a time: the moves of a
- * whole loop round, or more while one commits, share a commit. Every other
- * statement on the connection waits for the batch in flight (journal.c's
- * hook, pg_wait), so the order is the program's.
+ * the connection's socket. The moves of a whole loop round, or more while
+ * the batches before them commit, share a commit. Every other statement on
+ * the connection waits for the batches in flight (journal.c's hook,
+ * pg_wait), so the order is the program's.
+ *
+ * Batches in flight. Up to PG_DEPTH batches go out on the one connection
+ * before the first one's answer is in (libpq's pipeline mode, each batch
+ * followed by a sync: its own implicit transaction). The backend runs them
+ * one after the other; what this saves is the round trip and the loop's
+ * turn between a commit and the next batch's start, no more. They commit
+ * in the order they were sent or not at all: the fence of each (below)
+ * refuses to run unless the batch before it committed, so a batch that
+ * fails takes those after it down with it (their answers are read and
+ * dropped: `draining`), and journal.c sends them all again, in order. The
+ * answers are read in order (receive), and pipeline mode is left as soon as
+ * none is awaited: another module's statement, a heartbeat, the settling
+ * of a lost batch run outside it.
  *
  * The fence. Each batch starts with tessera_fence(instance, token, batch
- * number, lease): it renews this server's lease and records the
- * batch's number, in the same transaction as the batch, and raises TS001
- * when the instance row no longer carries this server's token (another
- * server took the lease over: docs/scaling.md). A batch whose answer was
- * lost with the connection is settled by reading the instance row back after
- * reconnecting: its number there says whether it committed. An idle server
- * sends a batch of the fence alone every JOURNAL_LEASE_BEAT_MS.
+ * number, lease, previous batch): it renews this server's lease and
+ * records the batch's number, in the same transaction as the batch, and
+ * raises TS001 when the instance row no longer carries this server's token
+ * (another server took the lease over: docs/scaling.md), TS002 when the
+ * previous batch's number is given and the row does not hold it (that
+ * batch did not commit). Batches whose answers were lost with the
+ * connection are settled by reading the instance row back after
+ * reconnecting: the number there is the last one committed, and the
+ * batches commit in order, so every lost batch up to it committed and
+ * none after it. An idle server sends a batch of the fence alone every
+ * JOURNAL_LEASE_BEAT_MS.
  *
  * Faults. A batch that fails (the server unreachable, a disk full, ...) puts
  * the journal in a fault (journal.c): it is sent again every
@@ -50,16 +67,24 @@
  * is converted when it is opened. */
 #define PG_SCHEMA 2
 
+/* How many batches may be in flight at once (journal_ops.depth). One
+ * backend runs them one after the other, so a second batch sent while the
+ * first runs saves the round trip and the loop's turn between them, and a
+ * third would only wait behind the second; each batch sent early is a
+ * smaller one (the next round's rows, where they would have joined it: more
+ * commits a move), and one more to send again after a failure. */
+#define PG_DEPTH 2
+
 /* The parameters of tessera_batch (put_batch). */
 enum {
-    BA_INST, BA_TOKEN, BA_BATCH, BA_TTL,
+    BA_INST, BA_TOKEN, BA_BATCH, BA_TTL, BA_PREV,
     BA_R_MATCH, BA_R_PLY, BA_R_AT, BA_R_PLIES, BA_R_INFO,
     BA_T_TOKEN, BA_T_MATCH, BA_T_SEAT,
     BA_U_ID, BA_U_WHAT, BA_U_SEATS, BA_U_STATUS, BA_U_FINISHED, BA_U_RESULT, BA_U_SUMMARY,
     BA_N
 };
 static const char batch_call[] =
-    "SELECT tessera_batch($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19)";
+    "SELECT tessera_batch($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20)";
 
 /* What a merged update of a match's row sets (u_what, a bit mask). */
 enum { UW_SEATS = 1, UW_FINISH = 2, UW_SUMMARY = 4 };
@@ -76,6 +101,13 @@ typedef struct pg_update {
     int run_last;     /* the row of the last ply of the match's open run, or -1 */
 } pg_update;
 
+/* A batch sent, its answer awaited (or lost with the connection). */
+typedef struct pg_flight {
+    int64_t fence;   /* its fence's number: the instance row's `batch` once it committed */
+    uint64_t commit; /* its commit's number among the journal's (j->committed) */
+    int rows;        /* its rows, for the log's figures */
+} pg_flight;
+
 struct journal_backend {
     journal *j;
     PGconn *c;         /* db_pg(j->dbh) when the poll was set up on it */
@@ -86,16 +118,25 @@ struct journal_backend {
     int64_t token;     /* this process's lease token */
     int lease_ms;
     textbuf sql;       /* the heartbeat's query (the fence alone) */
-    int64_t batch_no;  /* the number of the last batch sent (the fence records it) */
-    bool in_flight;    /* a query is in flight: a batch, or ... */
-    bool beat;         /* ... the heartbeat, the fence alone */
-    bool unsettled;    /* the last batch's answer was lost with its connection: it may
-                          have committed (settle_lost_batch finds out) */
+    int64_t batch_no;  /* the number of the last fence sent (the row records it) */
+    /* the batches in the pipeline, oldest first: journal.c's sent[0..nfl)
+     * (draining: all of them failed with an earlier one, their answers
+     * still to be read and dropped) */
+    pg_flight fl[PG_DEPTH];
+    int nfl;
+    bool draining;
+    bool beat;         /* the heartbeat, the fence alone, is in flight (outside the pipeline) */
+    /* the batches whose answers were lost with the connection, oldest first:
+     * journal.c's sent[0..nlost), sent again in order; settled: the
+     * instance row's number was read back (settled_fence) */
+    pg_flight lost[PG_DEPTH];
+    int nlost;
+    bool settled;
+    int64_t settled_fence;
     bool own;          /* a synchronous statement of ours runs (journal.c lets it be) */
-    int result_code;   /* the first error among the in-flight query's results */
+    int result_code;   /* the first error among the oldest query's results */
     char result_msg[300];
     uint64_t last_sent_ms; /* loop ms of the last query sent */
-    int rows_in_flight;    /* rows of the batch in flight */
     uint64_t nbatches, nrows, most_per_batch; /* figures for the log: batches, rows */
     /* the batch in flight as tessera_batch's parameters (put_batch), and
      * the merged updates of its matches' rows with their hash slots */
@@ -214,13 +255,25 @@ static const char schema[] =
     "CREATE TABLE IF NOT EXISTS tessera_instances(id TEXT PRIMARY KEY, token INTEGER NOT NULL,"
     "  address TEXT, started INTEGER NOT NULL, expires_at TIMESTAMPTZ NOT NULL,"
     "  batch INTEGER NOT NULL DEFAULT 0);"
-    /* the fence: renew the lease and count the batch, or refuse (TS001) */
-    "CREATE OR REPLACE FUNCTION tessera_fence(inst TEXT, tok BIGINT, nbatch BIGINT, ttl_ms BIGINT)"
+    /* the fence: renew the lease and count the batch, or refuse: TS001,
+     * the lease is another server's; TS002, prev_batch (NULL: none to
+     * follow) is not the last batch committed. The functions are made (and
+     * remade) at every open: a database of an earlier tessera gets these at
+     * its first open by this one; it keeps its own (four parameters for the
+     * fence, nineteen for the batch), which an earlier tessera still
+     * running on it calls. */
+    "CREATE OR REPLACE FUNCTION tessera_fence(inst TEXT, tok BIGINT, nbatch BIGINT, ttl_ms BIGINT,"
+    "  prev_batch BIGINT)"
     " RETURNS BIGINT LANGUAGE plpgsql AS $f$ BEGIN"
     "  UPDATE tessera_instances SET batch = nbatch,"
     "    expires_at = clock_timestamp() + ttl_ms * interval '1 millisecond'"
-    "   WHERE id = inst AND token = tok;"
+    "   WHERE id = inst AND token = tok AND (prev_batch IS NULL OR batch = prev_batch);"
     "  IF NOT FOUND THEN"
+    "    IF prev_batch IS NOT NULL AND EXISTS"
+    "       (SELECT 1 FROM tessera_instances WHERE id = inst AND token = tok) THEN"
+    "      RAISE EXCEPTION 'batch % of instance % follows batch %, which did not commit',"
+    "        nbatch, inst, prev_batch USING ERRCODE = 'TS002';"
+    "    END IF;"
     "    RAISE EXCEPTION 'the lease of instance % was taken over by another server', inst"
     "      USING ERRCODE = 'TS001';"
     "  END IF;"
@@ -228,12 +281,13 @@ static const char schema[] =
     " END $f$;"
     /* a batch (put_batch): the fence, then its rows, each table's as arrays */
     "CREATE OR REPLACE FUNCTION tessera_batch(inst TEXT, tok BIGINT, nbatch BIGINT, ttl_ms BIGINT,"
+    "  prev_batch BIGINT,"
     "  r_match TEXT[], r_ply BIGINT[], r_at BIGINT[], r_plies TEXT[], r_info TEXT[],"
     "  t_token TEXT[], t_match TEXT[], t_seat BIGINT[],"
     "  u_id TEXT[], u_what BIGINT[], u_seats TEXT[], u_status BIGINT[], u_finished BIGINT[],"
     "  u_result TEXT[], u_summary TEXT[])"
     " RETURNS BIGINT LANGUAGE plpgsql AS $f$ BEGIN"
-    "  PERFORM tessera_fence(inst, tok, nbatch, ttl_ms);"
+    "  PERFORM tessera_fence(inst, tok, nbatch, ttl_ms, prev_batch);"
     "  INSERT INTO move_runs(match, ply, at, plies, info)"
     "   SELECT u.m, u.p, u.a, u.x, u.i::TEXT[]"
     "    FROM unnest(r_match, r_ply, r_at, r_plies, r_info) AS u(m, p, a, x, i);"
@@ -418,8 +472,25 @@ static int pg_open(journal *j, const char *target, journal_backend **out, char *
 }
 
 static void poll_update(journal_backend *p);
-static void settle_lost_batch(journal_backend *p);
 static void receive(journal_backend *p, bool block);
+
+/* The engine's numbers: the batches in the pipeline and those lost with a
+ * connection are each oldest first, their fences and commits rising; none
+ * is in the pipeline while lost ones wait to be settled, nor beside the
+ * heartbeat; the last in the pipeline carries the last fence sent. */
+static void pg_check(const journal_backend *p)
+{
+    assert(p->nfl >= 0 && p->nfl <= PG_DEPTH && p->nlost >= 0 && p->nlost <= PG_DEPTH);
+    assert(!(p->nfl && (p->beat || p->nlost)));
+    assert(!p->draining || p->nfl > 0);
+    assert(!p->settled || p->nlost > 0);
+    for (int i = 1; i < p->nfl; i++)
+        assert(p->fl[i - 1].fence < p->fl[i].fence && p->fl[i - 1].commit < p->fl[i].commit);
+    for (int i = 1; i < p->nlost; i++)
+        assert(p->lost[i - 1].fence < p->lost[i].fence &&
+               p->lost[i - 1].commit < p->lost[i].commit);
+    assert(!p->nfl || p->fl[p->nfl - 1].fence == p->batch_no);
+}
 
 static void fenced_out(journal_backend *p, const char *msg)
 {
@@ -434,68 +505,140 @@ static void fenced_out(journal_backend *p, const char *msg)
     _exit(1);
 }
 
-/* The query in flight failed (or could not go): a fault of the journal. */
-static void failed(journal_backend *p, int code, const char *msg)
+/* Drop the connection if libpq still holds it open: its state in the
+ * pipeline is no longer known (answers lost or out of step). The server
+ * rolls back what had no sync after it; db.c connects again at the next
+ * statement. Nothing may be in flight (on_lost runs). */
+static void conn_drop(journal_backend *p)
 {
-    bool batch = p->in_flight && !p->beat;
-    if (p->in_flight && code == DB_ELOST && !p->beat)
-        p->unsettled = true;
-    p->in_flight = p->beat = false;
-    if (code == DB_EFENCED)
-        fenced_out(p, msg);
-    journal__failed(p->j, journal__kind_of_db(code), "batch", NULL, msg, 0);
-    if (batch)
-        journal__batch_done(p->j, false);
+    assert(!p->nfl && !p->beat);
+    PGconn *c = db_pg(p->j->dbh);
+    if (c && PQstatus(c) == CONNECTION_OK)
+        db_pg_drop(p->j->dbh);
 }
 
-/* The batch in flight is stored. */
-static void stored(journal_backend *p)
+/* The connection went with the answers of what was in flight: the
+ * heartbeat, or batches, which may have committed (they are settled when
+ * sent again: pg_write) — unless they were failing anyway (draining). A
+ * fault of the journal; report: tell journal.c that the batches in flight
+ * failed (not when the write that noticed it returns JOURNAL_FAILED). */
+static void conn_lost(journal_backend *p, const char *msg, bool report)
+{
+    pg_check(p);
+    int n = p->draining ? 0 : p->nfl;
+    for (int i = 0; i < n; i++)
+        p->lost[p->nlost++] = p->fl[i];
+    p->nfl = 0;
+    p->draining = p->beat = false;
+    p->settled = false;
+    p->result_code = DB_OK;
+    journal__failed(p->j, JF_UNREACHABLE, "batch", NULL, msg, 0); /* msg may be libpq's: first */
+    if (p->c && p->c == db_pg(p->j->dbh))
+        conn_drop(p);
+    if (report && n > 0)
+        journal__batch_done(p->j, false, 0);
+}
+
+/* The oldest batch in the pipeline has all its answers: stored, or failed
+ * — and with it every one after it (their fences refuse them). */
+static void batch_answered(journal_backend *p)
 {
     journal *j = p->j;
-    p->unsettled = false;
+    pg_check(p);
+    assert(p->nfl > 0);
+    pg_flight f = p->fl[0];
+    memmove(&p->fl[0], &p->fl[1], (size_t)(p->nfl - 1) * sizeof p->fl[0]);
+    p->nfl--;
+    int code = p->result_code;
+    p->result_code = DB_OK;
+    if (p->draining) { /* failed with an earlier one: journal.c knows */
+        p->draining = p->nfl > 0;
+        return;
+    }
+    if (code != DB_OK) {
+        if (code == DB_EFENCED)
+            fenced_out(p, p->result_msg);
+        p->draining = p->nfl > 0;
+        journal__failed(j, journal__kind_of_db(code), "batch", NULL, p->result_msg, 0);
+        journal__batch_done(j, false, 0);
+        return;
+    }
     p->nbatches++;
-    p->nrows += (uint64_t)p->rows_in_flight;
-    if ((uint64_t)p->rows_in_flight > p->most_per_batch)
-        p->most_per_batch = (uint64_t)p->rows_in_flight;
-    j->synced = j->committed;
-    journal__batch_done(j, true);
+    p->nrows += (uint64_t)f.rows;
+    if ((uint64_t)f.rows > p->most_per_batch)
+        p->most_per_batch = (uint64_t)f.rows;
+    SRV_ASSERT(f.commit > j->synced && f.commit <= j->committed);
+    j->synced = f.commit;
+    journal__batch_done(j, true, f.commit);
 }
 
-/* Send the query if the connection can take it: a batch (p->arg, the
- * parameters of tessera_batch) or a beat (p->sql, the fence alone). */
-static int send_query(journal_backend *p, bool beat)
+/* The connection for a query, connected again if it was lost (only with
+ * nothing in flight on it): NULL, the fault reported, when it cannot be. */
+static PGconn *conn_ready(journal_backend *p)
 {
+    assert(!p->nfl && !p->beat);
     PGconn *c = db_pg(p->j->dbh);
     if (!c || PQstatus(c) != CONNECTION_OK) {
         /* lost (here or under another statement): connect again first */
         if (db_reconnect(p->j->dbh) != DB_OK || !(c = db_pg(p->j->dbh))) {
             journal__failed(p->j, JF_UNREACHABLE, "batch", NULL, db_errmsg(p->j->dbh), 0);
-            return JOURNAL_FAILED;
+            return NULL;
         }
     }
     if (c != p->c)
         poll_update(p); /* a new connection: its socket */
-    if (beat && p->sql.failed) {
+    return c;
+}
+
+/* Leave pipeline mode once no answer is awaited (another module's
+ * statements, the heartbeat and ours run outside it). */
+static void pipeline_off(journal_backend *p, PGconn *c)
+{
+    if (p->nfl || !c || PQpipelineStatus(c) == PQ_PIPELINE_OFF || PQexitPipelineMode(c))
+        return;
+    /* still busy with answers no batch awaits: out of step, dropped */
+    srv_log(LOG_ERROR, "storage_error", "{s:s, s:s}", "what", "pipeline", "postgres",
+            PQerrorMessage(c));
+    conn_drop(p);
+}
+
+/* The heartbeat, the fence alone (p->sql), if the connection can take it. */
+static void send_beat(journal_backend *p)
+{
+    PGconn *c = conn_ready(p);
+    if (!c)
+        return;
+    if (p->sql.failed) {
         tb_reset(&p->sql);
         journal__failed(p->j, JF_OTHER, "batch", NULL, "out of memory for the journal's batch", 0);
-        return JOURNAL_FAILED;
+        return;
     }
+    pipeline_off(p, c);
+    if (c != db_pg(p->j->dbh))
+        return; /* dropped: the next beat connects again */
     p->result_code = DB_OK;
     p->result_msg[0] = 0;
-    const char *values[BA_N];
-    for (int i = 0; i < BA_N; i++)
-        values[i] = p->arg[i].p ? p->arg[i].p : ""; /* never grown: empty, not NULL */
-    if (!(beat ? PQsendQuery(c, p->sql.p)
-               : PQsendQueryParams(c, batch_call, BA_N, NULL, values, NULL, NULL, 0))) {
+    if (!PQsendQuery(c, p->sql.p)) {
         journal__failed(p->j, journal__kind_of_db(db_pg_set_error(p->j->dbh, NULL)), "batch",
                         NULL, PQerrorMessage(c), 0);
-        return JOURNAL_FAILED;
+        return;
     }
-    p->in_flight = true;
-    p->beat = beat;
+    p->beat = true;
     p->last_sent_ms = journal__now(p->j);
     poll_update(p);
-    return JOURNAL_SENT;
+}
+
+/* A batch could not go out whole. What of it reached the server may be
+ * half a pipeline's message: the connection is dropped (conn_lost: the
+ * server rolls back what had no sync after it) and connected again at the
+ * next write; the batches in flight before it — and this one, if its sync
+ * was queued (in `fl`) — may have committed: settled then. */
+static int send_failed(journal_backend *p, PGconn *c)
+{
+    char msg[300];
+    snprintf(msg, sizeof msg, "%s", PQerrorMessage(c));
+    conn_lost(p, msg[0] ? msg : "the connection to PostgreSQL was lost", false);
+    return JOURNAL_FAILED;
 }
 
 /* The fence that begins every query: renew the lease, count the batch. */
@@ -505,7 +648,8 @@ static void put_fence(journal_backend *p)
     p->batch_no++;
     tb_puts(&p->sql, "SELECT tessera_fence(");
     put_str(&p->sql, p->j->instance);
-    tb_printf(&p->sql, ", %" PRId64 ", %" PRId64 ", %d);", p->token, p->batch_no, p->lease_ms);
+    tb_printf(&p->sql, ", %" PRId64 ", %" PRId64 ", %d, NULL);", p->token, p->batch_no,
+              p->lease_ms);
 }
 
 /* ---- a batch as arrays ------------------------------------------------------------------ */
@@ -715,9 +859,10 @@ static void put_runs(journal_backend *p, const journal_batch *b)
     }
 }
 
-/* The batch's rows as the parameters of tessera_batch (p->arg); false when
+/* The batch's rows as the parameters of tessera_batch (p->arg), its fence
+ * numbered `fence` and following batch `prev` (< 0: none); false when
  * out of memory. */
-static bool put_batch(journal_backend *p, const journal_batch *b)
+static bool put_batch(journal_backend *p, const journal_batch *b, int64_t fence, int64_t prev)
 {
     journal *j = p->j;
     textbuf *a = p->arg;
@@ -725,8 +870,9 @@ static bool put_batch(journal_backend *p, const journal_batch *b)
         tb_reset(&a[i]);
     tb_puts(&a[BA_INST], j->instance);
     tb_printf(&a[BA_TOKEN], "%" PRId64, p->token);
-    tb_printf(&a[BA_BATCH], "%" PRId64, p->batch_no);
+    tb_printf(&a[BA_BATCH], "%" PRId64, fence);
     tb_printf(&a[BA_TTL], "%d", p->lease_ms);
+    tb_printf(&a[BA_PREV], "%" PRId64, prev); /* sent as NULL when < 0 (pg_write) */
     for (int i = BA_R_MATCH; i < BA_N; i++)
         tb_put(&a[i], "{", 1);
     int nmatch = 0; /* the rows that may name a match of their own: at most that many */
@@ -790,57 +936,110 @@ static bool put_batch(journal_backend *p, const journal_batch *b)
     return ok;
 }
 
-static int pg_write(journal_backend *p, const journal_batch *b)
+/* Whether the batches whose answers were lost committed: the instance row
+ * holds the number of the last batch committed (the fence wrote it). */
+static void settle_lost(journal_backend *p)
 {
     journal *j = p->j;
-    if (p->in_flight || p->own || db_in_transaction(j->dbh))
+    assert(p->nlost > 0 && !p->settled && !p->nfl);
+    db_stmt *q = NULL;
+    p->own = true;
+    int rc = db_prepare(j->dbh, "SELECT token, batch FROM tessera_instances WHERE id = ?", &q);
+    if (rc == DB_OK) {
+        db_bind_text(q, 1, j->instance, -1);
+        rc = db_step(q);
+    }
+    p->own = false;
+    if (rc < 0) { /* still cannot tell */
+        db_finalize(q);
+        return;
+    }
+    bool gone = rc == DB_DONE || db_column_int64(q, 0) != p->token;
+    int64_t fence = gone ? 0 : db_column_int64(q, 1);
+    db_finalize(q);
+    if (gone)
+        fenced_out(p, "the instance's lease row is gone or carries another token");
+    p->settled = true;
+    p->settled_fence = fence;
+}
+
+/* Write a batch: behind those in the pipeline (its fence chained to the
+ * last of them), or, after the connection was lost, first settle the
+ * batches lost with it, oldest first — journal.c sends them again in that
+ * order: each one that committed is stored now, and the first that did not
+ * goes again (none after it committed). */
+static int pg_write(journal_backend *p, const journal_batch *b, uint64_t *commit)
+{
+    journal *j = p->j;
+    pg_check(p);
+    assert(b->n > 0);
+    if (p->beat || p->draining || p->own || db_in_transaction(j->dbh))
         return JOURNAL_BUSY;
-    if (p->unsettled) {
-        /* the batch whose answer was lost may have committed: ask first */
-        settle_lost_batch(p);
-        if (p->unsettled)
+    SRV_ASSERT(p->nfl < PG_DEPTH); /* journal.c keeps to the depth */
+    if (p->nlost) {
+        if (!p->settled)
+            settle_lost(p);
+        if (!p->settled) {
+            journal__failed(j, JF_UNREACHABLE, "batch", NULL, db_errmsg(j->dbh), 0);
             return JOURNAL_FAILED; /* cannot tell yet: nothing may go before it */
-        if (j->synced == j->committed) {
-            journal__ok(j);
+        }
+        pg_flight f = p->lost[0];
+        memmove(&p->lost[0], &p->lost[1], (size_t)(p->nlost - 1) * sizeof p->lost[0]);
+        p->nlost--;
+        if (f.fence <= p->settled_fence) {
+            srv_log(LOG_INFO, "journal_batch_settled", "{s:I, s:s}", "batch", (json_int_t)f.fence,
+                    "outcome", "committed before the connection was lost");
+            p->settled = p->nlost > 0;
+            p->nbatches++;
+            p->nrows += (uint64_t)f.rows;
+            SRV_ASSERT(f.commit >= j->synced && f.commit <= j->committed);
+            j->synced = f.commit;
+            *commit = f.commit;
             return JOURNAL_STORED; /* it had: not again */
         }
+        /* it did not commit, nor any after it (their fences follow it): all again */
+        p->nlost = 0;
+        p->settled = false;
     }
-    p->batch_no++;
-    if (!put_batch(p, b)) {
+    PGconn *c = p->nfl ? p->c : conn_ready(p);
+    if (!c)
+        return JOURNAL_FAILED;
+    assert(c == db_pg(j->dbh));
+    /* the batch before it in the pipeline, if any: it commits only after it */
+    int64_t fence = p->batch_no + 1, prev = p->nfl ? p->fl[p->nfl - 1].fence : -1;
+    if (!put_batch(p, b, fence, prev)) {
+        if (p->nfl)
+            return JOURNAL_BUSY; /* those in flight go on; it waits for them */
         journal__failed(j, JF_OTHER, "batch", NULL, "out of memory for the journal's batch", 0);
         return JOURNAL_FAILED;
     }
-    p->rows_in_flight = b->n;
-    int rc = send_query(p, false);
-    if (rc == JOURNAL_SENT)
-        j->committed++;
-    return rc;
+    if (!p->nfl && PQpipelineStatus(c) == PQ_PIPELINE_OFF && !PQenterPipelineMode(c)) {
+        journal__failed(j, JF_OTHER, "batch", NULL, PQerrorMessage(c), 0);
+        return JOURNAL_FAILED;
+    }
+    p->result_msg[0] = 0;
+    const char *values[BA_N];
+    for (int i = 0; i < BA_N; i++)
+        values[i] = p->arg[i].p ? p->arg[i].p : ""; /* never grown: empty, not NULL */
+    if (prev < 0)
+        values[BA_PREV] = NULL; /* none to follow */
+    if (!PQsendQueryParams(c, batch_call, BA_N, NULL, values, NULL, NULL, 0))
+        return send_failed(p, c);
+    p->batch_no = fence;
+    p->fl[p->nfl++] = (pg_flight){.fence = fence, .commit = ++j->committed, .rows = b->n};
+    if (!PQpipelineSync(c))
+        return send_failed(p, c);
+    p->last_sent_ms = journal__now(j);
+    poll_update(p);
+    return JOURNAL_SENT;
 }
 
-/* Read what has arrived; finish the query when its last result is in.
- * block: wait for it (a synchronous statement is about to run). */
-static void receive(journal_backend *p, bool block)
+/* The heartbeat's answer, read whole (block) or as far as it has come. */
+static void receive_beat(journal_backend *p, PGconn *c, bool block)
 {
-    PGconn *c = p->c; /* the connection the query went out on */
-    if (!p->in_flight)
-        return;
-    if (!c || c != db_pg(p->j->dbh)) {
-        failed(p, DB_ELOST, "the connection to PostgreSQL was lost");
-        return;
-    }
-    if (block) {
-        PQsetnonblocking(c, 0);
-        while (PQflush(c) > 0) {
-        }
-    } else if (PQflush(c) < 0 || !PQconsumeInput(c)) {
-        failed(p, db_pg_set_error(p->j->dbh, NULL), PQerrorMessage(c));
-        return;
-    }
     for (;;) {
-        if (!block && PQisBusy(c)) {
-            poll_update(p);
+        if (!block && PQisBusy(c))
             return;
-        }
         PGresult *r = PQgetResult(c);
         if (!r)
             break;
@@ -851,24 +1050,91 @@ static void receive(journal_backend *p, bool block)
         }
         PQclear(r);
     }
-    if (block)
-        PQsetnonblocking(c, 1);
     if (PQstatus(c) != CONNECTION_OK && p->result_code == DB_OK) {
         /* the connection went with the query's answer */
         p->result_code = DB_ELOST;
         snprintf(p->result_msg, sizeof p->result_msg, "%s", PQerrorMessage(c));
     }
-    poll_update(p);
-    if (p->result_code != DB_OK) {
-        failed(p, p->result_code, p->result_msg);
+    p->beat = false;
+    int code = p->result_code;
+    p->result_code = DB_OK;
+    if (code == DB_EFENCED)
+        fenced_out(p, p->result_msg);
+    if (code != DB_OK)
+        journal__failed(p->j, journal__kind_of_db(code), "batch", NULL, p->result_msg, 0);
+    else
+        journal__ok(p->j);
+}
+
+/* The batches' answers in order, read all (block) or as far as they have
+ * come: per batch its results, a NULL, and its sync. */
+static void receive_batches(journal_backend *p, PGconn *c, bool block)
+{
+    bool after_null = false;
+    while (p->nfl > 0) {
+        if (!block && PQisBusy(c))
+            return;
+        PGresult *r = PQgetResult(c);
+        if (!r) {
+            /* the end of a query's results; never twice in a row while a
+             * sync is awaited, unless the connection is gone */
+            if (PQstatus(c) != CONNECTION_OK || after_null) {
+                conn_lost(p, PQerrorMessage(c), true);
+                return;
+            }
+            after_null = true;
+            continue;
+        }
+        after_null = false;
+        ExecStatusType st = PQresultStatus(r);
+        if (st == PGRES_PIPELINE_SYNC) {
+            PQclear(r);
+            batch_answered(p);
+            if (p->c != c) /* journal.c's callbacks let the connection go */
+                return;
+            continue;
+        }
+        if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK && p->result_code == DB_OK) {
+            p->result_code = db_pg_set_error(p->j->dbh, r);
+            snprintf(p->result_msg, sizeof p->result_msg, "%s", db_errmsg(p->j->dbh));
+        }
+        PQclear(r);
+        if (PQstatus(c) != CONNECTION_OK) {
+            conn_lost(p, PQerrorMessage(c), true);
+            return;
+        }
+    }
+    pipeline_off(p, c);
+}
+
+/* Read what has arrived; finish each query whose answer is in.
+ * block: wait for all of them (a synchronous statement is about to run). */
+static void receive(journal_backend *p, bool block)
+{
+    PGconn *c = p->c; /* the connection the queries went out on */
+    if (!p->nfl && !p->beat)
+        return;
+    if (!c || c != db_pg(p->j->dbh)) {
+        conn_lost(p, "the connection to PostgreSQL was lost", true);
         return;
     }
-    bool beat = p->beat;
-    p->in_flight = p->beat = false;
-    if (beat)
-        journal__ok(p->j);
+    if (block) {
+        PQsetnonblocking(c, 0);
+        while (PQflush(c) > 0) {
+        }
+    } else if (PQflush(c) < 0 || !PQconsumeInput(c)) {
+        conn_lost(p, PQerrorMessage(c), true);
+        return;
+    }
+    if (p->beat)
+        receive_beat(p, c, block);
     else
-        stored(p);
+        receive_batches(p, c, block);
+    if (p->c != c)
+        return; /* lost: on_lost closed its poll */
+    if (block)
+        PQsetnonblocking(c, 1);
+    poll_update(p);
 }
 
 static void on_poll_closed(uv_handle_t *h)
@@ -881,7 +1147,8 @@ static void on_poll(uv_poll_t *h, int status, int events)
     journal_backend *p = h->data;
     (void)events;
     if (status < 0) {
-        failed(p, DB_ELOST, uv_strerror(status));
+        if (p->nfl || p->beat)
+            conn_lost(p, uv_strerror(status), true);
         return;
     }
     receive(p, false);
@@ -915,9 +1182,10 @@ static void poll_update(journal_backend *p)
         p->poll->data = p;
     }
     int want = 0;
-    if (p->in_flight)
+    bool awaited = p->nfl || p->beat;
+    if (awaited)
         want |= UV_READABLE;
-    if (p->in_flight && PQflush(c) == 1)
+    if (awaited && PQflush(c) == 1)
         want |= UV_WRITABLE;
     if (want == p->poll_events)
         return;
@@ -928,57 +1196,26 @@ static void poll_update(journal_backend *p)
         uv_poll_stop(p->poll);
 }
 
-/* Whether the batch whose answer was lost committed: the instance row
- * says which batch number last committed (the fence wrote it). */
-static void settle_lost_batch(journal_backend *p)
-{
-    journal *j = p->j;
-    db_stmt *q = NULL;
-    p->own = true;
-    int rc = db_prepare(j->dbh, "SELECT token, batch FROM tessera_instances WHERE id = ?", &q);
-    if (rc == DB_OK) {
-        db_bind_text(q, 1, j->instance, -1);
-        rc = db_step(q);
-    }
-    p->own = false;
-    if (rc < 0) { /* still cannot tell */
-        db_finalize(q);
-        return;
-    }
-    if (rc == DB_ROW && db_column_int64(q, 0) == p->token && db_column_int64(q, 1) >= p->batch_no) {
-        db_finalize(q);
-        srv_log(LOG_INFO, "journal_batch_settled", "{s:I, s:s}", "batch", (json_int_t)p->batch_no,
-                "outcome", "committed before the connection was lost");
-        p->unsettled = false;
-        j->synced = j->committed;
-        return;
-    }
-    bool gone = rc == DB_DONE || (rc == DB_ROW && db_column_int64(q, 0) != p->token);
-    db_finalize(q);
-    if (gone)
-        fenced_out(p, "the instance's lease row is gone or carries another token");
-    p->unsettled = false; /* it did not commit: it goes again */
-}
-
 /* The heartbeat: an idle server's lease must not expire. */
 static void on_tick(uv_timer_t *t)
 {
     journal_backend *p = t->data;
     journal *j = p->j;
-    if (p->stopping || p->in_flight || p->own || j->fault || j->failed || j->in_flight)
+    if (p->stopping || p->nfl || p->beat || p->nlost || p->own || j->fault || j->failed ||
+        j->nflight)
         return;
     if (journal__now(j) - p->last_sent_ms < JOURNAL_LEASE_BEAT_MS || db_in_transaction(j->dbh))
         return;
     put_fence(p);
-    send_query(p, true);
+    send_beat(p);
 }
 
 /* db.h: the connection is about to be closed and replaced. */
 static void on_lost(void *arg)
 {
     journal_backend *p = arg;
-    if (p->in_flight)
-        failed(p, DB_ELOST, "the connection to PostgreSQL was lost");
+    if (p->nfl || p->beat)
+        conn_lost(p, "the connection to PostgreSQL was lost", true);
     if (p->poll) {
         uv_close((uv_handle_t *)p->poll, on_poll_closed);
         p->poll = NULL;
@@ -1000,10 +1237,16 @@ static void pg_start(journal_backend *p)
     poll_update(p);
 }
 
+/* Every answer awaited, and out of pipeline mode: another module's
+ * statement is about to run on the connection. */
 static void pg_wait(journal_backend *p)
 {
-    if (p->in_flight && !p->own)
+    if (p->own)
+        return;
+    if (p->nfl || p->beat)
         receive(p, true);
+    if (p->c && p->c == db_pg(p->j->dbh))
+        pipeline_off(p, p->c);
 }
 
 /* During a fault with nothing to send again: the fence alone, now. */
@@ -1018,7 +1261,7 @@ static int pg_probe(journal_backend *p, char *msg, size_t msgcap)
     }
     db_stmt *q = NULL;
     p->own = true;
-    int rc = db_prepare(j->dbh, "SELECT tessera_fence(?1, ?2, ?3, ?4)", &q);
+    int rc = db_prepare(j->dbh, "SELECT tessera_fence(?1, ?2, ?3, ?4, NULL)", &q);
     if (rc == DB_OK) {
         db_bind_text(q, 1, j->instance, -1);
         db_bind_int64(q, 2, p->token);
@@ -1055,9 +1298,9 @@ static void pg_stop(journal_backend *p, bool pending)
         uv_close((uv_handle_t *)p->poll, on_poll_closed);
         p->poll = NULL;
     }
-    srv_log(LOG_INFO, "journal_batches", "{s:I, s:I, s:I}", "batches", (json_int_t)p->nbatches,
-            "rows", (json_int_t)p->nrows, "most_rows_per_batch",
-            (json_int_t)p->most_per_batch);
+    srv_log(LOG_INFO, "journal_batches", "{s:I, s:I, s:I, s:i}", "batches",
+            (json_int_t)p->nbatches, "rows", (json_int_t)p->nrows, "most_rows_per_batch",
+            (json_int_t)p->most_per_batch, "most_in_flight", j->st.most_in_flight);
     if (pending) {
         srv_log(LOG_ERROR, "journal_unsent", "{s:s}", "note",
                 "the journal could not store its last writes; they were never announced");
@@ -1099,6 +1342,7 @@ static void pg_close(journal_backend *p)
 const journal_ops journal_pg = {
     .name = "postgres",
     .shared = true,
+    .depth = PG_DEPTH,
     .open = pg_open,
     .start = pg_start,
     .stop = pg_stop,

@@ -1117,7 +1117,7 @@ static bool write_rows(journal_backend *st, const journal_batch *b)
     return true;
 }
 
-static int sq_write(journal_backend *st, const journal_batch *b)
+static int sq_write(journal_backend *st, const journal_batch *b, uint64_t *commit)
 {
     journal *j = st->j;
     if (!sqlite3_get_autocommit(st->db))
@@ -1152,6 +1152,7 @@ static int sq_write(journal_backend *st, const journal_batch *b)
         sqlite3_exec(st->db, "PRAGMA query_only=1;", NULL, NULL, NULL);
         srv_log(LOG_WARN, "test_readonly", "{s:i}", "appends", st->appends);
     }
+    *commit = j->committed; /* the commit just made */
     return JOURNAL_STORED;
 }
 
@@ -1188,6 +1189,7 @@ static void sq_read_lines(journal_backend *st, const char *match, char **infos, 
 const journal_ops journal_sqlite = {
     .name = "sqlite",
     .shared = false,
+    .depth = 1, /* a write is synchronous: stored or failed before the next */
     .open = sq_open,
     .start = sq_start,
     .stop = sq_stop,

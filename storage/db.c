@@ -349,6 +349,16 @@ struct pg_conn *db_pg(db_conn *d)
 {
     return d->pg;
 }
+void db_pg_drop(db_conn *d)
+{
+    if (d->engine != DB_POSTGRES || !d->pg)
+        return;
+    if (d->on_lost)
+        d->on_lost(d->on_lost_arg);
+    PQfinish(d->pg);
+    d->pg = NULL;
+    set_err(d, DB_ELOST, "the connection to PostgreSQL was dropped");
+}
 const char *db_errmsg(db_conn *d)
 {
     return d->msg;

@@ -82,6 +82,11 @@ db_engine db_engine_of(const db_conn *d);
 /* The engine's connection, for what only one engine has (NULL for the other). */
 sqlite3 *db_sqlite(db_conn *d);
 struct pg_conn *db_pg(db_conn *d); /* a PGconn * */
+/* PostgreSQL: close the connection now, its state no longer known to the
+ * one that used it asynchronously (answers lost or out of step): the
+ * server rolls back what it had not committed; the next statement
+ * connects again. The on_lost hook runs first. */
+void db_pg_drop(db_conn *d);
 
 /* Run one or more statements without parameters. DB_OK or DB_E*. */
 int db_exec(db_conn *d, const char *sql);

@@ -11,10 +11,16 @@
  *     restorer is the same, field for field; on PostgreSQL each match's row
  *     holds the last summary written, every ply is stored once and each
  *     new resume token is indexed;
- *   - a database as an earlier tessera left it (no tessera_batch, the
- *     matches' table without its fillfactor) is brought up to date when
+ *   - a database as an earlier tessera left it (no tessera_batch nor the
+ *     chained tessera_fence, the matches' table without its fillfactor) is brought up to date when
  *     opened, and its match goes on: the moves written before and after
- *     are restored in one run 0, 1, 2, ...
+ *     are restored in one run 0, 1, 2, ...;
+ *   - two batches in flight at once (journal/pg.c's pipeline): when the
+ *     first fails, the second does not commit before it, and both are
+ *     stored once, in order, when the fault ends; when the connection is
+ *     killed under them, both are settled and stored once, in order; when
+ *     another server takes the lease over under them, the server stops
+ *     (exit 1) and neither commits.
  *
  * Needs the CTest fixture `services` (PostgreSQL: tests/storage/pgtest.h).
  */
@@ -24,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -269,7 +276,8 @@ static void test_upgrade(void **state)
     PGresult *r = PQexec(
         c, "CREATE TABLE plies AS SELECT * FROM moves; DROP VIEW moves; DROP TABLE move_runs;"
            "ALTER TABLE plies RENAME TO moves; ALTER TABLE moves ADD PRIMARY KEY(match, ply);"
-           "DROP FUNCTION tessera_batch; ALTER TABLE matches RESET (fillfactor);"
+           "DROP FUNCTION tessera_batch; DROP FUNCTION tessera_fence;"
+           "ALTER TABLE matches RESET (fillfactor);"
            "UPDATE meta SET value = '1' WHERE key = 'schema';"
            "INSERT INTO moves(match, ply, move, by, reason, at, think_ms, info)"
            " VALUES('m1', 3, 7, 'player', 'a,b;c%2Cd', 1, 250, '{\"pv\":[\"a,b\"]}')");
@@ -337,6 +345,237 @@ static void test_newer_layout(void **state)
     pgtest_drop();
 }
 
+/* ---- batches in flight together --------------------------------------------------------- */
+
+/* A statement of the test's own that must succeed. */
+static void pg_ok(PGconn *c, const char *sql)
+{
+    PGresult *r = PQexec(c, sql);
+    ExecStatusType st = PQresultStatus(r);
+    if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK)
+        fail_msg("%s: %s", sql, PQerrorMessage(c));
+    PQclear(r);
+}
+
+/* One loop round without waiting: the journal writes what was added (its
+ * handles keep no loop alive: the timer does, so that the round runs). */
+static void one_round(void)
+{
+    uv_timer_start(&keep, noop, 1000, 0);
+    uv_run(&loop, UV_RUN_NOWAIT);
+    uv_timer_stop(&keep);
+}
+
+/* Run the loop until the journal is in a fault (at most 20 s). */
+static void wait_fault(journal *j)
+{
+    uv_timer_start(&keep, noop, 1, 1);
+    uv_update_time(&loop);
+    uint64_t until = uv_now(&loop) + 20000;
+    int64_t since;
+    const char *msg;
+    while (journal_fault(j, &since, &msg) == JF_NONE && uv_now(&loop) < until)
+        uv_run(&loop, UV_RUN_ONCE);
+    uv_timer_stop(&keep);
+    assert_int_not_equal(journal_fault(j, &since, &msg), JF_NONE);
+}
+
+/* The moves of each match as "match:move,move,..." in ply order, and
+ * whether every ply is there once. */
+static void check_moves(PGconn *c, const char *want)
+{
+    char v[400];
+    pg_value(c,
+             "SELECT string_agg(m, ' ' ORDER BY match) FROM (SELECT match, match || ':' || "
+             "string_agg(move::text, ',' ORDER BY ply) AS m FROM moves GROUP BY match) AS x",
+             v, sizeof v);
+    assert_string_equal(v, want);
+    pg_value(c,
+             "SELECT bool_and(n = top + 1 AND n = d) FROM (SELECT count(*) AS n, "
+             "count(DISTINCT ply) AS d, max(ply) AS top FROM moves GROUP BY match) AS x",
+             v, sizeof v);
+    assert_string_equal(v, "t");
+}
+
+/* Two matches, m1 with plies 0-2 stored. */
+static journal *two_matches(const char *pg, journal_seat *a, journal_seat *b2)
+{
+    journal *j = open_journal(pg);
+    a[0] = seat_of("a", "", false, 0), a[1] = seat_of("b", "", false, 0);
+    b2[0] = seat_of("c", "", false, 0), b2[1] = seat_of("d", "", false, 0);
+    create(j, "m1", a);
+    create(j, "m2", b2);
+    journal_seats s = {.match = "m1", .status = 1, .nseats = 2, .seat = a};
+    wait_stored(j, append(j, "m1", 0, 3, "player", NULL, &s));
+    return j;
+}
+
+/* The first of two batches in flight fails (its ply is taken): the second,
+ * behind it in the pipeline, must not commit before it — m2 would have
+ * plies while m1's before them are missing, and a crash then a restore
+ * of m1 short. Both are stored once, in order, when the fault ends. */
+static void test_in_flight_failure(void **state)
+{
+    (void)state;
+    const char *pg = pgtest_create("journal_pg_fl");
+    assert_non_null(pg);
+    journal_seat a[2], b2[2];
+    journal *j = two_matches(pg, a, b2);
+    journal_seats s = {.match = "m1", .status = 1, .nseats = 2, .seat = a};
+    journal_seats s2 = {.match = "m2", .status = 1, .nseats = 2, .seat = b2};
+    PGconn *c = pg_connect(pg);
+    /* m1's ply 3 taken, and the instance row held: the next batch waits at its fence */
+    pg_ok(c, "BEGIN");
+    pg_ok(c, "INSERT INTO move_runs(match, ply, at, plies) VALUES('m1', 3, 0, '7,x,,0,,')");
+    pg_ok(c, "SELECT 1 FROM tessera_instances WHERE id = 't1' FOR UPDATE");
+    uint64_t ha = append(j, "m1", 3, 3, "player", NULL, &s);
+    one_round();
+    uint64_t hb = append(j, "m2", 0, 3, "player", NULL, &s2);
+    one_round();
+    assert_true(ha < hb);
+    assert_int_equal(journal_get_stats(j)->most_in_flight, 2);
+    pg_ok(c, "COMMIT");
+    wait_fault(j);
+    assert_true(journal_synced(j) < ha);
+    char v[100];
+    pg_value(c, "SELECT count(*) FROM move_runs WHERE match = 'm2'", v, sizeof v);
+    assert_string_equal(v, "0"); /* the second did not commit */
+    /* the fault ends: both go again, in order */
+    pg_ok(c, "DELETE FROM move_runs WHERE match = 'm1' AND ply = 3");
+    wait_stored(j, hb);
+    check_moves(c, "m1:0,1,2,300,301,302 m2:0,1,2");
+    pg_value(c,
+             "SELECT (SELECT xmin::text::bigint FROM move_runs WHERE match = 'm1' AND ply = 3) < "
+             "(SELECT xmin::text::bigint FROM move_runs WHERE match = 'm2' AND ply = 0)",
+             v, sizeof v);
+    assert_string_equal(v, "t"); /* the first committed first */
+    close_journal(j);
+    PQfinish(c);
+    pgtest_drop();
+}
+
+/* The connection is killed under two batches in flight: the journal
+ * connects again, finds from the instance row which of them committed
+ * (neither: they waited at the fence) and stores each once, in order. */
+static void test_in_flight_lost(void **state)
+{
+    (void)state;
+    const char *pg = pgtest_create("journal_pg_lost");
+    assert_non_null(pg);
+    journal_seat a[2], b2[2];
+    journal *j = two_matches(pg, a, b2);
+    journal_seats s = {.match = "m1", .status = 1, .nseats = 2, .seat = a};
+    journal_seats s2 = {.match = "m2", .status = 1, .nseats = 2, .seat = b2};
+    PGconn *c = pg_connect(pg), *k = pg_connect(pg);
+    pg_ok(c, "BEGIN");
+    pg_ok(c, "SELECT 1 FROM tessera_instances WHERE id = 't1' FOR UPDATE");
+    uint64_t ha = append(j, "m1", 3, 3, "player", NULL, &s);
+    one_round();
+    uint64_t hb = append(j, "m2", 0, 3, "player", NULL, &s2);
+    one_round();
+    assert_true(ha < hb);
+    assert_int_equal(journal_get_stats(j)->most_in_flight, 2);
+    pg_ok(k, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+             "WHERE datname = current_database() AND application_name = 'tessera'");
+    pg_ok(c, "ROLLBACK");
+    wait_stored(j, hb);
+    /* and the journal goes on on its new connection */
+    a[0] = seat_of("a", "", false, 1);
+    wait_stored(j, append(j, "m1", 6, 1, "player", NULL, &s));
+    check_moves(c, "m1:0,1,2,300,301,302,600 m2:0,1,2");
+    close_journal(j);
+    PQfinish(c);
+    PQfinish(k);
+    pgtest_drop();
+}
+
+/* In a child process (the fence stops the server with exit 1): a journal
+ * of instance t2 with match m3, which sends two batches once told to
+ * (`go`) and says so (`ready`), then waits. Its exit status: 1 fenced
+ * out, else the step that went wrong. */
+static void takeover_child(const char *pg, int ready, int go)
+{
+    uv_loop_t l;
+    uv_loop_init(&l);
+    journal_config cfg = {.loop = &l, .instance = "t2", .lease_ms = 5000};
+    journal *j = NULL;
+    char err[512], ch;
+    if (journal_open(pg, &cfg, &j, err, sizeof err))
+        _exit(10);
+    journal_start(j);
+    journal_seat a[2] = {seat_of("a", "", false, 0), seat_of("b", "", false, 0)};
+    journal_match m = {.id = "m3", .game = "reversi", .rules = "{}", .time_control = "{}",
+                       .policies = "{}", .seed = 1, .created_ms = 1,
+                       .seats = {.match = "m3", .status = 1, .nseats = 2, .seat = a}};
+    m.move_encoding = eng_find_game("reversi")->move_encoding;
+    if (journal_create_match(j, &m))
+        _exit(11);
+    if (write(ready, "r", 1) != 1 || read(go, &ch, 1) != 1)
+        _exit(12);
+    journal_seats s = {.match = "m3", .status = 1, .nseats = 2, .seat = a};
+    uv_timer_t tick; /* keeps the loop alive: each uv_run below is a round */
+    uv_timer_init(&l, &tick);
+    uv_timer_start(&tick, noop, 10, 10);
+    eng_move mv[2] = {1, 2};
+    rec_time t[2] = {{-1, -1}, {-1, -1}};
+    for (int i = 0; i < 2; i++) {
+        journal_moves jm = {.match = "m3", .from = i, .n = 1, .move = &mv[i], .time = &t[i],
+                            .by = "player", .seats = &s};
+        if (journal_append(j, &jm, NULL))
+            _exit(13);
+        uv_run(&l, UV_RUN_NOWAIT);
+    }
+    if (journal_get_stats(j)->most_in_flight != 2)
+        _exit(14);
+    if (write(ready, "s", 1) != 1)
+        _exit(12);
+    uint64_t until = uv_now(&l) + 20000;
+    while (uv_now(&l) < until)
+        uv_run(&l, UV_RUN_ONCE);
+    _exit(15); /* still running: not fenced out */
+}
+
+/* Another server takes the lease over while two batches are in flight:
+ * the first's fence refuses it, the server stops, and neither commits. */
+static void test_in_flight_takeover(void **state)
+{
+    (void)state;
+    const char *pg = pgtest_create("journal_pg_to");
+    assert_non_null(pg);
+    int ready[2], go[2];
+    assert_int_equal(pipe(ready), 0);
+    assert_int_equal(pipe(go), 0);
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0)
+        takeover_child(pg, ready[1], go[0]);
+    close(ready[1]); /* the child's ends: a child gone early ends the reads */
+    close(go[0]);
+    char ch = 0;
+    assert_int_equal(read(ready[0], &ch, 1), 1);
+    assert_int_equal(ch, 'r');
+    PGconn *c = pg_connect(pg);
+    pg_ok(c, "BEGIN");
+    pg_ok(c, "SELECT 1 FROM tessera_instances WHERE id = 't2' FOR UPDATE");
+    assert_int_equal(write(go[1], "g", 1), 1);
+    assert_int_equal(read(ready[0], &ch, 1), 1);
+    assert_int_equal(ch, 's');
+    pg_ok(c, "UPDATE tessera_instances SET token = token + 1 WHERE id = 't2'");
+    pg_ok(c, "COMMIT");
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 1);
+    char v[100];
+    pg_value(c, "SELECT count(*) FROM move_runs WHERE match = 'm3'", v, sizeof v);
+    assert_string_equal(v, "0");
+    close(ready[0]);
+    close(go[1]);
+    PQfinish(c);
+    pgtest_drop();
+}
+
 int main(void)
 {
     uv_loop_init(&loop);
@@ -346,6 +585,9 @@ int main(void)
         cmocka_unit_test(test_same_as_sqlite),
         cmocka_unit_test(test_upgrade),
         cmocka_unit_test(test_newer_layout),
+        cmocka_unit_test(test_in_flight_failure),
+        cmocka_unit_test(test_in_flight_lost),
+        cmocka_unit_test(test_in_flight_takeover),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     uv_close((uv_handle_t *)&keep, NULL);
