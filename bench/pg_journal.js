@@ -19,7 +19,8 @@
  *   - WAL bytes per move (pg_current_wal_lsn), commits per move and per
  *     second (pg_stat_database.xact_commit, read after the server has exited,
  *     so that its backend has flushed its counts), the journal's rows per
- *     batch (the server's journal_batches line);
+ *     batch and the most batches it had in flight at once (the server's
+ *     journal_batches line; the latter printed per run, by builds that log it);
  *   - the server's CPU per move (the generator reads /proc/PID/stat) and the
  *     moves per second.
  * With --wal-stats, each run also prints what its WAL was made of: records
@@ -180,6 +181,7 @@ async function runOnce(bin, svc, tag) {
   }
   const log = fs.readFileSync(logPath, 'utf8');
   const batches = /"journal_batches".*?"batches":\s*(\d+).*?"rows":\s*(\d+)/.exec(log);
+  const inFlight = /"journal_batches".*?"most_in_flight":\s*(\d+)/.exec(log); /* builds since 2026-12-03 */
   psql(svc.env.TESSERA_PG_ADMIN, `DROP DATABASE ${name} WITH (FORCE)`);
   fs.rmSync(dir, { recursive: true, force: true });
   if (lg.status !== 0) throw new Error(`tessera-loadgen exited ${lg.status}: ${lg.stderr.slice(-2000)}`);
@@ -193,6 +195,7 @@ async function runOnce(bin, svc, tag) {
     commits_per_move: (c1.commits - c0.commits) / n,
     commits_per_s: (c1.commits - c0.commits) / out.play_s,
     rows_per_batch: batches ? +batches[2] / +batches[1] : null,
+    most_in_flight: inFlight ? +inFlight[1] : null,
     load: os.loadavg()[0],
     wal_stats: walStats,
   };
@@ -233,6 +236,7 @@ async function main() {
             `PostgreSQL ${r.pg_cpu_us_per_move.toFixed(1)} us/move (its backend ` +
             `${r.pg_backend_cpu_us_per_move.toFixed(1)}), WAL ${r.wal_bytes_per_move.toFixed(0)} B/move, ` +
             `${r.commits_per_s.toFixed(0)} commits/s (${r.commits_per_move.toFixed(3)}/move), ` +
+            (r.most_in_flight !== null ? `at most ${r.most_in_flight} batches in flight, ` : '') +
             `load ${r.load.toFixed(1)}`);
         if (!opts.json && r.wal_stats)
           for (const w of r.wal_stats)
