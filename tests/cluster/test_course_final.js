@@ -16,7 +16,11 @@ const { test, startCluster, startOne, stopAll, adminToken } = require('./cluster
 const { submitBot, waitFor, csvRows } = require('../classroom/course_lib.js');
 
 const BOTS = path.join(lib.ROOT, 'tests', 'classroom', 'bots');
-const N = 5; /* ten pairs */
+/* 21 pairs: the final must outlast b's first claims (b claims on its second's
+ * tick, then again as each of its pairs is stored): with ten pairs a's two
+ * workers could claim the last before b's first pair was stored, and b never
+ * held a third (seen at load 3-6) */
+const N = 7;
 
 function logsOf(s) {
   return (s.previousLogs || []).concat(s.logs || []);
