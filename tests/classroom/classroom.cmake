@@ -19,6 +19,13 @@ tessera_add_test(test_classroom
   ARGS ${CMAKE_CURRENT_LIST_DIR}/bots
   TIMEOUT 120)
 tessera_needs_services(test_classroom)
+# test_final_pairs: a final's last two pairs stored at once by two servers on
+# PostgreSQL — one of them finishes the final (classroom/finals.c).
+tessera_add_test(test_final_pairs
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_final_pairs.c
+  LIBS tessera_classroom
+  TIMEOUT 60)
+tessera_needs_services(test_final_pairs)
 find_program(TESSERA_NODE NAMES node nodejs)
 foreach(_t access e2e remote langs upload tree resume)
   if(TESSERA_NODE)
