@@ -6,7 +6,8 @@
  * server killed in the middle of a pair loses nothing — its claim lapses,
  * the other server plays that pair again, and the standings, computed by
  * the server that stores the last pair, count every game once. What each
- * server played is read from its own log.
+ * server played is read from its own log; what b held when it died, from
+ * the database (b may commit and die before it writes the line).
  */
 const assert = require('node:assert/strict');
 const path = require('node:path');
@@ -16,10 +17,10 @@ const { test, startCluster, startOne, stopAll, adminToken } = require('./cluster
 const { submitBot, waitFor, csvRows } = require('../classroom/course_lib.js');
 
 const BOTS = path.join(lib.ROOT, 'tests', 'classroom', 'bots');
-/* 21 pairs: the final must outlast b's first claims (b claims on its second's
- * tick, then again as each of its pairs is stored): with ten pairs a's two
- * workers could claim the last before b's first pair was stored, and b never
- * held a third (seen at load 3-6) */
+/* 21 pairs: the final must outlast b's first pairs — b is killed once it has
+ * stored one and claimed another since (b claims on its second's tick, then as
+ * its workers free up): with ten pairs a's two workers could claim the last
+ * before b stored its first (seen at load 3-6) */
 const N = 7;
 
 function logsOf(s) {
@@ -29,7 +30,8 @@ function logsOf(s) {
 test('a final is played on every server; one killed mid-pair loses nothing', async (t) => {
   const args = ['--set', 'courses.gate_jobs=2'];
   const cl = await startCluster(['a'], { tag: 'course-final', args });
-  cl.servers.b = await startOne('b', cl.db, cl.env, { args });
+  /* b's connections named, to tell when they are gone (after its kill) */
+  cl.servers.b = await startOne('b', `${cl.db} application_name=tessera-b`, cl.env, { args });
   t.after(() => stopAll(cl));
   const { a, b } = cl.servers;
   assert.equal((await a.waitLog((l) => l.event === 'role')).held, true, 'a holds the courses');
@@ -52,14 +54,31 @@ test('a final is played on every server; one killed mid-pair loses nothing', asy
 
   const started = await admin.request({ type: 'course_start_final', admin_token: A, course }, 'course_final_started');
   assert.equal(started.finalists, N);
-  /* b's third claim: it has finished a pair and holds others — killed there */
+  /* b killed once it has stored a pair and claimed another since (a claim
+   * whose games have not been played yet): it dies holding that one */
   const claimsOf = (s) => logsOf(s).filter((l) => l.event === 'course_claim_pair' && l.course === course);
-  await b.waitLog(() => claimsOf(b).length >= 3, 120000 * SLOW, "b's third pair");
-  const bDone = new Set(logsOf(b).filter((l) => l.event === 'course_result' && l.course === course &&
-    (l.kind === 'pair' || l.kind === 'final')).map((l) => l.gate));
+  const isResult = (l) => l.event === 'course_result' && l.course === course &&
+    (l.kind === 'pair' || l.kind === 'final');
+  await b.waitLog(() => {
+    const L = logsOf(b);
+    const first = L.findIndex(isResult);
+    return first >= 0 && L.slice(first + 1).some((l) => l.event === 'course_claim_pair' && l.course === course &&
+      !L.some((r) => isResult(r) && r.gate === l.pairno));
+  }, 120000 * SLOW, 'b storing a pair, then claiming another');
   await b.kill9();
-  const bHeld = claimsOf(b).map((l) => l.pairno).filter((p) => !bDone.has(p));
-  assert.ok(bDone.size >= 1, 'b finished a pair before it was killed');
+  /* What b held when it died is the database's word, not its log's: b writes
+   * a claim's or a result's line after its commit, and may die between the
+   * two. Read once b's connections are gone (a statement b sent before it
+   * died is still carried out), long before its claims lapse. */
+  const t0 = Date.now();
+  while (lib.psql(cl.db, "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'tessera-b'")[0] !== '0') {
+    assert.ok(Date.now() - t0 < 30000 * SLOW, "b's connections to PostgreSQL outlived it by 30 s");
+    await lib.sleep(50);
+  }
+  const bRows = lib.psql(cl.db, `SELECT pairno, state FROM class_final_pairs WHERE course = ${course}` +
+    " AND worker LIKE 'b/%'").map((r) => r.split('|'));
+  const bHeld = bRows.filter(([, state]) => state === 'queued').map(([p]) => Number(p));
+  assert.ok(bRows.some(([, state]) => state === 'done'), 'b stored a pair before it was killed');
   assert.ok(bHeld.length >= 1, 'b died holding a pair');
 
   const v = await waitFor(admin, { type: 'course_view', admin_token: A, course },
@@ -71,12 +90,14 @@ test('a final is played on every server; one killed mid-pair loses nothing', asy
     assert.equal(row.games, 2 * (N - 1), `${row.student_id}: each of its games counted once`);
   for (const row of v.final)
     assert.ok(row.place >= 1 && row.place <= N, `${row.student_id}: a place`);
+  /* every pair b held was played again by a, and only those */
   for (const p of bHeld)
-    assert.ok(claimsOf(a).some((l) => l.pairno === p), `pair ${p}, b's when it died, was claimed again by a`);
-  const aDone = logsOf(a).filter((l) => l.event === 'course_result' && l.course === course &&
-    (l.kind === 'pair' || l.kind === 'final'));
-  assert.ok(aDone.length >= 1 && bDone.size >= 1, 'pairs finished on both servers');
-  assert.ok(aDone.some((l) => l.kind === 'final'), 'a stored the last pair, and the standings');
+    await a.waitLog((l) => l.event === 'course_claim_pair' && l.course === course && l.pairno === p && l.run >= 2,
+      10000 * SLOW, `a's claim of pair ${p}, b's when it died`);
+  for (const l of claimsOf(a).filter((x) => x.run >= 2))
+    assert.ok(bHeld.includes(l.pairno), `pair ${l.pairno}, played again by a, was b's when it died (${bHeld})`);
+  await a.waitLog((l) => l.event === 'course_result' && l.course === course && l.kind === 'final',
+    10000 * SLOW, 'a storing the last pair, and the standings');
   const g = await admin.request({ type: 'course_grades', admin_token: A, course }, 'course_grades');
   const rows = csvRows(g.csv);
   assert.equal(rows.filter((r) => r[rows[0].indexOf('status')] === 'finalist').length, N, g.csv);
