@@ -64,6 +64,10 @@ const USAGE = `usage: node bench/load.js --tessera PATH [options]
                           of the bot's move delay, and one with its choice just
                           before the move — a bot that answers at once sends
                           that one alone (instead of --info N)
+  --info-inline           the last line before each move (--info N's last,
+                          --info-paced's with the choice) goes inside the
+                          move as its "info" (one frame instead of two; the
+                          server's capability move_info)
   --watchers              a spectator for every match (one connection per 32
                           matches): it hears the updates and, with --info, the
                           thinking lines
@@ -81,7 +85,7 @@ function parseArgs(argv) {
     timeoutMatches: 0, timeoutMoveMs: 200, durationS: 600, workers: 1, connectConcurrency: 200,
     json: false, quiet: false, dbDir: os.tmpdir(), serverPrefix: [], fixedDelay: false, protocol: 2,
     serverLog: null,
-    durable: false, seatsPerConn: 1, info: 0, infoPaced: false, watchers: false,
+    durable: false, seatsPerConn: 1, info: 0, infoPaced: false, infoInline: false, watchers: false,
   };
   const ints = {
     '--matches': ['matches', 1], '--move-delay-ms': ['moveDelayMs', 0], '--move-ms': ['moveMs', 1],
@@ -111,6 +115,7 @@ function parseArgs(argv) {
     else if (a === '--durable') o.durable = true;
     else if (a === '--watchers') o.watchers = true;
     else if (a === '--info-paced') o.infoPaced = true;
+    else if (a === '--info-inline') o.infoInline = true;
     else if (a === '--tessera') o.tessera = next();
     else if (a === '--game') o.game = next();
     else if (a === '--db-dir') o.dbDir = next();
@@ -500,14 +505,18 @@ class Shard {
       const k = Math.floor(Math.random() * (e.meeples.length + 1));
       if (k < e.meeples.length) move.meeple = e.meeples[k];
     }
-    const text = JSON.stringify({ type: 'move', match: m.id, turn: msg.turn, move });
     /* --info N: thinking lines before the move, as a searching bot sends them */
     const cand = (x) => (typeof x === 'string' ? move : Array.isArray(x.meeples) ? { x: x.x, y: x.y, rot: x.rot } : x);
-    const line = (i) => JSON.stringify({ type: 'info', match: m.id, turn: msg.turn, winprob: 0.5 + 0.01 * i,
+    const body = (i) => ({ winprob: 0.5 + 0.01 * i,
       candidates: [{ move, visits: 100 + i }, { move: cand(legal[0]), visits: 50 }], iterations: 150 * (i + 1),
       elapsed_ms: 10 * (i + 1) });
+    const line = (i) => JSON.stringify({ type: 'info', match: m.id, turn: msg.turn, ...body(i) });
+    const last = this.cfg.infoPaced ? -1 : (this.cfg.info || 0) - 1; /* --info-inline: rides the move */
+    const inline = this.cfg.infoInline && last >= 0 ? body(last) : null;
+    let text = JSON.stringify(inline ? { type: 'move', match: m.id, turn: msg.turn, move, info: inline }
+      : { type: 'move', match: m.id, turn: msg.turn, move });
     const infos = [];
-    for (let i = 0; i < (this.cfg.info || 0); i++) infos.push(line(i));
+    for (let i = 0; i < (this.cfg.info || 0) - (inline ? 1 : 0); i++) infos.push(line(i));
     /* the answering bot of a timeout match answers at once: a delay would
      * make it time out too */
     const d = this.cfg.moveDelayMs;
@@ -519,7 +528,9 @@ class Shard {
         const text = line(k++);
         setTimeout(() => { if (!m.over) m.ws[seat].send(text); }, at);
       }
-      infos.push(line(k));
+      if (this.cfg.infoInline)
+        text = JSON.stringify({ type: 'move', match: m.id, turn: msg.turn, move, info: body(k) });
+      else infos.push(line(k));
     }
     const sendIt = () => {
       if (m.over) return;
@@ -842,7 +853,7 @@ async function main() {
     const cfg = {
       game: opts.game, moveMs: opts.moveMs, timeoutMoveMs: opts.timeoutMoveMs,
       moveDelayMs: opts.moveDelayMs, fixedDelay: opts.fixedDelay, connectConcurrency: Math.max(1, Math.floor(opts.connectConcurrency / W)),
-      protocol: opts.protocol, seatsPerConn: opts.seatsPerConn, info: opts.info, infoPaced: opts.infoPaced,
+      protocol: opts.protocol, seatsPerConn: opts.seatsPerConn, info: opts.info, infoPaced: opts.infoPaced, infoInline: opts.infoInline,
       watchers: opts.watchers,
     };
     const specs = Array.from({ length: W }, () => []);
@@ -972,7 +983,7 @@ async function main() {
         matches: N, timeout_matches: K, game: opts.game, move_delay_ms: opts.moveDelayMs,
         fixed_delay: opts.fixedDelay, move_ms: opts.moveMs, timeout_move_ms: opts.timeoutMoveMs, workers: W,
         protocol: opts.protocol, durable: opts.durable, seats_per_conn: opts.seatsPerConn,
-        info: opts.info, info_paced: opts.infoPaced, watchers: opts.watchers,
+        info: opts.info, info_paced: opts.infoPaced, info_inline: opts.infoInline, watchers: opts.watchers,
         max_conns: maxConns,
       },
       ok: !failed && !timedOut && unfinished === 0,

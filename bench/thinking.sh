@@ -22,6 +22,11 @@
 #          (bots that answer at once) one line a move, just before it;
 #   N      N lines at once before every move (load.js --info N; 2 was the
 #          figure of the first measurement: more than any bot sends).
+# INLINE says how the line with the choice goes (docs/protocol.md, "A move
+# that carries its line"): unset or 0, an info message just before the move
+# (two frames); 1, inside the move (load.js --info-inline: one frame);
+# both, each round runs the two forms ("with" two frames, "inline" one) and
+# the figure without info, the order turning round by round.
 # DELAY is the bots' mean move delay in ms (load.js --move-delay-ms; 0).
 # OUT=DIR keeps each run's load.js JSON there.
 # Defaults: 1000 matches, 60 s, 3 rounds. Needs bench/'s npm packages
@@ -34,6 +39,7 @@ rounds=${4:-3}
 info=${INFO:-paced}
 delay=${DELAY:-0}
 base=${BASE:-}
+inline=${INLINE:-0}
 here=$(cd "$(dirname "$0")" && pwd)
 if [ -n "${OUT:-}" ]; then
     out=$OUT
@@ -47,10 +53,17 @@ paced) with="--info-paced" ;;
 *[!0-9]* | '') echo "INFO must be paced or a number" >&2; exit 2 ;;
 *) with="--info $info" ;;
 esac
-echo "$(date -u +%FT%TZ) load $(cut -d' ' -f1-3 /proc/loadavg): $n matches, ${secs} s, $rounds rounds, INFO=$info DELAY=$delay${base:+ BASE=$base}"
-run() { # $1: "with" or "without", $2: round, $3: "new" or "base"
+case "$inline" in
+0) kinds="without with" ;;
+1) kinds="without with"; with="$with --info-inline" ;;
+both) kinds="without with inline" ;;
+*) echo "INLINE must be 0, 1 or both" >&2; exit 2 ;;
+esac
+echo "$(date -u +%FT%TZ) load $(cut -d' ' -f1-3 /proc/loadavg): $n matches, ${secs} s, $rounds rounds, INFO=$info DELAY=$delay INLINE=$inline${base:+ BASE=$base}"
+run() { # $1: "with", "inline" or "without", $2: round, $3: "new" or "base"
     flags=""
     [ "$1" = with ] && flags=$with
+    [ "$1" = inline ] && flags="$with --info-inline"
     b=$bin
     [ "$3" = base ] && b=$base
     # shellcheck disable=SC2086 # flags is a list of words
@@ -67,8 +80,10 @@ print(f"round {sys.argv[3]} {sys.argv[4]:>4} {sys.argv[2]:>7} info: {r['turns']}
       f"overhead p50 {o['p50']} us p99 {o['p99']} us, load {r['host']['loadavg_end'][0]:.1f}")
 PY
 }
-pair() { # $1: round, $2: new or base, $3: 1 for without first
-    if [ "$3" -eq 1 ]; then run without "$1" "$2"; run with "$1" "$2"; else run with "$1" "$2"; run without "$1" "$2"; fi
+pair() { # $1: round, $2: new or base, $3: 1 for the kinds in order, 0 reversed
+    order=$kinds
+    [ "$3" -eq 1 ] || order=$(echo "$kinds" | tr ' ' '\n' | tac | tr '\n' ' ')
+    for k in $order; do run "$k" "$1" "$2"; done
 }
 r=1
 while [ "$r" -le "$rounds" ]; do
@@ -82,15 +97,18 @@ while [ "$r" -le "$rounds" ]; do
     fi
     r=$((r + 1))
 done
-python3 - "$out" "$rounds" "${base:+base}" <<'PY'
+python3 - "$out" "$rounds" "${base:+base}" "$kinds" <<'PY'
 import json, statistics, sys
 d, rounds = sys.argv[1], int(sys.argv[2])
 kinds = (["base"] if sys.argv[3] else []) + ["new"]
+forms = sys.argv[4].split()[1:]
 med = statistics.median
 def get(r, b, kind):
     return json.load(open(f"{d}/r{r}-{b}-{kind}.json"))
-for b in kinds:
+for b, form in [(b, f) for b in kinds for f in forms]:
     R = range(1, rounds + 1)
+    get0 = get
+    get = lambda r, b, k, form=form: get0(r, b, form if k == "with" else k)
     cpu = {k: [get(r, b, k)["server_cpu_us_per_move"] for r in R] for k in ("without", "with")}
     usr = {k: [(get(r, b, k).get("server_cpu_us_per_move_split") or {}).get("user", 0) for r in R] for k in ("without", "with")}
     sys_ = {k: [(get(r, b, k).get("server_cpu_us_per_move_split") or {}).get("sys", 0) for r in R] for k in ("without", "with")}
@@ -98,7 +116,7 @@ for b in kinds:
     p99 = {k: [get(r, b, k)["server_overhead_us"]["p99"] for r in R] for k in ("without", "with")}
     mv = {k: [get(r, b, k)["turns"] for r in R] for k in ("without", "with")}
     per = [w / o for w, o in zip(cpu["with"], cpu["without"])]
-    name = b if len(kinds) > 1 else "median"
+    name = (b if len(kinds) > 1 else "median") + ("" if len(forms) == 1 else f" {form}")
     print(f"[{name}] CPU per move: {med(cpu['without']):.1f} us without info, {med(cpu['with']):.1f} us with: "
           f"x{med(cpu['with']) / med(cpu['without']):.3f} (per round x{min(per):.3f}-x{max(per):.3f}, median x{med(per):.3f}); "
           f"moves {min(mv['without'] + mv['with'])}-{max(mv['without'] + mv['with'])}")
@@ -106,4 +124,5 @@ for b in kinds:
           f"sys {med(sys_['without']):.1f} -> {med(sys_['with']):.1f} us per move")
     print(f"[{name}] overhead p50: {med(p50['without'])} us without, {med(p50['with'])} us with: "
           f"x{med(p50['with']) / med(p50['without']):.3f}; p99: {med(p99['without'])} -> {med(p99['with'])} us")
+    get = get0
 PY

@@ -103,6 +103,13 @@ static void send_move(session *s, int turn, const json_t *move, int64_t think_ms
     if (m && think_ms >= 0 && !bc->no_think_ms)
         json_object_set_new(m, "think_ms",
                             json_integer(think_ms > THINK_MS_MAX ? THINK_MS_MAX : think_ms));
+    json_t *line = m && s->line && s->line_turn == turn ? json_copy(s->line) : NULL;
+    if (line) { /* the line right before it rides the move (docs/botclient.md): one frame */
+        json_object_del(line, "turn");
+        json_object_set_new(m, "info", line);
+        json_decref(s->line);
+        s->line = NULL;
+    }
     send_msg(bc, m);
 }
 
@@ -125,6 +132,15 @@ static void send_info(session *s, int turn, const json_t *body)
     if (s->seat >= 0 && bc->registering)
         json_object_set_new(m, "seat", json_integer(s->seat));
     send_msg(bc, m);
+}
+
+/* A line held for a move that did not come right behind it: on its own. */
+static void flush_line(session *s)
+{
+    if (s->line && s->line_turn == s->asked_turn && !s->bc->done)
+        send_info(s, s->line_turn, s->line);
+    json_decref(s->line);
+    s->line = NULL;
 }
 
 static void write_token_file(session *s)
@@ -210,6 +226,7 @@ static void free_session(session *s)
     json_decref(s->think_state);
     json_decref(s->cache_move);
     json_decref(s->cache_state);
+    json_decref(s->line);
     free(s);
 }
 
@@ -574,21 +591,38 @@ static void drain_worker(session *s)
 {
     cl_done *d;
     while (s->wk && (d = cl_worker_take(s->wk)) != NULL) {
+        if (d->kind != CL_DONE_TURN)
+            flush_line(s);
         switch (d->kind) {
         case CL_DONE_TURN:
+            if (d->info) { /* the turn's last line: it replaces none, it comes after them */
+                flush_line(s);
+                s->line = d->info;
+                s->line_turn = d->tag;
+                d->info = NULL;
+                if (!s->bc->move_info)
+                    flush_line(s); /* a server from before move_info: before the move */
+            }
             if (!s->bc->done)
-                turn_done(s, d);
+                turn_done(s, d); /* its move takes the line held, if it is the turn's */
+            flush_line(s);
             break;
         case CL_DONE_GAME_OVER: show_stderr(s, &d->res); break;
         case CL_DONE_ERROR: cl__say(s->bc, true, "%s%s", cl__who(s), d->res.detail); break;
         case CL_DONE_INFO:
-            if (!s->bc->done && d->tag == s->asked_turn)
+            if (!s->bc->done && d->tag == s->asked_turn && s->bc->move_info && !s->bc->no_info) {
+                s->line = d->info; /* held: the move may be right behind it */
+                s->line_turn = d->tag;
+                d->info = NULL;
+            } else if (!s->bc->done && d->tag == s->asked_turn) {
                 send_info(s, d->tag, d->info);
+            }
             break;
         }
         json_decref(d->info);
         free(d);
     }
+    flush_line(s);
 }
 
 static void on_your_turn(session *s, const json_t *msg, double at)
@@ -1018,6 +1052,11 @@ static void handle(botclient *bc, const json_t *msg, double at)
     const char *type = cl__str_of(msg, "type");
     const char *match = cl__str_of(msg, "match");
     if (strcmp(type, "welcome") == 0) {
+        const json_t *caps = json_object_get(msg, "capabilities"), *cap;
+        size_t i;
+        bc->move_info = false; /* a server from before it refuses the field */
+        json_array_foreach(caps, i, cap)
+            bc->move_info |= json_is_string(cap) && strcmp(json_string_value(cap), "move_info") == 0;
         if (bc->registering)
             send_register(bc);
         else if (bc->sessions)

@@ -75,6 +75,8 @@ typedef struct session {
     int pre_turn, pre_n;   /* moves of turn pre_turn the player already observed */
     eng_move pre[ENG_MAX_TURN_MOVES];
     int refusals; /* moves refused by the server this turn */
+    json_t *line;  /* a thinking line of turn line_turn held for the move right behind it */
+    int line_turn; /* (the same drain of the worker: then it rides the move, else alone) */
 } session;
 
 struct botclient {
@@ -95,6 +97,7 @@ struct botclient {
     int games_ended;  /* games whose game_over was seen */
     bool no_think_ms; /* the server refused `think_ms` in moves: leave it out */
     bool no_info;     /* the server refused `info`: send no thinking lines */
+    bool move_info;   /* the server's welcome lists move_info: a move may carry its line */
 
     /* the connection */
     int follows;      /* owner_url hints followed (docs/scaling.md): at most BOTCLIENT_MAX_FOLLOWS */

@@ -117,6 +117,8 @@ static void run_job(cl_worker *w, job *j)
         } else if (d) {
             w->turn_tag = j->tag;
             player_turn(w->p, j->st, j->deadline_ms, &j->stop, &d->res);
+            d->info = d->res.line; /* the turn's last line, for its move */
+            d->res.line = NULL;
         }
         break;
     case J_GAME_OVER:
@@ -180,6 +182,7 @@ cl_worker *cl_worker_start(player *p, const eng_game *g, void (*notify)(void *ud
     w->p = p;
     w->g = g;
     player_set_thinking(p, think, w); /* set before the thread runs: its only user */
+    player_set_line_with_move(p, true);
     w->kind = player_get_kind(p);
     w->notify = notify;
     w->ud = ud;

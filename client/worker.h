@@ -38,7 +38,8 @@ typedef enum cl_done_kind {
 typedef struct cl_done {
     cl_done_kind kind;
     int tag;           /* the turn number given to cl_worker_turn (0 otherwise) */
-    json_t *info;      /* CL_DONE_INFO: the line's canonical body (protocol/info.h), owned */
+    json_t *info;      /* CL_DONE_INFO: the line's canonical body (protocol/info.h); CL_DONE_TURN:
+                        * the turn's last line, for its move, or NULL; owned */
     player_result res; /* large: allocate, never on the stack of a loop callback */
     struct cl_done *next;
 } cl_done;

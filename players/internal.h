@@ -43,6 +43,7 @@ struct player {
     player_result *turn_out;
     info_pace pace;
     json_t *held;
+    bool line_with_move; /* player_set_line_with_move: the held line goes in the result */
 };
 
 /* The shared part of a player (player.c): spec and config copied, no kind
@@ -70,5 +71,10 @@ void player__note(player_result *out, const char *fmt, ...) __attribute__((forma
  * against the turn's state, paced, passed to the sink or held back;
  * a bad one dropped and counted. Nothing without a sink or outside a turn. */
 void player__info(player *p, const json_t *msg, size_t bytes, int64_t turn);
+/* The line a move carries (a program's move line's "info", borrowed; the
+ * body, docs/stdio.md): checked as player__info does (info_body_check
+ * first), then held as the turn's last word, passed with the move
+ * (player_turn) whatever the pace; a bad one dropped and counted. */
+void player__last_info(player *p, const json_t *body, int64_t turn);
 
 #endif

@@ -108,7 +108,12 @@ player_verdict player_turn(player *p, const void *st, double deadline_ms, const 
     p->turn_out = out;
     player_verdict v = p->ops->turn(p, st, deadline_ms, stop, out);
     if (p->held && v == PLAYER_OK && info_pace_final(&p->pace)) {
-        p->think_fn(p->think_user, p->seat, p->held); /* the last word, before the move */
+        if (p->line_with_move) { /* the last word, with the move (the caller's) */
+            out->line = p->held;
+            p->held = NULL;
+        } else {
+            p->think_fn(p->think_user, p->seat, p->held); /* the last word, before the move */
+        }
         out->info_passed++;
     }
     json_decref(p->held);
@@ -125,11 +130,13 @@ void player_set_thinking(player *p, player_thinking_fn fn, void *user)
     p->codec = fn ? codec_find(p->g->name) : NULL;
 }
 
-void player__info(player *p, const json_t *msg, size_t bytes, int64_t turn)
+/* msg (borrowed) checked as a line of the turn: canonical (new reference),
+ * or NULL when there is no sink or it is dropped (counted). */
+static json_t *checked(player *p, const json_t *msg, size_t bytes, int64_t turn)
 {
     player_result *out = p->turn_out;
     if (!p->think_fn || !p->turn_st || !out)
-        return;
+        return NULL;
     char why[200] = "";
     json_t *info = NULL;
     if (!p->codec) {
@@ -143,19 +150,43 @@ void player__info(player *p, const json_t *msg, size_t bytes, int64_t turn)
             info = NULL;
         }
     }
-    if (!info) {
-        if (out->info_dropped++ == 0)
-            player__note(out, "info dropped: %s", why);
+    if (!info && out->info_dropped++ == 0)
+        player__note(out, "info dropped: %s", why);
+    return info;
+}
+
+void player__info(player *p, const json_t *msg, size_t bytes, int64_t turn)
+{
+    json_t *info = checked(p, msg, bytes, turn);
+    if (!info)
         return;
-    }
     if (info_pace_now(&p->pace, bot_now_ms())) {
         p->think_fn(p->think_user, p->seat, info);
-        out->info_passed++;
+        p->turn_out->info_passed++;
         json_decref(info);
     } else {
         json_decref(p->held);
         p->held = info;
     }
+}
+
+void player__last_info(player *p, const json_t *body, int64_t turn)
+{
+    char why[200];
+    json_t *info = NULL;
+    if (p->turn_out && info_body_check(body, why, sizeof why) != 0) {
+        if (p->turn_out->info_dropped++ == 0)
+            player__note(p->turn_out, "info dropped: %s", why);
+    } else if ((info = checked(p, body, 0, turn)) != NULL) {
+        json_decref(p->held); /* the last word: passed with the move (player_turn) */
+        p->held = info;
+        p->pace.held = 1;
+    }
+}
+
+void player_set_line_with_move(player *p, bool on)
+{
+    p->line_with_move = on;
 }
 
 void player_game_over(player *p, const void *st, const char *reason, int faulty, const char *detail,

@@ -116,6 +116,8 @@ typedef struct player_result {
                                                * infos dropped */
     int info_passed;                          /* thinking lines passed to the sink in the turn */
     int info_dropped;                         /* bad ones dropped (the first's reason in note) */
+    json_t *line; /* player_set_line_with_move: the turn's last line, canonical, for the move
+                   * (owned: the caller takes it or json_decref's it before the next turn) */
 } player_result;
 
 /* How players are made. player_config_default() fills every field. */
@@ -218,6 +220,12 @@ void player_game_over(player *p, const void *st, const char *reason, int faulty,
  * bots do not build them. */
 typedef void (*player_thinking_fn)(void *user, int seat, const json_t *info);
 void player_set_thinking(player *p, player_thinking_fn fn, void *user);
+/* on: the turn's last line — the one held back by the pace, or the one a
+ * program's move line carries — is not passed to the sink but left in the
+ * result (player_result.line) for the caller to send inside the move
+ * (tessera bridge, docs/protocol.md "A move that carries its line"). Off
+ * (the default): passed to the sink just before player_turn returns. */
+void player_set_line_with_move(player *p, bool on);
 
 /* An in-process bot's search (bots/bot.h's bot_think, told through
  * bot_set_think) as an info body of game g (new reference; NULL: out of

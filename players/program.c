@@ -601,6 +601,8 @@ static player_verdict answer(player *p, program *pr, const void *st, double dead
                 stdio_reply_free(&r);
                 return player__fail(out, PLAYER_RESIGNED, "the program resigned");
             }
+            if (r.info) /* the move's own line: the turn's last word */
+                player__last_info(p, r.info, pr->turns + 1);
             eng_move mv[ENG_MAX_TURN_MOVES];
             int n = pr->w->parse_move(st, r.move, mv, why, sizeof why);
             stdio_reply_free(&r);

@@ -264,6 +264,28 @@ out:
     return rc;
 }
 
+int info_body_check(const json_t *body, char *err, size_t errcap)
+{
+    static const char *const known[] = {"turn",  "score", "winprob", "candidates", "pv",
+                                        "iterations", "nodes", "depth", "elapsed_ms", "text"};
+    char q[REC_QUOTE_MAX];
+    if (!json_is_object(body))
+        return fail(err, errcap, ENG_EBAD_MESSAGE, "info: a move's info is an object, not %s",
+                    rec__type_name(body));
+    const char *key;
+    const json_t *v;
+    json_object_foreach((json_t *)body, key, v)
+    {
+        size_t i = 0;
+        while (i < sizeof known / sizeof known[0] && strcmp(known[i], key) != 0)
+            i++;
+        if (i == sizeof known / sizeof known[0])
+            return fail(err, errcap, ENG_EBAD_MESSAGE, "info: %s is not a field of a move's info",
+                        rec__quote_bytes(key, strlen(key), q));
+    }
+    return 0;
+}
+
 bool info_pace_now(info_pace *p, double now_ms)
 {
     if (p->passed < INFO_MAX_PER_TURN - 1 &&

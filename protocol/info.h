@@ -72,6 +72,14 @@
 int info_read(const eng_game *g, const game_codec *c, const void *st, const json_t *msg,
               size_t bytes, json_t **out, char *err, size_t errcap);
 
+/* The body a move carries in "info" (docs/protocol.md, "A move that
+ * carries its line"), before info_read() reads it: an object whose fields
+ * are the info message's but its envelope — "type", "id", "match" and
+ * "seat" are the move's, and a body naming them is refused, as is any
+ * field the info message does not have (the info message refuses them
+ * too). 0, or ENG_EBAD_MESSAGE with a reason in err. */
+int info_body_check(const json_t *body, char *err, size_t errcap);
+
 /* The rate rule of a turn. Zero it when the turn starts. */
 typedef struct info_pace {
     double last_ms;    /* when the last one was passed on (bot_now_ms clock) */

@@ -6,6 +6,7 @@
  * Anything it does not take plainly it declines (1), never judges: the
  * general way (jansson, info_read) gives the verdict then.
  */
+#define _GNU_SOURCE /* memmem */
 #include "infotext.h"
 
 #include <assert.h>
@@ -386,78 +387,171 @@ static bool ident(const rd *r, info_span s, char *out, size_t cap)
     return true;
 }
 
+/* The fields of an info object from r (at its '{'), into *p; body: the
+ * body a move carries (no "type", "match" nor "seat": the move's). Leaves r
+ * after the object; true when read plainly. */
+static bool fields(rd *r, info_parsed *p, bool body)
+{
+    const char *buf = r->base;
+    if (!eat(r, '{'))
+        return false;
+    if (body && eat(r, '}'))
+        return true; /* an empty body: a line that says nothing, but a line */
+    do {
+        info_span k;
+        if (!str(r, &k) || !eat(r, ':'))
+            return false;
+        unsigned bit;
+        bool ok;
+        long long v = 0;
+        if (key_is(r, k, "type") && !body) {
+            info_span t;
+            bit = INFO_HAS_TYPE;
+            ok = str(r, &t) && t.len == 4 && memcmp(buf + t.at, "info", 4) == 0;
+        } else if (key_is(r, k, "match") && !body) {
+            info_span t;
+            bit = INFO_HAS_MATCH;
+            ok = str(r, &t) && ident(r, t, p->match, sizeof p->match);
+        } else if (key_is(r, k, "seat") && !body) {
+            bit = INFO_HAS_SEAT;
+            ok = int_in(r, 0, ENG_MAX_PLAYERS - 1, &v);
+            p->seat = (int)v;
+        } else if (key_is(r, k, "turn")) {
+            bit = INFO_HAS_TURN;
+            ok = int_in(r, 1, 999999999999999999LL, &p->turn);
+        } else if (key_is(r, k, "score")) {
+            bit = INFO_HAS_SCORE;
+            ok = real_in(r, -INFO_MAX_SCORE, INFO_MAX_SCORE, &p->score);
+        } else if (key_is(r, k, "winprob")) {
+            bit = INFO_HAS_WINPROB;
+            ok = real_in(r, 0, 1, &p->winprob);
+        } else if (key_is(r, k, "candidates")) {
+            bit = INFO_HAS_CANDIDATES;
+            ok = !(p->has & bit) && candidates(r, p);
+        } else if (key_is(r, k, "pv")) {
+            bit = INFO_HAS_PV;
+            ok = !(p->has & bit) && pv(r, p);
+        } else if (key_is(r, k, "iterations")) {
+            bit = INFO_HAS_ITERATIONS;
+            ok = int_in(r, 0, 1000000000000000LL, &p->iterations);
+        } else if (key_is(r, k, "nodes")) {
+            bit = INFO_HAS_NODES;
+            ok = int_in(r, 0, 1000000000000000LL, &p->nodes);
+        } else if (key_is(r, k, "depth")) {
+            bit = INFO_HAS_DEPTH;
+            ok = int_in(r, 0, 100000, &p->depth);
+        } else if (key_is(r, k, "elapsed_ms")) {
+            bit = INFO_HAS_ELAPSED;
+            ok = int_in(r, 0, 86400000, &p->elapsed_ms);
+        } else if (key_is(r, k, "text")) {
+            bit = INFO_HAS_TEXT;
+            ok = str(r, &p->text);
+        } else {
+            return false; /* id, or a name the general way tells about */
+        }
+        if (!ok || (p->has & bit))
+            return false;
+        p->has |= bit;
+    } while (eat(r, ','));
+    return eat(r, '}');
+}
+
+static void start(info_parsed *p, const char *buf, size_t len)
+{
+    p->buf = buf;
+    p->len = len;
+    p->has = 0;
+    p->ncand = p->npv = 0;
+}
+
 int info_parse(const char *buf, size_t len, info_parsed *p)
 {
     assert(p);
     if (!buf || len == 0 || len > INFO_MAX_BYTES)
         return DECLINE;
     rd r = {buf, buf + len, buf};
-    p->buf = buf;
-    p->len = len;
-    p->has = 0;
-    p->ncand = p->npv = 0;
+    start(p, buf, len);
+    if (!fields(&r, p, false))
+        return DECLINE;
+    ws(&r);
+    return r.p == r.end && (p->has & INFO_HAS_TYPE) ? 0 : DECLINE;
+}
+
+int info_parse_body(const char *buf, size_t len, info_parsed *p)
+{
+    assert(p);
+    if (!buf || len == 0 || len > INFO_MAX_BYTES)
+        return DECLINE;
+    rd r = {buf, buf + len, buf};
+    start(p, buf, len);
+    if (!fields(&r, p, true))
+        return DECLINE;
+    ws(&r);
+    return r.p == r.end ? 0 : DECLINE;
+}
+
+int info_move_split(const char *buf, size_t len, char *rest, size_t restcap, size_t *restlen,
+                    info_parsed *p)
+{
+    assert(p && rest && restlen);
+    if (!buf || len < 2 || len > PROTO_MAX_MESSAGE || !memmem(buf, len, "\"info\"", 6))
+        return DECLINE; /* most moves carry none: not read twice */
+    rd r = {buf, buf + len, buf};
+    /* the bytes [cut, cut_end) go: the comma before the member and the
+     * member, or (the first member) the member and the comma after it */
+    const char *prev_end = NULL, *cut = NULL, *cut_end = NULL;
+    bool is_move = false, cut_to_next = false;
     if (!eat(&r, '{'))
         return DECLINE;
     do {
+        ws(&r);
+        const char *key_at = r.p;
+        if (cut_to_next) {
+            cut_end = key_at;
+            cut_to_next = false;
+        }
         info_span k;
         if (!str(&r, &k) || !eat(&r, ':'))
             return DECLINE;
-        unsigned bit;
-        bool ok;
-        long long v = 0;
-        if (key_is(&r, k, "type")) {
+        if (key_is(&r, k, "info")) {
+            if (cut)
+                return DECLINE; /* twice: the general way refuses it */
+            ws(&r);
+            rd sub = {r.p, r.end, r.p};
+            start(p, r.p, 0);
+            if (!fields(&sub, p, true) || sub.p - r.p > INFO_MAX_BYTES)
+                return DECLINE;
+            p->len = (size_t)(sub.p - r.p);
+            r.p = sub.p;
+            if (prev_end) {
+                cut = prev_end;
+                cut_end = r.p;
+            } else {
+                cut = key_at;
+                cut_to_next = true;
+            }
+        } else if (key_is(&r, k, "type")) {
             info_span t;
-            bit = INFO_HAS_TYPE;
-            ok = str(&r, &t) && t.len == 4 && memcmp(buf + t.at, "info", 4) == 0;
-        } else if (key_is(&r, k, "match")) {
-            info_span t;
-            bit = INFO_HAS_MATCH;
-            ok = str(&r, &t) && ident(&r, t, p->match, sizeof p->match);
-        } else if (key_is(&r, k, "seat")) {
-            bit = INFO_HAS_SEAT;
-            ok = int_in(&r, 0, ENG_MAX_PLAYERS - 1, &v);
-            p->seat = (int)v;
-        } else if (key_is(&r, k, "turn")) {
-            bit = INFO_HAS_TURN;
-            ok = int_in(&r, 1, 999999999999999999LL, &p->turn);
-        } else if (key_is(&r, k, "score")) {
-            bit = INFO_HAS_SCORE;
-            ok = real_in(&r, -INFO_MAX_SCORE, INFO_MAX_SCORE, &p->score);
-        } else if (key_is(&r, k, "winprob")) {
-            bit = INFO_HAS_WINPROB;
-            ok = real_in(&r, 0, 1, &p->winprob);
-        } else if (key_is(&r, k, "candidates")) {
-            bit = INFO_HAS_CANDIDATES;
-            ok = !(p->has & bit) && candidates(&r, p);
-        } else if (key_is(&r, k, "pv")) {
-            bit = INFO_HAS_PV;
-            ok = !(p->has & bit) && pv(&r, p);
-        } else if (key_is(&r, k, "iterations")) {
-            bit = INFO_HAS_ITERATIONS;
-            ok = int_in(&r, 0, 1000000000000000LL, &p->iterations);
-        } else if (key_is(&r, k, "nodes")) {
-            bit = INFO_HAS_NODES;
-            ok = int_in(&r, 0, 1000000000000000LL, &p->nodes);
-        } else if (key_is(&r, k, "depth")) {
-            bit = INFO_HAS_DEPTH;
-            ok = int_in(&r, 0, 100000, &p->depth);
-        } else if (key_is(&r, k, "elapsed_ms")) {
-            bit = INFO_HAS_ELAPSED;
-            ok = int_in(&r, 0, 86400000, &p->elapsed_ms);
-        } else if (key_is(&r, k, "text")) {
-            bit = INFO_HAS_TEXT;
-            ok = str(&r, &p->text);
-        } else {
-            return DECLINE; /* id, or a name the general way tells about */
-        }
-        if (!ok || (p->has & bit))
+            if (!str(&r, &t) || t.len != 4 || memcmp(buf + t.at, "move", 4) != 0)
+                return DECLINE;
+            is_move = true;
+        } else if (!value(&r, 1)) {
             return DECLINE;
-        p->has |= bit;
+        }
+        prev_end = r.p;
     } while (eat(&r, ','));
     if (!eat(&r, '}'))
         return DECLINE;
     ws(&r);
-    return r.p == r.end && (p->has & INFO_HAS_TYPE) ? 0 : DECLINE;
+    if (r.p != r.end || !is_move || !cut || cut_to_next)
+        return DECLINE;
+    size_t a = (size_t)(cut - buf), b = (size_t)(cut_end - buf);
+    if (len - (b - a) > restcap)
+        return DECLINE;
+    memcpy(rest, buf, a);
+    memcpy(rest + a, buf + b, len - b);
+    *restlen = len - (b - a);
+    return 0;
 }
 
 void info_envelope(const info_parsed *p, proto_msg *m)

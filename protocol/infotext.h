@@ -100,6 +100,24 @@ typedef struct info_parsed {
  * its own: whatever is wrong is for the general way to say. */
 int info_parse(const char *buf, size_t len, info_parsed *p);
 
+/* The body a move carries in "info" (docs/protocol.md, "A move that
+ * carries its line"): buf[0..len) as the fields of an info message without
+ * its envelope ("type", "match", "seat": the move's; "turn" may be given),
+ * written plainly. 0 and *p, or 1: read it the general way
+ * (info_body_check, then info_read). */
+int info_parse_body(const char *buf, size_t len, info_parsed *p);
+
+/* A move message that carries its line, split in one read: buf[0..len) a
+ * {"type":"move",...,"info":{...}} written plainly (its other members as
+ * plain as the reader takes, any order). Returns 0: *p is the body read
+ * plainly (info_parse_body's, borrowing buf) and rest[0..*restlen) the
+ * message without its "info" member, for proto_decode (restcap bytes at
+ * most); or 1: not such a message, or not plainly — decode the whole
+ * message (proto_decode reads "info" as any JSON value). Never a verdict:
+ * a move without "info" is declined too. */
+int info_move_split(const char *buf, size_t len, char *rest, size_t restcap, size_t *restlen,
+                    info_parsed *p);
+
 /* The envelope p read (type info, match, seat, turn), as proto_decode
  * reads it into *m (the rest zero, no root): test_info_text holds the two
  * to the same. */

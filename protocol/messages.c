@@ -484,17 +484,22 @@ static int opt_match_seat_turn(dctx *c, json_t *match, json_t *seat, json_t *tur
 }
 
 /* move: the match, seat and turn are optional, and so is think_ms (the
- * client's own measure of its thinking, kept with the move). */
+ * client's own measure of its thinking, kept with the move) and info (the
+ * seat's thinking line of the turn: any JSON value here — a bad line never
+ * costs the move, the server checks and drops it). */
 static int dec_move(dctx *c, proto_msg *m)
 {
-    static const field fields[] = {COMMON_FIELDS,   {"match", false},    {"seat", false},
-                                   {"turn", false}, {"think_ms", false}, {"move", true}};
+    static const field fields[] = {COMMON_FIELDS,       {"match", false}, {"seat", false},
+                                   {"turn", false},     {"think_ms", false},
+                                   {"move", true},      {"info", false}};
     json_error_t e;
-    json_t *t, *id = NULL, *match = NULL, *seat = NULL, *turn = NULL, *think = NULL, *move;
-    if (json_unpack_ex(m->root, &e, JSON_STRICT, "{s:o, s?o, s?o, s?o, s?o, s?o, s:o}", "type", &t,
-                       "id", &id, "match", &match, "seat", &seat, "turn", &turn, "think_ms", &think,
-                       "move", &move))
+    json_t *t, *id = NULL, *match = NULL, *seat = NULL, *turn = NULL, *think = NULL, *move,
+                *info = NULL;
+    if (json_unpack_ex(m->root, &e, JSON_STRICT, "{s:o, s?o, s?o, s?o, s?o, s?o, s:o, s?o}", "type",
+                       &t, "id", &id, "match", &match, "seat", &seat, "turn", &turn, "think_ms",
+                       &think, "move", &move, "info", &info))
         return shape_fail(c, m->root, NULL, fields, NFIELDS(fields), &e);
+    m->info = info;
     int rc;
     if ((rc = opt_match_seat_turn(c, match, seat, turn, m)))
         return rc;

@@ -217,6 +217,8 @@ typedef struct proto_msg {
     const json_t *move;       /* move: borrowed object */
     bool has_think_ms;        /* move: "think_ms" given (the client's measure of its thinking) */
     int64_t think_ms;         /* move: 0..PROTO_MAX_MS */
+    const json_t *info;       /* move: its thinking line, borrowed, any JSON value (the
+                               * server checks it: info_body_check, info_read); NULL: none */
     /* replay, analyze: exactly one of match (above) and record */
     const json_t *record;     /* replay, analyze: borrowed record object */
     /* create_match */

@@ -324,6 +324,8 @@ int stdio_decode(const char *line, size_t len, size_t max_line, stdio_reply *r, 
                 goto out;
             }
             r->move = v;
+        } else if (strcmp(key, "info") == 0 && r->type == STDIO_MOVE) {
+            r->info = v; /* any value: the caller checks it, and a bad one is dropped */
         } else if (strcmp(key, "turn") == 0) {
             if (!json_is_integer(v) || json_integer_value(v) < 1) {
                 rc = fail(err, errcap, ENG_EBAD_MESSAGE, "%s: turn must be an integer >= 1", what);

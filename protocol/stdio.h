@@ -115,6 +115,8 @@ typedef struct stdio_reply {
     stdio_reply_type type;
     json_t *root;                    /* owned */
     const json_t *move;              /* MOVE: the game's move object (borrowed) */
+    const json_t *info;              /* MOVE: its thinking line, "info" (borrowed, any JSON
+                                      * value: info_body_check, then info_read); NULL: none */
     size_t len;                      /* the line's length (INFO: info_read's `bytes`) */
     bool has_turn;                   /* "turn" given */
     int64_t turn;                    /* the turn the bot answers (checked by the caller) */
@@ -140,7 +142,8 @@ typedef struct stdio_reply {
  * The move itself is the game's business: check it with the wire codec's
  * parse_move (bad_move / illegal_move). An info line is returned as it is
  * (root, len): its body is info_read()'s to check, and a bad one is
- * dropped by the caller, never a fault of the turn. */
+ * dropped by the caller, never a fault of the turn; so is a move's "info"
+ * (the line of the turn, carried by the move: docs/stdio.md). */
 int stdio_decode(const char *line, size_t len, size_t max_line, stdio_reply *r, char *err,
                  size_t errcap);
 void stdio_reply_free(stdio_reply *r);

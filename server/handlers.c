@@ -38,8 +38,9 @@ static void reply_welcome(conn *c, const proto_msg *m)
     const srv *s = c->srv;
     json_object_set_new(r, "protocol", json_integer(c->proto));
     json_object_set_new(r, "server", json_string("tessera " TESSERA_VERSION));
-    json_t *caps = json_pack("[s,s,s,s,s,s,s,s,s]", "play", "spectate", "create", "resume", "list",
-                             "replay", "record", "register", "tournaments");
+    /* move_info: a move may carry its thinking line (a server before it refuses the field) */
+    json_t *caps = json_pack("[s,s,s,s,s,s,s,s,s,s]", "play", "spectate", "create", "resume", "list",
+                             "replay", "record", "register", "tournaments", "move_info");
     if (courses_available(s) || cluster_has_role(c->srv, CLUSTER_COORDINATOR))
         json_array_append_new(caps, json_string("courses"));
     json_object_set_new(r, "capabilities", caps);
@@ -355,11 +356,15 @@ static match *played_match(conn *c, const proto_msg *m, int *seat)
     return NULL;
 }
 
-/* Whether the move was played as the seat's turn (it was asked for). */
-static bool move(conn *c, const proto_msg *m)
+/* Whether the move was played as the seat's turn (it was asked for). A
+ * line it carries (plain: read off its text) is the seat's before the move,
+ * outside the info bucket: one a move cannot flood (docs/protocol.md). */
+static bool move(conn *c, const proto_msg *m, const info_parsed *plain)
 {
     int seat;
     match *x = played_match(c, m, &seat);
+    if (x && (plain || m->info))
+        thinking_from_move(x, seat, m, plain);
     return x && match_remote_move(x, seat, c, m, c->rx_ns);
 }
 
@@ -542,9 +547,14 @@ bool handle_message(conn *c, const char *buf, size_t len)
     json_t *id = NULL;
     char err[256];
     info_parsed ip;
-    if (c->hello && !c->srv->stopping && info_parse(buf, len, &ip) == 0)
+    char rest[1024]; /* a move without its line (~100 bytes; longer: the general way) */
+    size_t rlen = 0;
+    bool plain = c->hello && !c->srv->stopping, split = false;
+    if (plain && info_parse(buf, len, &ip) == 0)
         return info_plain(c, &ip, buf, len);
-    int rc = proto_decode(buf, len, &m, &id, err, sizeof err);
+    split = plain && info_move_split(buf, len, rest, sizeof rest, &rlen, &ip) == 0;
+    int rc = split ? proto_decode(rest, rlen, &m, &id, err, sizeof err)
+                   : proto_decode(buf, len, &m, &id, err, sizeof err);
     if (rc) {
         conn_error(c, rc, err, id);
         json_decref(id);
@@ -586,7 +596,7 @@ bool handle_message(conn *c, const char *buf, size_t len)
     case PROTO_JOIN: join(c, &m); break;
     case PROTO_SPECTATE: spectate(c, &m); break;
     case PROTO_UNSPECTATE: unspectate(c, &m); break;
-    case PROTO_MOVE: asked = move(c, &m); break;
+    case PROTO_MOVE: asked = move(c, &m, split ? &ip : NULL); break;
     case PROTO_RESIGN: resign(c, &m); break;
     case PROTO_RESUME: resume(c, &m); break;
     case PROTO_REPLAY: replay(c, &m); break;

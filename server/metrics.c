@@ -114,8 +114,8 @@ char *metrics_text(srv *s, size_t *len)
                   (unsigned long long)c->finished[i]);
     counter(&b, "tessera_moves_total", "turns played", s->moves);
     counter(&b, "tessera_socket_writes_total", "socket writes of WebSocket output", s->writes);
-    uint64_t info_passed, info_dropped;
-    thinking_counts(&info_passed, &info_dropped);
+    uint64_t info_passed, info_dropped, info_in_moves;
+    thinking_counts(&info_passed, &info_dropped, &info_in_moves);
     head(&b, "tessera_info_lines_total", "counter",
          "thinking lines (info) from seats: passed the checks, or dropped as bad");
     tb_printf(&b, "tessera_info_lines_total{result=\"passed\"} %llu\n"
@@ -248,10 +248,11 @@ json_t *srv_stats_json(const srv *s)
     /* external programs running in seats now (each a process and a worker thread) */
     json_object_set_new(o, "programs", json_integer(progs_running(s)));
     json_object_set_new(o, "writes", json_integer((json_int_t)s->writes));
-    uint64_t passed, dropped; /* thinking lines (info) checked, and dropped as bad */
-    thinking_counts(&passed, &dropped);
-    json_object_set_new(o, "info", json_pack("{s:I, s:I}", "passed", (json_int_t)passed,
-                                             "dropped", (json_int_t)dropped));
+    uint64_t passed, dropped, in_moves; /* thinking lines (info) checked, dropped as bad; in moves */
+    thinking_counts(&passed, &dropped, &in_moves);
+    json_object_set_new(o, "info", json_pack("{s:I, s:I, s:I}", "passed", (json_int_t)passed,
+                                             "dropped", (json_int_t)dropped, "in_moves",
+                                             (json_int_t)in_moves));
     if (cluster_on(s)) { /* several servers on one database (docs/scaling.md) */
         cluster_stats cs;
         cluster_get_stats(s, &cs);

@@ -61,7 +61,7 @@ struct thinking {
                          its entries are rarely read */
 };
 
-static atomic_uint_fast64_t n_passed, n_dropped;
+static atomic_uint_fast64_t n_passed, n_dropped, n_in_moves;
 
 /* ---- the queue from the workers ------------------------------------------------------ */
 
@@ -378,6 +378,23 @@ void thinking_from_text(match *m, int seat, const info_parsed *p)
     json_decref(root);
 }
 
+void thinking_from_move(match *m, int seat, const proto_msg *msg, const info_parsed *plain)
+{
+    /* the move's turn is the line's; a line for another is dropped */
+    const json_t *t = plain ? NULL : json_object_get(msg->info, "turn");
+    char why[200];
+    atomic_fetch_add(&n_in_moves, 1);
+    if (!for_this_turn(m, seat, msg->has_turn, msg->turn))
+        return;
+    if (plain)
+        thinking_from_text(m, seat, plain);
+    else if (info_body_check(msg->info, why, sizeof why) != 0 ||
+             (t && (!json_is_integer(t) || json_integer_value(t) != m->turns + 1)))
+        atomic_fetch_add(&n_dropped, 1);
+    else
+        from_tree(m, seat, msg->info, 0);
+}
+
 void thinking_add_to_record(const match *m, json_t *rec)
 {
     const thinking *t = m->thinking;
@@ -415,8 +432,9 @@ void thinking_dropped(void)
     atomic_fetch_add(&n_dropped, 1);
 }
 
-void thinking_counts(uint64_t *passed, uint64_t *dropped)
+void thinking_counts(uint64_t *passed, uint64_t *dropped, uint64_t *in_moves)
 {
     *passed = atomic_load(&n_passed);
     *dropped = atomic_load(&n_dropped);
+    *in_moves = atomic_load(&n_in_moves);
 }

@@ -41,6 +41,12 @@ void thinking_from_client(match *m, int seat, const proto_msg *msg);
 /* The same for a message protocol/infotext.h read (p borrowed, and the text
  * it borrows): its moves checked once per text at the turn's position. */
 void thinking_from_text(match *m, int seat, const info_parsed *p);
+/* The line a move of seat carries (docs/protocol.md, "A move that carries
+ * its line"), taken as an info message just before the move: plain, the
+ * body infotext.h read off the move's text (borrowed), else msg->info read
+ * the general way; a bad one is dropped and counted, never the move's
+ * fault. */
+void thinking_from_move(match *m, int seat, const proto_msg *msg, const info_parsed *plain);
 /* Loop thread, as a your_turn is written: the codec's `legal` of the
  * position to move (borrowed) appended to out as jt_dump writes it (0, or
  * -1 when out ran out of memory), its entries' texts kept for the seat's
@@ -75,7 +81,8 @@ void thinking_free(match *m);
 /* A client's line dropped before it was read (its connection's bucket). */
 void thinking_dropped(void);
 
-/* Counters for server_stats: lines passed on, dropped as bad. */
-void thinking_counts(uint64_t *passed, uint64_t *dropped);
+/* Counters for server_stats: lines passed on, dropped as bad; lines that
+ * came inside a move (either way). */
+void thinking_counts(uint64_t *passed, uint64_t *dropped, uint64_t *in_moves);
 
 #endif

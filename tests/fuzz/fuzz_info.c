@@ -16,7 +16,8 @@
  * the server uses for a client's plain lines), cold and with the turn's
  * legal moves kept: whatever it writes, the general way (jansson, then
  * info_read) must keep too, with the same bytes (test_info_text does the
- * same over the corpus and generated lines).
+ * same over the corpus and generated lines); and a move that carries the
+ * line goes through the server's split of it (split()).
  *
  * Build and run: scripts/fuzz.sh [SECONDS] info — see tests/fuzz/CMakeLists.txt.
  */
@@ -85,6 +86,37 @@ static void differ(const eng_game *g, const game_codec *c, const void *st, const
     info_moves_free(&mc);
 }
 
+/* A move carrying its line (docs/protocol.md, "A move that carries its
+ * line") as the server splits it (info_move_split): the whole message and
+ * the move without its line both decode, to the same move; a line ours
+ * writes, the general way (info_body_check, info_read) keeps, in its bytes. */
+static void split(const eng_game *g, const game_codec *c, const void *st, const char *msg,
+                  size_t n)
+{
+    char rest[1024], err[256];
+    size_t rl = 0;
+    info_parsed ip;
+    if (info_move_split(msg, n, rest, sizeof rest, &rl, &ip) != 0)
+        return;
+    proto_msg m, r;
+    check(proto_decode(msg, n, &m, NULL, err, sizeof err) == 0 && m.type == PROTO_MOVE && m.info);
+    check(proto_decode(rest, rl, &r, NULL, err, sizeof err) == 0 && r.type == PROTO_MOVE &&
+          !r.info && json_equal(r.move, m.move));
+    textbuf t = TEXTBUF_INIT;
+    if (info_write(g, c, st, &ip, NULL, true, &t) == 0) {
+        json_t *o = NULL;
+        check(info_body_check(m.info, err, sizeof err) == 0 &&
+              info_read(g, c, st, m.info, 0, &o, err, sizeof err) == 0);
+        textbuf u = TEXTBUF_INIT;
+        check(jt_dump(&u, o) == 0 && u.len == t.len && memcmp(u.p, t.p, t.len) == 0);
+        tb_free(&u);
+        json_decref(o);
+    }
+    tb_free(&t);
+    proto_msg_free(&m);
+    proto_msg_free(&r);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 1)
@@ -112,6 +144,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     }
     differ(g, c, st, (const char *)data + 1, size - 1);
+    split(g, c, st, (const char *)data + 1, size - 1);
     stdio_reply rp;
     if (stdio_decode((const char *)data + 1, size - 1, 0, &rp, err, sizeof err) != 0 ||
         rp.type != STDIO_INFO) {

@@ -1,8 +1,9 @@
 /*
  * test_info_cases.c — info messages a player may send (protocol/info.h),
  * read by info_read() against a position, one directory per case: what is
- * dropped with which code, and the canonical form of what is kept; then
- * the rate rule (info_pace_*).
+ * dropped with which code, and the canonical form of what is kept — an
+ * info line, or a move line carrying its line (its "info": info_body_check
+ * first); then the rate rule (info_pace_*).
  *
  * Usage: test_info_cases DIR. The format of DIR/<name>/{position,input,
  * expected} is described in DIR/README.md.
@@ -124,10 +125,21 @@ static void run_case(void **state)
     int rc = stdio_decode(input, len, 0, &r, err, sizeof err);
     if (rc)
         fail_msg("%s: the line is refused by stdio_decode: %s", name, err);
-    assert_int_equal(r.type, STDIO_INFO);
     json_t *out = (json_t *)0x1;
     memset(err, 'x', sizeof err);
-    rc = info_read(g, c, st, r.root, r.len, &out, err, sizeof err);
+    if (r.type == STDIO_MOVE) {
+        /* a move's line (its "info"): the body checked, then read as a line */
+        if (!r.info)
+            fail_msg("%s: a move case without \"info\"", name);
+        rc = info_body_check(r.info, err, sizeof err);
+        if (rc == 0)
+            rc = info_read(g, c, st, r.info, 0, &out, err, sizeof err);
+        else
+            out = NULL;
+    } else {
+        assert_int_equal(r.type, STDIO_INFO);
+        rc = info_read(g, c, st, r.root, r.len, &out, err, sizeof err);
+    }
     if (rc != want_rc)
         fail_msg("%s: got %s (%s), want %s", name, rc ? eng_err_code(rc) : "ok",
                  rc ? err : "no reason", code);

@@ -16,10 +16,13 @@
  * without turn, nodes, depth, text; 3 candidates, 4 pv moves). A line ours
  * declines is the oracle's alone: nothing to compare. So that the test
  * cannot pass by declining everything, ours must take nearly all the good
- * generated lines.
+ * generated lines. Every line is compared in a move too (compare_move: a
+ * move that carries its line, split by info_move_split), and the move
+ * cases of info_cases as they are.
  *
  * Usage: test_info_text INFO_CASES_DIR FUZZ_CORPUS_DIR
  */
+#define _GNU_SOURCE /* memmem */
 #include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -43,6 +46,9 @@ static struct {
     long lines;      /* compared */
     long taken;      /* ours wrote them */
     long oracle_ok;  /* the oracle kept them */
+    long moves;      /* moves carrying a line compared */
+    long split;      /* ours split them (info_move_split) */
+    long split_taken; /* ... and wrote their line */
 } seen;
 
 /* The oracle's record line: the rule of server/thinking.c before this reader. */
@@ -80,6 +86,96 @@ static void fail_line(const char *where, const char *what, const char *line, siz
              got ? got : "-", want ? want : "-");
 }
 
+/* A move carrying its line (docs/protocol.md, "A move that carries its
+ * line"), the server's two ways: ours (info_move_split, then the move
+ * without its line through proto_decode, the line through info_write) and
+ * the oracle (proto_decode of the whole, info_body_check and info_read of
+ * its "info"). Ours must split only what proto_decode takes, leave the
+ * same move, and write only lines the oracle keeps, in its bytes. Returns
+ * whether ours wrote the line. */
+static bool compare_move(const char *where, const eng_game *g, const void *st, const char *msg,
+                         size_t len, info_moves *mc)
+{
+    const game_codec *c = codec_find(g->name);
+    seen.moves++;
+    proto_msg m;
+    json_t *id = NULL, *out = NULL;
+    char err[256];
+    int drc = proto_decode(msg, len, &m, &id, err, sizeof err);
+    json_decref(id);
+    bool ok = drc == 0 && m.type == PROTO_MOVE && m.info &&
+              info_body_check(m.info, err, sizeof err) == 0 &&
+              info_read(g, c, st, m.info, 0, &out, err, sizeof err) == 0;
+    char rest[1024];
+    size_t rlen = 0;
+    info_parsed p;
+    bool wrote = false;
+    if (info_move_split(msg, len, rest, sizeof rest, &rlen, &p) == 0) {
+        seen.split++;
+        if (drc != 0)
+            fail_line(where, "split, but proto_decode refuses the move", msg, len, NULL, err);
+        proto_msg r;
+        json_t *rid = NULL;
+        if (proto_decode(rest, rlen, &r, &rid, err, sizeof err) != 0 || r.type != PROTO_MOVE ||
+            r.info || !json_equal(r.move, m.move) || r.has_turn != m.has_turn ||
+            r.turn != m.turn || !!r.match != !!m.match ||
+            (r.id || m.id ? !json_equal(r.id, m.id) : false))
+            fail_line(where, "the move without its line is not the move", msg, len, rest, err);
+        proto_msg_free(&r);
+        json_decref(rid);
+        textbuf a = TEXTBUF_INIT, b = TEXTBUF_INIT;
+        if (info_write(g, c, st, &p, mc, true, &a) == 0) {
+            wrote = true;
+            seen.split_taken++;
+            if (!ok)
+                fail_line(where, "ours wrote a move's line, the oracle drops it", msg, len, a.p, err);
+            assert_int_equal(jt_dump(&b, out), 0);
+            if (a.len != b.len || memcmp(a.p, b.p, a.len) != 0)
+                fail_line(where, "a move's line: canonical texts differ", msg, len, a.p, b.p);
+        }
+        tb_free(&a);
+        tb_free(&b);
+    }
+    if (drc == 0)
+        proto_msg_free(&m);
+    json_decref(out);
+    return wrote;
+}
+
+/* An info line {"type":"info",...} as the body of a move, first or last of
+ * its members: ours must take it as the line alone when it names none of
+ * the envelope (match, seat, id) and was taken as a line. */
+static void compare_as_move(const char *where, const eng_game *g, const void *st,
+                            const char *line, size_t len, info_moves *mc, bool line_taken)
+{
+    static const char head[] = "{\"type\":\"info\"";
+    size_t h = sizeof head - 1;
+    if (len <= h || memcmp(line, head, h) != 0 || (line[h] != ',' && line[h] != '}'))
+        return;
+    textbuf body = TEXTBUF_INIT, msg = TEXTBUF_INIT;
+    tb_puts(&body, "{");
+    tb_put(&body, line + h + (line[h] == ','), len - h - (line[h] == ','));
+    bool envelope = memmem(body.p, body.len, "\"match\"", 7) || memmem(body.p, body.len, "\"seat\"", 6) ||
+                    memmem(body.p, body.len, "\"id\"", 4);
+    for (int form = 0; form < 2; form++) {
+        tb_reset(&msg);
+        if (form == 0) {
+            tb_puts(&msg, "{\"type\":\"move\",\"turn\":3,\"move\":{\"move\":\"d3\"},\"info\":");
+            tb_put(&msg, body.p, body.len);
+            tb_puts(&msg, "}");
+        } else {
+            tb_puts(&msg, "{\"info\":");
+            tb_put(&msg, body.p, body.len);
+            tb_puts(&msg, ", \"type\":\"move\",\"move\":{\"x\":1},\"id\":\"m-1\"}");
+        }
+        bool wrote = compare_move(where, g, st, msg.p, msg.len, mc);
+        if (line_taken && !envelope && body.len <= INFO_MAX_BYTES && !wrote)
+            fail_line(where, "taken as a line, declined in a move", msg.p, msg.len, NULL, NULL);
+    }
+    tb_free(&body);
+    tb_free(&msg);
+}
+
 /* One line at st: ours against the oracle. */
 static void compare(const char *where, const eng_game *g, const void *st, const char *line,
                     size_t len, info_moves *mc)
@@ -94,6 +190,7 @@ static void compare(const char *where, const eng_game *g, const void *st, const 
     seen.oracle_ok += rc == 0;
 
     info_parsed p;
+    bool line_taken = false;
     if (info_parse(line, len, &p) == 0) {
         /* the envelope: what proto_decode reads of it */
         proto_msg m;
@@ -121,6 +218,7 @@ static void compare(const char *where, const eng_game *g, const void *st, const 
             }
             if (pass == 0)
                 seen.taken++;
+            line_taken = true;
             tb_reset(&b);
             if (rc != 0)
                 fail_line(where, "ours wrote it, the oracle drops it", line, len, a.p, err);
@@ -163,6 +261,10 @@ static void compare(const char *where, const eng_game *g, const void *st, const 
     }
     json_decref(out);
     json_decref(root);
+    if (len > 14 && memcmp(line, "{\"type\":\"move\"", 14) == 0)
+        compare_move(where, g, st, line, len, mc); /* a case of a move carrying its line */
+    else
+        compare_as_move(where, g, st, line, len, mc, line_taken);
 }
 
 /* mc at st, named key, with the legal moves' text as the server has it
@@ -509,8 +611,11 @@ static void test_generated(void **state)
     }
     tb_free(&b);
     print_message("info_text: %ld lines compared, %ld written by ours, %ld kept by the oracle; "
-                  "ours took %ld of the %ld good generated lines the oracle kept\n",
-                  seen.lines, seen.taken, seen.oracle_ok, good_taken, good);
+                  "ours took %ld of the %ld good generated lines the oracle kept; %ld moves "
+                  "carrying a line, %ld split by ours, %ld of their lines written\n",
+                  seen.lines, seen.taken, seen.oracle_ok, good_taken, good, seen.moves, seen.split,
+                  seen.split_taken);
+    assert_true(seen.split_taken >= 250); /* most generated lines name match or seat */
     assert_true(good > 500);
     /* the good lines ours leaves to the oracle: texts cut past 256 bytes are
      * taken too; none should be declined */

@@ -971,7 +971,7 @@ static const char *const full_messages[PROTO_NTYPES] = {
     [PROTO_SPECTATE] = "{\"type\":\"spectate\",\"id\":1,\"match\":\"m\"}",
     [PROTO_UNSPECTATE] = "{\"type\":\"unspectate\",\"id\":1,\"match\":\"m\"}",
     [PROTO_MOVE] = "{\"type\":\"move\",\"id\":1,\"match\":\"m\",\"seat\":1,\"turn\":2,"
-                   "\"think_ms\":5,\"move\":{}}",
+                   "\"think_ms\":5,\"move\":{},\"info\":{\"winprob\":0.5}}",
     [PROTO_RESIGN] = "{\"type\":\"resign\",\"id\":1,\"match\":\"m\",\"seat\":0}",
     [PROTO_RESUME] = "{\"type\":\"resume\",\"id\":1,\"resume_token\":\"r\"}",
     /* replay takes match or record, never both: its full form is checked

@@ -49,7 +49,7 @@ static void run_case(void **state)
     char code[64];
     char want_reason[512] = "", want_type[32] = "", want_debug[STDIO_DEBUG_MAX + 1] = "",
          want_ignored[STDIO_IGNORED_MAX] = "";
-    bool has_debug = false, has_ignored = false;
+    bool has_debug = false, has_ignored = false, want_info = false;
     long long want_turn = 0;
     if (sscanf(expected, "%63s", code) != 1)
         fail_msg("%s: the first line must be a code", path);
@@ -66,6 +66,8 @@ static void run_case(void **state)
             has_debug = true;
             int skip = ll > 6 && l[6] == ' ' ? 7 : 6;
             snprintf(want_debug, sizeof want_debug, "%.*s", ll - skip, l + skip);
+        } else if (strncmp(l, "info: yes", 9) == 0) {
+            want_info = true;
         } else if (strncmp(l, "ignored: ", 9) == 0) {
             has_ignored = true;
             snprintf(want_ignored, sizeof want_ignored, "%.*s", ll - 9, l + 9);
@@ -99,6 +101,8 @@ static void run_case(void **state)
             fail_msg("%s: type %s, want %s", name, type, want_type);
         if (r.type == STDIO_MOVE)
             assert_true(json_is_object(r.move));
+        if (want_info != (r.info != NULL))
+            fail_msg("%s: the move's info %s", name, r.info ? "read, not expected" : "not read");
         if (r.type == STDIO_INFO)
             assert_int_equal(r.len, len - (len && input[len - 1] == '\r'));
         if (want_turn) {
