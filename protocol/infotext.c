@@ -464,30 +464,29 @@ static void start(info_parsed *p, const char *buf, size_t len)
     p->ncand = p->npv = 0;
 }
 
-int info_parse(const char *buf, size_t len, info_parsed *p)
+/* A whole line (an info message: its type required) or a move's body
+ * (no envelope): the text alone, read to its end. */
+static int parse_text(const char *buf, size_t len, info_parsed *p, bool body)
 {
     assert(p);
     if (!buf || len == 0 || len > INFO_MAX_BYTES)
         return DECLINE;
     rd r = {buf, buf + len, buf};
     start(p, buf, len);
-    if (!fields(&r, p, false))
+    if (!fields(&r, p, body))
         return DECLINE;
     ws(&r);
-    return r.p == r.end && (p->has & INFO_HAS_TYPE) ? 0 : DECLINE;
+    return r.p == r.end && (body || (p->has & INFO_HAS_TYPE)) ? 0 : DECLINE;
+}
+
+int info_parse(const char *buf, size_t len, info_parsed *p)
+{
+    return parse_text(buf, len, p, false);
 }
 
 int info_parse_body(const char *buf, size_t len, info_parsed *p)
 {
-    assert(p);
-    if (!buf || len == 0 || len > INFO_MAX_BYTES)
-        return DECLINE;
-    rd r = {buf, buf + len, buf};
-    start(p, buf, len);
-    if (!fields(&r, p, true))
-        return DECLINE;
-    ws(&r);
-    return r.p == r.end ? 0 : DECLINE;
+    return parse_text(buf, len, p, true);
 }
 
 int info_move_split(const char *buf, size_t len, char *rest, size_t restcap, size_t *restlen,

@@ -896,6 +896,16 @@ function httpGet(url, opts = {}) {
   });
 }
 
+/* The turns of a finished match's record, checked by the server's replay
+ * (c: a client of the server that has the match). */
+async function recordTurns(c, match) {
+  const rec = (await c.request({ type: 'get_record', match }, 'record')).record;
+  const again = await c.request({ type: 'replay', record: rec }, 'replayed', 30000 * SLOW);
+  if (again.turns.length !== rec.turns.length)
+    throw new Error(`replay of ${match}: ${again.turns.length} turns, the record has ${rec.turns.length}`);
+  return rec.turns;
+}
+
 module.exports = {
   ON_PG,
   servicesEnv,
@@ -904,7 +914,7 @@ module.exports = {
   sqliteOnly,
   dbQuery,
   httpGet,
-  leaks, replayHistory, logTime, CLOCK_SLACK, startAdmin, autoPlay,
+  leaks, replayHistory, recordTurns, logTime, CLOCK_SLACK, startAdmin, autoPlay,
   WebSocket, ROOT, SLOW, Server, Client, binary, sleep, within, rng, tmpDir,
   carcMove, randomMove, illegalMove, createMatch, join, playUntilOver, isError, rawConnect, rawWsClient,
   wsFrame,

@@ -19,15 +19,7 @@ const test = require('node:test');
 const assert = require('node:assert/strict');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
-const { Client, ROOT, SLOW, binary, startAdmin, createMatch, join, playUntilOver } = require('./lib');
-
-/* The turns of a finished match's record, checked by the server's replay. */
-async function recordTurns(c, match) {
-  const rec = (await c.request({ type: 'get_record', match }, 'record')).record;
-  const again = await c.request({ type: 'replay', record: rec }, 'replayed', 30000 * SLOW);
-  assert.equal(again.turns.length, rec.turns.length);
-  return rec.turns;
-}
+const { Client, ROOT, SLOW, binary, startAdmin, createMatch, join, recordTurns, playUntilOver } = require('./lib');
 
 function checkLine(th, match) {
   assert.equal(th.match, match);

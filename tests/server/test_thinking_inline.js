@@ -17,14 +17,7 @@ const test = require('node:test');
 const assert = require('node:assert/strict');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
-const { Client, ROOT, SLOW, binary, startAdmin, createMatch, join } = require('./lib');
-
-async function recordTurns(c, match) {
-  const rec = (await c.request({ type: 'get_record', match }, 'record')).record;
-  const again = await c.request({ type: 'replay', record: rec }, 'replayed', 30000 * SLOW);
-  assert.equal(again.turns.length, rec.turns.length);
-  return rec.turns;
-}
+const { Client, ROOT, SLOW, binary, startAdmin, createMatch, join, recordTurns } = require('./lib');
 
 /* What a bad line in a move may be, turn by turn (from turn 2 on). */
 const BAD = [
