@@ -112,11 +112,24 @@ static bool compare_move(const char *where, const eng_game *g, const void *st, c
     bool wrote = false;
     if (info_move_split(msg, len, rest, sizeof rest, &rlen, &p) == 0) {
         seen.split++;
-        if (drc != 0)
-            fail_line(where, "split, but proto_decode refuses the move", msg, len, NULL, err);
         proto_msg r;
         json_t *rid = NULL;
-        if (proto_decode(rest, rlen, &r, &rid, err, sizeof err) != 0 || r.type != PROTO_MOVE ||
+        /* a move proto_decode refuses whole is refused without its line
+         * alike (a turn of 0 …): the same error, and its line goes with it */
+        char rerr[256];
+        int rrc = proto_decode(rest, rlen, &r, &rid, rerr, sizeof rerr);
+        if (drc != 0) {
+            if (rrc != drc || strcmp(rerr, err) != 0)
+                fail_line(where, "the move without its line is refused otherwise than whole", msg, len,
+                          rest, rrc ? rerr : "(taken)");
+            if (rrc == 0)
+                proto_msg_free(&r);
+            json_decref(rid);
+            json_decref(out);
+            return false;
+        }
+        snprintf(err, sizeof err, "%s", rerr);
+        if (rrc != 0 || r.type != PROTO_MOVE ||
             r.info || !json_equal(r.move, m.move) || r.has_turn != m.has_turn ||
             r.turn != m.turn || !!r.match != !!m.match ||
             (r.id || m.id ? !json_equal(r.id, m.id) : false))
