@@ -84,8 +84,9 @@ struct sq_lines {
     int64_t row, cut;   /* its log row (0: none); rows before cut deleted (0: none) */
     bool damaged;       /* the log held text we could not read (logged once) */
     /* figures for the log (sq_lines_figures) */
-    uint64_t nrows, nlogged, nrelocated, npruned;
+    uint64_t nrows, nlogged, nrelocated, npruned, nplans;
     int nlogged_now, nrelocated_now; /* the write in progress */
+    bool planned;       /* the write in progress looked over the live matches (prune_plan) */
 };
 
 static uint32_t hash_id(const char *s)
@@ -441,6 +442,7 @@ void sq_lines_begin(sq_lines *l)
     tb_reset(&l->log);
     l->row = l->cut = 0;
     l->nlogged_now = l->nrelocated_now = 0;
+    l->planned = false;
 }
 
 int sq_lines_move(sq_lines *l, const char *match, int ply, const char *text)
@@ -494,6 +496,7 @@ static int prune_plan(sq_lines *l)
 {
     if (++l->writes < PRUNE_EVERY || !l->last)
         return 0;
+    l->planned = true;
     int64_t rows = l->last - l->low + 1;
     int64_t reloc = rows > 2 * l->nlines + l->slack ? l->low + rows / 2 : 0;
     int64_t keep = INT64_MAX;
@@ -553,6 +556,10 @@ void sq_lines_done(sq_lines *l, int committed)
     l->ntouched = 0;
     if (!committed)
         return;
+    if (l->planned) { /* the next plan is PRUNE_EVERY writes on, whether it cut or not */
+        l->nplans++;
+        l->writes = 0;
+    }
     l->nlogged += (uint64_t)l->nlogged_now;
     l->nrelocated += (uint64_t)l->nrelocated_now;
     if (l->cut && l->last)
@@ -563,22 +570,20 @@ void sq_lines_done(sq_lines *l, int committed)
         if (!l->low)
             l->low = l->row;
     }
-    if (l->cut) {
-        l->writes = 0;
-        if (l->cut > l->low)
-            l->low = l->cut;
-    }
+    if (l->cut && l->cut > l->low)
+        l->low = l->cut;
     if (l->low > l->last)
         l->low = l->last = 0; /* empty */
 }
 
 void sq_lines_figures(const sq_lines *l, uint64_t *rows, uint64_t *lines, uint64_t *relocated,
-                      uint64_t *pruned)
+                      uint64_t *pruned, uint64_t *plans)
 {
     *rows = l->nrows;
     *lines = l->nlogged;
     *relocated = l->nrelocated;
     *pruned = l->npruned;
+    *plans = l->nplans;
 }
 
 /* ---- reading ------------------------------------------------------------------------------ */

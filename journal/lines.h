@@ -49,9 +49,10 @@ int sq_lines_end(sq_lines *l);
 void sq_lines_done(sq_lines *l, int committed);
 
 /* Since open: the log's rows written, the lines in them (the moves'),
- * the lines written again (relocated), the rows pruned. */
+ * the lines written again (relocated), the rows pruned, the prunings
+ * planned (the live matches looked over: once every 64 writes). */
 void sq_lines_figures(const sq_lines *l, uint64_t *rows, uint64_t *lines, uint64_t *relocated,
-                      uint64_t *pruned);
+                      uint64_t *pruned, uint64_t *plans);
 
 /* The lines of match `match` the journal keeps apart (its finished row,
  * then its live ones) into infos[ply] for ply < n where it is NULL: copies

@@ -991,13 +991,13 @@ static void sq_stop(journal_backend *st, bool pending)
 {
     (void)pending; /* a batch that failed once more at shutdown: never announced */
     st->closing = true;
-    uint64_t rows, lines, relocated, pruned;
-    sq_lines_figures(st->lines, &rows, &lines, &relocated, &pruned);
+    uint64_t rows, lines, relocated, pruned, plans;
+    sq_lines_figures(st->lines, &rows, &lines, &relocated, &pruned, &plans);
     if (rows)
-        srv_log(LOG_INFO, "journal_lines", "{s:I, s:I, s:I, s:I, s:I}", "commits",
+        srv_log(LOG_INFO, "journal_lines", "{s:I, s:I, s:I, s:I, s:I, s:I}", "commits",
                 (json_int_t)st->j->committed, "log_rows", (json_int_t)rows, "lines",
                 (json_int_t)lines, "relocated", (json_int_t)relocated, "pruned_rows",
-                (json_int_t)pruned);
+                (json_int_t)pruned, "prune_passes", (json_int_t)plans);
     if (st->started) {
         uv_timer_stop(&st->ckpt_timer);
         uv_close((uv_handle_t *)&st->ckpt_timer, NULL);

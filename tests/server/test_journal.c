@@ -860,6 +860,26 @@ static void lines_finish(journal *j, const char *id)
     assert_int_equal(journal_finish(j, &s, 2, "{\"reason\":\"normal\"}", &batch), 0);
 }
 
+/* lines_close() with stderr (the JSON log lines) captured into log[]. */
+static void lines_close_logged(journal *j, char *log, size_t cap)
+{
+    char path[300];
+    snprintf(path, sizeof path, "%s/close-log.txt", tmpdir);
+    fflush(stderr);
+    int saved = dup(2);
+    FILE *f = fopen(path, "w+");
+    assert_non_null(f);
+    dup2(fileno(f), 2);
+    lines_close(j);
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    rewind(f);
+    size_t n = fread(log, 1, cap - 1, f);
+    log[n] = 0;
+    fclose(f);
+}
+
 static void expect_line(const struct restored *r, int ply, bool with_line)
 {
     char want[96] = "";
@@ -1036,6 +1056,52 @@ static void test_lines(void **state)
     assert_int_equal(uv_loop_close(&loop), 0);
 }
 
+/* The log's pruning looks over the live matches once every 64 writes, not
+ * at every write once the oldest live match holds the log's first row (a
+ * walk of every live match a commit: at a thousand live matches and a
+ * commit a move, most of a move's journal time). */
+static void test_lines_prune_pace(void **state)
+{
+    (void)state;
+    char db[300];
+    assert_int_equal(uv_loop_init(&loop), 0);
+    snprintf(db, sizeof db, "%s/prune-pace.db", tmpdir);
+    journal *j = lines_open(db, 8);
+    lines_load(j);
+    const char *busy[4] = {"busy0", "busy1", "busy2", "busy3"};
+    lines_create(j, "old");
+    for (int b = 0; b < 4; b++)
+        lines_create(j, busy[b]);
+    lines_move(j, "old", 0, true); /* the log's first row: nothing before it to prune */
+    lines_round();
+    for (int p = 0; p < 50; p++)
+        for (int b = 0; b < 4; b++) {
+            lines_move(j, busy[b], p, true);
+            lines_round();
+        }
+    char log[8192];
+    lines_close_logged(j, log, sizeof log);
+    const char *at = strstr(log, "\"prune_passes\":");
+    if (!at)
+        fail_msg("no prune_passes in the journal's log at its stop: %s", log);
+    long passes = strtol(at + strlen("\"prune_passes\":"), NULL, 10);
+    /* 201 writes: the plan every 64th */
+    if (passes < 1 || passes > 201 / 64 + 1)
+        fail_msg("the log's pruning looked over the live matches %ld times in 201 writes", passes);
+    /* and nothing was lost: both matches' lines come back */
+    j = lines_open(db, 8);
+    lines_load(j);
+    expect_line(restored("old"), 0, true);
+    for (int b = 0; b < 4; b++) {
+        const struct restored *r = restored(busy[b]);
+        assert_int_equal(r->n, 50);
+        for (int p = 0; p < 50; p++)
+            expect_line(r, p, true);
+    }
+    lines_close(j);
+    assert_int_equal(uv_loop_close(&loop), 0);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -1059,6 +1125,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_chance_restore_count),
         cmocka_unit_test(test_times),
         cmocka_unit_test(test_lines),
+        cmocka_unit_test(test_lines_prune_pace),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     char cmd[400];
