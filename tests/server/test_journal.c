@@ -85,26 +85,43 @@ static void srv_close(void)
     assert_int_equal(uv_loop_close(&loop), 0);
 }
 
+/* stderr (the JSON log lines) into a file of tmpdir until log_end, which
+ * reads what was written into log[] and puts stderr back. */
+typedef struct log_capture {
+    FILE *f;
+    int saved;
+} log_capture;
+
+static log_capture log_begin(const char *name)
+{
+    char path[300];
+    snprintf(path, sizeof path, "%s/%s", tmpdir, name);
+    fflush(stderr);
+    log_capture c = {fopen(path, "w+"), dup(2)};
+    assert_non_null(c.f);
+    dup2(fileno(c.f), 2);
+    return c;
+}
+
+static void log_end(log_capture c, char *log, size_t cap)
+{
+    fflush(stderr);
+    dup2(c.saved, 2);
+    close(c.saved);
+    rewind(c.f);
+    size_t n = fread(log, 1, cap - 1, c.f);
+    log[n] = 0;
+    fclose(c.f);
+}
+
 /* journal_load() with stderr (the JSON log lines) captured into log[]. */
 static int load_logged(char *log, size_t cap)
 {
-    char path[300];
-    snprintf(path, sizeof path, "%s/log.txt", tmpdir);
-    fflush(stderr);
-    int saved = dup(2);
-    FILE *f = fopen(path, "w+");
-    assert_non_null(f);
-    dup2(fileno(f), 2);
+    log_capture lc = log_begin("log.txt");
     char err[512] = "";
     journal_restorer r = match_journal_restorer(&S);
     int rc = journal_load(S.db, &r, S.finished_kept, err, sizeof err);
-    fflush(stderr);
-    dup2(saved, 2);
-    close(saved);
-    rewind(f);
-    size_t n = fread(log, 1, cap - 1, f);
-    log[n] = 0;
-    fclose(f);
+    log_end(lc, log, cap);
     if (rc)
         fprintf(stderr, "journal_load: %s\n", err);
     return rc;
@@ -863,21 +880,9 @@ static void lines_finish(journal *j, const char *id)
 /* lines_close() with stderr (the JSON log lines) captured into log[]. */
 static void lines_close_logged(journal *j, char *log, size_t cap)
 {
-    char path[300];
-    snprintf(path, sizeof path, "%s/close-log.txt", tmpdir);
-    fflush(stderr);
-    int saved = dup(2);
-    FILE *f = fopen(path, "w+");
-    assert_non_null(f);
-    dup2(fileno(f), 2);
+    log_capture lc = log_begin("close-log.txt");
     lines_close(j);
-    fflush(stderr);
-    dup2(saved, 2);
-    close(saved);
-    rewind(f);
-    size_t n = fread(log, 1, cap - 1, f);
-    log[n] = 0;
-    fclose(f);
+    log_end(lc, log, cap);
 }
 
 static void expect_line(const struct restored *r, int ply, bool with_line)
