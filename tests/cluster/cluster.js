@@ -254,4 +254,18 @@ function adminToken(cl) {
   throw new Error('no server of the cluster logged the admin token');
 }
 
-module.exports = { test, startCluster, startOne, proxy, stopAll, freePort, resilientPlayer, checkAgainst, adminToken };
+/* Resolve once PostgreSQL has no connection left of a killed server that
+ * connected as application_name=`app` (a statement it sent before it died is
+ * still carried out until then): what it stored is then the database's
+ * final word. Fails after 30 s (x SLOW). */
+async function pgConnectionsGone(db, app) {
+  const t0 = Date.now();
+  while (lib.psql(db, `SELECT count(*) FROM pg_stat_activity WHERE application_name = '${app}'`)[0] !== '0') {
+    if (Date.now() - t0 > 30000 * SLOW)
+      throw new Error(`${app}'s connections to PostgreSQL outlived it by 30 s`);
+    await sleep(50);
+  }
+}
+
+module.exports = { test, startCluster, startOne, proxy, stopAll, freePort, resilientPlayer, checkAgainst, adminToken,
+  pgConnectionsGone };

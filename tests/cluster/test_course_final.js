@@ -13,7 +13,7 @@ const assert = require('node:assert/strict');
 const path = require('node:path');
 const lib = require('../server/lib.js');
 const { Client, SLOW } = lib;
-const { test, startCluster, startOne, stopAll, adminToken } = require('./cluster.js');
+const { test, startCluster, startOne, stopAll, adminToken, pgConnectionsGone } = require('./cluster.js');
 const { submitBot, waitFor, csvRows } = require('../classroom/course_lib.js');
 
 const BOTS = path.join(lib.ROOT, 'tests', 'classroom', 'bots');
@@ -70,11 +70,7 @@ test('a final is played on every server; one killed mid-pair loses nothing', asy
    * a claim's or a result's line after its commit, and may die between the
    * two. Read once b's connections are gone (a statement b sent before it
    * died is still carried out), long before its claims lapse. */
-  const t0 = Date.now();
-  while (lib.psql(cl.db, "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'tessera-b'")[0] !== '0') {
-    assert.ok(Date.now() - t0 < 30000 * SLOW, "b's connections to PostgreSQL outlived it by 30 s");
-    await lib.sleep(50);
-  }
+  await pgConnectionsGone(cl.db, 'tessera-b');
   const bRows = lib.psql(cl.db, `SELECT pairno, state FROM class_final_pairs WHERE course = ${course}` +
     " AND worker LIKE 'b/%'").map((r) => r.split('|'));
   const bHeld = bRows.filter(([, state]) => state === 'queued').map(([p]) => Number(p));

@@ -17,7 +17,7 @@ const assert = require('node:assert/strict');
 const path = require('node:path');
 const lib = require('../server/lib.js');
 const { Client, SLOW, sleep } = lib;
-const { test, startCluster, startOne, stopAll, adminToken } = require('./cluster.js');
+const { test, startCluster, startOne, stopAll, adminToken, pgConnectionsGone } = require('./cluster.js');
 const { submitBot, waitFor } = require('../classroom/course_lib.js');
 
 const BOTS = path.join(lib.ROOT, 'tests', 'classroom', 'bots');
@@ -64,11 +64,7 @@ test('every server plays gates; one killed mid-gate loses no verdict', async (t)
   /* What c held when it died is the database's word, read once c's
    * connections are gone (a statement c sent before it died is still
    * carried out), long before its claims lapse */
-  const t0 = Date.now();
-  while (lib.psql(cl.db, "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'tessera-c'")[0] !== '0') {
-    assert.ok(Date.now() - t0 < 30000 * SLOW, "c's connections to PostgreSQL outlived it by 30 s");
-    await sleep(50);
-  }
+  await pgConnectionsGone(cl.db, 'tessera-c');
   const cRows = lib.psql(cl.db, `SELECT id, state FROM class_submissions WHERE course = ${course}` +
     " AND worker LIKE 'c/%'").map((r) => r.split('|'));
   const lost = cRows.filter(([, state]) => state !== 'done').map(([id]) => Number(id));
