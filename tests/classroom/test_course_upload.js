@@ -206,11 +206,15 @@ test('uploads in chunks, zips unpacked safely; builds on their own threads', { t
     const m = await viewer.request({ type: 'create_match', game: 'reversi',
       seats: [{ bot: 'mcts:ms=40' }, { bot: 'mcts:ms=40' }] });
     assert.equal(m.type, 'match_created', JSON.stringify(m));
+    /* sampled every 300 ms: a javac build takes more than that (its JVM's
+     * start alone), so some sample falls inside the first build with the
+     * second waiting; 1.5 s apart, both builds could be over by the second
+     * look on a fast machine, and the pool was never seen busy (CI, 5a6989c) */
     let proved = false, samples = 0, last;
-    while (!proved && samples < 40) {
+    while (!proved && samples < 200) {
       const v1 = await view();
       const s1 = await moves();
-      await sleep(1500);
+      await sleep(300);
       const s2 = await moves();
       const v2 = await view();
       samples++;
