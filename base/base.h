@@ -55,11 +55,14 @@ _Noreturn void srv__assert_failed(const char *expr, const char *file, int line, 
 typedef struct srv_hist {
     uint64_t count;
     uint64_t max_us;
+    uint64_t sum_ns; /* the samples' exact sum: their mean, finer than a bucket */
     uint32_t bucket[STAT_BUCKETS];
 } srv_hist;
 
 void hist_add(srv_hist *h, uint64_t us);
-/* {"count":n,"p50_us":..,"p99_us":..,"max_us":..} (new reference) */
+/* The same, of a sample in nanoseconds (its mean kept to the nanosecond). */
+void hist_add_ns(srv_hist *h, uint64_t ns);
+/* {"count":n,"mean_us":..,"p50_us":..,"p99_us":..,"max_us":..} (new reference) */
 json_t *hist_json(const srv_hist *h);
 
 /* A Prometheus histogram (docs/operations.md, "Metrics"): counts per upper

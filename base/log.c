@@ -134,7 +134,14 @@ uint64_t srv_hash_str(uint64_t seed, const char *s)
 
 void hist_add(srv_hist *h, uint64_t us)
 {
+    hist_add_ns(h, us * 1000);
+}
+
+void hist_add_ns(srv_hist *h, uint64_t ns)
+{
+    uint64_t us = ns / 1000;
     h->count++;
+    h->sum_ns += ns;
     if (us > h->max_us)
         h->max_us = us;
     uint64_t i = us < STAT_FINE ? us : STAT_FINE + (us - STAT_FINE) / 100;
@@ -162,9 +169,10 @@ static uint64_t percentile(const srv_hist *h, double q)
 
 json_t *hist_json(const srv_hist *h)
 {
-    return json_pack("{s:I, s:I, s:I, s:I}", "count", (json_int_t)h->count, "p50_us",
-                     (json_int_t)percentile(h, 0.50), "p99_us", (json_int_t)percentile(h, 0.99),
-                     "max_us", (json_int_t)h->max_us);
+    double mean = h->count ? (double)h->sum_ns / (double)h->count / 1000.0 : 0.0;
+    return json_pack("{s:I, s:f, s:I, s:I, s:I}", "count", (json_int_t)h->count, "mean_us", mean,
+                     "p50_us", (json_int_t)percentile(h, 0.50), "p99_us",
+                     (json_int_t)percentile(h, 0.99), "max_us", (json_int_t)h->max_us);
 }
 
 static const double fast_le[] = {0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005,

@@ -1000,7 +1000,7 @@ async function main() {
       server_moves: st ? st.moves : null,
       bytes_received: bytes,
       bytes_per_turn: Object.values(bytes).reduce((a, b) => a + b, 0) / Math.max(1, turnsNormal + turnsTimeout),
-      server_overhead_us: st ? { count: st.overhead.count, p50: st.overhead.p50_us, p99: st.overhead.p99_us, max: st.overhead.max_us } : null,
+      server_overhead_us: st ? { count: st.overhead.count, mean: st.overhead.mean_us, p50: st.overhead.p50_us, p99: st.overhead.p99_us, max: st.overhead.max_us } : null,
       client_rtt_ms: rtt,
       client_update_to_your_turn_ms: gap,
       timeouts: sum('timeouts'),

@@ -8,7 +8,7 @@
 # interleaved round by round (the order alternating), each run stopped after
 # SECONDS of play. Prints each run's moves, server CPU per move (the primary
 # figure: CPU time, robust to the machine's load; and its split, user space
-# and kernel) and per-move overhead (move in -> next your_turn queued, p50
+# and kernel) and per-move overhead (move in -> next your_turn queued: mean, p50
 # and p99), then the medians, their ratios, and the per-round CPU ratios
 # (min-max).
 #
@@ -77,7 +77,7 @@ o = r["server_overhead_us"]
 sp = r.get("server_cpu_us_per_move_split") or {"user": 0, "sys": 0}
 print(f"round {sys.argv[3]} {sys.argv[4]:>4} {sys.argv[2]:>7} info: {r['turns']} moves, "
       f"{r['server_cpu_us_per_move']:.1f} us CPU per move (user {sp['user']:.1f}, sys {sp['sys']:.1f}), "
-      f"overhead p50 {o['p50']} us p99 {o['p99']} us, load {r['host']['loadavg_end'][0]:.1f}")
+      f"overhead mean {o.get('mean', 0):.2f} us p50 {o['p50']} us p99 {o['p99']} us, load {r['host']['loadavg_end'][0]:.1f}")
 PY
 }
 pair() { # $1: round, $2: new or base, $3: 1 for the kinds in order, 0 reversed
@@ -112,6 +112,7 @@ for b, form in [(b, f) for b in kinds for f in forms]:
     cpu = {k: [get(r, b, k)["server_cpu_us_per_move"] for r in R] for k in ("without", "with")}
     usr = {k: [(get(r, b, k).get("server_cpu_us_per_move_split") or {}).get("user", 0) for r in R] for k in ("without", "with")}
     sys_ = {k: [(get(r, b, k).get("server_cpu_us_per_move_split") or {}).get("sys", 0) for r in R] for k in ("without", "with")}
+    mean = {k: [get(r, b, k)["server_overhead_us"].get("mean", 0) for r in R] for k in ("without", "with")}
     p50 = {k: [get(r, b, k)["server_overhead_us"]["p50"] for r in R] for k in ("without", "with")}
     p99 = {k: [get(r, b, k)["server_overhead_us"]["p99"] for r in R] for k in ("without", "with")}
     mv = {k: [get(r, b, k)["turns"] for r in R] for k in ("without", "with")}
@@ -122,6 +123,10 @@ for b, form in [(b, f) for b in kinds for f in forms]:
           f"moves {min(mv['without'] + mv['with'])}-{max(mv['without'] + mv['with'])}")
     print(f"[{name}] user {med(usr['without']):.1f} -> {med(usr['with']):.1f} us, "
           f"sys {med(sys_['without']):.1f} -> {med(sys_['with']):.1f} us per move")
+    mper = [w / o for w, o in zip(mean["with"], mean["without"]) if o]
+    if mper:
+        print(f"[{name}] overhead mean: {med(mean['without']):.2f} us without info, {med(mean['with']):.2f} us with: "
+              f"x{med(mean['with']) / med(mean['without']):.3f} (per round x{min(mper):.3f}-x{max(mper):.3f})")
     print(f"[{name}] overhead p50: {med(p50['without'])} us without, {med(p50['with'])} us with: "
           f"x{med(p50['with']) / med(p50['without']):.3f}; p99: {med(p99['without'])} -> {med(p99['with'])} us")
     get = get0

@@ -734,7 +734,7 @@ static void count_overhead(match *m)
 {
     if (m->rx_ns) {
         uint64_t ns = uv_hrtime() - m->rx_ns;
-        hist_add(&m->srv->overhead, ns / 1000);
+        hist_add_ns(&m->srv->overhead, ns);
         phist_add(&m->srv->cnt.overhead, (double)ns / 1e9);
         m->rx_ns = 0;
     }

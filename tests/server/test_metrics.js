@@ -280,6 +280,13 @@ test('/metrics parses, has every series, and its values move as matches are play
   const overhead = value(m1, 'tessera_move_overhead_seconds_count');
   assert.equal(overhead, turns - 1, `overhead samples: ${overhead}`);
   assert.ok(value(m1, 'tessera_move_overhead_seconds_sum') > 0);
+  /* server_stats gives the same samples: their count, and a mean from their exact sum (the
+     percentiles are 1 us buckets; bench/thinking.sh compares means) */
+  const st = (await host.request({ type: 'server_stats' }, 'stats')).overhead;
+  assert.equal(st.count, overhead);
+  const meanUs = value(m1, 'tessera_move_overhead_seconds_sum') / overhead * 1e6;
+  assert.ok(Math.abs(st.mean_us - meanUs) < 0.01, `mean ${st.mean_us} us, metrics ${meanUs} us`);
+  assert.ok(st.mean_us > 0 && st.mean_us <= st.max_us + 1, `mean ${st.mean_us} us, max ${st.max_us} us`);
   const writes = value(m1, 'tessera_journal_write_seconds_count');
   assert.ok(writes >= turns, `journal writes: ${writes} (a draw and a move per turn, and more)`);
   assert.equal(value(m1, 'tessera_bot_think_seconds_count'), 0);
