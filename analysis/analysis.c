@@ -241,19 +241,25 @@ static int expectation(evaluator *ev, const void *st, int depth, eng_move known,
                        const ana_val *known_v, ana_val *v)
 {
     const eng_game *g = ev->g;
+    assert(depth >= 0 && depth <= ANA_CHANCE_DEPTH);
+    unsigned char *child = ev->scratch[depth + 1];
+    if (depth == ANA_CHANCE_DEPTH) {
+        /* deep under chance (rare: dead tiles in a row): one outcome drawn by
+         * the seeded generator stands for them all — drawn again while the
+         * draw is dead, in this depth's state, so the depths (and their
+         * scratch states and outcome lists) end here. Each dead draw takes
+         * a tile from the bag, and the game ends when it is empty. */
+        memcpy(child, st, g->state_size);
+        do
+            g->apply(child, eng_sample_chance(g, child, &ev->rng));
+        while (g->current_player(child) == ENG_CHANCE);
+        return value_at(ev, child, depth + 1, &ev->chance, v);
+    }
     size_t off = (size_t)(g->max_chance > 0 ? g->max_chance : 1) * (size_t)depth;
     eng_move *out = ev->outcomes + off;
     double *prob = ev->probs + off;
     int n = g->chance_outcomes(st, out, prob);
     assert(n > 0);
-    unsigned char *child = ev->scratch[depth + 1];
-    if (depth >= ANA_CHANCE_DEPTH) {
-        /* deep under chance (rare: dead tiles in a row): one outcome drawn by
-         * the seeded generator stands for them all */
-        memcpy(child, st, g->state_size);
-        g->apply(child, eng_sample_chance(g, st, &ev->rng));
-        return value_at(ev, child, depth + 1, &ev->chance, v);
-    }
     ana_val sum;
     memset(&sum, 0, sizeof sum);
     for (int i = 0; i < n; i++) {
