@@ -6,12 +6,13 @@
  * as a whole turn (every later decision of the same seat in the same turn
  * enumerated too, Carcassonne's meeple after its placement):
  *   1. a move with which the turn can end the game as its sole winner is
- *      played at once;
+ *      played at once (valued as that end, in the bot's reward);
  *   2. otherwise each move is checked against the opponent's reply: after
  *      the turn (over every chance outcome that may come next), can the next
  *      seat end the game as its sole winner in its own turn? A move after
  *      which it can — or after which the game is already lost — is avoided.
- *      If exactly one move is safe it is played; if several are, the MCTS
+ *      If exactly one move is safe it is played (after a search whose root
+ *      holds it alone, for its value); if several are, the MCTS
  *      search that follows chooses among them only; if none is (every move
  *      loses), or all are, MCTS chooses among all moves.
  * The check uses only terminal states and returns(), so it works for every
@@ -25,6 +26,7 @@
  * check visits (so "equal simulations" comparisons give the check for free,
  * as the report's equal-time comparison gave it its share of the second).
  */
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +47,8 @@ typedef struct d2_impl {
     int cap;               /* entries per move buffer */
     int64_t nodes, max_nodes;
     bool aborted; /* node budget, time or stop flag ran out */
+    const unsigned char *won; /* critical()'s D2_PLAY of a win: the position it ends in (a
+                                 level's state); NULL for any other verdict */
     bot_clock *clk;
 } d2_impl;
 
@@ -95,8 +99,10 @@ static bool can_win_turn(d2_impl *d, const void *st, int seat, int lvl)
         g->apply(child, mv[i]);
         int p = g->current_player(child);
         if (p == ENG_TERMINAL) {
-            if (won_by(g, child, seat))
+            if (won_by(g, child, seat)) {
+                d->won = child; /* its level is not written again: the callers return */
                 return true;
+            }
         } else if (p == seat && lvl + 1 < D2_LEVELS && can_win_turn(d, child, seat, lvl + 1)) {
             return true;
         }
@@ -172,6 +178,7 @@ static int critical(d2_impl *d, const void *st, eng_move *m, int *nsafe, char *w
     int n = g->legal_moves(st, root);
     d->nodes = 0;
     d->aborted = false;
+    d->won = NULL;
     /* 1. a move that wins within this turn */
     for (int i = 0; i < n; i++) {
         if (!visit(d))
@@ -179,8 +186,12 @@ static int critical(d2_impl *d, const void *st, eng_move *m, int *nsafe, char *w
         memcpy(child, st, g->state_size);
         g->apply(child, root[i]);
         int p = g->current_player(child);
-        if ((p == ENG_TERMINAL && won_by(g, child, me)) ||
-            (p == me && can_win_turn(d, child, me, 1))) {
+        bool wins = p == ENG_TERMINAL ? won_by(g, child, me)
+                                      : p == me && can_win_turn(d, child, me, 1);
+        if (wins) {
+            if (p == ENG_TERMINAL)
+                d->won = child;
+            assert(d->won);
             *m = root[i];
             snprintf(why, cap, "depth 2: a winning move");
             return D2_PLAY;
@@ -190,7 +201,8 @@ static int critical(d2_impl *d, const void *st, eng_move *m, int *nsafe, char *w
         snprintf(why, cap, "depth 2 gave up after %lld positions", (long long)d->nodes);
         return D2_NONE;
     }
-    /* 2. the moves after which the opponent cannot win at once */
+    /* 2. the moves after which the opponent cannot win at once (its wins
+     * found here are not ours: won is step 1's alone) */
     int k = 0;
     for (int i = 0; i < n && !d->aborted; i++) {
         memcpy(child, st, g->state_size);
@@ -200,6 +212,7 @@ static int critical(d2_impl *d, const void *st, eng_move *m, int *nsafe, char *w
         if (safe)
             d->safe[k++] = root[i];
     }
+    d->won = NULL;
     if (d->aborted) {
         snprintf(why, cap, "depth 2 gave up after %lld positions", (long long)d->nodes);
         return D2_NONE;
@@ -259,11 +272,24 @@ static eng_move d2_choose(bot *b, const void *st, const bot_budget *budget, bot_
     if (d->max_nodes > 0)
         verdict = critical(d, st, &m, &nsafe, why, sizeof why);
     stats->nodes = d->nodes;
-    if (verdict == D2_PLAY) {
+    if (verdict == D2_PLAY && d->won) {
+        /* a win: played at once, valued as the search values an end (the
+         * analysis reads these: docs/analysis.md) */
         d->mb.has_plan = false;
         d->mb.tree_valid = false;
         snprintf(stats->info, sizeof stats->info, "%s", why);
+        int me = b->game->current_player(st);
+        stats->nvalues = eng_num_players(st);
+        mcts_rewards(&d->mb.ctx, d->won, true, stats->values);
+        stats->value = stats->values[me];
         return m;
+    }
+    if (verdict == D2_PLAY) {
+        /* the only move that does not lose at once: searched as the root's
+         * only move, for the value the search gives it (the move is the same) */
+        verdict = D2_FILTER;
+        nsafe = 1;
+        d->safe[0] = m;
     }
     eng_move plan;
     if (mcts_bot_begin(&d->mb, b, st, &plan)) {

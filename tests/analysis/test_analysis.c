@@ -16,6 +16,9 @@
  *     final lead; five seats analyse at a small budget;
  *   - bad records fail as rec_replay_json fails (code, turn, reason), specs
  *     that cannot analyse (reward=, no value per seat), the stop flag;
+ *   - with mcts-d2 (its check plays a winning move without a search), a
+ *     turn that can win the game at once is valued as the win it is, and a
+ *     turn with one move that does not lose at once gets that move's value;
  *   - cases/: records that broke the analysis once (the folder is the
  *     test's argument), analysed whole.
  * Budgets are in simulations, so every figure is the same on any machine.
@@ -631,9 +634,111 @@ static void test_bad_input(void **state)
     json_decref(ok);
 }
 
-/* ---- cases: records that broke it --------------------------------------------------------- */
+/* ---- mcts-d2: a win its check finds ---------------------------------------------------- */
+
+typedef struct winnable {
+    bool at[256]; /* at[t]: the mover of turn t can win the game with one move */
+    int n;        /* such turns */
+} winnable;
+
+/* After each turn: can the next mover end the game as its sole winner at once? */
+static void mark_winnable(void *ud, int turn, const json_t *turn_json, const void *state)
+{
+    winnable *w = ud;
+    (void)turn_json;
+    const eng_game *g = eng_find_game("reversi");
+    int me = g->current_player(state);
+    if (me < 0 || turn + 1 >= 256)
+        return;
+    eng_move mv[64];
+    int n = g->legal_moves(state, mv);
+    unsigned char after[4096];
+    assert_true(g->state_size <= sizeof after);
+    for (int i = 0; i < n && !w->at[turn + 1]; i++) {
+        double ret[ENG_MAX_PLAYERS];
+        memcpy(after, state, g->state_size);
+        g->apply(after, mv[i]);
+        if (g->current_player(after) == ENG_TERMINAL && (g->returns(after, ret), ret[me] == 1.0)) {
+            w->at[turn + 1] = true;
+            w->n++;
+        }
+    }
+}
+
+/* mcts-d2 plays a move that wins the game at once, without a search: it gave
+ * the analysis no value there (read as a difference of 0 and a win
+ * probability of 1/2 for a won position), and then the opponent's win its
+ * check had seen. Every turn whose mover can win at once is valued as won. */
+static void test_d2_values_a_win(void **state)
+{
+    (void)state;
+    for (uint64_t seed = 1;; seed++) {
+        assert_true(seed < 50);
+        json_t *rec = play("reversi", "random", "random", seed, NULL, NULL);
+        static winnable w;
+        memset(&w, 0, sizeof w);
+        assert_int_equal(rec_replay_json(rec, mark_winnable, &w, NULL), 0);
+        if (w.n < 1) { /* a game whose last move wins it */
+            json_decref(rec);
+            continue;
+        }
+        ana_report *r = analyse(rec, "mcts-d2", 50, 0);
+        json_t *j = ana_json(r), *turns = json_object_get(j, "turns");
+        int seen = 0;
+        for (size_t k = 0; k < json_array_size(turns); k++) {
+            json_t *at = json_array_get(turns, k);
+            int turn = (int)json_integer_value(json_object_get(at, "turn"));
+            if (turn < 1 || turn >= 256 || !w.at[turn])
+                continue;
+            json_t *v = json_object_get(at, "value");
+            double win = json_real_value(json_object_get(v, "win"));
+            double diff = json_real_value(json_object_get(v, "diff"));
+            print_message("seed %llu, turn %d: can win at once; value diff %g, win %g\n",
+                          (unsigned long long)seed, turn, diff, win);
+            assert_true(win == 1.0);
+            assert_true(diff > 0);
+            seen++;
+        }
+        assert_int_equal(seen, w.n);
+        json_decref(j);
+        ana_free(r);
+        json_decref(rec);
+        return;
+    }
+}
 
 static const char *cases_dir;
+
+/* cases/reversi-d2-one-safe-move.json (`tessera play reversi --seed 5`): at
+ * turn 59 every move but f8 lets the opponent win at once, so mcts-d2's
+ * check plays f8 without a search — and the analysis was given the value of
+ * the opponent's win its check had seen last (diff -5, win 0), while f8
+ * wins by 6. Now the only safe move is searched as the root's only move. */
+static void test_d2_values_its_only_move(void **state)
+{
+    (void)state;
+    char path[1024];
+    snprintf(path, sizeof path, "%s/reversi-d2-one-safe-move.json", cases_dir);
+    json_error_t e;
+    json_t *rec = json_load_file(path, 0, &e);
+    if (!rec)
+        fail_msg("%s: %s", path, e.text);
+    ana_report *r = analyse(rec, "mcts-d2", 200, 0);
+    json_t *j = ana_json(r);
+    json_t *at = json_array_get(json_object_get(j, "turns"), 58);
+    assert_int_equal(json_integer_value(json_object_get(at, "turn")), 59);
+    assert_string_equal(json_string_value(json_object_get(at, "best")), "f8");
+    json_t *v = json_object_get(at, "value");
+    print_message("turn 59: value diff %g, win %g\n", json_real_value(json_object_get(v, "diff")),
+                  json_real_value(json_object_get(v, "win")));
+    assert_true(json_real_value(json_object_get(v, "diff")) > 0);
+    assert_true(json_real_value(json_object_get(v, "win")) > 0.5);
+    json_decref(j);
+    ana_free(r);
+    json_decref(rec);
+}
+
+/* ---- cases: records that broke it --------------------------------------------------------- */
 
 /* cases/carcassonne-3p-dead-draws.json (`tessera play carcassonne --players 3
  * --seed 277`): three tiles in a row that fit nowhere, among the outcomes the
@@ -669,6 +774,8 @@ int main(int argc, char **argv)
     cases_dir = argc > 1 ? argv[1] : "tests/analysis/cases";
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_case_dead_draws),
+        cmocka_unit_test(test_d2_values_a_win),
+        cmocka_unit_test(test_d2_values_its_only_move),
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_every_game),
         cmocka_unit_test(test_carcassonne_luck_skill),

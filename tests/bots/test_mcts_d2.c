@@ -97,6 +97,13 @@ static void test_pentago_takes_the_win(void **unused)
         if (c.result != PT_WHITE)
             fail_msg("seed %d: mcts-d2 missed the win (%s)", seed, st.info);
         assert_non_null(strstr(st.info, "winning move"));
+        /* played at once, and valued as the win it is (the analysis reads
+         * these: a value of 0 there called a won position even) */
+        int me = pt_game.current_player(&s);
+        assert_int_equal(st.nvalues, 2);
+        assert_true(st.value > 0);
+        assert_true(st.value == st.values[me]);
+        assert_true(st.values[1 - me] < 0);
         bot_destroy(b);
     }
 }
