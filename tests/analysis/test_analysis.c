@@ -707,7 +707,19 @@ static void test_d2_values_a_win(void **state)
     }
 }
 
-static const char *cases_dir;
+static const char *cases_dir; /* tests/analysis/cases: the test's argument */
+
+/* A record of cases/ (new reference). */
+static json_t *load_case(const char *name)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", cases_dir, name);
+    json_error_t e;
+    json_t *rec = json_load_file(path, 0, &e);
+    if (!rec)
+        fail_msg("%s: %s", path, e.text);
+    return rec;
+}
 
 /* cases/reversi-d2-one-safe-move.json (`tessera play reversi --seed 5`): at
  * turn 59 every move but f8 lets the opponent win at once, so mcts-d2's
@@ -717,12 +729,7 @@ static const char *cases_dir;
 static void test_d2_values_its_only_move(void **state)
 {
     (void)state;
-    char path[1024];
-    snprintf(path, sizeof path, "%s/reversi-d2-one-safe-move.json", cases_dir);
-    json_error_t e;
-    json_t *rec = json_load_file(path, 0, &e);
-    if (!rec)
-        fail_msg("%s: %s", path, e.text);
+    json_t *rec = load_case("reversi-d2-one-safe-move.json");
     ana_report *r = analyse(rec, "mcts-d2", 200, 0);
     json_t *j = ana_json(r);
     json_t *at = json_array_get(json_object_get(j, "turns"), 58);
@@ -748,12 +755,7 @@ static void test_d2_values_its_only_move(void **state)
 static void test_case_dead_draws(void **state)
 {
     (void)state;
-    char path[1024];
-    snprintf(path, sizeof path, "%s/carcassonne-3p-dead-draws.json", cases_dir);
-    json_error_t e;
-    json_t *rec = json_load_file(path, 0, &e);
-    if (!rec)
-        fail_msg("%s: %s", path, e.text);
+    json_t *rec = load_case("carcassonne-3p-dead-draws.json");
     ana_report *r = analyse(rec, NULL, 20, 5);
     check_sums(r, rec, 3, true);
     /* the same seed, the same report (the draws below are the seeded generator's) */
