@@ -46,9 +46,9 @@ typedef struct d2_impl {
     eng_move *safe;        /* the root moves that do not lose at once */
     int cap;               /* entries per move buffer */
     int64_t nodes, max_nodes;
-    bool aborted; /* node budget, time or stop flag ran out */
-    const unsigned char *won; /* critical()'s D2_PLAY of a win: the position it ends in (a
-                                 level's state); NULL for any other verdict */
+    bool aborted;             /* node budget, time or stop flag ran out */
+    const unsigned char *won; /* with critical()'s D2_PLAY (a win, step 1's alone): the position
+                                 it ends in (a level's state) */
     bot_clock *clk;
 } d2_impl;
 
@@ -167,8 +167,8 @@ static bool turn_safe(d2_impl *d, const void *st, int me, int lvl)
 
 enum { D2_NONE, D2_PLAY, D2_FILTER };
 
-/* The check at the root. D2_PLAY sets *m; D2_FILTER leaves the safe moves
- * in d->safe[0..*nsafe). */
+/* The check at the root. D2_PLAY: a win, *m and d->won set; D2_FILTER
+ * leaves the safe moves (one or more) in d->safe[0..*nsafe). */
 static int critical(d2_impl *d, const void *st, eng_move *m, int *nsafe, char *why, size_t cap)
 {
     const eng_game *g = d->g;
@@ -186,12 +186,12 @@ static int critical(d2_impl *d, const void *st, eng_move *m, int *nsafe, char *w
         memcpy(child, st, g->state_size);
         g->apply(child, root[i]);
         int p = g->current_player(child);
-        bool wins = p == ENG_TERMINAL ? won_by(g, child, me)
-                                      : p == me && can_win_turn(d, child, me, 1);
+        bool wins =
+            p == ENG_TERMINAL ? won_by(g, child, me) : p == me && can_win_turn(d, child, me, 1);
         if (wins) {
             if (p == ENG_TERMINAL)
                 d->won = child;
-            assert(d->won);
+            assert(d->won); /* can_win_turn set it deeper */
             *m = root[i];
             snprintf(why, cap, "depth 2: a winning move");
             return D2_PLAY;
@@ -201,8 +201,9 @@ static int critical(d2_impl *d, const void *st, eng_move *m, int *nsafe, char *w
         snprintf(why, cap, "depth 2 gave up after %lld positions", (long long)d->nodes);
         return D2_NONE;
     }
-    /* 2. the moves after which the opponent cannot win at once (its wins
-     * found here are not ours: won is step 1's alone) */
+    /* 2. the moves after which the opponent cannot win at once (the
+     * opponent's wins found here set won too: it is read only with D2_PLAY,
+     * step 1's verdict) */
     int k = 0;
     for (int i = 0; i < n && !d->aborted; i++) {
         memcpy(child, st, g->state_size);
@@ -212,16 +213,16 @@ static int critical(d2_impl *d, const void *st, eng_move *m, int *nsafe, char *w
         if (safe)
             d->safe[k++] = root[i];
     }
-    d->won = NULL;
     if (d->aborted) {
         snprintf(why, cap, "depth 2 gave up after %lld positions", (long long)d->nodes);
         return D2_NONE;
     }
     *nsafe = k;
     if (k == 1) {
-        *m = d->safe[0];
+        /* searched as the root's only move: the same move, and the search's
+         * value for it (the check has none) */
         snprintf(why, cap, "depth 2: the only move of %d that does not lose at once", n);
-        return D2_PLAY;
+        return D2_FILTER;
     }
     if (k == 0 || k == n) {
         snprintf(why, cap, k ? "depth 2: no critical move" : "depth 2: every move loses at once");
@@ -272,7 +273,8 @@ static eng_move d2_choose(bot *b, const void *st, const bot_budget *budget, bot_
     if (d->max_nodes > 0)
         verdict = critical(d, st, &m, &nsafe, why, sizeof why);
     stats->nodes = d->nodes;
-    if (verdict == D2_PLAY && d->won) {
+    if (verdict == D2_PLAY) {
+        assert(d->won);
         /* a win: played at once, valued as the search values an end (the
          * analysis reads these: docs/analysis.md) */
         d->mb.has_plan = false;
@@ -283,13 +285,6 @@ static eng_move d2_choose(bot *b, const void *st, const bot_budget *budget, bot_
         mcts_rewards(&d->mb.ctx, d->won, true, stats->values);
         stats->value = stats->values[me];
         return m;
-    }
-    if (verdict == D2_PLAY) {
-        /* the only move that does not lose at once: searched as the root's
-         * only move, for the value the search gives it (the move is the same) */
-        verdict = D2_FILTER;
-        nsafe = 1;
-        d->safe[0] = m;
     }
     eng_move plan;
     if (mcts_bot_begin(&d->mb, b, st, &plan)) {
