@@ -3,7 +3,14 @@
  *
  * A finished match's record is analysed by analysis/ (ana_run: two searches
  * a position, Carcassonne's bag as expectations) on the libuv thread pool,
- * never on the loop. The report goes to everyone who asked while it ran (one
+ * never on the loop, in a fenced process of its own (players/fenced.h: the
+ * server's binary started again as `tessera fenced-analysis`, which reads
+ * the record, fences itself — it can compute and answer and do nothing
+ * else — and answers, under CPU, wall and size limits, server/limits.h):
+ * a record may be a client's, and a crash or a runaway search in the
+ * analysis ends that process, not the server with its matches and
+ * connections; the job's viewers get `internal_error` saying what ended
+ * it. The report goes to everyone who asked while it ran (one
  * job per match: a second viewer joins the first's job) and into the
  * journal's database (table match_analyses, keyed by the match and the
  * search), from where any later request — on this server or on another
@@ -36,6 +43,8 @@
 #include "conn.h"
 #include "journal/journal.h"
 #include "match.h"
+#include "players/fenced.h"
+#include "server.h"
 #include "storage/db.h"
 
 /* The search the server runs and its key in the cache: a change of the
@@ -55,7 +64,7 @@ typedef struct waiter {
 typedef struct job {
     struct job *next;
     srv *s;
-    atomic_bool stop; /* raised by analyze_shutdown: the worker's ana_run ends soon */
+    atomic_bool stop; /* raised by analyze_shutdown: the worker kills its fenced process */
     char match[PROTO_MATCH_ID_MAX + 1]; /* "" for a record a client sent (never joined, never stored) */
     json_t *rec;    /* the record analysed (owned; read by the worker only while it runs) */
     char *text;     /* the worker's report, JSON text (NULL: failed) */
@@ -85,6 +94,16 @@ static void test_hold(const atomic_bool *stop)
     for (int i = 0; f && *f && access(f, F_OK) != 0 && !atomic_load(stop) && i < 6000; i++)
         usleep(10000); /* at most a minute */
 }
+/* TESSERA_TEST_ANALYZE_CRASH=1: the fenced process crashes (SIGSEGV). The
+ * server's environment is the fenced process's. */
+static void test_crash(void)
+{
+    const char *v = getenv("TESSERA_TEST_ANALYZE_CRASH");
+    if (v && v[0] == '1') {
+        volatile int *nowhere = NULL;
+        *nowhere = 1;
+    }
+}
 #else
 static int64_t test_sims(void)
 {
@@ -93,6 +112,9 @@ static int64_t test_sims(void)
 static void test_hold(const atomic_bool *stop)
 {
     (void)stop;
+}
+static void test_crash(void)
+{
 }
 #endif
 
@@ -179,24 +201,65 @@ static void send_report(conn *c, const json_t *id, const char *mid, const char *
     conn_send(c, r);
 }
 
+/* A record's text (a finished match's, lines and all) the fenced process
+ * reads at most. */
+#define ANALYZE_MAX_RECORD (16u << 20)
+
+/* The analysis, in the fenced process: `tessera fenced-analysis SIMS`, the
+ * record on its standard input (checked by the server already: its text is
+ * the server's dump of it), the report as JSON text its answer. */
+int srv_fenced_analysis_main(int argc, char **argv)
+{
+    char *in = NULL, why[256];
+    size_t n = 0;
+    long long sims = argc > 1 ? atoll(argv[1]) : 0;
+    if (fenced_read_input(ANALYZE_MAX_RECORD, &in, &n) != 0)
+        fenced_answer(ENG_EIO, "the record could not be read", 28);
+    json_object_seed(0); /* jansson's seed reads /dev/urandom: before the fence */
+    if (fenced_enter(why, sizeof why) != 0)
+        fenced_answer(ENG_EINTERNAL, why, strlen(why));
+    test_crash();
+    json_error_t e;
+    json_t *rec = json_loadb(in, n, 0, &e);
+    free(in);
+    if (!rec)
+        fenced_answer(ENG_EBAD_RECORD, e.text, strlen(e.text));
+    ana_opts o = {.seed = 1, .sims = sims > 0 ? sims : 0};
+    ana_report *r = NULL;
+    rec_replay rr;
+    int rc = ana_run(rec, &o, &r, &rr);
+    if (rc)
+        fenced_answer(rc, rr.reason, strlen(rr.reason));
+    json_t *a = ana_json(r);
+    char *text = a ? json_dumps(a, JSON_COMPACT | ANA_JSON_FLAGS) : NULL;
+    if (!text)
+        fenced_answer(ENG_ENOMEM, "out of memory", 13);
+    fenced_answer(0, text, strlen(text)); /* it exits: its memory is the system's again */
+}
+
 static void work(void *arg)
 {
     job *j = arg;
     test_hold(&j->stop);
-    ana_opts o = {.seed = 1, .sims = test_sims(), .stop = &j->stop};
-    ana_report *r = NULL;
-    rec_replay why;
-    j->rc = ana_run(j->rec, &o, &r, &why);
-    if (j->rc) {
-        snprintf(j->reason, sizeof j->reason, "%s", why.reason);
+    char *rec = json_dumps(j->rec, JSON_COMPACT);
+    if (!rec) {
+        j->rc = ENG_ENOMEM;
         return;
     }
-    json_t *a = ana_json(r);
-    j->text = a ? json_dumps(a, JSON_COMPACT | ANA_JSON_FLAGS) : NULL;
-    if (!j->text)
-        j->rc = ENG_ENOMEM;
-    json_decref(a);
-    ana_free(r);
+    char sims[24];
+    snprintf(sims, sizeof sims, "%lld", (long long)test_sims());
+    const char *argv[] = {"/proc/self/exe", SRV_FENCED_ANALYSIS, sims, NULL};
+    fenced_limits lim = {.cpu_s = SRV_ANALYZE_CPU_S,
+                         .wall_s = SRV_ANALYZE_WALL_S,
+                         .max_out = SRV_ANALYZE_MAX_REPORT,
+                         .stop = &j->stop};
+    char why[sizeof j->reason - 32]; /* room for the words before it */
+    j->rc = fenced_run(argv, rec, strlen(rec), &lim, &j->text, NULL, why, sizeof why);
+    free(rec);
+    if (j->rc == ENG_EINTERNAL) /* what ended it */
+        snprintf(j->reason, sizeof j->reason, "the analysis failed: %s", why);
+    else if (j->rc)
+        snprintf(j->reason, sizeof j->reason, "%s", why);
 }
 
 static void done(void *arg, int status)
@@ -212,15 +275,19 @@ static void done(void *arg, int status)
         j->rc = ENG_EINTERNAL;
     if (j->s->stopping && !j->rc)
         j->rc = ENG_EINVAL; /* done after the journal stopped: not stored */
-    if (j->rc == ENG_EINVAL && j->s->stopping) {
+    if ((j->rc == ENG_EINVAL || j->rc == ENG_ESHUTTING_DOWN) && j->s->stopping) {
         j->rc = ENG_ESHUTTING_DOWN;
         snprintf(j->reason, sizeof j->reason, "the server is shutting down; ask again later");
     }
     if (!j->rc && j->match[0])
         cache_put(j->s, j->match, j->text);
-    srv_log(j->rc ? LOG_WARN : LOG_INFO, "analysed", "{s:s, s:s, s:i}", "match",
-            j->match[0] ? j->match : "(record)", "code", j->rc ? wire_err_code(j->rc) : "ok",
-            "waiters", j->nw);
+    if (j->rc)
+        srv_log(LOG_WARN, "analysed", "{s:s, s:s, s:s, s:i}", "match",
+                j->match[0] ? j->match : "(record)", "code", wire_err_code(j->rc), "reason",
+                j->reason[0] ? j->reason : wire_err_message(j->rc), "waiters", j->nw);
+    else
+        srv_log(LOG_INFO, "analysed", "{s:s, s:s, s:i}", "match",
+                j->match[0] ? j->match : "(record)", "code", "ok", "waiters", j->nw);
     for (int i = 0; i < j->nw; i++) {
         conn *c = conn_find(j->s, j->w[i].conn);
         if (c && j->rc)

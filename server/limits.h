@@ -137,6 +137,14 @@
 #define SRV_ANALYZE_JOBS 2
 #define SRV_ANALYZE_PER_CONN 1
 #define SRV_ANALYZE_WAITERS 64
+/* A job's fenced process (players/fenced.h): its CPU seconds — the slowest
+ * game measured took 23 s at the default budget (docs/analysis.md, "Cost"),
+ * so a job past ten times that is a runaway; its wall seconds — a loaded
+ * machine gave 4-5 times the CPU time as wall; its report's bytes — a
+ * five-seat Carcassonne game's is ~45 KB. */
+#define SRV_ANALYZE_CPU_S      300
+#define SRV_ANALYZE_WALL_S     1800
+#define SRV_ANALYZE_MAX_REPORT (4u << 20)
 
 /* While another process holds the database's write lock (an operator's
  * sqlite3 shell, a backup tool that writes), a write of the journal waits
@@ -244,6 +252,9 @@
  *   TESSERA_TEST_ANALYZE_HOLD=FILE an analysis job waits, on its pool
  *                                thread, until FILE exists: requests made
  *                                meanwhile meet a job certainly under way
+ *   TESSERA_TEST_ANALYZE_CRASH=1 an analysis job's fenced process crashes
+ *                                (SIGSEGV) before it searches: the
+ *                                server answers and goes on
  */
 
 #endif

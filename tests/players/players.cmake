@@ -45,3 +45,11 @@ add_test(NAME test_sandbox_nonroot
           $<TARGET_FILE:test_sandbox> ${PROJECT_SOURCE_DIR} $<TARGET_FILE:bad_segv> $<TARGET_FILE:stdio_bot> nonroot)
 set_tests_properties(test_sandbox_nonroot PROPERTIES LABELS players SKIP_RETURN_CODE 77 TIMEOUT 300)
 set_tests_properties(test_sandbox PROPERTIES SKIP_RETURN_CODE 77)
+
+# players/fenced.h: a computation in a fenced child — its answers, its
+# crashes, the fence's refusals, its limits, nothing left behind.
+tessera_add_test(test_fenced
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_fenced.c
+  LIBS tessera_players Threads::Threads
+  LABELS players
+  TIMEOUT 120)

@@ -15,7 +15,10 @@
  * sends (a three-seat Carcassonne game) is analysed the same way, not stored
  * (the same record twice: two jobs, one report), under the same per-connection
  * limit; a malformed record, an illegal move (replay's code and words), both
- * match and record, and a record past the message limit are refused.
+ * match and record, and a record past the message limit are refused. A
+ * crash in the analysis (TESSERA_TEST_ANALYZE_CRASH) ends its fenced
+ * process: the viewer gets `internal_error` with what ended it, and the server,
+ * its connection and its matches go on.
  */
 const test = require('node:test');
 const assert = require('node:assert/strict');
@@ -158,6 +161,44 @@ test('analyze: a job under way when the server stops ends at once, nothing store
   const b = await Client.connect(srv.url, { name: 'after' });
   const r = await b.request({ type: 'analyze', match: made.match }, 'analysis', 60000 * SLOW);
   assert.equal(r.cached, false);
+});
+
+test('analyze: a crash in the analysis ends its fenced process, not the server', async (t) => {
+  /* TESSERA_TEST_ANALYZE_CRASH: the fenced child dereferences NULL before it searches */
+  const srv = await Server.start({ tag: 'analyze-crash',
+    env: { TESSERA_TEST_ANALYZE_SIMS: '20', TESSERA_TEST_ANALYZE_CRASH: '1' } });
+  t.after(() => srv.cleanup());
+  const a = await Client.connect(srv.url, { name: 'crash-viewer' });
+  const made = await a.request({ type: 'create_match', game: 'dodgem', seats: [{ bot: 'random' }, { bot: 'random' }] },
+    'match_created');
+  await waitFinished(a, made.match);
+  const record = (await a.request({ type: 'get_record', match: made.match }, 'record')).record;
+  /* a match under way meanwhile: an open seat, its bot waiting */
+  const waiting = await a.request({ type: 'create_match', game: 'reversi', seats: [{ open: true }, { bot: 'random' }] },
+    'match_created');
+  const r = await a.request({ id: 'c1', type: 'analyze', match: made.match }, null, 60000 * SLOW);
+  assert.ok(isError(r, 'internal_error', 'c1'), JSON.stringify(r));
+  /* under ASan its SEGV handler reads /proc/self/exe first, which the fence refuses */
+  const ended = process.env.TESSERA_SANITIZED === '1'
+    ? /^the analysis failed: the fenced process (was ended by signal 11|made a system call its fence does not allow)/
+    : /^the analysis failed: the fenced process was ended by signal 11 \(Segmentation fault\)$/;
+  assert.match(r.message, ended);
+  const line = await srv.waitLog((l) => l.event === 'analysed' && l.match === made.match);
+  assert.equal(line.code, 'internal_error');
+  assert.equal(line.reason, r.message);
+  /* a client's record: the same */
+  const r2 = await a.request({ id: 'c2', type: 'analyze', record }, null, 60000 * SLOW);
+  assert.ok(isError(r2, 'internal_error', 'c2'), JSON.stringify(r2));
+  /* the same server, the same connection: the waiting match is there and can be played */
+  const listed = await a.request({ type: 'list_matches' }, 'matches');
+  assert.ok(listed.matches.find((x) => x.match === waiting.match), JSON.stringify(listed).slice(0, 300));
+  const other = await a.request({ type: 'create_match', game: 'dodgem', seats: [{ bot: 'random' }, { bot: 'random' }] },
+    'match_created');
+  await waitFinished(a, other.match);
+  /* nothing stored for the crashed job: a second request runs it again (and fails again) */
+  const r3 = await a.request({ id: 'c3', type: 'analyze', match: made.match }, null, 60000 * SLOW);
+  assert.ok(isError(r3, 'internal_error', 'c3'), JSON.stringify(r3));
+  assert.equal(srv.events('analysed').filter((l) => l.match === made.match).length, 2);
 });
 
 test('analyze: a record the client sends (three seats); bad records refused as replay refuses them', async (t) => {
