@@ -29,6 +29,8 @@
  * seat, and the sums telescope for each seat in its own points.
  */
 #include <assert.h>
+#include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,6 +46,7 @@ typedef struct evaluator {
     size_t errcap;
     bot *score, *win;           /* the two searches (reward=scorediff, reward=winloss) */
     bot_budget main, chance;    /* budgets of a played position's search, of an expectation's */
+    int64_t ms;                 /* the spec's ms= (0: none): a recheck scales it */
     eng_rng rng;                /* outcomes sampled below ANA_CHANCE_DEPTH */
     unsigned char *scratch[ANA_CHANCE_DEPTH + 2]; /* a state per depth */
     unsigned char *turn;        /* the preferred turn played out */
@@ -63,6 +66,42 @@ static bool spec_sets(const char *spec, const char *key)
             return true;
     }
     return false;
+}
+
+/* The spec without its budget (sims=, ms=) into out, the budget's values in
+ * *sims and *ms (0: not set, or set to 0, the bots' "unset"). The analysis
+ * spends the budget itself, through bot_budget: a budget in the spec would
+ * cap every search, the rechecks' ANA_CHECK_FACTOR times it too. 0, or an
+ * engine code with a reason for a value that is not a whole number. */
+static int take_budget(const char *spec, char *out, size_t cap, int64_t *sims, int64_t *ms,
+                       char *err, size_t errcap)
+{
+    *sims = *ms = 0;
+    const char *opts = strchr(spec, ':');
+    size_t at = (size_t)(opts ? opts - spec : (ptrdiff_t)strlen(spec));
+    snprintf(out, cap, "%.*s", (int)at, spec);
+    bool first = true;
+    for (const char *p = opts; p && *p;) {
+        const char *k = p + 1, *end = strchr(k, ',');
+        size_t n = end ? (size_t)(end - k) : strlen(k);
+        int64_t *v = !strncmp(k, "sims=", 5) ? sims : !strncmp(k, "ms=", 3) ? ms : NULL;
+        if (v) {
+            const char *num = strchr(k, '=') + 1;
+            char *stop;
+            errno = 0;
+            long long x = strtoll(num, &stop, 10);
+            if (stop == num || stop != k + n || x < 0 || errno)
+                return eng_seterr(err, errcap, ENG_EBAD_BOT_SPEC,
+                                  "%.*s: the budget takes a whole number, 0 or more", (int)n, k);
+            *v = x;
+        } else {
+            size_t len = strlen(out);
+            snprintf(out + len, cap - len, "%c%.*s", first ? ':' : ',', (int)n, k);
+            first = false;
+        }
+        p = end;
+    }
+    return 0;
 }
 
 static int make_bots(evaluator *ev, ana_report *r, const ana_opts *o, char *err, size_t cap)
@@ -89,28 +128,44 @@ static int make_bots(evaluator *ev, ana_report *r, const ana_opts *o, char *err,
         return eng_seterr(err, cap, ENG_EBAD_BOT_SPEC,
                           "the analysis sets the reward itself (scorediff and winloss): leave "
                           "reward= out of the spec");
-    const char *sep = strchr(spec, ':') ? "," : ":";
-    char budget[40] = "";
-    if (!o->sims && !spec_sets(spec, "sims") && !spec_sets(spec, "ms"))
-        snprintf(budget, sizeof budget, ",sims=%d", ANA_DEFAULT_SIMS);
-    snprintf(r->score_spec, sizeof r->score_spec, "%s%sreward=scorediff%s", spec, sep, budget);
-    snprintf(r->win_spec, sizeof r->win_spec, "%s%sreward=winloss%s", spec, sep, budget);
-    ev->score = bot_create(r->score_spec, ev->g, o->seed, err, cap);
+    /* the budget: --sims caps the spec's (the smaller wins); neither, nor
+     * the spec's ms=: the analysis's default */
+    char bare[BOT_SPEC_MAX - 40]; /* spec is shorter (above) */
+    int64_t s_sims, s_ms;
+    int rc = take_budget(spec, bare, sizeof bare, &s_sims, &s_ms, err, cap);
+    if (rc)
+        return rc;
+    int64_t sims = o->sims && s_sims ? (o->sims < s_sims ? o->sims : s_sims)
+                   : o->sims         ? o->sims
+                   : s_sims          ? s_sims
+                   : s_ms            ? 0
+                                     : ANA_DEFAULT_SIMS;
+    const char *sep = strchr(bare, ':') ? "," : ":";
+    char made[BOT_SPEC_MAX + 32], budget[40] = "";
+    if (sims)
+        snprintf(budget, sizeof budget, ",sims=%lld", (long long)sims);
+    else
+        snprintf(budget, sizeof budget, ",ms=%lld", (long long)s_ms);
+    /* the reports' specs say the budget; the bots are made without it */
+    snprintf(r->score_spec, sizeof r->score_spec, "%s%sreward=scorediff%s", bare, sep, budget);
+    snprintf(r->win_spec, sizeof r->win_spec, "%s%sreward=winloss%s", bare, sep, budget);
+    snprintf(made, sizeof made, "%s%sreward=scorediff", bare, sep);
+    ev->score = bot_create(made, ev->g, o->seed, err, cap);
     if (!ev->score)
         return ENG_EBAD_BOT_SPEC;
-    ev->win = bot_create(r->win_spec, ev->g, o->seed, err, cap);
+    snprintf(made, sizeof made, "%s%sreward=winloss", bare, sep);
+    ev->win = bot_create(made, ev->g, o->seed, err, cap);
     if (!ev->win)
         return ENG_EBAD_BOT_SPEC;
-    /* the budgets: opts cap the spec (bot_budget's rule) */
-    int64_t sims = o->sims ? o->sims : ev->score->sims;
-    ev->main = (bot_budget){.sims = o->sims, .stop = o->stop};
+    ev->ms = s_ms;
+    ev->main = (bot_budget){.sims = sims, .ms = s_ms, .stop = o->stop};
     ev->chance = (bot_budget){.stop = o->stop};
     if (o->chance_sims)
         ev->chance.sims = o->chance_sims;
     else if (sims)
         ev->chance.sims = sims / ANA_DEFAULT_CHANCE_DIV > 0 ? sims / ANA_DEFAULT_CHANCE_DIV : 1;
-    if (!sims && ev->score->ms)
-        ev->chance.ms = ev->score->ms / ANA_DEFAULT_CHANCE_DIV > 0 ? ev->score->ms / ANA_DEFAULT_CHANCE_DIV : 1;
+    if (!sims && s_ms)
+        ev->chance.ms = s_ms / ANA_DEFAULT_CHANCE_DIV > 0 ? s_ms / ANA_DEFAULT_CHANCE_DIV : 1;
     r->sims = sims;
     r->chance_sims = ev->chance.sims;
     r->seed = ev->score->seed;
@@ -356,7 +411,7 @@ static int recheck(evaluator *ev, const ana_report *r, const void *y, const eng_
                    const eng_move *dec, int ndec, ana_turn *t)
 {
     bot_budget main = ev->main, chance = ev->chance;
-    int64_t ms = ev->score->ms;
+    int64_t ms = ev->ms;
     scale(&ev->main, r->sims, ms, ANA_CHECK_FACTOR);
     scale(&ev->chance, r->chance_sims, ms / ANA_DEFAULT_CHANCE_DIV, ANA_CHECK_FACTOR);
     int rc = value_after(ev, y, best, nbest, &t->best_after);

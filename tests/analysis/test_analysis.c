@@ -771,11 +771,72 @@ static void test_case_dead_draws(void **state)
     json_decref(rec);
 }
 
+/* A spec's sims=0 (or ms=0) is the bot's "unset": the analysis then spends
+ * its own default budget, as when the spec leaves the budget out — it spent
+ * the bot's default (2,800) on every search, the ones under a draw too,
+ * which are to have a quarter of it. The record: the first turn of a game
+ * (the budget is what is asserted, not the values). */
+static void test_spec_unset_budget(void **state)
+{
+    (void)state;
+    json_t *rec = load_case("carcassonne-3p-dead-draws.json");
+    json_t *turns = json_object_get(rec, "turns");
+    while (json_array_size(turns) > 1)
+        json_array_remove(turns, json_array_size(turns) - 1);
+    json_object_del(rec, "result");
+    const char *specs[] = {"mcts", "mcts:sims=0", "mcts:ms=0", "mcts:sims=0,ms=0"};
+    for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
+        ana_report *r = analyse(rec, specs[i], 0, 0);
+        json_t *j = ana_json(r);
+        json_t *search = json_object_get(j, "search");
+        print_message("%s: sims %lld, chance_sims %lld\n", specs[i],
+                      (long long)json_integer_value(json_object_get(search, "sims")),
+                      (long long)json_integer_value(json_object_get(search, "chance_sims")));
+        assert_int_equal(json_integer_value(json_object_get(search, "sims")), ANA_DEFAULT_SIMS);
+        assert_int_equal(json_integer_value(json_object_get(search, "chance_sims")),
+                         ANA_DEFAULT_SIMS / ANA_DEFAULT_CHANCE_DIV);
+        json_decref(j);
+        ana_free(r);
+    }
+    json_decref(rec);
+}
+
+/* The budget is the analysis's, however it is given: `mcts:sims=200` and
+ * `mcts` with --sims 200 are the same analysis, the turns checked again
+ * with four times it alike. A spec's sims= capped every search, the
+ * rechecks' too: they were searched again with the same 200, not 800. */
+static void test_budget_either_way(void **state)
+{
+    (void)state;
+    json_t *rec = load_case("reversi-d2-one-safe-move.json");
+    ana_report *a = analyse(rec, "mcts:sims=200", 0, 0), *b = analyse(rec, "mcts", 200, 0);
+    json_t *ja = ana_json(a), *jb = ana_json(b);
+    json_t *ta = json_object_get(ja, "turns"), *tb = json_object_get(jb, "turns");
+    int checked = 0;
+    for (size_t i = 0; i < json_array_size(ta); i++)
+        checked += json_is_true(json_object_get(json_array_get(ta, i), "checked"));
+    print_message("%d turns checked again\n", checked);
+    assert_true(checked > 0);
+    assert_true(json_equal(ta, tb));
+    assert_string_equal(json_string_value(json_object_get(json_object_get(ja, "search"), "score")),
+                        "mcts:reward=scorediff,sims=200");
+    /* a budget that is no whole number: refused, saying which */
+    expect_fail(rec, "mcts:sims=lots", ENG_EBAD_BOT_SPEC, "sims=lots: the budget takes a whole number");
+    expect_fail(rec, "mcts:c=1.4,ms=-5", ENG_EBAD_BOT_SPEC, "ms=-5: the budget takes a whole number");
+    json_decref(ja);
+    json_decref(jb);
+    ana_free(a);
+    ana_free(b);
+    json_decref(rec);
+}
+
 int main(int argc, char **argv)
 {
     cases_dir = argc > 1 ? argv[1] : "tests/analysis/cases";
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_case_dead_draws),
+        cmocka_unit_test(test_spec_unset_budget),
+        cmocka_unit_test(test_budget_either_way),
         cmocka_unit_test(test_d2_values_a_win),
         cmocka_unit_test(test_d2_values_its_only_move),
         cmocka_unit_test(test_bad_input),
