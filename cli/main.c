@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "server/server.h"
+#include "server/analyze_main.h"
 
 const cli_command cli_commands[] = {
     {"play", "play a game with uniformly random players; print, render or record it",
@@ -309,7 +309,7 @@ int main(int argc, char **argv)
                web ? web : "not found (tessera serve --web DIR)");
         return CLI_OK;
     }
-    if (strcmp(name, SRV_FENCED_ANALYSIS) == 0) /* a server's analysis job (server/server.h) */
+    if (strcmp(name, SRV_FENCED_ANALYSIS) == 0) /* a server's analysis job (server/analyze_main.h) */
         return srv_fenced_analysis_main(argc - 1, argv + 1);
     const cli_command *c = find_command(name);
     if (!c) {

@@ -43,8 +43,8 @@
 #include "conn.h"
 #include "journal/journal.h"
 #include "match.h"
+#include "analyze_main.h"
 #include "players/fenced.h"
-#include "server.h"
 #include "storage/db.h"
 
 /* The search the server runs and its key in the cache: a change of the

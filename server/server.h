@@ -133,12 +133,4 @@ bool srv_config_loopback(const srv_config *cfg);
  * the reason on stderr), 2 for a configuration srv_config_check() refuses. */
 int srv_run(const srv_config *cfg);
 
-/* An analysis job's fenced process (server/analyze.c, players/fenced.h):
- * the server starts its own binary as `tessera fenced-analysis SIMS` (0:
- * the default budget), the record on its standard input, and main() hands
- * that command here. Not a command for people: it answers in fenced.h's
- * framing, and returns only through it. */
-#define SRV_FENCED_ANALYSIS "fenced-analysis"
-int srv_fenced_analysis_main(int argc, char **argv);
-
 #endif
