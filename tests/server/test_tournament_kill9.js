@@ -86,11 +86,20 @@ test('kill -9 twice mid-tournament: every game once, running ones resumed as the
     assert.equal(new Set(fin.games.map((g) => g.match)).size, total, 'one match per game');
     assert.ok(fin.games.every((g) => g.status === 'done' && g.result));
 
-    /* every match the server ever started for it is one of these */
+    /* every match the server ever started for it is one of these, and no
+     * game was started twice. The log line comes after the start is
+     * committed, so a kill -9 between the two loses it (CI saw 11 lines of
+     * 12): a line may be missing, one per kill at most, never one too many */
     const started = [...(srv.previousLogs || []), ...srv.logs]
       .filter((l) => l.event === 'tournament_game_started' && l.tournament === id);
-    assert.equal(started.length, total, 'no game was started twice');
-    assert.deepEqual(new Set(started.map((l) => l.match)), new Set(fin.games.map((g) => g.match)));
+    const perGame = new Map();
+    for (const l of started)
+      perGame.set(l.game, (perGame.get(l.game) || 0) + 1);
+    assert.ok([...perGame.values()].every((n) => n === 1),
+      'no game was started twice: ' + JSON.stringify([...perGame]));
+    assert.ok(started.length >= total - 2 && started.length <= total, `${started.length} started lines`);
+    const matches = new Set(fin.games.map((g) => g.match));
+    assert.ok(started.every((l) => matches.has(l.match)), 'no match started outside the games');
 
     const standings = (await waitFor(srv, id, (x) => x.standings && x.standings.counts.done === total,
       'the final standings')).standings;
