@@ -149,14 +149,15 @@ static int make_bots(evaluator *ev, ana_report *r, const ana_opts *o, char *err,
     /* the reports' specs say the budget; the bots are made without it */
     snprintf(r->score_spec, sizeof r->score_spec, "%s%sreward=scorediff%s", bare, sep, budget);
     snprintf(r->win_spec, sizeof r->win_spec, "%s%sreward=winloss%s", bare, sep, budget);
+    /* a bad spec, or no memory for the search: rc says which */
     snprintf(made, sizeof made, "%s%sreward=scorediff", bare, sep);
-    ev->score = bot_create(made, ev->g, o->seed, err, cap);
+    ev->score = bot_create_code(made, ev->g, o->seed, &rc, err, cap);
     if (!ev->score)
-        return ENG_EBAD_BOT_SPEC;
+        return rc;
     snprintf(made, sizeof made, "%s%sreward=winloss", bare, sep);
-    ev->win = bot_create(made, ev->g, o->seed, err, cap);
+    ev->win = bot_create_code(made, ev->g, o->seed, &rc, err, cap);
     if (!ev->win)
-        return ENG_EBAD_BOT_SPEC;
+        return rc;
     ev->ms = s_ms;
     ev->main = (bot_budget){.sims = sims, .ms = s_ms, .stop = o->stop};
     ev->chance = (bot_budget){.stop = o->stop};

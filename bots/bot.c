@@ -347,24 +347,32 @@ int bot_check_threads(const char *spec, int max, char *err, size_t errcap)
                       threads, max, max == 1 ? "" : "s");
 }
 
-bot *bot_create(const char *spec, const eng_game *g, uint64_t seed, char *err, size_t errcap)
+bot *bot_create_code(const char *spec, const eng_game *g, uint64_t seed, int *code, char *err,
+                     size_t errcap)
 {
+    assert(code);
     bot *b = calloc(1, sizeof *b);
     if (!b) {
-        eng_seterr(err, errcap, ENG_ENOMEM, "out of memory");
+        *code = eng_seterr(err, errcap, ENG_ENOMEM, "out of memory");
         return NULL;
     }
     b->seed = seed;
-    if (parse_spec(spec, g, b, err, errcap) != 0) {
+    if ((*code = parse_spec(spec, g, b, err, errcap)) != 0) {
         free(b);
         return NULL;
     }
     eng_rng_seed(&b->rng, b->seed);
-    if (b->type->init && b->type->init(b, err, errcap) != 0) {
+    if (b->type->init && (*code = b->type->init(b, err, errcap)) != 0) {
         free(b);
         return NULL;
     }
     return b;
+}
+
+bot *bot_create(const char *spec, const eng_game *g, uint64_t seed, char *err, size_t errcap)
+{
+    int code;
+    return bot_create_code(spec, g, seed, &code, err, errcap);
 }
 
 int bot_check_spec(const char *spec, const eng_game *g, char *err, size_t errcap)

@@ -189,6 +189,10 @@ const bot_type *bot_find_type(const char *name);
  * has seed=. Returns NULL with a reason in err (unknown bot, unknown option,
  * bad value: "mcts: option 'k' needs a number from 0 to 100, got 'x'"). */
 bot *bot_create(const char *spec, const eng_game *g, uint64_t seed, char *err, size_t errcap);
+/* The same, with the reason's code in *code when it fails: ENG_EUNKNOWN_BOT,
+ * ENG_EBAD_BOT_SPEC, or ENG_ENOMEM (the search's memory could not be had). */
+bot *bot_create_code(const char *spec, const eng_game *g, uint64_t seed, int *code, char *err,
+                     size_t errcap);
 /* Check a spec without keeping the bot. Returns 0 or ENG_EUNKNOWN_BOT /
  * ENG_EBAD_BOT_SPEC with the reason in err. Making the bot reads the files
  * its BOT_FILE options name: see bot_spec_reads_file first

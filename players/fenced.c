@@ -7,9 +7,9 @@
  * with MSG_NOSIGNAL: a program that died early costs no SIGPIPE), its
  * standard output a pipe, standard error the caller's, every other
  * descriptor closed (closefrom), every signal at its default and none
- * blocked (a crash ends it whatever handler the caller has). RLIMIT_CPU is
- * set on it (prlimit) before a byte of input goes, so its work is limited
- * from its first instruction. The caller reads the answer as it comes (an
+ * blocked (a crash ends it whatever handler the caller has). RLIMIT_CPU and
+ * RLIMIT_AS are set on it (prlimit) before a byte of input goes, so its
+ * work is limited from the input's first byte. The caller reads the answer as it comes (an
  * answer longer than a pipe's buffer never blocks the program), watching
  * the wall limit and the stop flag every FENCED_POLL_MS, then reaps the
  * program and says what ended it when it did not answer.
@@ -57,8 +57,10 @@
 
 #if defined(__SANITIZE_ADDRESS__)
 #define FENCED_STDERR 1 /* ASan's and UBSan's reports */
+#define FENCED_MEM    0 /* its shadow memory is terabytes of address space: no RLIMIT_AS */
 #else
 #define FENCED_STDERR 0
+#define FENCED_MEM    1
 #endif
 
 #define FENCED_POLL_MS 100 /* how soon a raised stop or the wall limit is seen */
@@ -260,11 +262,17 @@ int fenced_run(const char *const argv[], const char *in, size_t inlen, const fen
         return rc;
     if (lim->cpu_s) {
         struct rlimit r = {lim->cpu_s, lim->cpu_s + 1};
-        if (prlimit(pid, RLIMIT_CPU, &r, NULL) != 0) {
-            rc = eng_seterr(why, cap, ENG_EINTERNAL, "prlimit: %s", strerror(errno));
-            kill(pid, SIGKILL);
-        }
+        if (prlimit(pid, RLIMIT_CPU, &r, NULL) != 0)
+            rc = eng_seterr(why, cap, ENG_EINTERNAL, "prlimit (CPU): %s", strerror(errno));
     }
+    if (lim->mem_mb && FENCED_MEM && !rc) {
+        rlim_t b = (rlim_t)lim->mem_mb << 20;
+        struct rlimit r = {b, b};
+        if (prlimit(pid, RLIMIT_AS, &r, NULL) != 0)
+            rc = eng_seterr(why, cap, ENG_EINTERNAL, "prlimit (memory): %s", strerror(errno));
+    }
+    if (rc)
+        kill(pid, SIGKILL); /* not run without its limits */
 
     textbuf got = TEXTBUF_INIT;
     enum { READING, STOPPED, WALL, TOO_LONG, BROKEN } how = rc ? BROKEN : READING;

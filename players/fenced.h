@@ -10,7 +10,8 @@
  * (fenced_read_input), then fences itself (fenced_enter): from there a
  * seccomp filter lets it compute and write its answer and nothing else —
  * no file, no socket, no new process, no descriptor but its answer's, no
- * memory made executable — under a CPU-time limit the caller set; it
+ * memory made executable — under the CPU-time and memory limits the
+ * caller set; it
  * answers with fenced_answer. A crash, an abort, a runaway loop or a
  * hostile input ends that process and comes back to the caller as a
  * reason; the caller's process goes on (a server keeps its matches and
@@ -34,6 +35,9 @@
 typedef struct fenced_limits {
     unsigned cpu_s;          /* the program's CPU seconds (RLIMIT_CPU); 0: none */
     unsigned wall_s;         /* then it is killed (one stuck without spending CPU); 0: none */
+    unsigned mem_mb;         /* its address space (RLIMIT_AS), MiB: past it an allocation fails;
+                              * 0: none. Not set in AddressSanitizer builds, whose shadow
+                              * memory alone is terabytes of address space */
     size_t max_out;          /* the longest answer taken; a longer one is refused */
     const atomic_bool *stop; /* raised: the program is killed, ENG_ESHUTTING_DOWN (NULL: never) */
 } fenced_limits;

@@ -104,10 +104,21 @@ static void test_crash(void)
         *nowhere = 1;
     }
 }
+/* TESSERA_TEST_ANALYZE_MEM_MB=N: the fenced process's memory, lower. */
+static unsigned test_mem_mb(void)
+{
+    const char *v = getenv("TESSERA_TEST_ANALYZE_MEM_MB");
+    long n = v ? atol(v) : 0;
+    return n > 0 && n < SRV_ANALYZE_MEM_MB ? (unsigned)n : SRV_ANALYZE_MEM_MB;
+}
 #else
 static int64_t test_sims(void)
 {
     return 0;
+}
+static unsigned test_mem_mb(void)
+{
+    return SRV_ANALYZE_MEM_MB;
 }
 static void test_hold(const atomic_bool *stop)
 {
@@ -251,13 +262,17 @@ static void work(void *arg)
     const char *argv[] = {"/proc/self/exe", SRV_FENCED_ANALYSIS, sims, NULL};
     fenced_limits lim = {.cpu_s = SRV_ANALYZE_CPU_S,
                          .wall_s = SRV_ANALYZE_WALL_S,
+                         .mem_mb = test_mem_mb(),
                          .max_out = SRV_ANALYZE_MAX_REPORT,
                          .stop = &j->stop};
-    char why[sizeof j->reason - 32]; /* room for the words before it */
+    char why[sizeof j->reason - 48]; /* room for the words before it */
     j->rc = fenced_run(argv, rec, strlen(rec), &lim, &j->text, NULL, why, sizeof why);
     free(rec);
     if (j->rc == ENG_EINTERNAL) /* what ended it */
         snprintf(j->reason, sizeof j->reason, "the analysis failed: %s", why);
+    else if (j->rc == ENG_ENOMEM)
+        snprintf(j->reason, sizeof j->reason, "the analysis ran out of its %u MiB: %s", lim.mem_mb,
+                 why);
     else if (j->rc)
         snprintf(j->reason, sizeof j->reason, "%s", why);
 }

@@ -145,6 +145,12 @@
 #define SRV_ANALYZE_CPU_S      300
 #define SRV_ANALYZE_WALL_S     1800
 #define SRV_ANALYZE_MAX_REPORT (4u << 20)
+/* ... and its address space, MiB: the analysis's two searches reserve
+ * 256 MiB each (bots' mem=, the default), the program ~25 MiB — measured
+ * 536 MiB at its peak — so twice that leaves room and no more; two jobs at
+ * once hold at most 2 GiB. (Not in ASan builds: fenced.h. Test hook
+ * TESSERA_TEST_ANALYZE_MEM_MB lowers it.) */
+#define SRV_ANALYZE_MEM_MB 1024
 
 /* While another process holds the database's write lock (an operator's
  * sqlite3 shell, a backup tool that writes), a write of the journal waits

@@ -716,6 +716,10 @@ static void expect_bad(const eng_game *g, const char *spec, int code, const char
         fail_msg("%s: bot_create accepted '%s'", g->name, spec);
     assert_string_equal(err, err2);
     assert_null(bot_create(spec, g, 1, NULL, 0)); /* no message buffer: still refused */
+    /* bot_create_code: the same code */
+    int got = 0;
+    assert_null(bot_create_code(spec, g, 1, &got, err2, sizeof err2));
+    assert_int_equal(got, code);
 }
 
 /* Values that option p must refuse, written to bad[]; returns their number. */

@@ -104,6 +104,18 @@ static int child(const char *work, const char *arg)
             free(i % 2 ? p : NULL);
         }
         tb_puts(&out, "allocated");
+    } else if (strcmp(work, "hog") == 0) { /* up to 1 GiB, every page touched, kept */
+        int mb = 0;
+        for (; mb < 1024; mb += 16) {
+            char *p = malloc(16 << 20);
+            if (!p) {
+                char t[64];
+                int n = snprintf(t, sizeof t, "no memory after %d MiB", mb);
+                fenced_answer(ENG_ENOMEM, t, (size_t)n);
+            }
+            memset(p, 1, 16 << 20);
+        }
+        tb_puts(&out, "allocated 1 GiB");
     }
     fenced_answer(out.failed ? ENG_ENOMEM : 0, out.p ? out.p : "", out.len);
 }
@@ -245,6 +257,17 @@ static void test_limits(void **state)
     assert_int_equal(run("echo", NULL, in, sizeof in, &small, NULL, NULL, why, sizeof why),
                      ENG_EINTERNAL);
     assert_string_equal(why, "the fenced process's answer passed 1000 bytes");
+    /* its address space: an allocation past it fails, and the program says so */
+    if (sanitized) {
+        print_message("no memory limit in an ASan build (fenced.h): not tried\n");
+        return;
+    }
+    fenced_limits mem = plain;
+    mem.mem_mb = 256;
+    assert_int_equal(run_why("hog", NULL, &mem, why, sizeof why), ENG_ENOMEM);
+    int got = -1;
+    assert_int_equal(sscanf(why, "no memory after %d MiB", &got), 1);
+    assert_true(got >= 64 && got < 256); /* what the program itself takes comes first */
 }
 
 static int count_fds(void)

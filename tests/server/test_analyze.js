@@ -18,7 +18,9 @@
  * match and record, and a record past the message limit are refused. A
  * crash in the analysis (TESSERA_TEST_ANALYZE_CRASH) ends its fenced
  * process: the viewer gets `internal_error` with what ended it, and the server,
- * its connection and its matches go on.
+ * its connection and its matches go on. Past its memory limit
+ * (TESSERA_TEST_ANALYZE_MEM_MB lowers it) the analysis ends with
+ * `out_of_memory` and says the limit.
  */
 const test = require('node:test');
 const assert = require('node:assert/strict');
@@ -199,6 +201,28 @@ test('analyze: a crash in the analysis ends its fenced process, not the server',
   const r3 = await a.request({ id: 'c3', type: 'analyze', match: made.match }, null, 60000 * SLOW);
   assert.ok(isError(r3, 'internal_error', 'c3'), JSON.stringify(r3));
   assert.equal(srv.events('analysed').filter((l) => l.match === made.match).length, 2);
+});
+
+test('analyze: the fenced process has its memory limit; past it, out_of_memory and the server goes on', async (t) => {
+  /* no address-space limit in an ASan build (players/fenced.h) */
+  if (process.env.TESSERA_SANITIZED === '1') { t.skip('no memory limit under ASan'); return; }
+  /* TESSERA_TEST_ANALYZE_MEM_MB: 200 MiB, less than the two searches' 256 MiB each */
+  const srv = await Server.start({ tag: 'analyze-mem',
+    env: { TESSERA_TEST_ANALYZE_SIMS: '20', TESSERA_TEST_ANALYZE_MEM_MB: '200' } });
+  t.after(() => srv.cleanup());
+  const a = await Client.connect(srv.url, { name: 'mem-viewer' });
+  const made = await a.request({ type: 'create_match', game: 'dodgem', seats: [{ bot: 'random' }, { bot: 'random' }] },
+    'match_created');
+  await waitFinished(a, made.match);
+  const r = await a.request({ id: 'm1', type: 'analyze', match: made.match }, null, 60000 * SLOW);
+  assert.ok(isError(r, 'out_of_memory', 'm1'), JSON.stringify(r));
+  assert.equal(r.message, 'the analysis ran out of its 200 MiB: mcts: out of memory for a 256 MiB search');
+  const line = await srv.waitLog((l) => l.event === 'analysed' && l.match === made.match);
+  assert.equal(line.code, 'out_of_memory');
+  /* the server goes on */
+  const other = await a.request({ type: 'create_match', game: 'dodgem', seats: [{ bot: 'random' }, { bot: 'random' }] },
+    'match_created');
+  await waitFinished(a, other.match);
 });
 
 test('analyze: a record the client sends (three seats); bad records refused as replay refuses them', async (t) => {
