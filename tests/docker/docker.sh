@@ -8,12 +8,15 @@
 #     the demo match is listed, a match of two open seats is created and played to its end by
 #     two `tessera bot` processes, and a match seating the server's bots is refused without the
 #     admin token (the container is not loopback: [create] bots = auto means admin);
+#   - the finished match is analysed (`analyze`, tests/docker/analyze.js): the fenced process
+#     works inside the container, and the report is then served from the journal;
 #   - the admin token is in the volume, the journal too: after a restart of the container the
 #     finished match is still listed;
 #   - docker/compose.yaml with podman-compose: it builds (from the layers just built), starts the
 #     server with its demo match, its own health check passes (and fails while nothing answers
 #     /healthz), the demo match is live, a match is played against it from outside, and it stops.
-# Needs podman and podman-compose (scripts/deps.sh docker), and root for scripts/docker-base.sh
+# Needs podman and podman-compose (scripts/deps.sh docker), node with tests/server's ws, and
+# root for scripts/docker-base.sh
 # when the base image is missing. TESSERA_SKIP_MISSING=1 turns a missing podman into a skip
 # (exit 77), and a missing podman-compose into a skipped compose step.
 # TESSERA_PODMAN overrides the podman command (default: podman --runtime runc).
@@ -49,6 +52,8 @@ die() {
   exit 1
 }
 
+(cd "$src/tests/server" && [ -d node_modules/ws ]) || (cd "$src/tests/server" && npm ci --silent) ||
+  { echo "FAIL: npm ci in tests/server" >&2; exit 1; }
 TESSERA_PODMAN="${podman[*]}" bash "$src/scripts/docker-base.sh" || die "no base image (scripts/docker-base.sh)"
 t0=$(date +%s)
 if ! "${podman[@]}" build --format docker --network host "${limits[@]}" -f "$src/docker/Dockerfile" \
@@ -99,6 +104,9 @@ wait "$b0" || fail "the bot of seat 0 failed: $(tail -n 5 "$tmp/b0")"
 wait "$b1" || fail "the bot of seat 1 failed: $(tail -n 5 "$tmp/b1")"
 "$tessera" matches --url "$url" --status finished --json >"$tmp/fin.json" || fail "tessera matches (finished)"
 grep -q "\"match\":\"$match\"" "$tmp/fin.json" || fail "the match did not finish: $(tail -n 3 "$tmp/b0")"
+# the match analysed by the server in the container (its fenced process: a seccomp
+# filter and rlimits, inside the container's own seccomp profile, as the user tessera)
+node "$src/tests/docker/analyze.js" "$url" "$match" || fail "the analysis of the match in the container"
 # the server's own bots need the admin token here
 "$tessera" create carcassonne --url "$url" --seat random --seat open >"$tmp/bots.out" 2>&1
 rc=$?
