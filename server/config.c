@@ -27,9 +27,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/base.h"
 #include "base/ini.h"
 #include "bots/mcts.h"
-#include "internal.h"
+#include "config.h"
+#include "journal/journal.h"
+#include "limits.h"
 
 struct srv_cfg_str {
     struct srv_cfg_str *next;

@@ -24,7 +24,8 @@
  *   access.h       creation policy, quotas, expiry
  *   tokidx.h       the resume-token index
  *   courses.h      the course_* messages, to the classroom's course service
- *   metrics.c, config.c, server.c: declared here (shared by all)
+ *   config.h       the configuration, srv_config, and what fills it (config.c)
+ *   metrics.c, server.c: declared here (shared by all)
  *
  * The per-move path reads down: net -> handlers -> table -> match ->
  * {journal, agents, match_clock, match_views}; a match tells its table
@@ -53,6 +54,7 @@
 
 #include "bots/bot.h"
 #include "base/base.h"
+#include "config.h"
 #include "engine/eng.h"
 #include "journal/journal.h"
 #include "limits.h"
@@ -61,7 +63,6 @@
 #include "protocol/messages.h"
 #include "protocol/record.h"
 #include "protocol/wire.h"
-#include "server.h"
 
 typedef struct srv srv;
 typedef struct conn conn;
@@ -391,10 +392,6 @@ struct srv {
     char web_root[512];
 };
 
-/* Is name a valid [cluster] instance name? */
-bool srv_instance_valid(const char *name);
-/* Where the configuration says to store: journal.storage, or journal.path. */
-const char *srv_storage_target(const srv_config *cfg);
 
 /* Milliseconds on the loop's monotonic clock (srv_loop_now). */
 static inline uint64_t srv_now(const srv *s)

@@ -28,6 +28,7 @@
 #include "programs.h"
 #include "thinking.h"
 #include "registry.h"
+#include "server.h"
 #include "storage/db.h"
 #include "journal/journal.h"
 #include "tournaments.h"
