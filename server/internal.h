@@ -9,7 +9,8 @@
  *   handlers.h     one function per client message (handlers.c)
  *   conn.h         a connection's output queue, errors, closing (conn.c)
  *   table.h        who sits at and watches each match; the event sink (table.c)
- *   match.h        matches: turns, policies, results; the sink's interface
+ *   match.h        matches: turns, policies, results
+ *   sink.h         the event sink's interface: what a match tells its table
  *                  (match.c; created and restored in match_create.c)
  *   match_views.h  a match as JSON and message text (match_views.c)
  *   match_clock.h  clocks and timeout policies (their code: match.c)
@@ -29,7 +30,7 @@
  *
  * The per-move path reads down: net -> handlers -> table -> match ->
  * {journal, agents, match_clock, match_views}; a match tells its table
- * through the sink (match.h), never by calling a connection.
+ * through the sink (sink.h), never by calling a connection.
  *
  * Threads: everything here runs on the loop thread except the body of an
  * agent's search (agents.c), which works on its own copies and hands its
@@ -332,7 +333,7 @@ struct srv {
     match *matches;
     match *clock_held;                /* matches whose your_turn waited for the journal
                                          (match.c): a release walks these, not every match */
-    const struct match_sink *sink;    /* who hears the matches' events (match.h): the
+    const struct match_sink *sink;    /* who hears the matches' events (sink.h): the
                                          table's, from net_start on; NULL: no one */
     int nlive;                        /* waiting + live */
     int nfinished;                    /* finished matches held in memory */

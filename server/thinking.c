@@ -32,10 +32,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "match.h"
 #include "protocol/info.h"
 #include "protocol/infotext.h"
 #include "protocol/jsontext.h"
+#include "sink.h"
 #include "thinking.h"
 
 #define THINK_RECORD_CANDIDATES 3 /* a record's line: the top 3 and their shares */
