@@ -68,7 +68,7 @@ static void expr_copy(tgp_expr *dst, const tgp_expr *src)
 }
 
 /* The spec of the evolving players. */
-static int player_spec(const evo_params *p, char *buf, size_t cap)
+static int evo_player_spec(const evo_params *p, char *buf, size_t cap)
 {
     return snprintf(buf, cap, "evomcts:sims=%d,pbf=%d,mem=%d%s%s", p->sims, p->pbf, EVO_BOT_MEM_MB,
                     p->extra[0] ? "," : "", p->extra);
@@ -105,7 +105,7 @@ static int check_params(const eng_game *g, const eng_rules *rules, const evo_par
                           "the players' options may not set eval, sims or pbf (they are "
                           "parameters of the run)");
     char spec[BOT_SPEC_MAX + 64], why[256];
-    int n = player_spec(p, spec, sizeof spec);
+    int n = evo_player_spec(p, spec, sizeof spec);
     if (n < 0 || n >= BOT_SPEC_MAX)
         return eng_seterr(err, cap, ENG_EINVAL, "the players' options are too long");
     if (bot_check_spec(spec, g, why, sizeof why) != 0)
@@ -370,7 +370,7 @@ static void *worker(void *arg)
     job *jb = arg;
     evo_run *r = jb->r;
     char spec[BOT_SPEC_MAX], why[256] = "";
-    player_spec(&r->p, spec, sizeof spec);
+    evo_player_spec(&r->p, spec, sizeof spec);
     bot *bots[2] = {NULL, NULL};
     void *st = malloc(r->g->state_size);
     for (int s = 0; s < 2; s++)

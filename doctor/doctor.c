@@ -5,7 +5,7 @@
  * output), special positions joined with player_resume, and a line of
  * findings per check with a hint a student can act on.
  */
-#include "internal.h"
+#include "doctor/internal.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -11,7 +11,7 @@
  * What the doctor sees is what a spectator sees: the result, the updates,
  * and which turns the server had to play for the seat.
  */
-#include "internal.h"
+#include "doctor/internal.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -11,7 +11,7 @@
  * Carcassonne's seat with no meeple left, reached by a playout that puts a
  * meeple down whenever it may.
  */
-#include "internal.h"
+#include "doctor/internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
