@@ -185,6 +185,21 @@ _Noreturn void fenced_answer(int code, const char *text, size_t len)
 
 /* ---- the caller ------------------------------------------------------------------------- */
 
+const char *fenced_self(char *path, size_t cap)
+{
+    assert(path && cap);
+    static const char self[] = "/proc/self/exe", gone[] = " (deleted)";
+    ssize_t n = readlink(self, path, cap - 1);
+    size_t g = sizeof gone - 1;
+    if (n <= 0 || (size_t)n >= cap - 1 || path[0] != '/' ||
+        ((size_t)n >= g && memcmp(path + n - g, gone, g) == 0)) {
+        snprintf(path, cap, "%s", self);
+        return path;
+    }
+    path[n] = 0;
+    return path;
+}
+
 /* What ended a program that did not answer, from its status. */
 static int ended(int status, const fenced_limits *lim, char *why, size_t cap)
 {

@@ -4,7 +4,7 @@
  * analysis/).
  *
  * The caller (fenced_run, on a worker thread) starts a program of ours —
- * in practice its own binary, /proc/self/exe, with a command for the
+ * in practice its own binary (fenced_self), with a command for the
  * work — hands it the input on its standard input and reads the answer
  * from its standard output. The program reads its input whole
  * (fenced_read_input), then fences itself (fenced_enter): from there a
@@ -43,6 +43,14 @@ typedef struct fenced_limits {
 } fenced_limits;
 
 /* ---- the caller ------------------------------------------------------------------------- */
+
+/* The running program's own file, to start it again as argv[0]: what
+ * /proc/self/exe links to (under valgrind, the program's, where execing
+ * /proc/self/exe would start valgrind's tool alone), or /proc/self/exe
+ * itself when that file was replaced or removed since it started (an
+ * upgrade in place: the link still starts this binary, the path the new
+ * one). Written into path (cap bytes); returns path. */
+const char *fenced_self(char *path, size_t cap);
 
 /* Run argv (argv[0] a path; NULL-terminated) with in[0..inlen) as its
  * standard input, no other descriptor but standard error, every signal at

@@ -259,7 +259,8 @@ static void work(void *arg)
     }
     char sims[24];
     snprintf(sims, sizeof sims, "%lld", (long long)test_sims());
-    const char *argv[] = {"/proc/self/exe", SRV_FENCED_ANALYSIS, sims, NULL};
+    char self[4096];
+    const char *argv[] = {fenced_self(self, sizeof self), SRV_FENCED_ANALYSIS, sims, NULL};
     fenced_limits lim = {.cpu_s = SRV_ANALYZE_CPU_S,
                          .wall_s = SRV_ANALYZE_WALL_S,
                          .mem_mb = test_mem_mb(),
