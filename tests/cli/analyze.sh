@@ -104,4 +104,14 @@ run bad-sims 2 analyze "$rev" --sims 0
 run bad-option 2 analyze "$rev" --frobnicate
 run out-not-dir 1 analyze "$rev" --sims 20 --out "$rev/x"
 
+# no memory for the search (its address space held at 200 MiB, less than a search's 256):
+# a failure (1, out_of_memory), not a bad spec. Not under ASan: its shadow needs terabytes
+if [ "${TESSERA_SANITIZED:-}" != 1 ] && command -v prlimit >/dev/null; then
+    prlimit --as=$((200 << 20)) "$tessera" analyze "$rev" --sims 20 >"$tmp/out" 2>"$tmp/err"
+    got=$?
+    [ "$got" -eq 1 ] || fail "no memory: exit $got, want 1 ($(head -c 300 "$tmp/err"))"
+    grep -q 'out of memory for a 256 MiB search (out_of_memory)$' "$tmp/err" ||
+        fail "no memory: $(cat "$tmp/err")"
+fi
+
 finish analyze.sh
