@@ -3,16 +3,18 @@
  *
  * The caller starts the program with posix_spawn (a vfork-like clone: safe
  * from a thread of a threaded process, nothing of the caller's runs in the
- * child): its standard input one end of a socket pair (the caller sends
- * with MSG_NOSIGNAL: a program that died early costs no SIGPIPE), its
- * standard output a pipe, standard error the caller's, every other
- * descriptor closed (closefrom), every signal at its default and none
- * blocked (a crash ends it whatever handler the caller has). RLIMIT_CPU and
- * RLIMIT_AS are set on it (prlimit) before a byte of input goes, so its
- * work is limited from the input's first byte. The caller reads the answer as it comes (an
- * answer longer than a pipe's buffer never blocks the program), watching
- * the wall limit and the stop flag every FENCED_POLL_MS, then reaps the
- * program and says what ended it when it did not answer.
+ * child), with only the few variables of the caller's environment that a
+ * program of ours needs to start (fenced.h). Its standard input is one end
+ * of a socket pair (the caller sends with MSG_NOSIGNAL: a program that died
+ * early costs no SIGPIPE), its standard output a pipe, standard error the
+ * caller's; every other descriptor is closed (closefrom), every signal at
+ * its default and none blocked (a crash ends it whatever handler the caller
+ * has). RLIMIT_CPU and RLIMIT_AS are set on it (prlimit) before a byte of
+ * input goes, so its work is limited from the input's first byte. The
+ * caller reads the answer as it comes (an answer longer than a pipe's
+ * buffer never blocks the program), watching the wall limit and the stop
+ * flag every FENCED_POLL_MS, then reaps the program and says what ended it
+ * when it did not answer.
  *
  * The program, once it has read its input, fences itself:
  * PR_SET_PDEATHSIG (it dies with its caller), then the filter — an allow
@@ -220,16 +222,40 @@ static int ended(int status, const fenced_limits *lim, char *why, size_t cap)
     return eng_seterr(why, cap, ENG_EINTERNAL, "the fenced process ended without an answer");
 }
 
-/* Start argv: *pid, *to (its input, ours to send on) and *from (its answer). */
-static int start(const char *const argv[], pid_t *pid, int *to, int *from, char *why, size_t cap)
+/* Does the caller's variable kv (NAME=VALUE) go to the program? */
+static bool kept_var(const char *kv, const char *prefix)
 {
+    static const char *const every[] = {
+        "LD_LIBRARY_PATH=", "ASAN_OPTIONS=", "UBSAN_OPTIONS=", "LSAN_OPTIONS="};
+    for (size_t i = 0; i < sizeof every / sizeof every[0]; i++)
+        if (strncmp(kv, every[i], strlen(every[i])) == 0)
+            return true;
+    return prefix && *prefix && strncmp(kv, prefix, strlen(prefix)) == 0;
+}
+
+/* Start argv: *pid, *to (its input, ours to send on) and *from (its answer). */
+static int start(const char *const argv[], const char *env_prefix, pid_t *pid, int *to, int *from,
+                 char *why, size_t cap)
+{
+    size_t n = 0, k = 0;
+    while (environ && environ[n])
+        n++;
+    char **envp = calloc(n + 1, sizeof *envp); /* the caller's strings, borrowed */
+    if (!envp)
+        return eng_seterr(why, cap, ENG_ENOMEM, "out of memory");
+    for (size_t i = 0; i < n; i++)
+        if (kept_var(environ[i], env_prefix))
+            envp[k++] = environ[i];
     int sv[2], p[2];
-    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
+        free(envp);
         return eng_seterr(why, cap, ENG_EINTERNAL, "socketpair: %s", strerror(errno));
+    }
     if (pipe2(p, O_CLOEXEC) != 0) {
         int e = errno;
         close(sv[0]);
         close(sv[1]);
+        free(envp);
         return eng_seterr(why, cap, ENG_EINTERNAL, "pipe: %s", strerror(e));
     }
     posix_spawn_file_actions_t fa;
@@ -246,7 +272,8 @@ static int start(const char *const argv[], pid_t *pid, int *to, int *from, char 
     posix_spawnattr_setsigdefault(&at, &all);
     posix_spawnattr_setsigmask(&at, &none);
     posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
-    int rc = posix_spawn(pid, argv[0], &fa, &at, (char *const *)argv, environ);
+    int rc = posix_spawn(pid, argv[0], &fa, &at, (char *const *)argv, envp);
+    free(envp);
     posix_spawn_file_actions_destroy(&fa);
     posix_spawnattr_destroy(&at);
     close(sv[1]);
@@ -272,7 +299,7 @@ int fenced_run(const char *const argv[], const char *in, size_t inlen, const fen
     why[0] = 0;
     pid_t pid = 0;
     int to = -1, from = -1;
-    int rc = start(argv, &pid, &to, &from, why, cap);
+    int rc = start(argv, lim->env_prefix, &pid, &to, &from, why, cap);
     if (rc)
         return rc;
     if (lim->cpu_s) {

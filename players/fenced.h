@@ -40,6 +40,8 @@ typedef struct fenced_limits {
                               * memory alone is terabytes of address space */
     size_t max_out;          /* the longest answer taken; a longer one is refused */
     const atomic_bool *stop; /* raised: the program is killed, ENG_ESHUTTING_DOWN (NULL: never) */
+    const char *env_prefix;  /* the caller's variables it keeps besides the few of every
+                              * program (fenced_run): those whose names begin so (NULL: none) */
 } fenced_limits;
 
 /* ---- the caller ------------------------------------------------------------------------- */
@@ -54,7 +56,11 @@ const char *fenced_self(char *path, size_t cap);
 
 /* Run argv (argv[0] a path; NULL-terminated) with in[0..inlen) as its
  * standard input, no other descriptor but standard error, every signal at
- * its default, and wait for its answer. Returns the program's code (its
+ * its default, an environment of the caller's LD_LIBRARY_PATH and
+ * sanitizer options (ASAN_OPTIONS, UBSAN_OPTIONS, LSAN_OPTIONS) and those
+ * lim->env_prefix names, nothing else (a server's database password or
+ * tokens in its environment are not the program's to read), and wait for
+ * its answer. Returns the program's code (its
  * fenced_answer), with *out its answer (owned, NUL-terminated; *len its
  * bytes) when 0 and why its reason otherwise; ENG_EINTERNAL when it did not
  * answer — why says what ended it (a signal, the CPU or wall limit, a

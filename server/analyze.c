@@ -265,6 +265,7 @@ static void work(void *arg)
                          .wall_s = SRV_ANALYZE_WALL_S,
                          .mem_mb = test_mem_mb(),
                          .max_out = SRV_ANALYZE_MAX_REPORT,
+                         .env_prefix = "TESSERA_TEST_", /* its test hooks (limits.h) */
                          .stop = &j->stop};
     char why[sizeof j->reason - 48]; /* room for the words before it */
     j->rc = fenced_run(argv, rec, strlen(rec), &lim, &j->text, NULL, why, sizeof why);

@@ -110,6 +110,12 @@ static int child(const char *work, const char *arg)
             free(i % 2 ? p : NULL);
         }
         tb_puts(&out, "allocated");
+    } else if (strcmp(work, "env") == 0) { /* its environment, a variable a line */
+        extern char **environ;
+        for (char **e = environ; e && *e; e++) {
+            tb_puts(&out, *e);
+            tb_put(&out, "\n", 1);
+        }
     } else if (strcmp(work, "self-gone") == 0) {
         tb_puts(&out, gone);
     } else if (strcmp(work, "hog") == 0) { /* up to 1 GiB, every page touched, kept */
@@ -280,6 +286,36 @@ static void test_limits(void **state)
     assert_true(got >= 64 && got < 256); /* what the program itself takes comes first */
 }
 
+/* The program's environment: the caller's few that every program gets
+ * (the sanitizers' options, LD_LIBRARY_PATH) and those of the prefix asked
+ * for; nothing else (a server's PGPASSWORD, its PATH, HOME). */
+static void test_environment(void **state)
+{
+    (void)state;
+    char why[512], *out = NULL;
+    setenv("PGPASSWORD", "s3cret", 1);
+    setenv("TESSERA_TEST_FENCED_KEPT", "yes", 1);
+    setenv("ASAN_OPTIONS", getenv("ASAN_OPTIONS") ? getenv("ASAN_OPTIONS") : "", 1);
+    fenced_limits lim = plain;
+    lim.env_prefix = "TESSERA_TEST_";
+    assert_int_equal(run("env", NULL, NULL, 0, &lim, &out, NULL, why, sizeof why), 0);
+    print_message("the program's environment:\n%s", out);
+    assert_non_null(strstr(out, "TESSERA_TEST_FENCED_KEPT=yes\n"));
+    assert_non_null(strstr(out, "ASAN_OPTIONS="));
+    assert_null(strstr(out, "PGPASSWORD"));
+    assert_null(strstr(out, "s3cret"));
+    assert_false(strncmp(out, "PATH=", 5) == 0 || strstr(out, "\nPATH="));
+    assert_false(strncmp(out, "HOME=", 5) == 0 || strstr(out, "\nHOME="));
+    free(out);
+    /* without a prefix: the few alone */
+    assert_int_equal(run("env", NULL, NULL, 0, &plain, &out, NULL, why, sizeof why), 0);
+    assert_null(strstr(out, "TESSERA_TEST_FENCED_KEPT"));
+    assert_null(strstr(out, "PGPASSWORD"));
+    free(out);
+    unsetenv("PGPASSWORD");
+    unsetenv("TESSERA_TEST_FENCED_KEPT");
+}
+
 /* fenced_self: the binary's own path (valgrind's /proc/self/exe would be
  * its tool); /proc/self/exe once that file is gone (still this binary). */
 static void test_self(void **state)
@@ -354,6 +390,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_answers),      cmocka_unit_test(test_crashes),
         cmocka_unit_test(test_fence),        cmocka_unit_test(test_limits),
         cmocka_unit_test(test_nothing_left), cmocka_unit_test(test_self),
+        cmocka_unit_test(test_environment),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     atomic_store(&busy_stop, true);
