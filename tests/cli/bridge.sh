@@ -35,6 +35,8 @@ case_name=$4
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/tessera-bridge.XXXXXX")
 fails=0
 pids=()
+slow=1
+[ "${TESSERA_SANITIZED:-}" = 1 ] && slow=3
 
 cleanup() {
     for p in "${pids[@]}"; do
@@ -67,7 +69,7 @@ start_server() {
         --log-level info >>"$tmp/server.out" 2>>"$tmp/server.log" &
     server_pid=$!
     pids+=("$server_pid")
-    for _ in $(seq 100); do
+    for _ in $(seq $((300 * slow))); do # 15 s (x3 under the sanitizers): a loaded machine
         [ -s "$tmp/port" ] && break
         sleep 0.05
     done

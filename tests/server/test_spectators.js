@@ -11,7 +11,7 @@
  */
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const { Server, Client, createMatch, join, playUntilOver, rng, randomMove, leaks } = require('./lib');
+const { Server, Client, createMatch, join, playUntilOver, rng, randomMove, leaks, SLOW } = require('./lib');
 
 const sum = (bag) => Object.values(bag).reduce((a, b) => a + b, 0);
 
@@ -149,7 +149,7 @@ test('the tile model of list_games agrees with the board', async (t) => {
   const feature = (tile, j) => kind(tiles[tile.tile].ports[(((j - 3 * tile.rot) % 12) + 12) % 12]);
   const { match } = await createMatch(c, [{ bot: 'random' }, { bot: 'random' }]);
   await c.request({ type: 'spectate', match }, 'spectating');
-  await c.expect('game_over');
+  await c.expect('game_over', 30000 * SLOW);
   const board = (await c.request({ type: 'spectate', match }, 'spectating')).state.board;
   assert.equal(board.length + (await c.request({ type: 'spectate', match })).state.discards, 72);
   const at = new Map(board.map((b) => [b.x + ',' + b.y, b]));

@@ -224,7 +224,10 @@ test('the record\'s lines are journaled with the moves: kept across a kill -9 an
 
   const check = (turns) => {
     const mine = turns.filter((x) => x.player === 1);
-    assert.ok(mine.length >= 20 && turns.some((x, i) => x.player === 1 && i + 1 < 20), 'turns on both sides');
+    /* seat 1 stopped at its first turn from 20 on and played it after the restart
+     * (how many turns it has depends on the random seat: 13-19 in ~1% of games) */
+    assert.ok(mine.some((x) => turns.indexOf(x) + 1 >= 20) && mine.some((x) => turns.indexOf(x) + 1 < 20),
+      'turns on both sides');
     turns.forEach((x, i) => {
       if (x.player !== 1) {
         assert.equal(x.info, undefined, 'the random bot sent no line');

@@ -63,7 +63,7 @@ test('remote seat: think_ms as reported, wait_ms measured; bots: search time; po
     }
     c.send(mv);
   }
-  assert.ok(skipped > 0 && sent.size > 10, `turns sent: ${sent.size}`);
+  assert.ok(skipped > 0 && sent.size > 5, `turns sent: ${sent.size}`);
 
   const rec = await record(c, match);
   let botTurns = 0;
@@ -84,7 +84,7 @@ test('remote seat: think_ms as reported, wait_ms measured; bots: search time; po
       assert.ok(turn.wait_ms + 1 >= turn.think_ms, `bot turn ${n}: ${JSON.stringify(turn)}`);
     }
   });
-  assert.ok(botTurns > 10);
+  assert.ok(botTurns > 5, `bot turns: ${botTurns}`);
   /* the replay of the match shows the same turns */
   const rp = await c.request({ type: 'replay', match }, 'replayed');
   assert.deepEqual(rp.turns.map((x) => x.record), rec.turns);

@@ -460,7 +460,7 @@ test('a dropped connection shows the trouble and resynchronises', withShots(asyn
   const {match} = await createMatch('carcassonne', [{bot: 'mcts:ms=150'}, {bot: 'heuristic'}]);
   const f = await follow(match);
   const p = await page(`${server.url}#/watch/${match}`);
-  await waitFor(async () => (await boardSnapshot(p.page)).synced >= 2, 'a few turns');
+  await waitFor(async () => (await boardSnapshot(p.page)).synced >= 2, 'a few turns', 30000);
   /* every banner the page shows, in order: the "reconnected" one stays 2.5 s, which a
    * loaded machine can let pass between two reads of the page (it did) */
   await p.page.evaluate(() => {
@@ -497,12 +497,14 @@ test('a dropped connection shows the trouble and resynchronises', withShots(asyn
   const created = await c2.request({type: 'create_match', game: 'carcassonne', seats: [{bot: 'mcts:ms=300'}, {bot: 'heuristic'}]});
   c2.close();
   const q = await page(`${s2.url}#/watch/${created.match}`);
-  await waitFor(async () => (await boardSnapshot(q.page)).synced >= 2, 'a few turns');
+  await waitFor(async () => (await boardSnapshot(q.page)).synced >= 2, 'a few turns', 30000);
   await s2.stop('SIGTERM');
   await q.page.locator('#banner[data-kind="down"]').waitFor({timeout: 20000 * lib.SLOW});
   await waitFor(async () => /offline/.test(await q.page.locator('#conn').innerText()), 'the offline mark');
   const before = await boardSnapshot(q.page);
-  assert.ok(before.tiles.length >= 3, 'the board stays while offline');
+  /* the start tile and at least one more (a tile that fits nowhere is drawn
+   * again, so two synced turns may have placed only one) */
+  assert.ok(before.tiles.length >= 2, 'the board stays while offline');
   await shot(q, 'server-down.png');
   s2 = await startServer({bin: BIN, web: WEB, dir, port: s2.port, db: s2.db});
   await q.page.locator('body[data-conn="open"]').waitFor({timeout: 20000 * lib.SLOW});
@@ -521,7 +523,9 @@ test('a dropped connection shows the trouble and resynchronises', withShots(asyn
 test('a Reversi match is watchable (and playable)', withShots(async () => {
   const {match} = await createMatch('reversi', [{bot: 'random'}, {bot: 'random'}]);
   const f = await follow(match);
-  await waitFor(() => f.over, 'the game to end', 10000).catch(() => {});
+  /* the page is compared with the finished game's state below: a game still
+   * going would fail that comparison, not this wait */
+  await waitFor(() => f.over, 'the game to end', 30000);
   f.close();
   const spec = await wsClient(server.port);
   const view = await spec.request({type: 'spectate', match});
