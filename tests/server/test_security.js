@@ -14,7 +14,7 @@ const test = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
-const { Client, ROOT, isError, sleep, startAdmin } = require('./lib');
+const { Client, ROOT, isError, sleep, startAdmin, SLOW } = require('./lib');
 
 const EVAL = path.join(ROOT, 'docs', 'examples', 'evomcts-reversi.txt');
 
@@ -69,8 +69,8 @@ test('file-reading bot options need the admin token; the refusal tells nothing o
   /* the admin may: the evaluation is read, the match is played */
   const ok = await create(c, `evomcts:sims=20,eval=${EVAL}`, { admin_token: srv.adminToken });
   assert.equal(ok.type, 'match_created', JSON.stringify(ok));
-  await c.request({ type: 'spectate', match: ok.match }, 'spectating');
-  const over = await c.expect('game_over', 60000);
+  const view = await c.request({ type: 'spectate', match: ok.match }, 'spectating');
+  const over = view.result ? { result: view.result } : await c.expect('game_over', 60000 * SLOW);
   assert.equal(over.result.reason, 'normal');
   const missing = await create(c, 'evomcts:eval=/no/such/file', { admin_token: srv.adminToken });
   assert.ok(isError(missing, 'bad_bot_spec', missing.id), JSON.stringify(missing));
