@@ -47,6 +47,12 @@ const USAGE = `usage: node bench/load.js --tessera PATH [options]
   --timeout-matches K     extra matches where one seat never answers        [0]
   --timeout-move-ms MS    move_ms (and first_move_ms) of those matches      [200]
   --duration-s S          stop after S seconds of play even if unfinished   [600]
+  --warmup K              first play K matches the same way, unmeasured: the
+                          figures are then a server's that has been playing
+                          (its journal's WAL grown to its bound and written
+                          again from its start, its heap grown), not one
+                          just started; the overhead's mean is the measured
+                          matches' own, its percentiles include the warm-up [0]
   --workers W             client processes (1: clients run in this process) [1]
   --db-dir DIR            where the throw-away database goes                [os.tmpdir()]
   --server-prefix CMD     run the server under CMD (split on spaces), e.g.
@@ -86,13 +92,14 @@ function parseArgs(argv) {
     json: false, quiet: false, dbDir: os.tmpdir(), serverPrefix: [], fixedDelay: false, protocol: 2,
     serverLog: null,
     durable: false, seatsPerConn: 1, info: 0, infoPaced: false, infoInline: false, watchers: false,
+    warmup: 0,
   };
   const ints = {
     '--matches': ['matches', 1], '--move-delay-ms': ['moveDelayMs', 0], '--move-ms': ['moveMs', 1],
     '--timeout-matches': ['timeoutMatches', 0], '--timeout-move-ms': ['timeoutMoveMs', 1],
     '--duration-s': ['durationS', 1], '--workers': ['workers', 1],
     '--connect-concurrency': ['connectConcurrency', 1], '--protocol': ['protocol', 1],
-    '--seats-per-conn': ['seatsPerConn', 1], '--info': ['info', 0],
+    '--seats-per-conn': ['seatsPerConn', 1], '--info': ['info', 0], '--warmup': ['warmup', 0],
   };
   for (let i = 0; i < argv.length; i++) {
     let a = argv[i], v = null;
@@ -683,6 +690,51 @@ function shardChildMain() {
   process.on('disconnect', () => process.exit(0));
 }
 
+/* ---- the warm-up (--warmup) ----------------------------------------------------------- */
+
+/* Play k matches to the end with the measured run's settings, on a shard of
+ * this process, and close its connections; resolves to its turns, play time
+ * and the server's overhead histogram when it ended (server_stats). */
+async function warmUp(url, cfg, k, timeoutMs) {
+  const sh = localShard();
+  const ev = new EventEmitter();
+  sh.on('message', (m) => ev.emit(m.ev, m));
+  const next = (name) => new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the warm-up: no ${name} within ${timeoutMs} ms`)), timeoutMs);
+    ev.once(name, (m) => { clearTimeout(timer); resolve(m); });
+    ev.once('fatal', (m) => { clearTimeout(timer); reject(new Error(`the warm-up: ${m.error}`)); });
+  });
+  const ready = next('ready');
+  sh.send({ cmd: 'setup', url, matches: Array.from({ length: k }, (_, i) => ({ idx: i, timeout: false })), cfg });
+  await ready;
+  const done = next('normalDone');
+  sh.send({ cmd: 'go' });
+  await done;
+  const res = next('results');
+  sh.send({ cmd: 'collect', serverStats: true });
+  const r = await res;
+  if (r.unfinished) throw new Error(`the warm-up: ${r.unfinished} of ${k} matches unfinished`);
+  if (!r.serverStats) throw new Error('the warm-up: no server_stats reply');
+  const closed = next('closed');
+  sh.send({ cmd: 'close' });
+  await closed;
+  await sleep(1000); /* the server sees the closes before the measured connections open */
+  return { turns: r.turnsNormal, playMs: r.playMs, overhead: r.serverStats.overhead };
+}
+
+/* The stats line's overhead histogram, the warm-up's taken out of its mean
+ * (by the exact sums: mean x count); its percentiles and max are the whole
+ * run's, said so. */
+function overheadAfter(h, before) {
+  const o = { count: h.count, mean: h.mean_us, p50: h.p50_us, p99: h.p99_us, max: h.max_us };
+  if (!before) return o;
+  const n = h.count - before.count;
+  o.count = n;
+  o.mean = n > 0 ? (h.mean_us * h.count - before.mean_us * before.count) / n : 0;
+  o.percentiles_include_warmup = true;
+  return o;
+}
+
 /* ---- the server --------------------------------------------------------------------- */
 
 function startServer(opts, dir, maxConns, fdNeed) {
@@ -856,6 +908,13 @@ async function main() {
       protocol: opts.protocol, seatsPerConn: opts.seatsPerConn, info: opts.info, infoPaced: opts.infoPaced, infoInline: opts.infoInline,
       watchers: opts.watchers,
     };
+    /* --warmup: K matches played to the end first, unmeasured, in this
+     * process; their connections closed before the measured ones open */
+    let warm = null;
+    if (opts.warmup > 0) {
+      warm = await warmUp(url, cfg, opts.warmup, opts.durationS * 1000);
+      log(`warm-up: ${opts.warmup} matches, ${warm.turns} turns in ${fmt(warm.playMs / 1000, 2)} s`);
+    }
     const specs = Array.from({ length: W }, () => []);
     for (let i = 0; i < total; i++) specs[i % W].push({ idx: i, timeout: i >= N });
     const inbox = new EventEmitter();
@@ -1000,7 +1059,8 @@ async function main() {
       server_moves: st ? st.moves : null,
       bytes_received: bytes,
       bytes_per_turn: Object.values(bytes).reduce((a, b) => a + b, 0) / Math.max(1, turnsNormal + turnsTimeout),
-      server_overhead_us: st ? { count: st.overhead.count, mean: st.overhead.mean_us, p50: st.overhead.p50_us, p99: st.overhead.p99_us, max: st.overhead.max_us } : null,
+      server_overhead_us: st ? overheadAfter(st.overhead, warm && warm.overhead) : null,
+      warmup: warm ? { matches: opts.warmup, turns: warm.turns, play_s: warm.playMs / 1000 } : null,
       client_rtt_ms: rtt,
       client_update_to_your_turn_ms: gap,
       timeouts: sum('timeouts'),
@@ -1093,7 +1153,9 @@ function printTable(r) {
    * STAT_BUCKETS); a percentile beyond that reads as the max */
   const hs = (h) => ['p50', 'p99'].map((k) => `${k} ${h[k] === h.max && h.max >= HIST_TOP_US ? `>${HIST_TOP_US}` : h[k]} us`).join(', ') +
     `, max ${h.max} us (n=${h.count})`;
-  row('server overhead/move', o ? hs(o) : '- (no stats line)');
+  row('server overhead/move', o ? `mean ${fmt(o.mean, 2)} us, ` + hs(o) +
+    (o.percentiles_include_warmup ? ' (percentiles and max include the warm-up)' : '') : '- (no stats line)');
+  if (r.warmup) row('warm-up (unmeasured)', `${r.warmup.matches} matches, ${r.warmup.turns} turns in ${fmt(r.warmup.play_s, 2)} s`);
   row('client round trip/move', `p50 ${fmt(r.client_rtt_ms.p50, 2)} ms, p99 ${fmt(r.client_rtt_ms.p99, 2)} ms, ` +
     `max ${fmt(r.client_rtt_ms.max, 2)} ms (n=${r.client_rtt_ms.count})`);
   const gp = r.client_update_to_your_turn_ms;

@@ -28,6 +28,10 @@
 # both, each round runs the two forms ("with" two frames, "inline" one) and
 # the figure without info, the order turning round by round.
 # DELAY is the bots' mean move delay in ms (load.js --move-delay-ms; 0).
+# WARMUP=K first plays K matches on each run's server, unmeasured (load.js
+# --warmup): the figures of a server that has been playing, its journal's
+# WAL written again from its start rather than grown (a fresh file's blocks
+# cost the kernel a zeroing each; bench/README.md, 2026-12-04 night).
 # OUT=DIR keeps each run's load.js JSON there.
 # Defaults: 1000 matches, 60 s, 3 rounds. Needs bench/'s npm packages
 # (npm ci in bench/), or NODE_PATH naming a node_modules with ws.
@@ -38,6 +42,7 @@ secs=${3:-60}
 rounds=${4:-3}
 info=${INFO:-paced}
 delay=${DELAY:-0}
+warmup=${WARMUP:-0}
 base=${BASE:-}
 inline=${INLINE:-0}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -59,7 +64,7 @@ case "$inline" in
 both) kinds="without with inline" ;;
 *) echo "INLINE must be 0, 1 or both" >&2; exit 2 ;;
 esac
-echo "$(date -u +%FT%TZ) load $(cut -d' ' -f1-3 /proc/loadavg): $n matches, ${secs} s, $rounds rounds, INFO=$info DELAY=$delay INLINE=$inline${base:+ BASE=$base}"
+echo "$(date -u +%FT%TZ) load $(cut -d' ' -f1-3 /proc/loadavg): $n matches, ${secs} s, $rounds rounds, INFO=$info DELAY=$delay INLINE=$inline WARMUP=$warmup${base:+ BASE=$base}"
 run() { # $1: "with", "inline" or "without", $2: round, $3: "new" or "base"
     flags=""
     [ "$1" = with ] && flags=$with
@@ -68,7 +73,7 @@ run() { # $1: "with", "inline" or "without", $2: round, $3: "new" or "base"
     [ "$3" = base ] && b=$base
     # shellcheck disable=SC2086 # flags is a list of words
     node "$here/load.js" --tessera "$b" --matches "$n" --game reversi --watchers $flags \
-        --move-delay-ms "$delay" --duration-s "$secs" --seats-per-conn 32 --json 2>/dev/null |
+        --move-delay-ms "$delay" --duration-s "$secs" --seats-per-conn 32 --warmup "$warmup" --json 2>/dev/null |
         grep '^{' | tail -1 > "$out/r$2-$3-$1.json"
     python3 - "$out/r$2-$3-$1.json" "$1" "$2" "$3" <<'PY'
 import json, sys
