@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "common.h"
+#include "patch.h"
 #include "engine/carcassonne/carcassonne.h"
 
 /* ---- records ---- */
@@ -416,73 +417,6 @@ static json_t *carc_state_json(const void *st)
 
 /* ---- protocol 2: the change between two states, as delta_diff writes it -- */
 
-/* Members of a patch object: "{" before the first, "," before the others. */
-typedef struct patch {
-    textbuf *b;
-    int n;
-} patch;
-
-static void member(patch *p, const char *key)
-{
-    tb_put(p->b, p->n++ ? "," : "{", 1);
-    jt_str(p->b, key, strlen(key));
-    tb_put(p->b, ":", 1);
-}
-
-static void end_patch(patch *p)
-{
-    tb_put(p->b, p->n ? "}" : "{}", p->n ? 1 : 2);
-}
-
-static void index_member(patch *p, int i)
-{
-    char k[12];
-    snprintf(k, sizeof k, "%d", i);
-    member(p, k);
-}
-
-/* A member of a patch for an array of na -> nb integers (or port names when
- * names is set), as delta.c's diff_array writes it: the whole array when
- * most of it changed, else "$len" and the changed indices. */
-static void int_array_change(patch *p, const char *key, const int *a, int na, const int *b, int nb,
-                             const char *(*names)(int))
-{
-    int changed = 0;
-    for (int i = 0; i < nb; i++)
-        changed += i >= na || a[i] != b[i];
-    if (changed == 0 && na == nb)
-        return;
-    member(p, key);
-    textbuf *o = p->b;
-    if (nb > 0 && 2 * changed > nb) {
-        tb_put(o, "[", 1);
-        for (int i = 0; i < nb; i++) {
-            if (i)
-                tb_put(o, ",", 1);
-            if (names)
-                jt_str(o, names(b[i]), strlen(names(b[i])));
-            else
-                jt_int(o, b[i]);
-        }
-        tb_put(o, "]", 1);
-        return;
-    }
-    patch q = {o, 0};
-    if (na != nb) {
-        member(&q, "$len");
-        jt_int(o, nb);
-    }
-    for (int i = 0; i < nb; i++)
-        if (i >= na || a[i] != b[i]) {
-            index_member(&q, i);
-            if (names)
-                jt_str(o, names(b[i]), strlen(names(b[i])));
-            else
-                jt_int(o, b[i]);
-        }
-    end_patch(&q);
-}
-
 /* The ports of the completed features of placed tile i, as carc_state_json
  * lists them in "closed". Returns their number. */
 static int closed_ports(const carc_state *s, int i, int *out)
@@ -557,11 +491,11 @@ static int carc_change(const void *from, const void *to, textbuf *o)
     size_t start = o->len;
     patch p = {o, 0};
     if (a->turns != b->turns) {
-        member(&p, "turn");
+        patch_member(&p, "turn");
         jt_int(o, b->turns);
     }
     if ((a->phase & 3) != (b->phase & 3)) {
-        member(&p, "phase");
+        patch_member(&p, "phase");
         jt_str(o, phase_names[b->phase & 3], strlen(phase_names[b->phase & 3]));
     }
 
@@ -584,7 +518,7 @@ static int carc_change(const void *from, const void *to, textbuf *o)
             return 1;
         }
         if (changed > 0 || na != nb) {
-            member(&p, "board");
+            patch_member(&p, "board");
             if (nb > 0 && 2 * changed > nb) {
                 tb_put(o, "[", 1);
                 for (int i = 0; i < nb; i++) {
@@ -596,24 +530,24 @@ static int carc_change(const void *from, const void *to, textbuf *o)
             } else {
                 patch q = {o, 0};
                 if (na != nb) {
-                    member(&q, "$len");
+                    patch_member(&q, "$len");
                     jt_int(o, nb);
                 }
                 for (int i = 0; i < nb; i++) {
                     if (i >= na) {
-                        index_member(&q, i);
+                        patch_index(&q, i);
                         tb_put(o, "{\"$set\":", 8);
                         board_entry_text(o, b, i);
                         tb_put(o, "}", 1);
                     } else if (nca[i] != ncb[i] ||
                                memcmp(ca[i], cb[i], sizeof(int) * (size_t)nca[i]) != 0) {
-                        index_member(&q, i);
+                        patch_index(&q, i);
                         patch r = {o, 0};
-                        int_array_change(&r, "closed", ca[i], nca[i], cb[i], ncb[i], carc_port_name);
-                        end_patch(&r);
+                        patch_ints(&r, "closed", ca[i], nca[i], cb[i], ncb[i], carc_port_name);
+                        patch_end(&r);
                     }
                 }
-                end_patch(&q);
+                patch_end(&q);
             }
         }
     }
@@ -629,7 +563,7 @@ static int carc_change(const void *from, const void *to, textbuf *o)
             changed += i >= na || memcmp(&va[i], &vb[i], sizeof va[i]) != 0;
         }
         if (changed > 0 || na != nb) {
-            member(&p, "meeples");
+            patch_member(&p, "meeples");
             if (nb > 0 && 2 * changed > nb) {
                 tb_put(o, "[", 1);
                 for (int i = 0; i < nb; i++) {
@@ -641,31 +575,31 @@ static int carc_change(const void *from, const void *to, textbuf *o)
             } else {
                 patch q = {o, 0};
                 if (na != nb) {
-                    member(&q, "$len");
+                    patch_member(&q, "$len");
                     jt_int(o, nb);
                 }
                 for (int i = 0; i < nb; i++) {
                     if (i >= na) {
-                        index_member(&q, i);
+                        patch_index(&q, i);
                         tb_put(o, "{\"$set\":", 8);
                         meeple_text(o, vb[i]);
                         tb_put(o, "}", 1);
                     } else if (memcmp(&va[i], &vb[i], sizeof va[i]) != 0) {
-                        index_member(&q, i);
+                        patch_index(&q, i);
                         patch r = {o, 0};
                         if (va[i].x != vb[i].x)
-                            member(&r, "x"), jt_int(o, vb[i].x);
+                            patch_member(&r, "x"), jt_int(o, vb[i].x);
                         if (va[i].y != vb[i].y)
-                            member(&r, "y"), jt_int(o, vb[i].y);
+                            patch_member(&r, "y"), jt_int(o, vb[i].y);
                         if (va[i].port != vb[i].port)
-                            member(&r, "port"), jt_str(o, carc_port_name(vb[i].port),
+                            patch_member(&r, "port"), jt_str(o, carc_port_name(vb[i].port),
                                                        strlen(carc_port_name(vb[i].port)));
                         if (va[i].seat != vb[i].seat)
-                            member(&r, "seat"), jt_int(o, vb[i].seat);
-                        end_patch(&r);
+                            patch_member(&r, "seat"), jt_int(o, vb[i].seat);
+                        patch_end(&r);
                     }
                 }
-                end_patch(&q);
+                patch_end(&q);
             }
         }
     }
@@ -676,49 +610,49 @@ static int carc_change(const void *from, const void *to, textbuf *o)
         sa[i] = a->score[i], la[i] = a->supply[i];
     for (int i = 0; i < npb; i++)
         sb[i] = b->score[i], lb[i] = b->supply[i];
-    int_array_change(&p, "scores", sa, npa, sb, npb, NULL);
-    int_array_change(&p, "meeples_left", la, npa, lb, npb, NULL);
+    patch_ints(&p, "scores", sa, npa, sb, npb, NULL);
+    patch_ints(&p, "meeples_left", la, npa, lb, npb, NULL);
 
     {
         patch q = {o, 0};
         for (int t = 0; t < CARC_NTYPES; t++)
             if (a->bag[t] != b->bag[t]) {
                 if (q.n == 0)
-                    member(&p, "bag");
+                    patch_member(&p, "bag");
                 char name[2] = {carc_types()[t].letter, 0};
-                member(&q, name);
+                patch_member(&q, name);
                 jt_int(o, b->bag[t]);
             }
         if (q.n)
-            end_patch(&q);
+            patch_end(&q);
     }
 
     bool da = a->phase == CARC_PLACE || a->phase == CARC_MEEPLE || a->dead;
     bool db = b->phase == CARC_PLACE || b->phase == CARC_MEEPLE || b->dead;
     if (da != db || (db && a->drawn != b->drawn)) {
-        member(&p, "tile");
+        patch_member(&p, "tile");
         if (db)
             letter_text(o, b->drawn);
         else
             tb_put(o, "null", 4);
     }
     if (a->bag_n != b->bag_n) {
-        member(&p, "bag_left");
+        patch_member(&p, "bag_left");
         jt_int(o, b->bag_n);
     }
     if (a->discards != b->discards) {
-        member(&p, "discards");
+        patch_member(&p, "discards");
         jt_int(o, b->discards);
     }
     bool ova = a->phase == CARC_OVER, ovb = b->phase == CARC_OVER;
     if (ova != ovb || (!ovb && a->player != b->player)) {
-        member(&p, "to_move");
+        patch_member(&p, "to_move");
         if (ovb)
             tb_put(o, "null", 4);
         else
             jt_int(o, b->player);
     }
-    end_patch(&p);
+    patch_end(&p);
     if (o->failed) {
         tb_cut(o, start);
         return -1;

@@ -114,18 +114,28 @@ static json_t *move_json(const void *st, eng_move m)
                      dir_names[m & 3]);
 }
 
-static json_t *dodgem_state_json(const void *st)
+static void dodgem_view(const void *st, onemove_view *v)
 {
     const dodgem_state *s = st;
-    json_t *rows = onemove_board_rows(s->n, s->car[0], s->car[1], 'B', 'W');
     double sc[2];
     dodgem_game.scores(s, sc);
-    json_t *o = json_pack("{s:i, s:i, s:i, s:o, s:[i,i], s:[i,i]}", "turn", s->plies, "size", s->n,
-                          "max_plies", s->cap, "board", rows, "cars", __builtin_popcount(s->car[0]),
-                          __builtin_popcount(s->car[1]), "scores", (int)sc[0], (int)sc[1]);
-    json_object_set_new(o, "to_move",
-                        s->result == DODGEM_PLAYING ? json_integer(s->to_move) : json_null());
-    return o;
+    onemove_int(v, "turn", s->plies);
+    onemove_int(v, "size", s->n);
+    onemove_int(v, "max_plies", s->cap);
+    onemove_board(v, "board", s->n, s->car[0], s->car[1], 'B', 'W');
+    onemove_pair(v, "cars", __builtin_popcount(s->car[0]), __builtin_popcount(s->car[1]));
+    onemove_pair(v, "scores", (int)sc[0], (int)sc[1]);
+    onemove_int_or_null(v, "to_move", s->to_move, s->result != DODGEM_PLAYING);
+}
+
+static json_t *dodgem_state_json(const void *st)
+{
+    return onemove_state_json(dodgem_view, st);
+}
+
+static int dodgem_change(const void *from, const void *to, textbuf *out)
+{
+    return onemove_change(dodgem_view, from, to, out);
 }
 
 static json_t *dodgem_legal(const void *st)
@@ -161,4 +171,5 @@ const game_codec codec_dodgem = {
     .format_move = dodgem_format_move,
     .encode_turn = dodgem_encode_turn,
     .apply_turn = dodgem_apply_turn,
+    .change = dodgem_change,
 };

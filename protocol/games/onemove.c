@@ -4,9 +4,13 @@
  */
 #include "onemove.h"
 
+#include <assert.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "common.h"
+#include "patch.h"
+#include "protocol/jsontext.h"
 
 json_t *onemove_encode_turn(const eng_game *g, onemove_json_fn wire_move, void *st,
                             const eng_move *moves, int *pos, char *err, size_t errcap)
@@ -84,20 +88,133 @@ json_t *onemove_format_move(onemove_json_fn wire_move, const void *st, const eng
     return n > 0 ? wire_move(st, moves[0]) : json_null();
 }
 
-json_t *onemove_board_rows(int n, uint64_t bits0, uint64_t bits1, char c0, char c1)
+/* ---- the state and its change ---- */
+
+static onemove_member *add(onemove_view *v, const char *key, int kind)
 {
-    json_t *rows = json_array();
-    for (int y = 0; rows && y < n; y++) {
-        char line[9];
-        for (int x = 0; x < n; x++) {
-            int b = y * n + x;
-            line[x] = (bits0 >> b) & 1u ? c0 : (bits1 >> b) & 1u ? c1 : '.';
+    assert(v->n < OM_MAX_MEMBERS);
+    onemove_member *m = &v->m[v->n++];
+    memset(m, 0, sizeof *m);
+    m->key = key;
+    m->kind = kind;
+    return m;
+}
+
+void onemove_int(onemove_view *v, const char *key, int x)
+{
+    add(v, key, OM_INT)->v[0] = x;
+}
+
+void onemove_int_or_null(onemove_view *v, const char *key, int x, bool null)
+{
+    onemove_member *m = add(v, key, OM_INT_OR_NULL);
+    m->v[0] = null ? 0 : x;
+    m->v[1] = null;
+}
+
+void onemove_pair(onemove_view *v, const char *key, int a, int b)
+{
+    onemove_member *m = add(v, key, OM_PAIR);
+    m->v[0] = a;
+    m->v[1] = b;
+}
+
+void onemove_board(onemove_view *v, const char *key, int n, uint64_t bits0, uint64_t bits1,
+                   char c0, char c1)
+{
+    assert(n >= 1 && n <= OM_MAX_BOARD && !(bits0 & bits1));
+    onemove_member *m = add(v, key, OM_BOARD);
+    m->n = n;
+    m->bits[0] = bits0;
+    m->bits[1] = bits1;
+    m->c[0] = c0;
+    m->c[1] = c1;
+}
+
+/* A board's rows, one after the other (n*n characters, no NULs). */
+static void board_text(const onemove_member *m, char *out)
+{
+    for (int b = 0; b < m->n * m->n; b++)
+        out[b] = (m->bits[0] >> b) & 1u ? m->c[0] : (m->bits[1] >> b) & 1u ? m->c[1] : '.';
+}
+
+static json_t *member_json(const onemove_member *m)
+{
+    switch (m->kind) {
+    case OM_INT: return json_integer(m->v[0]);
+    case OM_INT_OR_NULL: return m->v[1] ? json_null() : json_integer(m->v[0]);
+    case OM_PAIR: return json_pack("[i,i]", m->v[0], m->v[1]);
+    default: {
+        char text[OM_MAX_BOARD * OM_MAX_BOARD];
+        board_text(m, text);
+        json_t *rows = json_array();
+        for (int y = 0; rows && y < m->n; y++)
+            if (json_array_append_new(rows, json_stringn(text + y * m->n, (size_t)m->n)) != 0) {
+                json_decref(rows);
+                rows = NULL;
+            }
+        return rows;
+    }
+    }
+}
+
+json_t *onemove_state_json(onemove_view_fn view, const void *st)
+{
+    onemove_view v = {0};
+    view(st, &v);
+    json_t *o = json_object();
+    for (int i = 0; o && i < v.n; i++)
+        if (json_object_set_new(o, v.m[i].key, member_json(&v.m[i])) != 0) {
+            json_decref(o);
+            o = NULL;
         }
-        line[n] = 0;
-        if (json_array_append_new(rows, json_string(line)) != 0) {
-            json_decref(rows);
-            rows = NULL;
+    return o;
+}
+
+int onemove_change(onemove_view_fn view, const void *from, const void *to, textbuf *out)
+{
+    onemove_view a = {0}, b = {0};
+    view(from, &a);
+    view(to, &b);
+    if (a.n != b.n)
+        return 1;
+    for (int i = 0; i < a.n; i++)
+        if (a.m[i].kind != b.m[i].kind || strcmp(a.m[i].key, b.m[i].key) != 0 ||
+            a.m[i].n != b.m[i].n)
+            return 1;
+    size_t start = out->len;
+    patch p = {out, 0};
+    for (int i = 0; i < b.n; i++) {
+        const onemove_member *ma = &a.m[i], *mb = &b.m[i];
+        switch (mb->kind) {
+        case OM_INT:
+            if (ma->v[0] != mb->v[0]) {
+                patch_member(&p, mb->key);
+                jt_int(out, mb->v[0]);
+            }
+            break;
+        case OM_INT_OR_NULL:
+            if (ma->v[1] != mb->v[1] || ma->v[0] != mb->v[0]) {
+                patch_member(&p, mb->key);
+                if (mb->v[1])
+                    tb_put(out, "null", 4);
+                else
+                    jt_int(out, mb->v[0]);
+            }
+            break;
+        case OM_PAIR: patch_ints(&p, mb->key, ma->v, 2, mb->v, 2, NULL); break;
+        default: {
+            char ta[OM_MAX_BOARD * OM_MAX_BOARD], tb[OM_MAX_BOARD * OM_MAX_BOARD];
+            board_text(ma, ta);
+            board_text(mb, tb);
+            patch_rows(&p, mb->key, ta, tb, mb->n, mb->n);
+        }
         }
     }
-    return rows;
+    patch_end(&p);
+    if (out->failed) {
+        tb_cut(out, start);
+        return -1;
+    }
+    return 0;
 }

@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "engine/eng.h"
+#include "engine/textbuf.h"
 
 /* A wire move of m in st: a new object, NULL when out of memory. */
 typedef json_t *(*onemove_json_fn)(const void *st, eng_move m);
@@ -53,9 +54,44 @@ int onemove_parse_move(const eng_game *g, onemove_read_fn read, const char *exam
 json_t *onemove_format_move(onemove_json_fn wire_move, const void *st, const eng_move *moves,
                             int n);
 
-/* A square board of two players' bitboards (bit y*n+x, n <= 8) as n strings,
- * the top row (y = 0) first: c0 where bits0 is set, c1 where bits1 is, '.'
- * elsewhere. A new array, NULL when out of memory. */
-json_t *onemove_board_rows(int n, uint64_t bits0, uint64_t bits1, char c0, char c1);
+/* A game's public state (its codec's `state`) described member by member,
+ * in order. The JSON state and protocol 2's change between two states are
+ * both written from it (onemove_state_json, onemove_change), so the two
+ * cannot disagree. A member is an integer, an integer or null, a pair of
+ * integers, or a square board of two players' bitboards (bit y*n+x, n <= 8)
+ * as n strings, the top row (y = 0) first: c[0] where bits[0] is set, c[1]
+ * where bits[1] is, '.' elsewhere. */
+enum { OM_INT, OM_INT_OR_NULL, OM_PAIR, OM_BOARD };
+#define OM_MAX_MEMBERS 8 /* Dodgem's state has the most: 7 */
+#define OM_MAX_BOARD 8   /* a board's side: one bit a square in a uint64_t */
+typedef struct onemove_member {
+    const char *key; /* static text */
+    int kind;
+    int v[2];         /* OM_INT: v[0]; OM_INT_OR_NULL: v[0], null when v[1]; OM_PAIR: both */
+    int n;            /* OM_BOARD: its side */
+    uint64_t bits[2]; /* OM_BOARD: the two players' squares */
+    char c[2];        /* OM_BOARD: their letters */
+} onemove_member;
+typedef struct onemove_view {
+    int n;
+    onemove_member m[OM_MAX_MEMBERS];
+} onemove_view;
+
+/* Fills v (v->n = 0 first) with st's members, with the functions below. */
+typedef void (*onemove_view_fn)(const void *st, onemove_view *v);
+void onemove_int(onemove_view *v, const char *key, int x);
+void onemove_int_or_null(onemove_view *v, const char *key, int x, bool null);
+void onemove_pair(onemove_view *v, const char *key, int a, int b);
+void onemove_board(onemove_view *v, const char *key, int n, uint64_t bits0, uint64_t bits1,
+                   char c0, char c1);
+
+/* state (codec.h): the members of view(st) as a JSON object. A new
+ * object, NULL when out of memory. */
+json_t *onemove_state_json(onemove_view_fn view, const void *st);
+
+/* change (codec.h): protocol 2's change from the state of `from` to that of
+ * `to`, as text (patch.h): 0; 1 when their members differ in kind or
+ * board size (nothing written); -1 when out ran out of memory. */
+int onemove_change(onemove_view_fn view, const void *from, const void *to, textbuf *out);
 
 #endif

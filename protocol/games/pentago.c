@@ -102,17 +102,25 @@ static json_t *move_json(const void *st, eng_move m)
                      (m >> 1) & 3, "twist", twist_names[m & 1]);
 }
 
-static json_t *pt_state_json(const void *st)
+static void pt_view(const void *st, onemove_view *v)
 {
     const pt_state *s = st;
-    json_t *rows = onemove_board_rows(PT_SIZE, s->stone[0], s->stone[1], 'W', 'B');
     double sc[2];
     pt_game.scores(s, sc);
-    json_t *o = json_pack("{s:i, s:o, s:[i,i]}", "turn", s->plies, "board", rows, "scores",
-                          (int)sc[0], (int)sc[1]);
-    json_object_set_new(o, "to_move",
-                        s->result == PT_PLAYING ? json_integer(s->to_move) : json_null());
-    return o;
+    onemove_int(v, "turn", s->plies);
+    onemove_board(v, "board", PT_SIZE, s->stone[0], s->stone[1], 'W', 'B');
+    onemove_pair(v, "scores", (int)sc[0], (int)sc[1]);
+    onemove_int_or_null(v, "to_move", s->to_move, s->result != PT_PLAYING);
+}
+
+static json_t *pt_state_json(const void *st)
+{
+    return onemove_state_json(pt_view, st);
+}
+
+static int pt_change(const void *from, const void *to, textbuf *out)
+{
+    return onemove_change(pt_view, from, to, out);
 }
 
 static json_t *pt_legal(const void *st)
@@ -149,4 +157,5 @@ const game_codec codec_pentago = {
     .format_move = pt_format_move,
     .encode_turn = pt_encode_turn,
     .apply_turn = pt_apply_turn,
+    .change = pt_change,
 };

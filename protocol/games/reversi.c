@@ -88,23 +88,26 @@ static json_t *move_json(const void *st, eng_move m)
     return json_pack("{s:s}", "move", s);
 }
 
-static json_t *rev_state_json(const void *st)
+/* The public state: rows from the top (rank 8) down, so the engine's
+ * bitboards (bit f + 8*r, rank 1 first) are turned over by bytes. */
+static void rev_view(const void *st, onemove_view *v)
 {
     const rev_state *s = st;
-    json_t *rows = json_array();
-    for (int r = 7; r >= 0; r--) {
-        char line[9];
-        for (int f = 0; f < 8; f++) {
-            uint64_t b = 1ULL << (f + 8 * r);
-            line[f] = (s->disc[REV_BLACK] & b) ? 'X' : (s->disc[REV_WHITE] & b) ? 'O' : '.';
-        }
-        line[8] = 0;
-        json_array_append_new(rows, json_string(line));
-    }
-    json_t *o = json_pack("{s:i, s:o, s:[i,i]}", "turn", s->plies, "board", rows, "scores",
-                          __builtin_popcountll(s->disc[0]), __builtin_popcountll(s->disc[1]));
-    json_object_set_new(o, "to_move", s->over ? json_null() : json_integer(s->to_move));
-    return o;
+    onemove_int(v, "turn", s->plies);
+    onemove_board(v, "board", 8, __builtin_bswap64(s->disc[REV_BLACK]),
+                  __builtin_bswap64(s->disc[REV_WHITE]), 'X', 'O');
+    onemove_pair(v, "scores", __builtin_popcountll(s->disc[0]), __builtin_popcountll(s->disc[1]));
+    onemove_int_or_null(v, "to_move", s->to_move, s->over);
+}
+
+static json_t *rev_state_json(const void *st)
+{
+    return onemove_state_json(rev_view, st);
+}
+
+static int rev_change(const void *from, const void *to, textbuf *out)
+{
+    return onemove_change(rev_view, from, to, out);
 }
 
 static json_t *rev_legal(const void *st)
@@ -153,4 +156,5 @@ const game_codec codec_reversi = {
     .format_move = rev_format_move,
     .encode_turn = rev_encode_turn,
     .apply_turn = rev_apply_turn,
+    .change = rev_change,
 };

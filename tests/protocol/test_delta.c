@@ -15,6 +15,9 @@
  *     ply of random games of 2 to 5 players, with and without farms, and
  *     from the first position; positions of two games are refused (1);
  *     and its `next` (seat and tile) is what the state's to_move and tile say;
+ *   - so is the change Reversi, Dodgem (every board size) and Pentago-Twist
+ *     write from their engine states (protocol/games/onemove.c), every ply
+ *     and from the first position; boards of two sizes are refused (1);
  *   - Carcassonne's compact legal entries "x,y,rot[,PORT...]" say exactly
  *     what protocol 1's entries say, in the same order, and are smaller;
  *     legal_compact_text writes exactly the text of that array.
@@ -30,6 +33,7 @@
 #include <cmocka.h>
 
 #include "engine/eng.h"
+#include "engine/dodgem/dodgem.h"
 #include "protocol/delta.h"
 #include "protocol/jsontext.h"
 #include "protocol/wire.h"
@@ -181,6 +185,55 @@ static void test_codec_change(void **state)
             free(prev);
             free(st);
         }
+}
+
+/* The one-move games' change written from the engine states (onemove.c)
+ * equals the generic diff of their JSON states too: every ply of random
+ * games, and from the first position every seventh ply (a spectator who
+ * missed some turns); a Dodgem board of another size is not theirs to tell. */
+static void test_onemove_change(void **state)
+{
+    (void)state;
+    static const char *games[] = {"reversi", "dodgem", "pentago-twist"};
+    for (size_t gi = 0; gi < sizeof games / sizeof *games; gi++) {
+        const eng_game *g = eng_find_game(games[gi]);
+        const game_codec *w = codec_find(games[gi]);
+        assert_non_null(w->change);
+        for (int game = 0; game < 40; game++) {
+            eng_rules r;
+            eng_rules_default(g, &r);
+            if (strcmp(games[gi], "dodgem") == 0)
+                r.opt[DODGEM_OPT_SIZE] = DODGEM_MIN_N + game % (DODGEM_MAX_N - DODGEM_MIN_N + 1);
+            unsigned char *first = malloc(g->state_size), *prev = malloc(g->state_size),
+                          *st = malloc(g->state_size);
+            char err[128];
+            assert_int_equal(eng_init(g, st, &r, err, sizeof err), 0);
+            memcpy(first, st, g->state_size);
+            eng_rng rng;
+            eng_rng_seed(&rng, 9100 + 100 * (uint64_t)gi + (uint64_t)game);
+            codec_change_equals_diff(w, st, st);
+            for (int ply = 0; g->current_player(st) != ENG_TERMINAL; ply++) {
+                memcpy(prev, st, g->state_size);
+                g->apply(st, eng_random_move(g, st, &rng));
+                codec_change_equals_diff(w, prev, st);
+                if (ply % 7 == 0)
+                    codec_change_equals_diff(w, first, st);
+            }
+            codec_change_equals_diff(w, first, st);
+            if (strcmp(games[gi], "dodgem") == 0) {
+                eng_rules r2 = r;
+                r2.opt[DODGEM_OPT_SIZE] = r.opt[DODGEM_OPT_SIZE] == DODGEM_MAX_N ? DODGEM_MIN_N : DODGEM_MAX_N;
+                assert_int_equal(eng_init(g, prev, &r2, err, sizeof err), 0);
+                textbuf b = TEXTBUF_INIT;
+                assert_int_equal(w->change(st, prev, &b), 1);
+                assert_int_equal(b.len, 0);
+                tb_free(&b);
+            }
+            free(first);
+            free(prev);
+            free(st);
+        }
+    }
 }
 
 static uint64_t rs = 0x5eed;
@@ -404,6 +457,7 @@ int main(void)
         cmocka_unit_test(test_bad_changes),
         cmocka_unit_test(test_compact_legal),
         cmocka_unit_test(test_codec_change),
+        cmocka_unit_test(test_onemove_change),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
