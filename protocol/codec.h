@@ -26,6 +26,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "engine/eng.h"
 #include "protocol/jsontext.h"
@@ -58,6 +59,13 @@ typedef struct game_codec {
      * the server writes every your_turn with it. Returns 0, or -1 when out
      * ran out of memory. */
     int (*legal_compact_text)(const void *st, textbuf *out);
+    /* Optional: legal's array written as text into out, exactly what
+     * jt_dump of legal(st) writes, without building it (the server writes
+     * every your_turn of the game with it), and each entry's place when
+     * spans is not NULL: spans[i] = {its offset from the array's '[', its
+     * length} for the first cap entries. Returns the number of entries, or
+     * -1 when out ran out of memory. NULL: the server dumps legal's array. */
+    int (*legal_text)(const void *st, textbuf *out, uint32_t (*spans)[2], int cap);
     /* Optional: protocol 2's change (protocol/delta.h) from the public state
      * of `from` to that of `to`, written as text into out: exactly the text
      * of delta_diff(state(from), state(to)), computed from the engine states

@@ -585,24 +585,41 @@ void info_moves_free(info_moves *mc)
     memset(mc, 0, sizeof *mc);
 }
 
+/* mc ready to keep n legal entries' spans at the position key, or NULL
+ * when it keeps them already or cannot (out of memory). */
+static info_moves *legal_room(info_moves *mc, uint64_t key, size_t n)
+{
+    if (!mc)
+        return NULL;
+    info_moves_at(mc, key);
+    if (mc->nlegal >= 0)
+        return NULL; /* this position's are kept already */
+    if ((size_t)mc->legal_cap < n) {
+        void *p = realloc(mc->legal, n * sizeof *mc->legal);
+        if (!p)
+            return NULL;
+        mc->legal = p;
+        mc->legal_cap = (int)n;
+    }
+    return mc;
+}
+
+/* Keep the n entries' texts the spans (offsets from start) name in out. */
+static void legal_keep(info_moves *mc, const textbuf *out, size_t start, size_t n)
+{
+    size_t at = mc->text.len;
+    if (out->len - start < UINT32_MAX / 2 && tb_put(&mc->text, out->p + start, out->len - start) == 0) {
+        for (size_t i = 0; i < n; i++)
+            mc->legal[i][0] += (uint32_t)at;
+        mc->nlegal = (int)n;
+    }
+}
+
 int info_legal_dump(textbuf *out, const json_t *legal, info_moves *mc, uint64_t key)
 {
     assert(out && json_is_array(legal));
     size_t n = json_array_size(legal);
-    if (mc) {
-        info_moves_at(mc, key);
-        if (mc->nlegal >= 0)
-            mc = NULL; /* this position's are kept already */
-        else if ((size_t)mc->legal_cap < n) {
-            void *p = realloc(mc->legal, n * sizeof *mc->legal);
-            if (p) {
-                mc->legal = p;
-                mc->legal_cap = (int)n;
-            } else {
-                mc = NULL;
-            }
-        }
-    }
+    mc = legal_room(mc, key, n);
     size_t start = out->len;
     tb_put(out, "[", 1);
     for (size_t i = 0; i < n; i++) {
@@ -618,14 +635,23 @@ int info_legal_dump(textbuf *out, const json_t *legal, info_moves *mc, uint64_t 
     }
     if (tb_put(out, "]", 1))
         return -1;
-    if (mc) { /* the entries' texts, where the spans say */
-        size_t at = mc->text.len;
-        if (out->len - start < UINT32_MAX / 2 && tb_put(&mc->text, out->p + start, out->len - start) == 0) {
-            for (size_t i = 0; i < n; i++)
-                mc->legal[i][0] += (uint32_t)at;
-            mc->nlegal = (int)n;
-        }
-    }
+    if (mc) /* the entries' texts, where the spans say */
+        legal_keep(mc, out, start, n);
+    return 0;
+}
+
+int info_legal_write(textbuf *out, const game_codec *c, const void *st, int max, info_moves *mc,
+                     uint64_t key)
+{
+    assert(out && c && c->legal_text && max > 0);
+    mc = legal_room(mc, key, (size_t)max);
+    size_t start = out->len;
+    int n = c->legal_text(st, out, mc ? mc->legal : NULL, mc ? mc->legal_cap : 0);
+    if (n < 0 || out->failed)
+        return -1;
+    assert(!mc || n <= mc->legal_cap);
+    if (mc)
+        legal_keep(mc, out, start, (size_t)n);
     return 0;
 }
 

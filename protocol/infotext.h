@@ -157,6 +157,10 @@ void info_moves_free(info_moves *mc);
  * codec's canonical text of its move. Returns 0, or -1 when out ran out of
  * memory (mc then keeps nothing for key). */
 int info_legal_dump(textbuf *out, const json_t *legal, info_moves *mc, uint64_t key);
+/* The same for a codec that writes its legal moves as text (its
+ * legal_text, at st; max: the game's max_moves), no JSON array built. */
+int info_legal_write(textbuf *out, const game_codec *c, const void *st, int max, info_moves *mc,
+                     uint64_t key);
 
 /* Check p against st, where the seat to move is the one that sent it, and
  * append the canonical text to out: the bytes jt_dump() writes of

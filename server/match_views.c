@@ -394,6 +394,11 @@ const textbuf *match_view_your_turn_text(match *m, int seat_no, bool v2, int tel
     if (v2 && m->wire->legal_compact_text) {
         if (m->wire->legal_compact_text(m->st, b))
             b->failed = true;
+    } else if (m->wire->legal_text && !(v2 && m->wire->legal_compact)) {
+        /* the same text as legal's array, written without it; the seat's
+         * info lines name these, found by their text (thinking.c) */
+        if (thinking_legal_text(m, b))
+            b->failed = true;
     } else {
         bool full = !(v2 && m->wire->legal_compact);
         json_t *legal = full ? m->wire->legal(m->st) : m->wire->legal_compact(m->st);

@@ -355,6 +355,13 @@ int thinking_legal_dump(match *m, textbuf *out, const json_t *legal)
     return info_legal_dump(out, legal, keep ? &m->thinking->moves : NULL, position_key(m));
 }
 
+int thinking_legal_text(match *m, textbuf *out)
+{
+    bool keep = m->thinking && !m->wire->pick_entry;
+    return info_legal_write(out, m->wire, m->st, m->g->max_moves, keep ? &m->thinking->moves : NULL,
+                            position_key(m));
+}
+
 void thinking_from_text(match *m, int seat, const info_parsed *p)
 {
     if (!for_this_turn(m, seat, p->has & INFO_HAS_TURN, p->turn))

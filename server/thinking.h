@@ -53,6 +53,9 @@ void thinking_from_move(match *m, int seat, const proto_msg *msg, const info_par
  * lines, whose candidates are found by their text (info_legal_dump; not
  * for a codec whose entries are not moves, nor a match without lines yet). */
 int thinking_legal_dump(match *m, textbuf *out, const json_t *legal);
+/* The same for a codec that writes its legal moves as text (legal_text):
+ * no JSON array built. */
+int thinking_legal_text(match *m, textbuf *out);
 
 /* Loop thread, from play_turn before the turn is journaled: the record's
  * line of the turn being played (m->turns + 1) — its latest, compacted

@@ -106,12 +106,23 @@ static int dodgem_apply_turn(void *st, const json_t *turn, eng_move *moves, int 
 
 /* ---- the wire ---- */
 
-static json_t *move_json(const void *st, eng_move m)
+static void describe_move(const void *st, eng_move m, onemove_move *mv)
 {
     const dodgem_state *s = st;
     int cell = m >> 2;
-    return json_pack("{s:i, s:i, s:s}", "x", cell % s->n, "y", cell / s->n, "dir",
-                     dir_names[m & 3]);
+    onemove_move_int(mv, "x", cell % s->n);
+    onemove_move_int(mv, "y", cell / s->n);
+    onemove_move_str(mv, "dir", dir_names[m & 3]);
+}
+
+static json_t *move_json(const void *st, eng_move m)
+{
+    return onemove_move_json(describe_move, st, m);
+}
+
+static int dodgem_legal_text(const void *st, textbuf *out, uint32_t (*spans)[2], int cap)
+{
+    return onemove_legal_text(&dodgem_game, describe_move, st, out, spans, cap);
 }
 
 static void dodgem_view(const void *st, onemove_view *v)
@@ -172,4 +183,5 @@ const game_codec codec_dodgem = {
     .encode_turn = dodgem_encode_turn,
     .apply_turn = dodgem_apply_turn,
     .change = dodgem_change,
+    .legal_text = dodgem_legal_text,
 };

@@ -67,6 +67,72 @@ json_t *onemove_legal(const eng_game *g, onemove_json_fn wire_move, const void *
     return a;
 }
 
+void onemove_move_int(onemove_move *mv, const char *key, int v)
+{
+    assert(mv->n < OM_MOVE_MEMBERS);
+    mv->m[mv->n].key = key;
+    mv->m[mv->n].s = NULL;
+    mv->m[mv->n++].v = v;
+}
+
+void onemove_move_str(onemove_move *mv, const char *key, const char *s)
+{
+    assert(mv->n < OM_MOVE_MEMBERS && s);
+    mv->m[mv->n].key = key;
+    mv->m[mv->n].s = s;
+    mv->m[mv->n++].v = 0;
+}
+
+json_t *onemove_move_json(onemove_move_fn describe, const void *st, eng_move m)
+{
+    onemove_move mv = {0};
+    describe(st, m, &mv);
+    json_t *o = json_object();
+    for (int i = 0; o && i < mv.n; i++)
+        if (json_object_set_new(o, mv.m[i].key,
+                                mv.m[i].s ? json_string(mv.m[i].s) : json_integer(mv.m[i].v))) {
+            json_decref(o);
+            o = NULL;
+        }
+    return o;
+}
+
+/* The most legal moves of these games (Pentago-Twist's 288), on the stack. */
+#define OM_MAX_LEGAL 288
+
+int onemove_legal_text(const eng_game *g, onemove_move_fn describe, const void *st, textbuf *out,
+                       uint32_t (*spans)[2], int cap)
+{
+    assert(g->max_moves <= OM_MAX_LEGAL);
+    eng_move moves[OM_MAX_LEGAL];
+    int n = g->legal_moves(st, moves);
+    size_t start = out->len;
+    tb_put(out, "[", 1);
+    for (int i = 0; i < n; i++) {
+        onemove_move mv = {0};
+        describe(st, moves[i], &mv);
+        if (i)
+            tb_put(out, ",", 1);
+        size_t from = out->len;
+        for (int k = 0; k < mv.n; k++) {
+            tb_put(out, k ? "," : "{", 1);
+            jt_str(out, mv.m[k].key, strlen(mv.m[k].key));
+            tb_put(out, ":", 1);
+            if (mv.m[k].s)
+                jt_str(out, mv.m[k].s, strlen(mv.m[k].s));
+            else
+                jt_int(out, mv.m[k].v);
+        }
+        tb_put(out, mv.n ? "}" : "{}", mv.n ? 1 : 2);
+        if (spans && i < cap) {
+            spans[i][0] = (uint32_t)(from - start);
+            spans[i][1] = (uint32_t)(out->len - from);
+        }
+    }
+    tb_put(out, "]", 1);
+    return out->failed ? -1 : n;
+}
+
 int onemove_parse_move(const eng_game *g, onemove_read_fn read, const char *example,
                        const void *st, const json_t *move, eng_move *out, char *err,
                        size_t errcap)

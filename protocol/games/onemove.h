@@ -22,6 +22,33 @@
 /* A wire move of m in st: a new object, NULL when out of memory. */
 typedef json_t *(*onemove_json_fn)(const void *st, eng_move m);
 
+/* A wire move described member by member (integers or short strings, in
+ * order), so that its JSON (legal, records, format_move) and its text
+ * (your_turn's legal, written without JSON: legal_text) are written from
+ * one description. */
+#define OM_MOVE_MEMBERS 4
+typedef struct onemove_move {
+    int n;
+    struct {
+        const char *key; /* static text */
+        const char *s;   /* a string's value (static, or buf), NULL: the integer v */
+        int v;
+    } m[OM_MOVE_MEMBERS];
+    char buf[16]; /* room for one string made for the move */
+} onemove_move;
+/* Fills out (out->n = 0 first) with m's members at st. */
+typedef void (*onemove_move_fn)(const void *st, eng_move m, onemove_move *out);
+void onemove_move_int(onemove_move *mv, const char *key, int v);
+void onemove_move_str(onemove_move *mv, const char *key, const char *s);
+/* The move as a JSON object (a new one, NULL when out of memory). */
+json_t *onemove_move_json(onemove_move_fn describe, const void *st, eng_move m);
+
+/* legal_text (codec.h) for game g: its legal moves written as the text of
+ * onemove_legal's array, each entry's span in spans (when not NULL; cap
+ * entries). The number of entries, or -1 when out ran out of memory. */
+int onemove_legal_text(const eng_game *g, onemove_move_fn describe, const void *st, textbuf *out,
+                       uint32_t (*spans)[2], int cap);
+
 /* Read a wire move (with_player false) or a record turn (true) in st into
  * *m: 0, or ENG_EBAD_RECORD (shape or types), ENG_EBAD_MOVE (values) or
  * ENG_EILLEGAL_MOVE (rules) with the reason in err. */

@@ -94,12 +94,24 @@ static int pt_apply_turn(void *st, const json_t *turn, eng_move *moves, int *nmo
 
 /* ---- the wire ---- */
 
-static json_t *move_json(const void *st, eng_move m)
+static void describe_move(const void *st, eng_move m, onemove_move *mv)
 {
     (void)st;
     int cell = m >> 3;
-    return json_pack("{s:i, s:i, s:i, s:s}", "x", cell % PT_SIZE, "y", cell / PT_SIZE, "quadrant",
-                     (m >> 1) & 3, "twist", twist_names[m & 1]);
+    onemove_move_int(mv, "x", cell % PT_SIZE);
+    onemove_move_int(mv, "y", cell / PT_SIZE);
+    onemove_move_int(mv, "quadrant", (m >> 1) & 3);
+    onemove_move_str(mv, "twist", twist_names[m & 1]);
+}
+
+static json_t *move_json(const void *st, eng_move m)
+{
+    return onemove_move_json(describe_move, st, m);
+}
+
+static int pt_legal_text(const void *st, textbuf *out, uint32_t (*spans)[2], int cap)
+{
+    return onemove_legal_text(&pt_game, describe_move, st, out, spans, cap);
 }
 
 static void pt_view(const void *st, onemove_view *v)
@@ -158,4 +170,5 @@ const game_codec codec_pentago = {
     .encode_turn = pt_encode_turn,
     .apply_turn = pt_apply_turn,
     .change = pt_change,
+    .legal_text = pt_legal_text,
 };

@@ -81,11 +81,20 @@ static int rev_apply_turn(void *st, const json_t *turn, eng_move *moves, int *nm
 
 /* ---- the wire ---- */
 
+static void describe_move(const void *st, eng_move m, onemove_move *mv)
+{
+    rev_game.move_to_str(st, m, mv->buf, sizeof mv->buf); /* "d3" or "pass" */
+    onemove_move_str(mv, "move", mv->buf);
+}
+
 static json_t *move_json(const void *st, eng_move m)
 {
-    char s[ENG_MOVE_STR_MAX];
-    rev_game.move_to_str(st, m, s, sizeof s);
-    return json_pack("{s:s}", "move", s);
+    return onemove_move_json(describe_move, st, m);
+}
+
+static int rev_legal_text(const void *st, textbuf *out, uint32_t (*spans)[2], int cap)
+{
+    return onemove_legal_text(&rev_game, describe_move, st, out, spans, cap);
 }
 
 /* The public state: rows from the top (rank 8) down, so the engine's
@@ -157,4 +166,5 @@ const game_codec codec_reversi = {
     .encode_turn = rev_encode_turn,
     .apply_turn = rev_apply_turn,
     .change = rev_change,
+    .legal_text = rev_legal_text,
 };

@@ -18,6 +18,8 @@
  *   - so is the change Reversi, Dodgem (every board size) and Pentago-Twist
  *     write from their engine states (protocol/games/onemove.c), every ply
  *     and from the first position; boards of two sizes are refused (1);
+ *   - their legal_text writes the text of their legal array byte for byte,
+ *     its number of entries and each entry's place;
  *   - Carcassonne's compact legal entries "x,y,rot[,PORT...]" say exactly
  *     what protocol 1's entries say, in the same order, and are smaller;
  *     legal_compact_text writes exactly the text of that array.
@@ -128,6 +130,66 @@ static void codec_change_equals_diff(const game_codec *w, const void *a, const v
     json_decref(jb);
 }
 
+/* Carcassonne's `next` at st: what the server read back from the
+ * state's JSON before. */
+static void next_as_state_says(const eng_game *g, const game_codec *w, const void *st)
+{
+    json_t *js = w->state(st), *next = wire_next(g, st);
+    int seat = eng_turn_seat(g, st);
+    json_t *tm = json_object_get(js, "to_move");
+    if (json_is_integer(tm)) {
+        assert_int_equal(seat, json_integer_value(tm));
+        assert_int_equal(json_integer_value(json_object_get(next, "seat")), seat);
+        assert_true(json_equal(json_object_get(next, "tile"), json_object_get(js, "tile")));
+    } else {
+        assert_true(seat < 0);
+        assert_true(json_is_null(next));
+    }
+    json_decref(next);
+    json_decref(js);
+}
+
+/* A random game of g under rules r (seeded): the codec's change equals the
+ * generic diff for a position to itself, every ply, and from the first
+ * position every `every` plies and at the end; per_ply (optional) checks
+ * each position too. Then a position of the same game under rules `other`
+ * (optional: Reversi and Pentago-Twist have no rules that change the
+ * state's shape) is refused (1, nothing written). */
+static void changes_of_a_game(const eng_game *g, const game_codec *w, const eng_rules *r,
+                              const eng_rules *other, uint64_t seed, int every,
+                              void (*per_ply)(const eng_game *, const game_codec *, const void *))
+{
+    unsigned char *first = malloc(g->state_size), *prev = malloc(g->state_size),
+                  *st = malloc(g->state_size);
+    char err[128];
+    assert_int_equal(eng_init(g, st, r, err, sizeof err), 0);
+    memcpy(first, st, g->state_size);
+    eng_rng rng;
+    eng_rng_seed(&rng, seed);
+    codec_change_equals_diff(w, st, st);
+    for (int ply = 0; g->current_player(st) != ENG_TERMINAL; ply++) {
+        memcpy(prev, st, g->state_size);
+        g->apply(st, g->current_player(st) == ENG_CHANCE ? eng_sample_chance(g, st, &rng)
+                                                         : eng_random_move(g, st, &rng));
+        codec_change_equals_diff(w, prev, st);
+        if (per_ply)
+            per_ply(g, w, st);
+        if (ply % every == 0)
+            codec_change_equals_diff(w, first, st);
+    }
+    codec_change_equals_diff(w, first, st);
+    if (other) {
+        textbuf b = TEXTBUF_INIT;
+        assert_int_equal(eng_init(g, prev, other, err, sizeof err), 0);
+        assert_int_equal(w->change(st, prev, &b), 1);
+        assert_int_equal(b.len, 0);
+        tb_free(&b);
+    }
+    free(first);
+    free(prev);
+    free(st);
+}
+
 static void test_codec_change(void **state)
 {
     (void)state;
@@ -141,98 +203,89 @@ static void test_codec_change(void **state)
             r.players = players;
             if (game % 4 == 3)
                 r.opt[1] = 0; /* no farms */
-            unsigned char *first = malloc(g->state_size), *prev = malloc(g->state_size),
-                          *st = malloc(g->state_size);
-            char err[128];
-            assert_int_equal(eng_init(g, st, &r, err, sizeof err), 0);
-            memcpy(first, st, g->state_size);
-            eng_rng rng;
-            eng_rng_seed(&rng, 7000 + 100 * (uint64_t)players + (uint64_t)game);
-            codec_change_equals_diff(w, st, st);
-            for (int ply = 0; g->current_player(st) != ENG_TERMINAL; ply++) {
-                memcpy(prev, st, g->state_size);
-                g->apply(st, g->current_player(st) == ENG_CHANCE ? eng_sample_chance(g, st, &rng)
-                                                                 : eng_random_move(g, st, &rng));
-                codec_change_equals_diff(w, prev, st);
-                /* `next`: what the server read back from the state's JSON before */
-                json_t *js = w->state(st), *next = wire_next(g, st);
-                int seat = eng_turn_seat(g, st);
-                json_t *tm = json_object_get(js, "to_move");
-                if (json_is_integer(tm)) {
-                    assert_int_equal(seat, json_integer_value(tm));
-                    assert_int_equal(json_integer_value(json_object_get(next, "seat")), seat);
-                    assert_true(json_equal(json_object_get(next, "tile"), json_object_get(js, "tile")));
-                } else {
-                    assert_true(seat < 0);
-                    assert_true(json_is_null(next));
-                }
-                json_decref(next);
-                json_decref(js);
-                if (ply % 11 == 0)
-                    codec_change_equals_diff(w, first, st);
-            }
-            /* positions of two different games: the codec says so */
-            textbuf b = TEXTBUF_INIT;
-            unsigned char *other = malloc(g->state_size);
-            eng_rules r2 = r;
+            eng_rules r2 = r; /* positions of two different games: the codec says so */
             r2.players = players == 2 ? 3 : 2;
-            assert_int_equal(eng_init(g, other, &r2, err, sizeof err), 0);
-            assert_int_equal(w->change(st, other, &b), 1);
-            assert_int_equal(b.len, 0);
-            tb_free(&b);
-            free(other);
-            free(first);
-            free(prev);
-            free(st);
+            changes_of_a_game(g, w, &r, &r2, 7000 + 100 * (uint64_t)players + (uint64_t)game, 11,
+                              next_as_state_says);
         }
 }
 
 /* The one-move games' change written from the engine states (onemove.c)
  * equals the generic diff of their JSON states too: every ply of random
  * games, and from the first position every seventh ply (a spectator who
- * missed some turns); a Dodgem board of another size is not theirs to tell. */
+ * missed some turns); a board of another size is not theirs to tell. */
 static void test_onemove_change(void **state)
+{
+    (void)state;
+    for (int game = 0; game < 40; game++) {
+        const eng_game *g = eng_find_game("dodgem");
+        eng_rules r;
+        eng_rules_default(g, &r);
+        r.opt[DODGEM_OPT_SIZE] = DODGEM_MIN_N + game % (DODGEM_MAX_N - DODGEM_MIN_N + 1);
+        eng_rules r2 = r;
+        r2.opt[DODGEM_OPT_SIZE] = r.opt[DODGEM_OPT_SIZE] == DODGEM_MAX_N ? DODGEM_MIN_N : DODGEM_MAX_N;
+        changes_of_a_game(g, codec_find("dodgem"), &r, &r2, 9200 + (uint64_t)game, 7, NULL);
+    }
+    static const char *games[] = {"reversi", "pentago-twist"};
+    for (size_t gi = 0; gi < sizeof games / sizeof *games; gi++)
+        for (int game = 0; game < 40; game++) {
+            const eng_game *g = eng_find_game(games[gi]);
+            const game_codec *w = codec_find(games[gi]);
+            assert_non_null(w->change);
+            eng_rules r;
+            eng_rules_default(g, &r);
+            changes_of_a_game(g, w, &r, NULL, 9100 + 100 * (uint64_t)gi + (uint64_t)game, 7, NULL);
+        }
+}
+
+/* A codec's legal_text writes exactly jt_dump's text of its legal array,
+ * says how many entries it has and where each one is (spans, up to cap),
+ * at every position of random games. */
+static void test_legal_text(void **state)
 {
     (void)state;
     static const char *games[] = {"reversi", "dodgem", "pentago-twist"};
     for (size_t gi = 0; gi < sizeof games / sizeof *games; gi++) {
         const eng_game *g = eng_find_game(games[gi]);
         const game_codec *w = codec_find(games[gi]);
-        assert_non_null(w->change);
-        for (int game = 0; game < 40; game++) {
+        assert_non_null(w->legal_text);
+        uint32_t(*spans)[2] = calloc((size_t)g->max_moves, sizeof *spans);
+        for (int game = 0; game < 20; game++) {
             eng_rules r;
             eng_rules_default(g, &r);
-            if (strcmp(games[gi], "dodgem") == 0)
-                r.opt[DODGEM_OPT_SIZE] = DODGEM_MIN_N + game % (DODGEM_MAX_N - DODGEM_MIN_N + 1);
-            unsigned char *first = malloc(g->state_size), *prev = malloc(g->state_size),
-                          *st = malloc(g->state_size);
+            unsigned char *st = malloc(g->state_size);
             char err[128];
             assert_int_equal(eng_init(g, st, &r, err, sizeof err), 0);
-            memcpy(first, st, g->state_size);
             eng_rng rng;
-            eng_rng_seed(&rng, 9100 + 100 * (uint64_t)gi + (uint64_t)game);
-            codec_change_equals_diff(w, st, st);
-            for (int ply = 0; g->current_player(st) != ENG_TERMINAL; ply++) {
-                memcpy(prev, st, g->state_size);
+            eng_rng_seed(&rng, 9500 + 100 * (uint64_t)gi + (uint64_t)game);
+            for (int ply = 0;; ply++) {
+                json_t *legal = w->legal(st);
+                textbuf want = TEXTBUF_INIT, got = TEXTBUF_INIT;
+                assert_int_equal(jt_dump(&want, legal), 0);
+                tb_puts(&got, "x"); /* written after what the buffer holds */
+                int cap = ply % 3 == 2 ? 1 : g->max_moves;
+                int n = w->legal_text(st, &got, ply % 3 == 1 ? NULL : spans, cap);
+                assert_int_equal(n, (int)json_array_size(legal));
+                if (got.len != want.len + 1 || memcmp(got.p + 1, want.p, want.len) != 0)
+                    fail_msg("legal_text\n  %.*s\ngeneric\n  %.*s", (int)got.len - 1, got.p + 1,
+                             (int)want.len, want.p);
+                for (int i = 0; ply % 3 != 1 && i < n && i < cap; i++) {
+                    textbuf e = TEXTBUF_INIT;
+                    assert_int_equal(jt_dump(&e, json_array_get(legal, (size_t)i)), 0);
+                    assert_int_equal(spans[i][1], e.len);
+                    assert_memory_equal(got.p + 1 + spans[i][0], e.p, e.len);
+                    tb_free(&e);
+                }
+                tb_free(&want);
+                tb_free(&got);
+                json_decref(legal);
+                if (g->current_player(st) == ENG_TERMINAL)
+                    break;
                 g->apply(st, eng_random_move(g, st, &rng));
-                codec_change_equals_diff(w, prev, st);
-                if (ply % 7 == 0)
-                    codec_change_equals_diff(w, first, st);
             }
-            codec_change_equals_diff(w, first, st);
-            if (strcmp(games[gi], "dodgem") == 0) {
-                eng_rules r2 = r;
-                r2.opt[DODGEM_OPT_SIZE] = r.opt[DODGEM_OPT_SIZE] == DODGEM_MAX_N ? DODGEM_MIN_N : DODGEM_MAX_N;
-                assert_int_equal(eng_init(g, prev, &r2, err, sizeof err), 0);
-                textbuf b = TEXTBUF_INIT;
-                assert_int_equal(w->change(st, prev, &b), 1);
-                assert_int_equal(b.len, 0);
-                tb_free(&b);
-            }
-            free(first);
-            free(prev);
             free(st);
         }
+        free(spans);
     }
 }
 
@@ -458,6 +511,7 @@ int main(void)
         cmocka_unit_test(test_compact_legal),
         cmocka_unit_test(test_codec_change),
         cmocka_unit_test(test_onemove_change),
+        cmocka_unit_test(test_legal_text),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

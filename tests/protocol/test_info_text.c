@@ -281,7 +281,8 @@ static void compare(const char *where, const eng_game *g, const void *st, const 
 }
 
 /* mc at st, named key, with the legal moves' text as the server has it
- * (the your_turn it wrote) where the codec's entries are moves. */
+ * (the your_turn it wrote: by the codec's legal_text when it has one)
+ * where the codec's entries are moves. */
 static void moves_at(info_moves *mc, uint64_t key, const eng_game *g, const void *st)
 {
     const game_codec *c = codec_find(g->name);
@@ -290,10 +291,20 @@ static void moves_at(info_moves *mc, uint64_t key, const eng_game *g, const void
         return;
     json_t *legal = c->legal(st);
     textbuf t = TEXTBUF_INIT, want = TEXTBUF_INIT;
-    assert_int_equal(info_legal_dump(&t, legal, mc, key), 0);
+    if (c->legal_text)
+        assert_int_equal(info_legal_write(&t, c, st, g->max_moves, mc, key), 0);
+    else
+        assert_int_equal(info_legal_dump(&t, legal, mc, key), 0);
     assert_int_equal(jt_dump(&want, legal), 0); /* the your_turn's bytes, as before */
     assert_true(t.len == want.len && memcmp(t.p, want.p, t.len) == 0);
     assert_int_equal(mc->nlegal, (int)json_array_size(legal));
+    for (int i = 0; i < mc->nlegal; i++) { /* each entry kept as its own text */
+        textbuf e = TEXTBUF_INIT;
+        assert_int_equal(jt_dump(&e, json_array_get(legal, (size_t)i)), 0);
+        assert_int_equal(mc->legal[i][1], e.len);
+        assert_memory_equal(mc->text.p + mc->legal[i][0], e.p, e.len);
+        tb_free(&e);
+    }
     tb_free(&t);
     tb_free(&want);
     json_decref(legal);

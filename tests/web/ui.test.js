@@ -103,6 +103,11 @@ async function follow(match) {
   const r = await c.request({type: 'spectate', match});
   assert.equal(r.type, 'spectating');
   states.set(r.history.length, {state: r.state, last: r.history[r.history.length - 1] || null});
+  /* two bots may finish the whole game before the spectate is read (a
+   * loaded machine did, for Reversi): a finished match's view has no
+   * game_over to follow, so its status and result stand for it */
+  if (r.status === 'finished')
+    over = {type: 'game_over', match, result: r.result, scores: r.state && r.state.scores, fromView: true};
   const ws = c;
   const poll = setInterval(() => {
     for (const m of ws.inbox.splice(0)) {
